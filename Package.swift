@@ -1,0 +1,54 @@
+// swift-tools-version: 6.3
+import PackageDescription
+
+// Every target opts into the same upcoming features so the API surface is explicit:
+// imports are internal unless spelled `public import`, and existentials say `any`.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "locsim",
+    products: [
+        .executable(name: "locsim", targets: ["locsim"]),
+        .library(name: "LocationCore", targets: ["LocationCore"]),
+        .library(name: "GPXFormat", targets: ["GPXFormat"]),
+        .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: Libraries
+        .target(name: "LocationCore", swiftSettings: strict),
+        .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
+
+        // MARK: The command (the only composition root)
+        .executableTarget(
+            name: "locsim",
+            dependencies: [
+                "LocationCore", "GPXFormat",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "LocationCoreTests", dependencies: ["LocationCore"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

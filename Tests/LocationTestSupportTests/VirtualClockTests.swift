@@ -1,0 +1,61 @@
+import LocationTestSupport
+import Testing
+
+@Suite struct VirtualClockTests {
+    @Test("A sleeper wakes exactly when time reaches its deadline")
+    func wakesAtDeadline() async throws {
+        let clock = VirtualClock()
+        async let woke: VirtualClock.Instant = {
+            try await clock.sleep(for: .seconds(30))
+            return clock.now
+        }()
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(29))
+        #expect(clock.sleeperCount == 1)
+        await clock.advance(by: .seconds(1))
+        #expect(try await woke == VirtualClock.Instant(offset: .seconds(30)))
+    }
+
+    @Test("Sleepers wake in deadline order")
+    func ordered() async throws {
+        let clock = VirtualClock()
+        let order = Recorder()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for seconds in [5, 1, 3] {
+                group.addTask {
+                    try await clock.sleep(for: .seconds(seconds))
+                    await order.append(seconds)
+                }
+            }
+            await clock.waitForSleepers(3)
+            await clock.advance(by: .seconds(1))
+            #expect(clock.sleeperCount == 2)
+            await clock.advance(by: .seconds(10))
+            try await group.waitForAll()
+        }
+        #expect(await order.values.first == 1)
+        #expect(Set(await order.values) == [1, 3, 5])
+    }
+
+    @Test("Automatic mode completes sleeps at once and keeps exact time")
+    func automatic() async throws {
+        let clock = VirtualClock(autoAdvance: true)
+        for _ in 0..<2400 { try await clock.sleep(for: .seconds(1)) }
+        #expect(clock.now.offset == .seconds(2400))
+    }
+
+    @Test("Cancelling a sleeper wakes it with CancellationError")
+    func cancellation() async throws {
+        let clock = VirtualClock()
+        let task = Task { try await clock.sleep(for: .seconds(60)) }
+        await clock.waitForSleepers(1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.sleeperCount == 0)
+    }
+}
+
+actor Recorder {
+    var values: [Int] = []
+    func append(_ value: Int) { values.append(value) }
+}
