@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
+        .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,12 +26,14 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
+        .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat",
+                "LocationCore", "GPXFormat", "LocationGPSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -47,8 +50,19 @@ let package = Package(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
             swiftSettings: strict),
         .testTarget(
+            name: "LocationGPSDTests", dependencies: ["LocationGPSD", "LocationCore", "LocationTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Benchmarks (release builds, only when asked for: LOCSIM_BENCHMARKS=1 swift run -c release ...)
+if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore"],
+            path: "Benchmarks/GPSDLatency", swiftSettings: strict))
+}
