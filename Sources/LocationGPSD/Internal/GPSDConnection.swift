@@ -39,7 +39,7 @@ final class GPSDConnection {
     let host: String
     let port: Int
     private let data: UnsafeMutablePointer<gps_data_t>
-    private var isOpen = false
+    private var isOpen: Bool
     private var message: [CChar]
 
     /// Wakes a thread blocked in ``waitForInput(timeout:)`` by shutting the socket down (not
@@ -52,31 +52,28 @@ final class GPSDConnection {
     /// Opens a TCP connection to gpsd. The corresponding C function is `gps_open`.
     ///
     /// - Throws: ``GPSDError/Code/connectionRefused`` naming `host:port` and libgps's reason.
-    init(host: String, port: Int) throws(GPSDError) {
+    static func open(host: String, port: Int) throws(GPSDError) -> GPSDConnection {
         guard let data = CGPS_allocate() else {
             throw GPSDError(.connectionRefused, host: host, port: port, detail: "out of memory for gps_data_t")
         }
-        self.host = host
-        self.port = port
-        self.data = data
-        self.message = [CChar](repeating: 0, count: 16 * 1024)
         errno = 0
         let status = CGPS_open(host, String(port), data)
         do {
-            try check(status, .connectionRefused, "gps_open")
+            try check(status, .connectionRefused, "gps_open", host: host, port: port)
         } catch {
             CGPS_free(data)
             throw error
         }
-        isOpen = true
+        return GPSDConnection(host: host, port: port, data: data, isOpen: true)
     }
 
-    /// A decoding-only instance for ``decode(_:receivedAt:)``.
-    private init(decoderFor host: String, port: Int, data: UnsafeMutablePointer<gps_data_t>) {
+    /// Takes ownership of `data` (freed in `deinit`).
+    private init(host: String, port: Int, data: UnsafeMutablePointer<gps_data_t>, isOpen: Bool) {
         self.host = host
         self.port = port
         self.data = data
-        self.message = []
+        self.isOpen = isOpen
+        self.message = [CChar](repeating: 0, count: isOpen ? 16 * 1024 : 1)
     }
 
     deinit {
@@ -146,7 +143,7 @@ final class GPSDConnection {
         guard let data = CGPS_allocate() else {
             throw GPSDError(.malformedReport, host: source, port: 0, detail: "out of memory for gps_data_t")
         }
-        let decoder = GPSDConnection(decoderFor: source, port: 0, data: data)
+        let decoder = GPSDConnection(host: source, port: 0, data: data, isOpen: false)
         var messages: [GPSDMessage] = []
         for (index, line) in lines.enumerated() {
             errno = 0
@@ -206,6 +203,13 @@ final class GPSDConnection {
     /// `gps_open`, described by `gps_errstr`) or an ordinary `errno` (described by `strerror`).
     @discardableResult
     private func check(_ status: Int32, _ code: GPSDError.Code, _ function: String) throws(GPSDError) -> Int32 {
+        try Self.check(status, code, function, host: host, port: port)
+    }
+
+    @discardableResult
+    private static func check(
+        _ status: Int32, _ code: GPSDError.Code, _ function: String, host: String, port: Int
+    ) throws(GPSDError) -> Int32 {
         guard status < 0 else { return status }
         let error = errno
         let reason: String

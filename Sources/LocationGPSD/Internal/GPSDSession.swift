@@ -92,7 +92,7 @@ final class GPSDSession: Sendable {
     private func run(host: String, port: Int, device: String?, now: @Sendable () -> Date) {
         let connection: GPSDConnection
         do {
-            connection = try GPSDConnection(host: host, port: port)
+            connection = try GPSDConnection.open(host: host, port: port)
         } catch {
             deliver(.failed(error))
             finish()

@@ -61,6 +61,9 @@ final class EventRecorder: Sendable {
         await handle?.value
     }
 
+    /// Cancels the iterating task without waiting (for `defer`).
+    func cancelNow() { task.withLock { $0?.cancel() } }
+
     var summary: String {
         recorded.map { event in
             switch event {

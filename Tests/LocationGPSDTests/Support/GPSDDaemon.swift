@@ -140,8 +140,21 @@ final class GPSDDaemon: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The child inherits the spawning thread's signal mask; test-runner threads block some
+        // signals, and a gpsd with SIGTERM blocked would not stop. Start it with a clean slate.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
         guard status == 0 else { throw HarnessError("posix_spawn \(arguments[0]): \(String(cString: strerror(status)))") }
         return pid
     }
