@@ -33,6 +33,10 @@ final class NMEAFeed: Sendable {
             }
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { throw HarnessError("accept: \(String(cString: strerror(errno)))") }
+            // Each sentence leaves when written, as from a serial port: without this, Nagle's
+            // algorithm holds small writes back and gpsd receives (and reports) in bursts.
+            var yes: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             return fd
         }
         let previous = state.withLock { state -> Int32? in

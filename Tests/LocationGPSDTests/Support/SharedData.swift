@@ -20,6 +20,7 @@ enum SharedData {
         return names.filter { $0.hasSuffix(".log") }
             .map { String($0.dropLast(4)) }
             .filter { names.contains($0 + ".tpv.jsonl") }
+            .filter { name in ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").contains(Substring(name)) } ?? true }
             .sorted()
     }()
 
