@@ -13,20 +13,48 @@ enum TestNMEA {
     }
 
     static func epoch(time: Date, latitude: Double, longitude: Double, altitude: Double = 25.0,
-                      speedKnots: Double = 3.0, course: Double = 90.0) -> Epoch {
-        let calendar = utcCalendar
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: time)
-        let centiseconds = Int((Double(parts.nanosecond ?? 0) / 1e7).rounded())
-        let hhmmss = String(format: "%02d%02d%02d.%02d", parts.hour!, parts.minute!, parts.second!, centiseconds)
-        let ddmmyy = String(format: "%02d%02d%02d", parts.day!, parts.month!, parts.year! % 100)
+                      geoidSeparation: Double = 0, speedKnots: Double = 3.0, course: Double = 90.0) -> Epoch {
+        let (hhmmss, ddmmyy) = stamps(time)
         let (lat, latHemisphere, latDegrees) = format(latitude, degreeDigits: 2, positive: "N", negative: "S")
         let (lon, lonHemisphere, lonDegrees) = format(longitude, degreeDigits: 3, positive: "E", negative: "W")
         let rmc = "GPRMC,\(hhmmss),A,\(lat),\(latHemisphere),\(lon),\(lonHemisphere),"
             + String(format: "%.2f,%.2f,", speedKnots, course) + "\(ddmmyy),,,A"
         let gga = "GPGGA,\(hhmmss),\(lat),\(latHemisphere),\(lon),\(lonHemisphere),1,08,0.9,"
-            + String(format: "%.1f", altitude) + ",M,0.0,M,,"
+            + String(format: "%.1f,M,%.1f,M,,", altitude, geoidSeparation)
         let gsa = "GPGSA,A,3,01,02,03,04,05,06,07,08,,,,,1.5,0.9,1.2"
         return Epoch(sentences: [rmc, gga, gsa].map(checksummed), latitude: latDegrees, longitude: lonDegrees, time: time)
+    }
+
+    /// One epoch of a receiver without a fix: RMC void, GGA quality 0, GSA mode 1.
+    static func noFixEpoch(time: Date) -> [String] {
+        let (hhmmss, ddmmyy) = stamps(time)
+        return [
+            "GPRMC,\(hhmmss),V,,,,,,,\(ddmmyy),,,N",
+            "GPGGA,\(hhmmss),,,,,0,00,99.99,,,,,,",
+            "GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99",
+        ].map(checksummed)
+    }
+
+    /// One 2D epoch: RMC and GGA without altitude, GSA mode 2.
+    static func twoDimensionalEpoch(time: Date, latitude: Double, longitude: Double) -> Epoch {
+        let (hhmmss, ddmmyy) = stamps(time)
+        let (lat, latHemisphere, latDegrees) = format(latitude, degreeDigits: 2, positive: "N", negative: "S")
+        let (lon, lonHemisphere, lonDegrees) = format(longitude, degreeDigits: 3, positive: "E", negative: "W")
+        let sentences = [
+            "GPRMC,\(hhmmss),A,\(lat),\(latHemisphere),\(lon),\(lonHemisphere),0.50,45.00,\(ddmmyy),,,A",
+            "GPGGA,\(hhmmss),\(lat),\(latHemisphere),\(lon),\(lonHemisphere),1,04,2.5,,,,,,",
+            "GPGSA,A,2,01,02,03,04,,,,,,,,,2.7,2.5,1.0",
+        ].map(checksummed)
+        return Epoch(sentences: sentences, latitude: latDegrees, longitude: lonDegrees, time: time)
+    }
+
+    private static func stamps(_ time: Date) -> (hhmmss: String, ddmmyy: String) {
+        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: time)
+        let centiseconds = Int((Double(parts.nanosecond ?? 0) / 1e7).rounded())
+        return (
+            String(format: "%02d%02d%02d.%02d", parts.hour!, parts.minute!, parts.second!, centiseconds),
+            String(format: "%02d%02d%02d", parts.day!, parts.month!, parts.year! % 100)
+        )
     }
 
     /// `$BODY*CS` with the XOR checksum of BODY.
