@@ -13,14 +13,16 @@ struct GeodesicTests {
     static let shortDistanceTolerance = 1e-8
     /// Distance, any pair (measured ≈ 3.7 nm, i.e. one ulp of 2×10⁷ m).
     static let distanceTolerance = 1.5e-8
-    /// Azimuths of lines ≥ 1 km, degrees (measured ≈ 3×10⁻¹²°).
+    /// Azimuths of lines ≥ 1 km, degrees (measured ≈ 8×10⁻¹²°).
     static let azimuthTolerance = 1e-10
     /// Azimuth error times length, metres: the sideways miss at the far end. This is the
-    /// meaningful measure for very short lines, whose azimuth round-off grows like 1/s.
+    /// meaningful measure for lines under 1 km, whose azimuth round-off grows like 1/s
+    /// (measured ≈ 0.9 nm).
     static let lateralTolerance = 5e-9
-    /// Direct problem: position (metres) and azimuth (degrees).
+    /// Direct problem: position in metres (measured ≈ 0.8 nm) and azimuth in degrees
+    /// (measured ≈ 3×10⁻¹⁴°).
     static let directPositionTolerance = 5e-9
-    static let directAzimuthTolerance = 1e-11
+    static let directAzimuthTolerance = 1e-12
 
     @Test("The fixture holds >= 1,000 pairs up to 1,000 km and hundreds of hard cases")
     func fixtureCoverage() throws {
@@ -155,7 +157,8 @@ struct GeodesicTests {
                 latitude1: row["lat1"], longitude1: row["lon1"], latitude2: row["lat2"], longitude2: row["lon2"],
                 newtonStepLimit: 0)
             #expect(result.iterations <= Tolerance.maximumSteps)
-            #expect(abs(result.distance - row["s12"]) <= 1e-7, "\(row)")
+            // Measured ≈ 6 nm: as good as with Newton's method, just slower.
+            #expect(abs(result.distance - row["s12"]) <= 2e-8, "\(row)")
             if result.method == .iterated {
                 iterated += 1
                 #expect(result.bisections == result.iterations)
@@ -187,7 +190,8 @@ struct GeodesicTests {
             let a = row.coordinate("lat1", "lon1"), b = row.coordinate("lat2", "lon2")
             let line = Geodesic.wgs84.inverse(from: a, to: b)
             let end = Geodesic.wgs84.direct(from: a, azimuth: line.initialAzimuth, distance: line.distance)
-            #expect(positionError(end, b.latitude, b.longitude) <= 1e-8, "\(row)")
+            // Measured ≈ 8 nm (the azimuth's round-off carried 20,000 km).
+            #expect(positionError(end, b.latitude, b.longitude) <= 3e-8, "\(row)")
         }
     }
 
@@ -223,7 +227,7 @@ struct GeodesicTests {
                 return
             }
         }
-        #expect(worstIterations <= Tolerance.maximumSteps)
+        #expect(worstIterations <= 10, "Newton's method converges in a handful of steps (took \(worstIterations))")
     }
 
     @Test("geodesicDistance(to:) is the WGS-84 inverse distance")
@@ -340,8 +344,11 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
-    mutating func sign() -> Double { Bool.random(using: &self) ? 1 : -1 }
+    /// Uniform in `range` (53 random bits; cheaper than `Double.random(in:using:)` in debug builds).
+    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + (range.upperBound - range.lowerBound) * (Double(next() >> 11) * 0x1p-53)
+    }
+    mutating func sign() -> Double { next() & 1 == 0 ? 1 : -1 }
     /// 10^u for u uniform in `exponents`.
     mutating func logUniform(_ exponents: ClosedRange<Double>) -> Double { pow(10, uniform(exponents)) }
 

@@ -12,7 +12,7 @@ import Darwin
 // * The geodesic is mapped onto an auxiliary sphere (reduced latitude β, arc length σ, spherical
 //   longitude ω). Distance and longitude are integrals along σ whose integrands are expanded as
 //   Fourier series with coefficients given to sixth order in ε (a small parameter of the
-//   geodesic, |ε| ≤ n/(1+√(1−n²))·… ≈ 0.0017 for WGS-84) and in the third flattening n.
+//   geodesic, 0 ≤ ε < 0.0017 on WGS-84) and in the third flattening n.
 // * The direct problem is then closed-form: invert the distance series, step along the sphere,
 //   evaluate the longitude series.
 // * The inverse problem becomes one equation in the initial azimuth α₁: the longitude reached
@@ -52,25 +52,35 @@ public struct GeodesicDestination: Sendable, Hashable {
 /// antipodal points.
 ///
 /// Accuracy on WGS-84, measured by `GeodesicTests` against GeographicLib 2.1 (Python
-/// `geographiclib`) over the table in `Tests/LocationCoreTests/Fixtures/`:
+/// `geographiclib`) on the 3,064 inverse and 1,089 direct cases in
+/// `Tests/LocationCoreTests/Fixtures/` (see `docs/geodesy.md`):
 ///
-/// - Pairs up to 1,000 km apart: distance within 1 nm (10⁻⁹ m), azimuths within 2×10⁻¹¹°.
-/// - Any pair, including nearly antipodal ones, poles, ±180° and coincident points: distance
-///   within 15 nm, azimuths within 5×10⁻⁸° except where the azimuth itself is ill-defined
-///   (nearly antipodal pairs, where a change of 10⁻¹² m in position moves it by much more).
-/// - Every result is finite, and the inverse solver takes at most 83 iterations
-///   (Newton's method with a bisection fallback); the typical count is 2 to 4.
+/// - Pairs up to 1,000 km apart: distance within 2.5 nm of GeographicLib; azimuths within
+///   10⁻¹¹° for lines of 1 km or more, and within 1 nm of sideways miss for shorter lines.
+/// - Any pair, including nearly antipodal ones, the poles, ±180° and coincident points:
+///   distance within 4 nm (one unit in the last place of 2×10⁷ m), azimuths within 10⁻¹¹°.
+///   GeographicLib is itself within 15 nm of the exact geodesic (Karney 2013), so these
+///   results are within about 20 nm of the truth everywhere.
+/// - Direct problem: end point within 1 nm, final azimuth within 10⁻¹³°.
+/// - Every result is finite. The inverse solver stops after at most 83 steps (Newton's method,
+///   falling back to bisection inside a bracket); in practice it takes 0 to 5.
+///
+/// For exactly antipodal points, and for points on the equator more than (1 − f)·180° apart,
+/// several shortest geodesics exist: the distance is unique, the azimuths are one valid choice
+/// (the same one GeographicLib makes).
 ///
 /// ```swift
 /// let paris = try Coordinate(latitude: 48.8566, longitude: 2.3522)
 /// let tokyo = try Coordinate(latitude: 35.6812, longitude: 139.7671)
 /// let line = Geodesic.wgs84.inverse(from: paris, to: tokyo)
-/// line.distance                         // 9_730_419.8… m
+/// line.distance        // 9_739_528.71 m
+/// line.initialAzimuth  // 33.34°
 /// Geodesic.wgs84.direct(from: paris, azimuth: line.initialAzimuth, distance: line.distance)
-/// // ≈ tokyo, to a few nanometres
+/// // tokyo, to within a few nanometres
 /// ```
 ///
-/// For hot paths where 0.5% is good enough use the spherical ``Coordinate/distance(to:)``.
+/// For hot paths where 0.5% is good enough use the spherical ``Coordinate/distance(to:)``
+/// (10 to 25 times faster).
 public struct Geodesic: Sendable {
     /// Equatorial radius (semi-major axis) in metres.
     public let equatorialRadius: Double
@@ -182,8 +192,9 @@ public struct Geodesic: Sendable {
 extension Coordinate {
     /// Length in metres of the shortest WGS-84 geodesic to `other`.
     ///
-    /// Accurate to a few nanometres for any pair (see ``Geodesic``); about 25 times slower than
-    /// the spherical ``distance(to:)``, which is off by up to 0.5%.
+    /// Accurate to a few nanometres for any pair, nearly antipodal ones included (see
+    /// ``Geodesic``); 10 to 25 times slower than the spherical ``distance(to:)``, which is off
+    /// by up to 0.5%.
     public func geodesicDistance(to other: Coordinate) -> Double {
         Geodesic.wgs84.inverse(from: self, to: other).distance
     }
@@ -896,6 +907,10 @@ func astroidRoot(x: Double, y: Double) -> Double {
 // MARK: - Angles in degrees, computed exactly where it matters
 
 /// (sin, cos) scaled to unit length.
+///
+/// `hypot` costs about a quarter of the solver's time; `sqrt(s² + c²)` would be faster but
+/// loses up to an ulp per call, which measurably loosens the agreement with GeographicLib
+/// (direct problem 6 nm instead of 1 nm, near-antipodal azimuths 10⁻¹⁰° instead of 10⁻¹²°).
 @inline(__always) func normalized(_ s: Double, _ c: Double) -> (Double, Double) {
     let h = hypot(s, c)
     return (s / h, c / h)
