@@ -107,11 +107,17 @@ public final class GPXReader {
     /// Opens `path` for streaming.
     ///
     /// - Throws: ``GPXParseError`` with code ``GPXParseError/Code/io`` when the file cannot be opened.
-    public init(contentsOfFile path: String, options: Options = .strict) throws(GPXParseError) {
+    public convenience init(contentsOfFile path: String, options: Options = .strict) throws(GPXParseError) {
+        try self.init(contentsOfFile: path, options: options, chunkSize: 1 << 18)
+    }
+
+    /// Opens `path` reading `chunkSize` bytes at a time (tests use tiny chunks to cross every
+    /// token boundary).
+    init(contentsOfFile path: String, options: Options, chunkSize: Int) throws(GPXParseError) {
         self.file = path
         self.options = options
         do {
-            scanner = try XMLScanner(path: path)
+            scanner = try XMLScanner(path: path, chunkSize: chunkSize)
         } catch {
             throw Self.ioError(error, file: path)
         }

@@ -35,7 +35,8 @@ final class XMLScanner {
         case memory
     }
 
-    private static let chunkSize = 1 << 18
+    /// Bytes read per refill (256 KiB in normal use; tests make it tiny to stress boundaries).
+    private let chunkSize: Int
 
     private var input: Input
     private(set) var buffer: UnsafeMutablePointer<UInt8>
@@ -63,7 +64,8 @@ final class XMLScanner {
     private(set) var declaredEncoding: String?
 
     /// Opens a file for streaming.
-    init(path: String) throws(Failure) {
+    init(path: String, chunkSize: Int = 1 << 18) throws(Failure) {
+        self.chunkSize = max(1, chunkSize)
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             throw .io(String(cString: strerror(errno)))
@@ -74,13 +76,14 @@ final class XMLScanner {
             throw .io("is a directory")
         }
         input = .file(fd)
-        capacity = Self.chunkSize * 2
+        capacity = self.chunkSize * 2
         buffer = .allocate(capacity: capacity)
         try skipByteOrderMark()
     }
 
     /// Scans bytes held in memory.
     init(bytes: some Collection<UInt8>) {
+        chunkSize = 1 << 18
         input = .memory
         capacity = max(bytes.count, 16)
         buffer = .allocate(capacity: capacity)
@@ -151,8 +154,8 @@ final class XMLScanner {
             tokenStart -= keep
             if let p = pinned { pinned = p - keep }
         }
-        if capacity - count < Self.chunkSize {
-            let newCapacity = max(capacity * 2, count + Self.chunkSize)
+        if capacity - count < chunkSize {
+            let newCapacity = max(capacity * 2, count + chunkSize)
             let newBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
             newBuffer.update(from: buffer, count: count)
             buffer.deallocate()
@@ -161,7 +164,7 @@ final class XMLScanner {
         }
         guard case .file(let fd) = input else { return false }
         while true {
-            let n = read(fd, buffer + count, capacity - count)
+            let n = read(fd, buffer + count, min(chunkSize, capacity - count))
             if n > 0 {
                 count += n
                 return true
