@@ -2,6 +2,7 @@ import Foundation
 import LocationCore
 import LocationGPSD
 import LocationTestSupport
+import LocSimTestHelpers
 import Testing
 
 /// Real receivers: each `../shared/data/gpsd/NAME.log` (raw NMEA captured from a real receiver,
@@ -21,7 +22,7 @@ import Testing
 /// forward by 1024 weeks (its GPS week-rollover guard) and rolls the day when a log's clock jumps
 /// backwards, while the positions and times of day agree.
 @Suite(
-    .enabled(if: SharedData.isPresent, "needs ../shared/data/gpsd (real receiver logs, not in the repository)"),
+    .enabled(if: GPSDLogs.isPresent, SharedData.absentReason),
     .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"),
     .timeLimit(.minutes(3)))
 struct GPSDReceiverLogTests {
@@ -53,13 +54,13 @@ struct GPSDReceiverLogTests {
     // One log at a time: with thirty daemons at once on a small machine the consumer can be
     // starved long enough for newest-wins buffering to skip an epoch, which is the provider
     // working as designed but not what this test measures.
-    @Test("Fixes match gpsd's regression expectations", .serialized, arguments: SharedData.gpsdLogNames)
+    @Test("Fixes match gpsd's regression expectations", .serialized, arguments: GPSDLogs.names)
     func receiverLog(name: String) async throws {
-        let sentences = try String(contentsOf: SharedData.gpsdFile(name + ".log"), encoding: .isoLatin1)
+        let sentences = try String(contentsOf: GPSDLogs.url(name + ".log"), encoding: .isoLatin1)
             .split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("$") || $0.hasPrefix("!") }
-        let expected = try ExpectedReport.load(SharedData.gpsdFile(name + ".tpv.jsonl"))
+        let expected = try ExpectedReport.load(GPSDLogs.url(name + ".tpv.jsonl"))
 
         let live = try await LiveGPSD.start()
         defer { live.stop() }

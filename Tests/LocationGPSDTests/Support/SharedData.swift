@@ -1,28 +1,22 @@
 import Foundation
+import LocSimTestHelpers
 
-/// The real-world data in `../shared/data` relative to the package root (not part of the repository).
-enum SharedData {
-    /// `<package root>/../shared/data`, located from this file's path.
-    static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // LocationGPSDTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("../shared/data")
-        .standardizedFileURL
+/// The gpsd receiver logs in `../shared/data/gpsd` (not part of the repository).
+enum GPSDLogs {
+    static var isPresent: Bool { SharedData.isPresent && FileManager.default.fileExists(atPath: SharedData.path("gpsd")) }
 
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: directory.appendingPathComponent("gpsd").path) }
-
-    /// The names of the receiver logs in `gpsd/` (`NAME.log` with a `NAME.tpv.jsonl` beside it).
-    static let gpsdLogNames: [String] = {
-        let folder = directory.appendingPathComponent("gpsd")
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return names.filter { $0.hasSuffix(".log") }
-            .map { String($0.dropLast(4)) }
-            .filter { names.contains($0 + ".tpv.jsonl") }
-            .filter { name in ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").contains(Substring(name)) } ?? true }
-            .sorted()
+    /// The names of the logs (`NAME.log` with a `NAME.tpv.jsonl` beside it), optionally narrowed
+    /// with `GPSD_LOGS=name,name` while investigating one.
+    static let names: [String] = {
+        let logs = SharedData.files(in: "gpsd", withExtension: "log").map {
+            String(($0 as NSString).lastPathComponent.dropLast(4))
+        }
+        let narrowed = ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").map(String.init) }
+        return logs.filter { name in
+            FileManager.default.fileExists(atPath: SharedData.path("gpsd/\(name).tpv.jsonl"))
+                && (narrowed?.contains(name) ?? true)
+        }
     }()
 
-    static func gpsdFile(_ name: String) -> URL { directory.appendingPathComponent("gpsd/\(name)") }
+    static func url(_ file: String) -> URL { URL(fileURLWithPath: SharedData.path("gpsd/\(file)")) }
 }
