@@ -21,6 +21,7 @@ struct GPSDProviderLiveTests {
         let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
         defer { recorder.cancelNow() }
         try await recorder.wait(for: "connected", isConnected)
+        try await live.activate(recorder)
 
         // gpsd reports an epoch when the next one starts, so one more is sent than checked.
         let epochs = LiveGPSD.epochs(count: 6)

@@ -71,13 +71,16 @@ struct GPSDReceiverLogTests {
         try await recorder.wait(for: "connected") { $0.contains { if case .connected = $0 { true } else { false } } }
         try await raw.waitUntilWatching()
 
-        // gpsd holds input back while it identifies the receiver, then reports in a burst; let it
-        // see the first sentence and activate the device before the brisk feed starts.
-        try await live.feed.send(Array(sentences.prefix(1)))
-        try await recorder.wait(for: "device activation") { events in
-            events.contains { if case .deviceActivated = $0 { true } else { false } }
+        // gpsd holds input back while it identifies the receiver, then reports in a burst; feed it
+        // slowly until it has activated the device, then briskly.
+        var next = 0
+        while next < sentences.count, !recorder.recorded.contains(where: isActivation) {
+            try await live.feed.send([sentences[next]])
+            next += 1
+            try await Task.sleep(for: .milliseconds(20))
         }
-        try await live.feed.send(Array(sentences.dropFirst()), pace: Self.pace)
+        try await live.feed.send(Array(sentences[next...]), pace: Self.pace)
+
         // Done when gpsd is quiet and the provider has yielded gpsd's last report.
         let reference = try await raw.positionedTPVsWhenQuiet()
         if let last = reference.last {
@@ -125,6 +128,10 @@ struct GPSDReceiverLogTests {
         }
         #expect(!fixes.isEmpty || epochs.isEmpty, "\(name): no fixes at all")
     }
+}
+
+private func isActivation(_ event: GPSDEvent) -> Bool {
+    if case .deviceActivated = event { true } else { false }
 }
 
 /// One positioned `TPV` from `NAME.tpv.jsonl`.
