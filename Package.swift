@@ -28,6 +28,11 @@ let package = Package(
         .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
 
+        // MARK: Benchmarks (release builds; see docs/benchmarks/)
+        .executableTarget(
+            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
+            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
+
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",

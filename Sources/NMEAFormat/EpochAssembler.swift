@@ -70,9 +70,8 @@ struct EpochAssembler: Sendable {
         guard let time else { return nil }  // counted by the reader; nothing to key an epoch on
 
         var closed: Result<Fix, NMEAError>?
-        if let epoch = current, epoch.time != time {
+        if let currentTime = current?.time, currentTime != time, let epoch = current.take() {
             closed = complete(epoch)
-            current = nil
         }
         if current == nil {
             current = Epoch(time: time, line: line, sentence: text(), vtg: waitingVTG, gsa: waitingGSA)
@@ -94,7 +93,7 @@ struct EpochAssembler: Sendable {
             waitingVTG = nil
             waitingGSA = nil
         }
-        return current.map { complete($0) }
+        return current.take().map { complete($0) }
     }
 
     private mutating func complete(_ epoch: Epoch) -> Result<Fix, NMEAError> {

@@ -139,17 +139,21 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Renders bytes for ``sentence``: printable ASCII as is, anything else as `\xHH`, at most
     /// 200 characters.
     static func excerpt(_ bytes: some Collection<UInt8>) -> String {
+        if bytes.count <= 200, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out = ""
+        var count = 0
         for byte in bytes {
-            if out.count >= 200 {
+            if count >= 200 {
                 out += "…"
                 break
             }
+            count += 1
             if byte >= 0x20 && byte < 0x7F {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+                out += "\\x" + SentenceParser.hex(byte)
             }
         }
         return out

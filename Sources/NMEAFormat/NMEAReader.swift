@@ -133,7 +133,7 @@ public struct NMEAReader: Sendable {
     public mutating func read(_ bytes: some Sequence<UInt8>) throws(NMEAError) -> [Fix] {
         var fixes: [Fix] = []
         let fast: NMEAError?? = bytes.withContiguousStorageIfAvailable { buffer in
-            consume(buffer, into: &fixes)
+            consumeContiguous(buffer, into: &fixes)
         }
         let failure: NMEAError?
         if let fast {
@@ -161,6 +161,37 @@ public struct NMEAReader: Sendable {
     }
 
     // MARK: - Lines
+
+    /// The fast path: copies whole line segments instead of single bytes.
+    private mutating func consumeContiguous(_ bytes: UnsafeBufferPointer<UInt8>, into fixes: inout [Fix]) -> NMEAError? {
+        let limit = options.maximumLineLength
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            var j = i
+            while j < count, bytes[j] != 0x0A, bytes[j] != 0x0D { j += 1 }
+            if j > i {
+                lastWasCR = false
+                let room = limit - line.count
+                if j - i <= room {
+                    line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<j]))
+                } else {
+                    if room > 0 { line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + room)])) }
+                    lineOverflow = true
+                }
+            }
+            if j == count { break }
+            let byte = bytes[j]
+            i = j + 1
+            if byte == 0x0A && lastWasCR {
+                lastWasCR = false
+                continue
+            }
+            lastWasCR = byte == 0x0D
+            if let failure = endLine(terminated: true, into: &fixes) { return failure }
+        }
+        return nil
+    }
 
     private mutating func consume(_ bytes: some Sequence<UInt8>, into fixes: inout [Fix]) -> NMEAError? {
         let limit = options.maximumLineLength
@@ -218,11 +249,15 @@ public struct NMEAReader: Sendable {
         if options.allowsCommentLines, all[start] == UInt8(ascii: "#") { return nil }
 
         // Every '$' or '!' starts a sentence; text before the first is noise.
-        var starts: [Int] = []
-        for i in start..<end where all[i] == SentenceParser.dollar || all[i] == SentenceParser.bang {
-            starts.append(i)
+        func nextStart(after i: Int) -> Int? {
+            var j = i
+            while j < end {
+                if all[j] == SentenceParser.dollar || all[j] == SentenceParser.bang { return j }
+                j += 1
+            }
+            return nil
         }
-        guard let first = starts.first else {
+        guard let first = nextStart(after: start) else {
             return report(
                 NMEAError(
                     .unexpectedBytes, message: "no sentence ('$') on this line", source: options.sourceName,
@@ -235,9 +270,12 @@ public struct NMEAReader: Sendable {
                 sentence: NMEAError.excerpt(UnsafeBufferPointer(rebasing: all[start..<end])))
             if let failure = report(noise) { return failure }
         }
-        for (k, sentenceStart) in starts.enumerated() {
-            let isLast = k == starts.count - 1
-            var sentenceEnd = isLast ? end : starts[k + 1]
+        var next: Int? = first
+        while let sentenceStart = next {
+            let following = nextStart(after: sentenceStart + 1)
+            next = following
+            let isLast = following == nil
+            var sentenceEnd = following ?? end
             while sentenceEnd > sentenceStart, all[sentenceEnd - 1] == 0x20 || all[sentenceEnd - 1] == 0x09 {
                 sentenceEnd -= 1
             }

@@ -110,9 +110,10 @@ enum SentenceParser {
             throw fail(
                 .malformedField, "the address must be a 2-letter talker and a 3-letter type", column: 2, field: 0)
         }
-        guard isUpper(s[1]), isUpper(s[2]), let talker = NMEATalker(rawValue: string(s, 1..<3)) else {
+        guard isUpper(s[1]), isUpper(s[2]) else {
             throw fail(.malformedField, "the talker must be two upper-case letters", column: 2, field: 0)
         }
+        let talker = NMEATalker(validated: string(s, 1..<3))
         let type = (s[3], s[4], s[5])
         let f = Fields(s: s, ranges: fields)
         switch type {
@@ -262,16 +263,27 @@ private struct Fields {
         }
     }
 
+    /// Three two-digit numbers from six digits at `start` (`hhmmss`, `ddmmyy`).
+    func sixDigits(_ start: Int) -> (Int, Int, Int)? {
+        var values = (0, 0, 0)
+        for k in 0..<6 {
+            let d = Int(s[start + k]) &- 48
+            guard d >= 0, d <= 9 else { return nil }
+            switch k / 2 {
+            case 0: values.0 = values.0 * 10 + d
+            case 1: values.1 = values.1 * 10 + d
+            default: values.2 = values.2 * 10 + d
+            }
+        }
+        return values
+    }
+
     /// `hhmmss[.s…]`.
     func time(_ i: Int) throws(NMEAError) -> NMEATimeOfDay? {
         let r = ranges[i]
         if r.isEmpty { return nil }
-        guard r.count >= 6 else { throw fail(.malformedField, i, "time '\(text(i))' must be hhmmss[.ss]") }
-        var parts = [0, 0, 0]
-        for k in 0..<6 {
-            let d = Int(s[r.lowerBound + k]) &- 48
-            guard d >= 0, d <= 9 else { throw fail(.malformedField, i, "time '\(text(i))' must be hhmmss[.ss]") }
-            parts[k / 2] = parts[k / 2] * 10 + d
+        guard r.count >= 6, let parts = sixDigits(r.lowerBound) else {
+            throw fail(.malformedField, i, "time '\(text(i))' must be hhmmss[.ss]")
         }
         var fraction = 0.0
         if r.count > 6 {
@@ -290,7 +302,7 @@ private struct Fields {
             }
             fraction = Double(mantissa) / powersOfTen[scale]
         }
-        guard let time = NMEATimeOfDay(hour: parts[0], minute: parts[1], second: Double(parts[2]) + fraction) else {
+        guard let time = NMEATimeOfDay(hour: parts.0, minute: parts.1, second: Double(parts.2) + fraction) else {
             throw fail(.malformedField, i, "time '\(text(i))' is not a valid time of day")
         }
         return time
@@ -300,15 +312,11 @@ private struct Fields {
     func date(_ i: Int) throws(NMEAError) -> NMEADate? {
         let r = ranges[i]
         if r.isEmpty { return nil }
-        guard r.count == 6 else { throw fail(.malformedField, i, "date '\(text(i))' must be ddmmyy") }
-        var parts = [0, 0, 0]
-        for k in 0..<6 {
-            let d = Int(s[r.lowerBound + k]) &- 48
-            guard d >= 0, d <= 9 else { throw fail(.malformedField, i, "date '\(text(i))' must be ddmmyy") }
-            parts[k / 2] = parts[k / 2] * 10 + d
+        guard r.count == 6, let parts = sixDigits(r.lowerBound) else {
+            throw fail(.malformedField, i, "date '\(text(i))' must be ddmmyy")
         }
-        let year = parts[2] >= 80 ? 1900 + parts[2] : 2000 + parts[2]
-        guard let date = NMEADate(year: year, month: parts[1], day: parts[0]) else {
+        let year = parts.2 >= 80 ? 1900 + parts.2 : 2000 + parts.2
+        guard let date = NMEADate(year: year, month: parts.1, day: parts.0) else {
             throw fail(.malformedField, i, "date '\(text(i))' is not a valid date")
         }
         return date

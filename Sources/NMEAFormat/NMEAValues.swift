@@ -21,6 +21,9 @@ public struct NMEATalker: RawRepresentable, Sendable, Hashable, CustomStringConv
 
     private init(unchecked: String) { rawValue = unchecked }
 
+    /// For two letters the parser has already checked.
+    init(validated: String) { rawValue = validated }
+
     /// `GP`: GPS (and, on older receivers, any GNSS).
     public static let gps = NMEATalker(unchecked: "GP")
     /// `GN`: a solution combining several constellations.

@@ -38,7 +38,7 @@ struct GPSDLogTests {
             """
             This B&G Zeus chartplotter stamps GGA, GLL and RMC with the same time of day but gives each \
             a different position (its RMC repeats the previous GLL's position). gpsd reports the GLL \
-            position, a sentence this module does not decode; we report GGA's, 0.2–3 m away.
+            position, a sentence this module does not decode; we report GGA's, up to 3.2 m away.
             """,
             5
         )

@@ -36,6 +36,16 @@ struct ReaderTests {
         #expect(whole.fixes.count == 300)
     }
 
+    @Test("Non-contiguous input (any Sequence of bytes) reads like contiguous input")
+    func genericSequence() throws {
+        let text = try Self.stream() + "$GPTXT," + String(repeating: "x", count: 5_000) + "\r\n"
+        let contiguous = try NMEAReader.fixes(in: Array(text.utf8), options: .lenient)
+        let generic = try NMEAReader.fixes(in: AnySequence(Array(text.utf8)), options: .lenient)
+        #expect(generic == contiguous)
+        #expect(contiguous.statistics.skipped == [.lineTooLong: 1])
+        #expect(contiguous.fixes.count == 300)
+    }
+
     @Test("CR LF, LF and CR line endings read alike")
     func lineEndings() throws {
         let crlf = try Self.stream()
@@ -79,6 +89,13 @@ struct ReaderTests {
         #expect(fix.course == 84.4)
         #expect(fix.horizontalAccuracy == nil)
         #expect(result.statistics.sentences == 4)
+    }
+
+    @Test("Two complete sentences on one line are both read")
+    func twoSentencesOnOneLine() throws {
+        let result = try NMEAReader.fixes(in: Self.rmc + Self.gga + "\r\n")
+        #expect(result.fixes.first?.altitude == 545.4)
+        #expect(result.statistics.sentences == 2)
     }
 
     @Test("Without RMC, VTG supplies speed (km/h) and course")
