@@ -98,6 +98,7 @@ public struct NMEAReader: Sendable {
         /// The sum of ``skipped``.
         public var totalSkipped: Int { skipped.values.reduce(0, +) }
 
+        /// Empty statistics (all counts zero).
         public init() {}
     }
 

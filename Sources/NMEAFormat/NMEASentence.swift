@@ -46,6 +46,7 @@ public enum NMEASentence: Sendable, Hashable {
     /// `$GPRMC,…`: recommended minimum data (NMEA 2.3 layout with 12 fields; 13 with NMEA 4.10's
     /// navigational status).
     public struct RMC: Sendable, Hashable {
+        /// Who sent it (`GP`, `GN`, …).
         public var talker: NMEATalker
         /// UTC time of the fix; `nil` when the field is empty.
         public var time: NMEATimeOfDay?
@@ -67,6 +68,8 @@ public enum NMEASentence: Sendable, Hashable {
         /// `V` not valid); `nil` when absent.
         public var navigationalStatus: Character?
 
+        /// Creates an RMC sentence; each parameter is the property of the same name (units there).
+        /// Values are checked when the sentence is encoded (``NMEASentence/encoded()``).
         public init(
             talker: NMEATalker = .gps, time: NMEATimeOfDay?, isActive: Bool, coordinate: Coordinate?,
             speedKnots: Double? = nil, courseTrue: Double? = nil, date: NMEADate?,
@@ -87,6 +90,7 @@ public enum NMEASentence: Sendable, Hashable {
 
     /// `$GPGGA,…`: fix data (14 fields).
     public struct GGA: Sendable, Hashable {
+        /// Who sent it (`GP`, `GN`, …).
         public var talker: NMEATalker
         /// UTC time of the fix; `nil` when the field is empty.
         public var time: NMEATimeOfDay?
@@ -108,6 +112,8 @@ public enum NMEASentence: Sendable, Hashable {
         /// Differential reference station ID (`0000`…`1023`), as sent.
         public var differentialStation: String?
 
+        /// Creates a GGA sentence; each parameter is the property of the same name (units there).
+        /// Values are checked when the sentence is encoded (``NMEASentence/encoded()``).
         public init(
             talker: NMEATalker = .gps, time: NMEATimeOfDay?, coordinate: Coordinate?, quality: NMEAFixQuality,
             satellitesInUse: Int? = nil, hdop: Double? = nil, altitudeMSL: Double? = nil,
@@ -128,6 +134,7 @@ public enum NMEASentence: Sendable, Hashable {
 
     /// `$GPVTG,…`: course and speed over ground (8 fields, 9 with the NMEA 2.3 mode).
     public struct VTG: Sendable, Hashable {
+        /// Who sent it (`GP`, `GN`, …).
         public var talker: NMEATalker
         /// Course over ground in degrees from true north, 0 ..< 360.
         public var courseTrue: Double?
@@ -140,6 +147,8 @@ public enum NMEASentence: Sendable, Hashable {
         /// Positioning mode (NMEA 2.3 and later).
         public var mode: NMEAModeIndicator?
 
+        /// Creates a VTG sentence; each parameter is the property of the same name (units there).
+        /// Values are checked when the sentence is encoded (``NMEASentence/encoded()``).
         public init(
             talker: NMEATalker = .gps, courseTrue: Double? = nil, courseMagnetic: Double? = nil,
             speedKnots: Double? = nil, speedKilometersPerHour: Double? = nil, mode: NMEAModeIndicator? = nil
@@ -166,6 +175,7 @@ public enum NMEASentence: Sendable, Hashable {
             case manual = "M"
         }
 
+        /// Who sent it (`GP`, `GN`, …).
         public var talker: NMEATalker
         /// 2D/3D selection; `nil` when empty.
         public var selection: Selection?
@@ -182,6 +192,8 @@ public enum NMEASentence: Sendable, Hashable {
         /// GNSS system ID of NMEA 4.10 (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC…).
         public var systemID: Int?
 
+        /// Creates a GSA sentence; each parameter is the property of the same name. Values are
+        /// checked when the sentence is encoded (``NMEASentence/encoded()``).
         public init(
             talker: NMEATalker = .gps, selection: Selection? = .automatic, fixMode: FixMode?,
             satellites: [Int] = [], pdop: Double? = nil, hdop: Double? = nil, vdop: Double? = nil,
@@ -201,7 +213,9 @@ public enum NMEASentence: Sendable, Hashable {
 
 /// The three-letter sentence formatter (`RMC` in `$GPRMC`). The four decoded types have names.
 public struct NMEASentenceType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The three letters, for example `"RMC"`.
     public let rawValue: String
+    /// Wraps three letters; only ``rmc``, ``gga``, ``vtg`` and ``gsa`` can be written.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Recommended minimum data.

@@ -157,6 +157,7 @@ public enum NMEAModeIndicator: Character, Sendable, Hashable, CaseIterable {
 public struct NMEAFixQuality: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The digit as sent, 0…9.
     public let rawValue: Int
+    /// Wraps a quality digit, 0…9 (others cannot be encoded).
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// `0`: no fix. The only quality without a position.

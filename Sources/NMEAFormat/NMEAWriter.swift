@@ -44,6 +44,7 @@ public struct NMEAWriter: Sendable {
         /// The line ending. Default CR LF, as NMEA prescribes.
         public var lineEnding: String
 
+        /// Creates options; see each property for its default.
         public init(
             talker: NMEATalker = .gps, sentences: [NMEASentenceType] = [.rmc, .gga, .vtg, .gsa],
             accuracyModel: NMEAAccuracyModel? = nil, satellitesInUse: Int? = nil, lineEnding: String = "\r\n"
