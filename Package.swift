@@ -53,7 +53,7 @@ let package = Package(
             name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore"],
+            name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],

@@ -1,11 +1,12 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import NMEAFormat
 import Testing
 
 /// Every receiver log in ../shared/data/gpsd is read in lenient mode and its positions are
 /// compared with the TPV reports gpsd itself produces from the same log (NAME.tpv.jsonl).
-@Suite("gpsd regression logs", .enabled(if: SharedData.isPresent, "needs ../shared/data/gpsd next to the package"))
+@Suite("gpsd regression logs", .enabled(if: SharedData.isPresent, SharedData.absentReason))
 struct GPSDLogTests {
     struct TPV {
         let milliseconds: Int64
@@ -15,7 +16,7 @@ struct GPSDLogTests {
 
     /// gpsd's TPVs that have a time and a position, keyed by time in whole milliseconds.
     static func expectedPositions(_ name: String) throws -> [Int64: [TPV]] {
-        let url = SharedData.gpsdFolder.appendingPathComponent(name + ".tpv.jsonl")
+        let url = GPSDLogs.folder.appendingPathComponent(name + ".tpv.jsonl")
         let text = try String(contentsOf: url, encoding: .utf8)
         var byTime: [Int64: [TPV]] = [:]
         for line in text.split(whereSeparator: \.isNewline) where !line.isEmpty {
@@ -44,9 +45,9 @@ struct GPSDLogTests {
         )
     ]
 
-    @Test("Positions match gpsd's TPVs to 1e-6°", arguments: SharedData.gpsdLogNames)
+    @Test("Positions match gpsd's TPVs to 1e-6°", arguments: GPSDLogs.names)
     func positionsMatchGPSD(name: String) throws {
-        let path = SharedData.gpsdFolder.appendingPathComponent(name + ".log").path
+        let path = GPSDLogs.folder.appendingPathComponent(name + ".log").path
         let result = try NMEAReader.fixes(contentsOfFile: path, options: .lenient)
         let expected = try Self.expectedPositions(name)
         let exception = Self.knownDifferences[name]

@@ -1,27 +1,18 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 
-/// Locates ../shared/data (real receiver logs) relative to the package root.
-enum SharedData {
-    /// The package root: three levels above this file (Tests/NMEAFormatTests/Support.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// `../shared/data/gpsd`, next to the package.
-    static let gpsdFolder = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/gpsd")
+/// gpsd's receiver logs in ../shared/data/gpsd (see LocSimTestHelpers.SharedData).
+enum GPSDLogs {
+    /// `../shared/data/gpsd`.
+    static let folder = URL(fileURLWithPath: SharedData.path("gpsd"))
 
-    static var isPresent: Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: gpsdFolder.path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
-    /// The `NAME` of every `NAME.log` that has a `NAME.tpv.jsonl` beside it.
-    static var gpsdLogNames: [String] {
-        guard isPresent, let names = try? FileManager.default.contentsOfDirectory(atPath: gpsdFolder.path) else {
-            return []
-        }
-        return names.filter { $0.hasSuffix(".log") }.map { String($0.dropLast(4)) }
-            .filter { names.contains($0 + ".tpv.jsonl") }.sorted()
+    /// The `NAME` of every `NAME.log` that has a `NAME.tpv.jsonl` beside it; empty when absent.
+    static var names: [String] {
+        let logs = SharedData.files(in: "gpsd", withExtension: "log").map { URL(fileURLWithPath: $0) }
+        return logs.map { $0.deletingPathExtension().lastPathComponent }
+            .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0 + ".tpv.jsonl").path) }
     }
 }
 
