@@ -28,11 +28,6 @@ let package = Package(
         .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
 
-        // MARK: Benchmarks (release builds; see docs/benchmarks/)
-        .executableTarget(
-            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
-            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
-
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
@@ -64,3 +59,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Benchmarks (release builds; see docs/benchmarks/)
+// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
+if Context.environment["LOCSIM_BENCHMARKS"] != nil {
+    package.targets += [
+        .executableTarget(
+            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
+            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
+    ]
+}

@@ -15,6 +15,7 @@ command -v gpsbabel >/dev/null || { echo "missing gpsbabel: apt-get install -y g
 [ -x /usr/bin/time ] || { echo "missing /usr/bin/time: apt-get install -y time" >&2; exit 1; }
 python3 -c 'import pynmea2' 2>/dev/null || { echo "missing pynmea2: pip install pynmea2==1.19.0" >&2; exit 1; }
 
+export LOCSIM_BENCHMARKS=1
 swift build -c release --product NMEABenchmark >&2
 BIN="$(swift build -c release --show-bin-path)/NMEABenchmark"
 WORK="$(mktemp -d)"
