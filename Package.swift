@@ -75,7 +75,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
             exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
         .executableTarget(
-            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore"],
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
             path: "Benchmarks/GPSDLatency", swiftSettings: strict),
     ]
 }
