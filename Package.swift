@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat", "LocationGPSD",
+                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -22,6 +22,7 @@ struct LocSim: AsyncParsableCommand {
         subcommands: [
             Track.self,
             GPSD.self,
+            NMEACommand.self,
         ]
     )
 
