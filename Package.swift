@@ -58,7 +58,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LocationGPSDTests",
-            dependencies: ["LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
+            dependencies: [
+                "LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "GPXFormat", "NMEAFormat",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
