@@ -64,6 +64,8 @@ final class GPSDConnection {
             CGPS_free(data)
             throw error
         }
+        // libgps leaves the socket inheritable; a child process of ours must not hold it open.
+        _ = fcntl(CGPS_fd(data), F_SETFD, FD_CLOEXEC)
         return GPSDConnection(host: host, port: port, data: data, isOpen: true)
     }
 

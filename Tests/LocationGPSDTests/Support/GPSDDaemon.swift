@@ -138,6 +138,9 @@ final class GPSDDaemon: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours leaks into gpsd: an inherited copy of another test's feed socket
+        // would keep it open after that test closed it.
+        closeInheritedDescriptors(&actions)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // The child inherits the spawning thread's signal mask; test-runner threads block some
@@ -161,3 +164,11 @@ final class GPSDDaemon: Sendable {
 }
 
 private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 { kill(pid, signal) }
+
+/// Adds "close every descriptor from 3 up" to the spawn actions where the C library has it
+/// (glibc 2.34+; Swift's Glibc module does not declare it, so it is looked up by name).
+func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+}
