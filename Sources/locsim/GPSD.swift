@@ -47,6 +47,9 @@ struct GPSD: AsyncParsableCommand {
     @Flag(help: "Wait for gpsd if it is not up yet, and reconnect after it goes away.")
     var reconnect = false
 
+    @Flag(help: "Print repeated identical reports too (gpsd sends one per NMEA sentence).")
+    var allReports = false
+
     func validate() throws {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
@@ -59,8 +62,11 @@ struct GPSD: AsyncParsableCommand {
             configuration: reconnect ? .resilient : .failFast)
         let printer = GPSDPrinter(format: format, endpoint: "\(host):\(port)")
         let interrupted = try await runUntilInterrupted {
-            for try await event in provider.events {
+            // gpsd sends one TPV per NMEA sentence; print a report only when it says something new.
+            var previous: GPSDEvent?
+            for try await event in provider.events where allReports || event != previous {
                 printer.print(event)
+                previous = event
             }
         }
         if !interrupted {

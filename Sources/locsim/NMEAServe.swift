@@ -59,6 +59,9 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Straight-line motion: number of fixes.")
     var count: Int = 600
 
+    @Option(help: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
+    var altitude: Double?
+
     @Option(help: "Playback speed factor (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
@@ -86,6 +89,7 @@ struct NMEAServe: AsyncParsableCommand {
             guard interval.isFinite, interval > 0 else { throw ValidationError("--interval must be > 0") }
             guard count > 0 else { throw ValidationError("--count must be > 0") }
             guard bearing.isFinite else { throw ValidationError("--bearing must be a number") }
+            if let altitude, !altitude.isFinite { throw ValidationError("--altitude must be a number") }
             _ = try startCoordinate()
         }
     }
@@ -143,13 +147,14 @@ struct NMEAServe: AsyncParsableCommand {
             fixes.sort { $0.time < $1.time }
         } else {
             let start = try startCoordinate()
-            let epoch = Date(timeIntervalSince1970: 0)
+            // Synthetic motion's own times begin now (they matter only with --original-times).
+            let epoch = Date()
             fixes = (0..<count).map { index in
                 let seconds = Double(index) * interval
                 return Fix(
                     time: epoch.addingTimeInterval(seconds),
                     coordinate: start.destination(distance: walkSpeed * seconds, bearing: bearing),
-                    speed: walkSpeed, course: walkSpeed > 0 ? bearing : nil, source: .synthetic)
+                    altitude: altitude, speed: walkSpeed, course: walkSpeed > 0 ? bearing : nil, source: .synthetic)
             }
         }
         for index in fixes.indices.dropFirst() {

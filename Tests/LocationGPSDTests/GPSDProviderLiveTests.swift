@@ -194,6 +194,33 @@ struct GPSDProviderLiveTests {
         #expect((error as? GPSDError)?.detail == live.daemon.devicePath)
     }
 
+    @Test("The named device unplugged with reconnection on: reported, and the provider keeps listening")
+    func namedDeviceRemovedKeepsListening() async throws {
+        let live = try await LiveGPSD.start()
+        defer { live.stop() }
+        let provider = try live.provider(clock: VirtualClock(), device: live.daemon.devicePath, configuration: .resilient)
+        let recorder = EventRecorder(provider.events)
+        defer { recorder.cancelNow() }
+        let fixes = FixCollector(provider)
+        defer { fixes.cancelNow() }
+        try await recorder.wait(for: "connected", isConnected)
+        let epochs = LiveGPSD.epochs(count: 40)
+        var sent = 0
+        while recorder.positions.isEmpty || !fixes.current.contains(where: \.hasPosition) {
+            try #require(sent < epochs.count, "no fixes in either view after \(sent) epochs")
+            try await live.feed.send(epochs[sent].sentences, pace: .milliseconds(2))
+            sent += 1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        live.feed.close()
+        try await recorder.wait(for: "removal") { $0.contains(.deviceRemoved(path: live.daemon.devicePath)) }
+        // The Fix view marks the gap with one status fix.
+        try await fixes.wait { $0.last.map { !$0.hasPosition } ?? false }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(recorder.end == nil, "still listening for the device to come back")
+    }
+
     @Test("Cancelling a consumer blocked on a silent daemon ends the iteration")
     func cancellationEndsIteration() async throws {
         let live = try await LiveGPSD.start()
