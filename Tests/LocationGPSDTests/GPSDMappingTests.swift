@@ -106,6 +106,12 @@ import Testing
         #expect(error?.detail.hasPrefix("line 2:") == true)
     }
 
+    @Test("A damaged report of a class that is not mapped is named, not fatal")
+    func damagedUnmappedClass() throws {
+        let messages = try GPSDConnection.decode([#"{"class":"SKY","satellites":[{"PRN":9"#], receivedAt: Self.receivedAt)
+        #expect(messages == [.other("SKY")])
+    }
+
     @Test("JSON strings for ?WATCH device paths are escaped")
     func jsonEscaping() throws {
         let path = "/dev/odd \"name\"\\with\ttab"

@@ -75,7 +75,8 @@ final class GPSDConnection {
         self.port = port
         self.data = data
         self.isOpen = isOpen
-        self.message = [CChar](repeating: 0, count: isOpen ? 16 * 1024 : 1)
+        // Larger than any report libgps buffers (2 × GPS_JSON_RESPONSE_MAX, 20 KiB in API 14+).
+        self.message = [CChar](repeating: 0, count: isOpen ? 32 * 1024 : 1)
     }
 
     deinit {
@@ -175,9 +176,10 @@ final class GPSDConnection {
         guard let messageClass = Self.messageClass(of: text) else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
         }
-        // libgps decodes what it can of a damaged object without saying so; refuse one that is
-        // cut short or unbalanced rather than map half a report.
-        guard Self.isBalancedObject(text) else {
+        // libgps decodes what it can of a damaged object without saying so; refuse a report we
+        // map (TPV, DEVICE) that is cut short or unbalanced rather than map half of it. Other
+        // classes are only named, so a damaged SKY does not end a session.
+        guard messageClass != "TPV" && messageClass != "DEVICE" || Self.isBalancedObject(text) else {
             throw GPSDError(
                 .malformedReport, host: host, port: port, detail: "truncated or unbalanced JSON \(Self.excerpt(text))")
         }
