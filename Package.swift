@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
+        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +26,7 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
@@ -47,8 +49,22 @@ let package = Package(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
             swiftSettings: strict),
         .testTarget(
+            name: "LocationSimulationTests",
+            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Benchmarks are built only on request: `LOCSIM_BENCHMARKS=1 swift run -c release ReplayBenchmark`.
+if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "ReplayBenchmark",
+            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
+            path: "Benchmarks/ReplayBenchmark",
+            swiftSettings: strict))
+}
