@@ -180,14 +180,10 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         private var cursor: ReplayCursor
         private let configuration: Configuration
         private let rebases: Bool
-        private let clock: C
+        private var schedule: PacedSchedule<C>
         private let now: @Sendable () -> Date
-        private let control: ReplayControl?
         private var noise: NoiseProcess?
-        private var start: C.Instant?
         private var wallStart: Date?
-        /// Time spent held by pauses, added to every later deadline.
-        private var held: Duration = .zero
         private var finished = false
 
         fileprivate init(
@@ -197,9 +193,9 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
             self.cursor = cursor
             self.configuration = configuration
             self.rebases = rebases
-            self.clock = clock
+            self.schedule = PacedSchedule(
+                clock: clock, pacing: configuration.pacing, control: control, onEvent: configuration.onEvent)
             self.now = now
-            self.control = control
             self.noise = configuration.noise.map(NoiseProcess.init(model:))
         }
 
@@ -210,44 +206,14 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
             while !finished {
                 if Task.isCancelled { break }
                 guard let item = cursor.next() else { break }
-                let start = self.start ?? clock.now
-                self.start = start
+                schedule.begin()
                 let wallStart = self.wallStart ?? now()
                 self.wallStart = wallStart
                 for event in item.events { configuration.onEvent?(event) }
-
-                // Unscaled seconds since the start point, and the same on the clock.
-                let elapsed = item.offset - configuration.startOffset
-                var due = Duration.zero
-                if case .timed(let factor) = configuration.pacing {
-                    due = .seconds(elapsed / factor) + held
-                    do {
-                        try await clock.sleep(until: start.advanced(by: due), tolerance: nil)
-                    } catch is CancellationError {
-                        break
-                    }
-                }
-                if let control, control.isPaused {
-                    let holdStart = clock.now
-                    configuration.onEvent?(.paused)
-                    do {
-                        try await control.waitWhilePaused()
-                    } catch is CancellationError {
-                        break
-                    }
-                    let heldFor = holdStart.duration(to: clock.now)
-                    held += heldFor
-                    due += heldFor
-                    configuration.onEvent?(.resumed(heldFor: heldFor))
-                }
-
+                guard let delivered = try await schedule.wait(untilElapsed: item.offset - configuration.startOffset)
+                else { break }
                 var fix = item.fix
-                if rebases {
-                    switch configuration.pacing {
-                    case .timed: fix.time = wallStart.addingTimeInterval(due.inSeconds)
-                    case .virtual: fix.time = wallStart.addingTimeInterval(elapsed)
-                    }
-                }
+                if rebases { fix.time = wallStart.addingTimeInterval(delivered) }
                 if noise != nil {
                     guard let noisy = noise?.apply(to: fix) else { continue }
                     fix = noisy
@@ -273,11 +239,3 @@ extension GPXReplay where C == ContinuousClock {
 
 @available(*, unavailable)
 extension GPXReplay.Iterator: Sendable {}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var inSeconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
-    }
-}
