@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(
             name: "LocationSimulationTests",
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
-            swiftSettings: strict),
+            exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
