@@ -112,3 +112,13 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }
+
+/// Expects `body` to throw a ``SimulationError`` with `code`, and returns it.
+@discardableResult
+func expectError<R>(
+    _ code: SimulationError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) -> SimulationError? {
+    let error = #expect(throws: SimulationError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.code == code, sourceLocation: sourceLocation)
+    return error
+}
