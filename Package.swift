@@ -39,21 +39,23 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .target(
+            name: "LocSimTestHelpers", path: "Tests/LocSimTestHelpers", swiftSettings: strict),
         .testTarget(
-            name: "LocationCoreTests", dependencies: ["LocationCore"],
+            name: "LocationCoreTests", dependencies: ["LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore"],
+            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
             swiftSettings: strict),
         .testTarget(
             name: "LocationSimulationTests",
-            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
+            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport", "LocSimTestHelpers"],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
+            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

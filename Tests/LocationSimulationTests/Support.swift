@@ -2,18 +2,10 @@ import Foundation
 import GPXFormat
 import LocationCore
 import LocationSimulation
+import LocSimTestHelpers
 import LocationTestSupport
 import Synchronization
 import Testing
-
-/// The real recordings in `../shared/data` (relative to the package root), when present.
-enum SharedData {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let tracks = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/tracks")
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: tracks.path) }
-    static let trackNames = ["berkeley-run-2015.gpx", "orinda-walk-2018.gpx", "tokyo-iphone-2018.gpx"]
-}
 
 /// Files next to the tests, located through `#filePath` (no bundle needed).
 enum TestFiles {
