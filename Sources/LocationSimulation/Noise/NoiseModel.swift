@@ -26,7 +26,8 @@ import Darwin
 ///   dishonest fixes robust consumers must survive.
 /// - **Dropouts**: outages start as a Poisson process with mean ``Dropouts/meanInterval``
 ///   seconds between them and last ``Dropouts/duration`` seconds; fixes inside one are not
-///   delivered at all (CoreLocation simply goes quiet).
+///   delivered at all (CoreLocation simply goes quiet). The first fix after an outage is always
+///   delivered.
 public struct NoiseModel: Sendable, Hashable {
     /// `√(−2 ln 0.32)`: the 68% radius of a circular Gaussian error, in units of the per-axis σ.
     public static let accuracyPerSigma = (-2 * log(0.32)).squareRoot()

@@ -67,8 +67,10 @@ public struct NoiseProcess: Sendable {
         }
         if let dropouts = model.dropouts {
             if let end = dropoutEnd, fix.time < end { return nil }
+            // The first fix after an outage is always delivered; the next outage can start after it.
+            let justRecovered = dropoutEnd != nil
             dropoutEnd = nil
-            if dt > 0, random.nextUnit() < 1 - exp(-dt / dropouts.meanInterval) {
+            if dt > 0, !justRecovered, random.nextUnit() < 1 - exp(-dt / dropouts.meanInterval) {
                 dropoutEnd = fix.time.addingTimeInterval(dropouts.duration)
                 if dropouts.duration > 0 { return nil }
             }
