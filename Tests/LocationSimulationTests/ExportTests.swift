@@ -1,0 +1,90 @@
+import Foundation
+import GPXFormat
+import LocSimTestHelpers
+import LocationCore
+import LocationSimulation
+import LocationTestSupport
+import Testing
+
+@Suite("Exporting provider streams") struct ExportTests {
+    static let tokyo = coordinate(35.6812, 139.7671)
+
+    func walk(clock: VirtualClock = VirtualClock()) throws -> SyntheticMotion<VirtualClock> {
+        try SyntheticMotion(
+            path: .circle(center: Self.tokyo, radius: 120), speed: .walk, seed: 3,
+            configuration: .init(pacing: .virtual, duration: 300, startTime: wallStart, altitude: 40,
+                                 noise: NoiseModel(seed: 8)),
+            clock: clock, now: fixedNow)
+    }
+
+    @Test("GPX 1.1 track: reading it back gives the stream's positions, times, speeds and courses")
+    func track() async throws {
+        let fixes = try await collect(walk(), on: VirtualClock()).map(\.fix)
+        let text = try await walk().gpxString(form: .track)
+        let document = try GPXDocument(string: text)
+        #expect(text.contains("version=\"1.1\""))
+        let points = try #require(document.tracks.first?.segments.first)
+        #expect(document.tracks.count == 1 && document.tracks[0].segments.count == 1)
+        #expect(points.map(\.coordinate) == fixes.map { $0.coordinate! })
+        #expect(points.map(\.time) == fixes.map(\.time))
+        #expect(points.map(\.speed) == fixes.map(\.speed))
+        #expect(points.map(\.course) == fixes.map(\.course))
+        #expect(points.map(\.elevation) == fixes.map(\.altitude))
+    }
+
+    @Test("Xcode simulator form: top-level wpt elements with time, nothing else")
+    func xcodeSimulator() async throws {
+        let fixes = try await collect(walk(), on: VirtualClock()).map(\.fix)
+        let text = try await walk().gpxString(form: .xcodeSimulator)
+        #expect(!text.contains("<trk") && !text.contains("<rte") && !text.contains("<extensions"))
+        let document = try GPXDocument(string: text)
+        #expect(document.tracks.isEmpty && document.routes.isEmpty)
+        #expect(document.waypoints.map(\.coordinate) == fixes.map { $0.coordinate! })
+        #expect(document.waypoints.map(\.time) == fixes.map(\.time))
+        // And it replays: a waypoint list with times is played like a track.
+        let clock = VirtualClock(autoAdvance: true)
+        let replay = try GPXReplay(path: ReplayPath(document: document), configuration: .init(), clock: clock, now: fixedNow)
+        #expect(replay.analysis.isTimed)
+        #expect(try await collect(replay, on: clock).map(\.at).last == .seconds(300))
+    }
+
+    @Test("Writing a file: an endless provider bounded by a limit, renamed into place when complete")
+    func file() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-export-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("circle.gpx").path
+        let endless = try SyntheticMotion(
+            path: .circle(center: Self.tokyo, radius: 50), seed: 1, configuration: .init(pacing: .virtual),
+            clock: VirtualClock(), now: fixedNow)
+        #expect(try await endless.writeGPX(toFile: path, form: .xcodeSimulator, limit: 600) == 600)
+        #expect(try GPXDocument(contentsOfFile: path).waypoints.count == 600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["circle.gpx"])
+    }
+
+    @Test("A lost fix splits the track into segments")
+    func lostFix() async throws {
+        var points = (0..<6).map { point($0, at: Double($0)) }
+        points[2].fix = GPXFixType.none
+        points[3].fix = GPXFixType.none
+        let replay = try GPXReplay(
+            path: ReplayPath(track: GPXTrack(segments: [points])), configuration: .init(pacing: .virtual),
+            clock: VirtualClock(), now: fixedNow)
+        let document = try GPXDocument(string: try await replay.gpxString())
+        #expect(document.tracks.first?.segments.map(\.count) == [2, 2])
+    }
+
+    @Test("A replayed project walk exports to the same points")
+    func projectWalkRoundTrip() async throws {
+        let original = try GPXDocument(contentsOfFile: PackagePaths.path("tracks/tokyo-marunouchi-walk.gpx"))
+        let replay = try GPXReplay(
+            path: ReplayPath(document: original), configuration: .init(pacing: .virtual), clock: VirtualClock(),
+            now: fixedNow)
+        let copy = try GPXDocument(string: try await replay.gpxString())
+        let before = original.tracks.flatMap(\.segments).flatMap { $0 }
+        let after = copy.tracks.flatMap(\.segments).flatMap { $0 }
+        #expect(after.map(\.coordinate) == before.map(\.coordinate))
+        #expect(after.map(\.time) == before.map(\.time))
+        #expect(after.map(\.elevation) == before.map(\.elevation))
+    }
+}
