@@ -6,8 +6,8 @@ struct PacedSchedule<C: Clock>: Sendable where C.Duration == Duration {
     let pacing: Pacing
     let control: ReplayControl?
     let onEvent: (@Sendable (ReplayEvent) -> Void)?
-    /// The clock instant the first fix was asked for.
-    private(set) var start: C.Instant?
+    /// The clock instant the first wait began.
+    private var start: C.Instant?
     /// Time spent held by pauses; every later deadline moves by it.
     private var held: Duration = .zero
 
@@ -18,11 +18,6 @@ struct PacedSchedule<C: Clock>: Sendable where C.Duration == Duration {
         self.onEvent = onEvent
     }
 
-    /// Marks the start on first use.
-    mutating func begin() {
-        if start == nil { start = clock.now }
-    }
-
     /// Waits until a fix `elapsed` seconds (unscaled) after the start is due.
     ///
     /// - Returns: When the fix is delivered, as clock time since the start (scaled, pauses
@@ -30,8 +25,8 @@ struct PacedSchedule<C: Clock>: Sendable where C.Duration == Duration {
     ///   was cancelled while waiting.
     /// - Throws: Whatever the clock's sleep throws besides `CancellationError`.
     mutating func wait(untilElapsed elapsed: Double) async throws -> Double? {
-        begin()
-        guard let start else { return nil }
+        let start = self.start ?? clock.now
+        self.start = start
         var due = Duration.zero
         if case .timed(let factor) = pacing {
             due = .seconds(elapsed / factor) + held

@@ -181,6 +181,10 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         private let configuration: Configuration
         private let rebases: Bool
         private var schedule: PacedSchedule<C>
+        /// Copies of the schedule's pacing and control, so the virtual-pacing fast path never
+        /// touches clock-generic code (unspecialized generics cost a metadata lookup per call).
+        private let isVirtual: Bool
+        private let control: ReplayControl?
         private let now: @Sendable () -> Date
         private var noise: NoiseProcess?
         private var wallStart: Date?
@@ -195,6 +199,8 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
             self.rebases = rebases
             self.schedule = PacedSchedule(
                 clock: clock, pacing: configuration.pacing, control: control, onEvent: configuration.onEvent)
+            self.isVirtual = configuration.pacing == .virtual
+            self.control = control
             self.now = now
             self.noise = configuration.noise.map(NoiseProcess.init(model:))
         }
@@ -206,12 +212,19 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
             while !finished {
                 if Task.isCancelled { break }
                 guard let item = cursor.next() else { break }
-                schedule.begin()
                 let wallStart = self.wallStart ?? now()
                 self.wallStart = wallStart
-                for event in item.events { configuration.onEvent?(event) }
-                guard let delivered = try await schedule.wait(untilElapsed: item.offset - configuration.startOffset)
-                else { break }
+                if !item.events.isEmpty, let onEvent = configuration.onEvent {
+                    for event in item.events { onEvent(event) }
+                }
+                let elapsed = item.offset - configuration.startOffset
+                let delivered: Double
+                if isVirtual && !(control?.isPaused ?? false) {
+                    delivered = elapsed
+                } else {
+                    guard let due = try await schedule.wait(untilElapsed: elapsed) else { break }
+                    delivered = due
+                }
                 var fix = item.fix
                 if rebases { fix.time = wallStart.addingTimeInterval(delivered) }
                 if noise != nil {

@@ -110,6 +110,9 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         private var simulator: MotionSimulator
         private let configuration: Configuration
         private var schedule: PacedSchedule<C>
+        /// See ``GPXReplay/Iterator``: the virtual-pacing fast path avoids clock-generic code.
+        private let isVirtual: Bool
+        private let control: ReplayControl?
         private let now: @Sendable () -> Date
         private var noise: NoiseProcess?
         private var startTime: Date?
@@ -123,6 +126,8 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
             self.simulator = simulator
             self.configuration = configuration
             self.schedule = schedule
+            self.isVirtual = configuration.pacing == .virtual
+            self.control = schedule.control
             self.now = now
             self.noise = configuration.noise.map(NoiseProcess.init(model:))
         }
@@ -140,10 +145,11 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
                 let elapsed = Double(tick) / configuration.rate
                 if let duration = configuration.duration, elapsed > duration { break }
                 tick += 1
-                schedule.begin()
                 let start = startTime ?? configuration.startTime ?? now()
                 startTime = start
-                guard try await schedule.wait(untilElapsed: elapsed) != nil else { break }
+                if !isVirtual || (control?.isPaused ?? false) {
+                    guard try await schedule.wait(untilElapsed: elapsed) != nil else { break }
+                }
                 let truth = simulator.fix(at: start.addingTimeInterval(elapsed), altitude: configuration.altitude)
                 guard var noise else { return truth }
                 defer { self.noise = noise }
