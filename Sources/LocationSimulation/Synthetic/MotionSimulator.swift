@@ -58,11 +58,10 @@ struct MotionSimulator: Sendable {
             } else {
                 heading = routeCourse()
             }
-        case .circle(let center, let radius, let clockwise, let startBearing):
+        case .circle(let center, let radius, _, let startBearing):
             heading = Self.wrap(startBearing)
             position = center.destination(distance: radius, bearing: heading)
             home = center
-            _ = clockwise
         case .randomWalk(let start, _, _):
             position = start
             home = start
