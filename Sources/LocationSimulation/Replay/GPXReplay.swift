@@ -181,8 +181,8 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         private let configuration: Configuration
         private let rebases: Bool
         private var schedule: PacedSchedule<C>
-        /// Copies of the schedule's pacing and control, so the virtual-pacing fast path never
-        /// touches clock-generic code (unspecialized generics cost a metadata lookup per call).
+        /// Copies of the schedule's pacing and control, so the virtual-pacing path never touches
+        /// clock-generic code (unspecialized generics cost a metadata lookup per call).
         private let isVirtual: Bool
         private let control: ReplayControl?
         private let now: @Sendable () -> Date
@@ -217,13 +217,22 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
                 if !item.events.isEmpty, let onEvent = configuration.onEvent {
                     for event in item.events { onEvent(event) }
                 }
+                // Seconds after the start at which the fix is delivered: unscaled with virtual
+                // pacing; on the clock, scaled and moved by pauses, when timed.
                 let elapsed = item.offset - configuration.startOffset
-                let delivered: Double
-                if isVirtual && !(control?.isPaused ?? false) {
-                    delivered = elapsed
-                } else {
-                    guard let due = try await schedule.wait(untilElapsed: elapsed) else { break }
-                    delivered = due
+                var delivered = elapsed
+                if !isVirtual {
+                    let deadline = schedule.deadline(forElapsed: elapsed)
+                    do {
+                        try await schedule.clock.sleep(until: deadline.instant, tolerance: nil)
+                    } catch is CancellationError {
+                        break
+                    }
+                    delivered = deadline.sinceStart.inSeconds
+                }
+                if let control, control.isPaused {
+                    guard let heldFor = await schedule.holdWhilePaused() else { break }
+                    if !isVirtual { delivered += heldFor.inSeconds }
                 }
                 var fix = item.fix
                 if rebases { fix.time = wallStart.addingTimeInterval(delivered) }

@@ -110,7 +110,7 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         private var simulator: MotionSimulator
         private let configuration: Configuration
         private var schedule: PacedSchedule<C>
-        /// See ``GPXReplay/Iterator``: the virtual-pacing fast path avoids clock-generic code.
+        /// See ``GPXReplay/Iterator``: virtual pacing avoids clock-generic code.
         private let isVirtual: Bool
         private let control: ReplayControl?
         private let now: @Sendable () -> Date
@@ -147,8 +147,15 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
                 tick += 1
                 let start = startTime ?? configuration.startTime ?? now()
                 startTime = start
-                if !isVirtual || (control?.isPaused ?? false) {
-                    guard try await schedule.wait(untilElapsed: elapsed) != nil else { break }
+                if !isVirtual {
+                    do {
+                        try await schedule.clock.sleep(until: schedule.deadline(forElapsed: elapsed).instant, tolerance: nil)
+                    } catch is CancellationError {
+                        break
+                    }
+                }
+                if let control, control.isPaused {
+                    guard await schedule.holdWhilePaused() != nil else { break }
                 }
                 let truth = simulator.fix(at: start.addingTimeInterval(elapsed), altitude: configuration.altitude)
                 guard var noise else { return truth }
