@@ -126,7 +126,7 @@ func bits(_ fix: Fix) -> [UInt64] {
         #expect(fixes.last?.time == wallStart.addingTimeInterval(10))
     }
 
-    @Test("Speed profiles: mean speed, and stops of the stated length", arguments: [("walk", SpeedProfile.walk), ("drive", .drive)])
+    @Test("Speed profiles: mean speed, and stops of the stated length", arguments: [("walk", SpeedProfile.walk), ("run", .run), ("cycle", .cycle), ("drive", .drive)])
     func profiles(name: String, profile: SpeedProfile) async throws {
         let fixes = try await collect(
             motion(.randomWalk(from: Self.tokyo), speed: profile, duration: 4 * 3600), on: VirtualClock()
@@ -135,7 +135,7 @@ func bits(_ fix: Fix) -> [UInt64] {
         let moving = speeds.filter { $0 > 0 }
         let mean = moving.reduce(0, +) / Double(moving.count)
         // The speed is an Ornstein–Uhlenbeck process (σ, τ): over T seconds about T/(2τ) independent
-        // samples, so the mean's standard error is σ/√(T/2τ) (walk 0.011, drive 0.32 m/s over 4 h);
+        // samples, so the mean's standard error is σ/√(T/2τ) (walk 0.010 m/s … drive 0.16 m/s over 4 h);
         // the bound is about 4 standard errors.
         let tolerance = 4 * profile.speedSigma / (4 * 3600 / (2 * profile.correlationTime)).squareRoot()
         #expect(abs(mean - profile.meanSpeed) < tolerance, "\(name)")
