@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
+        .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
     ],
@@ -25,8 +26,10 @@ let package = Package(
         // MARK: Libraries
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat"], swiftSettings: strict),
+        .target(
+            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
@@ -48,11 +51,16 @@ let package = Package(
             name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
+            name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
             swiftSettings: strict),
         .testTarget(
             name: "LocationSimulationTests",
-            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport", "LocSimTestHelpers"],
+            dependencies: [
+                "LocationSimulation", "LocationCore", "GPXFormat", "NMEAFormat", "LocationTestSupport", "LocSimTestHelpers",
+            ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
@@ -61,12 +69,16 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Benchmarks are built only on request: `LOCSIM_BENCHMARKS=1 swift run -c release ReplayBenchmark`.
-if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
-    package.targets.append(
+// MARK: Benchmarks (release builds; see docs/benchmarks/)
+// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
+if Context.environment["LOCSIM_BENCHMARKS"] != nil {
+    package.targets += [
+        .executableTarget(
+            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
+            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
         .executableTarget(
             name: "ReplayBenchmark",
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
-            path: "Benchmarks/ReplayBenchmark",
-            swiftSettings: strict))
+            path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
+    ]
 }
