@@ -21,6 +21,7 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
             case missingTimestamp = "missing timestamp"
             case zeroLengthLoop = "zero-length loop"
             case offsetOutOfRange = "start offset out of range"
+            case outputFailed = "output failed"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -41,6 +42,9 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let zeroLengthLoop = Code(.zeroLengthLoop)
         /// A start offset (seek) that is negative, not finite, or beyond the end of the path.
         public static let offsetOutOfRange = Code(.offsetOutOfRange)
+        /// An export file could not be created, written or renamed into place (the parameter is
+        /// the path; the message carries the system's reason).
+        public static let outputFailed = Code(.outputFailed)
 
         public var description: String { base.rawValue }
     }
