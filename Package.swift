@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
         .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
+        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
         .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
+        .target(
+            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
@@ -63,6 +66,12 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
+            name: "LocationSimulationTests",
+            dependencies: [
+                "LocationSimulation", "LocationCore", "GPXFormat", "NMEAFormat", "LocationTestSupport", "LocSimTestHelpers",
+            ],
+            exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
+        .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
@@ -79,5 +88,9 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
         .executableTarget(
             name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
             path: "Benchmarks/GPSDLatency", swiftSettings: strict),
+        .executableTarget(
+            name: "ReplayBenchmark",
+            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
+            path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
     ]
 }
