@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
+        .library(name: "MapFeature", targets: ["MapFeature"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,7 +25,8 @@ let package = Package(
         // MARK: Libraries
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature"], swiftSettings: strict),
+        .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
@@ -44,11 +46,23 @@ let package = Package(
             name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
+            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore", "MapFeature"],
             swiftSettings: strict),
+        .testTarget(
+            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Benchmarks build only on request (`LOCSIM_BENCHMARKS=1 swift run -c release MapBenchmark`), so
+// everyday builds and users of the libraries never compile them.
+if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            path: "Benchmarks/MapBenchmark", swiftSettings: strict))
+}
