@@ -13,7 +13,8 @@ public struct FetchRequest: Sendable, Hashable, Identifiable, CustomStringConver
     public let center: Coordinate
     /// The query radius in metres.
     public let radius: Double
-    /// The triggering fix's time (for a coalesced follow-up, the newest fix's time).
+    /// When the request was sent, in fix time: the triggering fix's time, or for a coalesced
+    /// follow-up, the time the previous answer arrived. The time rule counts from here.
     public let time: Date
     /// Why the request was made.
     public let reason: FetchThrottle.Reason

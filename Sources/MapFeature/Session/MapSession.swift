@@ -114,9 +114,10 @@ public struct MapSession: Sendable {
             setPlaces(.loaded(answer))
             output.events.append(MapEvent(time: time, kind: .fetchSucceeded(request, count: answer.count)))
             appendDifference(from: shown, to: answer, at: time, into: &output.events)
-            if let reason = pendingFollowUp, let fix = latestFix, let center = fix.coordinate {
+            if let reason = pendingFollowUp, let center = latestFix?.coordinate {
+                // Sent now, from the newest accepted position.
                 pendingFollowUp = nil
-                output.request = start(center: center, time: fix.time, reason: reason, events: &output.events)
+                output.request = start(center: center, time: time, reason: reason, events: &output.events)
             }
         case .failure(let error):
             let retryNotBefore = throttle.recordFailure(at: time)
