@@ -99,7 +99,7 @@ public struct MapReplay {
         }
 
         func deliverAnswers(upTo limit: Date?) async {
-            while let index = Self.earliest(in: scheduled), limit.map({ VirtualTime.micros(scheduled[index].time) <= VirtualTime.micros($0) }) ?? true {
+            while let index = Self.earliest(in: scheduled), limit.map({ VirtualTime.microseconds(scheduled[index].time) <= VirtualTime.microseconds($0) }) ?? true {
                 let answer = scheduled.remove(at: index)
                 await schedule(model.complete(answer.request, with: answer.result, at: answer.time))
             }
@@ -141,7 +141,7 @@ public struct MapReplay {
 
     private static func earliest(in answers: [ScheduledAnswer]) -> Int? {
         answers.indices.min { a, b in
-            let ta = VirtualTime.micros(answers[a].time), tb = VirtualTime.micros(answers[b].time)
+            let ta = VirtualTime.microseconds(answers[a].time), tb = VirtualTime.microseconds(answers[b].time)
             return ta != tb ? ta < tb : answers[a].sequence < answers[b].sequence
         }
     }

@@ -74,7 +74,7 @@ extension ReplayLog {
                     guard let failure = lastFailure else {
                         found.append("\(line(event)): `retry` without a failure before it"); continue
                     }
-                    if VirtualTime.micros(request.time) < VirtualTime.micros(failure.retryNotBefore) {
+                    if VirtualTime.microseconds(request.time) < VirtualTime.microseconds(failure.retryNotBefore) {
                         found.append("\(line(event)): retry before the back-off ended at \(UTCTimestamp.format(failure.retryNotBefore, fractionDigits: 3))")
                     }
                 case .moved, .elapsed:

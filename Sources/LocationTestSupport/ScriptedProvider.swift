@@ -118,17 +118,19 @@ func waitUntilCancelled() async {
 public enum VirtualTime {
     /// `to − from`, rounded to whole microseconds.
     public static func duration(from: Date, to: Date) -> Duration {
-        .microseconds(micros(to) - micros(from))
+        .microseconds(microseconds(to) - microseconds(from))
     }
 
     /// `date + duration`, at microsecond resolution.
     public static func date(_ date: Date, plus duration: Duration) -> Date {
         let (seconds, attoseconds) = duration.components
-        let added = micros(date) + seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let added = microseconds(date) + seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         return Date(timeIntervalSinceReferenceDate: Double(added) / 1_000_000)
     }
 
-    static func micros(_ date: Date) -> Int64 {
+    /// Whole microseconds since the reference date (2001-01-01), rounded: the resolution at
+    /// which `FetchThrottle` compares times.
+    public static func microseconds(_ date: Date) -> Int64 {
         let value = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
         guard value.isFinite else { return 0 }
         return Int64(max(-4e18, min(4e18, value)))
