@@ -39,20 +39,22 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .target(
+            name: "LocSimTestHelpers", path: "Tests/LocSimTestHelpers", swiftSettings: strict),
         .testTarget(
-            name: "LocationCoreTests", dependencies: ["LocationCore"],
+            name: "LocationCoreTests", dependencies: ["LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore"],
+            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore", "MapFeature"],
             swiftSettings: strict),
         .testTarget(
-            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
+            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -17,7 +17,7 @@ public enum UTCTimestamp {
     /// Parses the bytes of a timestamp; surrounding ASCII whitespace is ignored.
     ///
     /// - Returns: `nil` when the text is not a valid timestamp (the caller names where it was).
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? where Bytes.Index == Int {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = bytes.startIndex
         var end = bytes.endIndex
         while i < end, isSpace(bytes[i]) { i += 1 }
@@ -58,17 +58,22 @@ public enum UTCTimestamp {
         var fraction = 0.0
         if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: ",") {
             i += 1
-            var scale = 0.1
+            // Digits beyond the 15th cannot change a Double of seconds; they are read and ignored.
+            var numerator: Int64 = 0
+            var denominator = 1.0
             var count = 0
             while i < end {
-                let d = Int(bytes[i]) &- 48
+                let d = Int64(bytes[i]) &- 48
                 guard d >= 0 && d <= 9 else { break }
-                fraction += Double(d) * scale
-                scale *= 0.1
+                if count < 15 {
+                    numerator = numerator * 10 + d
+                    denominator *= 10
+                }
                 count += 1
                 i += 1
             }
             guard count > 0 else { return nil }
+            fraction = Double(numerator) / denominator
         }
 
         var offsetSeconds = 0
@@ -97,10 +102,15 @@ public enum UTCTimestamp {
         return Date(timeIntervalSince1970: Double(whole) + fraction)
     }
 
-    /// Parses a string; see ``parse(_:)-(Bytes)``.
+    /// Parses a string.
     public static func parse(_ string: some StringProtocol) -> Date? {
         var copy = String(string)
         return copy.withUTF8 { parse($0) }
+    }
+
+    /// Parses a byte collection.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? {
+        Array(bytes).withUnsafeBufferPointer { parse($0) }
     }
 
     /// Formats `date` as UTC with `fractionDigits` decimals (0…9), rounded to the nearest unit:
