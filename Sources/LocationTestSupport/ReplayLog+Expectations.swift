@@ -117,7 +117,6 @@ extension ReplayLog {
             default: break
             }
         }
-        if case .idle = finalPlaces, !placesEverShown.isEmpty { found.append("the map ended empty (idle) after showing places") }
         return found
     }
 
