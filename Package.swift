@@ -25,7 +25,8 @@ let package = Package(
         // MARK: Libraries
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature"], swiftSettings: strict),
+        .target(
+            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
@@ -48,7 +49,8 @@ let package = Package(
             name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore", "MapFeature"],
+            name: "LocationTestSupportTests",
+            dependencies: ["LocationTestSupport", "LocationCore", "MapFeature", "GPXFormat", "LocSimTestHelpers"],
             swiftSettings: strict),
         .testTarget(
             name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+public import GPXFormat
 public import LocationCore
 public import MapFeature
 
@@ -115,7 +116,7 @@ public struct MapReplay {
             }
         } catch {
             log = ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
-            throw ReplayError(underlying: "\(type(of: error)): \(error)", log: log)
+            throw ReplayError(underlying: "\(error)", log: log)
         }
         switch ending {
         case .drain: await deliverAnswers(upTo: nil)
@@ -153,7 +154,7 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
     public var underlying: String
     /// The log up to the failure.
     public var log: ReplayLog
-    public var description: String { "replay stopped: the provider threw \(underlying)" }
+    public var description: String { "replay stopped: \(underlying)" }
 }
 
 private struct ScheduledAnswer {
@@ -166,4 +167,46 @@ private struct ScheduledAnswer {
 @MainActor
 private final class EventRecorder {
     var events: [MapEvent] = []
+}
+
+extension MapReplay {
+    /// Replays the track points of a GPX file, in file order, streaming (flat memory).
+    ///
+    /// Every track point becomes a fix at its `<time>` (GPX carries no accuracy, so every
+    /// positioned point is accepted; `<fix>none</fix>` points are reports without a position).
+    /// Route points and waypoints are ignored.
+    ///
+    /// - Parameters:
+    ///   - path: The GPX file.
+    ///   - options: `.strict` (default) or `.lenient` (skip points with bad values).
+    /// - Throws: ``ReplayError`` when the file cannot be read (the message names file, line and
+    ///   column) or a track point has no time (the message names its index); its
+    ///   ``ReplayError/log`` holds everything up to that point.
+    public func run(gpxFile path: String, options: GPXReader.Options = .strict) async throws(ReplayError) -> ReplayLog {
+        let reader: GPXReader
+        do {
+            reader = try GPXReader(contentsOfFile: path, options: options)
+        } catch {
+            throw ReplayError(underlying: "\(error)", log: ReplayLog())
+        }
+        var pointIndex = 0
+        return try await replay {
+            while let event = try reader.next() {
+                guard case .point(let point, .trackPoint) = event else { continue }
+                defer { pointIndex += 1 }
+                guard let fix = point.fix() else {
+                    throw GPXTimeMissing(path: path, index: pointIndex)
+                }
+                return fix
+            }
+            return nil
+        }
+    }
+}
+
+/// A track point without a `<time>` cannot be placed in virtual time.
+private struct GPXTimeMissing: Error, CustomStringConvertible {
+    var path: String
+    var index: Int
+    var description: String { "\(path): track point #\(index) has no <time>, so it cannot be replayed in time" }
 }
