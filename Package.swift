@@ -68,5 +68,5 @@ if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
-            path: "Benchmarks/MapBenchmark", swiftSettings: strict))
+            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict))
 }
