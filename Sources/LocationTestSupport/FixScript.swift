@@ -28,6 +28,7 @@ public struct FixScript: Sendable, Hashable {
     /// 2023-11-14T22:13:20Z: a fixed, round default epoch so logs are stable.
     public static let defaultEpoch = Date(timeIntervalSince1970: 1_700_000_000)
 
+    /// Creates a script around `origin`, starting at `epoch`.
     public init(origin: Coordinate, epoch: Date = FixScript.defaultEpoch, source: FixSource = .scripted) {
         self.origin = origin
         self.epoch = epoch

@@ -31,6 +31,7 @@ public final class RecordingRepository: LocationRepository, Sendable {
         /// What the call returns.
         public var outcome: @Sendable (Call) async -> Result<[Place], AppError>
 
+        /// An answer computed from the call (its index, centre, radius) after `latency`.
         public init(latency: Duration = .zero, outcome: @escaping @Sendable (Call) async -> Result<[Place], AppError>) {
             self.latency = latency
             self.outcome = outcome

@@ -21,6 +21,7 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// The model's latest accepted fix when the replay ended.
     public var finalFix: Fix?
 
+    /// Creates a log; the epoch defaults to the first event's time.
     public init(events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil) {
         self.events = events
         self.epoch = epoch ?? events.first?.time

@@ -70,6 +70,7 @@ public struct ScriptedProvider<C: Clock>: LocationProvider where C.Duration == D
 
         init(provider: ScriptedProvider) { self.provider = provider }
 
+        /// The next fix once the clock reaches its time; then the ending.
         public mutating func next() async throws -> Fix? {
             guard !ended else { return nil }
             let start = self.start ?? provider.clock.now

@@ -16,6 +16,7 @@ public import LocationCore
 public struct CoreLocationProvider: LocationProvider {
     public typealias Element = Fix
 
+    /// Creates a provider using CoreLocation's default live configuration.
     public init() {}
 
     public func makeAsyncIterator() -> AsyncIterator {
@@ -26,6 +27,7 @@ public struct CoreLocationProvider: LocationProvider {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var updates: CLLocationUpdate.Updates.Iterator
 
+        /// The next location as a fix; `nil` when CoreLocation ends the stream.
         public mutating func next() async throws -> Fix? {
             while let update = try await updates.next() {
                 if let location = update.location { return Fix(location) }

@@ -20,11 +20,17 @@ public import LocationCore
 public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
     /// One place on the wire.
     public struct Location: Sendable, Hashable, Codable {
+        /// `id`: a string, or an integer on the wire.
         public var id: String
+        /// `name`.
         public var name: String
+        /// `lat`, degrees −90…90.
         public var latitude: Double
+        /// `lng`, degrees −180…180.
         public var longitude: Double
+        /// `location_type`, optional.
         public var locationType: String?
+        /// `level`, optional.
         public var level: Int?
 
         enum CodingKeys: String, CodingKey {
@@ -34,6 +40,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
             case locationType = "location_type"
         }
 
+        /// Creates a wire value.
         public init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil) {
             self.id = id
             self.name = name
@@ -43,12 +50,14 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
             self.level = level
         }
 
+        /// The wire form of a place (an empty kind is left out).
         public init(_ place: Place) {
             self.init(id: place.id, name: place.name, latitude: place.coordinate.latitude,
                       longitude: place.coordinate.longitude,
                       locationType: place.kind.isEmpty ? nil : place.kind, level: place.level)
         }
 
+        /// Decodes one location, rejecting coordinates out of range at their key.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             do {
@@ -81,6 +90,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
     /// The places, in the server's order.
     public var locations: [Location]
 
+    /// Creates a body.
     public init(locations: [Location]) { self.locations = locations }
 
     /// The domain values.

@@ -19,6 +19,7 @@ public struct FetchRequest: Sendable, Hashable, Identifiable, CustomStringConver
     /// Why the request was made.
     public let reason: FetchThrottle.Reason
 
+    /// Creates a request (``MapSession`` numbers them; tests build them by hand).
     public init(id: Int, center: Coordinate, radius: Double, time: Date, reason: FetchThrottle.Reason) {
         self.id = id
         self.center = center
@@ -99,6 +100,7 @@ public struct MapEvent: Sendable, Hashable, CustomStringConvertible {
     /// What.
     public var kind: Kind
 
+    /// Creates an event at `time` (fix time).
     public init(time: Date, kind: Kind) {
         self.time = time
         self.kind = kind

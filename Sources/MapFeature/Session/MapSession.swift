@@ -31,6 +31,7 @@ public struct MapSession: Sendable {
         public var events: [MapEvent] = []
         /// A request the shell must now perform, if any.
         public var request: FetchRequest?
+        /// Creates an output (empty by default).
         public init(events: [MapEvent] = [], request: FetchRequest? = nil) {
             self.events = events
             self.request = request

@@ -86,6 +86,7 @@ public struct FetchThrottle: Sendable, Hashable {
         public var center: Coordinate
         /// The triggering fix's time.
         public var time: Date
+        /// Creates an anchor.
         public init(center: Coordinate, time: Date) {
             self.center = center
             self.time = time
