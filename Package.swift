@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
+        .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
         .library(name: "MapFeature", targets: ["MapFeature"]),
     ],
@@ -25,6 +26,7 @@ let package = Package(
         // MARK: Libraries
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(
             name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
@@ -49,6 +51,9 @@ let package = Package(
             name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
+            name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
             name: "LocationTestSupportTests",
             dependencies: ["LocationTestSupport", "LocationCore", "MapFeature", "GPXFormat", "LocSimTestHelpers"],
             swiftSettings: strict),
@@ -62,11 +67,15 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Benchmarks build only on request (`LOCSIM_BENCHMARKS=1 swift run -c release MapBenchmark`), so
-// everyday builds and users of the libraries never compile them.
-if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
-    package.targets.append(
+// MARK: Benchmarks (release builds; see docs/benchmarks/)
+// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
+if Context.environment["LOCSIM_BENCHMARKS"] != nil {
+    package.targets += [
+        .executableTarget(
+            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
+            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
         .executableTarget(
             name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
-            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict))
+            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
+    ]
 }

@@ -119,13 +119,15 @@ public enum UTCTimestamp {
         let digits = max(0, min(9, fractionDigits))
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
+        // Split into whole seconds and a fraction before scaling: t × 10⁹ overflows Int64
+        // from the year 2262 on. (t − ⌊t⌋ is exact in floating point.)
         let t = date.timeIntervalSince1970
-        let units = Int64((t * Double(scale)).rounded())
-        var seconds = units / scale
-        var fraction = units % scale
-        if fraction < 0 {
-            fraction += scale
-            seconds -= 1
+        let whole = t.rounded(.down)
+        var seconds = Int64(whole)
+        var fraction = Int64(((t - whole) * Double(scale)).rounded())
+        if fraction == scale {
+            fraction = 0
+            seconds += 1
         }
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
