@@ -137,7 +137,7 @@ public final class MapViewModel {
                 if !Task.isCancelled { ending = .failed(Self.providerError(error)) }
             }
         }
-        if Task.isCancelled {
+        if Task.isCancelled || session.isStopped {
             stop()
         } else {
             setProviderState(ending)
@@ -164,6 +164,9 @@ public final class MapViewModel {
 
     /// Stops: cancels the request in flight, sets ``providerState`` to ``ProviderState/idle``, and
     /// ignores everything until the next ``run(_:)``.
+    ///
+    /// A `run` in progress keeps reading its provider but changes nothing; cancel its task to end
+    /// it (which stops the model the same way).
     public func stop() {
         let output = session.stop()
         mirror()

@@ -180,6 +180,26 @@ import Testing
         #expect(bare.providerState.error?.code == .locationUnavailable)
     }
 
+    @Test("stop() during a run freezes the model; the run then ends without changing anything")
+    func stopDuringRun() async throws {
+        let clock = VirtualClock()
+        let repository = RecordingRepository(clock: clock, places: placesNear(script.origin), latency: .seconds(5))
+        let events = EventCollector()
+        let model = MapViewModel(repository: repository, clock: clock, onEvent: events.hook)
+        let fixes = [script.fix(at: 0), script.fix(at: 1, north: 500)]
+        let run = Task { await model.run(ScriptedProvider(fixes: fixes, clock: clock)) }
+        await clock.waitForSleepers(2)
+        model.stop()
+        #expect(model.providerState == .idle)
+        let count = events.events.count
+        await clock.advance(by: .seconds(10))
+        await run.value
+        #expect(events.events.count == count)
+        #expect(model.latestFix == fixes[0])
+        #expect(model.nearbyLocations == .idle)
+        events.log.expectNothingAfterStop()
+    }
+
     @Test("A run started in a cancelled task changes nothing")
     func cancelledBeforeStart() async {
         let clock = VirtualClock()
