@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
         .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "MapFeature", targets: ["MapFeature"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +34,9 @@ let package = Package(
         .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
         .target(
             name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
+        .target(
+            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
+        .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
@@ -57,7 +61,8 @@ let package = Package(
             name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
+            name: "LocationTestSupportTests",
+            dependencies: ["LocationTestSupport", "LocationCore", "MapFeature", "GPXFormat", "LocSimTestHelpers"],
             swiftSettings: strict),
         .testTarget(
             name: "LocationGPSDTests",
@@ -71,6 +76,10 @@ let package = Package(
                 "LocationSimulation", "LocationCore", "GPXFormat", "NMEAFormat", "LocationTestSupport", "LocSimTestHelpers",
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
+        .testTarget(
+        .testTarget(
+            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
@@ -92,5 +101,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "ReplayBenchmark",
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
     ]
 }
