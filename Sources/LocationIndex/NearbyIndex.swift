@@ -48,7 +48,7 @@ public final class NearbyIndex: Sendable {
         /// How long a writer waits for another process's write lock before throwing
         /// ``IndexError/Code/busy``. Default 5 s.
         public var busyTimeout: Duration
-        /// Tile edge in degrees for a *new* index, 0.0001…180 (existing indexes keep theirs).
+        /// Tile edge in degrees for a *new* index, 0.005…45 (existing indexes keep theirs).
         /// Default 0.02° (about 2.2 km north–south), chosen by `Benchmarks/IndexBenchmark`.
         public var tileSize: Double
         /// Read connections kept open for reuse between queries. Default 8.
@@ -85,9 +85,9 @@ public final class NearbyIndex: Sendable {
     ///   / ``IndexError/Code/corrupt`` as SQLite reports them, and
     ///   ``IndexError/Code/invalidArgument`` for a tile size out of range.
     public init(path: String, configuration: Configuration = Configuration()) throws(IndexError) {
-        guard configuration.tileSize.isFinite, (0.0001...180).contains(configuration.tileSize) else {
+        guard configuration.tileSize.isFinite, (0.005...45).contains(configuration.tileSize) else {
             throw IndexError(
-                .invalidArgument, "tile size \(configuration.tileSize)° is outside 0.0001...180", parameter: "tileSize")
+                .invalidArgument, "tile size \(configuration.tileSize)° is outside 0.005...45", parameter: "tileSize")
         }
         guard configuration.maximumIdleReaders >= 0 else {
             throw IndexError(.invalidArgument, "must be ≥ 0", parameter: "maximumIdleReaders")
@@ -117,7 +117,7 @@ public final class NearbyIndex: Sendable {
             tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
             writer = Mutex(nil)
         }
-        guard (1_000...1_800_000_000).contains(tileSizeE7) else {
+        guard (50_000...450_000_000).contains(tileSizeE7) else {
             throw IndexError(.corrupt, "metadata tileSizeE7 \(tileSizeE7) is out of range; rebuild the index", path: path)
         }
         grid = TileGrid(sizeE7: tileSizeE7)

@@ -25,13 +25,19 @@ struct ImportCollector {
     let interval: Int
     let progress: (ImportProgress) throws -> Void
     private(set) var places: [ParsedPlace] = []
-    private var indexByID: [String: Int] = [:]
+    /// Position in ``places`` of each id.
+    private(set) var indexByID: [String: Int] = [:]
     private(set) var rowsRead = 0
     private(set) var skipped = 0
     private(set) var issues: [IndexError] = []
 
-    init(path: String, options: ImportOptions, progress: @escaping (ImportProgress) throws -> Void) {
+    init(
+        path: String, options: ImportOptions, expectedCount: Int = 0,
+        progress: @escaping (ImportProgress) throws -> Void
+    ) {
         self.path = path
+        places.reserveCapacity(expectedCount)
+        indexByID.reserveCapacity(expectedCount)
         self.isLenient = options.isLenient
         self.interval = max(1, options.progressInterval)
         self.progress = progress

@@ -11,12 +11,17 @@ struct IndexWriter {
     let grid: TileGrid
     let interval: Int
 
+    /// - Parameters:
+    ///   - places: Places with unique ids.
+    ///   - indexByID: The position of each id in `places`.
     func write(
-        _ places: [ParsedPlace], rowsRead: Int, skipped: Int, progress: (ImportProgress) throws -> Void
+        _ places: [ParsedPlace], indexByID: [String: Int], rowsRead: Int, skipped: Int,
+        progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            let result = try writeInTransaction(places, rowsRead: rowsRead, skipped: skipped, progress: progress)
+            let result = try writeInTransaction(
+                places, importedIDs: indexByID, rowsRead: rowsRead, skipped: skipped, progress: progress)
             try connection.execute("COMMIT")
             // Move the new pages into the main file now, so readers map them instead of
             // searching the WAL (a no-op for pages readers still need).
@@ -31,16 +36,14 @@ struct IndexWriter {
     }
 
     private func writeInTransaction(
-        _ places: [ParsedPlace], rowsRead: Int, skipped: Int, progress: (ImportProgress) throws -> Void
+        _ places: [ParsedPlace], importedIDs: [String: Int], rowsRead: Int, skipped: Int,
+        progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         let kindCodes = try assignKindCodes(places)
         var records: [PlaceRecord] = []
         records.reserveCapacity(places.count)
-        var importedIDs: [String: Int] = [:]
-        importedIDs.reserveCapacity(places.count)
         var nameBytesAdded: Int64 = 0
         for place in places {
-            importedIDs[place.id] = records.count
             nameBytesAdded += Int64(place.name.utf8.count)
             records.append(
                 PlaceRecord(
@@ -69,28 +72,37 @@ struct IndexWriter {
             }
         }
 
-        // Group the new records by tile: sort indices by (key, latitude, longitude, id).
-        var order = Array(records.indices)
-        order.sort { a, b in
-            if keys[a] != keys[b] { return keys[a] < keys[b] }
-            return Self.precedes(records[a], records[b])
+        // Group the new records by tile: sort (key, position) packed into one integer, then
+        // order each tile's records by (latitude, longitude, id).
+        var packed = [UInt64](unsafeUninitializedCapacity: records.count) { buffer, initialized in
+            for position in records.indices {
+                buffer[position] = UInt64(keys[position]) << 32 | UInt64(position)
+            }
+            initialized = records.count
         }
-        var newByKey: [Int64: ArraySlice<Int>] = [:]
+        packed.sort()
+        var newByKey: [Int64: [PlaceRecord]] = [:]
+        newByKey.reserveCapacity(affected.count)
         var start = 0
-        while start < order.count {
+        while start < packed.count {
+            let key = Int64(packed[start] >> 32)
             var end = start + 1
-            while end < order.count && keys[order[end]] == keys[order[start]] { end += 1 }
-            newByKey[keys[order[start]]] = order[start..<end]
+            while end < packed.count && packed[end] >> 32 == packed[start] >> 32 { end += 1 }
+            var tile = packed[start..<end].map { records[Int($0 & 0xFFFF_FFFF)] }
+            tile.sort(by: Self.precedes)
+            newByKey[key] = tile
             start = end
         }
+        packed = []
         keys = []
+        records = []
 
         let sortedKeys = affected.sorted()
         let insert = try connection.cached("INSERT INTO placeTile(key, count, data) VALUES (?1, ?2, ?3)")
         let select = try connection.cached("SELECT data FROM placeTile WHERE key BETWEEN ?1 AND ?2")
         let delete = try connection.cached("DELETE FROM placeTile WHERE key BETWEEN ?1 AND ?2")
         for (number, key) in sortedKeys.enumerated() {
-            var merged: [PlaceRecord] = newByKey[key].map { $0.map { records[$0] } } ?? []
+            var merged: [PlaceRecord] = newByKey.removeValue(forKey: key) ?? []
             if existingCount > 0 {
                 let (first, last) = grid.rowRange(firstKey: key, lastKey: key)
                 try select.bind(first, at: 1)
@@ -139,7 +151,7 @@ struct IndexWriter {
                         tilesTotal: sortedKeys.count))
             }
         }
-        let inserted = records.count - updated
+        let inserted = places.count - updated
         let count = existingCount + Int64(inserted)
         nameBytes += nameBytesAdded
         let setMetadata = try connection.cached("UPDATE metadata SET value = ?2 WHERE key = ?1")

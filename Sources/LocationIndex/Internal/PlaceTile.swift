@@ -34,7 +34,8 @@ struct TileGrid: Sendable, Hashable {
     let cellsPerBand: Int64
 
     init(sizeE7: Int64) {
-        precondition(sizeE7 >= 1_000 && sizeE7 <= 1_800_000_000)
+        // ≥ 0.005° keeps every tile key below 2^31 (the import packs key and position in 64 bits).
+        precondition(sizeE7 >= 50_000 && sizeE7 <= 450_000_000)
         size = sizeE7
         bandCount = (1_800_000_000 + sizeE7 - 1) / sizeE7
         cellsPerBand = (3_600_000_000 + sizeE7 - 1) / sizeE7
@@ -188,6 +189,17 @@ struct PlaceTileView {
         return String(decoding: slice, as: UTF8.self)
     }
     @inline(__always) func id(_ index: Int) -> String { text(2 * index) }
+    /// The UTF-8 bytes of the id and the name of place `index`, valid while `bytes` is.
+    @inline(__always) func textBytes(_ index: Int) -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer) {
+        let limit = bytes.count - textBase
+        let idStart = min(index == 0 ? 0 : textEnd(2 * index - 1), limit)
+        let idEnd = min(max(idStart, textEnd(2 * index)), limit)
+        let nameEnd = min(max(idEnd, textEnd(2 * index + 1)), limit)
+        return (
+            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idStart)..<(textBase + idEnd)]),
+            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idEnd)..<(textBase + nameEnd)])
+        )
+    }
     @inline(__always) func name(_ index: Int) -> String { text(2 * index + 1) }
 
     /// First index whose latitude is ≥ `latitudeE7` (entries are sorted by latitude).
