@@ -43,7 +43,7 @@ extension NearbyIndex {
                     tileRowCount: Int(try connection.integer("SELECT count(*) FROM placeTile")),
                     kindCount: Int(try connection.integer("SELECT count(*) FROM placeKind")),
                     nameBytes: Int(try IndexSchema.metadataInteger(connection, "nameBytes")),
-                    fileBytes: Self.fileSize(path) + Self.fileSize(path + "-wal"),
+                    fileBytes: try Self.fileSize(path) + Self.fileSize(path + "-wal"),
                     tileSize: Double(grid.size) / 1e7,
                     schemaVersion: Int(try connection.integer("PRAGMA user_version")),
                     pageSize: Int(try connection.integer("PRAGMA page_size")))
@@ -74,9 +74,14 @@ extension NearbyIndex {
         }
     }
 
-    private static func fileSize(_ path: String) -> Int {
+    private static func fileSize(_ path: String) throws(IndexError) -> Int {
         // A missing -wal file (after a clean close) simply counts as 0 bytes.
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return 0 }
-        return (attributes[.size] as? Int) ?? Int((attributes[.size] as? UInt64) ?? 0)
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return (attributes[.size] as? Int) ?? Int((attributes[.size] as? UInt64) ?? 0)
+        } catch {
+            throw IndexError(.io, "cannot read the file size: \(error)", path: path)
+        }
     }
 }
