@@ -6,7 +6,7 @@ struct LocSim: AsyncParsableCommand {
         commandName: "locsim",
         abstract: "Simulate and capture location, and run the game's map-screen logic headless.",
         version: "0.1.0",
-        subcommands: [Track.self]
+        subcommands: [Track.self, Index.self]
     )
 }
 
