@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "MapFeature", targets: ["MapFeature"]),
+        .library(name: "LocationIndex", targets: ["LocationIndex"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,12 +38,16 @@ let package = Package(
         .target(
             name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
+        // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD",
+                "LocationCore", "GPXFormat", "LocationIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -82,6 +87,11 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
+        .testTarget(
+            name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
@@ -105,4 +115,10 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
     ]
+// Benchmarks are built only on request (LOCSIM_BENCHMARKS=1), so CI never compiles them.
+if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
+            path: "Benchmarks/IndexBenchmark", swiftSettings: strict))
 }

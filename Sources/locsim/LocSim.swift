@@ -24,6 +24,7 @@ struct LocSim: AsyncParsableCommand {
             GPSD.self,
             NMEACommand.self,
         ]
+        subcommands: [Track.self, Index.self]
     )
 
     static func main() async {
