@@ -30,7 +30,6 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
         .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
         .target(
@@ -46,8 +45,8 @@ let package = Package(
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD",
-                "LocationCore", "GPXFormat", "LocationIndex",
+                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
+                "MapFeature",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -82,16 +81,13 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
-        .testTarget(
             name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
         .testTarget(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
+            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
@@ -114,11 +110,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
         .executableTarget(
             name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
-    ]
-// Benchmarks are built only on request (LOCSIM_BENCHMARKS=1), so CI never compiles them.
-if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
-    package.targets.append(
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
-            path: "Benchmarks/IndexBenchmark", swiftSettings: strict))
+            path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
+    ]
 }

@@ -21,10 +21,10 @@ struct LocSim: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Track.self,
+            Index.self,
             GPSD.self,
             NMEACommand.self,
         ]
-        subcommands: [Track.self, Index.self]
     )
 
     static func main() async {
