@@ -22,6 +22,7 @@ struct LocSim: AsyncParsableCommand {
         subcommands: [
             Track.self,
             Index.self,
+            Replay.self,
             GPSD.self,
             NMEACommand.self,
         ]
