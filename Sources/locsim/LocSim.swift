@@ -23,6 +23,7 @@ struct LocSim: AsyncParsableCommand {
             Track.self,
             Index.self,
             Replay.self,
+            Simulate.self,
             GPSD.self,
             NMEACommand.self,
         ]

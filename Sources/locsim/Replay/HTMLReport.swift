@@ -14,6 +14,16 @@ struct HTMLReport {
         ("first", "#1f77b4"), ("moved", "#2ca02c"), ("elapsed", "#ff7f0e"), ("retry", "#d62728"),
     ]
 
+    /// Writes the report atomically (a temporary file renamed into place).
+    func write(to path: String) throws {
+        do {
+            try render().write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw CommandFailure("cannot write the report to \(path): \(error.localizedDescription)")
+        }
+        Terminal.err("report written to \(path)")
+    }
+
     func render() -> String {
         let trace = recorder.trace
         var html = """

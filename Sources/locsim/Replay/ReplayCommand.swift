@@ -64,93 +64,37 @@ struct Replay: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let configuration = try map.throttleConfiguration()
-        let repository = try source.repository()
-        let write: (String) -> Void
         let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2))
-        write = { line in progress.printAbove(line) }
-        let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach, write: write)
+        let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
+        let pipeline = MapPipeline(
+            repository: try source.repository(), configuration: try map.throttleConfiguration(), recorder: recorder,
+            progress: progress)
 
         if let gpsd {
             let (host, port) = try parseHostPort(gpsd)
-            let provider = try GPSDProvider(host: host, port: port, configuration: .resilient)
-            progress.total = nil
-            let model = MapViewModel(repository: repository, configuration: configuration, clock: ContinuousClock(),
-                                     onEvent: { event in
-                                         recorder.record(event)
-                                         progress.update(recorder: recorder, latest: event.time)
-                                     })
-            _ = try await runUntilInterrupted { await model.run(provider) }
-            model.stop()
-            progress.clear()
-            recorder.finish()
-            try writeReport(recorder, title: "gpsd \(host):\(port)")
-            if case .failed(let error) = model.providerState { throw CommandFailure("live source failed: \(error)") }
+            try await pipeline.runRealTime(try GPSDProvider(host: host, port: port, configuration: .resilient))
+            try writeReport(recorder, title: "gpsd at \(host):\(port)")
             return
         }
-
         guard let track else { return }
         let path = try ReplayPath(document: GPXDocument(contentsOfFile: track))
+        let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
+        let replay = try GPXReplay(
+            path: path, configuration: timing.replayConfiguration(pacing: pacing), clock: ContinuousClock(), now: { Date() })
         if timing.fast {
-            let replay = try GPXReplay(
-                path: path, configuration: timing.replayConfiguration(pacing: .virtual), clock: ContinuousClock(),
-                now: { Date() })
-            try await runVirtual(replay, repository: repository, configuration: configuration, recorder: recorder)
+            try await pipeline.runVirtual(replay)
         } else {
-            let replay = try GPXReplay(
-                path: path, configuration: timing.replayConfiguration(pacing: .timed(speedFactor: timing.speed ?? 1)),
-                clock: ContinuousClock(), now: { Date() })
             progress.total = replay.analysis.duration
             progress.speed = timing.speed ?? 1
-            let model = MapViewModel(repository: repository, configuration: configuration, clock: ContinuousClock(),
-                                     onEvent: { event in
-                                         recorder.record(event)
-                                         progress.update(recorder: recorder, latest: event.time)
-                                     })
-            _ = try await runUntilInterrupted { await model.run(replay) }
-            model.stop()
-            progress.clear()
-            recorder.finish()
-            if case .failed(let error) = model.providerState { throw CommandFailure("replay failed: \(error)") }
+            try await pipeline.runRealTime(replay)
         }
         try writeReport(recorder, title: track)
-    }
-
-    /// Virtual time: each fix is handed to the model as soon as the previous one is dealt with;
-    /// fetches answer at the fix's own time (zero latency), so the log depends only on the inputs.
-    @MainActor
-    private func runVirtual(
-        _ replay: some LocationProvider, repository: any LocationRepository, configuration: FetchThrottle.Configuration,
-        recorder: ReplayRecorder
-    ) async throws {
-        let model = MapViewModel(repository: repository, configuration: configuration, clock: ContinuousClock(),
-                                 onEvent: { recorder.record($0) })
-        for try await fix in replay {
-            var request = model.receive(fix)
-            while let current = request {
-                let result: Result<[Place], AppError>
-                do {
-                    result = .success(try await repository.fetchNearby(center: current.center, radius: current.radius))
-                } catch {
-                    result = .failure(AppError.from(error))
-                }
-                request = model.complete(current, with: result, at: current.time)
-            }
-        }
-        model.stop()
-        recorder.finish()
     }
 
     @MainActor
     private func writeReport(_ recorder: ReplayRecorder, title: String) throws {
         guard let report else { return }
-        let html = HTMLReport(title: title, recorder: recorder).render()
-        do {
-            try html.write(toFile: report, atomically: true, encoding: .utf8)
-        } catch {
-            throw CommandFailure("cannot write the report to \(report): \(error.localizedDescription)")
-        }
-        Terminal.err("report written to \(report)")
+        try HTMLReport(title: title, recorder: recorder).write(to: report)
     }
 }
 
