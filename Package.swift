@@ -81,7 +81,11 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
-            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
+            name: "MapFeatureTests",
+            dependencies: [
+                "MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "LocationIndex",
+                "LocationSimulation", "GPXFormat",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
@@ -108,7 +112,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
