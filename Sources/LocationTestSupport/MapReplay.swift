@@ -65,25 +65,24 @@ public struct MapReplay {
     /// Replays `fixes`, in the order given.
     public func run(fixes: some Sequence<Fix>) async -> ReplayLog {
         var iterator = fixes.makeIterator()
-        do {
-            return try await replay { iterator.next() }
-        } catch {
-            // The closure above cannot throw.
-            preconditionFailure("unreachable: \(error)")
-        }
+        return await replay { () async throws(Never) -> Fix? in iterator.next() }.log
     }
 
     /// Replays every fix `provider` delivers until it ends.
     ///
-    /// - Throws: Whatever the provider throws. The log up to that point is in the error's
-    ///   ``ReplayError/log``.
+    /// - Throws: Whatever the provider throws, as a ``ReplayError`` whose ``ReplayError/log``
+    ///   holds everything up to that point.
     public func run(_ provider: some LocationProvider) async throws(ReplayError) -> ReplayLog {
         var iterator = provider.makeAsyncIterator()
-        return try await replay { try await iterator.next(isolation: MainActor.shared) }
+        let (log, failure) = await replay { () async throws(any Error) -> Fix? in
+            try await iterator.next(isolation: MainActor.shared)
+        }
+        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        return log
     }
 
-    private func replay(next: () async throws -> Fix?) async throws(ReplayError) -> ReplayLog {
-        var log = ReplayLog()
+    /// The discrete-event loop: returns the log, and the error `next` threw, if it did.
+    private func replay<Failure: Error>(next: () async throws(Failure) -> Fix?) async -> (log: ReplayLog, failure: Failure?) {
         let recorder = EventRecorder()
         let model = MapViewModel(repository: repository, configuration: configuration, clock: VirtualClock(),
                                  onEvent: { recorder.events.append($0) })
@@ -100,31 +99,31 @@ public struct MapReplay {
         }
 
         func deliverAnswers(upTo limit: Date?) async {
-            while let index = Self.earliest(in: scheduled), limit.map({ VirtualTime.microseconds(scheduled[index].time) <= VirtualTime.microseconds($0) }) ?? true {
+            while let index = Self.earliest(in: scheduled),
+                  limit.map({ VirtualTime.microseconds(scheduled[index].time) <= VirtualTime.microseconds($0) }) ?? true {
                 let answer = scheduled.remove(at: index)
                 await schedule(model.complete(answer.request, with: answer.result, at: answer.time))
             }
         }
 
-        var lastTime: Date?
+        func log() -> ReplayLog {
+            ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
+        }
+
         do {
             while let fix = try await next() {
                 if epoch == nil { epoch = fix.time }
                 await deliverAnswers(upTo: fix.time)
                 await schedule(model.receive(fix))
-                lastTime = fix.time
             }
         } catch {
-            log = ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
-            throw ReplayError(underlying: "\(error)", log: log)
+            return (log(), error)
         }
         switch ending {
         case .drain: await deliverAnswers(upTo: nil)
-        case .stop:
-            _ = lastTime
-            model.stop()
+        case .stop: model.stop()
         }
-        return ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
+        return (log(), nil)
     }
 
     private func perform(_ request: FetchRequest, epoch: Date) async -> (Result<[Place], AppError>, Duration) {
@@ -190,7 +189,7 @@ extension MapReplay {
             throw ReplayError(underlying: "\(error)", log: ReplayLog())
         }
         var pointIndex = 0
-        return try await replay {
+        let (log, failure) = await replay { () async throws(any Error) -> Fix? in
             while let event = try reader.next() {
                 guard case .point(let point, .trackPoint) = event else { continue }
                 defer { pointIndex += 1 }
@@ -201,6 +200,8 @@ extension MapReplay {
             }
             return nil
         }
+        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        return log
     }
 }
 
