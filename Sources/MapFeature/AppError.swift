@@ -112,13 +112,14 @@ public struct AppError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Maps any error onto an ``AppError``, keeping its description as the message.
     ///
-    /// An ``AppError`` is returned unchanged and a `DecodingError` becomes ``Code/decodingFailed``
-    /// with its coding path. Anything else becomes ``Code/invalidResponse`` (the seed's fallback)
-    /// with the error's type and description, so nothing is lost from logs.
-    /// Transport errors are mapped where they are caught (``HTTPLocationRepository``), which knows
-    /// the endpoint.
+    /// An ``AppError`` is returned unchanged, a `URLError` becomes ``Code/networkUnavailable``
+    /// (as in the seed) with its code, and a `DecodingError` becomes ``Code/decodingFailed`` with
+    /// its coding path. Anything else becomes ``Code/invalidResponse`` (the seed's fallback) with
+    /// the error's type and description, so nothing is lost from logs.
+    /// ``HTTPLocationRepository`` maps its own transport errors with the endpoint added.
     public static func from(_ error: any Error) -> AppError {
         if let error = error as? AppError { return error }
+        if let mapped = HTTPLocationRepository.urlErrorMapping(error) { return mapped }
         if let error = error as? DecodingError { return .decodingFailed(DecodingErrorDescription.describe(error)) }
         return .invalidResponse("\(type(of: error)): \(error)")
     }

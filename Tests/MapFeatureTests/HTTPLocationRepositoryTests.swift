@@ -156,6 +156,13 @@ import Testing
         }
     }
 
+    @Test("AppError.from maps a URLError from elsewhere to networkUnavailable, as the seed did")
+    func urlErrorMapping() {
+        let error = AppError.from(URLError(.notConnectedToInternet))
+        #expect(error.code == .networkUnavailable)
+        #expect(error.message.contains("\(URLError.Code.notConnectedToInternet.rawValue)"))
+    }
+
     @Test("The request: path appended to the base, query, headers, timeout")
     func request() throws {
         let repository = HTTPLocationRepository(baseURL: URL(string: "https://api.example.com/v1/")!, token: "t",

@@ -142,6 +142,12 @@ public struct HTTPLocationRepository: LocationRepository {
         }
     }
 
+    /// A `URLError` as ``AppError/Code/networkUnavailable``, or `nil` for any other error.
+    static func urlErrorMapping(_ error: any Error) -> AppError? {
+        guard let error = error as? URLError else { return nil }
+        return .networkUnavailable("URLError \(error.code.rawValue): \(error.localizedDescription)")
+    }
+
     static func transportError(_ error: any Error, endpoint: String, timeout: Duration) -> AppError {
         if let error = error as? URLError {
             if error.code == .timedOut {
