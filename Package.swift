@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,12 +31,14 @@ let package = Package(
         .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(
             name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
+        .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat",
+                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -63,6 +66,12 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
+            name: "LocationGPSDTests",
+            dependencies: [
+                "LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "GPXFormat", "NMEAFormat",
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
     ],
@@ -80,5 +89,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "ReplayBenchmark",
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
+            path: "Benchmarks/GPSDLatency", swiftSettings: strict),
     ]
 }

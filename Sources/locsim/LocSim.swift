@@ -21,6 +21,8 @@ struct LocSim: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Track.self,
+            GPSD.self,
+            NMEACommand.self,
         ]
     )
 
