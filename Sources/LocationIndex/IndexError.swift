@@ -1,0 +1,118 @@
+/// Everything that can go wrong in `LocationIndex`, with where it went wrong.
+///
+/// One error type for the module: a ``Code`` says what kind of problem it is (match it with
+/// `catch IndexError.Code.busy` or `error.code == .malformedRow`), and the context says where:
+/// the database or input file, the line and column of a bad row, the parameter of a bad
+/// argument, and the SQLite result code when SQLite reported it.
+public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem. Extensible: new codes may be added in later versions.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case invalidArgument = "invalid argument"
+            case malformedRow = "malformed row"
+            case missingColumn = "missing column"
+            case duplicateID = "duplicate id"
+            case unreadableInput = "unreadable input"
+            case notAnIndex = "not a locsim index"
+            case unsupportedVersion = "unsupported index version"
+            case corrupt = "corrupt database"
+            case readOnly = "read-only database"
+            case busy = "database locked"
+            case cannotOpen = "cannot open database"
+            case io = "I/O error"
+            case cancelled = "cancelled"
+            case sqlite = "SQLite error"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// A query argument is out of range: a radius outside 1 m … half the circumference, a
+        /// non-finite radius, a limit ≤ 0, or a latitude/longitude out of range. `parameter`
+        /// names it.
+        public static let invalidArgument = Code(.invalidArgument)
+        /// An input row could not be read: a bad number, a coordinate out of range, a wrong
+        /// field count. `path`, `line` and `column` say where.
+        public static let malformedRow = Code(.malformedRow)
+        /// A required CSV column (id, name, lat, lon) is absent from the header.
+        public static let missingColumn = Code(.missingColumn)
+        /// The same id appears twice in one import (strict mode).
+        public static let duplicateID = Code(.duplicateID)
+        /// The input file cannot be read or is not in the expected format at all.
+        public static let unreadableInput = Code(.unreadableInput)
+        /// The file is not a locsim index: another SQLite database, or not SQLite at all.
+        public static let notAnIndex = Code(.notAnIndex)
+        /// The index was written by a newer locsim (its schema version is unknown).
+        public static let unsupportedVersion = Code(.unsupportedVersion)
+        /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` after open).
+        public static let corrupt = Code(.corrupt)
+        /// The database cannot be written: opened read-only or on a read-only file
+        /// (`SQLITE_READONLY`).
+        public static let readOnly = Code(.readOnly)
+        /// Another connection or process holds the write lock past the busy timeout
+        /// (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+        public static let busy = Code(.busy)
+        /// The database file cannot be opened or created (`SQLITE_CANTOPEN`).
+        public static let cannotOpen = Code(.cannotOpen)
+        /// The operating system failed to read or write (`SQLITE_IOERR`, `SQLITE_FULL`).
+        public static let io = Code(.io)
+        /// The operation was cancelled; nothing was written.
+        public static let cancelled = Code(.cancelled)
+        /// Any other SQLite failure; `sqliteCode` and `message` carry the details.
+        public static let sqlite = Code(.sqlite)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// What kind of problem.
+    public let code: Code
+    /// Human-readable detail, including what to do about it where that is known.
+    public let message: String
+    /// The database or input file involved, if any.
+    public var path: String?
+    /// 1-based line of the input file where the offending record starts, if any.
+    public var line: Int?
+    /// The input column (CSV header name or GeoJSON member) involved, if any.
+    public var column: String?
+    /// The API parameter involved (`radius`, `limit`, `latitude`...), if any.
+    public var parameter: String?
+    /// The SQLite (extended) result code, when SQLite reported the problem.
+    public var sqliteCode: Int32?
+
+    /// Creates an error; the context fields are optional.
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: String? = nil,
+        parameter: String? = nil, sqliteCode: Int32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.parameter = parameter
+        self.sqliteCode = sqliteCode
+    }
+
+    /// `path:line: column "lat": malformed row: ...`, the location first so editors can jump to it.
+    public var description: String {
+        var location = ""
+        if let path {
+            location = path
+            if let line { location += ":\(line)" }
+            location += ": "
+        } else if let line {
+            location = "line \(line): "
+        }
+        if let column { location += "column \"\(column)\": " }
+        if let parameter { location += "parameter \(parameter): " }
+        var text = "\(location)\(code): \(message)"
+        if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        return text
+    }
+}
+
+extension IndexError.Code {
+    /// Lets `catch IndexError.Code.busy` match a thrown ``IndexError``.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? IndexError)?.code == code
+    }
+}

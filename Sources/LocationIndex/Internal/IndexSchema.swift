@@ -1,0 +1,136 @@
+/// The on-disk schema: what marks a file as a locsim index, and the migrations that build it.
+///
+/// - `PRAGMA application_id` is ``applicationID`` ("LSIX"), so `file(1)` and we can tell a
+///   locsim index from any other SQLite database.
+/// - `PRAGMA user_version` counts the migrations applied; ``migrations`` is append-only.
+/// - Table `metadata` repeats the format name and holds the tile size and counters.
+enum IndexSchema {
+    /// "LSIX" in ASCII.
+    static let applicationID: Int64 = 0x4C53_4958
+    static let formatName = "locsim-index"
+    /// 64 KiB pages: a whole tile row fits in one page, so reads need no overflow chain.
+    static let pageSize = 65_536
+
+    /// Ordered, named schema steps; step `i` brings `user_version` from `i` to `i + 1`.
+    static let migrations: [(name: String, sql: String)] = [
+        (
+            "v1: metadata, kinds, tiles",
+            """
+            CREATE TABLE metadata(key TEXT PRIMARY KEY NOT NULL, value ANY) WITHOUT ROWID;
+            CREATE TABLE placeKind(code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+            INSERT INTO placeKind(code, name) VALUES (0, '');
+            CREATE TABLE placeTile(key INTEGER PRIMARY KEY, count INTEGER NOT NULL, data BLOB NOT NULL);
+            """
+        )
+    ]
+
+    static var latestVersion: Int64 { Int64(migrations.count) }
+
+    /// What the file at the other end of `connection` is.
+    enum State {
+        case empty
+        case index(version: Int64)
+    }
+
+    /// Classifies the database, throwing ``IndexError/Code/notAnIndex`` for foreign files and
+    /// ``IndexError/Code/unsupportedVersion`` for newer ones.
+    static func inspect(_ connection: SQLiteConnection) throws(IndexError) -> State {
+        let applicationID: Int64
+        do {
+            applicationID = try connection.integer("PRAGMA application_id")
+        } catch where error.code == .notAnIndex || error.code == .corrupt {
+            throw IndexError(
+                .notAnIndex,
+                "\(connection.path) is not an SQLite database; pass the path of a locsim index or a new file",
+                path: connection.path, sqliteCode: error.sqliteCode)
+        }
+        if applicationID == 0 {
+            let objects = try connection.integer("SELECT count(*) FROM sqlite_schema")
+            if objects == 0 { return .empty }
+        }
+        guard applicationID == Self.applicationID else {
+            throw IndexError(
+                .notAnIndex,
+                "\(connection.path) is an SQLite database but not a locsim index (application_id \(applicationID)); "
+                    + "pass a new path or a file made by `locsim index import`",
+                path: connection.path)
+        }
+        let version = try connection.integer("PRAGMA user_version")
+        guard version <= latestVersion else {
+            throw IndexError(
+                .unsupportedVersion,
+                "schema version \(version) was written by a newer locsim (this one knows up to \(latestVersion)); upgrade locsim",
+                path: connection.path)
+        }
+        let format = try connection.withStatement("SELECT value FROM metadata WHERE key = 'format'") {
+            statement throws(IndexError) in try statement.step() ? statement.text(0) : nil
+        }
+        guard format == formatName else {
+            throw IndexError(
+                .notAnIndex, "the metadata table does not name the locsim index format; rebuild the index",
+                path: connection.path)
+        }
+        return .index(version: version)
+    }
+
+    /// Creates the schema in an empty database, or migrates an older one, in one transaction.
+    static func prepare(_ connection: SQLiteConnection, tileSizeE7: Int64) throws(IndexError) {
+        var state = try inspect(connection)
+        if case .empty = state {
+            // Page size can only change before the first table exists and outside WAL.
+            try connection.execute("PRAGMA page_size = \(pageSize)")
+        }
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(IndexError) {
+            state = try inspect(connection)  // another process may have created it meanwhile
+            var version: Int64 = 0
+            if case .index(let existing) = state { version = existing }
+            if version < latestVersion {
+                for step in migrations[Int(version)...] { try connection.execute(step.sql) }
+                if version == 0 {
+                    try connection.execute("PRAGMA application_id = \(applicationID)")
+                    try connection.withStatement(
+                        """
+                        INSERT INTO metadata(key, value) VALUES ('format', '\(formatName)'), ('tileSizeE7', ?1),
+                          ('placeCount', 0), ('nameBytes', 0)
+                        """
+                    ) { statement throws(IndexError) in
+                        try statement.bind(tileSizeE7, at: 1)
+                        try statement.run()
+                    }
+                }
+                try connection.execute("PRAGMA user_version = \(latestVersion)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            throw rollback(connection, after: error)
+        }
+    }
+
+    /// Rolls back the open transaction, if any, after `error`; returns the error to throw, which
+    /// also reports a failed rollback rather than hiding it.
+    static func rollback(_ connection: SQLiteConnection, after error: IndexError) -> IndexError {
+        guard connection.isInTransaction else { return error }
+        do {
+            try connection.execute("ROLLBACK")
+            return error
+        } catch let rollbackError {
+            var combined = error
+            combined = IndexError(
+                error.code, "\(error.message); the rollback also failed: \(rollbackError.message)", path: error.path,
+                line: error.line, column: error.column, parameter: error.parameter, sqliteCode: error.sqliteCode)
+            return combined
+        }
+    }
+
+    static func metadataInteger(_ connection: SQLiteConnection, _ key: String) throws(IndexError) -> Int64 {
+        try connection.withStatement("SELECT value FROM metadata WHERE key = ?1") { statement throws(IndexError) in
+            try statement.bind(key, at: 1)
+            guard try statement.step() else {
+                throw IndexError(.corrupt, "metadata key \(key) is missing; rebuild the index", path: connection.path)
+            }
+            return statement.int64(0)
+        }
+    }
+}

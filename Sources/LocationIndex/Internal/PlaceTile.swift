@@ -1,0 +1,214 @@
+/// A place as stored: coordinates in integer units of 1e-7° (about 1.1 cm), the kind as a code
+/// into the `placeKind` table, the level with `Int32.min` for "none".
+struct PlaceRecord: Sendable {
+    var id: String
+    var name: String
+    var latitudeE7: Int32
+    var longitudeE7: Int32
+    var kindCode: UInt16
+    var level: Int32
+
+    static let noLevel = Int32.min
+
+    /// Degrees → 1e-7° units, rounded to nearest; longitude 180 wraps to −180.
+    static func latitudeE7(_ degrees: Double) -> Int32 { Int32((degrees * 1e7).rounded()) }
+    static func longitudeE7(_ degrees: Double) -> Int32 {
+        var value = Int64((degrees * 1e7).rounded())
+        if value >= 1_800_000_000 { value -= 3_600_000_000 }
+        return Int32(value)
+    }
+    /// 1e-7° units → degrees; the same Double a decimal with up to seven places parses to.
+    @inline(__always) static func degrees(_ e7: Int32) -> Double { Double(e7) / 1e7 }
+}
+
+/// The grid that assigns places to tiles: latitude bands `size` high, cut into cells `size`
+/// wide, all in 1e-7° integer units so assignment has no rounding at cell edges.
+///
+/// A tile's key is `band * cellsPerBand + cell`, so one band's cells are consecutive keys and a
+/// longitude range in one band is one key range. Rows of `placeTile` are keyed
+/// `key << 16 | part`: a tile with more places than fit in one row is split into parts.
+struct TileGrid: Sendable, Hashable {
+    /// Tile edge in 1e-7° units.
+    let size: Int64
+    let bandCount: Int64
+    let cellsPerBand: Int64
+
+    init(sizeE7: Int64) {
+        // ≥ 0.005° keeps every tile key below 2^31 (the import packs key and position in 64 bits).
+        precondition(sizeE7 >= 50_000 && sizeE7 <= 450_000_000)
+        size = sizeE7
+        bandCount = (1_800_000_000 + sizeE7 - 1) / sizeE7
+        cellsPerBand = (3_600_000_000 + sizeE7 - 1) / sizeE7
+    }
+
+    static let partBits: Int64 = 16
+
+    @inline(__always) func band(latitudeE7: Int64) -> Int64 {
+        min((latitudeE7 + 900_000_000) / size, bandCount - 1)
+    }
+    @inline(__always) func cell(longitudeE7: Int64) -> Int64 {
+        min((longitudeE7 + 1_800_000_000) / size, cellsPerBand - 1)
+    }
+    @inline(__always) func key(latitudeE7: Int32, longitudeE7: Int32) -> Int64 {
+        band(latitudeE7: Int64(latitudeE7)) * cellsPerBand + cell(longitudeE7: Int64(longitudeE7))
+    }
+    /// Row ids of all parts of the tiles `firstKey...lastKey`.
+    @inline(__always) func rowRange(firstKey: Int64, lastKey: Int64) -> (Int64, Int64) {
+        (firstKey << Self.partBits, (lastKey << Self.partBits) | ((1 << Self.partBits) - 1))
+    }
+}
+
+/// The byte layout of one `placeTile` row (little-endian, column-wise so the query loop reads
+/// only the two coordinate arrays until a place is a hit):
+///
+/// ```
+/// u32 count n
+/// i32 latitudeE7[n]     sorted ascending (then longitude, then id)
+/// i32 longitudeE7[n]
+/// u16 kindCode[n]
+/// i32 level[n]          Int32.min = none
+/// u16 textEnd[2n]       end offsets of id₀, name₀, id₁, name₁… within the text
+/// u8  text[]            UTF-8
+/// ```
+enum PlaceTileCodec {
+    /// Largest encoded part: stays inside one 64 KiB page, so SQLite hands out the bytes in
+    /// place with no overflow chain to copy.
+    static let maximumBytes = 65_000
+    static let fixedBytesPerPlace = 18
+
+    /// Encodes records (already sorted) into parts of at most ``maximumBytes`` each.
+    static func encodeParts(_ records: ArraySlice<PlaceRecord>) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        var start = records.startIndex
+        while start < records.endIndex {
+            var end = start
+            var bytes = 4
+            while end < records.endIndex {
+                let size = fixedBytesPerPlace + records[end].id.utf8.count + records[end].name.utf8.count
+                if end > start && bytes + size > maximumBytes { break }
+                bytes += size
+                end += 1
+            }
+            parts.append(encode(records[start..<end], totalBytes: bytes))
+            start = end
+        }
+        return parts
+    }
+
+    private static func encode(_ records: ArraySlice<PlaceRecord>, totalBytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(totalBytes)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        }
+        append(UInt32(records.count))
+        for record in records { append(record.latitudeE7) }
+        for record in records { append(record.longitudeE7) }
+        for record in records { append(record.kindCode) }
+        for record in records { append(record.level) }
+        var offset = 0
+        for record in records {
+            offset += record.id.utf8.count
+            append(UInt16(offset))
+            offset += record.name.utf8.count
+            append(UInt16(offset))
+        }
+        for record in records {
+            out.append(contentsOf: record.id.utf8)
+            out.append(contentsOf: record.name.utf8)
+        }
+        return out
+    }
+
+    /// Decodes every record of a part (import merging, statistics).
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(IndexError) -> [PlaceRecord] {
+        let view = try PlaceTileView(bytes, path: path)
+        var records: [PlaceRecord] = []
+        records.reserveCapacity(view.count)
+        for index in 0..<view.count {
+            records.append(
+                PlaceRecord(
+                    id: view.id(index), name: view.name(index), latitudeE7: view.latitudeE7(index),
+                    longitudeE7: view.longitudeE7(index), kindCode: view.kindCode(index), level: view.level(index)))
+        }
+        return records
+    }
+}
+
+/// Read access to one encoded part without copying it.
+struct PlaceTileView {
+    let bytes: UnsafeRawBufferPointer
+    let count: Int
+    private let longitudeBase: Int
+    private let kindBase: Int
+    private let levelBase: Int
+    private let textEndBase: Int
+    private let textBase: Int
+
+    @inline(__always)
+    init(_ bytes: UnsafeRawBufferPointer, path: String) throws(IndexError) {
+        guard bytes.count >= 4 else { throw Self.corrupt(path) }
+        let count = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        let textBase = 4 + count * PlaceTileCodec.fixedBytesPerPlace
+        guard textBase <= bytes.count else { throw Self.corrupt(path) }
+        self.bytes = bytes
+        self.count = count
+        longitudeBase = 4 + 4 * count
+        kindBase = 4 + 8 * count
+        levelBase = 4 + 10 * count
+        textEndBase = 4 + 14 * count
+        self.textBase = textBase
+        if count > 0 && textBase + Int(textEnd(2 * count - 1)) != bytes.count { throw Self.corrupt(path) }
+    }
+
+    private static func corrupt(_ path: String) -> IndexError {
+        IndexError(.corrupt, "a placeTile row is malformed; delete the file and rebuild it with `locsim index import`", path: path)
+    }
+
+    @inline(__always) func latitudeE7(_ index: Int) -> Int32 {
+        Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 + 4 * index, as: Int32.self))
+    }
+    @inline(__always) func longitudeE7(_ index: Int) -> Int32 {
+        Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: longitudeBase + 4 * index, as: Int32.self))
+    }
+    @inline(__always) func kindCode(_ index: Int) -> UInt16 {
+        UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: kindBase + 2 * index, as: UInt16.self))
+    }
+    @inline(__always) func level(_ index: Int) -> Int32 {
+        Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: levelBase + 4 * index, as: Int32.self))
+    }
+    @inline(__always) private func textEnd(_ slot: Int) -> Int {
+        Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: textEndBase + 2 * slot, as: UInt16.self)))
+    }
+    @inline(__always) private func text(_ slot: Int) -> String {
+        // Clamped, so a damaged row yields wrong text rather than reading outside the row.
+        let limit = bytes.count - textBase
+        let start = min(slot == 0 ? 0 : textEnd(slot - 1), limit)
+        let end = min(max(start, textEnd(slot)), limit)
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[(textBase + start)..<(textBase + end)])
+        return String(decoding: slice, as: UTF8.self)
+    }
+    @inline(__always) func id(_ index: Int) -> String { text(2 * index) }
+    /// The UTF-8 bytes of the id and the name of place `index`, valid while `bytes` is.
+    @inline(__always) func textBytes(_ index: Int) -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer) {
+        let limit = bytes.count - textBase
+        let idStart = min(index == 0 ? 0 : textEnd(2 * index - 1), limit)
+        let idEnd = min(max(idStart, textEnd(2 * index)), limit)
+        let nameEnd = min(max(idEnd, textEnd(2 * index + 1)), limit)
+        return (
+            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idStart)..<(textBase + idEnd)]),
+            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idEnd)..<(textBase + nameEnd)])
+        )
+    }
+    @inline(__always) func name(_ index: Int) -> String { text(2 * index + 1) }
+
+    /// First index whose latitude is ≥ `latitudeE7` (entries are sorted by latitude).
+    @inline(__always) func firstIndex(latitudeAtLeast latitudeE7: Int32) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self.latitudeE7(mid) < latitudeE7 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

@@ -1,0 +1,260 @@
+internal import CSQLite
+
+/// SQLite primary result codes the index reacts to, with Swift names.
+///
+/// `rawValue` is the C constant (`SQLITE_BUSY` is 5). Extended codes are reduced to their primary
+/// code (low 8 bits) before matching, so `SQLITE_BUSY_SNAPSHOT` matches ``busy``.
+struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    var rawValue: Int32
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `SQLITE_OK`
+    static let ok = Self(rawValue: SQLITE_OK)
+    /// `SQLITE_ROW`
+    static let row = Self(rawValue: SQLITE_ROW)
+    /// `SQLITE_DONE`
+    static let done = Self(rawValue: SQLITE_DONE)
+    /// `SQLITE_BUSY`
+    static let busy = Self(rawValue: SQLITE_BUSY)
+    /// `SQLITE_LOCKED`
+    static let locked = Self(rawValue: SQLITE_LOCKED)
+    /// `SQLITE_READONLY`
+    static let readOnly = Self(rawValue: SQLITE_READONLY)
+    /// `SQLITE_CORRUPT`
+    static let corrupt = Self(rawValue: SQLITE_CORRUPT)
+    /// `SQLITE_NOTADB`
+    static let notADatabase = Self(rawValue: SQLITE_NOTADB)
+    /// `SQLITE_CANTOPEN`
+    static let cannotOpen = Self(rawValue: SQLITE_CANTOPEN)
+    /// `SQLITE_IOERR`
+    static let ioError = Self(rawValue: SQLITE_IOERR)
+    /// `SQLITE_FULL`
+    static let full = Self(rawValue: SQLITE_FULL)
+    /// `SQLITE_PERM`
+    static let permission = Self(rawValue: SQLITE_PERM)
+    /// `SQLITE_INTERRUPT`
+    static let interrupt = Self(rawValue: SQLITE_INTERRUPT)
+
+    /// The primary code of an extended result code.
+    var primary: Self { Self(rawValue: rawValue & 0xFF) }
+
+    var description: String { String(cString: sqlite3_errstr(rawValue)) }
+
+    /// Lets `case .busy` match an extended result code.
+    static func ~= (pattern: Self, code: Self) -> Bool { pattern == code.primary }
+}
+
+/// The index error for a failed SQLite call: maps the result code to an ``IndexError/Code`` and
+/// says what to do about it.
+func indexError(_ result: Int32, message: String, path: String) -> IndexError {
+    let code = SQLiteResultCode(rawValue: result)
+    let indexCode: IndexError.Code
+    var advice = ""
+    switch code {
+    case .busy, .locked:
+        indexCode = .busy
+        advice = "; another process is writing to this index: retry when it has finished"
+    case .readOnly, .permission:
+        indexCode = .readOnly
+        advice = "; open the index read-write and check the file and its directory are writable"
+    case .corrupt:
+        indexCode = .corrupt
+        advice = "; delete the file and rebuild it with `locsim index import`"
+    case .notADatabase:
+        indexCode = .notAnIndex
+        advice = "; this file is not an SQLite database: pass the path of a locsim index"
+    case .cannotOpen:
+        indexCode = .cannotOpen
+        advice = "; check that the directory exists and is accessible"
+    case .ioError, .full:
+        indexCode = .io
+    case .interrupt:
+        indexCode = .cancelled
+    default:
+        indexCode = .sqlite
+    }
+    return IndexError(indexCode, message + advice, path: path, sqliteCode: result)
+}
+
+/// One SQLite connection, used by one thread at a time.
+///
+/// `@unchecked Sendable`: the connection is opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`)
+/// and is only ever used by whoever checked it out of ``NearbyIndex``'s pool under its lock, so it
+/// moves between threads but is never used by two at once.
+final class SQLiteConnection: @unchecked Sendable {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens (or creates, with `create`) the database at `path`.
+    ///
+    /// The corresponding C function is `sqlite3_open_v2`.
+    init(path: String, readOnly: Bool, create: Bool) throws(IndexError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var db: OpaquePointer?
+        let result = sqlite3_open_v2(path, &db, flags, nil)
+        guard result == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw indexError(result, message: "cannot open \(path): \(message)", path: path)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The error for a failed call on this connection, with SQLite's message.
+    func error(_ result: Int32, _ context: String) -> IndexError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        return indexError(result, message: "\(context): \(message)", path: path)
+    }
+
+    /// Runs one or more SQL statements that return no rows.
+    ///
+    /// The corresponding C function is `sqlite3_exec`.
+    func execute(_ sql: String) throws(IndexError) {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw error(result, "cannot run \"\(sql)\"") }
+    }
+
+    /// A statement prepared once and kept for the life of the connection.
+    ///
+    /// The caller must `reset()` it before handing the connection back.
+    func cached(_ sql: String) throws(IndexError) -> SQLiteStatement {
+        if let statement = cache[sql] { return statement }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Prepares `sql`, runs `body` with it and finalizes it however `body` exits.
+    func withStatement<T>(
+        _ sql: String, _ body: (SQLiteStatement) throws(IndexError) -> T
+    ) throws(IndexError) -> T {
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        defer { statement.finalize() }
+        return try body(statement)
+    }
+
+    /// The single integer a pragma or `SELECT` returns.
+    func integer(_ sql: String) throws(IndexError) -> Int64 {
+        try withStatement(sql) { statement throws(IndexError) in
+            guard try statement.step() else { throw error(SQLITE_ERROR, "\"\(sql)\" returned no row") }
+            return statement.int64(0)
+        }
+    }
+
+    /// Sets how long a write waits for another writer's lock before failing with ``IndexError/Code/busy``.
+    ///
+    /// The corresponding C function is `sqlite3_busy_timeout`.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Whether the connection is inside an explicit transaction.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+}
+
+/// A prepared statement. Finalized by ``finalize()`` or when released.
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    unowned let connection: SQLiteConnection
+
+    /// Compiles `sql`.
+    ///
+    /// The corresponding C function is `sqlite3_prepare_v3`.
+    init(connection: SQLiteConnection, sql: String) throws(IndexError) {
+        self.connection = connection
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else {
+            throw connection.error(result, "cannot prepare \"\(sql)\"")
+        }
+        handle = statement
+    }
+
+    deinit { finalize() }
+
+    /// Releases the compiled statement. The corresponding C function is `sqlite3_finalize`.
+    func finalize() {
+        if let handle { sqlite3_finalize(handle) }
+        handle = nil
+    }
+
+    private var statement: OpaquePointer {
+        guard let handle else { preconditionFailure("statement used after finalize") }
+        return handle
+    }
+
+    /// Runs the statement to its next row: `true` when a row is ready, `false` when done.
+    ///
+    /// The corresponding C function is `sqlite3_step`.
+    @inline(__always)
+    func step() throws(IndexError) -> Bool {
+        let result = sqlite3_step(statement)
+        if result == SQLITE_ROW { return true }
+        if result == SQLITE_DONE { return false }
+        let error = connection.error(result, "cannot run \"\(String(cString: sqlite3_sql(statement)))\"")
+        sqlite3_reset(statement)
+        throw error
+    }
+
+    /// Runs a statement that returns no rows to completion, then resets it.
+    func run() throws(IndexError) {
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// Makes the statement ready to run again and releases its read lock; bindings stay.
+    func reset() { sqlite3_reset(statement) }
+
+    /// Binds a 64-bit integer to the 1-based parameter `index`.
+    @inline(__always)
+    func bind(_ value: Int64, at index: Int32) throws(IndexError) {
+        let result = sqlite3_bind_int64(statement, index, value)
+        guard result == SQLITE_OK else { throw connection.error(result, "cannot bind parameter \(index)") }
+    }
+
+    /// Binds text (copied by SQLite).
+    func bind(_ value: String, at index: Int32) throws(IndexError) {
+        let result = sqlite3_bind_text(statement, index, value, -1, CSQLite_transient())
+        guard result == SQLITE_OK else { throw connection.error(result, "cannot bind parameter \(index)") }
+    }
+
+    /// Binds a blob (copied by SQLite).
+    func bind(_ value: [UInt8], at index: Int32) throws(IndexError) {
+        let result = value.withUnsafeBytes { bytes in
+            sqlite3_bind_blob64(statement, index, bytes.baseAddress, sqlite3_uint64(bytes.count), CSQLite_transient())
+        }
+        guard result == SQLITE_OK else { throw connection.error(result, "cannot bind parameter \(index)") }
+    }
+
+    /// The integer in result column `index` (0-based).
+    @inline(__always)
+    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+    /// The text in result column `index`, or nil for NULL.
+    func text(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Calls `body` with the bytes of the blob in column `index`; the bytes are valid only
+    /// inside `body` (SQLite owns them). Empty for NULL.
+    @inline(__always)
+    func withBlob<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws(IndexError) -> T) throws(IndexError) -> T {
+        let pointer = sqlite3_column_blob(statement, index)
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+}

@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Size and content figures of an index.
+public struct IndexStatistics: Sendable, Hashable {
+    /// Places stored.
+    public var placeCount: Int
+    /// Rows of the `placeTile` table (tiles, or parts of crowded tiles).
+    public var tileRowCount: Int
+    /// Distinct kinds (including the empty kind).
+    public var kindCount: Int
+    /// Bytes of UTF-8 in all place names.
+    public var nameBytes: Int
+    /// Size of the database file plus its WAL, in bytes.
+    public var fileBytes: Int
+    /// Tile edge in degrees.
+    public var tileSize: Double
+    /// Schema version (`PRAGMA user_version`).
+    public var schemaVersion: Int
+    /// SQLite page size in bytes.
+    public var pageSize: Int
+
+    /// File bytes per place, not counting the bytes of the names themselves; nil when empty.
+    public var bytesPerPlaceBeyondNames: Double? {
+        placeCount == 0 ? nil : Double(fileBytes - nameBytes) / Double(placeCount)
+    }
+}
+
+extension NearbyIndex {
+    /// Counts and sizes of the index, from one snapshot.
+    ///
+    /// - Throws: ``IndexError`` for SQLite failures.
+    public func statistics() throws(IndexError) -> IndexStatistics {
+        try withReader { reader throws(IndexError) in
+            let connection = reader.connection
+            try connection.execute("BEGIN")
+            do throws(IndexError) {
+                let statistics = IndexStatistics(
+                    placeCount: Int(try IndexSchema.metadataInteger(connection, "placeCount")),
+                    tileRowCount: Int(try connection.integer("SELECT count(*) FROM placeTile")),
+                    kindCount: Int(try connection.integer("SELECT count(*) FROM placeKind")),
+                    nameBytes: Int(try IndexSchema.metadataInteger(connection, "nameBytes")),
+                    fileBytes: try Self.fileSize(path) + Self.fileSize(path + "-wal"),
+                    tileSize: Double(grid.size) / 1e7,
+                    schemaVersion: Int(try connection.integer("PRAGMA user_version")),
+                    pageSize: Int(try connection.integer("PRAGMA page_size")))
+                try connection.execute("COMMIT")
+                return statistics
+            } catch {
+                throw IndexSchema.rollback(connection, after: error)
+            }
+        }
+    }
+
+    /// Checks every page and index of the file (`PRAGMA integrity_check`).
+    ///
+    /// - Throws: ``IndexError/Code/corrupt`` with SQLite's first findings when the file is damaged.
+    public func verifyIntegrity() throws(IndexError) {
+        try withReader { reader throws(IndexError) in
+            let findings = try reader.connection.withStatement("PRAGMA integrity_check") { statement throws(IndexError) in
+                var lines: [String] = []
+                while try statement.step() { lines.append(statement.text(0) ?? "") }
+                return lines
+            }
+            guard findings == ["ok"] else {
+                throw IndexError(
+                    .corrupt,
+                    "integrity check failed: \(findings.prefix(3).joined(separator: "; ")); rebuild the index with `locsim index import`",
+                    path: path)
+            }
+        }
+    }
+
+    private static func fileSize(_ path: String) throws(IndexError) -> Int {
+        // A missing -wal file (after a clean close) simply counts as 0 bytes.
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return (attributes[.size] as? Int) ?? Int((attributes[.size] as? UInt64) ?? 0)
+        } catch {
+            throw IndexError(.io, "cannot read the file size: \(error)", path: path)
+        }
+    }
+}

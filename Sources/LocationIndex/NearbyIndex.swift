@@ -1,0 +1,190 @@
+public import LocationCore
+import Synchronization
+
+/// A place found by a radius query, with its distance from the query point.
+public struct NearbyPlace: Sendable, Hashable {
+    /// The place.
+    public var place: Place
+    /// Great-circle distance in metres from the query centre on the sphere of radius
+    /// ``LocationCore/Sphere/radius`` (``LocationCore/Coordinate/distance(to:)``).
+    public var distance: Double
+
+    public init(place: Place, distance: Double) {
+        self.place = place
+        self.distance = distance
+    }
+}
+
+/// An on-disk index of places answering "what is within r metres of here", exactly and fast.
+///
+/// The index is one SQLite file (system libsqlite3, WAL mode). Places are stored in tiles of a
+/// latitude/longitude grid; a query reads the few tiles that meet the bounding box of its
+/// spherical cap, tests every candidate with the exact spherical distance, and sorts. See
+/// `docs/index.md` for the layout and the cap maths.
+///
+/// Thread-safe: any number of threads may query at once (each checks out its own read
+/// connection), while one import writes. A query sees one consistent snapshot: all of an import
+/// or none of it.
+///
+/// ```swift
+/// let index = try NearbyIndex(path: "places.sqlite")
+/// try index.importPlaces(fromFile: "geodata/tokyo.csv")
+/// let hits = try index.places(near: try Coordinate(latitude: 35.68, longitude: 139.76), within: 500)
+/// ```
+public final class NearbyIndex: Sendable {
+    /// How an index is opened.
+    public struct Configuration: Sendable, Hashable {
+        /// Whether the index may be written.
+        public enum Access: Sendable, Hashable {
+            /// Read and write; a missing or empty file becomes a new index.
+            case readWrite
+            /// Queries only; the file must already be an index. Imports throw
+            /// ``IndexError/Code/readOnly``.
+            case readOnly
+        }
+
+        /// Read-write (the default) or read-only.
+        public var access: Access
+        /// How long a writer waits for another process's write lock before throwing
+        /// ``IndexError/Code/busy``. Default 5 s.
+        public var busyTimeout: Duration
+        /// Tile edge in degrees for a *new* index, 0.005…45 (existing indexes keep theirs).
+        /// Default 0.02° (about 2.2 km north–south), chosen by `Benchmarks/IndexBenchmark`.
+        public var tileSize: Double
+        /// Read connections kept open for reuse between queries. Default 8.
+        public var maximumIdleReaders: Int
+
+        public init(
+            access: Access = .readWrite, busyTimeout: Duration = .seconds(5), tileSize: Double = 0.02,
+            maximumIdleReaders: Int = 8
+        ) {
+            self.access = access
+            self.busyTimeout = busyTimeout
+            self.tileSize = tileSize
+            self.maximumIdleReaders = maximumIdleReaders
+        }
+    }
+
+    /// The database file.
+    public let path: String
+    /// The configuration the index was opened with.
+    public let configuration: Configuration
+    let grid: TileGrid
+    let writer: Mutex<SQLiteConnection?>
+    private let idleReaders: Mutex<[ReadConnection]>
+
+    /// Opens the index at `path`, creating it (read-write access) when the file is missing or empty.
+    ///
+    /// - Parameters:
+    ///   - path: File path of the index. A new file is created in WAL mode, with `-wal` and `-shm`
+    ///     files beside it while it is open.
+    ///   - configuration: Access, busy timeout and (for a new index) the tile size.
+    /// - Throws: ``IndexError`` — ``IndexError/Code/notAnIndex`` for a file that is not a locsim
+    ///   index, ``IndexError/Code/unsupportedVersion`` for one from a newer locsim,
+    ///   ``IndexError/Code/cannotOpen`` / ``IndexError/Code/readOnly`` / ``IndexError/Code/busy``
+    ///   / ``IndexError/Code/corrupt`` as SQLite reports them, and
+    ///   ``IndexError/Code/invalidArgument`` for a tile size out of range.
+    public init(path: String, configuration: Configuration = Configuration()) throws(IndexError) {
+        guard configuration.tileSize.isFinite, (0.005...45).contains(configuration.tileSize) else {
+            throw IndexError(
+                .invalidArgument, "tile size \(configuration.tileSize)° is outside 0.005...45", parameter: "tileSize")
+        }
+        guard configuration.maximumIdleReaders >= 0 else {
+            throw IndexError(.invalidArgument, "must be ≥ 0", parameter: "maximumIdleReaders")
+        }
+        self.path = path
+        self.configuration = configuration
+        let timeout = configuration.busyTimeout.components
+        let milliseconds = min(Int64(Int32.max), max(0, timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        let tileSizeE7: Int64
+        switch configuration.access {
+        case .readWrite:
+            let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+            connection.setBusyTimeout(milliseconds: Int32(milliseconds))
+            try IndexSchema.prepare(connection, tileSizeE7: Int64((configuration.tileSize * 1e7).rounded()))
+            tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
+            writer = Mutex(connection)
+        case .readOnly:
+            let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
+            connection.setBusyTimeout(milliseconds: Int32(milliseconds))
+            guard case .index(let version) = try IndexSchema.inspect(connection) else {
+                throw IndexError(.notAnIndex, "\(path) is empty, not a locsim index; import places into it first", path: path)
+            }
+            guard version == IndexSchema.latestVersion else {
+                throw IndexError(
+                    .readOnly, "schema version \(version) needs migrating; open the index read-write once", path: path)
+            }
+            tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
+            writer = Mutex(nil)
+        }
+        guard (50_000...450_000_000).contains(tileSizeE7) else {
+            throw IndexError(.corrupt, "metadata tileSizeE7 \(tileSizeE7) is out of range; rebuild the index", path: path)
+        }
+        grid = TileGrid(sizeE7: tileSizeE7)
+        idleReaders = Mutex([])
+    }
+
+    /// Runs `body` with a read connection from the pool (opening one if none is idle) and puts
+    /// it back afterwards.
+    func withReader<T>(_ body: (ReadConnection) throws(IndexError) -> T) throws(IndexError) -> T {
+        let reader: ReadConnection
+        if let idle = idleReaders.withLock({ $0.popLast() }) {
+            reader = idle
+        } else {
+            reader = try ReadConnection(path: path, readOnly: configuration.access == .readOnly)
+        }
+        let result = try body(reader)
+        let limit = configuration.maximumIdleReaders
+        idleReaders.withLock { readers in
+            if readers.count < limit { readers.append(reader) }
+        }
+        return result
+    }
+
+    /// Places within `radius` metres of `center`, nearest first.
+    ///
+    /// Distances are exact great-circle distances on the sphere of radius 6,371,008.8 m
+    /// (``LocationCore/Coordinate/distance(to:)``), so the result equals PostGIS
+    /// `ST_DWithin(geography, geography, radius, use_spheroid => false)` ordered by
+    /// `ST_Distance`. Places at equal distance are ordered by id. Correct at the poles and
+    /// across ±180°.
+    ///
+    /// - Parameters:
+    ///   - center: The query point.
+    ///   - radius: Metres, 1 … ``LocationCore/Sphere/halfCircumference`` (about 20,015 km, which
+    ///     covers the whole sphere).
+    ///   - limit: At most this many places (the nearest), > 0; nil for all. Applied after sorting.
+    /// - Returns: Places with their distances, sorted by distance, then id.
+    /// - Throws: ``IndexError/Code/invalidArgument`` naming `radius` or `limit`;
+    ///   ``IndexError/Code/corrupt``, ``IndexError/Code/io`` and other SQLite failures.
+    public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) throws(IndexError)
+        -> [NearbyPlace]
+    {
+        guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
+            throw IndexError(
+                .invalidArgument,
+                "radius \(radius) m is outside 1...\(Sphere.halfCircumference) m (half the Earth's circumference)",
+                parameter: "radius")
+        }
+        if let limit, limit <= 0 {
+            throw IndexError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
+        }
+        let cap = SearchCap(center: center, radius: radius)
+        let ranges = cap.rowRanges(in: grid)
+        return try withReader { reader throws(IndexError) in
+            try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
+        }
+    }
+
+    /// `EXPLAIN QUERY PLAN` of the tile read, for tests that check the primary key is used.
+    package func tileQueryPlan() throws(IndexError) -> [String] {
+        try withReader { reader throws(IndexError) in
+            try reader.connection.withStatement("EXPLAIN QUERY PLAN " + ReadConnection.tileSQL) {
+                statement throws(IndexError) in
+                var lines: [String] = []
+                while try statement.step() { lines.append(statement.text(3) ?? "") }
+                return lines
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import LocationIndex
+
+/// `locsim index`: build and query the offline nearby-places index.
+struct Index: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Build and query the offline nearby-places index (SQLite).",
+        discussion: """
+            Without --db, query and stats use the default index built from the CSVs in --geodata \
+            (./geodata) and cached in $LOCSIM_CACHE_DIR, $XDG_CACHE_HOME/locsim or ~/.cache/locsim.
+            """,
+        subcommands: [IndexImport.self, IndexQuery.self, IndexStats.self]
+    )
+}
+
+/// Where the index comes from: --db, or the default database built from geodata.
+struct IndexLocation: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The index file.", valueName: "path"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("Place CSVs for the default index, used when --db is absent.", valueName: "dir"))
+    var geodata: String = "geodata"
+
+    func open() throws -> NearbyIndex {
+        if let db {
+            guard FileManager.default.fileExists(atPath: db) else {
+                throw IndexError(
+                    .cannotOpen, "no index here; create one with `locsim index import FILE --db \(db)`", path: db)
+            }
+            return try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+        }
+        return try DefaultPlaceDatabase.open(geodataDirectory: geodata)
+    }
+}
+
+/// A usage problem found after parsing: printed with a hint, exit status 2.
+func usageError(_ message: String, command: String) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\nSee 'locsim index \(command) --help'.\n".utf8))
+    return ExitCode(2)
+}
+
+/// Buffered standard output for large results.
+struct OutputBuffer {
+    private var text = ""
+    mutating func append(_ line: String) {
+        text += line
+        text += "\n"
+        if text.utf8.count > 1 << 16 { flush() }
+    }
+    mutating func flush() {
+        FileHandle.standardOutput.write(Data(text.utf8))
+        text = ""
+    }
+}
+
+/// JSON text for a string, escaped per RFC 8259.
+func jsonString(_ value: String) -> String {
+    var out = "\""
+    for scalar in value.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// Degrees with seven decimals (the index's resolution).
+func degrees(_ value: Double) -> String { String(format: "%.7f", value) }

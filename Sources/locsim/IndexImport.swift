@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import LocationIndex
+
+/// `--format` values, mapped onto ``ImportFormat``.
+enum IndexFileFormat: String, ExpressibleByArgument, CaseIterable {
+    case csv, geojson, geonames
+
+    var importFormat: ImportFormat {
+        switch self {
+        case .csv: .csv
+        case .geojson: .geoJSON
+        case .geonames: .geoNames
+        }
+    }
+}
+
+/// `locsim index import FILE --db PATH`
+struct IndexImport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import places into an index (created if missing); existing ids are updated.",
+        discussion: """
+            Formats: csv (header with id,name,lat,lon and optional kind,level), geojson \
+            (FeatureCollection of Points), geonames (lat,lon,name,admin1,admin2,cc). \
+            The import is one transaction: on any error the index keeps its previous content.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The place file.", valueName: "file"))
+    var file: String
+
+    @Option(name: .long, help: ArgumentHelp("The index file to create or update.", valueName: "path"))
+    var db: String
+
+    @Option(help: "Input layout: csv, geojson or geonames (default: from the file name).")
+    var format: IndexFileFormat?
+
+    @Flag(help: "Skip bad rows and report them, instead of stopping at the first.")
+    var lenient = false
+
+    @Flag(help: "Report progress on standard error.")
+    var progress = false
+
+    func run() async throws {
+        guard format != nil || ImportFormat(fileName: file) != nil else {
+            throw usageError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames", command: "import")
+        }
+        let index = try NearbyIndex(path: db)
+        let showProgress = progress
+        let report = try index.importPlaces(
+            fromFile: file, options: ImportOptions(format: format?.importFormat, isLenient: lenient, progressInterval: 100_000)
+        ) { step in
+            guard showProgress else { return }
+            let line =
+                step.phase == .reading
+                ? "read \(step.rowsRead) rows"
+                : "wrote \(step.tilesWritten) of \(step.tilesTotal) tiles"
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        for issue in report.issues.prefix(10) {
+            FileHandle.standardError.write(Data("skipped: \(issue)\n".utf8))
+        }
+        if report.skipped > 10 {
+            FileHandle.standardError.write(Data("skipped: ... and \(report.skipped - 10) more\n".utf8))
+        }
+        print(
+            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+                + "\(report.skipped) skipped; \(db) now holds \(report.placeCount) places")
+    }
+}

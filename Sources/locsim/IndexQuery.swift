@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import LocationCore
+import LocationIndex
+
+/// `locsim index query`
+struct IndexQuery: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Places within a radius, nearest first (exact spherical distance).",
+        discussion: """
+            One query: --lat --lon --radius [--limit] [--format text|json].
+            Many: --queries FILE --format jsonl, where FILE is CSV lat,lon,radius (header optional); \
+            each query prints one line {"places":[{"id","name","lat","lon","distance_m"},...]}.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, jsonl
+    }
+
+    @OptionGroup var location: IndexLocation
+
+    @Option(parsing: .unconditional, help: "Latitude of the centre, degrees, -90...90.")
+    var lat: Double?
+
+    @Option(parsing: .unconditional, help: "Longitude of the centre, degrees, -180...180 (negative values work as is).")
+    var lon: Double?
+
+    @Option(help: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")
+    var radius: Double?
+
+    @Option(help: "At most this many places (the nearest).")
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("CSV of queries: lat,lon,radius per line.", valueName: "file"))
+    var queries: String?
+
+    @Option(help: "Output: text or json for one query, jsonl for --queries.")
+    var format: Format = .text
+
+    func run() async throws {
+        if let limit, limit <= 0 { throw usageError("--limit \(limit) must be > 0", command: "query") }
+        if let queries {
+            guard lat == nil, lon == nil, radius == nil else {
+                throw usageError("--queries replaces --lat, --lon and --radius; give one or the other", command: "query")
+            }
+            guard format == .jsonl else {
+                throw usageError("--queries prints one JSON line per query: add --format jsonl", command: "query")
+            }
+            let batch = try QueryFile.read(queries)
+            let index = try location.open()
+            var output = OutputBuffer()
+            for query in batch {
+                let hits = try index.places(near: query.center, within: query.radius, limit: limit)
+                let places = hits.map { hit in
+                    "{\"id\":\(jsonString(hit.place.id)),\"name\":\(jsonString(hit.place.name)),"
+                        + "\"lat\":\(degrees(hit.place.coordinate.latitude)),\"lon\":\(degrees(hit.place.coordinate.longitude)),"
+                        + "\"distance_m\":\(hit.distance)}"
+                }
+                output.append("{\"places\":[" + places.joined(separator: ",") + "]}")
+            }
+            output.flush()
+            return
+        }
+        guard let lat, let lon, let radius else {
+            throw usageError("give --lat, --lon and --radius (or --queries FILE --format jsonl)", command: "query")
+        }
+        guard format != .jsonl else { throw usageError("--format jsonl goes with --queries; use text or json", command: "query") }
+        let center: Coordinate
+        do {
+            center = try Coordinate(latitude: lat, longitude: lon)
+        } catch {
+            throw usageError("--\(error.component == .latitude ? "lat" : "lon"): \(error)", command: "query")
+        }
+        guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
+            throw usageError("--radius \(radius) must be between 1 and \(Int(Sphere.halfCircumference)) metres", command: "query")
+        }
+        let index = try location.open()
+        let hits = try index.places(near: center, within: radius, limit: limit)
+        var output = OutputBuffer()
+        switch format {
+        case .json:
+            let places = hits.map { hit in
+                "{\"id\":\(jsonString(hit.place.id)),\"name\":\(jsonString(hit.place.name)),"
+                    + "\"lat\":\(degrees(hit.place.coordinate.latitude)),\"lon\":\(degrees(hit.place.coordinate.longitude)),"
+                    + "\"distance_m\":\(hit.distance),\"kind\":\(jsonString(hit.place.kind)),"
+                    + "\"level\":\(hit.place.level.map(String.init) ?? "null")}"
+            }
+            output.append("{\"places\":[" + places.joined(separator: ",") + "]}")
+        default:
+            for hit in hits {
+                output.append(
+                    "\(String(format: "%10.1f", hit.distance)) m  \(hit.place.id)  \(hit.place.name)  "
+                        + "\(hit.place.coordinate)  \(hit.place.kind.isEmpty ? "-" : hit.place.kind)"
+                        + (hit.place.level.map { "  level \($0)" } ?? ""))
+            }
+            output.append("\(hits.count) places within \(radius) m of \(center)")
+        }
+        output.flush()
+    }
+}
+
+/// The `--queries` file: CSV `lat,lon,radius`, an optional header naming those columns.
+enum QueryFile {
+    struct Query {
+        var center: Coordinate
+        var radius: Double
+    }
+
+    static func read(_ path: String) throws -> [Query] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw IndexError(.unreadableInput, "cannot read the queries file: \(error)", path: path)
+        }
+        var columns = ["lat": 0, "lon": 1, "radius": 2]
+        var queries: [Query] = []
+        var sawFirst = false
+        for (lineIndex, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            if line.allSatisfy({ $0 == " " }) { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            if !sawFirst {
+                sawFirst = true
+                if Double(fields[0]) == nil {
+                    let names = fields.map { $0.lowercased() }
+                    for (name, aliases) in [("lat", ["lat", "latitude"]), ("lon", ["lon", "lng", "longitude"]), ("radius", ["radius"])] {
+                        guard let index = names.firstIndex(where: aliases.contains) else {
+                            throw IndexError(
+                                .missingColumn, "the header needs lat,lon,radius", path: path, line: lineIndex + 1, column: name)
+                        }
+                        columns[name] = index
+                    }
+                    continue
+                }
+            }
+            func number(_ column: String) throws -> Double {
+                let index = columns[column]!
+                guard index < fields.count, let value = Double(fields[index]) else {
+                    throw IndexError(
+                        .malformedRow, "\"\(index < fields.count ? fields[index] : "")\" is not a number", path: path,
+                        line: lineIndex + 1, column: column)
+                }
+                return value
+            }
+            let latitude = try number("lat"), longitude = try number("lon"), radius = try number("radius")
+            let center: Coordinate
+            do {
+                center = try Coordinate(latitude: latitude, longitude: longitude)
+            } catch {
+                throw IndexError(
+                    .malformedRow, error.description, path: path, line: lineIndex + 1,
+                    column: error.component == .latitude ? "lat" : "lon")
+            }
+            guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
+                throw IndexError(
+                    .malformedRow, "radius \(radius) is outside 1...\(Int(Sphere.halfCircumference)) m", path: path,
+                    line: lineIndex + 1, column: "radius")
+            }
+            queries.append(Query(center: center, radius: radius))
+        }
+        return queries
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import LocationIndex
+
+/// `locsim index stats`
+struct IndexStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Counts and sizes of an index; --verify also checks every page.")
+
+    @OptionGroup var location: IndexLocation
+
+    @Flag(help: "Run SQLite's integrity check too.")
+    var verify = false
+
+    @Option(help: "Output: text or json.")
+    var format: IndexQuery.Format = .text
+
+    func run() async throws {
+        guard format != .jsonl else { throw usageError("stats prints text or json", command: "stats") }
+        let index = try location.open()
+        if verify { try index.verifyIntegrity() }
+        let statistics = try index.statistics()
+        let perPlace = statistics.bytesPerPlaceBeyondNames.map { String(format: "%.1f", $0) }
+        if format == .json {
+            print(
+                "{\"path\":\(jsonString(index.path)),\"places\":\(statistics.placeCount),\"tile_rows\":\(statistics.tileRowCount),"
+                    + "\"kinds\":\(statistics.kindCount),\"file_bytes\":\(statistics.fileBytes),\"name_bytes\":\(statistics.nameBytes),"
+                    + "\"bytes_per_place_beyond_names\":\(perPlace ?? "null"),\"tile_size_deg\":\(statistics.tileSize),"
+                    + "\"schema_version\":\(statistics.schemaVersion),\"page_size\":\(statistics.pageSize)}")
+            return
+        }
+        print("index:          \(index.path)")
+        print("places:         \(statistics.placeCount)")
+        print("kinds:          \(statistics.kindCount) (including none)")
+        print("tile rows:      \(statistics.tileRowCount), tiles of \(statistics.tileSize)°")
+        print("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names")
+        print("per place:      \(perPlace ?? "-") bytes beyond names")
+        print("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")
+        if verify { print("integrity:      ok") }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import LocationCore
+import LocationIndex
+import Synchronization
+import Testing
+
+@Suite("Databases that are not, or no longer, usable indexes")
+struct DatabaseErrorTests {
+    static let places = NearbyIndexQueryTests.places(seed: 21)
+
+    @Test("A text file is not a locsim index")
+    func textFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("places.csv")
+            try String(repeating: "id,name,lat,lon\n1,a,2,3\n", count: 200).write(toFile: path, atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path) }
+            #expect(error.code == .notAnIndex)
+            #expect(error.path == path)
+            #expect(error.message.contains("not an SQLite database"))
+        }
+    }
+
+    @Test("Another application's SQLite database is detected by its application_id and left alone")
+    func foreignDatabase() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("other.sqlite")
+            try RawSQLiteConnection(path: path).execute("CREATE TABLE song(title TEXT); INSERT INTO song VALUES ('x')")
+            let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path) }
+            #expect(error.code == .notAnIndex)
+            #expect(try RawSQLiteConnection(path: path).integer("SELECT count(*) FROM song") == 1)
+            // The application id alone is not enough: the metadata must name the format too.
+            try RawSQLiteConnection(path: path).execute("PRAGMA application_id = \(0x4C53_4958)")
+            #expect(throws: IndexError.self) { try NearbyIndex(path: path) }
+        }
+    }
+
+    @Test("An index from a newer locsim (higher user_version) is refused")
+    func newerVersion() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            _ = try NearbyIndex(path: path)
+            try RawSQLiteConnection(path: path).execute("PRAGMA user_version = 99")
+            let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path) }
+            #expect(error.code == .unsupportedVersion)
+        }
+    }
+
+    @Test("A damaged file fails queries and the integrity check with a corrupt error")
+    func corrupt() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            do {
+                let index = try NearbyIndex(path: path)
+                try index.importPlaces(Self.places)
+            }  // closed: the WAL is checkpointed into the file
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            let size = try handle.seekToEnd()
+            #expect(size > 3 * 65_536)
+            try handle.seek(toOffset: 2 * 65_536)  // the third page: tile rows
+            handle.write(Data(repeating: 0xA5, count: Int(size) - 2 * 65_536))
+            try handle.close()
+            let index = try NearbyIndex(path: path)
+            let query = try #require(throws: IndexError.self) { try everything(index) }
+            #expect(query.code == .corrupt)
+            #expect(query.sqliteCode != nil)
+            let check = try #require(throws: IndexError.self) { try index.verifyIntegrity() }
+            #expect(check.code == .corrupt)
+        }
+    }
+
+    @Test("A read-only index answers queries and refuses imports; a missing file cannot be opened read-only")
+    func readOnly() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            try NearbyIndex(path: path).importPlaces(Self.places)
+            let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            #expect(try everything(index).count == Self.places.count)
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(Self.places) }
+            #expect(error.code == .readOnly)
+            let missing = try #require(throws: IndexError.self) {
+                try NearbyIndex(path: directory.file("absent.sqlite"), configuration: .init(access: .readOnly))
+            }
+            #expect(missing.code == .cannotOpen)
+            try index.verifyIntegrity()
+        }
+    }
+
+    @Test("While another connection holds the write lock, imports fail with busy and reads go on")
+    func locked() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let index = try NearbyIndex(path: path, configuration: .init(busyTimeout: .milliseconds(50)))
+            try index.importPlaces(Self.places)
+            let other = try RawSQLiteConnection(path: path)
+            try other.execute("BEGIN IMMEDIATE")
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(Self.places) }
+            #expect(error.code == .busy)
+            #expect(error.message.contains("retry"))
+            #expect(try everything(index).count == Self.places.count)
+            try other.execute("ROLLBACK")
+            #expect(try index.importPlaces(Self.places).updated == Self.places.count)
+        }
+    }
+
+    @Test("An invalid tile size is rejected by name")
+    func badTileSize() throws {
+        try withTemporaryDirectory { directory in
+            let error = try #require(throws: IndexError.self) {
+                try NearbyIndex(path: directory.file("t.sqlite"), configuration: .init(tileSize: 0))
+            }
+            #expect(error.parameter == "tileSize")
+        }
+    }
+}
+
+@Suite("Readers during an import")
+struct ConcurrencyTests {
+    @Test("A query made while an import is writing sees the previous snapshot, then the new one")
+    func readDuringImport() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let old = NearbyIndexQueryTests.places(seed: 31)
+            try index.importPlaces(old)
+            let new = old.map { Place(id: $0.id, name: "new", coordinate: $0.coordinate, kind: "new", level: 9) }
+                + (0..<500).map { Place(id: "extra\($0)", name: "extra", coordinate: gridCoordinate(latitude: Double($0) / 10, longitude: 5)) }
+            let center = try Coordinate(latitude: 20, longitude: 5)
+            let before = try index.places(near: center, within: 3_000_000)
+            #expect(before == bruteForce(old, center: center, radius: 3_000_000))
+            var readsDuringWrite = 0
+            try index.importPlaces(new, options: .init(progressInterval: 20)) { progress throws in
+                guard progress.phase == .writing else { return }
+                let during = try index.places(near: center, within: 3_000_000)
+                #expect(during == before)
+                readsDuringWrite += 1
+            }
+            #expect(readsDuringWrite > 5)
+            #expect(try index.places(near: center, within: 3_000_000) == bruteForce(new, center: center, radius: 3_000_000))
+        }
+    }
+
+    @Test("Readers on other threads during imports see either all of an import or none of it")
+    func concurrentReaders() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let index = try NearbyIndex(path: path)
+            let generations = (0..<4).map { generation in
+                NearbyIndexQueryTests.places(seed: 40).map {
+                    Place(id: $0.id, name: "generation \(generation)", coordinate: $0.coordinate, level: generation)
+                }
+            }
+            try index.importPlaces(generations[0])
+            let center = try Coordinate(latitude: 89, longitude: 0)
+            let radius = 1_000_000.0
+            let expected = generations.map { bruteForce($0, center: center, radius: radius) }
+            let writing = Flag()
+            let seen = try await withThrowingTaskGroup(of: Set<Int>.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        // Each reader opens the file itself, like another process would.
+                        let reader = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+                        var generationsSeen = Set<Int>()
+                        repeat {
+                            let result = try reader.places(near: center, within: radius)
+                            let generation = try #require(expected.firstIndex(of: result), "a mixed snapshot")
+                            generationsSeen.insert(generation)
+                            await Task.yield()
+                        } while writing.isSet
+                        return generationsSeen
+                    }
+                }
+                group.addTask {
+                    for generation in generations.dropFirst() {
+                        try index.importPlaces(generation)
+                        await Task.yield()
+                    }
+                    writing.clear()
+                    return []
+                }
+                return try await group.reduce(into: Set<Int>()) { $0.formUnion($1) }
+            }
+            #expect(!seen.isEmpty)
+            #expect(try index.places(near: center, within: radius) == expected[3])
+        }
+    }
+}
+
+/// A thread-safe boolean, set until cleared.
+final class Flag: Sendable {
+    private let state = Mutex(true)
+    var isSet: Bool { state.withLock { $0 } }
+    func clear() { state.withLock { $0 = false } }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import LocationCore
+import LocationIndex
+import Testing
+
+@Suite("The default database built from geodata/")
+struct DefaultPlaceDatabaseTests {
+    static let repositoryGeodata: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("geodata").path
+    }()
+
+    @Test("The cache directory follows LOCSIM_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache")
+    func cacheDirectory() {
+        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["LOCSIM_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/c")
+        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/x/locsim")
+        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["HOME": "/h"]) == "/h/.cache/locsim")
+    }
+
+    @Test("Built on first use, reused while the CSVs are unchanged, rebuilt when one changes")
+    func buildsAndRebuilds() throws {
+        try withTemporaryDirectory { directory in
+            let geodata = directory.file("geodata")
+            let cache = directory.file("cache")
+            try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
+            try "id,name,lat,lon\na,Alpha,10,20\n".write(toFile: geodata + "/one.csv", atomically: true, encoding: .utf8)
+            try "id,name,lat,lon,kind\nb,Beta,10.001,20,cafe\n".write(toFile: geodata + "/two.csv", atomically: true, encoding: .utf8)
+            let first = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(try everything(first).map(\.id) == ["a", "b"])
+            #expect(first.configuration.access == .readOnly)
+            let built = try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date
+            let again = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(again.path == first.path)
+            #expect(try FileManager.default.attributesOfItem(atPath: again.path)[.modificationDate] as? Date == built)
+
+            try "id,name,lat,lon\na,Alpha renamed,10,20\n".write(toFile: geodata + "/one.csv", atomically: true, encoding: .utf8)
+            let rebuilt = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(rebuilt.path != first.path)
+            #expect(try everything(rebuilt).map(\.name) == ["Alpha renamed", "Beta"])
+            let files = try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0.hasSuffix(".sqlite") }
+            #expect(files == [URL(fileURLWithPath: rebuilt.path).lastPathComponent])
+        }
+    }
+
+    @Test("A bad CSV fails the build with its location and leaves no cache file")
+    func badCSV() throws {
+        try withTemporaryDirectory { directory in
+            let geodata = directory.file("geodata")
+            let cache = directory.file("cache")
+            try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
+            try "id,name,lat,lon\na,Alpha,10,20\nb,Beta,100,20\n".write(toFile: geodata + "/bad.csv", atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) { try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache) }
+            #expect(error.line == 3 && error.column == "lat")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache).isEmpty)
+        }
+    }
+
+    @Test("The committed geodata sets import cleanly and answer around Tokyo and the Mission")
+    func committedGeodata() throws {
+        try withTemporaryDirectory { directory in
+            let index = try DefaultPlaceDatabase.open(geodataDirectory: Self.repositoryGeodata, cacheDirectory: directory.path)
+            let statistics = try index.statistics()
+            #expect(statistics.placeCount > 4_000)
+            let tokyo = try index.places(near: Coordinate(latitude: 35.6812, longitude: 139.7671), within: 500)
+            let mission = try index.places(near: Coordinate(latitude: 37.7599, longitude: -122.4148), within: 500)
+            #expect(tokyo.count > 30 && tokyo.allSatisfy { $0.place.id.hasPrefix("tokyo-") })
+            #expect(mission.count > 60 && mission.allSatisfy { $0.place.id.hasPrefix("mission-") })
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import LocationCore
+import LocationIndex
+import Testing
+
+/// Everything in the index, via a query that covers the whole sphere, ordered by id.
+func everything(_ index: NearbyIndex) throws -> [Place] {
+    try index.places(near: Coordinate(latitude: 0, longitude: 0), within: Sphere.halfCircumference)
+        .map(\.place).sorted { $0.id < $1.id }
+}
+
+@Suite("Import: formats, upserts, atomicity")
+struct ImportTests {
+    @Test("CSV: columns by name in any order, quoting, optional kind and level")
+    func csvRoundTrip() throws {
+        let csv = "\u{FEFF}" + [
+            "lon,extra,name,id,level,kind,lat",
+            #"139.7671,x,"Tokyo Station, Marunouchi",t1,3,station,35.6812"#,
+            #"139.7454,y,"The ""Tower""",t2,,landmark,35.6586"# + "\r",
+            #"-122.4194,z,"Line one"#,
+            #"line two",sf1,-2,,37.7749"#,
+            "",
+            "-180,w,Dateline,d1,0,buoy,-16.5",
+            "180,w,Dateline east,d2,1,buoy,-16.6",
+            "",
+        ].joined(separator: "\n")
+        try withTemporaryDirectory { directory in
+            let path = directory.file("places.csv")
+            try csv.write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let report = try index.importPlaces(fromFile: path)
+            #expect(report.rowsRead == 5)
+            #expect(report.inserted == 5)
+            #expect(report.updated == 0)
+            #expect(report.placeCount == 5)
+            let expected = [
+                Place(id: "d1", name: "Dateline", coordinate: try Coordinate(latitude: -16.5, longitude: -180), kind: "buoy", level: 0),
+                Place(id: "d2", name: "Dateline east", coordinate: try Coordinate(latitude: -16.6, longitude: -180), kind: "buoy", level: 1),
+                Place(id: "sf1", name: "Line one\nline two", coordinate: try Coordinate(latitude: 37.7749, longitude: -122.4194), kind: "", level: -2),
+                Place(id: "t1", name: "Tokyo Station, Marunouchi", coordinate: try Coordinate(latitude: 35.6812, longitude: 139.7671), kind: "station", level: 3),
+                Place(id: "t2", name: "The \"Tower\"", coordinate: try Coordinate(latitude: 35.6586, longitude: 139.7454), kind: "landmark", level: nil),
+            ]
+            #expect(try everything(index) == expected)
+        }
+    }
+
+    @Test("GeoJSON: string, numeric and derived ids; properties; re-import is stable")
+    func geoJSONRoundTrip() throws {
+        let json = """
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[2.2945,48.8584]},
+               "properties":{"name":"Eiffel","kind":"tower","level":5}},
+              {"type":"Feature","id":42,"geometry":{"type":"Point","coordinates":[-0.1246,51.5007]},
+               "properties":{"name":"Big Ben"}},
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[12.4922,41.8902]},
+               "properties":{"name":"Colosseum","id":"c"}},
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[151.2153,-33.8568]},
+               "properties":{"name":"Opera House"}}
+            ]}
+            """
+        try withTemporaryDirectory { directory in
+            let path = directory.file("p.geojson")
+            try json.write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            #expect(try index.importPlaces(fromFile: path).inserted == 4)
+            let places = try everything(index)
+            #expect(places.map(\.name) == ["Eiffel", "Big Ben", "Colosseum", "Opera House"].sorted {
+                let ids = ["Eiffel": "a", "Big Ben": "42", "Colosseum": "c"]
+                return (ids[$0] ?? "gj") < (ids[$1] ?? "gj")
+            })
+            #expect(places.first { $0.id == "a" } == Place(
+                id: "a", name: "Eiffel", coordinate: try Coordinate(latitude: 48.8584, longitude: 2.2945), kind: "tower", level: 5))
+            let derived = try #require(places.first { $0.name == "Opera House" })
+            #expect(derived.id.hasPrefix("gj"))
+            let again = try index.importPlaces(fromFile: path)
+            #expect(again.inserted == 0 && again.updated == 4)
+            #expect(try everything(index) == places)
+        }
+    }
+
+    @Test("GeoNames layout: kind city, ids derived from the row, repeated rows numbered")
+    func geoNamesFixture() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let path = try fixture("geonames-sample.csv")
+            let report = try index.importPlaces(fromFile: path, options: .init(format: .geoNames))
+            #expect(report.rowsRead == 6 && report.inserted == 6)
+            let places = try everything(index)
+            #expect(places.allSatisfy { $0.kind == "city" && $0.level == nil && $0.id.hasPrefix("gn") })
+            #expect(places.filter { $0.name == "Twin Town" }.map(\.id).contains { $0.hasSuffix("-2") })
+            #expect(places.contains { $0.name == "Comma, Town" })
+            let again = try index.importPlaces(fromFile: path, options: .init(format: .geoNames))
+            #expect(again.updated == 6 && again.inserted == 0)
+            #expect(try everything(index) == places)
+        }
+    }
+
+    @Test("Re-import updates by id: moved, renamed and new places; old positions gone")
+    func upsert() throws {
+        var random = SeededGenerator(seed: 5)
+        func place(_ number: Int, _ generation: Int) -> Place {
+            Place(
+                id: "id\(number)", name: "gen \(generation) #\(number)",
+                coordinate: gridCoordinate(
+                    latitude: 35.6 + Double.random(in: 0...0.2, using: &random),
+                    longitude: 139.6 + Double.random(in: 0...0.2, using: &random)),
+                kind: generation == 1 ? "old" : "new", level: generation)
+        }
+        let first = (0..<2_000).map { place($0, 1) }
+        let second = (1_000..<3_000).map { place($0, 2) }
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            try index.importPlaces(first)
+            let report = try index.importPlaces(second)
+            #expect(report.inserted == 1_000 && report.updated == 1_000 && report.placeCount == 3_000)
+            let merged = (Array(first[..<1_000]) + second).sorted { $0.id < $1.id }
+            #expect(try everything(index) == merged)
+            let center = try Coordinate(latitude: 35.7, longitude: 139.7)
+            #expect(try index.places(near: center, within: 3_000) == bruteForce(merged, center: center, radius: 3_000))
+            #expect(try index.statistics().placeCount == 3_000)
+            #expect(try index.statistics().nameBytes == merged.reduce(0) { $0 + $1.name.utf8.count })
+        }
+    }
+
+    @Test("A bad row in strict mode names file, line and column, and leaves the previous data intact")
+    func strictBadRowKeepsPreviousData() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let before = NearbyIndexQueryTests.places(seed: 9)
+            try index.importPlaces(before)
+            var lines = ["id,name,lat,lon"]
+            for number in 0..<5_000 { lines.append("new\(number),New \(number),\(Double(number % 90)),\(Double(number % 180))") }
+            lines[4_001] = "new4000,Broken,35.x,139.7"
+            let path = directory.file("bad.csv")
+            try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) {
+                try index.importPlaces(fromFile: path, options: .init(progressInterval: 1_000))
+            }
+            #expect(error.code == .malformedRow)
+            #expect(error.path == path && error.line == 4_002 && error.column == "lat")
+            #expect(error.description.contains("bad.csv:4002: column \"lat\""))
+            #expect(try everything(index) == before.sorted { $0.id < $1.id })
+        }
+    }
+
+    @Test("A failure injected in the middle of writing rolls the whole import back")
+    func failureWhileWritingRollsBack() throws {
+        struct InjectedFailure: Error {}
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let before = NearbyIndexQueryTests.places(seed: 9)
+            try index.importPlaces(before)
+            let snapshot = try everything(index)
+            let replacement = NearbyIndexQueryTests.places(seed: 10).map {
+                Place(id: $0.id, name: "replaced", coordinate: $0.coordinate, kind: "x", level: 1)
+            }
+            var tilesSeen = 0
+            #expect(throws: InjectedFailure.self) {
+                try index.importPlaces(replacement, options: .init(progressInterval: 50)) { progress in
+                    if progress.phase == .writing {
+                        tilesSeen = progress.tilesWritten
+                        if progress.tilesWritten >= 200 { throw InjectedFailure() }
+                    }
+                }
+            }
+            #expect(tilesSeen >= 200)
+            #expect(try everything(index) == snapshot)
+            #expect(try index.statistics().placeCount == snapshot.count)
+            // The index still takes writes afterwards.
+            #expect(try index.importPlaces(replacement).updated > 0)
+        }
+    }
+
+    @Test("Lenient mode skips bad rows, counts them and names each")
+    func lenient() throws {
+        let csv = """
+            id,name,lat,lon,level
+            ok1,Fine,10,20,
+            bad1,NaN lat,nan,20,
+            bad2,Out of range,91,20,
+            bad3,Bad lon,10,east,
+            bad4,Too few,10
+            bad5,Bad level,10,20,high
+            ,Empty id,10,20,
+            ok1,Duplicate wins,11,21,
+            ok2,Fine too,-10,-20,4
+            """
+        try withTemporaryDirectory { directory in
+            let path = directory.file("mixed.csv")
+            try csv.write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let strict = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+            #expect(strict.code == .malformedRow && strict.line == 3 && strict.column == "lat")
+            #expect(try everything(index).isEmpty)
+            let report = try index.importPlaces(fromFile: path, options: .init(isLenient: true))
+            #expect(report.rowsRead == 9)
+            #expect(report.skipped == 7)
+            #expect(report.inserted == 2)
+            #expect(report.issues.map(\.line) == [3, 4, 5, 6, 7, 8, 9])
+            #expect(report.issues.map(\.column) == ["lat", "lat", "lon", nil, "level", "id", "id"])
+            #expect(report.issues.map(\.code) == [.malformedRow, .malformedRow, .malformedRow, .malformedRow, .malformedRow, .malformedRow, .duplicateID])
+            #expect(try everything(index).map(\.name) == ["Duplicate wins", "Fine too"])
+        }
+    }
+
+    @Test("Input problems: missing column, unterminated quote, empty file, unknown format, missing file")
+    func inputProblems() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            func write(_ name: String, _ text: String) throws -> String {
+                let path = directory.file(name)
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+            let noLon = try write("nolon.csv", "id,name,lat\n1,a,2\n")
+            let missing = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: noLon) }
+            #expect(missing.code == .missingColumn && missing.column == "lon" && missing.line == 1)
+
+            let open = try write("open.csv", "id,name,lat,lon\n1,\"unterminated,2,3\n")
+            let quote = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: open) }
+            #expect(quote.code == .malformedRow && quote.line == 2)
+
+            let empty = try write("empty.csv", "")
+            #expect(throws: IndexError.self) { try index.importPlaces(fromFile: empty) }
+
+            let unknown = try write("places.txt", "id,name,lat,lon\n")
+            let format = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: unknown) }
+            #expect(format.parameter == "format")
+
+            let absent = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: directory.file("nope.csv")) }
+            #expect(absent.code == .unreadableInput)
+
+            let notCollection = try write("p.geojson", #"{"type":"Feature"}"#)
+            #expect(throws: IndexError.self) { try index.importPlaces(fromFile: notCollection) }
+            let badPoint = try write("q.geojson", #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[200,10]},"properties":{}}]}"#)
+            let point = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: badPoint) }
+            #expect(point.code == .malformedRow && point.column == "features[0].geometry.coordinates[0]")
+        }
+    }
+
+    @Test("Imports made in code reject repeated ids unless lenient")
+    func duplicateIDs() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let place = Place(id: "x", name: "a", coordinate: try Coordinate(latitude: 1, longitude: 1))
+            let error = try #require(throws: IndexError.self) { try index.importPlaces([place, place]) }
+            #expect(error.code == .duplicateID)
+            #expect(try index.importPlaces([place, place], options: .init(isLenient: true)).inserted == 1)
+        }
+    }
+
+    @Test("A cancelled task's import writes nothing")
+    func cancellation() async throws {
+        try await withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let places = NearbyIndexQueryTests.places(seed: 1)
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try index.importPlaces(places, options: .init(progressInterval: 100))
+            }
+            await #expect(throws: IndexError.self) { _ = try await task.value }
+            #expect(try everything(index).isEmpty)
+        }
+    }
+
+    @Test("The GeoNames cities file (144,563 places) imports whole and answers like brute force",
+        .enabled(if: SharedData.isPresent, "needs ../shared/data/places/geonames-cities1000.csv"))
+    func geoNamesSharedData() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("gn.sqlite"))
+            let report = try index.importPlaces(fromFile: SharedData.geoNamesCities, options: .init(format: .geoNames))
+            #expect(report.rowsRead == 144_563)
+            #expect(report.placeCount == 144_563)
+            #expect(report.skipped == 0)
+            let all = try everything(index)
+            #expect(all.count == 144_563)
+            #expect(Set(all.map(\.id)).count == all.count)
+            var random = SeededGenerator(seed: 77)
+            for _ in 0..<30 {
+                let anchor = all[Int.random(in: 0..<all.count, using: &random)].coordinate
+                let radius = [1_000.0, 5_000, 50_000, 500_000][Int.random(in: 0..<4, using: &random)]
+                #expect(try index.places(near: anchor, within: radius) == bruteForce(all, center: anchor, radius: radius))
+            }
+            let again = try index.importPlaces(fromFile: SharedData.geoNamesCities, options: .init(format: .geoNames))
+            #expect(again.updated == 144_563 && again.inserted == 0)
+        }
+    }
+}

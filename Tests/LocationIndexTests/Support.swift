@@ -1,0 +1,77 @@
+import Foundation
+import LocationCore
+import LocationIndex
+import Testing
+
+/// A deterministic generator (SplitMix64) so every run tests the same places and queries.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A fresh directory under the system temp dir, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "locsim-index-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Runs `body` with a temporary directory that is removed afterwards, even when `body` throws.
+func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) throws -> T) throws -> T {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try body(directory)
+}
+
+func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    return try await body(directory)
+}
+
+/// A coordinate on the 1e-7° grid the index stores, so stored and original values are equal.
+func gridCoordinate(latitude: Double, longitude: Double) -> Coordinate {
+    let lat = (max(-90, min(90, latitude)) * 1e7).rounded() / 1e7
+    var lon = (normalizedLongitude(longitude) * 1e7).rounded() / 1e7
+    if lon >= 180 { lon -= 360 }
+    return Coordinate(validLatitude: lat, longitude: lon)
+}
+
+/// The reference answer: every place's haversine distance, filtered, sorted by (distance, id), limited.
+func bruteForce(_ places: [Place], center: Coordinate, radius: Double, limit: Int? = nil) -> [NearbyPlace] {
+    var hits = places.compactMap { place -> NearbyPlace? in
+        let distance = center.distance(to: place.coordinate)
+        return distance <= radius ? NearbyPlace(place: place, distance: distance) : nil
+    }
+    hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.place.id < $1.place.id) }
+    if let limit, hits.count > limit { hits.removeSubrange(limit...) }
+    return hits
+}
+
+/// Where the shared real-world data lives (../shared/data from the package root), if present.
+enum SharedData {
+    static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Support.swift, LocationIndexTests, Tests
+        return url.deletingLastPathComponent().appendingPathComponent("shared/data").path
+    }()
+    static var geoNamesCities: String { directory + "/places/geonames-cities1000.csv" }
+    static var isPresent: Bool { FileManager.default.fileExists(atPath: geoNamesCities) }
+}
+
+/// The fixtures folder copied into the test bundle.
+func fixture(_ name: String) throws -> String {
+    let url = try #require(Bundle.module.url(forResource: "Fixtures/" + name, withExtension: nil))
+    return url.path
+}
