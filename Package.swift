@@ -91,8 +91,7 @@ let package = Package(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat", "LocSimTestHelpers"],
-            resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

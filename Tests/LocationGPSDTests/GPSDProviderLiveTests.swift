@@ -21,11 +21,15 @@ struct GPSDProviderLiveTests {
         let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
         defer { recorder.cancelNow() }
         try await recorder.wait(for: "connected", isConnected)
-        try await live.activate(recorder)
+        // In lock-step: the provider keeps only the newest fix while its consumer is behind, and
+        // a loaded machine must not make this test miss an epoch.
+        let lockStep = try await live.lockStep(recorder)
+        defer { lockStep.stop() }
+        try await lockStep.activate()
 
-        // gpsd reports an epoch when the next one starts, so one more is sent than checked.
+        // gpsd may report an epoch only when the next one starts, so one more is sent than checked.
         let epochs = LiveGPSD.epochs(count: 6)
-        try await live.feed.send(epochs.flatMap(\.sentences), pace: .milliseconds(2))
+        try await lockStep.send(epochs.flatMap(\.sentences))
         let checked = epochs.dropLast()
         try await recorder.wait(for: "\(checked.count) epochs") { _ in
             Set(recorder.positions.map(\.time)).count >= checked.count
@@ -114,13 +118,8 @@ struct GPSDProviderLiveTests {
         try await recorder.wait(for: "connected", isConnected)
 
         // The Fix view's own session subscribes at its own pace: feed epochs until both saw fixes.
-        let before = LiveGPSD.epochs(count: 40)
-        var sent = 0
-        while recorder.positions.isEmpty || !fixes.current.contains(where: \.hasPosition) {
-            try #require(sent < before.count, "no fixes in either view after \(sent) epochs")
-            try await live.feed.send(before[sent].sentences, pace: .milliseconds(2))
-            sent += 1
-            try await Task.sleep(for: .milliseconds(20))
+        let lastBefore = try await live.feedEpochs {
+            !recorder.positions.isEmpty && fixes.current.contains(where: \.hasPosition)
         }
 
         live.daemon.kill(SIGKILL)
@@ -138,7 +137,7 @@ struct GPSDProviderLiveTests {
         await clock.advance(by: .seconds(1))
         try await recorder.wait(for: "reconnected") { events in events.filter(isConnected).count == 2 }
 
-        let after = LiveGPSD.epochs(count: 4, from: before.last!.time.addingTimeInterval(100))
+        let after = LiveGPSD.epochs(count: 4, from: lastBefore.addingTimeInterval(100))
         try await live.feed.send(after.flatMap(\.sentences), pace: .milliseconds(2))
         try await recorder.wait(for: "fixes after the restart") { _ in
             recorder.positions.contains { $0.time >= after[0].time }
@@ -204,14 +203,7 @@ struct GPSDProviderLiveTests {
         let fixes = FixCollector(provider)
         defer { fixes.cancelNow() }
         try await recorder.wait(for: "connected", isConnected)
-        let epochs = LiveGPSD.epochs(count: 40)
-        var sent = 0
-        while recorder.positions.isEmpty || !fixes.current.contains(where: \.hasPosition) {
-            try #require(sent < epochs.count, "no fixes in either view after \(sent) epochs")
-            try await live.feed.send(epochs[sent].sentences, pace: .milliseconds(2))
-            sent += 1
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await live.feedEpochs { !recorder.positions.isEmpty && fixes.current.contains(where: \.hasPosition) }
 
         live.feed.close()
         try await recorder.wait(for: "removal") { $0.contains(.deviceRemoved(path: live.daemon.devicePath)) }
@@ -246,6 +238,34 @@ private func retries(in events: [GPSDEvent]) -> [Duration] {
     events.compactMap { if case .retrying(_, let delay) = $0 { delay } else { nil } }
 }
 
+extension LiveGPSD {
+    /// Feeds one synthetic epoch at a time, pausing 20 ms after each, until `condition` holds:
+    /// for views that subscribe and consume at their own pace. Gives up after `timeout`, which
+    /// is generous because a loaded machine can hold the consuming tasks back for seconds.
+    ///
+    /// - Returns: The time of the last epoch fed.
+    @discardableResult
+    func feedEpochs(
+        timeout: Duration = .seconds(30), until condition: () -> Bool
+    ) async throws -> Date {
+        let deadline = ContinuousClock.now + timeout
+        var time = Date(timeIntervalSince1970: 1_750_000_000)
+        var sent = 0
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("condition not met after \(sent) epochs in \(timeout)")
+            }
+            let offset = Double(sent) * 0.0001
+            let epoch = LiveGPSD.epochs(count: 1, from: time, latitude: 51.5 + offset, longitude: -0.12 + offset)[0]
+            try await feed.send(epoch.sentences, pace: .milliseconds(2))
+            sent += 1
+            time.addTimeInterval(1)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return time.addingTimeInterval(-1)
+    }
+}
+
 /// Iterates the provider's `Fix` view in a task and records what it yields.
 private final class FixCollector: Sendable {
     private let fixes = Mutex<[Fix]>([])
@@ -266,7 +286,7 @@ private final class FixCollector: Sendable {
 
     var current: [Fix] { fixes.withLock { $0 } }
 
-    func wait(timeout: Duration = .seconds(10), _ condition: ([Fix]) -> Bool) async throws {
+    func wait(timeout: Duration = .seconds(30), _ condition: ([Fix]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(fixes.withLock({ $0 })) {
             if let failure = failure.withLock({ $0 }) { throw HarnessError("Fix view threw \(failure)") }

@@ -98,6 +98,38 @@ import Testing
         #expect(times == (rebased ? expected : (0...8).map(Double.init)))
     }
 
+    @Test("Pause in virtual pacing holds the next fix and changes no time")
+    func pauseVirtual() async throws {
+        let path = track((0...4).map(Double.init))
+        let control = ReplayControl()
+        let log = EventLog()
+        let replay = try GPXReplay(
+            path: path, configuration: .init(pacing: .virtual, timestamps: .rebased, onEvent: log.handler),
+            control: control, clock: VirtualClock(), now: fixedNow)
+        let consumer = Task {
+            var out: [Fix] = []
+            for try await fix in replay {
+                out.append(fix)
+                if out.count == 2 { control.pause() }
+            }
+            return out
+        }
+        await log.wait { $0 == .paused }
+        control.resume()
+        let times = try await consumer.value.map { $0.time.timeIntervalSince(wallStart) }
+        #expect(times == [0, 1, 2, 3, 4])
+    }
+
+    @Test("Each iterator is an independent replay")
+    func independentIterators() async throws {
+        let clock = VirtualClock(autoAdvance: true)
+        let replay = try GPXReplay(path: track([0, 5, 9]), configuration: .init(), clock: clock, now: fixedNow)
+        let first = try await collect(replay, on: clock)
+        let second = try await collect(replay, on: clock)
+        #expect(first.map(\.fix) == second.map(\.fix))
+        #expect(second.map { $0.at - second[0].at } == first.map(\.at))
+    }
+
     @Test("Cancelling a consumer asleep on a far deadline ends iteration without moving time")
     func cancelWhileSleeping() async throws {
         let clock = VirtualClock()

@@ -48,10 +48,11 @@ struct MapPipeline {
                 progress.update(recorder: recorder, latest: event.time)
             })
         _ = try await runUntilInterrupted { await model.run(provider) }
+        let finalState = model.providerState
         model.stop()
         progress.clear()
         recorder.finish()
-        if case .failed(let error) = model.providerState {
+        if case .failed(let error) = finalState {
             throw CommandFailure("the location source failed: \(error)")
         }
     }

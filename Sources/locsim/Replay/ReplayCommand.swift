@@ -72,7 +72,17 @@ struct Replay: AsyncParsableCommand {
 
         if let gpsd {
             let (host, port) = try parseHostPort(gpsd)
-            try await pipeline.runRealTime(try GPSDProvider(host: host, port: port, configuration: .resilient))
+            // Fail at once when nothing listens at host:port (a typo); once connected, ride out
+            // gpsd restarts and unplugged receivers with capped back-off.
+            var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
+            resilience.waitForDaemon = false
+            do {
+                try await pipeline.runRealTime(try GPSDProvider(host: host, port: port, configuration: resilience))
+            } catch let failure as CommandFailure {
+                throw CommandFailure(
+                    failure.description
+                        + "\nIs gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md).")
+            }
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
             return
         }

@@ -140,10 +140,12 @@ final class ReplayRecorder {
                 text: "\(stamp(event.time))  fetch #\(request.id) cancelled",
                 json: .object([("type", .string("cancelled")), ("t", .string(stamp(event.time))), ("id", .int(request.id))]))
         case .providerStateChanged(let state):
-            if case .failed(let error) = state {
+            // A source that fails before its first fix has no time of its own: the failure is
+            // reported by the command's error message instead.
+            if case .failed(let error) = state, let time = lastTime {
                 emit(
-                    text: "\(stamp(event.time))  location source failed: \(error)",
-                    json: .object([("type", .string("provider_failed")), ("t", .string(stamp(event.time))), ("error", .string("\(error)"))]))
+                    text: "\(stamp(time))  location source failed: \(error)",
+                    json: .object([("type", .string("provider_failed")), ("t", .string(stamp(time))), ("error", .string("\(error)"))]))
             }
         case .placesAppeared, .placesDisappeared, .stopped:
             break

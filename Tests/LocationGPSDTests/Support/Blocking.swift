@@ -19,3 +19,10 @@ struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension Duration {
+    /// The duration in seconds, for APIs that take a `TimeInterval` or a `Date` deadline.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -41,16 +41,9 @@ struct LiveGPSD: Sendable {
             now: { Date(timeIntervalSince1970: 0) })
     }
 
-    /// Feeds no-fix epochs, slowly, until gpsd has identified the receiver and said so: gpsd holds
-    /// input back while it identifies a device and then reports in a burst, which newest-wins
-    /// buffering would (rightly) collapse.
-    func activate(_ recorder: EventRecorder, from start: Date = Date(timeIntervalSince1970: 1_700_000_000)) async throws {
-        for second in 0..<100 {
-            if recorder.recorded.contains(where: { if case .deviceActivated = $0 { true } else { false } }) { return }
-            try await feed.send(TestNMEA.noFixEpoch(time: start.addingTimeInterval(Double(second))))
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw HarnessError("gpsd never activated the feed device; events: \(recorder.summary)")
+    /// A lock-step feed for `recorder`'s provider (already connected), with its own raw client.
+    func lockStep(_ recorder: EventRecorder) async throws -> LockStepFeed {
+        try await LockStepFeed(feed: feed, port: port, recorder: recorder)
     }
 
     func stop() {

@@ -66,6 +66,15 @@ final class NMEAFeed: Sendable {
         }
     }
 
+    /// Writes one line (terminated with CR LF) at once, blocking: for code already running on a
+    /// dedicated thread, such as ``LockStepFeed``.
+    func write(_ line: String) throws {
+        guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
+        guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
+            throw HarnessError("gpsd closed the feed connection")
+        }
+    }
+
     /// Closes the connection to gpsd, as an unplugged receiver would.
     func disconnectClient() {
         let client = state.withLock { state -> Int32? in
