@@ -11,6 +11,9 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "locsim",
+    // Linux needs nothing here; on Apple platforms Synchronization.Mutex (VirtualClock,
+    // RecordingRepository) and @Observable set the floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),

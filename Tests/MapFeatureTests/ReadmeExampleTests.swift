@@ -90,6 +90,8 @@ import LocSimTestHelpers
         let swiftBlocks = blocks("swift", in: page)
         #expect(swiftBlocks.contains(try region("README EXAMPLE", in: code)))
         #expect(swiftBlocks.contains(try region("GUIDE EXAMPLE", in: code)))
+        let readme = try String(contentsOfFile: PackagePaths.path("README.md"), encoding: .utf8)
+        #expect(blocks("swift", in: readme).contains(try region("README EXAMPLE", in: code)), "README.md's example drifted")
     }
 
     @Test("The doc's sample log lines come from the example's replay, in order")
