@@ -21,8 +21,9 @@ struct IndexCommandTests {
     }
 
     func locsim(_ arguments: [String], in directory: String) throws -> Result {
+        guard let binary = Self.binary else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
-        process.executableURL = try #require(Self.binary)
+        process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment
