@@ -11,11 +11,18 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "locsim",
+    // Linux needs nothing here; on Apple platforms Synchronization.Mutex (VirtualClock,
+    // RecordingRepository) and @Observable set the floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
+        .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
         .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
+        .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
+        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
+        .library(name: "MapFeature", targets: ["MapFeature"]),
         .library(name: "LocationIndex", targets: ["LocationIndex"]),
     ],
     dependencies: [
@@ -25,7 +32,14 @@ let package = Package(
         // MARK: Libraries
         .target(name: "LocationCore", swiftSettings: strict),
         .target(name: "GPXFormat", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "LocationTestSupport", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
+        .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
+        .target(
+            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
+        .target(
+            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
+        .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
         // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
@@ -34,36 +48,76 @@ let package = Package(
         .executableTarget(
             name: "locsim",
             dependencies: [
-                "LocationCore", "GPXFormat", "LocationIndex",
+                "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
+                "MapFeature",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
 
         // MARK: Tests
+        .target(
+            name: "LocSimTestHelpers", path: "Tests/LocSimTestHelpers", swiftSettings: strict),
         .testTarget(
-            name: "LocationCoreTests", dependencies: ["LocationCore"],
+            name: "LocationCoreTests", dependencies: ["LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore"],
+            name: "GPXFormatTests", dependencies: ["GPXFormat", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationTestSupportTests", dependencies: ["LocationTestSupport", "LocationCore"],
+            name: "NMEAFormatTests", dependencies: ["NMEAFormat", "LocationCore", "LocSimTestHelpers"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "LocationTestSupportTests",
+            dependencies: ["LocationTestSupport", "LocationCore", "MapFeature", "GPXFormat", "LocSimTestHelpers"],
             swiftSettings: strict),
+        .testTarget(
+            name: "LocationGPSDTests",
+            dependencies: [
+                "LocationGPSD", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "GPXFormat", "NMEAFormat",
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "LocationSimulationTests",
+            dependencies: [
+                "LocationSimulation", "LocationCore", "GPXFormat", "NMEAFormat", "LocationTestSupport", "LocSimTestHelpers",
+            ],
+            exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
+        .testTarget(
+            name: "MapFeatureTests",
+            dependencies: [
+                "MapFeature", "LocationCore", "LocationTestSupport", "LocSimTestHelpers", "LocationIndex",
+                "LocationSimulation", "GPXFormat",
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocationCore", "GPXFormat"],
-            resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
 
-// Benchmarks are built only on request (LOCSIM_BENCHMARKS=1), so CI never compiles them.
-if Context.environment["LOCSIM_BENCHMARKS"] == "1" {
-    package.targets.append(
+// MARK: Benchmarks (release builds; see docs/benchmarks/)
+// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
+if Context.environment["LOCSIM_BENCHMARKS"] != nil {
+    package.targets += [
+        .executableTarget(
+            name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
+            exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
+        .executableTarget(
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
+            path: "Benchmarks/GPSDLatency", swiftSettings: strict),
+        .executableTarget(
+            name: "ReplayBenchmark",
+            dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
+            path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex"],
+            path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
-            path: "Benchmarks/IndexBenchmark", swiftSettings: strict))
+            path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
+    ]
 }

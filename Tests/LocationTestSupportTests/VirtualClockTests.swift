@@ -44,6 +44,28 @@ import Testing
         #expect(clock.now.offset == .seconds(2400))
     }
 
+    @Test("A sleep whose deadline has passed returns at once, registers no sleeper and moves no time")
+    func alreadyDue() async throws {
+        for autoAdvance in [false, true] {
+            let clock = VirtualClock(autoAdvance: autoAdvance)
+            await clock.advance(by: .seconds(10))
+            try await clock.sleep(until: VirtualClock.Instant(offset: .seconds(4)))
+            try await clock.sleep(until: VirtualClock.Instant(offset: .seconds(10)))
+            #expect(clock.now.offset == .seconds(10))
+            #expect(clock.sleeperCount == 0)
+        }
+    }
+
+    @Test("A cancelled task's sleep throws even when already due")
+    func cancelledWhenDue() async throws {
+        let clock = VirtualClock(autoAdvance: true)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(until: VirtualClock.Instant(offset: .zero))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test("Cancelling a sleeper wakes it with CancellationError")
     func cancellation() async throws {
         let clock = VirtualClock()

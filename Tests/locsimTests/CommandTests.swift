@@ -1,1 +1,183 @@
+import Foundation
+import LocSimTestHelpers
 import Testing
+
+@Suite(.serialized) struct CommandTests {
+    static let commands: [[String]] = [
+        [], ["replay"], ["simulate"], ["track", "stats"], ["index", "import"], ["index", "query"], ["index", "stats"],
+        ["gpsd"], ["nmea", "serve"],
+    ]
+
+    @Test("--help of every command matches its golden file", arguments: commands)
+    func help(command: [String]) throws {
+        let result = try CLI.run(command + ["--help"])
+        #expect(result.status == 0)
+        let name = "help-" + (command.isEmpty ? "locsim" : command.joined(separator: "-")) + ".txt"
+        try CLI.expectGolden(result.stdout, name)
+    }
+
+    @Test("A --fast replay of a shipped walk gives the golden jsonl, byte for byte, every time")
+    func replayGolden() throws {
+        let arguments = [
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--start", "40:00", "--radius", "800",
+            "--geodata", "geodata",
+        ]
+        let first = try CLI.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try CLI.run(arguments)
+        #expect(first.stdout == second.stdout)
+        try CLI.expectGolden(first.stdout, "replay-sf-mission-fast.jsonl")
+
+        // Every line is one compact JSON object; the last is the summary.
+        let lines = first.stdout.split(separator: "\n")
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["type"] is String)
+            if object["type"] as? String != "summary" {
+                let t = try #require(object["t"] as? String)
+                #expect(t.count == 24 && t.hasSuffix("Z"), "t is ISO-8601 UTC with milliseconds: \(t)")
+            }
+        }
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
+        #expect(summary["type"] as? String == "summary")
+        for key in ["fixes", "distance_m", "duration_s", "fetches_by_reason", "places_seen", "encounters", "busiest_minute_fetches"] {
+            #expect(summary[key] != nil, "summary has \(key)")
+        }
+        #expect(lines.contains { $0.contains(#""type":"fetch""#) && $0.contains(#""reason":"first""#) })
+        #expect(lines.contains { $0.contains(#""type":"places""#) && $0.contains(#""appeared":[""#) })
+    }
+
+    @Test("The HTML report is self-contained and holds the map, fetches, places, timeline and summary")
+    func htmlReport() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let result = try CLI.run([
+            "replay", "tracks/tokyo-marunouchi-walk.gpx", "--fast", "--radius", "1500", "--report", report,
+            "--geodata", "geodata",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        for element in [
+            #"<svg id="map""#, #"<polyline class="track""#, #"class="fetch fetch-first""#, #"class="fetch fetch-elapsed""#,
+            #"class="fetch-radius""#, #"class="place""#, #"class="encounter""#, #"<svg id="timeline""#,
+            #"class="place-count""#, #"<table id="summary""#,
+        ] {
+            #expect(html.contains(element), "report lacks \(element)")
+        }
+        // Nothing to fetch: no scripts, stylesheets, images or links to elsewhere.
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("<link"))
+        #expect(!html.contains("src="))
+        let external = html.components(separatedBy: "http").count - 1
+        let namespaces = html.components(separatedBy: "xmlns=\"http://www.w3.org/2000/svg\"").count - 1
+        #expect(external == namespaces, "only SVG namespace URIs may mention http")
+        // The summary in the report agrees with the printed one.
+        #expect(result.stdout.contains("encounters:"))
+    }
+
+    @Test("Exit codes: 0 success, 1 runtime failure, 2 usage error; messages say what and where")
+    func exitCodes() throws {
+        let missing = try CLI.run(["replay", "/nonexistent/walk.gpx", "--fast"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("/nonexistent/walk.gpx"))
+
+        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        try "<gpx>\n<trk><trkseg>\n<trkpt lat=\"abc\" lon=\"1\"/>\n</trkseg></trk></gpx>\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let malformed = try CLI.run(["replay", bad, "--fast"])
+        #expect(malformed.status == 1)
+        #expect(malformed.stderr.contains("\(bad):3:1:"), "\(malformed.stderr)")
+
+        let notIndex = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--db", "README.md"])
+        #expect(notIndex.status == 1)
+        #expect(notIndex.stderr.contains("not a locsim index"))
+
+        let port = try freeLoopbackPort()
+        let gpsd = try CLI.run(["replay", "--gpsd", "127.0.0.1:\(port)"])
+        #expect(gpsd.status == 1)
+        #expect(gpsd.stderr.contains("127.0.0.1:\(port)"))
+
+        let server = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:\(port)"])
+        #expect(server.status == 0 || server.status == 1)
+        #expect(server.stdout.contains("failed") || server.stderr.contains("127.0.0.1:\(port)"))
+
+        for usage in [
+            ["replay", "tracks/sf-mission-walk.gpx", "--speed", "0"],
+            ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--loop"],
+            ["replay"],
+            ["replay", "tracks/sf-mission-walk.gpx", "--no-such-option"],
+            ["simulate", "circle"],
+            ["simulate", "line", "--from", "95,0", "--to", "0,0"],
+            ["track", "stats"],
+        ] {
+            let result = try CLI.run(usage)
+            #expect(result.status == 2, "\(usage) → \(result.status): \(result.stderr)")
+            #expect(!result.stderr.isEmpty)
+        }
+        #expect(try CLI.run(["track", "stats", "tracks/sf-mission-walk.gpx"]).status == 0)
+    }
+
+    @Test("Progress appears only on a terminal, on standard error, never on piped output")
+    func progressOnlyOnTTY() throws {
+        let arguments = ["replay", "tracks/tokyo-marunouchi-walk.gpx", "--speed", "1000", "--start", "58:00", "--geodata", "geodata"]
+        let piped = try CLI.run(arguments)
+        #expect(piped.status == 0)
+        #expect(!piped.stdout.contains("\u{1B}[K") && !piped.stderr.contains("\u{1B}[K"))
+        #expect(!piped.stdout.contains("remaining"))
+
+        // Under a pseudo-terminal (python's pty module runs the command with all three streams on it).
+        let script = """
+            import os, pty, sys
+            out = b""
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(out.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, CLI.binary] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOCSIM_CACHE_DIR"] = CLI.cacheDirectory
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("\u{1B}[K"), "the status line is redrawn in place")
+        #expect(output.contains("remaining") && output.contains("fetches") && output.contains("places on map"))
+        #expect(output.contains("%"))
+    }
+}
+
+/// A TCP port on 127.0.0.1 with nothing listening (bound, then released).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -17,7 +17,7 @@ public enum UTCTimestamp {
     /// Parses the bytes of a timestamp; surrounding ASCII whitespace is ignored.
     ///
     /// - Returns: `nil` when the text is not a valid timestamp (the caller names where it was).
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? where Bytes.Index == Int {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = bytes.startIndex
         var end = bytes.endIndex
         while i < end, isSpace(bytes[i]) { i += 1 }
@@ -58,17 +58,22 @@ public enum UTCTimestamp {
         var fraction = 0.0
         if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: ",") {
             i += 1
-            var scale = 0.1
+            // Digits beyond the 15th cannot change a Double of seconds; they are read and ignored.
+            var numerator: Int64 = 0
+            var denominator = 1.0
             var count = 0
             while i < end {
-                let d = Int(bytes[i]) &- 48
+                let d = Int64(bytes[i]) &- 48
                 guard d >= 0 && d <= 9 else { break }
-                fraction += Double(d) * scale
-                scale *= 0.1
+                if count < 15 {
+                    numerator = numerator * 10 + d
+                    denominator *= 10
+                }
                 count += 1
                 i += 1
             }
             guard count > 0 else { return nil }
+            fraction = Double(numerator) / denominator
         }
 
         var offsetSeconds = 0
@@ -97,10 +102,15 @@ public enum UTCTimestamp {
         return Date(timeIntervalSince1970: Double(whole) + fraction)
     }
 
-    /// Parses a string; see ``parse(_:)-(Bytes)``.
+    /// Parses a string.
     public static func parse(_ string: some StringProtocol) -> Date? {
         var copy = String(string)
         return copy.withUTF8 { parse($0) }
+    }
+
+    /// Parses a byte collection.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? {
+        Array(bytes).withUnsafeBufferPointer { parse($0) }
     }
 
     /// Formats `date` as UTC with `fractionDigits` decimals (0…9), rounded to the nearest unit:
@@ -109,13 +119,15 @@ public enum UTCTimestamp {
         let digits = max(0, min(9, fractionDigits))
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
+        // Split into whole seconds and a fraction before scaling: t × 10⁹ overflows Int64
+        // from the year 2262 on. (t − ⌊t⌋ is exact in floating point.)
         let t = date.timeIntervalSince1970
-        let units = Int64((t * Double(scale)).rounded())
-        var seconds = units / scale
-        var fraction = units % scale
-        if fraction < 0 {
-            fraction += scale
-            seconds -= 1
+        let whole = t.rounded(.down)
+        var seconds = Int64(whole)
+        var fraction = Int64(((t - whole) * Double(scale)).rounded())
+        if fraction == scale {
+            fraction = 0
+            seconds += 1
         }
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400

@@ -1,0 +1,102 @@
+// CGPS: the one place where locsim meets libgps's C API.
+//
+// Everything Swift calls goes through a `CGPS_` wrapper below, so the differences between gpsd
+// releases are settled here, in C, by `GPSD_API_MAJOR_VERSION`, and Swift sees one signature:
+//
+//   API 9          the fix status still lives in gps_data_t.status (fix.status from API 10)
+//   API 10-13      gps_unpack(char *, ...)                 gps_fd is `socket_t` (int)
+//   (API 11 = gpsd 3.22, Debian 12)
+//                  gps_stream(..., unsigned int, void *)
+//   API 14-16      gps_unpack(const char *, ...)           gps_fd is `gps_fd_t` (intptr_t)
+//                  gps_stream(..., watch_t, const char *)  privdata is a typed pointer
+//
+// gps_read(gpsdata, message, message_len) has had the same three parameters since API 7, and
+// gps_waiting(gpsdata, timeout_us) since API 5, in every release we support; they are wrapped
+// anyway so that a future change lands here and nowhere else. gps_stream is not used at all:
+// locsim sends its own `?WATCH=` through the fixed-arity CGPS_send, which sidesteps the
+// varying watch flag and device parameter types.
+#ifndef LOCSIM_CGPS_SHIM_H
+#define LOCSIM_CGPS_SHIM_H
+
+#include <gps.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#if !defined(GPSD_API_MAJOR_VERSION) || GPSD_API_MAJOR_VERSION < 9
+#error "locsim needs libgps with GPSD_API_MAJOR_VERSION >= 9 (gpsd 3.20 or newer): altHAE/altMSL and timespec times"
+#endif
+
+/// The libgps API version this module was compiled against.
+static const int CGPS_apiMajorVersion = GPSD_API_MAJOR_VERSION;
+
+/// A zero-filled `gps_data_t` on the heap (it is tens of kilobytes); release with CGPS_free.
+static inline struct gps_data_t *CGPS_allocate(void) {
+    return (struct gps_data_t *)calloc(1, sizeof(struct gps_data_t));
+}
+
+static inline void CGPS_free(struct gps_data_t *data) { free(data); }
+
+/// gps_open: 0 on success, -1 with errno set to a negative NL_* code on failure.
+static inline int CGPS_open(const char *host, const char *port, struct gps_data_t *data) {
+    return gps_open(host, port, data);
+}
+
+static inline int CGPS_close(struct gps_data_t *data) { return gps_close(data); }
+
+/// gps_send with a fixed arity: the variadic original does not import into Swift.
+static inline int CGPS_send(struct gps_data_t *data, const char *command) {
+    return gps_send(data, "%s", command);
+}
+
+/// gps_waiting: true when a message is buffered or the socket is readable within `timeout_us`.
+static inline bool CGPS_waiting(const struct gps_data_t *data, int timeout_us) {
+    return gps_waiting(data, timeout_us);
+}
+
+/// gps_read: reads and unpacks one message; copies its raw text into `message` when non-NULL.
+/// Returns the number of bytes read, 0 when nothing was ready, -1 on error or end of stream.
+static inline int CGPS_read(struct gps_data_t *data, char *message, int message_len) {
+    return gps_read(data, message, message_len);
+}
+
+/// gps_unpack: `char *` up to API 13, `const char *` from API 14 on. It never writes through
+/// the pointer in either; the wrapper takes the narrower `const char *` and casts where needed.
+static inline int CGPS_unpack(const char *json, struct gps_data_t *data) {
+#if GPSD_API_MAJOR_VERSION >= 14
+    return gps_unpack(json, data);
+#else
+    return gps_unpack((char *)json, data);
+#endif
+}
+
+static inline const char *CGPS_errstr(int code) { return gps_errstr(code); }
+
+/// The socket: `int` up to API 13, `gps_fd_t` (an intptr_t) from API 14 on.
+static inline int CGPS_fd(const struct gps_data_t *data) { return (int)data->gps_fd; }
+
+/// Wakes a thread blocked in gps_waiting on this connection without closing the descriptor
+/// (closing it from another thread could let the number be reused under the reader).
+static inline int CGPS_shutdown(const struct gps_data_t *data) {
+    return shutdown((int)data->gps_fd, SHUT_RDWR);
+}
+
+/// The fix status (STATUS_*): in gps_fix_t from API 10 on, in gps_data_t before.
+static inline int CGPS_fixStatus(const struct gps_data_t *data) {
+#if GPSD_API_MAJOR_VERSION >= 10
+    return data->fix.status;
+#else
+    return data->status;
+#endif
+}
+
+/// The device path of the last DEVICE report (or of the device that sent the last TPV).
+static inline const char *CGPS_devicePath(const struct gps_data_t *data) { return data->dev.path; }
+
+/// The text of the last ERROR report.
+static inline const char *CGPS_errorMessage(const struct gps_data_t *data) { return data->error; }
+
+/// The gpsd release named by the last VERSION report.
+static inline const char *CGPS_release(const struct gps_data_t *data) { return data->version.release; }
+
+#endif

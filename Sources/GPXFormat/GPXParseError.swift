@@ -1,0 +1,72 @@
+/// A problem reading GPX, with where it happened.
+///
+/// `description` reads like a compiler diagnostic: `walk.gpx:12:5: error: lat "abc" is not a number`.
+public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem. Extensible: match with `catch GPXParseError.Code.invalidTime`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case io, malformedXML, truncated, notGPX, missingCoordinate, invalidCoordinate, invalidTime,
+                invalidNumber, unsupportedEncoding
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The file could not be opened or read.
+        public static let io = Code(.io)
+        /// The text is not well-formed XML (mismatched tags, bad syntax, unknown entity).
+        public static let malformedXML = Code(.malformedXML)
+        /// The input ended inside an element or a markup construct.
+        public static let truncated = Code(.truncated)
+        /// The root element is not `<gpx>`.
+        public static let notGPX = Code(.notGPX)
+        /// A point lacks its `lat` or `lon` attribute.
+        public static let missingCoordinate = Code(.missingCoordinate)
+        /// A `lat`/`lon` that is not a number, not finite, or out of range.
+        public static let invalidCoordinate = Code(.invalidCoordinate)
+        /// A `<time>` that is not an ISO-8601 timestamp.
+        public static let invalidTime = Code(.invalidTime)
+        /// A numeric element (`ele`, `speed`, `hdop`, `sat`, …) that is not a number.
+        public static let invalidNumber = Code(.invalidNumber)
+        /// A declared encoding other than UTF-8 or ASCII.
+        public static let unsupportedEncoding = Code(.unsupportedEncoding)
+
+        /// Whether the problem concerns one point only, so lenient reading can skip the point.
+        public var isPointLevel: Bool {
+            switch base {
+            case .missingCoordinate, .invalidCoordinate, .invalidTime, .invalidNumber: true
+            default: false
+            }
+        }
+
+        public var description: String { base.rawValue }
+
+        /// Lets `catch GPXParseError.Code.invalidTime` match.
+        public static func ~= (code: Self, error: any Error) -> Bool {
+            (error as? GPXParseError)?.code == code
+        }
+    }
+
+    public let code: Code
+    /// The file path, or `nil` for in-memory input.
+    public let file: String?
+    /// 1-based line, or 0 when the problem is not tied to a position (I/O).
+    public let line: Int
+    /// 1-based column in characters.
+    public let column: Int
+    /// What is wrong, in words.
+    public let message: String
+
+    public init(_ code: Code, file: String?, line: Int, column: Int, message: String) {
+        self.code = code
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        let place = file ?? "<input>"
+        if line == 0 { return "\(place): error: \(message)" }
+        return "\(place):\(line):\(column): error: \(message)"
+    }
+}

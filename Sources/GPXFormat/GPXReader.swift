@@ -1,0 +1,548 @@
+import LocationCore
+
+/// What the streaming reader reports, in document order.
+public enum GPXEvent: Sendable, Hashable {
+    /// A `<trk>` began.
+    case trackStarted
+    /// A `<trkseg>` began inside the current track.
+    case segmentStarted
+    /// A complete point: a track point inside the current segment, a route point inside the
+    /// current route, or a waypoint.
+    case point(GPXPoint, GPXPointKind)
+    /// The current `<trkseg>` ended.
+    case segmentEnded
+    /// The current `<trk>` ended; `name` is its `<name>`, if any.
+    case trackEnded(name: String?)
+    /// A `<rte>` began.
+    case routeStarted
+    /// The current `<rte>` ended.
+    case routeEnded(name: String?)
+}
+
+/// A streaming GPX 1.0 / 1.1 reader with flat memory: it holds one point at a time, whatever the
+/// file size.
+///
+/// ```swift
+/// let reader = try GPXReader(contentsOfFile: "walk.gpx")
+/// while let event = try reader.next() {
+///     if case .point(let point, .trackPoint) = event { print(point.coordinate) }
+/// }
+/// ```
+///
+/// What is read: `trk`/`trkseg`/`trkpt`, `rte`/`rtept`, `wpt`; `ele`, `time` (with or without
+/// fractional seconds, `Z` or a ±hh:mm offset, converted to UTC), `speed` and `course` (GPX 1.0
+/// elements, or any `speed`/`course` element inside the point's `<extensions>`, such as Garmin's
+/// `TrackPointExtension`; a direct child wins over an extension), `hdop`, `vdop`, `pdop`, `sat`,
+/// `fix`, and the `name` of points, tracks and routes. Everything else, including unknown
+/// extensions and namespaces, is skipped. A UTF-8 byte order mark is fine.
+///
+/// Errors name the file, line and column. In ``Options/lenient`` mode, problems that concern
+/// one point (a bad or missing `lat`/`lon`, an unparseable `time` or number) skip that point and
+/// are counted in ``skippedPoints`` and ``problems``; malformed XML always stops reading.
+/// Out-of-order or repeated timestamps are data, not errors: they are returned as they are.
+///
+/// - Important: A reader is used by one task at a time.
+public final class GPXReader {
+    /// How strictly to read.
+    public struct Options: Sendable, Hashable {
+        /// Skip and count points with point-level problems instead of throwing.
+        public var isLenient: Bool
+        /// How many skipped-point problems to keep in ``GPXReader/problems``.
+        public var problemLimit: Int
+
+        public init(isLenient: Bool = false, problemLimit: Int = 100) {
+            self.isLenient = isLenient
+            self.problemLimit = problemLimit
+        }
+
+        /// Any problem throws.
+        public static let strict = Options()
+        /// Point-level problems skip the point.
+        public static let lenient = Options(isLenient: true)
+    }
+
+    private enum Element: UInt8 {
+        case gpx, trk, trkseg, trkpt, rte, rtept, wpt, ele, time, speed, course, hdop, vdop, pdop, sat, fix, name,
+            other
+    }
+
+    private enum Field {
+        case elevation, time, speed, course, extensionSpeed, extensionCourse, hdop, vdop, pdop, satellites, fix,
+            pointName, trackName, routeName
+    }
+
+    private let scanner: XMLScanner
+    private let options: Options
+    /// The file being read, or `nil` for in-memory input.
+    public let file: String?
+    /// The `creator` attribute of `<gpx>`, once the root element has been read.
+    public private(set) var creator: String?
+    /// The `version` attribute of `<gpx>` (`"1.0"` or `"1.1"`), once read.
+    public private(set) var version: String?
+    /// Points skipped in lenient mode.
+    public private(set) var skippedPoints = 0
+    /// The first ``Options/problemLimit`` problems behind ``skippedPoints``.
+    public private(set) var problems: [GPXParseError] = []
+
+    private var names: [[UInt8]] = []
+    private var elements: [Element] = []
+    private var depth = 0
+    private var rootClosed = false
+    private var pending: [GPXEvent] = []
+    private var checkedEncoding = false
+
+    private var point = GPXPoint(coordinate: Coordinate(validLatitude: 0, longitude: 0))
+    private var pointKind: GPXPointKind?
+    private var pointDepth = 0
+    private var pointIsBad = false
+    private var hasDirectSpeed = false
+    private var hasDirectCourse = false
+    private var containerName: String?
+
+    private var capture: Field?
+    private var captureDepth = 0
+    private var captureStart = 0
+    private var text: [UInt8] = []
+
+    /// Opens `path` for streaming.
+    ///
+    /// - Throws: ``GPXParseError`` with code ``GPXParseError/Code/io`` when the file cannot be opened.
+    public convenience init(contentsOfFile path: String, options: Options = .strict) throws(GPXParseError) {
+        try self.init(contentsOfFile: path, options: options, chunkSize: 1 << 18)
+    }
+
+    /// Opens `path` reading `chunkSize` bytes at a time (tests use tiny chunks to cross every
+    /// token boundary).
+    init(contentsOfFile path: String, options: Options, chunkSize: Int) throws(GPXParseError) {
+        self.file = path
+        self.options = options
+        do {
+            scanner = try XMLScanner(path: path, chunkSize: chunkSize)
+        } catch {
+            throw Self.ioError(error, file: path)
+        }
+    }
+
+    /// Reads GPX held in memory (for small inputs and tests).
+    public init(bytes: some Collection<UInt8>, options: Options = .strict) {
+        self.file = nil
+        self.options = options
+        scanner = XMLScanner(bytes: bytes)
+    }
+
+    /// Reads GPX text held in memory.
+    public convenience init(string: String, options: Options = .strict) {
+        self.init(bytes: Array(string.utf8), options: options)
+    }
+
+    private static func ioError(_ failure: XMLScanner.Failure, file: String?) -> GPXParseError {
+        switch failure {
+        case .io(let reason): GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
+        case .truncated(let message): GPXParseError(.truncated, file: file, line: 0, column: 0, message: message)
+        case .malformed(let message, _): GPXParseError(.malformedXML, file: file, line: 0, column: 0, message: message)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The next event, or `nil` at the end of a complete document.
+    ///
+    /// - Throws: ``GPXParseError`` naming file, line and column.
+    public func next() throws(GPXParseError) -> GPXEvent? {
+        while pending.isEmpty {
+            let token: XMLScanner.Token
+            do {
+                token = try scanner.next()
+            } catch {
+                throw failure(error)
+            }
+            switch token {
+            case .startTag: try handleStart()
+            case .endTag: try handleEnd()
+            case .text: try handleText()
+            case .end:
+                try finish()
+                return nil
+            }
+        }
+        return pending.removeFirst()
+    }
+
+    private func failure(_ failure: XMLScanner.Failure) -> GPXParseError {
+        switch failure {
+        case .io(let reason):
+            return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
+        case .truncated(let message):
+            let at = scanner.endLocation
+            return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: message)
+        case .malformed(let message, let position):
+            return error(.malformedXML, message, at: position)
+        }
+    }
+
+    private func error(_ code: GPXParseError.Code, _ message: String, at position: Int) -> GPXParseError {
+        let at = scanner.location(of: position)
+        return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
+    }
+
+    private func finish() throws(GPXParseError) {
+        if depth > 0 {
+            let open = String(decoding: names[depth - 1], as: UTF8.self)
+            let at = scanner.endLocation
+            throw GPXParseError(
+                .truncated, file: file, line: at.line, column: at.column,
+                message: "input ended inside <\(open)>")
+        }
+        if !rootClosed {
+            let at = scanner.endLocation
+            throw GPXParseError(
+                .truncated, file: file, line: at.line, column: at.column, message: "no <gpx> element found")
+        }
+    }
+
+    // MARK: Elements
+
+    private func classify(_ start: Int, _ end: Int) -> Element {
+        let bytes = scanner.bytes(start, end)
+        var localStart = 0
+        for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
+        let local = UnsafeBufferPointer(rebasing: bytes[localStart...])
+        func equals(_ name: StaticString) -> Bool {
+            guard local.count == name.utf8CodeUnitCount else { return false }
+            let p = name.utf8Start
+            for i in 0..<local.count where local[i] != p[i] { return false }
+            return true
+        }
+        switch local.count {
+        case 3:
+            if equals("gpx") { return .gpx }
+            if equals("trk") { return .trk }
+            if equals("rte") { return .rte }
+            if equals("wpt") { return .wpt }
+            if equals("ele") { return .ele }
+            if equals("sat") { return .sat }
+            if equals("fix") { return .fix }
+        case 4:
+            if equals("time") { return .time }
+            if equals("hdop") { return .hdop }
+            if equals("vdop") { return .vdop }
+            if equals("pdop") { return .pdop }
+            if equals("name") { return .name }
+        case 5:
+            if equals("trkpt") { return .trkpt }
+            if equals("rtept") { return .rtept }
+            if equals("speed") { return .speed }
+        case 6:
+            if equals("trkseg") { return .trkseg }
+            if equals("course") { return .course }
+        default: break
+        }
+        return .other
+    }
+
+    private func handleStart() throws(GPXParseError) {
+        let element = classify(scanner.nameStart, scanner.nameEnd)
+        if depth == 0 {
+            if rootClosed { throw error(.malformedXML, "content after the end of <gpx>", at: scanner.tokenStart) }
+            try checkEncoding()
+            guard element == .gpx else {
+                let name = scanner.string(scanner.nameStart, scanner.nameEnd)
+                throw error(.notGPX, "the root element is <\(name)>, not <gpx>", at: scanner.tokenStart)
+            }
+            creator = try attribute("creator")
+            version = try attribute("version")
+        }
+        let parent = depth > 0 ? elements[depth - 1] : nil
+        push(element)
+
+        switch element {
+        case .trk where parent == .gpx:
+            containerName = nil
+            pending.append(.trackStarted)
+        case .trkseg where parent == .trk:
+            pending.append(.segmentStarted)
+        case .rte where parent == .gpx:
+            containerName = nil
+            pending.append(.routeStarted)
+        case .trkpt where parent == .trkseg:
+            try beginPoint(.trackPoint)
+        case .rtept where parent == .rte:
+            try beginPoint(.routePoint)
+        case .wpt where parent == .gpx:
+            try beginPoint(.waypoint)
+        default:
+            if pointKind != nil {
+                let direct = depth - 2 == pointDepth
+                let field: Field? =
+                    switch element {
+                    case .ele where direct: .elevation
+                    case .time where direct: .time
+                    case .speed: direct ? .speed : .extensionSpeed
+                    case .course: direct ? .course : .extensionCourse
+                    case .hdop where direct: .hdop
+                    case .vdop where direct: .vdop
+                    case .pdop where direct: .pdop
+                    case .sat where direct: .satellites
+                    case .fix where direct: .fix
+                    case .name where direct: .pointName
+                    default: nil
+                    }
+                if let field { startCapture(field) }
+            } else if element == .name, parent == .trk {
+                startCapture(.trackName)
+            } else if element == .name, parent == .rte {
+                startCapture(.routeName)
+            }
+        }
+        if scanner.selfClosing { try handleEnd(selfClosing: true) }
+    }
+
+    private func push(_ element: Element) {
+        let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
+        if depth < names.count {
+            names[depth].removeAll(keepingCapacity: true)
+            names[depth].append(contentsOf: name)
+            elements[depth] = element
+        } else {
+            names.append(Array(name))
+            elements.append(element)
+        }
+        depth += 1
+    }
+
+    private func startCapture(_ field: Field) {
+        capture = field
+        captureDepth = depth
+        captureStart = scanner.tokenStart
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private func handleEnd(selfClosing: Bool = false) throws(GPXParseError) {
+        guard depth > 0 else {
+            throw error(.malformedXML, "end tag without a matching start tag", at: scanner.tokenStart)
+        }
+        if !selfClosing {
+            let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
+            let open = names[depth - 1]
+            if !open.elementsEqual(name) {
+                throw error(
+                    .malformedXML,
+                    "</\(String(decoding: name, as: UTF8.self))> does not close <\(String(decoding: open, as: UTF8.self))>",
+                    at: scanner.tokenStart)
+            }
+        }
+        let element = elements[depth - 1]
+        depth -= 1
+        if let field = capture, captureDepth == depth + 1 {
+            capture = nil
+            try store(field)
+        }
+        if let kind = pointKind, depth == pointDepth {
+            pointKind = nil
+            scanner.pinned = nil
+            if pointIsBad {
+                skippedPoints += 1
+            } else {
+                pending.append(.point(point, kind))
+            }
+            return
+        }
+        let parent = depth > 0 ? elements[depth - 1] : nil
+        switch element {
+        case .gpx where depth == 0: rootClosed = true
+        case .trkseg where parent == .trk: pending.append(.segmentEnded)
+        case .trk where parent == .gpx: pending.append(.trackEnded(name: containerName))
+        case .rte where parent == .gpx: pending.append(.routeEnded(name: containerName))
+        default: break
+        }
+    }
+
+    private func handleText() throws(GPXParseError) {
+        if capture != nil, depth == captureDepth {
+            if scanner.textIsCDATA {
+                text.append(contentsOf: scanner.bytes(scanner.textStart, scanner.textEnd))
+            } else {
+                try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
+            }
+            return
+        }
+        if depth == 0 && !scanner.textIsCDATA {
+            let bytes = scanner.bytes(scanner.textStart, scanner.textEnd)
+            if let offset = bytes.firstIndex(where: { !isXMLSpace($0) }) {
+                throw error(.malformedXML, "text outside the <gpx> element", at: scanner.textStart + offset)
+            }
+        }
+    }
+
+    private func checkEncoding() throws(GPXParseError) {
+        guard !checkedEncoding else { return }
+        checkedEncoding = true
+        if let encoding = scanner.declaredEncoding?.lowercased(),
+            !["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding)
+        {
+            throw GPXParseError(
+                .unsupportedEncoding, file: file, line: 1, column: 1,
+                message: "encoding \"\(encoding)\" is not supported; convert the file to UTF-8 (iconv -t UTF-8)")
+        }
+    }
+
+    // MARK: Points
+
+    private func beginPoint(_ kind: GPXPointKind) throws(GPXParseError) {
+        pointKind = kind
+        pointDepth = depth - 1
+        pointIsBad = false
+        hasDirectSpeed = false
+        hasDirectCourse = false
+        scanner.pinned = scanner.tokenStart
+        let tag = scanner.tokenStart
+        var latitude: Double?
+        var longitude: Double?
+        var latitudeText: String?
+        var longitudeText: String?
+        for attribute in scanner.attributes {
+            let name = scanner.bytes(attribute.nameStart, attribute.nameEnd)
+            let value = scanner.bytes(attribute.valueStart, attribute.valueEnd)
+            if name.elementsEqual("lat".utf8) {
+                latitude = parseDecimal(value)
+                latitudeText = String(decoding: value, as: UTF8.self)
+            } else if name.elementsEqual("lon".utf8) {
+                longitude = parseDecimal(value)
+                longitudeText = String(decoding: value, as: UTF8.self)
+            }
+        }
+        let element = kind.rawValue
+        guard let latitudeText else {
+            return try pointProblem(.missingCoordinate, "<\(element)> has no lat attribute", at: tag)
+        }
+        guard let longitudeText else {
+            return try pointProblem(.missingCoordinate, "<\(element)> has no lon attribute", at: tag)
+        }
+        guard let latitude else {
+            return try pointProblem(.invalidCoordinate, "lat \"\(latitudeText)\" is not a number", at: tag)
+        }
+        guard let longitude else {
+            return try pointProblem(.invalidCoordinate, "lon \"\(longitudeText)\" is not a number", at: tag)
+        }
+        do {
+            point = GPXPoint(coordinate: try Coordinate(latitude: latitude, longitude: longitude))
+        } catch {
+            let text = error.component == .latitude ? latitudeText : longitudeText
+            return try pointProblem(
+                .invalidCoordinate, "\(error.component == .latitude ? "lat" : "lon") \"\(text)\" is \(error.code); expected \(error.component == .latitude ? "-90...90" : "-180...180")",
+                at: tag)
+        }
+    }
+
+    private func pointProblem(_ code: GPXParseError.Code, _ message: String, at position: Int) throws(GPXParseError) {
+        let problem = error(code, message, at: position)
+        guard options.isLenient else { throw problem }
+        if !pointIsBad {
+            pointIsBad = true
+            if problems.count < options.problemLimit { problems.append(problem) }
+        }
+    }
+
+    private func store(_ field: Field) throws(GPXParseError) {
+        if pointIsBad { return }
+        func number(_ what: String) throws(GPXParseError) -> Double? {
+            let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
+            guard let parsed, parsed.isFinite else {
+                try pointProblem(.invalidNumber, "<\(what)> \"\(String(decoding: text, as: UTF8.self))\" is not a number", at: captureStart)
+                return nil
+            }
+            return parsed
+        }
+        switch field {
+        case .elevation: point.elevation = try number("ele")
+        case .time:
+            guard let time = text.withUnsafeBufferPointer({ UTCTimestamp.parse($0) }) else {
+                return try pointProblem(
+                    .invalidTime,
+                    "<time> \"\(String(decoding: text, as: UTF8.self))\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z",
+                    at: captureStart)
+            }
+            point.time = time
+        case .speed:
+            point.speed = try number("speed")
+            hasDirectSpeed = true
+        case .course:
+            point.course = try number("course")
+            hasDirectCourse = true
+        case .extensionSpeed:
+            let speed = try number("speed")
+            if !hasDirectSpeed { point.speed = speed }
+        case .extensionCourse:
+            let course = try number("course")
+            if !hasDirectCourse { point.course = course }
+        case .hdop: point.horizontalDilution = try number("hdop")
+        case .vdop: point.verticalDilution = try number("vdop")
+        case .pdop: point.positionDilution = try number("pdop")
+        case .satellites:
+            guard let satellites = text.withUnsafeBufferPointer({ parseInteger($0) }), satellites >= 0 else {
+                return try pointProblem(
+                    .invalidNumber, "<sat> \"\(String(decoding: text, as: UTF8.self))\" is not a satellite count",
+                    at: captureStart)
+            }
+            point.satellites = satellites
+        case .fix:
+            let value = String(decoding: text.drop(while: isXMLSpace).reversed().drop(while: isXMLSpace).reversed(), as: UTF8.self)
+            guard let fix = GPXFixType(rawValue: value) else {
+                return try pointProblem(
+                    .invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps", at: captureStart)
+            }
+            point.fix = fix
+        case .pointName: point.name = String(decoding: text, as: UTF8.self)
+        case .trackName, .routeName: containerName = String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    // MARK: Entities
+
+    /// Appends text, replacing entity and character references.
+    private func decodeAppend(_ start: Int, _ end: Int, into out: inout [UInt8]) throws(GPXParseError) {
+        let bytes = scanner.bytes(start, end)
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            guard c == UInt8(ascii: "&") else {
+                out.append(c)
+                i += 1
+                continue
+            }
+            guard let semicolon = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semicolon - i <= 12 else {
+                throw error(.malformedXML, "'&' not followed by an entity reference", at: start + i)
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<semicolon]), as: UTF8.self)
+            switch name {
+            case "lt": out.append(UInt8(ascii: "<"))
+            case "gt": out.append(UInt8(ascii: ">"))
+            case "amp": out.append(UInt8(ascii: "&"))
+            case "quot": out.append(UInt8(ascii: "\""))
+            case "apos": out.append(UInt8(ascii: "'"))
+            default:
+                var scalarValue: UInt32?
+                if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                    scalarValue = UInt32(name.dropFirst(2), radix: 16)
+                } else if name.hasPrefix("#") {
+                    scalarValue = UInt32(name.dropFirst(1))
+                }
+                guard let scalarValue, let scalar = Unicode.Scalar(scalarValue) else {
+                    throw error(.malformedXML, "unknown entity &\(name);", at: start + i)
+                }
+                out.append(contentsOf: String(Character(scalar)).utf8)
+            }
+            i = semicolon + 1
+        }
+    }
+
+    private func attribute(_ wanted: String) throws(GPXParseError) -> String? {
+        for attribute in scanner.attributes
+        where scanner.bytes(attribute.nameStart, attribute.nameEnd).elementsEqual(wanted.utf8) {
+            var out: [UInt8] = []
+            try decodeAppend(attribute.valueStart, attribute.valueEnd, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LocationCore
+
+/// Summary figures of a GPX file, computed while streaming (`locsim track stats`).
+///
+/// - ``distance`` is the WGS-84 geodesic length summed between consecutive track points of each
+///   segment, never across a segment break (a break means the recording stopped).
+/// - ``duration`` is the last timed track point's time minus the first's, in file order; `nil`
+///   when no track point has a time. With out-of-order times it can be shorter than the span.
+/// - ``start`` and ``end`` are the first and last track points.
+/// - ``bounds`` covers every point: track points, route points and waypoints. It is a plain
+///   latitude/longitude box; a file that crosses ±180° gets a box spanning the whole width.
+public struct GPXStatistics: Sendable, Hashable {
+    public var tracks = 0
+    public var segments = 0
+    /// Track points.
+    public var points = 0
+    public var routePoints = 0
+    public var waypoints = 0
+    /// Metres.
+    public var distance = 0.0
+    /// Seconds.
+    public var duration: Double?
+    public var start: GPXPoint?
+    public var end: GPXPoint?
+    public var bounds: Bounds?
+    /// Points skipped by a lenient reader.
+    public var skippedPoints = 0
+
+    /// A latitude/longitude box in degrees.
+    public struct Bounds: Sendable, Hashable {
+        public var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+    }
+
+    public init() {}
+
+    /// Streams `reader` to the end and summarises it.
+    ///
+    /// - Throws: ``GPXParseError`` from the reader.
+    public init(reader: GPXReader) throws(GPXParseError) {
+        var previous: Coordinate?
+        var firstTime: Date?
+        var lastTime: Date?
+        while let event = try reader.next() {
+            switch event {
+            case .trackStarted: tracks += 1
+            case .segmentStarted:
+                segments += 1
+                previous = nil
+            case .point(let point, let kind):
+                include(point.coordinate)
+                switch kind {
+                case .trackPoint:
+                    points += 1
+                    if let previous { distance += previous.geodesicDistance(to: point.coordinate) }
+                    previous = point.coordinate
+                    if start == nil { start = point }
+                    end = point
+                    if let time = point.time {
+                        if firstTime == nil { firstTime = time }
+                        lastTime = time
+                    }
+                case .routePoint: routePoints += 1
+                case .waypoint: waypoints += 1
+                }
+            case .segmentEnded: previous = nil
+            case .trackEnded, .routeStarted, .routeEnded: break
+            }
+        }
+        if let firstTime, let lastTime { duration = lastTime.timeIntervalSince(firstTime) }
+        skippedPoints = reader.skippedPoints
+    }
+
+    private mutating func include(_ c: Coordinate) {
+        guard var box = bounds else {
+            bounds = Bounds(minLatitude: c.latitude, minLongitude: c.longitude, maxLatitude: c.latitude, maxLongitude: c.longitude)
+            return
+        }
+        box.minLatitude = min(box.minLatitude, c.latitude)
+        box.maxLatitude = max(box.maxLatitude, c.latitude)
+        box.minLongitude = min(box.minLongitude, c.longitude)
+        box.maxLongitude = max(box.maxLongitude, c.longitude)
+        bounds = box
+    }
+}

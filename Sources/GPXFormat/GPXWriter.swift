@@ -1,0 +1,283 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import LocationCore
+
+/// Writes GPX 1.1, point by point, so an endless provider can be recorded with flat memory.
+///
+/// Everything the reader understands is written back so that reading the output gives the same
+/// values: coordinates and numbers in their shortest exact decimal form, times in UTC with up to
+/// microseconds, speed and course in a `<extensions>` block (GPX 1.1 has no elements for them).
+///
+/// Layouts:
+/// - ``Layout/track``: one `<trk>`; ``startSegment()`` begins a new `<trkseg>`.
+/// - ``Layout/route``: one `<rte>` of `<rtept>`.
+/// - ``Layout/waypoints``: `<wpt>` elements with `<time>`, the form Xcode's iOS Simulator replays
+///   (it ignores `trk` and `rte`).
+///
+/// Writing to a file goes to a temporary file beside it, renamed into place by ``finish()``: a
+/// crash or an error never leaves a half-written GPX at `path`.
+///
+/// ```swift
+/// let writer = try GPXWriter(path: "walk.gpx")
+/// for try await fix in provider { try writer.write(fix) }
+/// try writer.finish()
+/// ```
+///
+/// - Important: A writer is used by one task at a time.
+public final class GPXWriter {
+    /// What kind of GPX list the points form.
+    public enum Layout: Sendable, Hashable {
+        case track, route, waypoints
+    }
+
+    private enum Sink {
+        case file(fd: Int32, temporary: String, path: String)
+        case memory
+    }
+
+    private let layout: Layout
+    private var sink: Sink
+    private var pending: [UInt8] = []
+    private var segmentOpen = false
+    private var finished = false
+    private var memory: [UInt8] = []
+
+    /// Starts a GPX file at `path` (written to `path` + a temporary suffix until ``finish()``).
+    ///
+    /// - Throws: ``GPXWriteError`` when the temporary file cannot be created.
+    public init(path: String, layout: Layout = .track, creator: String = "locsim") throws(GPXWriteError) {
+        self.layout = layout
+        let temporary = path + ".partial-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else {
+            throw GPXWriteError(path: path, reason: String(cString: strerror(errno)))
+        }
+        sink = .file(fd: fd, temporary: temporary, path: path)
+        header(creator: creator)
+    }
+
+    /// Starts a GPX document in memory; ``finish()`` returns nothing, ``string`` holds the text.
+    public init(layout: Layout = .track, creator: String = "locsim") {
+        self.layout = layout
+        sink = .memory
+        header(creator: creator)
+    }
+
+    deinit {
+        if case .file(let fd, let temporary, _) = sink, !finished {
+            close(fd)
+            unlink(temporary)
+        }
+    }
+
+    private func header(creator: String) {
+        append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        append("<gpx version=\"1.1\" creator=\"\(escape(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\"")
+        append(" xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n")
+        switch layout {
+        case .track: append("  <trk>\n")
+        case .route: append("  <rte>\n")
+        case .waypoints: break
+        }
+    }
+
+    /// Ends the current track segment and begins another (track layout only; ignored otherwise).
+    public func startSegment() throws(GPXWriteError) {
+        guard layout == .track else { return }
+        if segmentOpen { append("    </trkseg>\n") }
+        append("    <trkseg>\n")
+        segmentOpen = true
+        try flushIfNeeded()
+    }
+
+    /// Writes one point.
+    public func write(_ point: GPXPoint) throws(GPXWriteError) {
+        let element: String
+        let indent: String
+        switch layout {
+        case .track:
+            if !segmentOpen { try startSegment() }
+            element = "trkpt"
+            indent = "      "
+        case .route:
+            element = "rtept"
+            indent = "    "
+        case .waypoints:
+            element = "wpt"
+            indent = "  "
+        }
+        append(indent + Self.pointXML(point, element: element) + "\n")
+        try flushIfNeeded()
+    }
+
+    /// Writes a fix; a fix without a position is skipped (GPX has no way to say "no fix here"
+    /// other than leaving the point out).
+    public func write(_ fix: Fix) throws(GPXWriteError) {
+        guard let point = GPXPoint(fix: fix) else { return }
+        try write(point)
+    }
+
+    /// Closes the document. For a file, flushes, syncs and renames it into place.
+    public func finish() throws(GPXWriteError) {
+        guard !finished else { return }
+        switch layout {
+        case .track:
+            if segmentOpen { append("    </trkseg>\n") }
+            append("  </trk>\n")
+        case .route: append("  </rte>\n")
+        case .waypoints: break
+        }
+        append("</gpx>\n")
+        try flush()
+        finished = true
+        if case .file(let fd, let temporary, let path) = sink {
+            let syncFailed = fsync(fd) != 0
+            let closeFailed = close(fd) != 0
+            if syncFailed || closeFailed {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw GPXWriteError(path: path, reason: reason)
+            }
+            if rename(temporary, path) != 0 {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw GPXWriteError(path: path, reason: reason)
+            }
+        }
+    }
+
+    /// The text written so far (memory writers).
+    public var string: String { String(decoding: memory, as: UTF8.self) }
+
+    /// A whole document as GPX 1.1 text: its tracks, routes and waypoints.
+    public static func string(_ document: GPXDocument, creator: String = "locsim") -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<gpx version=\"1.1\" creator=\"\(escape(document.creator ?? creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
+        out += " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
+        for waypoint in document.waypoints { out += pointText(waypoint, element: "wpt", indent: "  ") }
+        for route in document.routes {
+            out += "  <rte>\n"
+            if let name = route.name { out += "    <name>\(escape(name))</name>\n" }
+            for point in route.points { out += pointText(point, element: "rtept", indent: "    ") }
+            out += "  </rte>\n"
+        }
+        for track in document.tracks {
+            out += "  <trk>\n"
+            if let name = track.name { out += "    <name>\(escape(name))</name>\n" }
+            for segment in track.segments {
+                out += "    <trkseg>\n"
+                for point in segment { out += pointText(point, element: "trkpt", indent: "      ") }
+                out += "    </trkseg>\n"
+            }
+            out += "  </trk>\n"
+        }
+        return out + "</gpx>\n"
+    }
+
+    private static func pointText(_ point: GPXPoint, element: String, indent: String) -> String {
+        indent + pointXML(point, element: element) + "\n"
+    }
+
+    /// One point element on one line.
+    static func pointXML(_ point: GPXPoint, element: String) -> String {
+        var out = "<\(element) lat=\"\(formatDecimal(point.coordinate.latitude))\" lon=\"\(formatDecimal(point.coordinate.longitude))\">"
+        if let elevation = point.elevation { out += "<ele>\(formatDecimal(elevation))</ele>" }
+        if let time = point.time { out += "<time>\(formatTime(time))</time>" }
+        if let name = point.name { out += "<name>\(escape(name))</name>" }
+        if let fix = point.fix { out += "<fix>\(fix.rawValue)</fix>" }
+        if let satellites = point.satellites { out += "<sat>\(satellites)</sat>" }
+        if let hdop = point.horizontalDilution { out += "<hdop>\(formatDecimal(hdop))</hdop>" }
+        if let vdop = point.verticalDilution { out += "<vdop>\(formatDecimal(vdop))</vdop>" }
+        if let pdop = point.positionDilution { out += "<pdop>\(formatDecimal(pdop))</pdop>" }
+        if point.speed != nil || point.course != nil {
+            out += "<extensions>"
+            if let speed = point.speed { out += "<locsim:speed>\(formatDecimal(speed))</locsim:speed>" }
+            if let course = point.course { out += "<locsim:course>\(formatDecimal(course))</locsim:course>" }
+            out += "</extensions>"
+        }
+        return out + "</\(element)>"
+    }
+
+    // MARK: Output
+
+    private func append(_ text: String) { pending.append(contentsOf: text.utf8) }
+
+    private func flushIfNeeded() throws(GPXWriteError) {
+        if pending.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws(GPXWriteError) {
+        switch sink {
+        case .memory:
+            memory.append(contentsOf: pending)
+        case .file(let fd, _, let path):
+            var offset = 0
+            while offset < pending.count {
+                let n = pending.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw GPXWriteError(path: path, reason: String(cString: strerror(errno)))
+                }
+                offset += n
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// UTC time with as many fractional digits as needed, up to microseconds.
+    static func formatTime(_ date: Date) -> String {
+        var text = UTCTimestamp.format(date, fractionDigits: 6)
+        // "…:58.123000Z" → "…:58.123Z"; "…:58.000000Z" → "…:58Z"
+        text.removeLast()
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text + "Z"
+    }
+}
+
+/// POSIX `write(2)`, named apart from ``GPXWriter/write(_:)-(GPXPoint)``.
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(fd, bytes, count)
+    #else
+    Darwin.write(fd, bytes, count)
+    #endif
+}
+
+/// Escapes text for XML content and attribute values.
+func escape(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for c in text.unicodeScalars {
+        switch c {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&apos;"
+        default: out.unicodeScalars.append(c)
+        }
+    }
+    return out
+}
+
+/// A GPX file could not be written.
+public struct GPXWriteError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The destination path, or `"<memory>"`.
+    public let path: String
+    /// The operating system's reason.
+    public let reason: String
+    public var description: String { "\(path): cannot write GPX: \(reason)" }
+}

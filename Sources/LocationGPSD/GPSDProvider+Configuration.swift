@@ -1,0 +1,81 @@
+extension GPSDProvider {
+    /// How a ``GPSDProvider`` treats an absent or lost daemon.
+    ///
+    /// The default fails fast: no daemon, or a lost connection, ends the sequence with a
+    /// ``GPSDError``. ``resilient`` waits for the daemon and reconnects after losses, which is
+    /// what a field test with a USB dongle wants.
+    public struct Configuration: Sendable, Hashable {
+        /// Retry (with ``backoff``) when the first connection fails, instead of throwing
+        /// ``GPSDError/Code/connectionRefused``.
+        public var waitForDaemon: Bool
+        /// After a session was up, reconnect (with ``backoff``) when the daemon goes away, and keep
+        /// listening when the named device is removed, instead of throwing
+        /// ``GPSDError/Code/daemonClosed`` or ``GPSDError/Code/deviceRemoved``.
+        public var reconnect: Bool
+        /// The delays between attempts.
+        public var backoff: Backoff
+
+        /// - Parameters:
+        ///   - waitForDaemon: Retry the first connection; default `false`.
+        ///   - reconnect: Reconnect after losing the daemon; default `false`.
+        ///   - backoff: Delays between attempts; default 250 ms doubling up to 8 s, unlimited attempts.
+        public init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = Backoff()) {
+            self.waitForDaemon = waitForDaemon
+            self.reconnect = reconnect
+            self.backoff = backoff
+        }
+
+        /// Fail on the first problem (the default).
+        public static var failFast: Configuration { Configuration() }
+
+        /// Wait for the daemon and reconnect after losses, with the default back-off.
+        public static var resilient: Configuration { Configuration(waitForDaemon: true, reconnect: true) }
+    }
+
+    /// Capped exponential back-off: `initialDelay × multiplierⁿ⁻¹`, never more than `maximumDelay`.
+    public struct Backoff: Sendable, Hashable {
+        /// The delay before the first retry; > 0.
+        public var initialDelay: Duration
+        /// The factor between consecutive delays; ≥ 1.
+        public var multiplier: Double
+        /// The cap on any delay; ≥ `initialDelay`.
+        public var maximumDelay: Duration
+        /// Give up (throwing the last error) after this many retries in a row; `nil` retries forever.
+        public var maximumAttempts: Int?
+
+        public init(
+            initialDelay: Duration = .milliseconds(250),
+            multiplier: Double = 2,
+            maximumDelay: Duration = .seconds(8),
+            maximumAttempts: Int? = nil
+        ) {
+            self.initialDelay = initialDelay
+            self.multiplier = multiplier
+            self.maximumDelay = maximumDelay
+            self.maximumAttempts = maximumAttempts
+        }
+
+        /// The delay before retry number `attempt`.
+        ///
+        /// - Parameter attempt: 1 for the first retry after a failure; values below 1 count as 1.
+        /// - Returns: `min(initialDelay × multiplier^(attempt−1), maximumDelay)`.
+        public func delay(forAttempt attempt: Int) -> Duration {
+            let cap = maximumDelay.seconds
+            var delay = initialDelay.seconds
+            var step = 1
+            while step < attempt, delay < cap {
+                delay *= Swift.max(multiplier, 1)
+                step += 1
+            }
+            return delay >= cap ? maximumDelay : .nanoseconds(Int64((delay * 1e9).rounded()))
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    fileprivate var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,160 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import LocationCore
+
+/// Live fixes from gpsd (a USB GPS dongle, or any receiver gpsd reads), through libgps.
+///
+/// Each iteration opens its own connection to the daemon, subscribes with
+/// `?WATCH={"enable":true,"json":true}` (limited to ``device`` when one is named), and yields a
+/// ``Fix`` for every `TPV` report:
+///
+/// - A report with mode 2D or 3D **and** a time becomes a positioned fix. The field mapping
+///   (mode, lat/lon, altMSL/altHAE, speed, track → course, eph or epx/epy → horizontal accuracy,
+///   epv → vertical accuracy, the `timespec` time) is documented in one place: the table on
+///   `Fix.init(gpsd:receivedAt:)` in `Internal/Fix+GPSD.swift`, repeated in `docs/gps-dongle.md`.
+/// - Any other report (mode 0 or 1, or no time, as gpsd's first report after start-up often has)
+///   is never a position: it is yielded as a status, ``Fix/noFix(time:source:)``, whose `time` is
+///   the report's own time when it has one and otherwise the wall-clock time of reception
+///   (from `now`). Check ``Fix/hasPosition``.
+/// - A gap is marked with one ``Fix/noFix(time:source:)`` stamped `now()`: when the connection is
+///   lost (with ``Configuration/reconnect``) and when gpsd reports a device removed.
+///
+/// For the details of a gap (which error, which device, each retry and its delay) iterate
+/// ``events`` instead: the same session as a sequence of ``GPSDEvent``.
+///
+/// Live data keeps only the newest fix while the consumer is slow. Blocking libgps calls
+/// (`gps_waiting`, `gps_read`) run on a dedicated thread per iteration, never on Swift's
+/// cooperative pool. Cancelling the iterating task (or dropping the iterator) closes the
+/// connection promptly: the socket is shut down at once, and the reader polls at most every
+/// 250 ms as a fallback.
+///
+/// Faults, per ``Configuration``:
+///
+/// | fault                          | ``Configuration/failFast`` (default)           | ``Configuration/resilient`` |
+/// |--------------------------------|------------------------------------------------|-----------------------------|
+/// | no gpsd at host:port           | throws ``GPSDError/Code/connectionRefused``    | retries with capped exponential back-off |
+/// | gpsd killed or restarted       | throws ``GPSDError/Code/daemonClosed``         | a `.noFix` marks the gap; reconnects with back-off and resumes |
+/// | the named ``device`` removed   | a `.noFix`, then throws ``GPSDError/Code/deviceRemoved`` | a `.noFix`; fixes resume if gpsd re-activates it |
+/// | another device removed         | a `.noFix`; goes on                            | a `.noFix`; goes on |
+///
+/// Back-off delays are slept on the injected `clock`, so tests drive reconnection in virtual time.
+///
+/// ```swift
+/// let gpsd = try GPSDProvider(host: "127.0.0.1", port: 2947, configuration: .resilient)
+/// for try await fix in gpsd where fix.hasPosition {
+///     print(fix.coordinate!, fix.horizontalAccuracy ?? .nan)
+/// }
+/// ```
+public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Duration {
+    public typealias Element = Fix
+
+    /// The daemon's host name or address.
+    public let host: String
+    /// The daemon's TCP port, 1...65535.
+    public let port: Int
+    /// The one device path to watch (as gpsd names it, e.g. `/dev/ttyACM0`), or `nil` for all.
+    public let device: String?
+    /// How absent or lost daemons are handled.
+    public let configuration: Configuration
+    let clock: C
+    let now: @Sendable () -> Date
+
+    /// Creates a provider; nothing connects until iteration starts.
+    ///
+    /// - Parameters:
+    ///   - host: gpsd's host name or address; default `127.0.0.1`.
+    ///   - port: gpsd's TCP port, 1...65535; default 2947.
+    ///   - device: Watch only this device path; `nil` (default) watches every device gpsd has.
+    ///   - configuration: Fault handling; default ``Configuration/failFast``.
+    ///   - clock: The clock back-off delays are slept on.
+    ///   - now: Wall-clock time, to stamp status fixes that carry no time of their own.
+    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host or a port outside 1...65535.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 2947,
+        device: String? = nil,
+        configuration: Configuration = Configuration(),
+        clock: C,
+        now: @escaping @Sendable () -> Date
+    ) throws(GPSDError) {
+        guard !host.isEmpty else {
+            throw GPSDError(.invalidArgument, host: host, port: port, detail: "host is empty")
+        }
+        guard (1...65_535).contains(port) else {
+            throw GPSDError(.invalidArgument, host: host, port: port, detail: "port \(port) is outside 1...65535")
+        }
+        self.host = host
+        self.port = port
+        self.device = device
+        self.configuration = configuration
+        self.clock = clock
+        self.now = now
+    }
+
+    /// The same sessions as ``GPSDEvent`` values: fixes plus connections, losses, retries and
+    /// device changes.
+    public var events: GPSDEventSequence<C> { GPSDEventSequence(provider: self) }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(events: events.makeAsyncIterator(), now: now) }
+
+    /// Iterates one gpsd session's fixes.
+    ///
+    /// - Important: One consumer per iterator; each iterator holds its own connection.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var events: GPSDEventSequence<C>.Iterator
+        private let now: @Sendable () -> Date
+        /// A gap marker was yielded and no fix has followed yet: one marker per gap.
+        private var inGap = false
+
+        init(events: GPSDEventSequence<C>.Iterator, now: @escaping @Sendable () -> Date) {
+            self.events = events
+            self.now = now
+        }
+
+        /// The next fix (positioned or a `.noFix` status), or `nil` when the task was cancelled.
+        ///
+        /// - Throws: ``GPSDError`` as ``GPSDProvider`` describes for its ``Configuration``.
+        public mutating func next() async throws -> Fix? {
+            while let event = try await events.next() {
+                switch event {
+                case .fix(let fix):
+                    inGap = false
+                    return fix
+                case .disconnected, .deviceRemoved:
+                    guard !inGap else { continue }
+                    inGap = true
+                    return .noFix(time: now(), source: .gpsd)
+                case .connected, .deviceActivated, .retrying, .daemonError:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+}
+
+extension GPSDProvider where C == ContinuousClock {
+    /// Creates a provider on the real clocks: back-off on `ContinuousClock`, status stamps from
+    /// the system's wall clock. For tests, use the initializer that takes `clock` and `now`.
+    ///
+    /// - Parameters:
+    ///   - host: gpsd's host name or address; default `127.0.0.1`.
+    ///   - port: gpsd's TCP port, 1...65535; default 2947.
+    ///   - device: Watch only this device path; `nil` (default) watches every device.
+    ///   - configuration: Fault handling; default ``Configuration/failFast``.
+    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host or a port outside 1...65535.
+    public init(
+        host: String = "127.0.0.1", port: Int = 2947, device: String? = nil,
+        configuration: Configuration = Configuration()
+    ) throws(GPSDError) {
+        try self.init(
+            host: host, port: port, device: device, configuration: configuration,
+            clock: ContinuousClock(), now: { Date() })
+    }
+}
+
+@available(*, unavailable)
+extension GPSDProvider.Iterator: Sendable {}

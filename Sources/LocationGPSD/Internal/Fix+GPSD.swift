@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CGPS
+import LocationCore
+
+extension Fix {
+    /// Maps libgps's decoded `TPV` report to a ``Fix``: the one place where gpsd's fields meet ours.
+    ///
+    /// | gpsd `TPV` (`gps_fix_t`)       | `Fix`                  | rule |
+    /// |--------------------------------|------------------------|------|
+    /// | `mode`                         | `mode`                 | 0 (not seen) and 1 → `.noFix`, 2 → `.twoDimensional`, 3 → `.threeDimensional` |
+    /// | `time` (`timespec`)            | `time`                 | seconds + nanoseconds since 1970 UTC; `tv_sec == 0` means "no time" |
+    /// | `lat`, `lon`                   | `coordinate`           | WGS-84 degrees; must be finite and in range |
+    /// | `altMSL`, else `altHAE`        | `altitude`             | metres; 3D fixes only (gpsd: "valid if mode == 3") |
+    /// | `speed`                        | `speed`                | metres per second |
+    /// | `track`                        | `course`               | degrees from true north, normalised into 0..<360 |
+    /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres |
+    /// | `epv`                          | `verticalAccuracy`     | metres; 3D fixes only |
+    ///
+    /// Any field gpsd leaves out arrives as NaN and becomes `nil`. The result has a position only
+    /// when `mode` ≥ 2, the report has a time and latitude/longitude are valid. Every other report
+    /// (gpsd's first reports after start-up usually have no time; a receiver without a fix sends
+    /// mode 1) becomes ``Fix/noFix(time:source:)``: a status, never a position, stamped with the
+    /// report's own time when it has one and with `receivedAt` otherwise.
+    ///
+    /// Pure: reads `data` and nothing else.
+    init(gpsd data: UnsafePointer<gps_data_t>, receivedAt: Date) {
+        let fix = data.pointee.fix
+        let time: Date? =
+            fix.time.tv_sec == 0 && fix.time.tv_nsec == 0
+            ? nil
+            : Date(timeIntervalSince1970: Double(fix.time.tv_sec) + Double(fix.time.tv_nsec) / 1e9)
+        let mode: FixMode =
+            switch fix.mode {
+            case 3: .threeDimensional
+            case 2: .twoDimensional
+            default: .noFix
+            }
+        // Out-of-range or missing degrees are a receiver without a position, not an error.
+        guard mode >= .twoDimensional, let time,
+            fix.latitude.isFinite, fix.longitude.isFinite,
+            (-90.0...90.0).contains(fix.latitude), (-180.0...180.0).contains(fix.longitude)
+        else {
+            self = .noFix(time: time ?? receivedAt, source: .gpsd)
+            return
+        }
+        let coordinate = Coordinate(validLatitude: fix.latitude, longitude: fix.longitude)
+        let altitude = mode == .threeDimensional ? (Self.finite(fix.altMSL) ?? Self.finite(fix.altHAE)) : nil
+        var horizontal = Self.finite(fix.eph)
+        if horizontal == nil, let x = Self.finite(fix.epx), let y = Self.finite(fix.epy) {
+            horizontal = (x * x + y * y).squareRoot()
+        }
+        let course = Self.finite(fix.track).map { track in
+            let normalised = track.truncatingRemainder(dividingBy: 360)
+            return normalised < 0 ? normalised + 360 : normalised
+        }
+        self.init(
+            time: time,
+            coordinate: coordinate,
+            altitude: altitude,
+            speed: Self.finite(fix.speed),
+            course: course,
+            horizontalAccuracy: horizontal,
+            verticalAccuracy: mode == .threeDimensional ? Self.finite(fix.epv) : nil,
+            mode: mode,
+            source: .gpsd)
+    }
+
+    private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+}

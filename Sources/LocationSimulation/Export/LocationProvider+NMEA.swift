@@ -1,0 +1,51 @@
+public import LocationCore
+public import NMEAFormat
+
+extension LocationProvider {
+    /// Records this provider's fixes as NMEA 0183 sentences (by default RMC, GGA, VTG and GSA per
+    /// fix, talker `GP`, CR LF), until the stream ends or `limit` fixes have been read.
+    ///
+    /// Every fix is written, a no-fix one as void RMC/GGA/GSA sentences (as a receiver reports
+    /// it). Text goes to a temporary file beside `path`, renamed into place when complete, so an
+    /// error never leaves a half-written log; memory stays flat for long streams. Horizontal
+    /// accuracy becomes HDOP only through `options.accuracyModel`.
+    ///
+    /// - Parameters:
+    ///   - path: Where to write.
+    ///   - options: The sentences, talker, accuracy model and line ending (``NMEAWriter/Options``).
+    ///   - limit: Read at most this many fixes (≥ 0), or `nil` for the whole stream (which must end).
+    /// - Returns: The number of fixes written.
+    /// - Throws: `NMEAError` for a fix NMEA cannot express (naming the property),
+    ///   ``SimulationError`` with code ``SimulationError/Code/outputFailed`` naming the path
+    ///   when the file cannot be written, or whatever the provider throws.
+    @discardableResult
+    public func writeNMEA(toFile path: String, options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil)
+        async throws -> Int
+    {
+        let file = try AtomicTextFile(path: path)
+        let writer = NMEAWriter(options: options)
+        var count = 0
+        var iterator = makeAsyncIterator()
+        while limit.map({ count < $0 }) ?? true, let fix = try await iterator.next() {
+            var text = ""
+            try writer.write(fix, to: &text)
+            try file.write(text)
+            count += 1
+        }
+        try file.commit()
+        return count
+    }
+
+    /// This provider's fixes as NMEA text; see ``writeNMEA(toFile:options:limit:)``.
+    public func nmeaString(options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil) async throws -> String {
+        let writer = NMEAWriter(options: options)
+        var text = ""
+        var count = 0
+        var iterator = makeAsyncIterator()
+        while limit.map({ count < $0 }) ?? true, let fix = try await iterator.next() {
+            try writer.write(fix, to: &text)
+            count += 1
+        }
+        return text
+    }
+}

@@ -1,0 +1,94 @@
+public import GPXFormat
+
+/// What a ``GPXReplay`` plays: the points of a track, a route or a waypoint list, in file order.
+///
+/// A track keeps its segments (a segment break means the recording stopped, so it is never
+/// interpolated across unless asked). A route or a waypoint list is one segment taken as a path;
+/// if its points carry `<time>` (as in the waypoint files Xcode's simulator reads) they are
+/// honoured like a track's.
+public struct ReplayPath: Sendable, Hashable {
+    /// Which GPX list the points came from; used to name points in errors and events.
+    public enum Kind: String, Sendable, Hashable {
+        case track, route, waypoints
+    }
+
+    /// Which list the points came from.
+    public var kind: Kind
+    /// The points, segment by segment, in file order. Empty segments are allowed and ignored.
+    public var segments: [[GPXPoint]]
+
+    /// A path of explicit segments.
+    public init(kind: Kind, segments: [[GPXPoint]]) {
+        self.kind = kind
+        self.segments = segments
+    }
+
+    /// One track, segments kept.
+    public init(track: GPXTrack) {
+        self.init(kind: .track, segments: track.segments)
+    }
+
+    /// Several tracks played one after another; each track's segments are kept, and the start of
+    /// each track is a segment break.
+    public init(tracks: [GPXTrack]) {
+        self.init(kind: .track, segments: tracks.flatMap(\.segments))
+    }
+
+    /// A route taken as a path.
+    public init(route: GPXRoute) {
+        self.init(kind: .route, segments: [route.points])
+    }
+
+    /// A waypoint list taken as a path, in file order.
+    public init(waypoints: [GPXPoint]) {
+        self.init(kind: .waypoints, segments: [waypoints])
+    }
+
+    /// The document's tracks if any has a point; otherwise its first route with points; otherwise
+    /// its waypoints.
+    ///
+    /// - Throws: ``SimulationError/Code/emptyPath`` when the document has no point at all.
+    public init(document: GPXDocument) throws(SimulationError) {
+        if document.tracks.contains(where: { $0.segments.contains { !$0.isEmpty } }) {
+            self.init(tracks: document.tracks)
+        } else if let route = document.routes.first(where: { !$0.points.isEmpty }) {
+            self.init(route: route)
+        } else if !document.waypoints.isEmpty {
+            self.init(waypoints: document.waypoints)
+        } else {
+            throw SimulationError(
+                .emptyPath, parameter: "document",
+                message: "the GPX document has no track point, route point or waypoint")
+        }
+    }
+
+    /// Number of points over all segments.
+    public var pointCount: Int { segments.reduce(0) { $0 + $1.count } }
+}
+
+/// Where a point sits in a ``ReplayPath``: 0-based segment and 0-based index within it.
+public struct ReplayPointPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Which GPX list the point came from.
+    public var kind: ReplayPath.Kind
+    /// 0-based segment number (always 0 for routes and waypoints).
+    public var segment: Int
+    /// 0-based index of the point within its segment.
+    public var index: Int
+
+    public init(kind: ReplayPath.Kind, segment: Int, index: Int) {
+        self.kind = kind
+        self.segment = segment
+        self.index = index
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.segment, lhs.index) < (rhs.segment, rhs.index) }
+
+    /// `"track segment 2, point 17"`, `"route point 4"` or `"waypoint 9"` (0-based).
+    public var description: String {
+        switch kind {
+        case .track: "track segment \(segment), point \(index)"
+        case .route: "route point \(index)"
+        case .waypoints: "waypoint \(index)"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GPXFormat
+import LocationCore
+
+/// A ``ReplayPath`` turned into what a replay plays: one flat list of fixes with non-decreasing
+/// offsets (seconds from the first fix), gap marks, and the events to report on the way.
+///
+/// All the rules for imperfect recordings live here, as pure code:
+/// - a point older than the latest kept point is dropped and reported (never reordered);
+/// - a point at the same time as its predecessor is kept and reported;
+/// - a segment break, or a step longer than the gap threshold, is a gap.
+struct ReplayTimeline: Sendable {
+    /// Offset of each fix from the first, in seconds; non-decreasing.
+    var times: [Double]
+    /// The fixes, with their recorded times (or, for untimed paths, times derived from
+    /// ``untimedEpoch`` plus the offset).
+    var fixes: [Fix]
+    /// `true` at `i` when a gap (time gap or segment break) lies between fixes `i - 1` and `i`.
+    var breakBefore: [Bool]
+    /// Events to report just before fix `i` is delivered (sparse).
+    var events: [Int: [ReplayEvent]]
+    /// Where each fix came from in the path.
+    var positions: [ReplayPointPosition]
+    /// What was found.
+    var analysis: ReplayAnalysis
+
+    /// Offset of the last fix.
+    var duration: Double { times.last ?? 0 }
+    var count: Int { fixes.count }
+
+    /// The date untimed paths count from before a replay rebases them.
+    static let untimedEpoch = Date(timeIntervalSinceReferenceDate: 0)
+
+    init(path: ReplayPath, ignoresTimestamps: Bool, untimedSpeed: Double, gapThreshold: Double) throws(SimulationError) {
+        let total = path.pointCount
+        guard total > 0 else {
+            throw SimulationError(.emptyPath, parameter: "path", message: "the \(path.kind.rawValue) has no points")
+        }
+        var withTime = 0
+        var firstUntimed: ReplayPointPosition?
+        for (s, segment) in path.segments.enumerated() {
+            for (i, point) in segment.enumerated() {
+                if point.time != nil {
+                    withTime += 1
+                } else if firstUntimed == nil {
+                    firstUntimed = ReplayPointPosition(kind: path.kind, segment: s, index: i)
+                }
+            }
+        }
+        times = []
+        fixes = []
+        breakBefore = []
+        events = [:]
+        positions = []
+        times.reserveCapacity(total)
+        fixes.reserveCapacity(total)
+        breakBefore.reserveCapacity(total)
+        positions.reserveCapacity(total)
+        analysis = ReplayAnalysis(
+            pointCount: 0, isTimed: false, duration: 0, gaps: [], repeatedTimestamps: [], droppedBackwardsPoints: [])
+
+        if ignoresTimestamps || withTime == 0 {
+            buildUntimed(path: path, speed: untimedSpeed)
+        } else if withTime == total {
+            buildTimed(path: path, gapThreshold: gapThreshold)
+        } else {
+            let position = firstUntimed.map { "\($0)" } ?? "path"
+            throw SimulationError(
+                .missingTimestamp, parameter: position,
+                message:
+                    "\(withTime) of \(total) points have a <time> but this one has none; "
+                    + "set ignoresTimestamps to replay at constant speed instead")
+        }
+        analysis.pointCount = fixes.count
+        analysis.duration = duration
+    }
+
+    private mutating func addEvent(_ event: ReplayEvent, before index: Int) {
+        events[index, default: []].append(event)
+    }
+
+    private mutating func buildTimed(path: ReplayPath, gapThreshold: Double) {
+        analysis.isTimed = true
+        var origin: Date?
+        var latest: Date?
+        var lastKeptSegment = -1
+        for (s, segment) in path.segments.enumerated() {
+            for (i, point) in segment.enumerated() {
+                guard let time = point.time, let fix = point.fix(source: .gpx) else { continue }
+                let position = ReplayPointPosition(kind: path.kind, segment: s, index: i)
+                var isBreak = false
+                if let latestTime = latest {
+                    if time < latestTime {
+                        let anomaly = ReplayAnomaly(position: position, time: time, latestTime: latestTime)
+                        analysis.droppedBackwardsPoints.append(anomaly)
+                        addEvent(.droppedBackwardsPoint(anomaly), before: fixes.count)
+                        continue
+                    }
+                    if time == latestTime {
+                        let anomaly = ReplayAnomaly(position: position, time: time, latestTime: latestTime)
+                        analysis.repeatedTimestamps.append(anomaly)
+                        addEvent(.repeatedTimestamp(anomaly), before: fixes.count)
+                    }
+                    let reason: ReplayGap.Reason? =
+                        s != lastKeptSegment ? .segmentBreak
+                        : time.timeIntervalSince(latestTime) > gapThreshold ? .timeGap : nil
+                    if let reason {
+                        let gap = ReplayGap(position: position, start: latestTime, end: time, reason: reason)
+                        analysis.gaps.append(gap)
+                        addEvent(.gap(gap), before: fixes.count)
+                        isBreak = true
+                    }
+                }
+                let start = origin ?? time
+                origin = start
+                latest = time
+                lastKeptSegment = s
+                times.append(time.timeIntervalSince(start))
+                fixes.append(fix)
+                breakBefore.append(isBreak)
+                positions.append(position)
+            }
+        }
+    }
+
+    private mutating func buildUntimed(path: ReplayPath, speed: Double) {
+        analysis.isTimed = false
+        let points = path.segments.enumerated().flatMap { s, segment in
+            segment.enumerated().map { (ReplayPointPosition(kind: path.kind, segment: s, index: $0.offset), $0.element) }
+        }
+        // Course towards the next point that is somewhere else (a backward pass finds it in O(n));
+        // points with nowhere left to go keep the course they arrived on.
+        var courses = [Double?](repeating: nil, count: points.count)
+        for k in points.indices.reversed().dropFirst() {
+            let here = points[k].1.coordinate, next = points[k + 1].1.coordinate
+            courses[k] = next != here ? here.bearing(to: next) : courses[k + 1]
+        }
+        var distance = 0.0
+        var course: Double?
+        for (k, (position, point)) in points.enumerated() {
+            if k > 0 { distance += points[k - 1].1.coordinate.geodesicDistance(to: point.coordinate) }
+            course = courses[k] ?? course
+            let offset = distance / speed
+            var timed = point
+            timed.time = Self.untimedEpoch.addingTimeInterval(offset)
+            guard var fix = timed.fix(source: .gpx) else { continue }
+            if fix.hasPosition {
+                fix.speed = fix.speed ?? speed
+                fix.course = fix.course ?? course
+            }
+            times.append(offset)
+            fixes.append(fix)
+            breakBefore.append(false)
+            positions.append(position)
+        }
+    }
+}

@@ -1,0 +1,213 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import GPXFormat
+public import LocationCore
+public import MapFeature
+
+/// Runs fixes through a ``MapFeature/MapViewModel`` in virtual time and returns the event log.
+///
+/// The harness is a discrete-event loop: fixes happen at their own timestamps, and each request's
+/// answer happens at the request's time plus its latency (scripted per call by a
+/// ``RecordingRepository``, or ``latency`` for any other repository such as an offline index).
+/// Events are processed in time order, answers before fixes at the same microsecond. It drives
+/// the model through the same entry points its `run(_:)` uses (`receive(_:)` and
+/// `complete(_:with:at:)`), so the log is what the app would have done on the phone, with no
+/// threads racing: the same input always gives the same log, and a 24-hour walk replays in
+/// well under a second.
+///
+/// ```swift
+/// let replay = MapReplay(repository: RecordingRepository(clock: VirtualClock(), places: shrines, latency: .seconds(2)))
+/// let log = await replay.run(fixes: FixScript(origin: tokyo).walk(count: 600, speed: 1.4))
+/// log.expectAtMostOneFetchInFlight()
+/// log.expectFetchReasons([.first, .moved, .moved, …])
+/// ```
+///
+/// To replay a provider (a GPX replay, synthetic motion), give it a `VirtualClock(autoAdvance: true)`
+/// so it delivers at once with exact fix times, and call ``run(_:)``.
+@MainActor
+public struct MapReplay {
+    /// What happens to a request still in flight when the fixes run out.
+    public enum Ending: Sendable, Hashable {
+        /// Deliver it (and any follow-up) at its time, as if the app stayed open.
+        case drain
+        /// Stop the model at the last fix's time: the request is cancelled.
+        case stop
+    }
+
+    /// The repository the model fetches from.
+    public let repository: any LocationRepository
+    /// The fetch rule's thresholds.
+    public let configuration: FetchThrottle.Configuration
+    /// How long each request takes, for repositories other than ``RecordingRepository`` (which
+    /// scripts its own).
+    public let latency: Duration
+    /// What happens at the end.
+    public let ending: Ending
+
+    /// Creates a harness.
+    ///
+    /// - Parameters:
+    ///   - repository: Where places come from: a ``RecordingRepository``, an offline index, …
+    ///   - configuration: The rule; the game's by default.
+    ///   - latency: Round-trip time for repositories that do not script one; ≥ 0. Default zero.
+    ///   - ending: ``Ending/drain`` by default.
+    public init(repository: any LocationRepository, configuration: FetchThrottle.Configuration = .game,
+                latency: Duration = .zero, ending: Ending = .drain) {
+        self.repository = repository
+        self.configuration = configuration
+        self.latency = max(.zero, latency)
+        self.ending = ending
+    }
+
+    /// Replays `fixes`, in the order given.
+    public func run(fixes: some Sequence<Fix>) async -> ReplayLog {
+        var iterator = fixes.makeIterator()
+        return await replay { () async throws(Never) -> Fix? in iterator.next() }.log
+    }
+
+    /// Replays every fix `provider` delivers until it ends.
+    ///
+    /// - Throws: Whatever the provider throws, as a ``ReplayError`` whose ``ReplayError/log``
+    ///   holds everything up to that point.
+    public func run(_ provider: some LocationProvider) async throws(ReplayError) -> ReplayLog {
+        var iterator = provider.makeAsyncIterator()
+        let (log, failure) = await replay { () async throws(any Error) -> Fix? in
+            try await iterator.next(isolation: MainActor.shared)
+        }
+        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        return log
+    }
+
+    /// The discrete-event loop: returns the log, and the error `next` threw, if it did.
+    private func replay<Failure: Error>(next: () async throws(Failure) -> Fix?) async -> (log: ReplayLog, failure: Failure?) {
+        let recorder = EventRecorder()
+        let model = MapViewModel(repository: repository, configuration: configuration, clock: VirtualClock(),
+                                 onEvent: { recorder.events.append($0) })
+        var scheduled: [ScheduledAnswer] = []
+        var sequence = 0
+        var epoch: Date?
+
+        func schedule(_ request: FetchRequest?) async {
+            guard let request else { return }
+            let (result, latency) = await perform(request, epoch: epoch ?? request.time)
+            scheduled.append(ScheduledAnswer(time: VirtualTime.date(request.time, plus: latency), sequence: sequence,
+                                             request: request, result: result))
+            sequence += 1
+        }
+
+        func deliverAnswers(upTo limit: Date?) async {
+            while let index = Self.earliest(in: scheduled),
+                  limit.map({ VirtualTime.microseconds(scheduled[index].time) <= VirtualTime.microseconds($0) }) ?? true {
+                let answer = scheduled.remove(at: index)
+                await schedule(model.complete(answer.request, with: answer.result, at: answer.time))
+            }
+        }
+
+        func log() -> ReplayLog {
+            ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
+        }
+
+        do {
+            while let fix = try await next() {
+                if epoch == nil { epoch = fix.time }
+                await deliverAnswers(upTo: fix.time)
+                await schedule(model.receive(fix))
+            }
+        } catch {
+            return (log(), error)
+        }
+        switch ending {
+        case .drain: await deliverAnswers(upTo: nil)
+        case .stop: model.stop()
+        }
+        return (log(), nil)
+    }
+
+    private func perform(_ request: FetchRequest, epoch: Date) async -> (Result<[Place], AppError>, Duration) {
+        if let recording = repository as? RecordingRepository {
+            let answer = await recording.respond(center: request.center, radius: request.radius,
+                                                 at: VirtualTime.duration(from: epoch, to: request.time))
+            return (answer.result, answer.latency)
+        }
+        do {
+            return (.success(try await repository.fetchNearby(center: request.center, radius: request.radius)), latency)
+        } catch {
+            return (.failure(AppError.from(error)), latency)
+        }
+    }
+
+    private static func earliest(in answers: [ScheduledAnswer]) -> Int? {
+        answers.indices.min { a, b in
+            let ta = VirtualTime.microseconds(answers[a].time), tb = VirtualTime.microseconds(answers[b].time)
+            return ta != tb ? ta < tb : answers[a].sequence < answers[b].sequence
+        }
+    }
+}
+
+/// A provider failed during a replay.
+public struct ReplayError: Error, Sendable, CustomStringConvertible {
+    /// The provider's error, described.
+    public var underlying: String
+    /// The log up to the failure.
+    public var log: ReplayLog
+    public var description: String { "replay stopped: \(underlying)" }
+}
+
+private struct ScheduledAnswer {
+    var time: Date
+    var sequence: Int
+    var request: FetchRequest
+    var result: Result<[Place], AppError>
+}
+
+@MainActor
+private final class EventRecorder {
+    var events: [MapEvent] = []
+}
+
+extension MapReplay {
+    /// Replays the track points of a GPX file, in file order, streaming (flat memory).
+    ///
+    /// Every track point becomes a fix at its `<time>` (GPX carries no accuracy, so every
+    /// positioned point is accepted; `<fix>none</fix>` points are reports without a position).
+    /// Route points and waypoints are ignored.
+    ///
+    /// - Parameters:
+    ///   - path: The GPX file.
+    ///   - options: `.strict` (default) or `.lenient` (skip points with bad values).
+    /// - Throws: ``ReplayError`` when the file cannot be read (the message names file, line and
+    ///   column) or a track point has no time (the message names its index); its
+    ///   ``ReplayError/log`` holds everything up to that point.
+    public func run(gpxFile path: String, options: GPXReader.Options = .strict) async throws(ReplayError) -> ReplayLog {
+        let reader: GPXReader
+        do {
+            reader = try GPXReader(contentsOfFile: path, options: options)
+        } catch {
+            throw ReplayError(underlying: "\(error)", log: ReplayLog())
+        }
+        var pointIndex = 0
+        let (log, failure) = await replay { () async throws(any Error) -> Fix? in
+            while let event = try reader.next() {
+                guard case .point(let point, .trackPoint) = event else { continue }
+                defer { pointIndex += 1 }
+                guard let fix = point.fix() else {
+                    throw GPXTimeMissing(path: path, index: pointIndex)
+                }
+                return fix
+            }
+            return nil
+        }
+        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        return log
+    }
+}
+
+/// A track point without a `<time>` cannot be placed in virtual time.
+private struct GPXTimeMissing: Error, CustomStringConvertible {
+    var path: String
+    var index: Int
+    var description: String { "\(path): track point #\(index) has no <time>, so it cannot be replayed in time" }
+}

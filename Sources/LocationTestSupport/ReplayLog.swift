@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import LocationCore
+public import MapFeature
+
+/// What a map session did, event by event, with queries for assertions.
+///
+/// Produced by ``MapReplay``, or collected from ``MapFeature/MapViewModel/onEvent`` by hand
+/// (`ReplayLog(events:)`). Two logs are equal when every event is equal, which is how the
+/// determinism of a replay is checked.
+public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
+    /// Every event, in order.
+    public var events: [MapEvent]
+    /// The time of the first fix: `t+0` in ``lines``.
+    public var epoch: Date?
+    /// The model's places when the replay ended.
+    public var finalPlaces: Loadable<[Place]>
+    /// The model's latest accepted fix when the replay ended.
+    public var finalFix: Fix?
+
+    /// Creates a log; the epoch defaults to the first event's time.
+    public init(events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil) {
+        self.events = events
+        self.epoch = epoch ?? events.first?.time
+        self.finalPlaces = finalPlaces
+        self.finalFix = finalFix
+    }
+
+    // MARK: Queries
+
+    /// Every request sent, in order.
+    public var fetches: [FetchRequest] {
+        events.compactMap { if case .fetchStarted(let request) = $0.kind { request } else { nil } }
+    }
+
+    /// The reason of every request sent, in order.
+    public var fetchReasons: [FetchThrottle.Reason] { fetches.map(\.reason) }
+
+    /// Every successful answer: the request, how many places, and when it arrived.
+    public var answers: [(request: FetchRequest, count: Int, time: Date)] {
+        events.compactMap {
+            if case .fetchSucceeded(let request, let count) = $0.kind { (request, count, $0.time) } else { nil }
+        }
+    }
+
+    /// Every failure: the request, the error, when, and the earliest retry time.
+    public var failures: [(request: FetchRequest, error: AppError, time: Date, retryNotBefore: Date)] {
+        events.compactMap {
+            if case .fetchFailed(let request, let error, let retry) = $0.kind { (request, error, $0.time, retry) } else { nil }
+        }
+    }
+
+    /// Accepted fixes.
+    public var acceptedFixes: [Fix] {
+        events.compactMap { if case .fixAccepted(let fix) = $0.kind { fix } else { nil } }
+    }
+
+    /// Rejected fixes and why.
+    public var rejectedFixes: [(fix: Fix, rejection: FetchThrottle.Rejection)] {
+        events.compactMap { if case .fixRejected(let fix, let why) = $0.kind { (fix, why) } else { nil } }
+    }
+
+    /// How many coalesced follow-up decisions there were.
+    public var coalescedCount: Int {
+        events.count { if case .fetchCoalesced = $0.kind { true } else { false } }
+    }
+
+    /// The most requests ever in flight at once.
+    public var maximumFetchesInFlight: Int {
+        var open = Set<Int>(), maximum = 0
+        for event in events {
+            switch event.kind {
+            case .fetchStarted(let request): open.insert(request.id); maximum = max(maximum, open.count)
+            case .fetchSucceeded(let request, _), .fetchFailed(let request, _, _), .fetchCancelled(let request):
+                open.remove(request.id)
+            default: break
+            }
+        }
+        return maximum
+    }
+
+    /// The ids of the places on the map after each event that changed them, with the time.
+    public var visiblePlaceIDs: [(time: Date, ids: Set<String>)] {
+        var shown = Set<String>(), timeline: [(Date, Set<String>)] = []
+        for event in events {
+            switch event.kind {
+            case .placesAppeared(let places): shown.formUnion(places.map(\.id))
+            case .placesDisappeared(let places): shown.subtract(places.map(\.id))
+            default: continue
+            }
+            timeline.append((event.time, shown))
+        }
+        return timeline
+    }
+
+    /// Every place that was ever on the map, by id.
+    public var placesEverShown: Set<String> {
+        var ids = Set<String>()
+        for event in events { if case .placesAppeared(let places) = event.kind { ids.formUnion(places.map(\.id)) } }
+        return ids
+    }
+
+    /// The events after the first `stopped` event (should be none).
+    public var eventsAfterStop: [MapEvent] {
+        guard let index = events.firstIndex(where: { $0.kind == .stopped }) else { return [] }
+        return Array(events[(index + 1)...])
+    }
+
+    // MARK: Rendering
+
+    /// One line per event, times relative to ``epoch`` (`t+12.000s`), for diffs and golden files.
+    public var lines: [String] {
+        events.map { event in
+            guard let epoch else { return event.description }
+            return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: event.time))) \(event.kind)"
+        }
+    }
+
+    public var description: String { lines.joined(separator: "\n") }
+
+    static func seconds(_ duration: Duration) -> String {
+        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let sign = micros < 0 ? "-" : ""
+        let magnitude = micros.magnitude
+        let fraction = String(magnitude % 1_000_000 / 1_000)
+        return "\(sign)\(magnitude / 1_000_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+    }
+}

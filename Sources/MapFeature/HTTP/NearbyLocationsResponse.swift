@@ -1,0 +1,168 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import LocationCore
+
+/// The body of `GET /locations/nearby`: snake_case JSON, mapped with explicit `CodingKeys`.
+///
+/// ```json
+/// {"locations": [
+///   {"id": "a1", "name": "Fushimi Inari", "lat": 34.9671, "lng": 135.7727,
+///    "location_type": "shrine", "level": 3}
+/// ]}
+/// ```
+///
+/// `id` may be a string or an integer; `location_type` and `level` are optional. A latitude or
+/// longitude out of range fails decoding with the path of the offending element
+/// (`locations[3].lat`).
+public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
+    /// One place on the wire.
+    public struct Location: Sendable, Hashable, Codable {
+        /// `id`: a string, or an integer on the wire.
+        public var id: String
+        /// `name`.
+        public var name: String
+        /// `lat`, degrees −90…90.
+        public var latitude: Double
+        /// `lng`, degrees −180…180.
+        public var longitude: Double
+        /// `location_type`, optional.
+        public var locationType: String?
+        /// `level`, optional.
+        public var level: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, level
+            case latitude = "lat"
+            case longitude = "lng"
+            case locationType = "location_type"
+        }
+
+        /// Creates a wire value.
+        public init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil) {
+            self.id = id
+            self.name = name
+            self.latitude = latitude
+            self.longitude = longitude
+            self.locationType = locationType
+            self.level = level
+        }
+
+        /// The wire form of a place (an empty kind is left out).
+        public init(_ place: Place) {
+            self.init(id: place.id, name: place.name, latitude: place.coordinate.latitude,
+                      longitude: place.coordinate.longitude,
+                      locationType: place.kind.isEmpty ? nil : place.kind, level: place.level)
+        }
+
+        /// Decodes one location, rejecting coordinates out of range at their key.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            do {
+                id = try container.decode(String.self, forKey: .id)
+            } catch DecodingError.typeMismatch {
+                // Not a string: it must be an integer, and this decode reports the mismatch if not.
+                id = String(try container.decode(Int64.self, forKey: .id))
+            }
+            name = try container.decode(String.self, forKey: .name)
+            latitude = try container.decode(Double.self, forKey: .latitude)
+            longitude = try container.decode(Double.self, forKey: .longitude)
+            locationType = try container.decodeIfPresent(String.self, forKey: .locationType)
+            level = try container.decodeIfPresent(Int.self, forKey: .level)
+            do {
+                _ = try Coordinate(latitude: latitude, longitude: longitude)
+            } catch {
+                throw DecodingError.dataCorruptedError(
+                    forKey: error.component == .latitude ? .latitude : .longitude, in: container,
+                    debugDescription: error.description)
+            }
+        }
+
+        /// The domain value.
+        public var place: Place {
+            Place(id: id, name: name, coordinate: Coordinate(validLatitude: latitude, longitude: normalizedLongitude(longitude)),
+                  kind: locationType ?? "", level: level)
+        }
+    }
+
+    /// The places, in the server's order.
+    public var locations: [Location]
+
+    /// Creates a body.
+    public init(locations: [Location]) { self.locations = locations }
+
+    /// The domain values.
+    public var places: [Place] { locations.map(\.place) }
+}
+
+/// The message (and offending parameter) of an error body, whatever shape the server used.
+///
+/// Understands `{"message": …}`, `{"error": "…"}`, `{"error": {"message": …, "parameter": …}}`,
+/// `{"detail": …}`, with an optional `parameter`/`param`/`field` key; anything else is read as
+/// UTF-8 text (at most 500 characters).
+struct ServerErrorMessage: Sendable, Hashable {
+    var text: String
+    var explicitParameter: String?
+
+    init(body: Data) {
+        let json: Body?
+        do {
+            json = try JSONDecoder().decode(Body.self, from: body)
+        } catch {
+            // Not a JSON object: the body is read as text below, so nothing is lost.
+            json = nil
+        }
+        if let json, let text = json.message {
+            self.text = text
+            self.explicitParameter = json.parameter
+        } else {
+            let text = String(decoding: body, as: UTF8.self)
+            let raw = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+            self.text = raw.count > 500 ? String(raw.prefix(500)) + "…" : raw
+            self.explicitParameter = nil
+        }
+    }
+
+    /// The parameter the server named: its explicit field, else the first of `names` that the
+    /// message mentions as a whole word.
+    func parameter(among names: [String]) -> String? {
+        if let explicitParameter { return explicitParameter }
+        let words = text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+        return words.first(where: names.contains)
+    }
+
+    private struct Body: Decodable {
+        var message: String?
+        var parameter: String?
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(_ string: String) { stringValue = string }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            // Probe the usual keys; a key holding something other than a string is skipped.
+            func string(_ keys: [String], in container: KeyedDecodingContainer<Key>) -> String? {
+                for key in keys where container.contains(Key(key)) {
+                    do { return try container.decode(String.self, forKey: Key(key)) } catch { continue }
+                }
+                return nil
+            }
+            var message = string(["message", "error", "detail", "reason"], in: container)
+            var parameter = string(["parameter", "param", "field"], in: container)
+            if message == nil, container.contains(Key("error")) {
+                let nested = try container.nestedContainer(keyedBy: Key.self, forKey: Key("error"))
+                message = string(["message", "detail", "reason"], in: nested)
+                parameter = parameter ?? string(["parameter", "param", "field"], in: nested)
+            }
+            self.message = message
+            self.parameter = parameter
+        }
+    }
+}

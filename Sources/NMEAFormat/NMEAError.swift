@@ -1,0 +1,168 @@
+/// Why NMEA input was rejected or a value could not be written as NMEA.
+///
+/// Every error says where: the line number in the input, the 1-based field index inside the
+/// sentence (0 is the address field such as `GPRMC`), the 1-based byte column of that field in
+/// the line, and the sentence text itself. In lenient mode ``NMEAReader`` skips the sentence
+/// instead and counts it per ``Code`` (see ``NMEAReader/Statistics``).
+///
+/// ```swift
+/// do {
+///     let sentence = try NMEASentence(parsing: "$GPRMC,123519,A,4807.038,N*00")
+/// } catch NMEAError.Code.badChecksum {
+///     // ...
+/// }
+/// ```
+public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem. Extensible: new codes may be added in later versions.
+    public struct Code: Sendable, Hashable, Comparable, CustomStringConvertible {
+        private enum Base: Int, Sendable, Hashable {
+            case badChecksum, missingChecksum, truncated, malformedField, missingField
+            case wrongFieldCount, unsupportedSentence, unexpectedBytes, lineTooLong
+            case missingDate, invalidValue, io
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The `*hh` checksum does not match the XOR of the sentence, or is not two hex digits.
+        public static let badChecksum = Code(.badChecksum)
+        /// A complete line has no `*hh` checksum (and ``NMEAReader/Options/requiresChecksum`` is on).
+        public static let missingChecksum = Code(.missingChecksum)
+        /// The sentence was cut short: the input ended inside it, a new `$` began before its
+        /// checksum, or the checksum has fewer than two digits.
+        public static let truncated = Code(.truncated)
+        /// A field holds text that is not valid for it (`4807.0x8`, hemisphere `Q`, month 13).
+        public static let malformedField = Code(.malformedField)
+        /// A field the sentence cannot do without is empty (a latitude without its hemisphere,
+        /// GGA's fix quality).
+        public static let missingField = Code(.missingField)
+        /// The sentence has a number of fields no NMEA version gives that sentence type.
+        public static let wrongFieldCount = Code(.wrongFieldCount)
+        /// A well-formed sentence of a type this module does not decode (GSV, GLL, ZDA,
+        /// proprietary `$P…` sentences, AIS `!AIVDM`).
+        public static let unsupportedSentence = Code(.unsupportedSentence)
+        /// Bytes outside any sentence: text before the `$` on a line (binary receiver output,
+        /// line noise) or after the checksum.
+        public static let unexpectedBytes = Code(.unexpectedBytes)
+        /// A line longer than ``NMEAReader/Options/maximumLineLength`` bytes.
+        public static let lineTooLong = Code(.lineTooLong)
+        /// A position epoch arrived before any RMC sentence supplied the date and no
+        /// ``NMEAReader/Options/initialDate`` was given, so no ``Fix`` time can be formed.
+        public static let missingDate = Code(.missingDate)
+        /// A value cannot be written as NMEA (non-finite, negative speed, a year outside
+        /// 1980…2079, a time that rounds to 24:00:00).
+        public static let invalidValue = Code(.invalidValue)
+        /// Reading the input file failed (open or read error).
+        public static let io = Code(.io)
+
+        /// Every code, in a stable order (useful for reports).
+        public static let allCases: [Code] = [
+            .badChecksum, .missingChecksum, .truncated, .malformedField, .missingField,
+            .wrongFieldCount, .unsupportedSentence, .unexpectedBytes, .lineTooLong, .missingDate,
+            .invalidValue, .io,
+        ]
+
+        public static func < (lhs: Code, rhs: Code) -> Bool { lhs.base.rawValue < rhs.base.rawValue }
+
+        /// A short camel-case name such as `badChecksum`.
+        public var description: String {
+            switch base {
+            case .badChecksum: "badChecksum"
+            case .missingChecksum: "missingChecksum"
+            case .truncated: "truncated"
+            case .malformedField: "malformedField"
+            case .missingField: "missingField"
+            case .wrongFieldCount: "wrongFieldCount"
+            case .unsupportedSentence: "unsupportedSentence"
+            case .unexpectedBytes: "unexpectedBytes"
+            case .lineTooLong: "lineTooLong"
+            case .missingDate: "missingDate"
+            case .invalidValue: "invalidValue"
+            case .io: "io"
+            }
+        }
+    }
+
+    /// The kind of problem.
+    public let code: Code
+    /// What exactly is wrong, in words (for example `latitude minutes 61.5 ≥ 60`).
+    public let message: String
+    /// The input's name when the reader was given one (usually a file path), else `nil`.
+    public let source: String?
+    /// 1-based line number in the input, or `nil` when the error is not about a line
+    /// (a single sentence parsed on its own reports line 1).
+    public let line: Int?
+    /// 1-based byte column in the line where the offending field (or byte) starts, if known.
+    public let column: Int?
+    /// 1-based index of the offending field after the address field (0 = the address field
+    /// itself, for example `GPRMC`), if the error is about one field.
+    public let field: Int?
+    /// The sentence (or line) text, at most 200 characters, non-printable bytes shown as `\xHH`.
+    public let sentence: String
+
+    /// Creates an error. Library code fills every location it knows.
+    public init(
+        _ code: Code, message: String, source: String? = nil, line: Int? = nil, column: Int? = nil,
+        field: Int? = nil, sentence: String = ""
+    ) {
+        self.code = code
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        self.field = field
+        self.sentence = sentence
+    }
+
+    /// `file.nmea:12:18: malformedField (field 3): latitude minutes 61.5 ≥ 60 in "$GPGGA,…"`.
+    public var description: String {
+        var out = ""
+        if let source { out += source + ":" }
+        if let line {
+            out += "\(line):"
+            if let column { out += "\(column):" }
+        }
+        if !out.isEmpty { out += " " }
+        out += code.description
+        if let field { out += " (field \(field))" }
+        out += ": " + message
+        if !sentence.isEmpty { out += " in \"\(sentence)\"" }
+        return out
+    }
+
+    /// A copy with the input's location filled in (the reader adds what a sentence parser cannot know).
+    func located(source: String?, line: Int, columnOffset: Int) -> NMEAError {
+        NMEAError(
+            code, message: message, source: source, line: line,
+            column: column.map { $0 + columnOffset }, field: field, sentence: sentence)
+    }
+
+    /// Renders bytes for ``sentence``: printable ASCII as is, anything else as `\xHH`, at most
+    /// 200 characters.
+    static func excerpt(_ bytes: some Collection<UInt8>) -> String {
+        if bytes.count <= 200, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var out = ""
+        var count = 0
+        for byte in bytes {
+            if count >= 200 {
+                out += "…"
+                break
+            }
+            count += 1
+            if byte >= 0x20 && byte < 0x7F {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + SentenceParser.hex(byte)
+            }
+        }
+        return out
+    }
+}
+
+extension NMEAError.Code {
+    /// Lets `catch NMEAError.Code.badChecksum` match a thrown ``NMEAError``.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? NMEAError)?.code == code
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+public import LocationCore
+
+/// Streams the fixes of an NMEA file one at a time, reading it in 64 KiB chunks.
+///
+/// Memory stays flat whatever the file size: one chunk, one partial line and the fixes of one
+/// chunk. The file is closed when the reader goes away.
+///
+/// ```swift
+/// var file = try NMEAFileReader(path: "drive.nmea", options: .lenient)
+/// while let fix = try file.next() { print(fix.time, fix.coordinate as Any) }
+/// print(file.statistics.skipped)
+/// ```
+public struct NMEAFileReader: ~Copyable {
+    private let descriptor: Int32
+    private let path: String
+    private var reader: NMEAReader
+    private var chunk: [UInt8]
+    private var pending: [Fix] = []
+    private var pendingIndex = 0
+    private var atEnd = false
+
+    /// Opens `path` for reading.
+    ///
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - options: strict or lenient, and the other ``NMEAReader/Options``; a `nil`
+    ///     ``NMEAReader/Options/sourceName`` becomes `path`.
+    ///   - chunkSize: bytes per read, at least 1; default 64 KiB.
+    /// - Throws: ``NMEAError/Code/io`` when the file cannot be opened.
+    public init(path: String, options: NMEAReader.Options = .strict, chunkSize: Int = 65_536) throws(NMEAError) {
+        var options = options
+        if options.sourceName == nil { options.sourceName = path }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw NMEAError(.io, message: "cannot open: \(String(cString: strerror(errno)))", source: path)
+        }
+        descriptor = fd
+        self.path = path
+        reader = NMEAReader(options: options)
+        chunk = [UInt8](repeating: 0, count: max(1, chunkSize))
+    }
+
+    deinit { close(descriptor) }
+
+    /// What the reader has seen so far; complete once ``next()`` has returned `nil`.
+    public var statistics: NMEAReader.Statistics { reader.statistics }
+
+    /// The next fix, or `nil` at the end of the file.
+    ///
+    /// - Throws: ``NMEAError`` in strict mode, or ``NMEAError/Code/io`` when reading fails.
+    public mutating func next() throws(NMEAError) -> Fix? {
+        while pendingIndex == pending.count {
+            if atEnd { return nil }
+            pending.removeAll(keepingCapacity: true)
+            pendingIndex = 0
+            let count = try readChunk()
+            if count == 0 {
+                atEnd = true
+                pending = try reader.finish()
+            } else {
+                pending = try reader.read(chunk[0..<count])
+            }
+        }
+        defer { pendingIndex += 1 }
+        return pending[pendingIndex]
+    }
+
+    private mutating func readChunk() throws(NMEAError) -> Int {
+        let fd = descriptor
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw NMEAError(.io, message: "read failed: \(String(cString: strerror(errno)))", source: path)
+        }
+    }
+}

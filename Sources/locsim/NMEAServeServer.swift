@@ -1,0 +1,159 @@
+import ArgumentParser
+import Synchronization
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The TCP side of `locsim nmea serve`: accepts clients on a thread of its own and writes the
+/// same text to all of them. A client that cannot take more (or has gone) is dropped, as a
+/// serial line would overrun, rather than slowing everyone down.
+final class NMEAServer: Sendable {
+    let port: Int
+    private let listener: Int32
+    private struct State {
+        var clients: [Int32] = []
+        var served = 0
+        var broadcasts = 0
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var closed = false
+    }
+    private let state = Mutex(State())
+
+    /// Listens on `host:port` (an IPv4 address; port 0 picks a free one).
+    ///
+    /// - Throws: `ValidationError` naming the address when it is not IPv4 or cannot be bound.
+    init(host: String, port: Int) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw ValidationError("--host \(host) is not an IPv4 address")
+        }
+        #if canImport(Darwin)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { throw ValidationError("cannot create a socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Self.closeDescriptor(fd)
+            throw ValidationError("cannot listen on \(host):\(port): \(reason)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.listener = fd
+        self.port = Int(UInt16(bigEndian: actual.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "locsim.nmea.accept"
+        thread.start()
+    }
+
+    /// How many clients connected so far.
+    var clientsServed: Int { state.withLock { $0.served } }
+
+    /// How many texts were broadcast so far.
+    var broadcasts: Int { state.withLock { $0.broadcasts } }
+
+    /// Returns once a client has connected (at once if one has).
+    func waitForFirstClient() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.served > 0 { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let waiters = state.withLock { state in
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+        }
+    }
+
+    /// Writes `text` to every client, dropping those that cannot take it.
+    func broadcast(_ text: String) {
+        let bytes = Array(text.utf8)
+        state.withLock { state in
+            state.broadcasts += 1
+            state.clients.removeAll { fd in
+                let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Self.sendFlags) }
+                guard sent == bytes.count else {
+                    Self.closeDescriptor(fd)
+                    return true
+                }
+                return false
+            }
+        }
+    }
+
+    /// Closes the listener and every client.
+    func close() {
+        let clients = state.withLock { state -> [Int32] in
+            state.closed = true
+            defer { state.clients = [] }
+            return state.clients
+        }
+        for fd in clients { Self.closeDescriptor(fd) }
+        shutdown(listener, Int32(SHUT_RDWR))
+        Self.closeDescriptor(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            var yes: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>]? in
+                guard !state.closed else { return nil }
+                state.clients.append(fd)
+                state.served += 1
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            guard let waiters else {
+                Self.closeDescriptor(fd)
+                return
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    #if canImport(Darwin)
+    private static let sendFlags: Int32 = 0
+    #else
+    private static let sendFlags = Int32(MSG_NOSIGNAL | MSG_DONTWAIT)
+    #endif
+
+    private static func closeDescriptor(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(fd)
+        #elseif canImport(Musl)
+        _ = Musl.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+}

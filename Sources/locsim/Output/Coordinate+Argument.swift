@@ -1,0 +1,21 @@
+import ArgumentParser
+import LocationCore
+
+/// A command-line coordinate: `LAT,LON` in decimal degrees, for example `35.6812,139.7671`,
+/// validated like ``LocationCore/Coordinate``.
+struct CoordinateArgument: ExpressibleByArgument, Hashable {
+    let coordinate: Coordinate
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+            let latitude = Double(parts[0].filter { $0 != " " }),
+            let longitude = Double(parts[1].filter { $0 != " " })
+        else { return nil }
+        do {
+            coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            return nil
+        }
+    }
+}

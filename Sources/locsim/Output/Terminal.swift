@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Standard output and error for the command, unbuffered where it matters.
+enum Terminal {
+    /// Writes a line to standard output, unbuffered (so it interleaves correctly with the
+    /// progress line on standard error, and nothing is lost if the process is interrupted).
+    static func out(_ line: String) {
+        writeAll(1, line + "\n")
+    }
+
+    /// Writes a line to standard error.
+    static func err(_ line: String) {
+        errRaw(line + "\n")
+    }
+
+    /// Writes text to standard error as it is (no newline), unbuffered.
+    static func errRaw(_ text: String) {
+        writeAll(2, text)
+    }
+
+    private static func writeAll(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// Whether a file descriptor is a terminal (progress lines go only to terminals).
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}

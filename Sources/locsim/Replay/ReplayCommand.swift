@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import GPXFormat
+import LocationCore
+import LocationGPSD
+import LocationIndex
+import LocationSimulation
+import MapFeature
+
+/// `locsim replay`: a walk through the game's map logic, showing what a player would see.
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a GPX walk (or a live gpsd receiver) through the map logic and show what spawns, when and why.",
+        discussion: """
+            Each fix goes through MapViewModel's rule: fetch nearby places on the first fix, when the \
+            player moved more than --throttle-distance metres or more than --throttle-interval seconds \
+            passed since the last fetch. Places come from the default offline index (built from \
+            geodata/ on first use and cached in $LOCSIM_CACHE_DIR, $XDG_CACHE_HOME/locsim or \
+            ~/.cache/locsim), from --db, or from the game server with --online. An encounter is the \
+            player coming within --reach metres of a place on the map; it is reported once per \
+            approach and re-armed beyond twice the reach.
+
+            Timing is real time by default; --speed scales it and --fast runs in virtual time (a \
+            walk takes milliseconds; the same inputs give a byte-identical --format jsonl log).
+            """
+    )
+
+    @Argument(help: "The GPX walk to replay (tracks; a route or waypoints are walked as a path). Omit with --gpsd.")
+    var track: String?
+
+    @OptionGroup var source: PlaceSourceOptions
+    @OptionGroup var timing: TimingOptions
+    @OptionGroup var map: MapLogicOptions
+
+    @Option(help: ArgumentHelp("Read live fixes from gpsd instead of a file (a USB receiver, field test).", valueName: "host:port"))
+    var gpsd: String?
+
+    @Option(help: "Output: text (a readable timeline) or jsonl (one JSON object per line).")
+    var format: TimelineFormat = .text
+
+    @Option(help: ArgumentHelp("Also write a self-contained HTML report (SVG map, timeline, summary).", valueName: "file.html"))
+    var report: String?
+
+    @Flag(help: "Never show the progress line, even on a terminal.")
+    var noProgress = false
+
+    func validate() throws {
+        if track == nil && gpsd == nil {
+            throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
+        }
+        if track != nil && gpsd != nil {
+            throw ValidationError("give either a GPX file or --gpsd, not both")
+        }
+        if gpsd != nil && (timing.fast || timing.speed != nil || timing.loop || timing.start != nil || timing.rate != nil) {
+            throw ValidationError("--fast, --speed, --rate, --loop and --start apply to GPX replays, not to a live --gpsd source")
+        }
+        if timing.fast && timing.loop {
+            throw ValidationError("--loop never ends; it cannot be combined with --fast")
+        }
+        try timing.validate()
+        try map.validate()
+        try source.validate()
+    }
+
+    @MainActor
+    func run() async throws {
+        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2))
+        let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
+        let pipeline = MapPipeline(
+            repository: try source.repository(), configuration: try map.throttleConfiguration(), recorder: recorder,
+            progress: progress)
+
+        if let gpsd {
+            let (host, port) = try parseHostPort(gpsd)
+            // Fail at once when nothing listens at host:port (a typo); once connected, ride out
+            // gpsd restarts and unplugged receivers with capped back-off.
+            var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
+            resilience.waitForDaemon = false
+            do {
+                try await pipeline.runRealTime(try GPSDProvider(host: host, port: port, configuration: resilience))
+            } catch let failure as CommandFailure {
+                throw CommandFailure(
+                    failure.description
+                        + "\nIs gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md).")
+            }
+            try writeReport(recorder, title: "gpsd at \(host):\(port)")
+            return
+        }
+        guard let track else { return }
+        let path = try ReplayPath(document: GPXDocument(contentsOfFile: track))
+        let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
+        let replay = try GPXReplay(
+            path: path, configuration: timing.replayConfiguration(pacing: pacing), clock: ContinuousClock(), now: { Date() })
+        if timing.fast {
+            try await pipeline.runVirtual(replay)
+        } else {
+            progress.total = replay.analysis.duration
+            progress.speed = timing.speed ?? 1
+            try await pipeline.runRealTime(replay)
+        }
+        try writeReport(recorder, title: track)
+    }
+
+    @MainActor
+    private func writeReport(_ recorder: ReplayRecorder, title: String) throws {
+        guard let report else { return }
+        try HTMLReport(title: title, recorder: recorder).write(to: report)
+    }
+}
+
+/// `--format text|jsonl`.
+enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, jsonl
+}
+
+/// A runtime failure with a message that says what to do (exit status 1).
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Splits `host:port` (IPv6 in brackets) with the port checked.
+func parseHostPort(_ text: String, defaultPort: Int = 2947) throws -> (String, Int) {
+    var host = text
+    var port = defaultPort
+    if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+        host = String(text[text.index(after: text.startIndex)..<close])
+        let rest = text[text.index(after: close)...]
+        if rest.hasPrefix(":") { port = Int(rest.dropFirst()) ?? -1 }
+    } else if let colon = text.lastIndex(of: ":") {
+        host = String(text[..<colon])
+        port = Int(text[text.index(after: colon)...]) ?? -1
+    }
+    if host.isEmpty { host = "127.0.0.1" }
+    guard (1...65_535).contains(port) else {
+        throw ValidationError("'\(text)' is not host:port with a port in 1...65535")
+    }
+    return (host, port)
+}

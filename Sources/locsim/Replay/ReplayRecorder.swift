@@ -1,0 +1,269 @@
+import Foundation
+import LocationCore
+import MapFeature
+
+/// Turns a map session's events into what `locsim replay` shows: a timeline (text or JSON lines),
+/// encounters, a summary, and the data of the HTML report.
+///
+/// It is fed events in order (live from ``MapFeature/MapViewModel/onEvent`` or from a finished
+/// virtual-time run) and is deterministic: the same events give byte-identical output.
+@MainActor
+final class ReplayRecorder {
+    enum Format { case text, jsonl }
+
+    /// Everything the HTML report draws.
+    struct Trace {
+        var fixes: [(time: Date, coordinate: Coordinate)] = []
+        var fetches: [(time: Date, center: Coordinate, radius: Double, reason: String)] = []
+        var places: [String: (place: Place, firstSeen: Date)] = [:]
+        var encounters: [(time: Date, place: Place, distance: Double)] = []
+        var placeCounts: [(time: Date, count: Int)] = []
+    }
+
+    private let format: Format
+    private let write: (String) -> Void
+    private var tracker: EncounterTracker
+    private var onMap: [String: Place] = [:]
+    private var pendingAppeared: [Place] = []
+    private var pendingDisappeared: [Place] = []
+    private var pendingPlacesTime: Date?
+    private(set) var trace = Trace()
+
+    // Summary figures.
+    private(set) var fixCount = 0
+    private(set) var acceptedCount = 0
+    private(set) var rejectedCount = 0
+    private(set) var distance = 0.0
+    private var firstTime: Date?
+    private var lastTime: Date?
+    private var lastAccepted: Coordinate?
+    private(set) var fetchesByReason: [String: Int] = [:]
+    private(set) var failures = 0
+    private var fetchesPerMinute: [Int64: Int] = [:]
+    private(set) var placesSeen: Set<String> = []
+    private(set) var encounterCount = 0
+
+    init(format: Format, reach: Double, write: @escaping (String) -> Void) {
+        self.format = format
+        self.tracker = EncounterTracker(reach: reach)
+        self.write = write
+    }
+
+    /// Places currently on the map.
+    var placesOnMap: Int { onMap.count }
+    /// Fetches so far.
+    var fetchCount: Int { fetchesByReason.values.reduce(0, +) }
+    /// The latest fix time seen.
+    var latestTime: Date? { lastTime }
+
+    // MARK: Events
+
+    func record(_ event: MapEvent) {
+        switch event.kind {
+        case .placesAppeared(let places):
+            pendingPlacesTime = event.time
+            pendingAppeared += places
+            for place in places {
+                onMap[place.id] = place
+                placesSeen.insert(place.id)
+                if trace.places[place.id] == nil { trace.places[place.id] = (place, event.time) }
+            }
+            return
+        case .placesDisappeared(let places):
+            pendingPlacesTime = event.time
+            pendingDisappeared += places
+            for place in places { onMap.removeValue(forKey: place.id) }
+            return
+        default:
+            flushPlaces()
+        }
+
+        switch event.kind {
+        case .fixAccepted(let fix):
+            fixCount += 1
+            acceptedCount += 1
+            note(time: fix.time)
+            guard let coordinate = fix.coordinate else { return }
+            if let lastAccepted { distance += lastAccepted.geodesicDistance(to: coordinate) }
+            lastAccepted = coordinate
+            trace.fixes.append((fix.time, coordinate))
+            emitFix(fix, accepted: true, rejection: nil)
+            for encounter in tracker.update(position: coordinate, places: onMap.values) {
+                encounterCount += 1
+                trace.encounters.append((fix.time, encounter.place, encounter.distance))
+                emitEncounter(encounter, at: fix.time)
+            }
+        case .fixRejected(let fix, let rejection):
+            fixCount += 1
+            rejectedCount += 1
+            note(time: fix.time)
+            emitFix(fix, accepted: false, rejection: rejection)
+        case .fetchStarted(let request):
+            fetchesByReason[request.reason.rawValue, default: 0] += 1
+            fetchesPerMinute[Int64((request.time.timeIntervalSince1970 / 60).rounded(.down)), default: 0] += 1
+            trace.fetches.append((request.time, request.center, request.radius, request.reason.rawValue))
+            emit(
+                text: "\(stamp(event.time))  fetch #\(request.id) \(request.reason) at \(request.center) radius \(formatFixed(request.radius, 0)) m",
+                json: .object([
+                    ("type", .string("fetch")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
+                    ("lat", .number(request.center.latitude)), ("lon", .number(request.center.longitude)),
+                    ("radius", .number(request.radius)), ("reason", .string(request.reason.rawValue)),
+                ]))
+        case .fetchCoalesced(let reason, let inFlight):
+            emit(
+                text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
+                json: .object([
+                    ("type", .string("coalesced")), ("t", .string(stamp(event.time))), ("reason", .string(reason.rawValue)),
+                    ("in_flight", .int(inFlight)),
+                ]))
+        case .fetchSucceeded(let request, let count):
+            emit(
+                text: "\(stamp(event.time))  answer #\(request.id): \(count) places",
+                json: .object([
+                    ("type", .string("answer")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
+                    ("count", .int(count)),
+                ]))
+        case .fetchFailed(let request, let error, let retryNotBefore):
+            failures += 1
+            emit(
+                text: "\(stamp(event.time))  fetch #\(request.id) failed: \(error); next try not before \(stamp(retryNotBefore))",
+                json: .object([
+                    ("type", .string("fetch_failed")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
+                    ("error", .string("\(error)")), ("retry_not_before", .string(stamp(retryNotBefore))),
+                ]))
+        case .answerDiscarded(let id):
+            emit(
+                text: "\(stamp(event.time))  answer #\(id) discarded (a newer request superseded it)",
+                json: .object([("type", .string("discarded")), ("t", .string(stamp(event.time))), ("id", .int(id))]))
+        case .fetchCancelled(let request):
+            emit(
+                text: "\(stamp(event.time))  fetch #\(request.id) cancelled",
+                json: .object([("type", .string("cancelled")), ("t", .string(stamp(event.time))), ("id", .int(request.id))]))
+        case .providerStateChanged(let state):
+            // A source that fails before its first fix has no time of its own: the failure is
+            // reported by the command's error message instead.
+            if case .failed(let error) = state, let time = lastTime {
+                emit(
+                    text: "\(stamp(time))  location source failed: \(error)",
+                    json: .object([("type", .string("provider_failed")), ("t", .string(stamp(time))), ("error", .string("\(error)"))]))
+            }
+        case .placesAppeared, .placesDisappeared, .stopped:
+            break
+        }
+    }
+
+    /// Flushes pending output and writes the summary line.
+    func finish() {
+        flushPlaces()
+        let summary = summaryValue()
+        switch format {
+        case .jsonl: write(summary.text)
+        case .text:
+            write("")
+            for line in summaryLines() { write(line) }
+        }
+    }
+
+    // MARK: Summary
+
+    var duration: Double? {
+        guard let firstTime, let lastTime else { return nil }
+        return lastTime.timeIntervalSince(firstTime)
+    }
+
+    var busiestMinuteFetches: Int { fetchesPerMinute.values.max() ?? 0 }
+
+    func summaryValue() -> JSONValue {
+        .object([
+            ("type", .string("summary")),
+            ("fixes", .int(fixCount)),
+            ("accepted_fixes", .int(acceptedCount)),
+            ("rejected_fixes", .int(rejectedCount)),
+            ("distance_m", JSONValue.rounded(distance, 3)),
+            ("duration_s", duration.map { JSONValue.rounded($0, 3) } ?? .null),
+            ("fetches", .int(fetchCount)),
+            ("fetches_by_reason", .object(FetchThrottle.Reason.allCases.map { ($0.rawValue, .int(fetchesByReason[$0.rawValue] ?? 0)) })),
+            ("failed_fetches", .int(failures)),
+            ("places_seen", .int(placesSeen.count)),
+            ("places_on_map", .int(onMap.count)),
+            ("encounters", .int(encounterCount)),
+            ("busiest_minute_fetches", .int(busiestMinuteFetches)),
+        ])
+    }
+
+    func summaryLines() -> [String] {
+        let reasons = FetchThrottle.Reason.allCases.map { "\($0.rawValue) \(fetchesByReason[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+        return [
+            "Summary",
+            "  fixes:          \(fixCount) (\(acceptedCount) accepted, \(rejectedCount) rejected)",
+            "  distance:       \(formatFixed(distance / 1000, 3)) km",
+            "  duration:       \(duration.map { formatDuration($0) } ?? "-")",
+            "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
+            "  busiest minute: \(busiestMinuteFetches) fetches",
+            "  places seen:    \(placesSeen.count) (\(onMap.count) on the map at the end)",
+            "  encounters:     \(encounterCount)",
+        ]
+    }
+
+    // MARK: Output
+
+    private func note(time: Date) {
+        if firstTime == nil { firstTime = time }
+        lastTime = time
+    }
+
+    private func flushPlaces() {
+        guard let time = pendingPlacesTime else { return }
+        pendingPlacesTime = nil
+        let appeared = pendingAppeared.map(\.id)
+        let disappeared = pendingDisappeared.map(\.id)
+        pendingAppeared = []
+        pendingDisappeared = []
+        trace.placeCounts.append((time, onMap.count))
+        let names = appeared.prefix(5).compactMap { onMap[$0]?.name }.joined(separator: ", ")
+        emit(
+            text: "\(stamp(time))  map: \(onMap.count) places (+\(appeared.count) −\(disappeared.count))"
+                + (names.isEmpty ? "" : ": " + names + (appeared.count > 5 ? ", …" : "")),
+            json: .object([
+                ("type", .string("places")), ("t", .string(stamp(time))), ("count", .int(onMap.count)),
+                ("appeared", .array(appeared.map { .string($0) })),
+                ("disappeared", .array(disappeared.map { .string($0) })),
+            ]))
+    }
+
+    private func emitFix(_ fix: Fix, accepted: Bool, rejection: FetchThrottle.Rejection?) {
+        guard format == .jsonl else {
+            if let rejection {
+                write("\(stamp(fix.time))  fix ignored: \(rejection)")
+            }
+            return
+        }
+        var members: [(String, JSONValue)] = [
+            ("type", .string("fix")), ("t", .string(stamp(fix.time))),
+            ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
+            ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
+            ("accuracy", fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null),
+            ("mode", .string(fix.mode.description)),
+        ]
+        if let rejection { members.append(("rejected", .string(rejection.description))) }
+        write(JSONValue.object(members).text)
+    }
+
+    private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
+        emit(
+            text: "\(stamp(time))  encounter: \(encounter.place.name) (\(encounter.place.id)) at \(formatFixed(encounter.distance, 1)) m",
+            json: .object([
+                ("type", .string("encounter")), ("t", .string(stamp(time))), ("place", .string(encounter.place.id)),
+                ("name", .string(encounter.place.name)), ("distance_m", JSONValue.rounded(encounter.distance, 2)),
+            ]))
+    }
+
+    private func emit(text: String, json: JSONValue) {
+        switch format {
+        case .text: write(text)
+        case .jsonl: write(json.text)
+        }
+    }
+
+    private func stamp(_ time: Date) -> String { UTCTimestamp.format(time, fractionDigits: 3) }
+}

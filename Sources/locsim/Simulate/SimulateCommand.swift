@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import GPXFormat
+import LocationCore
+import LocationSimulation
+import MapFeature
+
+/// `locsim simulate`: seeded synthetic motion, printed, written to a file, or fed to the map logic.
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate seeded synthetic motion: print fixes, write GPX/NMEA, or feed the map logic.",
+        discussion: """
+            Paths: stationary (--at), line (--from --to), route (--from --via … --to), circle \
+            (--center --circle-radius), random-walk (--from [--within M]). Speed profiles walk, run, \
+            cycle and drive vary the speed around a mean and add stops; --mps sets a constant speed. \
+            The same --seed gives the same fixes bit for bit.
+
+            By default fixes are generated in virtual time (instantly, with their own timestamps); \
+            --speed X plays them in real time scaled by X. --out FILE.gpx or FILE.nmea writes a file \
+            (--xcode writes GPX <wpt> elements with <time>, the form the iOS Simulator replays); --map \
+            runs them through the map logic exactly as 'locsim replay' does.
+            """
+    )
+
+    enum PathKind: String, ExpressibleByArgument, CaseIterable {
+        case stationary, line, route, circle, randomWalk = "random-walk"
+    }
+
+    enum Profile: String, ExpressibleByArgument, CaseIterable {
+        case walk, run, cycle, drive
+    }
+
+    @Argument(help: "The path: stationary, line, route, circle or random-walk.")
+    var path: PathKind
+
+    @Option(help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
+    var at: CoordinateArgument?
+    @Option(help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
+    var from: CoordinateArgument?
+    @Option(help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
+    var to: CoordinateArgument?
+    @Option(help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
+    var via: [CoordinateArgument] = []
+    @Option(help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
+    var center: CoordinateArgument?
+    @Option(help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
+    var circleRadius: Double = 200
+    @Option(help: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
+    var within: Double?
+
+    @Option(help: "Speed profile: walk, run, cycle or drive.")
+    var profile: Profile = .walk
+    @Option(help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
+    var mps: Double?
+    @Option(help: ArgumentHelp("Seconds of motion (required for stationary, circle and random-walk).", valueName: "s"))
+    var duration: Double?
+    @Option(help: ArgumentHelp("Fixes per second.", valueName: "hz"))
+    var rate: Double = 1
+    @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
+    var noise: Double?
+    @Option(help: "Seed of the motion and the noise.")
+    var seed: UInt64 = 1
+    @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
+    var startTime: String?
+    @Option(help: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
+    var speed: Double?
+
+    @Option(help: ArgumentHelp("Write the fixes to a .gpx or .nmea file instead of printing them.", valueName: "file"))
+    var out: String?
+    @Flag(help: "With --out FILE.gpx: write <wpt> elements with <time>, the form Xcode's iOS Simulator replays.")
+    var xcode = false
+    @Flag(help: "Run the fixes through the map logic, as 'locsim replay' does.")
+    var map = false
+
+    @OptionGroup var source: PlaceSourceOptions
+    @OptionGroup var mapLogic: MapLogicOptions
+
+    @Option(help: "Output: text or jsonl.")
+    var format: TimelineFormat = .text
+
+    @Option(help: ArgumentHelp("With --map: also write a self-contained HTML report.", valueName: "file.html"))
+    var report: String?
+
+    func validate() throws {
+        switch path {
+        case .stationary:
+            guard at != nil else { throw ValidationError("stationary needs --at LAT,LON") }
+        case .line:
+            guard from != nil, to != nil else { throw ValidationError("line needs --from LAT,LON and --to LAT,LON") }
+        case .route:
+            guard from != nil, to != nil else { throw ValidationError("route needs --from, any number of --via, and --to") }
+        case .circle:
+            guard center != nil else { throw ValidationError("circle needs --center LAT,LON") }
+            guard circleRadius.isFinite, circleRadius > 0 else { throw ValidationError("--circle-radius must be > 0 metres") }
+        case .randomWalk:
+            guard from != nil else { throw ValidationError("random-walk needs --from LAT,LON") }
+        }
+        if [.stationary, .circle, .randomWalk].contains(path) && duration == nil {
+            throw ValidationError("\(path.rawValue) never ends by itself: give --duration SECONDS")
+        }
+        if let duration, !(duration.isFinite && duration >= 0) { throw ValidationError("--duration must be ≥ 0 seconds") }
+        if let mps, !(mps.isFinite && mps > 0) { throw ValidationError("--mps must be > 0 m/s") }
+        if !(rate.isFinite && rate >= 0.001 && rate <= 100) { throw ValidationError("--rate must be between 0.001 and 100 Hz") }
+        if let speed, !(speed.isFinite && speed >= 0.1 && speed <= 1000) {
+            throw ValidationError("--speed must be between 0.1 and 1000, got \(speed)")
+        }
+        if let noise, !(noise.isFinite && noise >= 0) { throw ValidationError("--noise must be a sigma in metres ≥ 0") }
+        if let startTime, UTCTimestamp.parse(startTime) == nil {
+            throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
+        }
+        if let out {
+            guard out.hasSuffix(".gpx") || out.hasSuffix(".nmea") else {
+                throw ValidationError("--out must end in .gpx or .nmea, got '\(out)'")
+            }
+            if map { throw ValidationError("--out and --map exclude each other") }
+        }
+        if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
+        if report != nil && !map { throw ValidationError("--report needs --map") }
+        try mapLogic.validate()
+        try source.validate()
+    }
+
+    @MainActor
+    func run() async throws {
+        let motionPath: MotionPath =
+            switch path {
+            case .stationary: .stationary(at: at!.coordinate)
+            case .line: .line(from: from!.coordinate, to: to!.coordinate)
+            case .route: .route(through: [from!.coordinate] + via.map(\.coordinate) + [to!.coordinate])
+            case .circle: .circle(center: center!.coordinate, radius: circleRadius)
+            case .randomWalk: .randomWalk(from: from!.coordinate, within: within)
+            }
+        let speedProfile: SpeedProfile =
+            if let mps { .constant(mps) } else {
+                switch profile {
+                case .walk: .walk
+                case .run: .run
+                case .cycle: .cycle
+                case .drive: .drive
+                }
+            }
+        let configuration = SyntheticMotion<ContinuousClock>.Configuration(
+            rate: rate, pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual, duration: duration,
+            startTime: startTime.flatMap { UTCTimestamp.parse($0) },
+            noise: noise.map { NoiseModel(seed: seed, sigma: $0) })
+        let motion = try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)
+
+        if let out {
+            if out.hasSuffix(".nmea") {
+                try await motion.writeNMEA(toFile: out)
+            } else {
+                try await motion.writeGPX(toFile: out, form: xcode ? .xcodeSimulator : .track)
+            }
+            Terminal.err("wrote \(out)")
+            return
+        }
+        if map {
+            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2))
+            let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
+                progress.printAbove($0)
+            }
+            let pipeline = MapPipeline(
+                repository: try source.repository(), configuration: try mapLogic.throttleConfiguration(),
+                recorder: recorder, progress: progress)
+            if speed == nil {
+                try await pipeline.runVirtual(motion)
+            } else {
+                progress.total = duration
+                progress.speed = speed ?? 1
+                try await pipeline.runRealTime(motion)
+            }
+            if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
+            return
+        }
+        _ = try await runUntilInterrupted {
+            for try await fix in motion { Terminal.out(Self.line(for: fix, format: format)) }
+        }
+    }
+
+    static func line(for fix: Fix, format: TimelineFormat) -> String {
+        switch format {
+        case .jsonl:
+            var members: [(String, JSONValue)] = [
+                ("type", .string("fix")), ("t", .string(UTCTimestamp.format(fix.time, fractionDigits: 3))),
+                ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
+                ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
+                ("accuracy", fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null),
+                ("mode", .string(fix.mode.description)),
+            ]
+            if let speed = fix.speed { members.append(("speed", JSONValue.rounded(speed, 3))) }
+            if let course = fix.course { members.append(("course", JSONValue.rounded(course, 2))) }
+            return JSONValue.object(members).text
+        case .text:
+            let position = fix.coordinate?.description ?? "no fix"
+            let accuracy = fix.horizontalAccuracy.map { " ±\(formatFixed($0, 1)) m" } ?? ""
+            let speed = fix.speed.map { " \(formatFixed($0, 2)) m/s" } ?? ""
+            return "\(UTCTimestamp.format(fix.time, fractionDigits: 3))  \(position)\(accuracy)\(speed)"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import GPXFormat
+import LocationCore
+
+struct TrackStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Print counts, geodesic length, duration and bounds of a GPX file.",
+        discussion: """
+            distance_m is the WGS-84 geodesic length summed between consecutive track points of \
+            each segment, never across a segment break. duration_s is the last track-point time \
+            minus the first (null without times). bbox covers track points, route points and \
+            waypoints. The file is streamed, so any size works.
+            """
+    )
+
+    @Argument(help: "The GPX file (1.0 or 1.1).")
+    var file: String
+
+    @Option(help: "Output format: text or json.")
+    var format: ReportFormat = .text
+
+    @Flag(help: "Skip points with bad coordinates, times or numbers instead of failing, and count them.")
+    var lenient = false
+
+    func run() async throws {
+        let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
+        let stats = try GPXStatistics(reader: reader)
+        switch format {
+        case .json: Terminal.out(Self.json(stats).text)
+        case .text: Terminal.out(Self.text(stats, file: file))
+        }
+        if stats.skippedPoints > 0 {
+            Terminal.err("locsim: skipped \(stats.skippedPoints) bad point(s); first problems:")
+            for problem in reader.problems.prefix(5) { Terminal.err("  \(problem)") }
+        }
+    }
+
+    static func json(_ stats: GPXStatistics) -> JSONValue {
+        func point(_ point: GPXPoint?) -> JSONValue {
+            guard let point else { return .null }
+            return .object([
+                ("lat", .number(point.coordinate.latitude)),
+                ("lon", .number(point.coordinate.longitude)),
+                ("time", point.time.map { .string(UTCTimestamp.format($0, fractionDigits: 3)) } ?? .null),
+            ])
+        }
+        let bbox: JSONValue =
+            stats.bounds.map { box in
+                .object([
+                    ("min_lat", .number(box.minLatitude)), ("min_lon", .number(box.minLongitude)),
+                    ("max_lat", .number(box.maxLatitude)), ("max_lon", .number(box.maxLongitude)),
+                ])
+            } ?? .null
+        return .object([
+            ("tracks", .int(stats.tracks)),
+            ("segments", .int(stats.segments)),
+            ("points", .int(stats.points)),
+            ("route_points", .int(stats.routePoints)),
+            ("waypoints", .int(stats.waypoints)),
+            ("distance_m", JSONValue.rounded(stats.distance, 3)),
+            ("duration_s", stats.duration.map { JSONValue.rounded($0, 3) } ?? .null),
+            ("start", point(stats.start)),
+            ("end", point(stats.end)),
+            ("bbox", bbox),
+        ])
+    }
+
+    static func text(_ stats: GPXStatistics, file: String) -> String {
+        func place(_ point: GPXPoint?) -> String {
+            guard let point else { return "-" }
+            let time = point.time.map { " at " + UTCTimestamp.format($0, fractionDigits: 3) } ?? ""
+            return point.coordinate.description + time
+        }
+        var lines = [
+            "File:          \(file)",
+            "Tracks:        \(stats.tracks)",
+            "Segments:      \(stats.segments)",
+            "Points:        \(stats.points)",
+            "Route points:  \(stats.routePoints)",
+            "Waypoints:     \(stats.waypoints)",
+            "Distance:      \(formatFixed(stats.distance / 1000, 3)) km (\(formatFixed(stats.distance, 3)) m, WGS-84 geodesic)",
+        ]
+        if let duration = stats.duration {
+            lines.append("Duration:      \(formatDuration(duration)) (\(formatFixed(duration, 3)) s)")
+        } else {
+            lines.append("Duration:      - (no times)")
+        }
+        lines.append("Start:         \(place(stats.start))")
+        lines.append("End:           \(place(stats.end))")
+        if let box = stats.bounds {
+            lines.append(
+                "Bounds:        lat \(formatFixed(box.minLatitude, 7))...\(formatFixed(box.maxLatitude, 7)), lon \(formatFixed(box.minLongitude, 7))...\(formatFixed(box.maxLongitude, 7))"
+            )
+        } else {
+            lines.append("Bounds:        -")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `value` with exactly `decimals` decimals, without Foundation's formatter.
+func formatFixed(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return String(value) }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    let whole = (scaled / scale).rounded(.down)
+    let fraction = Int64(scaled - whole * scale)
+    let negative = value < 0 && scaled != 0
+    var text = (negative ? "-" : "") + String(Int64(whole))
+    if decimals > 0 {
+        let digits = String(fraction)
+        text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+    }
+    return text
+}
+
+/// `h:mm:ss` (or `m:ss` under an hour).
+func formatDuration(_ seconds: Double) -> String {
+    let total = Int(seconds.rounded())
+    let sign = total < 0 ? "-" : ""
+    let s = abs(total)
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return s >= 3600 ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
+}

@@ -1,0 +1,89 @@
+import Foundation
+@testable import GPXFormat
+import LocationCore
+import Testing
+
+@Suite struct GPXFeatureTests {
+    let fixtures = Bundle.module.resourcePath! + "/Fixtures"
+
+    @Test("GPX 1.0 speed, course, fix, sat and dilutions are read; offsets become UTC")
+    func gpx10Elements() throws {
+        let document = try GPXDocument(contentsOfFile: fixtures + "/bom-gpx10.gpx")
+        #expect(document.creator == "locsim fixture & test")
+        let first = try #require(document.tracks.first?.segments.first?.first)
+        #expect(first.speed == 1.4)
+        #expect(first.course == 45.5)
+        #expect(first.fix == .threeDimensional)
+        #expect(first.satellites == 9)
+        #expect(first.horizontalDilution == 0.9)
+        #expect(first.verticalDilution == 1.2)
+        #expect(first.positionDilution == 1.5)
+        let times = document.tracks[0].segments.flatMap { $0 }.compactMap(\.time)
+        // 11:01:00+01:00 is 10:01:00Z, one minute after the first point.
+        #expect(times[2].timeIntervalSince(times[0]) == 60)
+    }
+
+    @Test("Garmin TrackPointExtension speed and course are read; unknown extensions are skipped")
+    func garminExtensions() throws {
+        let document = try GPXDocument(contentsOfFile: fixtures + "/garmin-extensions.gpx")
+        let points = document.tracks[0].segments[0]
+        #expect(points[0].speed == 2.91)
+        #expect(points[0].course == 270)
+        #expect(points[1].speed == 3.05)
+        #expect(points[1].course == nil)
+        #expect(points[0].name == nil, "an extension's <name> is not the point's name")
+        #expect(document.waypoints.map(\.name) == ["Opera House <start>", "Harbour & Bridge <north>"])
+        #expect(document.routes.first?.name == "Plan")
+        #expect(document.tracks.first?.name == "Run")
+    }
+
+    @Test("Reading in tiny chunks gives exactly the events of reading at once", arguments: [1, 2, 3, 7, 64])
+    func chunkBoundaries(chunkSize: Int) throws {
+        for name in ["bom-gpx10", "garmin-extensions", "antimeridian", "untimed-route"] {
+            let path = fixtures + "/" + name + ".gpx"
+            let whole = try events(GPXReader(bytes: try Data(contentsOf: URL(fileURLWithPath: path))))
+            let chunked = try events(GPXReader(contentsOfFile: path, options: .strict, chunkSize: chunkSize))
+            #expect(whole == chunked, "\(name) at chunk size \(chunkSize)")
+            #expect(!whole.isEmpty)
+        }
+    }
+
+    func events(_ reader: GPXReader) throws -> [GPXEvent] {
+        var all: [GPXEvent] = []
+        while let event = try reader.next() { all.append(event) }
+        return all
+    }
+
+    @Test("Points convert to fixes with the GPX fix type as mode")
+    func pointToFix() throws {
+        let document = try GPXDocument(contentsOfFile: fixtures + "/bom-gpx10.gpx")
+        let points = document.tracks[0].segments[0]
+        let fix = try #require(points[0].fix())
+        #expect(fix.mode == .threeDimensional)
+        #expect(fix.altitude == 12.5)
+        #expect(fix.source == .gpx)
+        #expect(try #require(points[1].fix()).mode == .twoDimensional)
+        #expect(GPXPoint(coordinate: points[0].coordinate).fix() == nil, "no time, no fix")
+    }
+
+    @Test("A file over 10 MB streams (XMLParser(data:) would fail here)")
+    func largeFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-large-\(UUID()).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try GPXWriter(path: path)
+        let start = try Coordinate(latitude: 35.0, longitude: 139.0)
+        let count = 110_000
+        for i in 0..<count {
+            let c = start.destination(distance: Double(i), bearing: 90)
+            try writer.write(
+                GPXPoint(coordinate: c, elevation: 10, time: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), speed: 1, course: 90,
+                         horizontalDilution: 0.8))
+        }
+        try writer.finish()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 10_000_000)
+        let stats = try GPXStatistics(reader: GPXReader(contentsOfFile: path))
+        #expect(stats.points == count)
+        #expect(stats.duration == Double(count - 1))
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GPXFormat
+import Testing
+
+/// Each case marks with `⟨` where the error must be reported; the marker is removed before
+/// parsing and its line and column are the expected location.
+struct MalformedCase: CustomTestStringConvertible, Sendable {
+    var label: String
+    var marked: String
+    var code: GPXParseError.Code
+    var testDescription: String { label }
+
+    var text: String { marked.replacingOccurrences(of: "⟨", with: "") }
+
+    /// 1-based line and column of the marker; at the end of the input when there is none.
+    var expectedLocation: (line: Int, column: Int) {
+        let prefix = marked.components(separatedBy: "⟨").first!
+        let lines = prefix.components(separatedBy: "\n")
+        return (lines.count, lines.last!.count + 1)
+    }
+}
+
+let head = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"t\">\n<trk><trkseg>\n"
+let tail = "</trkseg></trk>\n</gpx>\n"
+let good = "<trkpt lat=\"1\" lon=\"2\"><time>2024-01-01T00:00:00Z</time></trkpt>\n"
+
+let malformedCases: [MalformedCase] = [
+    .init(label: "lat is not a number", marked: head + good + "  ⟨<trkpt lat=\"abc\" lon=\"2\"></trkpt>\n" + tail, code: .invalidCoordinate),
+    .init(label: "lat is out of range", marked: head + "⟨<trkpt lat=\"95\" lon=\"2\"/>\n" + tail, code: .invalidCoordinate),
+    .init(label: "lon is out of range", marked: head + "⟨<trkpt lat=\"5\" lon=\"-180.5\"/>\n" + tail, code: .invalidCoordinate),
+    .init(label: "lat is NaN", marked: head + "⟨<trkpt lat=\"NaN\" lon=\"2\"/>\n" + tail, code: .invalidCoordinate),
+    .init(label: "lon is missing", marked: head + good + good + "⟨<trkpt lat=\"1\"/>\n" + tail, code: .missingCoordinate),
+    .init(label: "lat is missing on a waypoint", marked: "<gpx>\n  ⟨<wpt lon=\"1\"/>\n</gpx>", code: .missingCoordinate),
+    .init(label: "time cannot be parsed", marked: head + "<trkpt lat=\"1\" lon=\"2\">\n   ⟨<time>2024-13-01T00:00:00Z</time></trkpt>\n" + tail, code: .invalidTime),
+    .init(label: "time is free text", marked: head + "<trkpt lat=\"1\" lon=\"2\">⟨<time>yesterday</time></trkpt>\n" + tail, code: .invalidTime),
+    .init(label: "elevation is not a number", marked: head + "<trkpt lat=\"1\" lon=\"2\">⟨<ele>high</ele></trkpt>\n" + tail, code: .invalidNumber),
+    .init(label: "truncated inside a point", marked: head + good + "<trkpt lat=\"1\" lon=\"2\"><ele>3</ele>⟨", code: .truncated),
+    .init(label: "truncated inside a tag", marked: head + good + "<trkpt lat=\"1\" lo⟨", code: .truncated),
+    .init(label: "truncated inside a comment", marked: head + "<!-- never closed\n⟨", code: .truncated),
+    .init(label: "mismatched end tag", marked: head + "<trkpt lat=\"1\" lon=\"2\">⟨</trkseg>\n" + tail, code: .malformedXML),
+    .init(label: "unknown entity", marked: "<gpx creator=\"a\"><trk><name>Fish ⟨&chips; walk</name></trk></gpx>", code: .malformedXML),
+    .init(label: "unquoted attribute", marked: "<gpx>\n<wpt lat=⟨1 lon=\"2\"/></gpx>", code: .malformedXML),
+    .init(label: "not a GPX file", marked: "<?xml version=\"1.0\"?>\n⟨<kml><Placemark/></kml>", code: .notGPX),
+    .init(label: "empty input", marked: "⟨", code: .truncated),
+    .init(label: "text after the document", marked: "<gpx></gpx>\n⟨trailing", code: .malformedXML),
+    .init(label: "a declared encoding that is not UTF-8", marked: "⟨<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><gpx></gpx>", code: .unsupportedEncoding),
+]
+
+@Suite struct GPXMalformedInputTests {
+    @Test("Each bad input gets a typed error naming file, line and column", arguments: malformedCases)
+    func strict(_ example: MalformedCase) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path
+        try example.text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let document = try GPXDocument(contentsOfFile: path)
+            Issue.record("expected \(example.code), read \(document)")
+        } catch {
+            #expect(error.code == example.code, "\(error)")
+            #expect(error.file == path)
+            #expect(error.line == example.expectedLocation.line, "\(error)")
+            #expect(error.column == example.expectedLocation.column, "\(error)")
+            #expect(error.description.hasPrefix("\(path):\(error.line):\(error.column): error: "))
+        }
+    }
+
+    @Test("Lenient mode skips and counts bad points but keeps the good ones")
+    func lenient() throws {
+        let text = head + good
+            + "<trkpt lat=\"abc\" lon=\"2\"><time>2024-01-01T00:00:01Z</time></trkpt>\n"
+            + good
+            + "<trkpt lat=\"1\" lon=\"2\"><time>not a time</time><ele>oops</ele></trkpt>\n"
+            + "<trkpt lon=\"2\"/>\n"
+            + good + tail
+        let reader = GPXReader(string: text, options: .lenient)
+        let document = try GPXDocument(reader: reader)
+        #expect(document.tracks[0].segments[0].count == 3)
+        #expect(reader.skippedPoints == 3)
+        #expect(reader.problems.map(\.code) == [.invalidCoordinate, .invalidTime, .missingCoordinate])
+        #expect(reader.problems.map(\.line) == [5, 7, 8])
+    }
+
+    @Test("Lenient mode still stops at malformed XML")
+    func lenientMalformed() {
+        #expect(throws: GPXParseError.self) {
+            _ = try GPXDocument(string: head + "<trkpt lat=\"1\" lon=\"2\"></trk>", options: .lenient)
+        }
+    }
+
+    @Test("A missing file is an I/O error naming the path")
+    func missingFile() {
+        #expect {
+            _ = try GPXReader(contentsOfFile: "/nonexistent/walk.gpx")
+        } throws: { error in
+            let error = error as? GPXParseError
+            return error?.code == .io && error?.description.contains("/nonexistent/walk.gpx") == true
+        }
+    }
+}

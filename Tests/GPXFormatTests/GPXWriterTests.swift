@@ -1,0 +1,106 @@
+import Foundation
+import GPXFormat
+import LocationCore
+import Testing
+
+@Suite struct GPXWriterTests {
+    let fixtures = Bundle.module.resourcePath! + "/Fixtures"
+
+    @Test("Writing a document and reading it back gives the same values",
+          arguments: ["bom-gpx10", "garmin-extensions", "antimeridian", "untimed-route"])
+    func documentRoundTrip(name: String) throws {
+        var original = try GPXDocument(contentsOfFile: fixtures + "/" + name + ".gpx")
+        let text = GPXWriter.string(original)
+        let reread = try GPXDocument(string: text)
+        original.creator = reread.creator
+        #expect(reread == original)
+    }
+
+    @Test("Random points with every field survive the streaming writer bit for bit")
+    func randomRoundTrip() throws {
+        var generator = SeededGenerator(seed: 42)
+        var points: [GPXPoint] = []
+        for _ in 0..<2000 {
+            let c = try Coordinate(
+                latitude: Double.random(in: -90...90, using: &generator),
+                longitude: Double.random(in: -180..<180, using: &generator))
+            points.append(GPXPoint(
+                coordinate: c,
+                elevation: Bool.random(using: &generator) ? Double.random(in: -400...8800, using: &generator) : nil,
+                time: Date(timeIntervalSince1970: (Double.random(in: 0...2e9, using: &generator) * 1e6).rounded() / 1e6),
+                speed: Double.random(in: 0...50, using: &generator),
+                course: Double.random(in: 0..<360, using: &generator),
+                horizontalDilution: 1e-7, satellites: 12, fix: .dgps, name: "p<&>\"'"))
+        }
+        let writer = GPXWriter(layout: .track)
+        for point in points { try writer.write(point) }
+        try writer.finish()
+        let reread = try GPXDocument(string: writer.string)
+        let readPoints = reread.tracks[0].segments[0]
+        #expect(readPoints.count == points.count)
+        for (a, b) in zip(points, readPoints) {
+            #expect(a.coordinate == b.coordinate)
+            #expect(a.elevation == b.elevation)
+            #expect(a.speed == b.speed && a.course == b.course)
+            #expect(a.horizontalDilution == b.horizontalDilution)
+            #expect(abs(a.time!.timeIntervalSince(b.time!)) < 1e-6)
+            #expect(a.name == b.name && a.fix == b.fix && a.satellites == b.satellites)
+        }
+    }
+
+    @Test("The Xcode layout writes wpt elements with time, and segments split tracks")
+    func layouts() throws {
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let a = GPXPoint(coordinate: try Coordinate(latitude: 37.33, longitude: -122.03), time: base)
+        let b = GPXPoint(coordinate: try Coordinate(latitude: 37.34, longitude: -122.02), time: base + 1)
+        let xcode = GPXWriter(layout: .waypoints)
+        try xcode.write(a)
+        try xcode.write(b)
+        try xcode.finish()
+        let document = try GPXDocument(string: xcode.string)
+        #expect(document.tracks.isEmpty && document.routes.isEmpty)
+        #expect(document.waypoints.map(\.time) == [base, base + 1])
+
+        let track = GPXWriter(layout: .track)
+        try track.write(a)
+        try track.startSegment()
+        try track.write(b)
+        try track.finish()
+        #expect(try GPXDocument(string: track.string).tracks[0].segments.count == 2)
+    }
+
+    @Test("A file is only in place after finish(); a failed destination leaves nothing behind")
+    func atomicFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpxw-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/out.gpx"
+        do {
+            let writer = try GPXWriter(path: path)
+            try writer.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
+            #expect(!FileManager.default.fileExists(atPath: path))
+            try writer.finish()
+        }
+        #expect(try GPXDocument(contentsOfFile: path).tracks[0].segments[0].count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
+        do {
+            let abandoned = try GPXWriter(path: dir + "/abandoned.gpx")
+            try abandoned.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
+        #expect(throws: GPXWriteError.self) { _ = try GPXWriter(path: dir + "/missing/dir/out.gpx") }
+    }
+}
+
+/// SplitMix64: a small seeded generator so random tests repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import LocationGPSD
+import LocationTestSupport
+import Testing
+
+@Suite struct GPSDBackoffTests {
+    typealias Backoff = GPSDProvider<VirtualClock>.Backoff
+
+    @Test("Delays grow by the multiplier from the initial delay until the cap, then stay there",
+          arguments: [Backoff(), Backoff(initialDelay: .milliseconds(100), multiplier: 3, maximumDelay: .seconds(5))])
+    func growsThenCaps(backoff: Backoff) {
+        let delays = (1...20).map { backoff.delay(forAttempt: $0) }
+        #expect(delays[0] == backoff.initialDelay)
+        for (earlier, later) in zip(delays, delays.dropFirst()) {
+            #expect(later <= backoff.maximumDelay)
+            if later < backoff.maximumDelay {
+                #expect(later == earlier * backoff.multiplier)
+            } else {
+                #expect(later >= earlier)
+            }
+        }
+        #expect(delays.last == backoff.maximumDelay)
+    }
+
+    @Test("Attempts below 1 count as the first; a multiplier below 1 never shrinks the delay")
+    func edges() {
+        let backoff = Backoff(initialDelay: .seconds(1), multiplier: 0.5, maximumDelay: .seconds(4))
+        #expect(backoff.delay(forAttempt: 0) == .seconds(1))
+        #expect(backoff.delay(forAttempt: -3) == .seconds(1))
+        #expect(backoff.delay(forAttempt: 10) == .seconds(1))
+    }
+
+    @Test("Giving up after maximumAttempts throws the last error")
+    func givesUp() async throws {
+        let port = try LoopbackSocket.freePort()
+        let clock = VirtualClock(autoAdvance: true)
+        let provider = try GPSDProvider(
+            host: "127.0.0.1", port: port,
+            configuration: .init(waitForDaemon: true, backoff: Backoff(maximumAttempts: 3)),
+            clock: clock, now: { .init(timeIntervalSince1970: 0) })
+        var events: [GPSDEvent] = []
+        let error = await #expect(throws: GPSDError.self) {
+            for try await event in provider.events { events.append(event) }
+        }
+        #expect(error?.code == .connectionRefused)
+        let retries = events.compactMap { if case .retrying(let attempt, _) = $0 { attempt } else { nil } }
+        #expect(retries == [1, 2, 3])
+    }
+}

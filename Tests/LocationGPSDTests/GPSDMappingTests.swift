@@ -1,0 +1,150 @@
+import Foundation
+import LocationCore
+@testable import LocationGPSD
+import Testing
+
+/// TPV → Fix mapping, decoded through libgps's own `gps_unpack` from a recorded gpsd session,
+/// with no daemon running. The expected values are read from the same JSON lines with
+/// `JSONSerialization` and the documented rules, never typed in.
+@Suite struct GPSDMappingTests {
+    static let fixture = Bundle.module.url(forResource: "Fixtures/gpsd/session-3.22", withExtension: "jsonl")!
+    static let receivedAt = Date(timeIntervalSince1970: 1_000)
+
+    static func lines() throws -> [String] {
+        try String(contentsOf: fixture, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    @Test("Every TPV in a recorded session maps by the documented rules")
+    func mapsRecordedSession() throws {
+        let lines = try Self.lines()
+        let messages = try GPSDConnection.decode(lines, receivedAt: Self.receivedAt)
+        #expect(messages.count == lines.count)
+        var modes: Set<FixMode> = []
+        var timeless = 0
+        for (line, message) in zip(lines, messages) {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard json["class"] as? String == "TPV" else { continue }
+            guard case .fix(let fix) = message else {
+                Issue.record("TPV decoded as \(message)")
+                continue
+            }
+            let expected = try ExpectedFix(json: json, receivedAt: Self.receivedAt)
+            #expect(fix == expected.fix, "\(line)")
+            modes.insert(fix.mode)
+            if json["time"] == nil { timeless += 1 }
+        }
+        // The recording covers what the rules distinguish.
+        #expect(modes == [.noFix, .twoDimensional, .threeDimensional])
+        #expect(timeless > 0, "the session has a TPV without time")
+    }
+
+    @Test("Reports without a position are statuses stamped with their time, or with the reception time")
+    func statusReports() throws {
+        let lines = try Self.lines()
+        let messages = try GPSDConnection.decode(lines, receivedAt: Self.receivedAt)
+        for (line, message) in zip(lines, messages) where line.contains(#""class":"TPV""#) {
+            guard case .fix(let fix) = message, !fix.hasPosition else { continue }
+            #expect(fix.coordinate == nil && fix.mode == .noFix)
+            if line.contains(#""time":""#) {
+                #expect(fix.time != Self.receivedAt)
+            } else {
+                #expect(fix.time == Self.receivedAt)
+            }
+        }
+    }
+
+    @Test("Control messages: version, watch, device activation and removal")
+    func controlMessages() throws {
+        let lines = try Self.lines()
+        let messages = try GPSDConnection.decode(lines, receivedAt: Self.receivedAt)
+        let release = try #require(lines.first { $0.hasPrefix(#"{"class":"VERSION""#) })
+        let releaseName = try #require(
+            (try JSONSerialization.jsonObject(with: Data(release.utf8)) as? [String: Any])?["release"] as? String)
+        #expect(messages.contains(.version(release: releaseName)))
+        #expect(messages.contains(.watch))
+        let devices = messages.compactMap { if case .device(let path, let active) = $0 { (path, active) } else { nil } }
+        #expect(devices.contains { $0.1 })
+        #expect(devices.last.map { !$0.1 } == true, "the recording ends with the feed closed")
+    }
+
+    @Test("A fix that is 3D in mode but has no altitude, and horizontal accuracy from epx/epy")
+    func fallbacks() throws {
+        let base = #"{"class":"TPV","mode":3,"time":"2025-06-15T15:06:40.250Z","lat":51.5,"lon":-0.12"#
+        let messages = try GPSDConnection.decode(
+            [base + #","epx":3.0,"epy":4.0,"track":-90.0}"#, base + #","altHAE":40.5,"eph":7.0,"epv":9.0}"#],
+            receivedAt: Self.receivedAt)
+        guard case .fix(let first) = messages[0], case .fix(let second) = messages[1] else {
+            Issue.record("not fixes: \(messages)")
+            return
+        }
+        #expect(first.altitude == nil && first.mode == .threeDimensional)
+        #expect(first.horizontalAccuracy == (3.0 * 3.0 + 4.0 * 4.0).squareRoot())
+        #expect(first.course == -90.0 + 360)
+        #expect(first.time == UTCTimestamp.parse("2025-06-15T15:06:40.250Z"))
+        #expect(second.altitude == 40.5, "altHAE when altMSL is absent")
+        #expect(second.horizontalAccuracy == 7.0 && second.verticalAccuracy == 9.0)
+    }
+
+    @Test("Out-of-range coordinates never become a position")
+    func outOfRange() throws {
+        let messages = try GPSDConnection.decode(
+            [#"{"class":"TPV","mode":2,"time":"2025-06-15T15:06:40Z","lat":91.0,"lon":0.0}"#],
+            receivedAt: Self.receivedAt)
+        guard case .fix(let fix) = messages[0] else { Issue.record("\(messages)"); return }
+        #expect(!fix.hasPosition && fix.mode == .noFix)
+        #expect(fix.time == UTCTimestamp.parse("2025-06-15T15:06:40Z"))
+    }
+
+    @Test("Malformed reports are refused with the line named", arguments: [
+        #"{"class":"TPV","mode":"#, "garbage", "{}", #"{"class":"TPV"}}"#,
+    ])
+    func malformed(line: String) {
+        let error = #expect(throws: GPSDError.self) {
+            _ = try GPSDConnection.decode([#"{"class":"WATCH","enable":true}"#, line], receivedAt: Self.receivedAt)
+        }
+        #expect(error?.code == .malformedReport)
+        #expect(error?.detail.hasPrefix("line 2:") == true)
+    }
+
+    @Test("A damaged report of a class that is not mapped is named, not fatal")
+    func damagedUnmappedClass() throws {
+        let messages = try GPSDConnection.decode([#"{"class":"SKY","satellites":[{"PRN":9"#], receivedAt: Self.receivedAt)
+        #expect(messages == [.other("SKY")])
+    }
+
+    @Test("JSON strings for ?WATCH device paths are escaped")
+    func jsonEscaping() throws {
+        let path = "/dev/odd \"name\"\\with\ttab"
+        let literal = GPSDConnection.jsonString(path)
+        let decoded = try JSONSerialization.jsonObject(with: Data("[\(literal)]".utf8)) as? [String]
+        #expect(decoded == [path])
+    }
+}
+
+/// The documented mapping applied to a TPV's JSON, independently of libgps.
+struct ExpectedFix {
+    let fix: Fix
+
+    init(json: [String: Any], receivedAt: Date) throws {
+        let mode = json["mode"] as? Int ?? 0
+        let time = try (json["time"] as? String).map { try #require(UTCTimestamp.parse($0)) }
+        guard mode >= 2, let time, let lat = json["lat"] as? Double, let lon = json["lon"] as? Double else {
+            fix = .noFix(time: time ?? receivedAt, source: .gpsd)
+            return
+        }
+        let is3D = mode == 3
+        let eph = json["eph"] as? Double
+        let epx = json["epx"] as? Double
+        let epy = json["epy"] as? Double
+        fix = Fix(
+            time: time,
+            coordinate: try Coordinate(latitude: lat, longitude: lon),
+            altitude: is3D ? (json["altMSL"] as? Double ?? json["altHAE"] as? Double) : nil,
+            speed: json["speed"] as? Double,
+            course: json["track"] as? Double,
+            horizontalAccuracy: eph ?? epx.flatMap { x in epy.map { y in (x * x + y * y).squareRoot() } },
+            verticalAccuracy: is3D ? json["epv"] as? Double : nil,
+            mode: is3D ? .threeDimensional : .twoDimensional,
+            source: .gpsd)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Runs blocking work (accept, connect, waitpid, paced writes) on its own thread, never on
+/// Swift's cooperative pool, and awaits its result.
+func onThread<T: Sendable>(
+    _ name: String = "locsim.test", _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let thread = Thread {
+            continuation.resume(with: Result { try body() })
+        }
+        thread.name = name
+        thread.start()
+    }
+}
+
+/// A failure in the test harness itself (not in the code under test).
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    /// The duration in seconds, for APIs that take a `TimeInterval` or a `Date` deadline.
+    var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// The receiver side of a test: a TCP server on 127.0.0.1 that gpsd reads NMEA from
+/// (`tcp://127.0.0.1:PORT`), writing sentences when the test says so.
+final class NMEAFeed: Sendable {
+    let port: Int
+    private struct State {
+        var listener: Int32?
+        var client: Int32?
+    }
+    private let state: Mutex<State>
+
+    init() throws {
+        let (listener, port) = try LoopbackSocket.makeListener()
+        self.port = port
+        self.state = Mutex(State(listener: listener))
+    }
+
+    deinit { close() }
+
+    /// Waits for gpsd to connect, replacing any earlier connection.
+    func acceptClient(timeout: Duration = .seconds(5)) async throws {
+        guard let listener = state.withLock({ $0.listener }) else { throw HarnessError("feed closed") }
+        let client = try await onThread("locsim.test.feed.accept") { () throws -> Int32 in
+            guard LoopbackSocket.waitReadable(listener, timeout: timeout) else {
+                throw HarnessError("gpsd did not connect to the feed within \(timeout)")
+            }
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { throw HarnessError("accept: \(String(cString: strerror(errno)))") }
+            // Each sentence leaves when written, as from a serial port: without this, Nagle's
+            // algorithm holds small writes back and gpsd receives (and reports) in bursts.
+            var yes: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            return fd
+        }
+        let previous = state.withLock { state -> Int32? in
+            defer { state.client = client }
+            return state.client
+        }
+        if let previous { Glibc.close(previous) }
+    }
+
+    /// Writes `lines` (each terminated with CR LF), pausing `pace` after each, off the
+    /// cooperative pool. Returns the instant each line was written.
+    @discardableResult
+    func send(_ lines: [String], pace: Duration = .zero) async throws -> [ContinuousClock.Instant] {
+        guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
+        let microseconds = UInt32(pace.components.seconds * 1_000_000 + pace.components.attoseconds / 1_000_000_000_000)
+        return try await onThread("locsim.test.feed.send") {
+            var instants: [ContinuousClock.Instant] = []
+            instants.reserveCapacity(lines.count)
+            for line in lines {
+                guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
+                    throw HarnessError("gpsd closed the feed connection")
+                }
+                instants.append(ContinuousClock.now)
+                if microseconds > 0 { usleep(microseconds) }
+            }
+            return instants
+        }
+    }
+
+    /// Writes one line (terminated with CR LF) at once, blocking: for code already running on a
+    /// dedicated thread, such as ``LockStepFeed``.
+    func write(_ line: String) throws {
+        guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
+        guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
+            throw HarnessError("gpsd closed the feed connection")
+        }
+    }
+
+    /// Closes the connection to gpsd, as an unplugged receiver would.
+    func disconnectClient() {
+        let client = state.withLock { state -> Int32? in
+            defer { state.client = nil }
+            return state.client
+        }
+        if let client { Glibc.close(client) }
+    }
+
+    /// Closes everything: gpsd can no longer reconnect.
+    func close() {
+        let (listener, client) = state.withLock { state -> (Int32?, Int32?) in
+            defer { state = State() }
+            return (state.listener, state.client)
+        }
+        if let client { Glibc.close(client) }
+        if let listener { Glibc.close(listener) }
+    }
+}

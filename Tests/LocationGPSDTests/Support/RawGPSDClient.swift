@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LocationCore
+import Synchronization
+
+/// A minimal raw-socket gpsd JSON client (`?WATCH={"enable":true,"json":true}`) without libgps:
+/// the reference for what the daemon actually sent.
+///
+/// With `echo`, the WATCH also asks for `"nmea":true`: gpsd then echoes every NMEA sentence it has
+/// handled, just before the reports that sentence caused. Together with ``sync(timeout:)`` this
+/// tells a test when gpsd is done with a sentence (see ``LockStepFeed``).
+final class RawGPSDClient: Sendable {
+    struct Line: Sendable {
+        let text: String
+        let receivedAt: ContinuousClock.Instant
+    }
+
+    /// One `TPV` report, with the fields tests compare.
+    struct TPV: Sendable {
+        let mode: Int
+        let time: Date?
+        let latitude: Double?
+        let longitude: Double?
+
+        /// What the provider turns into a positioned fix: mode 2 or 3, a time, and a valid position.
+        var isPositioned: Bool {
+            guard mode >= 2, time != nil, let latitude, let longitude else { return false }
+            return (-90.0...90.0).contains(latitude) && (-180.0...180.0).contains(longitude)
+        }
+
+        /// Whether `fix` is what the provider made of this report: for a positioned report the
+        /// same time and the same position to 1e-9°; otherwise a status (no position), at the
+        /// report's own time when it has one.
+        func matches(_ fix: Fix) -> Bool {
+            guard isPositioned, let latitude, let longitude else {
+                return !fix.hasPosition && (time.map { $0 == fix.time } ?? true)
+            }
+            guard let coordinate = fix.coordinate else { return false }
+            return fix.time == time && abs(coordinate.latitude - latitude) <= 1e-9
+                && abs(coordinate.longitude - longitude) <= 1e-9
+        }
+
+        init?(json text: String) {
+            guard let data = text.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            mode = object["mode"] as? Int ?? 0
+            time = (object["time"] as? String).flatMap { UTCTimestamp.parse($0) }
+            latitude = object["lat"] as? Double
+            longitude = object["lon"] as? Double
+        }
+    }
+
+    private struct State {
+        var lines: [Line] = []
+        var tpvs: [TPV] = []
+        /// The NMEA sentences gpsd echoed (with `echo`), in order.
+        var echoed: [String] = []
+        /// For each answer to a `?VERSION` sent after the WATCH: how many sentences had been
+        /// echoed before it.
+        var answers: [Int] = []
+        var isWatching = false
+        var isClosed = false
+    }
+
+    private let fd: Int32
+    private let state = Mutex(State())
+    /// Broadcast after every batch of lines, and when the connection ends.
+    private let changed = NSCondition()
+
+    /// Connects, subscribes, and reads on its own thread until ``stop()`` or the daemon closes.
+    ///
+    /// - Parameter echo: Also subscribe to the NMEA sentences gpsd handles.
+    init(port: Int, echo: Bool = false) throws {
+        guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("raw client: nothing at port \(port)") }
+        self.fd = fd
+        let watch = echo ? #"?WATCH={"enable":true,"json":true,"nmea":true}"# : #"?WATCH={"enable":true,"json":true}"#
+        Self.acknowledgeAtOnce(fd)
+        guard LoopbackSocket.writeAll(fd, Array(watch.utf8) + [10]) else {
+            close(fd)
+            throw HarnessError("raw client: WATCH failed")
+        }
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "locsim.test.raw"
+        thread.start()
+    }
+
+    /// Every line received so far.
+    var received: [Line] { state.withLock { $0.lines } }
+
+    /// The `TPV` reports received so far, in order.
+    var tpvs: [TPV] { state.withLock { $0.tpvs } }
+
+    /// The NMEA sentences gpsd echoed so far (only with `echo`).
+    var echoed: [String] { state.withLock { $0.echoed } }
+
+    /// How many `TPV` reports were received so far, and the last of them.
+    var lastTPV: (count: Int, last: TPV?) { state.withLock { ($0.tpvs.count, $0.tpvs.last) } }
+
+    /// How many sentences gpsd echoed so far.
+    var echoedCount: Int { state.withLock { $0.echoed.count } }
+
+    /// Whether gpsd echoed `sentence` as one of its echoes `range`. gpsd echoes what it framed,
+    /// so a sentence with junk before its `$` comes back without the junk.
+    func hasEchoed(_ sentence: String, in range: Range<Int>) -> Bool {
+        state.withLock { state in
+            state.echoed[range.clamped(to: state.echoed.indices)].contains { !$0.isEmpty && sentence.hasSuffix($0) }
+        }
+    }
+
+    /// Waits (polling, test-side) until the daemon acknowledged the WATCH.
+    func waitUntilWatching(timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !state.withLock({ $0.isWatching }) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("raw client: no WATCH reply within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Sends `?VERSION;` and blocks (call it off the cooperative pool) until gpsd answers.
+    ///
+    /// gpsd's main loop handles the input its devices delivered before it reads client commands,
+    /// and writes every report that input caused to every client as it handles it; so once the
+    /// answer is here, gpsd has handled everything that reached it before the question.
+    ///
+    /// - Returns: How many sentences gpsd had echoed before the answer.
+    /// - Throws: `HarnessError` when gpsd closes the connection or does not answer within `timeout`.
+    func sync(timeout: Duration) throws -> Int {
+        let target = state.withLock { $0.answers.count } + 1
+        guard LoopbackSocket.writeAll(fd, Array("?VERSION;\n".utf8)) else {
+            throw HarnessError("raw client: gpsd closed the connection")
+        }
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
+        changed.lock()
+        defer { changed.unlock() }
+        while true {
+            let (answer, isClosed) = state.withLock { state in
+                (state.answers.count >= target ? state.answers[target - 1] : nil, state.isClosed)
+            }
+            if let answer { return answer }
+            if isClosed { throw HarnessError("raw client: gpsd closed the connection before answering ?VERSION") }
+            if !changed.wait(until: deadline), Date() >= deadline {
+                throw HarnessError("raw client: gpsd did not answer ?VERSION within \(timeout)")
+            }
+        }
+    }
+
+    func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var pending: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            Self.acknowledgeAtOnce(fd)
+            let now = ContinuousClock.now
+            pending.append(contentsOf: buffer[0..<count])
+            var lines: [Line] = []
+            while let newline = pending.firstIndex(of: 10) {
+                let text = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                pending.removeSubrange(...newline)
+                lines.append(Line(text: text, receivedAt: now))
+            }
+            let tpvs = lines.map { $0.text.hasPrefix(#"{"class":"TPV""#) ? TPV(json: $0.text) : nil }
+            state.withLock { state in
+                for (line, tpv) in zip(lines, tpvs) {
+                    state.lines.append(line)
+                    if let tpv {
+                        state.tpvs.append(tpv)
+                    } else if line.text.hasPrefix(#"{"class":"WATCH""#) {
+                        state.isWatching = true
+                    } else if line.text.hasPrefix(#"{"class":"VERSION""#), state.isWatching {
+                        // gpsd greets every client with a VERSION before the WATCH reply; any
+                        // later one answers a ?VERSION.
+                        state.answers.append(state.echoed.count)
+                    } else if line.text.hasPrefix("$") || line.text.hasPrefix("!") {
+                        state.echoed.append(line.text)
+                    }
+                }
+            }
+            signal()
+        }
+        state.withLock { $0.isClosed = true }
+        signal()
+        close(fd)
+    }
+
+    private func signal() {
+        changed.lock()
+        changed.broadcast()
+        changed.unlock()
+    }
+
+    /// gpsd writes each report separately and its client sockets use Nagle's algorithm, so a
+    /// report can wait for our acknowledgement of the previous one, which Linux delays by up to
+    /// 40 ms. Acknowledging at once (re-armed after every read) keeps a round trip near a
+    /// millisecond.
+    private static func acknowledgeAtOnce(_ fd: Int32) {
+        #if os(Linux)
+        var yes: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GPXFormat
+import LocationCore
+import LocationTestSupport
+import MapFeature
+import Testing
+
+@MainActor
+@Suite struct MapReplayTests {
+    let script = FixScript(origin: Coordinate(validLatitude: 37.8716, longitude: -122.2727))
+
+    var places: [Place] {
+        (0..<40).map { index in
+            Place(id: "p\(index)", name: "Place \(index)",
+                  coordinate: script.origin.destination(distance: 400 * Double(index), bearing: Double(index * 37 % 360)))
+        }
+    }
+
+    @Test("Answers land at the request's time plus the scripted latency, before a fix at the same instant")
+    func ordering() async {
+        let repository = RecordingRepository(clock: VirtualClock(), places: places, latency: .seconds(1))
+        let log = await MapReplay(repository: repository).run(fixes: [script.fix(at: 0), script.fix(at: 1, north: 500)])
+        let kinds = log.lines.map { String($0.split(separator: " ", maxSplits: 1)[1].prefix(11)) }
+        // The scripted repository answers all 40 places both times: nothing appears the second time.
+        #expect(kinds == ["fix 37.8716", "fetch #1 fi", "answer #1: ", "appeared 40", "fix 37.8760", "fetch #2 mo",
+                          "answer #2: "])
+        #expect(log.lines[2].hasPrefix("t+1.000s answer #1"))
+        #expect(repository.calls.map(\.time) == [.zero, .seconds(1)])
+    }
+
+    @Test("Other repositories answer after the harness's latency")
+    func fixedLatency() async {
+        let index = InMemoryNearbyIndex(places: places)
+        let log = await MapReplay(repository: index, latency: .milliseconds(300)).run(fixes: script.walk(count: 90, speed: 1.4))
+        #expect(log.answers.map { VirtualTime.duration(from: $0.request.time, to: $0.time) }.allSatisfy { $0 == .milliseconds(300) })
+        log.expectWellBehaved()
+        // 1.4 m/s: 43 m between refreshes, so the time rule drives them.
+        #expect(log.fetchReasons == [.first, .elapsed, .elapsed])
+    }
+
+    @Test("The same replay twice gives the identical log, failures and jitter included")
+    func determinism() async {
+        func replay() async -> ReplayLog {
+            let clock = VirtualClock()
+            var script: [RecordingRepository.Response] = []
+            for index in 0..<400 {
+                let latency = Duration.milliseconds(150 + (index * 7_919) % 2_500)
+                script.append(index % 5 == 3 ? .failure(.httpError(statusCode: 503, message: "busy"), after: latency)
+                                             : .places(Array(places.shuffledDeterministically(index).prefix(12)), after: latency))
+            }
+            let repository = RecordingRepository(clock: clock, script: script)
+            let configuration = try! FetchThrottle.Configuration(retry: .init(jitter: 0.5, seed: 7))
+            return await MapReplay(repository: repository, configuration: configuration)
+                .run(fixes: self.script.walk(count: 3_600, speed: 2.5, bearing: 30))
+        }
+        let first = await replay()
+        let second = await replay()
+        #expect(first == second)
+        #expect(first.lines == second.lines)
+        #expect(first.failures.count > 5)
+        first.expectWellBehaved()
+    }
+
+    @Test("A provider replays like its fixes")
+    func provider() async throws {
+        let fixes = script.walk(count: 200, speed: 3)
+        let index = InMemoryNearbyIndex(places: places)
+        let fromFixes = await MapReplay(repository: index, latency: .milliseconds(700)).run(fixes: fixes)
+        let fromProvider = try await MapReplay(repository: index, latency: .milliseconds(700))
+            .run(ScriptedProvider(fixes: fixes, clock: VirtualClock(autoAdvance: true)))
+        #expect(fromFixes == fromProvider)
+    }
+
+    @Test("A provider's error stops the replay and keeps the log so far")
+    func providerError() async {
+        struct Broken: Error {}
+        let provider = ScriptedProvider(fixes: [script.fix(at: 0)], clock: VirtualClock(autoAdvance: true), then: .fail(Broken()))
+        do {
+            _ = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(provider)
+            Issue.record("no error")
+        } catch {
+            #expect(error.log.fetches.count == 1)
+            #expect(error.description.contains("Broken"))
+        }
+    }
+
+    @Test("A GPX file replays its track points at their times")
+    func gpxFile() async throws {
+        let fixes = script.walk(count: 120, speed: 2)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("map-replay-\(UUID().uuidString).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try GPXWriter(path: path)
+        for fix in fixes { try writer.write(fix) }
+        try writer.finish()
+
+        let index = InMemoryNearbyIndex(places: places)
+        let fromFile = try await MapReplay(repository: index).run(gpxFile: path)
+        let fromFixes = await MapReplay(repository: index).run(fixes: fixes.map { GPXPoint(fix: $0)!.fix()! })
+        #expect(fromFile == fromFixes)
+        #expect(fromFile.acceptedFixes.count == 120)
+    }
+
+    @Test("A GPX file that cannot be read names the file, line and column")
+    func gpxBroken() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"<gpx version="1.1"><trk><trkseg><trkpt lat="91" lon="0"><time>2020-01-01T00:00:00Z</time></trkpt>"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try await MapReplay(repository: InMemoryNearbyIndex(places: [])).run(gpxFile: path)
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.contains(path))
+            #expect(error.description.contains(":1:"))
+        }
+    }
+
+    @Test("Ending .stop cancels the request in flight at the last fix")
+    func stop() async {
+        let repository = RecordingRepository(clock: VirtualClock(), places: places, latency: .seconds(10))
+        let log = await MapReplay(repository: repository, ending: .stop).run(fixes: [script.fix(at: 0)])
+        #expect(log.events.last?.kind == .stopped)
+        #expect(log.finalPlaces == .idle)
+    }
+}
+
+extension Array {
+    /// A fixed permutation per `seed` (no randomness: a rotation and a stride).
+    func shuffledDeterministically(_ seed: Int) -> [Element] {
+        guard !isEmpty else { return self }
+        let rotated = Array(self[(seed % count)...] + self[..<(seed % count)])
+        return stride(from: 0, to: rotated.count, by: 2).map { rotated[$0] } + stride(from: 1, to: rotated.count, by: 2).map { rotated[$0] }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import LocationCore
+import LocationTestSupport
+import MapFeature
+import Testing
+
+/// The pure state machine, step by step.
+@Suite struct MapSessionTests {
+    let script = FixScript(origin: tokyo)
+
+    @Test("A poor fix is logged as rejected and changes nothing else")
+    func poorFix() {
+        var session = MapSession()
+        let output = session.receive(script.fix(at: 0, accuracy: 150))
+        #expect(output.events.map(\.kind) == [.fixRejected(script.fix(at: 0, accuracy: 150), .inaccurate(horizontalAccuracy: 150))])
+        #expect(output.request == nil)
+        #expect(session.latestFix == nil)
+        #expect(session.places == .idle)
+    }
+
+    @Test("Moved outranks elapsed in a coalesced follow-up, whatever the order")
+    func strongestReason() throws {
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        _ = session.receive(script.fix(at: 10, north: 150))    // 150 m from #1: moved
+        _ = session.receive(script.fix(at: 41, north: 20))     // 20 m from #1 after 41 s: elapsed
+        #expect(session.pendingFollowUp == .moved)
+        let followUp = try #require(session.complete(first, with: .success([]), at: script.time(42)).request)
+        #expect(followUp.reason == .moved)
+        #expect(followUp.center == script.position(north: 20))
+        #expect(followUp.time == script.time(42))
+    }
+
+    @Test("An elapsed-only follow-up says elapsed")
+    func elapsedFollowUp() throws {
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        let output = session.receive(script.fix(at: 31, north: 5))
+        #expect(output.events.last?.kind == .fetchCoalesced(reason: .elapsed, inFlight: first.id))
+        let followUp = try #require(session.complete(first, with: .success([]), at: script.time(32)).request)
+        #expect(followUp.reason == .elapsed)
+    }
+
+    @Test("A failure drops the pending follow-up; the back-off decides")
+    func failureDropsFollowUp() throws {
+        var session = MapSession(configuration: try .init(retry: .init(jitter: 0)))
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        _ = session.receive(script.fix(at: 1, north: 500))
+        let output = session.complete(first, with: .failure(.networkUnavailable()), at: script.time(2))
+        #expect(output.request == nil)
+        #expect(session.pendingFollowUp == nil)
+        #expect(session.receive(script.fix(at: 2.5, north: 900)).request == nil)
+        let retry = try #require(session.receive(script.fix(at: 3, north: 900)).request)
+        #expect(retry.reason == .retry)
+        #expect(retry.center == script.position(north: 900))
+    }
+
+    @Test("Places: loading keeps the previous value, an answer replaces it with appear/disappear events")
+    func placesLifecycle() throws {
+        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
+        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20))
+        let c = Place(id: "c", name: "C", coordinate: script.position(north: 30))
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        #expect(session.places == .loading(previous: nil))
+        let answered = session.complete(first, with: .success([a, b]), at: script.time(1))
+        #expect(answered.events.map(\.kind) == [.fetchSucceeded(first, count: 2), .placesAppeared([a, b])])
+        let second = try #require(session.receive(script.fix(at: 31)).request)
+        #expect(session.places == .loading(previous: [a, b]))
+        #expect(session.places.isRefreshing)
+        let changed = session.complete(second, with: .success([b, c]), at: script.time(32))
+        #expect(changed.events.map(\.kind) == [.fetchSucceeded(second, count: 2), .placesAppeared([c]), .placesDisappeared([a])])
+        #expect(session.places == .loaded([b, c]))
+    }
+
+    @Test("Stop: cancels, restores the places from before the request, then ignores everything until resume")
+    func stopAndResume() throws {
+        let a = Place(id: "a", name: "A", coordinate: script.origin)
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        _ = session.complete(first, with: .failure(.notFound()), at: script.time(1))
+        let retry = try #require(session.receive(script.fix(at: 3)).request)
+        let stopped = session.stop()
+        #expect(stopped.events.map(\.kind) == [.fetchCancelled(retry), .stopped])
+        #expect(session.places == .failed(.notFound(), previous: nil))
+        #expect(session.receive(script.fix(at: 4, north: 900)) == MapSession.Output())
+        #expect(session.complete(retry, with: .success([a]), at: script.time(5)) == MapSession.Output())
+        #expect(session.stop() == MapSession.Output())
+        #expect(session.latestFix == script.fix(at: 3))
+
+        session.resume()
+        let again = try #require(session.receive(script.fix(at: 6)).request)
+        #expect(again.reason == .retry)
+    }
+
+    @Test("Stop stamps its events with the latest time seen")
+    func stopTime() {
+        var session = MapSession()
+        _ = session.receive(script.fix(at: 7))
+        #expect(session.stop().events.map(\.time) == [script.time(7), script.time(7)])
+    }
+
+    @Test("The radius of every request is the configuration's")
+    func radius() throws {
+        var session = MapSession(configuration: try .init(radius: 1_234))
+        #expect(session.receive(script.fix(at: 0)).request?.radius == 1_234)
+    }
+}
+
+@Suite struct LoadableTests {
+    let places = [Place(id: "a", name: "A", coordinate: tokyo)]
+
+    @Test("value is the loaded value or the previous one")
+    func value() {
+        #expect(Loadable<[Place]>.idle.value == nil)
+        #expect(Loadable.loading(previous: places).value == places)
+        #expect(Loadable<[Place]>.loading(previous: nil).value == nil)
+        #expect(Loadable.loaded(places).value == places)
+        #expect(Loadable.failed(.unauthorized(), previous: places).value == places)
+    }
+
+    @Test("isLoading, isRefreshing, error")
+    func flags() {
+        #expect(Loadable<[Place]>.loading(previous: nil).isLoading)
+        #expect(!Loadable<[Place]>.loading(previous: nil).isRefreshing)
+        #expect(Loadable.loading(previous: places).isRefreshing)
+        #expect(!Loadable.loaded(places).isLoading)
+        #expect(Loadable<[Place]>.failed(.notFound(), previous: nil).error?.code == .notFound)
+        #expect(Loadable.loaded(places).error == nil)
+    }
+
+    @Test("Descriptions read as the cases")
+    func descriptions() {
+        #expect("\(Loadable<Int>.idle)" == "idle")
+        #expect("\(Loadable<Int>.loading(previous: nil))" == "loading")
+        #expect("\(Loadable<Int>.loading(previous: 3))" == "loading(previous: 3)")
+        #expect("\(Loadable<Int>.failed(.notFound(), previous: 3))" == "failed(notFound, HTTP 404, previous: 3)")
+    }
+}
+
+@Suite struct AppErrorTests {
+    @Test("The seed's user-facing messages")
+    func userMessages() {
+        #expect(AppError.networkUnavailable().userMessage == "No internet connection")
+        #expect(AppError.invalidResponse().userMessage == "Invalid server response")
+        #expect(AppError.httpError(statusCode: 503, message: "busy").userMessage == "Error 503: busy")
+        #expect(AppError.decodingFailed("x").userMessage == "Failed to parse server response")
+        #expect(AppError.unauthorized().userMessage == "Please log in again")
+        #expect(AppError.notFound().userMessage == "Resource not found")
+        #expect(AppError.validation("radius too large").userMessage == "radius too large")
+    }
+
+    @Test("The description says code, status, parameter, endpoint and message")
+    func description() {
+        let error = AppError.validation("radius must be ≤ 50000", parameter: "radius", statusCode: 400,
+                                        endpoint: "GET 127.0.0.1:8080/locations/nearby")
+        #expect(error.description == "validation, HTTP 400, parameter radius, GET 127.0.0.1:8080/locations/nearby: radius must be ≤ 50000")
+    }
+
+    @Test("from(_:) keeps AppErrors, maps DecodingError with its path, and keeps other errors' text")
+    func from() throws {
+        #expect(AppError.from(AppError.notFound("gone")) == .notFound("gone"))
+        struct Payload: Decodable { var value: Int }
+        do {
+            _ = try JSONDecoder().decode([Payload].self, from: Data(#"[{"value": 1}, {"value": "x"}]"#.utf8))
+            Issue.record("decoded")
+        } catch {
+            let mapped = AppError.from(error)
+            #expect(mapped.code == .decodingFailed)
+            #expect(mapped.message.hasPrefix("[1].value: expected Int"))
+        }
+        struct Odd: Error, CustomStringConvertible { var description: String { "odd thing" } }
+        let other = AppError.from(Odd())
+        #expect(other.code == .invalidResponse)
+        #expect(other.message.contains("odd thing"))
+    }
+
+    @Test("catch AppError.Code.x matches")
+    func pattern() {
+        do {
+            throw AppError.unauthorized()
+        } catch AppError.Code.notFound {
+            Issue.record("wrong code matched")
+        } catch AppError.Code.unauthorized {
+            // expected
+        } catch {
+            Issue.record("not matched")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// Runs the `locsim` binary that `swift build --build-tests` built beside the test bundle.
+enum CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return PackagePaths.root + "/.build/debug/locsim"
+    }
+
+    /// A private cache so the default index is built inside the test's temporary folder.
+    static let cacheDirectory: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-cli-cache-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    static func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        environment["LOCSIM_CACHE_DIR"] = cacheDirectory
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Drain standard error on another thread while reading standard output, so a large
+        // output on either cannot block the child.
+        let errBox = DataBox()
+        let reader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let stdoutData: Data? = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errBox.isSet { usleep(1000) }
+        let errData = errBox.data
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData ?? Data(), as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    final class DataBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Data?
+        var data: Data {
+            get { lock.withLock { value ?? Data() } }
+            set { lock.withLock { value = newValue } }
+        }
+        var isSet: Bool { lock.withLock { value != nil } }
+    }
+
+    /// Compares `actual` with `Golden/<name>`; `RECORD_GOLDEN=1` rewrites the file and fails.
+    static func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let path = PackagePaths.path("Tests/locsimTests/Golden/" + name)
+        if ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1" {
+            try actual.write(toFile: path, atomically: true, encoding: .utf8)
+            Issue.record("recorded \(name); rerun without RECORD_GOLDEN", sourceLocation: sourceLocation)
+            return
+        }
+        let expected = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(actual == expected, "differs from Golden/\(name) (RECORD_GOLDEN=1 rewrites it)", sourceLocation: sourceLocation)
+    }
+}

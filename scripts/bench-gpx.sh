@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# GPX read throughput: locsim (release) against GPSBabel and gpxpy on the same generated file,
+# in the same run. Reports median wall time, throughput, peak RSS and ratios, and writes
+# docs/benchmarks/gpx.md.
+#
+#   scripts/bench-gpx.sh [POINTS] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+points=${1:-500000}
+runs=${2:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+command -v gpsbabel >/dev/null || { echo "installing gpsbabel"; apt-get install -y -qq gpsbabel >/dev/null; }
+[ -x /usr/bin/time ] || { echo "installing time"; apt-get install -y -qq time >/dev/null; }
+python3 -c "import gpxpy" 2>/dev/null || pip install -q gpxpy
+
+echo "building locsim (release)…"
+swift build -c release --product locsim >/dev/null
+locsim=$(swift build -c release --show-bin-path)/locsim
+
+file="$work/big.gpx"
+python3 scripts/make_big_gpx.py "$file" "$points"
+bytes=$(stat -c %s "$file")
+echo "input: $points points, $bytes bytes"
+
+measure() { # name, command...: prints "seconds peak_kib" for each run
+  local name=$1; shift
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+    cat "$work/t"
+  done > "$work/$name.runs"
+}
+
+measure locsim "$locsim" track stats "$file" --format json
+measure gpsbabel gpsbabel -i gpx -f "$file" -o csv -F /dev/null
+measure gpxpy python3 -c "import gpxpy,sys; gpxpy.parse(open(sys.argv[1]))" "$file"
+
+python3 - "$work" "$bytes" "$points" "$runs" <<'PY' | tee "$work/table"
+import statistics, sys
+work, size, points, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rows = {}
+for name in ["locsim", "gpsbabel", "gpxpy"]:
+    runs_ = [tuple(map(float, line.split())) for line in open(f"{work}/{name}.runs")]
+    t = statistics.median(r[0] for r in runs_)
+    rss = max(r[1] for r in runs_) / 1024
+    rows[name] = (t, rss)
+ours = rows["locsim"][0]
+print("| reader | median time (s) | throughput (MB/s) | peak RSS (MB) | locsim is faster by |")
+print("|---|---:|---:|---:|---:|")
+for name, (t, rss) in rows.items():
+    ratio = "—" if name == "locsim" else f"{t / ours:.1f}×"
+    print(f"| {name} | {t:.2f} | {size / 1e6 / t:.1f} | {rss:.1f} | {ratio} |")
+PY
+
+# Flat memory: the same reader on a file ten times larger (about 580 MB), once.
+big="$work/huge.gpx"
+python3 scripts/make_big_gpx.py "$big" $((points * 10))
+rm -f "$file"
+big_bytes=$(stat -c %s "$big")
+/usr/bin/time -f "%e %M" -o "$work/t" "$locsim" track stats "$big" --format json >/dev/null
+read -r big_seconds big_kib < "$work/t"
+rm -f "$big"
+echo "flat memory: $big_bytes bytes in ${big_seconds}s, peak RSS $((big_kib / 1024)) MB"
+
+{
+  echo "# GPX read throughput"
+  echo
+  echo "Command: \`scripts/bench-gpx.sh $points $runs\` (release build; $runs runs each, median wall time;"
+  echo "peak RSS is the largest of the runs, from /usr/bin/time)."
+  echo
+  echo "Input: \`scripts/make_big_gpx.py\`, $points track points with ele, time and hdop, $bytes bytes."
+  echo "locsim runs \`locsim track stats FILE --format json\` (streams the file and also sums WGS-84"
+  echo "geodesic lengths); GPSBabel runs \`gpsbabel -i gpx -f FILE -o csv -F /dev/null\`; gpxpy runs"
+  echo "\`gpxpy.parse(open(FILE))\`."
+  echo
+  echo "Machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d); shared and noisy, so compare ratios."
+  echo
+  cat "$work/table"
+  echo
+  echo "Flat memory: locsim on a file ten times larger ($((points * 10)) points, $big_bytes bytes) took"
+  echo "${big_seconds} s with a peak RSS of $((big_kib / 1024)) MB: memory does not grow with the file."
+  echo
+  echo "Targets (issue 2): at least 10× both competitors; peak memory ≤ 64 MB while streaming."
+} > docs/benchmarks/gpx.md
+echo "wrote docs/benchmarks/gpx.md"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what locsim needs on Debian 12 with Swift 6.3, or prints the exact command to run.
+# Sourced by scripts/main-job.sh and scripts/test.sh; safe to run again (installs only what is missing).
+set -euo pipefail
+
+apt_packages=(pkg-config libsqlite3-dev libgps-dev gpsd gpsbabel socat)
+python_packages=(geographiclib gpxpy)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "bootstrap: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "bootstrap: missing system packages. Run:" >&2
+    echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# gpsd's Debian package starts a system daemon on port 2947 and a socket unit; the tests start
+# their own gpsd on private ports and need neither.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet gpsd.socket 2>/dev/null; then
+  systemctl stop gpsd.socket gpsd.service >/dev/null 2>&1 || true
+fi
+
+missing_py=()
+for p in "${python_packages[@]}"; do
+  python3 -c "import $p" 2>/dev/null || missing_py+=("$p")
+done
+if [ ${#missing_py[@]} -gt 0 ]; then
+  if python3 -m pip --version >/dev/null 2>&1; then
+    echo "bootstrap: installing Python reference packages ${missing_py[*]}" >&2
+    python3 -m pip install -q --disable-pip-version-check "${missing_py[@]}" >&2 2>/dev/null \
+      || python3 -m pip install -q --disable-pip-version-check --break-system-packages "${missing_py[@]}" >&2
+  else
+    echo "bootstrap: missing Python packages. Run:" >&2
+    echo "  python3 -m pip install ${missing_py[*]}" >&2
+    exit 1
+  fi
+fi
+
+command -v swift >/dev/null || { echo "bootstrap: Swift 6.3 is not on PATH (https://www.swift.org/install/linux/)" >&2; exit 1; }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds, and runs the Swift Testing suites.
+# Tests that need ../shared/data (real recordings, receiver logs, GeoNames) say so when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bootstrap.sh
+if [ -d ../shared/data ]; then
+  echo "test: using real-world data in $(cd ../shared/data && pwd)"
+else
+  echo "test: ../shared/data is absent; tests that need it are skipped and say so"
+fi
+swift build --build-tests
+swift test --skip-build "$@"
