@@ -1,44 +1,16 @@
 import Foundation
+import LocSimTestHelpers
 import Testing
 
-/// Runs the built `locsim` binary (next to the test bundle) end to end.
+/// `locsim index` end to end, through the built binary (``CLI``).
 @Suite("locsim index")
 struct IndexCommandTests {
-    static let binary: URL? = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("locsim")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
+    /// Runs locsim with every relative file argument resolved inside `directory`.
+    func locsim(_ arguments: [String], in directory: String) throws -> CLI.Result {
+        let resolved = arguments.map { argument in
+            argument.hasSuffix(".csv") || argument.hasSuffix(".sqlite") ? directory + "/" + argument : argument
         }
-        return nil
-    }()
-
-    struct Result {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    func locsim(_ arguments: [String], in directory: String) throws -> Result {
-        guard let binary = Self.binary else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var environment = ProcessInfo.processInfo.environment
-        environment["LOCSIM_CACHE_DIR"] = directory + "/cache"
-        process.environment = environment
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            error: String(decoding: errorData, as: UTF8.self))
+        return try CLI.run(resolved)
     }
 
     func withDirectory(_ body: (String) throws -> Void) throws {
@@ -48,7 +20,7 @@ struct IndexCommandTests {
         try body(path)
     }
 
-    @Test("import, query (text, json, jsonl) and stats", .enabled(if: binary != nil, "needs the built locsim binary"))
+    @Test("import, query (text, json, jsonl) and stats")
     func endToEnd() throws {
         try withDirectory { directory in
             try """
@@ -59,14 +31,14 @@ struct IndexCommandTests {
                 d,Delta,-16.5,-179.9999,buoy,3
                 """.write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
             let imported = try locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory)
-            #expect(imported.status == 0, "\(imported.error)")
-            #expect(imported.output.contains("4 new"))
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stdout.contains("4 new"))
 
             let json = try locsim(
                 ["index", "query", "--db", "i.sqlite", "--lat", "35", "--lon", "139", "--radius", "200", "--format", "json"],
                 in: directory)
             #expect(json.status == 0)
-            let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
             let places = try #require(object?["places"] as? [[String: Any]])
             #expect(places.map { $0["id"] as? String } == ["a", "b"])
             #expect(places.first?["name"] as? String == "Alpha, the first")
@@ -74,8 +46,8 @@ struct IndexCommandTests {
             try "lat,lon,radius\n-16.5,180,100\n35,139,1\n0,0,1000\n".write(
                 toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
             let batch = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "q.csv", "--format", "jsonl"], in: directory)
-            #expect(batch.status == 0, "\(batch.error)")
-            let lines = batch.output.split(separator: "\n")
+            #expect(batch.status == 0, "\(batch.stderr)")
+            let lines = batch.stdout.split(separator: "\n")
             #expect(lines.count == 3)
             let across = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: [[String: Any]]]
             #expect(Set(across?["places"]?.compactMap { $0["id"] as? String } ?? []) == ["c", "d"])
@@ -84,25 +56,25 @@ struct IndexCommandTests {
 
             let stats = try locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
             #expect(stats.status == 0)
-            #expect(stats.output.contains(#""places":4"#))
+            #expect(stats.stdout.contains(#""places":4"#))
         }
     }
 
-    @Test("Errors exit 1 with advice, usage errors exit 2", .enabled(if: binary != nil, "needs the built locsim binary"))
+    @Test("Errors exit 1 with advice, usage errors exit 2")
     func exitStatuses() throws {
         try withDirectory { directory in
             try "id,name,lat,lon\nx,Bad,91,0\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
             let bad = try locsim(["index", "import", "bad.csv", "--db", "i.sqlite"], in: directory)
             #expect(bad.status == 1)
-            #expect(bad.error.contains("bad.csv:2: column \"lat\""))
+            #expect(bad.stderr.contains("bad.csv:2: column \"lat\""))
 
             let notIndex = try locsim(["index", "stats", "--db", "bad.csv"], in: directory)
             #expect(notIndex.status == 1)
-            #expect(notIndex.error.contains("not a locsim index"))
+            #expect(notIndex.stderr.contains("not a locsim index"))
 
             let missing = try locsim(["index", "stats", "--db", "nothing.sqlite"], in: directory)
             #expect(missing.status == 1)
-            #expect(missing.error.contains("locsim index import"))
+            #expect(missing.stderr.contains("locsim index import"))
 
             for arguments in [
                 ["--lat", "91", "--lon", "0", "--radius", "10"],
@@ -111,7 +83,7 @@ struct IndexCommandTests {
                 ["--queries", "q.csv"],
             ] {
                 let usage = try locsim(["index", "query", "--db", "i.sqlite"] + arguments, in: directory)
-                #expect(usage.status == 2, "\(arguments): \(usage.error)")
+                #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
             }
         }
     }
