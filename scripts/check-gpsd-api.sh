@@ -16,8 +16,8 @@
 #
 # Usage: scripts/check-gpsd-api.sh [--keep] [--clean] [--c-only]
 #   --keep     keep the temporary directory (downloaded .debs, extracted headers) and print it
-#   --clean    remove the .build-gpsapi-* scratch directories afterwards (kept by default, so a
-#              re-run is incremental; .gitignore's `.build-*/` already ignores them)
+#   --clean    remove the .build-gpsapi-* scratch directories afterwards (kept by default; a
+#              re-run reuses what it can; .gitignore's `.build-*/` already ignores them)
 #   --c-only   skip the Swift builds (about a minute each on two cores)
 # Needs: network access to deb.debian.org, apt-get, dpkg-deb, cc, swift, debian-archive-keyring.
 # Exit status: 0 when every API found compiles and every wanted API (14, 16) was found;
