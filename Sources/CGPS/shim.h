@@ -7,8 +7,13 @@
 //   API 10-13      gps_unpack(char *, ...)                 gps_fd is `socket_t` (int)
 //   (API 11 = gpsd 3.22, Debian 12)
 //                  gps_stream(..., unsigned int, void *)
-//   API 14-16      gps_unpack(const char *, ...)           gps_fd is `gps_fd_t` (intptr_t)
-//                  gps_stream(..., watch_t, const char *)  privdata is a typed pointer
+//   API 14-16      gps_unpack(const char *, ...)           privdata is a typed pointer
+//   (API 14 = gpsd 3.25, Debian 13; API 16 = gpsd 3.26/3.27)
+//                  gps_stream(..., watch_t, const char *)
+//                  gps_fd: `socket_t` = int in 3.25; `gps_fd_t` = `socket_t` = intptr_t in 3.27
+//
+// scripts/check-gpsd-api.sh compiles this header and LocationGPSD against the gps.h of newer
+// Debian libgps-dev packages (see docs/gps-dongle.md, "Compatibility with newer gpsd").
 //
 // gps_read(gpsdata, message, message_len) has had the same three parameters since API 7, and
 // gps_waiting(gpsdata, timeout_us) since API 5, in every release we support; they are wrapped
@@ -25,6 +30,12 @@
 
 #if !defined(GPSD_API_MAJOR_VERSION) || GPSD_API_MAJOR_VERSION < 9
 #error "locsim needs libgps with GPSD_API_MAJOR_VERSION >= 9 (gpsd 3.20 or newer): altHAE/altMSL and timespec times"
+#endif
+
+// Set by scripts/check-gpsd-api.sh (-DLOCSIM_EXPECT_GPSD_API=N) so that a build meant for
+// another libgps fails here instead of silently compiling against the system's gps.h.
+#if defined(LOCSIM_EXPECT_GPSD_API) && LOCSIM_EXPECT_GPSD_API != GPSD_API_MAJOR_VERSION
+#error "gps.h on the include path is not the libgps API version this build expects (LOCSIM_EXPECT_GPSD_API)"
 #endif
 
 /// The libgps API version this module was compiled against.
@@ -72,7 +83,7 @@ static inline int CGPS_unpack(const char *json, struct gps_data_t *data) {
 
 static inline const char *CGPS_errstr(int code) { return gps_errstr(code); }
 
-/// The socket: `int` up to API 13, `gps_fd_t` (an intptr_t) from API 14 on.
+/// The socket: an `int` up to gpsd 3.25, an intptr_t (`gps_fd_t`) in 3.27; a descriptor either way.
 static inline int CGPS_fd(const struct gps_data_t *data) { return (int)data->gps_fd; }
 
 /// Wakes a thread blocked in gps_waiting on this connection without closing the descriptor
