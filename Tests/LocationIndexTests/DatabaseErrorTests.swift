@@ -143,7 +143,7 @@ struct ConcurrencyTests {
         try await withTemporaryDirectory { directory in
             let path = directory.file("i.sqlite")
             let index = try NearbyIndex(path: path)
-            let generations = (0..<4).map { generation in
+            let generations = (0..<4).map { (generation: Int) in
                 NearbyIndexQueryTests.places(seed: 40).map {
                     Place(id: $0.id, name: "generation \(generation)", coordinate: $0.coordinate, level: generation)
                 }
