@@ -13,7 +13,8 @@
 # 4. prints the comparison table, including whether the ids of 50 sample queries per radius match.
 # PostgreSQL is stopped on exit, whatever happens (trap).
 #
-# Environment: REPS (runs per query, fastest counts; default 3), GEONAMES, BENCH_PG_PORT.
+# Environment: REPS (runs per query, fastest counts; default 3), GEONAMES, BENCH_PG_PORT,
+# SKIP_OURS=1 (reuse our results already in WORKDIR, e.g. after fixing the PostgreSQL side).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,19 +45,26 @@ echo "== generating data"
 
 echo "== ours: import and queries"
 if [ -f "$GEONAMES" ]; then
-    "$BENCH" run "$WORK" "$GEONAMES"
     DATASETS="clustered-1m geonames"
+else
+    DATASETS="clustered-1m"
+fi
+if [ -n "${SKIP_OURS:-}" ] && [ -f "$WORK/ours.tsv" ]; then
+    echo "   (SKIP_OURS: reusing $WORK/ours.tsv)"
+elif [ -f "$GEONAMES" ]; then
+    "$BENCH" run "$WORK" "$GEONAMES"
 else
     echo "   ($GEONAMES not found: GeoNames part skipped)"
     "$BENCH" run "$WORK"
-    DATASETS="clustered-1m"
 fi
 
 echo "== PostgreSQL + PostGIS on 127.0.0.1:$PORT"
 PGDATA=$WORK/pgdata
 rm -rf "$PGDATA" "$WORK/socket"
-mkdir -p "$WORK/socket"
-chown postgres "$WORK/socket"
+mkdir -p "$WORK/socket" "$PGDATA"
+touch "$WORK/postgres.log"
+chown postgres "$WORK/socket" "$PGDATA" "$WORK/postgres.log"
+chmod 700 "$PGDATA"
 runuser -u postgres -- "$PG_BIN/initdb" -D "$PGDATA" -A trust -U postgres --locale=C -E UTF8 >/dev/null
 stop_postgres() {
     runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null 2>&1 || true

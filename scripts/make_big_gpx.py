@@ -9,6 +9,7 @@ make about 52 MB.
 import math
 import random
 import sys
+import time
 
 out = sys.argv[1]
 points = int(sys.argv[2]) if len(sys.argv) > 2 else 500_000
@@ -26,14 +27,9 @@ with open(out, "w") as f:
         lat += 1.4 * math.cos(heading) / 111_320
         lon += 1.4 * math.sin(heading) / (111_320 * math.cos(math.radians(lat)))
         ele += rng.gauss(0, 0.3)
-        t = start + i
-        day, rem = divmod(t, 86400)
-        hh, rem = divmod(rem, 3600)
-        mm, ss = divmod(rem, 60)
-        # 2023-11-14 is day 19675 since the epoch; the track stays within a week.
-        date = 14 + (day - 19675)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + i))
         f.write(
             f'<trkpt lat="{lat:.7f}" lon="{lon:.7f}"><ele>{ele:.1f}</ele>'
-            f"<time>2023-11-{date:02d}T{hh:02d}:{mm:02d}:{ss:02d}Z</time><hdop>{rng.uniform(0.6, 2.5):.1f}</hdop></trkpt>\n"
+            f"<time>{stamp}</time><hdop>{rng.uniform(0.6, 2.5):.1f}</hdop></trkpt>\n"
         )
     f.write("</trkseg>\n</trk>\n</gpx>\n")

@@ -232,6 +232,81 @@ func report(directory: String) throws {
     }
 }
 
+/// The issue's other storage option, measured on the same data and queries: one row per place in
+/// an `rtree_i32` on 1e-7° integers with the id and name as auxiliary columns (so no join back
+/// to a place table), refined with the same exact distance and sorted by (distance, id).
+func rtree(directory: String) throws {
+    let path = directory + "/rtree.sqlite"
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let lines = try String(contentsOfFile: directory + "/clustered-1m.tsv", encoding: .utf8).split(separator: "\n")
+    let clock = ContinuousClock()
+    let start = clock.now
+    let database = try RawSQLiteConnection(path: path)
+    try database.execute("PRAGMA journal_mode = WAL")
+    try database.execute("CREATE VIRTUAL TABLE placeBox USING rtree_i32(rid, minLat, maxLat, minLon, maxLon, +placeID TEXT, +name TEXT)")
+    try database.execute("BEGIN")
+    var rows: [[RawSQLiteValue]] = []
+    var nameBytes = 0
+    for (number, line) in lines.enumerated() {
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        let latitude = Int64((Double(fields[2])! * 1e7).rounded()), longitude = Int64((Double(fields[3])! * 1e7).rounded())
+        nameBytes += fields[1].utf8.count
+        rows.append([.integer(Int64(number + 1)), .integer(latitude), .integer(latitude), .integer(longitude), .integer(longitude),
+            .text(String(fields[0])), .text(String(fields[1]))])
+        if rows.count == 10_000 {
+            try database.insertRows("INSERT INTO placeBox VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", rows)
+            rows.removeAll(keepingCapacity: true)
+        }
+    }
+    try database.insertRows("INSERT INTO placeBox VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", rows)
+    try database.execute("COMMIT")
+    try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    let importSeconds = microseconds(clock.now - start) / 1e6
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    try database.execute("PRAGMA mmap_size = 4294967296")
+    let queries = try String(contentsOfFile: directory + "/clustered-1m-queries.tsv", encoding: .utf8)
+        .split(separator: "\n").map { line in
+            let parts = line.split(separator: "\t")
+            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
+        }
+    func query(_ center: Coordinate, _ radius: Double) throws -> [NearbyPlace] {
+        let cap = SearchCap(center: center, radius: radius)
+        var hits: [NearbyPlace] = []
+        for range in cap.longitudeE7 {
+            try database.forEachRow(
+                "SELECT placeID, name, minLat, minLon FROM placeBox WHERE minLat >= ?1 AND maxLat <= ?2 AND minLon >= ?3 AND maxLon <= ?4",
+                bindings: [cap.latitudeE7.lowerBound, cap.latitudeE7.upperBound, range.lowerBound, range.upperBound]
+            ) { row throws(IndexError) in
+                let coordinate = Coordinate(validLatitude: Double(row.integer(2)) / 1e7, longitude: Double(row.integer(3)) / 1e7)
+                let distance = center.distance(to: coordinate)
+                if distance <= radius {
+                    hits.append(NearbyPlace(place: Place(id: row.text(0), name: row.text(1), coordinate: coordinate), distance: distance))
+                }
+            }
+        }
+        hits.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.place.id < $1.place.id) }
+        return hits
+    }
+    print("rtree_i32 (one row per place, id and name as auxiliary columns), 1M clustered places")
+    print("import_s=\(String(format: "%.2f", importSeconds)) bytes_per_place_beyond_names=\(String(format: "%.1f", Double(size - nameBytes) / Double(lines.count)))")
+    print("radius\tp50_us\tp99_us\tmean_hits")
+    for radius in radii {
+        for center in queries { _ = try query(center, radius) }
+        var best = [Double](repeating: .infinity, count: queries.count)
+        var hits = 0
+        for repetition in 0..<repetitions {
+            for (number, center) in queries.enumerated() {
+                let begin = clock.now
+                let result = try query(center, radius)
+                best[number] = min(best[number], microseconds(clock.now - begin))
+                if repetition == 0 { hits += result.count }
+            }
+        }
+        best.sort()
+        print("\(Int(radius))\t\(String(format: "%.1f", percentile(best, 0.5)))\t\(String(format: "%.1f", percentile(best, 0.99)))\t\(String(format: "%.1f", Double(hits) / Double(queries.count)))")
+    }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: IndexBenchmark generate|run|sweep|report DIR [GEONAMES.csv]\n".utf8))
@@ -241,6 +316,7 @@ switch arguments[1] {
 case "generate": try generate(directory: arguments[2])
 case "run": try run(directory: arguments[2], geoNames: arguments.count > 3 ? arguments[3] : nil)
 case "sweep": try sweep(directory: arguments[2])
+case "rtree": try rtree(directory: arguments[2])
 case "report": try report(directory: arguments[2])
 case "import":
     // Imports the clustered set into a fresh index, for `perf record`.

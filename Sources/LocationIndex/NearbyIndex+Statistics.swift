@@ -14,8 +14,10 @@ public struct IndexStatistics: Sendable, Hashable {
     public var kindCount: Int
     /// Bytes of UTF-8 in all place names.
     public var nameBytes: Int
-    /// Size of the database file plus its WAL, in bytes.
+    /// Size of the database file, in bytes.
     public var fileBytes: Int
+    /// Size of its write-ahead log (`-wal` file), in bytes: transient, 0 after a clean close.
+    public var walBytes: Int
     /// Tile edge in degrees.
     public var tileSize: Double
     /// Schema version (`PRAGMA user_version`).
@@ -23,7 +25,8 @@ public struct IndexStatistics: Sendable, Hashable {
     /// SQLite page size in bytes.
     public var pageSize: Int
 
-    /// File bytes per place, not counting the bytes of the names themselves; nil when empty.
+    /// Database file bytes per place, not counting the bytes of the names themselves (nor the
+    /// transient WAL); nil when empty.
     public var bytesPerPlaceBeyondNames: Double? {
         placeCount == 0 ? nil : Double(fileBytes - nameBytes) / Double(placeCount)
     }
@@ -43,7 +46,8 @@ extension NearbyIndex {
                     tileRowCount: Int(try connection.integer("SELECT count(*) FROM placeTile")),
                     kindCount: Int(try connection.integer("SELECT count(*) FROM placeKind")),
                     nameBytes: Int(try IndexSchema.metadataInteger(connection, "nameBytes")),
-                    fileBytes: try Self.fileSize(path) + Self.fileSize(path + "-wal"),
+                    fileBytes: try Self.fileSize(path),
+                    walBytes: try Self.fileSize(path + "-wal"),
                     tileSize: Double(grid.size) / 1e7,
                     schemaVersion: Int(try connection.integer("PRAGMA user_version")),
                     pageSize: Int(try connection.integer("PRAGMA page_size")))

@@ -24,7 +24,7 @@ struct IndexStats: AsyncParsableCommand {
         if format == .json {
             print(
                 "{\"path\":\(jsonString(index.path)),\"places\":\(statistics.placeCount),\"tile_rows\":\(statistics.tileRowCount),"
-                    + "\"kinds\":\(statistics.kindCount),\"file_bytes\":\(statistics.fileBytes),\"name_bytes\":\(statistics.nameBytes),"
+                    + "\"kinds\":\(statistics.kindCount),\"file_bytes\":\(statistics.fileBytes),\"wal_bytes\":\(statistics.walBytes),\"name_bytes\":\(statistics.nameBytes),"
                     + "\"bytes_per_place_beyond_names\":\(perPlace ?? "null"),\"tile_size_deg\":\(statistics.tileSize),"
                     + "\"schema_version\":\(statistics.schemaVersion),\"page_size\":\(statistics.pageSize)}")
             return
@@ -33,7 +33,7 @@ struct IndexStats: AsyncParsableCommand {
         print("places:         \(statistics.placeCount)")
         print("kinds:          \(statistics.kindCount) (including none)")
         print("tile rows:      \(statistics.tileRowCount), tiles of \(statistics.tileSize)°")
-        print("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names")
+        print("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names (WAL: \(statistics.walBytes) bytes)")
         print("per place:      \(perPlace ?? "-") bytes beyond names")
         print("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")
         if verify { print("integrity:      ok") }

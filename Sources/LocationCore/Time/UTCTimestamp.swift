@@ -51,7 +51,7 @@ public enum UTCTimestamp {
             let minute = digits(2), expect(UInt8(ascii: ":")),
             let second = digits(2)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+        guard (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
             hour <= 23, minute <= 59, second <= 60
         else { return nil }
 
@@ -97,7 +97,7 @@ public enum UTCTimestamp {
         }
         guard i == end else { return nil }
 
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(whole) + fraction)
     }
@@ -135,7 +135,7 @@ public enum UTCTimestamp {
             secondOfDay += 86_400
             days -= 1
         }
-        let (y, m, d) = civilFromDays(Int(days))
+        let (y, m, d) = CivilCalendar.civil(fromDays: Int(days))
         var out = ""
         out.reserveCapacity(30)
         out += pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
@@ -152,41 +152,5 @@ public enum UTCTimestamp {
 
     @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
-    }
-
-    static func isLeapYear(_ year: Int) -> Bool {
-        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (era arithmetic, exact for all years).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The inverse of ``daysFromCivil(year:month:day:)``.
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -371,13 +371,24 @@ enum JSONValue: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
+            return
+        }
+        // Try each JSON type in turn; only a type mismatch moves on to the next, any other
+        // decoding error propagates.
+        func attempt<T: Decodable>(_ type: T.Type) throws -> T? {
+            do {
+                return try container.decode(type)
+            } catch DecodingError.typeMismatch {
+                return nil
+            }
+        }
+        if let value = try attempt(Bool.self) {
             self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = try attempt(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
+        } else if let value = try attempt(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try attempt([JSONValue].self) {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))

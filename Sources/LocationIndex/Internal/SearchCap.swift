@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LocationCore
+package import LocationCore
 
 /// The latitude/longitude box around a spherical cap, in 1e-7° integer units: what the index
 /// prefilters on before the exact distance test.
@@ -19,19 +19,19 @@ import LocationCore
 ///
 /// Every bound is widened by ``margin`` so rounding can only add candidates, never lose one;
 /// the exact test removes the extras.
-struct SearchCap: Sendable, Hashable {
+package struct SearchCap: Sendable, Hashable {
     /// Widening on every side, in degrees (about 11 cm).
     static let margin = 1e-6
 
-    var latitudeE7: ClosedRange<Int64>
+    package var latitudeE7: ClosedRange<Int64>
     /// One range, or two when the box crosses ±180°; the full range when the cap holds a pole.
-    var longitudeE7: [ClosedRange<Int64>]
+    package var longitudeE7: [ClosedRange<Int64>]
 
     static let fullLongitude: ClosedRange<Int64> = -1_800_000_000...1_799_999_999
 
     var coversAllLongitudes: Bool { longitudeE7 == [Self.fullLongitude] }
 
-    init(center: Coordinate, radius: Double) {
+    package init(center: Coordinate, radius: Double) {
         let delta = radius / Sphere.radius
         let deltaDegrees = delta * 180 / Double.pi
         let phi = center.latitude

@@ -1,0 +1,90 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// `locsim index` end to end, through the built binary (``CLI``).
+@Suite("locsim index")
+struct IndexCommandTests {
+    /// Runs locsim with every relative file argument resolved inside `directory`.
+    func locsim(_ arguments: [String], in directory: String) throws -> CLI.Result {
+        let resolved = arguments.map { argument in
+            argument.hasSuffix(".csv") || argument.hasSuffix(".sqlite") ? directory + "/" + argument : argument
+        }
+        return try CLI.run(resolved)
+    }
+
+    func withDirectory(_ body: (String) throws -> Void) throws {
+        let path = NSTemporaryDirectory() + "locsim-index-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try body(path)
+    }
+
+    @Test("import, query (text, json, jsonl) and stats")
+    func endToEnd() throws {
+        try withDirectory { directory in
+            try """
+                id,name,lat,lon,kind,level
+                a,"Alpha, the first",35.0000000,139.0000000,shrine,1
+                b,Beta,35.0010000,139.0000000,cafe,
+                c,Gamma,-16.5,179.9999,buoy,2
+                d,Delta,-16.5,-179.9999,buoy,3
+                """.write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
+            let imported = try locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stdout.contains("4 new"))
+
+            let json = try locsim(
+                ["index", "query", "--db", "i.sqlite", "--lat", "35", "--lon", "139", "--radius", "200", "--format", "json"],
+                in: directory)
+            #expect(json.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let places = try #require(object?["places"] as? [[String: Any]])
+            #expect(places.map { $0["id"] as? String } == ["a", "b"])
+            #expect(places.first?["name"] as? String == "Alpha, the first")
+
+            try "lat,lon,radius\n-16.5,180,100\n35,139,1\n0,0,1000\n".write(
+                toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
+            let batch = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "q.csv", "--format", "jsonl"], in: directory)
+            #expect(batch.status == 0, "\(batch.stderr)")
+            let lines = batch.stdout.split(separator: "\n")
+            #expect(lines.count == 3)
+            let across = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: [[String: Any]]]
+            #expect(Set(across?["places"]?.compactMap { $0["id"] as? String } ?? []) == ["c", "d"])
+            #expect(across?["places"]?.first?.keys.sorted() == ["distance_m", "id", "lat", "lon", "name"])
+            #expect(lines[2] == #"{"places":[]}"#)
+
+            let stats = try locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
+            #expect(stats.status == 0)
+            #expect(stats.stdout.contains(#""places":4"#))
+        }
+    }
+
+    @Test("Errors exit 1 with advice, usage errors exit 2")
+    func exitStatuses() throws {
+        try withDirectory { directory in
+            try "id,name,lat,lon\nx,Bad,91,0\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
+            let bad = try locsim(["index", "import", "bad.csv", "--db", "i.sqlite"], in: directory)
+            #expect(bad.status == 1)
+            #expect(bad.stderr.contains("bad.csv:2: column \"lat\""))
+
+            let notIndex = try locsim(["index", "stats", "--db", "bad.csv"], in: directory)
+            #expect(notIndex.status == 1)
+            #expect(notIndex.stderr.contains("not a locsim index"))
+
+            let missing = try locsim(["index", "stats", "--db", "nothing.sqlite"], in: directory)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("locsim index import"))
+
+            for arguments in [
+                ["--lat", "91", "--lon", "0", "--radius", "10"],
+                ["--lat", "0", "--lon", "0", "--radius", "0"],
+                ["--lat", "0", "--lon", "0", "--radius", "10", "--limit", "0"],
+                ["--queries", "q.csv"],
+            ] {
+                let usage = try locsim(["index", "query", "--db", "i.sqlite"] + arguments, in: directory)
+                #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// `locsim replay --online` against a real HTTP server on loopback (the stand-in for the game's
+/// `GET /locations/nearby` that MapFeatureTests use), started and stopped by the test.
+@Suite struct OnlineReplayTests {
+    final class Server {
+        let process = Process()
+        let input = Pipe()
+        let port: Int
+
+        init() throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", PackagePaths.path("Tests/MapFeatureTests/Fixtures/nearby_server.py")]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = input
+            try process.run()
+            // The server prints "PORT n" once it listens.
+            var line = Data()
+            while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                line += byte
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+                process.terminate()
+                throw CLIError("nearby_server.py did not report its port: \(text)")
+            }
+            self.port = port
+        }
+
+        func stop() {
+            try? input.fileHandleForWriting.close()  // the server exits when its stdin closes
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    struct CLIError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test("Places come from the server, with the bearer token; server failures back off and are reported")
+    func online() throws {
+        let server = try Server()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let ok = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/ok", "--token", "secret",
+            "--format", "jsonl",
+        ])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains(#""type":"places","t":"2024-11-07T18:09:00.000Z","count":3,"appeared":["echo","42","accept"]"#))
+
+        let down = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/server-error",
+            "--format", "jsonl",
+        ])
+        #expect(down.status == 0)
+        let failures = down.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { $0.contains("HTTP 500") && $0.contains("127.0.0.1:\(server.port)") })
+        // Backing off: far fewer attempts than the 60 fixes of the last minute.
+        #expect(failures.count < 15)
+        #expect(down.stdout.contains(#""reason":"retry""#))
+    }
+}
