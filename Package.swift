@@ -56,8 +56,11 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Shared by the project's own test targets: package paths, ../shared/data, and a real
+        // gpsd fed over loopback TCP (for the library's and the command's live tests).
         .target(
-            name: "LocSimTestHelpers", path: "Tests/LocSimTestHelpers", swiftSettings: strict),
+            name: "LocSimTestHelpers", dependencies: ["LocationCore"], path: "Tests/LocSimTestHelpers",
+            swiftSettings: strict),
         .testTarget(
             name: "LocationCoreTests", dependencies: ["LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),

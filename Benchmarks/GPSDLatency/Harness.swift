@@ -7,7 +7,7 @@ import Foundation
 import Synchronization
 
 // Just enough of a receiver, a gpsd and two clients for the benchmark; the tests have their own,
-// richer harness (Tests/LocationGPSDTests/Support).
+// richer harness (Tests/LocSimTestHelpers).
 
 struct BenchmarkError: Error, CustomStringConvertible {
     let description: String

@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationGPSD
 import LocationTestSupport
 import Testing

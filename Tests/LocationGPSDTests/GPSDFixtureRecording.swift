@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import Testing
 

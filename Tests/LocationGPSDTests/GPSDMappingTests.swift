@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 @testable import LocationGPSD
 import Testing

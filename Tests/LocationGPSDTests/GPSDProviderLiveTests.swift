@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import LocationGPSD
 import LocationTestSupport

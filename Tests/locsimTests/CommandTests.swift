@@ -92,7 +92,7 @@ import Testing
         #expect(notIndex.status == 1)
         #expect(notIndex.stderr.contains("not a locsim index"))
 
-        let port = try freeLoopbackPort()
+        let port = try LoopbackSocket.freePort()
         let gpsd = try CLI.run(["replay", "--gpsd", "127.0.0.1:\(port)"])
         #expect(gpsd.status == 1)
         #expect(gpsd.stderr.contains("127.0.0.1:\(port)"))
@@ -161,23 +161,4 @@ import Testing
         #expect(output.contains("remaining") && output.contains("fetches") && output.contains("places on map"))
         #expect(output.contains("%"))
     }
-}
-
-/// A TCP port on 127.0.0.1 with nothing listening (bound, then released).
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import LocationGPSD
 import Synchronization
 
@@ -118,5 +119,22 @@ final class EventRecorder: Sendable {
             case .daemonError(let text): "daemonError(\(text))"
             }
         }.joined(separator: " ")
+    }
+}
+
+extension EventRecorder: LockStepConsumer {
+    var deliveredCount: Int { fixCount }
+
+    var hasSeenDeviceActivation: Bool {
+        recorded.contains { if case .deviceActivated = $0 { true } else { false } }
+    }
+
+    func waitBlocking(
+        untilDelivered report: RawGPSDClient.TPV, after previous: Int, timeout: Duration,
+        context: @autoclosure () -> String
+    ) throws {
+        try waitBlocking(for: "the provider to yield \(context())", timeout: timeout) { fixes in
+            fixes.count > previous && fixes[previous...].contains(where: report.matches)
+        }
     }
 }

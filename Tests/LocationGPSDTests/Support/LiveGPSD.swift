@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import LocationGPSD
 import LocationTestSupport
@@ -43,7 +44,7 @@ struct LiveGPSD: Sendable {
 
     /// A lock-step feed for `recorder`'s provider (already connected), with its own raw client.
     func lockStep(_ recorder: EventRecorder) async throws -> LockStepFeed {
-        try await LockStepFeed(feed: feed, port: port, recorder: recorder)
+        try await LockStepFeed(feed: feed, port: port, consumer: recorder)
     }
 
     func stop() {

@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 
 /// Runs blocking work (accept, connect, waitpid, paced writes) on its own thread, never on
 /// Swift's cooperative pool, and awaits its result.
-func onThread<T: Sendable>(
+public func onThread<T: Sendable>(
     _ name: String = "locsim.test", _ body: @escaping @Sendable () throws -> T
 ) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -15,14 +15,14 @@ func onThread<T: Sendable>(
 }
 
 /// A failure in the test harness itself (not in the code under test).
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 extension Duration {
     /// The duration in seconds, for APIs that take a `TimeInterval` or a `Date` deadline.
-    var timeInterval: TimeInterval {
+    public var timeInterval: TimeInterval {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -6,16 +6,16 @@ import Darwin
 import Foundation
 
 /// Thin blocking wrappers over loopback TCP sockets for the test harness.
-enum LoopbackSocket {
+public enum LoopbackSocket {
     /// A port on 127.0.0.1 that nothing listens on right now (bound to port 0, then released).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let listener = try makeListener()
         defer { close(listener.descriptor) }
         return listener.port
     }
 
     /// A listening socket on 127.0.0.1 with a kernel-chosen port.
-    static func makeListener() throws -> (descriptor: Int32, port: Int) {
+    public static func makeListener() throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -42,7 +42,7 @@ enum LoopbackSocket {
     }
 
     /// Connects to 127.0.0.1:`port`; `nil` when refused.
-    static func connectTo(port: Int) -> Int32? {
+    public static func connectTo(port: Int) -> Int32? {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -65,14 +65,14 @@ enum LoopbackSocket {
     }
 
     /// Waits up to `timeout` for `fd` to become readable.
-    static func waitReadable(_ fd: Int32, timeout: Duration) -> Bool {
+    public static func waitReadable(_ fd: Int32, timeout: Duration) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Writes all of `bytes`; `false` when the peer has gone.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }

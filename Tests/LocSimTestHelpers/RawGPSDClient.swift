@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import LocationCore
+public import Foundation
+public import LocationCore
 import Synchronization
 
 /// A minimal raw-socket gpsd JSON client (`?WATCH={"enable":true,"json":true}`) without libgps:
@@ -13,21 +13,23 @@ import Synchronization
 /// With `echo`, the WATCH also asks for `"nmea":true`: gpsd then echoes every NMEA sentence it has
 /// handled, just before the reports that sentence caused. Together with ``sync(timeout:)`` this
 /// tells a test when gpsd is done with a sentence (see ``LockStepFeed``).
-final class RawGPSDClient: Sendable {
-    struct Line: Sendable {
-        let text: String
-        let receivedAt: ContinuousClock.Instant
+public final class RawGPSDClient: Sendable {
+    public struct Line: Sendable {
+        public let text: String
+        public let receivedAt: ContinuousClock.Instant
     }
 
     /// One `TPV` report, with the fields tests compare.
-    struct TPV: Sendable {
-        let mode: Int
-        let time: Date?
-        let latitude: Double?
-        let longitude: Double?
+    public struct TPV: Sendable, CustomStringConvertible {
+        public let mode: Int
+        public let time: Date?
+        public let latitude: Double?
+        public let longitude: Double?
+        /// The estimated horizontal error: `eph`, else √(`epx`² + `epy`²), in metres.
+        public let horizontalError: Double?
 
         /// What the provider turns into a positioned fix: mode 2 or 3, a time, and a valid position.
-        var isPositioned: Bool {
+        public var isPositioned: Bool {
             guard mode >= 2, time != nil, let latitude, let longitude else { return false }
             return (-90.0...90.0).contains(latitude) && (-180.0...180.0).contains(longitude)
         }
@@ -35,16 +37,31 @@ final class RawGPSDClient: Sendable {
         /// Whether `fix` is what the provider made of this report: for a positioned report the
         /// same time and the same position to 1e-9°; otherwise a status (no position), at the
         /// report's own time when it has one.
-        func matches(_ fix: Fix) -> Bool {
-            guard isPositioned, let latitude, let longitude else {
-                return !fix.hasPosition && (time.map { $0 == fix.time } ?? true)
-            }
-            guard let coordinate = fix.coordinate else { return false }
-            return fix.time == time && abs(coordinate.latitude - latitude) <= 1e-9
-                && abs(coordinate.longitude - longitude) <= 1e-9
+        public func matches(_ fix: Fix) -> Bool {
+            matches(time: fix.time, latitude: fix.coordinate?.latitude, longitude: fix.coordinate?.longitude)
         }
 
-        init?(json text: String) {
+        /// Whether a fix or status at `time` with the given position (`nil` for a status) is
+        /// what a client made of this report: for a positioned report the same time (within
+        /// `timeTolerance` seconds, for clients that print rounded times) and the same position
+        /// to 1e-9°; otherwise a status, at the report's own time when it has one.
+        public func matches(
+            time: Date, latitude: Double?, longitude: Double?, timeTolerance: TimeInterval = 0
+        ) -> Bool {
+            guard isPositioned, let expectedLatitude = self.latitude, let expectedLongitude = self.longitude else {
+                return latitude == nil && (self.time.map { abs($0.timeIntervalSince(time)) <= timeTolerance } ?? true)
+            }
+            guard let latitude, let longitude, let expectedTime = self.time else { return false }
+            return abs(expectedTime.timeIntervalSince(time)) <= timeTolerance
+                && abs(latitude - expectedLatitude) <= 1e-9 && abs(longitude - expectedLongitude) <= 1e-9
+        }
+
+        public var description: String {
+            "TPV(mode \(mode), time \(time.map { UTCTimestamp.format($0, fractionDigits: 3) } ?? "-"), "
+                + "\(latitude.map { String($0) } ?? "-"),\(longitude.map { String($0) } ?? "-"))"
+        }
+
+        public init?(json text: String) {
             guard let data = text.data(using: .utf8),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { return nil }
@@ -52,6 +69,13 @@ final class RawGPSDClient: Sendable {
             time = (object["time"] as? String).flatMap { UTCTimestamp.parse($0) }
             latitude = object["lat"] as? Double
             longitude = object["lon"] as? Double
+            if let eph = object["eph"] as? Double {
+                horizontalError = eph
+            } else if let x = object["epx"] as? Double, let y = object["epy"] as? Double {
+                horizontalError = (x * x + y * y).squareRoot()
+            } else {
+                horizontalError = nil
+            }
         }
     }
 
@@ -75,7 +99,7 @@ final class RawGPSDClient: Sendable {
     /// Connects, subscribes, and reads on its own thread until ``stop()`` or the daemon closes.
     ///
     /// - Parameter echo: Also subscribe to the NMEA sentences gpsd handles.
-    init(port: Int, echo: Bool = false) throws {
+    public init(port: Int, echo: Bool = false) throws {
         guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("raw client: nothing at port \(port)") }
         self.fd = fd
         let watch = echo ? #"?WATCH={"enable":true,"json":true,"nmea":true}"# : #"?WATCH={"enable":true,"json":true}"#
@@ -90,30 +114,30 @@ final class RawGPSDClient: Sendable {
     }
 
     /// Every line received so far.
-    var received: [Line] { state.withLock { $0.lines } }
+    public var received: [Line] { state.withLock { $0.lines } }
 
     /// The `TPV` reports received so far, in order.
-    var tpvs: [TPV] { state.withLock { $0.tpvs } }
+    public var tpvs: [TPV] { state.withLock { $0.tpvs } }
 
     /// The NMEA sentences gpsd echoed so far (only with `echo`).
-    var echoed: [String] { state.withLock { $0.echoed } }
+    public var echoed: [String] { state.withLock { $0.echoed } }
 
     /// How many `TPV` reports were received so far, and the last of them.
-    var lastTPV: (count: Int, last: TPV?) { state.withLock { ($0.tpvs.count, $0.tpvs.last) } }
+    public var lastTPV: (count: Int, last: TPV?) { state.withLock { ($0.tpvs.count, $0.tpvs.last) } }
 
     /// How many sentences gpsd echoed so far.
-    var echoedCount: Int { state.withLock { $0.echoed.count } }
+    public var echoedCount: Int { state.withLock { $0.echoed.count } }
 
     /// Whether gpsd echoed `sentence` as one of its echoes `range`. gpsd echoes what it framed,
     /// so a sentence with junk before its `$` comes back without the junk.
-    func hasEchoed(_ sentence: String, in range: Range<Int>) -> Bool {
+    public func hasEchoed(_ sentence: String, in range: Range<Int>) -> Bool {
         state.withLock { state in
             state.echoed[range.clamped(to: state.echoed.indices)].contains { !$0.isEmpty && sentence.hasSuffix($0) }
         }
     }
 
     /// Waits (polling, test-side) until the daemon acknowledged the WATCH.
-    func waitUntilWatching(timeout: Duration = .seconds(30)) async throws {
+    public func waitUntilWatching(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !state.withLock({ $0.isWatching }) {
             guard ContinuousClock.now < deadline else { throw HarnessError("raw client: no WATCH reply within \(timeout)") }
@@ -129,7 +153,7 @@ final class RawGPSDClient: Sendable {
     ///
     /// - Returns: How many sentences gpsd had echoed before the answer.
     /// - Throws: `HarnessError` when gpsd closes the connection or does not answer within `timeout`.
-    func sync(timeout: Duration) throws -> Int {
+    public func sync(timeout: Duration) throws -> Int {
         let target = state.withLock { $0.answers.count } + 1
         guard LoopbackSocket.writeAll(fd, Array("?VERSION;\n".utf8)) else {
             throw HarnessError("raw client: gpsd closed the connection")
@@ -149,7 +173,7 @@ final class RawGPSDClient: Sendable {
         }
     }
 
-    func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 65536)

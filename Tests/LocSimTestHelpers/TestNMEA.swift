@@ -1,18 +1,18 @@
-import Foundation
+public import Foundation
 
 /// A few NMEA 0183 sentences for tests that must not depend on ../shared/data, with the values
 /// a decoder should read back computed from the text actually written.
-enum TestNMEA {
+public enum TestNMEA {
     /// One epoch: RMC + GGA + GSA at `time`, a 3D fix at `latitude`/`longitude`/`altitude`.
-    struct Epoch {
-        let sentences: [String]
+    public struct Epoch: Sendable {
+        public let sentences: [String]
         /// The position as written (ddmm.mmmm, so rounded to 1e-4 minute), in degrees.
-        let latitude: Double
-        let longitude: Double
-        let time: Date
+        public let latitude: Double
+        public let longitude: Double
+        public let time: Date
     }
 
-    static func epoch(time: Date, latitude: Double, longitude: Double, altitude: Double = 25.0,
+    public static func epoch(time: Date, latitude: Double, longitude: Double, altitude: Double = 25.0,
                       geoidSeparation: Double = 0, speedKnots: Double = 3.0, course: Double = 90.0) -> Epoch {
         let (hhmmss, ddmmyy) = stamps(time)
         let (lat, latHemisphere, latDegrees) = format(latitude, degreeDigits: 2, positive: "N", negative: "S")
@@ -26,7 +26,7 @@ enum TestNMEA {
     }
 
     /// One epoch of a receiver without a fix: RMC void, GGA quality 0, GSA mode 1.
-    static func noFixEpoch(time: Date) -> [String] {
+    public static func noFixEpoch(time: Date) -> [String] {
         let (hhmmss, ddmmyy) = stamps(time)
         return [
             "GPRMC,\(hhmmss),V,,,,,,,\(ddmmyy),,,N",
@@ -36,7 +36,7 @@ enum TestNMEA {
     }
 
     /// One 2D epoch: RMC and GGA without altitude, GSA mode 2.
-    static func twoDimensionalEpoch(time: Date, latitude: Double, longitude: Double) -> Epoch {
+    public static func twoDimensionalEpoch(time: Date, latitude: Double, longitude: Double) -> Epoch {
         let (hhmmss, ddmmyy) = stamps(time)
         let (lat, latHemisphere, latDegrees) = format(latitude, degreeDigits: 2, positive: "N", negative: "S")
         let (lon, lonHemisphere, lonDegrees) = format(longitude, degreeDigits: 3, positive: "E", negative: "W")
@@ -58,7 +58,7 @@ enum TestNMEA {
     }
 
     /// `$BODY*CS` with the XOR checksum of BODY.
-    static func checksummed(_ body: String) -> String {
+    public static func checksummed(_ body: String) -> String {
         let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
         return "$" + body + "*" + String(format: "%02X", checksum)
     }

@@ -8,15 +8,15 @@ import Synchronization
 
 /// The receiver side of a test: a TCP server on 127.0.0.1 that gpsd reads NMEA from
 /// (`tcp://127.0.0.1:PORT`), writing sentences when the test says so.
-final class NMEAFeed: Sendable {
-    let port: Int
+public final class NMEAFeed: Sendable {
+    public let port: Int
     private struct State {
         var listener: Int32?
         var client: Int32?
     }
     private let state: Mutex<State>
 
-    init() throws {
+    public init() throws {
         let (listener, port) = try LoopbackSocket.makeListener()
         self.port = port
         self.state = Mutex(State(listener: listener))
@@ -25,7 +25,7 @@ final class NMEAFeed: Sendable {
     deinit { close() }
 
     /// Waits for gpsd to connect, replacing any earlier connection.
-    func acceptClient(timeout: Duration = .seconds(5)) async throws {
+    public func acceptClient(timeout: Duration = .seconds(5)) async throws {
         guard let listener = state.withLock({ $0.listener }) else { throw HarnessError("feed closed") }
         let client = try await onThread("locsim.test.feed.accept") { () throws -> Int32 in
             guard LoopbackSocket.waitReadable(listener, timeout: timeout) else {
@@ -49,7 +49,7 @@ final class NMEAFeed: Sendable {
     /// Writes `lines` (each terminated with CR LF), pausing `pace` after each, off the
     /// cooperative pool. Returns the instant each line was written.
     @discardableResult
-    func send(_ lines: [String], pace: Duration = .zero) async throws -> [ContinuousClock.Instant] {
+    public func send(_ lines: [String], pace: Duration = .zero) async throws -> [ContinuousClock.Instant] {
         guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
         let microseconds = UInt32(pace.components.seconds * 1_000_000 + pace.components.attoseconds / 1_000_000_000_000)
         return try await onThread("locsim.test.feed.send") {
@@ -68,7 +68,7 @@ final class NMEAFeed: Sendable {
 
     /// Writes one line (terminated with CR LF) at once, blocking: for code already running on a
     /// dedicated thread, such as ``LockStepFeed``.
-    func write(_ line: String) throws {
+    public func write(_ line: String) throws {
         guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
         guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
             throw HarnessError("gpsd closed the feed connection")
@@ -76,7 +76,7 @@ final class NMEAFeed: Sendable {
     }
 
     /// Closes the connection to gpsd, as an unplugged receiver would.
-    func disconnectClient() {
+    public func disconnectClient() {
         let client = state.withLock { state -> Int32? in
             defer { state.client = nil }
             return state.client
@@ -85,7 +85,7 @@ final class NMEAFeed: Sendable {
     }
 
     /// Closes everything: gpsd can no longer reconnect.
-    func close() {
+    public func close() {
         let (listener, client) = state.withLock { state -> (Int32?, Int32?) in
             defer { state = State() }
             return (state.listener, state.client)

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Darwin)
+public import Darwin
+#endif
+import Foundation
+
+/// A real gpsd, started by a test on a private loopback port and fed over TCP:
+/// `gpsd -N -n -S PORT tcp://127.0.0.1:FEED`.
+///
+/// Tests stop it with `defer { daemon.stop() }`, so it is stopped (SIGTERM, then SIGKILL, then
+/// `waitpid`) even when the test fails. Ports are picked free per daemon, so tests run in parallel.
+public final class GPSDDaemon: Sendable {
+    /// gpsd's executable, when installed.
+    public static let executable: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/opt/homebrew/sbin"]
+        return candidates.map { $0 + "/gpsd" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    public static var isInstalled: Bool { executable != nil }
+
+    /// The port gpsd serves clients on.
+    public let port: Int
+    /// The port of the feed gpsd reads NMEA from.
+    public let feedPort: Int
+    /// The device path gpsd reports for the feed.
+    public var devicePath: String { "tcp://127.0.0.1:\(feedPort)" }
+
+    private let process: ChildProcess
+
+    private init(port: Int, feedPort: Int, process: ChildProcess) {
+        self.port = port
+        self.feedPort = feedPort
+        self.process = process
+    }
+
+    /// Starts gpsd reading `tcp://127.0.0.1:feedPort`, on `port` or a free port, and returns once
+    /// it accepts clients.
+    public static func start(feedPort: Int, port: Int? = nil) async throws -> GPSDDaemon {
+        var lastError: any Error = HarnessError("gpsd did not start")
+        for _ in 0..<5 {
+            let chosen = try port ?? LoopbackSocket.freePort()
+            do {
+                return try await launch(port: chosen, feedPort: feedPort)
+            } catch {
+                lastError = error
+                if port != nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+        }
+        throw lastError
+    }
+
+    /// Starts a new gpsd on the same ports (after ``stop()`` or a kill).
+    public func restarted() async throws -> GPSDDaemon {
+        try await Self.start(feedPort: feedPort, port: port)
+    }
+
+    private static func launch(port: Int, feedPort: Int) async throws -> GPSDDaemon {
+        guard let executable else { throw HarnessError("gpsd is not installed (apt-get install gpsd)") }
+        let process = try ChildProcess(
+            [executable, "-N", "-n", "-S", String(port), "tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
+        let daemon = GPSDDaemon(port: port, feedPort: feedPort, process: process)
+        // Ready when it accepts a connection; fail at once if it exited (port taken, ...).
+        // Generous: a loaded machine can take seconds to start it.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let fd = LoopbackSocket.connectTo(port: port) {
+                close(fd)
+                return daemon
+            }
+            if let ended = process.termination {
+                throw HarnessError("gpsd exited at start on port \(port) (\(ended)): \(process.output)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        daemon.stop()
+        throw HarnessError("gpsd did not accept connections on port \(port) within 30 s: \(process.output)")
+    }
+
+    /// gpsd's output so far (for failure messages).
+    public var log: String { process.output }
+
+    /// Kills gpsd with `signal` at once, without cleaning up (a crash, as seen by clients).
+    public func kill(_ signal: Int32 = SIGKILL) { process.kill(signal) }
+
+    /// Stops gpsd (SIGTERM, SIGKILL after 2 s) and reaps it. Idempotent.
+    public func stop() { process.stop() }
+}

@@ -1,0 +1,217 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LocSimTestHelpers
+import Synchronization
+
+/// A `locsim` process that runs until the test interrupts it (`gpsd`, `nmea serve`,
+/// `replay --gpsd`), with its standard output read line by line as it grows.
+///
+/// Stop it with `defer { command.stop() }`: SIGTERM, then SIGKILL, then `waitpid`, even when the
+/// test fails.
+final class LiveCommand: Sendable {
+    /// One complete line of standard output, parsed when it is a JSON object.
+    struct Line: Sendable {
+        let text: String
+        let json: JSONLine?
+    }
+
+    /// The members of a jsonl line that the tests look at.
+    struct JSONLine: Sendable {
+        let type: String?
+        let event: String?
+        let reason: String?
+        /// `t` as written.
+        let timestamp: String?
+        /// `t`, when it is ISO-8601 UTC with exactly three fraction digits.
+        let time: Date?
+        let latitude: Double?
+        let longitude: Double?
+        let mode: String?
+        let accuracy: Double?
+        let keys: [String]
+        let numbers: [String: Double]
+        let strings: [String: String]
+
+        var isReport: Bool { type == "fix" || type == "status" }
+    }
+
+    let child: ChildProcess
+    let arguments: [String]
+    private let parsed = Mutex((bytes: 0, lines: [Line]()))
+
+    /// Starts `locsim ARGUMENTS` with the tests' private index cache.
+    init(_ arguments: [String]) throws {
+        self.arguments = arguments
+        child = try ChildProcess(
+            [CLI.binary] + arguments, environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory, "COLUMNS": "100"])
+    }
+
+    /// The complete lines printed so far (a line still being written is left out).
+    var lines: [Line] {
+        let output = Array(child.output.utf8)
+        return parsed.withLock { state in
+            var start = state.bytes
+            while let newline = output[start...].firstIndex(of: 10) {
+                let text = String(decoding: output[start..<newline], as: UTF8.self)
+                state.lines.append(Line(text: text, json: Self.parse(text)))
+                start = newline + 1
+            }
+            state.bytes = start
+            return state.lines
+        }
+    }
+
+    /// The parsed jsonl lines so far.
+    var objects: [JSONLine] { lines.compactMap(\.json) }
+
+    /// Fix and status lines so far, in order.
+    var reports: [JSONLine] { objects.filter(\.isReport) }
+
+    /// Sends SIGINT, as Ctrl-C would.
+    func interrupt() { child.send(SIGINT) }
+
+    func stop() { child.stop() }
+
+    /// Waits for the process to end.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> ChildProcess.Termination {
+        try await child.waitForExit(timeout: timeout)
+    }
+
+    /// Waits (polling every 10 ms) until `condition` holds for the lines so far.
+    ///
+    /// - Throws: `HarnessError` when the process ends first or after `timeout` (generous: it
+    ///   only runs out when something is broken, and a loaded machine can stall for seconds).
+    func wait(
+        for what: String, timeout: Duration = .seconds(30), _ condition: ([Line]) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(lines) {
+            if let ended = child.termination, !condition(lines) {
+                throw HarnessError("locsim \(arguments.joined(separator: " ")) ended (\(ended)) before \(what); \(account)")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("timed out after \(timeout) waiting for \(what); \(account)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// What it printed, for failure messages.
+    var account: String {
+        let output = lines.suffix(20).map(\.text).joined(separator: "\n")
+        return "last output:\n\(output)\nstderr:\n\(child.errors)"
+    }
+
+    // MARK: Parsing
+
+    static func parse(_ text: String) -> JSONLine? {
+        guard let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        let timestamp = object["t"] as? String
+        var numbers: [String: Double] = [:]
+        var strings: [String: String] = [:]
+        for (key, value) in object {
+            if let string = value as? String {
+                strings[key] = string
+            } else if let number = value as? NSNumber, !(value is Bool) {
+                numbers[key] = number.doubleValue
+            }
+        }
+        return JSONLine(
+            type: object["type"] as? String, event: object["event"] as? String, reason: object["reason"] as? String,
+            timestamp: timestamp, time: timestamp.flatMap(parseTimestamp),
+            latitude: numbers["lat"], longitude: numbers["lon"], mode: object["mode"] as? String,
+            accuracy: numbers["accuracy"], keys: orderedKeys(text), numbers: numbers, strings: strings)
+    }
+
+    /// `t` as a date, only in the documented form (UTC, milliseconds).
+    static func parseTimestamp(_ text: String) -> Date? {
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+        guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// The top-level keys of a compact JSON object in the order written (JSONSerialization
+    /// forgets the order, and the documented lines start with `type`, `t`).
+    static func orderedKeys(_ text: String) -> [String] {
+        var keys: [String] = []
+        var depth = 0
+        var index = text.startIndex
+        var expectKey = false
+        while index < text.endIndex {
+            let character = text[index]
+            switch character {
+            case "{", "[":
+                depth += 1
+                expectKey = character == "{" && depth == 1
+            case "}", "]":
+                depth -= 1
+            case ",":
+                expectKey = depth == 1
+            case "\"":
+                // A string: skip to its closing quote.
+                var end = text.index(after: index)
+                var value = ""
+                while end < text.endIndex, text[end] != "\"" {
+                    if text[end] == "\\" { end = text.index(after: end) }
+                    if end < text.endIndex { value.append(text[end]) }
+                    end = text.index(after: end)
+                }
+                if expectKey { keys.append(value) }
+                expectKey = false
+                index = end
+            default:
+                break
+            }
+            if index < text.endIndex { index = text.index(after: index) }
+        }
+        return keys
+    }
+}
+
+/// `locsim gpsd --format jsonl` as the consumer a ``LockStepFeed`` waits on: before the next
+/// sentence is written, the command has printed what gpsd reported for the last one.
+///
+/// The command prints a report only when it differs from the one before, so a report has been
+/// delivered when it matches the last fix or status line printed (or any printed since the step
+/// began). Printed times have milliseconds, so times match within half a millisecond.
+extension LiveCommand: LockStepConsumer {
+    var deliveredCount: Int { reports.count }
+
+    var hasSeenDeviceActivation: Bool { objects.contains { $0.type == "event" && $0.event == "deviceActivated" } }
+
+    var summary: String { account }
+
+    func waitBlocking(
+        untilDelivered report: RawGPSDClient.TPV, after previous: Int, timeout: Duration,
+        context: @autoclosure () -> String
+    ) throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let printed = reports
+            // What was printed since the step began, and the line before: an identical report
+            // is not printed again.
+            let candidates = printed[min(max(previous - 1, 0), printed.count)...]
+            if candidates.contains(where: { line in
+                line.time.map { report.matches(time: $0, latitude: line.latitude, longitude: line.longitude, timeTolerance: 0.0005) }
+                    ?? false
+            }) {
+                return
+            }
+            if let ended = child.termination {
+                throw HarnessError("locsim gpsd ended (\(ended)) before printing \(context()); \(account)")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("locsim gpsd did not print \(context()) within \(timeout); \(account)")
+            }
+            usleep(2_000)
+        }
+    }
+}
