@@ -94,7 +94,7 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore"],
+            name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),

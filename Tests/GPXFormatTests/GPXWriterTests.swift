@@ -1,6 +1,7 @@
 import Foundation
 import GPXFormat
 import LocationCore
+import LocSimTestHelpers
 import Testing
 
 @Suite struct GPXWriterTests {
@@ -18,7 +19,7 @@ import Testing
 
     @Test("Random points with every field survive the streaming writer bit for bit")
     func randomRoundTrip() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var points: [GPXPoint] = []
         for _ in 0..<2000 {
             let c = try Coordinate(
@@ -92,15 +93,3 @@ import Testing
     }
 }
 
-/// SplitMix64: a small seeded generator so random tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

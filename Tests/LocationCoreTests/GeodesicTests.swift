@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocationCore
+import LocSimTestHelpers
 import Testing
 
 // Expected values come from scripts/reference/make_geodesic_reference.py (GeographicLib 2.1),
@@ -332,22 +333,8 @@ struct ReferenceRow: Sendable, CustomStringConvertible {
     }
 }
 
-/// A small seeded generator (SplitMix64), so random sweeps are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `range` (53 random bits; cheaper than `Double.random(in:using:)` in debug builds).
-    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * (Double(next() >> 11) * 0x1p-53)
-    }
+/// Random pairs for the geodesic sweeps, on the shared seeded generator.
+extension SplitMix64 {
     mutating func sign() -> Double { next() & 1 == 0 ? 1 : -1 }
     /// 10^u for u uniform in `exponents`.
     mutating func logUniform(_ exponents: ClosedRange<Double>) -> Double { pow(10, uniform(exponents)) }

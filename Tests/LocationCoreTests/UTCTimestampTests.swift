@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import Testing
 
 // Expected instants come from Foundation's Calendar (Gregorian, fixed-offset time zones) and

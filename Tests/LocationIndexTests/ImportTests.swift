@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import LocationIndex
+import LocSimTestHelpers
 import Testing
 
 /// Everything in the index, via a query that covers the whole sphere, ordered by id.
@@ -97,7 +98,7 @@ struct ImportTests {
 
     @Test("Re-import updates by id: moved, renamed and new places; old positions gone")
     func upsert() throws {
-        var random = SeededGenerator(seed: 5)
+        var random = SplitMix64(seed: 5)
         func place(_ number: Int, _ generation: Int) -> Place {
             Place(
                 id: "id\(number)", name: "gen \(generation) #\(number)",
@@ -275,7 +276,7 @@ struct ImportTests {
             let all = try everything(index)
             #expect(all.count == 144_563)
             #expect(Set(all.map(\.id)).count == all.count)
-            var random = SeededGenerator(seed: 77)
+            var random = SplitMix64(seed: 77)
             for _ in 0..<30 {
                 let anchor = all[Int.random(in: 0..<all.count, using: &random)].coordinate
                 let radius = [1_000.0, 5_000, 50_000, 500_000][Int.random(in: 0..<4, using: &random)]

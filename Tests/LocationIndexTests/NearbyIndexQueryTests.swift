@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import LocationIndex
+import LocSimTestHelpers
 import Testing
 
 @Suite("Radius queries against a brute-force haversine")
@@ -10,7 +11,7 @@ struct NearbyIndexQueryTests {
     /// 4,000 seeded places concentrated where boxes go wrong: both poles, ±180°, the equator,
     /// a dense city, plus a uniform background. Coordinates are on the 1e-7° storage grid.
     static func places(seed: UInt64) -> [Place] {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var places: [Place] = []
         func add(_ latitude: Double, _ longitude: Double) {
             let number = places.count
@@ -48,7 +49,7 @@ struct NearbyIndexQueryTests {
     }
 
     static func queries(seed: UInt64, places: [Place]) -> [Query] {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var queries: [Query] = []
         func radius() -> Double { exp(Double.random(in: log(1.0)...log(2_000_000.0), using: &random)) }
         func add(_ latitude: Double, _ longitude: Double, _ radius: Double) {

@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 @testable import LocationIndex
+import LocSimTestHelpers
 import Testing
 
 @Suite("Bounding boxes of spherical caps")
@@ -12,7 +13,7 @@ struct SearchCapTests {
 
     @Test("The half-width is asin(sin d / cos φ): reached by the cap's edge, never exceeded")
     func halfWidth() throws {
-        var random = SeededGenerator(seed: 11)
+        var random = SplitMix64(seed: 11)
         for _ in 0..<500 {
             let center = gridCoordinate(
                 latitude: Double.random(in: -80...80, using: &random), longitude: Double.random(in: -170...170, using: &random))

@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import NMEAFormat
+import LocSimTestHelpers
 import Testing
 
 /// Fix → sentences → Fix, to NMEA's precision (NMEAPrecision), and the writer's exact text
@@ -67,7 +68,7 @@ struct RoundTripTests {
 
     /// Random fixes over the whole RMC date range, both hemispheres, near the poles and ±180°.
     static func randomFixes(count: Int, seed: UInt64) -> [Fix] {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let start = UTCTimestamp.parse("1980-01-01T00:00:00Z")!.timeIntervalSince1970
         let end = UTCTimestamp.parse("2079-12-31T23:59:59Z")!.timeIntervalSince1970
         return (0..<count).map { i in
@@ -110,7 +111,7 @@ struct RoundTripTests {
     /// A track of fixes `step` seconds apart from `start`, crossing midnight and a year.
     static func track(from start: String, count: Int, step: Double) -> [Fix] {
         let t0 = UTCTimestamp.parse(start)!.timeIntervalSince1970
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var coordinate = Coordinate(validLatitude: -33.9, longitude: 179.99)
         return (0..<count).map { i in
             coordinate = coordinate.destination(distance: 25, bearing: 80)

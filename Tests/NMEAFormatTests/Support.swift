@@ -31,18 +31,6 @@ enum Fixtures {
     }
 }
 
-/// A small, seedable generator (SplitMix64) so random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The tolerances a round trip must meet: half a unit of the last written digit (plus a
 /// little floating-point slack), derived from `NMEAPrecision` rather than typed in.
