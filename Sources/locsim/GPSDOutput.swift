@@ -68,13 +68,15 @@ struct GPSDPrinter: Sendable {
         }
     }
 
-    /// `{"type":"fix","t":..,"lat":..,"lon":..,"mode":..,"accuracy":..,...}`; optional members only when known.
+    /// `{"type":"fix","t":..,"lat":..,"lon":..,"mode":..,"accuracy":..,...}`; optional members
+    /// only when known (lat and lon are null for a fix without a position). `locsim gpsd` and
+    /// `locsim simulate` print fixes this way.
     static func fixMembers(_ fix: Fix) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [
             ("type", .string("fix")),
             ("t", .string(UTCTimestamp.format(fix.time, fractionDigits: 3))),
-            ("lat", .number(fix.coordinate!.latitude)),
-            ("lon", .number(fix.coordinate!.longitude)),
+            ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
+            ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
             ("mode", .string(fix.mode.description)),
         ]
         if let accuracy = fix.horizontalAccuracy { members.append(("accuracy", JSONValue.rounded(accuracy, 3))) }

@@ -54,24 +54,5 @@ struct OutputBuffer {
     }
 }
 
-/// JSON text for a string, escaped per RFC 8259.
-func jsonString(_ value: String) -> String {
-    var out = "\""
-    for scalar in value.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
-
 /// Degrees with seven decimals (the index's resolution).
 func degrees(_ value: Double) -> String { String(format: "%.7f", value) }

@@ -53,12 +53,7 @@ struct IndexQuery: AsyncParsableCommand {
             var output = OutputBuffer()
             for query in batch {
                 let hits = try index.places(near: query.center, within: query.radius, limit: limit)
-                let places = hits.map { hit in
-                    "{\"id\":\(jsonString(hit.place.id)),\"name\":\(jsonString(hit.place.name)),"
-                        + "\"lat\":\(degrees(hit.place.coordinate.latitude)),\"lon\":\(degrees(hit.place.coordinate.longitude)),"
-                        + "\"distance_m\":\(hit.distance)}"
-                }
-                output.append("{\"places\":[" + places.joined(separator: ",") + "]}")
+                output.append(JSONValue.object([("places", .array(hits.map { placeJSON($0, detailed: false) }))]).text)
             }
             output.flush()
             return
@@ -81,13 +76,7 @@ struct IndexQuery: AsyncParsableCommand {
         var output = OutputBuffer()
         switch format {
         case .json:
-            let places = hits.map { hit in
-                "{\"id\":\(jsonString(hit.place.id)),\"name\":\(jsonString(hit.place.name)),"
-                    + "\"lat\":\(degrees(hit.place.coordinate.latitude)),\"lon\":\(degrees(hit.place.coordinate.longitude)),"
-                    + "\"distance_m\":\(hit.distance),\"kind\":\(jsonString(hit.place.kind)),"
-                    + "\"level\":\(hit.place.level.map(String.init) ?? "null")}"
-            }
-            output.append("{\"places\":[" + places.joined(separator: ",") + "]}")
+            output.append(JSONValue.object([("places", .array(hits.map { placeJSON($0, detailed: true) }))]).text)
         default:
             for hit in hits {
                 output.append(
@@ -163,4 +152,17 @@ enum QueryFile {
         }
         return queries
     }
+}
+
+/// One result: id, name, lat, lon, distance_m (and kind and level when `detailed`).
+private func placeJSON(_ hit: NearbyPlace, detailed: Bool) -> JSONValue {
+    var members: [(String, JSONValue)] = [
+        ("id", .string(hit.place.id)), ("name", .string(hit.place.name)),
+        ("lat", .number(hit.place.coordinate.latitude)), ("lon", .number(hit.place.coordinate.longitude)),
+        ("distance_m", .number(hit.distance)),
+    ]
+    if detailed {
+        members += [("kind", .string(hit.place.kind)), ("level", hit.place.level.map { .int($0) } ?? .null)]
+    }
+    return .object(members)
 }

@@ -22,11 +22,15 @@ struct IndexStats: AsyncParsableCommand {
         let statistics = try index.statistics()
         let perPlace = statistics.bytesPerPlaceBeyondNames.map { String(format: "%.1f", $0) }
         if format == .json {
-            print(
-                "{\"path\":\(jsonString(index.path)),\"places\":\(statistics.placeCount),\"tile_rows\":\(statistics.tileRowCount),"
-                    + "\"kinds\":\(statistics.kindCount),\"file_bytes\":\(statistics.fileBytes),\"wal_bytes\":\(statistics.walBytes),\"name_bytes\":\(statistics.nameBytes),"
-                    + "\"bytes_per_place_beyond_names\":\(perPlace ?? "null"),\"tile_size_deg\":\(statistics.tileSize),"
-                    + "\"schema_version\":\(statistics.schemaVersion),\"page_size\":\(statistics.pageSize)}")
+            Terminal.out(JSONValue.object([
+                ("path", .string(index.path)), ("places", .int(statistics.placeCount)),
+                ("tile_rows", .int(statistics.tileRowCount)), ("kinds", .int(statistics.kindCount)),
+                ("file_bytes", .int(Int(statistics.fileBytes))), ("wal_bytes", .int(Int(statistics.walBytes))),
+                ("name_bytes", .int(Int(statistics.nameBytes))),
+                ("bytes_per_place_beyond_names", statistics.bytesPerPlaceBeyondNames.map { JSONValue.rounded($0, 1) } ?? .null),
+                ("tile_size_deg", .number(statistics.tileSize)), ("schema_version", .int(Int(statistics.schemaVersion))),
+                ("page_size", .int(Int(statistics.pageSize))),
+            ]).text)
             return
         }
         print("index:          \(index.path)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GPXFormat
 import LocationCore
+import LocationSimulation
 import NMEAFormat
 
 import Foundation
@@ -41,11 +42,11 @@ struct NMEAServe: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "A GPX file; its track points (or route points, or waypoints) are served in order.")
+    @Argument(help: "A GPX file; its track (or route, or waypoints) is served in order, by the replay rules of docs/replay.md.")
     var track: String?
 
-    @Option(help: "Straight-line motion instead of a track: the start, as LAT,LON in degrees.")
-    var from: String?
+    @Option(help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))
+    var from: CoordinateArgument?
 
     @Option(help: "Straight-line motion: direction in degrees from true north.")
     var bearing: Double = 0
@@ -62,7 +63,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
     var altitude: Double?
 
-    @Option(help: "Playback speed factor (10 = ten times faster than the track's own timing).")
+    @Option(help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
     @Option(help: "Address to listen on.")
@@ -82,100 +83,69 @@ struct NMEAServe: AsyncParsableCommand {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
-        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be a number > 0, got \(speed)") }
+        guard speed.isFinite, (0.1...1000).contains(speed) else {
+            throw ValidationError("--speed must be between 0.1 and 1000, got \(speed)")
+        }
         guard (0...99).contains(satellites) else { throw ValidationError("--satellites must be 0...99") }
         if from != nil {
             guard walkSpeed.isFinite, walkSpeed >= 0 else { throw ValidationError("--walk-speed must be ≥ 0") }
-            guard interval.isFinite, interval > 0 else { throw ValidationError("--interval must be > 0") }
+            guard interval.isFinite, (0.01...1000).contains(interval) else {
+                throw ValidationError("--interval must be between 0.01 and 1000 seconds")
+            }
             guard count > 0 else { throw ValidationError("--count must be > 0") }
             guard bearing.isFinite else { throw ValidationError("--bearing must be a number") }
             if let altitude, !altitude.isFinite { throw ValidationError("--altitude must be a number") }
-            _ = try startCoordinate()
         }
     }
 
     func run() async throws {
-        let fixes = try plannedFixes()
-        guard !fixes.isEmpty else { throw ValidationError("\(track ?? "the motion") has no points with a time to serve") }
+        // The same providers replay and simulate use: timed pacing against absolute deadlines,
+        // the documented rules for repeated and backwards times, times rebased to the wall clock
+        // unless --original-times. Iteration (and so the clock) starts at the first client.
+        if let from {
+            let start = from.coordinate
+            let length = walkSpeed * interval * Double(count - 1)
+            let path: MotionPath =
+                length > 0 ? .line(from: start, to: start.destination(distance: length, bearing: bearing)) : .stationary(at: start)
+            let motion = try SyntheticMotion(
+                path: path, speed: walkSpeed > 0 ? .constant(walkSpeed) : .walk, seed: 1,
+                configuration: .init(
+                    rate: 1 / interval, pacing: .timed(speedFactor: speed), duration: interval * Double(count - 1),
+                    altitude: altitude))
+            try await serve(motion, describing: "\(count) fixes of straight-line motion")
+        } else if let track {
+            let replay = try GPXReplay(
+                path: ReplayPath(document: GPXDocument(contentsOfFile: track)),
+                configuration: .init(pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased))
+            try await serve(replay, describing: "\(replay.analysis.pointCount) points of \(track)")
+        }
+    }
+
+    private func serve(_ provider: some LocationProvider, describing what: String) async throws {
         let server = try NMEAServer(host: host, port: port)
         defer { server.close() }
-        Terminal.err("locsim: serving \(fixes.count) fixes as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)")
+        Terminal.err("locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)")
         let writer = NMEAWriter(options: .init(satellitesInUse: satellites))
-        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
-        defer { signals.stop() }
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await signals.wait()
+        _ = try await runUntilInterrupted {
+            try await server.waitForFirstClient()
+            var previous: Fix?
+            for try await fix in provider {
+                server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous)))
+                previous = fix
             }
-            group.addTask {
-                try await server.waitForFirstClient()
-                let clock = ContinuousClock()
-                let started = clock.now
-                let wallStart = Date()
-                let trackStart = fixes[0].time
-                for fix in fixes {
-                    let offset = fix.time.timeIntervalSince(trackStart) / speed
-                    try await clock.sleep(until: started.advanced(by: .seconds(offset)))
-                    var sent = fix
-                    if !originalTimes { sent.time = wallStart.addingTimeInterval(offset) }
-                    server.broadcast(try writer.string(for: sent))
-                }
-            }
-            // Whichever ends first (the last fix, or a signal) ends the command.
-            try await group.next()
-            group.cancelAll()
         }
-        Terminal.err("locsim: served \(server.broadcasts) of \(fixes.count) fixes to \(server.clientsServed) client(s)")
+        Terminal.err("locsim: served \(server.broadcasts) fixes to \(server.clientsServed) client(s)")
     }
 
-    /// The fixes to serve, in order, with speed and course filled in from neighbours when the
-    /// source lacks them (receivers report both, and gpsd passes them on).
-    func plannedFixes() throws -> [Fix] {
-        var fixes: [Fix]
-        if let track {
-            let document: GPXDocument
-            do {
-                document = try GPXDocument(contentsOfFile: track, options: .lenient)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-            let points =
-                document.tracks.flatMap { $0.segments.flatMap { $0 } } + document.routes.flatMap(\.points)
-                + document.waypoints
-            fixes = points.compactMap { $0.fix(source: .gpx) }.filter(\.hasPosition)
-            fixes.sort { $0.time < $1.time }
-        } else {
-            let start = try startCoordinate()
-            // Synthetic motion's own times begin now (they matter only with --original-times).
-            let epoch = Date()
-            fixes = (0..<count).map { index in
-                let seconds = Double(index) * interval
-                return Fix(
-                    time: epoch.addingTimeInterval(seconds),
-                    coordinate: start.destination(distance: walkSpeed * seconds, bearing: bearing),
-                    altitude: altitude, speed: walkSpeed, course: walkSpeed > 0 ? bearing : nil, source: .synthetic)
-            }
-        }
-        for index in fixes.indices.dropFirst() {
-            let previous = fixes[index - 1]
-            let elapsed = fixes[index].time.timeIntervalSince(previous.time)
-            guard let from = previous.coordinate, let to = fixes[index].coordinate, elapsed > 0 else { continue }
-            if fixes[index].speed == nil { fixes[index].speed = from.distance(to: to) / elapsed }
-            if fixes[index].course == nil, from != to { fixes[index].course = from.bearing(to: to) }
-        }
-        return fixes
-    }
-
-    private func startCoordinate() throws -> Coordinate {
-        let parts = (from ?? "").split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let latitude = parts[0], let longitude = parts[1] else {
-            throw ValidationError("--from must be LAT,LON in degrees, got '\(from ?? "")'")
-        }
-        do {
-            return try Coordinate(latitude: latitude, longitude: longitude)
-        } catch {
-            throw ValidationError("--from: \(error)")
-        }
+    /// Fills a missing speed and course from the previous fix: receivers report both, and gpsd
+    /// passes them on.
+    static func withMotion(_ fix: Fix, after previous: Fix?) -> Fix {
+        var fix = fix
+        guard let previous, let from = previous.coordinate, let to = fix.coordinate else { return fix }
+        let elapsed = fix.time.timeIntervalSince(previous.time)
+        guard elapsed > 0 else { return fix }
+        if fix.speed == nil { fix.speed = from.distance(to: to) / elapsed }
+        if fix.course == nil, from != to { fix.course = from.bearing(to: to) }
+        return fix
     }
 }

@@ -180,16 +180,7 @@ struct Simulate: AsyncParsableCommand {
     static func line(for fix: Fix, format: TimelineFormat) -> String {
         switch format {
         case .jsonl:
-            var members: [(String, JSONValue)] = [
-                ("type", .string("fix")), ("t", .string(UTCTimestamp.format(fix.time, fractionDigits: 3))),
-                ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
-                ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
-                ("accuracy", fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null),
-                ("mode", .string(fix.mode.description)),
-            ]
-            if let speed = fix.speed { members.append(("speed", JSONValue.rounded(speed, 3))) }
-            if let course = fix.course { members.append(("course", JSONValue.rounded(course, 2))) }
-            return JSONValue.object(members).text
+            return JSONValue.object(GPSDPrinter.fixMembers(fix)).text
         case .text:
             let position = fix.coordinate?.description ?? "no fix"
             let accuracy = fix.horizontalAccuracy.map { " ±\(formatFixed($0, 1)) m" } ?? ""
