@@ -33,14 +33,11 @@ extension Coordinate {
     /// Great-circle distance in metres on the sphere of radius ``Sphere/radius`` (haversine).
     ///
     /// Numerically stable for small distances, and for antipodal points (the argument of the
-    /// arcsine is clamped to 1).
+    /// arcsine is clamped to 1). Computed by ``HaversineOrigin``, so a loop that measures many
+    /// points from one centre through it gets bit-identical results.
+    @inlinable
     public func distance(to other: Coordinate) -> Double {
-        let phi1 = latitude * degreesToRadians
-        let phi2 = other.latitude * degreesToRadians
-        let sinHalfDPhi = sin((phi2 - phi1) / 2)
-        let sinHalfDLambda = sin((other.longitude - longitude) * degreesToRadians / 2)
-        let h = sinHalfDPhi * sinHalfDPhi + cos(phi1) * cos(phi2) * sinHalfDLambda * sinHalfDLambda
-        return 2 * Sphere.radius * asin(min(1, h.squareRoot()))
+        HaversineOrigin(self).distance(toLatitude: other.latitude, longitude: other.longitude)
     }
 
     /// Initial great-circle bearing from this point towards `other`, in degrees clockwise from
@@ -108,3 +105,107 @@ extension Coordinate {
             longitude: normalizedLongitude(lambda * radiansToDegrees))
     }
 }
+
+/// Haversine distances from one fixed point, with that point's trigonometry done once.
+///
+/// For loops that measure many points against one centre (index refinement, encounter
+/// checks). ``Coordinate/distance(to:)`` is defined through this type, so both give
+/// bit-identical results.
+///
+/// The haversine is h = sin²(Δφ/2) + cos φ₁ cos φ₂ sin²(Δλ/2), d = 2R asin(√h). When both half
+/// angles are at most 1/32 rad (points within about 400 km in latitude and longitude) the
+/// sines come from their Taylor series, cos φ₂ from the angle-addition formula
+/// cos φ₁ (1 − 2 sin²(Δφ/2)) − 2 sin φ₁ sin(Δφ/2) cos(Δφ/2), and the arcsine (for √h ≤ 1/32)
+/// from its series: every truncation error is below 10⁻¹⁷ relative, under the rounding error
+/// of the C library's functions, and no call leaves the loop. Farther points use the C
+/// library. `Tests/LocationCoreTests/SphericalTests.swift` checks both paths against a
+/// reference haversine.
+@frozen
+public struct HaversineOrigin: Sendable {
+    /// The centre.
+    public let coordinate: Coordinate
+    @usableFromInline let phi: Double
+    @usableFromInline let sinPhi: Double
+    @usableFromInline let cosPhi: Double
+
+    /// Prepares distances from `coordinate`.
+    @inlinable
+    public init(_ coordinate: Coordinate) {
+        self.coordinate = coordinate
+        phi = coordinate.latitude * HaversineSeries.degreesToRadians
+        sinPhi = HaversineSeries.libmSin(phi)
+        cosPhi = HaversineSeries.libmCos(phi)
+    }
+
+    /// Great-circle distance in metres from the centre to `other`.
+    @inlinable
+    public func distance(to other: Coordinate) -> Double {
+        distance(toLatitude: other.latitude, longitude: other.longitude)
+    }
+
+    /// Great-circle distance in metres from the centre to the point at `latitude`, `longitude`
+    /// (degrees; any finite longitude).
+    @inlinable
+    public func distance(toLatitude latitude: Double, longitude: Double) -> Double {
+        let halfDPhi = (latitude * HaversineSeries.degreesToRadians - phi) / 2
+        let halfDLambda = (longitude - coordinate.longitude) * HaversineSeries.degreesToRadians / 2
+        let h: Double
+        if abs(halfDPhi) <= HaversineSeries.limit && abs(halfDLambda) <= HaversineSeries.limit {
+            let s = HaversineSeries.sin(halfDPhi)
+            let c = HaversineSeries.cos(halfDPhi)
+            let sinHalfDLambda = HaversineSeries.sin(halfDLambda)
+            let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi
+            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
+        } else {
+            let s = HaversineSeries.libmSin(halfDPhi)
+            let sinHalfDLambda = HaversineSeries.libmSin(halfDLambda)
+            let cosPhi2 = HaversineSeries.libmCos(latitude * HaversineSeries.degreesToRadians)
+            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
+        }
+        let root = min(1, h.squareRoot())
+        let angle = root <= HaversineSeries.limit ? HaversineSeries.asin(root) : HaversineSeries.libmAsin(root)
+        return HaversineSeries.diameter * angle
+    }
+}
+
+/// The short-range series behind ``HaversineOrigin``, and the C library functions for the rest.
+@usableFromInline
+enum HaversineSeries {
+    // Computed properties of literals, not `static let`s: a stored global would cost a lazy
+    // initialisation check on every use in the loop.
+    @inlinable static var degreesToRadians: Double { 0.017_453_292_519_943_295 }
+    /// Largest |x| (radians) for which the series are used.
+    @inlinable static var limit: Double { 0.031_25 }
+    /// ``Sphere/radius``, as a literal for the same reason.
+    @inlinable static var diameter: Double { 12_742_017.6 }
+
+    /// sin x for |x| ≤ 1/32: x + x³·(…) up to x⁹; the next term is below 10⁻²² relative.
+    @inlinable @inline(__always)
+    static func sin(_ x: Double) -> Double {
+        let z = x * x
+        return x + x * z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5_040 + z * (1.0 / 362_880))))
+    }
+
+    /// cos x for |x| ≤ 1/32, up to x⁸; the next term is below 10⁻²¹.
+    @inlinable @inline(__always)
+    static func cos(_ x: Double) -> Double {
+        let z = x * x
+        return 1 - z * (0.5 - z * (1.0 / 24 - z * (1.0 / 720 - z * (1.0 / 40_320))))
+    }
+
+    /// asin y for 0 ≤ y ≤ 1/32, up to y¹¹; the next term is below 10⁻¹⁹ relative.
+    @inlinable @inline(__always)
+    static func asin(_ y: Double) -> Double {
+        let z = y * y
+        return y + y * z * (1.0 / 6 + z * (3.0 / 40 + z * (5.0 / 112 + z * (35.0 / 1_152 + z * (63.0 / 2_816)))))
+    }
+
+    @usableFromInline static func libmSin(_ x: Double) -> Double { cSin(x) }
+    @usableFromInline static func libmCos(_ x: Double) -> Double { cCos(x) }
+    @usableFromInline static func libmAsin(_ x: Double) -> Double { cAsin(x) }
+}
+
+// The C library's functions, under names that the series' own `sin`, `cos` and `asin` do not shadow.
+private func cSin(_ x: Double) -> Double { sin(x) }
+private func cCos(_ x: Double) -> Double { cos(x) }
+private func cAsin(_ x: Double) -> Double { asin(x) }

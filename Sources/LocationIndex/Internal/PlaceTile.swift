@@ -161,6 +161,9 @@ struct PlaceTileView {
         if count > 0 && textBase + Int(textEnd(2 * count - 1)) != bytes.count { throw Self.corrupt(path) }
     }
 
+    /// Bytes of id and name text in the part.
+    var textByteCount: Int { bytes.count - textBase }
+
     private static func corrupt(_ path: String) -> IndexError {
         IndexError(.corrupt, "a placeTile row is malformed; delete the file and rebuild it with `locsim index import`", path: path)
     }
@@ -189,18 +192,17 @@ struct PlaceTileView {
         return String(decoding: slice, as: UTF8.self)
     }
     @inline(__always) func id(_ index: Int) -> String { text(2 * index) }
-    /// The UTF-8 bytes of the id and the name of place `index`, valid while `bytes` is.
-    @inline(__always) func textBytes(_ index: Int) -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer) {
+    @inline(__always) func name(_ index: Int) -> String { text(2 * index + 1) }
+    /// The UTF-8 bytes of the id followed by the name of place `index` (they are adjacent in
+    /// the text), and the id's length; valid while `bytes` is.
+    @inline(__always) func textSpan(_ index: Int) -> (UnsafeRawBufferPointer, Int) {
+        // Clamped like `text(_:)`.
         let limit = bytes.count - textBase
         let idStart = min(index == 0 ? 0 : textEnd(2 * index - 1), limit)
         let idEnd = min(max(idStart, textEnd(2 * index)), limit)
         let nameEnd = min(max(idEnd, textEnd(2 * index + 1)), limit)
-        return (
-            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idStart)..<(textBase + idEnd)]),
-            UnsafeRawBufferPointer(rebasing: bytes[(textBase + idEnd)..<(textBase + nameEnd)])
-        )
+        return (UnsafeRawBufferPointer(rebasing: bytes[(textBase + idStart)..<(textBase + nameEnd)]), idEnd - idStart)
     }
-    @inline(__always) func name(_ index: Int) -> String { text(2 * index + 1) }
 
     /// First index whose latitude is ≥ `latitudeE7` (entries are sorted by latitude).
     @inline(__always) func firstIndex(latitudeAtLeast latitudeE7: Int32) -> Int {

@@ -11,7 +11,7 @@ final class ReadConnection: @unchecked Sendable {
     private let tiles: SQLiteStatement
     private let begin: SQLiteStatement
     private let commit: SQLiteStatement
-    private var kinds: [String] = []
+    private(set) var kinds: [String] = []
 
     init(path: String, readOnly: Bool) throws(IndexError) {
         connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false)
@@ -43,131 +43,221 @@ final class ReadConnection: @unchecked Sendable {
     }
 
     /// A candidate that passed the exact test, kept as plain values until sorting is done:
-    /// its text lives in ``text``, so no `String` is made for a place the limit drops.
+    /// its id and name bytes live in the scratch text, so no `String` is made for a place the
+    /// limit drops.
     private struct Hit {
         var distance: Double
         var latitudeE7: Int32
         var longitudeE7: Int32
         var level: Int32
+        var textStart: Int32
         var kindCode: UInt16
         var idLength: UInt16
-        var textStart: Int32
         var nameLength: UInt16
     }
 
-    /// Scratch space reused by every query on this connection.
-    private var hits: [Hit] = []
-    private var text: [UInt8] = []
+    /// A place of the tile being read that lies inside the cap's box, and its distance.
+    private struct Candidate {
+        var index: Int32
+        var distance: Double
+    }
+
+    /// A hit's place in the result order: sorting moves these 16-byte keys, not the hits.
+    private struct Ranked {
+        var distance: Double
+        var hit: Int32
+    }
+
+    /// Buffers reused by every query on this connection. The arrays serve as storage with their
+    /// own fill counts, grown before each tile, so the loops write through pointers with no
+    /// per-element capacity or uniqueness checks.
+    private struct Scratch {
+        var candidates: [Candidate] = []
+        var hits: [Hit] = []
+        var hitCount = 0
+        var text: [UInt8] = []
+        var textCount = 0
+        var ranked: [Ranked] = []
+        var radix = RadixScratch()
+
+        /// Room for `places` more hits and candidates and `textBytes` more text.
+        mutating func reserve(places: Int, textBytes: Int) {
+            if candidates.count < places {
+                candidates += repeatElement(Candidate(index: 0, distance: 0), count: places - candidates.count)
+            }
+            if hits.count < hitCount + places {
+                let empty = Hit(
+                    distance: 0, latitudeE7: 0, longitudeE7: 0, level: 0, textStart: 0, kindCode: 0, idLength: 0, nameLength: 0)
+                hits += repeatElement(empty, count: max(hitCount + places, 2 * hits.count) - hits.count)
+            }
+            if text.count < textCount + textBytes {
+                text += repeatElement(0, count: max(textCount + textBytes, 2 * text.count) - text.count)
+            }
+        }
+    }
+
+    private var scratch = Scratch()
+
+    /// The radix sort's buffers: keys, the other half of the ping-pong, three 2,048-bucket counts.
+    private struct RadixScratch {
+        var keys: [UInt64] = []
+        var spare: [UInt64] = []
+        var counts: [Int32] = []
+
+        mutating func prepare(count: Int) {
+            if keys.count < count {
+                keys = [UInt64](repeating: 0, count: max(count, 2 * keys.count))
+                spare = keys
+            }
+            if counts.isEmpty { counts = [Int32](repeating: 0, count: 3 * 2_048) }
+        }
+    }
 
     /// Reads the tiles in `rowRanges`, keeps the places within `radius`, sorts and limits.
     func search(
         center: Coordinate, radius: Double, cap: SearchCap, rowRanges: [(Int64, Int64)], limit: Int?
     ) throws(IndexError) -> [NearbyPlace] {
-        // Take the scratch buffers out of the object: locals need no dynamic exclusivity checks.
-        var hits = self.hits, text = self.text
-        self.hits = []
-        self.text = []
-        hits.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
-        defer {
-            self.hits = hits
-            self.text = text
-        }
+        // Take the scratch space out of the object: a local needs no dynamic exclusivity checks.
+        var scratch = self.scratch
+        self.scratch = Scratch()
+        defer { self.scratch = scratch }
+        scratch.hitCount = 0
+        scratch.textCount = 0
         // Several range reads must see one snapshot: wrap them in one read transaction.
         let needsTransaction = rowRanges.count > 1
         if needsTransaction { try begin.run() }
         do throws(IndexError) {
+            let origin = HaversineOrigin(center)
             for range in rowRanges {
-                try collect(center: center, radius: radius, cap: cap, range: range, hits: &hits, text: &text)
+                try collect(origin: origin, radius: radius, cap: cap, range: range, into: &scratch)
             }
             if needsTransaction { try commit.run() }
         } catch {
             tiles.reset()
             throw IndexSchema.rollback(connection, after: error)
         }
-        // Sort by distance alone (a tight loop on doubles), then order runs of equal distance by id.
-        Self.sortByDistance(&hits, radius: radius)
-        var runStart = 0
-        while runStart < hits.count {
-            var runEnd = runStart + 1
-            while runEnd < hits.count && hits[runEnd].distance == hits[runStart].distance { runEnd += 1 }
-            if runEnd - runStart > 1 {
-                hits[runStart..<runEnd].sort {
-                    Self.string(text, $0.textStart, $0.idLength) < Self.string(text, $1.textStart, $1.idLength)
-                }
-            }
-            runStart = runEnd
-        }
-        let count = min(hits.count, limit ?? hits.count)
-        var result: [NearbyPlace] = []
-        result.reserveCapacity(count)
-        for hit in hits[..<count] {
-            let place = Place(
-                id: Self.string(text, hit.textStart, hit.idLength),
-                name: Self.string(text, hit.textStart + Int32(hit.idLength), hit.nameLength),
-                coordinate: Coordinate(
-                    validLatitude: PlaceRecord.degrees(hit.latitudeE7), longitude: PlaceRecord.degrees(hit.longitudeE7)),
-                kind: try kindName(hit.kindCode),
-                level: hit.level == PlaceRecord.noLevel ? nil : Int(hit.level))
-            result.append(NearbyPlace(place: place, distance: hit.distance))
-        }
-        return result
-    }
-
-    /// Sorts by distance in expected linear time: distances lie in 0...radius, so a counting
-    /// pass spreads them over `count` buckets, and each bucket (a few hits on average) is
-    /// finished by insertion sort; a crowded bucket falls back to the library sort.
-    private static func sortByDistance(_ hits: inout [Hit], radius: Double) {
-        let count = hits.count
-        guard count > 64 else {
-            hits.withUnsafeMutableBufferPointer { $0.sort { $0.distance < $1.distance } }
-            return
-        }
-        let scale = Double(count) / radius
-        var starts = [Int](repeating: 0, count: count + 1)
-        hits.withUnsafeBufferPointer { hits in
-            for hit in hits { starts[min(Int(hit.distance * scale), count - 1) + 1] += 1 }
-        }
-        for bucket in 0..<count { starts[bucket + 1] += starts[bucket] }
-        let sorted = [Hit](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var next = starts
-            for hit in hits {
-                let bucket = min(Int(hit.distance * scale), count - 1)
-                (buffer.baseAddress! + next[bucket]).initialize(to: hit)
-                next[bucket] += 1
-            }
-            initialized = count
-            for bucket in 0..<count {
-                let low = starts[bucket], high = starts[bucket + 1]
-                if high - low > 32 {
-                    var crowded = UnsafeMutableBufferPointer(rebasing: buffer[low..<high])
-                    crowded.sort { $0.distance < $1.distance }
-                } else if high - low > 1 {
-                    for position in (low + 1)..<high {
-                        let hit = buffer[position]
-                        var slot = position
-                        while slot > low && buffer[slot - 1].distance > hit.distance {
-                            buffer[slot] = buffer[slot - 1]
-                            slot -= 1
+        let hitCount = scratch.hitCount
+        return try scratch.hits.withUnsafeBufferPointer { allHits throws(IndexError) in
+            let hits = UnsafeBufferPointer(rebasing: allHits[..<hitCount])
+            Self.rank(hits, radius: radius, into: &scratch.ranked, scratch: &scratch.radix)
+            return try scratch.text.withUnsafeBufferPointer { text throws(IndexError) in
+                try scratch.ranked.withUnsafeMutableBufferPointer { ranked throws(IndexError) in
+                    @inline(__always) func string(_ start: Int32, _ length: UInt16) -> String {
+                        String(decoding: UnsafeBufferPointer(rebasing: text[Int(start)..<(Int(start) + Int(length))]), as: UTF8.self)
+                    }
+                    // Runs of equal distance (duplicates, or places mirrored about the centre) go by id.
+                    var runStart = 0
+                    while runStart < ranked.count {
+                        var runEnd = runStart + 1
+                        while runEnd < ranked.count && ranked[runEnd].distance == ranked[runStart].distance { runEnd += 1 }
+                        if runEnd - runStart > 1 {
+                            var run = UnsafeMutableBufferPointer(rebasing: ranked[runStart..<runEnd])
+                            run.sort {
+                                let a = hits[Int($0.hit)], b = hits[Int($1.hit)]
+                                return string(a.textStart, a.idLength) < string(b.textStart, b.idLength)
+                            }
                         }
-                        buffer[slot] = hit
+                        runStart = runEnd
+                    }
+                    let count = min(ranked.count, limit ?? ranked.count)
+                    // Load the kind names before building the result, so building cannot fail halfway:
+                    // codes are consecutive, so loading the largest loads them all.
+                    var largestKind: UInt16 = 0
+                    for position in 0..<count { largestKind = max(largestKind, hits[Int(ranked[position].hit)].kindCode) }
+                    _ = try kindName(largestKind)
+                    let kinds = self.kinds
+                    return [NearbyPlace](unsafeUninitializedCapacity: count) { result, initialized in
+                        for position in 0..<count {
+                            let hit = hits[Int(ranked[position].hit)]
+                            let place = Place(
+                                id: string(hit.textStart, hit.idLength),
+                                name: string(hit.textStart + Int32(hit.idLength), hit.nameLength),
+                                coordinate: Coordinate(
+                                    validLatitude: PlaceRecord.degrees(hit.latitudeE7),
+                                    longitude: PlaceRecord.degrees(hit.longitudeE7)),
+                                kind: kinds[Int(hit.kindCode)],
+                                level: hit.level == PlaceRecord.noLevel ? nil : Int(hit.level))
+                            (result.baseAddress! + position).initialize(to: NearbyPlace(place: place, distance: hit.distance))
+                        }
+                        initialized = count
                     }
                 }
             }
         }
-        hits = sorted
     }
 
-    @inline(__always)
-    private static func string(_ text: [UInt8], _ start: Int32, _ length: UInt16) -> String {
-        text.withUnsafeBufferPointer { buffer in
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[Int(start)..<(Int(start) + Int(length))]), as: UTF8.self)
+    /// Orders the hits by distance in linear time. Each hit gets a 32-bit key, its distance as a
+    /// fraction of the radius (monotone in the distance); a three-pass LSD radix sort (11, 11
+    /// and 10 bits) orders the keys, stably; a final insertion pass orders hits whose keys are
+    /// equal (distances within radius / 2³² of each other) by their exact distance. Only 8-byte
+    /// keys and 16-byte ``Ranked`` values move.
+    private static func rank(
+        _ hits: UnsafeBufferPointer<Hit>, radius: Double, into ranked: inout [Ranked], scratch: inout RadixScratch
+    ) {
+        let count = hits.count
+        ranked.removeAll(keepingCapacity: true)
+        guard count > 64 else {
+            for (index, hit) in hits.enumerated() { ranked.append(Ranked(distance: hit.distance, hit: Int32(index))) }
+            ranked.withUnsafeMutableBufferPointer { $0.sort { $0.distance < $1.distance } }
+            return
+        }
+        scratch.prepare(count: count)
+        let scale = Double(UInt32.max) / radius
+        scratch.keys.withUnsafeMutableBufferPointer { keys in
+            scratch.spare.withUnsafeMutableBufferPointer { spare in
+                scratch.counts.withUnsafeMutableBufferPointer { counts in
+                    counts.update(repeating: 0)
+                    for (index, hit) in hits.enumerated() {
+                        let fraction = UInt64(min(hit.distance * scale, Double(UInt32.max)))
+                        keys[index] = fraction << 32 | UInt64(index)
+                        counts[Int(fraction & 0x7FF)] += 1
+                        counts[2_048 + Int(fraction >> 11 & 0x7FF)] += 1
+                        counts[4_096 + Int(fraction >> 22)] += 1
+                    }
+                    for digit in 0..<3 {
+                        var total: Int32 = 0
+                        for bucket in (digit * 2_048)..<(digit * 2_048 + 2_048) {
+                            let size = counts[bucket]
+                            counts[bucket] = total
+                            total += size
+                        }
+                    }
+                    var source = keys, target = spare
+                    for (digit, shift) in [(0, UInt64(32)), (1, 43), (2, 54)] {
+                        let base = digit * 2_048
+                        for key in source[..<count] {
+                            let bucket = base + Int(key >> shift & 0x7FF)
+                            target[Int(counts[bucket])] = key
+                            counts[bucket] += 1
+                        }
+                        swap(&source, &target)
+                    }
+                    ranked = [Ranked](unsafeUninitializedCapacity: max(count, ranked.capacity)) { buffer, initialized in
+                        for position in 0..<count {
+                            let index = Int(truncatingIfNeeded: source[position] & 0xFFFF_FFFF)
+                            (buffer.baseAddress! + position).initialize(
+                                to: Ranked(distance: hits[index].distance, hit: Int32(index)))
+                        }
+                        initialized = count
+                        // Equal keys: exact order by distance (the array is nearly sorted).
+                        for position in 1..<count where buffer[position - 1].distance > buffer[position].distance {
+                            let key = buffer[position]
+                            var slot = position
+                            while slot > 0 && buffer[slot - 1].distance > key.distance {
+                                buffer[slot] = buffer[slot - 1]
+                                slot -= 1
+                            }
+                            buffer[slot] = key
+                        }
+                    }
+                }
+            }
         }
     }
 
     @inline(__always)
     private func collect(
-        center: Coordinate, radius: Double, cap: SearchCap, range: (Int64, Int64), hits: inout [Hit], text: inout [UInt8]
+        origin: HaversineOrigin, radius: Double, cap: SearchCap, range: (Int64, Int64), into scratch: inout Scratch
     ) throws(IndexError) {
         defer { tiles.reset() }
         try tiles.bind(range.0, at: 1)
@@ -181,29 +271,51 @@ final class ReadConnection: @unchecked Sendable {
         while try tiles.step() {
             try tiles.withBlob(0) { bytes throws(IndexError) in
                 let tile = try PlaceTileView(bytes, path: path)
-                var index = tile.firstIndex(latitudeAtLeast: south)
-                while index < tile.count {
-                    let latitude = tile.latitudeE7(index)
-                    if latitude > north { break }
-                    let longitude = tile.longitudeE7(index)
-                    let wide = Int64(longitude)
-                    if allLongitudes || first.contains(wide) || second.contains(wide) {
-                        let coordinate = Coordinate(
-                            validLatitude: PlaceRecord.degrees(latitude), longitude: PlaceRecord.degrees(longitude))
-                        let distance = center.distance(to: coordinate)
-                        if distance <= radius {
-                            let (id, name) = tile.textBytes(index)
-                            let start = Int32(text.count)
-                            text.append(contentsOf: id)
-                            text.append(contentsOf: name)
-                            hits.append(
-                                Hit(
-                                    distance: distance, latitudeE7: latitude, longitudeE7: longitude, level: tile.level(index),
-                                    kindCode: tile.kindCode(index), idLength: UInt16(id.count), textStart: start,
-                                    nameLength: UInt16(name.count)))
+                scratch.reserve(places: tile.count, textBytes: tile.textByteCount)
+                var hitCount = scratch.hitCount, textCount = scratch.textCount
+                defer {
+                    scratch.hitCount = hitCount
+                    scratch.textCount = textCount
+                }
+                scratch.candidates.withUnsafeMutableBufferPointer { candidates in
+                    // Pass 1: the places inside the box.
+                    var candidateCount = 0
+                    var index = tile.firstIndex(latitudeAtLeast: south)
+                    while index < tile.count {
+                        let latitude = tile.latitudeE7(index)
+                        if latitude > north { break }
+                        let longitude = Int64(tile.longitudeE7(index))
+                        if allLongitudes || first.contains(longitude) || second.contains(longitude) {
+                            candidates[candidateCount] = Candidate(index: Int32(index), distance: 0)
+                            candidateCount += 1
+                        }
+                        index += 1
+                    }
+                    // Pass 2: their distances, in a loop with no branch on the result, so the
+                    // processor overlaps consecutive candidates.
+                    for position in 0..<candidateCount {
+                        let index = Int(candidates[position].index)
+                        candidates[position].distance = origin.distance(
+                            toLatitude: PlaceRecord.degrees(tile.latitudeE7(index)),
+                            longitude: PlaceRecord.degrees(tile.longitudeE7(index)))
+                    }
+                    // Pass 3: the hits, with their text copied out of the row.
+                    scratch.hits.withUnsafeMutableBufferPointer { hits in
+                        scratch.text.withUnsafeMutableBytes { text in
+                            for candidate in candidates[..<candidateCount] where candidate.distance <= radius {
+                                let index = Int(candidate.index)
+                                let (bytes, idLength) = tile.textSpan(index)
+                                (text.baseAddress! + textCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                                hits[hitCount] = Hit(
+                                    distance: candidate.distance, latitudeE7: tile.latitudeE7(index),
+                                    longitudeE7: tile.longitudeE7(index), level: tile.level(index),
+                                    textStart: Int32(textCount), kindCode: tile.kindCode(index), idLength: UInt16(idLength),
+                                    nameLength: UInt16(bytes.count - idLength))
+                                hitCount += 1
+                                textCount += bytes.count
+                            }
                         }
                     }
-                    index += 1
                 }
             }
         }
