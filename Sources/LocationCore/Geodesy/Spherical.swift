@@ -37,7 +37,11 @@ extension Coordinate {
     /// points from one centre through it gets bit-identical results.
     @inlinable
     public func distance(to other: Coordinate) -> Double {
-        HaversineOrigin(self).distance(toLatitude: other.latitude, longitude: other.longitude)
+        // The origin's formula, computing sin φ₁ only when the series path needs it.
+        let phi = latitude * HaversineSeries.degreesToRadians
+        return HaversineSeries.distance(
+            phi: phi, longitude: longitude, cosPhi: HaversineSeries.libmCos(phi), sinPhi: HaversineSeries.libmSin(phi),
+            toLatitude: other.latitude, longitude: other.longitude)
     }
 
     /// Initial great-circle bearing from this point towards `other`, in degrees clockwise from
@@ -147,24 +151,9 @@ public struct HaversineOrigin: Sendable {
     /// (degrees; any finite longitude).
     @inlinable
     public func distance(toLatitude latitude: Double, longitude: Double) -> Double {
-        let halfDPhi = (latitude * HaversineSeries.degreesToRadians - phi) / 2
-        let halfDLambda = (longitude - coordinate.longitude) * HaversineSeries.degreesToRadians / 2
-        let h: Double
-        if abs(halfDPhi) <= HaversineSeries.limit && abs(halfDLambda) <= HaversineSeries.limit {
-            let s = HaversineSeries.sin(halfDPhi)
-            let c = HaversineSeries.cos(halfDPhi)
-            let sinHalfDLambda = HaversineSeries.sin(halfDLambda)
-            let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi
-            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
-        } else {
-            let s = HaversineSeries.libmSin(halfDPhi)
-            let sinHalfDLambda = HaversineSeries.libmSin(halfDLambda)
-            let cosPhi2 = HaversineSeries.libmCos(latitude * HaversineSeries.degreesToRadians)
-            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
-        }
-        let root = min(1, h.squareRoot())
-        let angle = root <= HaversineSeries.limit ? HaversineSeries.asin(root) : HaversineSeries.libmAsin(root)
-        return HaversineSeries.diameter * angle
+        HaversineSeries.distance(
+            phi: phi, longitude: coordinate.longitude, cosPhi: cosPhi, sinPhi: sinPhi, toLatitude: latitude,
+            longitude: longitude)
     }
 }
 
@@ -198,6 +187,32 @@ enum HaversineSeries {
     static func asin(_ y: Double) -> Double {
         let z = y * y
         return y + y * z * (1.0 / 6 + z * (3.0 / 40 + z * (5.0 / 112 + z * (35.0 / 1_152 + z * (63.0 / 2_816)))))
+    }
+
+    /// The haversine from (φ₁ in radians, λ₁ in degrees), given cos φ₁ and, lazily, sin φ₁
+    /// (only the series path needs it).
+    @inlinable @inline(__always)
+    static func distance(
+        phi: Double, longitude longitude1: Double, cosPhi: Double, sinPhi: @autoclosure () -> Double,
+        toLatitude latitude: Double, longitude: Double
+    ) -> Double {
+        let halfDPhi = (latitude * degreesToRadians - phi) / 2
+        let halfDLambda = (longitude - longitude1) * degreesToRadians / 2
+        let h: Double
+        if abs(halfDPhi) <= limit && abs(halfDLambda) <= limit {
+            let s = sin(halfDPhi)
+            let c = cos(halfDPhi)
+            let sinHalfDLambda = sin(halfDLambda)
+            let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi()
+            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
+        } else {
+            let s = libmSin(halfDPhi)
+            let sinHalfDLambda = libmSin(halfDLambda)
+            let cosPhi2 = libmCos(latitude * degreesToRadians)
+            h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
+        }
+        let root = min(1, h.squareRoot())
+        return diameter * (root <= limit ? asin(root) : libmAsin(root))
     }
 
     @usableFromInline static func libmSin(_ x: Double) -> Double { cSin(x) }

@@ -38,14 +38,17 @@ public struct EncounterTracker: Sendable, Hashable {
     ///
     /// - Returns: The places met at this position, nearest first (ties by id).
     public mutating func update(position: Coordinate, places: some Sequence<Place>) -> [Encounter] {
+        // One prepared origin for every place on the map (bit-identical to distance(to:)).
+        let origin = HaversineOrigin(position)
         // Re-arm first: leaving a place's wider circle makes it meetable again.
-        for (id, coordinate) in disarmed where position.distance(to: coordinate) > 2 * reach {
+        for (id, coordinate) in disarmed where origin.distance(to: coordinate) > 2 * reach {
             disarmed.removeValue(forKey: id)
         }
         var met: [Encounter] = []
-        for place in places where disarmed[place.id] == nil {
-            let distance = position.distance(to: place.coordinate)
-            if distance <= reach {
+        // Distance first: it is cheaper than hashing the id, and most places are out of reach.
+        for place in places {
+            let distance = origin.distance(to: place.coordinate)
+            if distance <= reach && disarmed[place.id] == nil {
                 met.append(Encounter(place: place, distance: distance))
                 disarmed[place.id] = place.coordinate
             }
