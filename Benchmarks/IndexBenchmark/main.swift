@@ -149,7 +149,8 @@ func run(directory: String, geoNames: String?) throws {
             "\(dataset.name)\timport_s=\(String(format: "%.2f", importSeconds))\tplaces=\(report.placeCount)"
                 + "\tfile_bytes=\(statistics.fileBytes)\tname_bytes=\(statistics.nameBytes)"
                 + "\tbytes_per_place_beyond_names=\(String(format: "%.1f", statistics.bytesPerPlaceBeyondNames ?? 0))"
-                + "\ttile_rows=\(statistics.tileRowCount)")
+                + "\ttile_rows=\(statistics.tileRowCount)\trows_per_level=\(statistics.rowsPerLevel.map(String.init).joined(separator: ","))"
+                + "\tsplit_nodes=\(statistics.splitNodeCount)")
         // Everything, for PostGIS to load exactly the same stored coordinates and ids.
         let all = try index.places(near: Coordinate(latitude: 0, longitude: 0), within: Sphere.halfCircumference)
         var export = ""

@@ -170,9 +170,18 @@ public final class NearbyIndex: Sendable {
             throw IndexError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
         }
         let cap = SearchCap(center: center, radius: radius)
-        let ranges = cap.rowRanges(in: grid)
         return try withReader { reader throws(IndexError) in
-            try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
+            // Which rows to read depends on the split nodes, so they must be those of the
+            // snapshot the rows come from: the connection's copy holds while no commit has
+            // happened since it was loaded (the data version after the reads says so);
+            // otherwise reload it and read again.
+            while true {
+                let splits = try reader.currentSplitNodes()
+                let ranges = cap.rowRanges(in: grid, splits: splits)
+                let result = try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
+                if try reader.connection.dataVersion() == splits.dataVersion { return result }
+                reader.splitNodes = nil
+            }
         }
     }
 

@@ -66,32 +66,92 @@ package struct SearchCap: Sendable, Hashable {
     private static func floorE7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
     private static func ceilE7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.up)) }
 
-    /// The `placeTile` row-id ranges to read, merged where consecutive.
-    func rowRanges(in grid: TileGrid) -> [(Int64, Int64)] {
-        let firstBand = grid.band(latitudeE7: latitudeE7.lowerBound)
-        let lastBand = grid.band(latitudeE7: latitudeE7.upperBound)
-        var keys: [(Int64, Int64)] = []
-        if coversAllLongitudes {
-            keys.append((firstBand * grid.cellsPerBand, lastBand * grid.cellsPerBand + grid.cellsPerBand - 1))
-        } else {
-            for band in firstBand...lastBand {
-                for range in longitudeE7 {
-                    let base = band * grid.cellsPerBand
-                    keys.append((
-                        base + grid.cell(longitudeE7: range.lowerBound), base + grid.cell(longitudeE7: range.upperBound)
-                    ))
+    /// The `placeTile` row-id ranges to read, sorted and merged where consecutive.
+    ///
+    /// Walks the levels down from the top: a node meeting the box is read (its row-id range)
+    /// unless it is split, in which case its children meeting the box are visited instead.
+    /// Level-0 nodes are never split, so their consecutive cells in a band are one range.
+    func rowRanges(in grid: TileGrid, splits: SplitNodes) -> [(Int64, Int64)] {
+        var builder = RangeBuilder(
+            grid: grid, splits: splits, firstBand: grid.band(latitudeE7: latitudeE7.lowerBound),
+            lastBand: grid.band(latitudeE7: latitudeE7.upperBound))
+        let cellRanges: [(Int64, Int64)] =
+            coversAllLongitudes
+            ? [(0, grid.cellsPerBand - 1)]
+            : longitudeE7.map { (grid.cell(longitudeE7: $0.lowerBound), grid.cell(longitudeE7: $0.upperBound)) }
+        let top = TileGrid.topLevel
+        let shift = Int64(2 * top)
+        for cells in cellRanges {
+            builder.firstCell = cells.0
+            builder.lastCell = cells.1
+            builder.visit(
+                level: top, bands: (builder.firstBand >> shift, builder.lastBand >> shift), cells: (cells.0 >> shift, cells.1 >> shift))
+        }
+        var ranges = builder.ranges
+        if ranges.count > 1 { ranges.sort { $0.0 < $1.0 } }
+        var merged: [(Int64, Int64)] = []
+        merged.reserveCapacity(ranges.count)
+        for range in ranges {
+            if let last = merged.last, range.0 <= last.1 + 1 {
+                merged[merged.count - 1].1 = max(last.1, range.1)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+}
+
+/// The walk behind ``SearchCap/rowRanges(in:splits:)`` for one longitude range of the box.
+private struct RangeBuilder {
+    let grid: TileGrid
+    let splits: SplitNodes
+    /// The box in level-0 bands and cells.
+    let firstBand: Int64
+    let lastBand: Int64
+    var firstCell: Int64 = 0
+    var lastCell: Int64 = 0
+    var ranges: [(Int64, Int64)] = []
+
+    init(grid: TileGrid, splits: SplitNodes, firstBand: Int64, lastBand: Int64) {
+        self.grid = grid
+        self.splits = splits
+        self.firstBand = firstBand
+        self.lastBand = lastBand
+    }
+
+    /// Visits the nodes of `level` in `bands` × `cells` (inclusive, already clipped to the box).
+    mutating func visit(level: Int, bands: (Int64, Int64), cells: (Int64, Int64)) {
+        let perBand = grid.cellsPerBand(level: level)
+        if level == 0 {
+            for band in bands.0...bands.1 {
+                ranges.append(grid.rowRange(level: 0, firstKey: band * perBand + cells.0, lastKey: band * perBand + cells.1))
+            }
+            return
+        }
+        // The box at the level below, to clip children to.
+        let shift = Int64(2 * (level - 1))
+        let childBands = (firstBand >> shift, lastBand >> shift)
+        let childCells = (firstCell >> shift, lastCell >> shift)
+        for band in bands.0...bands.1 {
+            let base = band * perBand
+            var runStart: Int64? = nil
+            for cell in cells.0...cells.1 {
+                if splits.contains(TileGrid.rowID(level: level, key: base + cell)) {
+                    if let start = runStart {
+                        ranges.append(grid.rowRange(level: level, firstKey: base + start, lastKey: base + cell - 1))
+                        runStart = nil
+                    }
+                    visit(
+                        level: level - 1, bands: (max(band << 2, childBands.0), min(band << 2 + 3, childBands.1)),
+                        cells: (max(cell << 2, childCells.0), min(cell << 2 + 3, childCells.1)))
+                } else if runStart == nil {
+                    runStart = cell
                 }
             }
-            keys.sort { $0.0 < $1.0 }
-        }
-        var merged: [(Int64, Int64)] = []
-        for key in keys {
-            if let last = merged.last, key.0 <= last.1 + 1 {
-                merged[merged.count - 1].1 = max(last.1, key.1)
-            } else {
-                merged.append(key)
+            if let start = runStart {
+                ranges.append(grid.rowRange(level: level, firstKey: base + start, lastKey: base + cells.1))
             }
         }
-        return merged.map { grid.rowRange(firstKey: $0.0, lastKey: $0.1) }
     }
 }
