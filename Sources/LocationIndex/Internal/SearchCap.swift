@@ -72,33 +72,71 @@ package struct SearchCap: Sendable, Hashable {
     /// unless it is split, in which case its children meeting the box are visited instead.
     /// Level-0 nodes are never split, so their consecutive cells in a band are one range.
     func rowRanges(in grid: TileGrid, splits: SplitNodes) -> [(Int64, Int64)] {
+        // One array, built and merged in place: this runs on every query, 100 m ones included.
         var builder = RangeBuilder(
             grid: grid, splits: splits, firstBand: grid.band(latitudeE7: latitudeE7.lowerBound),
             lastBand: grid.band(latitudeE7: latitudeE7.upperBound))
-        let cellRanges: [(Int64, Int64)] =
-            coversAllLongitudes
-            ? [(0, grid.cellsPerBand - 1)]
-            : longitudeE7.map { (grid.cell(longitudeE7: $0.lowerBound), grid.cell(longitudeE7: $0.upperBound)) }
-        let top = TileGrid.topLevel
-        let shift = Int64(2 * top)
-        for cells in cellRanges {
-            builder.firstCell = cells.0
-            builder.lastCell = cells.1
-            builder.visit(
-                level: top, bands: (builder.firstBand >> shift, builder.lastBand >> shift), cells: (cells.0 >> shift, cells.1 >> shift))
-        }
-        var ranges = builder.ranges
-        if ranges.count > 1 { ranges.sort { $0.0 < $1.0 } }
-        var merged: [(Int64, Int64)] = []
-        merged.reserveCapacity(ranges.count)
-        for range in ranges {
-            if let last = merged.last, range.0 <= last.1 + 1 {
-                merged[merged.count - 1].1 = max(last.1, range.1)
+        builder.ranges.reserveCapacity(8)
+        let passes = coversAllLongitudes ? 1 : longitudeE7.count
+        for pass in 0..<passes {
+            if coversAllLongitudes {
+                builder.firstCell = 0
+                builder.lastCell = grid.cellsPerBand - 1
             } else {
-                merged.append(range)
+                builder.firstCell = grid.cell(longitudeE7: longitudeE7[pass].lowerBound)
+                builder.lastCell = grid.cell(longitudeE7: longitudeE7[pass].upperBound)
+            }
+            let passStart = builder.ranges.count
+            let shift = Int64(2 * TileGrid.topLevel)
+            builder.visit(
+                level: TileGrid.topLevel, bands: (builder.firstBand >> shift, builder.lastBand >> shift),
+                cells: (builder.firstCell >> shift, builder.lastCell >> shift))
+            // Within one longitude range of the box, the rows of one level and band lying between
+            // two of these ranges belong to no other node (a node of the box there is split, or
+            // below a stored node, so it has no row at this level): one range per level and
+            // band reads the same rows with fewer seeks.
+            if builder.ranges.count - passStart > 1 {
+                builder.ranges[passStart...].sort { $0.0 < $1.0 }
+                var kept = passStart
+                var keptBand = Self.levelAndBand(builder.ranges[passStart].0, grid)
+                for index in (passStart + 1)..<builder.ranges.count {
+                    let range = builder.ranges[index]
+                    let band = Self.levelAndBand(range.0, grid)
+                    if band == keptBand {
+                        builder.ranges[kept].1 = max(builder.ranges[kept].1, range.1)
+                    } else {
+                        kept += 1
+                        builder.ranges[kept] = range
+                        keptBand = band
+                    }
+                }
+                builder.ranges.removeSubrange((kept + 1)...)
             }
         }
-        return merged
+        var ranges: [(Int64, Int64)] = []
+        swap(&ranges, &builder.ranges)
+        guard ranges.count > 1 else { return ranges }
+        if passes > 1 { ranges.sort { $0.0 < $1.0 } }
+        // Join ranges that touch or overlap (consecutive bands read whole, or the two halves of
+        // an antimeridian box).
+        var kept = 0
+        for index in 1..<ranges.count {
+            if ranges[index].0 <= ranges[kept].1 + 1 {
+                ranges[kept].1 = max(ranges[kept].1, ranges[index].1)
+            } else {
+                kept += 1
+                ranges[kept] = ranges[index]
+            }
+        }
+        ranges.removeSubrange((kept + 1)...)
+        return ranges
+    }
+
+    /// Level and band of a row id, as one comparable value.
+    @inline(__always) private static func levelAndBand(_ rowID: Int64, _ grid: TileGrid) -> Int64 {
+        let level = rowID >> TileGrid.levelShift
+        let band = ((rowID >> TileGrid.partBits) & TileGrid.nodeKeyMask) / grid.cellsPerBand(level: Int(level))
+        return level << 32 | band
     }
 }
 
