@@ -43,7 +43,7 @@ for key in $(cut -f1,2 "$WORK/old/rounds.tsv" | tr '\t' ':' | sort -u); do
     printf '%s\t%s m\t%s\t%s\t%s\t%s\n' "$set_name" "$radius" "${row[@]}"
 done
 printf '\ndata\tfigure\told\tnew (medians over %s rounds)\n' "$ROUNDS"
-for key in $(cut -f1,2 "$WORK/old/notes.tsv" | tr '\t' ':' | sort -u); do
+for key in $(cut -f1,2 "$WORK/old/notes.tsv" "$WORK/new/notes.tsv" | tr '\t' ':' | sort -u); do
     set_name=${key%%:*}; figure=${key##*:}
     values=()
     for side in old new; do
