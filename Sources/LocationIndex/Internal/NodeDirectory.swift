@@ -11,13 +11,11 @@
 struct SplitNodes {
     /// `ReadConnection.dataVersion` of the snapshot the nodes were read from.
     let dataVersion: UInt32
-    let count: Int
     private let slots: [Int64]
     private let mask: Int
 
     init(nodes: [Int64], dataVersion: UInt32) {
         self.dataVersion = dataVersion
-        count = nodes.count
         var capacity = 16
         while capacity < nodes.count * 2 { capacity *= 2 }
         var slots = [Int64](repeating: 0, count: capacity)

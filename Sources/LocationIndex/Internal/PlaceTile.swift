@@ -26,7 +26,9 @@ struct PlaceRecord: Sendable {
 ///
 /// A tile's key is `band * cellsPerBand + cell`, so one band's cells are consecutive keys and a
 /// longitude range in one band is one key range. Rows of `placeTile` are keyed
-/// `key << 16 | part`: a tile with more places than fit in one row is split into parts.
+/// `level << 48 | key << 16 | part`: nodes of levels 1...5 group 4^level × 4^level tiles (see
+/// the Levels section below), and a node with more places than fit in one row is split into
+/// parts. Level 0 is the v1 layout `key << 16 | part`.
 struct TileGrid: Sendable, Hashable {
     /// Tile edge in 1e-7° units.
     let size: Int64
