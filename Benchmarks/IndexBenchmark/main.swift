@@ -152,7 +152,8 @@ func run(directory: String, geoNames: String?) throws {
             "\(dataset.name)\timport_s=\(String(format: "%.2f", importSeconds))\tplaces=\(report.placeCount)"
                 + "\tfile_bytes=\(statistics.fileBytes)\tname_bytes=\(statistics.nameBytes)"
                 + "\tbytes_per_place_beyond_names=\(String(format: "%.1f", statistics.bytesPerPlaceBeyondNames ?? 0))"
-                + "\ttile_rows=\(statistics.tileRowCount)")
+                + "\ttile_rows=\(statistics.tileRowCount)\trows_per_level=\(statistics.rowsPerLevel.map(String.init).joined(separator: ","))"
+                + "\tsplit_nodes=\(statistics.splitNodeCount)")
         // Everything, for PostGIS to load exactly the same stored coordinates and ids.
         let all = try index.places(near: Coordinate(latitude: 0, longitude: 0), within: Sphere.halfCircumference)
         var export = ""
@@ -329,6 +330,27 @@ case "import":
     let start = clock.now
     try NearbyIndex(path: path).importPlaces(fromFile: arguments[2] + "/clustered-1m.csv")
     print("import \(clock.now - start)")
+case "ranges":
+    // The level walk alone (SearchCap → row-id ranges) on an index made by `run`: seeks per query
+    // and the walk's share of the query time.
+    let index = try NearbyIndex(path: arguments[2] + "/clustered-1m.sqlite")
+    let queries = try String(contentsOfFile: arguments[2] + "/clustered-1m-queries.tsv", encoding: .utf8)
+        .split(separator: "\n").map { line in
+            let parts = line.split(separator: "\t")
+            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
+        }
+    let clock = ContinuousClock()
+    for radius in radii {
+        var ranges = 0
+        var best = Double.infinity
+        for _ in 0..<5 {
+            ranges = 0
+            let start = clock.now
+            for center in queries { ranges += try index.rowRanges(near: center, within: radius).count }
+            best = min(best, microseconds(clock.now - start) / Double(queries.count))
+        }
+        print("radius \(Int(radius)) m: \(Double(ranges) / Double(queries.count)) ranges per query, walk \(String(format: "%.2f", best)) µs per query")
+    }
 case "profile":
     // Repeats the 5 km queries on an index made by `run`, for `perf record`.
     let index = try NearbyIndex(path: arguments[2] + "/clustered-1m.sqlite")

@@ -7,9 +7,10 @@ import Foundation
 /// The embedded default index: built from the project's own place sets (`geodata/*.csv`) on
 /// first use and cached, so `locsim` answers nearby queries with no setup.
 ///
-/// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the names and bytes
-/// of every CSV: editing, adding or removing a CSV makes a new file (and removes the stale
-/// ones). `<cache>` is, in order: `$LOCSIM_CACHE_DIR`, `$XDG_CACHE_HOME/locsim`,
+/// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the index schema
+/// version and the names and bytes of every CSV: editing, adding or removing a CSV, or a locsim
+/// with a newer schema, makes a new file (and removes the stale ones; the cache is opened
+/// read-only, so an older file could not be migrated in place). `<cache>` is, in order: `$LOCSIM_CACHE_DIR`, `$XDG_CACHE_HOME/locsim`,
 /// `$HOME/.cache/locsim`. A build goes to a temporary file renamed into place when complete,
 /// so a crash never leaves a half-built cache.
 ///
@@ -69,7 +70,7 @@ public enum DefaultPlaceDatabase {
         return csvs.map { directory + "/" + $0 }
     }
 
-    /// FNV-1a 64 over each file's name and bytes, as 16 hex digits.
+    /// FNV-1a 64 over the schema version and each file's name and bytes, as 16 hex digits.
     private static func fingerprint(_ files: [String]) throws(IndexError) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ bytes: some Sequence<UInt8>) {
@@ -78,6 +79,8 @@ public enum DefaultPlaceDatabase {
                 hash &*= 0x0000_0100_0000_01b3
             }
         }
+        mix("schema \(IndexSchema.latestVersion)".utf8)
+        mix([0])
         for file in files {
             mix(file.split(separator: "/").last.map { Array($0.utf8) } ?? [])
             mix([0])

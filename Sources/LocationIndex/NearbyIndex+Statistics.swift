@@ -10,6 +10,11 @@ public struct IndexStatistics: Sendable, Hashable {
     public var placeCount: Int
     /// Rows of the `placeTile` table (tiles, or parts of crowded tiles).
     public var tileRowCount: Int
+    /// Rows of `placeTile` at each level, index 0 (tiles of ``tileSize``) to 5 (nodes of
+    /// 4⁵ × 4⁵ tiles). Sparse places share rows of coarse levels, dense ones fill level 0.
+    public var rowsPerLevel: [Int]
+    /// Nodes of levels 1 and above split into their children (rows of `placeSplit`).
+    public var splitNodeCount: Int
     /// Distinct kinds (including the empty kind).
     public var kindCount: Int
     /// Bytes of UTF-8 in all place names.
@@ -41,9 +46,22 @@ extension NearbyIndex {
             let connection = reader.connection
             try connection.execute("BEGIN")
             do throws(IndexError) {
+                var rowsPerLevel = [Int](repeating: 0, count: TileGrid.levelCount)
+                try connection.withStatement("SELECT key >> 48, count(*) FROM placeTile GROUP BY 1") {
+                    statement throws(IndexError) in
+                    while try statement.step() {
+                        let level = Int(statement.int64(0))
+                        guard rowsPerLevel.indices.contains(level) else {
+                            throw IndexError(.corrupt, "placeTile has rows of level \(level); rebuild the index", path: path)
+                        }
+                        rowsPerLevel[level] = Int(statement.int64(1))
+                    }
+                }
                 let statistics = IndexStatistics(
                     placeCount: Int(try IndexSchema.metadataInteger(connection, "placeCount")),
-                    tileRowCount: Int(try connection.integer("SELECT count(*) FROM placeTile")),
+                    tileRowCount: rowsPerLevel.reduce(0, +),
+                    rowsPerLevel: rowsPerLevel,
+                    splitNodeCount: Int(try connection.integer("SELECT count(*) FROM placeSplit")),
                     kindCount: Int(try connection.integer("SELECT count(*) FROM placeKind")),
                     nameBytes: Int(try IndexSchema.metadataInteger(connection, "nameBytes")),
                     fileBytes: try Self.fileSize(path),

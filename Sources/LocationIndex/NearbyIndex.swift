@@ -18,9 +18,10 @@ public struct NearbyPlace: Sendable, Hashable {
 /// An on-disk index of places answering "what is within r metres of here", exactly and fast.
 ///
 /// The index is one SQLite file (system libsqlite3, WAL mode). Places are stored in tiles of a
-/// latitude/longitude grid; a query reads the few tiles that meet the bounding box of its
-/// spherical cap, tests every candidate with the exact spherical distance, and sorts. See
-/// `docs/index.md` for the layout and the cap maths.
+/// latitude/longitude grid, sparse places sharing the rows of coarser levels (4×, 16×… the tile
+/// size); a query reads the few rows that meet the bounding box of its spherical cap, tests
+/// every candidate with the exact spherical distance, and sorts. See `docs/index.md` for the
+/// layout and the cap maths.
 ///
 /// Thread-safe: any number of threads may query at once (each checks out its own read
 /// connection), while one import writes. A query sees one consistent snapshot: all of an import
@@ -170,10 +171,26 @@ public final class NearbyIndex: Sendable {
             throw IndexError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
         }
         let cap = SearchCap(center: center, radius: radius)
-        let ranges = cap.rowRanges(in: grid)
         return try withReader { reader throws(IndexError) in
-            try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
+            // Which rows to read depends on the split nodes, so they must be those of the
+            // snapshot the rows come from: the connection's copy holds while no commit has
+            // happened since it was loaded (the data version after the reads says so);
+            // otherwise reload it and read again.
+            while true {
+                let splits = try reader.currentSplitNodes()
+                let ranges = cap.rowRanges(in: grid, splits: splits)
+                let result = try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
+                if try reader.connection.dataVersion() == splits.dataVersion { return result }
+                reader.splitNodes = nil
+            }
         }
+    }
+
+    /// The `placeTile` row-id ranges a query would read, for the benchmark's account of seeks
+    /// and of the time the level walk takes.
+    package func rowRanges(near center: Coordinate, within radius: Double) throws(IndexError) -> [(Int64, Int64)] {
+        let cap = SearchCap(center: center, radius: radius)
+        return try withReader { reader throws(IndexError) in cap.rowRanges(in: grid, splits: try reader.currentSplitNodes()) }
     }
 
     /// `EXPLAIN QUERY PLAN` of the tile read, for tests that check the primary key is used.

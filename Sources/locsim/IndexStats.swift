@@ -24,7 +24,9 @@ struct IndexStats: AsyncParsableCommand {
         if format == .json {
             Terminal.out(JSONValue.object([
                 ("path", .string(index.path)), ("places", .int(statistics.placeCount)),
-                ("tile_rows", .int(statistics.tileRowCount)), ("kinds", .int(statistics.kindCount)),
+                ("tile_rows", .int(statistics.tileRowCount)),
+                ("rows_per_level", .array(statistics.rowsPerLevel.map { JSONValue.int($0) })),
+                ("split_nodes", .int(statistics.splitNodeCount)), ("kinds", .int(statistics.kindCount)),
                 ("file_bytes", .int(Int(statistics.fileBytes))), ("wal_bytes", .int(Int(statistics.walBytes))),
                 ("name_bytes", .int(Int(statistics.nameBytes))),
                 ("bytes_per_place_beyond_names", statistics.bytesPerPlaceBeyondNames.map { JSONValue.rounded($0, 1) } ?? .null),
@@ -37,6 +39,7 @@ struct IndexStats: AsyncParsableCommand {
         print("places:         \(statistics.placeCount)")
         print("kinds:          \(statistics.kindCount) (including none)")
         print("tile rows:      \(statistics.tileRowCount), tiles of \(statistics.tileSize)°")
+        print("rows per level: \(statistics.rowsPerLevel.map(String.init).joined(separator: " ")) (levels 0...\(statistics.rowsPerLevel.count - 1), nodes 4^level tiles wide; \(statistics.splitNodeCount) split)")
         print("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names (WAL: \(statistics.walBytes) bytes)")
         print("per place:      \(perPlace ?? "-") bytes beyond names")
         print("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")

@@ -276,10 +276,17 @@ struct ImportTests {
             let all = try everything(index)
             #expect(all.count == 144_563)
             #expect(Set(all.map(\.id)).count == all.count)
+            // Sparse real places share coarse rows: far fewer rows than places, and the issue's
+            // size budget of 40 bytes per place beyond names holds.
+            let statistics = try index.statistics()
+            #expect(statistics.tileRowCount * 5 < all.count)
+            #expect(statistics.rowsPerLevel[1...].reduce(0, +) > statistics.rowsPerLevel[0])
+            #expect(try #require(statistics.bytesPerPlaceBeyondNames) <= 40)
             var random = SplitMix64(seed: 77)
-            for _ in 0..<30 {
-                let anchor = all[Int.random(in: 0..<all.count, using: &random)].coordinate
-                let radius = [1_000.0, 5_000, 50_000, 500_000][Int.random(in: 0..<4, using: &random)]
+            for _ in 0..<60 {
+                let place = all[Int.random(in: 0..<all.count, using: &random)].coordinate
+                let anchor = place.destination(distance: Double.random(in: 0...200, using: &random), bearing: Double.random(in: 0..<360, using: &random))
+                let radius = [100.0, 1_000, 5_000, 50_000, 500_000, 2_000_000][Int.random(in: 0..<6, using: &random)]
                 #expect(try index.places(near: anchor, within: radius) == bruteForce(all, center: anchor, radius: radius))
             }
             let again = try index.importPlaces(fromFile: SharedData.geoNamesCities, options: .init(format: .geoNames))

@@ -57,6 +57,7 @@ struct IndexCommandTests {
             let stats = try locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
             #expect(stats.status == 0)
             #expect(stats.stdout.contains(#""places":4"#))
+            #expect(stats.stdout.contains(#""rows_per_level":["#))
         }
     }
 

@@ -60,9 +60,10 @@ public struct ImportProgress: Sendable, Hashable {
     public var rowsRead: Int
     /// Rows skipped as bad so far (lenient mode).
     public var rowsSkipped: Int
-    /// Tiles written so far in the writing phase.
+    /// Tiles written so far in the writing phase: stored nodes of any level, each one row (or
+    /// several parts when crowded).
     public var tilesWritten: Int
-    /// Tiles the writing phase will write (0 while reading).
+    /// Tiles (stored nodes) the writing phase will write (0 while reading).
     public var tilesTotal: Int
 }
 

@@ -4,6 +4,8 @@
 ///   locsim index from any other SQLite database.
 /// - `PRAGMA user_version` counts the migrations applied; ``migrations`` is append-only.
 /// - Table `metadata` repeats the format name and holds the tile size and counters.
+/// - Table `placeTile` holds the places, one row per stored node of a level (``TileGrid``), and
+///   `placeSplit` the nodes split into their children (v2; v1 had level-0 rows only).
 enum IndexSchema {
     /// "LSIX" in ASCII.
     static let applicationID: Int64 = 0x4C53_4958
@@ -21,7 +23,21 @@ enum IndexSchema {
             INSERT INTO placeKind(code, name) VALUES (0, '');
             CREATE TABLE placeTile(key INTEGER PRIMARY KEY, count INTEGER NOT NULL, data BLOB NOT NULL);
             """
-        )
+        ),
+        (
+            // v1 stored every place at level 0; that is a valid v2 layout once every node above
+            // a v1 row is recorded as split (levels 1...5, nodes of 4^ℓ × 4^ℓ tiles, see TileGrid).
+            "v2: levelled tiles, placeSplit",
+            """
+            CREATE TABLE placeSplit(node INTEGER PRIMARY KEY);
+            WITH grid(perBand) AS (SELECT (3600000000 + value - 1) / value FROM metadata WHERE key = 'tileSizeE7'),
+              level(l) AS (VALUES (1), (2), (3), (4), (5)),
+              tile(band, cell) AS (SELECT DISTINCT (key >> 16) / perBand, (key >> 16) % perBand FROM placeTile, grid)
+            INSERT OR IGNORE INTO placeSplit(node)
+              SELECT (l << 48) | (((band >> (2 * l)) * ((perBand + (1 << (2 * l)) - 1) >> (2 * l)) + (cell >> (2 * l))) << 16)
+              FROM tile, level, grid;
+            """
+        ),
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

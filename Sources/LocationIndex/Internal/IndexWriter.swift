@@ -1,12 +1,29 @@
-/// Writes parsed places into the tiles, in one `BEGIN IMMEDIATE` transaction.
+/// Writes parsed places into the levelled tiles (see ``TileGrid``'s levels), in one
+/// `BEGIN IMMEDIATE` transaction.
 ///
 /// 1. New kinds get codes in `placeKind`.
-/// 2. If the index already has places, every stored id is checked against the imported ids;
-///    the tiles holding an imported id are "affected", as are the tiles the new places fall in.
-/// 3. Each affected tile is read, stripped of the imported ids, merged with its new places,
-///    sorted by (latitude, longitude, id), split into parts and written back.
-/// 4. The counters in `metadata` are updated, and the transaction commits.
+/// 2. The top-level nodes to rewrite ("affected") are those the new places fall in and, if the
+///    index already has places, those holding a row with an imported id: every stored id is
+///    checked, and a row's top-level node follows from its row id alone.
+/// 3. Every row of an affected node, at any level, is read, stripped of the imported ids and
+///    deleted; the places it kept join the new ones. The node's `placeSplit` entries go too.
+/// 4. The places are partitioned top-down (``Layout``): a node with at most
+///    ``maximumPlacesPerNode`` places is one row at its level, a fuller one is split into its 16
+///    children, and level 0 always stores (in parts when a row would exceed
+///    ``PlaceTileCodec/maximumBytes``). Rows are written in row-id order with the new split nodes.
+/// 5. The counters in `metadata` are updated, and the transaction commits.
 struct IndexWriter {
+    /// A node with at most this many places is stored as one row at its own level instead of
+    /// being split into its children.
+    ///
+    /// A row costs about 20 bytes of SQLite cell overhead and count whatever it holds, so sparse
+    /// places gathered 64 to a row pay under half a byte each for it, where one place per level-0
+    /// tile paid the whole row (GeoNames: 0.96 rows per place at level 0 alone, 0.08 with levels).
+    /// A query reads a coarse row by a binary search on latitude and a scan of the latitude
+    /// window, so 64 keeps that row's work to a few comparisons even for a 100 m query; dense
+    /// places still end up in level-0 rows where the box is tight.
+    static let maximumPlacesPerNode = 64
+
     let connection: SQLiteConnection
     let grid: TileGrid
     let interval: Int
@@ -43,100 +60,88 @@ struct IndexWriter {
         var records: [PlaceRecord] = []
         records.reserveCapacity(places.count)
         var nameBytesAdded: Int64 = 0
+        var affected = Set<Int64>()
         for place in places {
             nameBytesAdded += Int64(place.name.utf8.count)
-            records.append(
-                PlaceRecord(
-                    id: place.id, name: place.name, latitudeE7: place.latitudeE7, longitudeE7: place.longitudeE7,
-                    kindCode: kindCodes[place.kind] ?? 0, level: place.level))
+            let record = PlaceRecord(
+                id: place.id, name: place.name, latitudeE7: place.latitudeE7, longitudeE7: place.longitudeE7,
+                kindCode: kindCodes[place.kind] ?? 0, level: place.level)
+            affected.insert(grid.topNodeKey(of: record))
+            records.append(record)
         }
         let existingCount = try IndexSchema.metadataInteger(connection, "placeCount")
         var nameBytes = try IndexSchema.metadataInteger(connection, "nameBytes")
 
-        // Tiles to rewrite: where new places go, and where replaced ones are now.
-        var keys = records.map { grid.key(latitudeE7: $0.latitudeE7, longitudeE7: $0.longitudeE7) }
-        var affected = Set(keys)
         var updated = 0
         if existingCount > 0 {
+            // Which rows each top-level node has, and which nodes hold an imported id.
+            var rowsByNode: [Int64: [Int64]] = [:]
             try connection.withStatement("SELECT key, data FROM placeTile") { statement throws(IndexError) in
                 while try statement.step() {
-                    let key = statement.int64(0) >> TileGrid.partBits
+                    let rowID = statement.int64(0)
+                    let node = try topNodeKey(ofRow: rowID)
+                    rowsByNode[node, default: []].append(rowID)
                     try statement.withBlob(1) { bytes throws(IndexError) in
                         let tile = try PlaceTileView(bytes, path: connection.path)
                         for index in 0..<tile.count where importedIDs[tile.id(index)] != nil {
-                            affected.insert(key)
+                            affected.insert(node)
                             updated += 1
                         }
                     }
                 }
             }
-        }
-
-        // Group the new records by tile: sort (key, position) packed into one integer, then
-        // order each tile's records by (latitude, longitude, id).
-        var packed = [UInt64](unsafeUninitializedCapacity: records.count) { buffer, initialized in
-            for position in records.indices {
-                buffer[position] = UInt64(keys[position]) << 32 | UInt64(position)
-            }
-            initialized = records.count
-        }
-        packed.sort()
-        var newByKey: [Int64: [PlaceRecord]] = [:]
-        newByKey.reserveCapacity(affected.count)
-        var start = 0
-        while start < packed.count {
-            let key = Int64(packed[start] >> 32)
-            var end = start + 1
-            while end < packed.count && packed[end] >> 32 == packed[start] >> 32 { end += 1 }
-            var tile = packed[start..<end].map { records[Int($0 & 0xFFFF_FFFF)] }
-            tile.sort(by: Self.precedes)
-            newByKey[key] = tile
-            start = end
-        }
-        packed = []
-        keys = []
-        records = []
-
-        let sortedKeys = affected.sorted()
-        let insert = try connection.cached("INSERT INTO placeTile(key, count, data) VALUES (?1, ?2, ?3)")
-        let select = try connection.cached("SELECT data FROM placeTile WHERE key BETWEEN ?1 AND ?2")
-        let delete = try connection.cached("DELETE FROM placeTile WHERE key BETWEEN ?1 AND ?2")
-        for (number, key) in sortedKeys.enumerated() {
-            var merged: [PlaceRecord] = newByKey.removeValue(forKey: key) ?? []
-            if existingCount > 0 {
-                let (first, last) = grid.rowRange(firstKey: key, lastKey: key)
-                try select.bind(first, at: 1)
-                try select.bind(last, at: 2)
-                var kept: [PlaceRecord] = []
-                do {
-                    defer { select.reset() }
-                    while try select.step() {
+            // The affected nodes' rows: keep what is not replaced, delete the rows.
+            let select = try connection.cached("SELECT data FROM placeTile WHERE key = ?1")
+            let delete = try connection.cached("DELETE FROM placeTile WHERE key = ?1")
+            for node in affected.sorted() {
+                for rowID in rowsByNode[node] ?? [] {
+                    try select.bind(rowID, at: 1)
+                    do {
+                        defer { select.reset() }
+                        guard try select.step() else {
+                            throw IndexError(.corrupt, "placeTile row \(rowID) vanished during the import", path: connection.path)
+                        }
                         try select.withBlob(0) { bytes throws(IndexError) in
                             for record in try PlaceTileCodec.decode(bytes, path: connection.path) {
                                 if importedIDs[record.id] == nil {
-                                    kept.append(record)
+                                    records.append(record)
                                 } else {
                                     nameBytes -= Int64(record.name.utf8.count)
                                 }
                             }
                         }
                     }
+                    try delete.bind(rowID, at: 1)
+                    try delete.run()
                 }
-                if !kept.isEmpty {
-                    merged += kept
-                    merged.sort(by: Self.precedes)
-                }
-                try delete.bind(first, at: 1)
-                try delete.bind(last, at: 2)
-                try delete.run()
             }
-            for (part, data) in PlaceTileCodec.encodeParts(merged[...]).enumerated() {
+            // Their split entries: the partition below records the new ones.
+            var staleSplits: [Int64] = []
+            try connection.withStatement("SELECT node FROM placeSplit") { statement throws(IndexError) in
+                while try statement.step() {
+                    let node = statement.int64(0)
+                    if affected.contains(try topNodeKey(ofRow: node)) { staleSplits.append(node) }
+                }
+            }
+            let deleteSplit = try connection.cached("DELETE FROM placeSplit WHERE node = ?1")
+            for node in staleSplits {
+                try deleteSplit.bind(node, at: 1)
+                try deleteSplit.run()
+            }
+        }
+
+        let layout = Layout(records: records, grid: grid)
+        let insert = try connection.cached("INSERT INTO placeTile(key, count, data) VALUES (?1, ?2, ?3)")
+        for (number, node) in layout.nodes.enumerated() {
+            var rows = layout.order[node.start..<node.end].map { records[$0] }
+            rows.sort(by: Self.precedes)
+            for (part, data) in PlaceTileCodec.encodeParts(rows[...]).enumerated() {
                 guard part < (1 << TileGrid.partBits) else {
                     throw IndexError(
                         .invalidArgument, "more than \(1 << TileGrid.partBits) tile parts at one spot; use a smaller tile size",
                         path: connection.path, parameter: "tileSize")
                 }
-                try insert.bind((key << TileGrid.partBits) | Int64(part), at: 1)
+                try insert.bind(node.rowID | Int64(part), at: 1)
                 try insert.bind(Int64(PlaceTileView.count(of: data)), at: 2)
                 try insert.bind(data, at: 3)
                 try insert.run()
@@ -148,9 +153,15 @@ struct IndexWriter {
                 try progress(
                     ImportProgress(
                         phase: .writing, rowsRead: rowsRead, rowsSkipped: skipped, tilesWritten: number + 1,
-                        tilesTotal: sortedKeys.count))
+                        tilesTotal: layout.nodes.count))
             }
         }
+        let insertSplit = try connection.cached("INSERT INTO placeSplit(node) VALUES (?1)")
+        for node in layout.splits {
+            try insertSplit.bind(node, at: 1)
+            try insertSplit.run()
+        }
+
         let inserted = places.count - updated
         let count = existingCount + Int64(inserted)
         nameBytes += nameBytesAdded
@@ -161,6 +172,72 @@ struct IndexWriter {
             try setMetadata.run()
         }
         return (inserted, updated, Int(count))
+    }
+
+    /// The top-level node of a `placeTile` or `placeSplit` row id; a corrupt error for an id this
+    /// layout never makes.
+    private func topNodeKey(ofRow rowID: Int64) throws(IndexError) -> Int64 {
+        guard let level = TileGrid.level(ofRow: rowID) else {
+            throw IndexError(
+                .corrupt, "row id \(rowID) is not a tile of any level; rebuild the index", path: connection.path)
+        }
+        return grid.topNodeKey(ofRow: rowID, level: level)
+    }
+
+    /// Where a set of places goes: which rows (nodes) hold which places, and which nodes are split.
+    struct Layout {
+        /// Positions into the records, grouped so that each node's places are one run.
+        var order: [Int]
+        /// One entry per stored node, sorted by row id: its row id (part 0) and its run in `order`.
+        var nodes: [(rowID: Int64, start: Int, end: Int)]
+        /// Row ids (`level << 48 | key << 16`) of the nodes split into children, levels ≥ 1.
+        var splits: [Int64]
+
+        /// Partitions `records` top-down: each top-level node, then recursively each child of a
+        /// node holding more than ``IndexWriter/maximumPlacesPerNode`` places.
+        ///
+        /// The places are sorted once by their path through the tree (``TileGrid/pathKey(band0:cell0:)``),
+        /// so every node at every level is a contiguous run.
+        init(records: [PlaceRecord], grid: TileGrid) {
+            var packed = [UInt64](unsafeUninitializedCapacity: records.count) { buffer, initialized in
+                for position in records.indices {
+                    let band = grid.band(latitudeE7: Int64(records[position].latitudeE7))
+                    let cell = grid.cell(longitudeE7: Int64(records[position].longitudeE7))
+                    buffer[position] = UInt64(grid.pathKey(band0: band, cell0: cell)) << 32 | UInt64(position)
+                }
+                initialized = records.count
+            }
+            packed.sort()
+            var nodes: [(rowID: Int64, start: Int, end: Int)] = []
+            var splits: [Int64] = []
+            func place(_ start: Int, _ end: Int, level: Int) {
+                let first = records[Int(packed[start] & 0xFFFF_FFFF)]
+                let key = grid.nodeKey(
+                    level: level, band0: grid.band(latitudeE7: Int64(first.latitudeE7)),
+                    cell0: grid.cell(longitudeE7: Int64(first.longitudeE7)))
+                if level == 0 || end - start <= IndexWriter.maximumPlacesPerNode {
+                    nodes.append((TileGrid.rowID(level: level, key: key), start, end))
+                    return
+                }
+                splits.append(TileGrid.rowID(level: level, key: key))
+                forEachRun(start, end, shift: UInt64(32 + 4 * (level - 1))) { place($0, $1, level: level - 1) }
+            }
+            func forEachRun(_ start: Int, _ end: Int, shift: UInt64, _ body: (Int, Int) -> Void) {
+                var runStart = start
+                while runStart < end {
+                    let prefix = packed[runStart] >> shift
+                    var runEnd = runStart + 1
+                    while runEnd < end && packed[runEnd] >> shift == prefix { runEnd += 1 }
+                    body(runStart, runEnd)
+                    runStart = runEnd
+                }
+            }
+            forEachRun(0, packed.count, shift: UInt64(32 + 4 * TileGrid.topLevel)) { place($0, $1, level: TileGrid.topLevel) }
+            nodes.sort { $0.rowID < $1.rowID }
+            order = packed.map { Int($0 & 0xFFFF_FFFF) }
+            self.nodes = nodes
+            self.splits = splits
+        }
     }
 
     /// Tile order: latitude, then longitude, then id.

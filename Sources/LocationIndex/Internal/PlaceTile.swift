@@ -26,7 +26,9 @@ struct PlaceRecord: Sendable {
 ///
 /// A tile's key is `band * cellsPerBand + cell`, so one band's cells are consecutive keys and a
 /// longitude range in one band is one key range. Rows of `placeTile` are keyed
-/// `key << 16 | part`: a tile with more places than fit in one row is split into parts.
+/// `level << 48 | key << 16 | part`: nodes of levels 1...5 group 4^level × 4^level tiles (see
+/// the Levels section below), and a node with more places than fit in one row is split into
+/// parts. Level 0 is the v1 layout `key << 16 | part`.
 struct TileGrid: Sendable, Hashable {
     /// Tile edge in 1e-7° units.
     let size: Int64
@@ -34,11 +36,15 @@ struct TileGrid: Sendable, Hashable {
     let cellsPerBand: Int64
 
     init(sizeE7: Int64) {
-        // ≥ 0.005° keeps every tile key below 2^31 (the import packs key and position in 64 bits).
+        // ≥ 0.005° keeps the keys in the bits the row ids and the import's path keys give them.
         precondition(sizeE7 >= 50_000 && sizeE7 <= 450_000_000)
         size = sizeE7
         bandCount = (1_800_000_000 + sizeE7 - 1) / sizeE7
         cellsPerBand = (3_600_000_000 + sizeE7 - 1) / sizeE7
+        // Level-0 keys fit the 32 key bits of a row id, and top-level keys the 12 bits a path key leaves them.
+        precondition(bandCount * cellsPerBand <= Self.nodeKeyMask)
+        precondition(
+            ((bandCount - 1) >> Int64(2 * Self.topLevel) + 1) * cellsPerBand(level: Self.topLevel) <= 1 << 12)
     }
 
     static let partBits: Int64 = 16
@@ -52,9 +58,75 @@ struct TileGrid: Sendable, Hashable {
     @inline(__always) func key(latitudeE7: Int32, longitudeE7: Int32) -> Int64 {
         band(latitudeE7: Int64(latitudeE7)) * cellsPerBand + cell(longitudeE7: Int64(longitudeE7))
     }
-    /// Row ids of all parts of the tiles `firstKey...lastKey`.
+    /// Row ids of all parts of the level-0 tiles `firstKey...lastKey`.
     @inline(__always) func rowRange(firstKey: Int64, lastKey: Int64) -> (Int64, Int64) {
-        (firstKey << Self.partBits, (lastKey << Self.partBits) | ((1 << Self.partBits) - 1))
+        rowRange(level: 0, firstKey: firstKey, lastKey: lastKey)
+    }
+
+    // MARK: Levels (schema v2)
+    //
+    // Sparse data would pay a row's overhead per place at level 0, so a node of level ℓ is the
+    // 4^ℓ × 4^ℓ block of level-0 tiles: band_ℓ = band_0 >> 2ℓ, cell_ℓ = cell_0 >> 2ℓ. Nesting is
+    // exact (integer shifts of the level-0 indices), so every level-ℓ node lies inside exactly one
+    // level-(ℓ+1) node. A node's places are stored at the coarsest level where it holds at most
+    // ``IndexWriter/maximumPlacesPerNode`` places (level 0 always stores), so the stored nodes
+    // form a cut through the tree: every place is in exactly one row, and the nodes above a
+    // stored node are "split" (recorded in table `placeSplit`).
+
+    /// Levels 0 ... `levelCount - 1`.
+    static let levelCount = 6
+    static let topLevel = levelCount - 1
+    /// Bits of the level in a row id (above the node key and the part).
+    static let levelShift: Int64 = 48
+    static let nodeKeyMask: Int64 = 0xFFFF_FFFF
+
+    /// Cells in one band of level `level`: ceil(cellsPerBand / 4^level).
+    @inline(__always) func cellsPerBand(level: Int) -> Int64 {
+        let shift = Int64(2 * level)
+        return (cellsPerBand + (1 << shift) - 1) >> shift
+    }
+    /// Key of the level-`level` node holding the level-0 tile (`band0`, `cell0`).
+    @inline(__always) func nodeKey(level: Int, band0: Int64, cell0: Int64) -> Int64 {
+        let shift = Int64(2 * level)
+        return (band0 >> shift) * cellsPerBand(level: level) + (cell0 >> shift)
+    }
+    /// Row id of part `part` of node `key` at `level`; level 0 is the v1 layout `key << 16 | part`.
+    @inline(__always) static func rowID(level: Int, key: Int64, part: Int64 = 0) -> Int64 {
+        (Int64(level) << levelShift) | (key << partBits) | part
+    }
+    /// Row ids of all parts of the nodes `firstKey...lastKey` of one level.
+    @inline(__always) func rowRange(level: Int, firstKey: Int64, lastKey: Int64) -> (Int64, Int64) {
+        (Self.rowID(level: level, key: firstKey), Self.rowID(level: level, key: lastKey, part: (1 << Self.partBits) - 1))
+    }
+    /// The level of a row id, or nil when the id is not one this layout makes.
+    @inline(__always) static func level(ofRow rowID: Int64) -> Int? {
+        let level = rowID >> levelShift
+        return rowID >= 0 && level < Int64(levelCount) ? Int(level) : nil
+    }
+    /// Key of the top-level node holding row `rowID` of level `level` (parts ignored).
+    @inline(__always) func topNodeKey(ofRow rowID: Int64, level: Int) -> Int64 {
+        let key = (rowID >> Self.partBits) & Self.nodeKeyMask
+        let perBand = cellsPerBand(level: level)
+        let shift = Int64(2 * (Self.topLevel - level))
+        return ((key / perBand) >> shift) * cellsPerBand(level: Self.topLevel) + ((key % perBand) >> shift)
+    }
+    /// Key of the top-level node holding `record`.
+    @inline(__always) func topNodeKey(of record: PlaceRecord) -> Int64 {
+        nodeKey(
+            level: Self.topLevel, band0: band(latitudeE7: Int64(record.latitudeE7)),
+            cell0: cell(longitudeE7: Int64(record.longitudeE7)))
+    }
+    /// The path from the top level down to the level-0 tile (`band0`, `cell0`), as one integer
+    /// below 2^32: the top-level node key, then for each level below it the child's position
+    /// (2 bits of band, 2 of cell). Sorting by it makes every node of every level a contiguous
+    /// run, and `pathKey >> 4ℓ` identifies the level-ℓ node.
+    @inline(__always) func pathKey(band0: Int64, cell0: Int64) -> Int64 {
+        var path = nodeKey(level: Self.topLevel, band0: band0, cell0: cell0)
+        for level in stride(from: Self.topLevel - 1, through: 0, by: -1) {
+            let shift = Int64(2 * level)
+            path = path << 4 | ((band0 >> shift) & 3) << 2 | ((cell0 >> shift) & 3)
+        }
+        return path
     }
 }
 

@@ -12,6 +12,8 @@ final class ReadConnection: @unchecked Sendable {
     private let begin: SQLiteStatement
     private let commit: SQLiteStatement
     private(set) var kinds: [String] = []
+    /// The split nodes of the snapshot last seen (NodeDirectory.swift); nil until loaded.
+    var splitNodes: SplitNodes?
 
     init(path: String, readOnly: Bool) throws(IndexError) {
         connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false)

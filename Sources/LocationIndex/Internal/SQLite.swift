@@ -158,6 +158,19 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// A counter that changes whenever the main database changes, through this connection or
+    /// any other, as seen by this connection's latest read transaction: equal values before and
+    /// after some reads mean they saw the same snapshot.
+    ///
+    /// The corresponding C call is `sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, …)`
+    /// (no statement, no lock).
+    func dataVersion() throws(IndexError) -> UInt32 {
+        var version: UInt32 = 0
+        let result = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        guard result == SQLITE_OK else { throw error(result, "cannot read the data version") }
+        return version
+    }
+
     /// Whether the connection is inside an explicit transaction.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
