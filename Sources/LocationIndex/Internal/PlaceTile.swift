@@ -143,8 +143,8 @@ struct TileGrid: Sendable, Hashable {
 /// u8  text[]            UTF-8
 /// ```
 enum PlaceTileCodec {
-    /// Largest encoded part: stays inside one 64 KiB page, so SQLite hands out the bytes in
-    /// place with no overflow chain to copy.
+    /// Largest encoded part: stays inside one 64 KiB page, so SQLite reads it with no overflow
+    /// chain to follow (it still copies the blob once into the statement's buffer).
     static let maximumBytes = 65_000
     static let fixedBytesPerPlace = 18
 
