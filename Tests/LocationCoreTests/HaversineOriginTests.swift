@@ -66,6 +66,24 @@ struct HaversineOriginTests {
         }
     }
 
+    @Test("Four lanes at once are bit-identical to one point at a time, in and out of the series' range")
+    func fourLanes() {
+        var random = SplitMix64(seed: 0x4_1A_9E5)
+        for (centre, _) in Self.pairs(count: 5_000, seed: 0x5EED) {
+            let origin = HaversineOrigin(centre)
+            // Mostly near points (the index's case), sometimes one far lane that forces the fallback.
+            let reach = [200.0, 5_000, 300_000, 3_000_000][Int.random(in: 0..<4, using: &random)]
+            let points = (0..<4).map { _ in
+                centre.destination(distance: Double.random(in: 0...reach, using: &random), bearing: Double.random(in: 0..<360, using: &random))
+            }
+            let latitudes = SIMD4(points.map(\.latitude)), longitudes = SIMD4(points.map(\.longitude))
+            let lanes = origin.distances(toLatitudes: latitudes, longitudes: longitudes)
+            for lane in 0..<4 {
+                #expect(lanes[lane] == centre.distance(to: points[lane]), "\(centre) → \(points[lane])")
+            }
+        }
+    }
+
     @Test("Continuous across the series limit (about 400 km north–south and east–west)")
     func continuity() throws {
         // 1/32 rad of half-angle is 2/32 rad = 398.2 km of latitude; step across it in 1 cm steps.

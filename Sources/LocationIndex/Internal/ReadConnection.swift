@@ -293,13 +293,28 @@ final class ReadConnection: @unchecked Sendable {
                         }
                         index += 1
                     }
-                    // Pass 2: their distances, in a loop with no branch on the result, so the
-                    // processor overlaps consecutive candidates.
-                    for position in 0..<candidateCount {
+                    // Pass 2: their distances, four at a time where the series apply (see
+                    // HaversineOrigin), in a loop with no branch on the result.
+                    var position = 0
+                    while position + 4 <= candidateCount {
+                        let a = Int(candidates[position].index), b = Int(candidates[position + 1].index)
+                        let c = Int(candidates[position + 2].index), d = Int(candidates[position + 3].index)
+                        let latitudes = SIMD4<Double>(
+                            Double(tile.latitudeE7(a)), Double(tile.latitudeE7(b)), Double(tile.latitudeE7(c)),
+                            Double(tile.latitudeE7(d))) / 1e7
+                        let longitudes = SIMD4<Double>(
+                            Double(tile.longitudeE7(a)), Double(tile.longitudeE7(b)), Double(tile.longitudeE7(c)),
+                            Double(tile.longitudeE7(d))) / 1e7
+                        let distances = origin.distances(toLatitudes: latitudes, longitudes: longitudes)
+                        for lane in 0..<4 { candidates[position + lane].distance = distances[lane] }
+                        position += 4
+                    }
+                    while position < candidateCount {
                         let index = Int(candidates[position].index)
                         candidates[position].distance = origin.distance(
                             toLatitude: PlaceRecord.degrees(tile.latitudeE7(index)),
                             longitude: PlaceRecord.degrees(tile.longitudeE7(index)))
+                        position += 1
                     }
                     // Pass 3: the hits, with their text copied out of the row.
                     scratch.hits.withUnsafeMutableBufferPointer { hits in
