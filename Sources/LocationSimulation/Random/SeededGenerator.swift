@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LocationCore
 
 /// A small, fast, seeded pseudo-random generator: xoshiro256** seeded through SplitMix64.
 ///
@@ -26,7 +27,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     /// The four words of state are filled by SplitMix64 from `seed` (as the xoshiro authors
     /// recommend), so seeds 0, 1, 2… give unrelated streams and the state is never all zero.
     public init(seed: UInt64) {
-        var splitMix = SplitMix64(state: seed)
+        var splitMix = SplitMix64(seed: seed)
         s0 = splitMix.next()
         s1 = splitMix.next()
         s2 = splitMix.next()
@@ -76,17 +77,4 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 
 @inline(__always) private func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 {
     (x << k) | (x >> (64 - k))
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014), used only to expand a seed into xoshiro state.
-struct SplitMix64 {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -184,7 +184,7 @@ public struct FetchThrottle: Sendable, Hashable {
     public mutating func recordFailure(at time: Date) -> Date {
         isAwaitingAnswer = false
         consecutiveFailures += 1
-        let unit = random.nextUnit()
+        let unit = random.uniform(0...1)
         let delay = configuration.retry.delayMicros(afterFailures: consecutiveFailures, randomUnit: unit)
         let notBefore = Self.micros(time) + delay
         retryNotBeforeMicros = notBefore
@@ -212,25 +212,5 @@ public struct FetchThrottle: Sendable, Hashable {
 
     static func date(micros: Int64) -> Date {
         Date(timeIntervalSinceReferenceDate: Double(micros) / 1_000_000)
-    }
-}
-
-/// A tiny seeded generator (SplitMix64) so back-off jitter is reproducible from a seed and the
-/// throttle stays a plain value.
-struct SplitMix64: Sendable, Hashable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in 0..<1 with 53 random bits.
-    mutating func nextUnit() -> Double {
-        Double(next() >> 11) * 0x1.0p-53
     }
 }
