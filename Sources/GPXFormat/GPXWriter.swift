@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -41,7 +34,7 @@ public final class GPXWriter {
     }
 
     private enum Sink {
-        case file(fd: Int32, temporary: String, path: String)
+        case file(AtomicFile)
         case memory
     }
 
@@ -57,12 +50,11 @@ public final class GPXWriter {
     /// - Throws: ``GPXWriteError`` when the temporary file cannot be created.
     public init(path: String, layout: Layout = .track, creator: String = "locsim") throws(GPXWriteError) {
         self.layout = layout
-        let temporary = path + ".partial-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else {
-            throw GPXWriteError(path: path, reason: String(cString: strerror(errno)))
+        do {
+            sink = .file(try AtomicFile(path: path))
+        } catch {
+            throw GPXWriteError(path: path, reason: error.reason)
         }
-        sink = .file(fd: fd, temporary: temporary, path: path)
         header(creator: creator)
     }
 
@@ -71,13 +63,6 @@ public final class GPXWriter {
         self.layout = layout
         sink = .memory
         header(creator: creator)
-    }
-
-    deinit {
-        if case .file(let fd, let temporary, _) = sink, !finished {
-            close(fd)
-            unlink(temporary)
-        }
     }
 
     private func header(creator: String) {
@@ -140,18 +125,11 @@ public final class GPXWriter {
         append("</gpx>\n")
         try flush()
         finished = true
-        if case .file(let fd, let temporary, let path) = sink {
-            let syncFailed = fsync(fd) != 0
-            let closeFailed = close(fd) != 0
-            if syncFailed || closeFailed {
-                let reason = String(cString: strerror(errno))
-                unlink(temporary)
-                throw GPXWriteError(path: path, reason: reason)
-            }
-            if rename(temporary, path) != 0 {
-                let reason = String(cString: strerror(errno))
-                unlink(temporary)
-                throw GPXWriteError(path: path, reason: reason)
+        if case .file(let file) = sink {
+            do {
+                try file.commit()
+            } catch {
+                throw GPXWriteError(path: error.path, reason: error.reason)
             }
         }
     }
@@ -220,15 +198,11 @@ public final class GPXWriter {
         switch sink {
         case .memory:
             memory.append(contentsOf: pending)
-        case .file(let fd, _, let path):
-            var offset = 0
-            while offset < pending.count {
-                let n = pending.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw GPXWriteError(path: path, reason: String(cString: strerror(errno)))
-                }
-                offset += n
+        case .file(let file):
+            do {
+                try file.write(pending)
+            } catch {
+                throw GPXWriteError(path: error.path, reason: error.reason)
             }
         }
         pending.removeAll(keepingCapacity: true)
@@ -243,17 +217,6 @@ public final class GPXWriter {
         if text.hasSuffix(".") { text.removeLast() }
         return text + "Z"
     }
-}
-
-/// POSIX `write(2)`, named apart from ``GPXWriter/write(_:)-(GPXPoint)``.
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(fd, bytes, count)
-    #else
-    Darwin.write(fd, bytes, count)
-    #endif
 }
 
 /// Escapes text for XML content and attribute values.

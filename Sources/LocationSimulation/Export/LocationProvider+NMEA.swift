@@ -22,17 +22,17 @@ extension LocationProvider {
     public func writeNMEA(toFile path: String, options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil)
         async throws -> Int
     {
-        let file = try AtomicTextFile(path: path)
+        let file = try outputFailed { () throws(AtomicFileError) in try AtomicFile(path: path) }
         let writer = NMEAWriter(options: options)
         var count = 0
         var iterator = makeAsyncIterator()
         while limit.map({ count < $0 }) ?? true, let fix = try await iterator.next() {
             var text = ""
             try writer.write(fix, to: &text)
-            try file.write(text)
+            try outputFailed { () throws(AtomicFileError) in try file.write(text) }
             count += 1
         }
-        try file.commit()
+        try outputFailed { () throws(AtomicFileError) in try file.commit() }
         return count
     }
 
@@ -47,5 +47,15 @@ extension LocationProvider {
             count += 1
         }
         return text
+    }
+}
+
+/// Runs a file operation, reporting its failure as ``SimulationError/Code/outputFailed`` naming
+/// the path.
+private func outputFailed<T>(_ body: () throws(AtomicFileError) -> T) throws(SimulationError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw SimulationError(.outputFailed, parameter: error.path, message: "cannot write: \(error.reason)")
     }
 }

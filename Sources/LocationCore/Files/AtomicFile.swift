@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written through a temporary file beside it and renamed into place by ``commit()``.
+///
+/// Until the commit, `path` keeps its previous content (or stays absent); an error, a crash or
+/// dropping the object uncommitted leaves no half-written file there, and the temporary file
+/// is removed when the object goes away. The commit syncs the data to disk before the rename.
+/// Used by the GPX and NMEA exporters.
+///
+/// ```swift
+/// let file = try AtomicFile(path: "walk.nmea")
+/// try file.write("$GPGGA,…\r\n")
+/// try file.commit()
+/// ```
+///
+/// - Important: One user at a time.
+public final class AtomicFile {
+    /// The destination.
+    public let path: String
+    /// The temporary file beside it: `path` + `.partial-` + the process id.
+    public let temporaryPath: String
+    private let descriptor: Int32
+    private var closed = false
+
+    /// Creates (or truncates) the temporary file.
+    ///
+    /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
+    public init(path: String) throws(AtomicFileError) {
+        self.path = path
+        temporaryPath = path + ".partial-\(getpid())"
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+    }
+
+    deinit {
+        if !closed {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+    }
+
+    /// Appends bytes, retrying interrupted and partial writes.
+    ///
+    /// - Throws: ``AtomicFileError`` naming `path` and the system's reason (disk full, …).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(AtomicFileError) {
+        precondition(!closed, "write after commit")
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw AtomicFileError(path: path)
+            }
+            offset += written
+        }
+    }
+
+    /// Appends the UTF-8 bytes of `text`.
+    public func write(_ text: String) throws(AtomicFileError) {
+        var text = text
+        if let failure = text.withUTF8({ writing(UnsafeRawBufferPointer($0)) }) { throw failure }
+    }
+
+    /// Appends `bytes`.
+    public func write(_ bytes: [UInt8]) throws(AtomicFileError) {
+        if let failure = bytes.withUnsafeBytes({ writing($0) }) { throw failure }
+    }
+
+    /// ``write(_:)-(UnsafeRawBufferPointer)`` with its error as a value: the `with…` accessors
+    /// that lend the bytes rethrow untyped errors.
+    private func writing(_ bytes: UnsafeRawBufferPointer) -> AtomicFileError? {
+        do throws(AtomicFileError) {
+            try write(bytes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Syncs, closes and renames the temporary file to `path`. On failure the temporary file is
+    /// removed and `path` is left as it was.
+    public func commit() throws(AtomicFileError) {
+        precondition(!closed, "commit twice")
+        closed = true
+        let syncFailed = fsync(descriptor) != 0
+        let closeFailed = close(descriptor) != 0
+        guard !syncFailed, !closeFailed, rename(temporaryPath, path) == 0 else {
+            let error = AtomicFileError(path: path)
+            unlink(temporaryPath)
+            throw error
+        }
+    }
+}
+
+/// An ``AtomicFile`` could not be created, written or committed.
+public struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The destination path.
+    public let path: String
+    /// The operating system's reason (`strerror(errno)`).
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// The error for `path` with the current `errno`.
+    init(path: String) {
+        self.init(path: path, reason: String(cString: strerror(errno)))
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// POSIX `write(2)`, named apart from ``AtomicFile/write(_:)-(UnsafeRawBufferPointer)``.
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(fd, bytes, count)
+    #else
+    Darwin.write(fd, bytes, count)
+    #endif
+}
