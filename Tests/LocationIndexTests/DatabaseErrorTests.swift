@@ -68,6 +68,36 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("A row whose text offsets overlap (damaged, yet well-formed SQLite) fails the query as corrupt")
+    func overlappingTextSpans() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let spot = try Coordinate(latitude: 35.68, longitude: 139.76)
+            let places = (0..<3).map { Place(id: "p\($0)", name: "Place \($0)", coordinate: spot) }
+            do { try NearbyIndex(path: path).importPlaces(places) }
+            // Rewrite the one row: same three places, but the end offsets of the names point back
+            // to 0, so each place's span (id start … name end) claims the whole text.
+            let text = Array(places.map { $0.id + $0.name }.joined().utf8)
+            var blob: [UInt8] = []
+            func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { blob += $0 } }
+            append(UInt32(3))
+            for _ in 0..<3 { append(Int32(356_800_000)) }
+            for _ in 0..<3 { append(Int32(1_397_600_000)) }
+            for _ in 0..<3 { append(UInt16(0)) }
+            for _ in 0..<3 { append(Int32.min) }
+            for end in [text.count, 0, text.count, 0, text.count, text.count] { append(UInt16(end)) }
+            blob += text
+            let hex = blob.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            let raw = try RawSQLiteConnection(path: path)
+            #expect(try raw.integer("SELECT count(*) FROM placeTile") == 1)
+            try raw.execute("UPDATE placeTile SET data = X'\(hex)'")
+            let index = try NearbyIndex(path: path)
+            let error = try #require(throws: IndexError.self) { try index.places(near: spot, within: 100) }
+            #expect(error.code == .corrupt)
+            #expect(error.path == path)
+        }
+    }
+
     @Test("A read-only index answers queries and refuses imports; a missing file cannot be opened read-only")
     func readOnly() throws {
         try withTemporaryDirectory { directory in

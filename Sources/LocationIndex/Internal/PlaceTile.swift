@@ -236,7 +236,8 @@ struct PlaceTileView {
     /// Bytes of id and name text in the part.
     var textByteCount: Int { bytes.count - textBase }
 
-    private static func corrupt(_ path: String) -> IndexError {
+    /// The error for a row whose bytes do not follow the layout.
+    static func corrupt(_ path: String) -> IndexError {
         IndexError(.corrupt, "a placeTile row is malformed; delete the file and rebuild it with `locsim index import`", path: path)
     }
 

@@ -279,6 +279,10 @@ final class ReadConnection: @unchecked Sendable {
                     scratch.hitCount = hitCount
                     scratch.textCount = textCount
                 }
+                // In a sound row the hits' text spans are disjoint parts of the row's text, so
+                // they fit in the room reserved above; a damaged row's may overlap and not fit.
+                let textLimit = textCount + tile.textByteCount
+                var spansOverflow = false
                 scratch.candidates.withUnsafeMutableBufferPointer { candidates in
                     // Pass 1: the places inside the box.
                     var candidateCount = 0
@@ -322,6 +326,10 @@ final class ReadConnection: @unchecked Sendable {
                             for candidate in candidates[..<candidateCount] where candidate.distance <= radius {
                                 let index = Int(candidate.index)
                                 let (bytes, idLength) = tile.textSpan(index)
+                                guard textCount + bytes.count <= textLimit else {
+                                    spansOverflow = true
+                                    break
+                                }
                                 (text.baseAddress! + textCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                                 hits[hitCount] = Hit(
                                     distance: candidate.distance, latitudeE7: tile.latitudeE7(index),
@@ -334,6 +342,7 @@ final class ReadConnection: @unchecked Sendable {
                         }
                     }
                 }
+                if spansOverflow { throw PlaceTileView.corrupt(path) }
             }
         }
     }
