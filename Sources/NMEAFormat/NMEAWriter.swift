@@ -191,8 +191,7 @@ public struct NMEAWriter: Sendable {
     private func course(_ fix: Fix, _ hasPosition: Bool) throws(NMEAError) -> Double? {
         guard hasPosition, let course = fix.course else { return nil }
         guard course.isFinite else { throw Self.invalid("course \(course) is not finite") }
-        let normalized = course.truncatingRemainder(dividingBy: 360)
-        return normalized < 0 ? normalized + 360 : normalized
+        return normalizedCourse(course)
     }
 
     private static func invalid(_ message: String) -> NMEAError {

@@ -102,6 +102,19 @@ struct SphericalTests {
         #expect(normalizedLongitude(180) == -180)
         #expect(normalizedLongitude(-180) == -180)
     }
+
+    @Test("normalizedCourse wraps into 0..<360, and a tiny negative course becomes 0, not 360")
+    func courseWrapping() {
+        for value in stride(from: -1_000.0, through: 1_000, by: 7.25) {
+            let wrapped = normalizedCourse(value)
+            #expect(wrapped >= 0 && wrapped < 360)
+            let turns = (value - wrapped) / 360
+            #expect(turns == turns.rounded(), "\(value) -> \(wrapped)")
+        }
+        #expect(-1e-15 + 360 == 360)  // why the guard is needed
+        #expect(normalizedCourse(-1e-15) == 0)
+        #expect(normalizedCourse(360) == 0)
+    }
 }
 
 @Suite("Fix interpolation")

@@ -29,6 +29,14 @@ public func normalizedLongitude(_ degrees: Double) -> Double {
     return value
 }
 
+/// Wraps any finite course or bearing into 0..<360 degrees. A tiny negative value, which
+/// `+ 360` would round to exactly 360, becomes 0.
+public func normalizedCourse(_ degrees: Double) -> Double {
+    let value = degrees.truncatingRemainder(dividingBy: 360)
+    let positive = value < 0 ? value + 360 : value
+    return positive >= 360 ? 0 : positive
+}
+
 extension Coordinate {
     /// Great-circle distance in metres on the sphere of radius ``Sphere/radius`` (haversine).
     ///
@@ -53,9 +61,7 @@ extension Coordinate {
         let y = sin(dLambda) * cos(phi2)
         let x = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
         if x == 0 && y == 0 { return 0 }
-        let degrees = atan2(y, x) * radiansToDegrees
-        let wrapped = degrees < 0 ? degrees + 360 : degrees
-        return wrapped >= 360 ? 0 : wrapped
+        return normalizedCourse(atan2(y, x) * radiansToDegrees)
     }
 
     /// The point reached by travelling `distance` metres along a great circle starting at

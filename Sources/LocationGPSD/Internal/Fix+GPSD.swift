@@ -53,10 +53,7 @@ extension Fix {
         if horizontal == nil, let x = Self.finite(fix.epx), let y = Self.finite(fix.epy) {
             horizontal = (x * x + y * y).squareRoot()
         }
-        let course = Self.finite(fix.track).map { track in
-            let normalised = track.truncatingRemainder(dividingBy: 360)
-            return normalised < 0 ? normalised + 360 : normalised
-        }
+        let course = Self.finite(fix.track).map(normalizedCourse)
         self.init(
             time: time,
             coordinate: coordinate,

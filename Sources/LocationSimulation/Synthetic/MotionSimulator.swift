@@ -59,7 +59,7 @@ struct MotionSimulator: Sendable {
                 heading = routeCourse()
             }
         case .circle(let center, let radius, _, let startBearing):
-            heading = Self.wrap(startBearing)
+            heading = normalizedCourse(startBearing)
             position = center.destination(distance: radius, bearing: heading)
             home = center
         case .randomWalk(let start, _, _):
@@ -77,7 +77,7 @@ struct MotionSimulator: Sendable {
         case .circle(_, _, let clockwise, _):
             return Fix(
                 time: time, coordinate: position, altitude: altitude, speed: speed,
-                course: Self.wrap(heading + (clockwise ? 90 : -90)), source: .synthetic)
+                course: normalizedCourse(heading + (clockwise ? 90 : -90)), source: .synthetic)
         case .route, .randomWalk:
             return Fix(
                 time: time, coordinate: position, altitude: altitude, speed: speed, course: heading, source: .synthetic)
@@ -108,10 +108,10 @@ struct MotionSimulator: Sendable {
             // Arc length on a small circle of angular radius r/R is R·sin(r/R)·Δθ.
             let circleRadius = Sphere.radius * sin(radius / Sphere.radius)
             let turn = distance / circleRadius * 180 / .pi
-            heading = Self.wrap(heading + (clockwise ? turn : -turn))
+            heading = normalizedCourse(heading + (clockwise ? turn : -turn))
             position = center.destination(distance: radius, bearing: heading)
         case .randomWalk(_, let turnSigma, let boundary):
-            if turnSigma > 0 { heading = Self.wrap(heading + turnSigma * dt.squareRoot() * random.nextGaussian()) }
+            if turnSigma > 0 { heading = normalizedCourse(heading + turnSigma * dt.squareRoot() * random.nextGaussian()) }
             if let boundary, position.distance(to: home) > boundary { heading = position.bearing(to: home) }
             position = position.destination(distance: distance, bearing: heading)
         }
@@ -150,12 +150,6 @@ struct MotionSimulator: Sendable {
         if position != target { return position.bearing(to: target) }
         // At the leg's end: keep the direction of arrival.
         let from = waypoints[i]
-        return from == target ? heading : Self.wrap(target.bearing(to: from) + 180)
-    }
-
-    private static func wrap(_ degrees: Double) -> Double {
-        let value = degrees.truncatingRemainder(dividingBy: 360)
-        let positive = value < 0 ? value + 360 : value
-        return positive >= 360 ? 0 : positive
+        return from == target ? heading : normalizedCourse(target.bearing(to: from) + 180)
     }
 }
