@@ -224,6 +224,10 @@ private struct Fields {
 
     func double(_ i: Int, _ name: String) throws(NMEAError) -> Double? {
         guard let d = try decimal(i, name) else { return nil }
+        // Leading zeros after the point count towards the scale but not the 17 digits kept.
+        guard d.scale < powersOfTen.count else {
+            throw fail(.malformedField, i, "\(name) '\(text(i))' has more than \(powersOfTen.count - 1) decimals")
+        }
         let value = Double(d.mantissa) / powersOfTen[d.scale]
         return d.negative ? -value : value
     }

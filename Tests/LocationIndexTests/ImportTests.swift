@@ -204,6 +204,60 @@ struct ImportTests {
         }
     }
 
+    @Test("A CSV row with invalid UTF-8 is skipped in lenient mode, not imported with replacement characters")
+    func invalidUTF8() throws {
+        var bytes = Array("id,name,lat,lon\nok,Fine,10,20\nbad,Caf".utf8)
+        bytes += [0xC3, 0x28]  // a broken two-byte sequence
+        bytes += Array(",11,21\n".utf8)
+        try withTemporaryDirectory { directory in
+            let path = directory.file("utf8.csv")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let strict = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+            #expect(strict.code == .malformedRow && strict.line == 3 && strict.column == "name")
+            let report = try index.importPlaces(fromFile: path, options: .init(isLenient: true))
+            #expect(report.inserted == 1 && report.skipped == 1)
+            #expect(try everything(index).map(\.id) == ["ok"])
+        }
+    }
+
+    @Test("A place whose id and name exceed what one tile row holds is a row error, not a crash")
+    func oversizedText() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let spot = try Coordinate(latitude: 10, longitude: 20)
+            let long = Place(id: "long", name: String(repeating: "n", count: 70_000), coordinate: spot)
+            let fine = Place(id: "fine", name: "Fine", coordinate: spot)
+            let error = try #require(throws: IndexError.self) { try index.importPlaces([fine, long]) }
+            #expect(error.code == .malformedRow && error.column == "name" && error.message.contains("70004"))
+            #expect(try everything(index).isEmpty)
+            let report = try index.importPlaces([fine, long], options: .init(isLenient: true))
+            #expect(report.inserted == 1 && report.skipped == 1)
+        }
+    }
+
+    @Test("Numbers with more digits than Int64 holds parse like Double(String), or fail naming row and column")
+    func longNumbers() throws {
+        let csv = """
+            id,name,lat,lon
+            long,Many digits,35.68123456789012345678,139.7600000000000000000001
+            huge,Far too big,35,1397600000000000000000
+            """
+        try withTemporaryDirectory { directory in
+            let path = directory.file("long.csv")
+            try csv.write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let strict = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+            #expect(strict.code == .malformedRow && strict.line == 3 && strict.column == "lon")
+            let report = try index.importPlaces(fromFile: path, options: .init(isLenient: true))
+            #expect(report.inserted == 1 && report.skipped == 1)
+            let stored = try #require(try everything(index).first)
+            let latitude = try #require(Double("35.68123456789012345678"))
+            #expect(abs(stored.coordinate.latitude - latitude) < 1e-7)  // stored to 1e-7°
+            #expect(abs(stored.coordinate.longitude - 139.76) < 1e-7)
+        }
+    }
+
     @Test("Input problems: missing column, unterminated quote, empty file, unknown format, missing file")
     func inputProblems() throws {
         try withTemporaryDirectory { directory in

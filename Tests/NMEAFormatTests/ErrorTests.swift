@@ -55,6 +55,10 @@ struct ErrorTests {
             bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.90,5x5.40,M,46.90,M,,"),
             code: .malformedField, field: 9, columnAt: "5x5.40"),
         Case(
+            name: "HDOP with more decimals than a double can scale (leading zeros)",
+            bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.000000000000000000000001,545.40,M,46.90,M,,"),
+            code: .malformedField, field: 8, columnAt: "0.000000000000000000000001"),
+        Case(
             name: "minutes of 60 or more",
             bad: NMEATestLine.make("GPRMC,120000.50,A,4860.00000,N,01131.00000,E,1.0,45.0,230394,,,A"),
             code: .malformedField, field: 3, columnAt: "4860.00000"),

@@ -148,6 +148,11 @@ struct CSVReader {
         while index < end && fastPath {
             let byte = bytes[index]
             if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                // A 16th digit leaves the fast path (and would overflow Int64 by the 19th).
+                guard digits < 15 else {
+                    fastPath = false
+                    break
+                }
                 mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
                 digits += 1
                 if seenPoint { fractionDigits += 1 }

@@ -61,6 +61,16 @@ struct ImportCollector {
     }
 
     mutating func accept(_ place: ParsedPlace, line: Int?, column: String?) throws(IndexError) {
+        let textBytes = place.id.utf8.count + place.name.utf8.count
+        guard textBytes <= PlaceTileCodec.maximumTextBytes else {
+            try reject(
+                IndexError(
+                    .malformedRow,
+                    "id and name together take \(textBytes) bytes of UTF-8; a place may take up to "
+                        + "\(PlaceTileCodec.maximumTextBytes)",
+                    path: path, line: line, column: "name"))
+            return
+        }
         if let existing = indexByID[place.id] {
             let error = IndexError(
                 .duplicateID,
@@ -146,9 +156,9 @@ enum PlaceParsers {
                         line: line))
                 continue
             }
-            for (index, field) in fields.enumerated() where !reader.isValidUTF8(field) {
-                try collector.reject(IndexError(.malformedRow, "not valid UTF-8", path: path, line: line, column: header[index]))
-                break
+            if let bad = fields.firstIndex(where: { !reader.isValidUTF8($0) }) {
+                try collector.reject(IndexError(.malformedRow, "not valid UTF-8", path: path, line: line, column: header[bad]))
+                continue
             }
             let id = reader.string(fields[idColumn])
             guard !id.trimmingSpaces.isEmpty else {

@@ -147,6 +147,9 @@ enum PlaceTileCodec {
     /// chain to follow (it still copies the blob once into the statement's buffer).
     static let maximumBytes = 65_000
     static let fixedBytesPerPlace = 18
+    /// Most UTF-8 bytes of id and name one place may have: a part holding only that place still
+    /// fits in ``maximumBytes`` (so its 16-bit text offsets cannot overflow).
+    static let maximumTextBytes = maximumBytes - 4 - fixedBytesPerPlace
 
     /// Encodes records (already sorted) into parts of at most ``maximumBytes`` each.
     static func encodeParts(_ records: ArraySlice<PlaceRecord>) -> [[UInt8]] {
