@@ -111,8 +111,9 @@ struct SphericalTests {
             let turns = (value - wrapped) / 360
             #expect(turns == turns.rounded(), "\(value) -> \(wrapped)")
         }
-        #expect(-1e-15 + 360 == 360)  // why the guard is needed
-        #expect(normalizedCourse(-1e-15) == 0)
+        let tiny: Double = -1e-15
+        #expect(tiny + 360 == 360)  // why the guard is needed
+        #expect(normalizedCourse(tiny) == 0)
         #expect(normalizedCourse(360) == 0)
     }
 }
