@@ -134,8 +134,12 @@ public final class GPXWriter {
         }
     }
 
-    /// The text written so far (memory writers).
-    public var string: String { String(decoding: memory, as: UTF8.self) }
+    /// The text written so far, including what is not yet flushed (memory writers; empty for a
+    /// file writer).
+    public var string: String {
+        guard case .memory = sink else { return "" }
+        return String(decoding: memory + pending, as: UTF8.self)
+    }
 
     /// A whole document as GPX 1.1 text: its tracks, routes and waypoints.
     public static func string(_ document: GPXDocument, creator: String = "locsim") -> String {

@@ -7,6 +7,13 @@ import Testing
 @Suite struct GPXWriterTests {
     let fixtures = Bundle.module.resourcePath! + "/Fixtures"
 
+    @Test("A memory writer's string holds every point written so far, before finish()")
+    func memoryStringBeforeFinish() throws {
+        let writer = GPXWriter(layout: .track)
+        try writer.write(GPXPoint(coordinate: Coordinate(latitude: 47.37, longitude: 8.54)))
+        #expect(writer.string.contains("<trkpt lat=\"47.37\" lon=\"8.54\""))
+    }
+
     @Test("Writing a document and reading it back gives the same values",
           arguments: ["bom-gpx10", "garmin-extensions", "antimeridian", "untimed-route"])
     func documentRoundTrip(name: String) throws {
