@@ -179,8 +179,11 @@ public final class NearbyIndex: Sendable {
             while true {
                 let splits = try reader.currentSplitNodes()
                 let ranges = cap.rowRanges(in: grid, splits: splits)
-                let result = try reader.search(center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit)
-                if try reader.connection.dataVersion() == splits.dataVersion { return result }
+                if let result = try reader.search(
+                    center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit, dataVersion: splits.dataVersion)
+                {
+                    return result
+                }
                 reader.splitNodes = nil
             }
         }

@@ -36,20 +36,28 @@ struct IndexWriter {
         progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         try connection.execute("BEGIN IMMEDIATE")
+        let result: (inserted: Int, updated: Int, count: Int)
         do {
-            let result = try writeInTransaction(
+            result = try writeInTransaction(
                 places, importedIDs: indexByID, rowsRead: rowsRead, skipped: skipped, progress: progress)
             try connection.execute("COMMIT")
-            // Move the new pages into the main file now, so readers map them instead of
-            // searching the WAL (a no-op for pages readers still need).
-            try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            return result
         } catch {
             let failure = (error as? IndexError) ?? IndexError(.cancelled, "the import stopped: \(error)", path: connection.path)
             let afterRollback = IndexSchema.rollback(connection, after: failure)
             if afterRollback != failure { throw afterRollback }  // the rollback failed too: say so
             throw error
         }
+        // Committed. Move the new pages into the main file now, so readers map them instead of
+        // searching the WAL (a no-op for pages readers still need). A failure here does not undo
+        // the import, and the error says so.
+        do {
+            try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        } catch {
+            throw IndexError(
+                error.code, "the import was committed, but checkpointing the WAL failed: \(error.message)", path: error.path,
+                sqliteCode: error.sqliteCode)
+        }
+        return result
     }
 
     private func writeInTransaction(

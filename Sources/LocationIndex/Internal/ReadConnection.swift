@@ -116,9 +116,14 @@ final class ReadConnection: @unchecked Sendable {
     }
 
     /// Reads the tiles in `rowRanges`, keeps the places within `radius`, sorts and limits.
+    ///
+    /// - Parameter dataVersion: The data version `rowRanges` were computed for (the split nodes'
+    ///   snapshot). Returns nil, before any sorting or result building, when the reads saw a
+    ///   later one: the caller reloads the split nodes and asks again.
     func search(
-        center: Coordinate, radius: Double, cap: SearchCap, rowRanges: [(Int64, Int64)], limit: Int?
-    ) throws(IndexError) -> [NearbyPlace] {
+        center: Coordinate, radius: Double, cap: SearchCap, rowRanges: [(Int64, Int64)], limit: Int?,
+        dataVersion: UInt32
+    ) throws(IndexError) -> [NearbyPlace]? {
         // Take the scratch space out of the object: a local needs no dynamic exclusivity checks.
         var scratch = self.scratch
         self.scratch = Scratch()
@@ -138,6 +143,7 @@ final class ReadConnection: @unchecked Sendable {
             tiles.reset()
             throw IndexSchema.rollback(connection, after: error)
         }
+        guard try connection.dataVersion() == dataVersion else { return nil }
         let hitCount = scratch.hitCount
         return try scratch.hits.withUnsafeBufferPointer { allHits throws(IndexError) in
             let hits = UnsafeBufferPointer(rebasing: allHits[..<hitCount])
