@@ -61,9 +61,10 @@ public struct InMemoryNearbyIndex: LocationRepository {
             throw .validation("radius must be a finite number of metres > 0, got \(radius)", parameter: "radius")
         }
         var found: [(distance: Double, place: Place)] = []
+        let origin = HaversineOrigin(center)  // bit-identical to center.distance(to:)
         func consider(_ index: Int) {
             let place = places[index]
-            let distance = center.distance(to: place.coordinate)
+            let distance = origin.distance(to: place.coordinate)
             if distance <= radius { found.append((distance, place)) }
         }
         if let candidates = candidateCells(center: center, radius: radius) {

@@ -19,8 +19,11 @@ struct IndexLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The index file.", valueName: "path"))
     var db: String?
 
-    @Option(help: ArgumentHelp("Place CSVs for the default index, used when --db is absent.", valueName: "dir"))
-    var geodata: String = "geodata"
+    @Option(
+        help: ArgumentHelp(
+            "Place CSVs for the default index, used when --db is absent (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            valueName: "dir"))
+    var geodata: String?
 
     func open() throws -> NearbyIndex {
         if let db {
@@ -30,7 +33,7 @@ struct IndexLocation: ParsableArguments {
             }
             return try NearbyIndex(path: db, configuration: .init(access: .readOnly))
         }
-        return try DefaultPlaceDatabase.open(geodataDirectory: geodata)
+        return try DefaultPlaceDatabase.open(geodataDirectory: resolvedGeodataDirectory(geodata))
     }
 }
 
@@ -54,5 +57,3 @@ struct OutputBuffer {
     }
 }
 
-/// Degrees with seven decimals (the index's resolution).
-func degrees(_ value: Double) -> String { String(format: "%.7f", value) }

@@ -14,12 +14,14 @@ struct HTMLReport {
         ("first", "#1f77b4"), ("moved", "#2ca02c"), ("elapsed", "#ff7f0e"), ("retry", "#d62728"),
     ]
 
-    /// Writes the report atomically (a temporary file renamed into place).
+    /// Writes the report atomically (a temporary file beside it, synced and renamed into place).
     func write(to path: String) throws {
         do {
-            try render().write(toFile: path, atomically: true, encoding: .utf8)
+            let file = try AtomicFile(path: path)
+            try file.write(render())
+            try file.commit()
         } catch {
-            throw CommandFailure("cannot write the report to \(path): \(error.localizedDescription)")
+            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
         }
         Terminal.err("report written to \(path)")
     }
@@ -60,8 +62,7 @@ struct HTMLReport {
         let lon0 = first.longitude
         let k = cos(lat0 * .pi / 180)
         func local(_ c: Coordinate) -> (Double, Double) {
-            var dLon = c.longitude - lon0
-            if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+            let dLon = normalizedLongitude(c.longitude - lon0)
             return (Sphere.radius * dLon * .pi / 180 * k, Sphere.radius * (c.latitude - lat0) * .pi / 180)
         }
         let points = trace.fixes.map { local($0.coordinate) }

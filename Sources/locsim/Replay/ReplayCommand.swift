@@ -89,8 +89,7 @@ struct Replay: AsyncParsableCommand {
         guard let track else { return }
         let path = try ReplayPath(document: GPXDocument(contentsOfFile: track))
         let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
-        let replay = try GPXReplay(
-            path: path, configuration: timing.replayConfiguration(pacing: pacing), clock: ContinuousClock(), now: { Date() })
+        let replay = try GPXReplay(path: path, configuration: timing.replayConfiguration(pacing: pacing))
         if timing.fast {
             try await pipeline.runVirtual(replay)
         } else {

@@ -16,7 +16,10 @@ struct PlaceSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bearer token for --online.", valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("Folder of place CSVs the default index is built from.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Place CSVs for the default index, used without --db or --online (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            valueName: "dir"))
     var geodata: String?
 
     func validate() throws {
@@ -37,18 +40,7 @@ struct PlaceSourceOptions: ParsableArguments {
         return OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory))
     }
 
-    /// `--geodata`, `$LOCSIM_GEODATA`, `./geodata`, or the geodata folder of the source tree this
-    /// binary was built from.
-    var geodataDirectory: String {
-        if let geodata { return geodata }
-        if let fromEnvironment = ProcessInfo.processInfo.environment["LOCSIM_GEODATA"], !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
-        if FileManager.default.fileExists(atPath: "geodata") { return "geodata" }
-        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(4)  // Sources/locsim/Replay/ReplayOptions.swift
-        return components.joined(separator: "/") + "/geodata"
-    }
+    var geodataDirectory: String { resolvedGeodataDirectory(geodata) }
 }
 
 /// How fast, from where and how often fixes are played.
