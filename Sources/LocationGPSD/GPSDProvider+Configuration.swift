@@ -55,6 +55,19 @@ extension GPSDProvider {
             self.maximumAttempts = maximumAttempts
         }
 
+        /// What is wrong with these values, naming the field; nil when they are usable.
+        var problem: String? {
+            if initialDelay <= .zero { return "backoff.initialDelay must be > 0, got \(initialDelay)" }
+            if !multiplier.isFinite { return "backoff.multiplier must be a finite number, got \(multiplier)" }
+            if maximumDelay < initialDelay {
+                return "backoff.maximumDelay (\(maximumDelay)) must be ≥ initialDelay (\(initialDelay))"
+            }
+            if let maximumAttempts, maximumAttempts < 0 {
+                return "backoff.maximumAttempts must be ≥ 0 or nil, got \(maximumAttempts)"
+            }
+            return nil
+        }
+
         /// The delay before retry number `attempt`.
         ///
         /// - Parameter attempt: 1 for the first retry after a failure; values below 1 count as 1.
@@ -64,7 +77,7 @@ extension GPSDProvider {
             var delay = initialDelay.seconds
             var step = 1
             while step < attempt, delay < cap {
-                delay *= Swift.max(multiplier, 1)
+                delay *= multiplier.isFinite ? Swift.max(multiplier, 1) : 1
                 step += 1
             }
             return delay >= cap ? maximumDelay : .nanoseconds(Int64((delay * 1e9).rounded()))

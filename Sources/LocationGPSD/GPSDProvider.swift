@@ -71,7 +71,8 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     ///   - configuration: Fault handling; default ``Configuration/failFast``.
     ///   - clock: The clock back-off delays are slept on.
     ///   - now: Wall-clock time, to stamp status fixes that carry no time of their own.
-    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host or a port outside 1...65535.
+    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host, a port outside 1...65535,
+    ///   or a back-off whose delays are not positive and finite (naming the field).
     public init(
         host: String = "127.0.0.1",
         port: Int = 2947,
@@ -85,6 +86,9 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
         }
         guard (1...65_535).contains(port) else {
             throw GPSDError(.invalidArgument, host: host, port: port, detail: "port \(port) is outside 1...65535")
+        }
+        if let problem = configuration.backoff.problem {
+            throw GPSDError(.invalidArgument, host: host, port: port, detail: problem)
         }
         self.host = host
         self.port = port
@@ -145,7 +149,8 @@ extension GPSDProvider where C == ContinuousClock {
     ///   - port: gpsd's TCP port, 1...65535; default 2947.
     ///   - device: Watch only this device path; `nil` (default) watches every device.
     ///   - configuration: Fault handling; default ``Configuration/failFast``.
-    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host or a port outside 1...65535.
+    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host, a port outside 1...65535,
+    ///   or a back-off whose delays are not positive and finite (naming the field).
     public init(
         host: String = "127.0.0.1", port: Int = 2947, device: String? = nil,
         configuration: Configuration = Configuration()
