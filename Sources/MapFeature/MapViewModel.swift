@@ -23,7 +23,7 @@ public import Observation
 /// ignored, and stopping cancels the request in flight and freezes the state.
 ///
 /// ```swift
-/// let model = MapViewModel(repository: HTTPLocationRepository(baseURL: url, token: token))
+/// let model = MapViewModel(repository: try HTTPLocationRepository(baseURL: url, token: token))
 /// // In a view: .task { await model.run(provider) }
 /// // Then read model.userLocation, model.nearbyLocations.value, model.lastFetch.
 /// ```

@@ -13,8 +13,8 @@ import Testing
     let center = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
 
     func repository(_ server: LocalHTTPServer, scenario: String, token: String? = "s3cret",
-                    timeout: Duration = .seconds(10)) -> HTTPLocationRepository {
-        HTTPLocationRepository(baseURL: server.baseURL.appendingPathComponent(scenario), token: token, timeout: timeout)
+                    timeout: Duration = .seconds(10)) throws -> HTTPLocationRepository {
+        try HTTPLocationRepository(baseURL: server.baseURL.appendingPathComponent(scenario), token: token, timeout: timeout)
     }
 
     /// Runs `fetch` and returns the `AppError` it throws (recording an issue if it returns).
@@ -120,7 +120,7 @@ import Testing
     @Test("A server slower than the timeout: networkUnavailable, saying it timed out")
     func timeout() async throws {
         try await LocalHTTPServer.with { server in
-            let slow = repository(server, scenario: "slow", timeout: .milliseconds(500))
+            let slow = try repository(server, scenario: "slow", timeout: .milliseconds(500))
             let error = try #require(await failure { try await slow.fetchNearby(center: center, radius: 5_000) })
             #expect(error.code == .networkUnavailable)
             #expect(error.message.contains("timed out"), "\(error.message)")
@@ -132,15 +132,25 @@ import Testing
     func refused() async throws {
         let port = try await LocalHTTPServer.with { $0.port }  // a port that was just freed
         let base = URL(string: "http://127.0.0.1:\(port)/ok")!
-        let repository = HTTPLocationRepository(baseURL: base, token: nil, timeout: .seconds(5))
+        let repository = try HTTPLocationRepository(baseURL: base, token: nil, timeout: .seconds(5))
         let error = try #require(await failure { try await repository.fetchNearby(center: center, radius: 5_000) })
         #expect(error.code == .networkUnavailable)
         #expect(error.endpoint == "GET 127.0.0.1:\(port)/ok/locations/nearby")
     }
 
+    @Test("A timeout of zero or less is rejected when the repository is made, naming the parameter", arguments: [
+        Duration.zero, .milliseconds(-1),
+    ])
+    func invalidTimeout(timeout: Duration) {
+        let error = #expect(throws: AppError.self) {
+            try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:9/v1")!, token: nil, timeout: timeout)
+        }
+        #expect(error?.code == .validation && error?.parameter == "timeout")
+    }
+
     @Test("A bad radius is rejected before sending, naming the parameter", arguments: [0.0, -5, .nan, .infinity])
-    func invalidRadius(radius: Double) async {
-        let repository = HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:9/v1")!, token: nil)
+    func invalidRadius(radius: Double) async throws {
+        let repository = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:9/v1")!, token: nil)
         let error = await failure { try await repository.fetchNearby(center: center, radius: radius) }
         #expect(error?.code == .validation)
         #expect(error?.parameter == "radius")
@@ -149,7 +159,7 @@ import Testing
     @Test("Cancelling the caller cancels the request with CancellationError")
     func cancellation() async throws {
         try await LocalHTTPServer.with { server in
-            let slow = repository(server, scenario: "slow", timeout: .seconds(30))
+            let slow = try repository(server, scenario: "slow", timeout: .seconds(30))
             let fetch = Task { try await slow.fetchNearby(center: center, radius: 5_000) }
             fetch.cancel()
             await #expect(throws: CancellationError.self) { try await fetch.value }
@@ -165,7 +175,7 @@ import Testing
 
     @Test("The request: path appended to the base, query, headers, timeout")
     func request() throws {
-        let repository = HTTPLocationRepository(baseURL: URL(string: "https://api.example.com/v1/")!, token: "t",
+        let repository = try HTTPLocationRepository(baseURL: URL(string: "https://api.example.com/v1/")!, token: "t",
                                                 timeout: .milliseconds(2_500))
         let request = try repository.makeRequest(center: Coordinate(validLatitude: -33.8568, longitude: 151.2153), radius: 1_000)
         #expect(request.url?.absoluteString == "https://api.example.com/v1/locations/nearby?lat=-33.8568&lng=151.2153&radius=1000")

@@ -47,7 +47,13 @@ public struct HTTPLocationRepository: LocationRepository {
     ///   - session: A session to use instead of the repository's own ephemeral one (whose
     ///     configuration sets both timeouts). A given session keeps its own resource timeout;
     ///     the request's idle timeout is still `timeout`.
-    public init(baseURL: URL, token: String?, timeout: Duration = .seconds(10), session: URLSession? = nil) {
+    /// - Throws: ``AppError`` (validation, parameter `timeout`) for a timeout ≤ 0.
+    public init(baseURL: URL, token: String?, timeout: Duration = .seconds(10), session: URLSession? = nil)
+        throws(AppError)
+    {
+        guard timeout > .zero else {
+            throw .validation("timeout must be > 0, got \(timeout)", parameter: "timeout")
+        }
         self.baseURL = baseURL
         self.token = token
         self.timeout = timeout

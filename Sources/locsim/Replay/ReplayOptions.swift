@@ -32,7 +32,7 @@ struct PlaceSourceOptions: ParsableArguments {
 
     func repository() throws -> any LocationRepository {
         if let online, let url = URL(string: online) {
-            return HTTPLocationRepository(baseURL: url, token: token)
+            return try HTTPLocationRepository(baseURL: url, token: token)
         }
         if let db {
             return OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
