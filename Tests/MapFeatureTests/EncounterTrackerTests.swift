@@ -9,8 +9,8 @@ import Testing
     func north(_ metres: Double) -> Coordinate { shrine.coordinate.destination(distance: metres, bearing: 0) }
 
     @Test("An approach is reported once, at the first position within reach")
-    func oncePerApproach() {
-        var tracker = EncounterTracker(reach: 40)
+    func oncePerApproach() throws {
+        var tracker = try EncounterTracker(reach: 40)
         #expect(tracker.update(position: north(60), places: [shrine]).isEmpty)
         let met = tracker.update(position: north(39), places: [shrine])
         #expect(met.map(\.place.id) == ["shrine"])
@@ -21,8 +21,8 @@ import Testing
     }
 
     @Test("Moving beyond twice the reach re-arms the place; staying within it does not")
-    func rearm() {
-        var tracker = EncounterTracker(reach: 40)
+    func rearm() throws {
+        var tracker = try EncounterTracker(reach: 40)
         #expect(tracker.update(position: north(30), places: [shrine]).count == 1)
         _ = tracker.update(position: north(79.9), places: [shrine])
         #expect(tracker.isDisarmed("shrine"), "within 2 × reach it stays disarmed")
@@ -33,8 +33,8 @@ import Testing
     }
 
     @Test("Only places on the map can be met, and leaving the map does not re-arm")
-    func onlyPlacesOnTheMap() {
-        var tracker = EncounterTracker(reach: 40)
+    func onlyPlacesOnTheMap() throws {
+        var tracker = try EncounterTracker(reach: 40)
         #expect(tracker.update(position: north(5), places: []).isEmpty)
         #expect(tracker.update(position: north(5), places: [shrine]).count == 1)
         #expect(tracker.update(position: north(5), places: []).isEmpty)
@@ -43,11 +43,18 @@ import Testing
 
     @Test("Several places met at once come nearest first, ties by id")
     func ordering() throws {
-        var tracker = EncounterTracker(reach: 40)
+        var tracker = try EncounterTracker(reach: 40)
         let near = Place(id: "b", name: "B", coordinate: north(5))
         let far = Place(id: "a", name: "A", coordinate: north(20))
         let twin = Place(id: "c", name: "C", coordinate: north(20))
         let met = tracker.update(position: shrine.coordinate, places: [twin, far, near])
         #expect(met.map(\.place.id) == ["b", "a", "c"])
+    }
+
+    @Test("A reach that is not a positive, finite number of metres is a validation error naming 'reach'",
+          arguments: [0.0, -1, .nan, .infinity])
+    func invalidReach(reach: Double) {
+        let error = #expect(throws: AppError.self) { try EncounterTracker(reach: reach) }
+        #expect(error?.code == .validation && error?.parameter == "reach")
     }
 }

@@ -10,7 +10,7 @@ public import LocationCore
 /// A pure value: feed it positions and the places on the map, read back encounters.
 ///
 /// ```swift
-/// var tracker = EncounterTracker(reach: 40)
+/// var tracker = try EncounterTracker(reach: 40)
 /// let met = tracker.update(position: fix.coordinate!, places: placesOnMap)
 /// ```
 public struct EncounterTracker: Sendable, Hashable {
@@ -29,8 +29,11 @@ public struct EncounterTracker: Sendable, Hashable {
     private var disarmed: [String: Coordinate] = [:]
 
     /// - Parameter reach: Metres, > 0 and finite (the game's default is 40 m).
-    public init(reach: Double = 40) {
-        precondition(reach.isFinite && reach > 0, "reach must be a positive number of metres")
+    /// - Throws: ``AppError`` (validation, parameter `reach`) otherwise.
+    public init(reach: Double = 40) throws(AppError) {
+        guard reach.isFinite, reach > 0 else {
+            throw .validation("reach must be a finite number of metres > 0, got \(reach)", parameter: "reach")
+        }
         self.reach = reach
     }
 

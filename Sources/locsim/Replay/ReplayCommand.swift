@@ -65,7 +65,7 @@ struct Replay: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2))
-        let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
+        let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
         let pipeline = MapPipeline(
             repository: try source.repository(), configuration: try map.throttleConfiguration(), recorder: recorder,
             progress: progress)

@@ -43,9 +43,9 @@ final class ReplayRecorder {
     private(set) var placesSeen: Set<String> = []
     private(set) var encounterCount = 0
 
-    init(format: Format, reach: Double, write: @escaping (String) -> Void) {
+    init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
         self.format = format
-        self.tracker = EncounterTracker(reach: reach)
+        self.tracker = try EncounterTracker(reach: reach)
         self.write = write
     }
 

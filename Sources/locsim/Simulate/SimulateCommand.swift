@@ -156,7 +156,7 @@ struct Simulate: AsyncParsableCommand {
         }
         if map {
             let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2))
-            let recorder = ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
+            let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
                 progress.printAbove($0)
             }
             let pipeline = MapPipeline(
