@@ -1,9 +1,10 @@
 // CGPS: the one place where locsim meets libgps's C API.
 //
-// Everything Swift calls goes through a `CGPS_` wrapper below, so the differences between gpsd
-// releases are settled here, in C, by `GPSD_API_MAJOR_VERSION`, and Swift sees one signature:
+// Every libgps function, and every struct member whose type or place differs between gpsd
+// releases, goes through a `CGPS_` wrapper below (Swift reads the stable members of gps_data_t
+// directly), so the differences are settled here, in C, by `GPSD_API_MAJOR_VERSION`, and Swift
+// sees one signature:
 //
-//   API 9          the fix status still lives in gps_data_t.status (fix.status from API 10)
 //   API 10-13      gps_unpack(char *, ...)                 gps_fd is `socket_t` (int)
 //   (API 11 = gpsd 3.22, Debian 12)
 //                  gps_stream(..., unsigned int, void *)
@@ -85,21 +86,6 @@ static inline const char *CGPS_errstr(int code) { return gps_errstr(code); }
 
 /// The socket: an `int` up to gpsd 3.25, an intptr_t (`gps_fd_t`) in 3.27; a descriptor either way.
 static inline int CGPS_fd(const struct gps_data_t *data) { return (int)data->gps_fd; }
-
-/// Wakes a thread blocked in gps_waiting on this connection without closing the descriptor
-/// (closing it from another thread could let the number be reused under the reader).
-static inline int CGPS_shutdown(const struct gps_data_t *data) {
-    return shutdown((int)data->gps_fd, SHUT_RDWR);
-}
-
-/// The fix status (STATUS_*): in gps_fix_t from API 10 on, in gps_data_t before.
-static inline int CGPS_fixStatus(const struct gps_data_t *data) {
-#if GPSD_API_MAJOR_VERSION >= 10
-    return data->fix.status;
-#else
-    return data->status;
-#endif
-}
 
 /// The device path of the last DEVICE report (or of the device that sent the last TPV).
 static inline const char *CGPS_devicePath(const struct gps_data_t *data) { return data->dev.path; }

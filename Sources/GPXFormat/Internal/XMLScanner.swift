@@ -127,9 +127,6 @@ final class XMLScanner {
     /// The location just past the last byte read (for truncation).
     var endLocation: (line: Int, column: Int) { location(of: count) }
 
-    /// The position just after the current token.
-    var position: Int { pos }
-
     // MARK: Window
 
     /// Slides the window and reads another chunk. Returns `false` at end of input.

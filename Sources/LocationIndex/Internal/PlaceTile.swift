@@ -58,10 +58,6 @@ struct TileGrid: Sendable, Hashable {
     @inline(__always) func key(latitudeE7: Int32, longitudeE7: Int32) -> Int64 {
         band(latitudeE7: Int64(latitudeE7)) * cellsPerBand + cell(longitudeE7: Int64(longitudeE7))
     }
-    /// Row ids of all parts of the level-0 tiles `firstKey...lastKey`.
-    @inline(__always) func rowRange(firstKey: Int64, lastKey: Int64) -> (Int64, Int64) {
-        rowRange(level: 0, firstKey: firstKey, lastKey: lastKey)
-    }
 
     // MARK: Levels (schema v2)
     //

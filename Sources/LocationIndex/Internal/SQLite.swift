@@ -173,9 +173,6 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Whether the connection is inside an explicit transaction.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
-    /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
 }
 
 /// A prepared statement. Finalized by ``finalize()`` or when released.

@@ -23,8 +23,6 @@ struct ReplayTimeline: Sendable {
     var breakBefore: [Bool]
     /// Events to report just before fix `i` is delivered (sparse).
     var events: [Int: [ReplayEvent]]
-    /// Where each fix came from in the path.
-    var positions: [ReplayPointPosition]
     /// What was found.
     var analysis: ReplayAnalysis
 
@@ -55,11 +53,9 @@ struct ReplayTimeline: Sendable {
         fixes = []
         breakBefore = []
         events = [:]
-        positions = []
         times.reserveCapacity(total)
         fixes.reserveCapacity(total)
         breakBefore.reserveCapacity(total)
-        positions.reserveCapacity(total)
         analysis = ReplayAnalysis(
             pointCount: 0, isTimed: false, duration: 0, gaps: [], repeatedTimestamps: [], droppedBackwardsPoints: [])
 
@@ -122,7 +118,6 @@ struct ReplayTimeline: Sendable {
                 times.append(time.timeIntervalSince(start))
                 fixes.append(fix)
                 breakBefore.append(isBreak)
-                positions.append(position)
             }
         }
     }
@@ -141,7 +136,7 @@ struct ReplayTimeline: Sendable {
         }
         var distance = 0.0
         var course: Double?
-        for (k, (position, point)) in points.enumerated() {
+        for (k, (_, point)) in points.enumerated() {
             if k > 0 { distance += points[k - 1].1.coordinate.geodesicDistance(to: point.coordinate) }
             course = courses[k] ?? course
             let offset = distance / speed
@@ -155,7 +150,6 @@ struct ReplayTimeline: Sendable {
             times.append(offset)
             fixes.append(fix)
             breakBefore.append(false)
-            positions.append(position)
         }
     }
 }

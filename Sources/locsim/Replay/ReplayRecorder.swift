@@ -54,7 +54,6 @@ final class ReplayRecorder {
     /// Fetches so far.
     var fetchCount: Int { fetchesByReason.values.reduce(0, +) }
     /// The latest fix time seen.
-    var latestTime: Date? { lastTime }
 
     // MARK: Events
 
