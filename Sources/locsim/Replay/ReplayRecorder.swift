@@ -30,18 +30,14 @@ final class ReplayRecorder {
     private(set) var trace = Trace()
 
     // Summary figures.
-    private(set) var fixCount = 0
     private(set) var acceptedCount = 0
     private(set) var rejectedCount = 0
     private(set) var distance = 0.0
     private var firstTime: Date?
     private var lastTime: Date?
-    private var lastAccepted: Coordinate?
     private(set) var fetchesByReason: [String: Int] = [:]
     private(set) var failures = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
-    private(set) var placesSeen: Set<String> = []
-    private(set) var encounterCount = 0
 
     init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
         self.format = format
@@ -52,7 +48,11 @@ final class ReplayRecorder {
     /// Places currently on the map.
     var placesOnMap: Int { onMap.count }
     /// Fetches so far.
-    var fetchCount: Int { fetchesByReason.values.reduce(0, +) }
+    var fetchCount: Int { trace.fetches.count }
+    // Derived from what the trace keeps, so no counter can drift from it.
+    var fixCount: Int { acceptedCount + rejectedCount }
+    var placesSeenCount: Int { trace.places.count }
+    var encounterCount: Int { trace.encounters.count }
     /// The latest fix time seen.
 
     // MARK: Events
@@ -64,7 +64,6 @@ final class ReplayRecorder {
             pendingAppeared += places
             for place in places {
                 onMap[place.id] = place
-                placesSeen.insert(place.id)
                 if trace.places[place.id] == nil { trace.places[place.id] = (place, event.time) }
             }
             return
@@ -79,21 +78,17 @@ final class ReplayRecorder {
 
         switch event.kind {
         case .fixAccepted(let fix):
-            fixCount += 1
             acceptedCount += 1
             note(time: fix.time)
             guard let coordinate = fix.coordinate else { return }
-            if let lastAccepted { distance += lastAccepted.geodesicDistance(to: coordinate) }
-            lastAccepted = coordinate
+            if let previous = trace.fixes.last?.coordinate { distance += previous.geodesicDistance(to: coordinate) }
             trace.fixes.append((fix.time, coordinate))
             emitFix(fix, accepted: true, rejection: nil)
             for encounter in tracker.update(position: coordinate, places: onMap.values) {
-                encounterCount += 1
                 trace.encounters.append((fix.time, encounter.place, encounter.distance))
                 emitEncounter(encounter, at: fix.time)
             }
         case .fixRejected(let fix, let rejection):
-            fixCount += 1
             rejectedCount += 1
             note(time: fix.time)
             emitFix(fix, accepted: false, rejection: rejection)
@@ -183,7 +178,7 @@ final class ReplayRecorder {
             ("fetches", .int(fetchCount)),
             ("fetches_by_reason", .object(FetchThrottle.Reason.allCases.map { ($0.rawValue, .int(fetchesByReason[$0.rawValue] ?? 0)) })),
             ("failed_fetches", .int(failures)),
-            ("places_seen", .int(placesSeen.count)),
+            ("places_seen", .int(placesSeenCount)),
             ("places_on_map", .int(onMap.count)),
             ("encounters", .int(encounterCount)),
             ("busiest_minute_fetches", .int(busiestMinuteFetches)),
@@ -199,7 +194,7 @@ final class ReplayRecorder {
             "  duration:       \(duration.map { formatDuration($0) } ?? "-")",
             "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
             "  busiest minute: \(busiestMinuteFetches) fetches",
-            "  places seen:    \(placesSeen.count) (\(onMap.count) on the map at the end)",
+            "  places seen:    \(placesSeenCount) (\(onMap.count) on the map at the end)",
             "  encounters:     \(encounterCount)",
         ]
     }
