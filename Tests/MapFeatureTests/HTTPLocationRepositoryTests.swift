@@ -138,6 +138,19 @@ import Testing
         #expect(error.endpoint == "GET 127.0.0.1:\(port)/ok/locations/nearby")
     }
 
+    @Test("A wire location is made only with a valid coordinate, and its place carries it unchanged")
+    func wireLocationValidates() throws {
+        let error = #expect(throws: CoordinateError.self) {
+            try NearbyLocationsResponse.Location(id: "x", name: "X", latitude: 91, longitude: 0)
+        }
+        #expect(error?.component == .latitude)
+        #expect(throws: CoordinateError.self) {
+            try NearbyLocationsResponse.Location(id: "x", name: "X", latitude: 0, longitude: .nan)
+        }
+        let location = try NearbyLocationsResponse.Location(id: "x", name: "X", latitude: 35.5, longitude: 139.25, level: 3)
+        #expect(location.place == Place(id: "x", name: "X", coordinate: try Coordinate(latitude: 35.5, longitude: 139.25), level: 3))
+    }
+
     @Test("A timeout of zero or less is rejected when the repository is made, naming the parameter", arguments: [
         Duration.zero, .milliseconds(-1),
     ])

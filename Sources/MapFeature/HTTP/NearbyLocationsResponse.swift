@@ -25,9 +25,9 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         /// `name`.
         public var name: String
         /// `lat`, degrees −90…90.
-        public var latitude: Double
+        public private(set) var latitude: Double
         /// `lng`, degrees −180…180.
-        public var longitude: Double
+        public private(set) var longitude: Double
         /// `location_type`, optional.
         public var locationType: String?
         /// `level`, optional.
@@ -41,7 +41,13 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         }
 
         /// Creates a wire value.
-        public init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil) {
+        ///
+        /// - Throws: `CoordinateError` naming the latitude or longitude when it is not a valid
+        ///   WGS-84 coordinate (the same check decoding makes).
+        public init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil)
+            throws(CoordinateError)
+        {
+            _ = try Coordinate(latitude: latitude, longitude: longitude)
             self.id = id
             self.name = name
             self.latitude = latitude
@@ -52,9 +58,12 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
 
         /// The wire form of a place (an empty kind is left out).
         public init(_ place: Place) {
-            self.init(id: place.id, name: place.name, latitude: place.coordinate.latitude,
-                      longitude: place.coordinate.longitude,
-                      locationType: place.kind.isEmpty ? nil : place.kind, level: place.level)
+            id = place.id
+            name = place.name
+            latitude = place.coordinate.latitude
+            longitude = place.coordinate.longitude
+            locationType = place.kind.isEmpty ? nil : place.kind
+            level = place.level
         }
 
         /// Decodes one location, rejecting coordinates out of range at their key.
@@ -80,9 +89,10 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
             }
         }
 
-        /// The domain value.
+        /// The domain value (every way to make a `Location` validates its coordinate, which is
+        /// read-only afterwards).
         public var place: Place {
-            Place(id: id, name: name, coordinate: Coordinate(validLatitude: latitude, longitude: normalizedLongitude(longitude)),
+            Place(id: id, name: name, coordinate: Coordinate(validLatitude: latitude, longitude: longitude),
                   kind: locationType ?? "", level: level)
         }
     }
