@@ -134,14 +134,14 @@ public final class RecordingRepository: LocationRepository, Sendable {
     /// - Throws: The scripted ``MapFeature/AppError``, or `CancellationError` when the caller is
     ///   cancelled while waiting.
     public func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
-        let (index, response) = record(center: center, radius: radius, at: elapsed())
+        let (call, response) = record(center: center, radius: radius, at: elapsed())
+        let index = call.index
         do {
             try await sleep(response.latency)
         } catch {
             finish(index, .cancelled)
             throw error
         }
-        let call = calls[index]
         let result = await response.outcome(call)
         if Task.isCancelled {
             finish(index, .cancelled)
@@ -160,8 +160,9 @@ public final class RecordingRepository: LocationRepository, Sendable {
     /// Records a call made at virtual time `time` and returns its scripted answer and latency
     /// without waiting: the replay harness places the answer in virtual time itself.
     public func respond(center: Coordinate, radius: Double, at time: Duration) async -> (result: Result<[Place], AppError>, latency: Duration) {
-        let (index, response) = record(center: center, radius: radius, at: time)
-        let result = await response.outcome(calls[index])
+        let (call, response) = record(center: center, radius: radius, at: time)
+        let index = call.index
+        let result = await response.outcome(call)
         switch result {
         case .success(let places): finish(index, .answered(count: places.count))
         case .failure(let error): finish(index, .failed(error))
@@ -169,7 +170,9 @@ public final class RecordingRepository: LocationRepository, Sendable {
         return (result, response.latency)
     }
 
-    private func record(center: Coordinate, radius: Double, at time: Duration) -> (Int, Response) {
+    /// Appends the call and returns it with its scripted answer (the caller keeps the value,
+    /// rather than copying ``calls`` under the lock to read one element back).
+    private func record(center: Coordinate, radius: Double, at time: Duration) -> (Call, Response) {
         state.withLock { state in
             let index = state.calls.count
             let response: Response
@@ -182,9 +185,9 @@ public final class RecordingRepository: LocationRepository, Sendable {
                     "RecordingRepository has no scripted answer for call #\(index) (centre \(center), radius \(radius) m)",
                     parameter: "script"))
             }
-            state.calls.append(Call(index: index, time: time, center: center, radius: radius,
-                                    latency: response.latency, outcome: .pending))
-            return (index, response)
+            let call = Call(index: index, time: time, center: center, radius: radius, latency: response.latency, outcome: .pending)
+            state.calls.append(call)
+            return (call, response)
         }
     }
 
