@@ -126,6 +126,12 @@ final class NMEAServer: Sendable {
             }
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #if canImport(Darwin)
+            // Darwin's send has neither MSG_NOSIGNAL nor MSG_DONTWAIT: make the socket itself
+            // non-blocking and free of SIGPIPE, so a gone or slow client is dropped, not fatal.
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            #endif
             let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>]? in
                 guard !state.closed else { return nil }
                 state.clients.append(fd)
@@ -142,7 +148,7 @@ final class NMEAServer: Sendable {
     }
 
     #if canImport(Darwin)
-    private static let sendFlags: Int32 = 0
+    private static let sendFlags: Int32 = 0  // see acceptLoop: the socket is non-blocking, SO_NOSIGPIPE
     #else
     private static let sendFlags = Int32(MSG_NOSIGNAL | MSG_DONTWAIT)
     #endif
