@@ -24,21 +24,8 @@ struct GPSDPrinter: Sendable {
 
     func print(_ event: GPSDEvent) {
         switch format {
-        case .jsonl: Self.emit(json(event).text)
-        case .text: Self.emit(text(event))
-        }
-    }
-
-    private static func emit(_ line: String) {
-        var text = line
-        text += "\n"
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { return }
-                offset += n
-            }
+        case .jsonl: Terminal.out(json(event).text)
+        case .text: Terminal.out(text(event))
         }
     }
 

@@ -83,8 +83,8 @@ struct NMEAServe: AsyncParsableCommand {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
-        guard speed.isFinite, (0.1...1000).contains(speed) else {
-            throw ValidationError("--speed must be between 0.1 and 1000, got \(speed)")
+        guard speed.isFinite, Pacing.speedFactorRange.contains(speed) else {
+            throw ValidationError(speedError(speed))
         }
         guard (0...99).contains(satellites) else { throw ValidationError("--satellites must be 0...99") }
         if from != nil {

@@ -67,8 +67,8 @@ struct TimingOptions: ParsableArguments {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if let speed, !(speed.isFinite && speed >= 0.1 && speed <= 1000) {
-            throw ValidationError("--speed must be between 0.1 and 1000, got \(speed)")
+        if let speed, !(speed.isFinite && Pacing.speedFactorRange.contains(speed)) {
+            throw ValidationError(speedError(speed))
         }
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
         if let rate, !(rate.isFinite && rate >= 0.001 && rate <= 100) {

@@ -101,8 +101,8 @@ struct Simulate: AsyncParsableCommand {
         if let duration, !(duration.isFinite && duration >= 0) { throw ValidationError("--duration must be ≥ 0 seconds") }
         if let mps, !(mps.isFinite && mps > 0) { throw ValidationError("--mps must be > 0 m/s") }
         if !(rate.isFinite && rate >= 0.001 && rate <= 100) { throw ValidationError("--rate must be between 0.001 and 100 Hz") }
-        if let speed, !(speed.isFinite && speed >= 0.1 && speed <= 1000) {
-            throw ValidationError("--speed must be between 0.1 and 1000, got \(speed)")
+        if let speed, !(speed.isFinite && Pacing.speedFactorRange.contains(speed)) {
+            throw ValidationError(speedError(speed))
         }
         if let noise, !(noise.isFinite && noise >= 0) { throw ValidationError("--noise must be a sigma in metres ≥ 0") }
         if let startTime, UTCTimestamp.parse(startTime) == nil {
