@@ -173,16 +173,19 @@ public struct HaversineOrigin: Sendable {
         typealias Series = HaversineSeries
         let halfDPhi = (latitude * Series.degreesToRadians - phi) / 2
         let halfDLambda = (longitude - coordinate.longitude) * Series.degreesToRadians / 2
-        let inRange =
-            pointwiseMax(halfDPhi, -halfDPhi) .<= Series.limit .& (pointwiseMax(halfDLambda, -halfDLambda) .<= Series.limit)
+        // Plain lane comparisons: the generic `pointwiseMax` and `pointwiseMin` are not
+        // inlined and cost more than the series.
+        let limit = SIMD4<Double>(repeating: Series.limit)
+        let inRange = (halfDPhi .<= limit) .& (halfDPhi .>= -limit) .& (halfDLambda .<= limit) .& (halfDLambda .>= -limit)
         if all(inRange) {
             let s = Series.sin(halfDPhi)
             let c = Series.cos(halfDPhi)
             let sinHalfDLambda = Series.sin(halfDLambda)
             let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi
             let h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
-            let root = pointwiseMin(SIMD4(repeating: 1), h.squareRoot())
-            if all(root .<= Series.limit) { return Series.diameter * Series.asin(root) }
+            // √h ≤ 1/32 < 1, so the one-point version's min(1, √h) is √h here.
+            let root = h.squareRoot()
+            if all(root .<= limit) { return Series.diameter * Series.asin(root) }
         }
         return SIMD4(
             distance(toLatitude: latitude[0], longitude: longitude[0]), distance(toLatitude: latitude[1], longitude: longitude[1]),

@@ -49,8 +49,8 @@ final class ReadConnection: @unchecked Sendable {
     /// limit drops.
     private struct Hit {
         var distance: Double
-        var latitudeE7: Int32
-        var longitudeE7: Int32
+        var latitude: Double
+        var longitude: Double
         var level: Int32
         var textStart: Int32
         var kindCode: UInt16
@@ -59,15 +59,13 @@ final class ReadConnection: @unchecked Sendable {
     }
 
     /// A place of the tile being read that lies inside the cap's box, and its distance.
+    /// Its coordinates are kept as the degrees the distance was computed from, so the result is
+    /// built without converting them again.
     private struct Candidate {
         var index: Int32
         var distance: Double
-    }
-
-    /// A hit's place in the result order: sorting moves these 16-byte keys, not the hits.
-    private struct Ranked {
-        var distance: Double
-        var hit: Int32
+        var latitude: Double
+        var longitude: Double
     }
 
     /// Buffers reused by every query on this connection. The arrays serve as storage with their
@@ -79,17 +77,18 @@ final class ReadConnection: @unchecked Sendable {
         var hitCount = 0
         var text: [UInt8] = []
         var textCount = 0
-        var ranked: [Ranked] = []
+        var order: [Int32] = []
         var radix = RadixScratch()
 
         /// Room for `places` more hits and candidates and `textBytes` more text.
         mutating func reserve(places: Int, textBytes: Int) {
             if candidates.count < places {
-                candidates += repeatElement(Candidate(index: 0, distance: 0), count: places - candidates.count)
+                candidates += repeatElement(
+                    Candidate(index: 0, distance: 0, latitude: 0, longitude: 0), count: places - candidates.count)
             }
             if hits.count < hitCount + places {
                 let empty = Hit(
-                    distance: 0, latitudeE7: 0, longitudeE7: 0, level: 0, textStart: 0, kindCode: 0, idLength: 0, nameLength: 0)
+                    distance: 0, latitude: 0, longitude: 0, level: 0, textStart: 0, kindCode: 0, idLength: 0, nameLength: 0)
                 hits += repeatElement(empty, count: max(hitCount + places, 2 * hits.count) - hits.count)
             }
             if text.count < textCount + textBytes {
@@ -100,7 +99,7 @@ final class ReadConnection: @unchecked Sendable {
 
     private var scratch = Scratch()
 
-    /// The radix sort's buffers: keys, the other half of the ping-pong, three 2,048-bucket counts.
+    /// The radix sort's buffers: keys, the other half of the ping-pong, two 2,048-bucket counts.
     private struct RadixScratch {
         var keys: [UInt64] = []
         var spare: [UInt64] = []
@@ -111,7 +110,7 @@ final class ReadConnection: @unchecked Sendable {
                 keys = [UInt64](repeating: 0, count: max(count, 2 * keys.count))
                 spare = keys
             }
-            if counts.isEmpty { counts = [Int32](repeating: 0, count: 3 * 2_048) }
+            if counts.isEmpty { counts = [Int32](repeating: 0, count: 2 * 2_048) }
         }
     }
 
@@ -147,42 +146,32 @@ final class ReadConnection: @unchecked Sendable {
         let hitCount = scratch.hitCount
         return try scratch.hits.withUnsafeBufferPointer { allHits throws(IndexError) in
             let hits = UnsafeBufferPointer(rebasing: allHits[..<hitCount])
-            Self.rank(hits, radius: radius, into: &scratch.ranked, scratch: &scratch.radix)
             return try scratch.text.withUnsafeBufferPointer { text throws(IndexError) in
-                try scratch.ranked.withUnsafeMutableBufferPointer { ranked throws(IndexError) in
-                    @inline(__always) func string(_ start: Int32, _ length: UInt16) -> String {
-                        String(decoding: UnsafeBufferPointer(rebasing: text[Int(start)..<(Int(start) + Int(length))]), as: UTF8.self)
-                    }
-                    // Runs of equal distance (duplicates, or places mirrored about the centre) go by id.
-                    var runStart = 0
-                    while runStart < ranked.count {
-                        var runEnd = runStart + 1
-                        while runEnd < ranked.count && ranked[runEnd].distance == ranked[runStart].distance { runEnd += 1 }
-                        if runEnd - runStart > 1 {
-                            var run = UnsafeMutableBufferPointer(rebasing: ranked[runStart..<runEnd])
-                            run.sort {
-                                let a = hits[Int($0.hit)], b = hits[Int($1.hit)]
-                                return string(a.textStart, a.idLength) < string(b.textStart, b.idLength)
-                            }
-                        }
-                        runStart = runEnd
-                    }
-                    let count = min(ranked.count, limit ?? ranked.count)
+                @inline(__always) func string(_ start: Int32, _ length: UInt16) -> String {
+                    String(decoding: UnsafeBufferPointer(rebasing: text[Int(start)..<(Int(start) + Int(length))]), as: UTF8.self)
+                }
+                // Equal distances (duplicates, or places mirrored about the centre) go by id.
+                func precedes(_ a: Int32, _ b: Int32) -> Bool {
+                    let first = hits[Int(a)], second = hits[Int(b)]
+                    if first.distance != second.distance { return first.distance < second.distance }
+                    return string(first.textStart, first.idLength) < string(second.textStart, second.idLength)
+                }
+                Self.rank(hits, radius: radius, into: &scratch.order, scratch: &scratch.radix, by: precedes)
+                return try scratch.order.withUnsafeBufferPointer { order throws(IndexError) in
+                    let count = min(hitCount, limit ?? hitCount)
                     // Load the kind names before building the result, so building cannot fail halfway:
                     // codes are consecutive, so loading the largest loads them all.
                     var largestKind: UInt16 = 0
-                    for position in 0..<count { largestKind = max(largestKind, hits[Int(ranked[position].hit)].kindCode) }
+                    for position in 0..<count { largestKind = max(largestKind, hits[Int(order[position])].kindCode) }
                     _ = try kindName(largestKind)
                     let kinds = self.kinds
                     return [NearbyPlace](unsafeUninitializedCapacity: count) { result, initialized in
                         for position in 0..<count {
-                            let hit = hits[Int(ranked[position].hit)]
+                            let hit = hits[Int(order[position])]
                             let place = Place(
                                 id: string(hit.textStart, hit.idLength),
                                 name: string(hit.textStart + Int32(hit.idLength), hit.nameLength),
-                                coordinate: Coordinate(
-                                    validLatitude: PlaceRecord.degrees(hit.latitudeE7),
-                                    longitude: PlaceRecord.degrees(hit.longitudeE7)),
+                                coordinate: Coordinate(validLatitude: hit.latitude, longitude: hit.longitude),
                                 kind: kinds[Int(hit.kindCode)],
                                 level: hit.level == PlaceRecord.noLevel ? nil : Int(hit.level))
                             (result.baseAddress! + position).initialize(to: NearbyPlace(place: place, distance: hit.distance))
@@ -194,68 +183,67 @@ final class ReadConnection: @unchecked Sendable {
         }
     }
 
-    /// Orders the hits by distance in linear time. Each hit gets a 32-bit key, its distance as a
-    /// fraction of the radius (monotone in the distance); a three-pass LSD radix sort (11, 11
-    /// and 10 bits) orders the keys, stably; a final insertion pass orders hits whose keys are
-    /// equal (distances within radius / 2³² of each other) by their exact distance. Only 8-byte
-    /// keys and 16-byte ``Ranked`` values move.
+    /// Puts the hits' indices into `order` sorted by `precedes` (distance, then id), in about
+    /// linear time. Each hit gets a key: its distance as a 22-bit fraction of the radius
+    /// (monotone in the distance, so it never reverses two hits) above its index. A two-pass LSD
+    /// radix sort (11 bits each) orders the keys; hits whose fractions are equal (distances
+    /// within radius / 2²² of each other: about one pair per query at 5 km) are then ordered
+    /// by `precedes`. Only the 8-byte keys move.
     private static func rank(
-        _ hits: UnsafeBufferPointer<Hit>, radius: Double, into ranked: inout [Ranked], scratch: inout RadixScratch
+        _ hits: UnsafeBufferPointer<Hit>, radius: Double, into order: inout [Int32], scratch: inout RadixScratch,
+        by precedes: (Int32, Int32) -> Bool
     ) {
         let count = hits.count
-        ranked.removeAll(keepingCapacity: true)
-        guard count > 64 else {
-            for (index, hit) in hits.enumerated() { ranked.append(Ranked(distance: hit.distance, hit: Int32(index))) }
-            ranked.withUnsafeMutableBufferPointer { $0.sort { $0.distance < $1.distance } }
-            return
-        }
-        scratch.prepare(count: count)
-        let scale = Double(UInt32.max) / radius
-        scratch.keys.withUnsafeMutableBufferPointer { keys in
-            scratch.spare.withUnsafeMutableBufferPointer { spare in
-                scratch.counts.withUnsafeMutableBufferPointer { counts in
-                    counts.update(repeating: 0)
-                    for (index, hit) in hits.enumerated() {
-                        let fraction = UInt64(min(hit.distance * scale, Double(UInt32.max)))
-                        keys[index] = fraction << 32 | UInt64(index)
-                        counts[Int(fraction & 0x7FF)] += 1
-                        counts[2_048 + Int(fraction >> 11 & 0x7FF)] += 1
-                        counts[4_096 + Int(fraction >> 22)] += 1
-                    }
-                    for digit in 0..<3 {
-                        var total: Int32 = 0
-                        for bucket in (digit * 2_048)..<(digit * 2_048 + 2_048) {
-                            let size = counts[bucket]
-                            counts[bucket] = total
-                            total += size
+        if order.count < count { order = [Int32](repeating: 0, count: max(count, 2 * order.count)) }
+        order.withUnsafeMutableBufferPointer { order in
+            guard count > 64 else {
+                for index in 0..<count { order[index] = Int32(index) }
+                var all = UnsafeMutableBufferPointer(rebasing: order[..<count])
+                all.sort(by: precedes)
+                return
+            }
+            scratch.prepare(count: count)
+            let top = Double(1 << 22 - 1)
+            let scale = top / radius
+            scratch.keys.withUnsafeMutableBufferPointer { keys in
+                scratch.spare.withUnsafeMutableBufferPointer { sorted in
+                    scratch.counts.withUnsafeMutableBufferPointer { counts in
+                        counts.update(repeating: 0)
+                        for (index, hit) in hits.enumerated() {
+                            let fraction = UInt64(min(hit.distance * scale, top))
+                            keys[index] = fraction << 32 | UInt64(index)
+                            counts[Int(fraction & 0x7FF)] += 1
+                            counts[2_048 + Int(fraction >> 11)] += 1
                         }
-                    }
-                    var source = keys, target = spare
-                    for (digit, shift) in [(0, UInt64(32)), (1, 43), (2, 54)] {
-                        let base = digit * 2_048
-                        for key in source[..<count] {
-                            let bucket = base + Int(key >> shift & 0x7FF)
-                            target[Int(counts[bucket])] = key
+                        for digit in 0..<2 {
+                            var total: Int32 = 0
+                            for bucket in (digit * 2_048)..<(digit * 2_048 + 2_048) {
+                                let size = counts[bucket]
+                                counts[bucket] = total
+                                total += size
+                            }
+                        }
+                        for key in keys[..<count] {
+                            let bucket = Int(key >> 32 & 0x7FF)
+                            sorted[Int(counts[bucket])] = key
                             counts[bucket] += 1
                         }
-                        swap(&source, &target)
-                    }
-                    ranked = [Ranked](unsafeUninitializedCapacity: max(count, ranked.capacity)) { buffer, initialized in
-                        for position in 0..<count {
-                            let index = Int(truncatingIfNeeded: source[position] & 0xFFFF_FFFF)
-                            (buffer.baseAddress! + position).initialize(
-                                to: Ranked(distance: hits[index].distance, hit: Int32(index)))
+                        for key in sorted[..<count] {
+                            let bucket = 2_048 + Int(key >> 43)
+                            keys[Int(counts[bucket])] = key
+                            counts[bucket] += 1
                         }
-                        initialized = count
-                        // Equal keys: exact order by distance (the array is nearly sorted).
-                        for position in 1..<count where buffer[position - 1].distance > buffer[position].distance {
-                            let key = buffer[position]
-                            var slot = position
-                            while slot > 0 && buffer[slot - 1].distance > key.distance {
-                                buffer[slot] = buffer[slot - 1]
-                                slot -= 1
+                        for position in 0..<count { order[position] = Int32(truncatingIfNeeded: keys[position]) }
+                        // Runs of equal fractions: exact order.
+                        var runStart = 0
+                        while runStart < count {
+                            var runEnd = runStart + 1
+                            while runEnd < count && keys[runEnd] >> 32 == keys[runStart] >> 32 { runEnd += 1 }
+                            if runEnd - runStart > 1 {
+                                var run = UnsafeMutableBufferPointer(rebasing: order[runStart..<runEnd])
+                                run.sort(by: precedes)
                             }
-                            buffer[slot] = key
+                            runStart = runEnd
                         }
                     }
                 }
@@ -298,7 +286,7 @@ final class ReadConnection: @unchecked Sendable {
                         if latitude > north { break }
                         let longitude = Int64(tile.longitudeE7(index))
                         if allLongitudes || first.contains(longitude) || second.contains(longitude) {
-                            candidates[candidateCount] = Candidate(index: Int32(index), distance: 0)
+                            candidates[candidateCount].index = Int32(index)
                             candidateCount += 1
                         }
                         index += 1
@@ -316,14 +304,20 @@ final class ReadConnection: @unchecked Sendable {
                             Double(tile.longitudeE7(a)), Double(tile.longitudeE7(b)), Double(tile.longitudeE7(c)),
                             Double(tile.longitudeE7(d))) / 1e7
                         let distances = origin.distances(toLatitudes: latitudes, longitudes: longitudes)
-                        for lane in 0..<4 { candidates[position + lane].distance = distances[lane] }
+                        for lane in 0..<4 {
+                            candidates[position + lane].distance = distances[lane]
+                            candidates[position + lane].latitude = latitudes[lane]
+                            candidates[position + lane].longitude = longitudes[lane]
+                        }
                         position += 4
                     }
                     while position < candidateCount {
                         let index = Int(candidates[position].index)
-                        candidates[position].distance = origin.distance(
-                            toLatitude: PlaceRecord.degrees(tile.latitudeE7(index)),
-                            longitude: PlaceRecord.degrees(tile.longitudeE7(index)))
+                        let latitude = PlaceRecord.degrees(tile.latitudeE7(index))
+                        let longitude = PlaceRecord.degrees(tile.longitudeE7(index))
+                        candidates[position].distance = origin.distance(toLatitude: latitude, longitude: longitude)
+                        candidates[position].latitude = latitude
+                        candidates[position].longitude = longitude
                         position += 1
                     }
                     // Pass 3: the hits, with their text copied out of the row.
@@ -338,8 +332,8 @@ final class ReadConnection: @unchecked Sendable {
                                 }
                                 (text.baseAddress! + textCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                                 hits[hitCount] = Hit(
-                                    distance: candidate.distance, latitudeE7: tile.latitudeE7(index),
-                                    longitudeE7: tile.longitudeE7(index), level: tile.level(index),
+                                    distance: candidate.distance, latitude: candidate.latitude,
+                                    longitude: candidate.longitude, level: tile.level(index),
                                     textStart: Int32(textCount), kindCode: tile.kindCode(index), idLength: UInt16(idLength),
                                     nameLength: UInt16(bytes.count - idLength))
                                 hitCount += 1
