@@ -11,7 +11,7 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. Extensible: new codes may be added.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
-            case connectionRefused, daemonClosed, deviceRemoved, malformedReport, sendFailed, invalidArgument
+            case connectionRefused, daemonClosed, deviceRemoved, watchRejected, malformedReport, sendFailed, invalidArgument
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -24,6 +24,10 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
         /// gpsd reported that the watched receiver went away (a `DEVICE` report with
         /// `"activated":0`: unplugged, or its feed closed).
         public static let deviceRemoved = Code(.deviceRemoved)
+        /// gpsd answered the `?WATCH` with an `ERROR` report instead of acknowledging it, so no
+        /// reports would ever flow: most often the named ``GPSDProvider/device`` is one gpsd does
+        /// not have (`No such device as /dev/ttyUSB9`). The detail holds gpsd's message.
+        public static let watchRejected = Code(.watchRejected)
         /// A report that libgps could not decode (`gps_unpack` failed).
         public static let malformedReport = Code(.malformedReport)
         /// Sending the `?WATCH` command failed (`gps_send` returned -1).
@@ -36,6 +40,7 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
             case .connectionRefused: "connection refused"
             case .daemonClosed: "daemon closed the connection"
             case .deviceRemoved: "device removed"
+            case .watchRejected: "watch rejected"
             case .malformedReport: "malformed report"
             case .sendFailed: "send failed"
             case .invalidArgument: "invalid argument"

@@ -21,7 +21,8 @@ public enum GPSDEvent: Sendable, Hashable {
     /// gpsd deactivated a receiver (a `DEVICE` report with `"activated":0`): it was unplugged,
     /// its feed closed, or gpsd gave up on it.
     case deviceRemoved(path: String)
-    /// The connection could not be made or was lost. A gap in the fixes starts here. When the
+    /// The connection could not be made, gpsd rejected the `?WATCH`, or the connection was lost.
+    /// A gap in the fixes starts here. When the
     /// provider is configured to retry, a ``retrying(attempt:after:)`` follows; otherwise the
     /// sequence ends by throwing the same error.
     case disconnected(GPSDError)
@@ -31,6 +32,11 @@ public enum GPSDEvent: Sendable, Hashable {
     ///   - attempt: 1 for the first retry after a failure, counting up until a session is up again.
     ///   - after: The back-off delay before this attempt.
     case retrying(attempt: Int, after: Duration)
-    /// The daemon sent an `ERROR` report (for example about an unknown device); the session goes on.
+    /// The daemon sent an `ERROR` report, with its message.
+    ///
+    /// In answer to the `?WATCH` (for example `No such device as /dev/ttyUSB9` when the provider
+    /// names a device gpsd does not have) the session has failed: a
+    /// ``disconnected(_:)`` with ``GPSDError/Code/watchRejected`` follows, then a retry or the
+    /// throw, as for a connection that could not be made. Once reports flow, the session goes on.
     case daemonError(String)
 }

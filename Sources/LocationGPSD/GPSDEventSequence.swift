@@ -29,6 +29,9 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
             case connecting(attempt: Int)
             /// Reports flow.
             case streaming
+            /// gpsd answered the `?WATCH` with an `ERROR` (returned as ``GPSDEvent/daemonError(_:)``):
+            /// next, this session fails with the error.
+            case rejected(GPSDError, attempt: Int)
             /// Throw this on the next call (after the event that explains it was returned).
             case failing(GPSDError)
             case finished
@@ -65,6 +68,9 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                     stopSession()
                     throw error
 
+                case .rejected(let error, let attempt):
+                    if let retry = try retry(after: error, attempt: attempt) { return retry }
+
                 case .idle(let attempt, let announced):
                     if attempt > 0 {
                         let delay = provider.configuration.backoff.delay(forAttempt: attempt)
@@ -99,6 +105,13 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                         phase = .streaming
                         hasConnected = true
                         return .connected(release: release)
+                    case .message(.error(let text)):
+                        // gpsd refused the subscription (an unknown device): no report will come.
+                        let request = provider.device.map { "?WATCH for device \($0)" } ?? "?WATCH"
+                        let error = GPSDError(
+                            .watchRejected, host: provider.host, port: provider.port, detail: "\(request): \(text)")
+                        phase = .rejected(error, attempt: attempt)
+                        return .daemonError(text)
                     case .message(let message):
                         // gpsd streams only after the WATCH reply; anything else is handled alike.
                         if let event = handle(message) { return event }

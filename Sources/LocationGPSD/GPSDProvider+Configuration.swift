@@ -5,8 +5,9 @@ extension GPSDProvider {
     /// ``GPSDError``. ``resilient`` waits for the daemon and reconnects after losses, which is
     /// what a field test with a USB dongle wants.
     public struct Configuration: Sendable, Hashable {
-        /// Retry (with ``backoff``) when the first connection fails, instead of throwing
-        /// ``GPSDError/Code/connectionRefused``.
+        /// Retry (with ``backoff``) when the first connection fails or gpsd rejects the `?WATCH`
+        /// (it does not have the named device yet), instead of throwing
+        /// ``GPSDError/Code/connectionRefused`` or ``GPSDError/Code/watchRejected``.
         public var waitForDaemon: Bool
         /// After a session was up, reconnect (with ``backoff``) when the daemon goes away, and keep
         /// listening when the named device is removed, instead of throwing

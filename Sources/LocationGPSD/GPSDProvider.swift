@@ -38,6 +38,7 @@ public import LocationCore
 /// | no gpsd at host:port           | throws ``GPSDError/Code/connectionRefused``    | retries with capped exponential back-off |
 /// | gpsd killed or restarted       | throws ``GPSDError/Code/daemonClosed``         | a `.noFix` marks the gap; reconnects with back-off and resumes |
 /// | the named ``device`` removed   | a `.noFix`, then throws ``GPSDError/Code/deviceRemoved`` | a `.noFix`; fixes resume if gpsd re-activates it |
+/// | the named ``device`` unknown to gpsd | throws ``GPSDError/Code/watchRejected`` (gpsd's message) | a `.noFix`; re-subscribes with back-off until gpsd has it |
 /// | another device removed         | a `.noFix`; goes on                            | a `.noFix`; goes on |
 ///
 /// Back-off delays are slept on the injected `clock`, so tests drive reconnection in virtual time.

@@ -230,6 +230,69 @@ struct GPSDProviderLiveTests {
         #expect(recorder.end == nil, "still listening for the device to come back")
     }
 
+    @Test("A named device gpsd does not have, with fail-fast: gpsd's ERROR is reported, then watchRejected is thrown")
+    func unknownDeviceFailsFast() async throws {
+        let live = try await LiveGPSD.start()
+        defer { live.stop() }
+        let unknown = "/dev/locsim-no-such-receiver"
+        let recorder = EventRecorder(try live.provider(clock: VirtualClock(), device: unknown).events)
+        let end = try await recorder.waitForEnd()
+        // gpsd's own words, as the daemon sent them.
+        let messages = recorder.recorded.compactMap { if case .daemonError(let text) = $0 { text } else { nil } }
+        #expect(messages.count == 1 && messages[0].contains(unknown), "\(recorder.summary)")
+        #expect(!recorder.recorded.contains(where: isConnected), "\(recorder.summary)")
+        guard case .failure(let error) = end, let gpsdError = error as? GPSDError else {
+            Issue.record("expected a GPSDError, got \(end)")
+            return
+        }
+        #expect(gpsdError.code == .watchRejected)
+        #expect(gpsdError.detail.contains(unknown) && gpsdError.detail.contains(messages[0]), "\(gpsdError)")
+        #expect(gpsdError.description.contains("127.0.0.1:\(live.port)"))
+
+        // The Fix view throws the same error instead of waiting forever for reports.
+        var fixes = try live.provider(clock: VirtualClock(), device: unknown).makeAsyncIterator()
+        let thrown = await #expect(throws: GPSDError.self) { _ = try await fixes.next() }
+        #expect(thrown?.code == .watchRejected)
+    }
+
+    @Test("A named device gpsd does not have yet, with reconnection on: retries until gpsd has it, then streams")
+    func unknownDeviceRetriesUntilPresent() async throws {
+        let live = try await LiveGPSD.start()
+        defer { live.stop() }
+        // The receiver the provider asks for: gpsd only learns of it when restarted with it.
+        let laterFeed = try NMEAFeed()
+        defer { laterFeed.close() }
+        let laterDevice = "tcp://127.0.0.1:\(laterFeed.port)"
+        let clock = VirtualClock()
+        let recorder = EventRecorder(
+            try live.provider(clock: clock, device: laterDevice, configuration: .resilient).events)
+        defer { recorder.cancelNow() }
+        try await recorder.wait(for: "a retry") { !retries(in: $0).isEmpty }
+        let rejections = recorder.recorded.compactMap { event -> GPSDError? in
+            if case .disconnected(let error) = event { error } else { nil }
+        }
+        #expect(rejections.first?.code == .watchRejected, "\(recorder.summary)")
+        #expect(recorder.recorded.contains { if case .daemonError = $0 { true } else { false } }, "\(recorder.summary)")
+
+        live.daemon.stop()
+        let daemon = try await GPSDDaemon.start(feedPort: laterFeed.port, port: live.port)
+        defer { daemon.stop() }
+        try await laterFeed.acceptClient()
+        // Each retry waits on the virtual clock; wake it until one connects (a retry may still
+        // meet the old daemon's rejection, or find the new one not listening yet).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !recorder.recorded.contains(where: isConnected) {
+            guard recorder.end == nil, ContinuousClock.now < deadline else {
+                throw HarnessError("never connected to the restarted gpsd; events: \(recorder.summary)")
+            }
+            if let next = clock.nextDeadline { await clock.advance(to: next) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let epochs = LiveGPSD.epochs(count: 4)
+        try await laterFeed.send(epochs.flatMap(\.sentences), pace: .milliseconds(2))
+        try await recorder.wait(for: "a fix from the device") { _ in !recorder.positions.isEmpty }
+    }
+
     @Test("Cancelling a consumer blocked on a silent daemon ends the iteration")
     func cancellationEndsIteration() async throws {
         let live = try await LiveGPSD.start()

@@ -288,6 +288,24 @@ struct GPSDCommandTests {
             #expect(result.stderr.contains("127.0.0.1:\(port)"), "\(result.stderr)")
         }
     }
+
+    @Test(
+        "gpsd --device naming a receiver gpsd does not have: exit status 1 with gpsd's message, not silence",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func unknownDevice() async throws {
+        let feed = try NMEAFeed()
+        defer { feed.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: feed.port)
+        defer { daemon.stop() }
+        let unknown = "/dev/locsim-no-such-receiver"
+        for format in ["text", "jsonl"] {
+            let result = try CLI.run(["gpsd", "--port", String(daemon.port), "--device", unknown, "--format", format])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("watch rejected"), "\(result.stderr)")
+            #expect(result.stderr.contains("No such device as \(unknown)"), "\(result.stderr)")
+            #expect(result.stderr.contains("127.0.0.1:\(daemon.port)"), "\(result.stderr)")
+        }
+    }
 }
 
 /// The points of a GPX track as the file states them, read with a pattern rather than with the
