@@ -192,7 +192,7 @@ private struct Fields {
     /// The first 18 significant digits are kept exactly (`significand` × 10^`exponent`, with
     /// `exponent` ≤ 0 the minus count of kept decimals); later decimals are cut, but a cut integer
     /// digit is an error. `value` is correctly rounded from every digit.
-    func decimal(_ i: Int, _ name: String) throws(NMEAError) -> DecimalNumber? {
+    @inline(__always) func decimal(_ i: Int, _ name: String) throws(NMEAError) -> DecimalNumber? {
         let r = ranges[i]
         if r.isEmpty { return nil }
         guard let d = DecimalNumber(parsing: UnsafeBufferPointer(rebasing: s[r]), keepingDigits: 18, allowsExponent: false)

@@ -73,32 +73,44 @@ public struct DecimalNumber: Sendable, Hashable {
         var kept = 0
         var dropped = 0
         var exponent = 0
-        var sawDigit = false
-        var sawPoint = false
+        // Integer digits. Leading zeros carry nothing; a digit past the kept ones raises the exponent.
+        let integerStart = i
         while i < end {
-            let byte = bytes[i]
-            let digit = byte &- UInt8(ascii: "0")
-            if digit < 10 {
-                sawDigit = true
-                if significand == 0 && digit == 0 {
-                    // A leading zero: no significance, but after the point it moves the scale.
-                    if sawPoint { exponent -= 1 }
-                } else if kept < maximumDigits {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            if significand != 0 || digit != 0 {
+                if kept < maximumDigits {
                     significand = significand * 10 + UInt64(digit)
                     kept += 1
-                    if sawPoint { exponent -= 1 }
                 } else {
                     dropped += 1
-                    if !sawPoint { exponent += 1 }
+                    exponent += 1
                 }
-            } else if byte == UInt8(ascii: ".") && !sawPoint {
-                sawPoint = true
-            } else {
-                break
             }
             i += 1
         }
-        guard sawDigit else { return nil }
+        var digitCount = i - integerStart
+        // Decimals. Leading zeros lower the exponent like kept digits do; cut digits leave it.
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < end {
+                let digit = bytes[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                if kept < maximumDigits {
+                    exponent -= 1
+                    if significand != 0 || digit != 0 {
+                        significand = significand * 10 + UInt64(digit)
+                        kept += 1
+                    }
+                } else {
+                    dropped += 1
+                }
+                i += 1
+            }
+            digitCount += i - fractionStart
+        }
+        guard digitCount > 0 else { return nil }
         if i < end {
             guard allowsExponent, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
             i += 1
