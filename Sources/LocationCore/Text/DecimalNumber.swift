@@ -73,6 +73,8 @@ public struct DecimalNumber: Sendable, Hashable {
         var kept = 0
         var dropped = 0
         var exponent = 0
+        // Wrapping arithmetic cannot wrap here: at most 19 digits go into the significand, and the
+        // counts are bounded by the buffer's length.
         // Integer digits. Leading zeros carry nothing; a digit past the kept ones raises the exponent.
         let integerStart = i
         while i < end {
@@ -80,11 +82,11 @@ public struct DecimalNumber: Sendable, Hashable {
             guard digit < 10 else { break }
             if significand != 0 || digit != 0 {
                 if kept < maximumDigits {
-                    significand = significand * 10 + UInt64(digit)
-                    kept += 1
+                    significand = significand &* 10 &+ UInt64(digit)
+                    kept &+= 1
                 } else {
-                    dropped += 1
-                    exponent += 1
+                    dropped &+= 1
+                    exponent &+= 1
                 }
             }
             i += 1
@@ -98,13 +100,13 @@ public struct DecimalNumber: Sendable, Hashable {
                 let digit = bytes[i] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
                 if kept < maximumDigits {
-                    exponent -= 1
+                    exponent &-= 1
                     if significand != 0 || digit != 0 {
-                        significand = significand * 10 + UInt64(digit)
-                        kept += 1
+                        significand = significand &* 10 &+ UInt64(digit)
+                        kept &+= 1
                     }
                 } else {
-                    dropped += 1
+                    dropped &+= 1
                 }
                 i += 1
             }
@@ -154,9 +156,9 @@ public struct DecimalNumber: Sendable, Hashable {
     }
 }
 
-/// 10⁰ … 10²²: every one is exactly representable in a `Double`.
-private let exactPowersOfTen: [Double] = (0...22).map { exponent in
-    var value = 1.0
-    for _ in 0..<exponent { value *= 10 }
-    return value
-}
+/// 10⁰ … 10²²: every one is exactly representable in a `Double`. Written as literals so the
+/// table is laid out at compile time (no lazy initialisation on each access).
+private let exactPowersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22,
+]
