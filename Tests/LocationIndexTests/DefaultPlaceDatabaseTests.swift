@@ -116,13 +116,20 @@ struct DefaultPlaceDatabaseTests {
         }
     }
 
+    /// A `geodata` folder holding `files` (name → contents) in `directory`, and a cache path beside it.
+    static func geodata(in directory: TemporaryDirectory, _ files: [String: String]) throws -> (geodata: String, cache: String) {
+        let geodata = directory.file("geodata")
+        try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
+        for (name, contents) in files {
+            try contents.write(toFile: geodata + "/" + name, atomically: true, encoding: .utf8)
+        }
+        return (geodata, directory.file("cache"))
+    }
+
     @Test("Adding a CSV rebuilds, and removing it again rebuilds under the first name")
     func addingAndRemovingRebuilds() throws {
         try withTemporaryDirectory { directory in
-            let geodata = directory.file("geodata")
-            let cache = directory.file("cache")
-            try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
-            try "id,name,lat,lon\na,Alpha,10,20\n".write(toFile: geodata + "/one.csv", atomically: true, encoding: .utf8)
+            let (geodata, cache) = try Self.geodata(in: directory, ["one.csv": "id,name,lat,lon\na,Alpha,10,20\n"])
             let first = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
             try "id,name,lat,lon\nb,Beta,10.001,20\n".write(toFile: geodata + "/two.csv", atomically: true, encoding: .utf8)
             let added = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
@@ -138,11 +145,8 @@ struct DefaultPlaceDatabaseTests {
     @Test("Errors name the CSV: a bad row in the second file, and a .csv that cannot be read")
     func errorsNameTheFile() throws {
         try withTemporaryDirectory { directory in
-            let geodata = directory.file("geodata")
-            let cache = directory.file("cache")
-            try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
-            try "id,name,lat,lon\na,Alpha,10,20\n".write(toFile: geodata + "/a.csv", atomically: true, encoding: .utf8)
-            try "id,name,lat,lon\nb,Beta,10,200\n".write(toFile: geodata + "/b.csv", atomically: true, encoding: .utf8)
+            let (geodata, cache) = try Self.geodata(
+                in: directory, ["a.csv": "id,name,lat,lon\na,Alpha,10,20\n", "b.csv": "id,name,lat,lon\nb,Beta,10,200\n"])
             let bad = try #require(throws: IndexError.self) { try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache) }
             #expect(bad.code == .malformedRow && bad.path == geodata + "/b.csv" && bad.line == 2 && bad.column == "lon")
 
