@@ -103,9 +103,7 @@ final class GPSDConnection {
     /// - Returns: `true` when a message is buffered or the socket became readable (also when the
     ///   peer closed it, which the next ``read(receivedAt:)`` reports); `false` on timeout.
     func waitForInput(timeout: Duration) -> Bool {
-        let (seconds, attoseconds) = timeout.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return CGPS_waiting(data, Int32(clamping: microseconds))
+        CGPS_waiting(data, Int32(clamping: timeout.wholeMicroseconds))
     }
 
     /// Reads and decodes one message. The corresponding C function is `gps_read`.
