@@ -67,7 +67,7 @@ public final class GPXWriter {
 
     private func header(creator: String) {
         append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        append("<gpx version=\"1.1\" creator=\"\(escape(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\"")
+        append("<gpx version=\"1.1\" creator=\"\(XMLText.escaped(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\"")
         append(" xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n")
         switch layout {
         case .track: append("  <trk>\n")
@@ -144,18 +144,18 @@ public final class GPXWriter {
     /// A whole document as GPX 1.1 text: its tracks, routes and waypoints.
     public static func string(_ document: GPXDocument, creator: String = "locsim") -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<gpx version=\"1.1\" creator=\"\(escape(document.creator ?? creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
+        out += "<gpx version=\"1.1\" creator=\"\(XMLText.escaped(document.creator ?? creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
         out += " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
         for waypoint in document.waypoints { out += pointText(waypoint, element: "wpt", indent: "  ") }
         for route in document.routes {
             out += "  <rte>\n"
-            if let name = route.name { out += "    <name>\(escape(name))</name>\n" }
+            if let name = route.name { out += "    <name>\(XMLText.escaped(name))</name>\n" }
             for point in route.points { out += pointText(point, element: "rtept", indent: "    ") }
             out += "  </rte>\n"
         }
         for track in document.tracks {
             out += "  <trk>\n"
-            if let name = track.name { out += "    <name>\(escape(name))</name>\n" }
+            if let name = track.name { out += "    <name>\(XMLText.escaped(name))</name>\n" }
             for segment in track.segments {
                 out += "    <trkseg>\n"
                 for point in segment { out += pointText(point, element: "trkpt", indent: "      ") }
@@ -175,7 +175,7 @@ public final class GPXWriter {
         var out = "<\(element) lat=\"\(formatDecimal(point.coordinate.latitude))\" lon=\"\(formatDecimal(point.coordinate.longitude))\">"
         if let elevation = point.elevation { out += "<ele>\(formatDecimal(elevation))</ele>" }
         if let time = point.time { out += "<time>\(formatTime(time))</time>" }
-        if let name = point.name { out += "<name>\(escape(name))</name>" }
+        if let name = point.name { out += "<name>\(XMLText.escaped(name))</name>" }
         if let fix = point.fix { out += "<fix>\(fix.rawValue)</fix>" }
         if let satellites = point.satellites { out += "<sat>\(satellites)</sat>" }
         if let hdop = point.horizontalDilution { out += "<hdop>\(formatDecimal(hdop))</hdop>" }
@@ -221,23 +221,6 @@ public final class GPXWriter {
         if text.hasSuffix(".") { text.removeLast() }
         return text + "Z"
     }
-}
-
-/// Escapes text for XML content and attribute values.
-func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for c in text.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        default: out.unicodeScalars.append(c)
-        }
-    }
-    return out
 }
 
 /// A GPX file could not be written.

@@ -274,23 +274,9 @@ final class GPSDConnection {
         return closed
     }
 
-    /// A JSON string literal for `value`.
+    /// A JSON string literal for `value` (the `?WATCH` command's device path).
     static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONText.quoted(value)
     }
 
     private static func excerpt(_ text: String) -> String {
