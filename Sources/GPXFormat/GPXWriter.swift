@@ -66,9 +66,7 @@ public final class GPXWriter {
     }
 
     private func header(creator: String) {
-        append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        append("<gpx version=\"1.1\" creator=\"\(XMLText.escaped(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\"")
-        append(" xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n")
+        append(Self.documentStart(creator: creator))
         switch layout {
         case .track: append("  <trk>\n")
         case .route: append("  <rte>\n")
@@ -143,9 +141,7 @@ public final class GPXWriter {
 
     /// A whole document as GPX 1.1 text: its tracks, routes and waypoints.
     public static func string(_ document: GPXDocument, creator: String = "locsim") -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<gpx version=\"1.1\" creator=\"\(XMLText.escaped(document.creator ?? creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
-        out += " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
+        var out = documentStart(creator: document.creator ?? creator)
         for waypoint in document.waypoints { out += pointText(waypoint, element: "wpt", indent: "  ") }
         for route in document.routes {
             out += "  <rte>\n"
@@ -164,6 +160,14 @@ public final class GPXWriter {
             out += "  </trk>\n"
         }
         return out + "</gpx>\n"
+    }
+
+    /// The XML declaration and the `<gpx>` start tag: GPX 1.1, with the namespace of locsim's
+    /// speed and course extensions.
+    private static func documentStart(creator: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<gpx version=\"1.1\" creator=\"\(XMLText.escaped(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
+            + " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
     }
 
     private static func pointText(_ point: GPXPoint, element: String, indent: String) -> String {
