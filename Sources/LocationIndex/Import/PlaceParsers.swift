@@ -296,22 +296,17 @@ enum PlaceParsers {
                 }
                 continue
             }
-            let name: String
-            switch properties["name"] {
-            case .string(let value)?: name = value
-            case nil, .null?: name = ""
-            default:
-                try collector.reject(bad("properties.name", "expected a string"))
-                continue
+            /// A string property: its value, "" when absent or null, or `nil` once the feature is rejected.
+            func text(_ key: String) throws -> String? {
+                switch properties[key] {
+                case .string(let value)?: return value
+                case nil, .null?: return ""
+                default:
+                    try collector.reject(bad("properties.\(key)", "expected a string"))
+                    return nil
+                }
             }
-            let kind: String
-            switch properties["kind"] {
-            case .string(let value)?: kind = value
-            case nil, .null?: kind = ""
-            default:
-                try collector.reject(bad("properties.kind", "expected a string"))
-                continue
-            }
+            guard let name = try text("name"), let kind = try text("kind") else { continue }
             var level = PlaceRecord.noLevel
             switch properties["level"] {
             case nil, .null?: break
