@@ -10,16 +10,8 @@ import Testing
 @Suite("Derived place ids and the cache fingerprint stay the same")
 struct StableIDTests {
     struct Reference: Decodable {
-        struct Hash: Decodable {
-            let text: String
-            let fnv1a64: String
-        }
-        struct Feature: Decodable {
-            let name: String
-            let latitude: Double
-            let longitude: Double
-            let id: String
-        }
+        struct Hash: Decodable { let text, fnv1a64: String }
+        struct Feature: Decodable { let name, id: String, latitude, longitude: Double }
         let hashes: [Hash]
         let geoNames: [String]
         let geoJSON: [Feature]

@@ -13,15 +13,24 @@ public enum XMLText {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.unicodeScalars.append(scalar)
+            if let entity = entity(for: scalar) {
+                out += entity
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// The predefined entity that stands for `scalar`, or `nil` when it stands for itself.
+    private static func entity(for scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "&": "&amp;"
+        case "<": "&lt;"
+        case ">": "&gt;"
+        case "\"": "&quot;"
+        case "'": "&apos;"
+        default: nil
+        }
     }
 }
