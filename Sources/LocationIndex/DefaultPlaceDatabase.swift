@@ -88,13 +88,8 @@ public enum DefaultPlaceDatabase {
 
     /// FNV-1a 64 over the schema version and each file's name and bytes, as 16 hex digits.
     private static func fingerprint(_ sources: [Source]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
-            }
-        }
+        var hash = FNV1a64()
+        func mix(_ bytes: some Sequence<UInt8>) { hash.combine(bytes) }
         mix("schema \(IndexSchema.latestVersion)".utf8)
         mix([0])
         for source in sources {
@@ -103,7 +98,7 @@ public enum DefaultPlaceDatabase {
             mix(source.bytes)
             mix([0])
         }
-        let hex = String(hash, radix: 16)
+        let hex = String(hash.value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
