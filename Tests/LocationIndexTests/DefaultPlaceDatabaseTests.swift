@@ -69,35 +69,33 @@ struct DefaultPlaceDatabaseTests {
         }
     }
 
-    /// The committed reference: schema version → expected fingerprint of Fixtures/geodata-fingerprint
-    /// (scripts/reference/make_geodata_fingerprint_reference.py).
+    /// The committed reference (StableIDTests' stable-ids.json): schema version → expected
+    /// fingerprint of Fixtures/fingerprint-geodata.
     static func referenceFingerprints() throws -> [Int: String] {
-        let text = try String(contentsOfFile: try fixture("geodata-fingerprint.csv"), encoding: .utf8)
         var table: [Int: String] = [:]
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: ",")
-            table[try #require(Int(fields[0]))] = String(fields[1])
+        for (version, fingerprint) in try StableIDTests.reference().fingerprint {
+            table[try #require(Int(version))] = fingerprint
         }
         return table
     }
 
-    @Test("The cache file is named by the FNV-1a fingerprint the reference script computes from the CSVs")
+    @Test("open() builds the database under the reference fingerprint's name, which databasePath also gives")
     func fingerprintMatchesReference() throws {
-        let geodata = try fixture("geodata-fingerprint")
+        let geodata = try fixture("fingerprint-geodata")
         let table = try Self.referenceFingerprints()
         try withTemporaryDirectory { directory in
             let index = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: directory.path)
             let version = try index.statistics().schemaVersion
-            let expected = try #require(table[version], "no reference for schema \(version): rerun the script")
+            let expected = try #require(table[version], "no reference for schema \(version): extend make_stable_id_reference.py")
             #expect(URL(fileURLWithPath: index.path).lastPathComponent == "geodata-\(expected).sqlite")
             #expect(try DefaultPlaceDatabase.databasePath(geodataDirectory: geodata, cacheDirectory: directory.path) == index.path)
-            #expect(try everything(index).map(\.id) == ["fp-a", "fp-b", "fp-c"])
+            #expect(try everything(index).map(\.id).sorted() == ["bridge-1", "cafe-1", "tower-1"])
         }
     }
 
     @Test("A database already in the cache under the CSVs' fingerprint is opened as it is, not rebuilt")
     func existingDatabaseIsCurrent() throws {
-        let geodata = try fixture("geodata-fingerprint")
+        let geodata = try fixture("fingerprint-geodata")
         let table = try Self.referenceFingerprints()
         try withTemporaryDirectory { directory in
             // Built by "an earlier locsim": one marker place the CSVs do not have.
