@@ -10,6 +10,13 @@
 //   throttle loop + SQLite     FetchThrottle alone against the SQLite index: the floor, without the model
 //   python + numpy             the same replay in Python (map_replay_reference.py), loading excluded
 // All variants must make the same fetches and answer the same number of places.
+//
+// Then the encounter check (`locsim replay`'s, reach 40 m) over one replay's events (the replay
+// untimed, the check timed): EncounterTracker measuring every place on the map at every fix
+// (update(position:places:)) against the same tracker given the places when the map changes
+// (places + update(position:)), for the GeoNames walk above and for the same meander from the
+// Mission over geodata/sf-mission.csv (about 2,500 places in a few km²). Both must meet the same
+// places at the same fixes, at the same distances.
 
 import Foundation
 import LocationCore
@@ -68,7 +75,7 @@ func loadGeoNames(_ path: String) throws -> [Place] {
 
 /// A seeded meander from Zürich HB: 1.4 m/s, one fix a second for 24 hours, the heading drifting
 /// by up to ±30° every minute.
-func makeWalk() -> [Fix] {
+func makeWalk(from origin: Coordinate = Coordinate(validLatitude: 47.3779, longitude: 8.5403)) -> [Fix] {
     var state: UInt64 = 20_261_121
     func unit() -> Double {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -77,7 +84,7 @@ func makeWalk() -> [Fix] {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return Double((z ^ (z >> 31)) >> 11) * 0x1.0p-53
     }
-    let script = FixScript(origin: Coordinate(validLatitude: 47.3779, longitude: 8.5403))
+    let script = FixScript(origin: origin)
     var position = script.origin, bearing = 200.0
     var fixes: [Fix] = []
     fixes.reserveCapacity(86_400)
@@ -140,6 +147,74 @@ func measureThrottleLoop(_ name: String, runs: Int, index: NearbyIndex, walk: [F
         outcome = Outcome(fetches: fetches, answered: answered)
     }
     return Measurement(name: name, seconds: times, outcome: outcome)
+}
+
+/// One run of the encounter check: what was met, as (fix number, place id) in order.
+struct EncounterOutcome: Equatable {
+    var fixes = 0
+    var placesOnMap = 0
+    var met: [(fix: Int, id: String, distanceBits: UInt64)] = []
+    static func == (a: Self, b: Self) -> Bool {
+        a.fixes == b.fixes && a.placesOnMap == b.placesOnMap
+            && a.met.elementsEqual(b.met) { $0.fix == $1.fix && $0.id == $1.id && $0.distanceBits == $1.distanceBits }
+    }
+}
+
+/// How the encounter check is done.
+enum EncounterCheck {
+    /// No check: the event loop and the map bookkeeping alone.
+    case none
+    /// `update(position:places:)` with every place on the map, at every fix.
+    case everyPlace
+    /// `places` set when the map changes, then `update(position:)`.
+    case prefiltered
+}
+
+/// Feeds a replay's events to an EncounterTracker as `locsim replay` does.
+func measureEncounters(runs: Int, events: [MapEvent], check: EncounterCheck) throws -> (seconds: [Double], outcome: EncounterOutcome) {
+    var times: [Double] = []
+    var outcome = EncounterOutcome()
+    for _ in 0..<runs {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var tracker = try EncounterTracker(reach: 40)
+        var onMap: [String: Place] = [:]
+        var changed = false
+        var run = EncounterOutcome()
+        for event in events {
+            switch event.kind {
+            case .placesAppeared(let places):
+                for place in places { onMap[place.id] = place }
+                changed = true
+            case .placesDisappeared(let places):
+                for place in places { onMap.removeValue(forKey: place.id) }
+                changed = true
+            case .fixAccepted(let fix):
+                guard let position = fix.coordinate else { continue }
+                let met: [EncounterTracker.Encounter]
+                switch check {
+                case .none:
+                    met = []
+                case .everyPlace:
+                    met = tracker.update(position: position, places: onMap.values)
+                case .prefiltered:
+                    if changed {
+                        tracker.places = Array(onMap.values)
+                        changed = false
+                    }
+                    met = tracker.update(position: position)
+                }
+                run.placesOnMap += onMap.count
+                for encounter in met { run.met.append((run.fixes, encounter.place.id, encounter.distance.bitPattern)) }
+                run.fixes += 1
+            default:
+                continue
+            }
+        }
+        times.append(seconds(start.duration(to: clock.now)))
+        outcome = run
+    }
+    return (times, outcome)
 }
 
 func measurePython(runs: Int, walk: [Fix], placesPath: String) throws -> Measurement? {
@@ -210,6 +285,35 @@ func main() async throws {
     measurements.append(try measureThrottleLoop("FetchThrottle loop + SQLite index (floor)", runs: options.runs, index: index, walk: walk))
     if let python = try measurePython(runs: options.pythonRuns, walk: walk, placesPath: placesPath) { measurements.append(python) }
 
+    // The encounter check, over the events of one replay per place set (not timed).
+    let missionCSV = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../geodata/sf-mission.csv").standardized.path
+    let missionDatabase = databasePath + "-mission"
+    defer {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: missionDatabase + suffix) }
+    }
+    let missionIndex = try NearbyIndex(path: missionDatabase)
+    try missionIndex.importPlaces(fromFile: missionCSV, options: ImportOptions(format: .csv))
+    let missionWalk = makeWalk(from: Coordinate(validLatitude: 37.7599, longitude: -122.4148))
+    let encounterInputs: [(name: String, events: [MapEvent])] = [
+        ("GeoNames, Zürich walk", await MapReplay(repository: OfflineLocationRepository(index: index)).run(fixes: walk).events),
+        ("geodata/sf-mission.csv, Mission walk", await MapReplay(repository: OfflineLocationRepository(index: missionIndex)).run(fixes: missionWalk).events),
+    ]
+    var encounterRows: [String] = []
+    var encountersAgree = true
+    for input in encounterInputs {
+        let floor = try measureEncounters(runs: options.runs, events: input.events, check: .none)
+        let every = try measureEncounters(runs: options.runs, events: input.events, check: .everyPlace)
+        let filtered = try measureEncounters(runs: options.runs, events: input.events, check: .prefiltered)
+        encountersAgree = encountersAgree && every.outcome == filtered.outcome
+        for (variant, result) in [("no check (event loop alone)", floor), ("every place at every fix", every), ("prefiltered (cells)", filtered)] {
+            let median = result.seconds.sorted()[result.seconds.count / 2]
+            let everyMedian = every.seconds.sorted()[every.seconds.count / 2]
+            let runs = result.seconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            let meanOnMap = Double(result.outcome.placesOnMap) / Double(max(1, result.outcome.fixes))
+            encounterRows.append("| \(input.name) | \(variant) | \(String(format: "%.3f", median)) | \(runs) | \(result.outcome.fixes) | \(String(format: "%.0f", meanOnMap)) | \(result.outcome.met.count) | \(String(format: "%.2f", median / everyMedian))× |")
+        }
+    }
+
     let reference = measurements[0]
     var lines: [String] = []
     lines.append("# Map replay: 24 h at 1 Hz through MapViewModel")
@@ -241,10 +345,26 @@ func main() async throws {
     lines.append("")
     lines.append("All variants made the same fetches and answered the same places: \(agree ? "yes" : "NO").")
     lines.append("Target (issue 6): the MapViewModel replay in at most 1 s (≥ 86,400× real time): \(reference.median <= 1 ? "met" : "NOT met") (\(String(format: "%.3f", reference.median)) s).")
+    lines.append("")
+    lines.append("## The encounter check (`locsim replay`, reach 40 m)")
+    lines.append("")
+    lines.append("The replays above do not check encounters: `MapViewModel` has no tracker; `locsim replay`")
+    lines.append("feeds each accepted fix and the places on the map to an `EncounterTracker`. Here the events of one")
+    lines.append("replay (not timed) go through that check, either measuring every place on the map at every fix")
+    lines.append("(`update(position:places:)`) or giving the tracker the places when the map changes (`places`, bucketed")
+    lines.append("in cells of the reach) and checking only the nearby ones (`update(position:)`). The second walk is the")
+    lines.append("same seeded meander from the middle of the Mission, over `geodata/sf-mission.csv`.")
+    lines.append("")
+    lines.append("| places | check | median (s) | runs (s) | fixes | places on the map (mean) | encounters | vs. every place |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    lines += encounterRows
+    lines.append("")
+    lines.append("Both checks met the same places at the same fixes, at the same distances: \(encountersAgree ? "yes" : "NO").")
     let report = lines.joined(separator: "\n") + "\n"
     print(report)
     if let output = options.output { try report.write(toFile: output, atomically: true, encoding: .utf8) }
     guard agree else { throw BenchmarkError("the variants disagree: \(measurements.map { "\($0.name): \($0.outcome)" })") }
+    guard encountersAgree else { throw BenchmarkError("the two encounter checks disagree") }
 }
 
 do {

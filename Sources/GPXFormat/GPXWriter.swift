@@ -66,9 +66,7 @@ public final class GPXWriter {
     }
 
     private func header(creator: String) {
-        append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        append("<gpx version=\"1.1\" creator=\"\(escape(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\"")
-        append(" xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n")
+        append(Self.documentStart(creator: creator))
         switch layout {
         case .track: append("  <trk>\n")
         case .route: append("  <rte>\n")
@@ -143,19 +141,17 @@ public final class GPXWriter {
 
     /// A whole document as GPX 1.1 text: its tracks, routes and waypoints.
     public static func string(_ document: GPXDocument, creator: String = "locsim") -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<gpx version=\"1.1\" creator=\"\(escape(document.creator ?? creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
-        out += " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
+        var out = documentStart(creator: document.creator ?? creator)
         for waypoint in document.waypoints { out += pointText(waypoint, element: "wpt", indent: "  ") }
         for route in document.routes {
             out += "  <rte>\n"
-            if let name = route.name { out += "    <name>\(escape(name))</name>\n" }
+            if let name = route.name { out += "    <name>\(XMLText.escaped(name))</name>\n" }
             for point in route.points { out += pointText(point, element: "rtept", indent: "    ") }
             out += "  </rte>\n"
         }
         for track in document.tracks {
             out += "  <trk>\n"
-            if let name = track.name { out += "    <name>\(escape(name))</name>\n" }
+            if let name = track.name { out += "    <name>\(XMLText.escaped(name))</name>\n" }
             for segment in track.segments {
                 out += "    <trkseg>\n"
                 for point in segment { out += pointText(point, element: "trkpt", indent: "      ") }
@@ -164,6 +160,14 @@ public final class GPXWriter {
             out += "  </trk>\n"
         }
         return out + "</gpx>\n"
+    }
+
+    /// The XML declaration and the `<gpx>` start tag: GPX 1.1, with the namespace of locsim's
+    /// speed and course extensions.
+    private static func documentStart(creator: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<gpx version=\"1.1\" creator=\"\(XMLText.escaped(creator))\" xmlns=\"http://www.topografix.com/GPX/1/1\""
+            + " xmlns:locsim=\"https://locsim.invalid/xmlschemas/extensions/1\">\n"
     }
 
     private static func pointText(_ point: GPXPoint, element: String, indent: String) -> String {
@@ -175,7 +179,7 @@ public final class GPXWriter {
         var out = "<\(element) lat=\"\(formatDecimal(point.coordinate.latitude))\" lon=\"\(formatDecimal(point.coordinate.longitude))\">"
         if let elevation = point.elevation { out += "<ele>\(formatDecimal(elevation))</ele>" }
         if let time = point.time { out += "<time>\(formatTime(time))</time>" }
-        if let name = point.name { out += "<name>\(escape(name))</name>" }
+        if let name = point.name { out += "<name>\(XMLText.escaped(name))</name>" }
         if let fix = point.fix { out += "<fix>\(fix.rawValue)</fix>" }
         if let satellites = point.satellites { out += "<sat>\(satellites)</sat>" }
         if let hdop = point.horizontalDilution { out += "<hdop>\(formatDecimal(hdop))</hdop>" }
@@ -221,23 +225,6 @@ public final class GPXWriter {
         if text.hasSuffix(".") { text.removeLast() }
         return text + "Z"
     }
-}
-
-/// Escapes text for XML content and attribute values.
-func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for c in text.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        default: out.unicodeScalars.append(c)
-        }
-    }
-    return out
 }
 
 /// A GPX file could not be written.

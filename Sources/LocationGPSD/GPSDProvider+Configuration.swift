@@ -1,3 +1,5 @@
+import LocationCore
+
 extension GPSDProvider {
     /// How a ``GPSDProvider`` treats an absent or lost daemon.
     ///
@@ -74,8 +76,8 @@ extension GPSDProvider {
         /// - Parameter attempt: 1 for the first retry after a failure; values below 1 count as 1.
         /// - Returns: `min(initialDelay × multiplier^(attempt−1), maximumDelay)`.
         public func delay(forAttempt attempt: Int) -> Duration {
-            let cap = maximumDelay.seconds
-            var delay = initialDelay.seconds
+            let cap = maximumDelay.fractionalSeconds
+            var delay = initialDelay.fractionalSeconds
             var step = 1
             while step < attempt, delay < cap {
                 delay *= multiplier.isFinite ? Swift.max(multiplier, 1) : 1
@@ -83,13 +85,5 @@ extension GPSDProvider {
             }
             return delay >= cap ? maximumDelay : .nanoseconds(Int64((delay * 1e9).rounded()))
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    fileprivate var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -32,8 +32,8 @@ public enum DefaultPlaceDatabase {
     /// - Throws: ``IndexError/Code/unreadableInput`` when the directory or a CSV cannot be read,
     ///   or holds no CSV.
     public static func databasePath(geodataDirectory: String, cacheDirectory: String) throws(IndexError) -> String {
-        let sources = try csvFiles(in: geodataDirectory)
-        return cacheDirectory + "/geodata-" + (try fingerprint(sources)) + ".sqlite"
+        let sources = try readSources(in: geodataDirectory)
+        return cacheDirectory + "/geodata-" + fingerprint(sources) + ".sqlite"
     }
 
     /// Opens the default index, building it first if the CSVs changed since the last build.
@@ -47,13 +47,29 @@ public enum DefaultPlaceDatabase {
     ///   unwritable cache directory.
     public static func open(geodataDirectory: String, cacheDirectory: String? = nil) throws(IndexError) -> NearbyIndex {
         let cache = cacheDirectory ?? Self.cacheDirectory(environment: ProcessInfo.processInfo.environment)
-        let sources = try csvFiles(in: geodataDirectory)
-        let hash = try fingerprint(sources)
+        // Each CSV is read once: the fingerprint and the import see the same bytes.
+        let sources = try readSources(in: geodataDirectory)
+        let hash = fingerprint(sources)
         let path = cache + "/geodata-" + hash + ".sqlite"
         if !FileManager.default.fileExists(atPath: path) {
             try build(sources: sources, into: path, cache: cache)
         }
         return try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+    }
+
+    /// A place CSV, read.
+    private struct Source {
+        var path: String
+        var bytes: [UInt8]
+    }
+
+    /// The directory's CSVs, in name order, each read once.
+    private static func readSources(in directory: String) throws(IndexError) -> [Source] {
+        var sources: [Source] = []
+        for path in try csvFiles(in: directory) {
+            sources.append(Source(path: path, bytes: try PlaceParsers.readFile(path)))
+        }
+        return sources
     }
 
     private static func csvFiles(in directory: String) throws(IndexError) -> [String] {
@@ -71,27 +87,22 @@ public enum DefaultPlaceDatabase {
     }
 
     /// FNV-1a 64 over the schema version and each file's name and bytes, as 16 hex digits.
-    private static func fingerprint(_ files: [String]) throws(IndexError) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
-            }
-        }
+    private static func fingerprint(_ sources: [Source]) -> String {
+        var hash = FNV1a64()
+        func mix(_ bytes: some Sequence<UInt8>) { hash.combine(bytes) }
         mix("schema \(IndexSchema.latestVersion)".utf8)
         mix([0])
-        for file in files {
-            mix(file.split(separator: "/").last.map { Array($0.utf8) } ?? [])
+        for source in sources {
+            mix(source.path.split(separator: "/").last.map { Array($0.utf8) } ?? [])
             mix([0])
-            mix(try PlaceParsers.readFile(file))
+            mix(source.bytes)
             mix([0])
         }
-        let hex = String(hash, radix: 16)
+        let hex = String(hash.value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    private static func build(sources: [String], into path: String, cache: String) throws(IndexError) {
+    private static func build(sources: [Source], into path: String, cache: String) throws(IndexError) {
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         } catch {
@@ -104,7 +115,7 @@ public enum DefaultPlaceDatabase {
         do {
             let index = try NearbyIndex(path: temporary)
             for source in sources {
-                try index.importPlaces(fromFile: source, options: .init(format: .csv))
+                try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: .init(format: .csv))
             }
         } catch {
             let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(error)", path: temporary)

@@ -27,7 +27,21 @@ extension NearbyIndex {
                 .invalidArgument, "cannot tell the format from the file name; pass a format (csv, geojson, geonames)",
                 path: path, parameter: "format")
         }
-        let bytes = try PlaceParsers.readFile(path)
+        return try importPlaces(bytes: PlaceParsers.readFile(path), from: path, format: format, options: options, progress: progress)
+    }
+
+    /// Imports the contents of a place file already read, as ``importPlaces(fromFile:options:progress:)``
+    /// does after reading it (for callers that need the bytes for something else too).
+    ///
+    /// - Parameters:
+    ///   - bytes: The file's contents.
+    ///   - path: The file they came from, named in errors.
+    ///   - format: How to parse them (`options.format` is not consulted).
+    @discardableResult
+    func importPlaces(
+        bytes: [UInt8], from path: String, format: ImportFormat, options: ImportOptions,
+        progress: @escaping (ImportProgress) throws -> Void = { _ in }
+    ) throws -> ImportReport {
         // About 50 bytes a row in typical files: reserve so the tables need not grow while reading.
         var collector = ImportCollector(path: path, options: options, expectedCount: bytes.count / 50, progress: progress)
         switch format {

@@ -95,8 +95,7 @@ public final class NearbyIndex: Sendable {
         }
         self.path = path
         self.configuration = configuration
-        let timeout = configuration.busyTimeout.components
-        let milliseconds = min(Int64(Int32.max), max(0, timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = min(Int64(Int32.max), max(0, configuration.busyTimeout.wholeMicroseconds / 1_000))
         let tileSizeE7: Int64
         switch configuration.access {
         case .readWrite:

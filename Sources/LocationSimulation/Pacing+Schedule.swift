@@ -49,11 +49,3 @@ struct PacedSchedule<C: Clock>: Sendable where C.Duration == Duration {
         return heldFor
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var inSeconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
-    }
-}

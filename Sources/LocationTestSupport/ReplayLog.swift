@@ -122,7 +122,7 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     public var description: String { lines.joined(separator: "\n") }
 
     static func seconds(_ duration: Duration) -> String {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let micros = duration.wholeMicroseconds
         let sign = micros < 0 ? "-" : ""
         let magnitude = micros.magnitude
         let fraction = String(magnitude % 1_000_000 / 1_000)

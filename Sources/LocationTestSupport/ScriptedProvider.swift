@@ -124,8 +124,7 @@ public enum VirtualTime {
 
     /// `date + duration`, at microsecond resolution.
     public static func date(_ date: Date, plus duration: Duration) -> Date {
-        let (seconds, attoseconds) = duration.components
-        let added = microseconds(date) + seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let added = microseconds(date) + duration.wholeMicroseconds
         return Date(timeIntervalSinceReferenceDate: Double(added) / 1_000_000)
     }
 

@@ -202,7 +202,7 @@ public final class MapViewModel {
     /// Applies an answer on the main actor, unless the run was cancelled meanwhile.
     private func deliver(_ request: FetchRequest, _ result: Result<[Place], AppError>, took: Duration) -> FetchRequest? {
         guard !Task.isCancelled else { return nil }
-        let time = request.time.addingTimeInterval(Self.seconds(took))
+        let time = request.time.addingTimeInterval(took.fractionalSeconds)
         return apply(session.complete(request, with: result, at: time))
     }
 
@@ -235,11 +235,6 @@ public final class MapViewModel {
     private static func providerError(_ error: any Error) -> AppError {
         if let error = error as? AppError { return error }
         return .locationUnavailable("\(type(of: error)): \(error)")
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 
     /// A closure returning the time elapsed on `clock` since it was made.

@@ -45,7 +45,7 @@ struct GPSDPrinter: Sendable {
         case .disconnected(let error):
             return Self.event("disconnected", [("endpoint", .string(endpoint)), ("error", .string(error.description))])
         case .retrying(let attempt, let delay):
-            return Self.event("retrying", [("attempt", .int(attempt)), ("delay", JSONValue.rounded(Self.seconds(delay), 3))])
+            return Self.event("retrying", [("attempt", .int(attempt)), ("delay", JSONValue.rounded(delay.fractionalSeconds, 3))])
         case .deviceActivated(let path):
             return Self.event("deviceActivated", [("device", .string(path))])
         case .deviceRemoved(let path):
@@ -96,7 +96,7 @@ struct GPSDPrinter: Sendable {
         case .disconnected(let error):
             return "# disconnected: \(error)"
         case .retrying(let attempt, let delay):
-            return "# retrying in \(Self.decimal(Self.seconds(delay), 2)) s (attempt \(attempt))"
+            return "# retrying in \(Self.decimal(delay.fractionalSeconds, 2)) s (attempt \(attempt))"
         case .deviceActivated(let path):
             return "# device activated: \(path)"
         case .deviceRemoved(let path):
@@ -104,10 +104,6 @@ struct GPSDPrinter: Sendable {
         case .daemonError(let message):
             return "# gpsd error: \(message)"
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private static func decimal(_ value: Double, _ places: Int) -> String {

@@ -1,4 +1,5 @@
 public import Foundation
+import LocationCore
 
 /// Runs blocking work (accept, connect, waitpid, paced writes) on its own thread, never on
 /// Swift's cooperative pool, and awaits its result.
@@ -23,6 +24,6 @@ public struct HarnessError: Error, CustomStringConvertible {
 extension Duration {
     /// The duration in seconds, for APIs that take a `TimeInterval` or a `Date` deadline.
     public var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        fractionalSeconds
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LocationCore
 
 /// Thin blocking wrappers over loopback TCP sockets for the test harness.
 public enum LoopbackSocket {
@@ -67,7 +68,7 @@ public enum LoopbackSocket {
     /// Waits up to `timeout` for `fd` to become readable.
     public static func waitReadable(_ fd: Int32, timeout: Duration) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMicroseconds / 1_000)
         return poll(&entry, 1, milliseconds) > 0
     }
 

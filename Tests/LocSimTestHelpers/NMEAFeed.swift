@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LocationCore
 import Synchronization
 
 /// The receiver side of a test: a TCP server on 127.0.0.1 that gpsd reads NMEA from
@@ -51,7 +52,7 @@ public final class NMEAFeed: Sendable {
     @discardableResult
     public func send(_ lines: [String], pace: Duration = .zero) async throws -> [ContinuousClock.Instant] {
         guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
-        let microseconds = UInt32(pace.components.seconds * 1_000_000 + pace.components.attoseconds / 1_000_000_000_000)
+        let microseconds = UInt32(clamping: pace.wholeMicroseconds)
         return try await onThread("locsim.test.feed.send") {
             var instants: [ContinuousClock.Instant] = []
             instants.reserveCapacity(lines.count)

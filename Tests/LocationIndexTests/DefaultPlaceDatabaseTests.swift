@@ -68,4 +68,97 @@ struct DefaultPlaceDatabaseTests {
             #expect(mission.count > 60 && mission.allSatisfy { $0.place.id.hasPrefix("mission-") })
         }
     }
+
+    /// The committed reference (StableIDTests' stable-ids.json): schema version → expected
+    /// fingerprint of Fixtures/fingerprint-geodata.
+    static func referenceFingerprints() throws -> [Int: String] {
+        var table: [Int: String] = [:]
+        for (version, fingerprint) in try StableIDTests.reference().fingerprint {
+            table[try #require(Int(version))] = fingerprint
+        }
+        return table
+    }
+
+    @Test("open() builds the database under the reference fingerprint's name, which databasePath also gives")
+    func fingerprintMatchesReference() throws {
+        let geodata = try fixture("fingerprint-geodata")
+        let table = try Self.referenceFingerprints()
+        try withTemporaryDirectory { directory in
+            let index = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: directory.path)
+            let version = try index.statistics().schemaVersion
+            let expected = try #require(table[version], "no reference for schema \(version): extend make_stable_id_reference.py")
+            #expect(URL(fileURLWithPath: index.path).lastPathComponent == "geodata-\(expected).sqlite")
+            #expect(try DefaultPlaceDatabase.databasePath(geodataDirectory: geodata, cacheDirectory: directory.path) == index.path)
+            #expect(try everything(index).map(\.id).sorted() == ["bridge-1", "cafe-1", "tower-1"])
+        }
+    }
+
+    @Test("A database already in the cache under the CSVs' fingerprint is opened as it is, not rebuilt")
+    func existingDatabaseIsCurrent() throws {
+        let geodata = try fixture("fingerprint-geodata")
+        let table = try Self.referenceFingerprints()
+        try withTemporaryDirectory { directory in
+            // Built by "an earlier locsim": one marker place the CSVs do not have.
+            let marker = directory.file("marker.sqlite")
+            let version: Int = try {
+                let index = try NearbyIndex(path: marker)
+                try index.importPlaces([Place(id: "marker", name: "Built earlier", coordinate: Coordinate(validLatitude: 1, longitude: 2))])
+                return try index.statistics().schemaVersion
+            }()
+            let expected = try #require(table[version])
+            let cache = directory.file("cache")
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: marker, toPath: cache + "/geodata-\(expected).sqlite")
+            let index = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(try everything(index).map(\.id) == ["marker"])
+        }
+    }
+
+    /// A `geodata` folder holding `files` (name → contents) in `directory`, and a cache path beside it.
+    static func geodata(in directory: TemporaryDirectory, _ files: [String: String]) throws -> (geodata: String, cache: String) {
+        let geodata = directory.file("geodata")
+        try FileManager.default.createDirectory(atPath: geodata, withIntermediateDirectories: true)
+        for (name, contents) in files {
+            try contents.write(toFile: geodata + "/" + name, atomically: true, encoding: .utf8)
+        }
+        return (geodata, directory.file("cache"))
+    }
+
+    @Test("Adding a CSV rebuilds, and removing it again rebuilds under the first name")
+    func addingAndRemovingRebuilds() throws {
+        try withTemporaryDirectory { directory in
+            let (geodata, cache) = try Self.geodata(in: directory, ["one.csv": "id,name,lat,lon\na,Alpha,10,20\n"])
+            let first = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            try "id,name,lat,lon\nb,Beta,10.001,20\n".write(toFile: geodata + "/two.csv", atomically: true, encoding: .utf8)
+            let added = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(added.path != first.path)
+            #expect(try everything(added).map(\.id) == ["a", "b"])
+            try FileManager.default.removeItem(atPath: geodata + "/two.csv")
+            let removed = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            #expect(removed.path == first.path)
+            #expect(try everything(removed).map(\.id) == ["a"])
+        }
+    }
+
+    @Test("Errors name the CSV: a bad row in the second file, and a .csv that cannot be read")
+    func errorsNameTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let (geodata, cache) = try Self.geodata(
+                in: directory, ["a.csv": "id,name,lat,lon\na,Alpha,10,20\n", "b.csv": "id,name,lat,lon\nb,Beta,10,200\n"])
+            let bad = try #require(throws: IndexError.self) { try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache) }
+            #expect(bad.code == .malformedRow && bad.path == geodata + "/b.csv" && bad.line == 2 && bad.column == "lon")
+
+            // A directory named like a CSV cannot be read as a file (even by root).
+            try FileManager.default.removeItem(atPath: geodata + "/b.csv")
+            try FileManager.default.createDirectory(atPath: geodata + "/c.csv", withIntermediateDirectories: true)
+            let unreadable = try #require(throws: IndexError.self) {
+                try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+            }
+            #expect(unreadable.code == .unreadableInput && unreadable.path == geodata + "/c.csv")
+            let also = try #require(throws: IndexError.self) {
+                try DefaultPlaceDatabase.databasePath(geodataDirectory: geodata, cacheDirectory: cache)
+            }
+            #expect(also.code == .unreadableInput && also.path == geodata + "/c.csv")
+        }
+    }
 }

@@ -107,12 +107,22 @@ final class XMLScanner {
 
     /// 1-based line and column (in characters) of a window position.
     func location(of position: Int) -> (line: Int, column: Int) {
-        var line = linesBefore
-        var column = columnBefore
+        let (line, column) = Self.advance(line: linesBefore, column: columnBefore, over: buffer, count: min(position, count))
+        return (line, column + 1)
+    }
+
+    /// A line and 0-based column moved over the first `count` bytes at `bytes` (none when
+    /// `count` ≤ 0): a line feed starts the next line at column 0, and every other byte that
+    /// begins a UTF-8 sequence (any but 10xxxxxx) is one column.
+    @inline(__always)
+    private static func advance(
+        line: Int, column: Int, over bytes: UnsafeMutablePointer<UInt8>, count: Int
+    ) -> (line: Int, column: Int) {
+        var line = line
+        var column = column
         var i = 0
-        let end = min(position, count)
-        while i < end {
-            let c = buffer[i]
+        while i < count {
+            let c = bytes[i]
             if c == 0x0A {
                 line += 1
                 column = 0
@@ -121,7 +131,7 @@ final class XMLScanner {
             }
             i += 1
         }
-        return (line, column + 1)
+        return (line, column)
     }
 
     /// The location just past the last byte read (for truncation).
@@ -136,15 +146,7 @@ final class XMLScanner {
         if let pinned, pinned < keep { keep = pinned }
         if keep > 0 {
             // Account for the lines that slide out.
-            for i in 0..<keep {
-                let c = buffer[i]
-                if c == 0x0A {
-                    linesBefore += 1
-                    columnBefore = 0
-                } else if c & 0xC0 != 0x80 {
-                    columnBefore += 1
-                }
-            }
+            (linesBefore, columnBefore) = Self.advance(line: linesBefore, column: columnBefore, over: buffer, count: keep)
             (buffer).update(from: buffer + keep, count: count - keep)
             count -= keep
             pos -= keep

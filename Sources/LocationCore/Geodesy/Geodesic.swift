@@ -756,14 +756,8 @@ struct DistanceSeries: Sendable {
 
     init(epsilon e: Double) {
         let e2 = e * e, e3 = e2 * e, e4 = e2 * e2, e5 = e4 * e, e6 = e3 * e3
-        a1m1 = (e + e2 / 4 + e4 / 64 + e6 / 256) / (1 - e)
-        c1 = SineSeries(
-            c1: -e / 2 + 3 * e3 / 16 - e5 / 32,
-            c2: -e2 / 16 + e4 / 32 - 9 * e6 / 2048,
-            c3: -e3 / 48 + 3 * e5 / 256,
-            c4: -5 * e4 / 512 + 3 * e6 / 512,
-            c5: -7 * e5 / 1280,
-            c6: -7 * e6 / 2048)
+        a1m1 = Self.a1m1(epsilon: e)
+        c1 = Self.c1(epsilon: e)
         c1p = SineSeries(
             c1: e / 2 - 9 * e3 / 32 + 205 * e5 / 1536,
             c2: 5 * e2 / 16 - 37 * e4 / 96 + 1335 * e6 / 4096,
@@ -771,6 +765,24 @@ struct DistanceSeries: Sendable {
             c4: 539 * e4 / 1536 - 2391 * e6 / 2560,
             c5: 3467 * e5 / 7680,
             c6: 38081 * e6 / 61440)
+    }
+
+    /// A₁ − 1 (also used by ``LengthSeries``).
+    @inline(__always) static func a1m1(epsilon e: Double) -> Double {
+        let e2 = e * e, e3 = e2 * e, e4 = e2 * e2, e6 = e3 * e3
+        return (e + e2 / 4 + e4 / 64 + e6 / 256) / (1 - e)
+    }
+
+    /// The coefficients C₁ₗ of I₁ (also used by ``LengthSeries``).
+    @inline(__always) static func c1(epsilon e: Double) -> SineSeries {
+        let e2 = e * e, e3 = e2 * e, e4 = e2 * e2, e5 = e4 * e, e6 = e3 * e3
+        return SineSeries(
+            c1: -e / 2 + 3 * e3 / 16 - e5 / 32,
+            c2: -e2 / 16 + e4 / 32 - 9 * e6 / 2048,
+            c3: -e3 / 48 + 3 * e5 / 256,
+            c4: -5 * e4 / 512 + 3 * e6 / 512,
+            c5: -7 * e5 / 1280,
+            c6: -7 * e6 / 2048)
     }
 }
 
@@ -786,18 +798,12 @@ struct LengthSeries: Sendable {
 
     init(epsilon e: Double) {
         let e2 = e * e, e3 = e2 * e, e4 = e2 * e2, e5 = e4 * e, e6 = e3 * e3
-        let a1m1 = (e + e2 / 4 + e4 / 64 + e6 / 256) / (1 - e)
+        let a1m1 = DistanceSeries.a1m1(epsilon: e)
         let a2m1 = (-e - 3 * e2 / 4 - 7 * e4 / 64 - 11 * e6 / 256) / (1 + e)
         a1 = 1 + a1m1
         a2 = 1 + a2m1
         a1MinusA2 = a1m1 - a2m1
-        c1 = SineSeries(
-            c1: -e / 2 + 3 * e3 / 16 - e5 / 32,
-            c2: -e2 / 16 + e4 / 32 - 9 * e6 / 2048,
-            c3: -e3 / 48 + 3 * e5 / 256,
-            c4: -5 * e4 / 512 + 3 * e6 / 512,
-            c5: -7 * e5 / 1280,
-            c6: -7 * e6 / 2048)
+        c1 = DistanceSeries.c1(epsilon: e)
         c2 = SineSeries(
             c1: e / 2 + e3 / 16 + e5 / 32,
             c2: 3 * e2 / 16 + e4 / 32 + 35 * e6 / 2048,

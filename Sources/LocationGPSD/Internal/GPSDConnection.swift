@@ -103,9 +103,7 @@ final class GPSDConnection {
     /// - Returns: `true` when a message is buffered or the socket became readable (also when the
     ///   peer closed it, which the next ``read(receivedAt:)`` reports); `false` on timeout.
     func waitForInput(timeout: Duration) -> Bool {
-        let (seconds, attoseconds) = timeout.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return CGPS_waiting(data, Int32(clamping: microseconds))
+        CGPS_waiting(data, Int32(clamping: timeout.wholeMicroseconds))
     }
 
     /// Reads and decodes one message. The corresponding C function is `gps_read`.
@@ -276,23 +274,9 @@ final class GPSDConnection {
         return closed
     }
 
-    /// A JSON string literal for `value`.
+    /// A JSON string literal for `value` (the `?WATCH` command's device path).
     static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONText.quoted(value)
     }
 
     private static func excerpt(_ text: String) -> String {

@@ -233,7 +233,7 @@ enum PlaceParsers {
             let texts = columns.map { reader.string(fields[$0]) }
             // Stable id: a hash of the row's own text (lat, lon, name, admin1, admin2, cc); a
             // repeated identical row gets "-2", "-3"... in file order.
-            var id = "gn" + StableID.base36(StableID.hash(texts.joined(separator: "\u{1F}")), digits: 12)
+            var id = StableID.derived(prefix: "gn", from: texts.joined(separator: "\u{1F}"))
             let seen = occurrences[id, default: 0] + 1
             occurrences[id] = seen
             if seen > 1 { id += "-\(seen)" }
@@ -296,22 +296,17 @@ enum PlaceParsers {
                 }
                 continue
             }
-            let name: String
-            switch properties["name"] {
-            case .string(let value)?: name = value
-            case nil, .null?: name = ""
-            default:
-                try collector.reject(bad("properties.name", "expected a string"))
-                continue
+            /// A string property: its value, "" when absent or null, or `nil` once the feature is rejected.
+            func text(_ key: String) throws -> String? {
+                switch properties[key] {
+                case .string(let value)?: return value
+                case nil, .null?: return ""
+                default:
+                    try collector.reject(bad("properties.\(key)", "expected a string"))
+                    return nil
+                }
             }
-            let kind: String
-            switch properties["kind"] {
-            case .string(let value)?: kind = value
-            case nil, .null?: kind = ""
-            default:
-                try collector.reject(bad("properties.kind", "expected a string"))
-                continue
-            }
+            guard let name = try text("name"), let kind = try text("kind") else { continue }
             var level = PlaceRecord.noLevel
             switch properties["level"] {
             case nil, .null?: break
@@ -326,7 +321,7 @@ enum PlaceParsers {
             case .string(let value)?: id = value
             case .number(let value)? where value == value.rounded() && abs(value) < 1e15: id = String(Int64(value))
             case nil, .null?:
-                id = "gj" + StableID.base36(StableID.hash("\(name)\u{1F}\(latitudeE7)\u{1F}\(longitudeE7)"), digits: 12)
+                id = StableID.derived(prefix: "gj", from: "\(name)\u{1F}\(latitudeE7)\u{1F}\(longitudeE7)")
             default:
                 try collector.reject(bad("id", "expected a string or an integer"))
                 continue
@@ -344,15 +339,12 @@ enum PlaceParsers {
     }
 }
 
-/// Ids derived from source text: FNV-1a 64-bit, written in base 36.
+/// Ids derived from source text: a prefix, then the FNV-1a 64-bit hash of the text's UTF-8
+/// modulo 36¹², as 12 base-36 digits.
 enum StableID {
-    static func hash(_ text: String) -> UInt64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            value ^= UInt64(byte)
-            value &*= 0x0000_0100_0000_01b3
-        }
-        return value
+    /// The id for a place whose source gives none: `prefix` + 12 base-36 digits of `text`'s hash.
+    static func derived(prefix: String, from text: String) -> String {
+        prefix + base36(FNV1a64.hash(text.utf8), digits: 12)
     }
 
     /// `value` modulo 36^digits, as exactly `digits` base-36 characters.

@@ -228,11 +228,11 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
                     } catch is CancellationError {
                         break
                     }
-                    delivered = deadline.sinceStart.inSeconds
+                    delivered = deadline.sinceStart.fractionalSeconds
                 }
                 if let control, control.isPaused {
                     guard let heldFor = await schedule.holdWhilePaused() else { break }
-                    if !isVirtual { delivered += heldFor.inSeconds }
+                    if !isVirtual { delivered += heldFor.fractionalSeconds }
                 }
                 var fix = item.fix
                 if rebases { fix.time = wallStart.addingTimeInterval(delivered) }

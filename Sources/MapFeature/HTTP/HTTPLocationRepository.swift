@@ -61,8 +61,8 @@ public struct HTTPLocationRepository: LocationRepository {
             self.session = session
         } else {
             let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = Self.seconds(timeout)
-            configuration.timeoutIntervalForResource = Self.seconds(timeout)
+            configuration.timeoutIntervalForRequest = timeout.fractionalSeconds
+            configuration.timeoutIntervalForResource = timeout.fractionalSeconds
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
             self.session = URLSession(configuration: configuration)
         }
@@ -113,7 +113,7 @@ public struct HTTPLocationRepository: LocationRepository {
         guard let full = components.url else {
             throw .validation("base URL \(baseURL) cannot take a path and a query", parameter: "baseURL")
         }
-        var request = URLRequest(url: full, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.seconds(timeout))
+        var request = URLRequest(url: full, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout.fractionalSeconds)
         request.httpMethod = "GET"
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -176,10 +176,5 @@ public struct HTTPLocationRepository: LocationRepository {
     static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }

@@ -1,3 +1,5 @@
+import LocationCore
+
 extension FetchThrottle {
     /// The thresholds of the fetch rule. ``game`` holds the game's numbers.
     ///
@@ -64,7 +66,7 @@ extension FetchThrottle {
             self.radius = radius
             self.maximumHorizontalAccuracy = maximumHorizontalAccuracy
             self.retry = retry
-            self.minimumIntervalMicros = microseconds(minimumInterval)
+            self.minimumIntervalMicros = minimumInterval.wholeMicroseconds
         }
     }
 
@@ -136,8 +138,8 @@ extension FetchThrottle {
         }
 
         func delayMicros(afterFailures failures: Int, randomUnit: Double) -> Int64 {
-            let initial = Double(microseconds(initialDelay))
-            let cap = Double(microseconds(maximumDelay))
+            let initial = Double(initialDelay.wholeMicroseconds)
+            let cap = Double(maximumDelay.wholeMicroseconds)
             let exponent = Double(max(0, failures - 1))
             // pow overflows to +inf for long outages; min() then caps it.
             let nominal = min(cap, initial * Self.power(multiplier, exponent))
@@ -157,13 +159,4 @@ extension FetchThrottle {
             return result
         }
     }
-}
-
-/// Whole microseconds in `duration`, clamped to Int64.
-func microseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
-    if overflow { return seconds < 0 ? .min : .max }
-    let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
-    return overflow2 ? (seconds < 0 ? .min : .max) : sum
 }

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// A JSON value with keys kept in insertion order, written compactly and deterministically, so
 /// the same inputs always give byte-identical output.
 enum JSONValue: Sendable, Hashable {
@@ -32,7 +34,7 @@ enum JSONValue: Sendable, Hashable {
             } else {
                 out += String(value)
             }
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): JSONText.appendQuoted(value, to: &out)
         case .array(let values):
             out += "["
             for (i, value) in values.enumerated() {
@@ -44,33 +46,12 @@ enum JSONValue: Sendable, Hashable {
             out += "{"
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out += "," }
-                Self.writeString(key, to: &out)
+                JSONText.appendQuoted(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 
     /// A number rounded to `decimals` places (for metres, seconds) without exponent noise.

@@ -31,7 +31,7 @@ struct HTMLReport {
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
-            <title>locsim replay: \(escapeHTML(title))</title>
+            <title>locsim replay: \(XMLText.escaped(title))</title>
             <style>
             body{font:14px/1.4 -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
             h1{font-size:20px;margin:0 0 4px} .sub{color:#666;margin:0 0 16px}
@@ -39,7 +39,7 @@ struct HTMLReport {
             .legend span{display:inline-block;margin-right:14px} .sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
             table{border-collapse:collapse} td{padding:2px 12px 2px 0} td:first-child{color:#666}
             </style></head><body>
-            <h1>locsim replay</h1><p class="sub">\(escapeHTML(title))</p>
+            <h1>locsim replay</h1><p class="sub">\(XMLText.escaped(title))</p>
 
             """
         html += mapSVG(trace)
@@ -92,7 +92,7 @@ struct HTMLReport {
             let (x, y) = screen(entry.place.coordinate)
             guard x >= -10, x <= width + 10, y >= -10, y <= height + 10 else { continue }
             let hue = Int(220 * (1 - min(1, max(0, entry.firstSeen.timeIntervalSince(t0) / span))))
-            svg += "<circle class=\"place\" data-id=\"\(escapeHTML(id))\" cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"3.5\" fill=\"hsl(\(hue),70%,50%)\"><title>\(escapeHTML(entry.place.name)) (\(escapeHTML(id))), appeared \(UTCTimestamp.format(entry.firstSeen, fractionDigits: 0))</title></circle>\n"
+            svg += "<circle class=\"place\" data-id=\"\(XMLText.escaped(id))\" cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"3.5\" fill=\"hsl(\(hue),70%,50%)\"><title>\(XMLText.escaped(entry.place.name)) (\(XMLText.escaped(id))), appeared \(UTCTimestamp.format(entry.firstSeen, fractionDigits: 0))</title></circle>\n"
         }
         // The track.
         let polyline = trace.fixes.map { let (x, y) = screen($0.coordinate); return "\(f(x)),\(f(y))" }.joined(separator: " ")
@@ -105,7 +105,7 @@ struct HTMLReport {
         // Encounters.
         for encounter in trace.encounters {
             let (x, y) = screen(encounter.place.coordinate)
-            svg += "<g class=\"encounter\"><circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"9\" fill=\"none\" stroke=\"#9467bd\" stroke-width=\"2.5\"/><title>encounter: \(escapeHTML(encounter.place.name)) at \(formatFixed(encounter.distance, 1)) m, \(UTCTimestamp.format(encounter.time, fractionDigits: 0))</title></g>\n"
+            svg += "<g class=\"encounter\"><circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"9\" fill=\"none\" stroke=\"#9467bd\" stroke-width=\"2.5\"/><title>encounter: \(XMLText.escaped(encounter.place.name)) at \(formatFixed(encounter.distance, 1)) m, \(UTCTimestamp.format(encounter.time, fractionDigits: 0))</title></g>\n"
         }
         // Scale bar.
         let barMetres = niceLength(150 / scale)
@@ -166,7 +166,7 @@ struct HTMLReport {
         guard case .object(let members) = recorder.summaryValue() else { return "" }
         var html = "<table id=\"summary\">\n"
         for (key, value) in members where key != "type" {
-            html += "<tr><td>\(escapeHTML(key.replacingOccurrences(of: "_", with: " ")))</td><td>\(escapeHTML(value.text))</td></tr>\n"
+            html += "<tr><td>\(XMLText.escaped(key.replacingOccurrences(of: "_", with: " ")))</td><td>\(XMLText.escaped(value.text))</td></tr>\n"
         }
         return html + "</table>\n"
     }
@@ -182,19 +182,4 @@ struct HTMLReport {
         for step in [5.0, 2, 1] where step * power <= metres { return step * power }
         return power
     }
-}
-
-/// Escapes text for HTML.
-func escapeHTML(_ text: String) -> String {
-    var out = ""
-    for c in text.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        default: out.unicodeScalars.append(c)
-        }
-    }
-    return out
 }

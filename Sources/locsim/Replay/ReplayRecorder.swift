@@ -24,6 +24,8 @@ final class ReplayRecorder {
     private let write: (String) -> Void
     private var tracker: EncounterTracker
     private var onMap: [String: Place] = [:]
+    /// Whether `onMap` changed since the tracker was last given it.
+    private var mapChanged = false
     private var pendingAppeared: [Place] = []
     private var pendingDisappeared: [Place] = []
     private var pendingPlacesTime: Date?
@@ -64,6 +66,7 @@ final class ReplayRecorder {
             pendingAppeared += places
             for place in places {
                 onMap[place.id] = place
+                mapChanged = true
                 if trace.places[place.id] == nil { trace.places[place.id] = (place, event.time) }
             }
             return
@@ -71,6 +74,7 @@ final class ReplayRecorder {
             pendingPlacesTime = event.time
             pendingDisappeared += places
             for place in places { onMap.removeValue(forKey: place.id) }
+            mapChanged = true
             return
         default:
             flushPlaces()
@@ -84,7 +88,12 @@ final class ReplayRecorder {
             if let previous = trace.fixes.last?.coordinate { distance += previous.geodesicDistance(to: coordinate) }
             trace.fixes.append((fix.time, coordinate))
             emitFix(fix, accepted: true, rejection: nil)
-            for encounter in tracker.update(position: coordinate, places: onMap.values) {
+            if mapChanged {
+                // Ids are unique here, so the dictionary's order does not matter.
+                tracker.places = Array(onMap.values)
+                mapChanged = false
+            }
+            for encounter in tracker.update(position: coordinate) {
                 trace.encounters.append((fix.time, encounter.place, encounter.distance))
                 emitEncounter(encounter, at: fix.time)
             }

@@ -1,0 +1,63 @@
+import Foundation
+import LocationCore
+import Testing
+
+// Expected values: Fixtures/text-escaping.json, written by
+// scripts/reference/make_text_escaping_reference.py, which also checks that Python's json.loads
+// and xml.etree read every expected literal back to the input.
+
+@Suite("JSON string literals and XML escaping")
+struct TextEscapingTests {
+    struct Case: Decodable, CustomStringConvertible {
+        let input: [UInt32]
+        let json: String
+        let xml: String
+
+        var text: String {
+            var scalars = String.UnicodeScalarView()
+            for value in input { scalars.append(Unicode.Scalar(value)!) }
+            return String(scalars)
+        }
+        var description: String { json }
+    }
+
+    static func cases() throws -> [Case] {
+        let url = try #require(
+            Bundle.module.url(forResource: "text-escaping", withExtension: "json", subdirectory: "Fixtures"),
+            "Fixtures/text-escaping.json is missing; run scripts/reference/make_text_escaping_reference.py")
+        return try JSONDecoder().decode([Case].self, from: Data(contentsOf: url))
+    }
+
+    @Test("JSON literals match the reference for control characters, quotes, backslashes and non-ASCII")
+    func jsonLiterals() throws {
+        let cases = try Self.cases()
+        #expect(cases.count >= 20)
+        for item in cases {
+            #expect(JSONText.quoted(item.text) == item.json, "\(item)")
+        }
+    }
+
+    @Test("appendQuoted appends the same literal after what is already written")
+    func appendQuoted() throws {
+        for item in try Self.cases() {
+            var out = "{\"k\":"
+            JSONText.appendQuoted(item.text, to: &out)
+            #expect(out == "{\"k\":" + item.json, "\(item)")
+        }
+    }
+
+    @Test("Foundation's JSON reader gives every literal back unchanged")
+    func foundationReadsBack() throws {
+        for item in try Self.cases() {
+            let decoded = try JSONSerialization.jsonObject(with: Data("[\(JSONText.quoted(item.text))]".utf8)) as? [String]
+            #expect(decoded == [item.text], "\(item)")
+        }
+    }
+
+    @Test("XML escaping matches the reference: the five predefined entities, nothing else")
+    func xmlEscaping() throws {
+        for item in try Self.cases() {
+            #expect(XMLText.escaped(item.text) == item.xml, "\(item)")
+        }
+    }
+}
