@@ -64,11 +64,8 @@ public struct DecimalNumber: Sendable, Hashable {
         var i = bytes.startIndex
         let end = bytes.endIndex
         guard i < end else { return nil }
-        var negative = false
-        if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-            negative = bytes[i] == UInt8(ascii: "-")
-            i += 1
-        }
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative || bytes[i] == UInt8(ascii: "+") { i += 1 }
         var significand: UInt64 = 0
         var kept = 0
         var dropped = 0
