@@ -187,49 +187,29 @@ private struct Fields {
         return s[r.lowerBound]
     }
 
-    /// A decimal number `[+-]digits[.digits]` as (mantissa, fraction digits), exact.
-    func decimal(_ i: Int, _ name: String) throws(NMEAError) -> (mantissa: Int64, scale: Int, negative: Bool)? {
+    /// A decimal number `[+-]digits[.digits]` (no exponent), `nil` when the field is empty.
+    ///
+    /// The first 18 significant digits are kept exactly (`significand` × 10^`exponent`, with
+    /// `exponent` ≤ 0 the minus count of kept decimals); later decimals are cut, but a cut integer
+    /// digit is an error. `value` is correctly rounded from every digit.
+    @inline(__always) func decimal(_ i: Int, _ name: String) throws(NMEAError) -> DecimalNumber? {
         let r = ranges[i]
         if r.isEmpty { return nil }
-        var j = r.lowerBound
-        var negative = false
-        if s[j] == UInt8(ascii: "-") || s[j] == UInt8(ascii: "+") {
-            negative = s[j] == UInt8(ascii: "-")
-            j += 1
+        guard let d = DecimalNumber(parsing: UnsafeBufferPointer(rebasing: s[r]), keepingDigits: 18, allowsExponent: false)
+        else {
+            throw fail(.malformedField, i, "\(name) '\(text(i))' is not a number")
         }
-        var mantissa: Int64 = 0
-        var digits = 0
-        var scale = 0
-        var seenPoint = false
-        while j < r.upperBound {
-            let c = s[j]
-            if c == UInt8(ascii: ".") && !seenPoint {
-                seenPoint = true
-            } else if c >= 0x30 && c <= 0x39 {
-                digits += 1
-                if mantissa < 100_000_000_000_000_000 {  // keep 17 significant digits, drop the rest
-                    mantissa = mantissa * 10 + Int64(c - 0x30)
-                    if seenPoint { scale += 1 }
-                } else if !seenPoint {
-                    throw fail(.malformedField, i, "\(name) '\(text(i))' is too large")
-                }
-            } else {
-                throw fail(.malformedField, i, "\(name) '\(text(i))' is not a number")
-            }
-            j += 1
-        }
-        guard digits > 0 else { throw fail(.malformedField, i, "\(name) '\(text(i))' is not a number") }
-        return (mantissa, scale, negative)
+        guard d.exponent <= 0 else { throw fail(.malformedField, i, "\(name) '\(text(i))' is too large") }
+        return d
     }
 
     func double(_ i: Int, _ name: String) throws(NMEAError) -> Double? {
         guard let d = try decimal(i, name) else { return nil }
-        // Leading zeros after the point count towards the scale but not the 17 digits kept.
-        guard d.scale < powersOfTen.count else {
+        // Leading zeros after the point count towards the decimals but not the 18 digits kept.
+        guard -d.exponent < powersOfTen.count else {
             throw fail(.malformedField, i, "\(name) '\(text(i))' has more than \(powersOfTen.count - 1) decimals")
         }
-        let value = Double(d.mantissa) / powersOfTen[d.scale]
-        return d.negative ? -value : value
+        return d.value
     }
 
     func nonNegative(_ i: Int, _ name: String) throws(NMEAError) -> Double? {
@@ -344,17 +324,19 @@ private struct Fields {
         default:
             throw fail(.malformedField, i + 1, "\(name) hemisphere '\(text(i + 1))' must be \(isLatitude ? "N or S" : "E or W")")
         }
-        guard let d = try decimal(i, name), !d.negative, s[ranges[i].lowerBound] != UInt8(ascii: "+") else {
+        guard let d = try decimal(i, name), !d.isNegative, s[ranges[i].lowerBound] != UInt8(ascii: "+") else {
             throw fail(.malformedField, i, "\(name) '\(text(i))' must be \(isLatitude ? "ddmm.mmmm" : "dddmm.mmmm")")
         }
-        guard d.scale <= 15 else { throw fail(.malformedField, i, "\(name) '\(text(i))' has more than 15 decimals") }
-        let unit = Int64(powersOfTen[d.scale])  // ≤ 10¹⁵, so 100 × unit fits
-        let degrees = d.mantissa / (100 * unit)
-        let minutesScaled = d.mantissa % (100 * unit)
+        let scale = -d.exponent
+        guard scale <= 15 else { throw fail(.malformedField, i, "\(name) '\(text(i))' has more than 15 decimals") }
+        let unit = Int64(powersOfTen[scale])  // ≤ 10¹⁵, so 100 × unit fits
+        let mantissa = Int64(d.significand)  // 18 digits at most
+        let degrees = mantissa / (100 * unit)
+        let minutesScaled = mantissa % (100 * unit)
         guard minutesScaled < 60 * unit else {
             throw fail(.malformedField, i, "\(name) '\(text(i))' has minutes ≥ 60")
         }
-        let value = Double(degrees) + Double(minutesScaled) / (60 * powersOfTen[d.scale])
+        let value = Double(degrees) + Double(minutesScaled) / (60 * powersOfTen[scale])
         guard value <= (isLatitude ? 90 : 180) else {
             throw fail(.malformedField, i, "\(name) '\(text(i))' is beyond \(isLatitude ? 90 : 180)°")
         }

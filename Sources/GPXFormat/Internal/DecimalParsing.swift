@@ -1,91 +1,16 @@
-/// Exact powers of ten up to 10²²: every one is representable in a Double.
-private let exactPowersOfTen: [Double] = (0...22).map { exponent in
-    var value = 1.0
-    for _ in 0..<exponent { value *= 10 }
-    return value
-}
+import LocationCore
 
 /// Parses an XML-schema decimal or double (`-12.345`, `+1`, `.5`, `1e-3`) from bytes, trimming
-/// XML whitespace. Correctly rounded: the common case (≤ 15 significant digits, small exponent)
-/// is one exact integer divided or multiplied by an exact power of ten; anything else goes to the
-/// standard library's parser.
+/// XML whitespace; correctly rounded (``DecimalNumber`` does the reading).
 func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-    var start = 0
-    var end = bytes.count
-    while start < end, isXMLSpace(bytes[start]) { start += 1 }
-    while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
-    guard start < end else { return nil }
-
-    var i = start
-    var negative = false
-    if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-        negative = bytes[i] == UInt8(ascii: "-")
-        i += 1
-    }
-    var mantissa: UInt64 = 0
-    var significant = 0
-    var fractionDigits = 0
-    var sawDigit = false
-    var sawDot = false
-    var fast = true
-    while i < end {
-        let c = bytes[i]
-        if c >= 48 && c <= 57 {
-            sawDigit = true
-            if mantissa == 0 && c == 48 {
-                // Leading zeros carry no significance.
-            } else {
-                significant += 1
-            }
-            if significant <= 18 {
-                mantissa = mantissa * 10 + UInt64(c - 48)
-                if sawDot { fractionDigits += 1 }
-            } else {
-                fast = false
-                if !sawDot { fractionDigits -= 1 }
-            }
-        } else if c == UInt8(ascii: ".") && !sawDot {
-            sawDot = true
-        } else {
-            break
-        }
-        i += 1
-    }
-    guard sawDigit else { return nil }
-    var exponent = 0
-    if i < end {
-        guard bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") else { return nil }
-        i += 1
-        var expNegative = false
-        if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-            expNegative = bytes[i] == UInt8(ascii: "-")
-            i += 1
-        }
-        var sawExpDigit = false
-        while i < end, bytes[i] >= 48, bytes[i] <= 57 {
-            exponent = min(exponent * 10 + Int(bytes[i] - 48), 100_000)
-            sawExpDigit = true
-            i += 1
-        }
-        guard sawExpDigit, i == end else { return nil }
-        if expNegative { exponent = -exponent }
-    }
-    let scale = exponent - fractionDigits
-    if fast, mantissa < (1 << 53), scale >= -22, scale <= 22 {
-        let m = Double(mantissa)
-        let value = scale < 0 ? m / exactPowersOfTen[-scale] : m * exactPowersOfTen[scale]
-        return negative ? -value : value
-    }
-    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    return Double(text)
+    DecimalNumber(parsing: trimmingXMLSpace(bytes))?.value
 }
 
 /// Parses a non-negative or negative base-10 integer, trimming XML whitespace.
-func parseInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    var start = 0
-    var end = bytes.count
-    while start < end, isXMLSpace(bytes[start]) { start += 1 }
-    while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
+func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+    let bytes = trimmingXMLSpace(text)
+    var start = bytes.startIndex
+    let end = bytes.endIndex
     guard start < end else { return nil }
     var negative = false
     if bytes[start] == UInt8(ascii: "-") || bytes[start] == UInt8(ascii: "+") {
@@ -100,6 +25,15 @@ func parseInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         value = value * 10 + d
     }
     return negative ? -value : value
+}
+
+/// The bytes without leading and trailing XML whitespace.
+func trimmingXMLSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var start = bytes.startIndex
+    var end = bytes.endIndex
+    while start < end, isXMLSpace(bytes[start]) { start += 1 }
+    while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
 }
 
 @inline(__always) func isXMLSpace(_ c: UInt8) -> Bool {

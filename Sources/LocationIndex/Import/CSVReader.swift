@@ -1,3 +1,5 @@
+import LocationCore
+
 /// A byte-level RFC 4180 CSV reader: comma-separated, `"`-quoted fields that may hold commas,
 /// newlines and doubled quotes; `\n` or `\r\n` line ends; a UTF-8 byte-order mark is skipped;
 /// blank lines are skipped. Works on the bytes in place and makes a `String` only when asked.
@@ -126,58 +128,17 @@ struct CSVReader {
 
     /// The field as a decimal number (surrounding spaces allowed), or nil if it is not one.
     ///
-    /// Plain decimals with up to 15 significant digits take an exact fast path (the result is
-    /// the correctly rounded Double, as `Double(String)` gives); anything else goes through
-    /// `Double(String)`.
+    /// ``DecimalNumber`` reads `[+-]digits[.digits][(e|E)[+-]digits]`, correctly rounded; what it
+    /// does not take still goes to `Double(String)`, as it always has, so `nan`, `inf` and hex
+    /// floats are read too (the coordinate check then rejects the non-finite ones).
     func double(_ field: Field) -> Double? {
         var start = field.start, end = field.end
         while start < end && bytes[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
-        guard start < end else { return nil }
-        var index = start
-        var negative = false
-        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
-            negative = bytes[index] == UInt8(ascii: "-")
-            index += 1
+        return bytes.withUnsafeBufferPointer { buffer in
+            let text = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            return DecimalNumber(parsing: text)?.value ?? Double(String(decoding: text, as: UTF8.self))
         }
-        var mantissa: Int64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
-        var fastPath = index < end
-        while index < end && fastPath {
-            let byte = bytes[index]
-            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                // A 16th digit leaves the fast path (and would overflow Int64 by the 19th).
-                guard digits < 15 else {
-                    fastPath = false
-                    break
-                }
-                mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
-                digits += 1
-                if seenPoint { fractionDigits += 1 }
-            } else if byte == UInt8(ascii: ".") && !seenPoint {
-                seenPoint = true
-            } else {
-                fastPath = false
-            }
-            index += 1
-        }
-        if fastPath && digits > 0 && digits <= 15 {
-            // Both operands are exact (mantissa < 2^53, 10^k ≤ 10^15), so the quotient is correctly rounded.
-            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
-            return negative ? -value : value
-        }
-        let text = bytes.withUnsafeBufferPointer { buffer in
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
-        }
-        return Double(text)
-    }
-
-    private static let powersOfTen: [Double] = (0...15).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
     }
 
     /// The field as a whole number in Int32 range (surrounding spaces allowed), or nil.
