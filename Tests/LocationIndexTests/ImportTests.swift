@@ -204,6 +204,22 @@ struct ImportTests {
         }
     }
 
+    @Test("Coordinates are decimals only: nan, inf and hexadecimal floats are not numbers, with row and column named",
+          arguments: [("nan", "lat"), ("-inf", "lat"), ("0x1p3", "lat"), ("infinity", "lon"), ("1_0", "lon"), ("", "lon")])
+    func decimalsOnly(value: String, column: String) throws {
+        let row = column == "lat" ? "p1,One,\(value),20" : "p1,One,10,\(value)"
+        let csv = "id,name,lat,lon\nok,Fine,10,20\n\(row)\n"
+        try withTemporaryDirectory { directory in
+            let path = directory.file("bad.csv")
+            try csv.write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+            #expect(error.code == .malformedRow && error.line == 3 && error.column == column, "\(error)")
+            #expect(error.description.contains("\"\(value)\" is not a number"), "\(error)")
+            #expect(try everything(index).isEmpty, "nothing half-written")
+        }
+    }
+
     @Test("A CSV row with invalid UTF-8 is skipped in lenient mode, not imported with replacement characters")
     func invalidUTF8() throws {
         var bytes = Array("id,name,lat,lon\nok,Fine,10,20\nbad,Caf".utf8)

@@ -128,16 +128,16 @@ struct CSVReader {
 
     /// The field as a decimal number (surrounding spaces allowed), or nil if it is not one.
     ///
-    /// ``DecimalNumber`` reads `[+-]digits[.digits][(e|E)[+-]digits]`, correctly rounded; what it
-    /// does not take still goes to `Double(String)`, as it always has, so `nan`, `inf` and hex
-    /// floats are read too (the coordinate check then rejects the non-finite ones).
+    /// ``DecimalNumber`` reads `[+-]digits[.digits][(e|E)[+-]digits]`, correctly rounded. Nothing
+    /// else is a number here: `nan`, `inf` and hexadecimal floats, which `Double(String)` would
+    /// take, get the row's "is not a number" error.
     func double(_ field: Field) -> Double? {
         var start = field.start, end = field.end
         while start < end && bytes[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
         return bytes.withUnsafeBufferPointer { buffer in
             let text = UnsafeBufferPointer(rebasing: buffer[start..<end])
-            return DecimalNumber(parsing: text)?.value ?? Double(String(decoding: text, as: UTF8.self))
+            return DecimalNumber(parsing: text)?.value
         }
     }
 
