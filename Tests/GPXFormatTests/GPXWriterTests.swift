@@ -24,6 +24,18 @@ import Testing
         #expect(reread == original)
     }
 
+    @Test("Names and the creator keep their tabs, line breaks and markup characters through write and read")
+    func textRoundTrip() throws {
+        let awkward = "Tom's <café> & \"bar\"\tcolumn\r\nnext line\rold Mac\nlast"
+        var point = GPXPoint(coordinate: Coordinate(validLatitude: 47.37, longitude: 8.54))
+        point.name = awkward
+        let original = GPXDocument(
+            creator: "locsim\ttest\nsecond line", tracks: [GPXTrack(name: awkward, segments: [[point]])],
+            routes: [GPXRoute(name: awkward, points: [point])], waypoints: [point])
+        let reread = try GPXDocument(string: GPXWriter.string(original))
+        #expect(reread == original)
+    }
+
     @Test("Random points with every field survive the streaming writer bit for bit")
     func randomRoundTrip() throws {
         var generator = SplitMix64(seed: 42)

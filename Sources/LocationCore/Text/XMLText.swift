@@ -1,11 +1,15 @@
 /// Character escaping for XML and HTML text, shared by the GPX writer and the HTML replay report.
 public enum XMLText {
-    /// `text` with the five characters XML predefines entities for replaced by them.
+    /// `text` with the five characters XML predefines entities for replaced by them, and tab, line
+    /// feed and carriage return by character references.
     ///
-    /// `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`, `"` → `&quot;`, `'` → `&apos;`; everything else is
-    /// kept as it is. The result is safe as element content and as an attribute value in either
-    /// quote style, in XML 1.0 and in HTML5 (which defines the same five entities). Control
-    /// characters XML 1.0 forbids are not removed: the caller's text is assumed to be text.
+    /// `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`, `"` → `&quot;`, `'` → `&apos;`, tab → `&#9;`,
+    /// line feed → `&#10;`, carriage return → `&#13;`; everything else is kept as it is. The result
+    /// reads back as exactly `text` as element content and as an attribute value in either quote
+    /// style, in XML 1.0 and in HTML5: a reader would turn a literal tab or line break inside an
+    /// attribute into a space, and a literal CR LF anywhere into LF, but leaves the references
+    /// alone. Control characters XML 1.0 forbids are not removed: the caller's text is assumed to
+    /// be text.
     ///
     /// - Parameter text: Any string.
     /// - Returns: The escaped text.
@@ -22,7 +26,7 @@ public enum XMLText {
         return out
     }
 
-    /// The predefined entity that stands for `scalar`, or `nil` when it stands for itself.
+    /// The entity or character reference that stands for `scalar`, or `nil` when it stands for itself.
     private static func entity(for scalar: Unicode.Scalar) -> String? {
         switch scalar {
         case "&": "&amp;"
@@ -30,6 +34,9 @@ public enum XMLText {
         case ">": "&gt;"
         case "\"": "&quot;"
         case "'": "&apos;"
+        case "\t": "&#9;"
+        case "\n": "&#10;"
+        case "\r": "&#13;"
         default: nil
         }
     }
