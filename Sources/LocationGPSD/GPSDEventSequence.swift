@@ -29,11 +29,10 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
             case connecting(attempt: Int)
             /// Reports flow.
             case streaming
-            /// gpsd answered the `?WATCH` with an `ERROR` (returned as ``GPSDEvent/daemonError(_:)``):
-            /// next, this session fails with the error.
-            case rejected(GPSDError, attempt: Int)
-            /// Throw this on the next call (after the event that explains it was returned).
-            case failing(GPSDError)
+            /// The session failed with this error, and the event that explains it (a device
+            /// removed, gpsd's `ERROR` in answer to the `?WATCH`) was returned: next, retry or
+            /// throw as the configuration says.
+            case failed(GPSDError, attempt: Int)
             case finished
         }
 
@@ -63,12 +62,7 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                 case .finished:
                     return nil
 
-                case .failing(let error):
-                    phase = .finished
-                    stopSession()
-                    throw error
-
-                case .rejected(let error, let attempt):
+                case .failed(let error, let attempt):
                     if let retry = try retry(after: error, attempt: attempt) { return retry }
 
                 case .idle(let attempt, let announced):
@@ -110,7 +104,7 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                         let request = provider.device.map { "?WATCH for device \($0)" } ?? "?WATCH"
                         let error = GPSDError(
                             .watchRejected, host: provider.host, port: provider.port, detail: "\(request): \(text)")
-                        phase = .rejected(error, attempt: attempt)
+                        phase = .failed(error, attempt: attempt)
                         return .daemonError(text)
                     case .message(let message):
                         // gpsd streams only after the WATCH reply; anything else is handled alike.
@@ -150,8 +144,8 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
             case .device(let path, isActive: false):
                 if let device = provider.device, device == path, !provider.configuration.reconnect {
                     // Report the removal first; the next call ends the sequence with it.
-                    phase = .failing(
-                        GPSDError(.deviceRemoved, host: provider.host, port: provider.port, detail: path))
+                    phase = .failed(
+                        GPSDError(.deviceRemoved, host: provider.host, port: provider.port, detail: path), attempt: 0)
                 }
                 return .deviceRemoved(path: path)
             case .error(let text):
