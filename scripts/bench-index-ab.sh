@@ -18,6 +18,7 @@ for side in old new; do
     mkdir -p "$WORK/$side"
     ln -sf "$WORK/clustered-1m.csv" "$WORK/$side/clustered-1m.csv"
     : > "$WORK/$side/rounds.tsv"
+    : > "$WORK/$side/notes.tsv"
 done
 for round in $(seq "$ROUNDS"); do
     for side in old new; do

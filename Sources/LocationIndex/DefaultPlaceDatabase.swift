@@ -115,7 +115,7 @@ public enum DefaultPlaceDatabase {
         do {
             let index = try NearbyIndex(path: temporary)
             for source in sources {
-                try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: .init(format: .csv))
+                try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: ImportOptions())
             }
         } catch {
             let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(error)", path: temporary)

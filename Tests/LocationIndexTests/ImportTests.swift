@@ -245,7 +245,8 @@ struct ImportTests {
             let long = Place(id: "long", name: String(repeating: "n", count: 70_000), coordinate: spot)
             let fine = Place(id: "fine", name: "Fine", coordinate: spot)
             let error = try #require(throws: IndexError.self) { try index.importPlaces([fine, long]) }
-            #expect(error.code == .malformedRow && error.column == "name" && error.message.contains("70004"))
+            #expect(error.code == .malformedRow && error.column == "name" && error.message.contains("70004")
+                && error.message.contains("place 1"), "\(error)")
             #expect(try everything(index).isEmpty)
             let report = try index.importPlaces([fine, long], options: .init(isLenient: true))
             #expect(report.inserted == 1 && report.skipped == 1)

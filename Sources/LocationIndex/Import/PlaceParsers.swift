@@ -66,7 +66,7 @@ struct ImportCollector {
             try reject(
                 IndexError(
                     .malformedRow,
-                    "id and name together take \(textBytes) bytes of UTF-8; a place may take up to "
+                    "\(place.origin): id and name together take \(textBytes) bytes of UTF-8; a place may take up to "
                         + "\(PlaceTileCodec.maximumTextBytes)",
                     path: path, line: line, column: "name"))
             return

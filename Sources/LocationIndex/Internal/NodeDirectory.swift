@@ -13,6 +13,8 @@ struct SplitNodes {
     let dataVersion: UInt32
     private let slots: [Int64]
     private let mask: Int
+    /// 64 − log₂(capacity): the hash is the top bits of the product, which depend on every key bit.
+    private let shift: UInt64
 
     init(nodes: [Int64], dataVersion: UInt32) {
         self.dataVersion = dataVersion
@@ -20,23 +22,26 @@ struct SplitNodes {
         while capacity < nodes.count * 2 { capacity *= 2 }
         var slots = [Int64](repeating: 0, count: capacity)
         let mask = capacity - 1
+        let shift = UInt64(64 - capacity.trailingZeroBitCount)
         for node in nodes {
-            var slot = Self.hash(node) & mask
+            var slot = Self.hash(node, shift: shift)
             while slots[slot] != 0 && slots[slot] != node { slot = (slot + 1) & mask }
             slots[slot] = node
         }
         self.slots = slots
         self.mask = mask
+        self.shift = shift
     }
 
-    @inline(__always) private static func hash(_ node: Int64) -> Int {
-        // Fibonacci hashing of the key and level bits (the part bits are always 0 here).
-        Int(truncatingIfNeeded: (UInt64(bitPattern: node >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 20)
+    /// Fibonacci hashing of the key and level bits (the part bits are always 0 here): the top
+    /// `64 − shift` bits of the product, an index below the capacity.
+    @inline(__always) private static func hash(_ node: Int64, shift: UInt64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: node >> 16) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
     /// Whether the node with this row id is split.
     @inline(__always) func contains(_ node: Int64) -> Bool {
-        var slot = Self.hash(node) & mask
+        var slot = Self.hash(node, shift: shift)
         while true {
             let entry = slots[slot]
             if entry == node { return true }

@@ -11,7 +11,7 @@ final class ReadConnection: @unchecked Sendable {
     private let tiles: SQLiteStatement
     private let begin: SQLiteStatement
     private let commit: SQLiteStatement
-    private(set) var kinds: [String] = []
+    private var kinds: [String] = []
     /// The split nodes of the snapshot last seen (NodeDirectory.swift); nil until loaded.
     var splitNodes: SplitNodes?
 
@@ -107,8 +107,9 @@ final class ReadConnection: @unchecked Sendable {
 
         mutating func prepare(count: Int) {
             if keys.count < count {
-                keys = [UInt64](repeating: 0, count: max(count, 2 * keys.count))
-                spare = keys
+                let size = max(count, 2 * keys.count)
+                keys = [UInt64](repeating: 0, count: size)
+                spare = [UInt64](repeating: 0, count: size)
             }
             if counts.isEmpty { counts = [Int32](repeating: 0, count: 2 * 2_048) }
         }
@@ -330,7 +331,10 @@ final class ReadConnection: @unchecked Sendable {
                                     spansOverflow = true
                                     break
                                 }
-                                (text.baseAddress! + textCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                                // An empty span may come from an empty buffer, with no address.
+                                if !bytes.isEmpty {
+                                    (text.baseAddress! + textCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                                }
                                 hits[hitCount] = Hit(
                                     distance: candidate.distance, latitude: candidate.latitude,
                                     longitude: candidate.longitude, level: tile.level(index),
