@@ -31,9 +31,7 @@ extension Fix {
         if let c0 = start.course, let c1 = end.course {
             var delta = (c1 - c0).truncatingRemainder(dividingBy: 360)
             if delta > 180 { delta -= 360 } else if delta < -180 { delta += 360 }
-            var c = (c0 + delta * fraction).truncatingRemainder(dividingBy: 360)
-            if c < 0 { c += 360 }
-            course = c >= 360 ? 0 : c
+            course = normalizedCourse(c0 + delta * fraction)
         }
         return Fix(
             time: time,

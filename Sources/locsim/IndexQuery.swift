@@ -113,7 +113,7 @@ enum QueryFile {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             if !sawFirst {
                 sawFirst = true
-                if Double(fields[0]) == nil {
+                if decimalValue(fields[0]) == nil {
                     let names = fields.map { $0.lowercased() }
                     for (name, aliases) in [("lat", ["lat", "latitude"]), ("lon", ["lon", "lng", "longitude"]), ("radius", ["radius"])] {
                         guard let index = names.firstIndex(where: aliases.contains) else {
@@ -127,7 +127,7 @@ enum QueryFile {
             }
             func number(_ column: String) throws -> Double {
                 let index = columns[column]!
-                guard index < fields.count, let value = Double(fields[index]) else {
+                guard index < fields.count, let value = decimalValue(fields[index]) else {
                     throw IndexError(
                         .malformedRow, "\"\(index < fields.count ? fields[index] : "")\" is not a number", path: path,
                         line: lineIndex + 1, column: column)

@@ -83,9 +83,7 @@ struct NMEAServe: AsyncParsableCommand {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
-        guard speed.isFinite, Pacing.speedFactorRange.contains(speed) else {
-            throw ValidationError(speedError(speed))
-        }
+        try validateSpeed(speed)
         guard (0...99).contains(satellites) else { throw ValidationError("--satellites must be 0...99") }
         if from != nil {
             guard walkSpeed.isFinite, walkSpeed >= 0 else { throw ValidationError("--walk-speed must be ≥ 0") }

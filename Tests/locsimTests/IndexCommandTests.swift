@@ -54,6 +54,16 @@ struct IndexCommandTests {
             #expect(across?["places"]?.first?.keys.sorted() == ["distance_m", "id", "lat", "lon", "name"])
             #expect(lines[2] == #"{"places":[]}"#)
 
+            // Query files take plain decimals, like place files: no hexadecimal, nan or inf.
+            for value in ["0x1p3", "nan", "inf"] {
+                try "lat,lon,radius\n10,20,100\n\(value),20,100\n".write(
+                    toFile: directory + "/odd.csv", atomically: true, encoding: .utf8)
+                let odd = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "odd.csv", "--format", "jsonl"], in: directory)
+                #expect(odd.status == 1, "\(value): \(odd.stderr)")
+                #expect(odd.stderr.contains("odd.csv:3: column \"lat\""), "\(odd.stderr)")
+                #expect(odd.stderr.contains("\"\(value)\" is not a number"), "\(odd.stderr)")
+            }
+
             let stats = try locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
             #expect(stats.status == 0)
             #expect(stats.stdout.contains(#""places":4"#))

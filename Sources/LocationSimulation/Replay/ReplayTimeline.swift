@@ -124,20 +124,18 @@ struct ReplayTimeline: Sendable {
 
     private mutating func buildUntimed(path: ReplayPath, speed: Double) {
         analysis.isTimed = false
-        let points = path.segments.enumerated().flatMap { s, segment in
-            segment.enumerated().map { (ReplayPointPosition(kind: path.kind, segment: s, index: $0.offset), $0.element) }
-        }
+        let points = path.segments.flatMap { $0 }
         // Course towards the next point that is somewhere else (a backward pass finds it in O(n));
         // points with nowhere left to go keep the course they arrived on.
         var courses = [Double?](repeating: nil, count: points.count)
         for k in points.indices.reversed().dropFirst() {
-            let here = points[k].1.coordinate, next = points[k + 1].1.coordinate
+            let here = points[k].coordinate, next = points[k + 1].coordinate
             courses[k] = next != here ? here.bearing(to: next) : courses[k + 1]
         }
         var distance = 0.0
         var course: Double?
-        for (k, (_, point)) in points.enumerated() {
-            if k > 0 { distance += points[k - 1].1.coordinate.geodesicDistance(to: point.coordinate) }
+        for (k, point) in points.enumerated() {
+            if k > 0 { distance += points[k - 1].coordinate.geodesicDistance(to: point.coordinate) }
             course = courses[k] ?? course
             let offset = distance / speed
             var timed = point

@@ -45,6 +45,16 @@ struct PlaceCells: Sendable, Hashable {
         }
     }
 
+    /// Equal when made from the same places for the same reach: the buckets follow from those.
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.halfWidth == rhs.halfWidth && lhs.places == rhs.places
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(halfWidth)
+        hasher.combine(places)
+    }
+
     /// Buckets `places` for queries within `reach` metres (> 0, finite).
     init(_ places: [Place], reach: Double) {
         self.places = places

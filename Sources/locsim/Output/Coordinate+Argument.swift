@@ -9,8 +9,8 @@ struct CoordinateArgument: ExpressibleByArgument, Hashable {
     init?(argument: String) {
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2,
-            let latitude = Double(parts[0].filter { $0 != " " }),
-            let longitude = Double(parts[1].filter { $0 != " " })
+            let latitude = decimalValue(parts[0].filter { $0 != " " }),
+            let longitude = decimalValue(parts[1].filter { $0 != " " })
         else { return nil }
         do {
             coordinate = try Coordinate(latitude: latitude, longitude: longitude)

@@ -67,9 +67,7 @@ struct TimingOptions: ParsableArguments {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if let speed, !(speed.isFinite && Pacing.speedFactorRange.contains(speed)) {
-            throw ValidationError(speedError(speed))
-        }
+        if let speed { try validateSpeed(speed) }
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
         if let rate, !(rate.isFinite && rate >= 0.001 && rate <= 100) {
             throw ValidationError("--rate must be between 0.001 and 100 Hz, got \(rate)")

@@ -55,7 +55,6 @@ final class ReplayRecorder {
     var fixCount: Int { acceptedCount + rejectedCount }
     var placesSeenCount: Int { trace.places.count }
     var encounterCount: Int { trace.encounters.count }
-    /// The latest fix time seen.
 
     // MARK: Events
 
@@ -64,9 +63,9 @@ final class ReplayRecorder {
         case .placesAppeared(let places):
             pendingPlacesTime = event.time
             pendingAppeared += places
+            mapChanged = true
             for place in places {
                 onMap[place.id] = place
-                mapChanged = true
                 if trace.places[place.id] == nil { trace.places[place.id] = (place, event.time) }
             }
             return

@@ -101,9 +101,7 @@ struct Simulate: AsyncParsableCommand {
         if let duration, !(duration.isFinite && duration >= 0) { throw ValidationError("--duration must be ≥ 0 seconds") }
         if let mps, !(mps.isFinite && mps > 0) { throw ValidationError("--mps must be > 0 m/s") }
         if !(rate.isFinite && rate >= 0.001 && rate <= 100) { throw ValidationError("--rate must be between 0.001 and 100 Hz") }
-        if let speed, !(speed.isFinite && Pacing.speedFactorRange.contains(speed)) {
-            throw ValidationError(speedError(speed))
-        }
+        if let speed { try validateSpeed(speed) }
         if let noise, !(noise.isFinite && noise >= 0) { throw ValidationError("--noise must be a sigma in metres ≥ 0") }
         if let startTime, UTCTimestamp.parse(startTime) == nil {
             throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
