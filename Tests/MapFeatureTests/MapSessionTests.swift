@@ -73,6 +73,36 @@ import Testing
         #expect(session.places == .loaded([b, c]))
     }
 
+    @Test("Places: an answer that gives a known id new values reports it as changed, once per id")
+    func placesChanged() throws {
+        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
+        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20), kind: "cafe", level: 1)
+        let c = Place(id: "c", name: "C", coordinate: script.position(north: 30))
+        let movedA = Place(id: "a", name: "A", coordinate: script.position(north: 60))
+        let renamedB = Place(id: "b", name: "B2", coordinate: b.coordinate, kind: "cafe", level: 1)
+        let levelledB = Place(id: "b", name: "B", coordinate: b.coordinate, kind: "cafe", level: 2)
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        _ = session.complete(first, with: .success([a, b]), at: script.time(1))
+        // a moved, b renamed, c new; a repeated id counts once (its first occurrence).
+        let second = try #require(session.receive(script.fix(at: 31)).request)
+        let changed = session.complete(second, with: .success([movedA, renamedB, c, c, movedA]), at: script.time(32))
+        #expect(
+            changed.events.map(\.kind) == [
+                .fetchSucceeded(second, count: 5), .placesAppeared([c]), .placesChanged([movedA, renamedB]),
+            ])
+        // Only the level differs: still a change. Identical values: no event at all.
+        let third = try #require(session.receive(script.fix(at: 62)).request)
+        let levelled = session.complete(third, with: .success([levelledB]), at: script.time(63))
+        #expect(
+            levelled.events.map(\.kind) == [
+                .fetchSucceeded(third, count: 1), .placesDisappeared([movedA, c]), .placesChanged([levelledB]),
+            ])
+        let fourth = try #require(session.receive(script.fix(at: 93)).request)
+        let same = session.complete(fourth, with: .success([levelledB]), at: script.time(94))
+        #expect(same.events.map(\.kind) == [.fetchSucceeded(fourth, count: 1)])
+    }
+
     @Test("Stop: cancels, restores the places from before the request, then ignores everything until resume")
     func stopAndResume() throws {
         let a = Place(id: "a", name: "A", coordinate: script.origin)

@@ -66,4 +66,21 @@ import Testing
         #expect(failures.count < 15)
         #expect(down.stdout.contains(#""reason":"retry""#))
     }
+
+    @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")
+    func movedPlace() throws {
+        let server = try Server()
+        defer { server.stop() }
+        let result = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
+            "http://127.0.0.1:\(server.port)/follow", "--format", "jsonl",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        // First answer: the place 2.2 km away; the next one moves it onto the player.
+        #expect(lines.contains { $0.contains(#""type":"places""#) && $0.contains(#""appeared":["follower"]"#) })
+        let changed = try #require(lines.firstIndex { $0.contains(#""changed":["follower"]"#) })
+        let encounter = try #require(lines.firstIndex { $0.contains(#""type":"encounter""#) && $0.contains(#""place":"follower""#) })
+        #expect(changed < encounter)
+    }
 }

@@ -89,6 +89,9 @@ public struct MapEvent: Sendable, Hashable, CustomStringConvertible {
         case placesAppeared([Place])
         /// Places no longer on the map (ids in their previous order).
         case placesDisappeared([Place])
+        /// Places that stay on the map (same id) but that the answer gives with another name,
+        /// position, kind or level: their new values, in answer order.
+        case placesChanged([Place])
         /// The provider's state changed.
         case providerStateChanged(ProviderState)
         /// The session stopped; nothing changes after this.
@@ -130,6 +133,7 @@ extension MapEvent.Kind: CustomStringConvertible {
         case .fetchCancelled(let request): return "cancelled #\(request.id)"
         case .placesAppeared(let places): return "appeared \(places.count): \(names(places))"
         case .placesDisappeared(let places): return "disappeared \(places.count): \(names(places))"
+        case .placesChanged(let places): return "changed \(places.count): \(names(places))"
         case .providerStateChanged(let state): return "provider \(state)"
         case .stopped: return "stopped"
         }

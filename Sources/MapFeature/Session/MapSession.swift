@@ -182,11 +182,21 @@ public struct MapSession: Sendable {
     }
 
     private func appendDifference(from old: [Place], to new: [Place], at time: Date, into events: inout [MapEvent]) {
-        let oldIDs = Set(old.map(\.id))
+        // A repeated id counts once: its first occurrence, as the map shows it.
+        let oldByID = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newIDs = Set(new.map(\.id))
-        let appeared = new.filter { !oldIDs.contains($0.id) }
-        let disappeared = old.filter { !newIDs.contains($0.id) }
+        var appeared: [Place] = [], changed: [Place] = [], seen = Set<String>()
+        for place in new where seen.insert(place.id).inserted {
+            if let before = oldByID[place.id] {
+                if before != place { changed.append(place) }
+            } else {
+                appeared.append(place)
+            }
+        }
+        var shownBefore = Set<String>()
+        let disappeared = old.filter { !newIDs.contains($0.id) && shownBefore.insert($0.id).inserted }
         if !appeared.isEmpty { events.append(MapEvent(time: time, kind: .placesAppeared(appeared))) }
         if !disappeared.isEmpty { events.append(MapEvent(time: time, kind: .placesDisappeared(disappeared))) }
+        if !changed.isEmpty { events.append(MapEvent(time: time, kind: .placesChanged(changed))) }
     }
 }

@@ -28,6 +28,7 @@ final class ReplayRecorder {
     private var mapChanged = false
     private var pendingAppeared: [Place] = []
     private var pendingDisappeared: [Place] = []
+    private var pendingChanged: [Place] = []
     private var pendingPlacesTime: Date?
     private(set) var trace = Trace()
 
@@ -73,6 +74,16 @@ final class ReplayRecorder {
             pendingPlacesTime = event.time
             pendingDisappeared += places
             for place in places { onMap.removeValue(forKey: place.id) }
+            mapChanged = true
+            return
+        case .placesChanged(let places):
+            // Same ids, new values (a place moved, say): encounters must use where it is now.
+            pendingPlacesTime = event.time
+            pendingChanged += places
+            for place in places {
+                onMap[place.id] = place
+                trace.places[place.id]?.place = place
+            }
             mapChanged = true
             return
         default:
@@ -149,7 +160,7 @@ final class ReplayRecorder {
                     text: "\(stamp(time))  location source failed: \(error)",
                     json: .object([("type", .string("provider_failed")), ("t", .string(stamp(time))), ("error", .string("\(error)"))]))
             }
-        case .placesAppeared, .placesDisappeared, .stopped:
+        case .placesAppeared, .placesDisappeared, .placesChanged, .stopped:
             break
         }
     }
@@ -219,17 +230,21 @@ final class ReplayRecorder {
         pendingPlacesTime = nil
         let appeared = pendingAppeared.map(\.id)
         let disappeared = pendingDisappeared.map(\.id)
+        let changed = pendingChanged.map(\.id)
         pendingAppeared = []
         pendingDisappeared = []
+        pendingChanged = []
         trace.placeCounts.append((time, onMap.count))
         let names = appeared.prefix(5).compactMap { onMap[$0]?.name }.joined(separator: ", ")
         emit(
-            text: "\(stamp(time))  map: \(onMap.count) places (+\(appeared.count) −\(disappeared.count))"
+            text: "\(stamp(time))  map: \(onMap.count) places (+\(appeared.count) −\(disappeared.count)"
+                + (changed.isEmpty ? "" : " ~\(changed.count) changed") + ")"
                 + (names.isEmpty ? "" : ": " + names + (appeared.count > 5 ? ", …" : "")),
             json: .object([
                 ("type", .string("places")), ("t", .string(stamp(time))), ("count", .int(onMap.count)),
                 ("appeared", .array(appeared.map { .string($0) })),
                 ("disappeared", .array(disappeared.map { .string($0) })),
+                ("changed", .array(changed.map { .string($0) })),
             ]))
     }
 

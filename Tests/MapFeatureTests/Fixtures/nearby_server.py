@@ -40,6 +40,10 @@ SCENARIOS = {
 }
 
 
+FOLLOW_LOCK = threading.Lock()
+FOLLOW_COUNT = [0]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -69,6 +73,17 @@ class Handler(BaseHTTPRequestHandler):
                 {"id": 42, "name": "Fushimi Inari", "lat": 34.9671, "lng": 135.7727,
                  "location_type": "shrine", "level": 3, "distance_m": 1234.5},
                 {"id": "accept", "name": self.headers.get("Accept", ""), "lat": -33.8568, "lng": 151.2153},
+            ]}))
+        elif scenario == "follow":
+            # One place under one id that moves: 0.02° north of the first query's centre (out of
+            # any encounter reach), then exactly at each later query's centre.
+            with FOLLOW_LOCK:
+                FOLLOW_COUNT[0] += 1
+                first = FOLLOW_COUNT[0] == 1
+            query = dict(pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)
+            lat, lng = float(query["lat"]), float(query["lng"])
+            self.send(200, "application/json", body({"locations": [
+                {"id": "follower", "name": "Follower", "lat": lat + 0.02 if first else lat, "lng": lng},
             ]}))
         elif scenario == "slow":
             time.sleep(5)
