@@ -74,13 +74,16 @@ extension GPSDProvider {
         /// The delay before retry number `attempt`.
         ///
         /// - Parameter attempt: 1 for the first retry after a failure; values below 1 count as 1.
-        /// - Returns: `min(initialDelay × multiplier^(attempt−1), maximumDelay)`.
+        /// - Returns: `min(initialDelay × multiplier^(attempt−1), maximumDelay)`, with a multiplier
+        ///   below 1 counted as 1 (delays never shrink) and an infinite one reaching the cap at the
+        ///   second retry; a NaN one counts as 1. (``GPSDProvider`` itself refuses a multiplier that
+        ///   is not finite.)
         public func delay(forAttempt attempt: Int) -> Duration {
             let cap = maximumDelay.fractionalSeconds
             var delay = initialDelay.fractionalSeconds
             var step = 1
             while step < attempt, delay < cap {
-                delay *= multiplier.isFinite ? Swift.max(multiplier, 1) : 1
+                delay *= multiplier.isNaN ? 1 : Swift.max(multiplier, 1)
                 step += 1
             }
             return delay >= cap ? maximumDelay : .nanoseconds(Int64((delay * 1e9).rounded()))

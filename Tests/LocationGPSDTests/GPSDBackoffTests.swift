@@ -31,6 +31,14 @@ import Testing
         #expect(backoff.delay(forAttempt: 10) == .seconds(1))
     }
 
+    @Test("An infinite multiplier reaches the cap at the second retry; a NaN one never grows")
+    func nonFiniteMultipliers() {
+        let infinite = Backoff(initialDelay: .seconds(1), multiplier: .infinity, maximumDelay: .seconds(4))
+        #expect((1...4).map { infinite.delay(forAttempt: $0) } == [.seconds(1), .seconds(4), .seconds(4), .seconds(4)])
+        let nan = Backoff(initialDelay: .seconds(1), multiplier: .nan, maximumDelay: .seconds(4))
+        #expect(nan.delay(forAttempt: 5) == .seconds(1))
+    }
+
     @Test("Giving up after maximumAttempts throws the last error")
     func givesUp() async throws {
         let port = try LoopbackSocket.freePort()
