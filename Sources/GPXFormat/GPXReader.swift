@@ -360,7 +360,7 @@ public final class GPXReader {
     private func handleText() throws(GPXParseError) {
         if capture != nil, depth == captureDepth {
             if scanner.textIsCDATA {
-                text.append(contentsOf: scanner.bytes(scanner.textStart, scanner.textEnd))
+                appendNormalizingLineEnds(scanner.bytes(scanner.textStart, scanner.textEnd), into: &text)
             } else {
                 try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
             }
@@ -499,14 +499,28 @@ public final class GPXReader {
 
     // MARK: Entities
 
-    /// Appends text, replacing entity and character references.
-    private func decodeAppend(_ start: Int, _ end: Int, into out: inout [UInt8]) throws(GPXParseError) {
+    /// Appends text, replacing entity and character references, with XML 1.0's normalisation of
+    /// what stands literally in the file: a CR LF or a lone CR is a line feed (section 2.11), and
+    /// in an attribute value every literal tab or line end is a space (section 3.3.3). Characters
+    /// written as references (`&#13;`, `&#9;`) are kept as they are.
+    private func decodeAppend(_ start: Int, _ end: Int, attribute: Bool = false, into out: inout [UInt8])
+        throws(GPXParseError)
+    {
         let bytes = scanner.bytes(start, end)
         var i = 0
         while i < bytes.count {
             let c = bytes[i]
             guard c == UInt8(ascii: "&") else {
-                out.append(c)
+                switch c {
+                case 0x0D:
+                    // CR LF is one line end: the LF that follows stands for both.
+                    if i + 1 < bytes.count && bytes[i + 1] == 0x0A { break }
+                    out.append(attribute ? 0x20 : 0x0A)
+                case 0x09 where attribute, 0x0A where attribute:
+                    out.append(0x20)
+                default:
+                    out.append(c)
+                }
                 i += 1
                 continue
             }
@@ -536,11 +550,22 @@ public final class GPXReader {
         }
     }
 
+    /// Appends CDATA content, where only the line-end rule applies.
+    private func appendNormalizingLineEnds(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        guard bytes.contains(0x0D) else {
+            out.append(contentsOf: bytes)
+            return
+        }
+        for (i, c) in bytes.enumerated() where c != 0x0D || i + 1 == bytes.count || bytes[i + 1] != 0x0A {
+            out.append(c == 0x0D ? 0x0A : c)
+        }
+    }
+
     private func attribute(_ wanted: String) throws(GPXParseError) -> String? {
         for attribute in scanner.attributes
         where scanner.bytes(attribute.nameStart, attribute.nameEnd).elementsEqual(wanted.utf8) {
             var out: [UInt8] = []
-            try decodeAppend(attribute.valueStart, attribute.valueEnd, into: &out)
+            try decodeAppend(attribute.valueStart, attribute.valueEnd, attribute: true, into: &out)
             return String(decoding: out, as: UTF8.self)
         }
         return nil

@@ -9,6 +9,12 @@ Writes Tests/LocationCoreTests/Fixtures/text-escaping.json: a list of cases, eac
           else as itself
   xml     the text with & < > " ' replaced by &amp; &lt; &gt; &quot; &apos; and TAB, LF, CR by
           &#9; &#10; &#13;
+  read_content, read_attribute
+          (only where XML allows the text) what a conformant XML reader gives back when the
+          text is written with only & < > " escaped, so that tabs and line ends stand literally:
+          from element content (XML 1.0 section 2.11: CR LF and a lone CR become LF) and from an
+          attribute value (section 3.3.3: each literal TAB, LF or CR becomes a space, after the
+          line-end rule), as code points; read by xml.etree (expat)
 
 Before writing, every case is checked against independent readers: Python's json.loads must give
 the input back from the literal, and xml.etree must give exactly the input back from element
@@ -87,6 +93,14 @@ def xml_allows(text):
     return all(ord(ch) >= 0x20 or ch in "\t\n\r" for ch in text) and "\ufffe" not in text
 
 
+def literal_reads(text):
+    """What xml.etree reads back from content and from an attribute written with only markup escaped."""
+    markup = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    content = ElementTree.fromstring("<r>" + markup + "</r>").text or ""
+    attribute = ElementTree.fromstring('<r a="' + markup + '"/>').get("a")
+    return [ord(ch) for ch in content], [ord(ch) for ch in attribute]
+
+
 def check(text, literal, escaped):
     assert json.loads(literal) == text, (text, literal)
     assert json.loads("[" + literal + "]") == [text]
@@ -105,7 +119,10 @@ def main():
     for text in CASES:
         literal, escaped = json_literal(text), xml_escaped(text)
         check(text, literal, escaped)
-        cases.append({"input": [ord(ch) for ch in text], "json": literal, "xml": escaped})
+        case = {"input": [ord(ch) for ch in text], "json": literal, "xml": escaped}
+        if xml_allows(text):
+            case["read_content"], case["read_attribute"] = literal_reads(text)
+        cases.append(case)
     with open(OUT, "w") as handle:
         handle.write("[\n" + ",\n".join(json.dumps(case, ensure_ascii=True) for case in cases) + "\n]\n")
 
