@@ -117,6 +117,9 @@ public enum DefaultPlaceDatabase {
             for source in sources {
                 try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: ImportOptions())
             }
+            // Only ever opened read-only from here on: without WAL, no -wal and -shm files appear
+            // beside it in the cache.
+            try index.useRollbackJournal()
         } catch {
             let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(error)", path: temporary)
             try removeFiles(temporary, after: failure)

@@ -188,6 +188,31 @@ public final class NearbyIndex: Sendable {
         }
     }
 
+    /// Switches the file from WAL to SQLite's rollback journal, for an index that is only opened
+    /// read-only from now on (the default geodata cache): read-only connections then keep no
+    /// `-wal` or `-shm` files beside it. Call it when no query is running; a later read-write
+    /// open puts the file back into WAL mode.
+    ///
+    /// - Throws: ``IndexError/Code/readOnly`` for a read-only index; ``IndexError/Code/busy``
+    ///   when another connection keeps SQLite from leaving WAL mode.
+    package func useRollbackJournal() throws(IndexError) {
+        // Idle readers hold the WAL index open; close them first.
+        idleReaders.withLock { $0.removeAll() }
+        try writer.withLock { connection throws(IndexError) in
+            guard let connection else {
+                throw IndexError(.readOnly, "a read-only index cannot change its journal mode", path: path)
+            }
+            let mode = try connection.withStatement("PRAGMA journal_mode = DELETE") { statement throws(IndexError) in
+                try statement.step() ? statement.text(0) : nil
+            }
+            guard mode == "delete" else {
+                throw IndexError(
+                    .busy, "SQLite kept journal mode \(mode ?? "unknown") instead of delete; another connection has the file open",
+                    path: path)
+            }
+        }
+    }
+
     /// The `placeTile` row-id ranges a query would read, for the benchmark's account of seeks
     /// and of the time the level walk takes.
     package func rowRanges(near center: Coordinate, within radius: Double) throws(IndexError) -> [(Int64, Int64)] {
