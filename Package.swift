@@ -122,7 +122,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
-            name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore"],
+            name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],
             path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
     ]
 }

@@ -4,6 +4,7 @@
 //   IndexBenchmark generate DIR      seeded data: clustered-1m.csv and queries-*.csv
 //   IndexBenchmark run DIR [GEONAMES] import, query, write ours-*.tsv and the PostGIS load files
 //   IndexBenchmark report DIR        compare with postgis-*.tsv, print the Markdown tables
+//   IndexBenchmark floor DIR [RADIUS] a measured lower bound for the query (Floor.swift)
 //
 // Build: LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark
 import Foundation
@@ -318,6 +319,9 @@ case "import":
     let start = clock.now
     try NearbyIndex(path: path).importPlaces(fromFile: arguments[2] + "/clustered-1m.csv")
     print("import \(clock.now - start)")
+case "floor":
+    // A measured lower bound for the query (Floor.swift), on an index made by `run`.
+    try measureFloor(directory: arguments[2], radius: arguments.count > 3 ? Double(arguments[3])! : 5_000)
 case "ranges":
     // The level walk alone (SearchCap → row-id ranges) on an index made by `run`: seeks per query
     // and the walk's share of the query time.

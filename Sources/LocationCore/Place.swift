@@ -11,6 +11,7 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
     /// An optional level (difficulty, tier) the game attaches to a place.
     public var level: Int?
 
+    @inlinable
     public init(id: String, name: String, coordinate: Coordinate, kind: String = "", level: Int? = nil) {
         self.id = id
         self.name = name

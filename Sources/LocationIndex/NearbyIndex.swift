@@ -9,6 +9,7 @@ public struct NearbyPlace: Sendable, Hashable {
     /// ``LocationCore/Sphere/radius`` (``LocationCore/Coordinate/distance(to:)``).
     public var distance: Double
 
+    @inlinable
     public init(place: Place, distance: Double) {
         self.place = place
         self.distance = distance
