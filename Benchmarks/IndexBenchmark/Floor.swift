@@ -141,11 +141,7 @@ final class RowReader {
 func measureFloor(directory: String, radius: Double) throws {
     let path = directory + "/clustered-1m.sqlite"
     let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
-    let queries = try String(contentsOfFile: directory + "/clustered-1m-queries.tsv", encoding: .utf8)
-        .split(separator: "\n").map { line in
-            let parts = line.split(separator: "\t")
-            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
-        }
+    let queries = try loadQueries(directory: directory)
     let reader = RowReader(path: path)
     var kindNames: [String] = []
     var kindCodes: [String: UInt16] = [:]
@@ -164,14 +160,11 @@ func measureFloor(directory: String, radius: Double) throws {
     var sink = 0.0
     for _ in 0..<repetitions {
         for (number, center) in queries.enumerated() {
-            var start = clock.now
-            let result = try index.places(near: center, within: radius)
-            var end = withExtendedLifetime(result) { clock.now }
-            query[number] = min(query[number], microseconds(end - start))
+            query[number] = min(query[number], try timedQuery(index, center, radius, clock).microseconds)
 
-            start = clock.now
+            var start = clock.now
             sink += Double(reader.read(prepared[number].ranges))
-            end = clock.now
+            var end = clock.now
             let rowTime = microseconds(end - start)
             rows[number] = min(rows[number], rowTime)
 

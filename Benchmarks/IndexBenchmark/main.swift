@@ -67,6 +67,27 @@ func makeQueries(_ places: [Place], seed: UInt64) -> [Coordinate] {
     }
 }
 
+/// The clustered set's query centres, as `run` wrote them.
+func loadQueries(directory: String) throws -> [Coordinate] {
+    try String(contentsOfFile: directory + "/clustered-1m-queries.tsv", encoding: .utf8)
+        .split(separator: "\n").map { line in
+            let parts = line.split(separator: "\t")
+            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
+        }
+}
+
+/// One query's result and its latency in µs. The clock stops with the result in hand; freeing it
+/// is the caller's later work (without this, the optimiser may free it before or after the
+/// clock, run to run).
+func timedQuery(_ index: NearbyIndex, _ center: Coordinate, _ radius: Double, _ clock: ContinuousClock) throws
+    -> (result: [NearbyPlace], microseconds: Double)
+{
+    let start = clock.now
+    let result = try index.places(near: center, within: radius)
+    let end = withExtendedLifetime(result) { clock.now }
+    return (result, microseconds(end - start))
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
 }
@@ -98,12 +119,8 @@ func measure(_ index: NearbyIndex, _ queries: [Coordinate], radius: Double, data
     var samples: [[String]] = []
     for repetition in 0..<repetitions {
         for (number, center) in queries.enumerated() {
-            let start = clock.now
-            let result = try index.places(near: center, within: radius)
-            // The clock stops with the result in hand; freeing it is the caller's later work
-            // (without this, the optimiser may free it before or after the clock, run to run).
-            let end = withExtendedLifetime(result) { clock.now }
-            best[number] = min(best[number], microseconds(end - start))
+            let (result, latency) = try timedQuery(index, center, radius, clock)
+            best[number] = min(best[number], latency)
             if repetition == 0 {
                 hits += result.count
                 if number < sampleCount { samples.append(result.map(\.place.id)) }
@@ -257,11 +274,7 @@ func rtree(directory: String) throws {
     let importSeconds = microseconds(clock.now - start) / 1e6
     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     try database.execute("PRAGMA mmap_size = 4294967296")
-    let queries = try String(contentsOfFile: directory + "/clustered-1m-queries.tsv", encoding: .utf8)
-        .split(separator: "\n").map { line in
-            let parts = line.split(separator: "\t")
-            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
-        }
+    let queries = try loadQueries(directory: directory)
     func query(_ center: Coordinate, _ radius: Double) throws -> [NearbyPlace] {
         let cap = SearchCap(center: center, radius: radius)
         var hits: [NearbyPlace] = []
@@ -326,11 +339,7 @@ case "ranges":
     // The level walk alone (SearchCap → row-id ranges) on an index made by `run`: seeks per query
     // and the walk's share of the query time.
     let index = try NearbyIndex(path: arguments[2] + "/clustered-1m.sqlite")
-    let queries = try String(contentsOfFile: arguments[2] + "/clustered-1m-queries.tsv", encoding: .utf8)
-        .split(separator: "\n").map { line in
-            let parts = line.split(separator: "\t")
-            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
-        }
+    let queries = try loadQueries(directory: arguments[2])
     let clock = ContinuousClock()
     for radius in radii {
         var ranges = 0
@@ -346,11 +355,7 @@ case "ranges":
 case "profile":
     // Repeats the 5 km queries on an index made by `run`, for `perf record`.
     let index = try NearbyIndex(path: arguments[2] + "/clustered-1m.sqlite")
-    let queries = try String(contentsOfFile: arguments[2] + "/clustered-1m-queries.tsv", encoding: .utf8)
-        .split(separator: "\n").map { line in
-            let parts = line.split(separator: "\t")
-            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
-        }
+    let queries = try loadQueries(directory: arguments[2])
     let radius = arguments.count > 3 ? Double(arguments[3])! : 5_000
     for _ in 0..<5 {
         let (m, _) = try measure(index, queries, radius: radius, dataset: "profile")
