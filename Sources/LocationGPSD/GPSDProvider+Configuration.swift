@@ -76,17 +76,23 @@ extension GPSDProvider {
         /// - Parameter attempt: 1 for the first retry after a failure; values below 1 count as 1.
         /// - Returns: `min(initialDelay × multiplier^(attempt−1), maximumDelay)`, with a multiplier
         ///   below 1 counted as 1 (delays never shrink) and an infinite one reaching the cap at the
-        ///   second retry; a NaN one counts as 1. (``GPSDProvider`` itself refuses a multiplier that
-        ///   is not finite.)
+        ///   second retry; a NaN one counts as 1. An `initialDelay` of zero or less is returned as
+        ///   it is. (``GPSDProvider`` itself refuses a multiplier that is not finite, and an
+        ///   initial delay that is not positive.)
         public func delay(forAttempt attempt: Int) -> Duration {
+            guard initialDelay > .zero else { return initialDelay }
             let cap = maximumDelay.fractionalSeconds
+            let factor = multiplier.isNaN ? 1 : Swift.max(multiplier, 1)
             var delay = initialDelay.fractionalSeconds
             var step = 1
             while step < attempt, delay < cap {
-                delay *= multiplier.isNaN ? 1 : Swift.max(multiplier, 1)
+                delay *= factor
                 step += 1
             }
-            return delay >= cap ? maximumDelay : .nanoseconds(Int64((delay * 1e9).rounded()))
+            if delay >= cap { return maximumDelay }
+            // Whole nanoseconds while they fit an Int64 (about 292 years); beyond, the Double itself.
+            let nanoseconds = (delay * 1e9).rounded()
+            return nanoseconds < 9.2e18 ? .nanoseconds(Int64(nanoseconds)) : .seconds(delay)
         }
     }
 }

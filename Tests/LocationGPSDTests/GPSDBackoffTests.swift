@@ -39,6 +39,20 @@ import Testing
         #expect(nan.delay(forAttempt: 5) == .seconds(1))
     }
 
+    @Test("Values the provider refuses still give a delay, never a trap")
+    func refusedValues() {
+        for initial in [Duration.zero, .seconds(-1)] {
+            for multiplier in [2, .infinity, .nan] {
+                let backoff = Backoff(initialDelay: initial, multiplier: multiplier, maximumDelay: .seconds(4))
+                #expect((1...40).map { backoff.delay(forAttempt: $0) }.allSatisfy { $0 == initial })
+            }
+        }
+        // A cap beyond what whole nanoseconds in an Int64 can say (about 292 years).
+        let huge = Backoff(initialDelay: .seconds(1), multiplier: 10, maximumDelay: .seconds(1e15))
+        #expect(huge.delay(forAttempt: 12) == .seconds(1e11))
+        #expect(huge.delay(forAttempt: 40) == .seconds(1e15))
+    }
+
     @Test("Giving up after maximumAttempts throws the last error")
     func givesUp() async throws {
         let port = try LoopbackSocket.freePort()
