@@ -189,6 +189,9 @@ func measureEncounters(runs: Int, events: [MapEvent], check: EncounterCheck) thr
             case .placesDisappeared(let places):
                 for place in places { onMap.removeValue(forKey: place.id) }
                 changed = true
+            case .placesChanged(let places):
+                for place in places { onMap[place.id] = place }
+                changed = true
             case .fixAccepted(let fix):
                 guard let position = fix.coordinate else { continue }
                 let met: [EncounterTracker.Encounter]

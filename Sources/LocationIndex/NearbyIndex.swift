@@ -189,21 +189,24 @@ public final class NearbyIndex: Sendable {
         }
     }
 
-    /// Switches the file from WAL to SQLite's rollback journal, for an index that is only opened
-    /// read-only from now on (the default geodata cache): read-only connections then keep no
-    /// `-wal` or `-shm` files beside it. Call it when no query is running; a later read-write
-    /// open puts the file back into WAL mode.
+    /// Switches the file from WAL to SQLite's rollback journal and closes the writer, for an
+    /// index that is only opened read-only from now on (the default geodata cache): read-only
+    /// connections then keep no `-wal` or `-shm` files beside it. Call it when no query is
+    /// running. Afterwards this instance answers queries and refuses imports (the snapshot
+    /// guarantees of concurrent reading need WAL); a later read-write open of the file puts it
+    /// back into WAL mode.
     ///
     /// - Throws: ``IndexError/Code/readOnly`` for a read-only index; ``IndexError/Code/busy``
-    ///   when another connection keeps SQLite from leaving WAL mode.
+    ///   when another connection has the file open, which keeps SQLite in WAL mode (nothing
+    ///   changes then: the writer stays open).
     package func useRollbackJournal() throws(IndexError) {
-        // Idle readers hold the WAL index open; close them first.
-        idleReaders.withLock { $0.removeAll() }
         try writer.withLock { connection throws(IndexError) in
-            guard let connection else {
+            guard let open = connection else {
                 throw IndexError(.readOnly, "a read-only index cannot change its journal mode", path: path)
             }
-            let mode = try connection.withStatement("PRAGMA journal_mode = DELETE") { statement throws(IndexError) in
+            // This instance's idle readers hold the WAL index open too; close them first.
+            idleReaders.withLock { $0.removeAll() }
+            let mode = try open.withStatement("PRAGMA journal_mode = DELETE") { statement throws(IndexError) in
                 try statement.step() ? statement.text(0) : nil
             }
             guard mode == "delete" else {
@@ -211,6 +214,7 @@ public final class NearbyIndex: Sendable {
                     .busy, "SQLite kept journal mode \(mode ?? "unknown") instead of delete; another connection has the file open",
                     path: path)
             }
+            connection = nil
         }
     }
 

@@ -76,4 +76,12 @@ struct GPXReaderTests {
         #expect(document.creator == "tab\tline\ncr\r")
         #expect(document.waypoints.first?.name == "a\r\nb\rc")
     }
+
+    @Test("A literal CR just before a reference, or at the end of a text or an attribute, is a line end of its own")
+    func carriageReturnAtEdges() throws {
+        let gpx = "<gpx version=\"1.1\" creator=\"x\r\"><wpt lat=\"1\" lon=\"2\"><name>a\r&#10;b\r</name></wpt></gpx>"
+        let document = try GPXDocument(string: gpx)
+        #expect(document.creator == "x ")
+        #expect(document.waypoints.first?.name == "a\n\nb\n")
+    }
 }

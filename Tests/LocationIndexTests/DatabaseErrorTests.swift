@@ -115,6 +115,35 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("Leaving WAL mode is refused while another connection has the file open; afterwards queries work, imports do not")
+    func rollbackJournal() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let index = try NearbyIndex(path: path)
+            try index.importPlaces(Self.places)
+            #expect(try everything(index).count == Self.places.count)  // leaves an idle reader in the pool
+            do {
+                let other = try RawSQLiteConnection(path: path)
+                try other.execute("BEGIN")
+                try other.execute("SELECT count(*) FROM placeTile")
+                let error = try #require(throws: IndexError.self) { try index.useRollbackJournal() }
+                #expect(error.code == .busy)
+                // Nothing changed: the writer is still open.
+                #expect(try index.importPlaces(Self.places).updated == Self.places.count)
+                try other.execute("COMMIT")
+            }
+            try index.useRollbackJournal()
+            #expect(try everything(index).count == Self.places.count)
+            let refused = try #require(throws: IndexError.self) { try index.importPlaces(Self.places) }
+            #expect(refused.code == .readOnly)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(files == ["i.sqlite"])
+            let reopened = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            #expect(try everything(reopened).count == Self.places.count)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["i.sqlite"])
+        }
+    }
+
     @Test("While another connection holds the write lock, imports fail with busy and reads go on")
     func locked() throws {
         try withTemporaryDirectory { directory in

@@ -103,6 +103,22 @@ import Testing
         #expect(same.events.map(\.kind) == [.fetchSucceeded(fourth, count: 1)])
     }
 
+    @Test("Places: a new order of the same values is no event; a repeated id on the map compares by its first occurrence")
+    func placesReordered() throws {
+        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
+        let shadow = Place(id: "a", name: "A elsewhere", coordinate: script.position(north: 90))
+        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20))
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        _ = session.complete(first, with: .success([a, shadow, b]), at: script.time(1))
+        let second = try #require(session.receive(script.fix(at: 31)).request)
+        let reordered = session.complete(second, with: .success([b, a]), at: script.time(32))
+        #expect(reordered.events.map(\.kind) == [.fetchSucceeded(second, count: 2)])
+        let third = try #require(session.receive(script.fix(at: 62)).request)
+        let shadowed = session.complete(third, with: .success([shadow, b]), at: script.time(63))
+        #expect(shadowed.events.map(\.kind) == [.fetchSucceeded(third, count: 2), .placesChanged([shadow])])
+    }
+
     @Test("Stop: cancels, restores the places from before the request, then ignores everything until resume")
     func stopAndResume() throws {
         let a = Place(id: "a", name: "A", coordinate: script.origin)

@@ -4,7 +4,8 @@ public import LocationCore
 ///
 /// An encounter happens when the player comes within ``reach`` of a place that is currently on
 /// the map. It is reported once per approach: the place is then disarmed until the player has
-/// moved more than twice the reach away from it, which re-arms it. The hysteresis keeps GPS
+/// moved more than twice the reach away from where it was met, which re-arms it (a place that
+/// moves while disarmed does not take that wider circle with it). The hysteresis keeps GPS
 /// jitter at the edge of the reach from reporting the same approach again and again.
 ///
 /// A pure value: feed it positions and the places on the map, read back encounters.

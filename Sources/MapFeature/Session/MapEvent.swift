@@ -60,7 +60,7 @@ public enum ProviderState: Sendable, Hashable, CustomStringConvertible {
 ///
 /// The event log is what tests assert on: fixes (accepted or rejected and why), fetch decisions
 /// with their reasons, coalesced follow-ups, answers and failures, discarded or cancelled
-/// requests, and the places that appeared on or disappeared from the map. ``MapViewModel``
+/// requests, and the places that appeared on, disappeared from or changed on the map. ``MapViewModel``
 /// hands each event to its observer; the replay harness in `LocationTestSupport` collects them.
 ///
 /// Times are in the fixes' time base: a fix's event has its timestamp; an answer's event has

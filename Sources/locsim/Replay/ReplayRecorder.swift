@@ -67,7 +67,12 @@ final class ReplayRecorder {
             mapChanged = true
             for place in places {
                 onMap[place.id] = place
-                if trace.places[place.id] == nil { trace.places[place.id] = (place, event.time) }
+                // The report draws a place where it was last shown, coloured by when it first was.
+                if trace.places[place.id] == nil {
+                    trace.places[place.id] = (place, event.time)
+                } else {
+                    trace.places[place.id]?.place = place
+                }
             }
             return
         case .placesDisappeared(let places):
