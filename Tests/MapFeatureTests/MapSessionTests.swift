@@ -8,6 +8,11 @@ import Testing
 @Suite struct MapSessionTests {
     let script = FixScript(origin: tokyo)
 
+    /// A place `north` metres north of the script's origin, named after its id unless told.
+    func place(_ id: String, north: Double, name: String? = nil, kind: String = "", level: Int? = nil) -> Place {
+        Place(id: id, name: name ?? id.uppercased(), coordinate: script.position(north: north), kind: kind, level: level)
+    }
+
     @Test("A poor fix is logged as rejected and changes nothing else")
     func poorFix() {
         var session = MapSession()
@@ -57,9 +62,9 @@ import Testing
 
     @Test("Places: loading keeps the previous value, an answer replaces it with appear/disappear events")
     func placesLifecycle() throws {
-        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
-        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20))
-        let c = Place(id: "c", name: "C", coordinate: script.position(north: 30))
+        let a = place("a", north: 10)
+        let b = place("b", north: 20)
+        let c = place("c", north: 30)
         var session = MapSession()
         let first = try #require(session.receive(script.fix(at: 0)).request)
         #expect(session.places == .loading(previous: nil))
@@ -75,12 +80,12 @@ import Testing
 
     @Test("Places: an answer that gives a known id new values reports it as changed, once per id")
     func placesChanged() throws {
-        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
-        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20), kind: "cafe", level: 1)
-        let c = Place(id: "c", name: "C", coordinate: script.position(north: 30))
-        let movedA = Place(id: "a", name: "A", coordinate: script.position(north: 60))
-        let renamedB = Place(id: "b", name: "B2", coordinate: b.coordinate, kind: "cafe", level: 1)
-        let levelledB = Place(id: "b", name: "B", coordinate: b.coordinate, kind: "cafe", level: 2)
+        let a = place("a", north: 10)
+        let b = place("b", north: 20, kind: "cafe", level: 1)
+        let c = place("c", north: 30)
+        let movedA = place("a", north: 60)
+        let renamedB = place("b", north: 20, name: "B2", kind: "cafe", level: 1)
+        let levelledB = place("b", north: 20, kind: "cafe", level: 2)
         var session = MapSession()
         let first = try #require(session.receive(script.fix(at: 0)).request)
         _ = session.complete(first, with: .success([a, b]), at: script.time(1))
@@ -105,9 +110,9 @@ import Testing
 
     @Test("Places: a new order of the same values is no event; a repeated id on the map compares by its first occurrence")
     func placesReordered() throws {
-        let a = Place(id: "a", name: "A", coordinate: script.position(north: 10))
-        let shadow = Place(id: "a", name: "A elsewhere", coordinate: script.position(north: 90))
-        let b = Place(id: "b", name: "B", coordinate: script.position(north: 20))
+        let a = place("a", north: 10)
+        let shadow = place("a", north: 90, name: "A elsewhere")
+        let b = place("b", north: 20)
         var session = MapSession()
         let first = try #require(session.receive(script.fix(at: 0)).request)
         _ = session.complete(first, with: .success([a, shadow, b]), at: script.time(1))
