@@ -360,7 +360,7 @@ public final class GPXReader {
     private func handleText() throws(GPXParseError) {
         if capture != nil, depth == captureDepth {
             if scanner.textIsCDATA {
-                appendNormalizingLineEnds(scanner.bytes(scanner.textStart, scanner.textEnd), into: &text)
+                appendLiteral(scanner.bytes(scanner.textStart, scanner.textEnd), attribute: false, into: &text)
             } else {
                 try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
             }
@@ -509,21 +509,11 @@ public final class GPXReader {
         let bytes = scanner.bytes(start, end)
         var i = 0
         while i < bytes.count {
-            let c = bytes[i]
-            guard c == UInt8(ascii: "&") else {
-                switch c {
-                case 0x0D:
-                    // CR LF is one line end: the LF that follows stands for both.
-                    if i + 1 < bytes.count && bytes[i + 1] == 0x0A { break }
-                    out.append(attribute ? 0x20 : 0x0A)
-                case 0x09 where attribute, 0x0A where attribute:
-                    out.append(0x20)
-                default:
-                    out.append(c)
-                }
-                i += 1
-                continue
-            }
+            // The literal run up to the next reference ('&' is never part of a CR LF).
+            let ampersand = bytes[i...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            appendLiteral(UnsafeBufferPointer(rebasing: bytes[i..<ampersand]), attribute: attribute, into: &out)
+            i = ampersand
+            guard i < bytes.count else { return }
             guard let semicolon = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semicolon - i <= 12 else {
                 throw error(.malformedXML, "'&' not followed by an entity reference", at: start + i)
             }
@@ -550,14 +540,26 @@ public final class GPXReader {
         }
     }
 
-    /// Appends CDATA content, where only the line-end rule applies.
-    private func appendNormalizingLineEnds(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        guard bytes.contains(0x0D) else {
+    /// Appends text that stands literally in the file (no references: a run between them, or
+    /// CDATA) with XML 1.0's normalisation: CR LF and a lone CR are LF, and in an attribute
+    /// value a tab or line end is a space.
+    private func appendLiteral(_ bytes: UnsafeBufferPointer<UInt8>, attribute: Bool, into out: inout [UInt8]) {
+        func normalised(_ c: UInt8) -> Bool { c == 0x0D || (attribute && (c == 0x09 || c == 0x0A)) }
+        guard bytes.contains(where: normalised) else {
             out.append(contentsOf: bytes)
             return
         }
-        for (i, c) in bytes.enumerated() where c != 0x0D || i + 1 == bytes.count || bytes[i + 1] != 0x0A {
-            out.append(c == 0x0D ? 0x0A : c)
+        for (i, c) in bytes.enumerated() {
+            switch c {
+            case 0x0D:
+                // CR LF is one line end: the LF that follows stands for both.
+                if i + 1 < bytes.count && bytes[i + 1] == 0x0A { continue }
+                out.append(attribute ? 0x20 : 0x0A)
+            case 0x09 where attribute, 0x0A where attribute:
+                out.append(0x20)
+            default:
+                out.append(c)
+            }
         }
     }
 

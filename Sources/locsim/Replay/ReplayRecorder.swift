@@ -65,15 +65,7 @@ final class ReplayRecorder {
             pendingPlacesTime = event.time
             pendingAppeared += places
             mapChanged = true
-            for place in places {
-                onMap[place.id] = place
-                // The report draws a place where it was last shown, coloured by when it first was.
-                if trace.places[place.id] == nil {
-                    trace.places[place.id] = (place, event.time)
-                } else {
-                    trace.places[place.id]?.place = place
-                }
-            }
+            for place in places { show(place, at: event.time) }
             return
         case .placesDisappeared(let places):
             pendingPlacesTime = event.time
@@ -85,10 +77,7 @@ final class ReplayRecorder {
             // Same ids, new values (a place moved, say): encounters must use where it is now.
             pendingPlacesTime = event.time
             pendingChanged += places
-            for place in places {
-                onMap[place.id] = place
-                trace.places[place.id]?.place = place
-            }
+            for place in places { show(place, at: event.time) }
             mapChanged = true
             return
         default:
@@ -228,6 +217,17 @@ final class ReplayRecorder {
     private func note(time: Date) {
         if firstTime == nil { firstTime = time }
         lastTime = time
+    }
+
+    /// Puts `place` on the map under its id. The report draws a place where it was last shown,
+    /// coloured by when it first was.
+    private func show(_ place: Place, at time: Date) {
+        onMap[place.id] = place
+        if trace.places[place.id] == nil {
+            trace.places[place.id] = (place, time)
+        } else {
+            trace.places[place.id]?.place = place
+        }
     }
 
     private func flushPlaces() {
