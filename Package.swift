@@ -27,6 +27,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/serve.md).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: Libraries
@@ -43,14 +49,29 @@ let package = Package(
         // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
+        // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
+        .target(
+            name: "NearbyServer",
+            dependencies: [
+                "LocationCore", "MapFeature", "LocationIndex",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict),
 
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature",
+                "MapFeature", "NearbyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -96,6 +117,15 @@ let package = Package(
         .testTarget(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "NearbyServerTests",
+            dependencies: [
+                "NearbyServer", "LocationCore", "MapFeature", "LocationIndex", "LocationTestSupport", "LocSimTestHelpers",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],

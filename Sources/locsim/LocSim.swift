@@ -26,6 +26,7 @@ struct LocSim: AsyncParsableCommand {
             Simulate.self,
             GPSD.self,
             NMEACommand.self,
+            Serve.self,
         ]
     )
 

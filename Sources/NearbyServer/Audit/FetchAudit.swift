@@ -1,0 +1,235 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import LocationCore
+public import MapFeature
+
+/// The game's fetch rule checked from the outside: each caller's nearby requests, as the server
+/// sees them, against the same ``MapFeature/FetchThrottle`` the app's logic runs.
+///
+/// Per client (the `X-Player-ID` header, else the bearer token, else the remote address), each
+/// request gets a verdict:
+///
+/// | verdict | when | reason text |
+/// |---|---|---|
+/// | `first` | the client's first request | `first request` |
+/// | `moved` | more than the distance since the last request | `moved 131 m` |
+/// | `elapsed` | more than the interval since the last request | `elapsed 30.4 s` |
+/// | `retry` | the first request after a failure, past the back-off | `retry 2.1 s after a failure` |
+/// | `too_soon` | neither rule holds | `TOO SOON: 12 m and 8.1 s since the last fetch` |
+/// | `overlap` | an earlier request of the client is still unanswered | `OVERLAP: 1 request in flight` |
+/// | `retry_storm` | a request inside the back-off after a failure | `RETRY STORM: 0.3 s after a failure, back-off 0.8 s` |
+///
+/// The last three are violations. Times are the server's arrival times, so the interval rule
+/// is applied with ``Configuration/tolerance`` of slack (network jitter moves arrivals a little);
+/// the back-off required after a failure is the shortest the game's policy may take (its delays
+/// less the largest jitter), counted from the failed answer. A request that the server never
+/// answers (a timeout fault) counts as failed when it arrives, since the client gives up later.
+///
+/// The audit is a value: the server keeps it behind a lock and feeds it arrivals and answers.
+public struct FetchAudit: Sendable {
+    /// The rule's numbers.
+    public struct Configuration: Sendable, Hashable {
+        /// The app's rule (distance, interval, back-off), as in `locsim replay`.
+        public var rule: FetchThrottle.Configuration
+        /// Slack on the interval rule for arrival-time jitter. Default 1 s.
+        public var tolerance: Duration
+        /// Requests kept per client for the timeline (older ones are counted, not kept). Default 10,000.
+        public var maximumEntriesPerClient: Int
+
+        /// - Parameters:
+        ///   - rule: The app's rule; ``MapFeature/FetchThrottle/Configuration/game`` by default.
+        ///   - tolerance: ≥ 0.
+        ///   - maximumEntriesPerClient: > 0.
+        public init(rule: FetchThrottle.Configuration = .game, tolerance: Duration = .seconds(1), maximumEntriesPerClient: Int = 10_000) {
+            self.rule = rule
+            self.tolerance = max(.zero, tolerance)
+            self.maximumEntriesPerClient = max(1, maximumEntriesPerClient)
+        }
+
+        /// The throttle the audit runs: the app's distance, the interval less the tolerance, and
+        /// the back-off at its shortest (no jitter, delays scaled by 1 − jitter).
+        func auditThrottle() -> FetchThrottle.Configuration {
+            let retry = rule.retry
+            let keep = 1 - retry.jitter
+            let interval = max(.zero, rule.minimumInterval - tolerance)
+            do {
+                let shortest = try FetchThrottle.RetryPolicy(
+                    initialDelay: .microseconds(max(1, Int64((Double(retry.initialDelay.wholeMicroseconds) * keep).rounded(.down)))),
+                    multiplier: retry.multiplier,
+                    maximumDelay: .microseconds(max(1, Int64((Double(retry.maximumDelay.wholeMicroseconds) * keep).rounded(.down)))),
+                    jitter: 0, seed: retry.seed)
+                return try FetchThrottle.Configuration(
+                    minimumDistance: rule.minimumDistance, minimumInterval: interval, radius: rule.radius,
+                    maximumHorizontalAccuracy: .infinity, retry: shortest)
+            } catch {
+                // Every value comes from a checked configuration and only shrinks within its range.
+                preconditionFailure("audit rule from a valid configuration: \(error)")
+            }
+        }
+    }
+
+    /// A request's verdict.
+    public enum Verdict: String, Sendable, Hashable, CaseIterable, Codable {
+        case first, moved, elapsed, retry
+        case tooSoon = "too_soon"
+        case overlap
+        case retryStorm = "retry_storm"
+
+        /// Whether the request broke the rule.
+        public var isViolation: Bool { self == .tooSoon || self == .overlap || self == .retryStorm }
+    }
+
+    /// One audited request.
+    public struct Entry: Sendable, Hashable {
+        /// 1-based, over all clients, in arrival order.
+        public var sequence: Int
+        /// Arrival time.
+        public var time: Date
+        /// The query centre and radius.
+        public var center: Coordinate
+        public var radius: Double
+        /// The verdict and its reason text.
+        public var verdict: Verdict
+        public var reason: String
+        /// The status answered (nil while in flight; 0 for a request never answered).
+        public var status: Int?
+    }
+
+    /// One client's record.
+    public struct ClientRecord: Sendable {
+        /// The client's name: `player:ID`, `token:…` (a hash, never the token) or `address:IP`.
+        public var client: String
+        /// Requests audited.
+        public var requests = 0
+        /// Requests per verdict.
+        public var verdicts: [Verdict: Int] = [:]
+        /// The kept timeline (the latest ``Configuration/maximumEntriesPerClient``).
+        public var entries: [Entry] = []
+        /// Violations.
+        public var violations: Int { verdicts.filter { $0.key.isViolation }.reduce(0) { $0 + $1.value } }
+
+        var throttle: FetchThrottle
+        var inFlight = 0
+        var failedAt: Date?
+        var entryOffset = 0
+
+        init(client: String, rule: FetchThrottle.Configuration) {
+            self.client = client
+            throttle = FetchThrottle(configuration: rule)
+        }
+    }
+
+    /// Identifies an audited request between its arrival and its answer.
+    public struct Ticket: Sendable, Hashable {
+        let client: String
+        let sequence: Int
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    private let rule: FetchThrottle.Configuration
+    /// Clients in order of first appearance.
+    public private(set) var clients: [String: ClientRecord] = [:]
+    private var clientOrder: [String] = []
+    private var sequence = 0
+
+    /// An audit that has seen nothing.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        rule = configuration.auditThrottle()
+    }
+
+    /// Total violations over all clients.
+    public var violationCount: Int { clients.values.reduce(0) { $0 + $1.violations } }
+
+    /// The client records, in order of first appearance.
+    public var records: [ClientRecord] { clientOrder.compactMap { clients[$0] } }
+
+    /// A request arrived: its verdict and reason.
+    ///
+    /// - Parameters:
+    ///   - client: The client's name (see ``ClientRecord/client``).
+    ///   - center: The query centre.
+    ///   - radius: The query radius, metres.
+    ///   - time: The arrival time.
+    ///   - answered: `false` for a request the server will never answer (a timeout fault): it
+    ///     counts as failed at once.
+    public mutating func arrive(client: String, center: Coordinate, radius: Double, at time: Date, answered: Bool = true)
+        -> (ticket: Ticket, entry: Entry)
+    {
+        sequence += 1
+        var record = clients[client] ?? {
+            clientOrder.append(client)
+            return ClientRecord(client: client, rule: rule)
+        }()
+        let (verdict, reason) = Self.judge(record: record, center: center, time: time)
+        record.throttle.recordFetch(center: center, at: time)
+        record.inFlight += 1
+        record.requests += 1
+        record.verdicts[verdict, default: 0] += 1
+        let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, reason: reason, status: nil)
+        record.entries.append(entry)
+        if record.entries.count > configuration.maximumEntriesPerClient {
+            record.entries.removeFirst(record.entries.count - configuration.maximumEntriesPerClient)
+        }
+        clients[client] = record
+        let ticket = Ticket(client: client, sequence: sequence)
+        if !answered { finish(ticket, status: 0, failed: true, at: time) }
+        return (ticket, entry)
+    }
+
+    /// The request was answered with `status` at `time`; `failed` for a 5xx (or no answer).
+    public mutating func finish(_ ticket: Ticket, status: Int, failed: Bool, at time: Date) {
+        guard var record = clients[ticket.client] else { return }
+        record.inFlight = max(0, record.inFlight - 1)
+        if failed {
+            record.throttle.recordFailure(at: time)
+            record.failedAt = time
+        } else {
+            record.throttle.recordSuccess()
+            record.failedAt = nil
+        }
+        if let i = record.entries.lastIndex(where: { $0.sequence == ticket.sequence }) { record.entries[i].status = status }
+        clients[ticket.client] = record
+    }
+
+    private static func judge(record: ClientRecord, center: Coordinate, time: Date) -> (Verdict, String) {
+        if record.inFlight > 0 {
+            return (.overlap, "OVERLAP: \(record.inFlight) request\(record.inFlight == 1 ? "" : "s") in flight")
+        }
+        let fix = Fix(time: time, coordinate: center, source: FixSource(rawValue: "http"))
+        switch record.throttle.decision(for: fix) {
+        case .fetch(.first): return (.first, "first request")
+        case .fetch(.moved):
+            let distance = record.throttle.lastFetch.map { center.distance(to: $0.center) } ?? 0
+            return (.moved, "moved \(metres(distance)) m")
+        case .fetch(.elapsed):
+            let elapsed = record.throttle.lastFetch.map { time.timeIntervalSince($0.time) } ?? 0
+            return (.elapsed, "elapsed \(seconds(elapsed)) s")
+        case .fetch(.retry):
+            let since = record.failedAt.map { time.timeIntervalSince($0) } ?? 0
+            return (.retry, "retry \(seconds(since)) s after a failure")
+        case .notDue(let distance, let elapsed):
+            return (.tooSoon, "TOO SOON: \(metres(distance)) m and \(seconds(elapsed.fractionalSeconds)) s since the last fetch")
+        case .backingOff(let until):
+            let since = record.failedAt.map { time.timeIntervalSince($0) } ?? 0
+            let required = record.failedAt.map { until.timeIntervalSince($0) } ?? 0
+            return (.retryStorm, "RETRY STORM: \(seconds(since)) s after a failure, back-off \(seconds(required)) s")
+        case .rejected(let rejection):
+            // Coordinates come checked and accuracy is not on the wire; keep the throttle's word.
+            return (.tooSoon, "TOO SOON: \(rejection)")
+        }
+    }
+
+    static func metres(_ value: Double) -> String { String(Int(value.rounded())) }
+
+    static func seconds(_ value: Double) -> String {
+        let tenths = (value * 10).rounded()
+        let whole = Int(tenths / 10)
+        let fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
+        return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
+    }
+}

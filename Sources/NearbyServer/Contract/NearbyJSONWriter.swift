@@ -1,0 +1,119 @@
+public import LocationCore
+
+/// Writes the nearby answer's JSON straight from the places into one byte array: no
+/// `JSONEncoder`, no intermediate `String` per field.
+///
+/// Strings are escaped exactly as ``LocationCore/JSONText`` escapes them (the tests compare the
+/// two on every control character, quotes, backslashes and non-ASCII text); numbers are
+/// Swift's shortest round-trip form, so a client's `Double` parse gives back the stored bits.
+///
+/// ```swift
+/// var writer = NearbyJSONWriter()
+/// writer.appendLocations(places)   // {"locations":[{"id":"a","name":"A","lat":1.5,"lng":2,…}]}
+/// ```
+public struct NearbyJSONWriter: Sendable {
+    /// The bytes written so far (UTF-8).
+    public private(set) var bytes: [UInt8]
+
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The whole body: `{"locations":[…]}`, in the given order. A place's empty `kind` and nil
+    /// `level` are left out, as `NearbyLocationsResponse` expects of optional keys.
+    public mutating func appendLocations(_ places: [Place]) {
+        bytes.reserveCapacity(bytes.count + 16 + places.count * 120)
+        append("{\"locations\":[")
+        for (i, place) in places.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            append("{\"id\":")
+            appendQuoted(place.id)
+            append(",\"name\":")
+            appendQuoted(place.name)
+            append(",\"lat\":")
+            appendNumber(place.coordinate.latitude)
+            append(",\"lng\":")
+            appendNumber(place.coordinate.longitude)
+            if !place.kind.isEmpty {
+                append(",\"location_type\":")
+                appendQuoted(place.kind)
+            }
+            if let level = place.level {
+                append(",\"level\":")
+                appendInteger(level)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        append("]}")
+    }
+
+    /// Appends ASCII text as it is (for the writer's own punctuation and keys).
+    public mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends already-valid JSON or other text as it is.
+    public mutating func appendRaw(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `value` as a JSON string literal, quotes included, escaped like ``LocationCore/JSONText``.
+    public mutating func appendQuoted(_ value: String) {
+        var value = value
+        value.withUTF8 { appendQuoted(utf8: $0) }
+    }
+
+    private mutating func appendQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = source.startIndex
+        var i = runStart
+        while i < source.endIndex {
+            let byte = source[i]
+            // Every byte that needs escaping is ASCII; multi-byte UTF-8 sequences pass through.
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                i += 1
+                continue
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i]))
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case UInt8(ascii: "\n"): append("\\n")
+            case UInt8(ascii: "\r"): append("\\r")
+            case UInt8(ascii: "\t"): append("\\t")
+            default:
+                append("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            }
+            i += 1
+            runStart = i
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i]))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`);
+    /// a non-finite value (never a valid coordinate) is written as `null`.
+    public mutating func appendNumber(_ value: Double) {
+        guard value.isFinite else {
+            append("null")
+            return
+        }
+        // Swift's description is the shortest representation that parses back to the same bits,
+        // and short enough (at most 24 bytes) to stay in a small string without allocating.
+        var text = value.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends an integer.
+    public mutating func appendInteger(_ value: Int) {
+        var text = String(value)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,109 @@
+public import LocationCore
+
+/// A checked `GET /locations/nearby` query: `lat`, `lng`, `radius` (metres) and `limit`.
+///
+/// Parsing is pure, so every bad-input row is a unit test: each failure is a ``ServerError``
+/// with code ``ServerError/Code/badRequest`` naming the parameter.
+///
+/// | parameter | required | accepted |
+/// |---|---|---|
+/// | `lat` | yes | decimal degrees −90…90 |
+/// | `lng` | yes | decimal degrees −180…180 |
+/// | `radius` | no (the game's 5,000 m) | metres, 1…`maximumRadius` |
+/// | `limit` | no (all) | a whole number 1…1,000,000 |
+///
+/// Numbers are plain decimals (`35.68`, `-1e-3`); `nan`, `inf`, hex and empty values are refused,
+/// and so is a parameter given twice.
+public struct NearbyQuery: Sendable, Hashable {
+    /// The game's radius when the query names none, in metres.
+    public static let defaultRadius = 5_000.0
+    /// The largest `limit` accepted.
+    public static let maximumLimit = 1_000_000
+
+    /// The query point.
+    public var center: Coordinate
+    /// Metres.
+    public var radius: Double
+    /// The nearest `limit` places, or `nil` for all.
+    public var limit: Int?
+
+    /// Creates a query from values already checked.
+    public init(center: Coordinate, radius: Double, limit: Int?) {
+        self.center = center
+        self.radius = radius
+        self.limit = limit
+    }
+
+    /// Reads a query from its parameters.
+    ///
+    /// - Parameters:
+    ///   - parameters: Name and (percent-decoded) value pairs, in request order.
+    ///   - maximumRadius: The largest radius accepted, metres (the server's `--max-radius`).
+    /// - Throws: ``ServerError`` (`bad_request`, with `parameter`) for the first bad parameter,
+    ///   checked in the order `lat`, `lng`, `radius`, `limit`.
+    public init(parameters: some Sequence<(name: Substring, value: Substring)>, maximumRadius: Double) throws(ServerError) {
+        var values: [String: [Substring]] = [:]
+        for (name, value) in parameters where Self.names.contains(name) {
+            values[String(name), default: []].append(value)
+        }
+        func single(_ name: String) throws(ServerError) -> Substring? {
+            guard let all = values[name] else { return nil }
+            guard all.count == 1 else { throw .badRequest("\(name) is given \(all.count) times; give it once", parameter: name) }
+            return all[0]
+        }
+        guard let latText = try single("lat") else { throw .badRequest("lat is required (degrees, -90...90)", parameter: "lat") }
+        guard let lngText = try single("lng") else { throw .badRequest("lng is required (degrees, -180...180)", parameter: "lng") }
+        let latitude = try Self.number(latText, name: "lat", unit: "degrees")
+        guard (-90...90).contains(latitude) else {
+            throw .badRequest("lat must be within -90...90 degrees, got \(latText)", parameter: "lat")
+        }
+        let longitude = try Self.number(lngText, name: "lng", unit: "degrees")
+        guard (-180...180).contains(longitude) else {
+            throw .badRequest("lng must be within -180...180 degrees, got \(lngText)", parameter: "lng")
+        }
+        var radius = Self.defaultRadius
+        if let radiusText = try single("radius") {
+            radius = try Self.number(radiusText, name: "radius", unit: "metres")
+            guard radius >= 1 else { throw .badRequest("radius must be at least 1 m, got \(radiusText)", parameter: "radius") }
+            guard radius <= maximumRadius else {
+                throw .badRequest(
+                    "radius \(radiusText) m is above this server's cap of \(Self.text(maximumRadius)) m (--max-radius)",
+                    parameter: "radius")
+            }
+        }
+        var limit: Int?
+        if let limitText = try single("limit") {
+            guard !limitText.isEmpty, limitText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw .badRequest("limit must be a whole number 1...\(Self.maximumLimit), got '\(limitText)'", parameter: "limit")
+            }
+            guard let value = Int(limitText), (1...Self.maximumLimit).contains(value) else {
+                throw .badRequest("limit must be within 1...\(Self.maximumLimit), got \(limitText)", parameter: "limit")
+            }
+            limit = value
+        }
+        self.init(center: Coordinate(validLatitude: latitude, longitude: longitude), radius: radius, limit: limit)
+    }
+
+    private static let names: Set<Substring> = ["lat", "lng", "radius", "limit"]
+
+    /// A finite decimal, or the parameter's error.
+    private static func number(_ text: Substring, name: String, unit: String) throws(ServerError) -> Double {
+        let lowered = text.lowercased()
+        if ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(lowered) {
+            throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
+        }
+        var copy = String(text)
+        let parsed = copy.withUTF8 { DecimalNumber(parsing: $0) }
+        guard let parsed else {
+            throw .badRequest("\(name) must be a decimal number of \(unit), got '\(text)'", parameter: name)
+        }
+        guard parsed.value.isFinite else {
+            throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
+        }
+        return parsed.value
+    }
+
+    static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+}

@@ -1,0 +1,86 @@
+/// An error answer of the server: an HTTP status and the JSON body
+/// `{"error":{"code":"…","message":"…","parameter":"lat"}}` (`parameter` only when one is to blame).
+///
+/// Every answer that is not a list of places is one of these, so the app's error handling sees
+/// one shape: bad parameters (400), a missing or wrong token (401), an unknown path (404), a
+/// wrong method (405), a database failure (503, the reason logged, not sent), and injected faults.
+public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as the `code` string on the wire.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Value: String, Sendable {
+            case badRequest = "bad_request"
+            case unauthorized
+            case notFound = "not_found"
+            case methodNotAllowed = "method_not_allowed"
+            case unavailable
+            case injectedFailure = "injected_failure"
+        }
+        fileprivate let value: Value
+
+        /// A parameter is missing or bad (400).
+        public static let badRequest = Code(value: .badRequest)
+        /// No bearer token, or the wrong one (401).
+        public static let unauthorized = Code(value: .unauthorized)
+        /// No such path (404).
+        public static let notFound = Code(value: .notFound)
+        /// The path exists, the method does not (405).
+        public static let methodNotAllowed = Code(value: .methodNotAllowed)
+        /// The place database failed, or the server is shutting down (503).
+        public static let unavailable = Code(value: .unavailable)
+        /// A fault injected on purpose (`--fail-rate`, `--script`): 500 or 503.
+        public static let injectedFailure = Code(value: .injectedFailure)
+
+        /// The wire string, e.g. `bad_request`.
+        public var description: String { value.rawValue }
+    }
+
+    /// The code.
+    public var code: Code
+    /// The HTTP status.
+    public var status: Int
+    /// The human message (never contains a token).
+    public var message: String
+    /// The query parameter to blame, if any.
+    public var parameter: String?
+    /// Seconds for a `Retry-After` header, if any.
+    public var retryAfter: Int?
+    /// For 405: the methods the path accepts (the `Allow` header).
+    public var allowedMethods: [String]
+
+    /// Creates an error answer.
+    public init(
+        _ code: Code, status: Int, _ message: String, parameter: String? = nil, retryAfter: Int? = nil,
+        allowedMethods: [String] = []
+    ) {
+        self.code = code
+        self.status = status
+        self.message = message
+        self.parameter = parameter
+        self.retryAfter = retryAfter
+        self.allowedMethods = allowedMethods
+    }
+
+    /// A 400 naming `parameter`.
+    public static func badRequest(_ message: String, parameter: String) -> ServerError {
+        ServerError(.badRequest, status: 400, message, parameter: parameter)
+    }
+
+    public var description: String {
+        "HTTP \(status) \(code): \(message)" + (parameter.map { " (parameter \($0))" } ?? "")
+    }
+
+    /// The JSON body, written with ``NearbyJSONWriter``'s escaping.
+    public var body: [UInt8] {
+        var out = NearbyJSONWriter()
+        out.append("{\"error\":{\"code\":")
+        out.appendQuoted(code.description)
+        out.append(",\"message\":")
+        out.appendQuoted(message)
+        if let parameter {
+            out.append(",\"parameter\":")
+            out.appendQuoted(parameter)
+        }
+        out.append("}}")
+        return out.bytes
+    }
+}

@@ -1,0 +1,126 @@
+// JSONSerialization and NSNumber: the script is small, read once at startup.
+public import Foundation
+import LocationCore
+
+/// A QA script of per-request outcomes (`--script FILE`): a JSON list whose n-th entry decides
+/// the n-th nearby request; requests after the list get the real answer (and the random faults,
+/// if any).
+///
+/// ```json
+/// [
+///   {},
+///   {},
+///   {"status": 503},
+///   {"delay": "2s"},
+///   {"status": 200, "body": "{\"locations\":[]}"},
+///   {"timeout": true}
+/// ]
+/// ```
+///
+/// Keys: `status` (100…599; ≥ 400 without `body` gives the server's JSON error body with
+/// `Retry-After: 1` for 503; 2xx without `body` gives the real answer with that status),
+/// `delay` (milliseconds as a number, or a string `800ms`, `2s`, `1.5s`), `body` (a string sent
+/// as it is, for malformed or surprising answers), `timeout` (`true`: never answered).
+/// Unknown keys are refused, so a typo does not silently give the real answer.
+public enum FaultScript {
+    /// One request's outcome.
+    public struct Step: Sendable, Hashable {
+        /// What the server does.
+        public var outcome: FaultOutcome
+        /// Creates a step.
+        public init(outcome: FaultOutcome) { self.outcome = outcome }
+    }
+
+    /// Reads a script file.
+    ///
+    /// - Throws: ``FaultError`` naming the file and the entry (1-based) that is wrong.
+    public static func load(path: String) throws(FaultError) -> [Step] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw FaultError("\(path): cannot read the script: \(error.localizedDescription)", parameter: "script")
+        }
+        return try parse(data, source: path)
+    }
+
+    /// Reads a script from JSON bytes; `source` names it in errors.
+    ///
+    /// - Throws: ``FaultError`` naming `source` and the entry (1-based) that is wrong.
+    public static func parse(_ data: Data, source: String) throws(FaultError) -> [Step] {
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw FaultError("\(source): not JSON: \(error.localizedDescription)", parameter: "script")
+        }
+        guard let list = json as? [Any] else { throw FaultError("\(source): expected a JSON list of steps", parameter: "script") }
+        var steps: [Step] = []
+        for (i, item) in list.enumerated() {
+            let at = "\(source): step \(i + 1)"
+            guard let object = item as? [String: Any] else { throw FaultError("\(at): expected an object", parameter: "script") }
+            if let unknown = object.keys.sorted().first(where: { !["status", "delay", "body", "timeout"].contains($0) }) {
+                throw FaultError("\(at): unknown key '\(unknown)' (status, delay, body, timeout)", parameter: "script")
+            }
+            if let timeout = object["timeout"] {
+                guard let flag = timeout as? Bool else { throw FaultError("\(at): timeout must be true or false", parameter: "script") }
+                if flag {
+                    guard object.count == 1 else {
+                        throw FaultError("\(at): a timeout step takes no status, delay or body", parameter: "script")
+                    }
+                    steps.append(Step(outcome: .timeout))
+                    continue
+                }
+            }
+            var delay = Duration.zero
+            if let raw = object["delay"] {
+                guard let parsed = parseDelay(raw) else {
+                    throw FaultError("\(at): delay must be milliseconds or a duration like 800ms or 2s, got \(raw)", parameter: "script")
+                }
+                delay = parsed
+            }
+            var status = 200
+            if let raw = object["status"] {
+                guard let number = raw as? NSNumber, let value = Int(exactly: number.doubleValue), (100...599).contains(value) else {
+                    throw FaultError("\(at): status must be a whole number 100...599, got \(raw)", parameter: "script")
+                }
+                status = value
+            }
+            if let raw = object["body"] {
+                guard let text = raw as? String else { throw FaultError("\(at): body must be a string", parameter: "script") }
+                steps.append(Step(outcome: .body(status: status, body: Array(text.utf8), delay: delay)))
+            } else if status >= 400 {
+                steps.append(Step(outcome: .failure(status: status, delay: delay)))
+            } else if status == 200 {
+                steps.append(Step(outcome: .answer(delay: delay)))
+            } else {
+                throw FaultError("\(at): status \(status) needs a body (only 200 and errors have a default)", parameter: "script")
+            }
+        }
+        return steps
+    }
+
+    /// `800` (milliseconds), `"800ms"`, `"2s"`, `"1.5s"`.
+    public static func parseDelay(_ raw: Any) -> Duration? {
+        if let number = raw as? NSNumber, !(raw is Bool) {
+            let value = number.doubleValue
+            guard value.isFinite, value >= 0, value <= 86_400_000 else { return nil }
+            return .microseconds(Int64((value * 1000).rounded()))
+        }
+        guard let text = raw as? String else { return nil }
+        return parseDuration(text)
+    }
+
+    /// A duration written `800ms`, `2s`, `1.5s` or `250us`; `nil` for anything else.
+    public static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 1_000), ("us", 1), ("s", 1_000_000)]
+        for (suffix, micros) in units where text.hasSuffix(suffix) {
+            var number = String(text.dropLast(suffix.count))
+            guard let parsed = number.withUTF8({ DecimalNumber(parsing: $0) }), !parsed.isNegative,
+                parsed.value.isFinite, parsed.value * micros <= 86_400e6
+            else { return nil }
+            return .microseconds(Int64((parsed.value * micros).rounded()))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,49 @@
+public import LocationCore
+public import LocationIndex
+
+/// Something that answers the game's nearby query: places within a radius, nearest first, ties
+/// by id, at most `limit`.
+///
+/// ``NearbyServer`` serves any `NearbySearching`. ``IndexSearch`` answers from the SQLite
+/// ``LocationIndex/NearbyIndex`` (with the limit applied inside the query); ``RepositorySearch``
+/// wraps any ``LocationCore/LocationRepository`` (a PostGIS backend, the HTTP client as a proxy,
+/// an in-memory test set) and keeps the first `limit` of its answer.
+public protocol NearbySearching: Sendable {
+    /// Places within `radius` metres of `center`, nearest first, ties by id.
+    ///
+    /// - Parameters:
+    ///   - center: The query point.
+    ///   - radius: Metres, finite and > 0 (the server has already checked its cap).
+    ///   - limit: The nearest `limit` places only (> 0), or `nil` for all.
+    /// - Throws: Whatever the backend throws; the server answers 503 and logs the reason.
+    func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place]
+}
+
+/// The SQLite index as a ``NearbySearching``.
+public struct IndexSearch: NearbySearching {
+    /// The index queried.
+    public let index: NearbyIndex
+
+    /// - Parameter index: The index to answer from (read-only access is enough).
+    public init(index: NearbyIndex) { self.index = index }
+
+    public func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
+        try index.places(near: center, within: radius, limit: limit).map(\.place)
+    }
+}
+
+/// Any ``LocationCore/LocationRepository`` as a ``NearbySearching``; the repository's order is
+/// kept (it is expected to be nearest first) and the answer cut to `limit`.
+public struct RepositorySearch: NearbySearching {
+    /// The repository asked.
+    public let repository: any LocationRepository
+
+    /// - Parameter repository: The repository to answer from.
+    public init(repository: any LocationRepository) { self.repository = repository }
+
+    public func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
+        let all = try await repository.fetchNearby(center: center, radius: radius)
+        guard let limit, all.count > limit else { return all }
+        return Array(all.prefix(limit))
+    }
+}

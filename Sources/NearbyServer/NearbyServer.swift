@@ -1,0 +1,160 @@
+public import Hummingbird
+import LocationCore
+public import Logging
+import MapFeature
+public import ServiceLifecycle
+import NIOCore
+
+/// `locsim serve` as a library: the game's `GET /locations/nearby` over any
+/// ``NearbySearching`` backend, with the token rule, injected faults, the fetch-rule audit,
+/// metrics and an access log, as one swift-service-lifecycle `Service` on Hummingbird 2.
+///
+/// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`. Every
+/// answer that is not places or operations text is a ``ServerError`` JSON body.
+///
+/// ```swift
+/// let server = try NearbyServer(
+///     configuration: NearbyServer.Configuration(port: 8080),
+///     search: IndexSearch(index: try NearbyIndex(path: "places.sqlite", configuration: .init(access: .readOnly))),
+///     time: ServerTime(clock: ContinuousClock(), now: { Date() }))
+/// let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+///
+/// Graceful shutdown (SIGTERM, SIGINT through the service group) stops accepting connections,
+/// lets every request in flight finish (held timeout faults are answered 503 at once) and then
+/// returns from ``run()``.
+public struct NearbyServer: Service {
+    /// Where to listen and how to behave.
+    public struct Configuration: Sendable {
+        /// The address to bind; 127.0.0.1 by default.
+        public var host: String
+        /// The port; 0 picks a free one (reported to `onListening`).
+        public var port: Int
+        /// The bearer token required on every route but `/healthz`, or nil.
+        public var token: String?
+        /// The largest `radius` accepted, metres (`--max-radius`); 50 km by default.
+        public var maximumRadius: Double
+        /// Injected faults.
+        public var faults: FaultPlan.Configuration
+        /// The fetch-rule audit's settings.
+        public var audit: FetchAudit.Configuration
+        /// How long a timeout fault holds a request before the server gives up on it (the
+        /// client has normally given up long before). Default 5 minutes.
+        public var timeoutHold: Duration
+
+        /// Creates a configuration, applying the binding rule: a host other than a loopback
+        /// address needs a token unless `allowAnonymous` is set.
+        ///
+        /// - Throws: ``ServerConfigurationError`` naming the option.
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, allowAnonymous: Bool = false,
+            maximumRadius: Double = 50_000, faults: FaultPlan.Configuration = .none,
+            audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300)
+        ) throws(ServerConfigurationError) {
+            guard (0...65_535).contains(port) else {
+                throw ServerConfigurationError("port must be within 0...65535, got \(port)", option: "port")
+            }
+            guard maximumRadius.isFinite, maximumRadius >= 1, maximumRadius <= Sphere.halfCircumference else {
+                throw ServerConfigurationError(
+                    "max radius must be within 1...\(Int(Sphere.halfCircumference)) m, got \(maximumRadius)", option: "max-radius")
+            }
+            if let token {
+                guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw ServerConfigurationError("the token must be printable ASCII without spaces", option: "token")
+                }
+            }
+            if token == nil, !allowAnonymous, !Self.isLoopback(host) {
+                throw ServerConfigurationError(
+                    "listening on \(host) lets other machines call the server: give --token T (the app sends "
+                        + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network", option: "host")
+            }
+            guard timeoutHold > .zero else {
+                throw ServerConfigurationError("timeout hold must be > 0, got \(timeoutHold)", option: "timeout-hold")
+            }
+            self.host = host
+            self.port = port
+            self.token = token
+            self.maximumRadius = maximumRadius
+            self.faults = faults
+            self.audit = audit
+            self.timeoutHold = timeoutHold
+        }
+
+        /// `127.0.0.0/8`, `::1` and `localhost`.
+        public static func isLoopback(_ host: String) -> Bool {
+            host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The live state: audit, metrics, fault plan.
+    public let state: NearbyServerState
+    private let responder: NearbyResponder
+    private let logger: Logger
+    private let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
+
+    /// Creates a server.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where to listen and how to behave.
+    ///   - search: Where places come from.
+    ///   - time: Delays and timestamps.
+    ///   - accessLog: One line per request, or nil for none.
+    ///   - logger: Server events (start, errors); never sees tokens.
+    ///   - onListening: Called once with the bound host and port (the real one when port is 0).
+    public init(
+        configuration: Configuration, search: any NearbySearching, time: ServerTime, accessLog: AccessLog? = nil,
+        logger: Logger = Logger(label: "locsim.serve"),
+        onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) {
+        self.configuration = configuration
+        self.state = NearbyServerState(faults: configuration.faults, audit: configuration.audit)
+        self.responder = NearbyResponder(
+            configuration: configuration, search: search, time: time, state: state, accessLog: accessLog, logger: logger)
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// The Hummingbird application, for `app.test(.router)` and `.live` in tests; ``run()`` runs it.
+    public func application() -> some ApplicationProtocol {
+        let onListening = self.onListening
+        let host = configuration.host
+        return Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port), serverName: "locsim"),
+            onServerRunning: { channel in
+                await onListening(host, channel.localAddress?.port ?? 0)
+            },
+            logger: logger)
+    }
+
+    /// Serves until graceful shutdown or cancellation.
+    public func run() async throws {
+        let application = application()
+        let state = self.state
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: {
+            state.beginShutdown()
+        }
+    }
+}
+
+/// A configuration the server refuses, naming the option.
+public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong and what to do.
+    public var message: String
+    /// The option to blame, without dashes (`host`, `max-radius`).
+    public var option: String
+
+    /// Creates an error.
+    public init(_ message: String, option: String) {
+        self.message = message
+        self.option = option
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,87 @@
+import LocationCore
+import Synchronization
+
+/// The mutable part of a running server: the fault plan, the audit and the metrics, behind one
+/// lock (each request holds it for a few microseconds, never across a wait).
+public final class NearbyServerState: Sendable {
+    struct Inner: Sendable {
+        var faults: FaultPlan
+        var audit: FetchAudit
+        var metrics = ServerMetrics()
+        var isShuttingDown = false
+    }
+
+    let inner: Mutex<Inner>
+
+    init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration) {
+        inner = Mutex(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
+    }
+
+    /// A copy of the audit as it stands.
+    public var audit: FetchAudit { inner.withLock { $0.audit } }
+
+    /// A copy of the metrics as they stand.
+    public var metrics: ServerMetrics { inner.withLock { $0.metrics } }
+
+    /// Whether graceful shutdown has begun (held timeouts are then released).
+    public var isShuttingDown: Bool { inner.withLock { $0.isShuttingDown } }
+
+    func beginShutdown() { inner.withLock { $0.isShuttingDown = true } }
+
+    /// `GET /audit`: the per-client summary as JSON.
+    ///
+    /// `{"violations":N,"clients":[{"client":…,"requests":N,"violations":N,"verdicts":{"first":N,…},
+    /// "timeline":[{"seq":N,"time":"…","lat":…,"lng":…,"radius":…,"verdict":"…","reason":"…","status":N}]}]}`
+    /// (`status` is null while a request is in flight, 0 for one never answered).
+    public func auditJSON() -> [UInt8] {
+        Self.json(of: audit)
+    }
+
+    /// The audit summary JSON of `audit` (see ``auditJSON()``).
+    public static func json(of audit: FetchAudit) -> [UInt8] {
+        var out = NearbyJSONWriter(capacity: 4096)
+        out.append("{\"violations\":")
+        out.appendInteger(audit.violationCount)
+        out.append(",\"clients\":[")
+        for (i, record) in audit.records.enumerated() {
+            if i > 0 { out.append(",") }
+            out.append("{\"client\":")
+            out.appendQuoted(record.client)
+            out.append(",\"requests\":")
+            out.appendInteger(record.requests)
+            out.append(",\"violations\":")
+            out.appendInteger(record.violations)
+            out.append(",\"verdicts\":{")
+            for (j, verdict) in FetchAudit.Verdict.allCases.enumerated() {
+                if j > 0 { out.append(",") }
+                out.appendQuoted(verdict.rawValue)
+                out.append(":")
+                out.appendInteger(record.verdicts[verdict] ?? 0)
+            }
+            out.append("},\"timeline\":[")
+            for (j, entry) in record.entries.enumerated() {
+                if j > 0 { out.append(",") }
+                out.append("{\"seq\":")
+                out.appendInteger(entry.sequence)
+                out.append(",\"time\":")
+                out.appendQuoted(UTCTimestamp.format(entry.time))
+                out.append(",\"lat\":")
+                out.appendNumber(entry.center.latitude)
+                out.append(",\"lng\":")
+                out.appendNumber(entry.center.longitude)
+                out.append(",\"radius\":")
+                out.appendNumber(entry.radius)
+                out.append(",\"verdict\":")
+                out.appendQuoted(entry.verdict.rawValue)
+                out.append(",\"reason\":")
+                out.appendQuoted(entry.reason)
+                out.append(",\"status\":")
+                if let status = entry.status { out.appendInteger(status) } else { out.append("null") }
+                out.append("}")
+            }
+            out.append("]}")
+        }
+        out.append("]}")
+        return out.bytes
+    }
+}

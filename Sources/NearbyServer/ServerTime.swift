@@ -1,0 +1,35 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The server's sense of time, injected: a monotonic clock for delays and durations, and a wall
+/// clock for the audit's and the access log's timestamps.
+///
+/// The command passes `ContinuousClock` and the system time; tests pass a virtual clock, so a
+/// scripted 800 ms delay costs nothing.
+///
+/// ```swift
+/// let time = ServerTime(clock: ContinuousClock(), now: { Date() })
+/// ```
+public struct ServerTime: Sendable {
+    /// Time since the server's time source was made, on the monotonic clock.
+    public let elapsed: @Sendable () -> Duration
+    /// Suspends for a duration on the monotonic clock; throws `CancellationError` when cancelled.
+    public let sleep: @Sendable (Duration) async throws -> Void
+    /// The wall-clock time now.
+    public let now: @Sendable () -> Date
+
+    /// A time source over `clock` (delays, durations) and `now` (timestamps).
+    ///
+    /// - Parameters:
+    ///   - clock: Any clock measured in `Duration`.
+    ///   - now: The wall clock.
+    public init<C: Clock>(clock: C, now: @escaping @Sendable () -> Date) where C.Duration == Duration {
+        let start = clock.now
+        self.elapsed = { start.duration(to: clock.now) }
+        self.sleep = { duration in try await clock.sleep(for: duration) }
+        self.now = now
+    }
+}

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import LocationCore
+import LocationIndex
+import Logging
+import MapFeature
+import NearbyServer
+import ServiceLifecycle
+import UnixSignals
+
+/// `locsim serve`: the game's `GET /locations/nearby` over HTTP, so the real app can be pointed
+/// at locsim. A thin shell: it parses options, opens the index and runs a ``NearbyServer``.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the game's GET /locations/nearby from the offline index, for the real app to test against.",
+        discussion: """
+            Answers GET /locations/nearby?lat=&lng=&radius=[&limit=] with {"locations":[...]}, nearest \
+            first, from the default offline index or --db. Also GET /healthz, GET /metrics (Prometheus \
+            text) and GET /audit (each client's requests checked against the game's fetch rule). \
+            Listens on 127.0.0.1 unless --host says otherwise; any other host needs --token or \
+            --allow-anonymous. SIGINT or SIGTERM finish the requests in flight and exit. \
+            See docs/serve.md.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Serve from this index (see 'locsim index import') instead of the default one.", valueName: "path"))
+    var db: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Place CSVs for the default index, used without --db (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            valueName: "dir"))
+    var geodata: String?
+
+    @Option(help: "Address to listen on. Anything but loopback needs --token or --allow-anonymous.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one (printed at startup).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("Require 'Authorization: Bearer <token>' on every route but /healthz.", valueName: "token"))
+    var token: String?
+
+    @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
+    var allowAnonymous = false
+
+    @Option(help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
+    var maxRadius: Double = 50_000
+
+    @Option(help: ArgumentHelp("Delay every answer by this much (800ms, 1.5s).", valueName: "duration"))
+    var latency: String?
+
+    @Option(help: ArgumentHelp("Spread the latency uniformly by ± this much.", valueName: "duration"))
+    var latencyJitter: String?
+
+    @Option(help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
+    var failRate: Double = 0
+
+    @Option(help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
+    var timeoutRate: Double = 0
+
+    @Option(help: "Seed of the fault draws.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/serve.md).", valueName: "file.json"))
+    var script: String?
+
+    @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
+    var throttleDistance: Double = 100
+
+    @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many seconds.", valueName: "s"))
+    var throttleInterval: Double = 30
+
+    @Option(help: ArgumentHelp("Slack on the audited interval for network jitter, in seconds.", valueName: "s"))
+    var auditTolerance: Double = 1
+
+    @Flag(help: "Exit with status 1 at shutdown if the audit saw any violation.")
+    var auditStrict = false
+
+    @Option(help: "Access log: text or json, one line per request on standard output.")
+    var logFormat: AccessLogFormat = .text
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
+        guard maxRadius.isFinite, maxRadius >= 1 else { throw ValidationError("--max-radius must be ≥ 1 m, got \(maxRadius)") }
+        if let latency, FaultScript.parseDuration(latency) == nil {
+            throw ValidationError("--latency must be a duration like 800ms or 1.5s, got '\(latency)'")
+        }
+        if let latencyJitter, FaultScript.parseDuration(latencyJitter) == nil {
+            throw ValidationError("--latency-jitter must be a duration like 200ms, got '\(latencyJitter)'")
+        }
+        guard failRate.isFinite, (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be within 0...1, got \(failRate)") }
+        guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
+            throw ValidationError("--timeout-rate must be within 0...1, got \(timeoutRate)")
+        }
+        guard throttleDistance.isFinite, throttleDistance >= 0 else {
+            throw ValidationError("--throttle-distance must be ≥ 0 metres, got \(throttleDistance)")
+        }
+        guard throttleInterval.isFinite, throttleInterval >= 0 else {
+            throw ValidationError("--throttle-interval must be ≥ 0 seconds, got \(throttleInterval)")
+        }
+        guard auditTolerance.isFinite, auditTolerance >= 0 else {
+            throw ValidationError("--audit-tolerance must be ≥ 0 seconds, got \(auditTolerance)")
+        }
+        if token == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
+            throw ValidationError(
+                "--host \(host) lets other machines call the server: add --token T (the app then sends "
+                    + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
+        }
+    }
+
+    func run() async throws {
+        let configuration: NearbyServer.Configuration
+        do {
+            let faults = try FaultPlan.Configuration(
+                latency: latency.flatMap(FaultScript.parseDuration) ?? .zero,
+                latencyJitter: latencyJitter.flatMap(FaultScript.parseDuration) ?? .zero,
+                failRate: failRate, timeoutRate: timeoutRate, seed: seed,
+                script: try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? [])
+            let rule = try FetchThrottle.Configuration(
+                minimumDistance: throttleDistance, minimumInterval: .milliseconds(Int64((throttleInterval * 1000).rounded())))
+            configuration = try NearbyServer.Configuration(
+                host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
+                audit: FetchAudit.Configuration(rule: rule, tolerance: .milliseconds(Int64((auditTolerance * 1000).rounded()))))
+        } catch let error as FaultError {
+            throw ValidationError(error.message)
+        } catch let error as ServerConfigurationError {
+            throw ValidationError("--\(error.option): \(error.message)")
+        }
+        let index: NearbyIndex
+        if let db {
+            index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+        } else {
+            index = try DefaultPlaceDatabase.open(geodataDirectory: resolvedGeodataDirectory(geodata))
+        }
+        var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = Logger.Level.notice
+        let accessLog = AccessLog(format: logFormat.format) { Terminal.out($0) }
+        let server = NearbyServer(
+            configuration: configuration, search: IndexSearch(index: index),
+            time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
+            onListening: { host, port in
+                let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
+                var line = "locsim serve: listening on http://\(shown):\(port)"
+                if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
+                Terminal.out(line)
+                Terminal.out("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
+                    + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+            })
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+
+        let audit = server.state.audit
+        let records = audit.records
+        Terminal.err(
+            "locsim serve: stopped; audit: \(records.reduce(0) { $0 + $1.requests }) requests from \(records.count) "
+                + "client\(records.count == 1 ? "" : "s"), \(audit.violationCount) violation\(audit.violationCount == 1 ? "" : "s")")
+        if auditStrict, audit.violationCount > 0 {
+            for record in records where record.violations > 0 {
+                Terminal.err("  \(record.client): \(record.violations) of \(record.requests) requests broke the fetch rule")
+            }
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `--log-format text|json`.
+enum AccessLogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+    var format: AccessLog.Format { self == .text ? .text : .json }
+}
