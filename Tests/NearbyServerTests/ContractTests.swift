@@ -1,0 +1,204 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LocationCore
+import LocationIndex
+import LocSimTestHelpers
+import MapFeature
+@testable import NearbyServer
+import NIOCore
+import Testing
+
+/// The game's contract through Hummingbird's in-process `.router` test client: the same body the
+/// index gives, decoded by the app's own `NearbyLocationsResponse`.
+@Suite struct ContractTests {
+    /// Query points and radii: the city at 1 m to 250 km, both poles, both sides of ±180°.
+    static let queries: [(latitude: Double, longitude: Double, radius: Double)] = {
+        var rows: [(Double, Double, Double)] = []
+        for radius in [1.0, 7.5, 100, 1_000, 5_000, 50_000, 250_000] { rows.append((35.6812, 139.7671, radius)) }
+        for radius in [1.0, 1_000, 100_000, 250_000] {
+            rows.append((90, 0, radius))
+            rows.append((-90, 123.4, radius))
+            rows.append((89.99, -45, radius))
+            rows.append((-16.5, 180, radius))
+            rows.append((-16.5, -180, radius))
+            rows.append((-16.2, 179.9, radius))
+        }
+        return rows
+    }()
+
+    @Test("Answers equal NearbyIndex: nearest first, ties by id, poles, antimeridian, 1 m to 250 km")
+    func answersEqualTheIndex() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(maximumRadius: 250_000), search: IndexSearch(index: places.index))
+        try await server.application().test(.router) { client in
+            var nonEmpty = 0
+            for query in Self.queries {
+                let center = try Coordinate(latitude: query.latitude, longitude: query.longitude)
+                let expected = try places.index.places(near: center, within: query.radius).map(\.place)
+                if !expected.isEmpty { nonEmpty += 1 }
+                try await client.execute(uri: nearbyURI(center, radius: query.radius), method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "application/json")
+                    let answered = try response.decodePlaces()
+                    #expect(answered == expected, "\(query)")
+                }
+            }
+            // The rows exercise something: most find places.
+            #expect(nonEmpty > Self.queries.count / 2)
+        }
+    }
+
+    @Test("Without radius the game's 5,000 m; limit keeps the nearest N; ties by id")
+    func defaultsAndLimit() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let center = TestIndex.tokyo
+        let all = try places.index.places(near: center, within: NearbyQuery.defaultRadius).map(\.place)
+        try await server.application().test(.router) { client in
+            let answered = try await client.execute(uri: nearbyURI(center), method: .get) { try $0.decodePlaces() }
+            #expect(answered == all)
+            #expect(answered.count > 100)
+            // The two places at the centre come first, in id order.
+            #expect(answered.prefix(2).map(\.id) == ["tie-a", "tie-b"])
+            for limit in [1, 2, 17] {
+                let limited = try await client.execute(uri: nearbyURI(center, limit: limit), method: .get) { try $0.decodePlaces() }
+                #expect(limited == Array(all.prefix(limit)))
+            }
+        }
+    }
+
+    @Test("Optional keys are left out when absent, and awkward names survive the trip")
+    func optionalKeysAndEscaping() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        try await server.application().test(.router) { client in
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 60), method: .get) { response in
+                let body = String(decoding: response.bytes, as: UTF8.self)
+                let decoded = try response.decodePlaces()
+                let awkward = places.places.filter { $0.id.hasPrefix("awkward-") }
+                // (The index keeps coordinates at 1e-7°, so compare what the index stores: id, name, kind.)
+                #expect(awkward.count == 7)
+                for place in awkward {
+                    #expect(decoded.contains { $0.id == place.id && $0.name == place.name && $0.kind == place.kind }, "\(place.name)")
+                }
+                // Each object has location_type exactly when kind is set, level when level is set.
+                let objects = try #require(JSONSerialization.jsonObject(with: response.bytes) as? [String: [[String: Any]]])
+                for (object, place) in zip(objects["locations"] ?? [], decoded) {
+                    #expect((object["location_type"] != nil) == !place.kind.isEmpty)
+                    #expect((object["level"] != nil) == (place.level != nil))
+                }
+                #expect(!body.contains("null"))
+            }
+        }
+    }
+
+    /// Bad queries and the parameter each must name.
+    static let badQueries: [(query: String, parameter: String)] = [
+        ("", "lat"), ("lng=139", "lat"), ("lat=&lng=1", "lat"), ("lat=abc&lng=1", "lat"), ("lat=nan&lng=1", "lat"),
+        ("lat=NaN&lng=1", "lat"), ("lat=inf&lng=1", "lat"), ("lat=-Infinity&lng=1", "lat"), ("lat=91&lng=1", "lat"),
+        ("lat=-90.0001&lng=1", "lat"), ("lat=1e400&lng=1", "lat"), ("lat=0x10&lng=1", "lat"), ("lat=1&lat=2&lng=1", "lat"),
+        ("lat=%2035&lng=1", "lat"), ("lat=35", "lng"), ("lat=35&lng=", "lng"), ("lat=35&lng=181", "lng"),
+        ("lat=35&lng=-180.5", "lng"), ("lat=35&lng=inf", "lng"), ("lat=35&lng=1,5", "lng"), ("lat=35&lng=1&radius=", "radius"),
+        ("lat=35&lng=1&radius=0", "radius"), ("lat=35&lng=1&radius=0.5", "radius"), ("lat=35&lng=1&radius=-5", "radius"),
+        ("lat=35&lng=1&radius=nan", "radius"), ("lat=35&lng=1&radius=inf", "radius"), ("lat=35&lng=1&radius=50000.001", "radius"),
+        ("lat=35&lng=1&radius=1e9", "radius"), ("lat=35&lng=1&radius=5km", "radius"), ("lat=35&lng=1&limit=0", "limit"),
+        ("lat=35&lng=1&limit=-1", "limit"), ("lat=35&lng=1&limit=1.5", "limit"), ("lat=35&lng=1&limit=abc", "limit"),
+        ("lat=35&lng=1&limit=", "limit"), ("lat=35&lng=1&limit=1000001", "limit"),
+        ("lat=35&lng=1&limit=99999999999999999999999", "limit"), ("lat=35&lng=1&limit=1&limit=2", "limit"),
+    ]
+
+    @Test("Every bad parameter is a 400 with a JSON body naming it", arguments: badQueries)
+    func badRequest(query: String, parameter: String) async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        try await server.application().test(.router) { client in
+            try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType] == "application/json")
+                let error = try response.decodeError()
+                #expect(error.code == "bad_request")
+                #expect(error.parameter == parameter)
+                #expect(error.message.contains(parameter))
+            }
+        }
+        // The app's own client reads the same parameter out of the body.
+        #expect(server.state.audit.records.isEmpty, "a bad request is not audited")
+    }
+
+    @Test("Unknown paths are 404 and wrong methods 405 (with Allow), as JSON")
+    func notFoundAndMethod() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        try await server.application().test(.router) { client in
+            for path in ["/", "/locations", "/locations/nearby/", "/LOCATIONS/NEARBY", "/nearby?lat=1&lng=2"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .notFound, "\(path)")
+                    let error = try response.decodeError()
+                    #expect(error.code == "not_found")
+                }
+            }
+            for method: HTTPRequest.Method in [.post, .put, .delete, .patch, .head] {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: method) { response in
+                    #expect(response.status == .methodNotAllowed, "\(method)")
+                    #expect(response.headers[.allow] == "GET")
+                    if method != .head {
+                        let error = try response.decodeError()
+                        #expect(error.code == "method_not_allowed")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A backend failure is a 503 with Retry-After, and the reason goes to the log, not the body")
+    func backendFailure() async throws {
+        // A real upstream that is not there: the HTTP repository pointed at a port nobody listens on.
+        let port = try LoopbackSocket.freePort()
+        let upstream = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "upstream-secret")
+        let log = LogLines()
+        let server = makeServer(try NearbyServer.Configuration(), search: RepositorySearch(repository: upstream), log: log)
+        try await server.application().test(.router) { client in
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+                let error = try response.decodeError()
+                #expect(error.code == "unavailable")
+                #expect(!error.message.contains("\(port)"))
+            }
+            // The server is still there.
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+        }
+        #expect(log.all.first?.contains("error: ") == true)
+        #expect(log.all.first?.contains("127.0.0.1:\(port)") == true)
+    }
+
+    @Test("The JSON writer escapes exactly like JSONText and writes shortest round-trip numbers")
+    func writerMatchesJSONText() {
+        var samples = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) }
+        samples += ["", "plain", "東京駅", "🚉 emoji", "mixed \"q\" \\ \u{0} end", "\u{2028}\u{2029}", "é" + "\u{301}"]
+        for sample in samples {
+            var writer = NearbyJSONWriter()
+            writer.appendQuoted(sample)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == JSONText.quoted(sample), "\(sample.unicodeScalars.map(\.value))")
+        }
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<2_000 {
+            let value = Double(bitPattern: random.next())
+            guard value.isFinite else { continue }
+            var writer = NearbyJSONWriter()
+            writer.appendNumber(value)
+            let text = String(decoding: writer.bytes, as: UTF8.self)
+            #expect(Double(text)?.bitPattern == value.bitPattern, "\(text)")
+            // RFC 8259's number grammar (Foundation's JSON reader on Linux does not round correctly,
+            // so the grammar is checked here and the value by Double(String) above).
+            #expect(text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil, "\(text)")
+        }
+    }
+}
