@@ -1,0 +1,145 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LocationCore
+import LocationIndex
+import LocationTestSupport
+@testable import NearbyServer
+import Testing
+
+@Suite struct FaultTests {
+    @Test("The same seed gives the same outcomes; rates come out near their share")
+    func seededPlan() throws {
+        let configuration = try FaultPlan.Configuration(
+            latency: .milliseconds(800), latencyJitter: .milliseconds(200), failRate: 0.1, timeoutRate: 0.05, seed: 42)
+        var a = FaultPlan(configuration: configuration)
+        var b = FaultPlan(configuration: configuration)
+        let first = (0..<4_000).map { _ in a.next() }
+        #expect(first == (0..<4_000).map { _ in b.next() })
+        var other = FaultPlan(configuration: try FaultPlan.Configuration(failRate: 0.1, timeoutRate: 0.05, seed: 43))
+        #expect((0..<50).map { _ in other.next() } != Array(first.prefix(50)))
+
+        let timeouts = first.filter { $0 == .timeout }.count
+        let failures = first.filter { if case .failure = $0 { true } else { false } }
+        // Binomial counts within five standard deviations of their means.
+        func near(_ count: Int, p: Double, n: Int) -> Bool { abs(Double(count) - p * Double(n)) < 5 * (Double(n) * p * (1 - p)).squareRoot() }
+        #expect(near(timeouts, p: 0.05, n: 4_000))
+        #expect(near(failures.count, p: 0.95 * 0.1, n: 4_000))
+        #expect(failures.allSatisfy { $0 == .failure(status: 500, delay: $0.delay) || $0 == .failure(status: 503, delay: $0.delay) })
+        // Delays stay within latency ± jitter.
+        for outcome in first where outcome != .timeout {
+            #expect(outcome.delay >= .milliseconds(600) && outcome.delay <= .milliseconds(1_000))
+        }
+    }
+
+    @Test("A script decides the first requests in order, then the real answer follows")
+    func scriptOrder() throws {
+        let script = try FaultScript.parse(
+            Data(#"[{}, {"delay": 250}, {"status": 503, "delay": "1.5s"}, {"timeout": true}, {"status": 200, "body": "{}"}]"#.utf8),
+            source: "qa.json")
+        var plan = FaultPlan(configuration: try FaultPlan.Configuration(script: script))
+        #expect(plan.next() == .answer(delay: .zero))
+        #expect(plan.next() == .answer(delay: .milliseconds(250)))
+        #expect(plan.next() == .failure(status: 503, delay: .milliseconds(1_500)))
+        #expect(plan.next() == .timeout)
+        #expect(plan.next() == .body(status: 200, body: Array("{}".utf8), delay: .zero))
+        #expect(plan.next() == .answer(delay: .zero))
+    }
+
+    @Test("Bad scripts are refused naming the step", arguments: [
+        (#"{"status": 500}"#, "a JSON list"), (#"[{}, {"stauts": 500}]"#, "step 2: unknown key 'stauts'"),
+        (#"[{"status": 99}]"#, "step 1: status"), (#"[{"delay": "fast"}]"#, "step 1: delay"),
+        (#"[{"delay": -5}]"#, "step 1: delay"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
+        (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"), ("[", "not JSON"),
+    ])
+    func badScripts(json: String, message: String) {
+        do {
+            _ = try FaultScript.parse(Data(json.utf8), source: "qa.json")
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.message.hasPrefix("qa.json"))
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test("Through the server: the scripted third request fails, the fourth is slow, the fifth is malformed")
+    func scriptedSession() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let clock = VirtualClock()
+        let script = try FaultScript.parse(
+            Data(#"[{}, {}, {"status": 503}, {"delay": "800ms"}, {"status": 200, "body": "not json"}]"#.utf8), source: "qa.json")
+        let log = LogLines()
+        let server = makeServer(
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), search: IndexSearch(index: places.index),
+            clock: clock, log: log)
+        try await server.application().test(.router) { client in
+            for _ in 0..<2 {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { #expect($0.status == .ok) }
+            }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { response in
+                        let answered = try response.decodePlaces()
+                        #expect(answered == (try places.index.places(near: TestIndex.tokyo, within: 100).map(\.place)))
+                    }
+                }
+                await clock.waitForSleepers(1)
+                await clock.advance(by: .milliseconds(800))
+                try await group.waitForAll()
+            }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(decoding: response.bytes, as: UTF8.self) == "not json")
+            }
+        }
+        let lines = log.all
+        #expect(lines.count == 5)
+        #expect(lines[2].contains(" 503 ") && lines[2].contains("fault: fail 503"))
+        #expect(lines[3].contains("fault: delay after 800 ms"))
+        #expect(lines[4].contains("fault: scripted body 200"))
+    }
+
+    @Test("A timeout fault holds the request until shutdown begins, then answers 503")
+    func timeoutReleasedOnShutdown() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let clock = VirtualClock()
+        let server = makeServer(
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1)), search: IndexSearch(index: places.index),
+            clock: clock)
+        try await server.application().test(.router) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { #expect($0.status == .serviceUnavailable) }
+                }
+                // Held: many 50 ms steps pass and still no answer.
+                for _ in 0..<20 {
+                    await clock.waitForSleepers(1)
+                    await clock.advance(by: .milliseconds(50))
+                }
+                // Shutdown begins while the request is held; its next wake-up answers.
+                await clock.waitForSleepers(1)
+                server.state.beginShutdown()
+                await clock.advance(by: .milliseconds(50))
+                try await group.waitForAll()
+            }
+        }
+        // A request that is never answered counts as failed at once.
+        #expect(server.state.audit.records.first?.entries.first?.status == 0)
+    }
+}
+
+extension FaultOutcome {
+    var delay: Duration {
+        switch self {
+        case .answer(let delay), .failure(_, let delay), .body(_, _, let delay): delay
+        case .timeout: .zero
+        }
+    }
+}
