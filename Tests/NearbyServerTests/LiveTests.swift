@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LocationCore
+import LocationIndex
+import MapFeature
+@testable import NearbyServer
+import Testing
+
+/// Real sockets on loopback: Hummingbird's `.live` server with the app's own HTTP client.
+@Suite struct LiveTests {
+    @Test("End to end: HTTPLocationRepository gets the index's places; a 400 names the parameter; the token applies")
+    func endToEnd() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(port: 0, token: "live-token"), search: IndexSearch(index: places.index))
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            let repository = try HTTPLocationRepository(baseURL: base, token: "live-token")
+            for radius in [1.0, 500, 5_000, 50_000] {
+                let answered = try await repository.fetchNearby(center: TestIndex.tokyo, radius: radius)
+                #expect(answered == (try places.index.places(near: TestIndex.tokyo, within: radius).map(\.place)))
+            }
+            // The cap is a 400 the app's client maps to a validation error on `radius`.
+            do {
+                _ = try await repository.fetchNearby(center: TestIndex.tokyo, radius: 60_000)
+                Issue.record("a radius over the cap was answered")
+            } catch let error as AppError {
+                #expect(error.code == .validation)
+                #expect(error.parameter == "radius")
+                #expect(error.statusCode == 400)
+            }
+            let anonymous = try HTTPLocationRepository(baseURL: base, token: nil)
+            do {
+                _ = try await anonymous.fetchNearby(center: TestIndex.tokyo, radius: 100)
+                Issue.record("answered without the token")
+            } catch let error as AppError {
+                #expect(error.code == .unauthorized)
+            }
+        }
+    }
+
+    @Test("64 concurrent clients each get exactly the index's answer")
+    func concurrentClients() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(port: 0), search: IndexSearch(index: places.index))
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for i in 0..<64 {
+                    group.addTask {
+                        // Each client its own session (its own connections), its own point and radius.
+                        let repository = try HTTPLocationRepository(baseURL: base, token: nil)
+                        let center = TestIndex.tokyo.destination(distance: Double(i) * 700, bearing: Double(i) * 37)
+                        let radius = [300.0, 2_000, 5_000, 20_000][i % 4]
+                        var allEqual = true
+                        for _ in 0..<4 {
+                            let answered = try await repository.fetchNearby(center: center, radius: radius)
+                            let expected = try places.index.places(near: center, within: radius).map(\.place)
+                            allEqual = allEqual && answered == expected
+                        }
+                        return (i, allEqual)
+                    }
+                }
+                var results: [(Int, Bool)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            #expect(results.count == 64)
+            let wrong = results.filter { !$0.1 }.map(\.0)
+            #expect(wrong.isEmpty, "clients with a wrong answer: \(wrong)")
+        }
+        #expect(server.state.metrics.requestCount(route: "/locations/nearby", status: 200) == 256)
+    }
+}
