@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LocSimTestHelpers
+import Testing
+
+/// `locsim serve` as a real process on loopback, called by real clients: `locsim replay --online`,
+/// URLSession, and the test itself. Port 0 everywhere: the server prints the port it bound.
+@Suite struct ServeCommandTests {
+    /// A running `locsim serve`, with the base URL it printed.
+    struct Server {
+        let command: LiveCommand
+        let base: String
+
+        static func start(_ arguments: [String]) async throws -> Server {
+            let command = try LiveCommand(["serve", "--port", "0"] + arguments)
+            do {
+                try await command.wait(for: "the listening line", timeout: .seconds(60)) { lines in
+                    lines.contains { $0.text.hasPrefix("locsim serve: listening on http://127.0.0.1:") }
+                }
+            } catch {
+                command.stop()
+                throw error
+            }
+            let line = command.lines.first { $0.text.hasPrefix("locsim serve: listening on ") }!.text
+            let url = line.dropFirst("locsim serve: listening on ".count).prefix { $0 != " " }
+            return Server(command: command, base: String(url))
+        }
+    }
+
+    func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+        let path = NSTemporaryDirectory() + "locsim-serve-command-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
+    func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.timeoutInterval = 60
+        // A session of its own: the shared one queues requests beyond a few per host, which would
+        // hold a /audit behind the load it is meant to observe.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    struct Audit: Decodable {
+        struct Client: Decodable {
+            struct Entry: Decodable {
+                var verdict: String
+                var reason: String
+                var status: Int?
+            }
+            var client: String
+            var violations: Int
+            var verdicts: [String: Int]
+            var timeline: [Entry]
+        }
+        var violations: Int
+        var clients: [Client]
+    }
+
+    func audit(_ server: Server) async throws -> Audit {
+        try JSONDecoder().decode(Audit.self, from: try await get(server.base + "/audit").body)
+    }
+
+    @Test("replay --online against locsim serve gives the same places and fetch log as replay --db on the same index")
+    func onlineReplayMatchesDatabase() async throws {
+        try await withDirectory { directory in
+            let db = directory + "/sf.sqlite"
+            let imported = try CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let server = try await Server.start(["--db", db])
+            defer { server.command.stop() }
+            let common = ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl"]
+            let online = try CLI.run(common + ["--online", server.base])
+            let offline = try CLI.run(common + ["--db", db])
+            #expect(online.status == 0, "\(online.stderr)")
+            #expect(offline.status == 0, "\(offline.stderr)")
+            #expect(online.stdout.split(separator: "\n").count > 100)
+            #expect(online.stdout == offline.stdout)
+            // The server saw every fetch of the log, and answered each.
+            let fetches = offline.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch""#) }.count
+            let served = server.command.lines.filter { $0.text.contains(" GET /locations/nearby?") && $0.text.contains(" 200 ") }
+            #expect(served.count == fetches)
+            server.command.interrupt()
+            #expect(try await server.command.waitForExit() == .exited(0))
+        }
+    }
+
+    @Test("SIGTERM under load: every request in flight is answered in full, then exit 0")
+    func sigtermLosesNoAnswer() async throws {
+        let server = try await Server.start(["--latency", "1500ms"])
+        defer { server.command.stop() }
+        let count = 32
+        let expected = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5", headers: [:])
+        #expect(expected.status == 200)
+        async let answers = withThrowingTaskGroup(of: (Int, Data).self) { group in
+            for i in 0..<count {
+                group.addTask {
+                    let answer = try await self.get(
+                        server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5",
+                        headers: ["X-Player-ID": "load-\(i)"])
+                    return (answer.status, answer.body)
+                }
+            }
+            var all: [(Int, Data)] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        // Wait until the audit shows all of them arrived and unanswered (status null), then SIGTERM.
+        var inFlight = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while inFlight < count, ContinuousClock.now < deadline {
+            let audit = try await audit(server)
+            inFlight = audit.clients.filter { $0.client.hasPrefix("player:load-") && $0.timeline.last?.status == nil }.count
+            if inFlight < count { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(inFlight == count)
+        server.command.child.send(SIGTERM)
+        let results = try await answers
+        #expect(results.count == count)
+        #expect(results.allSatisfy { $0.0 == 200 && $0.1 == expected.body })
+        #expect(try await server.command.waitForExit() == .exited(0))
+    }
+
+    @Test("--audit-strict: a client polling too often makes the process exit 1 and names it")
+    func auditStrict() async throws {
+        let server = try await Server.start(["--audit-strict"])
+        defer { server.command.stop() }
+        for _ in 0..<3 {
+            let answer = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "qa-loop"])
+            #expect(answer.status == 200)
+        }
+        let audit = try await audit(server)
+        #expect(audit.violations == 2)
+        #expect(audit.clients.first?.timeline.map(\.verdict) == ["first", "too_soon", "too_soon"])
+        #expect(server.command.lines.contains { $0.text.contains("player:qa-loop") && $0.text.contains("too_soon (TOO SOON: 0 m and ") })
+        server.command.interrupt()
+        #expect(try await server.command.waitForExit() == .exited(1))
+        #expect(server.command.child.errors.contains("player:qa-loop: 2 of 3 requests broke the fetch rule"))
+    }
+
+    @Test("MapViewModel's back-off after scripted failures shows in the audit as retries, never a retry storm")
+    func backOffVisibleInAudit() async throws {
+        try await withDirectory { directory in
+            // 14 s standing still, replayed in real time; the rule's interval shortened to 2 s on both sides.
+            let track = directory + "/stand.gpx"
+            let made = try CLI.run([
+                "simulate", "stationary", "--at", "37.7599,-122.4148", "--duration", "14", "--out", track,
+                "--start-time", "2024-11-07T18:00:00Z",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+            let script = directory + "/qa.json"
+            try Data(#"[{}, {"status": 503}, {"status": 503}]"#.utf8).write(to: URL(fileURLWithPath: script))
+            let server = try await Server.start(["--script", script, "--throttle-interval", "2"])
+            defer { server.command.stop() }
+            let replay = try CLI.run([
+                "replay", track, "--online", server.base, "--throttle-interval", "2", "--format", "jsonl", "--no-progress",
+            ])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            let audit = try await audit(server)
+            let client = try #require(audit.clients.first)
+            let verdicts = client.timeline.map(\.verdict)
+            #expect(Array(verdicts.prefix(4)) == ["first", "elapsed", "retry", "retry"], "\(client.timeline)")
+            #expect(client.timeline.prefix(3).map(\.status) == [200, 503, 503])
+            #expect(client.violations == 0, "\(client.timeline.filter { $0.verdict != "first" && $0.verdict != "elapsed" && $0.verdict != "retry" })")
+            #expect(verdicts.count >= 5)
+        }
+    }
+
+    @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out")
+    func publicHostNeedsToken() throws {
+        let result = try CLI.run(["serve", "--host", "0.0.0.0", "--port", "0"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--token"))
+        #expect(result.stderr.contains("--allow-anonymous"))
+        let badScript = try CLI.run(["serve", "--port", "0", "--script", "/nonexistent/qa.json"])
+        #expect(badScript.status == 2)
+        #expect(badScript.stderr.contains("/nonexistent/qa.json"))
+        let badLatency = try CLI.run(["serve", "--port", "0", "--latency", "fast"])
+        #expect(badLatency.status == 2)
+        #expect(badLatency.stderr.contains("--latency"))
+    }
+}
