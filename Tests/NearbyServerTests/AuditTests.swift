@@ -168,4 +168,19 @@ import Testing
         }
         #expect(server.state.audit.records.map(\.client) == ["player:p1", TokenRule.clientName(forToken: "abc"), "address:unknown"])
     }
+
+    @Test("The HTML report escapes what clients send and shows every verdict")
+    func htmlReport() throws {
+        var audit = FetchAudit()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let hostile = "player:<script>alert(1)</script>&"
+        _ = audit.arrive(client: hostile, center: TestIndex.tokyo, radius: 100, at: start)
+        let (ticket, _) = audit.arrive(client: hostile, center: TestIndex.tokyo, radius: 100, at: start.addingTimeInterval(2))
+        audit.finish(ticket, status: 200, failed: false, at: start.addingTimeInterval(2))
+        let html = AuditReport(audit: audit, title: "test").render()
+        #expect(!html.contains("<script>"))
+        #expect(html.contains(XMLText.escaped(hostile)))
+        #expect(html.contains("<td class=\"bad\">1</td>"))
+        #expect(html.contains("id=\"map\"") && html.contains("id=\"timeline\"") && html.contains("id=\"summary\""))
+    }
 }

@@ -137,19 +137,27 @@ import Testing
 
     @Test("--audit-strict: a client polling too often makes the process exit 1 and names it")
     func auditStrict() async throws {
-        let server = try await Server.start(["--audit-strict"])
-        defer { server.command.stop() }
-        for _ in 0..<3 {
-            let answer = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "qa-loop"])
-            #expect(answer.status == 200)
+        try await withDirectory { directory in
+            let report = directory + "/audit.html"
+            let server = try await Server.start(["--audit-strict", "--audit-report", report])
+            defer { server.command.stop() }
+            for _ in 0..<3 {
+                let answer = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "qa-loop"])
+                #expect(answer.status == 200)
+            }
+            let audit = try await audit(server)
+            #expect(audit.violations == 2)
+            #expect(audit.clients.first?.timeline.map(\.verdict) == ["first", "too_soon", "too_soon"])
+            #expect(server.command.lines.contains { $0.text.contains("player:qa-loop") && $0.text.contains("too_soon (TOO SOON: 0 m and ") })
+            server.command.interrupt()
+            #expect(try await server.command.waitForExit() == .exited(1))
+            #expect(server.command.child.errors.contains("player:qa-loop: 2 of 3 requests broke the fetch rule"))
+            // The HTML report was written on the way out, with the client and its two violations.
+            let html = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(html.contains("<td>player:qa-loop</td><td>3</td>"))
+            #expect(html.contains("<td class=\"bad\">2</td>"))
+            #expect(html.contains("TOO SOON: 0 m and "))
         }
-        let audit = try await audit(server)
-        #expect(audit.violations == 2)
-        #expect(audit.clients.first?.timeline.map(\.verdict) == ["first", "too_soon", "too_soon"])
-        #expect(server.command.lines.contains { $0.text.contains("player:qa-loop") && $0.text.contains("too_soon (TOO SOON: 0 m and ") })
-        server.command.interrupt()
-        #expect(try await server.command.waitForExit() == .exited(1))
-        #expect(server.command.child.errors.contains("player:qa-loop: 2 of 3 requests broke the fetch rule"))
     }
 
     @Test("MapViewModel's back-off after scripted failures shows in the audit as retries, never a retry storm")

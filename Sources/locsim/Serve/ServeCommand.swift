@@ -74,6 +74,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Slack on the audited interval for network jitter, in seconds.", valueName: "s"))
     var auditTolerance: Double = 1
 
+    @Option(help: ArgumentHelp("At shutdown, write the audit as an HTML page (map, timeline, counts).", valueName: "file.html"))
+    var auditReport: String?
+
     @Flag(help: "Exit with status 1 at shutdown if the audit saw any violation.")
     var auditStrict = false
 
@@ -154,6 +157,14 @@ struct Serve: AsyncParsableCommand {
 
         let audit = server.state.audit
         let records = audit.records
+        if let auditReport {
+            do {
+                try AuditReport(audit: audit, title: "\(host):\(port), \(Date())").write(to: auditReport)
+            } catch {
+                throw CommandFailure("cannot write the audit report to \(auditReport): \(error.reason)")
+            }
+            Terminal.err("audit report written to \(auditReport)")
+        }
         Terminal.err(
             "locsim serve: stopped; audit: \(records.reduce(0) { $0 + $1.requests }) requests from \(records.count) "
                 + "client\(records.count == 1 ? "" : "s"), \(audit.violationCount) violation\(audit.violationCount == 1 ? "" : "s")")
