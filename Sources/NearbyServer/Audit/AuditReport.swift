@@ -80,8 +80,11 @@ public struct AuditReport: Sendable {
         let spanX = max((longitudes.max()! - longitudes.min()!) * scaleX, 1e-6)
         let spanY = max(latitudes.max()! - latitudes.min()!, 1e-6)
         let scale = min((width - 2 * margin) / spanX, (height - 2 * margin) / spanY)
+        // Centred in the frame.
+        let offsetX = (width - 2 * margin - spanX * scale) / 2, offsetY = (height - 2 * margin - spanY * scale) / 2
         func point(_ c: Coordinate) -> (Double, Double) {
-            (margin + (c.longitude - longitudes.min()!) * scaleX * scale, height - margin - (c.latitude - latitudes.min()!) * scale)
+            (margin + offsetX + (c.longitude - longitudes.min()!) * scaleX * scale,
+             height - margin - offsetY - (c.latitude - latitudes.min()!) * scale)
         }
         var svg = "<svg id=\"map\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
         for record in audit.records where record.entries.count > 1 {

@@ -6,6 +6,7 @@ import Logging
 import MapFeature
 import NearbyServer
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// `locsim serve`: the game's `GET /locations/nearby` over HTTP, so the real app can be pointed
@@ -139,10 +140,12 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
         let accessLog = AccessLog(format: logFormat.format) { Terminal.out($0) }
+        let boundPort = Mutex(port)
         let server = NearbyServer(
             configuration: configuration, search: IndexSearch(index: index),
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
             onListening: { host, port in
+                boundPort.withLock { $0 = port }
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
                 var line = "locsim serve: listening on http://\(shown):\(port)"
                 if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
@@ -159,7 +162,7 @@ struct Serve: AsyncParsableCommand {
         let records = audit.records
         if let auditReport {
             do {
-                try AuditReport(audit: audit, title: "\(host):\(port), \(Date())").write(to: auditReport)
+                try AuditReport(audit: audit, title: "http://\(host):\(boundPort.withLock { $0 }), \(Date())").write(to: auditReport)
             } catch {
                 throw CommandFailure("cannot write the audit report to \(auditReport): \(error.reason)")
             }
