@@ -144,7 +144,7 @@ public struct NearbyResponder: HTTPResponder {
                 let places = try await search.places(near: query.center, within: query.radius, limit: query.limit)
                 var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
                 writer.appendLocations(places)
-                outcome = Outcome(response: Self.json(writer.bytes, status: 200), places: places.count)
+                outcome = Outcome(response: Self.json(buffer: writer.buffer, status: 200), places: places.count)
             } catch {
                 failed = true
                 logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])
@@ -215,11 +215,13 @@ public struct NearbyResponder: HTTPResponder {
     }
 
     static func json(_ bytes: [UInt8], status: Int) -> Response {
+        json(buffer: ByteBuffer(bytes: bytes), status: status)
+    }
+
+    static func json(buffer: ByteBuffer, status: Int) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 
     static func text(_ text: String, contentType: String) -> Response {

@@ -1,7 +1,8 @@
 public import LocationCore
+import NIOCore
 
-/// Writes the nearby answer's JSON straight from the places into one byte array: no
-/// `JSONEncoder`, no intermediate `String` per field.
+/// Writes the nearby answer's JSON straight from the places into the response's byte buffer: no
+/// `JSONEncoder`, no intermediate `String` per field, no copy afterwards.
 ///
 /// Strings are escaped exactly as ``LocationCore/JSONText`` escapes them (the tests compare the
 /// two on every control character, quotes, backslashes and non-ASCII text); numbers are
@@ -12,22 +13,24 @@ public import LocationCore
 /// writer.appendLocations(places)   // {"locations":[{"id":"a","name":"A","lat":1.5,"lng":2,…}]}
 /// ```
 public struct NearbyJSONWriter: Sendable {
+    /// The buffer written so far; the server sends it as the body as it is.
+    private(set) var buffer: ByteBuffer
+
     /// The bytes written so far (UTF-8).
-    public private(set) var bytes: [UInt8]
+    public var bytes: [UInt8] { Array(buffer.readableBytesView) }
 
     /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
     /// The whole body: `{"locations":[…]}`, in the given order. A place's empty `kind` and nil
     /// `level` are left out, as `NearbyLocationsResponse` expects of optional keys.
     public mutating func appendLocations(_ places: [Place]) {
-        bytes.reserveCapacity(bytes.count + 16 + places.count * 120)
+        buffer.reserveCapacity(minimumWritableBytes: 16 + places.count * 120)
         append("{\"locations\":[")
         for (i, place) in places.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
             append("{\"id\":")
             appendQuoted(place.id)
             append(",\"name\":")
@@ -44,20 +47,20 @@ public struct NearbyJSONWriter: Sendable {
                 append(",\"level\":")
                 appendInteger(level)
             }
-            bytes.append(UInt8(ascii: "}"))
+            buffer.writeInteger(UInt8(ascii: "}"))
         }
         append("]}")
     }
 
     /// Appends ASCII text as it is (for the writer's own punctuation and keys).
     public mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        buffer.writeStaticString(text)
     }
 
     /// Appends already-valid JSON or other text as it is.
     public mutating func appendRaw(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { _ = buffer.writeBytes($0) }
     }
 
     /// Appends `value` as a JSON string literal, quotes included, escaped like ``LocationCore/JSONText``.
@@ -67,7 +70,7 @@ public struct NearbyJSONWriter: Sendable {
     }
 
     private mutating func appendQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.writeInteger(UInt8(ascii: "\""))
         var runStart = source.startIndex
         var i = runStart
         while i < source.endIndex {
@@ -77,7 +80,7 @@ public struct NearbyJSONWriter: Sendable {
                 i += 1
                 continue
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i]))
+            buffer.writeBytes(UnsafeBufferPointer(rebasing: source[runStart..<i]))
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")
             case UInt8(ascii: "\\"): append("\\\\")
@@ -86,14 +89,14 @@ public struct NearbyJSONWriter: Sendable {
             case UInt8(ascii: "\t"): append("\\t")
             default:
                 append("\\u00")
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                buffer.writeInteger(Self.hexDigits[Int(byte >> 4)])
+                buffer.writeInteger(Self.hexDigits[Int(byte & 0xF)])
             }
             i += 1
             runStart = i
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i]))
-        bytes.append(UInt8(ascii: "\""))
+        buffer.writeBytes(UnsafeBufferPointer(rebasing: source[runStart..<i]))
+        buffer.writeInteger(UInt8(ascii: "\""))
     }
 
     /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`);
@@ -106,13 +109,13 @@ public struct NearbyJSONWriter: Sendable {
         // Swift's description is the shortest representation that parses back to the same bits,
         // and short enough (at most 24 bytes) to stay in a small string without allocating.
         var text = value.description
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { _ = buffer.writeBytes($0) }
     }
 
     /// Appends an integer.
     public mutating func appendInteger(_ value: Int) {
         var text = String(value)
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { _ = buffer.writeBytes($0) }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
