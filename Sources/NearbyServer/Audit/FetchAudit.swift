@@ -36,7 +36,8 @@ public struct FetchAudit: Sendable {
         public var rule: FetchThrottle.Configuration
         /// Slack on the interval rule for arrival-time jitter. Default 1 s.
         public var tolerance: Duration
-        /// Requests kept per client for the timeline (older ones are counted, not kept). Default 10,000.
+        /// Requests kept per client for the timeline (older ones are counted, not kept; up to a
+        /// quarter more may be held between trims). Default 10,000.
         public var maximumEntriesPerClient: Int
 
         /// - Parameters:
@@ -161,21 +162,24 @@ public struct FetchAudit: Sendable {
         -> (ticket: Ticket, entry: Entry)
     {
         sequence += 1
-        var record = clients[client] ?? {
+        if clients[client] == nil {
             clientOrder.append(client)
-            return ClientRecord(client: client, rule: rule)
-        }()
-        let (verdict, reason) = Self.judge(record: record, center: center, time: time)
-        record.throttle.recordFetch(center: center, at: time)
-        record.inFlight += 1
-        record.requests += 1
-        record.verdicts[verdict, default: 0] += 1
-        let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, reason: reason, status: nil)
-        record.entries.append(entry)
-        if record.entries.count > configuration.maximumEntriesPerClient {
-            record.entries.removeFirst(record.entries.count - configuration.maximumEntriesPerClient)
+            clients[client] = ClientRecord(client: client, rule: rule)
         }
-        clients[client] = record
+        // Mutated in place through the dictionary (a copy of the record would copy its timeline
+        // on every request).
+        let (verdict, reason) = Self.judge(record: clients[client]!, center: center, time: time)
+        let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, reason: reason, status: nil)
+        let keep = configuration.maximumEntriesPerClient
+        update(client) { record in
+            record.throttle.recordFetch(center: center, at: time)
+            record.inFlight += 1
+            record.requests += 1
+            record.verdicts[verdict, default: 0] += 1
+            record.entries.append(entry)
+            // Drop the oldest quarter at a time, so trimming costs O(1) per request on average.
+            if record.entries.count > keep + keep / 4 { record.entries.removeFirst(record.entries.count - keep) }
+        }
         let ticket = Ticket(client: client, sequence: sequence)
         if !answered { finish(ticket, status: 0, failed: true, at: time) }
         return (ticket, entry)
@@ -183,17 +187,24 @@ public struct FetchAudit: Sendable {
 
     /// The request was answered with `status` at `time`; `failed` for a 5xx (or no answer).
     public mutating func finish(_ ticket: Ticket, status: Int, failed: Bool, at time: Date) {
-        guard var record = clients[ticket.client] else { return }
-        record.inFlight = max(0, record.inFlight - 1)
-        if failed {
-            record.throttle.recordFailure(at: time)
-            record.failedAt = time
-        } else {
-            record.throttle.recordSuccess()
-            record.failedAt = nil
+        update(ticket.client) { record in
+            record.inFlight = max(0, record.inFlight - 1)
+            if failed {
+                record.throttle.recordFailure(at: time)
+                record.failedAt = time
+            } else {
+                record.throttle.recordSuccess()
+                record.failedAt = nil
+            }
+            // The entry is near the end unless many requests of the client overlapped.
+            if let i = record.entries.lastIndex(where: { $0.sequence == ticket.sequence }) { record.entries[i].status = status }
         }
-        if let i = record.entries.lastIndex(where: { $0.sequence == ticket.sequence }) { record.entries[i].status = status }
-        clients[ticket.client] = record
+    }
+
+    /// Changes a client's record in place.
+    private mutating func update(_ client: String, _ change: (inout ClientRecord) -> Void) {
+        guard clients[client] != nil else { return }
+        change(&clients[client]!)
     }
 
     private static func judge(record: ClientRecord, center: Coordinate, time: Date) -> (Verdict, String) {
