@@ -67,6 +67,28 @@ import Testing
         #expect(down.stdout.contains(#""reason":"retry""#))
     }
 
+    @Test("Failed fetches are drawn in the report and listed with their errors, one for each fetch_failed line")
+    func failuresInReport() throws {
+        let server = try Server()
+        defer { server.stop() }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let result = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
+            "http://127.0.0.1:\(server.port)/server-error", "--format", "jsonl", "--report", report,
+        ])
+        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        let failed = result.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
+        #expect(!failed.isEmpty)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.components(separatedBy: #"<g class="fetch-failed">"#).count - 1 == failed.count)
+        #expect(html.components(separatedBy: #"<g class="failure-mark">"#).count - 1 == failed.count)
+        #expect(html.contains("<h2>Failed fetches (\(failed.count))</h2>"))
+        let rows = ReportTests.rows(html, table: "failures")
+        #expect(rows.count == min(failed.count, 50))
+        #expect(rows.allSatisfy { $0.count == 3 && $0[2].contains("HTTP 500") && $0[2].contains("database is down") }, "\(rows)")
+    }
+
     @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")
     func movedPlace() throws {
         let server = try Server()

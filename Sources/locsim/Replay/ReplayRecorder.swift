@@ -18,6 +18,8 @@ final class ReplayRecorder {
         var places: [String: (place: Place, firstSeen: Date)] = [:]
         var encounters: [(time: Date, place: Place, distance: Double)] = []
         var placeCounts: [(time: Date, count: Int)] = []
+        /// Fetches that failed: where the request was centred, when it failed, and why.
+        var failures: [(time: Date, id: Int, center: Coordinate, error: String)] = []
     }
 
     private let format: Format
@@ -39,7 +41,6 @@ final class ReplayRecorder {
     private var firstTime: Date?
     private var lastTime: Date?
     private(set) var fetchesByReason: [String: Int] = [:]
-    private(set) var failures = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
 
     init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
@@ -56,6 +57,7 @@ final class ReplayRecorder {
     var fixCount: Int { acceptedCount + rejectedCount }
     var placesSeenCount: Int { trace.places.count }
     var encounterCount: Int { trace.encounters.count }
+    var failures: Int { trace.failures.count }
 
     // MARK: Events
 
@@ -131,7 +133,7 @@ final class ReplayRecorder {
                     ("count", .int(count)),
                 ]))
         case .fetchFailed(let request, let error, let retryNotBefore):
-            failures += 1
+            trace.failures.append((event.time, request.id, request.center, "\(error)"))
             emit(
                 text: "\(stamp(event.time))  fetch #\(request.id) failed: \(error); next try not before \(stamp(retryNotBefore))",
                 json: .object([
