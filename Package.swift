@@ -97,7 +97,9 @@ let package = Package(
             name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
+            // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
+            // (beside the test bundle), so they never run a stale binary.
+            name: "locsimTests", dependencies: ["locsim", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ import LocationGPSD
 import LocationTestSupport
 import Testing
 
-@Suite struct GPSDBackoffTests {
+@Suite(.timeLimit(.minutes(2))) struct GPSDBackoffTests {
     typealias Backoff = GPSDProvider<VirtualClock>.Backoff
 
     @Test("Delays grow by the multiplier from the initial delay until the cap, then stay there",

@@ -2,7 +2,9 @@ import Foundation
 import LocSimTestHelpers
 import Testing
 
-/// Runs the `locsim` binary that `swift build --build-tests` built beside the test bundle.
+/// Runs the `locsim` binary built beside the test bundle. The test target depends on the
+/// executable, so `swift build --build-tests` and `swift test` rebuild it with the tests: the
+/// binary under test is never one left over from an earlier build.
 enum CLI {
     struct Result {
         var status: Int32
@@ -10,11 +12,7 @@ enum CLI {
         var stderr: String
     }
 
-    static var binary: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return PackagePaths.root + "/.build/debug/locsim"
-    }
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
 
     /// A private cache so the default index is built inside the test's temporary folder.
     static let cacheDirectory: String = {
