@@ -57,8 +57,7 @@ struct GPSDProviderLiveTests {
         defer { feed.close() }
         let port = try LoopbackSocket.freePort()
         let clock = VirtualClock()
-        let backoff = GPSDProvider<VirtualClock>.Backoff(
-            initialDelay: .milliseconds(100), multiplier: 2, maximumDelay: .milliseconds(350))
+        let backoff = try Backoff(initialDelay: .milliseconds(100), multiplier: 2, maximumDelay: .milliseconds(350))
         let provider = try GPSDProvider(
             host: "127.0.0.1", port: port, configuration: .init(waitForDaemon: true, backoff: backoff),
             clock: clock, now: { Date(timeIntervalSince1970: 0) })
@@ -68,10 +67,10 @@ struct GPSDProviderLiveTests {
         for attempt in 1...4 {
             try await recorder.wait(for: "retry \(attempt)") { retries(in: $0).count >= attempt }
             await clock.waitForSleepers(1)
-            if attempt < 4 { await clock.advance(by: backoff.delay(forAttempt: attempt)) }
+            if attempt < 4 { await clock.advance(by: backoff.delay(afterFailures: attempt)) }
         }
         let delays = retries(in: recorder.recorded)
-        #expect(delays == (1...4).map { backoff.delay(forAttempt: $0) })
+        #expect(delays == (1...4).map { backoff.delay(afterFailures: $0) })
         #expect(delays.last == backoff.maximumDelay, "the cap applies")
         for event in recorder.recorded {
             if case .disconnected(let error) = event {

@@ -26,20 +26,4 @@ struct GPSDProviderValidationTests {
         #expect(error?.code == .invalidArgument)
         #expect(error?.detail.contains("70000") == true)
     }
-
-    @Test("A back-off that would never wait, or cannot be computed, is refused naming the field", arguments: [
-        ("initialDelay", GPSDProvider<ContinuousClock>.Backoff(initialDelay: .zero)),
-        ("initialDelay", GPSDProvider<ContinuousClock>.Backoff(initialDelay: .milliseconds(-5))),
-        ("multiplier", GPSDProvider<ContinuousClock>.Backoff(multiplier: .nan)),
-        ("maximumDelay", GPSDProvider<ContinuousClock>.Backoff(initialDelay: .seconds(2), maximumDelay: .seconds(1))),
-        ("maximumAttempts", GPSDProvider<ContinuousClock>.Backoff(maximumAttempts: -1)),
-    ])
-    func invalidBackoff(field: String, backoff: GPSDProvider<ContinuousClock>.Backoff) throws {
-        let error = #expect(throws: GPSDError.self) {
-            try GPSDProvider(host: "127.0.0.1", port: 2947, configuration: .init(waitForDaemon: true, backoff: backoff))
-        }
-        #expect(error?.code == .invalidArgument)
-        #expect(error?.detail.contains("backoff.\(field)") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("127.0.0.1:2947") == true)
-    }
 }
