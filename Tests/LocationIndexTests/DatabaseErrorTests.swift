@@ -4,7 +4,7 @@ import LocationIndex
 import Synchronization
 import Testing
 
-@Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(2)))
+@Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(5)))
 struct DatabaseErrorTests {
     static let places = NearbyIndexQueryTests.places(seed: 21)
 

@@ -11,7 +11,7 @@ import Testing
 /// The whole harness: GPX files and synthetic motion (LocationSimulation) through `MapViewModel`
 /// in virtual time, against the offline SQLite index (LocationIndex).
 @MainActor
-@Suite(.timeLimit(.minutes(2))) struct OfflineIndexReplayTests {
+@Suite(.timeLimit(.minutes(5))) struct OfflineIndexReplayTests {
     nonisolated static let shibuya = Coordinate(validLatitude: 35.6580, longitude: 139.7016)
     nonisolated static let start = Date(timeIntervalSince1970: 1_750_000_000)
 

@@ -278,7 +278,7 @@ struct GPSDCommandTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct GPSDCommandFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct GPSDCommandFailureTests {
     @Test("gpsd with nothing at host:port: exit status 1, and the message names 127.0.0.1:PORT")
     func noDaemon() throws {
         let port = try LoopbackSocket.freePort()

@@ -4,7 +4,7 @@ import Testing
 
 /// Habits of the test suite itself that keep a failure loud: a test that awaits something cannot
 /// hang the run, because its suite (or the test, when it stands alone) has a time limit.
-@Suite(.timeLimit(.minutes(1))) struct TestHygieneTests {
+@Suite(.timeLimit(.minutes(5))) struct TestHygieneTests {
     /// Every test source file under Tests/, with its path relative to the package.
     static func testSources() throws -> [(path: String, text: String)] {
         let root = PackagePaths.path("Tests")
