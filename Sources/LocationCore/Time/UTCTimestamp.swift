@@ -113,15 +113,24 @@ public enum UTCTimestamp {
         Array(bytes).withUnsafeBufferPointer { parse($0) }
     }
 
+    /// The largest distance from 1970 that ``format(_:fractionDigits:)`` writes as it is, in
+    /// seconds (about 31.7 million years); dates beyond saturate to it.
+    public static let formattableSeconds = 1e15
+
     /// Formats `date` as UTC with `fractionDigits` decimals (0…9), rounded to the nearest unit:
     /// `2018-11-29T01:48:58.000Z`.
+    ///
+    /// Defined for every `Date`, never trapping: a date more than ``formattableSeconds`` from
+    /// 1970 is written as the bound on its side (years of more than four digits are written in
+    /// full), and a not-a-number time as 1970-01-01T00:00:00Z.
     public static func format(_ date: Date, fractionDigits: Int = 3) -> String {
         let digits = max(0, min(9, fractionDigits))
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
         // Split into whole seconds and a fraction before scaling: t × 10⁹ overflows Int64
         // from the year 2262 on. (t − ⌊t⌋ is exact in floating point.)
-        let t = date.timeIntervalSince1970
+        let raw = date.timeIntervalSince1970
+        let t = raw.isNaN ? 0 : min(formattableSeconds, max(-formattableSeconds, raw))
         let whole = t.rounded(.down)
         var seconds = Int64(whole)
         var fraction = Int64(((t - whole) * Double(scale)).rounded())

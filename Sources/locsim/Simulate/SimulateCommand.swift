@@ -33,15 +33,15 @@ struct Simulate: AsyncParsableCommand {
     @Argument(help: "The path: stationary, line, route, circle or random-walk.")
     var path: PathKind
 
-    @Option(help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
     var at: CoordinateArgument?
-    @Option(help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
     var from: CoordinateArgument?
-    @Option(help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
     var to: CoordinateArgument?
-    @Option(help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
     var via: [CoordinateArgument] = []
-    @Option(help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
     var center: CoordinateArgument?
     @Option(help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = 200
@@ -91,18 +91,22 @@ struct Simulate: AsyncParsableCommand {
             guard from != nil, to != nil else { throw ValidationError("route needs --from, any number of --via, and --to") }
         case .circle:
             guard center != nil else { throw ValidationError("circle needs --center LAT,LON") }
-            guard circleRadius.isFinite, circleRadius > 0 else { throw ValidationError("--circle-radius must be > 0 metres") }
+            try checkOption(circleRadius, in: OptionRange.circleRadius, flag: "--circle-radius", unit: "metres")
         case .randomWalk:
             guard from != nil else { throw ValidationError("random-walk needs --from LAT,LON") }
         }
         if [.stationary, .circle, .randomWalk].contains(path) && duration == nil {
             throw ValidationError("\(path.rawValue) never ends by itself: give --duration SECONDS")
         }
-        if let duration, !(duration.isFinite && duration >= 0) { throw ValidationError("--duration must be ≥ 0 seconds") }
-        if let mps, !(mps.isFinite && mps > 0) { throw ValidationError("--mps must be > 0 m/s") }
-        if !(rate.isFinite && rate >= 0.001 && rate <= 100) { throw ValidationError("--rate must be between 0.001 and 100 Hz") }
+        if let within {
+            guard path == .randomWalk else { throw ValidationError("--within applies to random-walk") }
+            try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres")
+        }
+        if let duration { try checkOption(duration, in: OptionRange.duration, flag: "--duration", unit: "seconds") }
+        if let mps { try checkOption(mps, in: OptionRange.metresPerSecond, flag: "--mps", unit: "m/s") }
+        try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz")
         if let speed { try validateSpeed(speed) }
-        if let noise, !(noise.isFinite && noise >= 0) { throw ValidationError("--noise must be a sigma in metres ≥ 0") }
+        if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
         if let startTime, UTCTimestamp.parse(startTime) == nil {
             throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
         }
@@ -120,6 +124,8 @@ struct Simulate: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
+        if let out { try checkOutputPath(out, flag: "--out") }
+        if let report { try checkOutputPath(report, flag: "--report") }
         let motionPath: MotionPath =
             switch path {
             case .stationary: .stationary(at: at!.coordinate)
@@ -157,9 +163,10 @@ struct Simulate: AsyncParsableCommand {
             let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
                 progress.printAbove($0)
             }
+            let repository = FetchTally(try source.repository())
             let pipeline = MapPipeline(
-                repository: try source.repository(), configuration: try mapLogic.throttleConfiguration(),
-                recorder: recorder, progress: progress)
+                repository: repository, configuration: try mapLogic.throttleConfiguration(), recorder: recorder,
+                progress: progress)
             if speed == nil {
                 try await pipeline.runVirtual(motion)
             } else {
@@ -168,6 +175,7 @@ struct Simulate: AsyncParsableCommand {
                 try await pipeline.runRealTime(motion)
             }
             if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
+            try source.requireAnAnswer(repository)
             return
         }
         _ = try await runUntilInterrupted {

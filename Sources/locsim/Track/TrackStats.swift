@@ -99,28 +99,33 @@ struct TrackStats: AsyncParsableCommand {
     }
 }
 
-/// `value` with exactly `decimals` decimals, without Foundation's formatter.
+/// `value` with exactly `decimals` decimals, without Foundation's formatter. A value too large
+/// for that many decimals in 64-bit integers (|value| × 10^decimals ≥ 2⁶³) or not finite is
+/// written as Swift writes it (`1e+19`, `inf`): checked, never a trap.
 func formatFixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return String(value) }
     var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
+    for _ in 0..<max(0, decimals) { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
+    guard scaled < 9.2e18 else { return String(value) }
     let whole = (scaled / scale).rounded(.down)
     let fraction = Int64(scaled - whole * scale)
     let negative = value < 0 && scaled != 0
     var text = (negative ? "-" : "") + String(Int64(whole))
     if decimals > 0 {
         let digits = String(fraction)
-        text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+        text += "." + String(repeating: "0", count: max(0, decimals - digits.count)) + digits
     }
     return text
 }
 
-/// `h:mm:ss` (or `m:ss` under an hour).
+/// `h:mm:ss` (or `m:ss` under an hour). Saturates at ±2⁶² seconds; not-a-number is `-`.
 func formatDuration(_ seconds: Double) -> String {
-    let total = Int(seconds.rounded())
+    guard !seconds.isNaN else { return "-" }
+    let limit = 4.6e18
+    let total = Int(min(limit, max(-limit, seconds.rounded())))
     let sign = total < 0 ? "-" : ""
-    let s = abs(total)
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let s = total.magnitude
+    func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return s >= 3600 ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
 }
