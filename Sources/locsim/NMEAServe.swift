@@ -69,7 +69,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "TCP port to listen on.")
+    @Option(help: "TCP port to listen on (0: any free port, printed when listening).")
     var port: Int
 
     @Option(help: "Satellites in use to report in GGA (gpsd treats an empty count as no fix).")
@@ -83,7 +83,7 @@ struct NMEAServe: AsyncParsableCommand {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
-        try checkOption(port, in: OptionRange.port, flag: "--port")
+        try checkOption(port, in: 0...65_535, flag: "--port")  // 0: any free port, printed when listening
         try validateSpeed(speed)
         try checkOption(satellites, in: 0...99, flag: "--satellites")
         if from != nil {

@@ -58,7 +58,10 @@ import Testing
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/server-error",
             "--format", "jsonl",
         ])
-        #expect(down.status == 0)
+        // Every fetch failed: the timeline and summary are printed, then exit 1 says so.
+        #expect(down.status == 1)
+        #expect(down.stderr.hasPrefix("locsim: error: every fetch from \(base)/server-error failed"), "\(down.stderr)")
+        #expect(down.stdout.split(separator: "\n").last?.contains(#""type":"summary""#) == true)
         let failures = down.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
         #expect(!failures.isEmpty)
         #expect(failures.allSatisfy { $0.contains("HTTP 500") && $0.contains("127.0.0.1:\(server.port)") })
@@ -87,6 +90,25 @@ import Testing
         let rows = ReportTests.rows(html, table: "failures")
         #expect(rows.count == min(failed.count, 50))
         #expect(rows.allSatisfy { $0.count == 3 && $0[2].contains("HTTP 500") && $0[2].contains("database is down") }, "\(rows)")
+    }
+
+    @Test("--online where every fetch failed (HTTP 500, bad JSON, nothing listening) ends with exit 1 and says why",
+          arguments: ["/server-error", "/malformed", "down"])
+    func everyFetchFailed(_ scenario: String) throws {
+        let server = try Server()
+        defer { server.stop() }
+        let base = scenario == "down" ? "http://127.0.0.1:\(try LoopbackSocket.freePort())" : "http://127.0.0.1:\(server.port)\(scenario)"
+        let result = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("locsim: error: every fetch from \(base) failed") == true, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("hint: ") == true)
+        #expect(result.stdout.contains("Summary"), "the timeline and summary come first")
+
+        // One answer is enough: the run succeeded.
+        let ok = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
+        #expect(ok.status == 0, "\(ok.stderr)")
     }
 
     @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")
