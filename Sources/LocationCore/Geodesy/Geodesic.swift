@@ -955,8 +955,6 @@ func angleDifference(from x: Double, to y: Double) -> (Double, Double) {
 /// sin and cos of an angle in degrees, exact at multiples of 90° (the reduction to ±45° is
 /// exact in degrees, before any conversion to radians).
 @inline(__always) func sinCosDegrees(_ x: Double) -> (Double, Double) {
-    // Not finite: no quadrant to convert to an integer (NaN in, NaN out, as sin and cos do).
-    guard x.isFinite else { return (.nan, .nan) }
     var r = x.truncatingRemainder(dividingBy: 360)
     let q = Int((r / 90).rounded(.toNearestOrEven))
     r -= 90 * Double(q)
@@ -965,7 +963,6 @@ func angleDifference(from x: Double, to y: Double) -> (Double, Double) {
 
 /// sin and cos of (x + t) degrees for x in −180…180 and a small correction t.
 @inline(__always) func sinCosDegrees(_ x: Double, plus t: Double) -> (Double, Double) {
-    guard x.isFinite else { return (.nan, .nan) }
     let q = Int((x / 90).rounded(.toNearestOrEven))
     let r = roundedAngle((x - 90 * Double(q)) + t)
     return quadrantSinCos(r * degreesToRadians, quadrant: q, signOf: x)
