@@ -66,7 +66,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
-    @Option(help: "Address to listen on.")
+    @Option(help: "IPv4 address or host name (localhost) to listen on.")
     var host: String = "127.0.0.1"
 
     @Option(help: "TCP port to listen on (0: any free port, printed when listening).")
