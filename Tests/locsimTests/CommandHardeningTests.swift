@@ -43,6 +43,8 @@ import Testing
         BadOption(line + ["--noise", "1e30"], "--noise"),
         BadOption(line + ["--mps", "1e300"], "--mps"),
         BadOption(line + ["--rate", "0"], "--rate"),
+        BadOption(line + ["--seed", "-1"], "--seed"),
+        BadOption(["replay", "--fast", "--seed", "18446744073709551616", track], "--seed"),
         BadOption(["simulate", "random-walk", "--from", "35,139", "--within", "1e30", "--duration", "10"], "--within"),
         BadOption(["simulate", "circle", "--center", "35,139", "--circle-radius", "1e30", "--duration", "10"], "--circle-radius"),
         BadOption(["simulate", "stationary", "--at", "35,139", "--duration", "1e300"], "--duration"),

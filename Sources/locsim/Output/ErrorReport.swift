@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import GPXFormat
 import LocationCore
+import LocationGPSD
 import LocationIndex
 import LocationSimulation
 
@@ -43,6 +45,18 @@ struct ErrorReport: Equatable {
             return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
         case let failure as IndexError:
             return ErrorReport(message: failure.description, hint: hint(for: failure), status: 1)
+        case let failure as GPSDError:
+            return ErrorReport(
+                message: failure.description,
+                hint: "is gpsd running at \(failure.host):\(failure.port)? Start it with 'gpsd -N -n /dev/ttyACM0', "
+                    + "or add --reconnect to wait for it (docs/gps-dongle.md)",
+                status: 1)
+        case let failure as GPXParseError:
+            let hint =
+                failure.code == .io
+                ? "check that the path names a readable GPX file"
+                : "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
+            return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as SimulationError:
             let place = failure.parameter.contains(" ") ? " (\(failure.parameter))" : ""
             return ErrorReport(message: failure.message + place, hint: help, status: 1)

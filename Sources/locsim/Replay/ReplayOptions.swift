@@ -106,7 +106,7 @@ struct TimingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
-    @Option(help: "Seed of the noise.")
+    @Option(parsing: .unconditional, help: "Seed of the noise.")
     var seed: UInt64 = 1
 
     func validate() throws {
