@@ -157,11 +157,11 @@ import Testing
         #expect(try CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
     }
 
-    @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens")
+    @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
     func nmeaServeInterruptedWhileWaiting() async throws {
         for host in ["127.0.0.1", "localhost"] {
             let port = try LoopbackSocket.freePort()
-            let command = try LiveCommand(["nmea", "serve", "--port", String(port), "--host", host, "--from", "35.68,139.76"])
+            let command = try LiveCommand(["nmea", "serve", "--port", String(port), "--host", host, "--from", "-33.85,-70.6"])
             defer { command.stop() }
             let deadline = ContinuousClock.now + .seconds(30)
             while !command.child.errors.contains("waiting for a client"), command.child.termination == nil,
