@@ -9,7 +9,7 @@ import Testing
 
 /// Issue 17, items 1 and 2: no input crashes or stalls the command, and every error is two
 /// readable lines (`locsim: error: …`, `hint: …`) with the right exit status.
-@Suite struct CommandHardeningTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandHardeningTests {
     static let track = "tracks/sf-mission-walk.gpx"
     static let line = ["simulate", "line", "--from", "35.68,139.76", "--to", "35.69,139.77"]
 
