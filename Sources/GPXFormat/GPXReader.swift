@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocationCore
 
 /// What the streaming reader reports, in document order.
@@ -440,18 +447,15 @@ public final class GPXReader {
 
     private func handleText() throws(GPXParseError) {
         if capture != nil, depth == captureDepth {
+            // One token is within the limit already (decoding never lengthens it); pieces
+            // (text, CDATA, text around comments) are checked as they add up.
+            let isFirstPiece = text.isEmpty
             if scanner.textIsCDATA {
                 appendLiteral(scanner.bytes(scanner.textStart, scanner.textEnd), attribute: false, into: &text)
             } else {
                 try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
             }
-            if text.count > options.maximumTokenLength {
-                throw error(
-                    .limitExceeded,
-                    "an element whose text is longer than \(Self.describeBytes(options.maximumTokenLength)) starts here "
-                        + "(the most the reader holds of one text; is this a GPX file?)",
-                    at: .capture)
-            }
+            if !isFirstPiece { try checkCapturedLength() }
             return
         }
         if depth == 0 && !scanner.textIsCDATA {
@@ -460,6 +464,15 @@ public final class GPXReader {
                 throw error(.malformedXML, "text outside the <gpx> element", at: scanner.textStart + offset)
             }
         }
+    }
+
+    private func checkCapturedLength() throws(GPXParseError) {
+        guard text.count > options.maximumTokenLength else { return }
+        throw error(
+            .limitExceeded,
+            "an element whose text is longer than \(Self.describeBytes(options.maximumTokenLength)) starts here "
+                + "(the most the reader holds of one text; is this a GPX file?)",
+            at: .capture)
     }
 
     // MARK: Points
@@ -531,49 +544,52 @@ public final class GPXReader {
     private func store(_ field: Field) throws(GPXParseError) {
         if pointIsBad { return }
         // An empty element is an absent value; so is one holding only whitespace, except a name.
-        let value = text.withUnsafeBufferPointer { trimmingXMLSpace($0) }
-        if value.isEmpty && field != .pointName && field != .trackName && field != .routeName { return }
+        // (Checked only when a value does not parse, so good values cost nothing more.)
+        func isBlank() -> Bool { text.allSatisfy(isXMLSpace) }
         func shown() -> String { String(decoding: text, as: UTF8.self) }
         func number(_ what: String) throws(GPXParseError) -> Double? {
             let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
-            guard let parsed, parsed.isFinite else {
-                try valueProblem(.invalidNumber, "<\(what)> \"\(shown())\" is not a number")
-                return nil
-            }
-            return parsed
+            if let parsed, parsed.isFinite { return parsed }
+            if !isBlank() { try valueProblem(.invalidNumber, "<\(what)> \"\(shown())\" is not a number") }
+            return nil
         }
         switch field {
         case .elevation: point.elevation = try number("ele")
         case .time:
             guard let time = text.withUnsafeBufferPointer({ UTCTimestamp.parse($0) }) else {
+                if isBlank() { return }
                 return try valueProblem(
                     .invalidTime, "<time> \"\(shown())\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z")
             }
             point.time = time
         case .speed:
-            point.speed = try number("speed")
-            hasDirectSpeed = point.speed != nil
+            if let speed = try number("speed") {
+                point.speed = speed
+                hasDirectSpeed = true
+            }
         case .course:
-            point.course = try number("course")
-            hasDirectCourse = point.course != nil
+            if let course = try number("course") {
+                point.course = course
+                hasDirectCourse = true
+            }
         case .extensionSpeed:
-            let speed = try number("speed")
-            if !hasDirectSpeed, let speed { point.speed = speed }
+            if !hasDirectSpeed, let speed = try number("speed") { point.speed = speed }
         case .extensionCourse:
-            let course = try number("course")
-            if !hasDirectCourse, let course { point.course = course }
+            if !hasDirectCourse, let course = try number("course") { point.course = course }
         case .hdop: point.horizontalDilution = try number("hdop")
         case .vdop: point.verticalDilution = try number("vdop")
         case .pdop: point.positionDilution = try number("pdop")
         case .satellites:
             guard let satellites = text.withUnsafeBufferPointer({ parseInteger($0) }), satellites >= 0 else {
+                if isBlank() { return }
                 return try valueProblem(.invalidNumber, "<sat> \"\(shown())\" is not a satellite count")
             }
             point.satellites = satellites
         case .fix:
-            let trimmed = String(decoding: value, as: UTF8.self)
-            guard let fix = GPXFixType(rawValue: trimmed) else {
-                return try valueProblem(.invalidNumber, "<fix> \"\(trimmed)\" is not one of none, 2d, 3d, dgps, pps")
+            let value = String(decoding: text.drop(while: isXMLSpace).reversed().drop(while: isXMLSpace).reversed(), as: UTF8.self)
+            guard let fix = GPXFixType(rawValue: value) else {
+                if value.isEmpty { return }
+                return try valueProblem(.invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps")
             }
             point.fix = fix
         case .pointName: point.name = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
@@ -653,8 +669,16 @@ public final class GPXReader {
     /// CDATA) with XML 1.0's normalisation: CR LF and a lone CR are LF, and in an attribute
     /// value a tab or line end is a space.
     private func appendLiteral(_ bytes: UnsafeBufferPointer<UInt8>, attribute: Bool, into out: inout [UInt8]) {
-        func normalised(_ c: UInt8) -> Bool { c == 0x0D || (attribute && (c == 0x09 || c == 0x0A)) }
-        guard bytes.contains(where: normalised) else {
+        var needsNormalising = false
+        if attribute {
+            for c in bytes where c == 0x0D || c == 0x09 || c == 0x0A {
+                needsNormalising = true
+                break
+            }
+        } else if let base = bytes.baseAddress {
+            needsNormalising = memchr(base, 0x0D, bytes.count) != nil
+        }
+        guard needsNormalising else {
             out.append(contentsOf: bytes)
             return
         }

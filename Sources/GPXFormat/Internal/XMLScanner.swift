@@ -77,7 +77,6 @@ final class XMLScanner {
 
     // The current token.
     private(set) var tokenStart = 0
-    private(set) var tokenKind = TokenKind.text
     private(set) var nameStart = 0
     private(set) var nameEnd = 0
     private(set) var selfClosing = false
@@ -216,7 +215,7 @@ final class XMLScanner {
         }
         if nulFollows { throw .malformed(Self.nulMessage, at: count) }
         // Everything in the window now belongs to the current token, which needs more.
-        if count > maximumTokenLength { throw .tooLong(tokenKind, at: 0) }
+        if count > maximumTokenLength { throw .tooLong(kindOfToken(at: 0), at: 0) }
         // A token that already spans chunks grows the reads with it, so rescanning it after each
         // refill costs linear time in all.
         let want = count > chunkSize ? min(count, maximumTokenLength) : chunkSize
@@ -268,18 +267,40 @@ final class XMLScanner {
                 if try !refill() { return .end }
                 continue
             }
-            tokenStart = pos
-            let token: Token?
-            if buffer[pos] != UInt8(ascii: "<") {
-                tokenKind = .text
-                token = try scanText()
-            } else {
-                token = try scanMarkup()
+            let start = pos
+            tokenStart = start
+            // A refill stops a token that outgrows the limit; `checkLength` catches one that
+            // fitted in the window, so the outcome does not depend on where chunks end.
+            if buffer[start] != UInt8(ascii: "<") {
+                if let token = try scanText() {
+                    try checkLength(from: start, to: textEnd)
+                    return token
+                }
+                continue
             }
-            // A refill stops a token that outgrows the limit; this catches one that fitted in the
-            // window, so the outcome does not depend on where chunks happen to end.
-            if pos - tokenStart > maximumTokenLength { throw .tooLong(tokenKind, at: tokenStart) }
+            let token = try scanMarkup()
+            try checkLength(from: start, to: pos)
             if let token { return token }
+        }
+    }
+
+    @inline(__always)
+    private func checkLength(from start: Int, to end: Int) throws(Failure) {
+        if end - start > maximumTokenLength { throw .tooLong(kindOfToken(at: start), at: start) }
+    }
+
+    /// What the token at `start` is, from its first bytes (for messages).
+    private func kindOfToken(at start: Int) -> TokenKind {
+        guard buffer[start] == UInt8(ascii: "<"), start + 1 < count else { return .text }
+        switch buffer[start + 1] {
+        case UInt8(ascii: "/"): return .endTag
+        case UInt8(ascii: "?"): return .processingInstruction
+        case UInt8(ascii: "!"):
+            if hasPrefix("<!--", at: start) { return .comment }
+            if hasPrefix("<![CDATA[", at: start) { return .cdata }
+            if hasPrefix("<!DOCTYPE", at: start) { return .doctype }
+            return .markup
+        default: return .startTag
         }
     }
 
@@ -361,11 +382,9 @@ final class XMLScanner {
 
     /// A tag, comment, CDATA section, processing instruction or DOCTYPE at `pos`.
     private func scanMarkup() throws(Failure) -> Token? {
-        tokenKind = .startTag
         guard let second = try byte(at: pos + 1) else { return nil }
         switch second {
         case UInt8(ascii: "/"):
-            tokenKind = .endTag
             guard let close = try find([UInt8(ascii: ">")], from: pos + 2, what: "an end tag") else { return nil }
             nameStart = pos + 2
             var e = nameStart
@@ -379,7 +398,6 @@ final class XMLScanner {
             pos = close + 1
             return .endTag
         case UInt8(ascii: "?"):
-            tokenKind = .processingInstruction
             guard let close = try find(Array("?>".utf8), from: pos + 2, what: "a processing instruction") else {
                 return nil
             }
@@ -387,16 +405,13 @@ final class XMLScanner {
             return nil
         case UInt8(ascii: "!"):
             // Make sure enough bytes are present to tell the constructs apart.
-            tokenKind = .markup
             guard try ensure(pos + 9) else { return nil }
             if hasPrefix("<!--", at: pos) {
-                tokenKind = .comment
                 guard let close = try find(Array("-->".utf8), from: pos + 4, what: "a comment") else { return nil }
                 pos = close + 3
                 return nil
             }
             if hasPrefix("<![CDATA[", at: pos) {
-                tokenKind = .cdata
                 guard let close = try find(Array("]]>".utf8), from: pos + 9, what: "a CDATA section") else {
                     return nil
                 }
@@ -407,7 +422,6 @@ final class XMLScanner {
                 return .text
             }
             if hasPrefix("<!DOCTYPE", at: pos) {
-                tokenKind = .doctype
                 var depth = 0
                 var i = pos + 9
                 while true {
