@@ -177,10 +177,11 @@ extension MapReplay {
     ///
     /// - Parameters:
     ///   - path: The GPX file.
-    ///   - options: `.strict` (default) or `.lenient` (skip points with bad values).
+    ///   - options: `.strict` (default) or `.lenient` (skip points with bad coordinates, drop
+    ///     bad values, and leave out points whose `<time>` was dropped).
     /// - Throws: ``ReplayError`` when the file cannot be read (the message names file, line and
-    ///   column) or a track point has no time (the message names its index); its
-    ///   ``ReplayError/log`` holds everything up to that point.
+    ///   column) or, in strict mode, a track point has no time (the message names its index);
+    ///   its ``ReplayError/log`` holds everything up to that point.
     public func run(gpxFile path: String, options: GPXReader.Options = .strict) async throws(ReplayError) -> ReplayLog {
         let reader: GPXReader
         do {
@@ -194,6 +195,8 @@ extension MapReplay {
                 guard case .point(let point, .trackPoint) = event else { continue }
                 defer { pointIndex += 1 }
                 guard let fix = point.fix() else {
+                    // A lenient read drops a bad <time> but keeps the point: it cannot be placed in time.
+                    if options.isLenient { continue }
                     throw GPXTimeMissing(path: path, index: pointIndex)
                 }
                 return fix

@@ -44,6 +44,9 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Never show the progress line, even on a terminal.")
     var noProgress = false
 
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <fix>…; a point whose <time> is bad is left out) instead of failing; report them.")
+    var lenient = false
+
     func validate() throws {
         if track == nil && gpsd == nil {
             throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
@@ -103,9 +106,15 @@ struct Replay: AsyncParsableCommand {
             return
         }
         guard let track else { return }
-        let path = try ReplayPath(document: GPXDocument(contentsOfFile: track))
+        let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
+        var path = try ReplayPath(document: GPXDocument(reader: reader))
+        var untimed: [ReplayPointPosition] = []
+        if lenient { (path, untimed) = path.removingUntimedPoints() }
         let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
         let replay = try makeReplay(path, pacing: pacing, track: track)
+        let warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+            + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
+        for line in warnings { Terminal.err(line) }
         if timing.fast {
             try await pipeline.runVirtual(replay)
         } else {

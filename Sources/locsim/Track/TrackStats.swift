@@ -10,7 +10,9 @@ struct TrackStats: AsyncParsableCommand {
             distance_m is the WGS-84 geodesic length summed between consecutive track points of \
             each segment, never across a segment break. duration_s is the last track-point time \
             minus the first (null without times). bbox covers track points, route points and \
-            waypoints. The file is streamed, so any size works.
+            waypoints. The file is streamed, so any size works (one text or tag is limited to \
+            16 MiB). UTF-8, UTF-16, ISO-8859-1 and windows-1252 files are read. Track points \
+            whose time goes backwards are counted in file order and listed on standard error.
             """
     )
 
@@ -20,7 +22,7 @@ struct TrackStats: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: ReportFormat = .text
 
-    @Flag(help: "Skip points with bad coordinates, times or numbers instead of failing, and count them.")
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <time>, <fix>…; the point is kept) instead of failing; report them.")
     var lenient = false
 
     func run() async throws {
@@ -30,9 +32,8 @@ struct TrackStats: AsyncParsableCommand {
         case .json: Terminal.out(Self.json(stats).text)
         case .text: Terminal.out(Self.text(stats, file: file))
         }
-        if stats.skippedPoints > 0 {
-            Terminal.err("locsim: skipped \(stats.skippedPoints) bad point(s); first problems:")
-            for problem in reader.problems.prefix(5) { Terminal.err("  \(problem)") }
+        for line in GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals) {
+            Terminal.err(line)
         }
     }
 
