@@ -217,10 +217,11 @@ final class XMLScanner {
         // Everything in the window now belongs to the current token, which needs more.
         if count > maximumTokenLength { throw .tooLong(kindOfToken(at: 0), at: 0) }
         // A token that already spans chunks grows the reads with it, so rescanning it after each
-        // refill costs linear time in all.
-        let want = count > chunkSize ? min(count, maximumTokenLength) : chunkSize
+        // refill costs linear time in all; but never past what shows it is too long.
+        let want = count > chunkSize ? max(chunkSize, min(count, maximumTokenLength + 1 - count)) : chunkSize
         if capacity - count < want + 16 {
-            let newCapacity = max(capacity * 2, count + want + 16)
+            let needed = count + want + 16
+            let newCapacity = max(min(capacity * 2, maximumTokenLength + chunkSize + 16), needed)
             let newBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
             newBuffer.update(from: buffer, count: count)
             buffer.deallocate()
