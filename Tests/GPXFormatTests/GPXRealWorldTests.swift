@@ -297,4 +297,25 @@ struct GPXRealWorldTests {
         #expect(stats.timeReversals == reference.track_reversals)
         #expect(stats.duration == reference.duration_s)
     }
+
+    @Test("The docs/gpx.md example: one lenient read gives the encoding, the problems and the reversals")
+    func documentationExample() throws {
+        for name in ["bad-values", "backwards-times", "latin1-declared"] {
+            let reference = try RealWorldReference.load(name)
+            // As in docs/gpx.md.
+            let reader = try GPXReader(contentsOfFile: reference.path, options: .lenient)
+            let document = try GPXDocument(reader: reader)
+            let encoding = try #require(reader.encoding)
+            #expect(encoding.rawValue == (reference.encoding ?? "UTF-8"))
+            for problem in reader.problems {
+                #expect("\(problem)".hasPrefix("\(reference.path):\(problem.line):\(problem.column): error: <"))
+            }
+            for reversal in reader.timeReversals {
+                #expect("\(reversal)".contains(" s before "))
+            }
+            #expect(document.tracks.count == reference.track_names.count)
+            #expect(reader.problems.count == (reference.problems?.count ?? 0))
+            #expect(reader.timeReversalCount == (reference.reversals?.count ?? 0))
+        }
+    }
 }
