@@ -308,7 +308,7 @@ struct GPXRealWorldTests {
             let encoding = try #require(reader.encoding)
             #expect(encoding.rawValue == (reference.encoding ?? "UTF-8"))
             for problem in reader.problems {
-                #expect("\(problem)".hasPrefix("\(reference.path):\(problem.line):\(problem.column): error: <"))
+                #expect("\(problem)".hasPrefix("\(reference.path):\(problem.line):\(problem.column): error: "))
             }
             for reversal in reader.timeReversals {
                 #expect("\(reversal)".contains(" s before "))
