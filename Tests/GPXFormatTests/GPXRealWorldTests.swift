@@ -167,10 +167,10 @@ struct GPXRealWorldTests {
         #expect(point.speed == 2.5 && point.course == nil)
     }
 
-    @Test("Lenient mode drops a bad optional value alone and says where; the point is kept")
-    func badValuesAreDroppedAlone() throws {
+    @Test("Lenient mode drops a bad optional value alone and says where; the point is kept", arguments: [nil, 1, 7])
+    func badValuesAreDroppedAlone(chunkSize: Int?) throws {
         let reference = try RealWorldReference.load("bad-values")
-        let (_, reader) = try read(reference)
+        let (_, reader) = try read(reference, chunkSize: chunkSize)
         let expected = try #require(reference.problems)
         #expect(reader.problems.map(\.code.description) == expected.map(\.code))
         #expect(reader.problems.map(\.line) == expected.map(\.line))

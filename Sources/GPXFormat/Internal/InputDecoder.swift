@@ -160,27 +160,34 @@ final class InputDecoder {
     /// Copies the longest run of valid UTF-8; at the first invalid sequence switches to
     /// windows-1252 and goes on converting.
     private func checkUTF8(into out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
-        let limit = min(rawEnd, rawStart + capacity)
+        // Locals, not properties, in the loop: no exclusivity checks per byte.
+        let base = staging
+        let end = rawEnd
+        let limit = min(end, rawStart + capacity)
+        let ended = sourceEnded
         var i = rawStart
         var invalid = false
         scan: while i < limit {
-            if i + 8 <= limit,
-                UnsafeRawPointer(staging + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-            {
-                i += 8
-                continue
+            // Plain ASCII, 32 bytes at a time.
+            while i + 32 <= limit {
+                let p = UnsafeRawPointer(base + i)
+                let w =
+                    p.loadUnaligned(as: UInt64.self) | p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | p.loadUnaligned(fromByteOffset: 16, as: UInt64.self) | p.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                if w & 0x8080_8080_8080_8080 != 0 { break }
+                i += 32
             }
-            let b = staging[i]
-            if b < 0x80 {
+            guard i < limit else { break }
+            if base[i] < 0x80 {
                 i += 1
                 continue
             }
-            switch utf8Sequence(at: i) {
+            switch Self.utf8Sequence(base, at: i, end: end) {
             case .valid(let length):
                 if i + length > limit { break scan }
                 i += length
             case .incomplete:
-                if sourceEnded { invalid = true }
+                if ended { invalid = true }
                 break scan
             case .invalid:
                 invalid = true
@@ -188,7 +195,7 @@ final class InputDecoder {
             }
         }
         let n = i - rawStart
-        out.update(from: staging + rawStart, count: n)
+        out.update(from: base + rawStart, count: n)
         rawStart = i
         guard invalid else { return n }
         switchToWindows1252()
@@ -199,8 +206,8 @@ final class InputDecoder {
 
     /// The UTF-8 sequence starting with the non-ASCII byte at `i` (RFC 3629: no overlong forms,
     /// no surrogates, nothing above U+10FFFF).
-    private func utf8Sequence(at i: Int) -> Sequence {
-        let b = staging[i]
+    private static func utf8Sequence(_ bytes: UnsafeMutablePointer<UInt8>, at i: Int, end: Int) -> Sequence {
+        let b = bytes[i]
         let length: Int
         var low: UInt8 = 0x80
         var high: UInt8 = 0xBF
@@ -215,8 +222,8 @@ final class InputDecoder {
         default: return .invalid
         }
         for k in 1..<length {
-            guard i + k < rawEnd else { return .incomplete }
-            let c = staging[i + k]
+            guard i + k < end else { return .incomplete }
+            let c = bytes[i + k]
             let (lo, hi): (UInt8, UInt8) = k == 1 ? (low, high) : (0x80, 0xBF)
             guard c >= lo && c <= hi else { return .invalid }
         }
@@ -232,10 +239,12 @@ final class InputDecoder {
 
     private func convertSingleByte(into out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         let isWindows1252 = if case .windows1252 = mode { true } else { false }
+        let base = staging
+        let end = rawEnd
         var i = rawStart
         var o = 0
-        while i < rawEnd && o + 3 <= capacity {
-            let b = staging[i]
+        while i < end && o + 3 <= capacity {
+            let b = base[i]
             i += 1
             if b < 0x80 {
                 out[o] = b
@@ -252,17 +261,19 @@ final class InputDecoder {
     private func convertUTF16(into out: UnsafeMutablePointer<UInt8>, capacity: Int, bigEndian: Bool) throws(Failure)
         -> Int
     {
+        let base = staging
+        let end = rawEnd
         var i = rawStart
         var o = 0
         func unit(_ at: Int) -> UInt32 {
-            bigEndian ? UInt32(staging[at]) << 8 | UInt32(staging[at + 1]) : UInt32(staging[at + 1]) << 8 | UInt32(staging[at])
+            bigEndian ? UInt32(base[at]) << 8 | UInt32(base[at + 1]) : UInt32(base[at + 1]) << 8 | UInt32(base[at])
         }
-        while i + 2 <= rawEnd && o + 4 <= capacity {
+        while i + 2 <= end && o + 4 <= capacity {
             let u = unit(i)
             var scalar = u
             var length = 2
             if u >= 0xD800 && u <= 0xDBFF {
-                guard i + 4 <= rawEnd else { break }
+                guard i + 4 <= end else { break }
                 let v = unit(i + 2)
                 guard v >= 0xDC00 && v <= 0xDFFF else {
                     // Hand over what came before first, so earlier errors are found first.
