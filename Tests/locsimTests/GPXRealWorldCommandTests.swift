@@ -46,6 +46,7 @@ import Testing
         let strict = try CLI.run(["track", "stats", file])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("\(file):\(problems[0].line):\(problems[0].column):"), "\(strict.stderr)")
+        #expect(strict.stderr.contains("hint: fix the file at that line and column"), "\(strict.stderr)")
     }
 
     @Test("track stats reads ISO-8859-1, windows-1252 and UTF-16 files", arguments: [
@@ -113,6 +114,19 @@ import Testing
         try handle.close()
         let result = try CLI.run(["track", "stats", path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("\(path):1:1: error: a NUL byte"), "\(result.stderr)")
+        #expect(result.stderr.contains("locsim: error: \(path):1:1: a NUL byte"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: the file is not well-formed GPX there"), "\(result.stderr)")
+    }
+
+    @Test("An encoding locsim cannot read is an error naming it, with a hint to convert")
+    func unsupportedEncoding() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sjis-\(UUID()).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<gpx version=\"1.1\"/>\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["track", "stats", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("locsim: error: \(path):1:31: encoding \"Shift_JIS\" is not supported"), "\(result.stderr)")
+        #expect(result.stderr.contains("iconv -f Shift_JIS -t UTF-8"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: convert it to UTF-8"), "\(result.stderr)")
     }
 }

@@ -53,9 +53,15 @@ struct ErrorReport: Equatable {
                 status: 1)
         case let failure as GPXParseError:
             let hint =
-                failure.code == .io
-                ? "check that the path names a readable GPX file"
-                : "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
+                if failure.code == .io {
+                    "check that the path names a readable GPX file"
+                } else if failure.code == .unsupportedEncoding {
+                    "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/gpx.md)"
+                } else if failure.code.isPointLevel {
+                    "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
+                } else {
+                    "the file is not well-formed GPX there, which --lenient cannot skip (docs/gpx.md says what is read)"
+                }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as SimulationError:
             let place = failure.parameter.contains(" ") ? " (\(failure.parameter))" : ""
