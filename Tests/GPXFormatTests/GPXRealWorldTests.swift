@@ -232,6 +232,26 @@ struct GPXRealWorldTests {
         #expect(point.name == "Caf\u{E9} \u{20AC}")
     }
 
+    @Test("A byte order mark beats the declaration; a UTF-16 label on 8-bit bytes is read as undeclared")
+    func markBeatsDeclaration() throws {
+        let name = "Zo\u{EB} \u{6771}\u{4EAC} \u{1F3D4}"
+        func gpx(_ encoding: String) -> String {
+            "<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<gpx version=\"1.1\"><wpt lat=\"1\" lon=\"2\"><name>\(name)</name></wpt></gpx>\n"
+        }
+        func utf16LE(_ text: String) -> [UInt8] { [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+        let cases: [(label: String, bytes: [UInt8], encoding: GPXTextEncoding)] = [
+            ("UTF-16LE mark, declared UTF-8", utf16LE(gpx("UTF-8")), .utf16LittleEndian),
+            ("UTF-8 mark, declared ISO-8859-1", [0xEF, 0xBB, 0xBF] + Array(gpx("ISO-8859-1").utf8), .utf8),
+            ("no mark, 8-bit bytes, declared UTF-16", Array(gpx("UTF-16").utf8), .utf8),
+        ]
+        for example in cases {
+            let reader = GPXReader(bytes: example.bytes)
+            let document = try GPXDocument(reader: reader)
+            #expect(document.waypoints.first?.name == name, "\(example.label)")
+            #expect(reader.encoding == example.encoding, "\(example.label)")
+        }
+    }
+
     @Test("A declared encoding the reader cannot decode is a typed error naming it, at its name")
     func unsupportedEncoding() throws {
         let cases: [(bytes: [UInt8], name: String, line: Int, column: Int)] = [
