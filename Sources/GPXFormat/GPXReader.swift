@@ -523,22 +523,25 @@ public final class GPXReader {
         }
     }
 
-    private func pointProblem(_ code: GPXParseError.Code, _ message: String, at position: Int) throws(GPXParseError) {
-        let problem = error(code, message, at: position)
-        guard options.isLenient else { throw problem }
+    /// A bad position: thrown in strict mode; in lenient mode the point is skipped. (The
+    /// location is worked out only for problems that are kept: a file with a million bad points
+    /// must not scan its window a million times.)
+    private func pointProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String, at position: Int)
+        throws(GPXParseError)
+    {
+        guard options.isLenient else { throw error(code, message(), at: position) }
         if !pointIsBad {
             pointIsBad = true
-            if problems.count < options.problemLimit { problems.append(problem) }
+            if problems.count < options.problemLimit { problems.append(error(code, message(), at: position)) }
         }
     }
 
     /// A bad optional value: thrown in strict mode; in lenient mode reported and dropped, the
     /// point kept.
-    private func valueProblem(_ code: GPXParseError.Code, _ message: String) throws(GPXParseError) {
-        let problem = error(code, message, at: .capture)
-        guard options.isLenient else { throw problem }
+    private func valueProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String) throws(GPXParseError) {
+        guard options.isLenient else { throw error(code, message(), at: .capture) }
         droppedValues += 1
-        if problems.count < options.problemLimit { problems.append(problem) }
+        if problems.count < options.problemLimit { problems.append(error(code, message(), at: .capture)) }
     }
 
     private func store(_ field: Field) throws(GPXParseError) {
