@@ -120,8 +120,8 @@ import Testing
                 radius: bad.radius, maximumHorizontalAccuracy: bad.maximumHorizontalAccuracy)
             Issue.record("accepted an invalid \(bad.parameter)")
         } catch {
-            #expect(error.code == .validation)
             #expect(error.parameter == bad.parameter)
+            #expect(error.description.hasPrefix(bad.parameter + ": "))
         }
     }
 

@@ -46,25 +46,25 @@ extension FetchThrottle {
         ///   - radius: Metres, finite and > 0. Default 5,000.
         ///   - maximumHorizontalAccuracy: Metres, > 0 (may be infinite to accept every fix). Default 100.
         ///   - retry: The back-off. Default ``standardRetry``.
-        /// - Throws: ``AppError`` with code ``AppError/Code/validation`` naming the parameter.
+        /// - Throws: ``LocationCore/ConfigurationError`` naming the parameter.
         public init(
             minimumDistance: Double = 100,
             minimumInterval: Duration = .seconds(30),
             radius: Double = 5_000,
             maximumHorizontalAccuracy: Double = 100,
             retry: Backoff = standardRetry
-        ) throws(AppError) {
+        ) throws(ConfigurationError) {
             guard minimumDistance.isFinite, minimumDistance >= 0 else {
-                throw .validation("minimumDistance must be a finite number of metres ≥ 0, got \(minimumDistance)", parameter: "minimumDistance")
+                throw ConfigurationError(parameter: "minimumDistance", "must be a finite number of metres ≥ 0, got \(minimumDistance)")
             }
             guard minimumInterval >= .zero else {
-                throw .validation("minimumInterval must be ≥ 0, got \(minimumInterval)", parameter: "minimumInterval")
+                throw ConfigurationError(parameter: "minimumInterval", "must be ≥ 0, got \(minimumInterval)")
             }
             guard radius.isFinite, radius > 0 else {
-                throw .validation("radius must be a finite number of metres > 0, got \(radius)", parameter: "radius")
+                throw ConfigurationError(parameter: "radius", "must be a finite number of metres > 0, got \(radius)")
             }
             guard maximumHorizontalAccuracy > 0 else {
-                throw .validation("maximumHorizontalAccuracy must be > 0 m, got \(maximumHorizontalAccuracy)", parameter: "maximumHorizontalAccuracy")
+                throw ConfigurationError(parameter: "maximumHorizontalAccuracy", "must be > 0 m, got \(maximumHorizontalAccuracy)")
             }
             self.init(validMinimumDistance: minimumDistance, minimumInterval: minimumInterval, radius: radius,
                       maximumHorizontalAccuracy: maximumHorizontalAccuracy, retry: retry)
