@@ -177,6 +177,8 @@ struct GPSDCommandTests {
         defer { daemon.stop() }
         let replay = try LiveCommand([
             "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--format", "jsonl", "--geodata", PackagePaths.path("geodata"),
+            // Lines as they happen: the test reads them live through a pipe.
+            "--flush",
         ])
         defer { replay.stop() }
 

@@ -10,48 +10,57 @@ struct MapPipeline {
     let configuration: FetchThrottle.Configuration
     let recorder: ReplayRecorder
     let progress: Progress
+    let output: LineOutput
 
-    /// Virtual time: each fix is handed to the model as soon as the previous one is dealt with,
-    /// and fetches answer at the requesting fix's own time (zero latency), so what happens
-    /// depends only on the inputs: the same inputs give a byte-identical log.
+    /// Virtual time: MapFeature's discrete-event loop (``MapFeature/MapReplayLoop``, the one the
+    /// test harness runs), all on the main actor: the provider delivers on it
+    /// (`next(isolation:)`), the offline index answers at once, and fetches answer at the
+    /// requesting fix's own time (zero latency), so what happens depends only on the inputs: the
+    /// same inputs give a byte-identical log. SIGINT/SIGTERM stop it after the current fix, with
+    /// the summary.
+    ///
+    /// - Throws: What the provider threw (a malformed file, say), after writing what came before.
     func runVirtual(_ provider: some LocationProvider) async throws {
-        let recorder = recorder
-        let model = MapViewModel(
-            repository: repository, configuration: configuration, clock: ContinuousClock(),
-            onEvent: { recorder.record($0) })
-        for try await fix in provider {
-            var request = model.receive(fix)
-            while let current = request {
-                let result: Result<[Place], AppError>
-                do {
-                    result = .success(try await repository.fetchNearby(center: current.center, radius: current.radius))
-                } catch {
-                    result = .failure(AppError.from(error))
-                }
-                request = model.complete(current, with: result, at: current.time)
-            }
+        _ = try await runUntilInterrupted { @MainActor in
+            try await runLoop(provider)
         }
-        model.stop()
         recorder.finish()
+        output.flush()
+    }
+
+    private func runLoop(_ provider: some LocationProvider) async throws {
+        let recorder = recorder
+        var iterator = provider.makeAsyncIterator()
+        let loop = MapReplayLoop(repository: repository, configuration: configuration)
+        let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
+            try await iterator.next(isolation: MainActor.shared)
+        }
+        if let failure = outcome.failure {
+            output.flush()
+            throw failure
+        }
     }
 
     /// Real time: the model consumes the provider on the continuous clock until the provider
     /// ends or SIGINT/SIGTERM arrives; either way the summary is printed.
     ///
+    /// - Parameter speedFactor: Fix time per second of real time (`--speed`), so answers are
+    ///   stamped in the fixes' time base.
     /// - Throws: ``CommandFailure`` when the provider failed.
-    func runRealTime(_ provider: some LocationProvider) async throws {
+    func runRealTime(_ provider: some LocationProvider, speedFactor: Double = 1) async throws {
         let recorder = recorder, progress = progress
         let model = MapViewModel(
-            repository: repository, configuration: configuration, clock: ContinuousClock(),
+            repository: repository, configuration: configuration, clock: ContinuousClock(), speedFactor: speedFactor,
             onEvent: { event in
                 recorder.record(event)
-                progress.update(recorder: recorder, latest: event.time)
+                progress.update(recorder: recorder, event: event)
             })
         _ = try await runUntilInterrupted { await model.run(provider) }
         let finalState = model.providerState
         model.stop()
         progress.clear()
         recorder.finish()
+        output.flush()
         if case .failed(let error) = finalState {
             throw CommandFailure("the location source failed: \(error)")
         }

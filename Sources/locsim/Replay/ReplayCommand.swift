@@ -47,6 +47,9 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <fix>…; a point whose <time> is bad is left out) instead of failing; report them.")
     var lenient = false
 
+    @Flag(help: "Write each line at once even when standard output is not a terminal (a live pipe). Default: in blocks.")
+    var flush = false
+
     func validate() throws {
         if track == nil && gpsd == nil {
             throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
@@ -75,11 +78,18 @@ struct Replay: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         if let report { try checkOutputPath(report, flag: "--report") }
-        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2))
+        let output = LineOutput(standardOutputFlushing: flush)
+        defer { output.flush() }
+        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2), output: output)
         let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
-        let repository = FetchTally(try source.repository())
+        let places = try source.repository()
+        // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
+        // index stays unwrapped, so the virtual-time loop can ask it directly.
+        let tally = source.online == nil ? nil : FetchTally(places)
+        let repository: any LocationRepository = tally ?? places
         let pipeline = MapPipeline(
-            repository: repository, configuration: try map.throttleConfiguration(), recorder: recorder, progress: progress)
+            repository: repository, configuration: try map.throttleConfiguration(), recorder: recorder, progress: progress,
+            output: output)
 
         if let gpsd {
             let (host, port) = try parseHostPort(gpsd)
@@ -102,7 +112,7 @@ struct Replay: AsyncParsableCommand {
                     hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md)")
             }
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
-            try source.requireAnAnswer(repository)
+            if let tally { try source.requireAnAnswer(tally) }
             return
         }
         guard let track else { return }
@@ -118,12 +128,13 @@ struct Replay: AsyncParsableCommand {
         if timing.fast {
             try await pipeline.runVirtual(replay)
         } else {
-            progress.total = replay.analysis.duration
+            // The fix time this run covers: from the start offset to the end (unknown when looping).
+            progress.total = timing.loop ? nil : replay.analysis.duration - replay.configuration.startOffset
             progress.speed = timing.speed ?? 1
-            try await pipeline.runRealTime(replay)
+            try await pipeline.runRealTime(replay, speedFactor: timing.speed ?? 1)
         }
         try writeReport(recorder, title: track)
-        try source.requireAnAnswer(repository)
+        if let tally { try source.requireAnAnswer(tally) }
     }
 
     /// The replay of `path`; a `--start` beyond its end is a usage error that names the flag.

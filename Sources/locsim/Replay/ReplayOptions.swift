@@ -122,8 +122,15 @@ struct TimingOptions: ParsableArguments {
     func replayConfiguration(pacing: Pacing) -> GPXReplay<ContinuousClock>.Configuration {
         GPXReplay<ContinuousClock>.Configuration(
             pacing: pacing, rate: rate, startOffset: start.flatMap(parseOffset) ?? 0, loops: loop,
-            noise: noise.map { NoiseModel(seed: seed, sigma: $0) })
+            noise: noiseModel(sigma: noise, seed: seed))
     }
+}
+
+/// The receiver model for `--noise SIGMA --seed N`: none without `--noise` and for `--noise 0`
+/// (no noise at all, not a zero-sigma receiver that still warms up from 50 m).
+func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
+    guard let sigma, sigma > 0 else { return nil }
+    return NoiseModel(seed: seed, sigma: sigma)
 }
 
 /// Parses `90`, `1:30`, `1:02:03` or `90.5` into seconds (plain decimals: no `1e9`, `inf` or hex).

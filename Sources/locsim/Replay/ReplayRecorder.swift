@@ -32,6 +32,8 @@ final class ReplayRecorder {
     private var pendingDisappeared: [Place] = []
     private var pendingChanged: [Place] = []
     private var pendingPlacesTime: Date?
+    /// The in-flight request a follow-up was last reported queued behind: one line per request.
+    private var followUpQueuedBehind: Int?
     private(set) var trace = Trace()
 
     // Summary figures.
@@ -119,6 +121,10 @@ final class ReplayRecorder {
                     ("radius", .number(request.radius)), ("reason", .string(request.reason.rawValue)),
                 ]))
         case .fetchCoalesced(let reason, let inFlight):
+            // Every qualifying fix while a request is in flight is coalesced into the same one
+            // follow-up: say so once per request, not once per fix.
+            guard followUpQueuedBehind != inFlight else { return }
+            followUpQueuedBehind = inFlight
             emit(
                 text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
                 json: .object([

@@ -81,6 +81,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --map: also write a self-contained HTML report.", valueName: "file.html"))
     var report: String?
 
+    @Flag(help: "With --map: write each line at once even when standard output is not a terminal. Default: in blocks.")
+    var flush = false
+
     func validate() throws {
         switch path {
         case .stationary:
@@ -146,7 +149,7 @@ struct Simulate: AsyncParsableCommand {
         let configuration = SyntheticMotion<ContinuousClock>.Configuration(
             rate: rate, pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual, duration: duration,
             startTime: startTime.flatMap { UTCTimestamp.parse($0) },
-            noise: noise.map { NoiseModel(seed: seed, sigma: $0) })
+            noise: noiseModel(sigma: noise, seed: seed))
         let motion = try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)
 
         if let out {
@@ -159,23 +162,29 @@ struct Simulate: AsyncParsableCommand {
             return
         }
         if map {
-            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2))
+            let output = LineOutput(standardOutputFlushing: flush)
+            defer { output.flush() }
+            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2), output: output)
             let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
                 progress.printAbove($0)
             }
-            let repository = FetchTally(try source.repository())
+            let places = try source.repository()
+            // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
+            // index stays unwrapped, so the virtual-time loop can ask it directly.
+            let tally = source.online == nil ? nil : FetchTally(places)
+            let repository: any LocationRepository = tally ?? places
             let pipeline = MapPipeline(
                 repository: repository, configuration: try mapLogic.throttleConfiguration(), recorder: recorder,
-                progress: progress)
+                progress: progress, output: output)
             if speed == nil {
                 try await pipeline.runVirtual(motion)
             } else {
                 progress.total = duration
                 progress.speed = speed ?? 1
-                try await pipeline.runRealTime(motion)
+                try await pipeline.runRealTime(motion, speedFactor: speed ?? 1)
             }
             if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
-            try source.requireAnAnswer(repository)
+            if let tally { try source.requireAnAnswer(tally) }
             return
         }
         _ = try await runUntilInterrupted {
