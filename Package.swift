@@ -121,7 +121,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex"],
+            name: "MapBenchmark",
+            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],

@@ -128,4 +128,54 @@ import Testing
         let encounter = try #require(lines.firstIndex { $0.contains(#""type":"encounter""#) && $0.contains(#""place":"follower""#) })
         #expect(changed < encounter)
     }
+
+    @Test(
+        "With --speed and a server that takes a second, answers are stamped in scaled fix time, never going back, and the follow-up is announced once per request",
+        .timeLimit(.minutes(2)),
+        arguments: ["slow-1s", "slow-1s-fail"])
+    func slowServerAtSpeed(scenario: String) throws {
+        let server = try Server()
+        defer { server.stop() }
+        let speed = 50.0
+        // The last 2 min 14 s of the walk at 50×: under 3 s of wall time.
+        let result = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--speed", String(speed), "--start", "48:10", "--online",
+            "http://127.0.0.1:\(server.port)/\(scenario)", "--format", "jsonl", "--no-progress",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        struct Record: Decodable {
+            var type: String
+            var t: String?
+            var id: Int?
+            var in_flight: Int?
+            var time: Date? { t.flatMap(LiveCommand.parseTimestamp) }
+        }
+        let objects = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+        let timed = objects.filter { $0.type != "summary" }
+        #expect(timed.allSatisfy { $0.time != nil }, "every line but the summary has a time")
+        // Time never goes backwards in the log.
+        let times = timed.compactMap(\.time)
+        let backwards = zip(times, times.dropFirst()).filter { $0.1 < $0.0 }
+        #expect(backwards.isEmpty, "\(backwards.count) backward time steps, e.g. \(backwards.prefix(3))")
+        // Each answer comes at least a second of real time after its request: at 50×, 50 s of fix time.
+        let sent = Dictionary(
+            objects.filter { $0.type == "fetch" }.compactMap { record -> (Int, Date)? in
+                guard let id = record.id, let time = record.time else { return nil }
+                return (id, time)
+            },
+            uniquingKeysWith: { first, _ in first })
+        let answers = objects.filter { $0.type == "answer" || $0.type == "fetch_failed" }
+        #expect(!answers.isEmpty)
+        for answer in answers {
+            let id = try #require(answer.id)
+            let request = try #require(sent[id], "answer #\(id) without its request")
+            let time = try #require(answer.time)
+            #expect(time.timeIntervalSince(request) >= speed * 1, "answer #\(id) \(time.timeIntervalSince(request)) s after its request")
+        }
+        // "One follow-up queued": once per request in flight, however many fixes qualified meanwhile.
+        let coalesced = objects.filter { $0.type == "coalesced" }.compactMap(\.in_flight)
+        #expect(!coalesced.isEmpty || scenario == "slow-1s-fail", "fixes qualified while a request was in flight")
+        #expect(coalesced.count == Set(coalesced).count, "coalesced lines per request: \(coalesced)")
+    }
 }
+
