@@ -167,6 +167,8 @@ public struct MapReplayLoop {
     }
 }
 
+extension MapReplayLoop.Outcome: Sendable where Failure: Sendable {}
+
 private struct ScheduledAnswer {
     var micros: Int64
     var sequence: Int
