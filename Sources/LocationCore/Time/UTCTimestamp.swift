@@ -145,6 +145,33 @@ public enum UTCTimestamp {
             days -= 1
         }
         let (y, m, d) = CivilCalendar.civil(fromDays: Int(days))
+        if (0...9999).contains(y) {
+            // The common case, written as bytes: `YYYY-MM-DDTHH:MM:SS[.f…]Z`.
+            return String(unsafeUninitializedCapacity: 30) { buffer in
+                var at = 0
+                func put(_ value: Int, _ width: Int) {
+                    var value = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[at + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                    at += width
+                }
+                func put(_ byte: Unicode.Scalar) {
+                    buffer[at] = UInt8(ascii: byte)
+                    at += 1
+                }
+                put(y, 4); put("-"); put(m, 2); put("-"); put(d, 2); put("T")
+                put(Int(secondOfDay / 3600), 2); put(":"); put(Int(secondOfDay % 3600 / 60), 2); put(":")
+                put(Int(secondOfDay % 60), 2)
+                if digits > 0 {
+                    put(".")
+                    put(Int(fraction), digits)
+                }
+                put("Z")
+                return at
+            }
+        }
         var out = ""
         out.reserveCapacity(30)
         out += pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"

@@ -182,6 +182,8 @@ public struct MapSession: Sendable {
     }
 
     private func appendDifference(from old: [Place], to new: [Place], at time: Date, into events: inout [MapEvent]) {
+        // A walker's next answer is usually the same list: nothing appeared, left or changed.
+        if old == new { return }
         // A repeated id counts once: its first occurrence, as the map shows it.
         let oldByID = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newIDs = Set(new.map(\.id))
