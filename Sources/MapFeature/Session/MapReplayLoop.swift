@@ -187,7 +187,11 @@ private struct ScheduledAnswer {
 public protocol VirtualTimeRepository: LocationRepository {
     /// Answers a request sent `time` after the replay's first fix, at once.
     ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): a conformer that answers
+    /// synchronously, such as an offline index, costs the loop no thread hop per request.
+    ///
     /// - Returns: The answer, and how long after the request it arrives (≥ 0; a negative
     ///   latency counts as zero).
-    func respond(center: Coordinate, radius: Double, at time: Duration) async -> (result: Result<[Place], AppError>, latency: Duration)
+    nonisolated(nonsending) func respond(center: Coordinate, radius: Double, at time: Duration)
+        async -> (result: Result<[Place], AppError>, latency: Duration)
 }

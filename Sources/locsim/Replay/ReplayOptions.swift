@@ -36,9 +36,9 @@ struct PlaceSourceOptions: ParsableArguments {
             return try HTTPLocationRepository(baseURL: url, token: token)
         }
         if let db {
-            return OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
+            return IndexRepository(OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly))))
         }
-        return OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory))
+        return IndexRepository(OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory)))
     }
 
     var geodataDirectory: String { resolvedGeodataDirectory(geodata) }
