@@ -268,15 +268,27 @@ final class ReplayRecorder {
             }
             return
         }
-        var members: [(String, JSONValue)] = [
-            ("type", .string("fix")), ("t", .string(stamp(fix.time))),
-            ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
-            ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
-            ("accuracy", fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null),
-            ("mode", .string(fix.mode.description)),
-        ]
-        if let rejection { members.append(("rejected", .string(rejection.description))) }
-        write(JSONValue.object(members).text)
+        // The most frequent line (one per fix): written member by member, as
+        // `JSONValue.object([("type", "fix"), ("t", …), ("lat", …), ("lon", …), ("accuracy", …),
+        // ("mode", …), ("rejected", …)?]).text` writes it, without building the tree (the keys need
+        // no escaping; the values go through the same writers).
+        var line = #"{"type":"fix","t":"#
+        line.reserveCapacity(160)
+        JSONText.appendQuoted(stamp(fix.time), to: &line)
+        line += #","lat":"#
+        (fix.coordinate.map { JSONValue.number($0.latitude) } ?? .null).write(to: &line)
+        line += #","lon":"#
+        (fix.coordinate.map { JSONValue.number($0.longitude) } ?? .null).write(to: &line)
+        line += #","accuracy":"#
+        (fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null).write(to: &line)
+        line += #","mode":"#
+        JSONText.appendQuoted(fix.mode.description, to: &line)
+        if let rejection {
+            line += #","rejected":"#
+            JSONText.appendQuoted(rejection.description, to: &line)
+        }
+        line += "}"
+        write(line)
     }
 
     private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
