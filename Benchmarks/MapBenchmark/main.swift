@@ -437,7 +437,7 @@ func main() async throws {
     if !commandMeasurements.isEmpty {
         lines.append("## The command: `locsim replay` of the same walk")
         lines.append("")
-        lines.append("Command: the above with `--command \(options.command ?? "-")`\(options.baselineCommand.map { " --baseline-command \($0)" } ?? "") --command-runs \(options.commandRuns)`;")
+        lines.append("Command: the above with `--command \(options.command ?? "-")\(options.baselineCommand.map { " --baseline-command \($0)" } ?? "") --command-runs \(options.commandRuns)`;")
         lines.append("hyperfine \(hyperfineVersion()) times `locsim replay WALK.gpx --fast --format jsonl --db INDEX > OUT.jsonl` (one warm-up,")
         lines.append("then \(options.commandRuns) runs; wall time including process start, reading the GPX file and opening the index), with the walk")
         lines.append("above written as GPX (`GPXWriter`) and the same SQLite index.")
