@@ -242,6 +242,7 @@ struct GPSDCommandTests {
         defer { daemon.stop() }
         let replay = try LiveCommand([
             "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--format", "jsonl", "--geodata", PackagePaths.path("geodata"),
+            "--flush",  // read live through a pipe
         ])
         defer { replay.stop() }
         try await replay.wait(for: "the connected event") { $0.contains { $0.json?.event == "connected" } }
