@@ -129,7 +129,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "locsimTests", dependencies: ["LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
+            // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
+            // (beside the test bundle), so they never run a stale binary.
+            name: "locsimTests", dependencies: ["locsim", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -151,7 +153,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             dependencies: ["LocationSimulation", "LocationCore", "GPXFormat", "LocationTestSupport"],
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "MapBenchmark", dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex"],
+            name: "MapBenchmark",
+            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],

@@ -2,6 +2,7 @@
 // GeoNames places, 5 km radius. Target (issue 6): at most 1 s, that is at least 86,400× real time.
 //
 //   LOCSIM_BENCHMARKS=1 swift run -c release MapBenchmark [--runs 5] [--python-runs 3] [--output docs/benchmarks/map.md]
+//       [--command .build-release/release/locsim [--baseline-command OTHER/locsim]] [--command-runs 10]
 //
 // Variants, measured side by side in the same run (median wall time of --runs):
 //   replay + SQLite index      MapReplay (MapViewModel driven in virtual time) against LocationIndex's
@@ -11,6 +12,13 @@
 //   python + numpy             the same replay in Python (map_replay_reference.py), loading excluded
 // All variants must make the same fetches and answer the same number of places.
 //
+// With --command, the same walk (written as a GPX file) and the same SQLite index go through the
+// command itself, `locsim replay WALK.gpx --fast --format jsonl --db INDEX > OUT`, timed by
+// hyperfine (wall time including process start, GPX read and index open; --command-runs runs
+// after one warm-up). Its summary must count the library's fetches; with --baseline-command
+// (another build, main's say) both are timed in the same hyperfine run and their outputs must be
+// byte-identical.
+//
 // Then the encounter check (`locsim replay`'s, reach 40 m) over one replay's events (the replay
 // untimed, the check timed): EncounterTracker measuring every place on the map at every fix
 // (update(position:places:)) against the same tracker given the places when the map changes
@@ -19,6 +27,7 @@
 // places at the same fixes, at the same distances.
 
 import Foundation
+import GPXFormat
 import LocationCore
 import LocationIndex
 import LocationTestSupport
@@ -30,6 +39,9 @@ struct Options {
     var runs = 5
     var pythonRuns = 3
     var output: String?
+    var command: String?
+    var baselineCommand: String?
+    var commandRuns = 10
     var sharedData = ProcessInfo.processInfo.environment["LOCSIM_SHARED_DATA"] ?? "../shared/data"
 
     init(_ arguments: [String]) throws {
@@ -43,6 +55,9 @@ struct Options {
             case "--runs": runs = try Int(value()).flatMap { $0 > 0 ? $0 : nil } ?? { throw BenchmarkError("--runs needs a positive integer") }()
             case "--python-runs": pythonRuns = try Int(value()).flatMap { $0 >= 0 ? $0 : nil } ?? { throw BenchmarkError("--python-runs needs an integer ≥ 0") }()
             case "--output": output = try value()
+            case "--command": command = try value()
+            case "--baseline-command": baselineCommand = try value()
+            case "--command-runs": commandRuns = try Int(value()).flatMap { $0 > 0 ? $0 : nil } ?? { throw BenchmarkError("--command-runs needs a positive integer") }()
             case "--shared-data": sharedData = try value()
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -254,6 +269,72 @@ func measurePython(runs: Int, walk: [Fix], placesPath: String) throws -> Measure
     return Measurement(name: "python + numpy (loop only)", seconds: times, outcome: outcome)
 }
 
+// MARK: The command
+
+/// One command measured by hyperfine.
+struct CommandMeasurement {
+    var name: String
+    var commandLine: String
+    var seconds: [Double]
+    var user: Double
+    var system: Double
+    var output: Data
+    var median: Double { seconds.sorted()[seconds.count / 2] }
+}
+
+/// Writes `walk` as a GPX track, then times `locsim replay WALK --fast --format jsonl --db INDEX > OUT`
+/// with hyperfine for each binary, in one hyperfine run.
+func measureCommands(_ binaries: [(name: String, path: String)], runs: Int, walk: [Fix], databasePath: String) throws -> [CommandMeasurement] {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("map-benchmark-command-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let walkPath = directory.appendingPathComponent("walk.gpx").path
+    let writer = try GPXWriter(path: walkPath, creator: "MapBenchmark")
+    for fix in walk { try writer.write(fix) }
+    try writer.finish()
+    let commands = binaries.enumerated().map { index, binary in
+        (binary.name, "\(binary.path) replay \(walkPath) --fast --format jsonl --db \(databasePath) > \(directory.path)/out\(index).jsonl")
+    }
+    let json = directory.appendingPathComponent("hyperfine.json").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["hyperfine", "--warmup", "1", "--runs", String(runs), "--export-json", json, "--style", "basic"]
+        + commands.flatMap { ["--command-name", $0.0, $0.1] }
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchmarkError("hyperfine exited with \(process.terminationStatus)") }
+    struct Report: Decodable {
+        struct Result: Decodable { var times: [Double]; var user: Double; var system: Double }
+        var results: [Result]
+    }
+    let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+    return try zip(commands, report.results).enumerated().map { index, pair in
+        let output = try Data(contentsOf: directory.appendingPathComponent("out\(index).jsonl"))
+        return CommandMeasurement(name: pair.0.0, commandLine: pair.0.1, seconds: pair.1.times, user: pair.1.user,
+                                  system: pair.1.system, output: output)
+    }
+}
+
+/// The `fetches` of the command's jsonl summary (its last line).
+func summaryFetches(_ output: Data) -> Int? {
+    guard let last = String(decoding: output, as: UTF8.self).split(separator: "\n").last,
+          let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+    else { return nil }
+    return object["fetches"] as? Int
+}
+
+func hyperfineVersion() -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["hyperfine", "--version"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return "" }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "hyperfine ", with: "")
+}
+
 // MARK: Main
 
 @MainActor
@@ -287,6 +368,10 @@ func main() async throws {
     measurements.append(await measureReplay("MapViewModel replay + in-memory index", runs: options.runs, repository: memoryIndex, walk: walk))
     measurements.append(try measureThrottleLoop("FetchThrottle loop + SQLite index (floor)", runs: options.runs, index: index, walk: walk))
     if let python = try measurePython(runs: options.pythonRuns, walk: walk, placesPath: placesPath) { measurements.append(python) }
+    var binaries: [(name: String, path: String)] = []
+    if let baseline = options.baselineCommand { binaries.append(("locsim replay (baseline build)", baseline)) }
+    if let command = options.command { binaries.append(("locsim replay (this build)", command)) }
+    let commandMeasurements = binaries.isEmpty ? [] : try measureCommands(binaries, runs: options.commandRuns, walk: walk, databasePath: databasePath)
 
     // The encounter check, over the events of one replay per place set (not timed).
     let missionCSV = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../geodata/sf-mission.csv").standardized.path
@@ -349,6 +434,31 @@ func main() async throws {
     lines.append("All variants made the same fetches and answered the same places: \(agree ? "yes" : "NO").")
     lines.append("Target (issue 6): the MapViewModel replay in at most 1 s (≥ 86,400× real time): \(reference.median <= 1 ? "met" : "NOT met") (\(String(format: "%.3f", reference.median)) s).")
     lines.append("")
+    if !commandMeasurements.isEmpty {
+        lines.append("## The command: `locsim replay` of the same walk")
+        lines.append("")
+        lines.append("Command: the above with `--command \(options.command ?? "-")\(options.baselineCommand.map { " --baseline-command \($0)" } ?? "") --command-runs \(options.commandRuns)`;")
+        lines.append("hyperfine \(hyperfineVersion()) times `locsim replay WALK.gpx --fast --format jsonl --db INDEX > OUT.jsonl` (one warm-up,")
+        lines.append("then \(options.commandRuns) runs; wall time including process start, reading the GPX file and opening the index), with the walk")
+        lines.append("above written as GPX (`GPXWriter`) and the same SQLite index.")
+        lines.append("")
+        lines.append("| command | median (s) | runs (s) | user (s, mean) | system (s, mean) | fetches | output bytes | × real time | vs. the library replay |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for measurement in commandMeasurements {
+            let runs = measurement.seconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            let fetches = summaryFetches(measurement.output).map(String.init) ?? "?"
+            lines.append("| \(measurement.name) | \(String(format: "%.3f", measurement.median)) | \(runs) | \(String(format: "%.3f", measurement.user)) | \(String(format: "%.3f", measurement.system)) | \(fetches) | \(measurement.output.count) | \(String(format: "%.0f", 86_400 / measurement.median))× | \(String(format: "%.2f", measurement.median / reference.median))× |")
+        }
+        let this = commandMeasurements.last!
+        let fetchesAgree = commandMeasurements.allSatisfy { summaryFetches($0.output) == reference.outcome.fetches }
+        let bytesAgree = commandMeasurements.allSatisfy { $0.output == commandMeasurements[0].output }
+        lines.append("")
+        lines.append("The command made the library's fetches: \(fetchesAgree ? "yes" : "NO").")
+        if commandMeasurements.count > 1 { lines.append("Both builds wrote byte-identical output: \(bytesAgree ? "yes" : "NO").") }
+        lines.append("Target (issue 17, item 6): the command in at most 1 s: \(this.median <= 1 ? "met" : "NOT met") (\(String(format: "%.3f", this.median)) s).")
+        lines.append("")
+        guard fetchesAgree, bytesAgree else { throw BenchmarkError("the command's output disagrees (fetches or bytes)") }
+    }
     lines.append("## The encounter check (`locsim replay`, reach 40 m)")
     lines.append("")
     lines.append("The replays above do not check encounters: `MapViewModel` has no tracker; `locsim replay`")

@@ -6,7 +6,7 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case io, malformedXML, truncated, notGPX, missingCoordinate, invalidCoordinate, invalidTime,
-                invalidNumber, unsupportedEncoding
+                invalidNumber, unsupportedEncoding, limitExceeded
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -25,12 +25,18 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidCoordinate = Code(.invalidCoordinate)
         /// A `<time>` that is not an ISO-8601 timestamp.
         public static let invalidTime = Code(.invalidTime)
-        /// A numeric element (`ele`, `speed`, `hdop`, `sat`, …) that is not a number.
+        /// A numeric element (`ele`, `speed`, `hdop`, `sat`, …) that is not a number, or a
+        /// `<fix>` that is not one of GPX's values.
         public static let invalidNumber = Code(.invalidNumber)
-        /// A declared encoding other than UTF-8 or ASCII.
+        /// An encoding the reader does not decode (see ``GPXTextEncoding``), named in the message.
         public static let unsupportedEncoding = Code(.unsupportedEncoding)
+        /// Input beyond the reader's bounds: one text or tag longer than
+        /// ``GPXReader/Options/maximumTokenLength``, or elements nested deeper than
+        /// ``GPXReader/Options/maximumDepth``.
+        public static let limitExceeded = Code(.limitExceeded)
 
-        /// Whether the problem concerns one point only, so lenient reading can skip the point.
+        /// Whether the problem concerns one point only, so lenient reading can go on: a bad
+        /// coordinate skips the point, a bad optional value is dropped alone.
         public var isPointLevel: Bool {
             switch base {
             case .missingCoordinate, .invalidCoordinate, .invalidTime, .invalidNumber: true

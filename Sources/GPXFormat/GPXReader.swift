@@ -1,3 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocationCore
 
 /// What the streaming reader reports, in document order.
@@ -34,30 +46,59 @@ public enum GPXEvent: Sendable, Hashable {
 /// elements, or any `speed`/`course` element inside the point's `<extensions>`, such as Garmin's
 /// `TrackPointExtension`; a direct child wins over an extension), `hdop`, `vdop`, `pdop`, `sat`,
 /// `fix`, and the `name` of points, tracks and routes. Everything else, including unknown
-/// extensions and namespaces, is skipped. A UTF-8 byte order mark is fine.
+/// extensions and namespaces, is skipped. An empty optional element (`<ele></ele>`, `<fix/>`,
+/// `<name></name>`) is an absent value, not an error; so is a value element holding only
+/// whitespace (`<time> </time>`; a name keeps its whitespace).
 ///
-/// Errors name the file, line and column. In ``Options/lenient`` mode, problems that concern
-/// one point (a bad or missing `lat`/`lon`, an unparseable `time` or number) skip that point and
-/// are counted in ``skippedPoints`` and ``problems``; malformed XML always stops reading.
-/// Out-of-order or repeated timestamps are data, not errors: they are returned as they are.
+/// **Encodings**: UTF-8 (with or without a byte order mark), UTF-16LE/BE with a byte order mark,
+/// ISO-8859-1 and windows-1252, declared or, for undeclared input that is not UTF-8, recognised;
+/// everything is transcoded while streaming and positions stay lines and characters (the rules
+/// are on ``GPXTextEncoding``; ``encoding`` says which one is in use).
+///
+/// **Errors** name the file, line and column. In ``Options/lenient`` mode a bad or missing
+/// `lat`/`lon` skips its point (counted in ``skippedPoints``), and a bad optional value (an
+/// unparseable `<time>`, `<ele>`, `<fix>`, …) is dropped alone, the point kept (counted in
+/// ``droppedValues``); both are listed in ``problems``. Malformed XML always stops reading.
+///
+/// **Times going backwards** are data, not errors: points are returned as they are, in file
+/// order, and each one whose time is earlier than the latest time before it (among the file's
+/// track points, the current route's points, or the waypoints) is listed in ``timeReversals``.
+///
+/// **Junk input** fails in bounded time and memory: a NUL byte at once (a sparse or binary file
+/// fails at its first byte); a text, a tag with its attributes, a comment or any other single
+/// token longer than ``Options/maximumTokenLength`` (16 MiB), or elements nested deeper than
+/// ``Options/maximumDepth`` (256), with ``GPXParseError/Code/limitExceeded`` where it starts.
 ///
 /// - Important: A reader is used by one task at a time.
 public final class GPXReader {
     /// How strictly to read.
     public struct Options: Sendable, Hashable {
-        /// Skip and count points with point-level problems instead of throwing.
+        /// Skip points with bad coordinates and drop bad optional values, counting them, instead
+        /// of throwing.
         public var isLenient: Bool
-        /// How many skipped-point problems to keep in ``GPXReader/problems``.
+        /// How many problems to keep in ``GPXReader/problems`` and time reversals in
+        /// ``GPXReader/timeReversals``.
         public var problemLimit: Int
+        /// The longest single token, in bytes of UTF-8: a text (the whole text of an element the
+        /// reader keeps, such as a `<name>`), a tag with its attributes, a comment, a CDATA
+        /// section, a processing instruction or a DOCTYPE. Memory stays within a few times this.
+        /// Default 16 MiB.
+        public var maximumTokenLength: Int
+        /// The deepest nesting of elements. Default 256 (GPX itself needs 5; extensions a few more).
+        public var maximumDepth: Int
 
-        public init(isLenient: Bool = false, problemLimit: Int = 100) {
+        public init(
+            isLenient: Bool = false, problemLimit: Int = 100, maximumTokenLength: Int = 16 << 20, maximumDepth: Int = 256
+        ) {
             self.isLenient = isLenient
             self.problemLimit = problemLimit
+            self.maximumTokenLength = maximumTokenLength
+            self.maximumDepth = maximumDepth
         }
 
         /// Any problem throws.
         public static let strict = Options()
-        /// Point-level problems skip the point.
+        /// Bad coordinates skip the point; bad optional values are dropped alone.
         public static let lenient = Options(isLenient: true)
     }
 
@@ -79,17 +120,31 @@ public final class GPXReader {
     public private(set) var creator: String?
     /// The `version` attribute of `<gpx>` (`"1.0"` or `"1.1"`), once read.
     public private(set) var version: String?
-    /// Points skipped in lenient mode.
+    /// Points skipped in lenient mode (a bad or missing `lat`/`lon`).
     public private(set) var skippedPoints = 0
-    /// The first ``Options/problemLimit`` problems behind ``skippedPoints``.
+    /// Optional values dropped in lenient mode (an unparseable `<time>`, `<ele>`, `<fix>`, …);
+    /// their points were kept.
+    public private(set) var droppedValues = 0
+    /// The first ``Options/problemLimit`` problems behind ``skippedPoints`` and
+    /// ``droppedValues``, in file order.
     public private(set) var problems: [GPXParseError] = []
+    /// How many points have a time earlier than the latest time before them (see ``GPXReader``).
+    public private(set) var timeReversalCount = 0
+    /// The first ``Options/problemLimit`` of them.
+    public private(set) var timeReversals: [GPXTimeReversal] = []
+    /// The encoding the input is decoded from, once the first bytes were read (see
+    /// ``GPXTextEncoding``). windows-1252 when undeclared input turned out not to be UTF-8.
+    public var encoding: GPXTextEncoding? { scanner.encoding }
 
     private var names: [[UInt8]] = []
     private var elements: [Element] = []
     private var depth = 0
     private var rootClosed = false
     private var pending: [GPXEvent] = []
-    private var checkedEncoding = false
+    /// The latest time among the track points, the current route's points, and the waypoints.
+    private var latestTrackPointTime: Date?
+    private var latestRoutePointTime: Date?
+    private var latestWaypointTime: Date?
 
     private var point = GPXPoint(coordinate: Coordinate(validLatitude: 0, longitude: 0))
     private var pointKind: GPXPointKind?
@@ -101,7 +156,6 @@ public final class GPXReader {
 
     private var capture: Field?
     private var captureDepth = 0
-    private var captureStart = 0
     private var text: [UInt8] = []
 
     /// Opens `path` for streaming.
@@ -117,30 +171,37 @@ public final class GPXReader {
         self.file = path
         self.options = options
         do {
-            scanner = try XMLScanner(path: path, chunkSize: chunkSize)
+            scanner = try XMLScanner(path: path, chunkSize: chunkSize, maximumTokenLength: options.maximumTokenLength)
         } catch {
             throw Self.ioError(error, file: path)
         }
     }
 
-    /// Reads GPX held in memory (for small inputs and tests).
-    public init(bytes: some Collection<UInt8>, options: Options = .strict) {
-        self.file = nil
-        self.options = options
-        scanner = XMLScanner(bytes: bytes)
+    /// Reads GPX held in memory, in any encoding the reader knows (see ``GPXTextEncoding``).
+    public convenience init(bytes: some Collection<UInt8>, options: Options = .strict) {
+        self.init(bytes: bytes, readsDeclaration: true, options: options, chunkSize: 1 << 18)
     }
 
-    /// Reads GPX text held in memory.
+    /// Reads GPX text held in memory. The text is already decoded, so an `encoding` it declares
+    /// is ignored.
     public convenience init(string: String, options: Options = .strict) {
-        self.init(bytes: Array(string.utf8), options: options)
+        self.init(bytes: Array(string.utf8), readsDeclaration: false, options: options, chunkSize: 1 << 18)
+    }
+
+    /// Reads bytes held in memory `chunkSize` bytes at a time.
+    init(bytes: some Collection<UInt8>, readsDeclaration: Bool, options: Options, chunkSize: Int) {
+        self.file = nil
+        self.options = options
+        scanner = XMLScanner(
+            bytes: bytes, readsDeclaration: readsDeclaration, chunkSize: chunkSize,
+            maximumTokenLength: options.maximumTokenLength)
     }
 
     private static func ioError(_ failure: XMLScanner.Failure, file: String?) -> GPXParseError {
-        switch failure {
-        case .io(let reason): GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
-        case .truncated(let message): GPXParseError(.truncated, file: file, line: 0, column: 0, message: message)
-        case .malformed(let message, _): GPXParseError(.malformedXML, file: file, line: 0, column: 0, message: message)
+        if case .io(let reason) = failure {
+            return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
         }
+        return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot open: \(failure)")
     }
 
     // MARK: Reading
@@ -177,7 +238,29 @@ public final class GPXReader {
             return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: message)
         case .malformed(let message, let position):
             return error(.malformedXML, message, at: position)
+        case .unsupportedEncoding(let name, let line, let column):
+            return GPXParseError(
+                .unsupportedEncoding, file: file, line: line, column: column,
+                message:
+                    "encoding \"\(name)\" is not supported (locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252); "
+                    + "convert the file: iconv -f \(name) -t UTF-8 \(file ?? "in.gpx") > out.gpx")
+        case .tooLong(let kind, let position):
+            return error(
+                .limitExceeded,
+                "\(kind.rawValue) longer than \(Self.describeBytes(scanner.maximumTokenLength)) starts here "
+                    + "(the most the reader holds of one text or tag; is this a GPX file?)",
+                at: position)
         }
+    }
+
+    /// `16 MiB (16777216 bytes)`, or just the bytes when not a whole number of MiB.
+    private static func describeBytes(_ count: Int) -> String {
+        count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB (\(count) bytes)" : "\(count) bytes"
+    }
+
+    private func error(_ code: GPXParseError.Code, _ message: String, at mark: XMLScanner.Mark) -> GPXParseError {
+        let at = scanner.location(of: mark)
+        return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
     }
 
     private func error(_ code: GPXParseError.Code, _ message: String, at position: Int) -> GPXParseError {
@@ -244,13 +327,17 @@ public final class GPXReader {
         let element = classify(scanner.nameStart, scanner.nameEnd)
         if depth == 0 {
             if rootClosed { throw error(.malformedXML, "content after the end of <gpx>", at: scanner.tokenStart) }
-            try checkEncoding()
             guard element == .gpx else {
                 let name = scanner.string(scanner.nameStart, scanner.nameEnd)
                 throw error(.notGPX, "the root element is <\(name)>, not <gpx>", at: scanner.tokenStart)
             }
             creator = try attribute("creator")
             version = try attribute("version")
+        }
+        if depth >= options.maximumDepth {
+            throw error(
+                .limitExceeded, "elements nested more than \(options.maximumDepth) deep (is this a GPX file?)",
+                at: scanner.tokenStart)
         }
         let parent = depth > 0 ? elements[depth - 1] : nil
         push(element)
@@ -263,6 +350,7 @@ public final class GPXReader {
             pending.append(.segmentStarted)
         case .rte where parent == .gpx:
             containerName = nil
+            latestRoutePointTime = nil
             pending.append(.routeStarted)
         case .trkpt where parent == .trkseg:
             try beginPoint(.trackPoint)
@@ -313,7 +401,7 @@ public final class GPXReader {
     private func startCapture(_ field: Field) {
         capture = field
         captureDepth = depth
-        captureStart = scanner.tokenStart
+        scanner.mark(.capture, at: scanner.tokenStart)
         text.removeAll(keepingCapacity: true)
     }
 
@@ -339,10 +427,10 @@ public final class GPXReader {
         }
         if let kind = pointKind, depth == pointDepth {
             pointKind = nil
-            scanner.pinned = nil
             if pointIsBad {
                 skippedPoints += 1
             } else {
+                checkTimeOrder(kind)
                 pending.append(.point(point, kind))
             }
             return
@@ -359,11 +447,15 @@ public final class GPXReader {
 
     private func handleText() throws(GPXParseError) {
         if capture != nil, depth == captureDepth {
+            // One token is within the limit already (decoding never lengthens it); pieces
+            // (text, CDATA, text around comments) are checked as they add up.
+            let isFirstPiece = text.isEmpty
             if scanner.textIsCDATA {
                 appendLiteral(scanner.bytes(scanner.textStart, scanner.textEnd), attribute: false, into: &text)
             } else {
                 try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
             }
+            if !isFirstPiece { try checkCapturedLength() }
             return
         }
         if depth == 0 && !scanner.textIsCDATA {
@@ -374,16 +466,13 @@ public final class GPXReader {
         }
     }
 
-    private func checkEncoding() throws(GPXParseError) {
-        guard !checkedEncoding else { return }
-        checkedEncoding = true
-        if let encoding = scanner.declaredEncoding?.lowercased(),
-            !["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding)
-        {
-            throw GPXParseError(
-                .unsupportedEncoding, file: file, line: 1, column: 1,
-                message: "encoding \"\(encoding)\" is not supported; convert the file to UTF-8 (iconv -t UTF-8)")
-        }
+    private func checkCapturedLength() throws(GPXParseError) {
+        guard text.count > options.maximumTokenLength else { return }
+        throw error(
+            .limitExceeded,
+            "an element whose text is longer than \(Self.describeBytes(options.maximumTokenLength)) starts here "
+                + "(the most the reader holds of one text; is this a GPX file?)",
+            at: .capture)
     }
 
     // MARK: Points
@@ -394,7 +483,7 @@ public final class GPXReader {
         pointIsBad = false
         hasDirectSpeed = false
         hasDirectCourse = false
-        scanner.pinned = scanner.tokenStart
+        scanner.mark(.point, at: scanner.tokenStart)
         let tag = scanner.tokenStart
         var latitude: Double?
         var longitude: Double?
@@ -434,66 +523,105 @@ public final class GPXReader {
         }
     }
 
-    private func pointProblem(_ code: GPXParseError.Code, _ message: String, at position: Int) throws(GPXParseError) {
-        let problem = error(code, message, at: position)
-        guard options.isLenient else { throw problem }
+    /// A bad position: thrown in strict mode; in lenient mode the point is skipped. (The
+    /// location is worked out only for problems that are kept: a file with a million bad points
+    /// must not scan its window a million times.)
+    private func pointProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String, at position: Int)
+        throws(GPXParseError)
+    {
+        guard options.isLenient else { throw error(code, message(), at: position) }
         if !pointIsBad {
             pointIsBad = true
-            if problems.count < options.problemLimit { problems.append(problem) }
+            if problems.count < options.problemLimit { problems.append(error(code, message(), at: position)) }
         }
+    }
+
+    /// A bad optional value: thrown in strict mode; in lenient mode reported and dropped, the
+    /// point kept.
+    private func valueProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String) throws(GPXParseError) {
+        guard options.isLenient else { throw error(code, message(), at: .capture) }
+        droppedValues += 1
+        if problems.count < options.problemLimit { problems.append(error(code, message(), at: .capture)) }
     }
 
     private func store(_ field: Field) throws(GPXParseError) {
         if pointIsBad { return }
+        // An empty element is an absent value; so is one holding only whitespace, except a name.
+        // (Checked only when a value does not parse, so good values cost nothing more.)
+        func isBlank() -> Bool { text.allSatisfy(isXMLSpace) }
+        func shown() -> String { String(decoding: text, as: UTF8.self) }
         func number(_ what: String) throws(GPXParseError) -> Double? {
             let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
-            guard let parsed, parsed.isFinite else {
-                try pointProblem(.invalidNumber, "<\(what)> \"\(String(decoding: text, as: UTF8.self))\" is not a number", at: captureStart)
-                return nil
-            }
-            return parsed
+            if let parsed, parsed.isFinite { return parsed }
+            if !isBlank() { try valueProblem(.invalidNumber, "<\(what)> \"\(shown())\" is not a number") }
+            return nil
         }
         switch field {
         case .elevation: point.elevation = try number("ele")
         case .time:
             guard let time = text.withUnsafeBufferPointer({ UTCTimestamp.parse($0) }) else {
-                return try pointProblem(
-                    .invalidTime,
-                    "<time> \"\(String(decoding: text, as: UTF8.self))\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z",
-                    at: captureStart)
+                if isBlank() { return }
+                return try valueProblem(
+                    .invalidTime, "<time> \"\(shown())\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z")
             }
             point.time = time
         case .speed:
-            point.speed = try number("speed")
-            hasDirectSpeed = true
+            if let speed = try number("speed") {
+                point.speed = speed
+                hasDirectSpeed = true
+            }
         case .course:
-            point.course = try number("course")
-            hasDirectCourse = true
+            if let course = try number("course") {
+                point.course = course
+                hasDirectCourse = true
+            }
         case .extensionSpeed:
-            let speed = try number("speed")
-            if !hasDirectSpeed { point.speed = speed }
+            if !hasDirectSpeed, let speed = try number("speed") { point.speed = speed }
         case .extensionCourse:
-            let course = try number("course")
-            if !hasDirectCourse { point.course = course }
+            if !hasDirectCourse, let course = try number("course") { point.course = course }
         case .hdop: point.horizontalDilution = try number("hdop")
         case .vdop: point.verticalDilution = try number("vdop")
         case .pdop: point.positionDilution = try number("pdop")
         case .satellites:
             guard let satellites = text.withUnsafeBufferPointer({ parseInteger($0) }), satellites >= 0 else {
-                return try pointProblem(
-                    .invalidNumber, "<sat> \"\(String(decoding: text, as: UTF8.self))\" is not a satellite count",
-                    at: captureStart)
+                if isBlank() { return }
+                return try valueProblem(.invalidNumber, "<sat> \"\(shown())\" is not a satellite count")
             }
             point.satellites = satellites
         case .fix:
             let value = String(decoding: text.drop(while: isXMLSpace).reversed().drop(while: isXMLSpace).reversed(), as: UTF8.self)
             guard let fix = GPXFixType(rawValue: value) else {
-                return try pointProblem(
-                    .invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps", at: captureStart)
+                if value.isEmpty { return }
+                return try valueProblem(.invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps")
             }
             point.fix = fix
-        case .pointName: point.name = String(decoding: text, as: UTF8.self)
-        case .trackName, .routeName: containerName = String(decoding: text, as: UTF8.self)
+        case .pointName: point.name = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
+        case .trackName, .routeName: containerName = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    /// Lists the point just completed when its time is earlier than the latest before it.
+    private func checkTimeOrder(_ kind: GPXPointKind) {
+        guard let time = point.time else { return }
+        let latest: Date? =
+            switch kind {
+            case .trackPoint: latestTrackPointTime
+            case .routePoint: latestRoutePointTime
+            case .waypoint: latestWaypointTime
+            }
+        if let latest, time < latest {
+            timeReversalCount += 1
+            if timeReversals.count < options.problemLimit {
+                let at = scanner.location(of: .point)
+                timeReversals.append(
+                    GPXTimeReversal(kind: kind, file: file, line: at.line, column: at.column, time: time, latestTime: latest))
+            }
+            return
+        }
+        switch kind {
+        case .trackPoint: latestTrackPointTime = time
+        case .routePoint: latestRoutePointTime = time
+        case .waypoint: latestWaypointTime = time
         }
     }
 
@@ -544,8 +672,16 @@ public final class GPXReader {
     /// CDATA) with XML 1.0's normalisation: CR LF and a lone CR are LF, and in an attribute
     /// value a tab or line end is a space.
     private func appendLiteral(_ bytes: UnsafeBufferPointer<UInt8>, attribute: Bool, into out: inout [UInt8]) {
-        func normalised(_ c: UInt8) -> Bool { c == 0x0D || (attribute && (c == 0x09 || c == 0x0A)) }
-        guard bytes.contains(where: normalised) else {
+        var needsNormalising = false
+        if attribute {
+            for c in bytes where c == 0x0D || c == 0x09 || c == 0x0A {
+                needsNormalising = true
+                break
+            }
+        } else if let base = bytes.baseAddress {
+            needsNormalising = memchr(base, 0x0D, bytes.count) != nil
+        }
+        guard needsNormalising else {
             out.append(contentsOf: bytes)
             return
         }

@@ -10,7 +10,9 @@ import LocationCore
 /// - ``distance`` is the WGS-84 geodesic length summed between consecutive track points of each
 ///   segment, never across a segment break (a break means the recording stopped).
 /// - ``duration`` is the last timed track point's time minus the first's, in file order; `nil`
-///   when no track point has a time. With out-of-order times it can be shorter than the span.
+///   when no track point has a time. With out-of-order times it can be shorter than the span;
+///   ``timeReversals`` counts the track points whose time is earlier than the latest before them
+///   (the reader's ``GPXReader/timeReversals`` says where they are).
 /// - ``start`` and ``end`` are the first and last track points.
 /// - ``bounds`` covers every point: track points, route points and waypoints. It is a plain
 ///   latitude/longitude box; a file that crosses ±180° gets a box spanning the whole width.
@@ -28,8 +30,12 @@ public struct GPXStatistics: Sendable, Hashable {
     public var start: GPXPoint?
     public var end: GPXPoint?
     public var bounds: Bounds?
-    /// Points skipped by a lenient reader.
+    /// Points skipped by a lenient reader (bad coordinates).
     public var skippedPoints = 0
+    /// Optional values a lenient reader dropped (their points are counted above).
+    public var droppedValues = 0
+    /// Track points whose time is earlier than the latest track-point time before them.
+    public var timeReversals = 0
 
     /// A latitude/longitude box in degrees.
     public struct Bounds: Sendable, Hashable {
@@ -45,6 +51,7 @@ public struct GPXStatistics: Sendable, Hashable {
         var previous: Coordinate?
         var firstTime: Date?
         var lastTime: Date?
+        var latestTime: Date?
         while let event = try reader.next() {
             switch event {
             case .trackStarted: tracks += 1
@@ -63,6 +70,11 @@ public struct GPXStatistics: Sendable, Hashable {
                     if let time = point.time {
                         if firstTime == nil { firstTime = time }
                         lastTime = time
+                        if let latest = latestTime, time < latest {
+                            timeReversals += 1
+                        } else {
+                            latestTime = time
+                        }
                     }
                 case .routePoint: routePoints += 1
                 case .waypoint: waypoints += 1
@@ -73,6 +85,7 @@ public struct GPXStatistics: Sendable, Hashable {
         }
         if let firstTime, let lastTime { duration = lastTime.timeIntervalSince(firstTime) }
         skippedPoints = reader.skippedPoints
+        droppedValues = reader.droppedValues
     }
 
     private mutating func include(_ c: Coordinate) {

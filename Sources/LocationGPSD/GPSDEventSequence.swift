@@ -1,3 +1,5 @@
+import LocationCore
+
 /// A ``GPSDProvider``'s sessions as ``GPSDEvent`` values: fixes, connections, losses, retries
 /// and device changes, in the order they happened.
 ///
@@ -67,7 +69,7 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
 
                 case .idle(let attempt, let announced):
                     if attempt > 0 {
-                        let delay = provider.configuration.backoff.delay(forAttempt: attempt)
+                        let delay = provider.configuration.backoff.delay(afterFailures: attempt)
                         if !announced {
                             phase = .idle(attempt: attempt, announced: true)
                             return .retrying(attempt: attempt, after: delay)
@@ -161,7 +163,7 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
             let configuration = provider.configuration
             let allowed = hasConnected ? configuration.reconnect : configuration.waitForDaemon
             let next = attempt + 1
-            if allowed, configuration.backoff.maximumAttempts.map({ next <= $0 }) ?? true {
+            if allowed, configuration.backoff.allowsRetry(after: attempt) {
                 phase = .idle(attempt: next, announced: false)
                 return .disconnected(error)
             }

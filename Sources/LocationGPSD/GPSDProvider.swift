@@ -88,9 +88,6 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
         guard (1...65_535).contains(port) else {
             throw GPSDError(.invalidArgument, host: host, port: port, detail: "port \(port) is outside 1...65535")
         }
-        if let problem = configuration.backoff.problem {
-            throw GPSDError(.invalidArgument, host: host, port: port, detail: problem)
-        }
         self.host = host
         self.port = port
         self.device = device

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LocationCore
 
 /// The embedded default index: built from the project's own place sets (`geodata/*.csv`) on
 /// first use and cached, so `locsim` answers nearby queries with no setup.
@@ -77,7 +78,7 @@ public enum DefaultPlaceDatabase {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw IndexError(.unreadableInput, "cannot list the geodata directory: \(error)", path: directory)
+            throw IndexError(.unreadableInput, "cannot list the geodata directory: \(FileErrorText.reason(for: error))", path: directory)
         }
         let csvs = names.filter { $0.hasSuffix(".csv") }.sorted()
         guard !csvs.isEmpty else {
@@ -107,7 +108,7 @@ public enum DefaultPlaceDatabase {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         } catch {
             throw IndexError(
-                .cannotOpen, "cannot create the cache directory: \(error); set LOCSIM_CACHE_DIR to a writable folder",
+                .cannotOpen, "cannot create the cache directory: \(FileErrorText.reason(for: error))",
                 path: cache)
         }
         let temporary = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
@@ -121,7 +122,7 @@ public enum DefaultPlaceDatabase {
             // beside it in the cache.
             try index.useRollbackJournal()
         } catch {
-            let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(error)", path: temporary)
+            let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(FileErrorText.reason(for: error))", path: temporary)
             try removeFiles(temporary, after: failure)
             throw failure
         }
@@ -129,7 +130,7 @@ public enum DefaultPlaceDatabase {
         do {
             try FileManager.default.moveItem(atPath: temporary, toPath: path)
         } catch {
-            let failure = IndexError(.io, "cannot move the built index into place: \(error)", path: path)
+            let failure = IndexError(.io, "cannot move the built index into place: \(FileErrorText.reason(for: error))", path: path)
             try removeFiles(temporary, after: failure)
             // Another process may have published the same build first; that one is as good.
             guard FileManager.default.fileExists(atPath: path) else { throw failure }
@@ -140,7 +141,7 @@ public enum DefaultPlaceDatabase {
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: cache)
         } catch {
-            throw IndexError(.io, "cannot list the cache directory: \(error)", path: cache)
+            throw IndexError(.io, "cannot list the cache directory: \(FileErrorText.reason(for: error))", path: cache)
         }
         for entry in entries where entry.hasPrefix("geodata-") && entry.hasSuffix(".sqlite") && entry != current {
             try removeFiles(cache + "/" + entry)
@@ -154,7 +155,7 @@ public enum DefaultPlaceDatabase {
             do {
                 try FileManager.default.removeItem(atPath: path + suffix)
             } catch {
-                let cleanup = "cannot remove \(path + suffix): \(error); remove it by hand"
+                let cleanup = "cannot remove \(path + suffix): \(FileErrorText.reason(for: error)); remove it by hand"
                 if let primary {
                     throw IndexError(primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
                         column: primary.column)

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LocationCore
 
 /// Size and content figures of an index.
 public struct IndexStatistics: Sendable, Hashable {
@@ -103,7 +104,7 @@ extension NearbyIndex {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             return (attributes[.size] as? Int) ?? Int((attributes[.size] as? UInt64) ?? 0)
         } catch {
-            throw IndexError(.io, "cannot read the file size: \(error)", path: path)
+            throw IndexError(.io, "cannot read the file size: \(FileErrorText.reason(for: error))", path: path)
         }
     }
 }

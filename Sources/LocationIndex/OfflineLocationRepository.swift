@@ -26,6 +26,14 @@ public struct OfflineLocationRepository: LocationRepository {
     /// - Throws: ``IndexError`` — ``IndexError/Code/invalidArgument`` for a radius outside
     ///   1 m … half the circumference, or SQLite failures.
     public func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+        try places(near: center, within: radius)
+    }
+
+    /// The answer ``fetchNearby(center:radius:)`` gives, synchronously on the calling thread (a
+    /// virtual-time replay that owns its thread; an app calls `fetchNearby` off the main actor).
+    ///
+    /// - Throws: ``IndexError``, as ``fetchNearby(center:radius:)``.
+    public func places(near center: Coordinate, within radius: Double) throws(IndexError) -> [Place] {
         try index.places(near: center, within: radius, limit: limit).map(\.place)
     }
 }

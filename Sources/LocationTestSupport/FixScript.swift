@@ -35,9 +35,12 @@ public struct FixScript: Sendable, Hashable {
         self.source = source
     }
 
-    /// The time `seconds` after the epoch, at microsecond resolution.
+    /// The time `seconds` after the epoch, at microsecond resolution (saturating at about
+    /// ±127,000 years, like ``ScriptedProvider``'s conversions; not-a-number is the epoch).
     public func time(_ seconds: Double) -> Date {
-        VirtualTime.date(epoch, plus: .microseconds(Int64((seconds * 1_000_000).rounded())))
+        let micros = (seconds * 1_000_000).rounded()
+        let saturated = micros.isNaN ? 0 : Int64(max(-4e18, min(4e18, micros)))
+        return VirtualTime.date(epoch, plus: .microseconds(saturated))
     }
 
     /// The point `north` metres then `east` metres from the origin along great circles.

@@ -9,14 +9,15 @@ public import MapFeature
 
 /// Runs fixes through a ``MapFeature/MapViewModel`` in virtual time and returns the event log.
 ///
-/// The harness is a discrete-event loop: fixes happen at their own timestamps, and each request's
-/// answer happens at the request's time plus its latency (scripted per call by a
-/// ``RecordingRepository``, or ``latency`` for any other repository such as an offline index).
-/// Events are processed in time order, answers before fixes at the same microsecond. It drives
-/// the model through the same entry points its `run(_:)` uses (`receive(_:)` and
-/// `complete(_:with:at:)`), so the log is what the app would have done on the phone, with no
-/// threads racing: the same input always gives the same log, and a 24-hour walk replays in
-/// well under a second.
+/// The harness is MapFeature's discrete-event loop (``MapFeature/MapReplayLoop``, the same one
+/// `locsim replay --fast` runs) with the events collected into a ``ReplayLog`` to assert on:
+/// fixes happen at their own timestamps, and each request's answer happens at the request's time
+/// plus its latency (scripted per call by a ``RecordingRepository``, which reports it through
+/// ``MapFeature/VirtualTimeRepository``, or ``latency`` for any other repository such as an
+/// offline index). Events are processed in time order, answers before fixes at the same
+/// microsecond, through the model's own entry points, so the log is what the app would have done
+/// on the phone, with no threads racing: the same input always gives the same log, and a 24-hour
+/// walk replays in well under a second.
 ///
 /// ```swift
 /// let replay = MapReplay(repository: RecordingRepository(clock: VirtualClock(), places: shrines, latency: .seconds(2)))
@@ -30,12 +31,7 @@ public import MapFeature
 @MainActor
 public struct MapReplay {
     /// What happens to a request still in flight when the fixes run out.
-    public enum Ending: Sendable, Hashable {
-        /// Deliver it (and any follow-up) at its time, as if the app stayed open.
-        case drain
-        /// Stop the model at the last fix's time: the request is cancelled.
-        case stop
-    }
+    public typealias Ending = MapReplayLoop.Ending
 
     /// The repository the model fetches from.
     public let repository: any LocationRepository
@@ -53,7 +49,7 @@ public struct MapReplay {
     ///   - repository: Where places come from: a ``RecordingRepository``, an offline index, …
     ///   - configuration: The rule; the game's by default.
     ///   - latency: Round-trip time for repositories that do not script one; ≥ 0. Default zero.
-    ///   - ending: ``Ending/drain`` by default.
+    ///   - ending: ``MapFeature/MapReplayLoop/Ending/drain`` by default.
     public init(repository: any LocationRepository, configuration: FetchThrottle.Configuration = .game,
                 latency: Duration = .zero, ending: Ending = .drain) {
         self.repository = repository
@@ -81,69 +77,14 @@ public struct MapReplay {
         return log
     }
 
-    /// The discrete-event loop: returns the log, and the error `next` threw, if it did.
+    /// The loop, with the events collected: returns the log, and the error `next` threw, if it did.
     private func replay<Failure: Error>(next: () async throws(Failure) -> Fix?) async -> (log: ReplayLog, failure: Failure?) {
         let recorder = EventRecorder()
-        let model = MapViewModel(repository: repository, configuration: configuration, clock: VirtualClock(),
-                                 onEvent: { recorder.events.append($0) })
-        var scheduled: [ScheduledAnswer] = []
-        var sequence = 0
-        var epoch: Date?
-
-        func schedule(_ request: FetchRequest?) async {
-            guard let request else { return }
-            let (result, latency) = await perform(request, epoch: epoch ?? request.time)
-            scheduled.append(ScheduledAnswer(time: VirtualTime.date(request.time, plus: latency), sequence: sequence,
-                                             request: request, result: result))
-            sequence += 1
-        }
-
-        func deliverAnswers(upTo limit: Date?) async {
-            while let index = Self.earliest(in: scheduled),
-                  limit.map({ VirtualTime.microseconds(scheduled[index].time) <= VirtualTime.microseconds($0) }) ?? true {
-                let answer = scheduled.remove(at: index)
-                await schedule(model.complete(answer.request, with: answer.result, at: answer.time))
-            }
-        }
-
-        func log() -> ReplayLog {
-            ReplayLog(events: recorder.events, epoch: epoch, finalPlaces: model.nearbyLocations, finalFix: model.latestFix)
-        }
-
-        do {
-            while let fix = try await next() {
-                if epoch == nil { epoch = fix.time }
-                await deliverAnswers(upTo: fix.time)
-                await schedule(model.receive(fix))
-            }
-        } catch {
-            return (log(), error)
-        }
-        switch ending {
-        case .drain: await deliverAnswers(upTo: nil)
-        case .stop: model.stop()
-        }
-        return (log(), nil)
-    }
-
-    private func perform(_ request: FetchRequest, epoch: Date) async -> (Result<[Place], AppError>, Duration) {
-        if let recording = repository as? RecordingRepository {
-            let answer = await recording.respond(center: request.center, radius: request.radius,
-                                                 at: VirtualTime.duration(from: epoch, to: request.time))
-            return (answer.result, answer.latency)
-        }
-        do {
-            return (.success(try await repository.fetchNearby(center: request.center, radius: request.radius)), latency)
-        } catch {
-            return (.failure(AppError.from(error)), latency)
-        }
-    }
-
-    private static func earliest(in answers: [ScheduledAnswer]) -> Int? {
-        answers.indices.min { a, b in
-            let ta = VirtualTime.microseconds(answers[a].time), tb = VirtualTime.microseconds(answers[b].time)
-            return ta != tb ? ta < tb : answers[a].sequence < answers[b].sequence
-        }
+        let loop = MapReplayLoop(repository: repository, configuration: configuration, latency: latency, ending: ending)
+        let outcome = await loop.run(onEvent: { recorder.events.append($0) }, next: next)
+        let log = ReplayLog(events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces,
+                            finalFix: outcome.finalFix)
+        return (log, outcome.failure)
     }
 }
 
@@ -154,13 +95,6 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
     /// The log up to the failure.
     public var log: ReplayLog
     public var description: String { "replay stopped: \(underlying)" }
-}
-
-private struct ScheduledAnswer {
-    var time: Date
-    var sequence: Int
-    var request: FetchRequest
-    var result: Result<[Place], AppError>
 }
 
 @MainActor
@@ -177,10 +111,11 @@ extension MapReplay {
     ///
     /// - Parameters:
     ///   - path: The GPX file.
-    ///   - options: `.strict` (default) or `.lenient` (skip points with bad values).
+    ///   - options: `.strict` (default) or `.lenient` (skip points with bad coordinates, drop
+    ///     bad values, and leave out points whose `<time>` was dropped).
     /// - Throws: ``ReplayError`` when the file cannot be read (the message names file, line and
-    ///   column) or a track point has no time (the message names its index); its
-    ///   ``ReplayError/log`` holds everything up to that point.
+    ///   column) or, in strict mode, a track point has no time (the message names its index);
+    ///   its ``ReplayError/log`` holds everything up to that point.
     public func run(gpxFile path: String, options: GPXReader.Options = .strict) async throws(ReplayError) -> ReplayLog {
         let reader: GPXReader
         do {
@@ -194,6 +129,8 @@ extension MapReplay {
                 guard case .point(let point, .trackPoint) = event else { continue }
                 defer { pointIndex += 1 }
                 guard let fix = point.fix() else {
+                    // A lenient read drops a bad <time> but keeps the point: it cannot be placed in time.
+                    if options.isLenient { continue }
                     throw GPXTimeMissing(path: path, index: pointIndex)
                 }
                 return fix

@@ -21,9 +21,10 @@ import Synchronization
 /// #expect(repository.calls.map(\.time) == [.seconds(0), .seconds(3)])
 /// ```
 ///
-/// The replay harness (``MapReplay``) asks it for answers without waiting
-/// (``respond(center:radius:at:)``) and places them in virtual time itself.
-public final class RecordingRepository: LocationRepository, Sendable {
+/// The replay harness (``MapReplay``, through ``MapFeature/MapReplayLoop``) asks it for answers
+/// without waiting (``respond(center:radius:at:)``, its ``MapFeature/VirtualTimeRepository``
+/// conformance) and places them in virtual time itself.
+public final class RecordingRepository: VirtualTimeRepository, Sendable {
     /// A scripted answer: what, and how long it takes.
     public struct Response: Sendable {
         /// How long the call takes on the clock.

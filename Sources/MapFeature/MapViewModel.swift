@@ -54,6 +54,7 @@ public final class MapViewModel {
     @ObservationIgnored private var mirroredRevision = -1
     @ObservationIgnored private let repository: any LocationRepository
     @ObservationIgnored private let elapsed: @Sendable () -> Duration
+    @ObservationIgnored private let speedFactor: Double
     @ObservationIgnored private let provider: (any LocationProvider)?
 
     /// Creates a model.
@@ -64,12 +65,17 @@ public final class MapViewModel {
     ///   - configuration: The fetch rule's thresholds; the game's by default.
     ///   - clock: Measures how long each request takes, to time-stamp answers in fix time (the
     ///     model never sleeps). Tests pass a `VirtualClock`.
+    ///   - speedFactor: Seconds of fix time per second on `clock`: 1 for live fixes, 10 for a
+    ///     replay played at 10× real time, so an answer that took 2 s is stamped 20 s of fix time
+    ///     after its request, like the fixes that arrived meanwhile. Values that are not finite
+    ///     and positive count as 1.
     ///   - provider: The fixes ``task()`` consumes; ``run(_:)`` takes its own.
     ///   - onEvent: An observer for every ``MapEvent`` (logging, tests).
     public init(
         repository: any LocationRepository,
         configuration: FetchThrottle.Configuration = .game,
         clock: some Clock<Duration>,
+        speedFactor: Double = 1,
         provider: (any LocationProvider)? = nil,
         onEvent: (@MainActor (MapEvent) -> Void)? = nil
     ) {
@@ -77,6 +83,7 @@ public final class MapViewModel {
         self.configuration = configuration
         self.session = MapSession(configuration: configuration)
         self.elapsed = Self.stopwatch(clock)
+        self.speedFactor = speedFactor.isFinite && speedFactor > 0 ? speedFactor : 1
         self.provider = provider
         self.onEvent = onEvent
     }
@@ -200,9 +207,13 @@ public final class MapViewModel {
     }
 
     /// Applies an answer on the main actor, unless the run was cancelled meanwhile.
+    ///
+    /// The answer is stamped at the request's time plus how long it took, scaled to fix time;
+    /// never before the latest fix already received, since it arrived after that fix did.
     private func deliver(_ request: FetchRequest, _ result: Result<[Place], AppError>, took: Duration) -> FetchRequest? {
         guard !Task.isCancelled else { return nil }
-        let time = request.time.addingTimeInterval(took.fractionalSeconds)
+        var time = request.time.addingTimeInterval(took.fractionalSeconds * speedFactor)
+        if let latest = session.latestTime, latest > time { time = latest }
         return apply(session.complete(request, with: result, at: time))
     }
 

@@ -108,9 +108,10 @@ public struct NMEADate: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.day = day
     }
 
-    /// The UTC date of `date`.
+    /// The UTC date of `date` (saturating about 27 billion years from 1970; not-a-number is 1970-01-01).
     public init(_ date: Date) {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let dayCount = (date.timeIntervalSince1970 / 86_400).rounded(.down)
+        let days = dayCount.isNaN ? 0 : Int(max(-1e13, min(1e13, dayCount)))
         (year, month, day) = CivilCalendar.civil(fromDays: days)
     }
 

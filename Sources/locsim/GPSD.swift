@@ -52,7 +52,7 @@ struct GPSD: AsyncParsableCommand {
 
     func validate() throws {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
+        try checkOption(port, in: OptionRange.port, flag: "--port")
         if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
     }
 

@@ -37,12 +37,6 @@ struct IndexLocation: ParsableArguments {
     }
 }
 
-/// A usage problem found after parsing: printed with a hint, exit status 2.
-func usageError(_ message: String, command: String) -> ExitCode {
-    FileHandle.standardError.write(Data("error: \(message)\nSee 'locsim index \(command) --help'.\n".utf8))
-    return ExitCode(2)
-}
-
 /// Buffered standard output for large results.
 struct OutputBuffer {
     private var text = ""

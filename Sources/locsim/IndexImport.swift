@@ -42,10 +42,34 @@ struct IndexImport: AsyncParsableCommand {
     @Flag(help: "Report progress on standard error.")
     var progress = false
 
-    func run() async throws {
+    func validate() throws {
         guard format != nil || ImportFormat(fileName: file) != nil else {
-            throw usageError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames", command: "import")
+            throw ValidationError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames")
         }
+    }
+
+    func run() async throws {
+        // A failed import into a new file leaves nothing behind: no empty index to mistake for
+        // a real one. An existing index keeps its previous content (the import is one transaction).
+        let isNew = !FileManager.default.fileExists(atPath: db)
+        let report: ImportReport
+        do {
+            report = try importPlaces()
+        } catch {
+            if isNew {
+                for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
+                    try? FileManager.default.removeItem(atPath: db + suffix)  // the import's own error says more
+                }
+            }
+            throw error
+        }
+        print(
+            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+                + "\(report.skipped) skipped; \(db) now holds \(report.placeCount) places")
+    }
+
+    /// Opens (or creates) the index, imports, and closes it again before returning.
+    private func importPlaces() throws -> ImportReport {
         let index = try NearbyIndex(path: db)
         let showProgress = progress
         let report = try index.importPlaces(
@@ -64,8 +88,6 @@ struct IndexImport: AsyncParsableCommand {
         if report.skipped > 10 {
             FileHandle.standardError.write(Data("skipped: ... and \(report.skipped - 10) more\n".utf8))
         }
-        print(
-            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
-                + "\(report.skipped) skipped; \(db) now holds \(report.placeCount) places")
+        return report
     }
 }

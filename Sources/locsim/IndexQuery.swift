@@ -39,15 +39,29 @@ struct IndexQuery: AsyncParsableCommand {
     @Option(help: "Output: text or json for one query, jsonl for --queries.")
     var format: Format = .text
 
-    func run() async throws {
-        if let limit, limit <= 0 { throw usageError("--limit \(limit) must be > 0", command: "query") }
-        if let queries {
+    func validate() throws {
+        if let limit { try checkOption(limit, in: 1...Int.max, flag: "--limit") }
+        if queries != nil {
             guard lat == nil, lon == nil, radius == nil else {
-                throw usageError("--queries replaces --lat, --lon and --radius; give one or the other", command: "query")
+                throw ValidationError("--queries replaces --lat, --lon and --radius; give one or the other")
             }
-            guard format == .jsonl else {
-                throw usageError("--queries prints one JSON line per query: add --format jsonl", command: "query")
-            }
+            guard format == .jsonl else { throw ValidationError("--queries prints one JSON line per query: add --format jsonl") }
+            return
+        }
+        guard let lat, let lon, let radius else {
+            throw ValidationError("give --lat, --lon and --radius (or --queries FILE --format jsonl)")
+        }
+        guard format != .jsonl else { throw ValidationError("--format jsonl goes with --queries; use text or json") }
+        do {
+            _ = try Coordinate(latitude: lat, longitude: lon)
+        } catch {
+            throw ValidationError("--\(error.component == .latitude ? "lat" : "lon"): \(error)")
+        }
+        try checkOption(radius, in: OptionRange.radius, flag: "--radius", unit: "metres")
+    }
+
+    func run() async throws {
+        if let queries {
             let batch = try QueryFile.read(queries)
             let index = try location.open()
             var output = OutputBuffer()
@@ -58,19 +72,8 @@ struct IndexQuery: AsyncParsableCommand {
             output.flush()
             return
         }
-        guard let lat, let lon, let radius else {
-            throw usageError("give --lat, --lon and --radius (or --queries FILE --format jsonl)", command: "query")
-        }
-        guard format != .jsonl else { throw usageError("--format jsonl goes with --queries; use text or json", command: "query") }
-        let center: Coordinate
-        do {
-            center = try Coordinate(latitude: lat, longitude: lon)
-        } catch {
-            throw usageError("--\(error.component == .latitude ? "lat" : "lon"): \(error)", command: "query")
-        }
-        guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
-            throw usageError("--radius \(radius) must be between 1 and \(Int(Sphere.halfCircumference)) metres", command: "query")
-        }
+        guard let lat, let lon, let radius else { return }
+        let center = try Coordinate(latitude: lat, longitude: lon)
         let index = try location.open()
         let hits = try index.places(near: center, within: radius, limit: limit)
         var output = OutputBuffer()
@@ -102,7 +105,7 @@ enum QueryFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw IndexError(.unreadableInput, "cannot read the queries file: \(error)", path: path)
+            throw IndexError(.unreadableInput, "cannot read the queries file: \(FileErrorText.reason(for: error))", path: path)
         }
         var columns = ["lat": 0, "lon": 1, "radius": 2]
         var queries: [Query] = []
@@ -145,7 +148,7 @@ enum QueryFile {
             }
             guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
                 throw IndexError(
-                    .malformedRow, "radius \(radius) is outside 1...\(Int(Sphere.halfCircumference)) m", path: path,
+                    .malformedRow, "radius \(radius) is outside 1...20015114 m", path: path,
                     line: lineIndex + 1, column: "radius")
             }
             queries.append(Query(center: center, radius: radius))

@@ -15,8 +15,11 @@ struct IndexStats: AsyncParsableCommand {
     @Option(help: "Output: text or json.")
     var format: IndexQuery.Format = .text
 
+    func validate() throws {
+        guard format != .jsonl else { throw ValidationError("--format jsonl is for 'index query --queries'; stats prints text or json") }
+    }
+
     func run() async throws {
-        guard format != .jsonl else { throw usageError("stats prints text or json", command: "stats") }
         let index = try location.open()
         if verify { try index.verifyIntegrity() }
         let statistics = try index.statistics()

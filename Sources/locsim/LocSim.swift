@@ -11,8 +11,9 @@ import Darwin
 /// `locsim`: the only composition root. Commands parse arguments, wire library types together
 /// and print; the work happens in the libraries.
 ///
-/// Exit codes: 0 success, 1 runtime failure, 2 usage error. Every failure prints one message on
-/// standard error that says what went wrong and where.
+/// Exit codes: 0 success, 1 runtime failure, 2 usage error. Every failure prints two lines on
+/// standard error, `locsim: error: …` saying what went wrong and where, and `hint: …` saying
+/// what to do (``ErrorReport``).
 @main
 struct LocSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,26 +40,16 @@ struct LocSim: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                exit(withError: error)
-            } else if code == .validationFailure || isUsageError(error) {
-                Terminal.err(fullMessage(for: error))
-                Terminal.err("Run 'locsim help' or add --help for usage.")
-                systemExit(2)
-            } else if let exit = error as? ExitCode {
-                systemExit(exit.rawValue)
-            } else {
-                Terminal.err("locsim: \(error)")
-                systemExit(1)
+            if exitCode(for: error) == .success {
+                exit(withError: error)  // --help, --version
             }
+            if let exit = error as? ExitCode {
+                systemExit(exit.rawValue)  // the command has said what happened
+            }
+            let report = ErrorReport.make(for: error, arguments: Array(CommandLine.arguments.dropFirst()))
+            for line in report.lines { Terminal.err(line) }
+            systemExit(report.status)
         }
-    }
-
-    /// ArgumentParser reports some usage mistakes (unknown option, missing argument) with its own
-    /// error types and exit code 64; locsim reports every usage error with 2.
-    private static func isUsageError(_ error: any Error) -> Bool {
-        exitCode(for: error).rawValue == 64
     }
 }
 

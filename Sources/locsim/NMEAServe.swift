@@ -45,7 +45,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Argument(help: "A GPX file; its track (or route, or waypoints) is served in order, by the replay rules of docs/replay.md.")
     var track: String?
 
-    @Option(help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))
     var from: CoordinateArgument?
 
     @Option(help: "Straight-line motion: direction in degrees from true north.")
@@ -66,10 +66,10 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
-    @Option(help: "Address to listen on.")
+    @Option(help: "IPv4 address or host name (localhost) to listen on.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "TCP port to listen on.")
+    @Option(help: "TCP port to listen on (0: any free port, printed when listening).")
     var port: Int
 
     @Option(help: "Satellites in use to report in GGA (gpsd treats an empty count as no fix).")
@@ -82,17 +82,19 @@ struct NMEAServe: AsyncParsableCommand {
         guard (track == nil) != (from == nil) else {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port \(port) is outside 1...65535") }
+        guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
+        try checkOption(port, in: 0...65_535, flag: "--port")  // 0: any free port, printed when listening
         try validateSpeed(speed)
-        guard (0...99).contains(satellites) else { throw ValidationError("--satellites must be 0...99") }
+        try checkOption(satellites, in: 0...99, flag: "--satellites")
         if from != nil {
-            guard walkSpeed.isFinite, walkSpeed >= 0 else { throw ValidationError("--walk-speed must be ≥ 0") }
-            guard interval.isFinite, (0.01...1000).contains(interval) else {
-                throw ValidationError("--interval must be between 0.01 and 1000 seconds")
+            // 0 stands still; otherwise the speed profile's own range.
+            if walkSpeed != 0 {
+                try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s")
             }
-            guard count > 0 else { throw ValidationError("--count must be > 0") }
-            guard bearing.isFinite else { throw ValidationError("--bearing must be a number") }
-            if let altitude, !altitude.isFinite { throw ValidationError("--altitude must be a number") }
+            try checkOption(interval, in: OptionRange.interval, flag: "--interval", unit: "seconds")
+            try checkOption(count, in: OptionRange.count, flag: "--count")
+            try checkOption(bearing, in: OptionRange.bearing, flag: "--bearing", unit: "degrees")
+            if let altitude { try checkOption(altitude, in: OptionRange.altitude, flag: "--altitude", unit: "metres") }
         }
     }
 

@@ -25,22 +25,22 @@ final class NMEAServer: Sendable {
     }
     private let state = Mutex(State())
 
-    /// Listens on `host:port` (an IPv4 address; port 0 picks a free one).
+    /// Listens on `host:port` (an IPv4 address or a name with one, such as `localhost`; port 0
+    /// picks a free one).
     ///
-    /// - Throws: `ValidationError` naming the address when it is not IPv4 or cannot be bound.
-    init(host: String, port: Int) throws {
+    /// - Throws: ``CommandFailure`` (exit status 1) naming the address when the name has no IPv4
+    ///   address or the address cannot be bound (a port in use, an address not on this machine).
+    init(host: String, port: Int) throws(CommandFailure) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw ValidationError("--host \(host) is not an IPv4 address")
-        }
+        address.sin_port = UInt16(clamping: port).bigEndian
+        address.sin_addr = try Self.ipv4Address(of: host)
         #if canImport(Darwin)
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
-        guard fd >= 0 else { throw ValidationError("cannot create a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CommandFailure("cannot create a socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
@@ -49,7 +49,9 @@ final class NMEAServer: Sendable {
         guard bound == 0, listen(fd, 8) == 0 else {
             let reason = String(cString: strerror(errno))
             Self.closeDescriptor(fd)
-            throw ValidationError("cannot listen on \(host):\(port): \(reason)")
+            throw CommandFailure(
+                "cannot listen on \(host):\(port): \(reason)",
+                hint: "choose another --port (0 picks a free one), or a --host address of this machine such as 127.0.0.1")
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -63,6 +65,28 @@ final class NMEAServer: Sendable {
         thread.start()
     }
 
+    /// The IPv4 address `host` names: a dotted quad as it is, or a name (`localhost`) resolved.
+    private static func ipv4Address(of host: String) throws(CommandFailure) -> in_addr {
+        var address = in_addr()
+        if inet_pton(AF_INET, host, &address) == 1 { return address }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        #if canImport(Darwin)
+        hints.ai_socktype = SOCK_STREAM
+        #else
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        defer { if let list { freeaddrinfo(list) } }
+        guard status == 0, let found = list?.pointee.ai_addr else {
+            let reason = status == 0 ? "no address" : String(cString: gai_strerror(status))
+            throw CommandFailure(
+                "--host \(host) has no IPv4 address: \(reason)", hint: "give an IPv4 address such as 127.0.0.1, or a name that has one")
+        }
+        return found.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+    }
+
     /// How many clients connected so far.
     var clientsServed: Int { state.withLock { $0.served } }
 
@@ -73,12 +97,19 @@ final class NMEAServer: Sendable {
     func waitForFirstClient() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLock { state -> Bool in
+                // Cancellation is checked under the lock, so a cancel that came before the
+                // waiter was added is not missed.
+                let outcome = state.withLock { state -> Bool? in
                     if state.served > 0 { return true }
+                    if Task.isCancelled { return false }
                     state.waiters.append(continuation)
-                    return false
+                    return nil
                 }
-                if ready { continuation.resume() }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
             }
         } onCancel: {
             let waiters = state.withLock { state in

@@ -1,15 +1,92 @@
 import ArgumentParser
+import Foundation
 import LocationCore
 import LocationSimulation
+
+/// The documented range of every numeric option, in one place: each is checked when the
+/// arguments are parsed (in `validate()`), so a value outside it stops the command with exit
+/// status 2 and a message naming the flag, before anything runs. The ranges are those the
+/// libraries accept, narrowed where a larger value means nothing on Earth.
+enum OptionRange {
+    /// Radii and distances on the ground: 1 m up to half the Earth's circumference
+    /// (20,015,114 m), beyond which every point of the planet is already inside.
+    static let radius = 1.0...Sphere.halfCircumference
+    /// `--throttle-distance`: 0 (fetch on any movement) up to half the circumference.
+    static let throttleDistance = 0.0...Sphere.halfCircumference
+    /// `--throttle-interval` in seconds: 0 up to 10⁹ s (about 31 years).
+    static let throttleInterval = 0.0...1_000_000_000
+    /// `--reach` (encounter distance): 1 cm up to half the circumference.
+    static let reach = 0.01...Sphere.halfCircumference
+    /// `--noise` sigma in metres (``LocationSimulation/NoiseModel``'s own limit).
+    static let noise = 0.0...1_000_000
+    /// `--rate` in Hz (``LocationSimulation/GPXReplay``'s and ``LocationSimulation/SyntheticMotion``'s limit).
+    static let rate = 0.001...100.0
+    /// `simulate --duration` in seconds: up to 366 days of motion.
+    static let duration = 0.0...31_622_400
+    /// `--mps` and `nmea serve --walk-speed`, in metres per second (``LocationSimulation/SpeedProfile``'s limit).
+    static let metresPerSecond = 0.001...1000.0
+    /// `--circle-radius` in metres (``LocationSimulation/MotionPath``'s limit).
+    static let circleRadius = 0.001...10_000_000.0
+    /// `--within` in metres (``LocationSimulation/MotionPath``'s limit for a random walk's boundary).
+    static let within = 0.001...20_000_000.0
+    /// `--altitude` in metres above mean sea level (``LocationSimulation/SyntheticMotion``'s limit).
+    static let altitude = -12_000.0...100_000
+    /// `--bearing` in degrees.
+    static let bearing = -360.0...360
+    /// `nmea serve --interval` in seconds.
+    static let interval = 0.01...1000.0
+    /// `nmea serve --count`.
+    static let count = 1...100_000_000
+    /// TCP ports.
+    static let port = 1...65_535
+}
+
+/// Checks that `value` is a finite number within `range`.
+///
+/// - Throws: `ValidationError` naming `flag`, the range with its unit, and the value given.
+func checkOption(_ value: Double, in range: ClosedRange<Double>, flag: String, unit: String) throws(ValidationError) {
+    guard value.isFinite, range.contains(value) else {
+        throw ValidationError(
+            "\(flag) must be between \(formatRangeBound(range.lowerBound)) and \(formatRangeBound(range.upperBound))"
+                + "\(unit.isEmpty ? "" : " " + unit), got \(formatGiven(value))")
+    }
+}
+
+/// Checks that the integer `value` is within `range`.
+///
+/// - Throws: `ValidationError` naming `flag`, the range and the value given.
+func checkOption(_ value: Int, in range: ClosedRange<Int>, flag: String) throws(ValidationError) {
+    guard range.contains(value) else {
+        throw ValidationError("\(flag) must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+    }
+}
 
 /// Refuses a `--speed` outside ``LocationSimulation/Pacing/speedFactorRange`` (the library's own
 /// limit, checked up front so the message names the option; NaN and infinities are outside too).
 func validateSpeed(_ speed: Double) throws(ValidationError) {
-    guard Pacing.speedFactorRange.contains(speed) else {
-        throw ValidationError(
-            "--speed must be between \(formatRangeBound(Pacing.speedFactorRange.lowerBound)) and "
-                + "\(formatRangeBound(Pacing.speedFactorRange.upperBound)), got \(speed)")
+    try checkOption(speed, in: Pacing.speedFactorRange, flag: "--speed", unit: "(times real time)")
+}
+
+/// Checks, before a command starts its work, that `path` can be written: not a directory, in a
+/// folder that exists and takes a new file (a temporary file is created beside it and removed).
+///
+/// - Throws: ``CommandFailure`` naming `flag`, the path and the system's reason.
+func checkOutputPath(_ path: String, flag: String) throws(CommandFailure) {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw CommandFailure("\(flag) \(path) is a directory", hint: "give a file name, e.g. \(flag) \(path)/out\(extensionHint(flag))")
     }
+    do {
+        _ = try AtomicFile(path: path)  // discarded at once: its temporary file is removed
+    } catch {
+        throw CommandFailure(
+            "\(flag) \(path): cannot write there: \(error.reason)",
+            hint: "check that the folder exists and is writable, or choose another path")
+    }
+}
+
+private func extensionHint(_ flag: String) -> String {
+    flag == "--report" ? ".html" : flag == "--db" ? ".sqlite" : ".gpx"
 }
 
 /// `text` as a plain decimal number, the syntax place files are read with (``LocationCore/DecimalNumber``):
@@ -19,6 +96,15 @@ func decimalValue(_ text: some StringProtocol) -> Double? {
     return copy.withUTF8 { DecimalNumber(parsing: $0)?.value }
 }
 
+/// A range bound for people: `20015114` rather than `20015114.50…`, `0.001` as it is.
 private func formatRangeBound(_ value: Double) -> String {
-    value == value.rounded() ? String(Int(value)) : String(value)
+    if value == value.rounded(.down), abs(value) < 1e15 { return String(Int64(value)) }
+    if abs(value) >= 1000, abs(value) < 1e15 { return String(Int64(value.rounded(.down))) }
+    return String(value)
+}
+
+/// A value as the user could have typed it: `1e+19`, `nan`, `5000`.
+private func formatGiven(_ value: Double) -> String {
+    if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GPXFormat
+import LocationCore
 import Testing
 
 /// Each case marks with `⟨` where the error must be reported; the marker is removed before
@@ -43,7 +44,9 @@ let malformedCases: [MalformedCase] = [
     .init(label: "not a GPX file", marked: "<?xml version=\"1.0\"?>\n⟨<kml><Placemark/></kml>", code: .notGPX),
     .init(label: "empty input", marked: "⟨", code: .truncated),
     .init(label: "text after the document", marked: "<gpx></gpx>\n⟨trailing", code: .malformedXML),
-    .init(label: "a declared encoding that is not UTF-8", marked: "⟨<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><gpx></gpx>", code: .unsupportedEncoding),
+    .init(label: "a declared encoding the reader cannot decode", marked: "<?xml version=\"1.0\" encoding=\"⟨GB2312\"?><gpx></gpx>", code: .unsupportedEncoding),
+    .init(label: "a NUL byte", marked: head + "<trkpt lat=\"1\" lon=\"2\"><name>ab⟨\u{0}cd</name></trkpt>\n" + tail, code: .malformedXML),
+    .init(label: "a NUL byte after the document", marked: "<gpx></gpx>\n⟨\u{0}", code: .malformedXML),
 ]
 
 @Suite struct GPXMalformedInputTests {
@@ -64,20 +67,27 @@ let malformedCases: [MalformedCase] = [
         }
     }
 
-    @Test("Lenient mode skips and counts bad points but keeps the good ones")
+    @Test("Lenient mode skips points with bad coordinates, drops bad values alone, and keeps the rest")
     func lenient() throws {
         let text = head + good
             + "<trkpt lat=\"abc\" lon=\"2\"><time>2024-01-01T00:00:01Z</time></trkpt>\n"
             + good
-            + "<trkpt lat=\"1\" lon=\"2\"><time>not a time</time><ele>oops</ele></trkpt>\n"
+            + "<trkpt lat=\"1\" lon=\"3\"><time>not a time</time><ele>oops</ele></trkpt>\n"
             + "<trkpt lon=\"2\"/>\n"
             + good + tail
         let reader = GPXReader(string: text, options: .lenient)
         let document = try GPXDocument(reader: reader)
-        #expect(document.tracks[0].segments[0].count == 3)
-        #expect(reader.skippedPoints == 3)
-        #expect(reader.problems.map(\.code) == [.invalidCoordinate, .invalidTime, .missingCoordinate])
-        #expect(reader.problems.map(\.line) == [5, 7, 8])
+        // The point with a bad time and a bad elevation is kept, without them.
+        let points = document.tracks[0].segments[0]
+        #expect(points.count == 4)
+        #expect(points[2].coordinate.longitude == 3 && points[2].time == nil && points[2].elevation == nil)
+        #expect(reader.skippedPoints == 2)
+        #expect(reader.droppedValues == 2)
+        #expect(reader.problems.map(\.code) == [.invalidCoordinate, .invalidTime, .invalidNumber, .missingCoordinate])
+        #expect(reader.problems.map(\.line) == [5, 7, 7, 8])
+        let line = text.components(separatedBy: "\n")[6]
+        func column(of tag: String) -> Int { line.distance(from: line.startIndex, to: line.range(of: tag)!.lowerBound) + 1 }
+        #expect(reader.problems.map(\.column) == [1, column(of: "<time>"), column(of: "<ele>"), 1])
     }
 
     @Test("Lenient mode still stops at malformed XML")

@@ -44,7 +44,9 @@ struct GPXReaderTests {
             <gpx version="1.1" creator="\(text)"><wpt lat="1" lon="2"><name>\(text)</name></wpt></gpx>
             """
         let document = try GPXDocument(string: gpx)
-        #expect(document.waypoints.first?.name == Case.text(testCase.read_content ?? []))
+        // An empty <name></name> is an absent name (xml.etree's None, which the script writes as []).
+        let content = Case.text(testCase.read_content ?? [])
+        #expect(document.waypoints.first?.name == (content.isEmpty ? nil : content))
         #expect(document.creator == Case.text(testCase.read_attribute ?? []))
     }
 

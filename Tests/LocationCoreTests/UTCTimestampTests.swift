@@ -143,3 +143,24 @@ struct UTCTimestampTests {
         #expect(UTCTimestamp.format(beforeEpoch) == "1969-12-31T23:59:59.750Z")
     }
 }
+
+@Suite("UTC timestamps far from 1970")
+struct UTCTimestampSaturationTests {
+    @Test("Formatting never traps: dates beyond ±10¹⁵ s are written as the bound on their side, NaN as 1970",
+          arguments: [1e300, -1e300, Double.infinity, -Double.infinity, 9.3e18, -9.3e18])
+    func saturates(_ seconds: Double) {
+        let bound = seconds > 0 ? UTCTimestamp.formattableSeconds : -UTCTimestamp.formattableSeconds
+        let text = UTCTimestamp.format(Date(timeIntervalSince1970: seconds))
+        #expect(text == UTCTimestamp.format(Date(timeIntervalSince1970: bound)))
+        #expect(text.hasSuffix("Z"))
+    }
+
+    @Test("NaN formats as the epoch; the bound itself is written in full, with a year of more than four digits")
+    func nanAndBound() {
+        #expect(UTCTimestamp.format(Date(timeIntervalSince1970: .nan)) == UTCTimestamp.format(Date(timeIntervalSince1970: 0)))
+        let far = UTCTimestamp.format(Date(timeIntervalSince1970: UTCTimestamp.formattableSeconds), fractionDigits: 0)
+        // 10¹⁵ s is 31,688,738 Gregorian years of 365.2425 days after 1970.
+        let years = Int((UTCTimestamp.formattableSeconds / (365.2425 * 86_400)).rounded(.down)) + 1970
+        #expect(far.hasPrefix("\(years)-"), "\(far)")
+    }
+}

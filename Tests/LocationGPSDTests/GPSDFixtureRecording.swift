@@ -6,7 +6,7 @@ import Testing
 /// Re-records `Fixtures/gpsd/session-3.22.jsonl`: what a real gpsd sends to a raw JSON client for a
 /// scripted receiver (no fix, then 2D, then 3D, then unplugged). Run with RECORD_GPSD_FIXTURES=1;
 /// it rewrites the file and fails on purpose, so a recording is never mistaken for a pass.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["RECORD_GPSD_FIXTURES"] == "1", "set RECORD_GPSD_FIXTURES=1 to re-record"))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["RECORD_GPSD_FIXTURES"] == "1", "set RECORD_GPSD_FIXTURES=1 to re-record"), .timeLimit(.minutes(5)))
 struct GPSDFixtureRecording {
     @Test func recordSession() async throws {
         let live = try await LiveGPSD.start()

@@ -4,7 +4,7 @@ import LocationIndex
 import Synchronization
 import Testing
 
-@Suite("Databases that are not, or no longer, usable indexes")
+@Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(5)))
 struct DatabaseErrorTests {
     static let places = NearbyIndexQueryTests.places(seed: 21)
 
@@ -172,7 +172,7 @@ struct DatabaseErrorTests {
     }
 }
 
-@Suite("Readers during an import")
+@Suite("Readers during an import", .timeLimit(.minutes(5)))
 struct ConcurrencyTests {
     @Test("A query made while an import is writing sees the previous snapshot, then the new one")
     func readDuringImport() throws {

@@ -51,10 +51,10 @@ import Testing
         #expect(met.map(\.place.id) == ["b", "a", "c"])
     }
 
-    @Test("A reach that is not a positive, finite number of metres is a validation error naming 'reach'",
+    @Test("A reach that is not a positive, finite number of metres is a configuration error naming 'reach'",
           arguments: [0.0, -1, .nan, .infinity])
     func invalidReach(reach: Double) {
-        let error = #expect(throws: AppError.self) { try EncounterTracker(reach: reach) }
-        #expect(error?.code == .validation && error?.parameter == "reach")
+        let error = #expect(throws: ConfigurationError.self) { try EncounterTracker(reach: reach) }
+        #expect(error?.parameter == "reach")
     }
 }

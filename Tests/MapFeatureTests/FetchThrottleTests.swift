@@ -120,8 +120,8 @@ import Testing
                 radius: bad.radius, maximumHorizontalAccuracy: bad.maximumHorizontalAccuracy)
             Issue.record("accepted an invalid \(bad.parameter)")
         } catch {
-            #expect(error.code == .validation)
             #expect(error.parameter == bad.parameter)
+            #expect(error.description.hasPrefix(bad.parameter + ": "))
         }
     }
 
@@ -155,7 +155,7 @@ import Testing
 
     @Test("Without jitter the back-off is 1, 2, 4, 8, 16, 30, 30 s")
     func backoffSequence() throws {
-        let retry = try FetchThrottle.RetryPolicy(jitter: 0)
+        let retry = try Backoff(jitter: 0)
         var throttle = FetchThrottle(configuration: try .init(retry: retry))
         var delays: [Duration] = []
         var now = script.time(0)
@@ -170,7 +170,7 @@ import Testing
 
     @Test("While backing off nothing fetches, even a move; at the back-off's end a fix retries")
     func backoffGates() throws {
-        var throttle = FetchThrottle(configuration: try .init(retry: .init(jitter: 0)))
+        var throttle = FetchThrottle(configuration: try .init(retry: Backoff(jitter: 0)))
         throttle.recordFetch(center: script.origin, at: script.time(0))
         let notBefore = throttle.recordFailure(at: script.time(0.5))
         #expect(notBefore == script.time(1.5))
@@ -180,7 +180,7 @@ import Testing
 
     @Test("A success resets the back-off")
     func backoffResets() throws {
-        var throttle = FetchThrottle(configuration: try .init(retry: .init(jitter: 0)))
+        var throttle = FetchThrottle(configuration: try .init(retry: Backoff(jitter: 0)))
         for step in 0..<4 {
             throttle.recordFetch(center: script.origin, at: script.time(Double(step) * 100))
             throttle.recordFailure(at: script.time(Double(step) * 100))
@@ -198,7 +198,7 @@ import Testing
     @Test("Jitter only shortens, stays within its fraction, and is reproducible from the seed")
     func jitter() throws {
         func delays(seed: UInt64) throws -> [Duration] {
-            var throttle = FetchThrottle(configuration: try .init(retry: .init(jitter: 0.5, seed: seed)))
+            var throttle = FetchThrottle(configuration: try .init(retry: Backoff(jitter: 0.5, seed: seed)))
             return (0..<12).map { _ in
                 throttle.recordFetch(center: script.origin, at: script.time(0))
                 return VirtualTime.duration(from: script.time(0), to: throttle.recordFailure(at: script.time(0)))
@@ -214,19 +214,12 @@ import Testing
         }
     }
 
-    @Test("The retry policy rejects invalid values with the parameter's name")
-    func invalidRetry() {
-        #expect(throws: AppError.self) { try FetchThrottle.RetryPolicy(initialDelay: .zero) }
-        do {
-            _ = try FetchThrottle.RetryPolicy(initialDelay: .seconds(10), maximumDelay: .seconds(5))
-        } catch {
-            #expect(error.parameter == "maximumDelay")
-        }
-        do {
-            _ = try FetchThrottle.RetryPolicy(jitter: 1)
-        } catch {
-            #expect(error.parameter == "jitter")
-        }
+    @Test("The game's retry back-off is 1 s doubling to 30 s with 20 % jitter")
+    func standardRetry() {
+        let retry = FetchThrottle.Configuration.game.retry
+        #expect(retry == FetchThrottle.Configuration.standardRetry)
+        #expect(retry.initialDelay == .seconds(1) && retry.multiplier == 2 && retry.maximumDelay == .seconds(30))
+        #expect(retry.jitter == 0.2 && retry.seed == 0)
     }
 
     // MARK: Anchor

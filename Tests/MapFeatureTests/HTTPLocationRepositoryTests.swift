@@ -9,7 +9,7 @@ import Testing
 
 /// `HTTPLocationRepository` against a real HTTP server on loopback (Fixtures/nearby_server.py,
 /// started and stopped by each test). Each scenario is one path prefix on that server.
-@Suite struct HTTPLocationRepositoryTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPLocationRepositoryTests {
     let center = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
 
     func repository(_ server: LocalHTTPServer, scenario: String, token: String? = "s3cret",

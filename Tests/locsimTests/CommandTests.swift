@@ -125,38 +125,8 @@ import Testing
         #expect(!piped.stdout.contains("\u{1B}[K") && !piped.stderr.contains("\u{1B}[K"))
         #expect(!piped.stdout.contains("remaining"))
 
-        // Under a pseudo-terminal (python's pty module runs the command with all three streams on it).
-        let script = """
-            import os, pty, sys
-            out = b""
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(sys.argv[1], sys.argv[1:])
-            while True:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                out += data
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(out.decode("utf-8", "replace"))
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, CLI.binary] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
-        var environment = ProcessInfo.processInfo.environment
-        environment["LOCSIM_CACHE_DIR"] = CLI.cacheDirectory
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try CLI.runOnTerminal(arguments)
+        #expect(status == 0, "\(output)")
         #expect(output.contains("\u{1B}[K"), "the status line is redrawn in place")
         #expect(output.contains("remaining") && output.contains("fetches") && output.contains("places on map"))
         #expect(output.contains("%"))

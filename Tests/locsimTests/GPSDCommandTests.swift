@@ -177,6 +177,8 @@ struct GPSDCommandTests {
         defer { daemon.stop() }
         let replay = try LiveCommand([
             "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--format", "jsonl", "--geodata", PackagePaths.path("geodata"),
+            // Lines as they happen: the test reads them live through a pipe.
+            "--flush",
         ])
         defer { replay.stop() }
 
@@ -232,6 +234,35 @@ struct GPSDCommandTests {
         #expect(summary.numbers["distance_m"].map { $0 > 0 } == true)
     }
 
+    @Test("replay --gpsd tells its connection's story as 'locsim gpsd' does: connected, disconnected, retrying")
+    func replayShowsDisconnectsAndRetries() async throws {
+        let feed = try NMEAFeed()
+        defer { feed.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: feed.port)
+        defer { daemon.stop() }
+        let replay = try LiveCommand([
+            "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--format", "jsonl", "--geodata", PackagePaths.path("geodata"),
+            "--flush",  // read live through a pipe
+        ])
+        defer { replay.stop() }
+        try await replay.wait(for: "the connected event") { $0.contains { $0.json?.event == "connected" } }
+        #expect(replay.lines.first?.text.contains(#""endpoint":"127.0.0.1:\#(daemon.port)""#) == true, "\(replay.account)")
+
+        // gpsd goes away: the replay says so and keeps trying, instead of going quiet.
+        daemon.stop()
+        try await replay.wait(for: "disconnected, then retrying") { lines in
+            let events = lines.compactMap(\.json?.event)
+            guard let disconnected = events.firstIndex(of: "disconnected") else { return false }
+            return events[disconnected...].contains("retrying")
+        }
+        let retry = try #require(replay.lines.first { $0.json?.event == "retrying" })
+        #expect(retry.text.contains(#""attempt":1,"#) && (retry.json?.numbers["delay"] ?? 0) > 0, "\(replay.account)")
+
+        replay.interrupt()
+        #expect(try await replay.waitForExit() == .exited(0), "\(replay.child.errors)")
+        #expect(replay.objects.last?.type == "summary", "\(replay.account)")
+    }
+
     // MARK: Helpers
 
     static func stamp(_ date: Date) -> String {
@@ -278,7 +309,7 @@ struct GPSDCommandTests {
     }
 }
 
-@Suite struct GPSDCommandFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct GPSDCommandFailureTests {
     @Test("gpsd with nothing at host:port: exit status 1, and the message names 127.0.0.1:PORT")
     func noDaemon() throws {
         let port = try LoopbackSocket.freePort()

@@ -58,13 +58,58 @@ import Testing
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/server-error",
             "--format", "jsonl",
         ])
-        #expect(down.status == 0)
+        // Every fetch failed: the timeline and summary are printed, then exit 1 says so.
+        #expect(down.status == 1)
+        #expect(down.stderr.hasPrefix("locsim: error: every fetch from \(base)/server-error failed"), "\(down.stderr)")
+        #expect(down.stdout.split(separator: "\n").last?.contains(#""type":"summary""#) == true)
         let failures = down.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
         #expect(!failures.isEmpty)
         #expect(failures.allSatisfy { $0.contains("HTTP 500") && $0.contains("127.0.0.1:\(server.port)") })
         // Backing off: far fewer attempts than the 60 fixes of the last minute.
         #expect(failures.count < 15)
         #expect(down.stdout.contains(#""reason":"retry""#))
+    }
+
+    @Test("Failed fetches are drawn in the report and listed with their errors, one for each fetch_failed line")
+    func failuresInReport() throws {
+        let server = try Server()
+        defer { server.stop() }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let result = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
+            "http://127.0.0.1:\(server.port)/server-error", "--format", "jsonl", "--report", report,
+        ])
+        // Every fetch failed: the command says so and exits 1, after writing the report.
+        #expect(result.status == 1, "\(result.stderr)")
+        let failed = result.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
+        #expect(!failed.isEmpty)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.components(separatedBy: #"<g class="fetch-failed">"#).count - 1 == failed.count)
+        #expect(html.components(separatedBy: #"<g class="failure-mark">"#).count - 1 == failed.count)
+        #expect(html.contains("<h2>Failed fetches (\(failed.count))</h2>"))
+        let rows = ReportTests.rows(html, table: "failures")
+        #expect(rows.count == min(failed.count, 50))
+        #expect(rows.allSatisfy { $0.count == 3 && $0[2].contains("HTTP 500") && $0[2].contains("database is down") }, "\(rows)")
+    }
+
+    @Test("--online where every fetch failed (HTTP 500, bad JSON, nothing listening) ends with exit 1 and says why",
+          arguments: ["/server-error", "/malformed", "down"])
+    func everyFetchFailed(_ scenario: String) throws {
+        let server = try Server()
+        defer { server.stop() }
+        let base = scenario == "down" ? "http://127.0.0.1:\(try LoopbackSocket.freePort())" : "http://127.0.0.1:\(server.port)\(scenario)"
+        let result = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("locsim: error: every fetch from \(base) failed") == true, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("hint: ") == true)
+        #expect(result.stdout.contains("Summary"), "the timeline and summary come first")
+
+        // One answer is enough: the run succeeded.
+        let ok = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
+        #expect(ok.status == 0, "\(ok.stderr)")
     }
 
     @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")
@@ -83,4 +128,55 @@ import Testing
         let encounter = try #require(lines.firstIndex { $0.contains(#""type":"encounter""#) && $0.contains(#""place":"follower""#) })
         #expect(changed < encounter)
     }
+
+    @Test(
+        "With --speed and a server that takes a second, answers are stamped in scaled fix time, never going back, and the follow-up is announced once per request",
+        .timeLimit(.minutes(2)),
+        arguments: ["slow-1s", "slow-1s-fail"])
+    func slowServerAtSpeed(scenario: String) throws {
+        let server = try Server()
+        defer { server.stop() }
+        let speed = 50.0
+        // The last 2 min 14 s of the walk at 50×: under 3 s of wall time.
+        let result = try CLI.run([
+            "replay", "tracks/sf-mission-walk.gpx", "--speed", String(speed), "--start", "48:10", "--online",
+            "http://127.0.0.1:\(server.port)/\(scenario)", "--format", "jsonl", "--no-progress",
+        ])
+        // A server that never answers ends the run with status 1, after the timeline and summary.
+        #expect(result.status == (scenario == "slow-1s" ? 0 : 1), "\(result.stderr)")
+        struct Record: Decodable {
+            var type: String
+            var t: String?
+            var id: Int?
+            var in_flight: Int?
+            var time: Date? { t.flatMap(LiveCommand.parseTimestamp) }
+        }
+        let objects = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+        let timed = objects.filter { $0.type != "summary" }
+        #expect(timed.allSatisfy { $0.time != nil }, "every line but the summary has a time")
+        // Time never goes backwards in the log.
+        let times = timed.compactMap(\.time)
+        let backwards = zip(times, times.dropFirst()).filter { $0.1 < $0.0 }
+        #expect(backwards.isEmpty, "\(backwards.count) backward time steps, e.g. \(backwards.prefix(3))")
+        // Each answer comes at least a second of real time after its request: at 50×, 50 s of fix time.
+        let sent = Dictionary(
+            objects.filter { $0.type == "fetch" }.compactMap { record -> (Int, Date)? in
+                guard let id = record.id, let time = record.time else { return nil }
+                return (id, time)
+            },
+            uniquingKeysWith: { first, _ in first })
+        let answers = objects.filter { $0.type == "answer" || $0.type == "fetch_failed" }
+        #expect(!answers.isEmpty)
+        for answer in answers {
+            let id = try #require(answer.id)
+            let request = try #require(sent[id], "answer #\(id) without its request")
+            let time = try #require(answer.time)
+            #expect(time.timeIntervalSince(request) >= speed * 1, "answer #\(id) \(time.timeIntervalSince(request)) s after its request")
+        }
+        // "One follow-up queued": once per request in flight, however many fixes qualified meanwhile.
+        let coalesced = objects.filter { $0.type == "coalesced" }.compactMap(\.in_flight)
+        #expect(!coalesced.isEmpty || scenario == "slow-1s-fail", "fixes qualified while a request was in flight")
+        #expect(coalesced.count == Set(coalesced).count, "coalesced lines per request: \(coalesced)")
+    }
 }
+

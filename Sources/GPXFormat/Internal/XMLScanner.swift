@@ -8,17 +8,32 @@ import Darwin
 
 /// A pull tokenizer for the XML that GPX uses, over a sliding byte window.
 ///
-/// It reads the input in fixed chunks, so memory stays flat whatever the file size: the window
-/// holds the current token, plus everything from the ``pinned`` position on (the reader pins the
-/// start of the current point so it can report where a problem inside it is). Positions are
-/// offsets into the window and shift when it slides; locations (line, column) are computed only
-/// when needed, from a running count of the lines that slid out.
+/// It reads the input in chunks, decoded to UTF-8 on the way (``InputDecoder``), so memory
+/// stays flat whatever the file size: the window holds the current token and nothing before it.
+/// A token longer than ``maximumTokenLength`` is an error, so junk (a gigabyte without a `<`)
+/// fails after that many bytes, and a NUL byte, which no XML text may hold, fails at once.
+/// Positions are offsets into the window and shift when it slides; locations (line, column) are
+/// computed only when needed, from a running count of the lines that slid out. The reader can
+/// ``mark(_:at:)`` a position to locate later: when the window slides past a mark, its location
+/// is worked out on the way, at no extra cost.
 ///
 /// Supported: elements, attributes (single or double quotes), character and predefined entity
 /// references, comments, CDATA, processing instructions, a DOCTYPE (skipped). Namespace prefixes
 /// are kept in names; callers compare local names.
 final class XMLScanner {
     enum Token { case startTag, endTag, text, end }
+
+    /// What the current token is, for messages.
+    enum TokenKind: String {
+        case text = "a text"
+        case startTag = "a tag"
+        case endTag = "an end tag"
+        case markup = "a markup declaration"
+        case comment = "a comment"
+        case cdata = "a CDATA section"
+        case processingInstruction = "a processing instruction"
+        case doctype = "a DOCTYPE"
+    }
 
     struct Attribute {
         var nameStart: Int, nameEnd: Int, valueStart: Int, valueEnd: Int
@@ -28,27 +43,37 @@ final class XMLScanner {
         case malformed(String, at: Int)
         case truncated(String)
         case io(String)
+        case unsupportedEncoding(String, line: Int, column: Int)
+        /// A token longer than ``maximumTokenLength`` starts at the position.
+        case tooLong(TokenKind, at: Int)
     }
 
-    private enum Input {
-        case file(Int32)
-        case memory
+    /// Positions the reader can ask the location of after the window moved on.
+    enum Mark { case point, capture }
+
+    private struct MarkState {
+        /// Window position, while `location` is `nil`.
+        var position = 0
+        var location: (line: Int, column: Int)?
     }
 
     /// Bytes read per refill (256 KiB in normal use; tests make it tiny to stress boundaries).
     private let chunkSize: Int
+    /// The longest token (text, tag with its attributes, comment, …) in bytes of UTF-8.
+    let maximumTokenLength: Int
 
-    private var input: Input
+    private let decoder: InputDecoder
     private(set) var buffer: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
     private var pos = 0
     private var atEOF = false
+    /// The byte just past the window is a NUL: the next refill fails there.
+    private var nulFollows = false
     private var linesBefore = 1
     private var columnBefore = 0
-
-    /// A window position that must not slide out (or `nil`).
-    var pinned: Int?
+    private var pointMark = MarkState()
+    private var captureMark = MarkState()
 
     // The current token.
     private(set) var tokenStart = 0
@@ -60,12 +85,16 @@ final class XMLScanner {
     private(set) var textEnd = 0
     /// The text token came from CDATA, so entity references are not to be decoded.
     private(set) var textIsCDATA = false
-    /// The XML declaration's encoding, if any.
-    private(set) var declaredEncoding: String?
+
+    /// The encoding the input is decoded from (`nil` before the first bytes were read).
+    var encoding: GPXTextEncoding? { decoder.encoding }
+    /// Whether ``encoding`` is windows-1252 because the undeclared input was not UTF-8.
+    var isEncodingSniffed: Bool { decoder.isSniffed }
 
     /// Opens a file for streaming.
-    init(path: String, chunkSize: Int = 1 << 18) throws(Failure) {
+    init(path: String, chunkSize: Int = 1 << 18, maximumTokenLength: Int = 16 << 20) throws(Failure) {
         self.chunkSize = max(1, chunkSize)
+        self.maximumTokenLength = max(1, maximumTokenLength)
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             throw .io(String(cString: strerror(errno)))
@@ -75,32 +104,25 @@ final class XMLScanner {
             close(fd)
             throw .io("is a directory")
         }
-        input = .file(fd)
-        capacity = self.chunkSize * 2
+        decoder = InputDecoder(source: .file(fd), readsDeclaration: true)
+        capacity = self.chunkSize + 16
         buffer = .allocate(capacity: capacity)
-        try skipByteOrderMark()
     }
 
-    /// Scans bytes held in memory.
-    init(bytes: some Collection<UInt8>) {
-        chunkSize = 1 << 18
-        input = .memory
-        capacity = max(bytes.count, 16)
+    /// Scans bytes held in memory, in the same chunks as a file.
+    ///
+    /// - Parameter readsDeclaration: `false` when the bytes are UTF-8 whatever the document
+    ///   declares (the bytes of a Swift string).
+    init(bytes: some Collection<UInt8>, readsDeclaration: Bool, chunkSize: Int = 1 << 18, maximumTokenLength: Int = 16 << 20) {
+        self.chunkSize = max(1, chunkSize)
+        self.maximumTokenLength = max(1, maximumTokenLength)
+        decoder = InputDecoder(source: .memory(Array(bytes)), readsDeclaration: readsDeclaration)
+        capacity = self.chunkSize + 16
         buffer = .allocate(capacity: capacity)
-        _ = UnsafeMutableBufferPointer(start: buffer, count: capacity).initialize(from: bytes)
-        count = bytes.count
-        atEOF = true
-        if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
     }
 
     deinit {
-        if case .file(let fd) = input { close(fd) }
         buffer.deallocate()
-    }
-
-    private func skipByteOrderMark() throws(Failure) {
-        while count < 3, try refill() {}
-        if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
     }
 
     // MARK: Locations
@@ -109,6 +131,21 @@ final class XMLScanner {
     func location(of position: Int) -> (line: Int, column: Int) {
         let (line, column) = Self.advance(line: linesBefore, column: columnBefore, over: buffer, count: min(position, count))
         return (line, column + 1)
+    }
+
+    /// Remembers `position` (in the window) so its location can be asked for later.
+    @inline(__always)
+    func mark(_ mark: Mark, at position: Int) {
+        switch mark {
+        case .point: pointMark = MarkState(position: position)
+        case .capture: captureMark = MarkState(position: position)
+        }
+    }
+
+    /// The location of a marked position, even if the window has slid past it since.
+    func location(of mark: Mark) -> (line: Int, column: Int) {
+        let state = mark == .point ? pointMark : captureMark
+        return state.location ?? location(of: state.position)
     }
 
     /// A line and 0-based column moved over the first `count` bytes at `bytes` (none when
@@ -139,43 +176,86 @@ final class XMLScanner {
 
     // MARK: Window
 
-    /// Slides the window and reads another chunk. Returns `false` at end of input.
+    /// Moves the line count over the first `keep` bytes of the window, locating the marks that
+    /// lie in them on the way.
+    private func slideOut(_ keep: Int) {
+        var done = 0
+        var line = linesBefore
+        var column = columnBefore
+        func locate(_ state: inout MarkState) {
+            guard state.location == nil else { return }
+            if state.position >= keep {
+                state.position -= keep
+                return
+            }
+            (line, column) = Self.advance(line: line, column: column, over: buffer + done, count: state.position - done)
+            done = state.position
+            state.location = (line, column + 1)
+        }
+        if pointMark.position <= captureMark.position {
+            locate(&pointMark)
+            locate(&captureMark)
+        } else {
+            locate(&captureMark)
+            locate(&pointMark)
+        }
+        (linesBefore, columnBefore) = Self.advance(line: line, column: column, over: buffer + done, count: keep - done)
+    }
+
+    /// Slides the window and decodes another chunk. Returns `false` at end of input.
     private func refill() throws(Failure) -> Bool {
         if atEOF { return false }
-        var keep = tokenStart
-        if let pinned, pinned < keep { keep = pinned }
+        let keep = tokenStart
         if keep > 0 {
-            // Account for the lines that slide out.
-            (linesBefore, columnBefore) = Self.advance(line: linesBefore, column: columnBefore, over: buffer, count: keep)
+            slideOut(keep)
             (buffer).update(from: buffer + keep, count: count - keep)
             count -= keep
             pos -= keep
-            tokenStart -= keep
-            if let p = pinned { pinned = p - keep }
+            tokenStart = 0
         }
-        if capacity - count < chunkSize {
-            let newCapacity = max(capacity * 2, count + chunkSize)
+        if nulFollows { throw .malformed(Self.nulMessage, at: count) }
+        // Everything in the window now belongs to the current token, which needs more.
+        if count > maximumTokenLength { throw .tooLong(kindOfToken(at: 0), at: 0) }
+        // A token that already spans chunks grows the reads with it, so rescanning it after each
+        // refill costs linear time in all; but never past what shows it is too long.
+        let want = count > chunkSize ? max(chunkSize, min(count, maximumTokenLength + 1 - count)) : chunkSize
+        if capacity - count < want + 16 {
+            let needed = count + want + 16
+            let newCapacity = max(min(capacity * 2, maximumTokenLength + chunkSize + 16), needed)
             let newBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
             newBuffer.update(from: buffer, count: count)
             buffer.deallocate()
             buffer = newBuffer
             capacity = newCapacity
         }
-        guard case .file(let fd) = input else { return false }
-        while true {
-            let n = read(fd, buffer + count, min(chunkSize, capacity - count))
-            if n > 0 {
-                count += n
-                return true
+        let n: Int
+        do {
+            n = try decoder.decode(into: buffer + count, capacity: capacity - count, want: want)
+        } catch {
+            switch error {
+            case .io(let reason): throw .io(reason)
+            case .truncated(let message): throw .truncated(message)
+            case .unsupported(let name, let line, let column): throw .unsupportedEncoding(name, line: line, column: column)
+            case .invalid(let message): throw .malformed(message, at: count)
             }
-            if n == 0 {
-                atEOF = true
-                return false
-            }
-            if errno == EINTR { continue }
-            throw .io(String(cString: strerror(errno)))
         }
+        if n == 0 {
+            atEOF = true
+            return false
+        }
+        if let nul = memchr(buffer + count, 0, n) {
+            // Hand over what comes before it first, so earlier errors are found first.
+            let before = buffer.distance(to: nul.assumingMemoryBound(to: UInt8.self)) - count
+            if before == 0 { throw .malformed(Self.nulMessage, at: count) }
+            count += before
+            nulFollows = true
+            return true
+        }
+        count += n
+        return true
     }
+
+    private static let nulMessage = "a NUL byte, which XML text cannot hold (is this a binary or sparse file?)"
 
     // MARK: Tokens
 
@@ -188,12 +268,40 @@ final class XMLScanner {
                 if try !refill() { return .end }
                 continue
             }
-            tokenStart = pos
-            if buffer[pos] != UInt8(ascii: "<") {
-                if let token = try scanText() { return token }
+            let start = pos
+            tokenStart = start
+            // A refill stops a token that outgrows the limit; `checkLength` catches one that
+            // fitted in the window, so the outcome does not depend on where chunks end.
+            if buffer[start] != UInt8(ascii: "<") {
+                if let token = try scanText() {
+                    try checkLength(from: start, to: textEnd)
+                    return token
+                }
                 continue
             }
-            if let token = try scanMarkup() { return token }
+            let token = try scanMarkup()
+            try checkLength(from: start, to: pos)
+            if let token { return token }
+        }
+    }
+
+    @inline(__always)
+    private func checkLength(from start: Int, to end: Int) throws(Failure) {
+        if end - start > maximumTokenLength { throw .tooLong(kindOfToken(at: start), at: start) }
+    }
+
+    /// What the token at `start` is, from its first bytes (for messages).
+    private func kindOfToken(at start: Int) -> TokenKind {
+        guard buffer[start] == UInt8(ascii: "<"), start + 1 < count else { return .text }
+        switch buffer[start + 1] {
+        case UInt8(ascii: "/"): return .endTag
+        case UInt8(ascii: "?"): return .processingInstruction
+        case UInt8(ascii: "!"):
+            if hasPrefix("<!--", at: start) { return .comment }
+            if hasPrefix("<![CDATA[", at: start) { return .cdata }
+            if hasPrefix("<!DOCTYPE", at: start) { return .doctype }
+            return .markup
+        default: return .startTag
         }
     }
 
@@ -293,9 +401,6 @@ final class XMLScanner {
         case UInt8(ascii: "?"):
             guard let close = try find(Array("?>".utf8), from: pos + 2, what: "a processing instruction") else {
                 return nil
-            }
-            if hasPrefix("<?xml", at: pos), close > pos + 5, isXMLSpace(buffer[pos + 5]) {
-                declaredEncoding = pseudoAttribute("encoding", from: pos + 5, to: close)
             }
             pos = close + 2
             return nil
@@ -424,22 +529,6 @@ final class XMLScanner {
                 throw .malformed("expected whitespace between attributes", at: i)
             }
         }
-    }
-
-    /// The value of a pseudo-attribute (`encoding="UTF-8"`) in the XML declaration.
-    private func pseudoAttribute(_ name: String, from: Int, to: Int) -> String? {
-        let text = Array(UnsafeBufferPointer(start: buffer + from, count: to - from))
-        let key = Array(name.utf8)
-        guard key.count <= text.count else { return nil }
-        for start in 0...(text.count - key.count) where text[start..<(start + key.count)].elementsEqual(key) {
-            var i = start + key.count
-            while i < text.count, isXMLSpace(text[i]) || text[i] == UInt8(ascii: "=") { i += 1 }
-            guard i < text.count, text[i] == UInt8(ascii: "\"") || text[i] == UInt8(ascii: "'") else { return nil }
-            let quote = text[i]
-            guard let close = text[(i + 1)...].firstIndex(of: quote) else { return nil }
-            return String(decoding: text[(i + 1)..<close], as: UTF8.self)
-        }
-        return nil
     }
 
     // MARK: Access

@@ -24,6 +24,17 @@ public enum JSONText {
     ///   - out: The text being written.
     public static func appendQuoted(_ value: String, to out: inout String) {
         out += "\""
+        // Most strings (keys, ids, timestamps) need no escape: append them whole, not scalar by
+        // scalar (the difference is most of the time `locsim replay` spends writing a line).
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            return true
+        }
+        if plain ?? value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

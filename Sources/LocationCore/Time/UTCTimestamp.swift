@@ -113,15 +113,24 @@ public enum UTCTimestamp {
         Array(bytes).withUnsafeBufferPointer { parse($0) }
     }
 
+    /// The largest distance from 1970 that ``format(_:fractionDigits:)`` writes as it is, in
+    /// seconds (about 31.7 million years); dates beyond saturate to it.
+    public static let formattableSeconds = 1e15
+
     /// Formats `date` as UTC with `fractionDigits` decimals (0…9), rounded to the nearest unit:
     /// `2018-11-29T01:48:58.000Z`.
+    ///
+    /// Defined for every `Date`, never trapping: a date more than ``formattableSeconds`` from
+    /// 1970 is written as the bound on its side (years of more than four digits are written in
+    /// full), and a not-a-number time as 1970-01-01T00:00:00Z.
     public static func format(_ date: Date, fractionDigits: Int = 3) -> String {
         let digits = max(0, min(9, fractionDigits))
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
         // Split into whole seconds and a fraction before scaling: t × 10⁹ overflows Int64
         // from the year 2262 on. (t − ⌊t⌋ is exact in floating point.)
-        let t = date.timeIntervalSince1970
+        let raw = date.timeIntervalSince1970
+        let t = raw.isNaN ? 0 : min(formattableSeconds, max(-formattableSeconds, raw))
         let whole = t.rounded(.down)
         var seconds = Int64(whole)
         var fraction = Int64(((t - whole) * Double(scale)).rounded())
@@ -136,6 +145,33 @@ public enum UTCTimestamp {
             days -= 1
         }
         let (y, m, d) = CivilCalendar.civil(fromDays: Int(days))
+        if (0...9999).contains(y) {
+            // The common case, written as bytes: `YYYY-MM-DDTHH:MM:SS[.f…]Z`.
+            return String(unsafeUninitializedCapacity: 30) { buffer in
+                var at = 0
+                func put(_ value: Int, _ width: Int) {
+                    var value = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[at + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                    at += width
+                }
+                func put(_ byte: Unicode.Scalar) {
+                    buffer[at] = UInt8(ascii: byte)
+                    at += 1
+                }
+                put(y, 4); put("-"); put(m, 2); put("-"); put(d, 2); put("T")
+                put(Int(secondOfDay / 3600), 2); put(":"); put(Int(secondOfDay % 3600 / 60), 2); put(":")
+                put(Int(secondOfDay % 60), 2)
+                if digits > 0 {
+                    put(".")
+                    put(Int(fraction), digits)
+                }
+                put("Z")
+                return at
+            }
+        }
         var out = ""
         out.reserveCapacity(30)
         out += pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"

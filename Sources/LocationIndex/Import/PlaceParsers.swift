@@ -114,7 +114,7 @@ enum PlaceParsers {
         do {
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw IndexError(.unreadableInput, "cannot read the file: \(error)", path: path)
+            throw IndexError(.unreadableInput, "cannot read the file: \(FileErrorText.reason(for: error))", path: path)
         }
     }
 

@@ -136,6 +136,15 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         ///
         /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
         public mutating func next() async throws -> Fix? {
+            try await next(isolation: nil)
+        }
+
+        /// The next fix, computed on the caller's executor: a `for try await` loop on an actor
+        /// (the main actor, say) gets each fix without a thread hop, and with virtual pacing
+        /// without leaving the actor at all; only the clock's `sleep` runs elsewhere.
+        ///
+        /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             while !finished {
                 if Task.isCancelled { break }
                 if tick > 0 {

@@ -38,10 +38,10 @@ public struct EncounterTracker: Sendable, Hashable {
     private var cells: PlaceCells
 
     /// - Parameter reach: Metres, > 0 and finite (the game's default is 40 m).
-    /// - Throws: ``AppError`` (validation, parameter `reach`) otherwise.
-    public init(reach: Double = 40) throws(AppError) {
+    /// - Throws: ``LocationCore/ConfigurationError`` naming `reach` otherwise.
+    public init(reach: Double = 40) throws(ConfigurationError) {
         guard reach.isFinite, reach > 0 else {
-            throw .validation("reach must be a finite number of metres > 0, got \(reach)", parameter: "reach")
+            throw ConfigurationError(parameter: "reach", "must be a finite number of metres > 0, got \(reach)")
         }
         self.reach = reach
         self.cells = PlaceCells([], reach: reach)

@@ -182,19 +182,22 @@ public struct MapSession: Sendable {
     }
 
     private func appendDifference(from old: [Place], to new: [Place], at time: Date, into events: inout [MapEvent]) {
+        // Often the very same list (when the order changes too, the maps below decide).
+        if old == new { return }
         // A repeated id counts once: its first occurrence, as the map shows it.
-        let oldByID = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let newIDs = Set(new.map(\.id))
-        var appeared: [Place] = [], changed: [Place] = [], seen = Set<String>()
-        for place in new where seen.insert(place.id).inserted {
+        var oldByID = [String: Place](minimumCapacity: old.count)
+        for place in old where oldByID[place.id] == nil { oldByID[place.id] = place }
+        var appeared: [Place] = [], changed: [Place] = []
+        var newIDs = Set<String>(minimumCapacity: new.count)
+        for place in new where newIDs.insert(place.id).inserted {
             if let before = oldByID[place.id] {
                 if before != place { changed.append(place) }
             } else {
                 appeared.append(place)
             }
         }
-        var shownBefore = Set<String>()
-        let disappeared = old.filter { !newIDs.contains($0.id) && shownBefore.insert($0.id).inserted }
+        var disappeared: [Place] = [], gone = Set<String>()
+        for place in old where !newIDs.contains(place.id) && gone.insert(place.id).inserted { disappeared.append(place) }
         if !appeared.isEmpty { events.append(MapEvent(time: time, kind: .placesAppeared(appeared))) }
         if !disappeared.isEmpty { events.append(MapEvent(time: time, kind: .placesDisappeared(disappeared))) }
         if !changed.isEmpty { events.append(MapEvent(time: time, kind: .placesChanged(changed))) }

@@ -20,8 +20,9 @@ public import LocationCore
 ///
 /// A poor fix (no position, or a horizontal accuracy worse than
 /// ``Configuration/maximumHorizontalAccuracy``) never fetches and never moves the anchor.
-/// After a failed fetch, fetches pause for an exponential back-off (``RetryPolicy``: 1, 2, 4 …
-/// capped at 30 s, shortened by seeded jitter), counted from the failure; a success resets it.
+/// After a failed fetch, fetches pause for an exponential back-off (``Configuration/retry``, a
+/// ``LocationCore/Backoff``: 1, 2, 4 … capped at 30 s, shortened by seeded jitter), counted from
+/// the failure; a success resets it.
 ///
 /// The throttle has no clock and no `async`: the caller tells it what happened with
 /// ``recordFetch(center:at:)``, ``recordSuccess()``, ``recordFailure(at:)`` and
@@ -185,7 +186,7 @@ public struct FetchThrottle: Sendable, Hashable {
         isAwaitingAnswer = false
         consecutiveFailures += 1
         let unit = random.uniform(0...1)
-        let delay = configuration.retry.delayMicros(afterFailures: consecutiveFailures, randomUnit: unit)
+        let delay = configuration.retry.delayMicroseconds(afterFailures: consecutiveFailures, randomUnit: unit)
         let notBefore = Self.micros(time) + delay
         retryNotBeforeMicros = notBefore
         return Self.date(micros: notBefore)

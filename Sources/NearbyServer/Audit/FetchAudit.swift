@@ -54,14 +54,17 @@ public struct FetchAudit: Sendable {
         /// the back-off at its shortest (no jitter, delays scaled by 1 − jitter).
         func auditThrottle() -> FetchThrottle.Configuration {
             let retry = rule.retry
-            let keep = 1 - retry.jitter
-            let interval = max(.zero, rule.minimumInterval - tolerance)
+            let keep: Double = 1 - retry.jitter
+            let interval: Duration = max(Duration.zero, rule.minimumInterval - tolerance)
+            // Small steps with explicit types: one long expression here defeats the type checker.
+            func shortened(_ delay: Duration) -> Duration {
+                let micros: Double = (Double(delay.wholeMicroseconds) * keep).rounded(.down)
+                return .microseconds(max(Int64(1), Int64(micros)))
+            }
             do {
-                let shortest = try FetchThrottle.RetryPolicy(
-                    initialDelay: .microseconds(max(1, Int64((Double(retry.initialDelay.wholeMicroseconds) * keep).rounded(.down)))),
-                    multiplier: retry.multiplier,
-                    maximumDelay: .microseconds(max(1, Int64((Double(retry.maximumDelay.wholeMicroseconds) * keep).rounded(.down)))),
-                    jitter: 0, seed: retry.seed)
+                let shortest = try Backoff(
+                    initialDelay: shortened(retry.initialDelay), multiplier: retry.multiplier,
+                    maximumDelay: shortened(retry.maximumDelay), jitter: 0, seed: retry.seed)
                 return try FetchThrottle.Configuration(
                     minimumDistance: rule.minimumDistance, minimumInterval: interval, radius: rule.radius,
                     maximumHorizontalAccuracy: .infinity, retry: shortest)

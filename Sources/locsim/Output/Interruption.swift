@@ -9,7 +9,9 @@ import Darwin
 #endif
 
 /// Runs `body` until it finishes or SIGINT/SIGTERM arrives; on a signal, cancels `body`
-/// (the provider closes its connection) and returns `true`.
+/// (the provider closes its connection) and returns `true`. A `CancellationError` that `body`
+/// throws because of that cancellation (Ctrl-C while `nmea serve` waits for its first client)
+/// is the interruption itself, not a failure.
 func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
     let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
     defer { signals.stop() }
@@ -26,7 +28,11 @@ func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) as
         guard let first = try await group.next() else { return false }
         group.cancelAll()
         // Let the provider finish closing before the process exits.
-        while let _ = try await group.next() {}
+        do {
+            while let _ = try await group.next() {}
+        } catch is CancellationError where first {
+            return true
+        }
         return first
     }
 }

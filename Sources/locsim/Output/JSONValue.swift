@@ -17,6 +17,7 @@ enum JSONValue: Sendable, Hashable {
     /// Compact JSON text.
     var text: String {
         var out = ""
+        out.reserveCapacity(160)  // a timeline line, written without regrowing
         write(to: &out)
         return out
     }

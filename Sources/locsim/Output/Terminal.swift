@@ -26,14 +26,19 @@ enum Terminal {
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
+        text.withUTF8 { writeAll(fd, $0) }
+    }
+
+    /// Writes every byte, retrying after EINTR and short writes; gives up silently on an error
+    /// (a closed pipe: there is no one left to tell).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, base + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
         }
     }
 

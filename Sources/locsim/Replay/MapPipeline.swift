@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationIndex
 import MapFeature
 
 /// Fixes → ``MapFeature/MapViewModel`` → what the player sees: the pipeline behind
@@ -10,50 +11,83 @@ struct MapPipeline {
     let configuration: FetchThrottle.Configuration
     let recorder: ReplayRecorder
     let progress: Progress
+    let output: LineOutput
 
-    /// Virtual time: each fix is handed to the model as soon as the previous one is dealt with,
-    /// and fetches answer at the requesting fix's own time (zero latency), so what happens
-    /// depends only on the inputs: the same inputs give a byte-identical log.
+    /// Virtual time: MapFeature's discrete-event loop (``MapFeature/MapReplayLoop``, the one the
+    /// test harness runs), all on the main actor: the provider delivers on it
+    /// (`next(isolation:)`), the offline index answers at once, and fetches answer at the
+    /// requesting fix's own time (zero latency), so what happens depends only on the inputs: the
+    /// same inputs give a byte-identical log. SIGINT/SIGTERM stop it after the current fix, with
+    /// the summary.
+    ///
+    /// - Throws: What the provider threw (a malformed file, say), after writing what came before.
     func runVirtual(_ provider: some LocationProvider) async throws {
-        let recorder = recorder
-        let model = MapViewModel(
-            repository: repository, configuration: configuration, clock: ContinuousClock(),
-            onEvent: { recorder.record($0) })
-        for try await fix in provider {
-            var request = model.receive(fix)
-            while let current = request {
-                let result: Result<[Place], AppError>
-                do {
-                    result = .success(try await repository.fetchNearby(center: current.center, radius: current.radius))
-                } catch {
-                    result = .failure(AppError.from(error))
-                }
-                request = model.complete(current, with: result, at: current.time)
-            }
+        _ = try await runUntilInterrupted { @MainActor in
+            try await runLoop(provider)
         }
-        model.stop()
         recorder.finish()
+        output.flush()
+    }
+
+    private func runLoop(_ provider: some LocationProvider) async throws {
+        let recorder = recorder
+        var iterator = provider.makeAsyncIterator()
+        let loop = MapReplayLoop(repository: repository, configuration: configuration)
+        let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
+            try await iterator.next(isolation: MainActor.shared)
+        }
+        if let failure = outcome.failure {
+            output.flush()
+            throw failure
+        }
     }
 
     /// Real time: the model consumes the provider on the continuous clock until the provider
     /// ends or SIGINT/SIGTERM arrives; either way the summary is printed.
     ///
+    /// - Parameter speedFactor: Fix time per second of real time (`--speed`), so answers are
+    ///   stamped in the fixes' time base.
     /// - Throws: ``CommandFailure`` when the provider failed.
-    func runRealTime(_ provider: some LocationProvider) async throws {
+    func runRealTime(_ provider: some LocationProvider, speedFactor: Double = 1) async throws {
         let recorder = recorder, progress = progress
         let model = MapViewModel(
-            repository: repository, configuration: configuration, clock: ContinuousClock(),
+            repository: repository, configuration: configuration, clock: ContinuousClock(), speedFactor: speedFactor,
             onEvent: { event in
                 recorder.record(event)
-                progress.update(recorder: recorder, latest: event.time)
+                progress.update(recorder: recorder, event: event)
             })
         _ = try await runUntilInterrupted { await model.run(provider) }
         let finalState = model.providerState
         model.stop()
         progress.clear()
         recorder.finish()
+        output.flush()
         if case .failed(let error) = finalState {
             throw CommandFailure("the location source failed: \(error)")
+        }
+    }
+}
+
+/// The offline index as the replay's repository. In real time it is the index's own
+/// `fetchNearby` (a query off the main actor); in virtual time it answers on the loop's executor
+/// (``MapFeature/VirtualTimeRepository``, zero latency), so a 24-hour replay's thousands of
+/// queries cost no thread hop each.
+struct IndexRepository: VirtualTimeRepository {
+    let base: OfflineLocationRepository
+
+    init(_ base: OfflineLocationRepository) { self.base = base }
+
+    func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+        try await base.fetchNearby(center: center, radius: radius)
+    }
+
+    nonisolated(nonsending) func respond(center: Coordinate, radius: Double, at time: Duration)
+        async -> (result: Result<[Place], AppError>, latency: Duration)
+    {
+        do {
+            return (.success(try base.places(near: center, within: radius)), .zero)
+        } catch {
+            return (.failure(AppError.from(error)), .zero)
         }
     }
 }

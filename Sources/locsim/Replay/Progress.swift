@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import MapFeature
 
 /// The one status line a long replay keeps updating on a terminal: percent of the track,
 /// elapsed and remaining time, fetches, places on the map.
@@ -9,7 +10,8 @@ import LocationCore
 @MainActor
 final class Progress {
     let enabled: Bool
-    /// The track's duration in seconds, when known (a GPX replay); `nil` for a live source.
+    /// The fix time the run covers in seconds, from its first fix to its last, when known (a GPX
+    /// replay without `--loop`); `nil` for a live source.
     var total: Double?
     /// Replay speed factor, to estimate the remaining wall time.
     var speed = 1.0
@@ -18,30 +20,54 @@ final class Progress {
     private let started: ContinuousClock.Instant
     private var lastDrawn: ContinuousClock.Instant?
     private var firstTime: Date?
+    private var latestTime: Date?
     private var status = ""
     private var visible = false
+    private let output: LineOutput
 
-    init(enabled: Bool) {
+    /// - Parameters:
+    ///   - enabled: Whether to draw at all (standard error is a terminal, no `--no-progress`).
+    ///   - output: Where timeline lines go.
+    init(enabled: Bool, output: LineOutput) {
         self.enabled = enabled
+        self.output = output
         started = clock.now
     }
 
     /// Prints a timeline line on standard output, keeping the status line below it.
+    ///
+    /// The status line is erased and redrawn around the line only when lines are written at
+    /// once (standard output a terminal, or `--flush`); a buffered file or pipe does not share
+    /// the terminal with it.
     func printAbove(_ line: String) {
-        if visible { erase() }
-        Terminal.out(line)
+        guard visible, output.flushesEachLine else {
+            output.write(line)
+            return
+        }
+        erase()
+        output.write(line)
         if enabled && !status.isEmpty { draw() }
     }
 
     /// Recomputes the status after an event; redraws at most ten times a second.
-    func update(recorder: ReplayRecorder, latest: Date) {
+    ///
+    /// Progress is measured in fix time, from the first fix: other events (the provider starting
+    /// before any fix has a time) do not move it.
+    func update(recorder: ReplayRecorder, event: MapEvent) {
         guard enabled else { return }
-        if firstTime == nil { firstTime = latest }
+        switch event.kind {
+        case .fixAccepted(let fix), .fixRejected(let fix, _):
+            if firstTime == nil { firstTime = fix.time }
+            latestTime = fix.time
+        default:
+            break
+        }
         let now = clock.now
         if let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
         lastDrawn = now
         let elapsed = Double((now - started).components.seconds)
-        let offset = firstTime.map { latest.timeIntervalSince($0) } ?? 0
+        var offset = 0.0
+        if let firstTime, let latestTime { offset = max(0, latestTime.timeIntervalSince(firstTime)) }
         var parts: [String] = []
         if let total, total > 0 {
             let fraction = min(1, max(0, offset / total))

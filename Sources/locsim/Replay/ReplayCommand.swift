@@ -44,6 +44,12 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Never show the progress line, even on a terminal.")
     var noProgress = false
 
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <fix>…; a point whose <time> is bad is left out) instead of failing; report them.")
+    var lenient = false
+
+    @Flag(help: "Write each line at once even when standard output is not a terminal (a live pipe). Default: in blocks.")
+    var flush = false
+
     func validate() throws {
         if track == nil && gpsd == nil {
             throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
@@ -57,6 +63,13 @@ struct Replay: AsyncParsableCommand {
         if timing.fast && timing.loop {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")
         }
+        if let gpsd {
+            do {
+                _ = try parseHostPort(gpsd)
+            } catch {
+                throw ValidationError("--gpsd \(error.description)")
+            }
+        }
         try timing.validate()
         try map.validate()
         try source.validate()
@@ -64,40 +77,78 @@ struct Replay: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2))
+        if let report { try checkOutputPath(report, flag: "--report") }
+        let output = LineOutput(standardOutputFlushing: flush)
+        defer { output.flush() }
+        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2), output: output)
         let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
+        let places = try source.repository()
+        // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
+        // index stays unwrapped, so the virtual-time loop can ask it directly.
+        let tally = source.online == nil ? nil : FetchTally(places)
+        let repository: any LocationRepository = tally ?? places
         let pipeline = MapPipeline(
-            repository: try source.repository(), configuration: try map.throttleConfiguration(), recorder: recorder,
-            progress: progress)
+            repository: repository, configuration: try map.throttleConfiguration(), recorder: recorder, progress: progress,
+            output: output)
 
         if let gpsd {
             let (host, port) = try parseHostPort(gpsd)
             // Fail at once when nothing listens at host:port (a typo); once connected, ride out
-            // gpsd restarts and unplugged receivers with capped back-off.
+            // gpsd restarts and unplugged receivers with capped back-off, saying so as
+            // 'locsim gpsd' does.
             var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
             resilience.waitForDaemon = false
+            let jsonl = format == .jsonl
+            let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: "\(host):\(port)")
+            let feed = GPSDFeed(provider: try GPSDProvider(host: host, port: port, configuration: resilience)) { event in
+                let line = jsonl ? printer.json(event).text : printer.text(event)
+                await MainActor.run { progress.printAbove(line) }
+            }
             do {
-                try await pipeline.runRealTime(try GPSDProvider(host: host, port: port, configuration: resilience))
+                try await pipeline.runRealTime(feed)
             } catch let failure as CommandFailure {
                 throw CommandFailure(
-                    failure.description
-                        + "\nIs gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md).")
+                    failure.description,
+                    hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md)")
             }
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
+            if let tally { try source.requireAnAnswer(tally) }
             return
         }
         guard let track else { return }
-        let path = try ReplayPath(document: GPXDocument(contentsOfFile: track))
+        let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
+        var path = try ReplayPath(document: GPXDocument(reader: reader))
+        var untimed: [ReplayPointPosition] = []
+        if lenient { (path, untimed) = path.removingUntimedPoints() }
         let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
-        let replay = try GPXReplay(path: path, configuration: timing.replayConfiguration(pacing: pacing))
+        let replay = try makeReplay(path, pacing: pacing, track: track)
+        let warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+            + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
+        for line in warnings { Terminal.err(line) }
         if timing.fast {
             try await pipeline.runVirtual(replay)
         } else {
-            progress.total = replay.analysis.duration
+            // The fix time this run covers: from the start offset to the end (unknown when looping).
+            progress.total = timing.loop ? nil : replay.analysis.duration - replay.configuration.startOffset
             progress.speed = timing.speed ?? 1
-            try await pipeline.runRealTime(replay)
+            try await pipeline.runRealTime(replay, speedFactor: timing.speed ?? 1)
         }
         try writeReport(recorder, title: track)
+        if let tally { try source.requireAnAnswer(tally) }
+    }
+
+    /// The replay of `path`; a `--start` beyond its end is a usage error that names the flag.
+    private func makeReplay(_ path: ReplayPath, pacing: Pacing, track: String) throws -> GPXReplay<ContinuousClock> {
+        do {
+            return try GPXReplay(path: path, configuration: timing.replayConfiguration(pacing: pacing))
+        } catch {
+            guard error.code == .offsetOutOfRange else { throw error }
+            // Only the track can say how far --start may go.
+            let length = try GPXReplay(path: path, configuration: .init(pacing: .virtual)).analysis.duration
+            throw UsageFailure(
+                "--start \(timing.start ?? "") is beyond the end of \(track), which lasts \(formatDuration(length)) "
+                    + "(\(formatFixed(length, 3)) s)")
+        }
     }
 
     @MainActor
@@ -112,14 +163,10 @@ enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
     case text, jsonl
 }
 
-/// A runtime failure with a message that says what to do (exit status 1).
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Splits `host:port` (IPv6 in brackets) with the port checked.
-func parseHostPort(_ text: String, defaultPort: Int = 2947) throws -> (String, Int) {
+///
+/// - Throws: `ValidationError` when the port is missing its number or outside 1...65535.
+func parseHostPort(_ text: String, defaultPort: Int = 2947) throws(ValidationError) -> (String, Int) {
     var host = text
     var port = defaultPort
     if text.hasPrefix("["), let close = text.firstIndex(of: "]") {

@@ -4,6 +4,7 @@ import LocationCore
 import LocationIndex
 import LocationSimulation
 import MapFeature
+import Synchronization
 
 /// Where places come from: the default offline index, another index, or the game server.
 struct PlaceSourceOptions: ParsableArguments {
@@ -35,12 +36,54 @@ struct PlaceSourceOptions: ParsableArguments {
             return try HTTPLocationRepository(baseURL: url, token: token)
         }
         if let db {
-            return OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
+            return IndexRepository(OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly))))
         }
-        return OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory))
+        return IndexRepository(OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory)))
     }
 
     var geodataDirectory: String { resolvedGeodataDirectory(geodata) }
+
+    /// Ends an `--online` run that never got an answer with exit status 1, as the README
+    /// promises for a server that is down: the timeline and summary are printed (each failure
+    /// with its reason) before this says so.
+    ///
+    /// - Throws: ``CommandFailure`` when there were fetches and every one failed.
+    func requireAnAnswer(_ tally: FetchTally) throws(CommandFailure) {
+        guard let online else { return }
+        let (answers, failures, last) = tally.counts
+        guard answers == 0, failures > 0 else { return }
+        throw CommandFailure(
+            "every fetch from \(online) failed (\(failures) attempt\(failures == 1 ? "" : "s")); the last: \(last ?? "unknown")",
+            hint: "check that the server is up and answers GET \(online)/locations/nearby, or leave out --online for the offline index")
+    }
+}
+
+/// A repository that counts its answers and failures (cancelled fetches are neither), so the
+/// command can tell a server that never answered from one that did.
+final class FetchTally: LocationRepository {
+    private let base: any LocationRepository
+    private let state = Mutex<(answers: Int, failures: Int, last: String?)>((0, 0, nil))
+
+    init(_ base: any LocationRepository) { self.base = base }
+
+    /// Answers, failures, and the last failure's description.
+    var counts: (answers: Int, failures: Int, last: String?) { state.withLock { $0 } }
+
+    func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+        do {
+            let places = try await base.fetchNearby(center: center, radius: radius)
+            state.withLock { $0.answers += 1 }
+            return places
+        } catch let cancelled as CancellationError {
+            throw cancelled
+        } catch {
+            state.withLock {
+                $0.failures += 1
+                $0.last = AppError.from(error).description
+            }
+            throw error
+        }
+    }
 }
 
 /// How fast, from where and how often fixes are played.
@@ -63,18 +106,14 @@ struct TimingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
-    @Option(help: "Seed of the noise.")
+    @Option(parsing: .unconditional, help: "Seed of the noise.")
     var seed: UInt64 = 1
 
     func validate() throws {
         if let speed { try validateSpeed(speed) }
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
-        if let rate, !(rate.isFinite && rate >= 0.001 && rate <= 100) {
-            throw ValidationError("--rate must be between 0.001 and 100 Hz, got \(rate)")
-        }
-        if let noise, !(noise.isFinite && noise >= 0) {
-            throw ValidationError("--noise must be a sigma in metres ≥ 0, got \(noise)")
-        }
+        if let rate { try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz") }
+        if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
         if let start, parseOffset(start) == nil {
             throw ValidationError("--start must be seconds, m:ss or h:mm:ss, got '\(start)'")
         }
@@ -83,17 +122,26 @@ struct TimingOptions: ParsableArguments {
     func replayConfiguration(pacing: Pacing) -> GPXReplay<ContinuousClock>.Configuration {
         GPXReplay<ContinuousClock>.Configuration(
             pacing: pacing, rate: rate, startOffset: start.flatMap(parseOffset) ?? 0, loops: loop,
-            noise: noise.map { NoiseModel(seed: seed, sigma: $0) })
+            noise: noiseModel(sigma: noise, seed: seed))
     }
 }
 
-/// Parses `90`, `1:30`, `1:02:03` or `90.5` into seconds.
+/// The receiver model for `--noise SIGMA --seed N`: none without `--noise` and for `--noise 0`
+/// (no noise at all, not a zero-sigma receiver that still warms up from 50 m).
+func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
+    guard let sigma, sigma > 0 else { return nil }
+    return NoiseModel(seed: seed, sigma: sigma)
+}
+
+/// Parses `90`, `1:30`, `1:02:03` or `90.5` into seconds (plain decimals: no `1e9`, `inf` or hex).
 func parseOffset(_ text: String) -> Double? {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
     guard (1...3).contains(parts.count) else { return nil }
     var total = 0.0
     for (i, part) in parts.enumerated() {
-        guard let value = Double(part), value.isFinite, value >= 0 else { return nil }
+        guard part.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = decimalValue(part), value.isFinite,
+            value >= 0
+        else { return nil }
         if i > 0 && value >= 60 { return nil }
         total = total * 60 + value
     }
@@ -118,20 +166,20 @@ struct MapLogicOptions: ParsableArguments {
     var reach: Double = 40
 
     func validate() throws {
-        guard radius.isFinite, radius > 0 else { throw ValidationError("--radius must be > 0 metres, got \(radius)") }
-        guard throttleDistance.isFinite, throttleDistance >= 0 else {
-            throw ValidationError("--throttle-distance must be ≥ 0 metres, got \(throttleDistance)")
-        }
-        guard throttleInterval.isFinite, throttleInterval >= 0 else {
-            throw ValidationError("--throttle-interval must be ≥ 0 seconds, got \(throttleInterval)")
-        }
-        guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres, got \(minAccuracy)") }
-        guard reach.isFinite, reach > 0 else { throw ValidationError("--reach must be > 0 metres, got \(reach)") }
+        try checkOption(radius, in: OptionRange.radius, flag: "--radius", unit: "metres")
+        try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
+        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval", unit: "seconds")
+        // Infinity is allowed: accept every fix, whatever its accuracy.
+        guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres (inf accepts every fix), got \(minAccuracy)") }
+        try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
     }
 
+    /// The rule's configuration; call after ``validate()`` (the interval is within
+    /// ``OptionRange/throttleInterval``, so its milliseconds fit an `Int64` many times over).
     func throttleConfiguration() throws -> FetchThrottle.Configuration {
-        try FetchThrottle.Configuration(
-            minimumDistance: throttleDistance, minimumInterval: .milliseconds(Int64((throttleInterval * 1000).rounded())),
+        let milliseconds = (min(throttleInterval, OptionRange.throttleInterval.upperBound) * 1000).rounded()
+        return try FetchThrottle.Configuration(
+            minimumDistance: throttleDistance, minimumInterval: .milliseconds(Int64(milliseconds.isFinite ? max(0, milliseconds) : 0)),
             radius: radius, maximumHorizontalAccuracy: minAccuracy)
     }
 }

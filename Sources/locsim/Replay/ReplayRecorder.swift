@@ -18,6 +18,8 @@ final class ReplayRecorder {
         var places: [String: (place: Place, firstSeen: Date)] = [:]
         var encounters: [(time: Date, place: Place, distance: Double)] = []
         var placeCounts: [(time: Date, count: Int)] = []
+        /// Fetches that failed: where the request was centred, when it failed, and why.
+        var failures: [(time: Date, id: Int, center: Coordinate, error: String)] = []
     }
 
     private let format: Format
@@ -30,6 +32,8 @@ final class ReplayRecorder {
     private var pendingDisappeared: [Place] = []
     private var pendingChanged: [Place] = []
     private var pendingPlacesTime: Date?
+    /// The in-flight request a follow-up was last reported queued behind: one line per request.
+    private var followUpQueuedBehind: Int?
     private(set) var trace = Trace()
 
     // Summary figures.
@@ -39,7 +43,6 @@ final class ReplayRecorder {
     private var firstTime: Date?
     private var lastTime: Date?
     private(set) var fetchesByReason: [String: Int] = [:]
-    private(set) var failures = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
 
     init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
@@ -56,6 +59,7 @@ final class ReplayRecorder {
     var fixCount: Int { acceptedCount + rejectedCount }
     var placesSeenCount: Int { trace.places.count }
     var encounterCount: Int { trace.encounters.count }
+    var failures: Int { trace.failures.count }
 
     // MARK: Events
 
@@ -117,6 +121,10 @@ final class ReplayRecorder {
                     ("radius", .number(request.radius)), ("reason", .string(request.reason.rawValue)),
                 ]))
         case .fetchCoalesced(let reason, let inFlight):
+            // Every qualifying fix while a request is in flight is coalesced into the same one
+            // follow-up: say so once per request, not once per fix.
+            guard followUpQueuedBehind != inFlight else { return }
+            followUpQueuedBehind = inFlight
             emit(
                 text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
                 json: .object([
@@ -131,7 +139,7 @@ final class ReplayRecorder {
                     ("count", .int(count)),
                 ]))
         case .fetchFailed(let request, let error, let retryNotBefore):
-            failures += 1
+            trace.failures.append((event.time, request.id, request.center, "\(error)"))
             emit(
                 text: "\(stamp(event.time))  fetch #\(request.id) failed: \(error); next try not before \(stamp(retryNotBefore))",
                 json: .object([
@@ -260,15 +268,27 @@ final class ReplayRecorder {
             }
             return
         }
-        var members: [(String, JSONValue)] = [
-            ("type", .string("fix")), ("t", .string(stamp(fix.time))),
-            ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
-            ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
-            ("accuracy", fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null),
-            ("mode", .string(fix.mode.description)),
-        ]
-        if let rejection { members.append(("rejected", .string(rejection.description))) }
-        write(JSONValue.object(members).text)
+        // The most frequent line (one per fix): written member by member, as
+        // `JSONValue.object([("type", "fix"), ("t", …), ("lat", …), ("lon", …), ("accuracy", …),
+        // ("mode", …), ("rejected", …)?]).text` writes it, without building the tree (the keys need
+        // no escaping; the values go through the same writers).
+        var line = #"{"type":"fix","t":"#
+        line.reserveCapacity(160)
+        JSONText.appendQuoted(stamp(fix.time), to: &line)
+        line += #","lat":"#
+        (fix.coordinate.map { JSONValue.number($0.latitude) } ?? .null).write(to: &line)
+        line += #","lon":"#
+        (fix.coordinate.map { JSONValue.number($0.longitude) } ?? .null).write(to: &line)
+        line += #","accuracy":"#
+        (fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null).write(to: &line)
+        line += #","mode":"#
+        JSONText.appendQuoted(fix.mode.description, to: &line)
+        if let rejection {
+            line += #","rejected":"#
+            JSONText.appendQuoted(rejection.description, to: &line)
+        }
+        line += "}"
+        write(line)
     }
 
     private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {

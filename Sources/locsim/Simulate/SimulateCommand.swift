@@ -33,15 +33,15 @@ struct Simulate: AsyncParsableCommand {
     @Argument(help: "The path: stationary, line, route, circle or random-walk.")
     var path: PathKind
 
-    @Option(help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
     var at: CoordinateArgument?
-    @Option(help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
     var from: CoordinateArgument?
-    @Option(help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
     var to: CoordinateArgument?
-    @Option(help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
     var via: [CoordinateArgument] = []
-    @Option(help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
     var center: CoordinateArgument?
     @Option(help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = 200
@@ -58,7 +58,7 @@ struct Simulate: AsyncParsableCommand {
     var rate: Double = 1
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
-    @Option(help: "Seed of the motion and the noise.")
+    @Option(parsing: .unconditional, help: "Seed of the motion and the noise.")
     var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
     var startTime: String?
@@ -81,6 +81,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --map: also write a self-contained HTML report.", valueName: "file.html"))
     var report: String?
 
+    @Flag(help: "With --map: write each line at once even when standard output is not a terminal. Default: in blocks.")
+    var flush = false
+
     func validate() throws {
         switch path {
         case .stationary:
@@ -91,18 +94,22 @@ struct Simulate: AsyncParsableCommand {
             guard from != nil, to != nil else { throw ValidationError("route needs --from, any number of --via, and --to") }
         case .circle:
             guard center != nil else { throw ValidationError("circle needs --center LAT,LON") }
-            guard circleRadius.isFinite, circleRadius > 0 else { throw ValidationError("--circle-radius must be > 0 metres") }
+            try checkOption(circleRadius, in: OptionRange.circleRadius, flag: "--circle-radius", unit: "metres")
         case .randomWalk:
             guard from != nil else { throw ValidationError("random-walk needs --from LAT,LON") }
         }
         if [.stationary, .circle, .randomWalk].contains(path) && duration == nil {
             throw ValidationError("\(path.rawValue) never ends by itself: give --duration SECONDS")
         }
-        if let duration, !(duration.isFinite && duration >= 0) { throw ValidationError("--duration must be ≥ 0 seconds") }
-        if let mps, !(mps.isFinite && mps > 0) { throw ValidationError("--mps must be > 0 m/s") }
-        if !(rate.isFinite && rate >= 0.001 && rate <= 100) { throw ValidationError("--rate must be between 0.001 and 100 Hz") }
+        if let within {
+            guard path == .randomWalk else { throw ValidationError("--within applies to random-walk") }
+            try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres")
+        }
+        if let duration { try checkOption(duration, in: OptionRange.duration, flag: "--duration", unit: "seconds") }
+        if let mps { try checkOption(mps, in: OptionRange.metresPerSecond, flag: "--mps", unit: "m/s") }
+        try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz")
         if let speed { try validateSpeed(speed) }
-        if let noise, !(noise.isFinite && noise >= 0) { throw ValidationError("--noise must be a sigma in metres ≥ 0") }
+        if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
         if let startTime, UTCTimestamp.parse(startTime) == nil {
             throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
         }
@@ -120,6 +127,8 @@ struct Simulate: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
+        if let out { try checkOutputPath(out, flag: "--out") }
+        if let report { try checkOutputPath(report, flag: "--report") }
         let motionPath: MotionPath =
             switch path {
             case .stationary: .stationary(at: at!.coordinate)
@@ -140,7 +149,7 @@ struct Simulate: AsyncParsableCommand {
         let configuration = SyntheticMotion<ContinuousClock>.Configuration(
             rate: rate, pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual, duration: duration,
             startTime: startTime.flatMap { UTCTimestamp.parse($0) },
-            noise: noise.map { NoiseModel(seed: seed, sigma: $0) })
+            noise: noiseModel(sigma: noise, seed: seed))
         let motion = try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)
 
         if let out {
@@ -153,21 +162,29 @@ struct Simulate: AsyncParsableCommand {
             return
         }
         if map {
-            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2))
+            let output = LineOutput(standardOutputFlushing: flush)
+            defer { output.flush() }
+            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2), output: output)
             let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
                 progress.printAbove($0)
             }
+            let places = try source.repository()
+            // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
+            // index stays unwrapped, so the virtual-time loop can ask it directly.
+            let tally = source.online == nil ? nil : FetchTally(places)
+            let repository: any LocationRepository = tally ?? places
             let pipeline = MapPipeline(
-                repository: try source.repository(), configuration: try mapLogic.throttleConfiguration(),
-                recorder: recorder, progress: progress)
+                repository: repository, configuration: try mapLogic.throttleConfiguration(), recorder: recorder,
+                progress: progress, output: output)
             if speed == nil {
                 try await pipeline.runVirtual(motion)
             } else {
                 progress.total = duration
                 progress.speed = speed ?? 1
-                try await pipeline.runRealTime(motion)
+                try await pipeline.runRealTime(motion, speedFactor: speed ?? 1)
             }
             if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
+            if let tally { try source.requireAnAnswer(tally) }
             return
         }
         _ = try await runUntilInterrupted {

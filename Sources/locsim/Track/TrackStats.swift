@@ -10,7 +10,9 @@ struct TrackStats: AsyncParsableCommand {
             distance_m is the WGS-84 geodesic length summed between consecutive track points of \
             each segment, never across a segment break. duration_s is the last track-point time \
             minus the first (null without times). bbox covers track points, route points and \
-            waypoints. The file is streamed, so any size works.
+            waypoints. The file is streamed, so any size works (one text or tag is limited to \
+            16 MiB). UTF-8, UTF-16, ISO-8859-1 and windows-1252 files are read. Track points \
+            whose time goes backwards are counted in file order and listed on standard error.
             """
     )
 
@@ -20,7 +22,7 @@ struct TrackStats: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: ReportFormat = .text
 
-    @Flag(help: "Skip points with bad coordinates, times or numbers instead of failing, and count them.")
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <time>, <fix>…; the point is kept) instead of failing; report them.")
     var lenient = false
 
     func run() async throws {
@@ -30,9 +32,8 @@ struct TrackStats: AsyncParsableCommand {
         case .json: Terminal.out(Self.json(stats).text)
         case .text: Terminal.out(Self.text(stats, file: file))
         }
-        if stats.skippedPoints > 0 {
-            Terminal.err("locsim: skipped \(stats.skippedPoints) bad point(s); first problems:")
-            for problem in reader.problems.prefix(5) { Terminal.err("  \(problem)") }
+        for line in GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals) {
+            Terminal.err(line)
         }
     }
 
@@ -99,28 +100,33 @@ struct TrackStats: AsyncParsableCommand {
     }
 }
 
-/// `value` with exactly `decimals` decimals, without Foundation's formatter.
+/// `value` with exactly `decimals` decimals, without Foundation's formatter. A value too large
+/// for that many decimals in 64-bit integers (|value| × 10^decimals ≥ 2⁶³) or not finite is
+/// written as Swift writes it (`1e+19`, `inf`): checked, never a trap.
 func formatFixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return String(value) }
     var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
+    for _ in 0..<max(0, decimals) { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
+    guard scaled < 9.2e18 else { return String(value) }
     let whole = (scaled / scale).rounded(.down)
     let fraction = Int64(scaled - whole * scale)
     let negative = value < 0 && scaled != 0
     var text = (negative ? "-" : "") + String(Int64(whole))
     if decimals > 0 {
         let digits = String(fraction)
-        text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+        text += "." + String(repeating: "0", count: max(0, decimals - digits.count)) + digits
     }
     return text
 }
 
-/// `h:mm:ss` (or `m:ss` under an hour).
+/// `h:mm:ss` (or `m:ss` under an hour). Saturates at ±2⁶² seconds; not-a-number is `-`.
 func formatDuration(_ seconds: Double) -> String {
-    let total = Int(seconds.rounded())
+    guard !seconds.isNaN else { return "-" }
+    let limit = 4.6e18
+    let total = Int(min(limit, max(-limit, seconds.rounded())))
     let sign = total < 0 ? "-" : ""
-    let s = abs(total)
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let s = total.magnitude
+    func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return s >= 3600 ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
 }

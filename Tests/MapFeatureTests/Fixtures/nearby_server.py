@@ -88,6 +88,14 @@ class Handler(BaseHTTPRequestHandler):
         elif scenario == "slow":
             time.sleep(5)
             self.send(200, "application/json", body({"locations": []}))
+        elif scenario in ("slow-1s", "slow-1s-fail"):
+            # A server under load: every answer takes at least a second (then a place, or HTTP 500).
+            time.sleep(1)
+            if scenario == "slow-1s":
+                self.send(200, "application/json", body({"locations": [
+                    {"id": "slow", "name": "Slow", "lat": 37.76, "lng": -122.42}]}))
+            else:
+                self.send(500, "application/json", body({"message": "overloaded"}))
         elif scenario in SCENARIOS:
             self.send(*SCENARIOS[scenario])
         else:

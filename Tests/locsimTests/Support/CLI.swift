@@ -2,7 +2,9 @@ import Foundation
 import LocSimTestHelpers
 import Testing
 
-/// Runs the `locsim` binary that `swift build --build-tests` built beside the test bundle.
+/// Runs the `locsim` binary built beside the test bundle. The test target depends on the
+/// executable, so `swift build --build-tests` and `swift test` rebuild it with the tests: the
+/// binary under test is never one left over from an earlier build.
 enum CLI {
     struct Result {
         var status: Int32
@@ -10,11 +12,7 @@ enum CLI {
         var stderr: String
     }
 
-    static var binary: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return PackagePaths.root + "/.build/debug/locsim"
-    }
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
 
     /// A private cache so the default index is built inside the test's temporary folder.
     static let cacheDirectory: String = {
@@ -49,6 +47,42 @@ enum CLI {
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdoutData ?? Data(), as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs `locsim ARGUMENTS` with all three streams on a pseudo-terminal (python's pty module),
+    /// and returns its exit status and everything it wrote there (`\n` arrives as `\r\n`).
+    static func runOnTerminal(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let script = """
+            import os, pty, sys
+            out = b""
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(out.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, binary] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOCSIM_CACHE_DIR"] = cacheDirectory
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
     }
 
     final class DataBox: @unchecked Sendable {

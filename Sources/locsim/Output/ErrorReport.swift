@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import GPXFormat
+import LocationCore
+import LocationGPSD
+import LocationIndex
+import LocationSimulation
+
+/// A run-time failure (exit status 1): what went wrong, and what to do about it.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    var hint: String?
+    init(_ description: String, hint: String? = nil) {
+        self.description = description
+        self.hint = hint
+    }
+}
+
+/// A usage problem found after parsing, when a value can only be judged against its input (a
+/// `--start` beyond the end of the track): exit status 2, like a `ValidationError`.
+struct UsageFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// How every failure of the command is shown: exactly two lines on standard error,
+///
+///     locsim: error: --radius must be between 1 and 20015114 m, got 1e+19
+///     hint: see 'locsim replay --help'
+///
+/// and an exit status: 2 for a usage error (a bad option or value, found before anything ran),
+/// 1 for a failure at run time (a missing file, a server that is down, a port in use).
+struct ErrorReport: Equatable {
+    var message: String
+    var hint: String
+    var status: Int32
+
+    /// The report for `error`, thrown by the command `arguments` named.
+    static func make(for error: any Error, arguments: [String]) -> ErrorReport {
+        let help = "see '\((["locsim"] + commandPath(arguments)).joined(separator: " ")) --help'"
+        switch error {
+        case let failure as UsageFailure:
+            return ErrorReport(message: failure.description, hint: help, status: 2)
+        case let failure as CommandFailure:
+            return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
+        case let failure as IndexError:
+            return ErrorReport(message: failure.description, hint: hint(for: failure), status: 1)
+        case let failure as GPSDError:
+            return ErrorReport(
+                message: failure.description,
+                hint: "is gpsd running at \(failure.host):\(failure.port)? Start it with 'gpsd -N -n /dev/ttyACM0', "
+                    + "or add --reconnect to wait for it (docs/gps-dongle.md)",
+                status: 1)
+        case let failure as GPXParseError:
+            let hint =
+                if failure.code == .io {
+                    "check that the path names a readable GPX file"
+                } else if failure.code == .unsupportedEncoding {
+                    "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/gpx.md)"
+                } else if failure.code.isPointLevel {
+                    "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
+                } else {
+                    "the file is not well-formed GPX there, which --lenient cannot skip (docs/gpx.md says what is read)"
+                }
+            return ErrorReport(message: failure.description, hint: hint, status: 1)
+        case let failure as SimulationError:
+            let place = failure.parameter.contains(" ") ? " (\(failure.parameter))" : ""
+            return ErrorReport(message: failure.message + place, hint: help, status: 1)
+        default:
+            break
+        }
+        let code = LocSim.exitCode(for: error)
+        if code == .validationFailure || code.rawValue == 64 {
+            return ErrorReport(message: LocSim.message(for: error), hint: help, status: 2)
+        }
+        if (error as NSError).domain == NSCocoaErrorDomain || (error as NSError).domain == NSPOSIXErrorDomain {
+            return ErrorReport(message: FileErrorText.reason(for: error), hint: help, status: 1)
+        }
+        return ErrorReport(message: "\(error)", hint: help, status: 1)
+    }
+
+    /// The two lines, each exactly one line: newlines inside a message become spaces, and a
+    /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`
+    /// reads `walk.gpx:3:1: …` after `locsim: error:`).
+    var lines: [String] {
+        ["locsim: error: " + Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": "), "hint: " + Self.oneLine(hint)]
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        var text = text
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
+    private static func hint(for error: IndexError) -> String {
+        if error.message.contains("cache directory") {
+            return "set LOCSIM_CACHE_DIR (or XDG_CACHE_HOME) to a writable folder"
+        }
+        return switch error.code {
+        case .cannotOpen, .notAnIndex, .unsupportedVersion:
+            "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
+        case .malformedRow, .missingColumn, .duplicateID:
+            "fix the row, or add --lenient to skip bad rows and list them"
+        case .unreadableInput:
+            "check that the path exists and can be read"
+        case .corrupt:
+            "rebuild the index with 'locsim index import'; 'locsim index stats --verify' checks every page"
+        case .busy:
+            "another process is writing the index; try again when it has finished"
+        default:
+            "check the path, the folder's permissions and the free space"
+        }
+    }
+
+    /// The subcommand names at the start of `arguments` (`["index", "query"]`), for the hint.
+    static func commandPath(_ arguments: [String]) -> [String] {
+        var path: [String] = []
+        var command: any ParsableCommand.Type = LocSim.self
+        for argument in arguments {
+            guard
+                let next = command.configuration.subcommands.first(where: {
+                    ($0.configuration.commandName ?? String(describing: $0).lowercased()) == argument
+                })
+            else { break }
+            path.append(argument)
+            command = next
+        }
+        return path
+    }
+}

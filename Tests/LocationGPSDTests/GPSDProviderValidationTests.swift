@@ -1,0 +1,29 @@
+import Foundation
+import LocSimTestHelpers
+import LocationGPSD
+import LocationTestSupport
+import Testing
+
+/// What the provider refuses or reports before any gpsd is involved: argument checks, and a port
+/// where no daemon listens. These need libgps but no gpsd daemon, so they run everywhere.
+@Suite(.timeLimit(.minutes(5)))
+struct GPSDProviderValidationTests {
+    @Test("No gpsd at host:port: the error names host and port")
+    func noDaemon() async throws {
+        let port = try LoopbackSocket.freePort()
+        let provider = try GPSDProvider(
+            host: "127.0.0.1", port: port, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) })
+        var iterator = provider.makeAsyncIterator()
+        let error = await #expect(throws: GPSDError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .connectionRefused)
+        #expect(error?.description.contains("127.0.0.1:\(port)") == true)
+    }
+
+    @Test("Invalid arguments are refused with a typed error")
+    func invalidArguments() throws {
+        #expect(throws: GPSDError.self) { try GPSDProvider(host: "", port: 2947) }
+        let error = #expect(throws: GPSDError.self) { try GPSDProvider(host: "127.0.0.1", port: 70_000) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.detail.contains("70000") == true)
+    }
+}

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// Issue 17, items 1 and 2: no input crashes or stalls the command, and every error is two
+/// readable lines (`locsim: error: …`, `hint: …`) with the right exit status.
+@Suite(.timeLimit(.minutes(5))) struct CommandHardeningTests {
+    static let track = "tracks/sf-mission-walk.gpx"
+    static let line = ["simulate", "line", "--from", "35.68,139.76", "--to", "35.69,139.77"]
+
+    /// One bad value, and the flag the message must name.
+    struct BadOption: CustomTestStringConvertible, Sendable {
+        let arguments: [String]
+        let flag: String
+        var testDescription: String { arguments.joined(separator: " ") }
+        init(_ arguments: [String], _ flag: String) {
+            self.arguments = arguments
+            self.flag = flag
+        }
+    }
+
+    static let badOptions: [BadOption] = [
+        // Values that aborted with exit 132 (Double → Int64) or ran with nonsense.
+        BadOption(["replay", "--fast", "--radius", "1e19", track], "--radius"),
+        BadOption(["replay", "--fast", "--radius", "0.5", track], "--radius"),
+        BadOption(["replay", "--fast", "--throttle-interval", "1e16", track], "--throttle-interval"),
+        BadOption(["replay", "--fast", "--throttle-distance", "1e300", track], "--throttle-distance"),
+        BadOption(["replay", "--fast", "--throttle-distance", "-1", track], "--throttle-distance"),
+        BadOption(["replay", "--fast", "--reach", "1e30", track], "--reach"),
+        BadOption(["replay", "--fast", "--noise", "1e30", track], "--noise"),
+        BadOption(["replay", "--fast", "--rate", "1000", track], "--rate"),
+        BadOption(["replay", "--fast", "--start", "99:00:00", track], "--start"),
+        BadOption(["replay", "--fast", "--start", "1e300", track], "--start"),
+        BadOption(["replay", "--speed", "1e9", track], "--speed"),
+        BadOption(["replay", "--gpsd", "127.0.0.1:99999"], "--gpsd"),
+        BadOption(line + ["--map", "--radius", "1e19"], "--radius"),
+        BadOption(line + ["--map", "--throttle-interval", "1e16"], "--throttle-interval"),
+        BadOption(line + ["--noise", "1e30"], "--noise"),
+        BadOption(line + ["--mps", "1e300"], "--mps"),
+        BadOption(line + ["--rate", "0"], "--rate"),
+        BadOption(line + ["--seed", "-1"], "--seed"),
+        BadOption(["replay", "--fast", "--seed", "18446744073709551616", track], "--seed"),
+        BadOption(["simulate", "random-walk", "--from", "35,139", "--within", "1e30", "--duration", "10"], "--within"),
+        BadOption(["simulate", "circle", "--center", "35,139", "--circle-radius", "1e30", "--duration", "10"], "--circle-radius"),
+        BadOption(["simulate", "stationary", "--at", "35,139", "--duration", "1e300"], "--duration"),
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--walk-speed", "1e300"], "--walk-speed"),
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--altitude", "1e9"], "--altitude"),
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--count", "0"], "--count"),
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--bearing", "1e300"], "--bearing"),
+        BadOption(["nmea", "serve", "--port", "70000", "--from", "35,139"], "--port"),
+        BadOption(["gpsd", "--port", "0"], "--port"),
+        BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "1e9"], "--radius"),
+        BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "10", "--limit", "0"], "--limit"),
+        BadOption(["index", "query", "--lat", "100", "--lon", "1", "--radius", "10"], "--lat"),
+    ]
+
+    @Test("A numeric option out of range stops at parse time: exit 2, the flag named, two lines", arguments: badOptions)
+    func badOption(_ option: BadOption) throws {
+        let result = try CLI.run(option.arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        let lines = try Self.expectErrorLines(result)
+        #expect(lines[0].contains(option.flag), "the message names \(option.flag): \(lines[0])")
+        #expect(lines[1].contains("locsim \(option.arguments[0])"), "the hint points at the command's help: \(lines[1])")
+        #expect(result.stdout.isEmpty, "nothing ran")
+    }
+
+    /// A run-time failure, the environment it needs, and what the message must say.
+    struct Failure: CustomTestStringConvertible, Sendable {
+        let arguments: [String]
+        let environment: [String: String]
+        let says: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let scratch: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-hardening-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: path + "/plain-file", contents: Data("x".utf8))
+        return path
+    }()
+
+    static let failures: [Failure] = [
+        Failure(arguments: ["replay", "/nonexistent/walk.gpx", "--fast"], environment: [:], says: "No such file or directory"),
+        Failure(arguments: ["replay", scratch, "--fast"], environment: [:], says: "is a directory"),
+        Failure(arguments: ["track", "stats", scratch], environment: [:], says: "is a directory"),
+        Failure(
+            arguments: ["replay", track, "--fast"], environment: ["LOCSIM_CACHE_DIR": scratch + "/plain-file/cache"],
+            says: "Not a directory"),
+        Failure(arguments: ["replay", track, "--fast", "--geodata", "/nonexistent"], environment: [:], says: "No such file or directory"),
+        Failure(
+            arguments: ["index", "import", "/nonexistent/places.csv", "--db", scratch + "/never.sqlite"], environment: [:],
+            says: "No such file or directory"),
+        Failure(arguments: ["index", "query", "--queries", scratch, "--format", "jsonl"], environment: [:], says: "Is a directory"),
+        // Output paths are checked before the run: nothing is printed first.
+        Failure(arguments: ["replay", track, "--fast", "--report", "/nonexistent/r.html"], environment: [:], says: "--report"),
+        Failure(arguments: ["replay", track, "--fast", "--report", scratch], environment: [:], says: "is a directory"),
+        Failure(arguments: line + ["--out", "/nonexistent/walk.gpx"], environment: [:], says: "--out"),
+        Failure(arguments: line + ["--map", "--report", "/nonexistent/r.html"], environment: [:], says: "--report"),
+    ]
+
+    @Test("Run-time failures: exit 1, the system's reason in one line, never a Foundation dump", arguments: failures)
+    func runtimeFailure(_ failure: Failure) throws {
+        var arguments = failure.arguments
+        if ["replay", "simulate"].contains(arguments[0]) && !arguments.contains("--geodata") { arguments += ["--geodata", "geodata"] }
+        let result = try CLI.run(arguments, environment: failure.environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = try Self.expectErrorLines(result)
+        #expect(lines[0].contains(failure.says), "\(lines[0])")
+        #expect(result.stdout.isEmpty, "the failure comes before any output")
+    }
+
+    @Test("Southern and western coordinates work as typed, in every coordinate option", arguments: [
+        ["simulate", "line", "--from", "-33.85,151.21", "--to", "-33.86,151.22"],
+        ["simulate", "route", "--from", "-33.85,-70.6", "--via", "-33.851,-70.61", "--to", "-33.86,-70.62"],
+        ["simulate", "stationary", "--at", "-33.85,-70.6", "--duration", "2"],
+        ["simulate", "circle", "--center", "-33.85,-70.6", "--duration", "2"],
+        ["simulate", "random-walk", "--from", "-0.5,-0.5", "--duration", "2"],
+    ])
+    func negativeCoordinates(_ arguments: [String]) throws {
+        let result = try CLI.run(arguments + ["--format", "jsonl", "--start-time", "2024-05-01T00:00:00Z"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let first = try #require(result.stdout.split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        let typed = try #require(arguments.firstIndex { ["--from", "--at", "--center"].contains($0) })
+        let expectedLatitude = try #require(Double(arguments[typed + 1].split(separator: ",")[0]))
+        let latitude = try #require(object["lat"] as? Double)
+        // A circle starts on its rim (200 m from the centre), the others where they were told.
+        #expect(abs(latitude - expectedLatitude) < 0.01, "\(first)")
+        #expect(latitude < 0)
+    }
+
+    @Test("A failed import into a new index file leaves no file behind; an existing index keeps its places")
+    func failedImportLeavesNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bad = directory + "/bad.csv"
+        try "id,name,lat,lon\na,A,35.0,139.0\nb,B,north,139.0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let db = directory + "/new.sqlite"
+        for input in [bad, directory + "/missing.csv"] {
+            let result = try CLI.run(["index", "import", input, "--db", db])
+            #expect(result.status == 1, "\(result.stderr)")
+            _ = try Self.expectErrorLines(result)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
+            #expect(left.isEmpty, "\(input): left \(left)")
+        }
+        // An index that existed before a failed import is kept, with its places.
+        #expect(try CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
+        let before = try CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout
+        #expect(try CLI.run(["index", "import", bad, "--db", db]).status == 1)
+        #expect(FileManager.default.fileExists(atPath: db))
+        #expect(try CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
+    }
+
+    @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
+    func nmeaServeInterruptedWhileWaiting() async throws {
+        for host in ["127.0.0.1", "localhost"] {
+            let port = try LoopbackSocket.freePort()
+            let command = try LiveCommand(["nmea", "serve", "--port", String(port), "--host", host, "--from", "-33.85,-70.6"])
+            defer { command.stop() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !command.child.errors.contains("waiting for a client"), command.child.termination == nil,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(command.child.errors.contains("on \(host):\(port)"), "\(command.child.errors)")
+            command.interrupt()
+            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+            #expect(!command.child.errors.contains("error"), "\(command.child.errors)")
+        }
+    }
+
+    @Test("nmea serve on a port in use, or an address not on this machine, is a run-time error (exit 1)")
+    func nmeaServeCannotListen() throws {
+        let listener = try LoopbackSocket.makeListener()
+        defer { close(listener.descriptor) }
+        for arguments in [
+            ["--port", String(listener.port)],
+            ["--port", "0", "--host", "192.0.2.1"],  // TEST-NET-1: never an address of this machine
+            ["--port", "0", "--host", "no-such-host.invalid"],
+        ] {
+            let result = try CLI.run(["nmea", "serve", "--from", "35.68,139.76"] + arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains(arguments.contains("--host") ? arguments.last! : String(listener.port)), "\(lines[0])")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The error is exactly two lines: `locsim: error: …` and `hint: …`, with nothing from
+    /// Foundation or ArgumentParser's usage block, and no library-internal parameter names.
+    @discardableResult
+    static func expectErrorLines(_ result: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 3 && lines[2].isEmpty, "two lines and a newline: \(result.stderr)", sourceLocation: sourceLocation)
+        try #require(lines.count >= 2, sourceLocation: sourceLocation)
+        #expect(lines[0].hasPrefix("locsim: error: "), "\(lines[0])", sourceLocation: sourceLocation)
+        #expect(lines[1].hasPrefix("hint: "), "\(lines[1])", sourceLocation: sourceLocation)
+        for name in ["NSCocoaErrorDomain", "UserInfo", "Error Domain", "randomWalk.", "noise.", "speedFactor", "startOffset", "Usage:"] {
+            #expect(!result.stderr.contains(name), "\(name) in \(result.stderr)", sourceLocation: sourceLocation)
+        }
+        return Array(lines.prefix(2))
+    }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// What `locsim replay` writes, and when: buffered output that loses nothing on a signal, the
+/// progress line, `--noise 0`.
+@Suite(.timeLimit(.minutes(3))) struct ReplayOutputTests {
+    @Test("The progress line counts fix time from the first fix: it never runs ahead of the lines printed above it")
+    func progressFollowsTheFixes() throws {
+        // The last 2 min 14 s of the walk at 50×, standard output and error both on one terminal.
+        let (status, output) = try CLI.runOnTerminal([
+            "replay", "tracks/sf-mission-walk.gpx", "--speed", "50", "--start", "48:10", "--format", "jsonl",
+            "--geodata", "geodata",
+        ])
+        #expect(status == 0, "\(output)")
+        // The terminal gets lines ("…\r\n") and status redraws ("\r\u{1B}[K…"), in the order written.
+        var fixTimes: [Date] = []
+        var statuses: [(percent: Int, afterFix: Int)] = []
+        for segment in output.components(separatedBy: "\r\u{1B}[K") {
+            if segment.hasPrefix("{") || segment.isEmpty || segment.hasPrefix("\r\n") {
+                for line in segment.components(separatedBy: "\r\n") {
+                    guard let object = LiveCommand.parse(line), object.type == "fix", let time = object.time else { continue }
+                    fixTimes.append(time)
+                }
+            } else if let match = segment.firstMatch(of: /^(\d+)%/), let percent = Int(match.1) {
+                statuses.append((percent, fixTimes.count))
+            }
+        }
+        let first = try #require(fixTimes.first), last = try #require(fixTimes.last)
+        let covered = last.timeIntervalSince(first)
+        #expect(covered > 100)
+        #expect(!statuses.isEmpty, "a status line was drawn")
+        // The status after fix k shows at most k's share of the run (1 point of slack for rounding).
+        let ahead = statuses.compactMap { status -> String? in
+            let share = status.afterFix == 0 ? 0 : fixTimes[status.afterFix - 1].timeIntervalSince(first) / covered * 100
+            return Double(status.percent) <= share + 1 ? nil : "\(status.percent)% after a fix at \(Int(share))%"
+        }
+        #expect(ahead.isEmpty, "\(ahead.count) of \(statuses.count) status lines ran ahead: \(ahead.prefix(3))")
+    }
+
+    @Test("--noise 0 is no noise: the same log as without --noise", arguments: [
+        ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--geodata", "geodata"],
+        ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--start-time", "2024-01-01T00:00:00Z",
+         "--format", "jsonl"],
+    ])
+    func noiseZero(arguments: [String]) throws {
+        let clean = try CLI.run(arguments)
+        let zero = try CLI.run(arguments + ["--noise", "0"])
+        #expect(clean.status == 0 && zero.status == 0, "\(clean.stderr)\(zero.stderr)")
+        #expect(!clean.stdout.isEmpty)
+        #expect(zero.stdout == clean.stdout)
+    }
+
+    @Test("SIGINT during a --fast replay written to a file: exit 0, every line written, the summary counting them")
+    func interruptedFastReplay() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A long walk (the reader benchmark's generator), so the replay is still running when
+        // the signal arrives: 200,000 points.
+        let track = directory + "/long.gpx"
+        let generator = try ChildProcess(["/usr/bin/env", "python3", PackagePaths.path("scripts/make_big_gpx.py"), track, "200000"])
+        defer { generator.stop() }
+        #expect(try await generator.waitForExit(timeout: .seconds(120)) == .exited(0))
+
+        let replay = try LiveCommand([
+            "replay", track, "--fast", "--format", "jsonl", "--db", try Self.emptyIndex(in: directory),
+        ])
+        defer { replay.stop() }
+        // Output comes in 64 KiB blocks: the first block means the replay loop is running.
+        try await replay.wait(for: "the first block of output", timeout: .seconds(120)) { !$0.isEmpty }
+        replay.interrupt()
+        #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
+
+        #expect(replay.child.output.hasSuffix("\n"), "no line cut in half")
+        let objects = replay.lines.map(\.json)
+        #expect(objects.allSatisfy { $0 != nil }, "every line is JSON")
+        let summary = try #require(objects.last ?? nil)
+        #expect(summary.type == "summary")
+        let fixes = objects.count { $0?.type == "fix" }
+        #expect(fixes > 0)
+        #expect(fixes < 200_000, "interrupted before the end")
+        #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written")
+    }
+
+    /// An index with no places (every fetch answers nothing), so the test needs no geodata build.
+    static func emptyIndex(in directory: String) throws -> String {
+        let csv = directory + "/none.csv"
+        try "id,name,lat,lon\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let path = directory + "/none.sqlite"
+        let result = try CLI.run(["index", "import", csv, "--db", path])
+        guard result.status == 0 else { throw HarnessError("index import: \(result.stderr)") }
+        return path
+    }
+}

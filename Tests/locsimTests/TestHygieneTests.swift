@@ -1,0 +1,56 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// Habits of the test suite itself that keep a failure loud: a test that awaits something cannot
+/// hang the run, because its suite (or the test, when it stands alone) has a time limit.
+@Suite(.timeLimit(.minutes(5))) struct TestHygieneTests {
+    /// Every test source file under Tests/, with its path relative to the package.
+    static func testSources() throws -> [(path: String, text: String)] {
+        let root = PackagePaths.path("Tests")
+        let enumerator = try #require(FileManager.default.enumerator(atPath: root))
+        var files: [(String, String)] = []
+        while let relative = enumerator.nextObject() as? String {
+            guard relative.hasSuffix(".swift"), !relative.hasPrefix("LocSimTestHelpers/") else { continue }
+            files.append(("Tests/" + relative, try String(contentsOfFile: root + "/" + relative, encoding: .utf8)))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// The attributes `@Suite…` and top-level `@Test…` in `text`, each whole (across lines, up to
+    /// the parenthesis that closes its arguments).
+    static func attributes(in text: String) -> [(line: Int, text: String)] {
+        var result: [(Int, String)] = []
+        let lines = text.components(separatedBy: "\n")
+        var index = 0
+        while index < lines.count {
+            let line = lines[index]
+            guard line.hasPrefix("@Suite") || line.hasPrefix("@Test") else {
+                index += 1
+                continue
+            }
+            var attribute = line, depth = 0, end = index
+            func balance(_ s: String) -> Int { s.filter { $0 == "(" }.count - s.filter { $0 == ")" }.count }
+            depth = balance(line)
+            while depth > 0, end + 1 < lines.count {
+                end += 1
+                attribute += "\n" + lines[end]
+                depth += balance(lines[end])
+            }
+            result.append((index + 1, attribute))
+            index = end + 1
+        }
+        return result
+    }
+
+    @Test("Every suite, and every stand-alone test, in a file that awaits has a .timeLimit")
+    func awaitingSuitesHaveTimeLimits() throws {
+        let sources = try Self.testSources()
+        #expect(sources.count > 20, "found the test sources under \(PackagePaths.path("Tests"))")
+        for (path, text) in sources where text.contains("await ") {
+            for (line, attribute) in Self.attributes(in: text) {
+                #expect(attribute.contains(".timeLimit("), "\(path):\(line): \(attribute.prefix(80)) has no .timeLimit")
+            }
+        }
+    }
+}
