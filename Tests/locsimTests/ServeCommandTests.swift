@@ -12,7 +12,7 @@ import Testing
 
 /// `locsim serve` as a real process on loopback, called by real clients: `locsim replay --online`,
 /// URLSession, and the test itself. Port 0 everywhere: the server prints the port it bound.
-@Suite struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeCommandTests {
     /// A running `locsim serve`, with the base URL it printed.
     struct Server {
         let command: LiveCommand
