@@ -174,12 +174,10 @@ struct MapLogicOptions: ParsableArguments {
         try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
     }
 
-    /// The rule's configuration; call after ``validate()`` (the interval is within
-    /// ``OptionRange/throttleInterval``, so its milliseconds fit an `Int64` many times over).
+    /// The rule's configuration; call after ``validate()``.
     func throttleConfiguration() throws -> FetchThrottle.Configuration {
-        let milliseconds = (min(throttleInterval, OptionRange.throttleInterval.upperBound) * 1000).rounded()
-        return try FetchThrottle.Configuration(
-            minimumDistance: throttleDistance, minimumInterval: .milliseconds(Int64(milliseconds.isFinite ? max(0, milliseconds) : 0)),
+        try FetchThrottle.Configuration(
+            minimumDistance: throttleDistance, minimumInterval: checkedSeconds(throttleInterval),
             radius: radius, maximumHorizontalAccuracy: minAccuracy)
     }
 }

@@ -86,7 +86,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
-        guard maxRadius.isFinite, maxRadius >= 1 else { throw ValidationError("--max-radius must be ≥ 1 m, got \(maxRadius)") }
+        try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency, FaultScript.parseDuration(latency) == nil {
             throw ValidationError("--latency must be a duration like 800ms or 1.5s, got '\(latency)'")
         }
@@ -97,15 +97,10 @@ struct Serve: AsyncParsableCommand {
         guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
             throw ValidationError("--timeout-rate must be within 0...1, got \(timeoutRate)")
         }
-        guard throttleDistance.isFinite, throttleDistance >= 0 else {
-            throw ValidationError("--throttle-distance must be ≥ 0 metres, got \(throttleDistance)")
-        }
-        guard throttleInterval.isFinite, throttleInterval >= 0 else {
-            throw ValidationError("--throttle-interval must be ≥ 0 seconds, got \(throttleInterval)")
-        }
-        guard auditTolerance.isFinite, auditTolerance >= 0 else {
-            throw ValidationError("--audit-tolerance must be ≥ 0 seconds, got \(auditTolerance)")
-        }
+        // The same ranges as replay's rule options: these are the rule the audit applies.
+        try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
+        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval", unit: "seconds")
+        try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance", unit: "seconds")
         if token == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token T (the app then sends "
@@ -122,10 +117,10 @@ struct Serve: AsyncParsableCommand {
                 failRate: failRate, timeoutRate: timeoutRate, seed: seed,
                 script: try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? [])
             let rule = try FetchThrottle.Configuration(
-                minimumDistance: throttleDistance, minimumInterval: .milliseconds(Int64((throttleInterval * 1000).rounded())))
+                minimumDistance: throttleDistance, minimumInterval: checkedSeconds(throttleInterval))
             configuration = try NearbyServer.Configuration(
                 host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
-                audit: FetchAudit.Configuration(rule: rule, tolerance: .milliseconds(Int64((auditTolerance * 1000).rounded()))))
+                audit: FetchAudit.Configuration(rule: rule, tolerance: checkedSeconds(auditTolerance)))
         } catch let error as FaultError {
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {
