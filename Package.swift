@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "MapFeature", targets: ["MapFeature"]),
         .library(name: "LocationIndex", targets: ["LocationIndex"]),
+        .library(name: "Swarm", targets: ["Swarm"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -49,6 +50,10 @@ let package = Package(
         // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
+        // `locsim swarm`: many players' fetch rule, in virtual time (no networking here).
+        .target(
+            name: "Swarm", dependencies: ["LocationCore", "LocationSimulation", "MapFeature", "LocationIndex"],
+            swiftSettings: strict),
         // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
         .target(
             name: "NearbyServer",
@@ -67,7 +72,7 @@ let package = Package(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature", "NearbyServer",
+                "MapFeature", "NearbyServer", "Swarm",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -129,6 +134,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
+            name: "SwarmTests",
+            dependencies: ["Swarm", "LocationCore", "MapFeature", "LocationSimulation", "LocationTestSupport", "LocSimTestHelpers"],
+            swiftSettings: strict),
+        .testTarget(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
             name: "locsimTests", dependencies: ["locsim", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
@@ -156,6 +165,9 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "MapBenchmark",
             dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
+        .executableTarget(
+            name: "SwarmBenchmark", dependencies: ["Swarm", "LocationCore"], path: "Benchmarks/SwarmBenchmark",
+            swiftSettings: strict),
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],
             path: "Benchmarks/IndexBenchmark", swiftSettings: strict),

@@ -28,6 +28,7 @@ struct LocSim: AsyncParsableCommand {
             GPSD.self,
             NMEACommand.self,
             Serve.self,
+            SwarmCommand.self,
         ]
     )
 

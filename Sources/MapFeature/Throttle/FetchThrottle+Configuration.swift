@@ -36,7 +36,7 @@ extension FetchThrottle {
         /// are retried for as long as fixes keep coming).
         public let retry: Backoff
 
-        let minimumIntervalMicros: Int64
+        @usableFromInline let minimumIntervalMicros: Int64
 
         /// Creates a configuration, checking every value.
         ///

@@ -138,16 +138,15 @@ public struct FetchThrottle: Sendable, Hashable {
     public func decision(for fix: Fix) -> Decision {
         if let rejection = assess(fix) { return .rejected(rejection) }
         guard let center = fix.coordinate else { return .rejected(.noPosition) }
-        let time = Self.micros(fix.time)
-        if consecutiveFailures > 0, !isAwaitingAnswer, let notBefore = retryNotBeforeMicros {
-            return time >= notBefore ? .fetch(.retry) : .backingOff(until: Self.date(micros: notBefore))
+        let backingOff = consecutiveFailures > 0 && !isAwaitingAnswer ? retryNotBeforeMicros : nil
+        let outcome = Self.rule(
+            configuration: configuration, timeMicros: Self.micros(fix.time), retryNotBeforeMicros: backingOff,
+            lastFetchMicros: lastFetch.map { Self.micros($0.time) }, distance: { lastFetch.map { center.distance(to: $0.center) } ?? 0 })
+        switch outcome {
+        case .fetch(let reason): return .fetch(reason)
+        case .notDue(let distance, let elapsed): return .notDue(distance: distance, elapsed: .microseconds(elapsed))
+        case .backingOff(let until): return .backingOff(until: Self.date(micros: until))
         }
-        guard let last = lastFetch else { return .fetch(.first) }
-        let distance = center.distance(to: last.center)
-        if distance > configuration.minimumDistance { return .fetch(.moved) }
-        let elapsed = time - Self.micros(last.time)
-        if elapsed > configuration.minimumIntervalMicros { return .fetch(.elapsed) }
-        return .notDue(distance: distance, elapsed: .microseconds(elapsed))
     }
 
     /// The distance and time rules alone, for a position already known to be good.
@@ -155,9 +154,10 @@ public struct FetchThrottle: Sendable, Hashable {
     /// - Returns: ``Reason/first``, ``Reason/moved`` or ``Reason/elapsed``, or `nil` when neither
     ///   rule holds. Ignores accuracy and back-off; ``decision(for:)`` applies both.
     public func shouldFetch(center: Coordinate, at time: Date) -> Reason? {
-        guard let last = lastFetch else { return .first }
-        if center.distance(to: last.center) > configuration.minimumDistance { return .moved }
-        if Self.micros(time) - Self.micros(last.time) > configuration.minimumIntervalMicros { return .elapsed }
+        let outcome = Self.rule(
+            configuration: configuration, timeMicros: Self.micros(time), retryNotBeforeMicros: nil,
+            lastFetchMicros: lastFetch.map { Self.micros($0.time) }, distance: { lastFetch.map { center.distance(to: $0.center) } ?? 0 })
+        if case .fetch(let reason) = outcome { return reason }
         return nil
     }
 

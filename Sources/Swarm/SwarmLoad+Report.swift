@@ -1,0 +1,80 @@
+import LocationCore
+import MapFeature
+
+extension SwarmLoad {
+    /// The load as a few lines of text: requests per second by reason (mean, busiest second,
+    /// busiest minute). Only integers and fixed decimals, so the same load prints the same bytes.
+    public func text(configuration: VirtualSwarm.Configuration) -> String {
+        let rule = configuration.throttle
+        var lines: [String] = []
+        lines.append(
+            "virtual swarm: \(configuration.players) players, \(Self.clock(configuration.durationSeconds)) of game time, seed \(configuration.seed)")
+        let mix = zip(configuration.mix.shares, playersByKind).map { "\($0.mover.name) \($1)" }.joined(separator: ", ")
+        lines.append("  players:  \(mix); opening the app over the first \(configuration.rampSeconds) s")
+        let starts = configuration.starts.isEmpty ? "" : " (starting at \(configuration.starts.count) places)"
+        lines.append(
+            "  area:     \(configuration.area.center) radius \(Self.fixed(configuration.area.radius, 0)) m\(starts)")
+        lines.append(
+            "  rule:     first fix, then > \(Self.fixed(rule.minimumDistance, 0)) m or > \(Self.fixed(rule.minimumInterval.fractionalSeconds, 0)) s; "
+                + "failure rate \(configuration.failureRate) (\(failures) failed)")
+        lines.append("  fixes:    \(fixes) at 1 Hz; the rule evaluated at \(evaluations)")
+        lines.append("requests the backend would see, per second:")
+        lines.append("  reason       total      mean   peak 1 s  peak 1 min")
+        for reason in FetchThrottle.Reason.allCases + [nil] {
+            let rates = rates(reason)
+            lines.append(
+                "  " + Self.pad(reason?.rawValue ?? "all", 8, left: true) + Self.pad("\(rates.total)", 11)
+                    + Self.pad(Self.fixed(rates.mean, 2), 10) + Self.pad("\(rates.peakSecond)", 11)
+                    + Self.pad(Self.fixed(rates.peakMinuteRate, 2), 12))
+        }
+        let all = rates(nil)
+        lines.append(
+            "busiest second at \(Self.clock(all.peakSecondAt)); busiest minute from \(Self.clock(all.peakMinuteAt)) (\(all.peakMinute) requests)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The load as one JSON object (keys in a fixed order; rates as shortest decimals).
+    public func json(configuration: VirtualSwarm.Configuration) -> String {
+        func rateObject(_ rates: Rates) -> String {
+            "{\"total\":\(rates.total),\"mean_per_s\":\(rates.mean),\"peak_1s\":\(rates.peakSecond),"
+                + "\"peak_1s_at\":\(rates.peakSecondAt),\"peak_1min_per_s\":\(rates.peakMinuteRate),"
+                + "\"peak_1min_at\":\(rates.peakMinuteAt)}"
+        }
+        let mix = zip(configuration.mix.shares, playersByKind).map {
+            "{\"kind\":\"\($0.mover.name)\",\"share\":\($0.share),\"players\":\($1)}"
+        }.joined(separator: ",")
+        let reasons = FetchThrottle.Reason.allCases.map { "\"\($0.rawValue)\":\(rateObject(rates($0)))" }.joined(separator: ",")
+        return "{\"players\":\(configuration.players),\"duration_s\":\(configuration.durationSeconds),"
+            + "\"seed\":\(configuration.seed),\"ramp_s\":\(configuration.rampSeconds),\"mix\":[\(mix)],"
+            + "\"area\":{\"lat\":\(configuration.area.center.latitude),\"lng\":\(configuration.area.center.longitude),"
+            + "\"radius_m\":\(configuration.area.radius)},\"starts\":\(configuration.starts.count),"
+            + "\"failure_rate\":\(configuration.failureRate),\"failures\":\(failures),\"fixes\":\(fixes),"
+            + "\"evaluations\":\(evaluations),\"reasons\":{\(reasons)},\"all\":\(rateObject(rates(nil)))}\n"
+    }
+
+    /// `h:mm:ss`.
+    static func clock(_ seconds: Int) -> String {
+        let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60
+        return "\(h):\(m < 10 ? "0" : "")\(m):\(s < 10 ? "0" : "")\(s)"
+    }
+
+    /// `value` rounded to `decimals` places, written without locale or exponent.
+    static func fixed(_ value: Double, _ decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        guard scaled.isFinite, abs(scaled) < 9e18 else { return "\(value)" }
+        let whole = Int64(scaled)
+        let unit = Int64(scale)
+        let sign = whole < 0 ? "-" : ""
+        let magnitude = whole.magnitude
+        guard decimals > 0 else { return sign + "\(magnitude)" }
+        let fraction = String(magnitude % UInt64(unit))
+        return sign + "\(magnitude / UInt64(unit))." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+
+    private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + padding : padding + text
+    }
+}

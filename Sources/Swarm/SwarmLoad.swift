@@ -1,0 +1,110 @@
+public import MapFeature
+
+/// The requests a swarm made (or would make), second by second and by reason.
+public struct SwarmLoad: Sendable, Hashable {
+    /// The run's length in whole seconds.
+    public let durationSeconds: Int
+    /// Requests started in each second, by reason (``MapFeature/FetchThrottle/Reason`` order: first, moved, elapsed, retry).
+    public private(set) var perSecond: [[UInt32]]
+    /// Fixes the players produced (1 Hz from each player's start to the end).
+    public var fixes = 0
+    /// Fixes at which the rule was evaluated.
+    public var evaluations = 0
+    /// Fetches that failed (``VirtualSwarm/Configuration/failureRate``).
+    public var failures = 0
+    /// Players of each mover, in the mix's order.
+    public var playersByKind: [Int]
+
+    /// An empty load over `durationSeconds`, for a mix of `movers` kinds.
+    public init(durationSeconds: Int, movers: Int = 1) {
+        self.durationSeconds = durationSeconds
+        playersByKind = [Int](repeating: 0, count: movers)
+        perSecond = Array(repeating: [UInt32](repeating: 0, count: durationSeconds), count: FetchThrottle.Reason.allCases.count)
+    }
+
+    /// Counts one request for `reason` in `second`.
+    @inline(__always)
+    public mutating func record(_ reason: FetchThrottle.Reason, at second: Int) {
+        perSecond[reason.index][second] &+= 1
+    }
+
+    /// Adds another part of the same run (a shard of its players).
+    public mutating func add(_ other: SwarmLoad) {
+        precondition(other.durationSeconds == durationSeconds && other.playersByKind.count == playersByKind.count, "parts of different runs")
+        for reason in perSecond.indices {
+            for second in 0..<durationSeconds { perSecond[reason][second] &+= other.perSecond[reason][second] }
+        }
+        fixes += other.fixes
+        evaluations += other.evaluations
+        failures += other.failures
+        for kind in playersByKind.indices { playersByKind[kind] += other.playersByKind[kind] }
+    }
+
+    /// Requests per second for `reason`, or for all reasons together when `nil`.
+    public func series(_ reason: FetchThrottle.Reason?) -> [Int] {
+        guard let reason else {
+            return (0..<durationSeconds).map { second in perSecond.reduce(0) { $0 + Int($1[second]) } }
+        }
+        return perSecond[reason.index].map(Int.init)
+    }
+
+    /// Mean, busiest second and busiest minute for `reason` (all reasons when `nil`).
+    public func rates(_ reason: FetchThrottle.Reason?) -> Rates {
+        Rates(series: series(reason))
+    }
+
+    /// The shape of one series of per-second counts.
+    public struct Rates: Sendable, Hashable {
+        /// Requests in the whole run.
+        public var total: Int
+        /// Requests per second over the whole run.
+        public var mean: Double
+        /// The most requests in one second, and the first second it happened.
+        public var peakSecond: Int
+        public var peakSecondAt: Int
+        /// The most requests in any 60 consecutive seconds (the whole run when shorter), and the
+        /// first second of that window.
+        public var peakMinute: Int
+        public var peakMinuteAt: Int
+
+        /// ``peakMinute`` as requests per second.
+        public var peakMinuteRate: Double { Double(peakMinute) / Double(window) }
+        private var window: Int
+
+        init(series: [Int]) {
+            total = series.reduce(0, +)
+            mean = series.isEmpty ? 0 : Double(total) / Double(series.count)
+            peakSecond = 0
+            peakSecondAt = 0
+            for (second, count) in series.enumerated() where count > peakSecond {
+                peakSecond = count
+                peakSecondAt = second
+            }
+            window = max(1, min(60, series.count))
+            var sum = series.prefix(window).reduce(0, +)
+            peakMinute = sum
+            peakMinuteAt = 0
+            if series.count > window {
+                for start in 1...(series.count - window) {
+                    sum += series[start + window - 1] - series[start - 1]
+                    if sum > peakMinute {
+                        peakMinute = sum
+                        peakMinuteAt = start
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension FetchThrottle.Reason {
+    /// Position in `allCases`.
+    var index: Int {
+        switch self {
+        case .first: 0
+        case .moved: 1
+        case .elapsed: 2
+        case .retry: 3
+        }
+    }
+}

@@ -1,0 +1,171 @@
+public import LocationCore
+import MapFeature
+
+/// Capacity planning in virtual time: many players, each moving at 1 Hz and running the game's
+/// fetch rule, with nothing sent anywhere. The result is the load the backend would see.
+///
+/// Each player is a compact ``VirtualPlayer`` (about 100 bytes) rather than a provider and a
+/// ``MapFeature/MapSession``; a shared loop visits players in buckets of whole seconds. The decision
+/// at a fix is MapFeature's own ``MapFeature/FetchThrottle/rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)``,
+/// the function `FetchThrottle` itself decides with.
+///
+/// A player's fixes come every second, but the rule can only hold at some of them: the time rule
+/// at the first whole second more than ``MapFeature/FetchThrottle/Configuration/minimumInterval``
+/// after the last fetch, and the distance rule only once the path travelled since the last fetch
+/// (an upper bound of the great-circle distance from it) can exceed
+/// ``MapFeature/FetchThrottle/Configuration/minimumDistance``. The loop evaluates the rule at
+/// those fixes and skips the others, which provably do not fetch; with
+/// ``Configuration/evaluatesEveryFix`` it evaluates every one, and the numbers are the same.
+///
+/// Answers come at once (the index answers in-process); with ``Configuration/failureRate`` a
+/// seeded share of them fail, so back-off and retries appear. The same configuration gives the
+/// same ``SwarmLoad``, whatever the number of threads.
+public struct VirtualSwarm: Sendable {
+    /// What to simulate.
+    public let configuration: Configuration
+
+    /// Creates a swarm.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Runs the swarm in `shards` parts at once (players split evenly; the result does not depend
+    /// on it).
+    public func run(shards: Int = 1) async -> SwarmLoad {
+        let count = max(1, min(shards, configuration.players))
+        let configuration = self.configuration
+        return await withTaskGroup(of: SwarmLoad.self) { group in
+            for shard in 0..<count {
+                let lower = configuration.players * shard / count
+                let upper = configuration.players * (shard + 1) / count
+                group.addTask { Self.run(players: lower..<upper, configuration: configuration) }
+            }
+            var total = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: configuration.mix.shares.count)
+            for await part in group { total.add(part) }
+            return total
+        }
+    }
+
+    /// Runs the players in `range` on the calling thread.
+    public func run(players range: Range<Int>) -> SwarmLoad {
+        Self.run(players: range, configuration: configuration)
+    }
+
+    /// The bytes one player's state takes in the loop (its struct, and its slot in a bucket).
+    public static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride + MemoryLayout<UInt32>.stride }
+
+    private static func run(players range: Range<Int>, configuration: Configuration) -> SwarmLoad {
+        let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
+        let duration = Int32(configuration.durationSeconds)
+        let area = configuration.area
+        let throttle = configuration.throttle
+        let retry = throttle.retry
+        let failureRate = configuration.failureRate
+        let everyFix = configuration.evaluatesEveryFix
+        // Whole seconds after a fetch at which the time rule first holds; "more than" the interval.
+        let intervalMicros = throttle.minimumInterval.wholeMicroseconds
+        let elapsedStep = intervalMicros / 1_000_000 + 1
+        // A margin far above the rounding of positions and haversine, so a skipped fix is certain
+        // not to be more than the minimum distance away.
+        let pathTarget = throttle.minimumDistance - 0.001
+
+        var load = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: parameters.count)
+        var players: [VirtualPlayer] = []
+        players.reserveCapacity(range.count)
+        var buckets = [[UInt32]](repeating: [], count: Int(duration))
+        for index in range {
+            let player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
+            buckets[Int(player.startSecond)].append(UInt32(players.count))
+            load.fixes += Int(duration - player.startSecond)
+            load.playersByKind[Int(player.kind)] += 1
+            players.append(player)
+        }
+
+        for second in 0..<duration {
+            let due = buckets[Int(second)]
+            buckets[Int(second)] = []
+            let micros = Int64(second) * 1_000_000
+            for slot in due {
+                let i = Int(slot)
+                let kindParameters = parameters[Int(players[i].kind)]
+                players[i].advance(to: second, parameters: kindParameters, area: area)
+                let here = players[i].position(at: second)
+                let anchor = players[i].anchor
+                load.evaluations += 1
+                let outcome = FetchThrottle.rule(
+                    configuration: throttle, timeMicros: micros,
+                    retryNotBeforeMicros: players[i].failures > 0 ? players[i].retryNotBeforeMicros : nil,
+                    lastFetchMicros: players[i].anchorSecond >= 0 ? Int64(players[i].anchorSecond) * 1_000_000 : nil,
+                    distance: { here.distance(to: anchor) })
+                if case .fetch(let reason) = outcome {
+                    load.record(reason, at: Int(second))
+                    players[i].anchor = here
+                    players[i].anchorSecond = second
+                    players[i].pathAtLegStart = -players[i].speed * Double(second - players[i].legStartSecond)
+                    if failureRate > 0, players[i].answerRandom.unit() < failureRate {
+                        load.failures += 1
+                        players[i].failures &+= players[i].failures == .max ? 0 : 1
+                        let delay = retry.delayMicroseconds(
+                            afterFailures: Int(players[i].failures), randomUnit: players[i].answerRandom.unit())
+                        players[i].retryNotBeforeMicros = micros + delay
+                    } else {
+                        players[i].failures = 0
+                    }
+                }
+                let next =
+                    everyFix
+                    ? Int64(second) + 1
+                    : nextCandidate(
+                        for: players[i], after: second, elapsedStep: elapsedStep, pathTarget: pathTarget,
+                        maximumSpeed: kindParameters.maximumSpeed)
+                if next < Int64(duration) { buckets[Int(next)].append(slot) }
+            }
+        }
+        return load
+    }
+
+    /// The first whole second after `second` at which the rule can hold for `player`.
+    @inline(__always)
+    private static func nextCandidate(
+        for player: VirtualPlayer, after second: Int32, elapsedStep: Int64, pathTarget: Double, maximumSpeed: Double
+    ) -> Int64 {
+        let soonest = Int64(second) + 1
+        if player.failures > 0 {
+            // Backing off: only the back-off decides; the first whole second at or after it.
+            let notBefore = player.retryNotBeforeMicros
+            let whole = notBefore / 1_000_000 + (notBefore % 1_000_000 > 0 ? 1 : 0)
+            return max(soonest, whole)
+        }
+        guard player.anchorSecond >= 0 else { return soonest }
+        let byTime = Int64(player.anchorSecond) + elapsedStep
+        let now = player.path(at: second)
+        if now >= pathTarget { return soonest }
+        let atLegEnd = player.path(at: player.legEndSecond)
+        let byDistance: Int64
+        if player.speed > 0, atLegEnd >= pathTarget {
+            // Within this leg: floor, so rounding can only make the candidate early, never late.
+            let seconds = ((pathTarget - player.pathAtLegStart) / player.speed).rounded(.down)
+            byDistance = Int64(player.legStartSecond) + Int64(seconds)
+        } else {
+            let seconds = ((pathTarget - atLegEnd) / maximumSpeed).rounded(.down)
+            byDistance = seconds < 1e15 ? Int64(player.legEndSecond) + Int64(seconds) : .max
+        }
+        return max(soonest, min(byTime, byDistance))
+    }
+}
+
+extension VirtualSwarm {
+    /// Player `index`'s position at each of its fixes, from the second it opens the app to the
+    /// end of the run: the fixes the rule is applied to (for checking the loop against
+    /// ``MapFeature/MapSession``, and for drawing).
+    public func track(ofPlayer index: Int) -> [(second: Int, coordinate: Coordinate)] {
+        let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
+        var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
+        var track: [(second: Int, coordinate: Coordinate)] = []
+        for second in player.startSecond..<Int32(configuration.durationSeconds) {
+            player.advance(to: second, parameters: parameters[Int(player.kind)], area: configuration.area)
+            track.append((Int(second), player.position(at: second)))
+        }
+        return track
+    }
+}

@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import LocationCore
+import LocationIndex
+import Swarm
+
+/// `locsim swarm`: many players running the game's fetch rule, and the load it puts on a backend.
+struct SwarmCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swarm",
+        abstract: "Simulate many players running the game's fetch rule: the request rate a backend would see.",
+        discussion: """
+            --virtual runs every player's fix stream (1 Hz) and the game's fetch rule (first fix, then \
+            more than 100 m or more than 30 s) in virtual time, in-process, and prints the request rate \
+            the backend would see by reason: mean, busiest second and busiest minute. Nothing is sent. \
+            The same options and --seed give the same bytes.
+
+            Players move as seeded random walks (legs of 10–60 s with turns and stops) with the speed \
+            profiles of 'locsim simulate': --mix walk=0.7,cycle=0.2,drive=0.1. They start anywhere in \
+            --area LAT,LNG,RADIUS, or at random places of an index (--db) within it, and open the app \
+            at random seconds over --ramp.
+            """
+    )
+
+    @Flag(help: "Run in virtual time and print the load; nothing is sent (the only mode so far).")
+    var virtual = false
+
+    @Option(help: ArgumentHelp("How many players.", valueName: "n"))
+    var players: Int
+
+    @Option(help: ArgumentHelp("Game time to simulate: 3600, 90s, 30m, 1h, 1h30m (up to 7 days).", valueName: "duration"))
+    var duration: SwarmDurationArgument = SwarmDurationArgument(seconds: 3600, text: "1h")
+
+    @Option(parsing: .unconditional, help: "Seed of everything random.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Kinds of movers and their shares: walk, run, cycle, drive.", valueName: "kind=share,…"))
+    var mix: String = "walk=0.7,cycle=0.2,drive=0.1"
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Where players move: a centre and a radius in metres.", valueName: "lat,lng,radius"))
+    var area: String = "35.6812,139.7671,3000"
+
+    @Option(help: ArgumentHelp("Start players at random places of this index within --area.", valueName: "path"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("Players open the app at random seconds over this long (0: all at once).", valueName: "duration"))
+    var ramp: SwarmDurationArgument = SwarmDurationArgument(seconds: 60, text: "60s")
+
+    @Option(help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
+    var failureRate: Double = 0
+
+    @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
+    var everyFix = false
+
+    @Option(help: ArgumentHelp("Threads to run on (default: one per core; the numbers do not depend on it).", valueName: "n"))
+    var threads: Int?
+
+    @Option(help: "Output: text or json.")
+    var format: ReportFormat = .text
+
+    func validate() throws {
+        guard virtual else {
+            throw ValidationError("only --virtual is available so far: add --virtual (real-time mode against --server is not built yet)")
+        }
+        try checkOption(players, in: 1...VirtualSwarm.Configuration.maximumPlayers, flag: "--players")
+        try checkOption(
+            Double(duration.seconds), in: 1...Double(VirtualSwarm.Configuration.maximumDurationSeconds), flag: "--duration",
+            unit: "seconds")
+        try checkOption(Double(ramp.seconds), in: 0...Double(duration.seconds), flag: "--ramp", unit: "seconds (the --duration)")
+        try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
+        if let threads { try checkOption(threads, in: 1...256, flag: "--threads") }
+        do {
+            _ = try SwarmMix(parsing: mix)
+        } catch {
+            throw ValidationError("--mix: \(error.message), got '\(mix)'")
+        }
+        _ = try parsedArea()
+    }
+
+    func run() async throws {
+        let (center, radius) = try parsedArea()
+        let area = try SwarmArea(center: center, radius: radius)
+        var starts: [Coordinate] = []
+        if let db {
+            let index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+            starts = try index.places(near: center, within: radius).map(\.place.coordinate)
+            guard !starts.isEmpty else {
+                throw CommandFailure(
+                    "no places of \(db) within \(Int(radius)) m of \(center)",
+                    hint: "move --area to where the index has places ('locsim index stats --db \(db)')")
+            }
+        }
+        let configuration = try VirtualSwarm.Configuration(
+            players: players, durationSeconds: duration.seconds, seed: seed, mix: SwarmMix(parsing: mix), area: area,
+            starts: starts, rampSeconds: ramp.seconds, failureRate: failureRate, evaluatesEveryFix: everyFix)
+        let load = await VirtualSwarm(configuration: configuration)
+            .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        switch format {
+        case .text: Terminal.out(String(load.text(configuration: configuration).dropLast()))
+        case .json: Terminal.out(String(load.json(configuration: configuration).dropLast()))
+        }
+    }
+
+    /// `--area LAT,LNG,RADIUS`, checked.
+    private func parsedArea() throws(ValidationError) -> (Coordinate, Double) {
+        let parts = area.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 3, let point = CoordinateArgument(argument: parts[0] + "," + parts[1]),
+            let radius = decimalValue(parts[2].filter { $0 != " " })
+        else {
+            throw ValidationError("--area must be LAT,LNG,RADIUS in degrees and metres, such as 35.6812,139.7671,3000; got '\(area)'")
+        }
+        try checkOption(radius, in: OptionRange.radius, flag: "--area radius", unit: "metres")
+        return (point.coordinate, radius)
+    }
+}
+
+/// A length of game time on the command line: `3600` or `3600s`, `30m`, `1h`, `1h30m`, `2d`.
+struct SwarmDurationArgument: ExpressibleByArgument {
+    let seconds: Int
+    let text: String
+
+    init(seconds: Int, text: String) {
+        self.seconds = seconds
+        self.text = text
+    }
+
+    init?(argument: String) {
+        var total = 0
+        var digits = ""
+        var sawUnit = false
+        for character in argument {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            let unit: Int
+            switch character {
+            case "s": unit = 1
+            case "m": unit = 60
+            case "h": unit = 3600
+            case "d": unit = 86_400
+            default: return nil
+            }
+            guard let value = Int(digits), value <= 100_000_000 else { return nil }
+            total += value * unit
+            digits = ""
+            sawUnit = true
+        }
+        if !digits.isEmpty {
+            guard !sawUnit, let value = Int(digits), value <= 100_000_000_000 else { return nil }
+            total += value
+        } else if !sawUnit {
+            return nil
+        }
+        seconds = total
+        text = argument
+    }
+
+    var defaultValueDescription: String { text }
+}

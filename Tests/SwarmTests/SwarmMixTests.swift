@@ -1,0 +1,20 @@
+import LocationCore
+import Swarm
+import Testing
+
+@Suite("SwarmMix")
+struct SwarmMixTests {
+    @Test("parses kinds and shares, scaling them to sum to 1")
+    func parses() throws {
+        let mix = try SwarmMix(parsing: "walk=7,cycle=2,drive=1")
+        #expect(mix.shares.map(\.mover.name) == ["walk", "cycle", "drive"])
+        let sum = mix.shares.reduce(0) { $0 + $1.share }
+        #expect(abs(sum - 1) < 1e-12)
+        #expect(mix.shares[0].share == 7.0 / 10.0)
+    }
+
+    @Test("refuses bad text, naming the part", arguments: ["walk", "walk=x", "fly=1", "walk=1,walk=2", "walk=-1", "walk=0", ""])
+    func refuses(_ text: String) {
+        #expect(throws: ConfigurationError.self) { try SwarmMix(parsing: text) }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+@Suite struct SwarmCommandTests {
+    let base = ["swarm", "--virtual", "--players", "300", "--duration", "20m", "--seed", "11"]
+
+    @Test("the same options give byte-identical output, on any number of threads; another seed does not")
+    func reproducible() throws {
+        let a = try CLI.run(base + ["--threads", "1"])
+        let b = try CLI.run(base + ["--threads", "2"])
+        let c = try CLI.run(base + ["--threads", "1", "--seed", "12"])
+        #expect(a.status == 0, "\(a.stderr)")
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+        #expect(a.stdout.contains("virtual swarm: 300 players, 0:20:00 of game time, seed 11"))
+        for reason in ["first", "moved", "elapsed", "retry", "all"] {
+            #expect(a.stdout.contains("\n  \(reason) "), "no \(reason) row")
+        }
+        // Every player opens the app once: 300 first fetches.
+        #expect(a.stdout.contains(#/\n  first +300 /#))
+    }
+
+    @Test("--every-fix gives the same load as the shortcut, with the rule evaluated at every fix")
+    func everyFix() throws {
+        let args = base + ["--mix", "walk=0.4,cycle=0.3,drive=0.3", "--failure-rate", "0.05", "--format", "json"]
+        let fast = try CLI.run(args)
+        let every = try CLI.run(args + ["--every-fix"])
+        #expect(fast.status == 0 && every.status == 0, "\(fast.stderr)\(every.stderr)")
+        func withoutEvaluations(_ text: String) -> String {
+            text.replacing(#/"evaluations":\d+,/#, with: "")
+        }
+        #expect(withoutEvaluations(fast.stdout) == withoutEvaluations(every.stdout))
+        #expect(fast.stdout != every.stdout)
+        let fixes = try #require(every.stdout.firstMatch(of: #/"fixes":(\d+)/#)?.output.1)
+        #expect(every.stdout.contains(#""evaluations":\#(fixes)"#))
+        #expect(!fast.stdout.contains(#""retry":{"total":0,"#))
+    }
+
+    @Test("--db starts players at the index's places")
+    func startsAtPlaces() throws {
+        let db = FileManager.default.temporaryDirectory.appendingPathComponent("swarm-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: db) }
+        let imported = try CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let run = try CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#/\(starting at \d+ places\)/#))
+        let empty = try CLI.run(base + ["--db", db, "--area", "0,0,1000"])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("no places of \(db) within 1000 m"))
+    }
+
+    @Test(
+        "a bad option stops with status 2 naming it",
+        arguments: [
+            (["--players", "0"], "--players"),
+            (["--players", "10000001"], "--players"),
+            (["--duration", "0"], "--duration"),
+            (["--duration", "8d"], "--duration"),
+            (["--duration", "1x"], "--duration"),
+            (["--duration", "1h30"], "--duration"),
+            (["--ramp", "2h"], "--ramp"),
+            (["--mix", "fly=1"], "--mix"),
+            (["--mix", "walk=0"], "--mix"),
+            (["--area", "91,0,100"], "--area"),
+            (["--area", "35,139"], "--area"),
+            (["--area", "35,139,0"], "--area"),
+            (["--failure-rate", "2"], "--failure-rate"),
+            (["--failure-rate", "nan"], "--failure-rate"),
+            (["--threads", "0"], "--threads"),
+        ])
+    func badOption(_ extra: [String], flag: String) throws {
+        let result = try CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "1h"] + extra)
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("locsim: error:") == true)
+        #expect(lines.first?.contains(flag) == true, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("without --virtual it says what exists")
+    func needsVirtual() throws {
+        let result = try CLI.run(["swarm", "--players", "10"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--virtual"))
+    }
+}
