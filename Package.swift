@@ -135,7 +135,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SwarmTests",
-            dependencies: ["Swarm", "LocationCore", "MapFeature", "LocationSimulation", "LocationTestSupport", "LocSimTestHelpers"],
+            dependencies: [
+                "Swarm", "LocationCore", "MapFeature", "LocationSimulation", "LocationIndex", "LocationTestSupport",
+                "LocSimTestHelpers",
+            ],
             swiftSettings: strict),
         .testTarget(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run

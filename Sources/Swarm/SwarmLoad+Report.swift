@@ -27,6 +27,11 @@ extension SwarmLoad {
                     + Self.pad(Self.fixed(rates.mean, 2), 10) + Self.pad("\(rates.peakSecond)", 11)
                     + Self.pad(Self.fixed(rates.peakMinuteRate, 2), 12))
         }
+        if let answers = answerSummary {
+            lines.append(
+                "places per answer (\(answers.count) answers, every fetch of the first \(answers.players) players): "
+                    + "mean \(Self.fixed(answers.mean, 1)), median \(answers.median), p99 \(answers.p99), max \(answers.maximum)")
+        }
         let all = rates(nil)
         lines.append(
             "busiest second at \(Self.clock(all.peakSecondAt)); busiest minute from \(Self.clock(all.peakMinuteAt)) (\(all.peakMinute) requests)")
@@ -49,7 +54,29 @@ extension SwarmLoad {
             + "\"area\":{\"lat\":\(configuration.area.center.latitude),\"lng\":\(configuration.area.center.longitude),"
             + "\"radius_m\":\(configuration.area.radius)},\"starts\":\(configuration.starts.count),"
             + "\"failure_rate\":\(configuration.failureRate),\"failures\":\(failures),\"fixes\":\(fixes),"
-            + "\"evaluations\":\(evaluations),\"reasons\":{\(reasons)},\"all\":\(rateObject(rates(nil)))}\n"
+            + "\"evaluations\":\(evaluations),\"reasons\":{\(reasons)},\"all\":\(rateObject(rates(nil)))"
+            + (answerSummary.map {
+                ",\"places_per_answer\":{\"answers\":\($0.count),\"players\":\($0.players),\"mean\":\($0.mean),"
+                    + "\"median\":\($0.median),\"p99\":\($0.p99),\"max\":\($0.maximum)}"
+            } ?? "") + "}\n"
+    }
+
+    /// Places per sampled answer: count, mean, median, 99th percentile (nearest rank), maximum.
+    var answerSummary: (count: Int, players: Int, mean: Double, median: Int, p99: Int, maximum: Int)? {
+        guard !answerSizes.isEmpty else { return nil }
+        let sizes = answerSizes.keys.sorted()
+        let count = answerSizes.values.reduce(0, +)
+        let sum = answerSizes.reduce(0) { $0 + $1.key * $1.value }
+        func rank(_ fraction: Double) -> Int {
+            let target = max(1, Int((fraction * Double(count)).rounded(.up)))
+            var seen = 0
+            for size in sizes {
+                seen += answerSizes[size] ?? 0
+                if seen >= target { return size }
+            }
+            return sizes[sizes.count - 1]
+        }
+        return (count, sampledPlayers, Double(sum) / Double(count), rank(0.5), rank(0.99), sizes[sizes.count - 1])
     }
 
     /// `h:mm:ss`.

@@ -12,6 +12,11 @@ public struct SwarmLoad: Sendable, Hashable {
     public var evaluations = 0
     /// Fetches that failed (``VirtualSwarm/Configuration/failureRate``).
     public var failures = 0
+    /// How many answers had each number of places (only the sampled fetches, see
+    /// ``VirtualSwarm/AnswerSample``).
+    public private(set) var answerSizes: [Int: Int] = [:]
+    /// How many players had their answers sampled.
+    public var sampledPlayers = 0
     /// Players of each mover, in the mix's order.
     public var playersByKind: [Int]
 
@@ -28,12 +33,19 @@ public struct SwarmLoad: Sendable, Hashable {
         perSecond[reason.index][second] &+= 1
     }
 
+    /// Counts one answer of `places` places.
+    public mutating func recordAnswer(places: Int) {
+        answerSizes[places, default: 0] += 1
+    }
+
     /// Adds another part of the same run (a shard of its players).
     public mutating func add(_ other: SwarmLoad) {
         precondition(other.durationSeconds == durationSeconds && other.playersByKind.count == playersByKind.count, "parts of different runs")
         for reason in perSecond.indices {
             for second in 0..<durationSeconds { perSecond[reason][second] &+= other.perSecond[reason][second] }
         }
+        answerSizes.merge(other.answerSizes, uniquingKeysWith: +)
+        sampledPlayers += other.sampledPlayers
         fixes += other.fixes
         evaluations += other.evaluations
         failures += other.failures

@@ -1,4 +1,5 @@
 public import LocationCore
+public import LocationIndex
 import MapFeature
 
 /// Capacity planning in virtual time: many players, each moving at 1 Hz and running the game's
@@ -32,29 +33,72 @@ public struct VirtualSwarm: Sendable {
     /// Runs the swarm in `shards` parts at once (players split evenly; the result does not depend
     /// on it).
     public func run(shards: Int = 1) async -> SwarmLoad {
+        do {
+            return try await run(shards: shards, answers: nil)
+        } catch {
+            preconditionFailure("no index, no index error: \(error)")
+        }
+    }
+
+    /// Runs the swarm, and asks `answers.index` for the places of every fetch of the first
+    /// `answers.players` players, so ``SwarmLoad/answerSizes`` shows how big the answers are.
+    ///
+    /// - Throws: ``LocationIndex/IndexError`` when a query fails.
+    public func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
         let count = max(1, min(shards, configuration.players))
         let configuration = self.configuration
-        return await withTaskGroup(of: SwarmLoad.self) { group in
+        let result = await withTaskGroup(of: Result<SwarmLoad, IndexError>.self) { group in
             for shard in 0..<count {
                 let lower = configuration.players * shard / count
                 let upper = configuration.players * (shard + 1) / count
-                group.addTask { Self.run(players: lower..<upper, configuration: configuration) }
+                group.addTask {
+                    do throws(IndexError) {
+                        return .success(try Self.run(players: lower..<upper, configuration: configuration, answers: answers))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
             }
             var total = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: configuration.mix.shares.count)
-            for await part in group { total.add(part) }
-            return total
+            for await part in group {
+                switch part {
+                case .success(let load): total.add(load)
+                case .failure(let error): return Result<SwarmLoad, IndexError>.failure(error)
+                }
+            }
+            return .success(total)
+        }
+        return try result.get()
+    }
+
+    /// Which fetches are answered by a real index query.
+    public struct AnswerSample: Sendable {
+        /// The index that answers.
+        public let index: NearbyIndex
+        /// Players 0 ..< `players` have every fetch answered.
+        public let players: Int
+        /// Creates a sample.
+        public init(index: NearbyIndex, players: Int) {
+            self.index = index
+            self.players = max(0, players)
         }
     }
 
     /// Runs the players in `range` on the calling thread.
     public func run(players range: Range<Int>) -> SwarmLoad {
-        Self.run(players: range, configuration: configuration)
+        do {
+            return try Self.run(players: range, configuration: configuration, answers: nil)
+        } catch {
+            preconditionFailure("no index, no index error: \(error)")
+        }
     }
 
-    /// The bytes one player's state takes in the loop (its struct, and its slot in a bucket).
-    public static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride + MemoryLayout<UInt32>.stride }
+    /// The bytes one player's state takes in the loop (the due lists are threaded through it).
+    public static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride }
 
-    private static func run(players range: Range<Int>, configuration: Configuration) -> SwarmLoad {
+    private static func run(players range: Range<Int>, configuration: Configuration, answers: AnswerSample?)
+        throws(IndexError) -> SwarmLoad
+    {
         let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
         let duration = Int32(configuration.durationSeconds)
         let area = configuration.area
@@ -70,23 +114,28 @@ public struct VirtualSwarm: Sendable {
         let pathTarget = throttle.minimumDistance - 0.001
 
         var load = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: parameters.count)
+        if let answers { load.sampledPlayers = max(0, min(range.upperBound, answers.players) - range.lowerBound) }
         var players: [VirtualPlayer] = []
         players.reserveCapacity(range.count)
-        var buckets = [[UInt32]](repeating: [], count: Int(duration))
+        // Players due in each second, as singly linked lists threaded through the players
+        // (``VirtualPlayer/nextDue``): no allocation while the loop runs.
+        var buckets = [UInt32](repeating: VirtualPlayer.none, count: Int(duration))
         for index in range {
-            let player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
-            buckets[Int(player.startSecond)].append(UInt32(players.count))
+            var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
+            player.nextDue = buckets[Int(player.startSecond)]
+            buckets[Int(player.startSecond)] = UInt32(players.count)
             load.fixes += Int(duration - player.startSecond)
             load.playersByKind[Int(player.kind)] += 1
             players.append(player)
         }
 
         for second in 0..<duration {
-            let due = buckets[Int(second)]
-            buckets[Int(second)] = []
+            var slot = buckets[Int(second)]
+            buckets[Int(second)] = VirtualPlayer.none
             let micros = Int64(second) * 1_000_000
-            for slot in due {
+            while slot != VirtualPlayer.none {
                 let i = Int(slot)
+                let following = players[i].nextDue
                 let kindParameters = parameters[Int(players[i].kind)]
                 players[i].advance(to: second, parameters: kindParameters, area: area)
                 let here = players[i].position(at: second)
@@ -99,6 +148,9 @@ public struct VirtualSwarm: Sendable {
                     distance: { here.distance(to: anchor) })
                 if case .fetch(let reason) = outcome {
                     load.record(reason, at: Int(second))
+                    if let answers, range.lowerBound + i < answers.players {
+                        load.recordAnswer(places: try answers.index.places(near: here, within: throttle.radius).count)
+                    }
                     players[i].anchor = here
                     players[i].anchorSecond = second
                     players[i].pathAtLegStart = -players[i].speed * Double(second - players[i].legStartSecond)
@@ -118,7 +170,11 @@ public struct VirtualSwarm: Sendable {
                     : nextCandidate(
                         for: players[i], after: second, elapsedStep: elapsedStep, pathTarget: pathTarget,
                         maximumSpeed: kindParameters.maximumSpeed)
-                if next < Int64(duration) { buckets[Int(next)].append(slot) }
+                if next < Int64(duration) {
+                    players[i].nextDue = buckets[Int(next)]
+                    buckets[Int(next)] = slot
+                }
+                slot = following
             }
         }
         return load

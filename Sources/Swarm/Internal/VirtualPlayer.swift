@@ -39,6 +39,10 @@ struct VirtualPlayer {
     var anchorSecond: Int32
     /// The second the player opens the app.
     var startSecond: Int32
+    /// The next player due in the same second, or ``none``.
+    var nextDue: UInt32 = VirtualPlayer.none
+    /// The end of a due list.
+    static let none = UInt32.max
     /// Failures since the last success.
     var failures: UInt16
     /// Index into the mix's movers.

@@ -45,6 +45,9 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Start players at random places of this index within --area.", valueName: "path"))
     var db: String?
 
+    @Option(help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
+    var sampleAnswers: Int = 20
+
     @Option(help: ArgumentHelp("Players open the app at random seconds over this long (0: all at once).", valueName: "duration"))
     var ramp: SwarmDurationArgument = SwarmDurationArgument(seconds: 60, text: "60s")
 
@@ -71,6 +74,7 @@ struct SwarmCommand: AsyncParsableCommand {
         try checkOption(Double(ramp.seconds), in: 0...Double(duration.seconds), flag: "--ramp", unit: "seconds (the --duration)")
         try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
         if let threads { try checkOption(threads, in: 1...256, flag: "--threads") }
+        try checkOption(sampleAnswers, in: 0...VirtualSwarm.Configuration.maximumPlayers, flag: "--sample-answers")
         do {
             _ = try SwarmMix(parsing: mix)
         } catch {
@@ -83,8 +87,10 @@ struct SwarmCommand: AsyncParsableCommand {
         let (center, radius) = try parsedArea()
         let area = try SwarmArea(center: center, radius: radius)
         var starts: [Coordinate] = []
+        var answers: VirtualSwarm.AnswerSample?
         if let db {
             let index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+            answers = sampleAnswers > 0 ? VirtualSwarm.AnswerSample(index: index, players: sampleAnswers) : nil
             starts = try index.places(near: center, within: radius).map(\.place.coordinate)
             guard !starts.isEmpty else {
                 throw CommandFailure(
@@ -95,8 +101,8 @@ struct SwarmCommand: AsyncParsableCommand {
         let configuration = try VirtualSwarm.Configuration(
             players: players, durationSeconds: duration.seconds, seed: seed, mix: SwarmMix(parsing: mix), area: area,
             starts: starts, rampSeconds: ramp.seconds, failureRate: failureRate, evaluatesEveryFix: everyFix)
-        let load = await VirtualSwarm(configuration: configuration)
-            .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        let load = try await VirtualSwarm(configuration: configuration)
+            .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount, answers: answers)
         switch format {
         case .text: Terminal.out(String(load.text(configuration: configuration).dropLast()))
         case .json: Terminal.out(String(load.json(configuration: configuration).dropLast()))
