@@ -5,7 +5,7 @@ import Testing
 @Suite(.serialized) struct CommandTests {
     static let commands: [[String]] = [
         [], ["replay"], ["simulate"], ["track", "stats"], ["index", "import"], ["index", "query"], ["index", "stats"],
-        ["gpsd"], ["nmea", "serve"], ["serve"],
+        ["gpsd"], ["nmea", "serve"], ["serve"], ["swarm"],
     ]
 
     @Test("--help of every command matches its golden file", arguments: commands)
