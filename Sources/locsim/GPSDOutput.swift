@@ -24,58 +24,34 @@ struct GPSDPrinter: Sendable {
 
     func print(_ event: GPSDEvent) {
         switch format {
-        case .jsonl: Terminal.out(json(event).text)
+        case .jsonl: Terminal.out(jsonLine(event))
         case .text: Terminal.out(text(event))
         }
     }
 
     // MARK: jsonl
 
-    func json(_ event: GPSDEvent) -> JSONValue {
+    /// The event's jsonl line: a `fix` (the same record `replay` and `simulate` write), a `status`
+    /// for a report without a position, or an `event` (docs/jsonl.md).
+    func jsonLine(_ event: GPSDEvent) -> String {
         switch event {
         case .fix(let fix) where fix.hasPosition:
-            return .object(Self.fixMembers(fix))
+            FixRecord(fix: fix).line
         case .fix(let fix):
-            return .object([
-                ("type", .string("status")), ("t", .string(UTCTimestamp.format(fix.time, fractionDigits: 3))),
-                ("mode", .string(fix.mode.description)),
-            ])
+            StatusRecord(fix: fix).line
         case .connected(let release):
-            return Self.event("connected", [("endpoint", .string(endpoint)), ("release", .string(release))])
+            GPSDEventRecord(name: "connected", endpoint: endpoint, release: release).line
         case .disconnected(let error):
-            return Self.event("disconnected", [("endpoint", .string(endpoint)), ("error", .string(error.description))])
+            GPSDEventRecord(name: "disconnected", endpoint: endpoint, error: error.description).line
         case .retrying(let attempt, let delay):
-            return Self.event("retrying", [("attempt", .int(attempt)), ("delay", JSONValue.rounded(delay.fractionalSeconds, 3))])
+            GPSDEventRecord(name: "retrying", attempt: attempt, delay: delay.fractionalSeconds).line
         case .deviceActivated(let path):
-            return Self.event("deviceActivated", [("device", .string(path))])
+            GPSDEventRecord(name: "deviceActivated", device: path).line
         case .deviceRemoved(let path):
-            return Self.event("deviceRemoved", [("device", .string(path))])
+            GPSDEventRecord(name: "deviceRemoved", device: path).line
         case .daemonError(let message):
-            return Self.event("daemonError", [("message", .string(message))])
+            GPSDEventRecord(name: "daemonError", message: message).line
         }
-    }
-
-    /// `{"type":"fix","t":..,"lat":..,"lon":..,"mode":..,"accuracy":..,...}`; optional members
-    /// only when known (lat and lon are null for a fix without a position). `locsim gpsd` and
-    /// `locsim simulate` print fixes this way.
-    static func fixMembers(_ fix: Fix) -> [(String, JSONValue)] {
-        var members: [(String, JSONValue)] = [
-            ("type", .string("fix")),
-            ("t", .string(UTCTimestamp.format(fix.time, fractionDigits: 3))),
-            ("lat", fix.coordinate.map { .number($0.latitude) } ?? .null),
-            ("lon", fix.coordinate.map { .number($0.longitude) } ?? .null),
-            ("mode", .string(fix.mode.description)),
-        ]
-        if let accuracy = fix.horizontalAccuracy { members.append(("accuracy", JSONValue.rounded(accuracy, 3))) }
-        if let altitude = fix.altitude { members.append(("alt", JSONValue.rounded(altitude, 3))) }
-        if let vertical = fix.verticalAccuracy { members.append(("vaccuracy", JSONValue.rounded(vertical, 3))) }
-        if let speed = fix.speed { members.append(("speed", JSONValue.rounded(speed, 3))) }
-        if let course = fix.course { members.append(("course", JSONValue.rounded(course, 2))) }
-        return members
-    }
-
-    private static func event(_ name: String, _ members: [(String, JSONValue)]) -> JSONValue {
-        .object([("type", .string("event")), ("event", .string(name))] + members)
     }
 
     // MARK: text
@@ -94,7 +70,7 @@ struct GPSDPrinter: Sendable {
         case .connected(let release):
             return "# connected to gpsd \(release.isEmpty ? "" : release + " ")at \(endpoint)"
         case .disconnected(let error):
-            return "# disconnected: \(error)"
+            return "# disconnected: \(PeopleText.escaped(error.description))"
         case .retrying(let attempt, let delay):
             return "# retrying in \(Self.decimal(delay.fractionalSeconds, 2)) s (attempt \(attempt))"
         case .deviceActivated(let path):
@@ -102,12 +78,12 @@ struct GPSDPrinter: Sendable {
         case .deviceRemoved(let path):
             return "# device removed: \(path)"
         case .daemonError(let message):
-            return "# gpsd error: \(message)"
+            return "# gpsd error: \(PeopleText.escaped(message))"
         }
     }
 
     private static func decimal(_ value: Double, _ places: Int) -> String {
-        JSONValue.rounded(value, places).text
+        PeopleText.number(value, decimals: places)
     }
 }
 

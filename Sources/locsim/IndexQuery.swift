@@ -11,7 +11,8 @@ struct IndexQuery: AsyncParsableCommand {
         discussion: """
             One query: --lat --lon --radius [--limit] [--format text|json].
             Many: --queries FILE --format jsonl, where FILE is CSV lat,lon,radius (header optional); \
-            each query prints one line {"places":[{"id","name","lat","lon","distance_m"},...]}.
+            each query prints one line {"places":[{"id","name","lat","lon","distance_m","kind","level"},...]}, \
+            the same objects as --format json (docs/jsonl.md).
             """
     )
 
@@ -67,7 +68,7 @@ struct IndexQuery: AsyncParsableCommand {
             var output = OutputBuffer()
             for query in batch {
                 let hits = try index.places(near: query.center, within: query.radius, limit: limit)
-                output.append(JSONValue.object([("places", .array(hits.map { placeJSON($0, detailed: false) }))]).text)
+                output.append(QueryResultRecord(hits: hits).line)
             }
             output.flush()
             return
@@ -79,15 +80,15 @@ struct IndexQuery: AsyncParsableCommand {
         var output = OutputBuffer()
         switch format {
         case .json:
-            output.append(JSONValue.object([("places", .array(hits.map { placeJSON($0, detailed: true) }))]).text)
+            output.append(QueryResultRecord(hits: hits).line)
         default:
             for hit in hits {
                 output.append(
-                    "\(String(format: "%10.1f", hit.distance)) m  \(hit.place.id)  \(hit.place.name)  "
-                        + "\(hit.place.coordinate)  \(hit.place.kind.isEmpty ? "-" : hit.place.kind)"
+                    "\(String(format: "%10.1f", hit.distance)) m  \(PeopleText.escaped(hit.place.id))  \(PeopleText.escaped(hit.place.name))  "
+                        + "\(hit.place.coordinate)  \(hit.place.kind.isEmpty ? "-" : PeopleText.escaped(hit.place.kind))"
                         + (hit.place.level.map { "  level \($0)" } ?? ""))
             }
-            output.append("\(hits.count) places within \(radius) m of \(center)")
+            output.append("\(PeopleText.count(hits.count, "place")) within \(PeopleText.number(radius, decimals: 1)) m of \(center)")
         }
         output.flush()
     }
@@ -155,17 +156,4 @@ enum QueryFile {
         }
         return queries
     }
-}
-
-/// One result: id, name, lat, lon, distance_m (and kind and level when `detailed`).
-private func placeJSON(_ hit: NearbyPlace, detailed: Bool) -> JSONValue {
-    var members: [(String, JSONValue)] = [
-        ("id", .string(hit.place.id)), ("name", .string(hit.place.name)),
-        ("lat", .number(hit.place.coordinate.latitude)), ("lon", .number(hit.place.coordinate.longitude)),
-        ("distance_m", .number(hit.distance)),
-    ]
-    if detailed {
-        members += [("kind", .string(hit.place.kind)), ("level", hit.place.level.map { .int($0) } ?? .null)]
-    }
-    return .object(members)
 }

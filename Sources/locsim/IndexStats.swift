@@ -25,17 +25,7 @@ struct IndexStats: AsyncParsableCommand {
         let statistics = try index.statistics()
         let perPlace = statistics.bytesPerPlaceBeyondNames.map { String(format: "%.1f", $0) }
         if format == .json {
-            Terminal.out(JSONValue.object([
-                ("path", .string(index.path)), ("places", .int(statistics.placeCount)),
-                ("tile_rows", .int(statistics.tileRowCount)),
-                ("rows_per_level", .array(statistics.rowsPerLevel.map { JSONValue.int($0) })),
-                ("split_nodes", .int(statistics.splitNodeCount)), ("kinds", .int(statistics.kindCount)),
-                ("file_bytes", .int(Int(statistics.fileBytes))), ("wal_bytes", .int(Int(statistics.walBytes))),
-                ("name_bytes", .int(Int(statistics.nameBytes))),
-                ("bytes_per_place_beyond_names", statistics.bytesPerPlaceBeyondNames.map { JSONValue.rounded($0, 1) } ?? .null),
-                ("tile_size_deg", .number(statistics.tileSize)), ("schema_version", .int(Int(statistics.schemaVersion))),
-                ("page_size", .int(Int(statistics.pageSize))),
-            ]).text)
+            Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line)
             return
         }
         print("index:          \(index.path)")

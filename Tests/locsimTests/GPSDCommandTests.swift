@@ -8,7 +8,7 @@ import Testing
 @Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(3)))
 struct GPSDCommandTests {
     /// What every `locsim gpsd --format jsonl` fix line may hold, in the order written.
-    static let fixKeys = ["type", "t", "lat", "lon", "mode", "accuracy", "alt", "vaccuracy", "speed", "course"]
+    static let fixKeys = ["type", "t", "lat", "lon", "accuracy", "mode", "alt", "vaccuracy", "speed", "course"]
 
     @Test("gpsd --format jsonl prints each fix gpsd reported as one compact line; SIGINT exits 0 and loses nothing")
     func jsonl() async throws {

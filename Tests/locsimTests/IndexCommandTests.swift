@@ -51,7 +51,7 @@ struct IndexCommandTests {
             #expect(lines.count == 3)
             let across = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: [[String: Any]]]
             #expect(Set(across?["places"]?.compactMap { $0["id"] as? String } ?? []) == ["c", "d"])
-            #expect(across?["places"]?.first?.keys.sorted() == ["distance_m", "id", "lat", "lon", "name"])
+            #expect(across?["places"]?.first?.keys.sorted() == ["distance_m", "id", "kind", "lat", "level", "lon", "name"], "the same members as --format json")
             #expect(lines[2] == #"{"places":[]}"#)
 
             // Query files take plain decimals, like place files: no hexadecimal, nan or inf.

@@ -223,24 +223,11 @@ struct HTMLReport {
     // MARK: Summary
 
     private func summaryTable() -> String {
-        guard case .object(let members) = recorder.summaryValue() else { return "" }
         var html = "<table id=\"summary\">\n"
-        for (key, value) in members where key != "type" {
-            html += "<tr><td>\(XMLText.escaped(key.replacingOccurrences(of: "_", with: " ")))</td><td>\(XMLText.escaped(Self.display(value)))</td></tr>\n"
+        for (key, value) in recorder.summary.rows {
+            html += "<tr><td>\(XMLText.escaped(key.replacingOccurrences(of: "_", with: " ")))</td><td>\(XMLText.escaped(value))</td></tr>\n"
         }
         return html + "</table>\n"
-    }
-
-    /// A summary value as a person reads it: `first 1, moved 0, …` for a breakdown, a dash for
-    /// "not known".
-    static func display(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "–"
-        case .string(let text): text
-        case .object(let members): members.map { "\($0.0) \(display($0.1))" }.joined(separator: ", ")
-        case .array(let values): values.map(display).joined(separator: ", ")
-        case .bool, .int, .number: value.text
-        }
     }
 
     /// Every failed fetch with its error (the first `failureRows`; a count of the rest).

@@ -101,7 +101,7 @@ struct Replay: AsyncParsableCommand {
             let jsonl = format == .jsonl
             let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: "\(host):\(port)")
             let feed = GPSDFeed(provider: try GPSDProvider(host: host, port: port, configuration: resilience)) { event in
-                let line = jsonl ? printer.json(event).text : printer.text(event)
+                let line = jsonl ? printer.jsonLine(event) : printer.text(event)
                 await MainActor.run { progress.printAbove(line) }
             }
             do {

@@ -115,11 +115,7 @@ final class ReplayRecorder {
             trace.fetches.append((request.time, request.center, request.radius, request.reason.rawValue))
             emit(
                 text: "\(stamp(event.time))  fetch #\(request.id) \(request.reason) at \(request.center) radius \(formatFixed(request.radius, 0)) m",
-                json: .object([
-                    ("type", .string("fetch")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
-                    ("lat", .number(request.center.latitude)), ("lon", .number(request.center.longitude)),
-                    ("radius", .number(request.radius)), ("reason", .string(request.reason.rawValue)),
-                ]))
+                FetchRecord(time: event.time, request: request))
         case .fetchCoalesced(let reason, let inFlight):
             // Every qualifying fix while a request is in flight is coalesced into the same one
             // follow-up: say so once per request, not once per fix.
@@ -127,40 +123,31 @@ final class ReplayRecorder {
             followUpQueuedBehind = inFlight
             emit(
                 text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
-                json: .object([
-                    ("type", .string("coalesced")), ("t", .string(stamp(event.time))), ("reason", .string(reason.rawValue)),
-                    ("in_flight", .int(inFlight)),
-                ]))
+                CoalescedRecord(time: event.time, reason: reason, inFlight: inFlight))
         case .fetchSucceeded(let request, let count):
             emit(
-                text: "\(stamp(event.time))  answer #\(request.id): \(count) places",
-                json: .object([
-                    ("type", .string("answer")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
-                    ("count", .int(count)),
-                ]))
+                text: "\(stamp(event.time))  answer #\(request.id): \(PeopleText.count(count, "place"))",
+                AnswerRecord(time: event.time, id: request.id, count: count))
         case .fetchFailed(let request, let error, let retryNotBefore):
             trace.failures.append((event.time, request.id, request.center, "\(error)"))
             emit(
-                text: "\(stamp(event.time))  fetch #\(request.id) failed: \(error); next try not before \(stamp(retryNotBefore))",
-                json: .object([
-                    ("type", .string("fetch_failed")), ("t", .string(stamp(event.time))), ("id", .int(request.id)),
-                    ("error", .string("\(error)")), ("retry_not_before", .string(stamp(retryNotBefore))),
-                ]))
+                text: "\(stamp(event.time))  fetch #\(request.id) failed: \(PeopleText.escaped("\(error)")); next try not before \(stamp(retryNotBefore))",
+                FetchFailedRecord(time: event.time, id: request.id, error: "\(error)", retryNotBefore: retryNotBefore))
         case .answerDiscarded(let id):
             emit(
                 text: "\(stamp(event.time))  answer #\(id) discarded (a newer request superseded it)",
-                json: .object([("type", .string("discarded")), ("t", .string(stamp(event.time))), ("id", .int(id))]))
+                DiscardedRecord(time: event.time, id: id))
         case .fetchCancelled(let request):
             emit(
                 text: "\(stamp(event.time))  fetch #\(request.id) cancelled",
-                json: .object([("type", .string("cancelled")), ("t", .string(stamp(event.time))), ("id", .int(request.id))]))
+                CancelledRecord(time: event.time, id: request.id))
         case .providerStateChanged(let state):
             // A source that fails before its first fix has no time of its own: the failure is
             // reported by the command's error message instead.
             if case .failed(let error) = state, let time = lastTime {
                 emit(
-                    text: "\(stamp(time))  location source failed: \(error)",
-                    json: .object([("type", .string("provider_failed")), ("t", .string(stamp(time))), ("error", .string("\(error)"))]))
+                    text: "\(stamp(time))  location source failed: \(PeopleText.escaped("\(error)"))",
+                    ProviderFailedRecord(time: time, error: "\(error)"))
             }
         case .placesAppeared, .placesDisappeared, .placesChanged, .stopped:
             break
@@ -170,9 +157,8 @@ final class ReplayRecorder {
     /// Flushes pending output and writes the summary line.
     func finish() {
         flushPlaces()
-        let summary = summaryValue()
         switch format {
-        case .jsonl: write(summary.text)
+        case .jsonl: write(summary.line)
         case .text:
             write("")
             for line in summaryLines() { write(line) }
@@ -188,22 +174,13 @@ final class ReplayRecorder {
 
     var busiestMinuteFetches: Int { fetchesPerMinute.values.max() ?? 0 }
 
-    func summaryValue() -> JSONValue {
-        .object([
-            ("type", .string("summary")),
-            ("fixes", .int(fixCount)),
-            ("accepted_fixes", .int(acceptedCount)),
-            ("rejected_fixes", .int(rejectedCount)),
-            ("distance_m", JSONValue.rounded(distance, 3)),
-            ("duration_s", duration.map { JSONValue.rounded($0, 3) } ?? .null),
-            ("fetches", .int(fetchCount)),
-            ("fetches_by_reason", .object(FetchThrottle.Reason.allCases.map { ($0.rawValue, .int(fetchesByReason[$0.rawValue] ?? 0)) })),
-            ("failed_fetches", .int(failures)),
-            ("places_seen", .int(placesSeenCount)),
-            ("places_on_map", .int(onMap.count)),
-            ("encounters", .int(encounterCount)),
-            ("busiest_minute_fetches", .int(busiestMinuteFetches)),
-        ])
+    /// The summary's figures, as the last jsonl line and the HTML report's table show them.
+    var summary: SummaryRecord {
+        SummaryRecord(
+            fixes: fixCount, acceptedFixes: acceptedCount, rejectedFixes: rejectedCount, distance: distance,
+            duration: duration, fetches: fetchCount, fetchesByReason: fetchesByReason, failedFetches: failures,
+            placesSeen: placesSeenCount, placesOnMap: onMap.count, encounters: encounterCount,
+            busiestMinuteFetches: busiestMinuteFetches)
     }
 
     func summaryLines() -> [String] {
@@ -214,7 +191,7 @@ final class ReplayRecorder {
             "  distance:       \(formatFixed(distance / 1000, 3)) km",
             "  duration:       \(duration.map { formatDuration($0) } ?? "-")",
             "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
-            "  busiest minute: \(busiestMinuteFetches) fetches",
+            "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
             "  places seen:    \(placesSeenCount) (\(onMap.count) on the map at the end)",
             "  encounters:     \(encounterCount)",
         ]
@@ -248,17 +225,15 @@ final class ReplayRecorder {
         pendingDisappeared = []
         pendingChanged = []
         trace.placeCounts.append((time, onMap.count))
-        let names = appeared.prefix(5).compactMap { onMap[$0]?.name }.joined(separator: ", ")
+        let count = onMap.count
         emit(
-            text: "\(stamp(time))  map: \(onMap.count) places (+\(appeared.count) −\(disappeared.count)"
-                + (changed.isEmpty ? "" : " ~\(changed.count) changed") + ")"
-                + (names.isEmpty ? "" : ": " + names + (appeared.count > 5 ? ", …" : "")),
-            json: .object([
-                ("type", .string("places")), ("t", .string(stamp(time))), ("count", .int(onMap.count)),
-                ("appeared", .array(appeared.map { .string($0) })),
-                ("disappeared", .array(disappeared.map { .string($0) })),
-                ("changed", .array(changed.map { .string($0) })),
-            ]))
+            text: {
+                let names = appeared.prefix(5).compactMap { onMap[$0].map { PeopleText.escaped($0.name) } }.joined(separator: ", ")
+                return "\(stamp(time))  map: \(PeopleText.count(count, "place")) (+\(appeared.count) −\(disappeared.count)"
+                    + (changed.isEmpty ? "" : " ~\(changed.count) changed") + ")"
+                    + (names.isEmpty ? "" : ": " + names + (appeared.count > 5 ? ", …" : ""))
+            }(),
+            PlacesRecord(time: time, count: count, appeared: appeared, disappeared: disappeared, changed: changed))
     }
 
     private func emitFix(_ fix: Fix, accepted: Bool, rejection: FetchThrottle.Rejection?) {
@@ -268,42 +243,22 @@ final class ReplayRecorder {
             }
             return
         }
-        // The most frequent line (one per fix): written member by member, as
-        // `JSONValue.object([("type", "fix"), ("t", …), ("lat", …), ("lon", …), ("accuracy", …),
-        // ("mode", …), ("rejected", …)?]).text` writes it, without building the tree (the keys need
-        // no escaping; the values go through the same writers).
-        var line = #"{"type":"fix","t":"#
-        line.reserveCapacity(160)
-        JSONText.appendQuoted(stamp(fix.time), to: &line)
-        line += #","lat":"#
-        (fix.coordinate.map { JSONValue.number($0.latitude) } ?? .null).write(to: &line)
-        line += #","lon":"#
-        (fix.coordinate.map { JSONValue.number($0.longitude) } ?? .null).write(to: &line)
-        line += #","accuracy":"#
-        (fix.horizontalAccuracy.map { JSONValue.rounded($0, 2) } ?? .null).write(to: &line)
-        line += #","mode":"#
-        JSONText.appendQuoted(fix.mode.description, to: &line)
-        if let rejection {
-            line += #","rejected":"#
-            JSONText.appendQuoted(rejection.description, to: &line)
-        }
-        line += "}"
-        write(line)
+        // The most frequent line (one per fix): written straight into one string by the record.
+        write(FixRecord(fix: fix, rejection: rejection?.description).line)
     }
 
     private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
         emit(
-            text: "\(stamp(time))  encounter: \(encounter.place.name) (\(encounter.place.id)) at \(formatFixed(encounter.distance, 1)) m",
-            json: .object([
-                ("type", .string("encounter")), ("t", .string(stamp(time))), ("place", .string(encounter.place.id)),
-                ("name", .string(encounter.place.name)), ("distance_m", JSONValue.rounded(encounter.distance, 2)),
-            ]))
+            text: "\(stamp(time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
+                + "at \(formatFixed(encounter.distance, 1)) m",
+            EncounterRecord(time: time, place: encounter.place, distance: encounter.distance))
     }
 
-    private func emit(text: String, json: JSONValue) {
+    /// Writes `text` or `record`'s line, whichever the format asks for; only that one is built.
+    private func emit(text: @autoclosure () -> String, _ record: some JSONLRecord) {
         switch format {
-        case .text: write(text)
-        case .jsonl: write(json.text)
+        case .text: write(text())
+        case .jsonl: write(record.line)
         }
     }
 

@@ -195,7 +195,7 @@ struct Simulate: AsyncParsableCommand {
     static func line(for fix: Fix, format: TimelineFormat) -> String {
         switch format {
         case .jsonl:
-            return JSONValue.object(GPSDPrinter.fixMembers(fix)).text
+            return FixRecord(fix: fix).line
         case .text:
             let position = fix.coordinate?.description ?? "no fix"
             let accuracy = fix.horizontalAccuracy.map { " ±\(formatFixed($0, 1)) m" } ?? ""

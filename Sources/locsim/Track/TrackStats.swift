@@ -29,42 +29,12 @@ struct TrackStats: AsyncParsableCommand {
         let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
         let stats = try GPXStatistics(reader: reader)
         switch format {
-        case .json: Terminal.out(Self.json(stats).text)
+        case .json: Terminal.out(TrackStatsRecord(stats: stats).line)
         case .text: Terminal.out(Self.text(stats, file: file))
         }
         for line in GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals) {
             Terminal.err(line)
         }
-    }
-
-    static func json(_ stats: GPXStatistics) -> JSONValue {
-        func point(_ point: GPXPoint?) -> JSONValue {
-            guard let point else { return .null }
-            return .object([
-                ("lat", .number(point.coordinate.latitude)),
-                ("lon", .number(point.coordinate.longitude)),
-                ("time", point.time.map { .string(UTCTimestamp.format($0, fractionDigits: 3)) } ?? .null),
-            ])
-        }
-        let bbox: JSONValue =
-            stats.bounds.map { box in
-                .object([
-                    ("min_lat", .number(box.minLatitude)), ("min_lon", .number(box.minLongitude)),
-                    ("max_lat", .number(box.maxLatitude)), ("max_lon", .number(box.maxLongitude)),
-                ])
-            } ?? .null
-        return .object([
-            ("tracks", .int(stats.tracks)),
-            ("segments", .int(stats.segments)),
-            ("points", .int(stats.points)),
-            ("route_points", .int(stats.routePoints)),
-            ("waypoints", .int(stats.waypoints)),
-            ("distance_m", JSONValue.rounded(stats.distance, 3)),
-            ("duration_s", stats.duration.map { JSONValue.rounded($0, 3) } ?? .null),
-            ("start", point(stats.start)),
-            ("end", point(stats.end)),
-            ("bbox", bbox),
-        ])
     }
 
     static func text(_ stats: GPXStatistics, file: String) -> String {

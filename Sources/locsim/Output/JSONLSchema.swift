@@ -1,0 +1,393 @@
+import MapFeature
+
+/// One member of a record in the command's JSON output: its name, JSON type, unit, rounding, when
+/// it is present and what it means.
+///
+/// ``JSONLWriter`` takes the keys from here, in this order, so a record cannot write a member the
+/// schema does not list, nor in another order; docs/jsonl.md is this schema rendered
+/// (``JSONLSchema/markdown``), and a test fails when the two differ.
+struct JSONLField: Sendable {
+    /// The JSON type of a value.
+    enum Kind: Sendable, Equatable {
+        case string
+        /// A string: a UTC time with milliseconds, `2024-11-07T18:00:00.000Z`.
+        case timestamp
+        case integer
+        case number
+        case strings
+        case integers
+        /// An object of the named ``JSONLRecordSchema`` (one without a `type` member).
+        case object(String)
+        /// An array of objects of the named ``JSONLRecordSchema``.
+        case objects(String)
+    }
+
+    /// When the member is written.
+    enum Presence: Sendable, Equatable {
+        /// In every record, never null.
+        case always
+        /// In every record; `null` in the case described.
+        case nullable(String)
+        /// Only in the case described; absent otherwise.
+        case optional(String)
+        /// Exactly in the records whose `event` member is one of these (gpsd's connection events).
+        case events([String])
+    }
+
+    let name: String
+    let kind: Kind
+    /// `m`, `m/s`, `s`, `°` or empty.
+    let unit: String
+    /// Numbers are rounded to this many decimals; `nil`: written as the shortest text that reads
+    /// back as the same `Double` (coordinates, radii).
+    let decimals: Int?
+    let presence: Presence
+    /// One line for the documentation.
+    let meaning: String
+    /// `"name":`, and with a leading comma, precomputed for the writer.
+    let key: String
+    let continuedKey: String
+
+    /// A member present in every record, never null.
+    init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ meaning: String) {
+        self.init(name, kind, unit: unit, decimals: decimals, .always, meaning)
+    }
+
+    init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ presence: Presence, _ meaning: String) {
+        self.name = name
+        self.kind = kind
+        self.unit = unit
+        self.decimals = decimals
+        self.presence = presence
+        self.meaning = meaning
+        self.key = "\"\(name)\":"
+        self.continuedKey = ",\"\(name)\":"
+    }
+
+    /// Whether a record may leave the member out.
+    var mayBeAbsent: Bool {
+        switch presence {
+        case .always, .nullable: false
+        case .optional, .events: true
+        }
+    }
+
+    /// Whether the member may be `null`.
+    var isNullable: Bool {
+        if case .nullable = presence { return true }
+        return false
+    }
+}
+
+/// A record of the command's JSON output: a jsonl line, a `--format json` document, or an object
+/// nested in one.
+struct JSONLRecordSchema: Sendable {
+    /// The heading in docs/jsonl.md: the `type` value, or a name for records without one.
+    let name: String
+    /// The value of the record's first member, `type`; `nil` for documents and nested objects.
+    let type: String?
+    /// Which commands write it, and when.
+    let writtenBy: String
+    /// The members in the order written (`type` first when there is one).
+    let fields: [JSONLField]
+    /// `{"type":"fix"` for a typed record, `{` otherwise: what every line of it starts with.
+    let opening: String
+
+    init(_ name: String, type: String? = nil, writtenBy: String, _ fields: [JSONLField]) {
+        self.name = name
+        self.type = type
+        self.writtenBy = writtenBy
+        if let type {
+            self.fields = [JSONLField("type", .string, "`\"\(type)\"`")] + fields
+            self.opening = "{\"type\":\"\(type)\""
+        } else {
+            self.fields = fields
+            self.opening = "{"
+        }
+    }
+
+    func field(named name: String) -> JSONLField? { fields.first { $0.name == name } }
+}
+
+/// Every record the command writes as JSON, in one place: `replay`, `simulate` (with and without
+/// `--map`) and `gpsd` with `--format jsonl`, `index query` with `--format json` or `jsonl`, `track
+/// stats` and `index stats` with `--format json`.
+enum JSONLSchema {
+    // MARK: Fixes (replay, simulate, gpsd)
+
+    static let fix = JSONLRecordSchema(
+        "fix", type: "fix",
+        writtenBy: "`replay`, `simulate` (with and without `--map`), `gpsd`, `replay --gpsd`: one per fix",
+        [
+            JSONLField("t", .timestamp, "the fix's time"),
+            JSONLField("lat", .number, unit: "°", .nullable("the fix has no position (only a rejected fix)"), "latitude, WGS-84"),
+            JSONLField("lon", .number, unit: "°", .nullable("the fix has no position (only a rejected fix)"), "longitude, WGS-84"),
+            JSONLField(
+                "accuracy", .number, unit: "m", decimals: 3, .nullable("the source gives no estimate"),
+                "horizontal accuracy (gpsd's `eph`, the noise model's estimate)"),
+            JSONLField("mode", .string, "`none`, `2d` or `3d`"),
+            JSONLField("alt", .number, unit: "m", decimals: 3, .optional("known"), "altitude"),
+            JSONLField("vaccuracy", .number, unit: "m", decimals: 3, .optional("known"), "vertical accuracy"),
+            JSONLField(
+                "speed", .number, unit: "m/s", decimals: 3, .optional("known"),
+                "speed over ground (gpsd, simulate; replay: the file's, or derived between points with `--rate`)"),
+            JSONLField("course", .number, unit: "°", decimals: 2, .optional("known"), "course over ground, clockwise from true north (as speed)"),
+            JSONLField(
+                "rejected", .string, .optional("the map logic ignored the fix (`replay`, `simulate --map`)"),
+                "why: `no position`, `accuracy 80.0 m`, `invalid time`"),
+        ])
+
+    static let status = JSONLRecordSchema(
+        "status", type: "status", writtenBy: "`gpsd`: a report without a position",
+        [
+            JSONLField("t", .timestamp, "the report's time"),
+            JSONLField("mode", .string, "`none`, `2d` or `3d`"),
+        ])
+
+    static let event = JSONLRecordSchema(
+        "event", type: "event", writtenBy: "`gpsd`, `replay --gpsd`: the connection to gpsd and its devices",
+        [
+            JSONLField("event", .string, "`connected`, `disconnected`, `retrying`, `deviceActivated`, `deviceRemoved`, `daemonError`"),
+            JSONLField("endpoint", .string, .events(["connected", "disconnected"]), "gpsd's `host:port`"),
+            JSONLField("release", .string, .events(["connected"]), "gpsd's release (may be empty)"),
+            JSONLField("error", .string, .events(["disconnected"]), "why the connection ended"),
+            JSONLField("attempt", .integer, .events(["retrying"]), "reconnection attempt, from 1"),
+            JSONLField("delay", .number, unit: "s", decimals: 3, .events(["retrying"]), "wait before the attempt"),
+            JSONLField("device", .string, .events(["deviceActivated", "deviceRemoved"]), "the receiver's path"),
+            JSONLField("message", .string, .events(["daemonError"]), "gpsd's error message"),
+        ])
+
+    // MARK: The map timeline (replay, simulate --map)
+
+    static let fetch = JSONLRecordSchema(
+        "fetch", type: "fetch", writtenBy: "`replay`, `simulate --map`: a request for nearby places starts",
+        [
+            JSONLField("t", .timestamp, "when it starts"),
+            JSONLField("id", .integer, "the request's number, from 1"),
+            JSONLField("lat", .number, unit: "°", "centre latitude"),
+            JSONLField("lon", .number, unit: "°", "centre longitude"),
+            JSONLField("radius", .number, unit: "m", "search radius"),
+            JSONLField("reason", .string, "`first`, `moved`, `elapsed` or `retry`"),
+        ])
+
+    static let coalesced = JSONLRecordSchema(
+        "coalesced", type: "coalesced",
+        writtenBy: "`replay`, `simulate --map`: a fetch fell due while one was in flight; once per in-flight request",
+        [
+            JSONLField("t", .timestamp, "when it fell due"),
+            JSONLField("reason", .string, "why it was due: `moved`, `elapsed`, …"),
+            JSONLField("in_flight", .integer, "the id of the request in flight; one follow-up is queued behind it"),
+        ])
+
+    static let answer = JSONLRecordSchema(
+        "answer", type: "answer", writtenBy: "`replay`, `simulate --map`: a request was answered",
+        [
+            JSONLField("t", .timestamp, "when the answer arrived"),
+            JSONLField("id", .integer, "the request's id"),
+            JSONLField("count", .integer, "places in the answer"),
+        ])
+
+    static let fetchFailed = JSONLRecordSchema(
+        "fetch_failed", type: "fetch_failed", writtenBy: "`replay`, `simulate --map`: a request failed",
+        [
+            JSONLField("t", .timestamp, "when it failed"),
+            JSONLField("id", .integer, "the request's id"),
+            JSONLField("error", .string, "what went wrong"),
+            JSONLField("retry_not_before", .timestamp, "the earliest time of a retry"),
+        ])
+
+    static let discarded = JSONLRecordSchema(
+        "discarded", type: "discarded",
+        writtenBy: "`replay`, `simulate --map`: an answer arrived after a newer request superseded it",
+        [
+            JSONLField("t", .timestamp, "when it arrived"),
+            JSONLField("id", .integer, "the request's id"),
+        ])
+
+    static let cancelled = JSONLRecordSchema(
+        "cancelled", type: "cancelled", writtenBy: "`replay`, `simulate --map`: a request in flight was cancelled (the run stopped)",
+        [
+            JSONLField("t", .timestamp, "when"),
+            JSONLField("id", .integer, "the request's id"),
+        ])
+
+    static let providerFailed = JSONLRecordSchema(
+        "provider_failed", type: "provider_failed", writtenBy: "`replay`, `simulate --map`: the source of fixes failed after its first fix",
+        [
+            JSONLField("t", .timestamp, "the last fix's time"),
+            JSONLField("error", .string, "what went wrong"),
+        ])
+
+    static let places = JSONLRecordSchema(
+        "places", type: "places", writtenBy: "`replay`, `simulate --map`: the places on the map changed",
+        [
+            JSONLField("t", .timestamp, "when"),
+            JSONLField("count", .integer, "places on the map now"),
+            JSONLField("appeared", .strings, "ids of places new on the map"),
+            JSONLField("disappeared", .strings, "ids of places gone from it"),
+            JSONLField("changed", .strings, "ids of places still there with new values (moved, renamed)"),
+        ])
+
+    static let encounter = JSONLRecordSchema(
+        "encounter", type: "encounter",
+        writtenBy: "`replay`, `simulate --map`: the player came within `--reach` of a place on the map",
+        [
+            JSONLField("t", .timestamp, "the fix's time"),
+            JSONLField("place", .string, "the place's id"),
+            JSONLField("name", .string, "its name"),
+            JSONLField("distance_m", .number, unit: "m", decimals: 2, "the player's distance from it"),
+        ])
+
+    static let summary = JSONLRecordSchema(
+        "summary", type: "summary", writtenBy: "`replay`, `simulate --map`: the last line",
+        [
+            JSONLField("fixes", .integer, "fixes, accepted and rejected"),
+            JSONLField("accepted_fixes", .integer, "fixes the map logic used"),
+            JSONLField("rejected_fixes", .integer, "fixes it ignored"),
+            JSONLField("distance_m", .number, unit: "m", decimals: 3, "length of the accepted fixes' path (WGS-84 geodesic)"),
+            JSONLField("duration_s", .number, unit: "s", decimals: 3, .nullable("there was no fix"), "last fix time minus the first"),
+            JSONLField("fetches", .integer, "requests made"),
+            JSONLField("fetches_by_reason", .object("fetches_by_reason"), "requests by reason"),
+            JSONLField("failed_fetches", .integer, "requests that failed"),
+            JSONLField("places_seen", .integer, "distinct places that were ever on the map"),
+            JSONLField("places_on_map", .integer, "places on the map at the end"),
+            JSONLField("encounters", .integer, "encounters"),
+            JSONLField("busiest_minute_fetches", .integer, "most requests started in one minute of fix time"),
+        ])
+
+    static let fetchesByReason = JSONLRecordSchema(
+        "fetches_by_reason", writtenBy: "in `summary`",
+        FetchThrottle.Reason.allCases.map { JSONLField($0.rawValue, .integer, "requests with reason `\($0.rawValue)`") })
+
+    // MARK: index query
+
+    static let queryResult = JSONLRecordSchema(
+        "query result", writtenBy: "`index query --format json` (one query), `index query --queries FILE --format jsonl` (one line per query)",
+        [JSONLField("places", .objects("place"), "the places within the radius, nearest first, ties by id")])
+
+    static let place = JSONLRecordSchema(
+        "place", writtenBy: "in `query result`",
+        [
+            JSONLField("id", .string, "the place's id"),
+            JSONLField("name", .string, "its name"),
+            JSONLField("lat", .number, unit: "°", "latitude"),
+            JSONLField("lon", .number, unit: "°", "longitude"),
+            JSONLField("distance_m", .number, unit: "m", "exact spherical distance from the centre (R = 6,371,008.8 m)"),
+            JSONLField("kind", .string, "its kind, empty when it has none"),
+            JSONLField("level", .integer, .nullable("it has no level"), "its level"),
+        ])
+
+    // MARK: track stats, index stats
+
+    static let trackStats = JSONLRecordSchema(
+        "track stats", writtenBy: "`track stats --format json`",
+        [
+            JSONLField("tracks", .integer, "`<trk>` elements"),
+            JSONLField("segments", .integer, "`<trkseg>` elements"),
+            JSONLField("points", .integer, "track points"),
+            JSONLField("route_points", .integer, "route points"),
+            JSONLField("waypoints", .integer, "waypoints"),
+            JSONLField("distance_m", .number, unit: "m", decimals: 3, "WGS-84 geodesic length within segments"),
+            JSONLField("duration_s", .number, unit: "s", decimals: 3, .nullable("the track points have no times"), "last track-point time minus the first"),
+            JSONLField("start", .object("track point"), .nullable("there are no track points"), "the first track point"),
+            JSONLField("end", .object("track point"), .nullable("there are no track points"), "the last track point"),
+            JSONLField("bbox", .object("bbox"), .nullable("the file has no points"), "bounds of all points"),
+        ])
+
+    static let trackPoint = JSONLRecordSchema(
+        "track point", writtenBy: "in `track stats`",
+        [
+            JSONLField("lat", .number, unit: "°", "latitude"),
+            JSONLField("lon", .number, unit: "°", "longitude"),
+            JSONLField("time", .timestamp, .nullable("the point has no time"), "its time"),
+        ])
+
+    static let bbox = JSONLRecordSchema(
+        "bbox", writtenBy: "in `track stats`",
+        [
+            JSONLField("min_lat", .number, unit: "°", "southern edge"),
+            JSONLField("min_lon", .number, unit: "°", "western edge"),
+            JSONLField("max_lat", .number, unit: "°", "northern edge"),
+            JSONLField("max_lon", .number, unit: "°", "eastern edge"),
+        ])
+
+    static let indexStats = JSONLRecordSchema(
+        "index stats", writtenBy: "`index stats --format json`",
+        [
+            JSONLField("path", .string, "the index file"),
+            JSONLField("places", .integer, "places"),
+            JSONLField("tile_rows", .integer, "rows of the tile table"),
+            JSONLField("rows_per_level", .integers, "tile rows per level, from level 0"),
+            JSONLField("split_nodes", .integer, "tiles split into finer levels"),
+            JSONLField("kinds", .integer, "distinct kinds, including none"),
+            JSONLField("file_bytes", .integer, "size of the database file"),
+            JSONLField("wal_bytes", .integer, "size of its write-ahead log"),
+            JSONLField("name_bytes", .integer, "bytes of names"),
+            JSONLField(
+                "bytes_per_place_beyond_names", .number, decimals: 1, .nullable("the index is empty"),
+                "file bytes per place, names left out"),
+            JSONLField("tile_size_deg", .number, unit: "°", "width of a level-0 tile"),
+            JSONLField("schema_version", .integer, "the index's schema version"),
+            JSONLField("page_size", .integer, "SQLite page size, bytes"),
+        ])
+
+    /// Every record, in the order docs/jsonl.md lists them.
+    static let all: [JSONLRecordSchema] = [
+        fix, status, event, fetch, coalesced, answer, fetchFailed, discarded, cancelled, providerFailed, places,
+        encounter, summary, fetchesByReason, queryResult, place, trackStats, trackPoint, bbox, indexStats,
+    ]
+
+    /// The record with `type` (the jsonl lines' first member).
+    static func record(type: String) -> JSONLRecordSchema? { all.first { $0.type == type } }
+
+    /// The record named `name` (for nested objects).
+    static func record(named name: String) -> JSONLRecordSchema? { all.first { $0.name == name } }
+}
+
+// MARK: Documentation
+
+extension JSONLSchema {
+    /// The tables of docs/jsonl.md, between its `schema:begin` and `schema:end` markers.
+    static var markdown: String {
+        var out = ""
+        for record in all {
+            out += "### `\(record.name)`\n\n"
+            out += "Written by: \(record.writtenBy).\n\n"
+            out += "| field | type | unit | decimals | present | meaning |\n"
+            out += "|---|---|---|---|---|---|\n"
+            for field in record.fields {
+                let cells = [
+                    "`\(field.name)`", typeText(field), field.unit.isEmpty ? "" : field.unit,
+                    field.decimals.map(String.init) ?? "", presenceText(field.presence), field.meaning,
+                ]
+                out += "| " + cells.joined(separator: " | ") + " |\n"
+            }
+            out += "\n"
+        }
+        return out
+    }
+
+    private static func typeText(_ field: JSONLField) -> String {
+        let base =
+            switch field.kind {
+            case .string: "string"
+            case .timestamp: "string (UTC time)"
+            case .integer: "integer"
+            case .number: "number"
+            case .strings: "array of strings"
+            case .integers: "array of integers"
+            case .object(let name): "object (`\(name)`)"
+            case .objects(let name): "array of `\(name)` objects"
+            }
+        return field.isNullable ? base + " or null" : base
+    }
+
+    private static func presenceText(_ presence: JSONLField.Presence) -> String {
+        switch presence {
+        case .always: "always"
+        case .nullable(let when): "always; null when \(when)"
+        case .optional(let when): "when \(when)"
+        case .events(let events): "in " + events.map { "`\($0)`" }.joined(separator: ", ") + " events"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Pieces of the command's text output (`--format text`), written for people: counts with the
+/// right plural, numbers without float noise, and names that cannot break a line or drive the
+/// terminal.
+enum PeopleText {
+    /// `1 place`, `2 places`, `0 places`.
+    ///
+    /// - Parameters:
+    ///   - count: How many.
+    ///   - singular: The noun for one.
+    ///   - plural: The noun for any other count; `singular` + `s` when not given.
+    static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
+    }
+
+    /// `value` rounded to at most `decimals` decimals, without trailing zeros or exponent for
+    /// everyday sizes: `300`, `12.5`, `0.25` (the jsonl writer's number text).
+    static func number(_ value: Double, decimals: Int) -> String {
+        JSONLWriter.numberText(value, decimals: decimals)
+    }
+
+    /// `text` with control characters (C0, DEL, C1) and the Unicode line and paragraph separators
+    /// written as escapes, `\n`, `\r`, `\t` or `\u{1B}`, so that a place name or a message from
+    /// elsewhere stays on its line and cannot send terminal commands. Everything else, backslash
+    /// included, is kept.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+}
