@@ -72,9 +72,9 @@ struct JSONLWriter {
     // MARK: Values
 
     mutating func string(_ value: String) {
-        let field = key(.string)
+        key(.string)
         JSONText.appendQuoted(value, to: &text)
-        if rows != nil { rows!.append((field.name, value)) }
+        if rows != nil { rows!.append((lastName, value)) }
     }
 
     mutating func string(_ value: String?) {
@@ -84,12 +84,12 @@ struct JSONLWriter {
 
     /// A UTC time with milliseconds, `2024-11-07T18:00:00.000Z`.
     mutating func timestamp(_ value: Date) {
-        let field = key(.timestamp)
+        key(.timestamp)
         let stamp = UTCTimestamp.format(value, fractionDigits: 3)
         text += "\""
         text += stamp
         text += "\""
-        if rows != nil { rows!.append((field.name, stamp)) }
+        if rows != nil { rows!.append((lastName, stamp)) }
     }
 
     mutating func timestamp(_ value: Date?) {
@@ -98,9 +98,9 @@ struct JSONLWriter {
     }
 
     mutating func integer(_ value: Int) {
-        let field = key(.integer)
+        key(.integer)
         text += String(value)
-        if rows != nil { rows!.append((field.name, String(value))) }
+        if rows != nil { rows!.append((lastName, String(value))) }
     }
 
     mutating func integer(_ value: Int?) {
@@ -110,9 +110,10 @@ struct JSONLWriter {
 
     /// A number, rounded to the member's decimals.
     mutating func number(_ value: Double) {
-        let field = key(.number)
-        Self.appendNumber(value, decimals: field.decimals, to: &text)
-        if rows != nil { rows!.append((field.name, Self.numberText(value, decimals: field.decimals))) }
+        let decimals = schema.fields[next].decimals
+        key(.number)
+        Self.appendNumber(value, decimals: decimals, to: &text)
+        if rows != nil { rows!.append((lastName, Self.numberText(value, decimals: decimals))) }
     }
 
     mutating func number(_ value: Double?) {
@@ -121,25 +122,25 @@ struct JSONLWriter {
     }
 
     mutating func strings(_ values: [String]) {
-        let field = key(.strings)
+        key(.strings)
         text += "["
         for (i, value) in values.enumerated() {
             if i > 0 { text += "," }
             JSONText.appendQuoted(value, to: &text)
         }
         text += "]"
-        if rows != nil { rows!.append((field.name, values.joined(separator: ", "))) }
+        if rows != nil { rows!.append((lastName, values.joined(separator: ", "))) }
     }
 
     mutating func integers(_ values: [Int]) {
-        let field = key(.integers)
+        key(.integers)
         text += "["
         for (i, value) in values.enumerated() {
             if i > 0 { text += "," }
             text += String(value)
         }
         text += "]"
-        if rows != nil { rows!.append((field.name, values.map(String.init).joined(separator: ", "))) }
+        if rows != nil { rows!.append((lastName, values.map(String.init).joined(separator: ", "))) }
     }
 
     /// An object of the member's record, its members written by `body`.
@@ -148,7 +149,7 @@ struct JSONLWriter {
         guard case .object(let name) = field.kind, let nested = JSONLSchema.record(named: name) else {
             preconditionFailure("\(schema.name).\(field.name) is not an object member")
         }
-        _ = key(field.kind)
+        key(field.kind)
         var writer = JSONLWriter(nested, reservingCapacity: 64)
         if rows != nil { writer.rows = [] }
         body(&writer)
@@ -170,7 +171,7 @@ struct JSONLWriter {
         guard case .objects(let name) = field.kind, let nested = JSONLSchema.record(named: name) else {
             preconditionFailure("\(schema.name).\(field.name) is not an array of objects")
         }
-        _ = key(field.kind)
+        key(field.kind)
         text += "["
         var first = true
         for element in elements {
@@ -187,15 +188,14 @@ struct JSONLWriter {
     /// No value for the next member: `null` when the schema says it may be null, left out when it
     /// says the member may be absent.
     mutating func absent() {
-        let field = schema.fields[next]
-        if field.mayBeAbsent {
+        if schema.fields[next].mayBeAbsent {
             next += 1
             return
         }
-        assert(field.isNullable, "\(schema.name).\(field.name) is never null")
-        _ = key(field.kind)
+        assert(schema.fields[next].isNullable, "\(schema.name).\(schema.fields[next].name) is never null")
+        key(schema.fields[next].kind)
         text += "null"
-        if rows != nil { rows!.append((field.name, "–")) }
+        if rows != nil { rows!.append((lastName, "–")) }
     }
 
     /// Leaves out the next member, which the schema marks optional.
@@ -204,15 +204,19 @@ struct JSONLWriter {
         next += 1
     }
 
-    private mutating func key(_ kind: JSONLField.Kind) -> JSONLField {
+    /// Writes the next member's key (a comma before it when needed). Reads the schema's fields in
+    /// place, without copying a field (five strings to retain) per value on the hot fix line.
+    @inline(__always)
+    private mutating func key(_ kind: JSONLField.Kind) {
         assert(next < schema.fields.count, "\(schema.name): more members than the schema lists")
-        let field = schema.fields[next]
-        assert(field.kind == kind, "\(schema.name).\(field.name) is \(field.kind), written as \(kind)")
+        assert(schema.fields[next].kind == kind, "\(schema.name).\(schema.fields[next].name) is \(schema.fields[next].kind), written as \(kind)")
+        text += wroteMember ? schema.fields[next].continuedKey : schema.fields[next].key
         next += 1
-        text += wroteMember ? field.continuedKey : field.key
         wroteMember = true
-        return field
     }
+
+    /// The name of the member just written (for ``rows``).
+    private var lastName: String { schema.fields[next - 1].name }
 
     // MARK: Numbers
 
