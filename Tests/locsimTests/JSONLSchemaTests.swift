@@ -346,6 +346,20 @@ struct TextOutputTests {
         #expect(object?["places"]?.first?["name"] as? String == Self.trickyName)
     }
 
+    @Test("simulate --map text: a fix over --min-accuracy is ignored with its accuracy rounded to 0.1 m")
+    func ignoredFixAccuracy() throws {
+        let result = try CLI.run([
+            "simulate", "line", "--from", "37.7577,-122.4189", "--to", "37.7610,-122.4150", "--noise", "3", "--seed", "7",
+            "--start-time", "2024-05-01T00:00:00Z", "--map", "--radius", "1000", "--min-accuracy", "5", "--geodata", "geodata",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let ignored = result.stdout.split(separator: "\n").filter { $0.contains("fix ignored: accuracy ") }
+        #expect(!ignored.isEmpty, "\(result.stdout.prefix(800))")
+        for line in ignored {
+            #expect(line.wholeMatch(of: /.*fix ignored: accuracy \d+(\.\d)? m/) != nil, "\(line)")
+        }
+    }
+
     @Test("replay text: 'answer #1: 1 place', 'map: 1 place', the encounter's name escaped, one fetch in the busiest minute")
     func replay() throws {
         let directory = try Self.temporaryDirectory()

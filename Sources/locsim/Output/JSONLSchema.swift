@@ -134,7 +134,7 @@ enum JSONLSchema {
             JSONLField("course", .number, unit: "°", decimals: 2, .optional("known"), "course over ground, clockwise from true north (as speed)"),
             JSONLField(
                 "rejected", .string, .optional("the map logic ignored the fix (`replay`, `simulate --map`)"),
-                "why: `no position`, `accuracy 80.0 m`, `invalid time`"),
+                "why: `no position`, `accuracy 80.5 m` (rounded to 0.1 m), `invalid time`"),
         ])
 
     static let status = JSONLRecordSchema(

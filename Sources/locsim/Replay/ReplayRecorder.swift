@@ -239,12 +239,21 @@ final class ReplayRecorder {
     private func emitFix(_ fix: Fix, accepted: Bool, rejection: FetchThrottle.Rejection?) {
         guard format == .jsonl else {
             if let rejection {
-                write("\(stamp(fix.time))  fix ignored: \(rejection)")
+                write("\(stamp(fix.time))  fix ignored: \(Self.reason(rejection))")
             }
             return
         }
         // The most frequent line (one per fix): written straight into one string by the record.
-        write(FixRecord(fix: fix, rejection: rejection?.description).line)
+        write(FixRecord(fix: fix, rejection: rejection.map(Self.reason)).line)
+    }
+
+    /// Why a fix was ignored, its accuracy rounded for people (`accuracy 48.5 m`, not the
+    /// double's seventeen digits).
+    static func reason(_ rejection: FetchThrottle.Rejection) -> String {
+        switch rejection {
+        case .inaccurate(let accuracy): "accuracy \(PeopleText.number(accuracy, decimals: 1)) m"
+        default: rejection.description
+        }
     }
 
     private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
