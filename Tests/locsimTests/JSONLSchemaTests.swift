@@ -121,8 +121,11 @@ struct JSONLSchemaTests {
         #expect(stats.status == 0, "\(stats.stderr)")
         _ = try Self.check(stats.stdout, record: JSONLSchema.indexStats)
 
-        for track in ["tracks/sf-mission-walk.gpx", "Tests/GPXFormatTests/Fixtures/empty.gpx"]
-        where FileManager.default.fileExists(atPath: PackagePaths.path(track)) {
+        // A walk, and a file with one waypoint and no track (start, end and duration null).
+        let waypoint = directory + "/waypoint.gpx"
+        try #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1.5" lon="2.5"/></gpx>"#
+            .write(toFile: waypoint, atomically: true, encoding: .utf8)
+        for track in [PackagePaths.path("tracks/sf-mission-walk.gpx"), waypoint] {
             let result = try CLI.run(["track", "stats", track, "--format", "json"])
             #expect(result.status == 0, "\(result.stderr)")
             _ = try Self.check(result.stdout, record: JSONLSchema.trackStats)
