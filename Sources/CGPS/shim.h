@@ -16,11 +16,11 @@
 // scripts/check-gpsd-api.sh compiles this header and LocationGPSD against the gps.h of newer
 // Debian libgps-dev packages (see docs/gps-dongle.md, "Compatibility with newer gpsd").
 //
-// gps_read(gpsdata, message, message_len) has had the same three parameters since API 7, and
-// gps_waiting(gpsdata, timeout_us) since API 5, in every release we support; they are wrapped
-// anyway so that a future change lands here and nowhere else. gps_stream is not used at all:
-// locsim sends its own `?WATCH=` through the fixed-arity CGPS_send, which sidesteps the
-// varying watch flag and device parameter types.
+// gps_read and gps_waiting are not used: locsim reads gpsd's socket itself (poll and recv on
+// CGPS_fd) and hands each line to CGPS_unpack only after checking its JSON syntax, because
+// gpsd 3.22's gps_unpack never returns on some malformed reports (docs/fuzzing.md).
+// gps_stream is not used either: locsim sends its own `?WATCH=` through the fixed-arity
+// CGPS_send, which sidesteps the varying watch flag and device parameter types.
 #ifndef LOCSIM_CGPS_SHIM_H
 #define LOCSIM_CGPS_SHIM_H
 
@@ -59,17 +59,6 @@ static inline int CGPS_close(struct gps_data_t *data) { return gps_close(data); 
 /// gps_send with a fixed arity: the variadic original does not import into Swift.
 static inline int CGPS_send(struct gps_data_t *data, const char *command) {
     return gps_send(data, "%s", command);
-}
-
-/// gps_waiting: true when a message is buffered or the socket is readable within `timeout_us`.
-static inline bool CGPS_waiting(const struct gps_data_t *data, int timeout_us) {
-    return gps_waiting(data, timeout_us);
-}
-
-/// gps_read: reads and unpacks one message; copies its raw text into `message` when non-NULL.
-/// Returns the number of bytes read, 0 when nothing was ready, -1 on error or end of stream.
-static inline int CGPS_read(struct gps_data_t *data, char *message, int message_len) {
-    return gps_read(data, message, message_len);
 }
 
 /// gps_unpack: `char *` up to API 13, `const char *` from API 14 on. It never writes through

@@ -18,7 +18,7 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// No gpsd answered at `host:port` (`gps_open` failed: refused, unknown host, no socket).
         public static let connectionRefused = Code(.connectionRefused)
-        /// The daemon closed the connection or reading from it failed (`gps_read` returned -1):
+        /// The daemon closed the connection or reading from it failed (`recv` saw the end or failed):
         /// gpsd was stopped, killed or restarted.
         public static let daemonClosed = Code(.daemonClosed)
         /// gpsd reported that the watched receiver went away (a `DEVICE` report with

@@ -25,8 +25,8 @@ public import LocationCore
 /// For the details of a gap (which error, which device, each retry and its delay) iterate
 /// ``events`` instead: the same session as a sequence of ``GPSDEvent``.
 ///
-/// Live data keeps only the newest fix while the consumer is slow. Blocking libgps calls
-/// (`gps_waiting`, `gps_read`) run on a dedicated thread per iteration, never on Swift's
+/// Live data keeps only the newest fix while the consumer is slow. Blocking reads of
+/// gpsd's socket (`poll`, `recv`) run on a dedicated thread per iteration, never on Swift's
 /// cooperative pool. Cancelling the iterating task (or dropping the iterator) closes the
 /// connection promptly: the socket is shut down at once, and the reader polls at most every
 /// 250 ms as a fallback.

@@ -54,6 +54,27 @@ import Testing
         }
     }
 
+    /// Found by fuzzing (docs/fuzzing.md): a space after the colon hid the class, so a valid
+    /// report from a tool that pretty-prints its JSON was "no class".
+    @Test("The class is found with JSON whitespace around the colon", arguments: [
+        #"{"class": "TPV","mode":1}"#, #"{"class" :"TPV","mode":1}"#, "{\"class\"\t:\r\n \"TPV\",\"mode\":1}",
+    ])
+    func classWithWhitespace(line: String) throws {
+        #expect(GPSDConnection.messageClass(of: line) == "TPV")
+        let messages = try GPSDConnection.decode([line], receivedAt: Self.receivedAt)
+        guard case .fix(let fix) = try #require(messages.first) else {
+            Issue.record("decoded as \(messages)")
+            return
+        }
+        #expect(fix.mode == .noFix)
+    }
+
+    @Test("A \"class\" that is a value, not a key, is not taken for one")
+    func classAsValue() {
+        #expect(GPSDConnection.messageClass(of: #"{"device":"class","class":"SKY"}"#) == "SKY")
+        #expect(GPSDConnection.messageClass(of: #"{"note":"class"}"#) == nil)
+    }
+
     @Test("Control messages: version, watch, device activation and removal")
     func controlMessages() throws {
         let lines = try Self.lines()

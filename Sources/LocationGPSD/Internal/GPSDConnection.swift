@@ -40,7 +40,14 @@ final class GPSDConnection {
     let port: Int
     private let data: UnsafeMutablePointer<gps_data_t>
     private var isOpen: Bool
-    private var message: [CChar]
+    /// Bytes received from gpsd and not yet a whole report (locsim splits the stream into
+    /// lines itself, so that every line is checked before libgps sees it).
+    private var pending: [UInt8] = []
+    /// Where the first unread byte of ``pending`` is.
+    private var pendingStart = 0
+
+    /// The longest report accepted: gpsd's own limit is GPS_JSON_RESPONSE_MAX (10 KiB in API 14+).
+    static let maximumReportLength = 32 * 1024
 
     /// Wakes a thread blocked in ``waitForInput(timeout:)`` by shutting the socket down (not
     /// closing it, so the descriptor number cannot be reused under the reader).
@@ -75,8 +82,6 @@ final class GPSDConnection {
         self.port = port
         self.data = data
         self.isOpen = isOpen
-        // Larger than any report libgps buffers (2 × GPS_JSON_RESPONSE_MAX, 20 KiB in API 14+).
-        self.message = [CChar](repeating: 0, count: isOpen ? 32 * 1024 : 1)
     }
 
     deinit {
@@ -98,31 +103,74 @@ final class GPSDConnection {
         try check(CGPS_send(data, command), .sendFailed, "gps_send")
     }
 
-    /// Waits up to `timeout` for a message. The corresponding C function is `gps_waiting`.
+    /// Waits up to `timeout` for a message (`poll` on gpsd's socket).
     ///
-    /// - Returns: `true` when a message is buffered or the socket became readable (also when the
-    ///   peer closed it, which the next ``read(receivedAt:)`` reports); `false` on timeout.
+    /// - Returns: `true` when a whole report is buffered or the socket became readable (also when
+    ///   the peer closed it or the socket failed, which the next ``read(receivedAt:)`` reports);
+    ///   `false` on timeout or when a signal interrupted the wait.
     func waitForInput(timeout: Duration) -> Bool {
-        CGPS_waiting(data, Int32(clamping: timeout.wholeMicroseconds))
+        if pending[pendingStart...].contains(0x0A) { return true }
+        var descriptor = pollfd(fd: CGPS_fd(data), events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: (timeout.wholeMicroseconds + 999) / 1000)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0 { return errno != EINTR }
+        return ready > 0
     }
 
-    /// Reads and decodes one message. The corresponding C function is `gps_read`.
+    /// Reads and decodes one message: receives what the socket holds, takes one whole line, and
+    /// decodes it as ``decode(_:receivedAt:source:)`` does.
+    ///
+    /// libgps's own `gps_read` is not used: it hands every line to `gps_unpack` unchecked, and
+    /// gpsd 3.22's `gps_unpack` loops forever on some malformed reports (found by fuzzing; see
+    /// docs/fuzzing.md). Here a line that is not valid JSON never reaches libgps.
     ///
     /// - Parameter receivedAt: The wall-clock time of reception, used to stamp status reports
     ///   that carry no time of their own.
     /// - Returns: The message, or `nil` when nothing complete was available yet.
     /// - Throws: ``GPSDError/Code/daemonClosed`` when the daemon closed the connection or the
-    ///   read failed; ``GPSDError/Code/malformedReport`` when libgps could not decode it.
+    ///   read failed; ``GPSDError/Code/malformedReport`` when the report cannot be decoded or is
+    ///   longer than ``maximumReportLength``.
     func read(receivedAt: Date) throws(GPSDError) -> GPSDMessage? {
-        errno = 0
-        message[0] = 0
-        let count = message.withUnsafeMutableBufferPointer { buffer in
-            CGPS_read(data, buffer.baseAddress, Int32(buffer.count))
+        if let line = takeLine() { return try unpack(line, receivedAt: receivedAt) }
+        if pendingStart > 0 {
+            pending.removeSubrange(..<pendingStart)
+            pendingStart = 0
         }
-        try check(count, .daemonClosed, "gps_read")
-        guard count > 0 else { return nil }
-        let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return try classify(text, receivedAt: receivedAt)
+        let chunk = 16 * 1024
+        let before = pending.count
+        pending.append(contentsOf: repeatElement(0, count: chunk))
+        errno = 0
+        let count = pending.withUnsafeMutableBytes { buffer in
+            recv(CGPS_fd(data), buffer.baseAddress! + before, chunk, Int32(MSG_DONTWAIT))
+        }
+        pending.removeLast(chunk - max(count, 0))
+        if count == 0 {
+            throw GPSDError(.daemonClosed, host: host, port: port, detail: "gpsd closed the connection")
+        }
+        if count < 0 {
+            let error = errno
+            if error == EINTR || error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw GPSDError(
+                .daemonClosed, host: host, port: port, detail: "recv: \(String(cString: strerror(error)))",
+                underlyingCode: error)
+        }
+        if let line = takeLine() { return try unpack(line, receivedAt: receivedAt) }
+        if pending.count - pendingStart > Self.maximumReportLength {
+            throw GPSDError(
+                .malformedReport, host: host, port: port,
+                detail: "a report longer than \(Self.maximumReportLength) bytes without a line end")
+        }
+        return nil
+    }
+
+    /// The next whole line of ``pending`` without its line end, or nil.
+    private func takeLine() -> String? {
+        guard let newline = pending[pendingStart...].firstIndex(of: 0x0A) else { return nil }
+        var end = newline
+        if end > pendingStart, pending[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: pending[pendingStart..<end], as: UTF8.self)
+        pendingStart = newline + 1
+        return line
     }
 
     /// Closes the connection (idempotent). The corresponding C function is `gps_close`.
@@ -147,21 +195,12 @@ final class GPSDConnection {
         let decoder = GPSDConnection(host: source, port: 0, data: data, isOpen: false)
         var messages: [GPSDMessage] = []
         for (index, line) in lines.enumerated() {
-            errno = 0
-            let status = CGPS_unpack(line, data)
-            // gps_unpack answers -1 (or, in some releases, a positive JSON_ERR_* code) for text it
-            // cannot decode; gpsd 3.22's answers 0 even for truncated JSON, which classify catches.
-            guard status == 0 else {
-                throw GPSDError(
-                    .malformedReport, host: source, port: 0,
-                    detail: "line \(index + 1): gps_unpack rejected \(Self.excerpt(line)) (status \(status))",
-                    underlyingCode: status)
-            }
             do {
-                messages.append(try decoder.classify(line, receivedAt: receivedAt))
+                messages.append(try decoder.unpack(line, receivedAt: receivedAt))
             } catch {
                 throw GPSDError(
-                    .malformedReport, host: source, port: 0, detail: "line \(index + 1): \(error.detail)")
+                    .malformedReport, host: source, port: 0, detail: "line \(index + 1): \(error.detail)",
+                    underlyingCode: error.underlyingCode)
             }
         }
         return messages
@@ -169,17 +208,30 @@ final class GPSDConnection {
 
     // MARK: - Internals
 
-    /// Names the message by its `"class"` and reads what the provider needs from `gps_data_t`.
-    private func classify(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
+    /// Checks one report, has libgps decode it (`gps_unpack`), and names it by its `"class"`.
+    ///
+    /// A report that is not one valid JSON object never reaches libgps (see ``JSONSyntax``). If
+    /// it is a class the provider maps (TPV, DEVICE) or has no class, it is refused; any other
+    /// class is only named, so a damaged SKY does not end a session.
+    private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
         guard let messageClass = Self.messageClass(of: text) else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
         }
-        // libgps decodes what it can of a damaged object without saying so; refuse a report we
-        // map (TPV, DEVICE) that is cut short or unbalanced rather than map half of it. Other
-        // classes are only named, so a damaged SKY does not end a session.
-        guard messageClass != "TPV" && messageClass != "DEVICE" || Self.isBalancedObject(text) else {
+        if let problem = JSONSyntax.problem(inObject: text) {
+            guard messageClass != "TPV" && messageClass != "DEVICE" else {
+                throw GPSDError(
+                    .malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
+            }
+            return .other(messageClass)
+        }
+        errno = 0
+        let status = CGPS_unpack(text, data)
+        // gps_unpack answers -1 (or, in some releases, a positive JSON_ERR_* code) for text it
+        // cannot decode.
+        guard status == 0 else {
             throw GPSDError(
-                .malformedReport, host: host, port: port, detail: "truncated or unbalanced JSON \(Self.excerpt(text))")
+                .malformedReport, host: host, port: port,
+                detail: "gps_unpack rejected \(Self.excerpt(text)) (status \(status))", underlyingCode: status)
         }
         switch messageClass {
         case "TPV":
@@ -225,54 +277,32 @@ final class GPSDConnection {
         throw GPSDError(code, host: host, port: port, detail: "\(function): \(reason)", underlyingCode: error)
     }
 
-    /// The value of the leading `"class":"..."` member of a gpsd JSON object.
+    /// The value of the `"class"` member of a gpsd JSON object, looked for in its first
+    /// ``classSearchLength`` bytes (gpsd writes it first). JSON whitespace may stand around the
+    /// colon (`"class" : "TPV"`), as in reports written by other tools.
     static func messageClass(of text: String) -> String? {
-        let utf8 = Array(text.utf8.prefix(64))
-        let key = Array(#""class":""#.utf8)
+        let utf8 = Array(text.utf8.prefix(classSearchLength))
+        let key = Array(#""class""#.utf8)
         guard utf8.count > key.count else { return nil }
+        func skipSpace(_ index: inout Int) {
+            while index < utf8.count, [0x20, 0x09, 0x0A, 0x0D].contains(utf8[index]) { index += 1 }
+        }
         for start in 0...(utf8.count - key.count) where utf8[start..<(start + key.count)].elementsEqual(key) {
-            let valueStart = start + key.count
+            var index = start + key.count
+            skipSpace(&index)
+            guard index < utf8.count, utf8[index] == UInt8(ascii: ":") else { continue }
+            index += 1
+            skipSpace(&index)
+            guard index < utf8.count, utf8[index] == UInt8(ascii: "\"") else { return nil }
+            let valueStart = index + 1
             guard let end = utf8[valueStart...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
             return String(decoding: utf8[valueStart..<end], as: UTF8.self)
         }
         return nil
     }
 
-    /// `true` when `text` is one JSON object whose braces and brackets balance outside strings
-    /// and close exactly at its end (trailing whitespace aside).
-    static func isBalancedObject(_ text: String) -> Bool {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var closed = false
-        for byte in text.utf8 {
-            if closed {
-                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return false }
-                continue
-            }
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                if depth < 0 { return false }
-                if depth == 0 { closed = true }
-            default:
-                if depth == 0, !(byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09) { return false }
-            }
-        }
-        return closed
-    }
+    /// How far into a report ``messageClass(of:)`` looks for `"class"`.
+    static let classSearchLength = 128
 
     /// A JSON string literal for `value` (the `?WATCH` command's device path).
     static func jsonString(_ value: String) -> String {

@@ -11,13 +11,13 @@ enum GPSDSessionEvent: Sendable {
 /// task that consumes it.
 ///
 /// The thread (never a thread of Swift's cooperative pool) opens the connection, sends the
-/// `?WATCH`, then loops `gps_waiting` (250 ms) / `gps_read`, delivering each message. Delivery
+/// `?WATCH`, then loops a 250 ms `poll` on the socket / one whole line decoded, delivering each message. Delivery
 /// keeps only the newest fix while the consumer is behind (like `AsyncStream`'s
 /// `.bufferingNewest(1)`), but never drops a status message (device, watch, failure) and never
 /// reorders anything.
 ///
 /// Cancelling (``cancel()``, or cancelling the task waiting in ``next()``) sets a flag under the
-/// lock and shuts the socket down, which wakes the thread out of `gps_waiting` at once; the thread
+/// lock and shuts the socket down, which wakes the thread out of `poll` at once; the thread
 /// then closes the connection. The 250 ms poll is the fallback bound should the wake-up be lost.
 final class GPSDSession: Sendable {
     private struct State {

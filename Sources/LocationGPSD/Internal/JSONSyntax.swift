@@ -1,0 +1,160 @@
+/// A strict check of JSON syntax (RFC 8259) for one gpsd report, made before libgps sees it.
+///
+/// libgps's `gps_unpack` decodes what it can of damaged text without saying so, and in gpsd 3.22
+/// loops forever on some of it (a stray byte after a string inside `DEVICES`'s array, found by
+/// fuzzing). This check reads each byte once, builds nothing, and stops at a nesting depth that
+/// gpsd never needs.
+enum JSONSyntax {
+    /// Deeper than any gpsd report (SKY's satellites are at depth 2).
+    static let maximumDepth = 32
+
+    /// Why `text` is not exactly one JSON object (surrounding whitespace aside), or nil when it is.
+    static func problem(inObject text: String) -> String? {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        return scanner.checkObjectDocument()
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func checkObjectDocument() -> String? {
+            skipSpace()
+            guard current == UInt8(ascii: "{") else { return fail("expected '{'") }
+            if let problem = value(depth: 1) { return problem }
+            skipSpace()
+            return index == bytes.count ? nil : fail("text after the object")
+        }
+
+        func fail(_ what: String) -> String {
+            index < bytes.count
+                ? "not valid JSON at byte \(index + 1): \(what)" : "not valid JSON: the text ends early (\(what))"
+        }
+
+        mutating func skipSpace() {
+            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        }
+
+        mutating func expect(_ byte: UInt8) -> Bool {
+            guard current == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func value(depth: Int) -> String? {
+            guard let byte = current else { return fail("expected a value") }
+            switch byte {
+            case UInt8(ascii: "{"):
+                return container(depth: depth, close: UInt8(ascii: "}"), isObject: true)
+            case UInt8(ascii: "["):
+                return container(depth: depth, close: UInt8(ascii: "]"), isObject: false)
+            case UInt8(ascii: "\""):
+                return string()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return number()
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            default: return fail("expected a value")
+            }
+        }
+
+        mutating func container(depth: Int, close: UInt8, isObject: Bool) -> String? {
+            guard depth <= JSONSyntax.maximumDepth else {
+                return fail("nested deeper than \(JSONSyntax.maximumDepth)")
+            }
+            index += 1
+            skipSpace()
+            if expect(close) { return nil }
+            while true {
+                if isObject {
+                    guard current == UInt8(ascii: "\"") else { return fail("expected a member name") }
+                    if let problem = string() { return problem }
+                    skipSpace()
+                    guard expect(UInt8(ascii: ":")) else { return fail("expected ':'") }
+                    skipSpace()
+                }
+                if let problem = value(depth: depth + 1) { return problem }
+                skipSpace()
+                if expect(UInt8(ascii: ",")) {
+                    skipSpace()
+                    continue
+                }
+                return expect(close) ? nil : fail(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+        }
+
+        mutating func string() -> String? {
+            index += 1
+            while let byte = current {
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return nil
+                case UInt8(ascii: "\\"):
+                    guard let escaped = current else { return fail("unterminated escape") }
+                    index += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        continue
+                    case UInt8(ascii: "u"):
+                        for _ in 0..<4 {
+                            guard let hex = current, hex.isHexDigit else { return fail("expected four hex digits") }
+                            index += 1
+                        }
+                    default:
+                        index -= 1
+                        return fail("unknown escape")
+                    }
+                case 0..<0x20:
+                    index -= 1
+                    return fail("control character in a string")
+                default:
+                    continue
+                }
+            }
+            return fail("unterminated string")
+        }
+
+        mutating func number() -> String? {
+            _ = expect(UInt8(ascii: "-"))
+            if !expect(UInt8(ascii: "0")) {
+                guard digits() else { return fail("expected a digit") }
+            }
+            if expect(UInt8(ascii: ".")) {
+                guard digits() else { return fail("expected a digit after '.'") }
+            }
+            if expect(UInt8(ascii: "e")) || expect(UInt8(ascii: "E")) {
+                if !expect(UInt8(ascii: "+")) { _ = expect(UInt8(ascii: "-")) }
+                guard digits() else { return fail("expected an exponent") }
+            }
+            return nil
+        }
+
+        /// Consumes one or more decimal digits; false when there is none.
+        mutating func digits() -> Bool {
+            let start = index
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+            return index > start
+        }
+
+        mutating func literal(_ word: StaticString) -> String? {
+            let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+            guard bytes.count - index >= expected.count,
+                bytes[index..<(index + expected.count)].elementsEqual(expected)
+            else { return fail("expected \(word)") }
+            index += expected.count
+            return nil
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}
