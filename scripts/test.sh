@@ -11,3 +11,7 @@ else
 fi
 swift build --build-tests
 swift test --skip-build "$@"
+# libFuzzer smoke (20 s per reader, fixed seed); LOCSIM_SKIP_FUZZ=1 leaves it out.
+if [ -z "${LOCSIM_SKIP_FUZZ:-}" ] && [ $# -eq 0 ]; then
+  scripts/fuzz.sh --smoke
+fi

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Fuzzes locsim's readers with libFuzzer (Swift's -sanitize=fuzzer,address). See docs/fuzzing.md.
+#
+#   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd), 60 s by default
+#   scripts/fuzz.sh all [SECONDS]      every target in turn
+#   scripts/fuzz.sh --smoke            every target for 20 s (what scripts/test.sh runs)
+#   scripts/fuzz.sh --replay TARGET FILE...  run saved inputs once (reproduce a finding)
+#
+# The corpus grows in .build-fuzz/corpus/TARGET (seeded from the project's own fixtures on every
+# run); a crash, a hang (> 10 s for one input) or memory over 2 GB is saved in
+# .build-fuzz/findings/TARGET and the script exits 1 naming the file and the command to replay it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=${LOCSIM_FUZZ_DIR:-$root/.build-fuzz}
+targets=(gpx nmea places gpsd)
+
+usage() {
+  sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+product() {
+  case $1 in
+    gpx) echo FuzzGPX ;;
+    nmea) echo FuzzNMEA ;;
+    places) echo FuzzPlaces ;;
+    gpsd) echo FuzzGPSDReport ;;
+    *) echo "fuzz: error: unknown target '$1' (known: ${targets[*]})" >&2; exit 2 ;;
+  esac
+}
+
+build() {
+  mkdir -p "$work"
+  # ld.gold fails on the sanitizer runtime's debug info ("internal error in format_file_lineno");
+  # the toolchain's lld links it.
+  local lld
+  lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
+  [ -x "$lld" ] || { echo "fuzz: error: no ld.lld beside swiftc ($lld)" >&2; exit 1; }
+  printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" > "$work/toolset.json"
+  echo "fuzz: building the fuzz targets (release, fuzzer + address sanitizer)" >&2
+  (cd scripts/fuzz && swift build -c release --toolset "$work/toolset.json" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
+    | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
+  bin=$(cd scripts/fuzz && swift build -c release --show-bin-path)
+}
+
+# Seeds: the project's own fixtures, cut into the shape each target reads.
+seed() {
+  local target=$1 dir=$2
+  mkdir -p "$dir"
+  case $target in
+    gpx)
+      find Tests/GPXFormatTests/Fixtures -name '*.gpx' -size -64k -exec cp {} "$dir/" \;
+      head -c 8000 tracks/sf-mission-walk.gpx > "$dir/track-head.gpx"
+      ;;
+    nmea)
+      python3 - "$dir" <<'EOF'
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+for name in ("reference", "variants"):
+    path = pathlib.Path("Tests/NMEAFormatTests/Fixtures") / f"{name}.jsonl"
+    for number, line in enumerate(path.read_text().splitlines()[:40]):
+        record = json.loads(line)
+        text = record.get("text") or record.get("sentence") or ""
+        if text:
+            (out / f"{name}-{number}.nmea").write_bytes(text.encode())
+EOF
+      ;;
+    places)
+      { printf '\x00'; head -c 4000 geodata/sf-mission.csv; } > "$dir/csv"
+      { printf '\x01'; cat Tests/LocationIndexTests/Fixtures/geonames-sample.csv; } > "$dir/geonames"
+      python3 - "$dir/geojson" <<'EOF'
+import csv, json, sys
+rows = list(csv.DictReader(open("geodata/tokyo-central.csv")))[:20]
+features = [{"type": "Feature", "id": r["id"], "geometry": {"type": "Point", "coordinates": [float(r["lon"]), float(r["lat"])]},
+             "properties": {"name": r["name"], "kind": r["kind"], **({"level": int(r["level"])} if r["level"] else {})}} for r in rows]
+open(sys.argv[1], "wb").write(b"\x02" + json.dumps({"type": "FeatureCollection", "features": features}).encode())
+EOF
+      ;;
+    gpsd)
+      split -l 6 -d Tests/LocationGPSDTests/Fixtures/gpsd/session-3.22.jsonl "$dir/session-"
+      ;;
+  esac
+}
+
+run() {
+  local target=$1 seconds=$2 exe corpus findings log
+  exe="$bin/$(product "$target")"
+  corpus="$work/corpus/$target"
+  findings="$work/findings/$target"
+  log="$work/$target.log"
+  seed "$target" "$corpus"
+  mkdir -p "$findings"
+  local dict=() fixed=()
+  [ "${LOCSIM_FUZZ_SEED:-}" ] && fixed=(-seed="$LOCSIM_FUZZ_SEED")
+  [ -f "scripts/fuzz/$target.dict" ] && dict=(-dict="scripts/fuzz/$target.dict")
+  echo "fuzz: $target for ${seconds} s (corpus $corpus, log $log)" >&2
+  local status=0
+  "$exe" "$corpus" "${dict[@]}" "${fixed[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    -artifact_prefix="$findings/" -print_final_stats=1 > "$log" 2>&1 || status=$?
+  local runs
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  if [ "$status" -ne 0 ]; then
+    local artifact
+    artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | sed 's/Test unit written to //')
+    echo "fuzz: error: $target found a problem after $runs runs: ${artifact:-see $log}" >&2
+    grep -m 3 -E "ERROR: (AddressSanitizer|libFuzzer)|Fatal error|SUMMARY" "$log" >&2 || true
+    echo "hint: replay it with: scripts/fuzz.sh --replay $target ${artifact:-FILE}" >&2
+    return 1
+  fi
+  echo "fuzz: $target: $runs runs in ${seconds} s, no crash, hang or leak; corpus $(ls "$corpus" | wc -l) inputs" >&2
+}
+
+[ $# -ge 1 ] || usage
+case $1 in
+  --smoke)
+    # A fixed seed: the smoke is a regression check in CI, not a search that may turn red by luck.
+    export LOCSIM_FUZZ_SEED=${LOCSIM_FUZZ_SEED:-1}
+    build
+    failed=0
+    for target in "${targets[@]}"; do run "$target" 20 || failed=1; done
+    exit $failed
+    ;;
+  --replay)
+    [ $# -ge 3 ] || usage
+    target=$2; shift 2
+    build
+    exec "$bin/$(product "$target")" -runs=1 "$@"
+    ;;
+  all)
+    build
+    failed=0
+    for target in "${targets[@]}"; do run "$target" "${2:-60}" || failed=1; done
+    exit $failed
+    ;;
+  -h|--help) usage ;;
+  *)
+    product "$1" > /dev/null
+    build
+    run "$1" "${2:-60}"
+    ;;
+esac
