@@ -450,10 +450,10 @@ public final class GPXReader {
             // One token is within the limit already (decoding never lengthens it); pieces
             // (text, CDATA, text around comments) are checked as they add up.
             let isFirstPiece = text.isEmpty
-            if scanner.textIsCDATA {
-                appendLiteral(scanner.bytes(scanner.textStart, scanner.textEnd), attribute: false, into: &text)
-            } else {
-                try decodeAppend(scanner.textStart, scanner.textEnd, into: &text)
+            do {
+                try scanner.appendText(into: &text)
+            } catch {
+                throw failure(error)
             }
             if !isFirstPiece { try checkCapturedLength() }
             return
@@ -625,85 +625,15 @@ public final class GPXReader {
         }
     }
 
-    // MARK: Entities
-
-    /// Appends text, replacing entity and character references, with XML 1.0's normalisation of
-    /// what stands literally in the file: a CR LF or a lone CR is a line feed (section 2.11), and
-    /// in an attribute value every literal tab or line end is a space (section 3.3.3). Characters
-    /// written as references (`&#13;`, `&#9;`) are kept as they are.
-    private func decodeAppend(_ start: Int, _ end: Int, attribute: Bool = false, into out: inout [UInt8])
-        throws(GPXParseError)
-    {
-        let bytes = scanner.bytes(start, end)
-        var i = 0
-        while i < bytes.count {
-            // The literal run up to the next reference ('&' is never part of a CR LF).
-            let ampersand = bytes[i...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
-            appendLiteral(UnsafeBufferPointer(rebasing: bytes[i..<ampersand]), attribute: attribute, into: &out)
-            i = ampersand
-            guard i < bytes.count else { return }
-            guard let semicolon = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semicolon - i <= 12 else {
-                throw error(.malformedXML, "'&' not followed by an entity reference", at: start + i)
-            }
-            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<semicolon]), as: UTF8.self)
-            switch name {
-            case "lt": out.append(UInt8(ascii: "<"))
-            case "gt": out.append(UInt8(ascii: ">"))
-            case "amp": out.append(UInt8(ascii: "&"))
-            case "quot": out.append(UInt8(ascii: "\""))
-            case "apos": out.append(UInt8(ascii: "'"))
-            default:
-                var scalarValue: UInt32?
-                if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                    scalarValue = UInt32(name.dropFirst(2), radix: 16)
-                } else if name.hasPrefix("#") {
-                    scalarValue = UInt32(name.dropFirst(1))
-                }
-                guard let scalarValue, let scalar = Unicode.Scalar(scalarValue) else {
-                    throw error(.malformedXML, "unknown entity &\(name);", at: start + i)
-                }
-                out.append(contentsOf: String(Character(scalar)).utf8)
-            }
-            i = semicolon + 1
-        }
-    }
-
-    /// Appends text that stands literally in the file (no references: a run between them, or
-    /// CDATA) with XML 1.0's normalisation: CR LF and a lone CR are LF, and in an attribute
-    /// value a tab or line end is a space.
-    private func appendLiteral(_ bytes: UnsafeBufferPointer<UInt8>, attribute: Bool, into out: inout [UInt8]) {
-        var needsNormalising = false
-        if attribute {
-            for c in bytes where c == 0x0D || c == 0x09 || c == 0x0A {
-                needsNormalising = true
-                break
-            }
-        } else if let base = bytes.baseAddress {
-            needsNormalising = memchr(base, 0x0D, bytes.count) != nil
-        }
-        guard needsNormalising else {
-            out.append(contentsOf: bytes)
-            return
-        }
-        for (i, c) in bytes.enumerated() {
-            switch c {
-            case 0x0D:
-                // CR LF is one line end: the LF that follows stands for both.
-                if i + 1 < bytes.count && bytes[i + 1] == 0x0A { continue }
-                out.append(attribute ? 0x20 : 0x0A)
-            case 0x09 where attribute, 0x0A where attribute:
-                out.append(0x20)
-            default:
-                out.append(c)
-            }
-        }
-    }
-
     private func attribute(_ wanted: String) throws(GPXParseError) -> String? {
         for attribute in scanner.attributes
         where scanner.bytes(attribute.nameStart, attribute.nameEnd).elementsEqual(wanted.utf8) {
             var out: [UInt8] = []
-            try decodeAppend(attribute.valueStart, attribute.valueEnd, attribute: true, into: &out)
+            do {
+                try scanner.appendValue(of: attribute, into: &out)
+            } catch {
+                throw failure(error)
+            }
             return String(decoding: out, as: UTF8.self)
         }
         return nil

@@ -540,4 +540,96 @@ final class XMLScanner {
     func string(_ start: Int, _ end: Int) -> String {
         String(decoding: bytes(start, end), as: UTF8.self)
     }
+
+    // MARK: Character data
+
+    /// Appends the current text token's characters: entity and character references replaced
+    /// (not in CDATA), and line ends normalised (see ``decodeAppend(_:_:attribute:into:)``).
+    func appendText(into out: inout [UInt8]) throws(Failure) {
+        if textIsCDATA {
+            Self.appendLiteral(bytes(textStart, textEnd), attribute: false, into: &out)
+        } else {
+            try decodeAppend(textStart, textEnd, into: &out)
+        }
+    }
+
+    /// Appends an attribute's value of the current tag, references replaced and whitespace
+    /// normalised as XML 1.0 section 3.3.3 says.
+    func appendValue(of attribute: Attribute, into out: inout [UInt8]) throws(Failure) {
+        try decodeAppend(attribute.valueStart, attribute.valueEnd, attribute: true, into: &out)
+    }
+
+
+    /// Appends text, replacing entity and character references, with XML 1.0's normalisation of
+    /// what stands literally in the file: a CR LF or a lone CR is a line feed (section 2.11), and
+    /// in an attribute value every literal tab or line end is a space (section 3.3.3). Characters
+    /// written as references (`&#13;`, `&#9;`) are kept as they are.
+    private func decodeAppend(_ start: Int, _ end: Int, attribute: Bool = false, into out: inout [UInt8])
+        throws(Failure)
+    {
+        let bytes = self.bytes(start, end)
+        var i = 0
+        while i < bytes.count {
+            // The literal run up to the next reference ('&' is never part of a CR LF).
+            let ampersand = bytes[i...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            Self.appendLiteral(UnsafeBufferPointer(rebasing: bytes[i..<ampersand]), attribute: attribute, into: &out)
+            i = ampersand
+            guard i < bytes.count else { return }
+            guard let semicolon = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semicolon - i <= 12 else {
+                throw .malformed("'&' not followed by an entity reference", at: start + i)
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<semicolon]), as: UTF8.self)
+            switch name {
+            case "lt": out.append(UInt8(ascii: "<"))
+            case "gt": out.append(UInt8(ascii: ">"))
+            case "amp": out.append(UInt8(ascii: "&"))
+            case "quot": out.append(UInt8(ascii: "\""))
+            case "apos": out.append(UInt8(ascii: "'"))
+            default:
+                var scalarValue: UInt32?
+                if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                    scalarValue = UInt32(name.dropFirst(2), radix: 16)
+                } else if name.hasPrefix("#") {
+                    scalarValue = UInt32(name.dropFirst(1))
+                }
+                guard let scalarValue, let scalar = Unicode.Scalar(scalarValue) else {
+                    throw .malformed("unknown entity &\(name);", at: start + i)
+                }
+                out.append(contentsOf: String(Character(scalar)).utf8)
+            }
+            i = semicolon + 1
+        }
+    }
+
+    /// Appends text that stands literally in the file (no references: a run between them, or
+    /// CDATA) with XML 1.0's normalisation: CR LF and a lone CR are LF, and in an attribute
+    /// value a tab or line end is a space.
+    private static func appendLiteral(_ bytes: UnsafeBufferPointer<UInt8>, attribute: Bool, into out: inout [UInt8]) {
+        var needsNormalising = false
+        if attribute {
+            for c in bytes where c == 0x0D || c == 0x09 || c == 0x0A {
+                needsNormalising = true
+                break
+            }
+        } else if let base = bytes.baseAddress {
+            needsNormalising = memchr(base, 0x0D, bytes.count) != nil
+        }
+        guard needsNormalising else {
+            out.append(contentsOf: bytes)
+            return
+        }
+        for (i, c) in bytes.enumerated() {
+            switch c {
+            case 0x0D:
+                // CR LF is one line end: the LF that follows stands for both.
+                if i + 1 < bytes.count && bytes[i + 1] == 0x0A { continue }
+                out.append(attribute ? 0x20 : 0x0A)
+            case 0x09 where attribute, 0x0A where attribute:
+                out.append(0x20)
+            default:
+                out.append(c)
+            }
+        }
+    }
+
 }
