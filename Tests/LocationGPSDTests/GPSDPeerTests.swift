@@ -22,11 +22,30 @@ import Testing
             + "\(latitude)" + #","lon":139.76}"#
     }
 
-    @Test("The line that hangs libgps is refused before libgps sees it")
-    func hangLineIsChecked() throws {
+    /// Also found by fuzzing: valid JSON whose first `"class"` is a nested one also hangs it.
+    static let nestedClassFirstLine =
+        #"{"bpsclass":"DEVICES","devices":[{"class":"DEVICE","path":"tcp://127.0.0.1:4001","activated":"2026-11-21T06:19:17.170Z"}]}"#
+
+    @Test("The lines that hang libgps are refused before libgps sees them")
+    func hangLinesAreChecked() throws {
         #expect(JSONSyntax.problem(inObject: Self.hangLine) != nil)
         let messages = try GPSDConnection.decode([Self.hangLine], receivedAt: Date(timeIntervalSince1970: 0))
         #expect(messages == [.other("DEVICES")])
+
+        let report = JSONSyntax.check(Self.nestedClassFirstLine)
+        #expect(report.problem == nil && report.topLevelClass == nil && !report.classComesFirst)
+        let error = #expect(throws: GPSDError.self) {
+            _ = try GPSDConnection.decode([Self.nestedClassFirstLine], receivedAt: Date(timeIntervalSince1970: 0))
+        }
+        #expect(error?.code == .malformedReport)
+        #expect(error?.description.contains("no \"class\" member at the top level") == true)
+    }
+
+    @Test("libgps sees the report compacted: whitespace outside strings goes, inside strings stays")
+    func compacted() {
+        let report = JSONSyntax.check("{ \"class\" : \"TPV\" ,\t\"device\": \"a b\" }\r")
+        #expect(String(decoding: report.compact, as: UTF8.self) == #"{"class":"TPV","device":"a b"}"#)
+        #expect(report.topLevelClass == "TPV" && report.classComesFirst)
     }
 
     @Test("A live session survives a report that would hang libgps, and goes on to the next fix")

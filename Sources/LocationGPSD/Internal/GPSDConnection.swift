@@ -210,14 +210,22 @@ final class GPSDConnection {
 
     /// Checks one report, has libgps decode it (`gps_unpack`), and names it by its `"class"`.
     ///
-    /// A report that is not one valid JSON object never reaches libgps (see ``JSONSyntax``). If
-    /// it is a class the provider maps (TPV, DEVICE) or has no class, it is refused; any other
-    /// class is only named, so a damaged SKY does not end a session.
+    /// libgps sees only valid JSON, compacted as gpsd writes it, whose first `"class"` member is
+    /// the report's own (see ``JSONSyntax``): gpsd 3.22's `gps_unpack` loops forever on some
+    /// text that breaks either rule. A report that breaks them is refused when it is a class the
+    /// provider maps (TPV, DEVICE) or has no class; any other class is only named, so a damaged
+    /// SKY does not end a session.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
-        guard let messageClass = Self.messageClass(of: text) else {
+        let report = JSONSyntax.check(text)
+        let named = report.topLevelClass ?? Self.messageClass(of: text)
+        guard let messageClass = named else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
         }
-        if let problem = JSONSyntax.problem(inObject: text) {
+        let problem =
+            report.problem
+            ?? (report.topLevelClass == nil ? "no \"class\" member at the top level" : nil)
+            ?? (report.classComesFirst ? nil : "a nested \"class\" comes before the report's own")
+        if let problem {
             guard messageClass != "TPV" && messageClass != "DEVICE" else {
                 throw GPSDError(
                     .malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
@@ -225,7 +233,7 @@ final class GPSDConnection {
             return .other(messageClass)
         }
         errno = 0
-        let status = CGPS_unpack(text, data)
+        let status = CGPS_unpack(String(decoding: report.compact, as: UTF8.self), data)
         // gps_unpack answers -1 (or, in some releases, a positive JSON_ERR_* code) for text it
         // cannot decode.
         guard status == 0 else {

@@ -8,15 +8,68 @@ enum JSONSyntax {
     /// Deeper than any gpsd report (SKY's satellites are at depth 2).
     static let maximumDepth = 32
 
+    /// What the check found in one report.
+    struct Report {
+        /// Why the text is not exactly one JSON object (surrounding whitespace aside), or nil.
+        var problem: String?
+        /// The value of the top-level object's `"class"` member, when it is a string.
+        var topLevelClass: String?
+        /// Whether no nested `"class"` member comes before the top-level one. libgps picks the
+        /// class by the first `"class":` in the text, so the two must agree.
+        var classComesFirst = true
+        /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
+        /// when there is a problem.
+        var compact: [UInt8] = []
+    }
+
+    static func check(_ text: String) -> Report {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        var report = Report()
+        report.problem = scanner.checkObjectDocument()
+        report.topLevelClass = scanner.topLevelClass
+        report.classComesFirst = !scanner.nestedClassFirst
+        if report.problem == nil { report.compact = compacted(scanner.bytes) }
+        return report
+    }
+
     /// Why `text` is not exactly one JSON object (surrounding whitespace aside), or nil when it is.
     static func problem(inObject text: String) -> String? {
-        var scanner = Scanner(bytes: Array(text.utf8))
-        return scanner.checkObjectDocument()
+        check(text).problem
+    }
+
+    /// `bytes` (valid JSON) without the whitespace outside strings.
+    private static func compacted(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                out.append(byte)
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+                out.append(byte)
+            } else if !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
+                out.append(byte)
+            }
+        }
+        return out
     }
 
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
+        /// The top-level object's `"class"` string value, once read.
+        var topLevelClass: String?
+        /// A nested `"class"` member was read before the top-level one.
+        var nestedClassFirst = false
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -69,14 +122,22 @@ enum JSONSyntax {
             skipSpace()
             if expect(close) { return nil }
             while true {
+                var isClass = false
                 if isObject {
                     guard current == UInt8(ascii: "\"") else { return fail("expected a member name") }
+                    let nameStart = index + 1
                     if let problem = string() { return problem }
+                    isClass = bytes[nameStart..<(index - 1)].elementsEqual("class".utf8)
+                    if isClass, depth > 1, topLevelClass == nil { nestedClassFirst = true }
                     skipSpace()
                     guard expect(UInt8(ascii: ":")) else { return fail("expected ':'") }
                     skipSpace()
                 }
+                let valueStart = index
                 if let problem = value(depth: depth + 1) { return problem }
+                if isClass, depth == 1, topLevelClass == nil, bytes[valueStart] == UInt8(ascii: "\"") {
+                    topLevelClass = String(decoding: bytes[(valueStart + 1)..<(index - 1)], as: UTF8.self)
+                }
                 skipSpace()
                 if expect(UInt8(ascii: ",")) {
                     skipSpace()
