@@ -11,23 +11,15 @@ import LocationCore
 /// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the index schema
 /// version and the names and bytes of every CSV: editing, adding or removing a CSV, or a locsim
 /// with a newer schema, makes a new file (and removes the stale ones; the cache is opened
-/// read-only, so an older file could not be migrated in place). `<cache>` is, in order: `$LOCSIM_CACHE_DIR`, `$XDG_CACHE_HOME/locsim`,
-/// `$HOME/.cache/locsim`. A build goes to a temporary file renamed into place when complete,
+/// read-only, so an older file could not be migrated in place). The caller chooses `<cache>`
+/// (the `locsim` command: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`, else
+/// `$HOME/.cache/locsim`). A build goes to a temporary file renamed into place when complete,
 /// so a crash never leaves a half-built cache.
 ///
 /// ```swift
-/// let index = try DefaultPlaceDatabase.open(geodataDirectory: "geodata")
+/// let index = try DefaultPlaceDatabase.open(geodataDirectory: "geodata", cacheDirectory: ".cache/locsim")
 /// ```
 public enum DefaultPlaceDatabase {
-    /// Where the cached database goes, from the environment (see the type's discussion).
-    ///
-    /// - Parameter environment: The process environment; injectable for tests.
-    public static func cacheDirectory(environment: [String: String]) -> String {
-        if let explicit = environment["LOCSIM_CACHE_DIR"], !explicit.isEmpty { return explicit }
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/locsim" }
-        return (environment["HOME"] ?? ".") + "/.cache/locsim"
-    }
-
     /// The path the database for the current CSVs has (or will have) in `cacheDirectory`.
     ///
     /// - Throws: ``IndexError/Code/unreadableInput`` when the directory or a CSV cannot be read,
@@ -41,13 +33,11 @@ public enum DefaultPlaceDatabase {
     ///
     /// - Parameters:
     ///   - geodataDirectory: The folder holding the place CSVs (the repository's `geodata/`).
-    ///   - cacheDirectory: Where to keep the built index; created if missing. Defaults to
-    ///     ``cacheDirectory(environment:)`` of the process environment.
+    ///   - cacheDirectory: Where to keep the built index; created if missing.
     /// - Returns: The index, opened read-only.
     /// - Throws: ``IndexError`` for unreadable or bad CSVs (naming file, line, column), or an
     ///   unwritable cache directory.
-    public static func open(geodataDirectory: String, cacheDirectory: String? = nil) throws(IndexError) -> NearbyIndex {
-        let cache = cacheDirectory ?? Self.cacheDirectory(environment: ProcessInfo.processInfo.environment)
+    public static func open(geodataDirectory: String, cacheDirectory cache: String) throws(IndexError) -> NearbyIndex {
         // Each CSV is read once: the fingerprint and the import see the same bytes.
         let sources = try readSources(in: geodataDirectory)
         let hash = fingerprint(sources)

@@ -1,15 +1,65 @@
 import Foundation
+import LocationIndex
 
-/// The place CSVs behind the default index, the same for every command: `--geodata` if given,
-/// else `$LOCSIM_GEODATA`, else `./geodata`, else the geodata folder of the source tree this
-/// binary was built from.
-func resolvedGeodataDirectory(_ explicit: String?) -> String {
-    if let explicit { return explicit }
-    if let fromEnvironment = ProcessInfo.processInfo.environment["LOCSIM_GEODATA"], !fromEnvironment.isEmpty {
-        return fromEnvironment
+/// Where the default index comes from and where it is cached: the command's policy, read from
+/// the environment and the file system here, so that `LocationIndex` only takes paths.
+enum DefaultIndex {
+    /// Opens the default index (built from the place CSVs on first use, then cached).
+    ///
+    /// - Parameter geodata: `--geodata` when given.
+    /// - Throws: ``CommandFailure`` when no place folder can be found; `IndexError` for bad CSVs
+    ///   or an unwritable cache.
+    static func open(geodata: String?) throws -> NearbyIndex {
+        let environment = ProcessInfo.processInfo.environment
+        return try DefaultPlaceDatabase.open(
+            geodataDirectory: try geodataDirectory(geodata),
+            cacheDirectory: cacheDirectory(environment: environment))
     }
-    if FileManager.default.fileExists(atPath: "geodata") { return "geodata" }
-    var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-    components.removeLast(3)  // Sources/locsim/Geodata.swift
-    return components.joined(separator: "/") + "/geodata"
+
+    /// The place CSVs behind the default index, the same for every command, first found of:
+    /// `--geodata`; `$LOCSIM_GEODATA`; `./geodata`; `share/locsim/geodata` beside the installed
+    /// binary's `bin/`; the `geodata` folder of the source tree holding the binary (a SwiftPM
+    /// build in `.build/…`).
+    ///
+    /// - Throws: ``CommandFailure`` naming the places looked at and the flag that settles it.
+    static func geodataDirectory(_ explicit: String?) throws(CommandFailure) -> String {
+        try geodataDirectory(
+            explicit, environment: ProcessInfo.processInfo.environment,
+            executable: Bundle.main.executableURL?.resolvingSymlinksInPath().path,
+            exists: { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// ``geodataDirectory(_:)`` with its inputs injected (for tests).
+    static func geodataDirectory(
+        _ explicit: String?, environment: [String: String], executable: String?, exists: (String) -> Bool
+    ) throws(CommandFailure) -> String {
+        if let explicit { return explicit }
+        if let fromEnvironment = environment["LOCSIM_GEODATA"], !fromEnvironment.isEmpty { return fromEnvironment }
+        var candidates = ["geodata"]
+        if let executable {
+            let binary = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            candidates.append(binary.deletingLastPathComponent().appendingPathComponent("share/locsim/geodata").path)
+            // A build inside a clone: <clone>/.build/<triple>/<config>/locsim, or a folder above.
+            var folder = binary
+            while folder.path != "/" {
+                if exists(folder.appendingPathComponent("Package.swift").path) {
+                    candidates.append(folder.appendingPathComponent("geodata").path)
+                    break
+                }
+                folder.deleteLastPathComponent()
+            }
+        }
+        if let found = candidates.first(where: exists) { return found }
+        throw CommandFailure(
+            "no place data for the default index (looked in \(candidates.joined(separator: ", ")))",
+            hint: "pass --geodata DIR (a folder of place CSVs) or --db FILE (an index), or set LOCSIM_GEODATA")
+    }
+
+    /// Where the built default index is kept: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`,
+    /// else `$HOME/.cache/locsim`.
+    static func cacheDirectory(environment: [String: String]) -> String {
+        if let explicit = environment["LOCSIM_CACHE_DIR"], !explicit.isEmpty { return explicit }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/locsim" }
+        return (environment["HOME"] ?? ".") + "/.cache/locsim"
+    }
 }

@@ -33,7 +33,7 @@ struct IndexLocation: ParsableArguments {
             }
             return try NearbyIndex(path: db, configuration: .init(access: .readOnly))
         }
-        return try DefaultPlaceDatabase.open(geodataDirectory: resolvedGeodataDirectory(geodata))
+        return try DefaultIndex.open(geodata: geodata)
     }
 }
 

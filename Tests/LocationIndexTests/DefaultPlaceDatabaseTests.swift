@@ -11,13 +11,6 @@ struct DefaultPlaceDatabaseTests {
         return url.appendingPathComponent("geodata").path
     }()
 
-    @Test("The cache directory follows LOCSIM_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache")
-    func cacheDirectory() {
-        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["LOCSIM_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/c")
-        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"]) == "/x/locsim")
-        #expect(DefaultPlaceDatabase.cacheDirectory(environment: ["HOME": "/h"]) == "/h/.cache/locsim")
-    }
-
     @Test("Built on first use, reused while the CSVs are unchanged, rebuilt when one changes")
     func buildsAndRebuilds() throws {
         try withTemporaryDirectory { directory in

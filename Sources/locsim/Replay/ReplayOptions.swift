@@ -38,10 +38,8 @@ struct PlaceSourceOptions: ParsableArguments {
         if let db {
             return IndexRepository(OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly))))
         }
-        return IndexRepository(OfflineLocationRepository(index: try DefaultPlaceDatabase.open(geodataDirectory: geodataDirectory)))
+        return IndexRepository(OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata)))
     }
-
-    var geodataDirectory: String { resolvedGeodataDirectory(geodata) }
 
     /// Ends an `--online` run that never got an answer with exit status 1, as the README
     /// promises for a server that is down: the timeline and summary are printed (each failure

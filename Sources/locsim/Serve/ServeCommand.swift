@@ -130,7 +130,7 @@ struct Serve: AsyncParsableCommand {
         if let db {
             index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
         } else {
-            index = try DefaultPlaceDatabase.open(geodataDirectory: resolvedGeodataDirectory(geodata))
+            index = try DefaultIndex.open(geodata: geodata)
         }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice

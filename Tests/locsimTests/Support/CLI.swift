@@ -21,15 +21,21 @@ enum CLI {
         return path
     }()
 
-    static func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
+    /// Runs the binary (or a copy of it at `binary`) in `directory` (the package root by
+    /// default), with `extra` set and `removing` unset in the environment.
+    static func run(
+        _ arguments: [String], environment extra: [String: String] = [:], removing: [String] = [],
+        binary: String = binary, directory: String = PackagePaths.root
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: PackagePaths.root)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
         environment["LOCSIM_CACHE_DIR"] = cacheDirectory
         for (key, value) in extra { environment[key] = value }
+        for key in removing { environment[key] = nil }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
