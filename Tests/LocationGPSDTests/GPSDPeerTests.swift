@@ -41,6 +41,31 @@ import Testing
         #expect(error?.description.contains("no \"class\" member at the top level") == true)
     }
 
+    /// Found by fuzzing: any bad value inside DEVICES's array of objects (a key of 31 bytes, a
+    /// driver name of 100, a string where a number goes) hangs gps_unpack too, so only the
+    /// flat classes the provider maps are decoded at all.
+    @Test("Arrays of objects never reach libgps: DEVICES and SKY are only named", arguments: [
+        #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x","aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa":"2026"}]}"#,
+        #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x","driver":""# + String(repeating: "d", count: 100)
+            + #""}]}"#,
+        #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x","flags":"1"}]}"#,
+        #"{"class":"SKY","satellites":[{"PRN":"not a number"}]}"#,
+    ])
+    func arraysAreOnlyNamed(line: String) throws {
+        let messages = try GPSDConnection.decode([line], receivedAt: Date(timeIntervalSince1970: 0))
+        #expect(messages == [.other(line.contains("SKY") ? "SKY" : "DEVICES")])
+    }
+
+    @Test("A mapped class with a nested array or object is refused, not decoded")
+    func nestedInMappedClass() {
+        let error = #expect(throws: GPSDError.self) {
+            _ = try GPSDConnection.decode(
+                [#"{"class":"DEVICE","path":"x","subtypes":[{"class":"X","flags":"1"}]}"#],
+                receivedAt: Date(timeIntervalSince1970: 0))
+        }
+        #expect(error?.code == .malformedReport)
+    }
+
     @Test("libgps sees the report compacted: whitespace outside strings goes, inside strings stays")
     func compacted() {
         let report = JSONSyntax.check("{ \"class\" : \"TPV\" ,\t\"device\": \"a b\" }\r")

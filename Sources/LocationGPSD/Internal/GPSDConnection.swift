@@ -208,29 +208,32 @@ final class GPSDConnection {
 
     // MARK: - Internals
 
-    /// Checks one report, has libgps decode it (`gps_unpack`), and names it by its `"class"`.
+    /// Checks one report, has libgps decode it (`gps_unpack`) when the provider needs its
+    /// content, and names it by its `"class"`.
     ///
-    /// libgps sees only valid JSON, compacted as gpsd writes it, whose first `"class"` member is
-    /// the report's own (see ``JSONSyntax``): gpsd 3.22's `gps_unpack` loops forever on some
-    /// text that breaks either rule. A report that breaks them is refused when it is a class the
-    /// provider maps (TPV, DEVICE) or has no class; any other class is only named, so a damaged
-    /// SKY does not end a session.
+    /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/fuzzing.md):
+    /// invalid JSON, a nested `"class"` before the report's own, and any bad value inside an
+    /// array of objects (`DEVICES`, `SKY`). So libgps sees only the classes the provider maps,
+    /// which gpsd writes as flat objects (TPV, DEVICE, VERSION, ERROR), as valid JSON compacted
+    /// as gpsd writes it, with their own class first; one that breaks a rule is a
+    /// ``GPSDError/Code/malformedReport``. Every other class is only named, never decoded, so a
+    /// damaged SKY does not end a session.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
         let report = JSONSyntax.check(text)
         let named = report.topLevelClass ?? Self.messageClass(of: text)
         guard let messageClass = named else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
         }
+        guard Self.decodedClasses.contains(messageClass) else {
+            return messageClass == "WATCH" ? .watch : .other(messageClass)
+        }
         let problem =
             report.problem
             ?? (report.topLevelClass == nil ? "no \"class\" member at the top level" : nil)
             ?? (report.classComesFirst ? nil : "a nested \"class\" comes before the report's own")
+            ?? (report.depth > 1 ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
         if let problem {
-            guard messageClass != "TPV" && messageClass != "DEVICE" else {
-                throw GPSDError(
-                    .malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
-            }
-            return .other(messageClass)
+            throw GPSDError(.malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
         }
         errno = 0
         let status = CGPS_unpack(String(decoding: report.compact, as: UTF8.self), data)
@@ -308,6 +311,9 @@ final class GPSDConnection {
         }
         return nil
     }
+
+    /// The classes whose content the provider reads through libgps.
+    static let decodedClasses: Set<String> = ["TPV", "DEVICE", "VERSION", "ERROR"]
 
     /// How far into a report ``messageClass(of:)`` looks for `"class"`.
     static let classSearchLength = 128

@@ -17,6 +17,8 @@ enum JSONSyntax {
         /// Whether no nested `"class"` member comes before the top-level one. libgps picks the
         /// class by the first `"class":` in the text, so the two must agree.
         var classComesFirst = true
+        /// How deep containers nest: 1 for a flat object, 2 when a member is an array or object.
+        var depth = 0
         /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
         /// when there is a problem.
         var compact: [UInt8] = []
@@ -28,6 +30,7 @@ enum JSONSyntax {
         report.problem = scanner.checkObjectDocument()
         report.topLevelClass = scanner.topLevelClass
         report.classComesFirst = !scanner.nestedClassFirst
+        report.depth = scanner.deepest
         if report.problem == nil { report.compact = compacted(scanner.bytes) }
         return report
     }
@@ -70,6 +73,8 @@ enum JSONSyntax {
         var topLevelClass: String?
         /// A nested `"class"` member was read before the top-level one.
         var nestedClassFirst = false
+        /// The deepest container seen.
+        var deepest = 0
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -118,6 +123,7 @@ enum JSONSyntax {
             guard depth <= JSONSyntax.maximumDepth else {
                 return fail("nested deeper than \(JSONSyntax.maximumDepth)")
             }
+            deepest = max(deepest, depth)
             index += 1
             skipSpace()
             if expect(close) { return nil }
