@@ -153,7 +153,7 @@ let package = Package(
 if Context.environment["LOCSIM_BENCHMARKS"] != nil {
     package.targets += [
         .executableTarget(
-            name: "GPXBenchmark", dependencies: ["GPXFormat"], path: "Benchmarks/GPXBenchmark", swiftSettings: strict),
+            name: "GPXBenchmark", dependencies: ["GPXFormat", "LocationCore"], path: "Benchmarks/GPXBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
             exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
