@@ -61,16 +61,18 @@ import Testing
         let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // The shipped hour-long walk at 100× takes about 38 s; its first 64 KiB block of output
-        // comes after about 6 s, so the signal sent then always finds the replay running. (A
-        // --fast replay of any size can finish before a signal reaches it on a fast machine.)
+        // The shipped hour-long walk in real time, each line flushed: the first fix line means
+        // the replay loop is running, and an hour is left for the signal to find it so, however
+        // loaded the machine. (A --fast or fast-forwarded replay can finish before a signal
+        // reaches it.)
         let track = "tracks/tokyo-marunouchi-walk.gpx"
         let index = try Self.emptyIndex(in: directory)
         let total = Self.fixLines(try CLI.run(["replay", track, "--fast", "--format", "jsonl", "--db", index]).stdout)
-        let replay = try LiveCommand(["replay", track, "--speed", "100", "--format", "jsonl", "--db", index])
+        let replay = try LiveCommand(["replay", track, "--speed", "1", "--flush", "--format", "jsonl", "--db", index])
         defer { replay.stop() }
-        // Piped output comes in 64 KiB blocks: the first block means the replay loop is running.
-        try await replay.wait(for: "the first block of output", timeout: .seconds(120)) { !$0.isEmpty }
+        try await replay.wait(for: "the first fix line", timeout: .seconds(120)) { lines in
+            lines.contains { $0.json?.type == "fix" }
+        }
         replay.interrupt()
         #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
 

@@ -118,7 +118,8 @@ final class LiveCommand: Sendable {
         for (key, value) in object {
             if let string = value as? String {
                 strings[key] = string
-            } else if let number = value as? NSNumber, !(value is Bool) {
+            } else if let number = value as? NSNumber, String(cString: number.objCType) != "c" {
+                // Not `value is Bool`: on Linux that holds for the numbers 0 and 1 too.
                 numbers[key] = number.doubleValue
             }
         }
