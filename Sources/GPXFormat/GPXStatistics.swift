@@ -48,44 +48,75 @@ public struct GPXStatistics: Sendable, Hashable {
     ///
     /// - Throws: ``GPXParseError`` from the reader.
     public init(reader: GPXReader) throws(GPXParseError) {
+        var running = Running()
+        while let event = try reader.next() {
+            switch event {
+            case .trackStarted: tracks += 1
+            case .segmentStarted: startSegment(&running)
+            case .point(let point, let kind):
+                switch kind {
+                case .trackPoint: addTrackPoint(point, &running)
+                case .routePoint:
+                    include(point.coordinate)
+                    routePoints += 1
+                case .waypoint:
+                    include(point.coordinate)
+                    waypoints += 1
+                }
+            case .segmentEnded: running.previous = nil
+            case .trackEnded, .routeStarted, .routeEnded: break
+            }
+        }
+        running.finish(&self)
+        skippedPoints = reader.skippedPoints
+        droppedValues = reader.droppedValues
+    }
+
+    /// Summarises one track made of `segments`, the same way as a GPX file's track (NMEA logs
+    /// and other recordings that are a list of points).
+    public init(trackSegments segments: some Sequence<[GPXPoint]>) {
+        var running = Running()
+        tracks = 1
+        for segment in segments {
+            startSegment(&running)
+            for point in segment { addTrackPoint(point, &running) }
+        }
+        running.finish(&self)
+    }
+
+    /// What a summary keeps while it streams.
+    private struct Running {
         var previous: Coordinate?
         var firstTime: Date?
         var lastTime: Date?
         var latestTime: Date?
-        while let event = try reader.next() {
-            switch event {
-            case .trackStarted: tracks += 1
-            case .segmentStarted:
-                segments += 1
-                previous = nil
-            case .point(let point, let kind):
-                include(point.coordinate)
-                switch kind {
-                case .trackPoint:
-                    points += 1
-                    if let previous { distance += previous.geodesicDistance(to: point.coordinate) }
-                    previous = point.coordinate
-                    if start == nil { start = point }
-                    end = point
-                    if let time = point.time {
-                        if firstTime == nil { firstTime = time }
-                        lastTime = time
-                        if let latest = latestTime, time < latest {
-                            timeReversals += 1
-                        } else {
-                            latestTime = time
-                        }
-                    }
-                case .routePoint: routePoints += 1
-                case .waypoint: waypoints += 1
-                }
-            case .segmentEnded: previous = nil
-            case .trackEnded, .routeStarted, .routeEnded: break
+
+        func finish(_ stats: inout GPXStatistics) {
+            if let firstTime, let lastTime { stats.duration = lastTime.timeIntervalSince(firstTime) }
+        }
+    }
+
+    private mutating func startSegment(_ running: inout Running) {
+        segments += 1
+        running.previous = nil
+    }
+
+    private mutating func addTrackPoint(_ point: GPXPoint, _ running: inout Running) {
+        include(point.coordinate)
+        points += 1
+        if let previous = running.previous { distance += previous.geodesicDistance(to: point.coordinate) }
+        running.previous = point.coordinate
+        if start == nil { start = point }
+        end = point
+        if let time = point.time {
+            if running.firstTime == nil { running.firstTime = time }
+            running.lastTime = time
+            if let latest = running.latestTime, time < latest {
+                timeReversals += 1
+            } else {
+                running.latestTime = time
             }
         }
-        if let firstTime, let lastTime { duration = lastTime.timeIntervalSince(firstTime) }
-        skippedPoints = reader.skippedPoints
-        droppedValues = reader.droppedValues
     }
 
     private mutating func include(_ c: Coordinate) {

@@ -18,7 +18,10 @@ public import LocationCore
 ///   (it ignores `trk` and `rte`).
 ///
 /// Writing to a file goes to a temporary file beside it, renamed into place by ``finish()``: a
-/// crash or an error never leaves a half-written GPX at `path`.
+/// crash or an error never leaves a half-written GPX at `path`. A live recording
+/// (``init(recordingTo:layout:creator:)``) is the other choice: written in place, each point
+/// reaching the file at once followed by the closing tags, so the file is a complete GPX
+/// document after every point, whenever the recording stops.
 ///
 /// ```swift
 /// let writer = try GPXWriter(path: "walk.gpx")
@@ -35,6 +38,7 @@ public final class GPXWriter {
 
     private enum Sink {
         case file(AtomicFile)
+        case live(LiveFile)
         case memory
     }
 
@@ -56,6 +60,23 @@ public final class GPXWriter {
             throw GPXWriteError(path: path, reason: error.reason)
         }
         header(creator: creator)
+    }
+
+    /// Starts a live recording at `path`: written in place (created or truncated), each point
+    /// and segment break written at once and followed by the closing tags, which the next point
+    /// replaces. Whenever the process stops, even killed, `path` holds a complete GPX document
+    /// with every point written so far. ``finish()`` closes the file.
+    ///
+    /// - Throws: ``GPXWriteError`` when the file cannot be created.
+    public init(recordingTo path: String, layout: Layout = .track, creator: String = "locsim") throws(GPXWriteError) {
+        self.layout = layout
+        do {
+            sink = .live(try LiveFile(path: path))
+        } catch {
+            throw GPXWriteError(path: path, reason: error.reason)
+        }
+        header(creator: creator)
+        try flush()
     }
 
     /// Starts a GPX document in memory; ``finish()`` returns nothing, ``string`` holds the text.
@@ -103,6 +124,15 @@ public final class GPXWriter {
         try flushIfNeeded()
     }
 
+    /// The closing tags of the document as it stands.
+    private var trailer: String {
+        switch layout {
+        case .track: (segmentOpen ? "    </trkseg>\n" : "") + "  </trk>\n</gpx>\n"
+        case .route: "  </rte>\n</gpx>\n"
+        case .waypoints: "</gpx>\n"
+        }
+    }
+
     /// Writes a fix; a fix without a position is skipped (GPX has no way to say "no fix here"
     /// other than leaving the point out).
     public func write(_ fix: Fix) throws(GPXWriteError) {
@@ -110,17 +140,22 @@ public final class GPXWriter {
         try write(point)
     }
 
-    /// Closes the document. For a file, flushes, syncs and renames it into place.
+    /// Closes the document. For a file, flushes, syncs and renames it into place; a live
+    /// recording is closed where it is.
     public func finish() throws(GPXWriteError) {
         guard !finished else { return }
-        switch layout {
-        case .track:
-            if segmentOpen { append("    </trkseg>\n") }
-            append("  </trk>\n")
-        case .route: append("  </rte>\n")
-        case .waypoints: break
+        if case .live(let file) = sink {
+            finished = true
+            do {
+                try file.append(pending + Array(trailer.utf8))
+                pending.removeAll()
+                try file.close()
+            } catch {
+                throw GPXWriteError(path: error.path, reason: error.reason)
+            }
+            return
         }
-        append("</gpx>\n")
+        append(trailer)
         try flush()
         finished = true
         if case .file(let file) = sink {
@@ -199,7 +234,11 @@ public final class GPXWriter {
     private func append(_ text: String) { pending.append(contentsOf: text.utf8) }
 
     private func flushIfNeeded() throws(GPXWriteError) {
-        if pending.count >= 1 << 16 { try flush() }
+        if case .live = sink {
+            try flush()
+        } else if pending.count >= 1 << 16 {
+            try flush()
+        }
     }
 
     private func flush() throws(GPXWriteError) {
@@ -209,6 +248,13 @@ public final class GPXWriter {
         case .file(let file):
             do {
                 try file.write(pending)
+            } catch {
+                throw GPXWriteError(path: error.path, reason: error.reason)
+            }
+        case .live(let file):
+            do {
+                try file.append(pending)
+                try file.setTrailer(Array(trailer.utf8))
             } catch {
                 throw GPXWriteError(path: error.path, reason: error.reason)
             }

@@ -208,6 +208,17 @@ public struct NMEAAccuracyModel: Sendable, Hashable {
         guard userEquivalentRangeError.isFinite, userEquivalentRangeError > 0 else { return nil }
         self.userEquivalentRangeError = userEquivalentRangeError
     }
+
+    /// gpsd's model for an autonomous GPS fix: 19 m per unit of HDOP. gpsd reports
+    /// `eph = 19 m × HDOP` for a GGA with fix quality 1 (its receiver logs show it:
+    /// `ublox-lea-5h`'s HDOP 2.51 becomes eph 47.69 m), so fixes written with this model reach
+    /// gpsd's clients with the accuracy they had, and a log read with it gets gpsd's accuracy.
+    /// (gpsd's vertical figure uses 23 m per VDOP, so `epv` is not carried over as exactly.)
+    public static let gpsd = NMEAAccuracyModel(checkedUserEquivalentRangeError: 19)
+
+    private init(checkedUserEquivalentRangeError: Double) {
+        userEquivalentRangeError = checkedUserEquivalentRangeError
+    }
 }
 
 // MARK: - Small helpers shared by the module

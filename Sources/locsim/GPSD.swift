@@ -30,6 +30,10 @@ struct GPSD: AsyncParsableCommand {
             "accuracy":..,"mode":"3d"} (accuracy null when gpsd has no estimate; alt, vaccuracy, speed and \
             course when known), as replay and simulate write fixes; {"type":"status",...} for reports \
             without a position; {"type":"event","event":...} for connections, gaps and devices.
+
+            --record FILE.gpx or FILE.nmea also writes the fixes received to a file, one per epoch \
+            (gpsd's last report for each time), each written at once: Ctrl-C loses nothing. \
+            'locsim replay FILE' replays the recording later.
             """
     )
 
@@ -51,24 +55,44 @@ struct GPSD: AsyncParsableCommand {
     @Flag(help: "Print repeated identical reports too (gpsd sends one per NMEA sentence).")
     var allReports = false
 
+    @Option(help: ArgumentHelp("Also record the fixes received to a .gpx or .nmea file (one per epoch, written as they come).", valueName: "file"))
+    var record: String?
+
     func validate() throws {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         try checkOption(port, in: OptionRange.port, flag: "--port")
         if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
+        if let record { _ = try FixFileFormat.output(record, flag: "--record") }
     }
 
     func run() async throws {
+        if let record { try checkOutputPath(record, flag: "--record") }
         let provider = try GPSDProvider(
             host: host, port: port, device: device,
             configuration: reconnect ? .resilient : .failFast)
         let printer = GPSDPrinter(format: format, endpoint: "\(host):\(port)")
-        let interrupted = try await runUntilInterrupted {
-            // gpsd sends one TPV per NMEA sentence; print a report only when it says something new.
-            var previous: GPSDEvent?
-            for try await event in provider.events where allReports || event != previous {
-                printer.print(event)
-                previous = event
+        let recording = try record.map { try FixRecording(path: $0) }
+        let allReports = allReports
+        let interrupted: Bool
+        do {
+            interrupted = try await runUntilInterrupted {
+                // gpsd sends one TPV per NMEA sentence; print a report only when it says something
+                // new. The recording sees every report (it keeps each epoch's last).
+                var previous: GPSDEvent?
+                for try await event in provider.events {
+                    if case .fix(let fix) = event { try recording?.record(fix) }
+                    guard allReports || event != previous else { continue }
+                    printer.print(event)
+                    previous = event
+                }
             }
+        } catch {
+            try recording?.finish()
+            throw error
+        }
+        if let recording {
+            let count = try recording.finish()
+            Terminal.err("locsim: recorded \(GPXReadReport.count(count, "fix", "fixes")) to \(recording.path)")
         }
         if !interrupted {
             // The sequence only ends by itself when cancelled; reaching here means gpsd ended it.

@@ -26,7 +26,7 @@ struct NMEACommand: AsyncParsableCommand {
 struct NMEAServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve paced NMEA (RMC, GGA, VTG, GSA) from a GPX track or straight-line motion over TCP.",
+        abstract: "Serve paced NMEA (RMC, GGA, VTG, GSA) from a GPX track, an NMEA log or straight-line motion over TCP.",
         discussion: """
             Every connected client receives the same sentences as they are produced, like devices \
             sharing one receiver. The clock starts when the first client connects. A real gpsd takes \
@@ -39,10 +39,17 @@ struct NMEAServe: AsyncParsableCommand {
             Fix times are the wall-clock time when each fix is sent (a live receiver), unless \
             --original-times keeps the track's own (gpsd 3.22 moves dates before its release forward \
             by 1024 weeks). Exits 0 after the last fix, or on Ctrl-C.
+
+            An NMEA log (.nmea or .log: gpspipe -r output, a receiver's log, a locsim recording) is \
+            served at the pace of its own times, its fixes written anew. HDOP travels both ways: a \
+            GPX point's <hdop> and a log's HDOP are written as they were (accuracy = 19 m × HDOP, \
+            gpsd's model). Points whose time goes backwards are dropped (a replay never reorders) \
+            and listed on standard error.
             """
     )
 
-    @Argument(help: "A GPX file; its track (or route, or waypoints) is served in order, by the replay rules of docs/replay.md.")
+    @Argument(
+        help: "A GPX file (its track, or route, or waypoints) or an NMEA log (.nmea, .log), served in order by the replay rules of docs/replay.md.")
     var track: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))
@@ -82,6 +89,7 @@ struct NMEAServe: AsyncParsableCommand {
         guard (track == nil) != (from == nil) else {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
+        if let track { _ = try FixFileFormat.input(track, what: "the track") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         try checkOption(port, in: 0...65_535, flag: "--port")  // 0: any free port, printed when listening
         try validateSpeed(speed)
@@ -114,9 +122,24 @@ struct NMEAServe: AsyncParsableCommand {
                     altitude: altitude))
             try await serve(motion, describing: "\(count) fixes of straight-line motion")
         } else if let track {
+            let path: ReplayPath
+            var warnings: [String]
+            let reader: GPXReader?
+            if try FixFileFormat.input(track, what: "the track") == .nmea {
+                let log = try NMEALog(path: track)
+                (path, reader, warnings) = (log.replayPath, nil, log.warnings + log.reversalWarnings(dropped: true))
+            } else {
+                let gpx = try GPXReader(contentsOfFile: track)
+                (path, reader, warnings) = (try ReplayPath(document: GPXDocument(reader: gpx)), gpx, [])
+            }
             let replay = try GPXReplay(
-                path: ReplayPath(document: GPXDocument(contentsOfFile: track)),
-                configuration: .init(pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased))
+                path: path,
+                configuration: .init(
+                    pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
+                    horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
+            // Points whose time goes backwards are dropped, never silently (the same lines as replay's).
+            if let reader { warnings += GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind) }
+            for line in warnings { Terminal.err(line) }
             try await serve(replay, describing: "\(replay.analysis.pointCount) points of \(track)")
         }
     }
@@ -125,7 +148,7 @@ struct NMEAServe: AsyncParsableCommand {
         let server = try NMEAServer(host: host, port: port)
         defer { server.close() }
         Terminal.err("locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)")
-        let writer = NMEAWriter(options: .init(satellitesInUse: satellites))
+        let writer = NMEAWriter(options: NMEALog.writerOptions(satellites: satellites))
         _ = try await runUntilInterrupted {
             try await server.waitForFirstClient()
             var previous: Fix?

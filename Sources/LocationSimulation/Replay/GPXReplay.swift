@@ -68,13 +68,20 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         public var noise: NoiseModel?
         /// Called from inside `next()` with each event, just before the fix it precedes.
         public var onEvent: (@Sendable (ReplayEvent) -> Void)?
+        /// Metres of horizontal accuracy per unit of a point's `<hdop>` (finite, > 0), or `nil`
+        /// (the default) to leave accuracies unknown: HDOP is not a distance without a receiver
+        /// model. `locsim` gives gpsd's own (``NMEAFormat/NMEAAccuracyModel/gpsd``), so an
+        /// accuracy recorded as HDOP reads back as the accuracy it was.
+        public var horizontalAccuracyPerHDOP: Double?
 
         public init(
             pacing: Pacing = .realTime, rate: Double? = nil, ignoresTimestamps: Bool = false,
             untimedSpeed: Double = 1.4, startOffset: Double = 0, loops: Bool = false, loopInterval: Double? = nil,
             timestamps: TimestampPolicy = .recorded, gapThreshold: Double = 60, interpolatesAcrossGaps: Bool = false,
-            noise: NoiseModel? = nil, onEvent: (@Sendable (ReplayEvent) -> Void)? = nil
+            noise: NoiseModel? = nil, onEvent: (@Sendable (ReplayEvent) -> Void)? = nil,
+            horizontalAccuracyPerHDOP: Double? = nil
         ) {
+            self.horizontalAccuracyPerHDOP = horizontalAccuracyPerHDOP
             self.pacing = pacing
             self.rate = rate
             self.ignoresTimestamps = ignoresTimestamps
@@ -139,9 +146,14 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
             try SimulationError.check(loopInterval, in: 0...Double.greatestFiniteMagnitude, parameter: "loopInterval", unit: "s")
         }
         try configuration.noise?.validate()
+        if let scale = configuration.horizontalAccuracyPerHDOP {
+            try SimulationError.check(
+                scale, in: Double.leastNonzeroMagnitude...Double.greatestFiniteMagnitude, parameter: "horizontalAccuracyPerHDOP",
+                unit: "m")
+        }
         let timeline = try ReplayTimeline(
             path: path, ignoresTimestamps: configuration.ignoresTimestamps, untimedSpeed: configuration.untimedSpeed,
-            gapThreshold: configuration.gapThreshold)
+            gapThreshold: configuration.gapThreshold, accuracyPerHDOP: configuration.horizontalAccuracyPerHDOP)
         guard configuration.startOffset.isFinite, configuration.startOffset >= 0,
             configuration.startOffset <= timeline.duration
         else {

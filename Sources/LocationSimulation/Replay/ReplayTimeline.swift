@@ -33,7 +33,13 @@ struct ReplayTimeline: Sendable {
     /// The date untimed paths count from before a replay rebases them.
     static let untimedEpoch = Date(timeIntervalSinceReferenceDate: 0)
 
-    init(path: ReplayPath, ignoresTimestamps: Bool, untimedSpeed: Double, gapThreshold: Double) throws(SimulationError) {
+    /// Metres of horizontal accuracy per unit of HDOP, or `nil`: accuracies stay unknown.
+    private let accuracyPerHDOP: Double?
+
+    init(
+        path: ReplayPath, ignoresTimestamps: Bool, untimedSpeed: Double, gapThreshold: Double, accuracyPerHDOP: Double? = nil
+    ) throws(SimulationError) {
+        self.accuracyPerHDOP = accuracyPerHDOP
         let total = path.pointCount
         guard total > 0 else {
             throw SimulationError(.emptyPath, parameter: "path", message: "the \(path.kind.rawValue) has no points")
@@ -75,6 +81,15 @@ struct ReplayTimeline: Sendable {
         analysis.duration = duration
     }
 
+    /// The point's fix, with its accuracy from HDOP when a scale is given.
+    private func fix(of point: GPXPoint) -> Fix? {
+        guard var fix = point.fix(source: .gpx) else { return nil }
+        if let accuracyPerHDOP, fix.hasPosition, let hdop = point.horizontalDilution {
+            fix.horizontalAccuracy = hdop * accuracyPerHDOP
+        }
+        return fix
+    }
+
     private mutating func addEvent(_ event: ReplayEvent, before index: Int) {
         events[index, default: []].append(event)
     }
@@ -86,7 +101,7 @@ struct ReplayTimeline: Sendable {
         var lastKeptSegment = -1
         for (s, segment) in path.segments.enumerated() {
             for (i, point) in segment.enumerated() {
-                guard let time = point.time, let fix = point.fix(source: .gpx) else { continue }
+                guard let time = point.time, let fix = fix(of: point) else { continue }
                 let position = ReplayPointPosition(kind: path.kind, segment: s, index: i)
                 var isBreak = false
                 if let latestTime = latest {
@@ -140,7 +155,7 @@ struct ReplayTimeline: Sendable {
             let offset = distance / speed
             var timed = point
             timed.time = Self.untimedEpoch.addingTimeInterval(offset)
-            guard var fix = timed.fix(source: .gpx) else { continue }
+            guard var fix = fix(of: timed) else { continue }
             if fix.hasPosition {
                 fix.speed = fix.speed ?? speed
                 fix.course = fix.course ?? course

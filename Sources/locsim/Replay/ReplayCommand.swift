@@ -22,10 +22,15 @@ struct Replay: AsyncParsableCommand {
 
             Timing is real time by default; --speed scales it and --fast runs in virtual time (a \
             walk takes milliseconds; the same inputs give a byte-identical --format jsonl log).
+
+            The walk is a GPX file (.gpx) or an NMEA 0183 log (.nmea or .log: gpspipe -r output, a \
+            receiver's log, or a recording made with --record), paced by its own times. With \
+            --gpsd, --record FILE.gpx|FILE.nmea also writes the fixes received, as they come.
             """
     )
 
-    @Argument(help: "The GPX walk to replay (tracks; a route or waypoints are walked as a path). Omit with --gpsd.")
+    @Argument(
+        help: "The walk to replay: GPX (tracks; a route or waypoints are walked as a path), or an NMEA log (.nmea, .log). Omit with --gpsd.")
     var track: String?
 
     @OptionGroup var source: PlaceSourceOptions
@@ -50,6 +55,9 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Write each line at once even when standard output is not a terminal (a live pipe). Default: in blocks.")
     var flush = false
 
+    @Option(help: ArgumentHelp("With --gpsd: also record the fixes received to a .gpx or .nmea file, as they come.", valueName: "file"))
+    var record: String?
+
     func validate() throws {
         if track == nil && gpsd == nil {
             throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
@@ -59,6 +67,11 @@ struct Replay: AsyncParsableCommand {
         }
         if gpsd != nil && (timing.fast || timing.speed != nil || timing.loop || timing.start != nil || timing.rate != nil) {
             throw ValidationError("--fast, --speed, --rate, --loop and --start apply to GPX replays, not to a live --gpsd source")
+        }
+        if let track { _ = try FixFileFormat.input(track, what: "the walk") }
+        if let record {
+            guard gpsd != nil else { throw ValidationError("--record applies to a live --gpsd source") }
+            _ = try FixFileFormat.output(record, flag: "--record")
         }
         if timing.fast && timing.loop {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")
@@ -78,6 +91,7 @@ struct Replay: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         if let report { try checkOutputPath(report, flag: "--report") }
+        if let record { try checkOutputPath(record, flag: "--record") }
         let output = LineOutput(standardOutputFlushing: flush)
         defer { output.flush() }
         let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2), output: output)
@@ -104,26 +118,46 @@ struct Replay: AsyncParsableCommand {
                 let line = jsonl ? printer.jsonLine(event) : printer.text(event)
                 await MainActor.run { progress.printAbove(line) }
             }
+            let recording = try record.map { try FixRecording(path: $0) }
             do {
-                try await pipeline.runRealTime(feed)
+                if let recording {
+                    try await pipeline.runRealTime(RecordedProvider(base: feed, recording: recording))
+                } else {
+                    try await pipeline.runRealTime(feed)
+                }
             } catch let failure as CommandFailure {
+                try recording?.finish()
                 throw CommandFailure(
                     failure.description,
                     hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md)")
+            }
+            if let recording {
+                let count = try recording.finish()
+                Terminal.err("locsim: recorded \(GPXReadReport.count(count, "fix", "fixes")) to \(recording.path)")
             }
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
             if let tally { try source.requireAnAnswer(tally) }
             return
         }
         guard let track else { return }
-        let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
-        var path = try ReplayPath(document: GPXDocument(reader: reader))
-        var untimed: [ReplayPointPosition] = []
-        if lenient { (path, untimed) = path.removingUntimedPoints() }
         let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
-        let replay = try makeReplay(path, pacing: pacing, track: track)
-        let warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
-            + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
+        let replay: GPXReplay<ContinuousClock>
+        let warnings: [String]
+        if try FixFileFormat.input(track, what: "the walk") == .nmea {
+            // An NMEA log: its fixes with a position, their accuracy carried as HDOP and back.
+            let log = try NMEALog(path: track)
+            replay = try makeReplay(log.replayPath, pacing: pacing, track: track, accuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+            warnings = log.warnings + log.reversalWarnings(dropped: true)
+        } else {
+            let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
+            var path = try ReplayPath(document: GPXDocument(reader: reader))
+            var untimed: [ReplayPointPosition] = []
+            if lenient { (path, untimed) = path.removingUntimedPoints() }
+            replay = try makeReplay(path, pacing: pacing, track: track)
+            warnings =
+                GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+                + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
+        }
         for line in warnings { Terminal.err(line) }
         if timing.fast {
             try await pipeline.runVirtual(replay)
@@ -138,9 +172,13 @@ struct Replay: AsyncParsableCommand {
     }
 
     /// The replay of `path`; a `--start` beyond its end is a usage error that names the flag.
-    private func makeReplay(_ path: ReplayPath, pacing: Pacing, track: String) throws -> GPXReplay<ContinuousClock> {
+    private func makeReplay(_ path: ReplayPath, pacing: Pacing, track: String, accuracyPerHDOP: Double? = nil) throws
+        -> GPXReplay<ContinuousClock>
+    {
+        var configuration = timing.replayConfiguration(pacing: pacing)
+        configuration.horizontalAccuracyPerHDOP = accuracyPerHDOP
         do {
-            return try GPXReplay(path: path, configuration: timing.replayConfiguration(pacing: pacing))
+            return try GPXReplay(path: path, configuration: configuration)
         } catch {
             guard error.code == .offsetOutOfRange else { throw error }
             // Only the track can say how far --start may go.

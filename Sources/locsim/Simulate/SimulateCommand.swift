@@ -154,7 +154,7 @@ struct Simulate: AsyncParsableCommand {
 
         if let out {
             if out.hasSuffix(".nmea") {
-                try await motion.writeNMEA(toFile: out)
+                try await motion.writeNMEA(toFile: out, options: NMEALog.writerOptions())
             } else {
                 try await motion.writeGPX(toFile: out, form: xcode ? .xcodeSimulator : .track)
             }

@@ -13,10 +13,15 @@ struct TrackStats: AsyncParsableCommand {
             waypoints. The file is streamed, so any size works (one text or tag is limited to \
             16 MiB). UTF-8, UTF-16, ISO-8859-1 and windows-1252 files are read. Track points \
             whose time goes backwards are counted in file order and listed on standard error.
+
+            An NMEA 0183 log (.nmea or .log: gpspipe -r output, a receiver's log, a locsim \
+            recording) is read as one track of its fixes with a position; an epoch without a \
+            position (the fix was lost) starts a new segment. Sentences that are not RMC, GGA, \
+            VTG or GSA are skipped; damaged ones are skipped and reported.
             """
     )
 
-    @Argument(help: "The GPX file (1.0 or 1.1).")
+    @Argument(help: "The GPX file (1.0 or 1.1), or an NMEA log (.nmea, .log).")
     var file: String
 
     @Option(help: "Output format: text or json.")
@@ -25,7 +30,21 @@ struct TrackStats: AsyncParsableCommand {
     @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <time>, <fix>…; the point is kept) instead of failing; report them.")
     var lenient = false
 
+    func validate() throws {
+        _ = try FixFileFormat.input(file, what: "the file")
+    }
+
     func run() async throws {
+        if try FixFileFormat.input(file, what: "the file") == .nmea {
+            let log = try NMEALog(path: file)
+            let stats = GPXStatistics(trackSegments: log.segments)
+            switch format {
+            case .json: Terminal.out(Self.json(stats).text)
+            case .text: Terminal.out(Self.text(stats, file: file))
+            }
+            for line in log.warnings + log.reversalWarnings(dropped: false) { Terminal.err(line) }
+            return
+        }
         let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
         let stats = try GPXStatistics(reader: reader)
         switch format {
