@@ -18,11 +18,17 @@ struct NMEALog {
     static let accuracyModel = NMEAAccuracyModel.gpsd
     static var horizontalAccuracyPerHDOP: Double { accuracyModel.userEquivalentRangeError }
 
-    /// How locsim writes NMEA (`--record`, `simulate --out`, `nmea serve`): RMC, GGA, VTG, GSA,
-    /// HDOP from the accuracy by gpsd's model, and a satellite count in GGA (gpsd 3.22 takes an
-    /// empty one for "no fix").
+    /// How locsim writes NMEA (`--record`, `simulate --out`, `nmea serve`): GSA, RMC, GGA, VTG
+    /// per epoch, HDOP from the accuracy by gpsd's model, and a satellite count in GGA (gpsd 3.22
+    /// takes an empty one for "no fix").
+    ///
+    /// GSA comes first because gpsd 3.22 reports an epoch before a GSA that follows its RMC and
+    /// GGA, with the previous GSA's DOPs: written last, every accuracy gpsd reports would be the
+    /// epoch before's (measured: the field-test tests fail that way). Written first, gpsd reports
+    /// each epoch with its own. NMEAReader takes the accuracy from GGA's HDOP, so it reads either
+    /// order right; only the 2D/3D mode, which it takes from GSA, is then the next epoch's.
     static func writerOptions(satellites: Int = 8) -> NMEAWriter.Options {
-        NMEAWriter.Options(accuracyModel: accuracyModel, satellitesInUse: satellites)
+        NMEAWriter.Options(sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: accuracyModel, satellitesInUse: satellites)
     }
 
     /// The HDOP that stands for `accuracy` metres by gpsd's model, rounded to 10⁻⁶ (so 46.93 m
