@@ -23,7 +23,8 @@ public import LocationCore
 ///   lost (with ``Configuration/reconnect``) and when gpsd reports a device removed.
 ///
 /// For the details of a gap (which error, which device, each retry and its delay) iterate
-/// ``events`` instead: the same session as a sequence of ``GPSDEvent``.
+/// ``events`` instead: the same session as a sequence of ``GPSDEvent``. Or keep iterating fixes
+/// and be told the rest as it happens: ``reportingEvents(to:)``.
 ///
 /// Live data keeps only the newest fix while the consumer is slow. Blocking reads of
 /// gpsd's socket (`poll`, `recv`) run on a dedicated thread per iteration, never on Swift's
@@ -62,6 +63,8 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     public let configuration: Configuration
     let clock: C
     let now: @Sendable () -> Date
+    /// Told every event that is not a fix, before the iterator goes on (``reportingEvents(to:)``).
+    var eventReport: (@Sendable (GPSDEvent) async -> Void)?
 
     /// Creates a provider; nothing connects until iteration starts.
     ///
@@ -100,7 +103,27 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     /// device changes.
     public var events: GPSDEventSequence<C> { GPSDEventSequence(provider: self) }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(events: events.makeAsyncIterator(), now: now) }
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(events: events.makeAsyncIterator(), now: now, report: eventReport)
+    }
+
+    /// The same fixes, with the session's other events (connected, disconnected, each retry,
+    /// devices activated and removed, gpsd's errors) handed to `report` as they happen, before
+    /// the fix or gap marker they come with is returned: a consumer of fixes that also tells the
+    /// connection's story, with the gap rule kept here, in one place.
+    ///
+    /// ```swift
+    /// let gpsd = try GPSDProvider(configuration: .resilient).reportingEvents { event in print(event) }
+    /// for try await fix in gpsd { … }   // prints "disconnected(…)", "retrying(…)" between fixes
+    /// ```
+    ///
+    /// - Parameter report: Awaited for each event other than ``GPSDEvent/fix(_:)``, on the
+    ///   iterating task.
+    public func reportingEvents(to report: @escaping @Sendable (GPSDEvent) async -> Void) -> GPSDProvider {
+        var provider = self
+        provider.eventReport = report
+        return provider
+    }
 
     /// Iterates one gpsd session's fixes.
     ///
@@ -108,12 +131,17 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     public struct Iterator: AsyncIteratorProtocol {
         private var events: GPSDEventSequence<C>.Iterator
         private let now: @Sendable () -> Date
+        private let report: (@Sendable (GPSDEvent) async -> Void)?
         /// A gap marker was yielded and no fix has followed yet: one marker per gap.
         private var inGap = false
 
-        init(events: GPSDEventSequence<C>.Iterator, now: @escaping @Sendable () -> Date) {
+        init(
+            events: GPSDEventSequence<C>.Iterator, now: @escaping @Sendable () -> Date,
+            report: (@Sendable (GPSDEvent) async -> Void)?
+        ) {
             self.events = events
             self.now = now
+            self.report = report
         }
 
         /// The next fix (positioned or a `.noFix` status), or `nil` when the task was cancelled.
@@ -126,11 +154,12 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
                     inGap = false
                     return fix
                 case .disconnected, .deviceRemoved:
+                    await report?(event)
                     guard !inGap else { continue }
                     inGap = true
                     return .noFix(time: now(), source: .gpsd)
                 case .connected, .deviceActivated, .retrying, .daemonError:
-                    continue
+                    await report?(event)
                 }
             }
             return nil

@@ -86,7 +86,7 @@ struct GPSDProviderLiveTests {
         try await recorder.wait(for: "connected", isConnected)
     }
 
-    @Test("gpsd killed mid-stream and restarted: the gap is reported and fixes resume")
+    @Test("gpsd killed mid-stream and restarted: the gap is reported (to the fix view's event hook too) and fixes resume")
     func killAndRestart() async throws {
         let live = try await LiveGPSD.start()
         defer { live.stop() }
@@ -94,7 +94,9 @@ struct GPSDProviderLiveTests {
         let provider = try live.provider(clock: clock, configuration: .resilient)
         let recorder = EventRecorder(provider.events)
         defer { recorder.cancelNow() }
-        let fixes = FixCollector(provider)
+        // The Fix view, told the session's other events as they happen (reportingEvents).
+        let told = Mutex<[GPSDEvent]>([])
+        let fixes = FixCollector(provider.reportingEvents { event in told.withLock { $0.append(event) } })
         defer { fixes.cancelNow() }
         try await recorder.wait(for: "connected", isConnected)
 
@@ -110,6 +112,10 @@ struct GPSDProviderLiveTests {
         try await recorder.wait(for: "a retry") { !retries(in: $0).isEmpty }
         // The Fix view marks the gap with one status fix, never a position.
         try await fixes.wait { $0.last.map { !$0.hasPosition } ?? false }
+        // Its hook heard the loss before the marker was returned, and never a fix.
+        let heard = told.withLock { $0 }
+        #expect(heard.contains { if case .disconnected(let error) = $0 { error.code == .daemonClosed } else { false } }, "\(heard)")
+        #expect(!heard.contains { if case .fix = $0 { true } else { false } })
 
         let restarted = try await live.daemon.restarted()
         defer { restarted.stop() }
@@ -124,6 +130,11 @@ struct GPSDProviderLiveTests {
             recorder.positions.contains { $0.time >= after[0].time }
         }
         try await fixes.wait { fixes in fixes.last.map { $0.hasPosition && $0.time >= after[0].time } ?? false }
+        // The hook told the whole story in order: connected, disconnected, retrying, connected again.
+        let story = told.withLock { $0 }
+        #expect(story.filter(isConnected).count == 2, "\(story)")
+        #expect(!retries(in: story).isEmpty, "\(story)")
+        #expect(story.firstIndex(where: isConnected) == 0, "\(story)")
     }
 
     @Test("Fail-fast: killing gpsd ends the sequence with daemonClosed naming host:port")

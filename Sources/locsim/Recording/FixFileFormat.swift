@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The two kinds of file locsim reads walks from and records them to, chosen by the file's
 /// extension (case does not matter): `.gpx` is GPX; `.nmea` is NMEA 0183 (what `locsim`
@@ -11,6 +12,9 @@ enum FixFileFormat: Equatable {
     ///
     /// - Throws: `ValidationError` (exit status 2) naming `what` and the extensions known.
     static func input(_ path: String, what: String) throws(ValidationError) -> FixFileFormat {
+        // A directory is no walk whatever its name: the GPX reader says so (exit 1), as before.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .gpx }
         switch fileExtension(path) {
         case "gpx": return .gpx
         case "nmea", "log": return .nmea

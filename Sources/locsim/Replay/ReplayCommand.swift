@@ -114,7 +114,7 @@ struct Replay: AsyncParsableCommand {
             resilience.waitForDaemon = false
             let jsonl = format == .jsonl
             let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: "\(host):\(port)")
-            let feed = GPSDFeed(provider: try GPSDProvider(host: host, port: port, configuration: resilience)) { event in
+            let feed = try GPSDProvider(host: host, port: port, configuration: resilience).reportingEvents { event in
                 let line = jsonl ? printer.jsonLine(event) : printer.text(event)
                 await MainActor.run { progress.printAbove(line) }
             }
