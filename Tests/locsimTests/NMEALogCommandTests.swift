@@ -26,7 +26,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The source: a walk with an elevation and an HDOP per point (two decimals, as NMEA carries it).
         let start = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z
-        let source = (0..<60).map { i -> SourcePoint in
+        // Long enough (10 min at 4×: 150 s) that a loaded machine's slow start cannot outlast it.
+        let source = (0..<600).map { i -> SourcePoint in
             let step = Double(i)
             let elevation: Double = 12 + Double(i % 9) * 0.25
             let hdop: Double = (80 + Double(i % 7) * 15) / 100
@@ -83,7 +84,8 @@ import Testing
         // The source is locsim's own NMEA (which must give gpsd a fix), with accuracies from the noise model.
         let sourcePath = folder + "/walk.nmea"
         let made = try CLI.run([
-            "simulate", "line", "--from", "51.5007,-0.1246", "--to", "51.5027,-0.1216", "--start-time", "2025-06-15T12:00:00Z",
+            // 25 minutes of walking: longer than any wait below.
+            "simulate", "line", "--from", "51.5007,-0.1246", "--to", "51.5107,-0.1046", "--start-time", "2025-06-15T12:00:00Z",
             "--noise", "3", "--seed", "4", "--out", sourcePath,
         ])
         #expect(made.status == 0, "\(made.stderr)")
