@@ -39,7 +39,7 @@ struct TrackStats: AsyncParsableCommand {
             let log = try NMEALog(path: file)
             let stats = GPXStatistics(trackSegments: log.segments)
             switch format {
-            case .json: Terminal.out(Self.json(stats).text)
+            case .json: Terminal.out(TrackStatsRecord(stats: stats).line)
             case .text: Terminal.out(Self.text(stats, file: file))
             }
             for line in log.warnings + log.reversalWarnings(dropped: false) { Terminal.err(line) }
