@@ -174,5 +174,8 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
         .executableTarget(
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],
             path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "HelloServer", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HelloServer", swiftSettings: strict),
     ]
 }

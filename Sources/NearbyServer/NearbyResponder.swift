@@ -45,7 +45,20 @@ public struct NearbyResponder: HTTPResponder {
         case healthz = "/healthz"
         case metrics = "/metrics"
         case audit = "/audit"
+
+        /// The route's row in ``ServerMetrics``' table.
+        var metricsRow: Int {
+            switch self {
+            case .audit: 0
+            case .healthz: 1
+            case .nearby: 2
+            case .metrics: 3
+            }
+        }
     }
+
+    /// ``ServerMetrics``' row for unknown paths.
+    static let otherMetricsRow = ServerMetrics.routes.count - 1
 
     static let playerHeader = HTTPField.Name("X-Player-ID")!
 
@@ -80,7 +93,7 @@ public struct NearbyResponder: HTTPResponder {
                 case .healthz: outcome = Outcome(response: Self.text("ok\n", contentType: "text/plain; charset=utf-8"))
                 case .metrics:
                     outcome = Outcome(response: Self.text(
-                        state.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+                        state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
                 case .audit: outcome = Outcome(response: Self.json(state.auditJSON(), status: 200))
                 }
             }
@@ -89,10 +102,9 @@ public struct NearbyResponder: HTTPResponder {
         }
         let duration = time.elapsed() - started
         let status = outcome.response.status.code
-        state.inner.withLock {
-            $0.metrics.record(route: route?.rawValue ?? "other", status: status, seconds: duration.fractionalSeconds,
-                              places: outcome.places ?? 0)
-        }
+        state.metrics.record(
+            route: route?.metricsRow ?? Self.otherMetricsRow, status: status, seconds: duration.fractionalSeconds,
+            places: outcome.places ?? 0)
         accessLog?.log(AccessLog.Record(
             time: arrival, method: request.method.rawValue, target: request.uri.description, status: status,
             duration: duration, client: client, places: outcome.places, verdict: outcome.verdict, reason: outcome.reason,
@@ -115,9 +127,9 @@ public struct NearbyResponder: HTTPResponder {
             let fault = configuration.faults.isNone ? FaultOutcome.answer(delay: .zero) : inner.faults.next()
             let (ticket, entry) = inner.audit.arrive(
                 client: client, center: query.center, radius: query.radius, at: arrival, answered: fault != .timeout)
-            if entry.verdict.isViolation { inner.metrics.recordViolation(entry.verdict.rawValue) }
             return (fault, ticket, entry)
         }
+        if entry.verdict.isViolation { state.metrics.recordViolation(entry.verdict.rawValue) }
         var outcome: Outcome
         var failed = false
         switch fault {
@@ -162,7 +174,8 @@ public struct NearbyResponder: HTTPResponder {
             state.inner.withLock { $0.audit.finish(ticket, status: status, failed: failed, at: finished) }
         }
         outcome.verdict = entry.verdict.rawValue
-        outcome.reason = entry.reason
+        // The reason's text is only for the log line.
+        if accessLog != nil { outcome.reason = entry.reason }
         return outcome
     }
 

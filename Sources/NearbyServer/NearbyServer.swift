@@ -132,13 +132,34 @@ public struct NearbyServer: Service {
     }
 
     /// Serves until graceful shutdown or cancellation.
+    ///
+    /// A buffered access log (``AccessLogBuffer``) is flushed every its interval while the server
+    /// runs and once more when the last request has been answered.
     public func run() async throws {
         let application = application()
         let state = self.state
-        try await withGracefulShutdownHandler {
-            try await application.run()
-        } onGracefulShutdown: {
-            state.beginShutdown()
+        let accessLog = responder.accessLog
+        let time = responder.time
+        defer { accessLog?.flush() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let accessLog, let interval = accessLog.flushInterval {
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            try await time.sleep(interval)
+                        } catch {
+                            return  // cancelled: the final flush follows
+                        }
+                        accessLog.flush()
+                    }
+                }
+            }
+            try await withGracefulShutdownHandler {
+                try await application.run()
+            } onGracefulShutdown: {
+                state.beginShutdown()
+            }
+            group.cancelAll()
         }
     }
 }

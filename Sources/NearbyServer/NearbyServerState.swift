@@ -1,17 +1,19 @@
 import LocationCore
 import Synchronization
 
-/// The mutable part of a running server: the fault plan, the audit and the metrics, behind one
-/// lock (each request holds it for a few microseconds, never across a wait).
+/// The mutable part of a running server: the fault plan and the audit behind one lock (each
+/// nearby request holds it twice for a few microseconds, never across a wait), and the metrics,
+/// which are atomics and need none.
 public final class NearbyServerState: Sendable {
     struct Inner: Sendable {
         var faults: FaultPlan
         var audit: FetchAudit
-        var metrics = ServerMetrics()
         var isShuttingDown = false
     }
 
     let inner: Mutex<Inner>
+    /// The counters behind `GET /metrics`.
+    public let metrics = ServerMetrics()
 
     init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration) {
         inner = Mutex(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
@@ -20,8 +22,11 @@ public final class NearbyServerState: Sendable {
     /// A copy of the audit as it stands.
     public var audit: FetchAudit { inner.withLock { $0.audit } }
 
-    /// A copy of the metrics as they stand.
-    public var metrics: ServerMetrics { inner.withLock { $0.metrics } }
+    /// `GET /metrics`: the counters, with the audit's client table size.
+    func metricsText() -> String {
+        let (clients, evicted) = inner.withLock { ($0.audit.clients.count, $0.audit.evictedClients) }
+        return metrics.render(auditClients: clients, auditEvicted: evicted)
+    }
 
     /// Whether graceful shutdown has begun (held timeouts are then released).
     public var isShuttingDown: Bool { inner.withLock { $0.isShuttingDown } }
@@ -30,7 +35,7 @@ public final class NearbyServerState: Sendable {
 
     /// `GET /audit`: the per-client summary as JSON.
     ///
-    /// `{"violations":N,"clients":[{"client":…,"requests":N,"violations":N,"verdicts":{"first":N,…},
+    /// `{"violations":N,"evicted":{"clients":N,"requests":N,"violations":N},"clients":[{"client":…,"requests":N,"violations":N,"verdicts":{"first":N,…},
     /// "timeline":[{"seq":N,"time":"…","lat":…,"lng":…,"radius":…,"verdict":"…","reason":"…","status":N}]}]}`
     /// (`status` is null while a request is in flight, 0 for one never answered).
     public func auditJSON() -> [UInt8] {
@@ -42,7 +47,13 @@ public final class NearbyServerState: Sendable {
         var out = NearbyJSONWriter(capacity: 4096)
         out.append("{\"violations\":")
         out.appendInteger(audit.violationCount)
-        out.append(",\"clients\":[")
+        out.append(",\"evicted\":{\"clients\":")
+        out.appendInteger(audit.evictedClients)
+        out.append(",\"requests\":")
+        out.appendInteger(audit.evictedRequests)
+        out.append(",\"violations\":")
+        out.appendInteger(audit.evictedViolations)
+        out.append("},\"clients\":[")
         for (i, record) in audit.records.enumerated() {
             if i > 0 { out.append(",") }
             out.append("{\"client\":")

@@ -169,6 +169,56 @@ import Testing
         #expect(server.state.audit.records.map(\.client) == ["player:p1", TokenRule.clientName(forToken: "abc"), "address:unknown"])
     }
 
+    @Test("A flood of distinct X-Player-IDs stays within the audit's client cap; dropped clients still count")
+    func clientTableIsBounded() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let wall = ManualWallClock()
+        let cap = 16
+        let server = makeServer(
+            try NearbyServer.Configuration(audit: FetchAudit.Configuration(maximumClients: cap)), search: IndexSearch(index: places.index),
+            wall: wall)
+        let floodCount = 200
+        let (requests, violations, largest) = try await server.application().test(.router) { client in
+            var requests = 0
+            var violations = 0
+            var largest = 0
+            for i in 0..<floodCount {
+                // A flood client asks twice, 1 s apart: first, then TOO SOON.
+                for _ in 0..<2 {
+                    try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player("flood-\(i)")) {
+                        #expect($0.status == .ok)
+                    }
+                    requests += 1
+                    wall.advance(seconds: 1)
+                }
+                violations += 1
+                // A regular client asks every round: seen most recently, it is never the one dropped.
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player("regular")) {
+                    #expect($0.status == .ok)
+                }
+                requests += 1
+                if i > 0 { violations += 1 }
+                largest = max(largest, server.state.audit.clients.count)
+            }
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(decoding: $0.bytes, as: UTF8.self) }
+            let audit = server.state.audit
+            #expect(metrics.contains("locsim_audit_clients \(audit.clients.count)\n"))
+            #expect(metrics.contains("locsim_audit_clients_evicted_total \(audit.evictedClients)\n"))
+            return (requests, violations, largest)
+        }
+        let audit = server.state.audit
+        #expect(largest <= cap)
+        #expect(audit.clients.count <= cap)
+        #expect(audit.evictedClients > 0)
+        #expect(audit.clientCount == floodCount + 1)
+        #expect(audit.records.contains { $0.client == "player:regular" })
+        #expect(audit.records.count == audit.clients.count)
+        // Nothing the dropped clients did is forgotten in the totals (--audit-strict reads them).
+        #expect(audit.requestCount == requests)
+        #expect(audit.violationCount == violations)
+    }
+
     @Test("The HTML report escapes what clients send and shows every verdict")
     func htmlReport() throws {
         var audit = FetchAudit()

@@ -135,6 +135,33 @@ import Testing
         #expect(try await server.command.waitForExit() == .exited(0))
     }
 
+    @Test("The batched access log: a quiet server's line appears on its own, and no line is lost at SIGTERM")
+    func accessLogIsComplete() async throws {
+        let server = try await Server.start([])
+        defer { server.command.stop() }
+        let url = server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5"
+        // One request, then nothing: the periodic flush writes its line without more traffic.
+        #expect(try await get(url, headers: ["X-Player-ID": "quiet"]).status == 200)
+        try await server.command.wait(for: "the quiet request's log line", timeout: .seconds(60)) { lines in
+            lines.contains { $0.text.contains(" player:quiet GET /locations/nearby?") }
+        }
+        // Then a burst from many clients, and SIGTERM straight after the last answer.
+        let count = 200
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<count {
+                group.addTask { try await self.get(url, headers: ["X-Player-ID": "burst-\(i)"]).status }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        server.command.child.send(SIGTERM)
+        #expect(try await server.command.waitForExit() == .exited(0))
+        let logged = server.command.lines.filter { $0.text.contains(" GET /locations/nearby?") }
+        #expect(logged.count == count + 1)
+        let players = Set(logged.compactMap { $0.text.split(separator: " ").dropFirst().first.map(String.init) })
+        #expect(players.count == count + 1)
+        #expect(players.contains("player:burst-0") && players.contains("player:burst-\(count - 1)"))
+    }
+
     @Test("--audit-strict: a client polling too often makes the process exit 1 and names it")
     func auditStrict() async throws {
         try await withDirectory { directory in

@@ -39,15 +39,26 @@ public struct FetchAudit: Sendable {
         /// Requests kept per client for the timeline (older ones are counted, not kept; up to a
         /// quarter more may be held between trims). Default 10,000.
         public var maximumEntriesPerClient: Int
+        /// Clients kept at most. When a new client would pass the cap, the least recently seen
+        /// idle clients (none of whose requests is in flight), an eighth of the cap at a time,
+        /// are dropped: their requests and violations still count in the totals (and for
+        /// `--audit-strict`), their timelines are gone. So a flood of distinct `X-Player-ID`
+        /// values cannot grow the audit without bound. Default 1,000.
+        public var maximumClients: Int
 
         /// - Parameters:
         ///   - rule: The app's rule; ``MapFeature/FetchThrottle/Configuration/game`` by default.
         ///   - tolerance: ≥ 0.
         ///   - maximumEntriesPerClient: > 0.
-        public init(rule: FetchThrottle.Configuration = .game, tolerance: Duration = .seconds(1), maximumEntriesPerClient: Int = 10_000) {
+        ///   - maximumClients: > 0.
+        public init(
+            rule: FetchThrottle.Configuration = .game, tolerance: Duration = .seconds(1), maximumEntriesPerClient: Int = 10_000,
+            maximumClients: Int = 1_000
+        ) {
             self.rule = rule
             self.tolerance = max(.zero, tolerance)
             self.maximumEntriesPerClient = max(1, maximumEntriesPerClient)
+            self.maximumClients = max(1, maximumClients)
         }
 
         /// The throttle the audit runs: the app's distance, the interval less the tolerance, and
@@ -95,11 +106,43 @@ public struct FetchAudit: Sendable {
         /// The query centre and radius.
         public var center: Coordinate
         public var radius: Double
-        /// The verdict and its reason text.
+        /// The verdict.
         public var verdict: Verdict
-        public var reason: String
+        /// The numbers behind the reason text (the text is written only when asked for).
+        var detail: Detail
         /// The status answered (nil while in flight; 0 for a request never answered).
         public var status: Int?
+
+        /// The verdict's reason text: `moved 131 m`, `TOO SOON: 12 m and 8.1 s since the last fetch`, ….
+        public var reason: String { detail.text }
+    }
+
+    /// What a reason says, as numbers: kept per timeline entry instead of its text, which is
+    /// formatted only for the access log, `/audit` and the report.
+    enum Detail: Sendable, Hashable {
+        case first
+        case moved(metres: Double)
+        case elapsed(seconds: Double)
+        case retry(sinceFailure: Double)
+        case tooSoon(metres: Double, seconds: Double)
+        case overlap(inFlight: Int)
+        case retryStorm(sinceFailure: Double, backOff: Double)
+        case rejected(String)
+
+        var text: String {
+            switch self {
+            case .first: "first request"
+            case .moved(let distance): "moved \(FetchAudit.metres(distance)) m"
+            case .elapsed(let elapsed): "elapsed \(FetchAudit.seconds(elapsed)) s"
+            case .retry(let since): "retry \(FetchAudit.seconds(since)) s after a failure"
+            case .tooSoon(let distance, let elapsed):
+                "TOO SOON: \(FetchAudit.metres(distance)) m and \(FetchAudit.seconds(elapsed)) s since the last fetch"
+            case .overlap(let count): "OVERLAP: \(count) request\(count == 1 ? "" : "s") in flight"
+            case .retryStorm(let since, let required):
+                "RETRY STORM: \(FetchAudit.seconds(since)) s after a failure, back-off \(FetchAudit.seconds(required)) s"
+            case .rejected(let rejection): "TOO SOON: \(rejection)"
+            }
+        }
     }
 
     /// One client's record.
@@ -119,6 +162,8 @@ public struct FetchAudit: Sendable {
         var inFlight = 0
         var failedAt: Date?
         var entryOffset = 0
+        /// The sequence number of the client's latest request (for dropping the least recently seen).
+        var lastSeen = 0
 
         init(client: String, rule: FetchThrottle.Configuration) {
             self.client = client
@@ -139,6 +184,11 @@ public struct FetchAudit: Sendable {
     public private(set) var clients: [String: ClientRecord] = [:]
     private var clientOrder: [String] = []
     private var sequence = 0
+    /// Clients dropped to stay within ``Configuration/maximumClients``.
+    public private(set) var evictedClients = 0
+    /// Requests and violations of the dropped clients.
+    public private(set) var evictedRequests = 0
+    public private(set) var evictedViolations = 0
 
     /// An audit that has seen nothing.
     public init(configuration: Configuration = Configuration()) {
@@ -146,8 +196,14 @@ public struct FetchAudit: Sendable {
         rule = configuration.auditThrottle()
     }
 
-    /// Total violations over all clients.
-    public var violationCount: Int { clients.values.reduce(0) { $0 + $1.violations } }
+    /// Total violations over all clients, dropped ones included.
+    public var violationCount: Int { clients.values.reduce(evictedViolations) { $0 + $1.violations } }
+
+    /// Requests audited over all clients, dropped ones included.
+    public var requestCount: Int { clients.values.reduce(evictedRequests) { $0 + $1.requests } }
+
+    /// Clients seen, dropped ones included.
+    public var clientCount: Int { clients.count + evictedClients }
 
     /// The client records, in order of first appearance.
     public var records: [ClientRecord] { clientOrder.compactMap { clients[$0] } }
@@ -166,15 +222,18 @@ public struct FetchAudit: Sendable {
     {
         sequence += 1
         if clients[client] == nil {
+            if clients.count >= configuration.maximumClients { evictIdleClients() }
             clientOrder.append(client)
             clients[client] = ClientRecord(client: client, rule: rule)
         }
         // Mutated in place through the dictionary (a copy of the record would copy its timeline
         // on every request).
-        let (verdict, reason) = Self.judge(record: clients[client]!, center: center, time: time)
-        let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, reason: reason, status: nil)
+        let (verdict, detail) = Self.judge(record: clients[client]!, center: center, time: time)
+        let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, detail: detail, status: nil)
         let keep = configuration.maximumEntriesPerClient
+        let now = sequence
         update(client) { record in
+            record.lastSeen = now
             record.throttle.recordFetch(center: center, at: time)
             record.inFlight += 1
             record.requests += 1
@@ -204,37 +263,53 @@ public struct FetchAudit: Sendable {
         }
     }
 
+    /// Drops the least recently seen idle clients, an eighth of the cap (at least one), keeping
+    /// their counts in the totals. Sorting all clients once per eighth of the cap keeps the cost
+    /// per new client logarithmic.
+    private mutating func evictIdleClients() {
+        let count = max(1, configuration.maximumClients / 8)
+        let idle = clients.values.filter { $0.inFlight == 0 }.sorted { $0.lastSeen < $1.lastSeen }.prefix(count)
+        guard !idle.isEmpty else { return }
+        var dropped = Set<String>()
+        for record in idle {
+            dropped.insert(record.client)
+            evictedRequests += record.requests
+            evictedViolations += record.violations
+            clients[record.client] = nil
+        }
+        evictedClients += dropped.count
+        clientOrder.removeAll { dropped.contains($0) }
+    }
+
     /// Changes a client's record in place.
     private mutating func update(_ client: String, _ change: (inout ClientRecord) -> Void) {
         guard clients[client] != nil else { return }
         change(&clients[client]!)
     }
 
-    private static func judge(record: ClientRecord, center: Coordinate, time: Date) -> (Verdict, String) {
-        if record.inFlight > 0 {
-            return (.overlap, "OVERLAP: \(record.inFlight) request\(record.inFlight == 1 ? "" : "s") in flight")
-        }
+    private static func judge(record: ClientRecord, center: Coordinate, time: Date) -> (Verdict, Detail) {
+        if record.inFlight > 0 { return (.overlap, .overlap(inFlight: record.inFlight)) }
         let fix = Fix(time: time, coordinate: center, source: FixSource(rawValue: "http"))
         switch record.throttle.decision(for: fix) {
-        case .fetch(.first): return (.first, "first request")
+        case .fetch(.first): return (.first, .first)
         case .fetch(.moved):
             let distance = record.throttle.lastFetch.map { center.distance(to: $0.center) } ?? 0
-            return (.moved, "moved \(metres(distance)) m")
+            return (.moved, .moved(metres: distance))
         case .fetch(.elapsed):
             let elapsed = record.throttle.lastFetch.map { time.timeIntervalSince($0.time) } ?? 0
-            return (.elapsed, "elapsed \(seconds(elapsed)) s")
+            return (.elapsed, .elapsed(seconds: elapsed))
         case .fetch(.retry):
             let since = record.failedAt.map { time.timeIntervalSince($0) } ?? 0
-            return (.retry, "retry \(seconds(since)) s after a failure")
+            return (.retry, .retry(sinceFailure: since))
         case .notDue(let distance, let elapsed):
-            return (.tooSoon, "TOO SOON: \(metres(distance)) m and \(seconds(elapsed.fractionalSeconds)) s since the last fetch")
+            return (.tooSoon, .tooSoon(metres: distance, seconds: elapsed.fractionalSeconds))
         case .backingOff(let until):
             let since = record.failedAt.map { time.timeIntervalSince($0) } ?? 0
             let required = record.failedAt.map { until.timeIntervalSince($0) } ?? 0
-            return (.retryStorm, "RETRY STORM: \(seconds(since)) s after a failure, back-off \(seconds(required)) s")
+            return (.retryStorm, .retryStorm(sinceFailure: since, backOff: required))
         case .rejected(let rejection):
             // Coordinates come checked and accuracy is not on the wire; keep the throttle's word.
-            return (.tooSoon, "TOO SOON: \(rejection)")
+            return (.tooSoon, .rejected("\(rejection)"))
         }
     }
 

@@ -99,23 +99,32 @@ public struct NearbyJSONWriter: Sendable {
         buffer.writeInteger(UInt8(ascii: "\""))
     }
 
-    /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`);
-    /// a non-finite value (never a valid coordinate) is written as `null`.
+    /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`),
+    /// the text Swift's `description` gives, written by ``LocationCore/DecimalText`` straight
+    /// into the buffer; a non-finite value (never a valid coordinate) is written as `null`.
     public mutating func appendNumber(_ value: Double) {
         guard value.isFinite else {
             append("null")
             return
         }
-        // Swift's description is the shortest representation that parses back to the same bits,
-        // and short enough (at most 24 bytes) to stay in a small string without allocating.
-        var text = value.description
-        text.withUTF8 { _ = buffer.writeBytes($0) }
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: DecimalText.maximumLength) { DecimalText.write(value, into: $0) }
     }
 
     /// Appends an integer.
     public mutating func appendInteger(_ value: Int) {
-        var text = String(value)
-        text.withUTF8 { _ = buffer.writeBytes($0) }
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: DecimalText.maximumLength) { DecimalText.write(value, into: $0) }
+    }
+
+    /// Appends a duration as milliseconds with three decimals (`12.345`), from whole microseconds.
+    mutating func appendMilliseconds(_ duration: Duration) {
+        let micros = duration.wholeMicroseconds
+        if micros < 0 { append("-") }
+        appendInteger(Int(micros.magnitude / 1000))
+        let fraction = Int(micros.magnitude % 1000)
+        buffer.writeInteger(UInt8(ascii: "."))
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction / 100))
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction % 10))
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -42,14 +42,18 @@ public struct NearbyQuery: Sendable, Hashable {
     /// - Throws: ``ServerError`` (`bad_request`, with `parameter`) for the first bad parameter,
     ///   checked in the order `lat`, `lng`, `radius`, `limit`.
     public init(parameters: some Sequence<(name: Substring, value: Substring)>, maximumRadius: Double) throws(ServerError) {
-        var values: [String: [Substring]] = [:]
-        for (name, value) in parameters where Self.names.contains(name) {
-            values[String(name), default: []].append(value)
+        // The four names in fixed slots (first value, times given): no dictionary per request.
+        var values: [(value: Substring, count: Int)] = Array(repeating: ("", 0), count: Self.names.count)
+        for (name, value) in parameters {
+            guard let slot = Self.names.firstIndex(where: { $0 == name }) else { continue }
+            if values[slot].count == 0 { values[slot].value = value }
+            values[slot].count += 1
         }
         func single(_ name: String) throws(ServerError) -> Substring? {
-            guard let all = values[name] else { return nil }
-            guard all.count == 1 else { throw .badRequest("\(name) is given \(all.count) times; give it once", parameter: name) }
-            return all[0]
+            let given = values[Self.names.firstIndex(of: name)!]
+            guard given.count > 0 else { return nil }
+            guard given.count == 1 else { throw .badRequest("\(name) is given \(given.count) times; give it once", parameter: name) }
+            return given.value
         }
         guard let latText = try single("lat") else { throw .badRequest("lat is required (degrees, -90...90)", parameter: "lat") }
         guard let lngText = try single("lng") else { throw .badRequest("lng is required (degrees, -180...180)", parameter: "lng") }
@@ -84,17 +88,17 @@ public struct NearbyQuery: Sendable, Hashable {
         self.init(center: Coordinate(validLatitude: latitude, longitude: longitude), radius: radius, limit: limit)
     }
 
-    private static let names: Set<Substring> = ["lat", "lng", "radius", "limit"]
+    private static let names = ["lat", "lng", "radius", "limit"]
 
     /// A finite decimal, or the parameter's error.
     private static func number(_ text: Substring, name: String, unit: String) throws(ServerError) -> Double {
-        let lowered = text.lowercased()
-        if ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(lowered) {
-            throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
-        }
-        var copy = String(text)
-        let parsed = copy.withUTF8 { DecimalNumber(parsing: $0) }
-        guard let parsed else {
+        var copy = text
+        // DecimalNumber takes digits only, so `nan` and `inf` fail here and are told apart below.
+        guard let parsed = copy.withUTF8({ DecimalNumber(parsing: $0) }) else {
+            let lowered = text.lowercased()
+            if ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(lowered) {
+                throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
+            }
             throw .badRequest("\(name) must be a decimal number of \(unit), got '\(text)'", parameter: name)
         }
         guard parsed.value.isFinite else {

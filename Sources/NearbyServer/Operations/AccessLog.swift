@@ -4,6 +4,8 @@ public import FoundationEssentials
 public import Foundation
 #endif
 import LocationCore
+import NIOCore
+import Synchronization
 
 /// One access-log line per request, as text or as one JSON object; tokens never appear (the
 /// line holds the method, the path and query, the status, the client's name and the audit's
@@ -54,36 +56,98 @@ public struct AccessLog: Sendable {
 
     /// The format.
     public let format: Format
-    /// Where lines go (the command writes them to standard output, unbuffered).
-    public let write: @Sendable (String) -> Void
+    private let sink: Sink
 
+    private enum Sink: Sendable {
+        case lines(@Sendable (String) -> Void)
+        case buffer(AccessLogBuffer)
+    }
+
+    /// A log that hands each line to `write` as it is made (tests collect them this way).
+    ///
     /// - Parameters:
     ///   - format: `text` or `json`.
     ///   - write: Receives each line, without its line feed.
     public init(format: Format, write: @escaping @Sendable (String) -> Void) {
         self.format = format
-        self.write = write
+        sink = .lines(write)
+    }
+
+    /// A log that gathers lines in `buffer`, which writes them in batches (see ``AccessLogBuffer``).
+    public init(format: Format, buffer: AccessLogBuffer) {
+        self.format = format
+        sink = .buffer(buffer)
     }
 
     /// Writes one record.
     public func log(_ record: Record) {
-        write(line(record))
+        var writer = NearbyJSONWriter(capacity: 256)
+        write(record, to: &writer)
+        switch sink {
+        case .lines(let write): write(String(decoding: writer.buffer.readableBytesView, as: UTF8.self))
+        case .buffer(let buffer): buffer.append(line: writer.buffer)
+        }
+    }
+
+    /// Writes out whatever is gathered (a no-op for a line-by-line log).
+    public func flush() {
+        if case .buffer(let buffer) = sink { buffer.flush() }
+    }
+
+    /// How often ``NearbyServer/run()`` flushes a buffered log, so a quiet server's lines still
+    /// appear at once to someone watching.
+    public var flushInterval: Duration? {
+        if case .buffer(let buffer) = sink { buffer.flushInterval } else { nil }
     }
 
     /// The line for a record.
     public func line(_ record: Record) -> String {
-        let milliseconds = Double(record.duration.wholeMicroseconds) / 1000
+        var writer = NearbyJSONWriter(capacity: 256)
+        write(record, to: &writer)
+        return String(decoding: writer.buffer.readableBytesView, as: UTF8.self)
+    }
+
+    /// Writes the line, without its line feed, straight into bytes: the timestamp by
+    /// ``LocationCore/UTCTimestamp``, numbers as digits, no intermediate strings but the reason.
+    private func write(_ record: Record, to writer: inout NearbyJSONWriter) {
         let time = UTCTimestamp.format(record.time)
         switch format {
         case .text:
-            var line = "\(time) \(record.client) \(record.method) \(record.target) \(record.status) \(Self.fixed(milliseconds)) ms"
-            if let places = record.places { line += " \(places) places" }
-            if let verdict = record.verdict { line += " \(verdict)" + (record.reason.map { " (\($0))" } ?? "") }
-            if let fault = record.fault { line += " fault: \(fault)" }
-            if let error = record.error { line += " error: \(error)" }
-            return line
+            writer.appendRaw(time)
+            writer.append(" ")
+            writer.appendRaw(record.client)
+            writer.append(" ")
+            writer.appendRaw(record.method)
+            writer.append(" ")
+            writer.appendRaw(record.target)
+            writer.append(" ")
+            writer.appendInteger(record.status)
+            writer.append(" ")
+            writer.appendMilliseconds(record.duration)
+            writer.append(" ms")
+            if let places = record.places {
+                writer.append(" ")
+                writer.appendInteger(places)
+                writer.append(" places")
+            }
+            if let verdict = record.verdict {
+                writer.append(" ")
+                writer.appendRaw(verdict)
+                if let reason = record.reason {
+                    writer.append(" (")
+                    writer.appendRaw(reason)
+                    writer.append(")")
+                }
+            }
+            if let fault = record.fault {
+                writer.append(" fault: ")
+                writer.appendRaw(fault)
+            }
+            if let error = record.error {
+                writer.append(" error: ")
+                writer.appendRaw(error)
+            }
         case .json:
-            var writer = NearbyJSONWriter()
             writer.append("{\"time\":")
             writer.appendQuoted(time)
             writer.append(",\"client\":")
@@ -95,18 +159,28 @@ public struct AccessLog: Sendable {
             writer.append(",\"status\":")
             writer.appendInteger(record.status)
             writer.append(",\"ms\":")
-            writer.appendRaw(Self.fixed(milliseconds))
+            writer.appendMilliseconds(record.duration)
             if let places = record.places {
                 writer.append(",\"places\":")
                 writer.appendInteger(places)
             }
-            for (key, value) in [("verdict", record.verdict), ("reason", record.reason), ("fault", record.fault), ("error", record.error)] {
-                guard let value else { continue }
-                writer.appendRaw(",\"\(key)\":")
-                writer.appendQuoted(value)
+            if let verdict = record.verdict {
+                writer.append(",\"verdict\":")
+                writer.appendQuoted(verdict)
+            }
+            if let reason = record.reason {
+                writer.append(",\"reason\":")
+                writer.appendQuoted(reason)
+            }
+            if let fault = record.fault {
+                writer.append(",\"fault\":")
+                writer.appendQuoted(fault)
+            }
+            if let error = record.error {
+                writer.append(",\"error\":")
+                writer.appendQuoted(error)
             }
             writer.append("}")
-            return String(decoding: writer.bytes, as: UTF8.self)
         }
     }
 
@@ -115,5 +189,70 @@ public struct AccessLog: Sendable {
         let thousandths = Int64((value * 1000).rounded())
         let fraction = String(abs(thousandths % 1000))
         return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}
+
+/// Access-log lines gathered in memory and written in batches: one `write` per 64 KiB, or per
+/// ``flushInterval`` when the server is quiet, instead of one system call per request.
+///
+/// No line is lost: ``NearbyServer/run()`` flushes every ``flushInterval`` and once more after
+/// the last request has been answered, and the command flushes again before it exits. Lines
+/// keep their order (one writer at a time).
+///
+/// ```swift
+/// let buffer = AccessLogBuffer { bytes in _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) } }
+/// let log = AccessLog(format: .text, buffer: buffer)
+/// ```
+public final class AccessLogBuffer: Sendable {
+    /// Bytes gathered before a request writes them out itself.
+    public let threshold: Int
+    /// The longest a line waits while the server runs.
+    public let flushInterval: Duration
+    private let pending: Mutex<[UInt8]>
+    /// Held while writing, so batches go out in order.
+    private let writing = Mutex(())
+    private let write: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+
+    /// - Parameters:
+    ///   - threshold: Bytes gathered before writing; 64 KiB by default.
+    ///   - flushInterval: The longest a line waits; 100 ms by default.
+    ///   - write: Writes a batch of whole lines, each ending in a line feed (the command writes
+    ///     them to standard output).
+    public init(
+        threshold: Int = 65_536, flushInterval: Duration = .milliseconds(100),
+        write: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        self.threshold = max(1, threshold)
+        self.flushInterval = flushInterval
+        self.write = write
+        var initial: [UInt8] = []
+        initial.reserveCapacity(self.threshold + 1024)
+        pending = Mutex(initial)
+    }
+
+    /// Adds one line (a line feed is added).
+    func append(line: ByteBuffer) {
+        let full = pending.withLock { pending in
+            line.withUnsafeReadableBytes { pending.append(contentsOf: $0) }
+            pending.append(UInt8(ascii: "\n"))
+            return pending.count >= threshold
+        }
+        if full { flush() }
+    }
+
+    /// Writes out every gathered line.
+    public func flush() {
+        writing.withLock { _ in
+            let capacity = threshold + 1024
+            let batch = pending.withLock { pending -> [UInt8] in
+                guard !pending.isEmpty else { return [] }
+                var fresh: [UInt8] = []
+                fresh.reserveCapacity(capacity)
+                swap(&fresh, &pending)
+                return fresh
+            }
+            guard !batch.isEmpty else { return }
+            batch.withUnsafeBufferPointer { write($0) }
+        }
     }
 }

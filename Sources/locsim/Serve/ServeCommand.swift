@@ -134,7 +134,8 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
-        let accessLog = AccessLog(format: logFormat.format) { Terminal.out($0) }
+        // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
+        let accessLog = AccessLog(format: logFormat.format, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Mutex(port)
         let server = NearbyServer(
             configuration: configuration, search: IndexSearch(index: index),
@@ -151,10 +152,15 @@ struct Serve: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            accessLog.flush()
+            throw error
+        }
+        accessLog.flush()
 
         let audit = server.state.audit
-        let records = audit.records
         if let auditReport {
             do {
                 try AuditReport(audit: audit, title: "http://\(host):\(boundPort.withLock { $0 }), \(Date())").write(to: auditReport)
@@ -164,11 +170,14 @@ struct Serve: AsyncParsableCommand {
             Terminal.err("audit report written to \(auditReport)")
         }
         Terminal.err(
-            "locsim serve: stopped; audit: \(records.reduce(0) { $0 + $1.requests }) requests from \(records.count) "
-                + "client\(records.count == 1 ? "" : "s"), \(audit.violationCount) violation\(audit.violationCount == 1 ? "" : "s")")
+            "locsim serve: stopped; audit: \(audit.requestCount) requests from \(audit.clientCount) "
+                + "client\(audit.clientCount == 1 ? "" : "s"), \(audit.violationCount) violation\(audit.violationCount == 1 ? "" : "s")")
         if auditStrict, audit.violationCount > 0 {
-            for record in records where record.violations > 0 {
+            for record in audit.records where record.violations > 0 {
                 Terminal.err("  \(record.client): \(record.violations) of \(record.requests) requests broke the fetch rule")
+            }
+            if audit.evictedViolations > 0 {
+                Terminal.err("  \(audit.evictedClients) idle clients dropped from the audit: \(audit.evictedViolations) violations")
             }
             throw ExitCode(1)
         }
