@@ -187,6 +187,13 @@ import Testing
             var writer = NearbyJSONWriter()
             writer.appendQuoted(sample)
             #expect(String(decoding: writer.bytes, as: UTF8.self) == JSONText.quoted(sample), "\(sample.unicodeScalars.map(\.value))")
+            // The body writer (a raw pointer into reserved memory) escapes the same way.
+            var body = NearbyJSONWriter()
+            body.appendLocations([Place(id: sample, name: sample, coordinate: TestIndex.tokyo, kind: sample, level: -3)])
+            let expected = "{\"locations\":[{\"id\":\(JSONText.quoted(sample)),\"name\":\(JSONText.quoted(sample)),\"lat\":"
+                + "\(TestIndex.tokyo.latitude),\"lng\":\(TestIndex.tokyo.longitude)"
+                + (sample.isEmpty ? "" : ",\"location_type\":\(JSONText.quoted(sample))") + ",\"level\":-3}]}"
+            #expect(String(decoding: body.bytes, as: UTF8.self) == expected)
         }
         var random = SplitMix64(seed: 7)
         for _ in 0..<2_000 {

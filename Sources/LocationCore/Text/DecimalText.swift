@@ -15,14 +15,7 @@
 /// ```
 package enum DecimalText {
     /// The most bytes one number takes (`description` of a `Double` is at most 24).
-    package static let maximumLength = 32
-
-    /// 10⁰ … 10²², every one exact in a `Double`.
-    private static let powersOfTen: [Double] = {
-        var powers: [Double] = [1]
-        for _ in 1...22 { powers.append(powers[powers.count - 1] * 10) }
-        return powers
-    }()
+    package static var maximumLength: Int { 32 }
 
     /// 2⁵³: integers below it are exact.
     private static let exactIntegerLimit = 9_007_199_254_740_992.0
@@ -36,15 +29,19 @@ package enum DecimalText {
         let magnitude = value.magnitude
         if value.isFinite, magnitude >= 0.0001 || magnitude == 0, magnitude < exactIntegerLimit {
             var k = 0
+            // 10^k by repeated multiplication: every product up to 10²² is exact.
+            var power = 1.0
             while k <= 17 {
-                let power = powersOfTen[k]
                 let scaled = magnitude * power
                 if scaled >= exactIntegerLimit { break }
-                let candidate = scaled.rounded()
-                if candidate / power == magnitude {
-                    return writeFixed(significand: UInt64(candidate), decimals: k, negative: value.sign == .minus, into: out)
+                // The nearest integer without a call into libm: below 2⁵² adding ½ is exact and
+                // truncation rounds it; from 2⁵² on every double is already an integer.
+                let significand = scaled < 4_503_599_627_370_496 ? UInt64(scaled + 0.5) : UInt64(scaled)
+                if Double(significand) / power == magnitude {
+                    return writeFixed(significand: significand, decimals: k, negative: value.sign == .minus, into: out)
                 }
                 k += 1
+                power *= 10
             }
         }
         var text = value.description

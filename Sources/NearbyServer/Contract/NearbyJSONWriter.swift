@@ -26,30 +26,42 @@ public struct NearbyJSONWriter: Sendable {
 
     /// The whole body: `{"locations":[…]}`, in the given order. A place's empty `kind` and nil
     /// `level` are left out, as `NearbyLocationsResponse` expects of optional keys.
+    ///
+    /// The body's largest possible size is reserved once and written through one raw pointer:
+    /// a `ByteBuffer` call per key, string and number (its capacity and uniqueness checks,
+    /// tens of thousands per 5 km answer) cost more than the JSON itself.
     public mutating func appendLocations(_ places: [Place]) {
-        buffer.reserveCapacity(minimumWritableBytes: 16 + places.count * 120)
-        append("{\"locations\":[")
-        for (i, place) in places.enumerated() {
-            if i > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
-            append("{\"id\":")
-            appendQuoted(place.id)
-            append(",\"name\":")
-            appendQuoted(place.name)
-            append(",\"lat\":")
-            appendNumber(place.coordinate.latitude)
-            append(",\"lng\":")
-            appendNumber(place.coordinate.longitude)
-            if !place.kind.isEmpty {
-                append(",\"location_type\":")
-                appendQuoted(place.kind)
-            }
-            if let level = place.level {
-                append(",\"level\":")
-                appendInteger(level)
-            }
-            buffer.writeInteger(UInt8(ascii: "}"))
+        var bound = 16
+        for place in places {
+            // Keys and punctuation, two numbers, a level, and every text byte escaped at worst (6 bytes).
+            bound += 80 + 3 * DecimalText.maximumLength + 6 * (place.id.utf8.count + place.name.utf8.count + place.kind.utf8.count)
         }
-        append("]}")
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { out in
+            var writer = RawJSONWriter(base: out.baseAddress!)
+            writer.put("{\"locations\":[")
+            for (i, place) in places.enumerated() {
+                writer.put(i == 0 ? "{\"id\":" : ",{\"id\":")
+                writer.putQuoted(place.id)
+                writer.put(",\"name\":")
+                writer.putQuoted(place.name)
+                writer.put(",\"lat\":")
+                writer.putNumber(place.coordinate.latitude)
+                writer.put(",\"lng\":")
+                writer.putNumber(place.coordinate.longitude)
+                if !place.kind.isEmpty {
+                    writer.put(",\"location_type\":")
+                    writer.putQuoted(place.kind)
+                }
+                if let level = place.level {
+                    writer.put(",\"level\":")
+                    writer.putInteger(level)
+                }
+                writer.putByte(UInt8(ascii: "}"))
+            }
+            writer.put("]}")
+            precondition(writer.count <= bound, "the nearby body outgrew its bound")
+            return writer.count
+        }
     }
 
     /// Appends ASCII text as it is (for the writer's own punctuation and keys).
@@ -128,4 +140,76 @@ public struct NearbyJSONWriter: Sendable {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
+
+/// Writes JSON through a raw pointer into memory the caller has reserved (see
+/// ``NearbyJSONWriter/appendLocations(_:)``, which bounds the size first): no capacity checks.
+/// Escaping is ``NearbyJSONWriter/appendQuoted(_:)``'s, numbers ``LocationCore/DecimalText``'s.
+private struct RawJSONWriter {
+    let base: UnsafeMutableRawPointer
+    var count = 0
+
+    init(base: UnsafeMutableRawPointer) { self.base = base }
+
+    mutating func putByte(_ byte: UInt8) {
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    mutating func put(_ text: StaticString) {
+        (base + count).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        count += text.utf8CodeUnitCount
+    }
+
+    mutating func putNumber(_ value: Double) {
+        guard value.isFinite else {
+            put("null")
+            return
+        }
+        count += DecimalText.write(value, into: UnsafeMutableRawBufferPointer(start: base + count, count: DecimalText.maximumLength))
+    }
+
+    mutating func putInteger(_ value: Int) {
+        count += DecimalText.write(value, into: UnsafeMutableRawBufferPointer(start: base + count, count: DecimalText.maximumLength))
+    }
+
+    mutating func putQuoted(_ value: String) {
+        var value = value
+        value.withUTF8 { putQuoted(utf8: $0) }
+    }
+
+    private mutating func putQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
+        putByte(UInt8(ascii: "\""))
+        guard let start = source.baseAddress else {
+            putByte(UInt8(ascii: "\""))
+            return
+        }
+        var runStart = 0
+        for i in 0..<source.count {
+            let byte = start[i]
+            // Every byte that needs escaping is ASCII; multi-byte UTF-8 sequences pass through.
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
+            (base + count).copyMemory(from: start + runStart, byteCount: i - runStart)
+            count += i - runStart
+            switch byte {
+            case UInt8(ascii: "\""): put("\\\"")
+            case UInt8(ascii: "\\"): put("\\\\")
+            case UInt8(ascii: "\n"): put("\\n")
+            case UInt8(ascii: "\r"): put("\\r")
+            case UInt8(ascii: "\t"): put("\\t")
+            default:
+                put("\\u00")
+                putByte(RawJSONWriter.hexDigit(byte >> 4))
+                putByte(RawJSONWriter.hexDigit(byte & 0xF))
+            }
+            runStart = i + 1
+        }
+        (base + count).copyMemory(from: start + runStart, byteCount: source.count - runStart)
+        count += source.count - runStart
+        putByte(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
 }
