@@ -56,6 +56,19 @@ import Testing
         #expect(messages == [.other(line.contains("SKY") ? "SKY" : "DEVICES")])
     }
 
+    /// Found by fuzzing: members before the class hang gps_unpack when long enough.
+    @Test("A mapped class must have \"class\" first and member names libgps can hold", arguments: [
+        #"{""# + String(repeating: "a", count: 31) + #"":"X","class":"VERSION","release":"3.22"}"#,
+        #"{"x":""# + String(repeating: "a", count: 600) + #"","class":"VERSION","release":"3.22"}"#,
+        #"{"class":"TPV","mode":1,""# + String(repeating: "a", count: 31) + #"":1}"#,
+    ])
+    func classFirstAndShortNames(line: String) {
+        let error = #expect(throws: GPSDError.self) {
+            _ = try GPSDConnection.decode([line], receivedAt: Date(timeIntervalSince1970: 0))
+        }
+        #expect(error?.code == .malformedReport)
+    }
+
     @Test("A mapped class with a nested array or object is refused, not decoded")
     func nestedInMappedClass() {
         let error = #expect(throws: GPSDError.self) {

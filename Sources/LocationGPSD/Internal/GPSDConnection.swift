@@ -212,10 +212,11 @@ final class GPSDConnection {
     /// content, and names it by its `"class"`.
     ///
     /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/fuzzing.md):
-    /// invalid JSON, a nested `"class"` before the report's own, and any bad value inside an
-    /// array of objects (`DEVICES`, `SKY`). So libgps sees only the classes the provider maps,
-    /// which gpsd writes as flat objects (TPV, DEVICE, VERSION, ERROR), as valid JSON compacted
-    /// as gpsd writes it, with their own class first; one that breaks a rule is a
+    /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
+    /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
+    /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,
+    /// ERROR), as valid JSON compacted as gpsd writes it, with `"class"` first and member names
+    /// libgps can hold; one that breaks a rule is a
     /// ``GPSDError/Code/malformedReport``. Every other class is only named, never decoded, so a
     /// damaged SKY does not end a session.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
@@ -230,7 +231,9 @@ final class GPSDConnection {
         let problem =
             report.problem
             ?? (report.topLevelClass == nil ? "no \"class\" member at the top level" : nil)
-            ?? (report.classComesFirst ? nil : "a nested \"class\" comes before the report's own")
+            ?? (report.classComesFirst ? nil : "\"class\" is not the first member, as gpsd writes it")
+            ?? (report.longestName > Self.maximumNameLength
+                ? "a member name longer than \(Self.maximumNameLength) bytes, which libgps cannot hold" : nil)
             ?? (report.depth > 1 ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
         if let problem {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
@@ -311,6 +314,9 @@ final class GPSDConnection {
         }
         return nil
     }
+
+    /// The longest member name libgps keeps (JSON_ATTR_MAX − 1).
+    static let maximumNameLength = 30
 
     /// The classes whose content the provider reads through libgps.
     static let decodedClasses: Set<String> = ["TPV", "DEVICE", "VERSION", "ERROR"]

@@ -14,9 +14,12 @@ enum JSONSyntax {
         var problem: String?
         /// The value of the top-level object's `"class"` member, when it is a string.
         var topLevelClass: String?
-        /// Whether no nested `"class"` member comes before the top-level one. libgps picks the
-        /// class by the first `"class":` in the text, so the two must agree.
-        var classComesFirst = true
+        /// Whether `"class"` is the top-level object's first member, as gpsd writes it. libgps
+        /// picks the class by the first `"class":` in the text, and gpsd 3.22's `gps_unpack`
+        /// hangs on some members placed before it (a long name or value, an array).
+        var classComesFirst = false
+        /// The longest member name, in bytes (libgps keeps 30: JSON_ATTR_MAX).
+        var longestName = 0
         /// How deep containers nest: 1 for a flat object, 2 when a member is an array or object.
         var depth = 0
         /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
@@ -29,7 +32,8 @@ enum JSONSyntax {
         var report = Report()
         report.problem = scanner.checkObjectDocument()
         report.topLevelClass = scanner.topLevelClass
-        report.classComesFirst = !scanner.nestedClassFirst
+        report.classComesFirst = scanner.classIsFirstMember
+        report.longestName = scanner.longestName
         report.depth = scanner.deepest
         if report.problem == nil { report.compact = compacted(scanner.bytes) }
         return report
@@ -71,8 +75,12 @@ enum JSONSyntax {
         var index = 0
         /// The top-level object's `"class"` string value, once read.
         var topLevelClass: String?
-        /// A nested `"class"` member was read before the top-level one.
-        var nestedClassFirst = false
+        /// The top-level object's first member is `"class"`.
+        var classIsFirstMember = false
+        /// Whether the top-level object's first member name was read.
+        var readFirstMember = false
+        /// The longest member name seen, in bytes.
+        var longestName = 0
         /// The deepest container seen.
         var deepest = 0
 
@@ -134,7 +142,11 @@ enum JSONSyntax {
                     let nameStart = index + 1
                     if let problem = string() { return problem }
                     isClass = bytes[nameStart..<(index - 1)].elementsEqual("class".utf8)
-                    if isClass, depth > 1, topLevelClass == nil { nestedClassFirst = true }
+                    longestName = max(longestName, index - 1 - nameStart)
+                    if depth == 1, !readFirstMember {
+                        readFirstMember = true
+                        classIsFirstMember = isClass
+                    }
                     skipSpace()
                     guard expect(UInt8(ascii: ":")) else { return fail("expected ':'") }
                     skipSpace()
