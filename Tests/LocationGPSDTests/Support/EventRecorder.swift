@@ -47,30 +47,39 @@ final class EventRecorder: Sendable {
 
     /// Waits (polling every 5 ms) until `condition` holds for the events so far.
     ///
-    /// The timeout is generous: it only matters when something is broken, and a loaded machine
-    /// can hold a test's tasks back for seconds.
+    /// The timeout is generous: it only matters when something is broken. It counts only the
+    /// time this task got to run: when the whole test process was held back (sleeping 5 ms took
+    /// over a second, as when other suites' blocking work fills Swift's two-thread pool on this
+    /// machine), the stall is added to the deadline, and before giving up the recorder's task
+    /// is given its turn, so a starved pool does not read as a broken provider.
     func wait(
         for what: String, timeout: Duration = .seconds(30), _ condition: ([GPSDEvent]) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
+        var clock = StallTolerantDeadline(timeout: timeout)
         while !condition(recorded) {
             if end != nil, !condition(recorded) {
                 throw HarnessError("iteration ended (\(String(describing: end))) before \(what); events: \(summary)")
             }
-            guard ContinuousClock.now < deadline else {
+            if clock.isPast {
+                for _ in 0..<20 { await Task.yield() }
+                if condition(recorded) { return }
                 throw HarnessError("timed out after \(timeout) waiting for \(what); events: \(summary)")
             }
-            try await Task.sleep(for: .milliseconds(5))
+            try await clock.pause()
         }
     }
 
-    /// Waits until iteration has ended.
+    /// Waits until iteration has ended (the timeout counted as in ``wait(for:timeout:_:)``).
     func waitForEnd(timeout: Duration = .seconds(30)) async throws -> Result<Void, any Error> {
-        let deadline = ContinuousClock.now + timeout
+        var clock = StallTolerantDeadline(timeout: timeout)
         while true {
             if let end { return end }
-            guard ContinuousClock.now < deadline else { throw HarnessError("iteration did not end within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(5))
+            if clock.isPast {
+                for _ in 0..<20 { await Task.yield() }
+                if let end { return end }
+                throw HarnessError("iteration did not end within \(timeout)")
+            }
+            try await clock.pause()
         }
     }
 
@@ -136,5 +145,24 @@ extension EventRecorder: LockStepConsumer {
         try waitBlocking(for: "the provider to yield \(context())", timeout: timeout) { fixes in
             fixes.count > previous && fixes[previous...].contains(where: report.matches)
         }
+    }
+}
+
+/// A deadline for polling waits that does not count time the whole process was held back.
+struct StallTolerantDeadline {
+    private var deadline: ContinuousClock.Instant
+    private static let interval = Duration.milliseconds(5)
+
+    init(timeout: Duration) { deadline = ContinuousClock.now + timeout }
+
+    var isPast: Bool { ContinuousClock.now >= deadline }
+
+    /// Sleeps one polling interval; a sleep that overran by more than a second moves the
+    /// deadline by the overrun.
+    mutating func pause() async throws {
+        let start = ContinuousClock.now
+        try await Task.sleep(for: Self.interval)
+        let overrun = ContinuousClock.now - start - Self.interval
+        if overrun > .seconds(1) { deadline += overrun }
     }
 }
