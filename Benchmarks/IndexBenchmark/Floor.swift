@@ -66,7 +66,7 @@ func buildResult(_ bytes: ResultBytes, kindNames: [String]) -> [NearbyPlace] {
                     name: String(
                         decoding: UnsafeBufferPointer(rebasing: text[nameStart..<(nameStart + Int(span.nameLength))]),
                         as: UTF8.self),
-                    coordinate: Coordinate(validLatitude: bytes.latitudes[position], longitude: bytes.longitudes[position]),
+                    coordinate: Coordinate(uncheckedLatitude: bytes.latitudes[position], longitude: bytes.longitudes[position]),
                     kind: kindNames[Int(bytes.kinds[position])],
                     level: bytes.levels[position] == Int32.min ? nil : Int(bytes.levels[position]))
                 (result.baseAddress! + position).initialize(to: NearbyPlace(place: place, distance: bytes.distances[position]))

@@ -63,7 +63,7 @@ func makeQueries(_ places: [Place], seed: UInt64) -> [Coordinate] {
     return (0..<queryCount).map { _ in
         let place = places[Int.random(in: 0..<places.count, using: &random)].coordinate
         let moved = place.destination(distance: Double.random(in: 0...200, using: &random), bearing: Double.random(in: 0..<360, using: &random))
-        return Coordinate(validLatitude: (moved.latitude * 1e7).rounded() / 1e7, longitude: (moved.longitude * 1e7).rounded() / 1e7)
+        return Coordinate(uncheckedLatitude: (moved.latitude * 1e7).rounded() / 1e7, longitude: (moved.longitude * 1e7).rounded() / 1e7)
     }
 }
 
@@ -72,7 +72,7 @@ func loadQueries(directory: String) throws -> [Coordinate] {
     try String(contentsOfFile: directory + "/clustered-1m-queries.tsv", encoding: .utf8)
         .split(separator: "\n").map { line in
             let parts = line.split(separator: "\t")
-            return Coordinate(validLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
+            return Coordinate(uncheckedLatitude: Double(parts[0])!, longitude: Double(parts[1])!)
         }
 }
 
@@ -283,7 +283,7 @@ func rtree(directory: String) throws {
                 "SELECT placeID, name, minLat, minLon FROM placeBox WHERE minLat >= ?1 AND maxLat <= ?2 AND minLon >= ?3 AND maxLon <= ?4",
                 bindings: [cap.latitudeE7.lowerBound, cap.latitudeE7.upperBound, range.lowerBound, range.upperBound]
             ) { row throws(IndexError) in
-                let coordinate = Coordinate(validLatitude: Double(row.integer(2)) / 1e7, longitude: Double(row.integer(3)) / 1e7)
+                let coordinate = Coordinate(uncheckedLatitude: Double(row.integer(2)) / 1e7, longitude: Double(row.integer(3)) / 1e7)
                 let distance = center.distance(to: coordinate)
                 if distance <= radius {
                     hits.append(NearbyPlace(place: Place(id: row.text(0), name: row.text(1), coordinate: coordinate), distance: distance))

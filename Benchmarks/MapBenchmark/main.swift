@@ -90,7 +90,7 @@ func loadGeoNames(_ path: String) throws -> [Place] {
 
 /// A seeded meander from Zürich HB: 1.4 m/s, one fix a second for 24 hours, the heading drifting
 /// by up to ±30° every minute.
-func makeWalk(from origin: Coordinate = Coordinate(validLatitude: 47.3779, longitude: 8.5403)) -> [Fix] {
+func makeWalk(from origin: Coordinate = Coordinate(uncheckedLatitude: 47.3779, longitude: 8.5403)) -> [Fix] {
     var state: UInt64 = 20_261_121
     func unit() -> Double {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -381,7 +381,7 @@ func main() async throws {
     }
     let missionIndex = try NearbyIndex(path: missionDatabase)
     try missionIndex.importPlaces(fromFile: missionCSV, options: ImportOptions(format: .csv))
-    let missionWalk = makeWalk(from: Coordinate(validLatitude: 37.7599, longitude: -122.4148))
+    let missionWalk = makeWalk(from: Coordinate(uncheckedLatitude: 37.7599, longitude: -122.4148))
     let encounterInputs: [(name: String, events: [MapEvent])] = [
         ("GeoNames, Zürich walk", await MapReplay(repository: OfflineLocationRepository(index: index)).run(fixes: walk).events),
         ("geodata/sf-mission.csv, Mission walk", await MapReplay(repository: OfflineLocationRepository(index: missionIndex)).run(fixes: missionWalk).events),

@@ -24,7 +24,7 @@ func generate(path: String, count: Int) throws {
     defer { try? handle.close() }
     let writer = NMEAWriter(options: .init(talker: .combined, satellitesInUse: 12))
     let start = UTCTimestamp.parse("2024-06-01T23:00:00Z")!.timeIntervalSince1970
-    var coordinate = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+    var coordinate = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
     var batch = ""
     for i in 0..<count {
         coordinate = coordinate.destination(distance: 1.4, bearing: Double(i % 360))

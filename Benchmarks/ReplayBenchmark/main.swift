@@ -40,7 +40,7 @@ func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(
 /// A 1 Hz walk of `count` points, 1.4 m/s on a slowly turning heading, with elevation.
 func walkTrack(points count: Int) -> ReplayPath {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
-    var position = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+    var position = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
     var points: [GPXPoint] = []
     points.reserveCapacity(count)
     for k in 0..<count {

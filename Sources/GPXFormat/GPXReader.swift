@@ -146,7 +146,7 @@ public final class GPXReader {
     private var latestRoutePointTime: Date?
     private var latestWaypointTime: Date?
 
-    private var point = GPXPoint(coordinate: Coordinate(validLatitude: 0, longitude: 0))
+    private var point = GPXPoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
     private var pointKind: GPXPointKind?
     private var pointDepth = 0
     private var pointIsBad = false

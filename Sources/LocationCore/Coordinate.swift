@@ -42,7 +42,7 @@ public struct Coordinate: Sendable, Hashable, Codable {
     ///
     /// - Important: Only for values known to be in range; the check is a debug assertion.
     @inlinable
-    public init(validLatitude latitude: Double, longitude: Double) {
+    package init(uncheckedLatitude latitude: Double, longitude: Double) {
         assert(latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && longitude >= -180 && longitude <= 180)
         self.latitude = latitude
         self.longitude = longitude == 180 ? -180 : longitude

@@ -8,7 +8,7 @@ import Testing
 @Suite struct GPXLiveRecordingTests {
     static func point(_ i: Int) -> GPXPoint {
         GPXPoint(
-            coordinate: Coordinate(validLatitude: 35.68 + Double(i) * 1e-4, longitude: 139.76 - Double(i) * 1.7e-4),
+            coordinate: Coordinate(uncheckedLatitude: 35.68 + Double(i) * 1e-4, longitude: 139.76 - Double(i) * 1.7e-4),
             elevation: Double(i) / 4, time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), horizontalDilution: 0.5 + Double(i) / 8)
     }
 

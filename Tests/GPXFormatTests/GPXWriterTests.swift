@@ -27,7 +27,7 @@ import Testing
     @Test("Names and the creator keep their tabs, line breaks and markup characters through write and read")
     func textRoundTrip() throws {
         let awkward = "Tom's <café> & \"bar\"\tcolumn\r\nnext line\rold Mac\nlast"
-        var point = GPXPoint(coordinate: Coordinate(validLatitude: 47.37, longitude: 8.54))
+        var point = GPXPoint(coordinate: Coordinate(uncheckedLatitude: 47.37, longitude: 8.54))
         point.name = awkward
         let original = GPXDocument(
             creator: "locsim\ttest\nsecond line", tracks: [GPXTrack(name: awkward, segments: [[point]])],

@@ -323,7 +323,7 @@ struct ReferenceRow: Sendable, CustomStringConvertible {
 
     /// The coordinate in two columns (the script writes valid, normalised values).
     func coordinate(_ latitude: String, _ longitude: String) -> Coordinate {
-        Coordinate(validLatitude: self[latitude], longitude: self[longitude])
+        Coordinate(uncheckedLatitude: self[latitude], longitude: self[longitude])
     }
 
     var description: String {

@@ -25,7 +25,7 @@ struct HaversineOriginTests {
                 number % 10 == 0
                 ? Double.random(in: 89...90, using: &random) * (Bool.random(using: &random) ? 1 : -1)
                 : asin(Double.random(in: -1...1, using: &random)) * 180 / .pi
-            let a = Coordinate(validLatitude: latitude, longitude: Double.random(in: -180..<180, using: &random))
+            let a = Coordinate(uncheckedLatitude: latitude, longitude: Double.random(in: -180..<180, using: &random))
             let distance = exp(Double.random(in: log(0.001)...log(19_000_000.0), using: &random))
             return (a, a.destination(distance: distance, bearing: Double.random(in: 0..<360, using: &random)))
         }
@@ -92,7 +92,7 @@ struct HaversineOriginTests {
         let stepLength = 1e-7 * .pi / 180 * Sphere.radius  // 1e-7° of latitude, about 1.1 cm
         var previous: Double?
         for step in -50...50 {
-            let north = Coordinate(validLatitude: 10 + limitDegrees + Double(step) * 1e-7, longitude: 20)
+            let north = Coordinate(uncheckedLatitude: 10 + limitDegrees + Double(step) * 1e-7, longitude: 20)
             let distance = centre.distance(to: north)
             if let previous { #expect(abs(distance - previous - stepLength) < 1e-6, "step \(step)") }
             previous = distance

@@ -97,7 +97,7 @@ struct DefaultPlaceDatabaseTests {
             let marker = directory.file("marker.sqlite")
             let version: Int = try {
                 let index = try NearbyIndex(path: marker)
-                try index.importPlaces([Place(id: "marker", name: "Built earlier", coordinate: Coordinate(validLatitude: 1, longitude: 2))])
+                try index.importPlaces([Place(id: "marker", name: "Built earlier", coordinate: Coordinate(uncheckedLatitude: 1, longitude: 2))])
                 return try index.statistics().schemaVersion
             }()
             let expected = try #require(table[version])

@@ -34,7 +34,7 @@ func gridCoordinate(latitude: Double, longitude: Double) -> Coordinate {
     let lat = (max(-90, min(90, latitude)) * 1e7).rounded() / 1e7
     var lon = (normalizedLongitude(longitude) * 1e7).rounded() / 1e7
     if lon >= 180 { lon -= 360 }
-    return Coordinate(validLatitude: lat, longitude: lon)
+    return Coordinate(uncheckedLatitude: lat, longitude: lon)
 }
 
 /// The reference answer: every place's haversine distance, filtered, sorted by (distance, id), limited.

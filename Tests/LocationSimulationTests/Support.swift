@@ -18,7 +18,7 @@ let wallStart = Date(timeIntervalSince1970: 1_700_000_000)
 let fixedNow: @Sendable () -> Date = { wallStart }
 
 func coordinate(_ latitude: Double, _ longitude: Double) -> Coordinate {
-    Coordinate(validLatitude: latitude, longitude: longitude)
+    Coordinate(uncheckedLatitude: latitude, longitude: longitude)
 }
 
 /// A track point `seconds` after `base`, walking north-east from Tokyo station by `step` metres per point.

@@ -41,7 +41,7 @@ import Testing
             return Place(id: "p\(index)", name: "", coordinate: point)
         }
         places += (0..<500).map { index in
-            Place(id: "far\(index)", name: "", coordinate: Coordinate(validLatitude: generator.range(-90, 90),
+            Place(id: "far\(index)", name: "", coordinate: Coordinate(uncheckedLatitude: generator.range(-90, 90),
                                                                       longitude: generator.range(-180, 180)))
         }
         let index = InMemoryNearbyIndex(places: places)
@@ -53,7 +53,7 @@ import Testing
 
     @Test("A place exactly at the radius is included")
     func inclusive() throws {
-        let center = Coordinate(validLatitude: 10, longitude: 20)
+        let center = Coordinate(uncheckedLatitude: 10, longitude: 20)
         let place = Place(id: "edge", name: "", coordinate: center.destination(distance: 1_000, bearing: 45))
         let index = InMemoryNearbyIndex(places: [place])
         #expect(try index.nearby(center: center, radius: center.distance(to: place.coordinate)) == [place])
@@ -63,7 +63,7 @@ import Testing
     @Test("Invalid radii are rejected, naming the parameter", arguments: [0.0, -1, .nan, .infinity])
     func invalid(radius: Double) {
         do {
-            _ = try InMemoryNearbyIndex(places: []).nearby(center: Coordinate(validLatitude: 0, longitude: 0), radius: radius)
+            _ = try InMemoryNearbyIndex(places: []).nearby(center: Coordinate(uncheckedLatitude: 0, longitude: 0), radius: radius)
             Issue.record("accepted radius \(radius)")
         } catch {
             #expect(error.parameter == "radius")

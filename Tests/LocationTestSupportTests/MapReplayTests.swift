@@ -7,7 +7,7 @@ import Testing
 
 @MainActor
 @Suite(.timeLimit(.minutes(5))) struct MapReplayTests {
-    let script = FixScript(origin: Coordinate(validLatitude: 37.8716, longitude: -122.2727))
+    let script = FixScript(origin: Coordinate(uncheckedLatitude: 37.8716, longitude: -122.2727))
 
     var places: [Place] {
         (0..<40).map { index in

@@ -4,8 +4,8 @@ import MapFeature
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct RecordingRepositoryTests {
-    let here = Coordinate(validLatitude: 48.8584, longitude: 2.2945)
-    let tower = Place(id: "eiffel", name: "Eiffel Tower", coordinate: Coordinate(validLatitude: 48.8584, longitude: 2.2945))
+    let here = Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945)
+    let tower = Place(id: "eiffel", name: "Eiffel Tower", coordinate: Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945))
 
     @Test("Answers from the script in order, then the fallback; records time, centre, radius and outcome")
     func script() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// The assertion helpers must catch what they promise to catch: each is fed a hand-made log
 /// with exactly one defect (the seed's behaviours), and must report it.
 @Suite struct ReplayLogExpectationTests {
-    let script = FixScript(origin: Coordinate(validLatitude: 35.0, longitude: 135.0))
+    let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.0, longitude: 135.0))
 
     func request(_ id: Int, at seconds: Double, north: Double = 0, _ reason: FetchThrottle.Reason) -> FetchRequest {
         FetchRequest(id: id, center: script.position(north: north), radius: 5_000, time: script.time(seconds), reason: reason)

@@ -4,7 +4,7 @@ import LocationTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct ScriptedProviderTests {
-    let script = FixScript(origin: Coordinate(validLatitude: 51.5007, longitude: -0.1246))
+    let script = FixScript(origin: Coordinate(uncheckedLatitude: 51.5007, longitude: -0.1246))
 
     @Test("Fixes arrive when the clock reaches their offset from the first fix")
     func timing() async throws {

@@ -8,14 +8,14 @@ import Testing
     /// Where the walks start: the poles, just off them, both sides of ±180°, the equator, and a
     /// mid-latitude city.
     static let centres: [(name: String, coordinate: Coordinate)] = [
-        ("north pole", Coordinate(validLatitude: 90, longitude: 0)),
-        ("south pole", Coordinate(validLatitude: -90, longitude: 135)),
-        ("near the north pole", Coordinate(validLatitude: 89.999_9, longitude: -60)),
-        ("+180° on the equator", Coordinate(validLatitude: 0, longitude: 180)),
-        ("-180° on the equator", Coordinate(validLatitude: 0, longitude: -180)),
-        ("just west of +180°", Coordinate(validLatitude: -41.3, longitude: 179.999_99)),
-        ("equator, prime meridian", Coordinate(validLatitude: 0, longitude: 0)),
-        ("Zürich", Coordinate(validLatitude: 47.3779, longitude: 8.5403)),
+        ("north pole", Coordinate(uncheckedLatitude: 90, longitude: 0)),
+        ("south pole", Coordinate(uncheckedLatitude: -90, longitude: 135)),
+        ("near the north pole", Coordinate(uncheckedLatitude: 89.999_9, longitude: -60)),
+        ("+180° on the equator", Coordinate(uncheckedLatitude: 0, longitude: 180)),
+        ("-180° on the equator", Coordinate(uncheckedLatitude: 0, longitude: -180)),
+        ("just west of +180°", Coordinate(uncheckedLatitude: -41.3, longitude: 179.999_99)),
+        ("equator, prime meridian", Coordinate(uncheckedLatitude: 0, longitude: 0)),
+        ("Zürich", Coordinate(uncheckedLatitude: 47.3779, longitude: 8.5403)),
     ]
     static let reaches: [Double] = [1, 7.5, 40, 250, 3_000, 8_000]
 
@@ -51,11 +51,11 @@ import Testing
                 places.append(Place(id: "edge\(number)", name: "", coordinate: edge))
             }
             // Exactly on the poles and on both spellings of the antimeridian near the centre.
-            places.append(Place(id: "north", name: "", coordinate: Coordinate(validLatitude: 90, longitude: 0)))
-            places.append(Place(id: "south", name: "", coordinate: Coordinate(validLatitude: -90, longitude: 0)))
+            places.append(Place(id: "north", name: "", coordinate: Coordinate(uncheckedLatitude: 90, longitude: 0)))
+            places.append(Place(id: "south", name: "", coordinate: Coordinate(uncheckedLatitude: -90, longitude: 0)))
             let onMeridian = scattered()
-            places.append(Place(id: "east", name: "", coordinate: Coordinate(validLatitude: onMeridian.latitude, longitude: 180)))
-            places.append(Place(id: "west", name: "", coordinate: Coordinate(validLatitude: onMeridian.latitude, longitude: -180)))
+            places.append(Place(id: "east", name: "", coordinate: Coordinate(uncheckedLatitude: onMeridian.latitude, longitude: 180)))
+            places.append(Place(id: "west", name: "", coordinate: Coordinate(uncheckedLatitude: onMeridian.latitude, longitude: -180)))
             // A repeated id: the first in the given order that is in reach is the one met.
             for number in 0..<10 {
                 places.append(Place(id: "twin\(number % 3)", name: "\(number)", coordinate: scattered()))
@@ -115,7 +115,7 @@ import Testing
 
     @Test("Places far away are not even measured; the places set are kept in their order")
     func farPlacesAreSkipped() throws {
-        let here = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+        let here = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
         let far = (0..<100).map { Place(id: "far\($0)", name: "", coordinate: here.destination(distance: 500 + 100 * Double($0), bearing: Double($0) * 3.6)) }
         let cells = PlaceCells(far, reach: 40)
         var visited = 0
@@ -130,7 +130,7 @@ import Testing
 
     @Test("Setting the places keeps which are disarmed: an approach is reported once even if the map changes")
     func placesChangeKeepsDisarmed() throws {
-        let shrine = Place(id: "shrine", name: "Shrine", coordinate: Coordinate(validLatitude: 35.6812, longitude: 139.7671))
+        let shrine = Place(id: "shrine", name: "Shrine", coordinate: Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671))
         var tracker = try EncounterTracker(reach: 40)
         tracker.places = [shrine]
         #expect(tracker.update(position: shrine.coordinate).count == 1)

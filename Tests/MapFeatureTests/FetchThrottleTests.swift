@@ -8,7 +8,7 @@ import Testing
 /// origin) and every distance the rule sees is re-measured with `Coordinate.distance(to:)`, the
 /// metric the rule uses, so the boundaries are checked against the real comparison.
 @Suite struct FetchThrottleTests {
-    let script = FixScript(origin: Coordinate(validLatitude: 35.6812, longitude: 139.7671))
+    let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671))
 
     /// A throttle whose last fetch was at the origin at t = 0.
     func anchored(_ configuration: FetchThrottle.Configuration = .game) -> FetchThrottle {

@@ -10,7 +10,7 @@ import Testing
 /// `HTTPLocationRepository` against a real HTTP server on loopback (Fixtures/nearby_server.py,
 /// started and stopped by each test). Each scenario is one path prefix on that server.
 @Suite(.timeLimit(.minutes(5))) struct HTTPLocationRepositoryTests {
-    let center = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+    let center = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
 
     func repository(_ server: LocalHTTPServer, scenario: String, token: String? = "s3cret",
                     timeout: Duration = .seconds(10)) throws -> HTTPLocationRepository {
@@ -40,7 +40,7 @@ import Testing
             #expect(echo.name == "Bearer s3cret")
             #expect(echo.kind == "lat=35.6812&lng=139.7671&radius=5000")
             #expect(places[1] == Place(id: "42", name: "Fushimi Inari",
-                                       coordinate: Coordinate(validLatitude: 34.9671, longitude: 135.7727),
+                                       coordinate: Coordinate(uncheckedLatitude: 34.9671, longitude: 135.7727),
                                        kind: "shrine", level: 3))
             #expect(places[2].name == "application/json")
             #expect(places[2].kind == "")
@@ -190,7 +190,7 @@ import Testing
     func request() throws {
         let repository = try HTTPLocationRepository(baseURL: URL(string: "https://api.example.com/v1/")!, token: "t",
                                                 timeout: .milliseconds(2_500))
-        let request = try repository.makeRequest(center: Coordinate(validLatitude: -33.8568, longitude: 151.2153), radius: 1_000)
+        let request = try repository.makeRequest(center: Coordinate(uncheckedLatitude: -33.8568, longitude: 151.2153), radius: 1_000)
         #expect(request.url?.absoluteString == "https://api.example.com/v1/locations/nearby?lat=-33.8568&lng=151.2153&radius=1000")
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer t")
         #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")

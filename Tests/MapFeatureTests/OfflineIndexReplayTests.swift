@@ -12,7 +12,7 @@ import Testing
 /// in virtual time, against the offline SQLite index (LocationIndex).
 @MainActor
 @Suite(.timeLimit(.minutes(5))) struct OfflineIndexReplayTests {
-    nonisolated static let shibuya = Coordinate(validLatitude: 35.6580, longitude: 139.7016)
+    nonisolated static let shibuya = Coordinate(uncheckedLatitude: 35.6580, longitude: 139.7016)
     nonisolated static let start = Date(timeIntervalSince1970: 1_750_000_000)
 
     /// 2,000 places within 8 km of Shibuya, coordinates already at the index's 1e-7° resolution
@@ -30,7 +30,7 @@ import Testing
         return (0..<2_000).map { index in
             let point = shibuya.destination(distance: 8_000 * unit().squareRoot(), bearing: 360 * unit())
             return Place(id: String(format: "p%04d", index), name: "Shrine \(index)",
-                         coordinate: Coordinate(validLatitude: e7(point.latitude), longitude: e7(point.longitude)),
+                         coordinate: Coordinate(uncheckedLatitude: e7(point.latitude), longitude: e7(point.longitude)),
                          kind: "shrine", level: index % 5)
         }
     }()

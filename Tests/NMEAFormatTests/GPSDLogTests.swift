@@ -68,7 +68,7 @@ struct GPSDLogTests {
                 continue
             }
             let nearest = candidates.map {
-                coordinate.distance(to: Coordinate(validLatitude: $0.latitude, longitude: $0.longitude))
+                coordinate.distance(to: Coordinate(uncheckedLatitude: $0.latitude, longitude: $0.longitude))
             }.min() ?? .infinity
             if let exception {
                 #expect(

@@ -82,7 +82,7 @@ struct ReaderTests {
         try #require(result.fixes.count == 1)
         let fix = result.fixes[0]
         #expect(fix.time == UTCTimestamp.parse("1999-12-31T23:59:59Z"))
-        #expect(fix.coordinate == Coordinate(validLatitude: -(48 + 7.038 / 60), longitude: -(11 + 31.0 / 60)))
+        #expect(fix.coordinate == Coordinate(uncheckedLatitude: -(48 + 7.038 / 60), longitude: -(11 + 31.0 / 60)))
         #expect(fix.altitude == 545.4)
         #expect(fix.mode == .twoDimensional)
         #expect(fix.speed == 19.438 * 1852 / 3600)  // from RMC, in knots

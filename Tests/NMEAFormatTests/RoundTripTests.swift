@@ -92,7 +92,7 @@ struct RoundTripTests {
             let course: Double? = i % 4 == 0 ? nil : Double.random(in: 0..<360, using: &rng)
             let mode: FixMode = i % 3 == 0 ? .twoDimensional : .threeDimensional
             return Fix(
-                time: date, coordinate: Coordinate(validLatitude: latitude, longitude: longitude),
+                time: date, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
                 altitude: altitude, speed: speed, course: course, mode: mode, source: .nmea)
         }
     }
@@ -112,7 +112,7 @@ struct RoundTripTests {
     static func track(from start: String, count: Int, step: Double) -> [Fix] {
         let t0 = UTCTimestamp.parse(start)!.timeIntervalSince1970
         var rng = SplitMix64(seed: 7)
-        var coordinate = Coordinate(validLatitude: -33.9, longitude: 179.99)
+        var coordinate = Coordinate(uncheckedLatitude: -33.9, longitude: 179.99)
         return (0..<count).map { i in
             coordinate = coordinate.destination(distance: 25, bearing: 80)
             return Fix(

@@ -13,7 +13,7 @@ struct AnswerSampleTests {
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
-        let center = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+        let center = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
         var places: [Place] = []
         for row in 0..<30 {
             for column in 0..<30 {

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("VirtualSwarm", .timeLimit(.minutes(5)))
 struct VirtualSwarmTests {
-    static let tokyo = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+    static let tokyo = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
 
     static func configuration(
         players: Int = 200, seconds: Int = 1200, seed: UInt64 = 7, mix: String = "walk=0.5,cycle=0.3,drive=0.2",

@@ -20,18 +20,18 @@ import Darwin
 /// ```
 ///
 /// - Important: One user at a time.
-public final class AtomicFile {
+package final class AtomicFile {
     /// The destination.
-    public let path: String
+    package let path: String
     /// The temporary file beside it: `path` + `.partial-` + the process id.
-    public let temporaryPath: String
+    package let temporaryPath: String
     private let descriptor: Int32
     private var closed = false
 
     /// Creates (or truncates) the temporary file.
     ///
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
-    public init(path: String) throws(AtomicFileError) {
+    package init(path: String) throws(AtomicFileError) {
         self.path = path
         temporaryPath = path + ".partial-\(getpid())"
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -48,7 +48,7 @@ public final class AtomicFile {
     /// Appends bytes, retrying interrupted and partial writes.
     ///
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason (disk full, …).
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(AtomicFileError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(AtomicFileError) {
         precondition(!closed, "write after commit")
         var offset = 0
         while offset < bytes.count {
@@ -62,13 +62,13 @@ public final class AtomicFile {
     }
 
     /// Appends the UTF-8 bytes of `text`.
-    public func write(_ text: String) throws(AtomicFileError) {
+    package func write(_ text: String) throws(AtomicFileError) {
         var text = text
         if let failure = text.withUTF8({ writing(UnsafeRawBufferPointer($0)) }) { throw failure }
     }
 
     /// Appends `bytes`.
-    public func write(_ bytes: [UInt8]) throws(AtomicFileError) {
+    package func write(_ bytes: [UInt8]) throws(AtomicFileError) {
         if let failure = bytes.withUnsafeBytes({ writing($0) }) { throw failure }
     }
 
@@ -85,7 +85,7 @@ public final class AtomicFile {
 
     /// Syncs, closes and renames the temporary file to `path`. On failure the temporary file is
     /// removed and `path` is left as it was.
-    public func commit() throws(AtomicFileError) {
+    package func commit() throws(AtomicFileError) {
         precondition(!closed, "commit twice")
         closed = true
         let syncFailed = fsync(descriptor) != 0
@@ -99,13 +99,13 @@ public final class AtomicFile {
 }
 
 /// An ``AtomicFile`` could not be created, written or committed.
-public struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The destination path.
-    public let path: String
+    package let path: String
     /// The operating system's reason (`strerror(errno)`).
-    public let reason: String
+    package let reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
@@ -115,7 +115,7 @@ public struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertibl
         self.init(path: path, reason: String(cString: strerror(errno)))
     }
 
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// POSIX `write(2)`, named apart from ``AtomicFile/write(_:)-(UnsafeRawBufferPointer)``.

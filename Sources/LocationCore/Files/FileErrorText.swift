@@ -26,9 +26,9 @@ import Darwin
 ///     throw MyError("cannot read \(path): \(FileErrorText.reason(for: error))")
 /// }
 /// ```
-public enum FileErrorText {
+package enum FileErrorText {
     /// `strerror` for the POSIX error inside `error`, or `error`'s own description.
-    public static func reason(for error: any Error) -> String {
+    package static func reason(for error: any Error) -> String {
         if let code = posixCode(of: error, depth: 0) { return String(cString: strerror(code)) }
         if let cocoa = error as? CocoaError {
             switch cocoa.code {

@@ -21,9 +21,9 @@ import Darwin
 /// ```
 ///
 /// - Important: One user at a time.
-public final class LiveFile {
+package final class LiveFile {
     /// The file.
-    public let path: String
+    package let path: String
     private let descriptor: Int32
     /// Where the next append goes (the trailer, if any, starts here).
     private var offset: Int = 0
@@ -32,7 +32,7 @@ public final class LiveFile {
     /// Creates `path`, or truncates it.
     ///
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
-    public init(path: String) throws(AtomicFileError) {
+    package init(path: String) throws(AtomicFileError) {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw AtomicFileError(path: path, reason: String(cString: strerror(errno))) }
@@ -45,7 +45,7 @@ public final class LiveFile {
     /// Writes `bytes` at the write position (over any trailer) and moves the position past them.
     ///
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason (disk full, …).
-    public func append(_ bytes: [UInt8]) throws(AtomicFileError) {
+    package func append(_ bytes: [UInt8]) throws(AtomicFileError) {
         try write(bytes, at: offset)
         offset += bytes.count
     }
@@ -54,7 +54,7 @@ public final class LiveFile {
     /// where it was: the next ``append(_:)`` replaces the trailer.
     ///
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
-    public func setTrailer(_ bytes: [UInt8]) throws(AtomicFileError) {
+    package func setTrailer(_ bytes: [UInt8]) throws(AtomicFileError) {
         try write(bytes, at: offset)
         guard ftruncate(descriptor, off_t(offset + bytes.count)) == 0 else { throw failure() }
     }
@@ -62,7 +62,7 @@ public final class LiveFile {
     /// Closes the file (what was written stays, trailer included). Idempotent.
     ///
     /// - Throws: ``AtomicFileError`` when the system reports an error on close.
-    public func close() throws(AtomicFileError) {
+    package func close() throws(AtomicFileError) {
         guard !closed else { return }
         closed = true
         guard Self.closeDescriptor(descriptor) == 0 else { throw failure() }

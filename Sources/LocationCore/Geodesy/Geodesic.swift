@@ -173,7 +173,7 @@ public struct Geodesic: Sendable {
         let (latitude, longitude, finalAzimuth) = solveDirect(
             latitude1: start.latitude, longitude1: start.longitude, azimuth1: azimuth, distance: distance)
         return GeodesicDestination(
-            coordinate: Coordinate(validLatitude: latitude, longitude: longitude), finalAzimuth: finalAzimuth)
+            coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude), finalAzimuth: finalAzimuth)
     }
 
     /// Solves the direct problem and returns only the end point; see

@@ -81,7 +81,7 @@ extension Coordinate {
         let x = cos(delta) - sin(phi1) * sinPhi2
         let lambda2 = lambda1 + atan2(y, x)
         return Coordinate(
-            validLatitude: max(-90, min(90, phi2 * radiansToDegrees)),
+            uncheckedLatitude: max(-90, min(90, phi2 * radiansToDegrees)),
             longitude: normalizedLongitude(lambda2 * radiansToDegrees))
     }
 
@@ -111,7 +111,7 @@ extension Coordinate {
         let phi = atan2(z, (x * x + y * y).squareRoot())
         let lambda = (x == 0 && y == 0) ? lambda1 : atan2(y, x)
         return Coordinate(
-            validLatitude: max(-90, min(90, phi * radiansToDegrees)),
+            uncheckedLatitude: max(-90, min(90, phi * radiansToDegrees)),
             longitude: normalizedLongitude(lambda * radiansToDegrees))
     }
 }

@@ -11,16 +11,16 @@
 /// let bearing = Double.random(in: 0..<360, using: &random)
 /// ```
 @frozen
-public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+package struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     @usableFromInline var state: UInt64
 
     /// A generator whose sequence is fixed by `seed` (any value, 0 included).
     @inlinable
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
     @inlinable
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -31,7 +31,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     /// A uniform value in `range` from 53 random bits: `lowerBound + width × u` with u in 0..<1
     /// (cheaper than `Double.random(in:using:)`, and the same on every platform).
     @inlinable
-    public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+    package mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * (Double(next() >> 11) * 0x1p-53)
     }
 }

@@ -20,29 +20,29 @@
 /// let number = text.withUTF8 { DecimalNumber(parsing: $0) }
 /// // "-12.50" → isNegative, significand 1250, exponent -2, value -12.5
 /// ```
-public struct DecimalNumber: Sendable, Hashable {
+package struct DecimalNumber: Sendable, Hashable {
     /// The most significant digits ``significand`` can hold (every 19-digit integer fits in `UInt64`).
-    public static let maximumSignificandDigits = 19
+    package static let maximumSignificandDigits = 19
 
     /// Whether the text starts with `-` (also for zero, whose ``value`` is then `-0.0`).
-    public let isNegative: Bool
+    package let isNegative: Bool
     /// The kept significant digits as an integer: leading zeros do not count, zeros after the
     /// first non-zero digit do (`0.0250` → 250). Zero when every digit is a zero.
-    public let significand: UInt64
+    package let significand: UInt64
     /// The power of ten of the significand's last digit, including the `e` part: the number is
     /// ``significand`` × 10^`exponent` when nothing was dropped. Without an `e` part it is minus
     /// the count of kept decimals (`0.0250` → -4, `12` → 0), and above zero only when integer
     /// digits were dropped. An `e` part beyond ±10¹² in magnitude saturates there.
-    public let exponent: Int
+    package let exponent: Int
     /// How many significant digits after the kept ones were cut (zeros included); 0 when the
     /// text had no more significant digits than were kept.
-    public let droppedDigitCount: Int
+    package let droppedDigitCount: Int
     /// The correctly rounded nearest `Double`, from all the digits (dropped ones included):
     /// ±infinity beyond the `Double` range, ±0 below it. Never NaN.
-    public let value: Double
+    package let value: Double
 
     /// Whether ``significand`` × 10^``exponent`` is exactly the written number.
-    public var isExact: Bool { droppedDigitCount == 0 }
+    package var isExact: Bool { droppedDigitCount == 0 }
 
     /// Reads a whole buffer as one decimal number.
     ///
@@ -54,7 +54,7 @@ public struct DecimalNumber: Sendable, Hashable {
     ///   - allowsExponent: whether an `e`/`E` exponent part is accepted (`true`, the default;
     ///     NMEA fields have none).
     /// - Returns: `nil` when the bytes are not exactly one number in that syntax.
-    public init?(
+    package init?(
         parsing bytes: UnsafeBufferPointer<UInt8>, keepingDigits maximumDigits: Int = maximumSignificandDigits,
         allowsExponent: Bool = true
     ) {

@@ -6,12 +6,12 @@
 /// become `\n`, `\r` and `\t`, the other control characters U+0000…U+001F become `\u00XX` (lower-case
 /// hex), and everything else, non-ASCII and U+007F included, is written as itself (UTF-8 in the
 /// output). The forward slash is not escaped.
-public enum JSONText {
+package enum JSONText {
     /// `value` as a JSON string literal, quotes included.
     ///
     /// - Parameter value: Any string; every Unicode scalar is representable.
     /// - Returns: The literal, e.g. `"a\"b"` for `a"b`.
-    public static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var out = ""
         appendQuoted(value, to: &out)
         return out
@@ -22,7 +22,7 @@ public enum JSONText {
     /// - Parameters:
     ///   - value: Any string; every Unicode scalar is representable.
     ///   - out: The text being written.
-    public static func appendQuoted(_ value: String, to out: inout String) {
+    package static func appendQuoted(_ value: String, to out: inout String) {
         out += "\""
         // Most strings (keys, ids, timestamps) need no escape: append them whole, not scalar by
         // scalar (the difference is most of the time `locsim replay` spends writing a line).

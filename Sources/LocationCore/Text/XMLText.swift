@@ -1,5 +1,5 @@
 /// Character escaping for XML and HTML text, shared by the GPX writer and the HTML replay report.
-public enum XMLText {
+package enum XMLText {
     /// `text` with the five characters XML predefines entities for replaced by them, and tab, line
     /// feed and carriage return by character references.
     ///
@@ -13,7 +13,7 @@ public enum XMLText {
     ///
     /// - Parameter text: Any string.
     /// - Returns: The escaped text.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -1,9 +1,9 @@
 /// Proleptic Gregorian calendar arithmetic on days since 1970-01-01, exact for all years, for
 /// formats that carry dates as fields (ISO 8601, NMEA's ddmmyy).
-public enum CivilCalendar {
-    public static func isLeapYear(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+package enum CivilCalendar {
+    package static func isLeapYear(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 
-    public static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -11,7 +11,7 @@ public enum CivilCalendar {
         }
     }
 
-    public static func days(year: Int, month: Int, day: Int) -> Int {
+    package static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -21,7 +21,7 @@ public enum CivilCalendar {
         return era * 146_097 + doe - 719_468
     }
 
-    public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

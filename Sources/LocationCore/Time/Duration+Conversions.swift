@@ -11,7 +11,7 @@ extension Duration {
     /// one unit in the last place of the exact value: `.milliseconds(1500)` is exactly `1.5`,
     /// `.milliseconds(-250)` is exactly `-0.25`. Every `Duration` converts to a finite value
     /// (at most about 9.2 × 10¹⁸ s in magnitude).
-    public var fractionalSeconds: Double {
+    package var fractionalSeconds: Double {
         let (seconds, attoseconds) = components
         // 1e18 is exact in a Double, so the division rounds the fraction once.
         return Double(seconds) + Double(attoseconds) / 1e18
@@ -23,7 +23,7 @@ extension Duration {
     /// `Int64.max` µs (about 292,000 years) gives `Int64.max`, one below `Int64.min` µs gives
     /// `Int64.min`: the value is clamped, never wrapped, and never traps. Narrow it further with
     /// `Int32(clamping:)` where a C API takes 32 bits.
-    public var wholeMicroseconds: Int64 {
+    package var wholeMicroseconds: Int64 {
         let (seconds, attoseconds) = components
         let saturated: Int64 = seconds < 0 ? .min : .max
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)

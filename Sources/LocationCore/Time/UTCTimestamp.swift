@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// A direct ISO-8601 / RFC 3339 timestamp parser and formatter.
@@ -13,11 +13,11 @@ public import Foundation
 /// then `Z`, `±hh:mm`, `±hhmm`, `±hh`, or nothing (taken as UTC, which GPX prescribes). A lower-case
 /// `t`/`z` and a space instead of `T` are accepted too. Leap second `:60` is accepted and folds
 /// into the next minute's first second.
-public enum UTCTimestamp {
+package enum UTCTimestamp {
     /// Parses the bytes of a timestamp; surrounding ASCII whitespace is ignored.
     ///
     /// - Returns: `nil` when the text is not a valid timestamp (the caller names where it was).
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = bytes.startIndex
         var end = bytes.endIndex
         while i < end, isSpace(bytes[i]) { i += 1 }
@@ -103,19 +103,19 @@ public enum UTCTimestamp {
     }
 
     /// Parses a string.
-    public static func parse(_ string: some StringProtocol) -> Date? {
+    package static func parse(_ string: some StringProtocol) -> Date? {
         var copy = String(string)
         return copy.withUTF8 { parse($0) }
     }
 
     /// Parses a byte collection.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? {
+    package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? {
         Array(bytes).withUnsafeBufferPointer { parse($0) }
     }
 
     /// The largest distance from 1970 that ``format(_:fractionDigits:)`` writes as it is, in
     /// seconds (about 31.7 million years); dates beyond saturate to it.
-    public static let formattableSeconds = 1e15
+    package static let formattableSeconds = 1e15
 
     /// Formats `date` as UTC with `fractionDigits` decimals (0…9), rounded to the nearest unit:
     /// `2018-11-29T01:48:58.000Z`.
@@ -123,7 +123,7 @@ public enum UTCTimestamp {
     /// Defined for every `Date`, never trapping: a date more than ``formattableSeconds`` from
     /// 1970 is written as the bound on its side (years of more than four digits are written in
     /// full), and a not-a-number time as 1970-01-01T00:00:00Z.
-    public static func format(_ date: Date, fractionDigits: Int = 3) -> String {
+    package static func format(_ date: Date, fractionDigits: Int = 3) -> String {
         let digits = max(0, min(9, fractionDigits))
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }

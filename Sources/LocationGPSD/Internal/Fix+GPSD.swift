@@ -47,7 +47,7 @@ extension Fix {
             self = .noFix(time: time ?? receivedAt, source: .gpsd)
             return
         }
-        let coordinate = Coordinate(validLatitude: fix.latitude, longitude: fix.longitude)
+        let coordinate = Coordinate(uncheckedLatitude: fix.latitude, longitude: fix.longitude)
         let altitude = mode == .threeDimensional ? (Self.finite(fix.altMSL) ?? Self.finite(fix.altHAE)) : nil
         var horizontal = Self.finite(fix.eph)
         if horizontal == nil, let x = Self.finite(fix.epx), let y = Self.finite(fix.epy) {

@@ -172,7 +172,7 @@ final class ReadConnection: @unchecked Sendable {
                             let place = Place(
                                 id: string(hit.textStart, hit.idLength),
                                 name: string(hit.textStart + Int32(hit.idLength), hit.nameLength),
-                                coordinate: Coordinate(validLatitude: hit.latitude, longitude: hit.longitude),
+                                coordinate: Coordinate(uncheckedLatitude: hit.latitude, longitude: hit.longitude),
                                 kind: kinds[Int(hit.kindCode)],
                                 level: hit.level == PlaceRecord.noLevel ? nil : Int(hit.level))
                             (result.baseAddress! + position).initialize(to: NearbyPlace(place: place, distance: hit.distance))

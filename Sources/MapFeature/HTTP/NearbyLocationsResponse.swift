@@ -92,7 +92,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         /// The domain value (every way to make a `Location` validates its coordinate, which is
         /// read-only afterwards).
         public var place: Place {
-            Place(id: id, name: name, coordinate: Coordinate(validLatitude: latitude, longitude: longitude),
+            Place(id: id, name: name, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
                   kind: locationType ?? "", level: level)
         }
     }

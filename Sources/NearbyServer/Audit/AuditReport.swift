@@ -1,5 +1,5 @@
 import Foundation  // cos, for the map's projection
-public import LocationCore
+package import LocationCore
 
 /// The audit as one self-contained HTML page (inline SVG and CSS, nothing fetched), in the
 /// replay report's style: a map of every client's request centres coloured by verdict, a
@@ -28,7 +28,7 @@ public struct AuditReport: Sendable {
     /// Writes the page atomically (a temporary file beside it, synced and renamed into place).
     ///
     /// - Throws: `AtomicFileError` naming the path.
-    public func write(to path: String) throws(AtomicFileError) {
+    package func write(to path: String) throws(AtomicFileError) {
         let file = try AtomicFile(path: path)
         try file.write(render())
         try file.commit()

@@ -85,7 +85,7 @@ public struct NearbyQuery: Sendable, Hashable {
             }
             limit = value
         }
-        self.init(center: Coordinate(validLatitude: latitude, longitude: longitude), radius: radius, limit: limit)
+        self.init(center: Coordinate(uncheckedLatitude: latitude, longitude: longitude), radius: radius, limit: limit)
     }
 
     private static let names = ["lat", "lng", "radius", "limit"]

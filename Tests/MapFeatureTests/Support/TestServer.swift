@@ -25,7 +25,7 @@ struct ScenarioServer: Sendable {
     func repository(calls: Int = 10_000) -> RecordingRepository {
         let respond = self.respond
         return RecordingRepository(clock: VirtualClock(), script: (0..<calls).map { index in
-            RecordingRepository.Response(latency: respond(index, Coordinate(validLatitude: 0, longitude: 0)).latency) { call in
+            RecordingRepository.Response(latency: respond(index, Coordinate(uncheckedLatitude: 0, longitude: 0)).latency) { call in
                 respond(call.index, call.center).result
             }
         })
@@ -42,4 +42,4 @@ func placesNear(_ center: Coordinate) -> [Place] {
 }
 
 /// Tokyo Station: the origin of the scripted scenarios.
-let tokyo = Coordinate(validLatitude: 35.6812, longitude: 139.7671)
+let tokyo = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
