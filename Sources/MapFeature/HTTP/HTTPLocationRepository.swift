@@ -47,12 +47,13 @@ public struct HTTPLocationRepository: LocationRepository {
     ///   - session: A session to use instead of the repository's own ephemeral one (whose
     ///     configuration sets both timeouts). A given session keeps its own resource timeout;
     ///     the request's idle timeout is still `timeout`.
-    /// - Throws: ``AppError`` (validation, parameter `timeout`) for a timeout ≤ 0.
+    /// - Throws: ``LocationCore/ConfigurationError`` naming `timeout` for a timeout ≤ 0 (a
+    ///   mistake in the caller's set-up, not a fetch failure, so not an ``AppError``).
     public init(baseURL: URL, token: String?, timeout: Duration = .seconds(10), session: URLSession? = nil)
-        throws(AppError)
+        throws(ConfigurationError)
     {
         guard timeout > .zero else {
-            throw .validation("timeout must be > 0, got \(timeout)", parameter: "timeout")
+            throw ConfigurationError(parameter: "timeout", "must be > 0, got \(timeout)")
         }
         self.baseURL = baseURL
         self.token = token
