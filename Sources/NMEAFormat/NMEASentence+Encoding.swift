@@ -204,12 +204,5 @@ struct SentenceEncoder {
     }
 
     /// `value` rounded to `decimals` places, without exponent notation.
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
-        let scale = powersOfTen[decimals]
-        let units = Int64((abs(value) * scale).rounded())
-        let unit = Int64(scale)
-        let sign = value < 0 && units != 0 ? "-" : ""
-        if decimals == 0 { return sign + String(units) }
-        return sign + String(units / unit) + "." + pad(Int(units % unit), decimals)
-    }
+    static func fixed(_ value: Double, _ decimals: Int) -> String { DecimalText.fixed(value, decimals: decimals) }
 }

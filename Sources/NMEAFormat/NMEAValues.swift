@@ -223,10 +223,7 @@ public struct NMEAAccuracyModel: Sendable, Hashable {
 
 // MARK: - Small helpers shared by the module
 
-@inline(__always) func pad2(_ value: Int) -> String { value < 10 ? "0" + String(value) : String(value) }
+@inline(__always) func pad2(_ value: Int) -> String { DecimalText.zeroPadded(value, width: 2) }
 
-func pad(_ value: Int, _ width: Int) -> String {
-    let s = String(value)
-    return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-}
+@inline(__always) func pad(_ value: Int, _ width: Int) -> String { DecimalText.zeroPadded(value, width: width) }
 

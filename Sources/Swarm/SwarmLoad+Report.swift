@@ -82,23 +82,11 @@ extension SwarmLoad {
     /// `h:mm:ss`.
     static func clock(_ seconds: Int) -> String {
         let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60
-        return "\(h):\(m < 10 ? "0" : "")\(m):\(s < 10 ? "0" : "")\(s)"
+        return "\(h):\(DecimalText.zeroPadded(m, width: 2)):\(DecimalText.zeroPadded(s, width: 2))"
     }
 
     /// `value` rounded to `decimals` places, written without locale or exponent.
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (value * scale).rounded()
-        guard scaled.isFinite, abs(scaled) < 9e18 else { return "\(value)" }
-        let whole = Int64(scaled)
-        let unit = Int64(scale)
-        let sign = whole < 0 ? "-" : ""
-        let magnitude = whole.magnitude
-        guard decimals > 0 else { return sign + "\(magnitude)" }
-        let fraction = String(magnitude % UInt64(unit))
-        return sign + "\(magnitude / UInt64(unit))." + String(repeating: "0", count: decimals - fraction.count) + fraction
-    }
+    static func fixed(_ value: Double, _ decimals: Int) -> String { DecimalText.fixed(value, decimals: decimals) }
 
     private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
         let padding = String(repeating: " ", count: max(0, width - text.count))

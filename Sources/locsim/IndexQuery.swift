@@ -83,8 +83,9 @@ struct IndexQuery: AsyncParsableCommand {
             output.append(QueryResultRecord(hits: hits).line)
         default:
             for hit in hits {
+                let distance = DecimalText.fixed(hit.distance, decimals: 1)
                 output.append(
-                    "\(String(format: "%10.1f", hit.distance)) m  \(PeopleText.escaped(hit.place.id))  \(PeopleText.escaped(hit.place.name))  "
+                    "\(String(repeating: " ", count: max(0, 10 - distance.count)) + distance) m  \(PeopleText.escaped(hit.place.id))  \(PeopleText.escaped(hit.place.name))  "
                         + "\(hit.place.coordinate)  \(hit.place.kind.isEmpty ? "-" : PeopleText.escaped(hit.place.kind))"
                         + (hit.place.level.map { "  level \($0)" } ?? ""))
             }

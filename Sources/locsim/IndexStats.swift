@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocationCore
 import LocationIndex
 
 /// `locsim index stats`
@@ -23,7 +24,7 @@ struct IndexStats: AsyncParsableCommand {
         let index = try location.open()
         if verify { try index.verifyIntegrity() }
         let statistics = try index.statistics()
-        let perPlace = statistics.bytesPerPlaceBeyondNames.map { String(format: "%.1f", $0) }
+        let perPlace = statistics.bytesPerPlaceBeyondNames.map { DecimalText.fixed($0, decimals: 1) }
         if format == .json {
             Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line)
             return

@@ -54,6 +54,65 @@ struct DecimalTextTests {
         for _ in 0..<10_000 { samples.append(Int(bitPattern: UInt(random.next())) >> Int(random.next() % 63)) }
         for value in samples { #expect(Self.text(value) == String(value)) }
     }
+
+    // MARK: Fixed decimals
+
+    @Test("Fixed decimals agree with glibc's printf, except where |v| × 10^d sits on a tie (ours rounds half away from zero)")
+    func fixedMatchesPrintf() {
+        var random = SplitMix64(seed: 11)
+        var checked = 0
+        for _ in 0..<60_000 {
+            let decimals = Int(random.next() % 8)
+            let value = random.uniform(-7...9).exp10 * (random.next() % 2 == 0 ? 1 : -1)
+            let ours = DecimalText.fixed(value, decimals: decimals)
+            let printf = String(format: "%.\(decimals)f", value)
+            if ours == printf || printf == "-" + ours { checked += 1; continue }
+            // A difference is allowed at a tie of the scaled value, or where the scaled value is past
+            // 2^53 (no longer exact), and then only by one unit of the last digit.
+            let scaled = value.magnitude * Foundation.pow(10, Double(decimals))
+            #expect(scaled >= 9_007_199_254_740_992 || abs(scaled - scaled.rounded(.down) - 0.5) < 1e-6,
+                    "\(value) with \(decimals): \(ours) vs \(printf)")
+            // Both texts as integers in units of the last digit.
+            func units(_ text: String) -> Int64? { Int64(text.replacingOccurrences(of: ".", with: "")) }
+            if let a = units(ours), let b = units(printf) {
+                #expect(abs(a - b) <= 1, "\(value) with \(decimals): \(ours) vs \(printf)")
+            } else {
+                Issue.record("not a fixed decimal: \(ours) or \(printf)")
+            }
+        }
+        #expect(checked > 55_000)
+    }
+
+    @Test("Fixed decimals: exact digit count, no negative zero, half away from zero, checked at the limits")
+    func fixedEdges() {
+        #expect(DecimalText.fixed(12.3, decimals: 2) == "12.30")
+        #expect(DecimalText.fixed(7, decimals: 0) == "7")
+        #expect(DecimalText.fixed(0.5, decimals: 0) == "1")
+        #expect(DecimalText.fixed(-0.5, decimals: 0) == "-1")
+        #expect(DecimalText.fixed(-0.04, decimals: 1) == "0.0")
+        #expect(DecimalText.fixed(-0.0, decimals: 3) == "0.000")
+        #expect(DecimalText.fixed(-0.25, decimals: 3) == "-0.250")
+        #expect(DecimalText.fixed(-1.05e-3, decimals: 3) == "-0.001")
+        for value in [Double.infinity, -.infinity, .nan, 1e19, -1e19, .greatestFiniteMagnitude] {
+            #expect(DecimalText.fixed(value, decimals: 0) == value.description)
+        }
+        // 9.2e18 units is the last the 64-bit path takes; beyond it, description.
+        #expect(DecimalText.fixed(9.1e17, decimals: 1) == "910000000000000000.0")
+        #expect(DecimalText.fixed(9.3e17, decimals: 1) == (9.3e17).description)
+    }
+
+    @Test("Zero padding agrees with printf's %0*ld; a negative value pads its digits after the sign")
+    func zeroPadded() {
+        var random = SplitMix64(seed: 5)
+        for _ in 0..<10_000 {
+            let value = Int(random.next() >> (1 + random.next() % 63))
+            let width = Int(random.next() % 22)
+            #expect(DecimalText.zeroPadded(value, width: width) == String(format: "%0\(width)ld", value))
+            let negative = DecimalText.zeroPadded(-value - 1, width: width)
+            #expect(negative == "-" + String(format: "%0\(width)ld", value + 1))
+        }
+        #expect(DecimalText.zeroPadded(Int.min, width: 3) == String(Int.min))
+    }
 }
 
 extension Double {

@@ -64,6 +64,64 @@ package enum DecimalText {
         return at + writeDigits(value.magnitude, minimumCount: 1, into: out, at: at)
     }
 
+    /// `value` rounded to exactly `decimals` decimals (0…18), the way people and fixed-width
+    /// formats want numbers (`12.30`, `-0.5`, `7`): half away from zero, no exponent, no locale,
+    /// and no sign on a value that rounds to zero. The one fixed-decimal formatter of the package
+    /// (track statistics, NMEA fields, reports, logs).
+    ///
+    /// Exact while |value| × 10^decimals is below 2⁵³ (a coordinate to 7 decimals, a distance in
+    /// metres to 3); beyond that the product is rounded once more and the last digit may be one
+    /// off the exact decimal.
+    ///
+    /// Checked, never a trap: a value that is not finite, or too large for `decimals` decimals in
+    /// 64 bits (|value| × 10^decimals ≥ 9.2 × 10¹⁸), is written as `description` writes it
+    /// (`inf`, `1e+19`).
+    ///
+    /// ```swift
+    /// DecimalText.fixed(12.3, decimals: 2)    // "12.30"
+    /// DecimalText.fixed(-0.5, decimals: 0)    // "-1"
+    /// DecimalText.fixed(-0.04, decimals: 1)   // "0.0", never "-0.0"
+    /// DecimalText.fixed(1e19, decimals: 0)    // "1e+19"
+    /// ```
+    package static func fixed(_ value: Double, decimals: Int) -> String {
+        precondition((0...18).contains(decimals), "DecimalText.fixed: decimals must be 0…18, got \(decimals)")
+        guard value.isFinite else { return value.description }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (value.magnitude * scale).rounded()
+        guard scaled < 9.2e18 else { return value.description }
+        let units = UInt64(scaled)
+        let unit = UInt64(scale)
+        return String(unsafeUninitializedCapacity: 2 * maximumLength) { buffer in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var at = 0
+            if value < 0 && units != 0 {
+                out[0] = UInt8(ascii: "-")
+                at = 1
+            }
+            at += writeDigits(UInt(units / unit), minimumCount: 1, into: out, at: at)
+            guard decimals > 0 else { return at }
+            out[at] = UInt8(ascii: ".")
+            return at + 1 + writeDigits(UInt(units % unit), minimumCount: decimals, into: out, at: at + 1)
+        }
+    }
+
+    /// `value` in decimal digits, zero-padded on the left to `width` digits (`7` → `"07"`); a
+    /// negative value gets its sign before the padded digits. The package's one zero-pad (NMEA
+    /// fields, timestamps, clocks).
+    package static func zeroPadded(_ value: Int, width: Int) -> String {
+        let digits = max(width, 20)
+        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var at = 0
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                at = 1
+            }
+            return at + writeDigits(value.magnitude, minimumCount: width, into: out, at: at)
+        }
+    }
+
     /// `significand / 10^decimals` with exactly `decimals` decimals (`.0` when there are none, as
     /// `description` writes whole numbers).
     private static func writeFixed(significand: UInt64, decimals: Int, negative: Bool, into out: UnsafeMutableRawBufferPointer)

@@ -181,10 +181,7 @@ package enum UTCTimestamp {
         return out + "Z"
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let s = String(value)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-    }
+    private static func pad(_ value: Int, _ width: Int) -> String { DecimalText.zeroPadded(value, width: width) }
 
     @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D

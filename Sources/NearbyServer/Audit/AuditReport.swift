@@ -146,8 +146,5 @@ public struct AuditReport: Sendable {
     }
 
     /// One decimal.
-    private static func fixed(_ value: Double) -> String {
-        let tenths = Int64((value * 10).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10))"
-    }
+    private static func fixed(_ value: Double) -> String { DecimalText.fixed(value, decimals: 1) }
 }

@@ -185,11 +185,7 @@ public struct AccessLog: Sendable {
     }
 
     /// Three decimals.
-    static func fixed(_ value: Double) -> String {
-        let thousandths = Int64((value * 1000).rounded())
-        let fraction = String(abs(thousandths % 1000))
-        return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-    }
+    static func fixed(_ value: Double) -> String { DecimalText.fixed(value, decimals: 3) }
 }
 
 /// Access-log lines gathered in memory and written in batches: one `write` per 64 KiB, or per

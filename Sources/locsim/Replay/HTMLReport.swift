@@ -30,7 +30,7 @@ struct HTMLReport {
     static func placeColour(_ fraction: Double) -> String {
         let t = min(1, max(0, fraction.isFinite ? fraction : 0))
         let lightness = placeLightness.early + (placeLightness.late - placeLightness.early) * t
-        return "hsl(\(placeHue),70%,\(formatFixed(lightness, 0))%)"
+        return "hsl(\(placeHue),70%,\(DecimalText.fixed(lightness, decimals: 0))%)"
     }
 
     /// Writes the report atomically (a temporary file beside it, synced and renamed into place).
@@ -97,7 +97,7 @@ struct HTMLReport {
             let (x, y) = local(c)
             return (offsetX + (x - minX) * scale, height - offsetY - (y - minY) * scale)
         }
-        func f(_ v: Double) -> String { formatFixed(v, 1) }
+        func f(_ v: Double) -> String { DecimalText.fixed(v, decimals: 1) }
 
         var svg = "<svg id=\"map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
         svg += "<title>Track, fetches, places and encounters (local equirectangular projection)</title>\n"
@@ -131,11 +131,11 @@ struct HTMLReport {
         // Encounters.
         for encounter in trace.encounters {
             let (x, y) = screen(encounter.place.coordinate)
-            svg += "<g class=\"encounter\"><circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"9\" fill=\"none\" stroke=\"#9467bd\" stroke-width=\"2.5\"/><title>encounter: \(XMLText.escaped(encounter.place.name)) at \(formatFixed(encounter.distance, 1)) m, \(UTCTimestamp.format(encounter.time, fractionDigits: 0))</title></g>\n"
+            svg += "<g class=\"encounter\"><circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"9\" fill=\"none\" stroke=\"#9467bd\" stroke-width=\"2.5\"/><title>encounter: \(XMLText.escaped(encounter.place.name)) at \(DecimalText.fixed(encounter.distance, decimals: 1)) m, \(UTCTimestamp.format(encounter.time, fractionDigits: 0))</title></g>\n"
         }
         // Scale bar.
         let barMetres = niceLength(150 / scale)
-        svg += "<g class=\"scale\"><line x1=\"20\" y1=\"\(Int(height) - 20)\" x2=\"\(f(20 + barMetres * scale))\" y2=\"\(Int(height) - 20)\" stroke=\"#333\" stroke-width=\"2\"/><text x=\"20\" y=\"\(Int(height) - 26)\" font-size=\"12\">\(formatFixed(barMetres, 0)) m</text></g>\n"
+        svg += "<g class=\"scale\"><line x1=\"20\" y1=\"\(Int(height) - 20)\" x2=\"\(f(20 + barMetres * scale))\" y2=\"\(Int(height) - 20)\" stroke=\"#333\" stroke-width=\"2\"/><text x=\"20\" y=\"\(Int(height) - 26)\" font-size=\"12\">\(DecimalText.fixed(barMetres, decimals: 0)) m</text></g>\n"
         svg += "</svg>\n"
         return svg
     }
@@ -155,7 +155,7 @@ struct HTMLReport {
 
     /// An ×, centred on (x, y), `size` pixels from the centre to each end.
     static func cross(x: Double, y: Double, size: Double) -> String {
-        func f(_ v: Double) -> String { formatFixed(v, 1) }
+        func f(_ v: Double) -> String { DecimalText.fixed(v, decimals: 1) }
         let style = "stroke=\"\(failureColour)\" stroke-width=\"2\" stroke-linecap=\"round\""
         return "<line x1=\"\(f(x - size))\" y1=\"\(f(y - size))\" x2=\"\(f(x + size))\" y2=\"\(f(y + size))\" \(style)/>"
             + "<line x1=\"\(f(x - size))\" y1=\"\(f(y + size))\" x2=\"\(f(x + size))\" y2=\"\(f(y - size))\" \(style)/>"
@@ -184,7 +184,7 @@ struct HTMLReport {
         guard let t0 = trace.fixes.first?.time, let t1 = trace.fixes.last?.time else { return "" }
         let span = max(1, t1.timeIntervalSince(t0))
         func x(_ t: Date) -> Double { L.left + (L.width - L.left - L.right) * min(1, max(0, t.timeIntervalSince(t0) / span)) }
-        func f(_ v: Double) -> String { formatFixed(v, 1) }
+        func f(_ v: Double) -> String { DecimalText.fixed(v, decimals: 1) }
         func label(_ text: String, row y: Double) -> String {
             "<text class=\"row-label\" x=\"4\" y=\"\(f(y + 4))\" font-size=\"\(f(L.labelFontSize))\">\(text)</text>"
         }

@@ -185,7 +185,7 @@ struct Replay: AsyncParsableCommand {
             let length = try GPXReplay(path: path, configuration: .init(pacing: .virtual)).analysis.duration
             throw UsageFailure(
                 "--start \(timing.start ?? "") is beyond the end of \(track), which lasts \(formatDuration(length)) "
-                    + "(\(formatFixed(length, 3)) s)")
+                    + "(\(DecimalText.fixed(length, decimals: 3)) s)")
         }
     }
 

@@ -114,7 +114,7 @@ final class ReplayRecorder {
             fetchesPerMinute[Int64((request.time.timeIntervalSince1970 / 60).rounded(.down)), default: 0] += 1
             trace.fetches.append((request.time, request.center, request.radius, request.reason.rawValue))
             emit(
-                text: "\(stamp(event.time))  fetch #\(request.id) \(request.reason) at \(request.center) radius \(formatFixed(request.radius, 0)) m",
+                text: "\(stamp(event.time))  fetch #\(request.id) \(request.reason) at \(request.center) radius \(DecimalText.fixed(request.radius, decimals: 0)) m",
                 FetchRecord(time: event.time, request: request))
         case .fetchCoalesced(let reason, let inFlight):
             // Every qualifying fix while a request is in flight is coalesced into the same one
@@ -188,7 +188,7 @@ final class ReplayRecorder {
         return [
             "Summary",
             "  fixes:          \(fixCount) (\(acceptedCount) accepted, \(rejectedCount) rejected)",
-            "  distance:       \(formatFixed(distance / 1000, 3)) km",
+            "  distance:       \(DecimalText.fixed(distance / 1000, decimals: 3)) km",
             "  duration:       \(duration.map { formatDuration($0) } ?? "-")",
             "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
             "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
@@ -259,7 +259,7 @@ final class ReplayRecorder {
     private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
         emit(
             text: "\(stamp(time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
-                + "at \(formatFixed(encounter.distance, 1)) m",
+                + "at \(DecimalText.fixed(encounter.distance, decimals: 1)) m",
             EncounterRecord(time: time, place: encounter.place, distance: encounter.distance))
     }
 

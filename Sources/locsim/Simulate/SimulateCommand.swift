@@ -198,8 +198,8 @@ struct Simulate: AsyncParsableCommand {
             return FixRecord(fix: fix).line
         case .text:
             let position = fix.coordinate?.description ?? "no fix"
-            let accuracy = fix.horizontalAccuracy.map { " ±\(formatFixed($0, 1)) m" } ?? ""
-            let speed = fix.speed.map { " \(formatFixed($0, 2)) m/s" } ?? ""
+            let accuracy = fix.horizontalAccuracy.map { " ±\(DecimalText.fixed($0, decimals: 1)) m" } ?? ""
+            let speed = fix.speed.map { " \(DecimalText.fixed($0, decimals: 2)) m/s" } ?? ""
             return "\(UTCTimestamp.format(fix.time, fractionDigits: 3))  \(position)\(accuracy)\(speed)"
         }
     }

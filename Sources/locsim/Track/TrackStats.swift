@@ -69,10 +69,10 @@ struct TrackStats: AsyncParsableCommand {
             "Points:        \(stats.points)",
             "Route points:  \(stats.routePoints)",
             "Waypoints:     \(stats.waypoints)",
-            "Distance:      \(formatFixed(stats.distance / 1000, 3)) km (\(formatFixed(stats.distance, 3)) m, WGS-84 geodesic)",
+            "Distance:      \(DecimalText.fixed(stats.distance / 1000, decimals: 3)) km (\(DecimalText.fixed(stats.distance, decimals: 3)) m, WGS-84 geodesic)",
         ]
         if let duration = stats.duration {
-            lines.append("Duration:      \(formatDuration(duration)) (\(formatFixed(duration, 3)) s)")
+            lines.append("Duration:      \(formatDuration(duration)) (\(DecimalText.fixed(duration, decimals: 3)) s)")
         } else {
             lines.append("Duration:      - (no times)")
         }
@@ -80,33 +80,13 @@ struct TrackStats: AsyncParsableCommand {
         lines.append("End:           \(place(stats.end))")
         if let box = stats.bounds {
             lines.append(
-                "Bounds:        lat \(formatFixed(box.minLatitude, 7))...\(formatFixed(box.maxLatitude, 7)), lon \(formatFixed(box.minLongitude, 7))...\(formatFixed(box.maxLongitude, 7))"
+                "Bounds:        lat \(DecimalText.fixed(box.minLatitude, decimals: 7))...\(DecimalText.fixed(box.maxLatitude, decimals: 7)), lon \(DecimalText.fixed(box.minLongitude, decimals: 7))...\(DecimalText.fixed(box.maxLongitude, decimals: 7))"
             )
         } else {
             lines.append("Bounds:        -")
         }
         return lines.joined(separator: "\n")
     }
-}
-
-/// `value` with exactly `decimals` decimals, without Foundation's formatter. A value too large
-/// for that many decimals in 64-bit integers (|value| × 10^decimals ≥ 2⁶³) or not finite is
-/// written as Swift writes it (`1e+19`, `inf`): checked, never a trap.
-func formatFixed(_ value: Double, _ decimals: Int) -> String {
-    guard value.isFinite else { return String(value) }
-    var scale = 1.0
-    for _ in 0..<max(0, decimals) { scale *= 10 }
-    let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9.2e18 else { return String(value) }
-    let whole = (scaled / scale).rounded(.down)
-    let fraction = Int64(scaled - whole * scale)
-    let negative = value < 0 && scaled != 0
-    var text = (negative ? "-" : "") + String(Int64(whole))
-    if decimals > 0 {
-        let digits = String(fraction)
-        text += "." + String(repeating: "0", count: max(0, decimals - digits.count)) + digits
-    }
-    return text
 }
 
 /// `h:mm:ss` (or `m:ss` under an hour). Saturates at ±2⁶² seconds; not-a-number is `-`.
@@ -116,6 +96,6 @@ func formatDuration(_ seconds: Double) -> String {
     let total = Int(min(limit, max(-limit, seconds.rounded())))
     let sign = total < 0 ? "-" : ""
     let s = total.magnitude
-    func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    func two(_ n: UInt) -> String { DecimalText.zeroPadded(Int(n), width: 2) }
     return s >= 3600 ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
 }
