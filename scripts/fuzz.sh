@@ -95,23 +95,44 @@ run() {
   local dict=() fixed=()
   [ "${LOCSIM_FUZZ_SEED:-}" ] && fixed=(-seed="$LOCSIM_FUZZ_SEED")
   [ -f "scripts/fuzz/$target.dict" ] && dict=(-dict="scripts/fuzz/$target.dict")
+  # libFuzzer's -timeout is wall time: on a machine busy with other work a niced fuzzer can go
+  # 10 s without the CPU and "time out" on an input that takes milliseconds. Such a timeout is
+  # replayed at once; if the replay finishes well inside the limit it is set aside as starved-*
+  # (not a finding) and fuzzing goes on for the rest of the time asked for.
+  local limit=${LOCSIM_FUZZ_TIMEOUT:-10}
   echo "fuzz: $target for ${seconds} s (corpus $corpus, log $log)" >&2
-  local status=0 cpu TIMEFORMAT='%U %S'
-  # -max_total_time is wall time; the CPU time the target really got (it may share the machine) is
-  # measured beside it and reported, so fuzzing effort can be stated in CPU-minutes.
-  { time "$exe" "$corpus" "${dict[@]}" "${fixed[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=16384 -artifact_prefix="$findings/" -print_final_stats=1 > "$log" 2>&1 || status=$?; } 2> "$work/$target.cpu"
-  cpu=$(awk '{ printf "%.0f", $1 + $2 }' "$work/$target.cpu")
-  local runs
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  if [ "$status" -ne 0 ]; then
+  local left=$seconds cpu=0 runs=0 start status part partcpu partruns TIMEFORMAT='%U %S'
+  while [ "$left" -gt 0 ]; do
+    status=0
+    start=$SECONDS
+    # -max_total_time is wall time; the CPU time the target really got is measured beside it and
+    # reported, so fuzzing effort can be stated in CPU-minutes.
+    { time "$exe" "$corpus" "${dict[@]}" "${fixed[@]}" -max_total_time="$left" -timeout="$limit" -rss_limit_mb=2048 \
+      -max_len=16384 -artifact_prefix="$findings/" -print_final_stats=1 > "$log" 2>&1 || status=$?; } 2> "$work/$target.cpu"
+    partcpu=$(awk '{ printf "%.0f", $1 + $2 }' "$work/$target.cpu")
+    cpu=$((cpu + partcpu))
+    partruns=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    [ -z "$partruns" ] && partruns=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || echo 0)
+    runs=$((runs + ${partruns:-0}))
+    left=$((left - (SECONDS - start)))
+    [ "$status" -eq 0 ] && break
     local artifact
     artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | sed 's/Test unit written to //')
+    if [ -n "$artifact" ] && [ "$(basename "$artifact" | cut -d- -f1)" = timeout ]; then
+      local t0=$SECONDS
+      if timeout "$limit" "$exe" -runs=1 "$artifact" > /dev/null 2>&1; then
+        local starved
+        starved="$findings/starved-$(basename "$artifact" | cut -d- -f2-)"
+        mv "$artifact" "$starved"
+        echo "fuzz: note: $target: a timeout whose input replays in $((SECONDS - t0)) s (the fuzzer was starved of CPU, not a hang); set aside as $starved, fuzzing on" >&2
+        continue
+      fi
+    fi
     echo "fuzz: error: $target found a problem after $runs runs: ${artifact:-see $log}" >&2
     grep -m 3 -E "ERROR: (AddressSanitizer|libFuzzer)|Fatal error|SUMMARY" "$log" >&2 || true
     echo "hint: replay it with: scripts/fuzz.sh --replay $target ${artifact:-FILE}" >&2
     return 1
-  fi
+  done
   echo "fuzz: $target: $runs runs in ${seconds} s (${cpu} s of CPU), no crash, hang or leak; corpus $(ls "$corpus" | wc -l) inputs" >&2
 }
 
