@@ -460,7 +460,7 @@ public final class GPXReader {
         }
         if depth == 0 && !scanner.textIsCDATA {
             let bytes = scanner.bytes(scanner.textStart, scanner.textEnd)
-            if let offset = bytes.firstIndex(where: { !isXMLSpace($0) }) {
+            if let offset = bytes.firstIndex(where: { !$0.isASCIIWhitespace }) {
                 throw error(.malformedXML, "text outside the <gpx> element", at: scanner.textStart + offset)
             }
         }
@@ -548,7 +548,7 @@ public final class GPXReader {
         if pointIsBad { return }
         // An empty element is an absent value; so is one holding only whitespace, except a name.
         // (Checked only when a value does not parse, so good values cost nothing more.)
-        func isBlank() -> Bool { text.allSatisfy(isXMLSpace) }
+        func isBlank() -> Bool { text.allSatisfy(\.isASCIIWhitespace) }
         func shown() -> String { String(decoding: text, as: UTF8.self) }
         func number(_ what: String) throws(GPXParseError) -> Double? {
             let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
@@ -589,7 +589,7 @@ public final class GPXReader {
             }
             point.satellites = satellites
         case .fix:
-            let value = String(decoding: text.drop(while: isXMLSpace).reversed().drop(while: isXMLSpace).reversed(), as: UTF8.self)
+            let value = String(decoding: text.drop(while: \.isASCIIWhitespace).reversed().drop(while: \.isASCIIWhitespace).reversed(), as: UTF8.self)
             guard let fix = GPXFixType(rawValue: value) else {
                 if value.isEmpty { return }
                 return try valueProblem(.invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps")

@@ -244,8 +244,8 @@ public struct NMEAReader: Sendable {
     ) -> NMEAError? {
         var start = 0
         var end = all.count
-        while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
-        while end > start, all[end - 1] == 0x20 || all[end - 1] == 0x09 { end -= 1 }
+        while start < end, all[start].isASCIIBlank { start += 1 }
+        while end > start, all[end - 1].isASCIIBlank { end -= 1 }
         if start == end { return nil }
         if options.allowsCommentLines, all[start] == UInt8(ascii: "#") { return nil }
 
@@ -277,7 +277,7 @@ public struct NMEAReader: Sendable {
             next = following
             let isLast = following == nil
             var sentenceEnd = following ?? end
-            while sentenceEnd > sentenceStart, all[sentenceEnd - 1] == 0x20 || all[sentenceEnd - 1] == 0x09 {
+            while sentenceEnd > sentenceStart, all[sentenceEnd - 1].isASCIIBlank {
                 sentenceEnd -= 1
             }
             let text = UnsafeBufferPointer(rebasing: all[sentenceStart..<sentenceEnd])

@@ -19,7 +19,7 @@ extension NMEASentence {
         let result: Result<NMEASentence, NMEAError> = copy.withUTF8 { all in
             var start = 0
             var end = all.count
-            while start < end, all[start] == 0x20 || all[start] == 0x09 { start += 1 }
+            while start < end, all[start].isASCIIBlank { start += 1 }
             while end > start, all[end - 1] == 0x0D || all[end - 1] == 0x0A || all[end - 1] == 0x20 { end -= 1 }
             let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
             guard let first = bytes.first, first == UInt8(ascii: "$") || first == UInt8(ascii: "!") else {

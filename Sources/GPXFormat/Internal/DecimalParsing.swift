@@ -31,14 +31,11 @@ func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
 func trimmingXMLSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
     var start = bytes.startIndex
     var end = bytes.endIndex
-    while start < end, isXMLSpace(bytes[start]) { start += 1 }
-    while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
+    while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+    while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
     return UnsafeBufferPointer(rebasing: bytes[start..<end])
 }
 
-@inline(__always) func isXMLSpace(_ c: UInt8) -> Bool {
-    c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
-}
 
 /// Formats a Double as a plain decimal (no exponent, as xsd:decimal requires) that parses back to
 /// exactly the same value: the shortest round-trip digits with the decimal point moved.

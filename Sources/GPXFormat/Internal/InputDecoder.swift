@@ -1,3 +1,4 @@
+import LocationCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -367,7 +368,7 @@ final class InputDecoder {
         let opening = Array("<?xml".utf8)
         while rawEnd < opening.count + 1, try stage(max(want, 1)) {}
         guard rawEnd > opening.count, (0..<opening.count).allSatisfy({ staging[$0] == opening[$0] }),
-            isXMLSpace(staging[opening.count])
+            staging[opening.count].isASCIIWhitespace
         else { return }
         var close: Int?
         var searched = opening.count
@@ -417,14 +418,14 @@ func pseudoAttribute(_ name: String, in text: UnsafeBufferPointer<UInt8>, from: 
     let wanted = Array(name.utf8)
     var i = from
     while i < text.count {
-        while i < text.count, isXMLSpace(text[i]) { i += 1 }
+        while i < text.count, text[i].isASCIIWhitespace { i += 1 }
         let nameStart = i
-        while i < text.count, !isXMLSpace(text[i]), text[i] != UInt8(ascii: "=") { i += 1 }
+        while i < text.count, !text[i].isASCIIWhitespace, text[i] != UInt8(ascii: "=") { i += 1 }
         let nameEnd = i
-        while i < text.count, isXMLSpace(text[i]) { i += 1 }
+        while i < text.count, text[i].isASCIIWhitespace { i += 1 }
         guard i < text.count, text[i] == UInt8(ascii: "=") else { return nil }
         i += 1
-        while i < text.count, isXMLSpace(text[i]) { i += 1 }
+        while i < text.count, text[i].isASCIIWhitespace { i += 1 }
         guard i < text.count, text[i] == UInt8(ascii: "\"") || text[i] == UInt8(ascii: "'") else { return nil }
         let quote = text[i]
         let valueStart = i + 1

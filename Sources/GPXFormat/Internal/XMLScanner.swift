@@ -1,3 +1,4 @@
+import LocationCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -389,11 +390,11 @@ final class XMLScanner {
             guard let close = try find([UInt8(ascii: ">")], from: pos + 2, what: "an end tag") else { return nil }
             nameStart = pos + 2
             var e = nameStart
-            while e < close, !isXMLSpace(buffer[e]) { e += 1 }
+            while e < close, !buffer[e].isASCIIWhitespace { e += 1 }
             nameEnd = e
             guard nameEnd > nameStart else { throw .malformed("end tag without a name", at: pos) }
             while e < close {
-                guard isXMLSpace(buffer[e]) else { throw .malformed("unexpected text in an end tag", at: e) }
+                guard buffer[e].isASCIIWhitespace else { throw .malformed("unexpected text in an end tag", at: e) }
                 e += 1
             }
             pos = close + 1
@@ -458,7 +459,7 @@ final class XMLScanner {
         nameStart = i
         while true {
             guard let c = try byte(at: i) else { return nil }
-            if isXMLSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
+            if c.isASCIIWhitespace || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
             if c == UInt8(ascii: "<") || c == UInt8(ascii: "=") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 throw .malformed("invalid character in an element name", at: i)
             }
@@ -468,7 +469,7 @@ final class XMLScanner {
         guard nameEnd > nameStart else { throw .malformed("'<' not followed by an element name", at: pos) }
         while true {
             guard let c = try byte(at: i) else { return nil }
-            if isXMLSpace(c) {
+            if c.isASCIIWhitespace {
                 i += 1
                 continue
             }
@@ -488,7 +489,7 @@ final class XMLScanner {
             let attributeStart = i
             while true {
                 guard let n = try byte(at: i) else { return nil }
-                if n == UInt8(ascii: "=") || isXMLSpace(n) { break }
+                if n == UInt8(ascii: "=") || n.isASCIIWhitespace { break }
                 if n == UInt8(ascii: ">") || n == UInt8(ascii: "/") || n == UInt8(ascii: "<") || n == UInt8(ascii: "\"")
                     || n == UInt8(ascii: "'")
                 {
@@ -499,7 +500,7 @@ final class XMLScanner {
             let attributeNameEnd = i
             while true {
                 guard let s = try byte(at: i) else { return nil }
-                if !isXMLSpace(s) { break }
+                if !s.isASCIIWhitespace { break }
                 i += 1
             }
             guard let equals = try byte(at: i) else { return nil }
@@ -507,7 +508,7 @@ final class XMLScanner {
             i += 1
             while true {
                 guard let s = try byte(at: i) else { return nil }
-                if !isXMLSpace(s) { break }
+                if !s.isASCIIWhitespace { break }
                 i += 1
             }
             guard let quote = try byte(at: i) else { return nil }
@@ -525,7 +526,7 @@ final class XMLScanner {
             attributes.append(Attribute(nameStart: attributeStart, nameEnd: attributeNameEnd, valueStart: valueStart, valueEnd: i))
             i += 1
             guard let after = try byte(at: i) else { return nil }
-            if !isXMLSpace(after) && after != UInt8(ascii: ">") && after != UInt8(ascii: "/") {
+            if !after.isASCIIWhitespace && after != UInt8(ascii: ">") && after != UInt8(ascii: "/") {
                 throw .malformed("expected whitespace between attributes", at: i)
             }
         }

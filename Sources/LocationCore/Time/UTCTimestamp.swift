@@ -20,8 +20,8 @@ package enum UTCTimestamp {
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = bytes.startIndex
         var end = bytes.endIndex
-        while i < end, isSpace(bytes[i]) { i += 1 }
-        while end > i, isSpace(bytes[end - 1]) { end -= 1 }
+        while i < end, bytes[i].isASCIIWhitespace { i += 1 }
+        while end > i, bytes[end - 1].isASCIIWhitespace { end -= 1 }
 
         func digits(_ count: Int) -> Int? {
             guard end - i >= count else { return nil }
@@ -183,7 +183,4 @@ package enum UTCTimestamp {
 
     private static func pad(_ value: Int, _ width: Int) -> String { DecimalText.zeroPadded(value, width: width) }
 
-    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
-        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
-    }
 }

@@ -299,7 +299,7 @@ final class GPSDConnection {
         let key = Array(#""class""#.utf8)
         guard utf8.count > key.count else { return nil }
         func skipSpace(_ index: inout Int) {
-            while index < utf8.count, [0x20, 0x09, 0x0A, 0x0D].contains(utf8[index]) { index += 1 }
+            while index < utf8.count, utf8[index].isASCIIWhitespace { index += 1 }
         }
         for start in 0...(utf8.count - key.count) where utf8[start..<(start + key.count)].elementsEqual(key) {
             var index = start + key.count

@@ -1,3 +1,4 @@
+import LocationCore
 /// A strict check of JSON syntax (RFC 8259) for one gpsd report, made before libgps sees it.
 ///
 /// libgps's `gps_unpack` decodes what it can of damaged text without saying so, and in gpsd 3.22
@@ -63,7 +64,7 @@ enum JSONSyntax {
             } else if byte == UInt8(ascii: "\"") {
                 inString = true
                 out.append(byte)
-            } else if !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
+            } else if !byte.isASCIIWhitespace {
                 out.append(byte)
             }
         }
@@ -100,7 +101,7 @@ enum JSONSyntax {
         }
 
         mutating func skipSpace() {
-            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+            while let byte = current, byte.isASCIIWhitespace { index += 1 }
         }
 
         mutating func expect(_ byte: UInt8) -> Bool {
