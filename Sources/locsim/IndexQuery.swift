@@ -103,27 +103,27 @@ enum QueryFile {
     }
 
     static func read(_ path: String) throws -> [Query] {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             throw IndexError(.unreadableInput, "cannot read the queries file: \(FileErrorText.reason(for: error))", path: path)
         }
+        // RFC 4180, as place files are read: quoted fields, CRLF or LF, a byte-order mark.
+        var reader = CSVReader(bytes: bytes, path: path)
+        var fields: [CSVReader.Field] = []
         var columns = ["lat": 0, "lon": 1, "radius": 2]
         var queries: [Query] = []
         var sawFirst = false
-        for (lineIndex, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-            if line.allSatisfy({ $0 == " " }) { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        while try reader.next(into: &fields) {
+            if fields.allSatisfy(reader.isBlank) { continue }
             if !sawFirst {
                 sawFirst = true
-                if decimalValue(fields[0]) == nil {
-                    let names = fields.map { $0.lowercased() }
+                if reader.double(fields[0]) == nil {
+                    let names = fields.map { reader.string($0).trimmingCharacters(in: .whitespaces).lowercased() }
                     for (name, aliases) in [("lat", ["lat", "latitude"]), ("lon", ["lon", "lng", "longitude"]), ("radius", ["radius"])] {
                         guard let index = names.firstIndex(where: aliases.contains) else {
-                            throw IndexError(
-                                .missingColumn, "the header needs lat,lon,radius", path: path, line: lineIndex + 1, column: name)
+                            throw IndexError(.missingColumn, "the header needs lat,lon,radius", path: path, line: reader.line, column: name)
                         }
                         columns[name] = index
                     }
@@ -132,10 +132,9 @@ enum QueryFile {
             }
             func number(_ column: String) throws -> Double {
                 let index = columns[column]!
-                guard index < fields.count, let value = decimalValue(fields[index]) else {
-                    throw IndexError(
-                        .malformedRow, "\"\(index < fields.count ? fields[index] : "")\" is not a number", path: path,
-                        line: lineIndex + 1, column: column)
+                guard index < fields.count, let value = reader.double(fields[index]) else {
+                    let text = index < fields.count ? reader.string(fields[index]).trimmingCharacters(in: .whitespaces) : ""
+                    throw IndexError(.malformedRow, "\"\(text)\" is not a number", path: path, line: reader.line, column: column)
                 }
                 return value
             }
@@ -145,13 +144,12 @@ enum QueryFile {
                 center = try Coordinate(latitude: latitude, longitude: longitude)
             } catch {
                 throw IndexError(
-                    .malformedRow, error.description, path: path, line: lineIndex + 1,
+                    .malformedRow, error.description, path: path, line: reader.line,
                     column: error.component == .latitude ? "lat" : "lon")
             }
             guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
                 throw IndexError(
-                    .malformedRow, "radius \(radius) is outside 1...20015114 m", path: path,
-                    line: lineIndex + 1, column: "radius")
+                    .malformedRow, "radius \(radius) is outside 1...20015114 m", path: path, line: reader.line, column: "radius")
             }
             queries.append(Query(center: center, radius: radius))
         }

@@ -54,6 +54,18 @@ struct IndexCommandTests {
             #expect(across?["places"]?.first?.keys.sorted() == ["distance_m", "id", "kind", "lat", "level", "lon", "name"], "the same members as --format json")
             #expect(lines[2] == #"{"places":[]}"#)
 
+            // The same queries as a spreadsheet exports them (byte-order mark, CRLF, quoted
+            // fields, a blank line): read by the RFC 4180 reader place files use, same answers.
+            let exported = "\u{FEFF}\"Latitude\",\"Longitude\",\"Radius\"\r\n\"-16.5\",\"180\",\"100\"\r\n\r\n35,139,\"1\"\r\n0,0,1000\r\n"
+            try exported.write(toFile: directory + "/exported.csv", atomically: true, encoding: .utf8)
+            let same = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "exported.csv", "--format", "jsonl"], in: directory)
+            #expect(same.status == 0, "\(same.stderr)")
+            #expect(same.stdout == batch.stdout)
+            try "lat,lon,radius\n10,20,100\n\"10,20,100\n".write(toFile: directory + "/open.csv", atomically: true, encoding: .utf8)
+            let open = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
+            #expect(open.status == 1)
+            #expect(open.stderr.contains("open.csv:3") && open.stderr.contains("quoted field is not closed"), "\(open.stderr)")
+
             // Query files take plain decimals, like place files: no hexadecimal, nan or inf.
             for value in ["0x1p3", "nan", "inf"] {
                 try "lat,lon,radius\n10,20,100\n\(value),20,100\n".write(

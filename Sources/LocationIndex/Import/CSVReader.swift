@@ -3,22 +3,23 @@ import LocationCore
 /// A byte-level RFC 4180 CSV reader: comma-separated, `"`-quoted fields that may hold commas,
 /// newlines and doubled quotes; `\n` or `\r\n` line ends; a UTF-8 byte-order mark is skipped;
 /// blank lines are skipped. Works on the bytes in place and makes a `String` only when asked.
-struct CSVReader {
-    struct Field {
-        var start: Int
-        var end: Int
+/// The package's one CSV reader: place imports and `locsim index query --queries`.
+package struct CSVReader {
+    package struct Field {
+        package var start: Int
+        package var end: Int
         /// Quoted with `""` escapes inside, so the bytes need unescaping.
-        var hasEscapedQuotes: Bool
+        package var hasEscapedQuotes: Bool
     }
 
-    let bytes: [UInt8]
-    let path: String
+    package let bytes: [UInt8]
+    package let path: String
     private var position: Int
     private var nextLine = 1
     /// The 1-based line on which the last record returned by ``next(into:)`` starts.
-    private(set) var line = 0
+    package private(set) var line = 0
 
-    init(bytes: [UInt8], path: String) {
+    package init(bytes: [UInt8], path: String) {
         self.bytes = bytes
         self.path = path
         position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -29,7 +30,7 @@ struct CSVReader {
 
     /// Reads the next record's fields into `fields`; false at the end of the input.
     /// - Throws: ``IndexError/Code/malformedRow`` for an unterminated quoted field.
-    mutating func next(into fields: inout [Field]) throws(IndexError) -> Bool {
+    package mutating func next(into fields: inout [Field]) throws(IndexError) -> Bool {
         fields.removeAll(keepingCapacity: true)
         let count = bytes.count
         // Skip blank lines.
@@ -95,7 +96,7 @@ struct CSVReader {
     }
 
     /// The field's text, unescaped.
-    func string(_ field: Field) -> String {
+    package func string(_ field: Field) -> String {
         if field.hasEscapedQuotes {
             var unescaped: [UInt8] = []
             unescaped.reserveCapacity(field.end - field.start)
@@ -131,7 +132,7 @@ struct CSVReader {
     /// ``DecimalNumber`` reads `[+-]digits[.digits][(e|E)[+-]digits]`, correctly rounded. Nothing
     /// else is a number here: `nan`, `inf` and hexadecimal floats, which `Double(String)` would
     /// take, get the row's "is not a number" error.
-    func double(_ field: Field) -> Double? {
+    package func double(_ field: Field) -> Double? {
         var start = field.start, end = field.end
         while start < end && bytes[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
@@ -148,7 +149,7 @@ struct CSVReader {
     }
 
     /// Whether the field is empty or only spaces.
-    func isBlank(_ field: Field) -> Bool {
+    package func isBlank(_ field: Field) -> Bool {
         bytes[field.start..<field.end].allSatisfy { $0 == UInt8(ascii: " ") }
     }
 }
