@@ -133,7 +133,7 @@ struct GPSDLatency {
     }
 
     static func format(_ duration: Duration) -> String {
-        let microseconds = Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+        let microseconds = duration.fractionalSeconds * 1e6
         return abs(microseconds) >= 1000
             ? String(format: "%.2f ms", microseconds / 1000) : String(format: "%.0f µs", microseconds)
     }

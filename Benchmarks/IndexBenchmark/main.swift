@@ -93,8 +93,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 func microseconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+    duration.fractionalSeconds * 1e6
 }
 
 struct Measurement {

@@ -126,7 +126,7 @@ struct Measurement {
 }
 
 func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    duration.fractionalSeconds
 }
 
 @MainActor

@@ -53,7 +53,7 @@ func read(path: String, mode: NMEAReader.Options.Mode) throws {
         latitudeSum += fix.coordinate?.latitude ?? 0
     }
     let elapsed = clock.now - started
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.fractionalSeconds
     var usage = rusage()
     #if canImport(Glibc)
     getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -32,7 +32,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) * 1e-15
+    duration.fractionalSeconds * 1000
 }
 
 func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }

@@ -23,7 +23,7 @@ func memory() -> (peak: Double, current: Double) {
 }
 
 func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    duration.fractionalSeconds
 }
 
 var players = 100_000

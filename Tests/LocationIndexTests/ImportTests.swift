@@ -336,7 +336,7 @@ struct ImportTests {
     }
 
     @Test("The GeoNames cities file (144,563 places) imports whole and answers like brute force",
-        .enabled(if: SharedData.isPresent, "needs ../shared/data/places/geonames-cities1000.csv"))
+        .enabled(if: SharedData.hasGeoNamesCities, "needs ../shared/data/places/geonames-cities1000.csv"))
     func geoNamesSharedData() throws {
         try withTemporaryDirectory { directory in
             let index = try NearbyIndex(path: directory.file("gn.sqlite"))

@@ -48,15 +48,11 @@ func bruteForce(_ places: [Place], center: Coordinate, radius: Double, limit: In
     return hits
 }
 
-/// Where the shared real-world data lives (../shared/data from the package root), if present.
-enum SharedData {
-    static let directory: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // Support.swift, LocationIndexTests, Tests
-        return url.deletingLastPathComponent().appendingPathComponent("shared/data").path
-    }()
-    static var geoNamesCities: String { directory + "/places/geonames-cities1000.csv" }
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: geoNamesCities) }
+extension SharedData {
+    /// GeoNames' cities1000 extract in the shared data folder.
+    static var geoNamesCities: String { path("places/geonames-cities1000.csv") }
+    /// Whether that file is there (the folder may be present without it).
+    static var hasGeoNamesCities: Bool { FileManager.default.fileExists(atPath: geoNamesCities) }
 }
 
 /// The fixtures folder copied into the test bundle.
