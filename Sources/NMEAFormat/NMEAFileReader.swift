@@ -74,11 +74,16 @@ public struct NMEAFileReader: ~Copyable {
 
     private mutating func readChunk() throws(NMEAError) -> Int {
         let fd = descriptor
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            throw NMEAError(.io, message: "read failed: \(String(cString: strerror(errno)))", source: path)
+        let result = chunk.withUnsafeMutableBytes { buffer -> Result<Int, SystemIOError> in
+            do throws(SystemIOError) {
+                return .success(try SystemIO.read(fd, into: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let count): return count
+        case .failure(let error): throw NMEAError(.io, message: "read failed: \(error)", source: path)
         }
     }
 }

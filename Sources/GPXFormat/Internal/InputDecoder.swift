@@ -70,11 +70,10 @@ final class InputDecoder {
     private func readRaw(into destination: UnsafeMutablePointer<UInt8>, max: Int) throws(Failure) -> Int {
         switch source {
         case .file(let fd):
-            while true {
-                let n = read(fd, destination, max)
-                if n >= 0 { return n }
-                if errno == EINTR { continue }
-                throw .io(String(cString: strerror(errno)))
+            do {
+                return try SystemIO.read(fd, into: UnsafeMutableRawBufferPointer(start: destination, count: max))
+            } catch {
+                throw .io(error.description)
             }
         case .memory(let bytes):
             let n = min(max, bytes.count - memoryOffset)

@@ -50,14 +50,10 @@ package final class AtomicFile {
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason (disk full, …).
     package func write(_ bytes: UnsafeRawBufferPointer) throws(AtomicFileError) {
         precondition(!closed, "write after commit")
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw AtomicFileError(path: path)
-            }
-            offset += written
+        do {
+            try SystemIO.writeAll(descriptor, bytes)
+        } catch {
+            throw AtomicFileError(path: path, reason: error.description)
         }
     }
 
@@ -116,15 +112,4 @@ package struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     package var description: String { "\(path): \(reason)" }
-}
-
-/// POSIX `write(2)`, named apart from ``AtomicFile/write(_:)-(UnsafeRawBufferPointer)``.
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(fd, bytes, count)
-    #else
-    Darwin.write(fd, bytes, count)
-    #endif
 }

@@ -70,17 +70,15 @@ package final class LiveFile {
 
     private func write(_ bytes: [UInt8], at position: Int) throws(AtomicFileError) {
         precondition(!closed, "write after close")
-        var done = 0
-        while done < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(position + done))
+        let failure = bytes.withUnsafeBytes { buffer -> SystemIOError? in
+            do throws(SystemIOError) {
+                try SystemIO.writeAll(descriptor, buffer, at: position)
+                return nil
+            } catch {
+                return error
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw failure()
-            }
-            done += written
         }
+        if let failure { throw AtomicFileError(path: path, reason: failure.description) }
     }
 
     private func failure() -> AtomicFileError {

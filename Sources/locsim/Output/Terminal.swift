@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LocationCore
 
 /// Standard output and error for the command, unbuffered where it matters.
 enum Terminal {
@@ -32,13 +33,10 @@ enum Terminal {
     /// Writes every byte, retrying after EINTR and short writes; gives up silently on an error
     /// (a closed pipe: there is no one left to tell).
     static func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, base + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
+        do {
+            try SystemIO.writeAll(fd, UnsafeRawBufferPointer(bytes))
+        } catch {
+            // The reader is gone (a closed pipe) or the terminal failed: no one is left to tell.
         }
     }
 

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `read(2)` and `write(2)`/`pwrite(2)` as the package uses them on files, pipes and terminals:
+/// an interrupted call (`EINTR`) is retried, a short write continues where it stopped, and a
+/// failure is a ``SystemIOError`` with the system's reason. The package's one copy of those
+/// loops (GPX and NMEA readers, atomic and live files, the command's terminal output).
+package enum SystemIO {
+    /// Reads up to `buffer.count` bytes.
+    ///
+    /// - Returns: The number of bytes read; 0 at the end of the input.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemIOError) -> Int {
+        while true {
+            let count = systemRead(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw SystemIOError(code: errno) }
+        }
+    }
+
+    /// Writes every byte of `bytes`, at the file offset `offset` when given (`pwrite`, which
+    /// leaves the descriptor's own position alone), else at the current position.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil) throws(SystemIOError) {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let written =
+                if let offset {
+                    pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
+                } else {
+                    systemWrite(fd, base + done, bytes.count - done)
+                }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemIOError(code: errno)
+            }
+            // write(2) of a non-empty buffer returns at least 1 or fails; guard anyway.
+            if written == 0 { throw SystemIOError(code: EIO) }
+            done += written
+        }
+    }
+}
+
+/// A failed `read` or `write`: the `errno` value and its text.
+package struct SystemIOError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The `errno` value.
+    package let code: Int32
+
+    package init(code: Int32) { self.code = code }
+
+    /// The system's reason, `strerror(code)` (for example "No space left on device").
+    package var description: String { String(cString: strerror(code)) }
+}
+
+private func systemRead(_ fd: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, bytes, count)
+    #elseif canImport(Musl)
+    Musl.read(fd, bytes, count)
+    #else
+    Darwin.read(fd, bytes, count)
+    #endif
+}
+
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(fd, bytes, count)
+    #else
+    Darwin.write(fd, bytes, count)
+    #endif
+}
