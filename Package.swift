@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "MapFeature", targets: ["MapFeature"]),
         .library(name: "LocationIndex", targets: ["LocationIndex"]),
         .library(name: "Swarm", targets: ["Swarm"]),
+        .library(name: "LocationFeed", targets: ["LocationFeed"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -67,12 +68,24 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Simulated players as live feeds: the gpsd protocol server over SwiftNIO (already built for
+        // Hummingbird), run in `locsim serve`'s service group.
+        .target(
+            name: "LocationFeed",
+            dependencies: [
+                "LocationCore", "NMEAFormat",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+
         // MARK: The command (the only composition root)
         .executableTarget(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature", "NearbyServer", "Swarm",
+                "MapFeature", "NearbyServer", "Swarm", "LocationFeed",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -131,6 +144,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LocationFeedTests",
+            dependencies: [
+                "LocationFeed", "LocationCore", "LocationSimulation", "NMEAFormat", "LocationGPSD", "LocationTestSupport",
+                "LocSimTestHelpers",
             ],
             swiftSettings: strict),
         .testTarget(

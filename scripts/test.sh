@@ -16,7 +16,7 @@ else
   # Suites that drive a live gpsd run in a process of their own: in one process, the command
   # suites' blocking waits fill Swift's two-thread pool on a 2-core machine for a minute at a
   # time, and the daemons' feeds and sessions stall and time out.
-  live='LocationGPSDTests\.|GPSDCommandTests|GPSDCommandFailureTests|FixRecordParityTests|NMEALogCommandTests'
+  live='LocationGPSDTests\.|GPSDCommandTests|GPSDCommandFailureTests|FixRecordParityTests|NMEALogCommandTests|GPSDFeedLiveTests|FeedCommandTests'
   swift test --skip-build --skip "$live"
   swift test --skip-build --filter "$live"
 fi

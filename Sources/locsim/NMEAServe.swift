@@ -122,26 +122,33 @@ struct NMEAServe: AsyncParsableCommand {
                     altitude: altitude))
             try await serve(motion, describing: "\(count) fixes of straight-line motion")
         } else if let track {
-            let path: ReplayPath
-            var warnings: [String]
-            let reader: GPXReader?
-            if try FixFileFormat.input(track, what: "the track") == .nmea {
-                let log = try NMEALog(path: track)
-                (path, reader, warnings) = (log.replayPath, nil, log.warnings + log.reversalWarnings(dropped: true))
-            } else {
-                let gpx = try GPXReader(contentsOfFile: track)
-                (path, reader, warnings) = (try ReplayPath(document: GPXDocument(reader: gpx)), gpx, [])
-            }
-            let replay = try GPXReplay(
-                path: path,
-                configuration: .init(
-                    pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
-                    horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
-            // Points whose time goes backwards are dropped, never silently (the same lines as replay's).
-            if let reader { warnings += GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind) }
+            let (replay, warnings) = try Self.trackReplay(track, speed: speed, originalTimes: originalTimes)
             for line in warnings { Terminal.err(line) }
             try await serve(replay, describing: "\(replay.analysis.pointCount) points of \(track)")
         }
+    }
+
+    /// A GPX file or an NMEA log replayed in real time at `speed`, with the lines to print about
+    /// points dropped (shared with `serve --player NAME=walk.gpx`).
+    static func trackReplay(_ track: String, speed: Double, originalTimes: Bool) throws -> (GPXReplay<ContinuousClock>, [String]) {
+        let path: ReplayPath
+        var warnings: [String]
+        let reader: GPXReader?
+        if try FixFileFormat.input(track, what: "the track") == .nmea {
+            let log = try NMEALog(path: track)
+            (path, reader, warnings) = (log.replayPath, nil, log.warnings + log.reversalWarnings(dropped: true))
+        } else {
+            let gpx = try GPXReader(contentsOfFile: track)
+            (path, reader, warnings) = (try ReplayPath(document: GPXDocument(reader: gpx)), gpx, [])
+        }
+        let replay = try GPXReplay(
+            path: path,
+            configuration: .init(
+                pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
+                horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
+        // Points whose time goes backwards are dropped, never silently (the same lines as replay's).
+        if let reader { warnings += GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind) }
+        return (replay, warnings)
     }
 
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {

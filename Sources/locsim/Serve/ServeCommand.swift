@@ -84,6 +84,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Access log: text or json, one line per request on standard output.")
     var logFormat: AccessLogFormat = .text
 
+    @OptionGroup(title: "Simulated players (docs/feeds.md)") var feed: FeedOptions
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
@@ -105,6 +107,12 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token T (the app then sends "
                     + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
+        }
+        // The gpsd protocol has no token: on the network only with --allow-anonymous.
+        if feed.gpsdPort != nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
+            throw ValidationError(
+                "--gpsd-port on --host \(host) lets other machines watch the players, and gpsd's protocol has no "
+                    + "token: add --allow-anonymous, or serve on 127.0.0.1")
         }
     }
 
@@ -149,9 +157,10 @@ struct Serve: AsyncParsableCommand {
                 Terminal.out("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
                     + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
             })
+        let feedServices = try FeedRuntime.services(feed, host: host)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

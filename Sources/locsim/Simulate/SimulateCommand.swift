@@ -129,28 +129,7 @@ struct Simulate: AsyncParsableCommand {
     func run() async throws {
         if let out { try checkOutputPath(out, flag: "--out") }
         if let report { try checkOutputPath(report, flag: "--report") }
-        let motionPath: MotionPath =
-            switch path {
-            case .stationary: .stationary(at: at!.coordinate)
-            case .line: .line(from: from!.coordinate, to: to!.coordinate)
-            case .route: .route(through: [from!.coordinate] + via.map(\.coordinate) + [to!.coordinate])
-            case .circle: .circle(center: center!.coordinate, radius: circleRadius)
-            case .randomWalk: .randomWalk(from: from!.coordinate, within: within)
-            }
-        let speedProfile: SpeedProfile =
-            if let mps { .constant(mps) } else {
-                switch profile {
-                case .walk: .walk
-                case .run: .run
-                case .cycle: .cycle
-                case .drive: .drive
-                }
-            }
-        let configuration = SyntheticMotion<ContinuousClock>.Configuration(
-            rate: rate, pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual, duration: duration,
-            startTime: startTime.flatMap { UTCTimestamp.parse($0) },
-            noise: noiseModel(sigma: noise, seed: seed))
-        let motion = try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)
+        let motion = try makeMotion(pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual)
 
         if let out {
             if out.hasSuffix(".nmea") {
@@ -190,6 +169,33 @@ struct Simulate: AsyncParsableCommand {
         _ = try await runUntilInterrupted {
             for try await fix in motion { Terminal.out(Self.line(for: fix, format: format)) }
         }
+    }
+
+    /// The motion these options describe, paced by `pacing`: `simulate` itself and `serve
+    /// --player NAME=line …` (a player is a simulate command line) both build it here.
+    func makeMotion(pacing: Pacing) throws(SimulationError) -> SyntheticMotion<ContinuousClock> {
+        let motionPath: MotionPath =
+            switch path {
+            case .stationary: .stationary(at: at!.coordinate)
+            case .line: .line(from: from!.coordinate, to: to!.coordinate)
+            case .route: .route(through: [from!.coordinate] + via.map(\.coordinate) + [to!.coordinate])
+            case .circle: .circle(center: center!.coordinate, radius: circleRadius)
+            case .randomWalk: .randomWalk(from: from!.coordinate, within: within)
+            }
+        let speedProfile: SpeedProfile =
+            if let mps { .constant(mps) } else {
+                switch profile {
+                case .walk: .walk
+                case .run: .run
+                case .cycle: .cycle
+                case .drive: .drive
+                }
+            }
+        let configuration = SyntheticMotion<ContinuousClock>.Configuration(
+            rate: rate, pacing: pacing, duration: duration,
+            startTime: startTime.flatMap { UTCTimestamp.parse($0) },
+            noise: noiseModel(sigma: noise, seed: seed))
+        return try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)
     }
 
     static func line(for fix: Fix, format: TimelineFormat) -> String {

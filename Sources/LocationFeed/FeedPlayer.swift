@@ -1,0 +1,55 @@
+public import LocationCore
+
+/// One simulated player: a name, a seed, and the ``LocationCore/LocationProvider`` that moves it.
+///
+/// The provider carries its own clock and pacing (a `GPXReplay` or `SyntheticMotion` paced
+/// `.timed(speedFactor:)` on a `ContinuousClock` in the command, on a `VirtualClock` in tests), so
+/// a player runs in real time scaled by its own factor, and in virtual time under test.
+public struct FeedPlayer: Sendable {
+    /// The player's name: 1–32 of `A–Z a–z 0–9 . _ -`, so the device path is short and needs no escaping.
+    public let name: String
+    /// The seed of this player's sky (satellite positions); its motion has its own seed in the provider.
+    public let seed: UInt64
+    /// The real-time speed factor the provider was paced with (shown, not applied again).
+    public let speedFactor: Double
+    /// What the player is (`tracks/walk.gpx`, `line …`), for people.
+    public let summary: String
+    let drain: @Sendable (_ publish: @Sendable (Fix) -> Void) async throws -> Void
+
+    /// The device path gpsd clients see: `/dev/locsim/NAME`.
+    public var devicePath: String { Self.devicePrefix + name }
+
+    /// The prefix of every player's device path.
+    public static let devicePrefix = "/dev/locsim/"
+
+    /// Creates a player.
+    ///
+    /// - Throws: ``LocationCore/ConfigurationError`` for a name that is empty, longer than 32
+    ///   characters or holds anything but letters, digits, `.`, `_` and `-`.
+    public init<Provider: LocationProvider>(
+        name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", provider: Provider
+    ) throws(ConfigurationError) {
+        try Self.validate(name: name)
+        self.name = name
+        self.seed = seed
+        self.speedFactor = speedFactor
+        self.summary = summary
+        self.drain = { publish in
+            for try await fix in provider { publish(fix) }
+        }
+    }
+
+    /// Checks a player name (the rule of ``init(name:seed:speedFactor:summary:provider:)``).
+    public static func validate(name: String) throws(ConfigurationError) {
+        let allowed = name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard !name.isEmpty, name.utf8.count <= 32, allowed else {
+            throw ConfigurationError(
+                parameter: "name",
+                "a player name is 1 to 32 of the characters A-Z a-z 0-9 . _ -, got '\(name)'")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+// Foundation itself (not FoundationEssentials): String(format:) and CharacterSet.
+public import Foundation
+public import LocationCore
+
+/// The JSON reports of gpsd's protocol (gpsd_json(5), protocol 3.14, as gpsd 3.22 writes them):
+/// members in gpsd's order, numbers with gpsd's decimals, no `null`s (an unknown value is left
+/// out), each report one line ending in CR LF and far below the 4,096-byte limit
+/// (`GPS_JSON_RESPONSE_MAX`). Only members libgps 3.22 knows are written: its parser refuses
+/// a report with any other.
+public enum GPSDReport {
+    /// The protocol version spoken: 3.14, gpsd 3.22's.
+    public static let protocolMajor = 3
+    public static let protocolMinor = 14
+    /// The longest report line gpsd_json(5) allows, terminator included (`GPS_JSON_RESPONSE_MAX`).
+    public static let maximumLineLength = 4096
+    /// How many devices a `DEVICES` or `POLL` report names at most: libgps keeps no more
+    /// (`MAXUSERDEVS`) and fails on a longer list.
+    public static let maximumDevicesPerReport = 4
+    /// Metres of vertical error per unit of VDOP in gpsd's error model (19 m per HDOP horizontally).
+    public static let verticalRangeError = 23.0
+    /// Metres of horizontal error per unit of HDOP in gpsd's error model.
+    public static let horizontalRangeError = 19.0
+    /// The time uncertainty gpsd reports for a receiver's NMEA time (10 ms resolution): 0.005 s.
+    public static let timeError = 0.005
+
+    /// `VERSION`, sent on connect and for `?VERSION;`.
+    public static func version(release: String, revision: String) -> String {
+        "{\"class\":\"VERSION\",\"release\":\(JSONText.quoted(release)),\"rev\":\(JSONText.quoted(revision)),"
+            + "\"proto_major\":\(protocolMajor),\"proto_minor\":\(protocolMinor)}\r\n"
+    }
+
+    /// `ERROR` with a message (cut so the line stays within the limit).
+    public static func error(_ message: String) -> String {
+        "{\"class\":\"ERROR\",\"message\":\(JSONText.quoted(String(message.prefix(200))))}\r\n"
+    }
+
+    /// One `DEVICE` object (without line end), as in `DEVICES`.
+    public static func deviceObject(path: String, activated: Date) -> String {
+        "{\"class\":\"DEVICE\",\"path\":\(JSONText.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
+    }
+
+    /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
+    /// each further one (gpsd announces a device that appears the same way).
+    public static func devices(_ list: [(path: String, activated: Date)]) -> String {
+        let head = list.prefix(maximumDevicesPerReport).map { deviceObject(path: $0.path, activated: $0.activated) }
+        var text = "{\"class\":\"DEVICES\",\"devices\":[" + head.joined(separator: ",") + "]}\r\n"
+        for device in list.dropFirst(maximumDevicesPerReport) {
+            text += deviceObject(path: device.path, activated: device.activated) + "\r\n"
+        }
+        return text
+    }
+
+    /// `WATCH`: the client's watch settings as they now stand.
+    public static func watch(_ watch: GPSDWatch) -> String {
+        var text =
+            "{\"class\":\"WATCH\",\"enable\":\(watch.enable),\"json\":\(watch.json),\"nmea\":\(watch.nmea),"
+            + "\"raw\":\(watch.raw),\"scaled\":\(watch.scaled),\"timing\":\(watch.timing),\"split24\":\(watch.split24),"
+            + "\"pps\":\(watch.pps)"
+        if let device = watch.device { text += ",\"device\":" + JSONText.quoted(device) }
+        return text + "}\r\n"
+    }
+
+    /// A `TPV` object (without line end) for `fix` of `device`; `climb` in m/s when known.
+    ///
+    /// Mode 1 (no fix) carries only the time. Accuracy: `eph` is the fix's horizontal accuracy,
+    /// `epx` = `epy` = eph / √2 (a circular error split over two axes), `epv` the vertical one.
+    public static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
+        var text = "{\"class\":\"TPV\",\"device\":\(JSONText.quoted(device)),\"mode\":\(mode(of: fix))"
+        text += ",\"time\":\"\(timestamp(fix.time))\",\"ept\":\(fixed(timeError, 3))"
+        guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
+        text += ",\"lat\":\(fixed(coordinate.latitude, 9)),\"lon\":\(fixed(coordinate.longitude, 9))"
+        let horizontal = finite(fix.horizontalAccuracy)
+        if fix.mode == .threeDimensional, let altitude = finite(fix.altitude) {
+            // No geoid model here: the altitude is reported above the ellipsoid and sea level alike
+            // (geoidSep 0), as the NMEA locsim writes leaves the separation out.
+            let value = fixed(altitude, 4)
+            text += ",\"altHAE\":\(value),\"altMSL\":\(value),\"alt\":\(value)"
+        }
+        if let horizontal {
+            let axis = fixed(horizontal / 2.0.squareRoot(), 3)
+            text += ",\"epx\":\(axis),\"epy\":\(axis)"
+        }
+        if fix.mode == .threeDimensional, let vertical = finite(fix.verticalAccuracy) { text += ",\"epv\":\(fixed(vertical, 3))" }
+        if let course = finite(fix.course) { text += ",\"track\":\(fixed(course, 4))" }
+        if let speed = finite(fix.speed) { text += ",\"speed\":\(fixed(speed, 3))" }
+        if fix.mode == .threeDimensional, let climb = finite(climb) { text += ",\"climb\":\(fixed(climb, 3))" }
+        if fix.mode == .threeDimensional, fix.altitude != nil { text += ",\"geoidSep\":0.000" }
+        if let horizontal { text += ",\"eph\":\(fixed(horizontal, 3))" }
+        return text + "}"
+    }
+
+    /// A `SKY` object (without line end): the player's satellites at the fix's time and DOPs
+    /// that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
+    public static func skyObject(device: String, fix: Fix, sky: SkyModel) -> String {
+        var text = "{\"class\":\"SKY\",\"device\":\(JSONText.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
+        if let dops = sky.dilutions(for: fix) {
+            text += ",\"xdop\":\(fixed(dops.x, 2)),\"ydop\":\(fixed(dops.y, 2)),\"vdop\":\(fixed(dops.v, 2))"
+            text += ",\"tdop\":\(fixed(dops.t, 2)),\"hdop\":\(fixed(dops.h, 2)),\"gdop\":\(fixed(dops.g, 2))"
+            text += ",\"pdop\":\(fixed(dops.p, 2))"
+        }
+        let satellites = sky.satellites(at: fix.time, hasFix: fix.hasPosition).map { satellite in
+            "{\"PRN\":\(satellite.prn),\"el\":\(fixed(satellite.elevation, 1)),\"az\":\(fixed(satellite.azimuth, 1)),"
+                + "\"ss\":\(fixed(satellite.signal, 1)),\"used\":\(satellite.used),\"gnssid\":0,\"svid\":\(satellite.prn)}"
+        }
+        return text + ",\"satellites\":[" + satellites.joined(separator: ",") + "]}"
+    }
+
+    /// `POLL`: the newest `TPV` and `SKY` of up to ``maximumDevicesPerReport`` devices.
+    public static func poll(time: Date, tpv: [String], sky: [String]) -> String {
+        "{\"class\":\"POLL\",\"time\":\"\(timestamp(time))\",\"active\":\(tpv.count),\"tpv\":["
+            + tpv.joined(separator: ",") + "],\"sky\":[" + sky.joined(separator: ",") + "]}\r\n"
+    }
+
+    /// gpsd's mode: 1 no fix, 2 2D, 3 3D.
+    static func mode(of fix: Fix) -> Int {
+        switch fix.mode {
+        case .threeDimensional where fix.coordinate != nil: 3
+        case .twoDimensional where fix.coordinate != nil: 2
+        default: 1
+        }
+    }
+
+    /// ISO 8601 UTC with milliseconds, as gpsd writes times.
+    static func timestamp(_ date: Date) -> String { UTCTimestamp.format(date, fractionDigits: 3) }
+
+    static func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+
+    /// `value` with `digits` decimals, as C's `%.*f` (gpsd's formatting).
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}
+
+/// A client's `?WATCH` settings.
+public struct GPSDWatch: Sendable, Hashable {
+    public var enable = false
+    public var json = false
+    public var nmea = false
+    public var raw = 0
+    public var scaled = false
+    public var timing = false
+    public var split24 = false
+    public var pps = false
+    /// The one device watched, or `nil` for all.
+    public var device: String?
+
+    public init() {}
+}

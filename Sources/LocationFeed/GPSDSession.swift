@@ -1,0 +1,144 @@
+// Foundation itself (not FoundationEssentials): String(format:) and CharacterSet.
+public import Foundation
+
+/// One gpsd client's side of the protocol, as a value: requests in, report lines out.
+///
+/// Requests (gpsd_json(5)): `?VERSION;`, `?WATCH;` and `?WATCH={…};`, `?POLL;`, `?DEVICES;`;
+/// anything else is answered with `ERROR`. Several may share a line; `;` or the line end ends each.
+/// The server owns the socket; this type owns the rules, so tests drive it without one.
+public struct GPSDSession: Sendable {
+    /// The client's watch settings.
+    public private(set) var watch = GPSDWatch()
+    private let hub: PlayerHub
+    private let release: String
+    private let now: @Sendable () -> Date
+
+    /// The longest request line read; longer ones are answered with `ERROR` and dropped.
+    public static let maximumRequestLength = 1024
+
+    public init(hub: PlayerHub, release: String, now: @escaping @Sendable () -> Date) {
+        self.hub = hub
+        self.release = release
+        self.now = now
+    }
+
+    /// `VERSION`, the first line a client gets.
+    public var greeting: String { GPSDReport.version(release: release, revision: release) }
+
+    /// Answers one line of requests (without its line end).
+    public mutating func handle(line: some StringProtocol) -> String {
+        var reply = ""
+        for request in Self.split(String(line)) { reply += answer(request) }
+        return reply
+    }
+
+    /// What a client watching now gets for `update`: `TPV` then `SKY` with `json`, the NMEA
+    /// sentences with `nmea`, nothing when it does not watch this device.
+    public func report(_ update: PlayerHub.Update) -> String {
+        guard watch.enable, watch.device == nil || watch.device == update.device else { return "" }
+        var text = ""
+        if watch.json { text += update.tpv + "\r\n" + update.sky + "\r\n" }
+        if watch.nmea { text += update.nmea }
+        return text
+    }
+
+    private mutating func answer(_ request: String) -> String {
+        let name: Substring
+        let argument: Substring?
+        if let equals = request.firstIndex(of: "=") {
+            name = request[..<equals]
+            argument = request[request.index(after: equals)...]
+        } else {
+            (name, argument) = (request[...], nil)
+        }
+        switch name {
+        case "?VERSION" where argument == nil: return greeting
+        case "?DEVICES" where argument == nil: return devicesReport()
+        case "?POLL" where argument == nil: return poll()
+        case "?WATCH":
+            guard let argument else { return GPSDReport.watch(watch) }
+            return changeWatch(argument)
+        default:
+            return GPSDReport.error("Unrecognized request '\(request.prefix(40))'")
+        }
+    }
+
+    private func devicesReport() -> String {
+        let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
+        return GPSDReport.devices(listed.map { ($0.path, $0.activated) })
+    }
+
+    private mutating func changeWatch(_ argument: Substring) -> String {
+        let members: [(String, FlatJSON.Value)]
+        do {
+            members = try FlatJSON.parseObject(argument)
+        } catch {
+            return GPSDReport.error("Invalid WATCH: \(error.message)")
+        }
+        var next = watch
+        for (key, value) in members {
+            switch (key, value) {
+            case ("enable", .bool(let flag)): next.enable = flag
+            case ("json", .bool(let flag)): next.json = flag
+            case ("nmea", .bool(let flag)): next.nmea = flag
+            case ("scaled", .bool(let flag)): next.scaled = flag
+            case ("timing", .bool(let flag)): next.timing = flag
+            case ("split24", .bool(let flag)): next.split24 = flag
+            case ("pps", .bool(let flag)): next.pps = flag
+            case ("raw", .number(let number)) where [0, 1, 2].contains(number):
+                next.raw = Int(number)
+                // Raw data of a simulated receiver is its NMEA.
+                if number > 0 { next.nmea = true }
+            case ("device", .string(let path)):
+                guard hub.devices.contains(where: { $0.path == path }) else {
+                    return GPSDReport.error("No such device as \(path.prefix(64))")
+                }
+                next.device = path
+            case ("remote", _):
+                continue
+            case ("enable", _), ("json", _), ("nmea", _), ("scaled", _), ("timing", _), ("split24", _), ("pps", _):
+                return GPSDReport.error("Invalid WATCH: \(key) must be true or false")
+            case ("raw", _):
+                return GPSDReport.error("Invalid WATCH: raw must be 0, 1 or 2")
+            case ("device", _):
+                return GPSDReport.error("Invalid WATCH: device must be a string")
+            default:
+                return GPSDReport.error("Invalid WATCH: unknown member \(key.prefix(40))")
+            }
+        }
+        // gpsd: enabling a watch without choosing a form means JSON.
+        if next.enable && !next.json && !next.nmea && !members.contains(where: { $0.0 == "json" }) { next.json = true }
+        watch = next
+        return (watch.enable ? devicesReport() : "") + GPSDReport.watch(watch)
+    }
+
+    private func poll() -> String {
+        let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
+        let updates = listed.compactMap { hub.latest($0.name) }.prefix(GPSDReport.maximumDevicesPerReport)
+        return GPSDReport.poll(time: now(), tpv: updates.map(\.tpv), sky: updates.map(\.sky))
+    }
+
+    /// Splits a line into requests at `;` outside JSON strings, trimming blanks; empty ones vanish.
+    static func split(_ line: String) -> [String] {
+        var requests: [String] = []
+        var current = ""
+        var inString = false
+        var escaped = false
+        for character in line {
+            if inString {
+                current.append(character)
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            if character == ";" {
+                requests.append(current)
+                current = ""
+            } else {
+                if character == "\"" { inString = true }
+                current.append(character)
+            }
+        }
+        requests.append(current)
+        return requests.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import LocationCore
+import LocationFeed
+import LocationSimulation
+
+/// `serve --player NAME=SPEC … --player-speed X --gpsd-port PORT`: simulated players served as
+/// gpsd devices, in the same runtime as the HTTP server (docs/feeds.md).
+struct FeedOptions: ParsableArguments {
+    @Option(
+        name: .customLong("player"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk) or NAME=PATH (a 'locsim simulate' path: "
+                + "line:LAT,LON:LAT,LON, route:A:B:…, circle:CENTER[:RADIUS], stationary:AT, random-walk:FROM, "
+                + "then any simulate options such as '--profile run --seed 7'). Repeat for more.",
+            valueName: "name=spec"))
+    var players: [String] = []
+
+    @Option(help: ArgumentHelp("Real-time speed factor of every player without its own --speed (0.1...1000).", valueName: "x"))
+    var playerSpeed: Double = 1
+
+    @Option(help: ArgumentHelp("Serve the players over gpsd's JSON protocol on this port (0: a free one).", valueName: "port"))
+    var gpsdPort: Int?
+
+    func validate() throws {
+        try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
+        if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
+        if !players.isEmpty && gpsdPort == nil {
+            throw ValidationError("--player needs --gpsd-port PORT: the gpsd protocol is how players are watched")
+        }
+        var names = Set<String>()
+        for text in players {
+            let spec = try PlayerSpec(text, defaultSpeed: playerSpeed)
+            guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
+        }
+    }
+
+    /// The players, their providers ready to run in real time; prints what a track file dropped.
+    func makePlayers() throws -> [FeedPlayer] {
+        try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).makePlayer() }
+    }
+}
+
+/// One `--player NAME=SPEC`.
+struct PlayerSpec {
+    enum Source {
+        case track(String)
+        case motion(Simulate, [String])
+    }
+
+    let name: String
+    let source: Source
+    let speed: Double
+    let seed: UInt64
+
+    /// Parses and checks a spec (a track's existence is checked when it is read).
+    init(_ text: String, defaultSpeed: Double) throws(ValidationError) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw ValidationError("--player must be NAME=SPEC (alice=walk.gpx, bob=line:35.68,139.76:35.69,139.75), got '\(text)'")
+        }
+        name = String(text[..<equals])
+        do {
+            try FeedPlayer.validate(name: name)
+        } catch {
+            throw ValidationError("--player: \(error.message)")
+        }
+        let spec = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        let lower = spec.lowercased()
+        if lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log") {
+            source = .track(spec)
+            speed = defaultSpeed
+            seed = Self.seed(of: name)
+            return
+        }
+        let arguments = Self.simulateArguments(spec)
+        let simulate: Simulate
+        do {
+            simulate = try Simulate.parse(arguments)
+        } catch {
+            throw ValidationError("--player \(name): \(Simulate.message(for: error))")
+        }
+        for (given, flag) in [
+            (simulate.out != nil, "--out"), (simulate.map, "--map"), (simulate.report != nil, "--report"),
+            (simulate.xcode, "--xcode"), (simulate.flush, "--flush"),
+        ] where given {
+            throw ValidationError("--player \(name): \(flag) does not apply to a player")
+        }
+        // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
+        seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
+        speed = simulate.speed ?? defaultSpeed
+        source = .motion(simulate, arguments)
+    }
+
+    /// The player, with its provider paced in real time at its speed.
+    func makePlayer() throws -> FeedPlayer {
+        switch source {
+        case .track(let path):
+            let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false)
+            for line in warnings { Terminal.err(line) }
+            return try FeedPlayer(name: name, seed: seed, speedFactor: speed, summary: path, provider: replay)
+        case .motion(var simulate, let arguments):
+            simulate.seed = seed
+            let motion = try simulate.makeMotion(pacing: .timed(speedFactor: speed))
+            return try FeedPlayer(
+                name: name, seed: seed, speedFactor: speed, summary: arguments.joined(separator: " "), provider: motion)
+        }
+    }
+
+    /// `line:A:B --profile run` → `line --from A --to B --profile run` (simulate's own options);
+    /// a spec that starts with a bare path kind is passed on as it is.
+    static func simulateArguments(_ spec: String) -> [String] {
+        var words = spec.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let first = words.first, first.contains(":") else { return words }
+        let parts = first.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let kind = parts[0]
+        let points = Array(parts.dropFirst())
+        var expanded = [kind]
+        switch kind {
+        case "stationary":
+            expanded += points.flatMap { ["--at", $0] }
+        case "line", "route":
+            if let start = points.first { expanded += ["--from", start] }
+            if points.count > 2 { expanded += points.dropFirst().dropLast().flatMap { ["--via", $0] } }
+            if points.count > 1, let end = points.last { expanded += ["--to", end] }
+        case "circle":
+            if let center = points.first { expanded += ["--center", center] }
+            if points.count > 1 { expanded += ["--circle-radius"] + points.dropFirst() }
+        case "random-walk":
+            if let start = points.first { expanded += ["--from", start] }
+            if points.count > 1 { expanded += ["--within"] + points.dropFirst() }
+        default:
+            expanded = parts
+        }
+        words.removeFirst()
+        return expanded + words
+    }
+
+    /// A stable seed from the name (FNV-1a, 64 bits).
+    static func seed(of name: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}

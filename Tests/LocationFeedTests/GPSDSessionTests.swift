@@ -1,0 +1,184 @@
+import Foundation
+import LocationCore
+import LocationFeed
+import LocationSimulation
+import NMEAFormat
+import Testing
+
+/// The protocol rules of one gpsd client, driven in virtual time without a socket.
+@Suite(.timeLimit(.minutes(5)))
+struct GPSDSessionTests {
+    @Test("A client is greeted with VERSION, protocol 3.14, one CR LF-terminated line")
+    func greeting() throws {
+        let feed = try VirtualFeed()
+        let session = GPSDSession(hub: feed.hub, release: "locsim-test", now: { VirtualFeed.start })
+        #expect(session.greeting.hasSuffix("}\r\n"))
+        #expect(lines(session.greeting).count == 1)
+        let version = try object(session.greeting.dropLast(2))
+        #expect(version["class"] as? String == "VERSION")
+        #expect(version["release"] as? String == "locsim-test")
+        #expect(version["proto_major"] as? Int == 3)
+        #expect(version["proto_minor"] as? Int == GPSDReport.protocolMinor)
+    }
+
+    @Test("?WATCH={\"enable\":true,\"json\":true}; answers DEVICES (every player a device), then WATCH")
+    func watch() throws {
+        let feed = try VirtualFeed()
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let reply = lines(session.handle(line: #"?WATCH={"enable":true,"json":true};"#))
+        try #require(reply.count == 2)
+        let devices = try object(reply[0])
+        #expect(devices["class"] as? String == "DEVICES")
+        let paths = (devices["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(paths == ["/dev/locsim/alice", "/dev/locsim/bob"])
+        let watch = try object(reply[1])
+        #expect(watch["class"] as? String == "WATCH")
+        #expect(watch["enable"] as? Bool == true)
+        #expect(watch["json"] as? Bool == true)
+        #expect(watch["nmea"] as? Bool == false)
+        #expect(session.watch.enable && session.watch.json)
+        // Disabling answers WATCH alone.
+        let off = lines(session.handle(line: #"?WATCH={"enable":false};"#))
+        #expect(off.count == 1)
+        #expect(try object(off[0])["enable"] as? Bool == false)
+    }
+
+    @Test("Unknown or malformed requests get ERROR; several requests on one line each get an answer")
+    func errors() throws {
+        let feed = try VirtualFeed()
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        for request in ["?FOO;", "hello", #"?WATCH={"enable":tru};"#, #"?WATCH={"enable":1};"#, #"?WATCH={"colour":true};"#,
+            #"?WATCH={"device":"/dev/ttyUSB0"};"#]
+        {
+            let reply = lines(session.handle(line: request))
+            #expect(reply.count == 1, "\(request)")
+            #expect(try object(reply[0])["class"] as? String == "ERROR", "\(request)")
+        }
+        #expect(!session.watch.enable)
+        let both = lines(session.handle(line: "?VERSION;?DEVICES;"))
+        #expect(try both.map { try object($0)["class"] as? String } == ["VERSION", "DEVICES"])
+    }
+
+    @Test("TPV and SKY carry each fix: position, time, motion, accuracy, and DOPs that give the accuracy back")
+    func reports() async throws {
+        let feed = try VirtualFeed(names: ["alice"])
+        defer { feed.stop() }
+        await feed.run(until: 8)
+        let reference = try await VirtualFeed.reference(seed: feed.specs[0].seed, count: 8)
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        _ = session.handle(line: #"?WATCH={"enable":true,"json":true};"#)
+        let updates = Array(feed.received.prefix(8))
+        for (index, (update, expected)) in zip(updates, reference).enumerated() {
+            #expect(update.fix == expected, "the player's fix \(index) is the motion's own")
+            let text = session.report(update)
+            #expect(!text.contains("null"))
+            let reply = lines(text)
+            try #require(reply.count == 2)
+            #expect(reply.allSatisfy { $0.utf8.count + 2 <= GPSDReport.maximumLineLength })
+            let tpv = try object(reply[0])
+            let sky = try object(reply[1])
+            #expect(tpv["class"] as? String == "TPV")
+            #expect(tpv["device"] as? String == "/dev/locsim/alice")
+            #expect(tpv["mode"] as? Int == 3)
+            #expect(tpv["time"] as? String == UTCTimestamp.format(expected.time, fractionDigits: 3))
+            let coordinate = try #require(expected.coordinate)
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - coordinate.latitude) <= 5e-10)
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - coordinate.longitude) <= 5e-10)
+            #expect(abs((tpv["altHAE"] as? Double ?? .nan) - 40) <= 5e-5)
+            #expect(abs((tpv["altMSL"] as? Double ?? .nan) - 40) <= 5e-5)
+            if let speed = expected.speed { #expect(abs((tpv["speed"] as? Double ?? .nan) - speed) <= 5e-4) }
+            if let course = expected.course { #expect(abs((tpv["track"] as? Double ?? .nan) - course) <= 5e-5) }
+            let accuracy = try #require(expected.horizontalAccuracy)
+            let eph = try #require(tpv["eph"] as? Double)
+            #expect(abs(eph - accuracy) <= 5e-4)
+            #expect(tpv["climb"] as? Double == (index == 0 ? nil : 0))
+            #expect(sky["class"] as? String == "SKY")
+            let hdop = try #require(sky["hdop"] as? Double)
+            #expect(abs(hdop * GPSDReport.horizontalRangeError - accuracy) <= 0.005 * GPSDReport.horizontalRangeError + 1e-9)
+            let pdop = try #require(sky["pdop"] as? Double)
+            let vdop = try #require(sky["vdop"] as? Double)
+            #expect(abs(pdop - (hdop * hdop + vdop * vdop).squareRoot()) <= 0.01)
+            let satellites = try #require(sky["satellites"] as? [[String: Any]])
+            #expect(satellites.count == SkyModel.inView)
+            #expect(satellites.filter { $0["used"] as? Bool == true }.count == SkyModel.inUse)
+            #expect(Set(satellites.compactMap { $0["PRN"] as? Int }).count == SkyModel.inView)
+        }
+    }
+
+    @Test("\"nmea\":true yields the NMEA sentences, which read back as the same fixes")
+    func nmea() async throws {
+        let feed = try VirtualFeed(names: ["alice"])
+        defer { feed.stop() }
+        await feed.run(until: 5)
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let watch = lines(session.handle(line: #"?WATCH={"enable":true,"nmea":true}"#))
+        #expect(try object(watch.last!)["nmea"] as? Bool == true)
+        #expect(try object(watch.last!)["json"] as? Bool == false)
+        var text = ""
+        for update in feed.received { text += session.report(update) }
+        #expect(!text.contains("{"))
+        var options = NMEAReader.Options.strict
+        options.accuracyModel = .gpsd
+        var reader = NMEAReader(options: options)
+        let fixes = try reader.read(Array(text.utf8)) + reader.finish()
+        let sent = feed.received.map(\.fix)
+        try #require(fixes.count == sent.count)
+        for (read, original) in zip(fixes, sent) {
+            #expect(abs(read.time.timeIntervalSince(original.time)) <= 0.005)
+            #expect(abs(read.coordinate!.latitude - original.coordinate!.latitude) <= 1e-7)
+            #expect(abs(read.coordinate!.longitude - original.coordinate!.longitude) <= 1e-7)
+            #expect(abs(read.horizontalAccuracy! - original.horizontalAccuracy!) <= 0.005 * 19 + 1e-9)
+        }
+    }
+
+    @Test("\"device\" in WATCH selects one player; POLL reports the newest fix of each device watched")
+    func deviceAndPoll() async throws {
+        let feed = try VirtualFeed()
+        defer { feed.stop() }
+        await feed.run(until: 6)
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let all = lines(session.handle(line: "?POLL;"))
+        let poll = try object(try #require(all.first))
+        #expect(poll["class"] as? String == "POLL")
+        #expect(poll["active"] as? Int == 2)
+        let tpvs = try #require(poll["tpv"] as? [[String: Any]])
+        #expect(tpvs.compactMap { $0["device"] as? String } == ["/dev/locsim/alice", "/dev/locsim/bob"])
+        let newestAlice = try #require(feed.hub.latest("alice"))
+        #expect(tpvs[0]["time"] as? String == UTCTimestamp.format(newestAlice.fix.time, fractionDigits: 3))
+
+        let reply = lines(session.handle(line: #"?WATCH={"enable":true,"json":true,"device":"/dev/locsim/bob"};"#))
+        let devices = try object(reply[0])
+        #expect((devices["devices"] as? [[String: Any]])?.count == 1)
+        #expect(try object(reply[1])["device"] as? String == "/dev/locsim/bob")
+        for update in feed.received {
+            #expect(session.report(update).isEmpty == (update.player != "bob"))
+        }
+        #expect(try object(lines(session.handle(line: "?POLL;"))[0])["active"] as? Int == 1)
+    }
+
+    @Test("Beyond four players, DEVICES names four (libgps keeps no more) and a DEVICE line follows for each other")
+    func manyDevices() throws {
+        let names = (1...7).map { "p\($0)" }
+        let feed = try VirtualFeed(names: names)
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let reply = lines(session.handle(line: "?DEVICES;"))
+        try #require(reply.count == 4)
+        let listed = try #require(try object(reply[0])["devices"] as? [[String: Any]])
+        #expect(listed.count == GPSDReport.maximumDevicesPerReport)
+        let rest = try reply.dropFirst().map { try object($0) }
+        #expect(rest.allSatisfy { $0["class"] as? String == "DEVICE" })
+        #expect(
+            listed.compactMap { $0["path"] as? String } + rest.compactMap { $0["path"] as? String }
+                == names.map { "/dev/locsim/\($0)" })
+    }
+
+    @Test("Player names are checked, and two players may not share one")
+    func names() throws {
+        let motion = try VirtualFeed.motion(seed: 1, pacing: .virtual, noise: nil, clock: ContinuousClock())
+        for bad in ["", "a b", "a/b", String(repeating: "x", count: 33), "é"] {
+            #expect(throws: ConfigurationError.self) { try FeedPlayer(name: bad, seed: 1, provider: motion) }
+        }
+        let one = try FeedPlayer(name: "same", seed: 1, provider: motion)
+        #expect(throws: ConfigurationError.self) { try PlayerHub(players: [one, one], now: { Date() }) }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationFeed
+import LocationSimulation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real ``GPSDFeedServer`` on a free loopback port with players on the continuous clock,
+/// sped up so a test sees a fix every quarter second. `defer { feed.stop() }` stops it all.
+final class LiveFeed: Sendable {
+    static let speed = 4.0
+    let port: Int
+    let hub: PlayerHub
+    let server: GPSDFeedServer
+    let specs: [(name: String, seed: UInt64)]
+    private let tasks: [Task<Void, Never>]
+
+    private init(port: Int, hub: PlayerHub, server: GPSDFeedServer, specs: [(name: String, seed: UInt64)], tasks: [Task<Void, Never>]) {
+        self.port = port
+        self.hub = hub
+        self.server = server
+        self.specs = specs
+        self.tasks = tasks
+    }
+
+    static func start(names: [String] = ["alice"], noise: Double? = 4) async throws -> LiveFeed {
+        let specs = names.enumerated().map { ($0.element, UInt64($0.offset + 11)) }
+        let players = try specs.map { spec in
+            try FeedPlayer(
+                name: spec.0, seed: spec.1,
+                provider: try VirtualFeed.motion(
+                    seed: spec.1, pacing: .timed(speedFactor: speed), noise: noise, clock: ContinuousClock(), duration: 600))
+        }
+        let hub = try PlayerHub(players: players, now: { Date() })
+        let bound = Mutex<Int?>(nil)
+        let failed = Mutex<String?>(nil)
+        let server = GPSDFeedServer(
+            configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test"), hub: hub, now: { Date() },
+            onListening: { _, port in bound.withLock { $0 = port } })
+        let serverTask = Task {
+            do { try await server.run() } catch { failed.withLock { $0 = "\(error)" } }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while bound.withLock({ $0 }) == nil {
+            if let failure = failed.withLock({ $0 }) { throw HarnessError("the feed server did not start: \(failure)") }
+            guard ContinuousClock.now < deadline else {
+                serverTask.cancel()
+                throw HarnessError("the feed server did not listen within 30 s")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let playersTask = Task { await hub.runPlayers() }
+        return LiveFeed(port: bound.withLock { $0 }!, hub: hub, server: server, specs: specs, tasks: [serverTask, playersTask])
+    }
+
+    func stop() { for task in tasks { task.cancel() } }
+
+    /// The fixes of the player `name` in virtual time: what every client must see, by time.
+    func reference(_ name: String, count: Int = 600) async throws -> [Date: Fix] {
+        guard let seed = specs.first(where: { $0.name == name })?.seed else { throw HarnessError("no player \(name)") }
+        var fixes: [Date: Fix] = [:]
+        for try await fix in try VirtualFeed.motion(
+            seed: seed, pacing: .virtual, noise: 4, clock: ContinuousClock(), duration: 600)
+        {
+            fixes[fix.time] = fix
+            if fixes.count == count { break }
+        }
+        return fixes
+    }
+}
+
+/// A client that reads report lines from a port on a thread of its own, after sending `request`.
+final class LineClient: Sendable {
+    private let fd: Int32
+    private let received = Mutex<[String]>([])
+
+    init(port: Int, request: String) throws {
+        guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
+        self.fd = fd
+        guard LoopbackSocket.writeAll(fd, Array(request.utf8)) else { throw HarnessError("cannot send \(request)") }
+        let thread = Thread { [self] in readLoop() }
+        thread.start()
+    }
+
+    var lines: [String] { received.withLock { $0 } }
+
+    /// Waits until `condition` holds for the lines read so far.
+    func wait(timeout: Duration = .seconds(60), until condition: ([String]) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(lines) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("timed out; read \(lines.count) lines") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    private func readLoop() {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { break }
+            for byte in buffer[0..<count] {
+                if byte == UInt8(ascii: "\n") {
+                    let line = String(decoding: pending, as: UTF8.self)
+                    received.withLock { $0.append(line) }
+                    pending.removeAll(keepingCapacity: true)
+                } else {
+                    pending.append(byte)
+                }
+            }
+        }
+        close(fd)
+    }
+}

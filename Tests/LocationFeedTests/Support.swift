@@ -1,0 +1,88 @@
+import Foundation
+import LocationCore
+import LocationFeed
+import LocationSimulation
+import LocationTestSupport
+import Synchronization
+import Testing
+
+/// Players on a `VirtualClock`: the hub runs them in (virtual) real time, the test steps the clock.
+final class VirtualFeed: Sendable {
+    static let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01, after gpsd 3.22's release
+    let clock = VirtualClock()
+    let hub: PlayerHub
+    let specs: [(name: String, seed: UInt64)]
+    private final class Log: Sendable {
+        let updates = Mutex<[PlayerHub.Update]>([])
+    }
+    private let log = Log()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Players walking north-east from Tokyo station with noise (so fixes carry an accuracy), 3D at 40 m.
+    init(names: [String] = ["alice", "bob"], noise: Double? = 4) throws {
+        specs = names.enumerated().map { ($0.element, UInt64($0.offset + 11)) }
+        let clock = clock
+        let players = try specs.map { spec in
+            try FeedPlayer(
+                name: spec.name, seed: spec.seed,
+                provider: try Self.motion(seed: spec.seed, pacing: .realTime, noise: noise, clock: clock))
+        }
+        hub = try PlayerHub(players: players, now: { VirtualFeed.start })
+        let log = log
+        _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
+    }
+
+    /// The motion of the player with `seed`: the same whatever the pacing.
+    static func motion<C: Clock>(
+        seed: UInt64, pacing: Pacing, noise: Double?, clock: C, duration: Double = 120
+    ) throws -> SyntheticMotion<C>
+    where C.Duration == Duration {
+        try SyntheticMotion(
+            path: .line(
+                from: try Coordinate(latitude: 35.681236, longitude: 139.767125),
+                to: try Coordinate(latitude: 35.690236, longitude: 139.777125)),
+            speed: .walk, seed: seed,
+            configuration: .init(
+                rate: 1, pacing: pacing, duration: duration, startTime: start, altitude: 40,
+                noise: noise.map { NoiseModel(seed: seed, sigma: $0) }),
+            clock: clock, now: { start })
+    }
+
+    /// The first `count` fixes of the player with `seed`, generated on their own in virtual time.
+    static func reference(seed: UInt64, count: Int, noise: Double? = 4) async throws -> [Fix] {
+        var fixes: [Fix] = []
+        for try await fix in try motion(seed: seed, pacing: .virtual, noise: noise, clock: ContinuousClock()) {
+            fixes.append(fix)
+            if fixes.count == count { break }
+        }
+        return fixes
+    }
+
+    /// Starts the players and steps the clock a second at a time until `count` updates arrived.
+    func run(until count: Int) async {
+        if task.withLock({ $0 == nil }) {
+            let hub = hub
+            task.withLock { $0 = Task { await hub.runPlayers() } }
+        }
+        while received.count < count {
+            await clock.waitForSleepers(specs.count)
+            if received.count >= count { break }
+            await clock.advance(by: .seconds(1))
+        }
+    }
+
+    var received: [PlayerHub.Update] { log.updates.withLock { $0 } }
+
+    func stop() { task.withLock { $0?.cancel() } }
+}
+
+/// A JSON report line as a dictionary.
+func object(_ line: some StringProtocol) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+}
+
+/// The CR LF-terminated lines of a reply, without their terminators.
+func lines(_ text: String) -> [Substring] {
+    text.split(separator: "\r\n", omittingEmptySubsequences: true)
+}
+

@@ -1,0 +1,81 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// `locsim serve --player … --gpsd-port`: players as gpsd devices, watched by gpspipe.
+@Suite(.timeLimit(.minutes(5))) struct FeedCommandTests {
+    static let gpspipe: String? = ["/usr/bin/gpspipe", "/usr/local/bin/gpspipe"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static let line = "line:35.6812,139.7671:35.6852,139.7528"
+    static let start = "2026-01-01T00:00:00Z"
+
+    @Test(
+        "A synthetic and a GPX player are gpsd devices; the synthetic one moves exactly as 'locsim simulate' with its spec",
+        .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
+    func playersOverGPSD() async throws {
+        let spec = "\(Self.line) --profile run --seed 5 --start-time \(Self.start) --noise 3"
+        let command = try LiveCommand([
+            "serve", "--port", "0", "--gpsd-port", "0", "--player", "alice=\(spec)",
+            "--player", "bob=tracks/tokyo-marunouchi-walk.gpx", "--player-speed", "5",
+        ])
+        defer { command.stop() }
+        let prefix = "locsim serve: gpsd protocol on 127.0.0.1:"
+        try await command.wait(for: "the gpsd line", timeout: .seconds(120)) { lines in lines.contains { $0.text.hasPrefix(prefix) } }
+        let announced = command.lines.first { $0.text.hasPrefix(prefix) }!.text
+        let port = try #require(Int(announced.dropFirst(prefix.count).prefix { $0.isNumber }))
+
+        let pipe = try ChildProcess([Self.gpspipe!, "-w", "-n", "20", "127.0.0.1:\(port)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        let reports = try pipe.output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let devices = (reports[1]["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(devices == ["/dev/locsim/alice", "/dev/locsim/bob"])
+
+        // The same spec through 'locsim simulate', in virtual time: the fixes alice must have had.
+        let simulated = try CLI.run(
+            ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--profile", "run", "--seed", "5",
+             "--start-time", Self.start, "--noise", "3", "--format", "jsonl"])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        var expected: [String: (Double, Double)] = [:]
+        for line in simulated.stdout.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if let t = object["t"] as? String, let lat = object["lat"] as? Double, let lng = object["lon"] as? Double {
+                expected[t] = (lat, lng)
+            }
+        }
+        try #require(!expected.isEmpty, "\(simulated.stdout.prefix(300))")
+        let alice = reports.filter { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/alice" }
+        try #require(!alice.isEmpty)
+        for tpv in alice {
+            let time = try #require(tpv["time"] as? String)
+            let position = try #require(expected[time], "alice reported \(time), a time simulate never had")
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - position.0) <= 1e-7)
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - position.1) <= 1e-7)
+        }
+        #expect(reports.contains { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/bob" })
+    }
+
+    @Test("Bad player options are usage errors (exit 2) naming the option, before anything starts")
+    func usageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--gpsd-port", "0", "--player", "alice"], "--player must be NAME=SPEC"),
+            (["--gpsd-port", "0", "--player", "a/b=\(Self.line)"], "a player name is 1 to 32"),
+            (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),
+            (["--player", "alice=\(Self.line)"], "--player needs --gpsd-port"),
+            (["--gpsd-port", "70000"], "--gpsd-port"),
+            (["--gpsd-port", "0", "--player-speed", "0"], "--player-speed"),
+            (["--gpsd-port", "0", "--host", "0.0.0.0", "--token", "t"], "--allow-anonymous"),
+        ]
+        for (arguments, message) in cases {
+            let result = try CLI.run(["serve", "--port", "0"] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
