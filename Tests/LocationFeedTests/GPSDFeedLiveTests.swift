@@ -38,10 +38,12 @@ struct GPSDFeedLiveTests {
         let pipe = try ChildProcess([Self.gpspipe!, "-w", "-n", "14", "127.0.0.1:\(feed.port)"])
         defer { pipe.stop() }
         #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
-        let lines = pipe.output.split(separator: "\n").map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift: split the bytes.
+        let bytes = Array(pipe.output.utf8)
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         try #require(lines.count == 14, "\(pipe.output)")
         #expect(!pipe.output.contains("null"))
-        #expect(pipe.output.split(separator: "\n").allSatisfy { $0.hasSuffix("\r") }, "CR LF line ends")
+        #expect(lines.allSatisfy { $0.hasSuffix("\r") }, "CR LF line ends")
         let reports = try lines.map { try object($0) }
         #expect(reports.prefix(3).map { $0["class"] as? String } == ["VERSION", "DEVICES", "WATCH"])
         let paths = (reports[1]["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
@@ -70,7 +72,8 @@ struct GPSDFeedLiveTests {
         let pipe = try ChildProcess([Self.gpspipe!, "-r", "-n", "15", "127.0.0.1:\(feed.port)"])
         defer { pipe.stop() }
         #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
-        let sentences = pipe.output.split(separator: "\n").filter { $0.hasPrefix("$") }
+        let sentences = Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n"))
+            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.hasPrefix("$") }
         try #require(sentences.count >= 8, "\(pipe.output)")
         var options = NMEAReader.Options.lenient
         options.accuracyModel = .gpsd

@@ -14,7 +14,7 @@ struct GPSDSessionTests {
         let session = GPSDSession(hub: feed.hub, release: "locsim-test", now: { VirtualFeed.start })
         #expect(session.greeting.hasSuffix("}\r\n"))
         #expect(lines(session.greeting).count == 1)
-        let version = try object(session.greeting.dropLast(2))
+        let version = try object(lines(session.greeting)[0])
         #expect(version["class"] as? String == "VERSION")
         #expect(version["release"] as? String == "locsim-test")
         #expect(version["proto_major"] as? Int == 3)

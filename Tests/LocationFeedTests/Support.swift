@@ -78,7 +78,9 @@ final class VirtualFeed: Sendable {
 
 /// A JSON report line as a dictionary.
 func object(_ line: some StringProtocol) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    var bytes = Array(line.utf8)
+    if bytes.last == 13 { bytes.removeLast() }
+    return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
 }
 
 /// The CR LF-terminated lines of a reply, without their terminators.

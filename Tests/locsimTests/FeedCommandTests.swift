@@ -29,8 +29,9 @@ import Testing
         let pipe = try ChildProcess([Self.gpspipe!, "-w", "-n", "20", "127.0.0.1:\(port)"])
         defer { pipe.stop() }
         #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
-        let reports = try pipe.output.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        // "\r\n" is one Character in Swift: split the bytes.
+        let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
         }
         let devices = (reports[1]["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
         #expect(devices == ["/dev/locsim/alice", "/dev/locsim/bob"])
