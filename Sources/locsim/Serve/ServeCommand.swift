@@ -21,6 +21,10 @@ struct Serve: AsyncParsableCommand {
             Listens on 127.0.0.1 unless --host says otherwise; any other host needs --token or \
             --allow-anonymous. SIGINT or SIGTERM finish the requests in flight and exit. \
             See docs/serve.md.
+
+            --player NAME=SPEC (repeatable) with --gpsd-port PORT runs simulated players in real time \
+            and serves each as a gpsd device, /dev/locsim/NAME, to gpspipe, libgps or 'locsim gpsd' \
+            (see docs/feeds.md).
             """
     )
 
@@ -84,7 +88,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Access log: text or json, one line per request on standard output.")
     var logFormat: AccessLogFormat = .text
 
-    @OptionGroup(title: "Simulated players (docs/feeds.md)") var feed: FeedOptions
+    @OptionGroup(title: "Simulated players") var feed: FeedOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
