@@ -7,6 +7,13 @@ import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The gpsd protocol on a TCP port: every player of a ``PlayerHub`` is a device that gpsd
 /// clients (`gpspipe`, libgps, Python's `gps`) watch as if a gpsd 3.22 served it.
@@ -76,18 +83,24 @@ public final class GPSDFeedServer: Service, Sendable {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
+        } catch let error as IOError {
+            throw ListenError(host: configuration.host, port: configuration.port, reason: String(cString: strerror(error.errnoCode)))
         } catch {
             throw ListenError(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
         onListening(configuration.host, server.channel.localAddress?.port ?? configuration.port)
-        try await cancelWhenGracefulShutdown {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await server.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await self.serve(connection) }
+                        }
                     }
                 }
             }
+        } catch is CancellationError {
+            // Shutdown (or the task's cancellation) closed the listener: the normal end.
         }
     }
 

@@ -104,7 +104,8 @@ public final class PlayerHub: Service, Sendable {
                 group.addTask { [self] in
                     do {
                         try await player.drain { fix in self.publish(fix, of: index) }
-                        onEnd(player.name, nil)
+                        // A provider ends quietly when cancelled: only an end of its own is reported.
+                        if !Task.isCancelled { onEnd(player.name, nil) }
                     } catch is CancellationError {
                         // Stopped from outside: not an end of the player's own.
                     } catch {
@@ -119,7 +120,11 @@ public final class PlayerHub: Service, Sendable {
     /// so a finished walk does not stop the server.
     public func run() async throws {
         await cancelWhenGracefulShutdown { await self.runPlayers() }
-        try await gracefulShutdown()
+        do {
+            try await gracefulShutdown()
+        } catch is CancellationError {
+            // Cancelled while waiting: the group is stopping, which is this service's normal end.
+        }
     }
 
     private func publish(_ fix: Fix, of index: Int) {

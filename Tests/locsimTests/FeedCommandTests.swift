@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import LocSimTestHelpers
 import Testing
@@ -58,6 +63,14 @@ import Testing
             #expect(abs((tpv["lon"] as? Double ?? .nan) - position.1) <= 1e-7)
         }
         #expect(reports.contains { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/bob" })
+
+        // SIGINT with a client still watching: one shutdown for every face, exit 0.
+        let watcher = try #require(LoopbackSocket.connectTo(port: port))
+        defer { close(watcher) }
+        #expect(LoopbackSocket.writeAll(watcher, Array(#"?WATCH={"enable":true,"json":true};"#.utf8)))
+        #expect(LoopbackSocket.waitReadable(watcher, timeout: .seconds(10)))
+        command.interrupt()
+        #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
     }
 
     @Test("Bad player options are usage errors (exit 2) naming the option, before anything starts")
@@ -78,5 +91,15 @@ import Testing
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+    }
+
+    @Test("A gpsd port in use is a run-time error (exit 1) naming host and port, with a hint")
+    func portInUse() throws {
+        let (listener, port) = try LoopbackSocket.makeListener()
+        defer { close(listener) }
+        let result = try CLI.run(["serve", "--port", "0", "--gpsd-port", String(port)])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("locsim: error: cannot listen for gpsd clients on 127.0.0.1:\(port)"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: choose another --gpsd-port"), "\(result.stderr)")
     }
 }

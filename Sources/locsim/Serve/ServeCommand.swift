@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocationCore
+import LocationFeed
 import LocationIndex
 import Logging
 import MapFeature
@@ -167,6 +168,9 @@ struct Serve: AsyncParsableCommand {
                 services: [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
+        } catch let error as GPSDFeedServer.ListenError {
+            accessLog.flush()
+            throw CommandFailure(error.description, hint: "choose another --gpsd-port (0 picks a free one)")
         } catch {
             accessLog.flush()
             throw error
