@@ -82,15 +82,15 @@ struct GPSDSessionTests {
             #expect(tpv["mode"] as? Int == 3)
             #expect(tpv["time"] as? String == UTCTimestamp.format(expected.time, fractionDigits: 3))
             let coordinate = try #require(expected.coordinate)
-            #expect(abs((tpv["lat"] as? Double ?? .nan) - coordinate.latitude) <= 5e-10)
-            #expect(abs((tpv["lon"] as? Double ?? .nan) - coordinate.longitude) <= 5e-10)
-            #expect(abs((tpv["altHAE"] as? Double ?? .nan) - 40) <= 5e-5)
-            #expect(abs((tpv["altMSL"] as? Double ?? .nan) - 40) <= 5e-5)
-            if let speed = expected.speed { #expect(abs((tpv["speed"] as? Double ?? .nan) - speed) <= 5e-4) }
-            if let course = expected.course { #expect(abs((tpv["track"] as? Double ?? .nan) - course) <= 5e-5) }
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - coordinate.latitude) <= 5e-10 + 1e-12)
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - coordinate.longitude) <= 5e-10 + 1e-12)
+            #expect(abs((tpv["altHAE"] as? Double ?? .nan) - 40) <= 5e-5 + 1e-9)
+            #expect(abs((tpv["altMSL"] as? Double ?? .nan) - 40) <= 5e-5 + 1e-9)
+            if let speed = expected.speed { #expect(abs((tpv["speed"] as? Double ?? .nan) - speed) <= 5e-4 + 1e-9) }
+            if let course = expected.course { #expect(abs((tpv["track"] as? Double ?? .nan) - course) <= 5e-5 + 1e-9) }
             let accuracy = try #require(expected.horizontalAccuracy)
             let eph = try #require(tpv["eph"] as? Double)
-            #expect(abs(eph - accuracy) <= 5e-4)
+            #expect(abs(eph - accuracy) <= 5e-4 + 1e-9)
             #expect(tpv["climb"] as? Double == (index == 0 ? nil : 0))
             #expect(sky["class"] as? String == "SKY")
             let hdop = try #require(sky["hdop"] as? Double)

@@ -82,6 +82,10 @@ import Testing
             (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),
             (["--player", "alice=\(Self.line)"], "--player needs --gpsd-port"),
+            // The compact path goes through simulate's own parser and rules.
+            (["--gpsd-port", "0", "--player", "c=circle:35.68,139.76:150"], "circle never ends by itself"),
+            (["--gpsd-port", "0", "--player", "r=route:35.68,139.76:35.69,139.77:35.70,139.78 --profile fly"], "--player r: "),
+            (["--gpsd-port", "0", "--player", "w=\(Self.line) --speed 5000"], "--speed"),
             (["--gpsd-port", "70000"], "--gpsd-port"),
             (["--gpsd-port", "0", "--player-speed", "0"], "--player-speed"),
             (["--gpsd-port", "0", "--host", "0.0.0.0", "--token", "t"], "--allow-anonymous"),
