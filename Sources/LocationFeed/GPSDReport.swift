@@ -1,5 +1,8 @@
-// Foundation itself (not FoundationEssentials): String(format:) and CharacterSet.
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import LocationCore
 
 /// The JSON reports of gpsd's protocol (gpsd_json(5), protocol 3.14, as gpsd 3.22 writes them):
@@ -125,9 +128,10 @@ public enum GPSDReport {
 
     static func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
 
-    /// `value` with `digits` decimals, as C's `%.*f` (gpsd's formatting).
+    /// `value` with `digits` decimals, as gpsd's `%.*f` writes them (the package's one fixed-decimal
+    /// formatter; a value that rounds to zero has no sign, where C would write `-0.000`).
     static func fixed(_ value: Double, _ digits: Int) -> String {
-        String(format: "%.\(digits)f", value)
+        DecimalText.fixed(value, decimals: digits)
     }
 }
 

@@ -1,4 +1,4 @@
-// Foundation itself (not FoundationEssentials): String(format:) and CharacterSet.
+// Foundation itself (not FoundationEssentials): CharacterSet for trimming requests.
 public import Foundation
 
 /// One gpsd client's side of the protocol, as a value: requests in, report lines out.
