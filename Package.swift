@@ -55,6 +55,16 @@ let package = Package(
         .target(
             name: "Swarm", dependencies: ["LocationCore", "LocationSimulation", "MapFeature", "LocationIndex"],
             swiftSettings: strict),
+        // `locsim swarm` against a server: the HTTP client (NIOHTTP1, already built for `locsim serve`).
+        .target(
+            name: "SwarmHTTP",
+            dependencies: [
+                "Swarm", "LocationCore", "MapFeature",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
         .target(
             name: "NearbyServer",
@@ -85,7 +95,7 @@ let package = Package(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature", "NearbyServer", "Swarm", "LocationFeed",
+                "MapFeature", "NearbyServer", "Swarm", "SwarmHTTP", "LocationFeed",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -156,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "SwarmTests",
             dependencies: [
-                "Swarm", "LocationCore", "MapFeature", "LocationSimulation", "LocationIndex", "LocationTestSupport",
+                "Swarm", "SwarmHTTP", "LocationCore", "MapFeature", "LocationSimulation", "LocationIndex", "LocationTestSupport",
                 "LocSimTestHelpers",
             ],
             swiftSettings: strict),

@@ -79,6 +79,9 @@ extension SwarmLoad {
         return (count, sampledPlayers, Double(sum) / Double(count), rank(0.5), rank(0.99), sizes[sizes.count - 1])
     }
 
+    /// `h:mm:ss` (for other reports of swarm runs).
+    public static func clockText(_ seconds: Int) -> String { clock(seconds) }
+
     /// `h:mm:ss`.
     static func clock(_ seconds: Int) -> String {
         let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60

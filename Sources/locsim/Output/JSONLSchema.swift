@@ -1,4 +1,5 @@
 import MapFeature
+import Swarm
 
 /// One member of a record in the command's JSON output: its name, JSON type, unit, rounding, when
 /// it is present and what it means.
@@ -331,10 +332,114 @@ enum JSONLSchema {
             JSONLField("page_size", .integer, "SQLite page size, bytes"),
         ])
 
+    // MARK: swarm (real time)
+
+    static let swarmSecond = JSONLRecordSchema(
+        "swarm_second", type: "swarm_second",
+        writtenBy: "`swarm --server … --format jsonl`: one per wall-clock second of the run, as it ends",
+        [
+            JSONLField("second", .integer, unit: "s", "wall-clock seconds since the start"),
+            JSONLField("active", .integer, "players with the app open"),
+            JSONLField("requests", .integer, "requests started in the second"),
+            JSONLField("first", .integer, "… with reason `first`"),
+            JSONLField("moved", .integer, "… with reason `moved`"),
+            JSONLField("elapsed", .integer, "… with reason `elapsed`"),
+            JSONLField("retry", .integer, "… with reason `retry`"),
+            JSONLField("ignored", .integer, "… by players ignoring the rule (`--misbehave`)"),
+            JSONLField("answered", .integer, "answers with status 200 that arrived in the second"),
+            JSONLField("failed", .integer, "failures (other statuses, network errors, timeouts) in the second"),
+            JSONLField("p50_ms", .number, unit: "ms", decimals: 3, "median latency of the answers and failures of the second (0 without any)"),
+            JSONLField("p99_ms", .number, unit: "ms", decimals: 3, "their 99th percentile"),
+        ])
+
+    static let swarmSummary = JSONLRecordSchema(
+        "swarm_summary", type: "swarm_summary", writtenBy: "`swarm --server … --format jsonl`: the last line",
+        [
+            JSONLField("server", .string, "the server, `http://host:port[/prefix]`"),
+            JSONLField("players", .integer, "players"),
+            JSONLField("misbehaving", .strings, "`X-Player-ID`s of the players that ignored the rule"),
+            JSONLField("speed", .number, "game seconds per wall-clock second"),
+            JSONLField("game_s", .number, unit: "s", decimals: 3, "game time run"),
+            JSONLField("wall_s", .number, unit: "s", decimals: 3, "wall-clock time, waiting for the last answers included"),
+            JSONLField("interrupted", .integer, "1 when the run was stopped early (SIGINT, SIGTERM), else 0"),
+            JSONLField("fixes", .integer, "fixes fed to the players' sessions"),
+            JSONLField("requests", .integer, "requests sent"),
+            JSONLField("requests_per_s", .number, decimals: 2, "requests per wall-clock second"),
+            JSONLField("peak_1s", .integer, "the most requests started in one wall-clock second"),
+            JSONLField("by_kind", .object("swarm requests"), "requests by reason"),
+            JSONLField("answered", .integer, "answers with status 200"),
+            JSONLField("failed", .integer, "failures"),
+            JSONLField("unanswered", .integer, "requests still in flight when the run stopped"),
+            JSONLField("status_codes", .objects("status count"), "answers by HTTP status, ascending"),
+            JSONLField("errors", .objects("error count"), "failures by kind, by name"),
+            JSONLField("latency_ms", .object("latency"), "latency of every answer and failure"),
+            JSONLField("places_per_answer", .object("places per answer"), .nullable("no answer had status 200"), "places in the answers with status 200"),
+            JSONLField("interval_s", .object("fetch interval"), .nullable("no player made two requests"), "game time between one player's consecutive requests (players following the rule)"),
+            JSONLField("interval_histogram", .objects("interval bucket"), "the same in whole-second buckets"),
+        ])
+
+    static let swarmRequests = JSONLRecordSchema(
+        "swarm requests", writtenBy: "in `swarm_summary`",
+        LiveSwarmStats.kinds.map { JSONLField($0, .integer, "requests of kind `\($0)`") })
+
+    static let statusCount = JSONLRecordSchema(
+        "status count", writtenBy: "in `swarm_summary`",
+        [JSONLField("status", .integer, "an HTTP status"), JSONLField("count", .integer, "answers with it")])
+
+    static let errorCount = JSONLRecordSchema(
+        "error count", writtenBy: "in `swarm_summary`",
+        [
+            JSONLField("kind", .string, "`connect`, `timeout`, `closed`, `network`, `http` (status other than 200) or `malformed`"),
+            JSONLField("count", .integer, "failures of the kind"),
+            JSONLField("first", .string, "the first one's message"),
+        ])
+
+    static let latency = JSONLRecordSchema(
+        "latency", writtenBy: "in `swarm_summary`",
+        [
+            JSONLField("count", .integer, "answers and failures"),
+            JSONLField("mean", .number, unit: "ms", decimals: 3, "mean"),
+            JSONLField("p50", .number, unit: "ms", decimals: 3, "median (within 0.8 %, see `LogHistogram`)"),
+            JSONLField("p90", .number, unit: "ms", decimals: 3, "90th percentile"),
+            JSONLField("p99", .number, unit: "ms", decimals: 3, "99th percentile"),
+            JSONLField("p999", .number, unit: "ms", decimals: 3, "99.9th percentile"),
+            JSONLField("max", .number, unit: "ms", decimals: 3, "maximum (exact)"),
+        ])
+
+    static let placesPerAnswer = JSONLRecordSchema(
+        "places per answer", writtenBy: "in `swarm_summary`",
+        [
+            JSONLField("answers", .integer, "answers counted"),
+            JSONLField("mean", .number, decimals: 2, "mean places"),
+            JSONLField("p50", .integer, "median"),
+            JSONLField("p99", .integer, "99th percentile"),
+            JSONLField("max", .integer, "maximum"),
+        ])
+
+    static let fetchInterval = JSONLRecordSchema(
+        "fetch interval", writtenBy: "in `swarm_summary`",
+        [
+            JSONLField("count", .integer, "intervals"),
+            JSONLField("min", .number, unit: "s", decimals: 3, "shortest"),
+            JSONLField("p10", .number, unit: "s", decimals: 3, "10th percentile"),
+            JSONLField("p50", .number, unit: "s", decimals: 3, "median"),
+            JSONLField("p90", .number, unit: "s", decimals: 3, "90th percentile"),
+            JSONLField("max", .number, unit: "s", decimals: 3, "longest"),
+        ])
+
+    static let intervalBucket = JSONLRecordSchema(
+        "interval bucket", writtenBy: "in `swarm_summary`",
+        [
+            JSONLField("upto_s", .integer, unit: "s", "intervals longer than the previous bucket's bound, at most this many whole seconds"),
+            JSONLField("count", .integer, "intervals in the bucket"),
+        ])
+
     /// Every record, in the order docs/jsonl.md lists them.
     static let all: [JSONLRecordSchema] = [
         fix, status, event, fetch, coalesced, answer, fetchFailed, discarded, cancelled, providerFailed, places,
         encounter, summary, fetchesByReason, queryResult, place, trackStats, trackPoint, bbox, indexStats,
+        swarmSecond, swarmSummary, swarmRequests, statusCount, errorCount, latency, placesPerAnswer, fetchInterval,
+        intervalBucket,
     ]
 
     /// The record with `type` (the jsonl lines' first member).

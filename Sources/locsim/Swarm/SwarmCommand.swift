@@ -3,13 +3,23 @@ import Foundation
 import LocationCore
 import LocationIndex
 import Swarm
+import SwarmHTTP
+import NearbyServer
 
 /// `locsim swarm`: many players running the game's fetch rule, and the load it puts on a backend.
 struct SwarmCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swarm",
-        abstract: "Simulate many players running the game's fetch rule: the request rate a backend would see.",
+        abstract: "Simulate many players running the game's fetch rule, against a server or in virtual time.",
         discussion: """
+            With --server URL, every player runs the app's map session (the fetch rule, one request \
+            at a time, the back-off after a failure) in real time (--speed scales it) and sends its \
+            real GET /locations/nearby with X-Player-ID: swarm-K. A terminal shows live progress; at \
+            the end a summary (requests per second by reason, latency percentiles, status codes, \
+            errors, places per answer, the interval between a player's requests), --format jsonl \
+            for one line per second and a summary line, --report FILE.html for a page with charts. \
+            --misbehave P makes that share of players ignore the rule, for testing a server's audit.
+
             --virtual runs every player's fix stream (1 Hz) and the game's fetch rule (first fix, then \
             more than 100 m or more than 30 s) in virtual time, in-process, and prints the request rate \
             the backend would see by reason: mean, busiest second and busiest minute. Nothing is sent. \
@@ -22,8 +32,32 @@ struct SwarmCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Run in virtual time and print the load; nothing is sent (the only mode so far).")
+    @Flag(help: "Run in virtual time and print the load; nothing is sent.")
     var virtual = false
+
+    @Option(help: ArgumentHelp("Send the players' requests to this server: http://HOST[:PORT][/PATH].", valueName: "url"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("With --server: send Authorization: Bearer TOKEN.", valueName: "token"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
+    var misbehave: Double = 0
+
+    @Option(help: ArgumentHelp("With --server: write an HTML report with charts to this file.", valueName: "file.html"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("With --server: players follow the GPX tracks of this folder (each a random one, from a random offset, looping) instead of random walks.", valueName: "dir"))
+    var tracks: String?
+
+    @Option(help: ArgumentHelp("With --server: keep-alive connections per thread at most.", valueName: "n"))
+    var connections: Int = 64
+
+    @Option(help: ArgumentHelp("With --server: a request unanswered after this long fails (wall-clock: 500ms, 10s).", valueName: "duration"))
+    var timeout: String = "10s"
 
     @Option(help: ArgumentHelp("How many players.", valueName: "n"))
     var players: Int
@@ -57,15 +91,46 @@ struct SwarmCommand: AsyncParsableCommand {
     @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
     var everyFix = false
 
-    @Option(help: ArgumentHelp("Threads to run on (default: one per core; the numbers do not depend on it).", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads to run on (--virtual: default one per core, the numbers do not depend on it; --server: the client's event loops, default 1).", valueName: "n"))
     var threads: Int?
 
-    @Option(help: "Output: text or json.")
-    var format: ReportFormat = .text
+    @Option(help: "Output: text, json (--virtual) or jsonl (--server).")
+    var format: SwarmFormat = .text
+
+    enum SwarmFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json, jsonl
+    }
 
     func validate() throws {
-        guard virtual else {
-            throw ValidationError("only --virtual is available so far: add --virtual (real-time mode against --server is not built yet)")
+        if virtual {
+            guard server == nil else { throw ValidationError("--server and --virtual exclude each other: --virtual sends nothing") }
+            for (flag, given) in [
+                ("--report", report != nil), ("--misbehave", misbehave != 0), ("--tracks", tracks != nil), ("--token", token != nil), ("--speed", speed != 1),
+                ("--format jsonl", format == .jsonl),
+            ] where given {
+                throw ValidationError("\(flag) is for runs against --server, not --virtual")
+            }
+        } else {
+            guard let server else {
+                throw ValidationError("say where to send the requests with --server URL, or add --virtual to compute the load without sending")
+            }
+            do {
+                _ = try SwarmHTTPClient.Endpoint(url: server)
+            } catch {
+                throw ValidationError("--server: \(error.message)")
+            }
+            for (flag, given) in [
+                ("--failure-rate", failureRate != 0), ("--every-fix", everyFix), ("--format json", format == .json),
+            ] where given {
+                throw ValidationError("\(flag) is for --virtual (against a server, failures are the server's)")
+            }
+            try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
+            try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")
+            try checkOption(connections, in: 1...100_000, flag: "--connections")
+            guard let limit = FaultScript.parseDuration(timeout) else {
+                throw ValidationError("--timeout must be a duration like 500ms or 10s, got '\(timeout)'")
+            }
+            try checkOption(limit.fractionalSeconds, in: 0.001...3600, flag: "--timeout", unit: "seconds")
         }
         try checkOption(players, in: 1...VirtualSwarm.Configuration.maximumPlayers, flag: "--players")
         try checkOption(
@@ -84,13 +149,25 @@ struct SwarmCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (configuration, answers) = try swarmConfiguration()
+        guard virtual else { return try await runLive(configuration) }
+        let load = try await VirtualSwarm(configuration: configuration)
+            .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount, answers: answers)
+        switch format {
+        case .text, .jsonl: Terminal.out(String(load.text(configuration: configuration).dropLast()))
+        case .json: Terminal.out(String(load.json(configuration: configuration).dropLast()))
+        }
+    }
+
+    /// The players (both modes), and with --db in virtual mode, the sampled answers.
+    private func swarmConfiguration() throws -> (VirtualSwarm.Configuration, VirtualSwarm.AnswerSample?) {
         let (center, radius) = try parsedArea()
         let area = try SwarmArea(center: center, radius: radius)
         var starts: [Coordinate] = []
         var answers: VirtualSwarm.AnswerSample?
         if let db {
             let index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
-            answers = sampleAnswers > 0 ? VirtualSwarm.AnswerSample(index: index, players: sampleAnswers) : nil
+            answers = sampleAnswers > 0 && virtual ? VirtualSwarm.AnswerSample(index: index, players: sampleAnswers) : nil
             starts = try index.places(near: center, within: radius).map(\.place.coordinate)
             guard !starts.isEmpty else {
                 throw CommandFailure(
@@ -101,12 +178,7 @@ struct SwarmCommand: AsyncParsableCommand {
         let configuration = try VirtualSwarm.Configuration(
             players: players, durationSeconds: duration.seconds, seed: seed, mix: SwarmMix(parsing: mix), area: area,
             starts: starts, rampSeconds: ramp.seconds, failureRate: failureRate, evaluatesEveryFix: everyFix)
-        let load = try await VirtualSwarm(configuration: configuration)
-            .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount, answers: answers)
-        switch format {
-        case .text: Terminal.out(String(load.text(configuration: configuration).dropLast()))
-        case .json: Terminal.out(String(load.json(configuration: configuration).dropLast()))
-        }
+        return (configuration, answers)
     }
 
     /// `--area LAT,LNG,RADIUS`, checked.

@@ -1,0 +1,387 @@
+public import LocationCore
+import NIOCore
+import NIOHTTP1
+import MapFeature
+import NIOPosix
+public import Swarm
+import Synchronization
+
+/// The swarm's HTTP client: `GET /locations/nearby?lat=&lng=&radius=` with `X-Player-ID` (and
+/// `Authorization: Bearer` with a token), over SwiftNIO with keep-alive HTTP/1.1 connections.
+///
+/// Each event-loop thread keeps a pool of at most ``Configuration/connectionsPerThread``
+/// connections, one request at a time on each (no pipelining, as a phone's URLSession does);
+/// requests beyond that wait in the pool's queue, and their latency includes the wait. The body is
+/// not kept: the places are counted as it streams in. Requests are spread over the threads in turn.
+///
+/// Built on NIOHTTP1 directly (already compiled for `locsim serve`'s Hummingbird) rather than
+/// AsyncHTTPClient: no further packages to build, and no task or future chain per request.
+public final class SwarmHTTPClient: SwarmTransport {
+    /// Where and how to connect.
+    public struct Configuration: Sendable {
+        /// The server, from `http://host[:port][/prefix]`.
+        public var endpoint: Endpoint
+        /// Sent as `Authorization: Bearer <token>` when given.
+        public var token: String?
+        /// Event-loop threads (≥ 1).
+        public var threads: Int
+        /// Connections per thread at most (≥ 1).
+        public var connectionsPerThread: Int
+        /// A request without a complete answer after this long fails with ``Swarm/SwarmFailure/timeout``
+        /// (its connection is closed).
+        public var timeout: Duration
+
+        /// - Throws: ``LocationCore/ConfigurationError`` naming the parameter out of range.
+        public init(endpoint: Endpoint, token: String? = nil, threads: Int = 1, connectionsPerThread: Int = 64, timeout: Duration = .seconds(10))
+            throws(ConfigurationError)
+        {
+            guard (1...256).contains(threads) else {
+                throw ConfigurationError(parameter: "threads", "must be between 1 and 256, got \(threads)")
+            }
+            guard (1...100_000).contains(connectionsPerThread) else {
+                throw ConfigurationError(parameter: "connections", "must be between 1 and 100000, got \(connectionsPerThread)")
+            }
+            guard timeout > .zero else {
+                throw ConfigurationError(parameter: "timeout", "must be > 0, got \(timeout)")
+            }
+            self.endpoint = endpoint
+            self.token = token
+            self.threads = threads
+            self.connectionsPerThread = connectionsPerThread
+            self.timeout = timeout
+        }
+    }
+
+    /// A server address parsed from a URL: `http://127.0.0.1:8080`, `http://staging.example/game`.
+    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+        public let host: String
+        public let port: Int
+        /// The path before `/locations/nearby`, without a trailing slash (may be empty).
+        public let pathPrefix: String
+
+        /// - Throws: ``LocationCore/ConfigurationError`` (parameter `server`) saying what is wrong.
+        public init(url: String) throws(ConfigurationError) {
+            guard url.hasPrefix("http://") else {
+                let scheme = url.hasPrefix("https://") ? "https is not supported (no TLS in the swarm client); " : ""
+                throw ConfigurationError(parameter: "server", "\(scheme)expected http://HOST[:PORT][/PATH], got '\(url)'")
+            }
+            let rest = url.dropFirst("http://".count)
+            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            var path = String(rest.dropFirst(authority.count))
+            guard !path.contains("?"), !path.contains("#") else {
+                throw ConfigurationError(parameter: "server", "the URL must not have a query or fragment, got '\(url)'")
+            }
+            while path.hasSuffix("/") { path.removeLast() }
+            var host = Substring(authority)
+            var port = 80
+            if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+                guard let number = Int(authority[authority.index(after: colon)...]), (1...65_535).contains(number) else {
+                    throw ConfigurationError(parameter: "server", "the port must be 1…65535, got '\(url)'")
+                }
+                port = number
+                host = authority[..<colon]
+            }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+            guard !host.isEmpty, !host.contains("@") else {
+                throw ConfigurationError(parameter: "server", "expected http://HOST[:PORT][/PATH], got '\(url)'")
+            }
+            self.host = String(host)
+            self.port = port
+            pathPrefix = path
+        }
+
+        public var description: String {
+            "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(pathPrefix)"
+        }
+    }
+
+    let configuration: Configuration
+    private let group: MultiThreadedEventLoopGroup
+    private let pools: [ConnectionPool]
+    private let counter = Atomic<Int>(0)
+    let now: @Sendable () -> UInt64
+
+    /// Starts the event-loop threads (no connection is made before the first request).
+    ///
+    /// - Parameter now: A monotonic clock in nanoseconds, for latencies (the command passes the
+    ///   system's; time is injected).
+    public init(configuration: Configuration, now: @escaping @Sendable () -> UInt64) {
+        self.configuration = configuration
+        self.now = now
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
+        self.group = group
+        var headers = HTTPHeaders()
+        let endpoint = configuration.endpoint
+        headers.add(name: "Host", value: endpoint.port == 80 ? endpoint.host : "\(endpoint.host):\(endpoint.port)")
+        headers.add(name: "User-Agent", value: "locsim-swarm")
+        headers.add(name: "Accept", value: "application/json")
+        if let token = configuration.token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let shared = ConnectionPool.Shared(
+            endpoint: endpoint, headers: headers, limit: configuration.connectionsPerThread,
+            timeout: .microseconds(configuration.timeout.wholeMicroseconds),
+            now: now)
+        pools = (0..<configuration.threads).map { _ in ConnectionPool(loop: group.next(), shared: shared) }
+    }
+
+    public func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
+        let job = Job(send: send, playerID: playerID, started: now(), completion: completion)
+        let pool = pools.count == 1 ? pools[0] : pools[Int(counter.wrappingAdd(1, ordering: .relaxed).newValue.magnitude % UInt(pools.count))]
+        pool.loop.execute { pool.enqueue(job) }
+    }
+
+    /// Closes every connection and stops the threads. Requests still in flight fail with ``Swarm/SwarmFailure/closed``.
+    public func shutdown() async throws {
+        try await group.shutdownGracefully()
+    }
+}
+
+/// One request on its way.
+struct Job: Sendable {
+    let send: LiveSwarm.Send
+    let playerID: String
+    let started: UInt64
+    let completion: @Sendable (SwarmAnswer) -> Void
+}
+
+/// The connections of one event loop. Its mutable state is touched on that loop only.
+final class ConnectionPool: @unchecked Sendable {
+    struct Shared: Sendable {
+        let endpoint: SwarmHTTPClient.Endpoint
+        let headers: HTTPHeaders
+        let limit: Int
+        let timeout: TimeAmount
+        let now: @Sendable () -> UInt64
+    }
+
+    let loop: any EventLoop
+    let shared: Shared
+    private var idle: [ResponseHandler] = []
+    private var open = 0
+    private var waiting: [Job] = []
+    private var waitingHead = 0
+
+    init(loop: any EventLoop, shared: Shared) {
+        self.loop = loop
+        self.shared = shared
+    }
+
+    func enqueue(_ job: Job) {
+        loop.preconditionInEventLoop()
+        if let handler = idle.popLast() {
+            handler.start(job)
+        } else if open < shared.limit {
+            connect(for: job)
+        } else {
+            waiting.append(job)
+        }
+    }
+
+    private func nextWaiting() -> Job? {
+        guard waitingHead < waiting.count else { return nil }
+        let job = waiting[waitingHead]
+        waitingHead += 1
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        }
+        return job
+    }
+
+    private func connect(for job: Job) {
+        open += 1
+        let pool = self
+        ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(shared.timeout)
+            .channelInitializer { channel in
+                do {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ResponseHandler(pool: pool))
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            .connect(host: shared.endpoint.host, port: shared.endpoint.port)
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    do {
+                        try channel.pipeline.syncOperations.handler(type: ResponseHandler.self).start(job)
+                    } catch {
+                        channel.close(promise: nil)
+                        pool.finish(job, status: nil, outcome: .failure(.network("\(error)")))
+                    }
+                case .failure(let error):
+                    pool.open -= 1
+                    pool.finish(job, status: nil, outcome: .failure(.connect(Self.describe(error))))
+                    // The next waiting request tries its own connection.
+                    if let next = pool.nextWaiting() { pool.enqueue(next) }
+                }
+            }
+    }
+
+    /// A connection is free for the next request.
+    func release(_ handler: ResponseHandler) {
+        if let job = nextWaiting() {
+            handler.start(job)
+        } else {
+            idle.append(handler)
+        }
+    }
+
+    /// A connection closed.
+    func closed(_ handler: ResponseHandler) {
+        open -= 1
+        idle.removeAll { $0 === handler }
+        if let job = nextWaiting() { enqueue(job) }
+    }
+
+    func finish(_ job: Job, status: Int?, outcome: Result<Int, SwarmFailure>) {
+        let elapsed = shared.now() &- job.started
+        job.completion(SwarmAnswer(send: job.send, status: status, outcome: outcome, latencyNanos: elapsed))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError { return "\(error)" }
+        return "\(error)"
+    }
+}
+
+/// One keep-alive connection: writes a request, counts the places of its answer as the body
+/// streams in, and hands the connection back.
+final class ResponseHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let pool: ConnectionPool
+    private var context: ChannelHandlerContext?
+    private var job: Job?
+    private var status: Int?
+    private var keepAlive = true
+    private var counter = PlaceCounter()
+    private var timeout: Scheduled<Void>?
+
+    init(pool: ConnectionPool) {
+        self.pool = pool
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func start(_ job: Job) {
+        guard let context else {
+            pool.finish(job, status: nil, outcome: .failure(.closed))
+            return
+        }
+        self.job = job
+        status = nil
+        counter = PlaceCounter()
+        let shared = pool.shared
+        let center = job.send.request.center
+        var headers = shared.headers
+        headers.add(name: "X-Player-ID", value: job.playerID)
+        let uri =
+            "\(shared.endpoint.pathPrefix)/locations/nearby?lat=\(center.latitude)&lng=\(center.longitude)&radius=\(job.send.request.radius)"
+        context.write(wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: shared.timeout) { bound.value.timedOut() }
+    }
+
+    private func timedOut() {
+        guard let job else { return }
+        complete(job, outcome: .failure(.timeout))
+        keepAlive = false
+        context?.close(promise: nil)
+    }
+
+    private func complete(_ job: Job, outcome: Result<Int, SwarmFailure>) {
+        self.job = nil
+        timeout?.cancel()
+        timeout = nil
+        pool.finish(job, status: status, outcome: outcome)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let job else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            status = Int(head.status.code)
+            keepAlive = head.isKeepAlive
+        case .body(let buffer):
+            if status == 200 { buffer.withUnsafeReadableBytes { counter.scan($0) } }
+        case .end:
+            let outcome: Result<Int, SwarmFailure>
+            if status == 200 {
+                outcome = counter.places.map { .success($0) } ?? .failure(.malformed)
+            } else {
+                outcome = .failure(.status(status ?? 0))
+            }
+            complete(job, outcome: outcome)
+            if keepAlive {
+                pool.release(self)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let job { complete(job, outcome: .failure(.closed)) }
+        self.context = nil
+        pool.closed(self)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let job { complete(job, outcome: .failure(.network(ConnectionPool.describe(error)))) }
+        keepAlive = false
+        context.close(promise: nil)
+    }
+}
+
+/// Counts the objects of `{"locations":[{…},{…}]}` as bytes stream in, without keeping them: an
+/// object opened at depth 3 (root object, array, place) is a place. Strings (with escapes) are
+/// skipped, so braces inside names do not count.
+struct PlaceCounter {
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var count = 0
+    private var sawRoot = false
+    private var broken = false
+
+    mutating func scan(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 {
+                    if sawRoot || byte != UInt8(ascii: "{") { broken = true }
+                    sawRoot = true
+                }
+                depth += 1
+                if depth == 3, byte == UInt8(ascii: "{") { count += 1 }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth < 0 { broken = true }
+            default: break
+            }
+        }
+    }
+
+    /// The places, or `nil` when the body was not one balanced JSON object.
+    var places: Int? { sawRoot && depth == 0 && !inString && !broken ? count : nil }
+}

@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import GPXFormat
+import LocationCore
+import NearbyServer
+import Swarm
+import SwarmHTTP
+import Synchronization
+
+extension SwarmCommand {
+    /// `locsim swarm --server URL`: the players against a real server, in real time.
+    func runLive(_ motion: VirtualSwarm.Configuration) async throws {
+        guard let server else { return }
+        let endpoint = try SwarmHTTPClient.Endpoint(url: server)
+        let paths = try tracks.map(Self.loadTracks) ?? []
+        let swarm = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, misbehaviour: misbehave, tracks: paths))
+        let limit = FaultScript.parseDuration(timeout) ?? .seconds(10)
+        let client = SwarmHTTPClient(
+            configuration: try SwarmHTTPClient.Configuration(
+                endpoint: endpoint, token: token, threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),
+            now: { DispatchTime.now().uptimeNanoseconds })
+        let runner = try LiveSwarmRunner(clock: ContinuousClock(), speed: speed, drainTimeout: limit + .seconds(1))
+        let progress = Terminal.isTerminal(2)
+        let jsonl = format == .jsonl
+        let result = Mutex<LiveSwarmStats?>(nil)
+        if progress {
+            Terminal.errRaw(
+                "swarm: \(motion.players) players against \(endpoint), \(SwarmLoad.clockText(motion.durationSeconds)) of game time at speed \(speed)\n")
+        }
+        // Before anything is sent: a report path that cannot be written fails now, not after the run.
+        if let report { try checkOutputPath(report, flag: "--report") }
+        let players = motion.players
+        _ = try await runUntilInterrupted {
+            let stats = await runner.run(swarm, transport: client) { second, totals in
+                if jsonl { Terminal.out(SwarmSecondRecord(second: second).line) }
+                if progress { Terminal.errRaw("\r\u{1B}[K" + Self.progressLine(second, totals: totals, players: players)) }
+            }
+            result.withLock { $0 = stats }
+        }
+        if progress { Terminal.errRaw("\r\u{1B}[K") }
+        try await client.shutdown()
+        guard let stats = result.withLock({ $0 }) else { return }
+        let name = endpoint.description
+        if jsonl {
+            Terminal.out(SwarmSummaryRecord(stats: stats, server: name, speed: speed).line)
+        } else {
+            Terminal.out(stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count))
+        }
+        if let report {
+            let page = SwarmHTMLReport(
+                stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count
+            ).html
+            do {
+                let file = try AtomicFile(path: report)
+                try file.write(page)
+                try file.commit()
+            } catch {
+                throw CommandFailure("cannot write the report to \(report): \(error.reason)")
+            }
+            if progress { Terminal.err("report written to \(report)") }
+        }
+        if stats.totalRequests > 0, stats.answered == 0 {
+            let first = stats.errors.sorted { $0.value > $1.value }.first.flatMap { stats.firstErrors[$0.key] } ?? "no answer"
+            throw CommandFailure(
+                "no request to \(name) was answered with 200 (\(first))",
+                hint: "is the server running there ('locsim serve --port …'), and is --token right?")
+        }
+    }
+
+    /// Every `.gpx` file of `directory` (sorted by name), resampled at 1 Hz; each file's track
+    /// segments, one after another.
+    static func loadTracks(_ directory: String) throws -> [SwarmTrack] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.lowercased().hasSuffix(".gpx") }.sorted()
+        } catch {
+            throw CommandFailure("--tracks \(directory): cannot list the folder", hint: "give a folder of .gpx files")
+        }
+        guard !names.isEmpty else {
+            throw CommandFailure("--tracks \(directory): no .gpx file there", hint: "give a folder of .gpx files (locsim simulate --gpx writes some)")
+        }
+        return try names.map { name in
+            let path = directory + "/" + name
+            let document = try GPXDocument(contentsOfFile: path)
+            let points = document.tracks.flatMap { $0.segments.joined() }.compactMap { point in
+                point.time.map { (time: $0, coordinate: point.coordinate) }
+            }
+            do {
+                return try SwarmTrack(name: path, points: points)
+            } catch let error as ConfigurationError {
+                throw CommandFailure("--tracks: \(error.message)", hint: "every file needs a track with timed points (<trkpt> with <time>)")
+            }
+        }
+    }
+
+    /// `12s  players 180/200  req/s 41  p50 1.2 ms  p99 4.0 ms  errors 0  requests 500`
+    static func progressLine(_ second: LiveSwarmStats.Second, totals: LiveSwarmStats, players: Int) -> String {
+        "\(second.second + 1)s  players \(second.activePlayers)/\(players)"
+            + "  req/s \(second.total)  p50 \(LiveSwarmStats.milliseconds(second.p50Micros))"
+            + "  p99 \(LiveSwarmStats.milliseconds(second.p99Micros))  errors \(totals.failed)"
+            + "  requests \(totals.totalRequests)"
+    }
+}

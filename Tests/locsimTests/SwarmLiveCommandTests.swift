@@ -1,0 +1,149 @@
+import Foundation
+import LocSimTestHelpers
+import Testing
+
+/// `locsim swarm --server` against a real `locsim serve` on loopback, whose fetch-rule audit
+/// judges every request. The game runs 10× faster than real time, so the server's interval rule
+/// is scaled to match (3 s, with its 1 s tolerance); distances are not scaled.
+@Suite(.timeLimit(.minutes(5))) struct SwarmLiveCommandTests {
+    static let serveArguments = ["--throttle-interval", "3", "--audit-tolerance", "1", "--log-format", "json"]
+    /// 200 players, 60 s of game time in 6 s, all opening the app within the first 1.5 s. In the
+    /// middle of the Pacific, where the default index has no places: the answers are empty, so a
+    /// debug-built server on a busy machine answers at once even under this load (a 5 km answer in
+    /// Tokyo has 2,800 places), and a player ignoring the rule sends at nearly every fix.
+    static func swarmArguments(_ base: String) -> [String] {
+        [
+            "swarm", "--server", base, "--players", "200", "--speed", "10", "--duration", "60s", "--ramp", "15s", "--seed", "5",
+            "--area", "0,-150,2000",
+        ]
+    }
+
+    struct Summary: Decodable {
+        var players: Int
+        var misbehaving: [String]
+        var requests: Int
+        var answered: Int
+        var failed: Int
+        var unanswered: Int
+        var by_kind: [String: Int]
+        var status_codes: [[String: Int]]
+    }
+
+    static func summary(_ stdout: String) throws -> Summary {
+        let last = try #require(stdout.split(separator: "\n").last)
+        #expect(last.hasPrefix(#"{"type":"swarm_summary""#))
+        return try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
+    }
+
+    @Test("200 players following the rule: every request answered, and the server's audit finds no violation")
+    func noViolations() async throws {
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let run = try CLI.run(Self.swarmArguments(server.base) + ["--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try Self.summary(run.stdout)
+        #expect(summary.players == 200)
+        #expect(summary.misbehaving.isEmpty)
+        #expect(summary.answered == summary.requests && summary.failed == 0 && summary.unanswered == 0)
+        // Every player opened the app, and the time rule fired for many (a walker every 31 s).
+        #expect(summary.by_kind["first"] == 200)
+        #expect((summary.by_kind["elapsed"] ?? 0) + (summary.by_kind["moved"] ?? 0) > 100)
+        // One jsonl line per wall second, then the summary; the seconds' requests add up.
+        let seconds = run.stdout.split(separator: "\n").dropLast()
+        #expect(seconds.count >= 6 && seconds.allSatisfy { $0.hasPrefix(#"{"type":"swarm_second""#) })
+        // Every line is its record of the typed schema (docs/jsonl.md): members, order, types, rounding.
+        for line in run.stdout.split(separator: "\n") {
+            #expect(SchemaCheck.problems(String(line)).isEmpty, "\(SchemaCheck.problems(String(line))): \(line)")
+        }
+        let perSecond = try seconds.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(perSecond.map { $0?["requests"] as? Int ?? 0 }.reduce(0, +) == summary.requests)
+        let audit = try await ServeCommandTests().audit(server)
+        #expect(audit.violations == 0, "\(audit.clients.filter { $0.violations > 0 }.map(\.client))")
+        #expect(audit.clients.count == 200)
+        #expect(audit.clients.map { $0.timeline.count }.reduce(0, +) == summary.requests)
+        #expect(Set(audit.clients.map(\.client)) == Set((0..<200).map { "player:swarm-\($0)" }))
+    }
+
+    @Test("--misbehave 0.05: the audit names exactly the players that ignored the rule, and no other")
+    func misbehavingPlayersAreCaught() async throws {
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let run = try CLI.run(Self.swarmArguments(server.base) + ["--misbehave", "0.05", "--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try Self.summary(run.stdout)
+        #expect(!summary.misbehaving.isEmpty && summary.misbehaving.count < 30)
+        #expect((summary.by_kind["ignored"] ?? 0) > summary.misbehaving.count * 10)
+        let audit = try await ServeCommandTests().audit(server)
+        let caught = Set(audit.clients.filter { $0.violations > 0 }.map(\.client))
+        #expect(caught == Set(summary.misbehaving.map { "player:" + $0 }))
+        for client in audit.clients where caught.contains(client.client) {
+            #expect((client.verdicts["too_soon"] ?? 0) > 5, "\(client.client): \(client.verdicts)")
+        }
+    }
+
+    @Test("text summary and --report FILE.html; a progress line on a terminal only")
+    func reportAndProgress() async throws {
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let directory = NSTemporaryDirectory() + "locsim-swarm-live-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let report = directory + "/swarm.html"
+        let arguments = ["swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "30s", "--ramp", "5s",
+                         "--area", "37.7599,-122.4148,1500"]
+        let piped = try CLI.run(arguments + ["--report", report])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("swarm: 40 players against \(server.base)"))
+        #expect(piped.stdout.contains("  latency:  p50 "))
+        #expect(piped.stdout.contains("  places per answer: "))
+        #expect(piped.stderr.isEmpty, "no progress when piped: \(piped.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        for id in ["summary", "requests", "latency", "intervals", "status", "errors"] { #expect(html.contains("id=\"\(id)\"")) }
+        let terminal = try CLI.runOnTerminal(arguments)
+        #expect(terminal.status == 0, "\(terminal.output)")
+        #expect(terminal.output.contains("players 40/40  req/s "))
+    }
+
+    @Test("--tracks: players walk the repository's GPX tracks from random offsets; still no violation")
+    func tracks() async throws {
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let run = try CLI.run([
+            "swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "60s", "--ramp", "10s", "--tracks", "tracks",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("  players:  following 2 GPX tracks; opening the app over the first 10 s"))
+        #expect(run.stdout.contains(" 0 failed, 0 unanswered"))
+        let audit = try await ServeCommandTests().audit(server)
+        #expect(audit.violations == 0)
+        #expect(audit.clients.count == 40)
+        let missing = try CLI.run(["swarm", "--server", server.base, "--players", "2", "--tracks", "geodata"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("locsim: error: --tracks geodata: no .gpx file there"))
+    }
+
+    @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")
+    func serverDown() throws {
+        let port = try LoopbackSocket.freePort()
+        let run = try CLI.run(["swarm", "--server", "http://127.0.0.1:\(port)", "--players", "5", "--speed", "20", "--duration", "10s", "--ramp", "0"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("  errors:   connect "))
+        #expect(run.stderr.hasPrefix("locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"))
+        #expect(run.stderr.contains("\nhint: "))
+    }
+
+    @Test("bad options stop before anything runs, naming the flag", arguments: [
+        (["--server", "https://x"], "--server: https is not supported"),
+        (["--server", "http://h:0"], "--server: the port must be 1…65535"),
+        (["--server", "http://h", "--speed", "0"], "--speed must be between"),
+        (["--server", "http://h", "--misbehave", "2"], "--misbehave must be between"),
+        (["--server", "http://h", "--failure-rate", "0.1"], "--failure-rate is for --virtual"),
+        (["--virtual", "--misbehave", "0.1"], "--misbehave is for runs against --server"),
+        ([], "say where to send the requests with --server URL"),
+    ])
+    func badOptions(extra: [String], message: String) throws {
+        let run = try CLI.run(["swarm", "--players", "3"] + extra)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+}
