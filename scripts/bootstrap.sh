@@ -5,6 +5,8 @@ set -euo pipefail
 
 apt_packages=(pkg-config libsqlite3-dev libgps-dev gpsd gpsbabel socat)
 python_packages=(geographiclib gpxpy)
+# LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
+apt_packages+=(postgresql-15 postgresql-15-postgis-3)
 
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -87,6 +87,28 @@ extension NearbyIndex {
         return try write(collector, options: options, progress: progress)
     }
 
+    /// Reads a place file with the index's parsers and rules (strict or lenient, unique ids,
+    /// progress and cancellation while reading) without writing anything: for another store
+    /// (LocationPostGIS) that must accept exactly what an index import accepts, with the same errors.
+    package static func parsePlaces(
+        fromFile path: String, options: ImportOptions, progress: @escaping (ImportProgress) throws -> Void
+    ) throws -> ParsedPlaceFile {
+        guard let format = options.format ?? ImportFormat(fileName: path) else {
+            throw IndexError(
+                .invalidArgument, "cannot tell the format from the file name; pass a format (csv, geojson, geonames)",
+                path: path, parameter: "format")
+        }
+        let bytes = try PlaceParsers.readFile(path)
+        var collector = ImportCollector(path: path, options: options, expectedCount: bytes.count / 50, progress: progress)
+        switch format {
+        case .csv: try PlaceParsers.parseCSV(bytes, into: &collector)
+        case .geoJSON: try PlaceParsers.parseGeoJSON(bytes, into: &collector)
+        case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
+        }
+        return ParsedPlaceFile(
+            places: collector.places, rowsRead: collector.rowsRead, skipped: collector.skipped, issues: collector.issues)
+    }
+
     private func write(
         _ collector: ImportCollector, options: ImportOptions, progress: (ImportProgress) throws -> Void
     ) throws -> ImportReport {
@@ -104,4 +126,16 @@ extension NearbyIndex {
                 issues: collector.issues, placeCount: count)
         }
     }
+}
+
+/// A place file as ``NearbyIndex/parsePlaces(fromFile:options:progress:)`` read it.
+package struct ParsedPlaceFile: Sendable {
+    /// The accepted places, ids unique (in lenient mode a repeated id's later row won).
+    package var places: [ParsedPlace]
+    /// Input rows (or features) read.
+    package var rowsRead: Int
+    /// Rows skipped as bad (lenient mode).
+    package var skipped: Int
+    /// The first 100 problems met in lenient mode.
+    package var issues: [IndexError]
 }

@@ -90,7 +90,14 @@ public struct NearbyResponder: HTTPResponder {
             } else {
                 switch route {
                 case .nearby: outcome = await nearby(request: request, client: client, arrival: arrival)
-                case .healthz: outcome = Outcome(response: Self.text("ok\n", contentType: "text/plain; charset=utf-8"))
+                case .healthz:
+                    if let problem = await search.healthProblem() {
+                        outcome = Outcome(
+                            response: Self.response(for: ServerError(.unavailable, status: 503, problem, retryAfter: 1)),
+                            error: problem)
+                    } else {
+                        outcome = Outcome(response: Self.text("ok\n", contentType: "text/plain; charset=utf-8"))
+                    }
                 case .metrics:
                     outcome = Outcome(response: Self.text(
                         state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))

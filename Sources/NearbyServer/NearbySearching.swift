@@ -17,6 +17,15 @@ public protocol NearbySearching: Sendable {
     ///   - limit: The nearest `limit` places only (> 0), or `nil` for all.
     /// - Throws: Whatever the backend throws; the server answers 503 and logs the reason.
     func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place]
+
+    /// Nil when the backend can answer; otherwise which backend is down and why, for
+    /// `GET /healthz` (answered 503 with that text). The default says nil: a local index is up
+    /// whenever the process is.
+    func healthProblem() async -> String?
+}
+
+extension NearbySearching {
+    public func healthProblem() async -> String? { nil }
 }
 
 /// The SQLite index as a ``NearbySearching``.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocationIndex
+import LocationPostGIS
 
 /// `--format` values, mapped onto ``ImportFormat``.
 enum IndexFileFormat: String, ExpressibleByArgument, CaseIterable {
@@ -15,7 +16,7 @@ enum IndexFileFormat: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `locsim index import FILE --db PATH`
+/// `locsim index import FILE --db PATH` or `--postgres URL`
 struct IndexImport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -31,7 +32,12 @@ struct IndexImport: AsyncParsableCommand {
     var file: String
 
     @Option(name: .long, help: ArgumentHelp("The index file to create or update.", valueName: "path"))
-    var db: String
+    var db: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Import into this PostGIS database instead (password from the URL, PGPASSWORD or ~/.pgpass).", valueName: "url"))
+    var postgres: String?
 
     @Option(help: "Input layout: csv, geojson or geonames (default: from the file name).")
     var format: IndexFileFormat?
@@ -43,18 +49,27 @@ struct IndexImport: AsyncParsableCommand {
     var progress = false
 
     func validate() throws {
+        guard (db == nil) != (postgres == nil) else {
+            throw ValidationError("give exactly one of --db PATH and --postgres URL")
+        }
+        if let postgres { _ = try PostgresTarget.url(postgres) }
         guard format != nil || ImportFormat(fileName: file) != nil else {
             throw ValidationError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames")
         }
     }
 
     func run() async throws {
+        if let postgres {
+            try await importIntoPostgres(try PostgresTarget.url(postgres))
+            return
+        }
+        guard let db else { return }
         // A failed import into a new file leaves nothing behind: no empty index to mistake for
         // a real one. An existing index keeps its previous content (the import is one transaction).
         let isNew = !FileManager.default.fileExists(atPath: db)
         let report: ImportReport
         do {
-            report = try importPlaces()
+            report = try importPlaces(db: db)
         } catch {
             if isNew {
                 for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
@@ -69,7 +84,7 @@ struct IndexImport: AsyncParsableCommand {
     }
 
     /// Opens (or creates) the index, imports, and closes it again before returning.
-    private func importPlaces() throws -> ImportReport {
+    private func importPlaces(db: String) throws -> ImportReport {
         let index = try NearbyIndex(path: db)
         let showProgress = progress
         let report = try index.importPlaces(
@@ -82,12 +97,42 @@ struct IndexImport: AsyncParsableCommand {
                 : "wrote \(step.tilesWritten) of \(step.tilesTotal) tiles"
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
+        reportSkipped(report)
+        return report
+    }
+
+    /// The same parsers and rules, one transaction on the server (COPY, then upsert by id).
+    private func importIntoPostgres(_ url: PostgresURL) async throws {
+        let showProgress = progress
+        let options = ImportOptions(format: format?.importFormat, isLenient: lenient, progressInterval: 100_000)
+        let report: ImportReport
+        do {
+            report = try await PostGISPlaceStore.withRunning(
+                url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.import")
+            ) { store in
+                try await store.importPlaces(fromFile: file, options: options) { step in
+                    guard showProgress else { return }
+                    let line =
+                        step.phase == .reading
+                        ? "read \(step.rowsRead) rows" : "sent \(step.tilesWritten) of \(step.tilesTotal) rows"
+                    FileHandle.standardError.write(Data((line + "\n").utf8))
+                }
+            }
+        } catch let error as PostGISError {
+            throw PostgresTarget.failure(error, url: url)
+        }
+        reportSkipped(report)
+        print(
+            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+                + "\(report.skipped) skipped; \(url) now holds \(report.placeCount) places")
+    }
+
+    private func reportSkipped(_ report: ImportReport) {
         for issue in report.issues.prefix(10) {
             FileHandle.standardError.write(Data("skipped: \(issue)\n".utf8))
         }
         if report.skipped > 10 {
             FileHandle.standardError.write(Data("skipped: ... and \(report.skipped - 10) more\n".utf8))
         }
-        return report
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LocationCore
 import LocationIndex
+import LocationPostGIS
 
 /// `locsim index stats`
 struct IndexStats: AsyncParsableCommand {
@@ -16,11 +17,23 @@ struct IndexStats: AsyncParsableCommand {
     @Option(help: "Output: text or json.")
     var format: IndexQuery.Format = .text
 
+    @Option(help: ArgumentHelp("Counts and sizes of this PostGIS database instead.", valueName: "url"))
+    var postgres: String?
+
     func validate() throws {
+        if let postgres {
+            guard location.db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
+            guard !verify else { throw ValidationError("--verify checks an SQLite index; it does not apply to --postgres") }
+            _ = try PostgresTarget.url(postgres)
+        }
         guard format != .jsonl else { throw ValidationError("--format jsonl is for 'index query --queries'; stats prints text or json") }
     }
 
     func run() async throws {
+        if let postgres {
+            try await postgresStatistics(try PostgresTarget.url(postgres))
+            return
+        }
         let index = try location.open()
         if verify { try index.verifyIntegrity() }
         let statistics = try index.statistics()
@@ -38,5 +51,29 @@ struct IndexStats: AsyncParsableCommand {
         print("per place:      \(perPlace ?? "-") bytes beyond names")
         print("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")
         if verify { print("integrity:      ok") }
+    }
+
+    private func postgresStatistics(_ url: PostgresURL) async throws {
+        let statistics: PostGISStatistics
+        do {
+            statistics = try await PostGISPlaceStore.withRunning(
+                url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.stats")
+            ) { store in try await store.statistics() }
+        } catch let error as PostGISError {
+            throw PostgresTarget.failure(error, url: url)
+        }
+        if format == .json {
+            Terminal.out(
+                "{\"database\":\(JSONText.quoted(url.description)),\"places\":\(statistics.placeCount),"
+                    + "\"kinds\":\(statistics.kindCount),\"tableBytes\":\(statistics.tableBytes),"
+                    + "\"indexBytes\":\(statistics.indexBytes),\"postgis\":\(JSONText.quoted(statistics.postgisVersion)),"
+                    + "\"server\":\(JSONText.quoted(statistics.serverVersion))}")
+            return
+        }
+        print("database:       \(url)")
+        print("places:         \(statistics.placeCount)")
+        print("kinds:          \(statistics.kindCount) (including none)")
+        print("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
+        print("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
     }
 }

@@ -65,6 +65,15 @@ public struct ImportProgress: Sendable, Hashable {
     public var tilesWritten: Int
     /// Tiles (stored nodes) the writing phase will write (0 while reading).
     public var tilesTotal: Int
+
+    /// For other stores' imports (LocationPostGIS counts rows written as "tiles").
+    package init(phase: Phase, rowsRead: Int, rowsSkipped: Int, tilesWritten: Int, tilesTotal: Int) {
+        self.phase = phase
+        self.rowsRead = rowsRead
+        self.rowsSkipped = rowsSkipped
+        self.tilesWritten = tilesWritten
+        self.tilesTotal = tilesTotal
+    }
 }
 
 /// What an import did.
@@ -81,4 +90,14 @@ public struct ImportReport: Sendable, Hashable {
     public var issues: [IndexError]
     /// Places in the index after the import.
     public var placeCount: Int
+
+    /// For other stores' imports (LocationPostGIS).
+    package init(rowsRead: Int, inserted: Int, updated: Int, skipped: Int, issues: [IndexError], placeCount: Int) {
+        self.rowsRead = rowsRead
+        self.inserted = inserted
+        self.updated = updated
+        self.skipped = skipped
+        self.issues = issues
+        self.placeCount = placeCount
+    }
 }

@@ -5,14 +5,18 @@ import Foundation
 #endif
 import LocationCore
 
-/// A place read from an input file, before kinds become codes.
-struct ParsedPlace: Sendable {
-    var id: String
-    var name: String
-    var latitudeE7: Int32
-    var longitudeE7: Int32
-    var kind: String
-    var level: Int32
+/// A place read from an input file, before kinds become codes. Package-visible so other stores
+/// (LocationPostGIS) import with the same parsers and rules.
+package struct ParsedPlace: Sendable {
+    package var id: String
+    package var name: String
+    /// Latitude in 1e-7° units.
+    package var latitudeE7: Int32
+    /// Longitude in 1e-7° units, −180° for 180°.
+    package var longitudeE7: Int32
+    package var kind: String
+    /// The level, `Int32.min` for none.
+    package var level: Int32
     /// Where it came from, for duplicate-id messages ("line 12", "features[3]").
     var origin: String
 }

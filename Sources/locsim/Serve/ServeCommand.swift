@@ -3,6 +3,7 @@ import Foundation
 import LocationCore
 import LocationFeed
 import LocationIndex
+import LocationPostGIS
 import Logging
 import MapFeature
 import NearbyServer
@@ -31,6 +32,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Serve from this index (see 'locsim index import') instead of the default one.", valueName: "path"))
     var db: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve from this PostGIS database instead (see 'locsim index import --postgres'; docs/postgis.md).",
+            valueName: "url"))
+    var postgres: String?
 
     @Option(
         help: ArgumentHelp(
@@ -92,6 +99,10 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Simulated players") var feed: FeedOptions
 
     func validate() throws {
+        if let postgres {
+            guard db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
+            _ = try PostgresTarget.url(postgres)
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency, FaultScript.parseDuration(latency) == nil {
@@ -139,11 +150,18 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerConfigurationError {
             throw ValidationError("--\(error.option): \(error.message)")
         }
-        let index: NearbyIndex
-        if let db {
-            index = try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+        let search: any NearbySearching
+        var backends: [any Service] = []
+        if let postgres {
+            let store = try PostGISPlaceStore(
+                url: try PostgresTarget.url(postgres), clock: ContinuousClock(),
+                logger: PostgresTarget.logger("locsim.serve.postgres", level: .warning))
+            search = PostGISSearch(store: store)
+            backends.append(PostGISPoolService(store: store))
+        } else if let db {
+            search = IndexSearch(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
         } else {
-            index = try DefaultIndex.open(geodata: geodata)
+            search = IndexSearch(index: try DefaultIndex.open(geodata: geodata))
         }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
@@ -151,7 +169,7 @@ struct Serve: AsyncParsableCommand {
         let accessLog = AccessLog(format: logFormat.format, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Mutex(port)
         let server = NearbyServer(
-            configuration: configuration, search: IndexSearch(index: index),
+            configuration: configuration, search: search,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
             onListening: { host, port in
                 boundPort.withLock { $0 = port }
@@ -165,7 +183,7 @@ struct Serve: AsyncParsableCommand {
         let feedServices = try FeedRuntime.services(feed, host: host)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as GPSDFeedServer.ListenError {

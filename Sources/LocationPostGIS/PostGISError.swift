@@ -1,0 +1,50 @@
+/// Something the PostGIS store could not do, with where: the server (`host:port`), the
+/// parameter, or the URL.
+///
+/// Import errors about the input itself (a bad row, a missing column) are LocationIndex's
+/// `IndexError`, thrown unchanged: the file is read by the same parsers as an SQLite import.
+public struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The connection URL is malformed (`parameter` names the part).
+        public static let invalidURL = Code(rawValue: "invalidURL")
+        /// An argument is out of range (`parameter` names it).
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// The server cannot be reached or refused the login (`endpoint` says which).
+        public static let unavailable = Code(rawValue: "unavailable")
+        /// The server answered a statement with an error.
+        public static let query = Code(rawValue: "query")
+        /// The database holds a `locsim_place` table that is not this version's, or no PostGIS.
+        public static let schema = Code(rawValue: "schema")
+        /// The import was cancelled; nothing was written.
+        public static let cancelled = Code(rawValue: "cancelled")
+
+        public var description: String { rawValue }
+
+        public static func ~= (code: Code, error: any Error) -> Bool { (error as? PostGISError)?.code == code }
+    }
+
+    public var code: Code
+    public var message: String
+    /// `host:port` of the server concerned, if any.
+    public var endpoint: String?
+    /// The parameter or URL part at fault, if any.
+    public var parameter: String?
+
+    public init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil) {
+        self.code = code
+        self.message = message
+        self.endpoint = endpoint
+        self.parameter = parameter
+    }
+
+    public var description: String {
+        var prefix = ""
+        if let endpoint { prefix += "\(endpoint): " }
+        if let parameter { prefix += "\(parameter): " }
+        return prefix + message
+    }
+}

@@ -1,0 +1,123 @@
+public import LocationIndex
+import NIOCore
+import PostgresNIO
+
+extension PostGISPlaceStore {
+    /// Imports a place file (CSV, GeoJSON, GeoNames) with LocationIndex's parsers, so it accepts
+    /// and rejects exactly what `locsim index import --db` does, with the same errors.
+    ///
+    /// One transaction: the rows go to a temporary table by `COPY`, then one
+    /// `INSERT … ON CONFLICT (id) DO UPDATE` (upsert by id) moves them into `locsim_place` in
+    /// spatial order (so a first import is stored clustered). Readers see the previous places
+    /// until the commit, then all of the new ones; a failure, a thrown progress callback or
+    /// cancellation rolls everything back.
+    ///
+    /// - Parameters:
+    ///   - path: The place file.
+    ///   - options: Format (guessed from the name when nil), strict or lenient, progress interval.
+    ///   - progress: Called while reading (every `progressInterval` rows) and while copying
+    ///     (`tilesWritten`/`tilesTotal` count rows sent). Throwing aborts the import.
+    /// - Returns: Rows read, places inserted and updated, rows skipped, places now stored.
+    /// - Throws: `IndexError` for bad input (naming file, line and column), ``PostGISError``
+    ///   for the server, whatever `progress` throws.
+    @discardableResult
+    public func importPlaces(
+        fromFile path: String, options: ImportOptions = ImportOptions(),
+        progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
+    ) async throws -> ImportReport {
+        let parsed = try NearbyIndex.parsePlaces(fromFile: path, options: options, progress: progress)
+        // Fail fast when the server is down (the pool would keep the import waiting while it retries).
+        try await checkHealth()
+        try await prepareSchema()
+        let interval = max(1, options.progressInterval)
+        let (inserted, updated, count) = try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    """
+                    CREATE TEMPORARY TABLE locsim_import (
+                        id text NOT NULL, name text NOT NULL, kind text NOT NULL, level integer,
+                        lat_e7 integer NOT NULL, lon_e7 integer NOT NULL) ON COMMIT DROP
+                    """, logger: logger)
+                try await connection.copyFrom(
+                    table: "locsim_import", columns: ["id", "name", "kind", "level", "lat_e7", "lon_e7"], logger: logger
+                ) { writer in
+                    var buffer = ByteBuffer()
+                    buffer.reserveCapacity(1 << 20)
+                    for (number, place) in parsed.places.enumerated() {
+                        Self.appendCopyLine(place, to: &buffer)
+                        let sent = number + 1
+                        if buffer.readableBytes >= 1 << 20 || sent == parsed.places.count {
+                            try await writer.write(buffer)
+                            buffer.clear()
+                        }
+                        if sent % interval == 0 || sent == parsed.places.count {
+                            try progress(ImportProgress(
+                                phase: .writing, rowsRead: parsed.rowsRead, rowsSkipped: parsed.skipped, tilesWritten: sent,
+                                tilesTotal: parsed.places.count))
+                        }
+                    }
+                }
+                try Task.checkCancellation()
+                var counts = (0, 0)
+                for try await (inserted, updated) in try await connection.query(
+                    """
+                    WITH written AS (
+                        INSERT INTO locsim_place AS p (id, name, kind, level, lat_e7, lon_e7)
+                        SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_import ORDER BY ST_MakePoint(lon_e7, lat_e7)
+                        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, level = EXCLUDED.level,
+                            lat_e7 = EXCLUDED.lat_e7, lon_e7 = EXCLUDED.lon_e7
+                        RETURNING (xmax = 0) AS new)
+                    SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM written
+                    """, logger: logger
+                ).decode((Int64, Int64).self) {
+                    counts = (Int(inserted), Int(updated))
+                }
+                var total = 0
+                for try await (value) in try await connection.query("SELECT count(*) FROM locsim_place", logger: logger).decode(
+                    Int64.self)
+                {
+                    total = Int(value)
+                }
+                try Task.checkCancellation()
+                return (counts.0, counts.1, total)
+            }
+        }
+        // Fresh statistics for the planner; outside the transaction, a failure does not undo the import.
+        _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place", logger: logger) }
+        return ImportReport(
+            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped, issues: parsed.issues,
+            placeCount: count)
+    }
+
+    /// One row of `COPY … FROM STDIN` text format: tab-separated, `\N` for null, backslash escapes.
+    static func appendCopyLine(_ place: ParsedPlace, to buffer: inout ByteBuffer) {
+        appendCopyText(place.id, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        appendCopyText(place.name, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        appendCopyText(place.kind, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        if place.level == Int32.min {
+            buffer.writeString("\\N")
+        } else {
+            buffer.writeString(String(place.level))
+        }
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        buffer.writeString(String(place.latitudeE7))
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        buffer.writeString(String(place.longitudeE7))
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    static func appendCopyText(_ text: String, to buffer: inout ByteBuffer) {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.writeString("\\\\")
+            case UInt8(ascii: "\t"): buffer.writeString("\\t")
+            case UInt8(ascii: "\n"): buffer.writeString("\\n")
+            case UInt8(ascii: "\r"): buffer.writeString("\\r")
+            default: buffer.writeInteger(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import PostgresNIO
+
+/// Counts and sizes of a PostGIS place table (`locsim index stats --postgres`).
+public struct PostGISStatistics: Sendable, Hashable {
+    /// Places stored.
+    public var placeCount: Int
+    /// Distinct kinds, including the empty one.
+    public var kindCount: Int
+    /// Bytes of the table (heap, TOAST) and of its indexes.
+    public var tableBytes: Int
+    public var indexBytes: Int
+    /// PostGIS and server versions.
+    public var postgisVersion: String
+    public var serverVersion: String
+}
+
+extension PostGISPlaceStore {
+    /// Counts and sizes; ``PostGISError/Code/schema`` when the database has no place table.
+    public func statistics() async throws -> PostGISStatistics {
+        try await withDeadline {
+            let client = self.client
+            let logger = self.logger
+            let url = self.url
+            var exists = false
+            for try await (value) in try await client.query(
+                "SELECT to_regclass('locsim_place') IS NOT NULL", logger: logger
+            ).decode(Bool.self) {
+                exists = value
+            }
+            guard exists else {
+                throw PostGISError(
+                    .schema, "database \(url.database) has no locsim_place table; import places into it first",
+                    endpoint: url.endpoint)
+            }
+            var result = PostGISStatistics(
+                placeCount: 0, kindCount: 0, tableBytes: 0, indexBytes: 0, postgisVersion: "", serverVersion: "")
+            for try await (places, kinds, table, indexes, postgis, server) in try await client.query(
+                """
+                SELECT (SELECT count(*) FROM locsim_place), (SELECT count(DISTINCT kind) FROM locsim_place),
+                    pg_table_size('locsim_place'), pg_indexes_size('locsim_place'), postgis_lib_version(),
+                    current_setting('server_version')
+                """, logger: logger
+            ).decode((Int64, Int64, Int64, Int64, String, String).self) {
+                result = PostGISStatistics(
+                    placeCount: Int(places), kindCount: Int(kinds), tableBytes: Int(table), indexBytes: Int(indexes),
+                    postgisVersion: postgis, serverVersion: server)
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import LocationPostGIS
+import Logging
+
+/// `--postgres URL`: where a PostGIS place database is, for `index import`, `index stats` and `serve`.
+enum PostgresTarget {
+    /// The URL with its password from the URL, `PGPASSWORD`, or the password file
+    /// (`PGPASSFILE`, else `~/.pgpass`), as libpq looks for it. Never printed with the password.
+    static func url(_ text: String, flag: String = "--postgres") throws -> PostgresURL {
+        let environment = ProcessInfo.processInfo.environment
+        let passFilePath =
+            environment["PGPASSFILE"] ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.pgpass")
+        // A missing or unreadable password file simply has no password for us, as for libpq.
+        let passFile = FileManager.default.contents(atPath: passFilePath).flatMap { String(data: $0, encoding: .utf8) }
+        do {
+            return try PostgresURL(parsing: text, environment: environment, passwordFile: passFile)
+        } catch {
+            throw ValidationError("\(flag): \(error.description) (expected postgres://user@host:port/database)")
+        }
+    }
+
+    /// A logger for the connection pool's background messages (connection failures), on standard error.
+    static func logger(_ label: String, level: Logger.Level = .error) -> Logger {
+        var logger = Logger(label: label, factory: { label in StreamLogHandler.standardError(label: label) })
+        logger.logLevel = level
+        return logger
+    }
+
+    /// The command's `locsim: error:` report for a PostGIS failure, with a hint for the usual causes.
+    static func failure(_ error: PostGISError, url: PostgresURL) -> CommandFailure {
+        let hint: String
+        switch error.code {
+        case .unavailable:
+            hint = "is PostgreSQL running at \(url.endpoint), and is the password in PGPASSWORD, ~/.pgpass or the URL? (docs/postgis.md)"
+        case .schema:
+            hint = "import places with 'locsim index import FILE --postgres \(url)' (docs/postgis.md)"
+        default:
+            hint = "see docs/postgis.md"
+        }
+        return CommandFailure(error.description, hint: hint)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A private PostgreSQL 15 + PostGIS 3 server for one test: `initdb` into a temporary directory,
+/// `pg_ctl start` on a free loopback port (about a second), and `stop()` (immediate shutdown,
+/// directory removed). As root (the tests' usual user) the server runs as `postgres` through
+/// `runuser`, since PostgreSQL refuses to run as root.
+///
+/// The superuser is `postgres` with password ``password`` (SCRAM), database `postgres`.
+public final class PostgresServer: Sendable {
+    /// Where Debian's packages (postgresql-15, postgresql-15-postgis-3) put the binaries.
+    public static let binaries = "/usr/lib/postgresql/15/bin"
+    public static let password = "locsim-test-secret"
+
+    /// Why PostgreSQL tests cannot run here, or nil when they can.
+    public static var unavailableReason: String? {
+        let fileManager = FileManager.default
+        guard fileManager.isExecutableFile(atPath: binaries + "/pg_ctl") else {
+            return "PostgreSQL 15 is not installed (\(binaries)/pg_ctl missing); run scripts/bootstrap.sh"
+        }
+        guard fileManager.fileExists(atPath: "/usr/share/postgresql/15/extension/postgis.control") else {
+            return "PostGIS 3 for PostgreSQL 15 is not installed; run scripts/bootstrap.sh"
+        }
+        if getuid() == 0, !fileManager.isExecutableFile(atPath: "/usr/sbin/runuser") && !fileManager.isExecutableFile(atPath: "/sbin/runuser") {
+            return "running as root without runuser to start PostgreSQL as postgres"
+        }
+        return nil
+    }
+
+    public let directory: String
+    public let port: Int
+
+    /// `postgres://postgres:<password>@127.0.0.1:<port>/postgres?sslmode=disable`
+    public var url: String { "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    /// The same without the password (for tests of PGPASSWORD and .pgpass).
+    public var urlWithoutPassword: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+    /// Creates and starts a server; blocking work runs on its own thread.
+    public static func start() async throws -> PostgresServer {
+        try await onThread { try PostgresServer() }
+    }
+
+    private init() throws {
+        let base = NSTemporaryDirectory() + "locsim-pg-" + UUID().uuidString
+        directory = base
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        do {
+            let passwordFile = base + "/pw"
+            try Self.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            if getuid() == 0 { try Self.run(["/bin/chown", "-R", "postgres:postgres", base], asPostgres: false) }
+            try Self.run(
+                [
+                    Self.binaries + "/initdb", "-D", base + "/data", "-U", "postgres", "--auth=scram-sha-256",
+                    "--pwfile=" + passwordFile, "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C",
+                ], asPostgres: true)
+            var lastError: (any Error)?
+            var started: Int?
+            for _ in 0..<5 where started == nil {
+                let candidate = try LoopbackSocket.freePort()
+                do {
+                    try Self.run(
+                        [
+                            Self.binaries + "/pg_ctl", "-D", base + "/data", "-w", "-t", "30", "-l", base + "/server.log", "-o",
+                            "-p \(candidate) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+                                + "-c full_page_writes=off",
+                            "start",
+                        ], asPostgres: true)
+                    started = candidate
+                } catch {
+                    lastError = error  // the port was taken meanwhile: try another
+                }
+            }
+            guard let started else { throw lastError ?? HarnessError("pg_ctl start failed") }
+            port = started
+        } catch {
+            try? FileManager.default.removeItem(atPath: base)
+            throw error
+        }
+    }
+
+    /// The server's log, for failure messages.
+    public var log: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
+
+    /// Stops the server now (`-m immediate`) and leaves the directory in place for ``restart()``.
+    public func halt() async throws {
+        try await onThread { [directory] in
+            try Self.run([Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
+        }
+    }
+
+    /// Starts a halted server again on the same port.
+    public func restart() async throws {
+        try await onThread { [directory, port] in
+            try Self.run(
+                [
+                    Self.binaries + "/pg_ctl", "-D", directory + "/data", "-w", "-t", "30", "-l", directory + "/server.log",
+                    "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+                ], asPostgres: true)
+        }
+    }
+
+    /// Stops the server (if running) and removes its directory.
+    public func stop() async {
+        _ = try? await onThread { [directory] in
+            _ = try? Self.run(
+                [Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
+    public static func with<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
+        let server = try await start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Runs `arguments` (as `postgres` when root) and throws with its output when it fails.
+    /// ChildProcess (posix_spawn, waitpid) rather than Foundation's Process, whose
+    /// `waitUntilExit` was seen to hang after `pg_ctl start` had exited.
+    static func run(_ arguments: [String], asPostgres: Bool) throws {
+        var command = arguments
+        if asPostgres, getuid() == 0 { command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command }
+        let child = try ChildProcess(command, mergeErrors: true)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while child.termination == nil {
+            guard ContinuousClock.now < deadline else {
+                child.stop()
+                throw HarnessError("\(arguments.joined(separator: " ")) did not finish within 60 s: \(child.output)")
+            }
+            usleep(10_000)
+        }
+        guard child.termination == .exited(0) else {
+            throw HarnessError(
+                "\(arguments.joined(separator: " ")) ended with \(String(describing: child.termination)): \(child.output)")
+        }
+    }
+}

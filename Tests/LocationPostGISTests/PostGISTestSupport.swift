@@ -1,0 +1,82 @@
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationIndex
+import LocationPostGIS
+import Logging
+import Testing
+
+/// Skips (with the reason) where PostgreSQL cannot run, else runs `body` with a fresh server and
+/// a running store on it; both are stopped afterwards, even when `body` throws.
+func withPostGIS(
+    queryTimeout: Duration = .seconds(5), _ body: (PostgresServer, PostGISPlaceStore) async throws -> Void
+) async throws {
+    if let reason = PostgresServer.unavailableReason {
+        print("skipped: \(reason)")
+        return
+    }
+    try await PostgresServer.with { server in
+        let store = try PostGISPlaceStore(
+            url: try PostgresURL(parsing: server.url), queryTimeout: queryTimeout, clock: ContinuousClock(), logger: quietLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            defer { group.cancelAll() }
+            do {
+                try await body(server, store)
+            } catch {
+                Issue.record("server log:\n\(server.log.suffix(2_000))")
+                throw error
+            }
+        }
+    }
+}
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "locsim.test.postgis", factory: { _ in SwiftLogNoOpLogHandler() })
+    logger.logLevel = .critical
+    return logger
+}()
+
+/// A fresh directory, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = NSTemporaryDirectory() + "locsim-postgis-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// A CSV of places that stresses the edge cases: clusters at both poles and across ±180°, a
+/// dense city, points spread over the globe, and groups at identical coordinates (ties by id).
+func writeTestPlaces(to path: String, seed: UInt64) throws -> Int {
+    var random = SplitMix64(seed: seed)
+    var lines = ["id,name,lat,lon,kind,level"]
+    func add(_ latitude: Double, _ longitude: Double) {
+        let number = lines.count
+        var lon = longitude
+        if lon >= 180 { lon -= 360 }
+        if lon < -180 { lon += 360 }
+        let kind = ["", "shop", "park", "stop"][number % 4]
+        let level = number % 3 == 0 ? "" : String(number % 7)
+        lines.append(
+            "p\(String(number, radix: 36)),\"Place \(number), \\\"q\\\"\",\(String(format: "%.7f", max(-90, min(90, latitude)))),"
+                + "\(String(format: "%.7f", lon)),\(kind),\(level)")
+    }
+    for _ in 0..<3_000 { add(random.uniform(-90...90), random.uniform(-180...180)) }
+    for _ in 0..<2_000 { add(random.uniform(88.5...90), random.uniform(-180...180)) }
+    for _ in 0..<2_000 { add(random.uniform(-90 ... -88.5), random.uniform(-180...180)) }
+    for _ in 0..<3_000 { add(random.uniform(-30...30), random.uniform(178.5...181.5)) }
+    for _ in 0..<6_000 { add(35.68 + random.uniform(-0.1...0.1), 139.76 + random.uniform(-0.1...0.1)) }
+    for group in 0..<200 {
+        let latitude = random.uniform(-80...80)
+        let longitude = random.uniform(-180...180)
+        for _ in 0..<(2 + group % 4) { add(latitude, longitude) }
+    }
+    // Exactly at the poles and on the antimeridian.
+    for _ in 0..<5 {
+        add(90, random.uniform(-180...180))
+        add(-90, random.uniform(-180...180))
+        add(random.uniform(-60...60), 180)
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return lines.count - 1
+}
