@@ -254,6 +254,13 @@ public final class PostGISPlaceStore: Sendable {
     func withTranslatedErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
+        } catch let error as PostgresTransactionError {
+            // What went wrong first is what the caller needs: the closure's error (a bad
+            // progress callback, cancellation, a failed statement), else BEGIN's or COMMIT's.
+            // A rollback that fails after it changes nothing: the server discards the transaction.
+            let cause = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            if cause is PostgresTransactionError { throw cause }
+            return try await withTranslatedErrors { throw cause }
         } catch let error as PostGISError {
             throw error
         } catch let error as PSQLError {

@@ -61,7 +61,7 @@ import Testing
                 }
                 #expect(compared == 3_000)
                 // The queries really exercised the data, including the edges.
-                #expect(nonEmpty > 1_000)
+                #expect(nonEmpty > 800)
                 #expect(poleQueries == 1_200)
                 #expect(antimeridianQueries == 600)
             }

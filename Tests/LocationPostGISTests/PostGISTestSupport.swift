@@ -24,7 +24,7 @@ func withPostGIS(
             do {
                 try await body(server, store)
             } catch {
-                Issue.record("server log:\n\(server.log.suffix(2_000))")
+                print("PostgreSQL log (last 2,000 bytes):\n\(server.log.suffix(2_000))")
                 throw error
             }
         }
@@ -58,15 +58,15 @@ func writeTestPlaces(to path: String, seed: UInt64) throws -> Int {
         let kind = ["", "shop", "park", "stop"][number % 4]
         let level = number % 3 == 0 ? "" : String(number % 7)
         lines.append(
-            "p\(String(number, radix: 36)),\"Place \(number), \\\"q\\\"\",\(String(format: "%.7f", max(-90, min(90, latitude)))),"
+            "p\(String(number, radix: 36)),\"Place \(number), \"\"q\"\"\",\(String(format: "%.7f", max(-90, min(90, latitude)))),"
                 + "\(String(format: "%.7f", lon)),\(kind),\(level)")
     }
-    for _ in 0..<3_000 { add(random.uniform(-90...90), random.uniform(-180...180)) }
-    for _ in 0..<2_000 { add(random.uniform(88.5...90), random.uniform(-180...180)) }
-    for _ in 0..<2_000 { add(random.uniform(-90 ... -88.5), random.uniform(-180...180)) }
-    for _ in 0..<3_000 { add(random.uniform(-30...30), random.uniform(178.5...181.5)) }
-    for _ in 0..<6_000 { add(35.68 + random.uniform(-0.1...0.1), 139.76 + random.uniform(-0.1...0.1)) }
-    for group in 0..<200 {
+    for _ in 0..<1_500 { add(random.uniform(-90...90), random.uniform(-180...180)) }
+    for _ in 0..<600 { add(random.uniform(88.5...90), random.uniform(-180...180)) }
+    for _ in 0..<600 { add(random.uniform(-90 ... -88.5), random.uniform(-180...180)) }
+    for _ in 0..<1_000 { add(random.uniform(-30...30), random.uniform(178.5...181.5)) }
+    for _ in 0..<2_000 { add(35.68 + random.uniform(-0.1...0.1), 139.76 + random.uniform(-0.1...0.1)) }
+    for group in 0..<100 {
         let latitude = random.uniform(-80...80)
         let longitude = random.uniform(-180...180)
         for _ in 0..<(2 + group % 4) { add(latitude, longitude) }
