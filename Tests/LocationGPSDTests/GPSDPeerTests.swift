@@ -56,8 +56,12 @@ import Testing
         #expect(messages == [.other(line.contains("SKY") ? "SKY" : "DEVICES")])
     }
 
-    /// Found by fuzzing: members before the class hang gps_unpack when long enough.
-    @Test("A mapped class must have \"class\" first and member names libgps can hold", arguments: [
+    /// Found by fuzzing: members before the class hang gps_unpack when long enough; so does a
+    /// second "class" member naming another class (gps_unpack loops in strstr for good).
+    @Test("A mapped class must have \"class\" first, once, and member names libgps can hold", arguments: [
+        #"{"class":"TPV","class":"DEVICE"}"#,
+        #"{"class":"TPV","device":"x","class":"VERSION"}"#,
+        #"{"class":"VERSION","release":"3.22","class":"TPV","mode":1}"#,
         #"{""# + String(repeating: "a", count: 31) + #"":"X","class":"VERSION","release":"3.22"}"#,
         #"{"x":""# + String(repeating: "a", count: 600) + #"","class":"VERSION","release":"3.22"}"#,
         #"{"class":"TPV","mode":1,""# + String(repeating: "a", count: 31) + #"":1}"#,

@@ -232,6 +232,7 @@ final class GPSDConnection {
             report.problem
             ?? (report.topLevelClass == nil ? "no \"class\" member at the top level" : nil)
             ?? (report.classComesFirst ? nil : "\"class\" is not the first member, as gpsd writes it")
+            ?? (report.classMembers > 1 ? "more than one \"class\" member, which gpsd never writes" : nil)
             ?? (report.longestName > Self.maximumNameLength
                 ? "a member name longer than \(Self.maximumNameLength) bytes, which libgps cannot hold" : nil)
             ?? (report.depth > 1 ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)

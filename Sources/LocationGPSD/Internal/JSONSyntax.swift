@@ -21,6 +21,9 @@ enum JSONSyntax {
         var classComesFirst = false
         /// The longest member name, in bytes (libgps keeps 30: JSON_ATTR_MAX).
         var longestName = 0
+        /// How many top-level members are named `"class"` (gpsd writes one; gps_unpack hangs on
+        /// a second one naming another class).
+        var classMembers = 0
         /// How deep containers nest: 1 for a flat object, 2 when a member is an array or object.
         var depth = 0
         /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
@@ -35,6 +38,7 @@ enum JSONSyntax {
         report.topLevelClass = scanner.topLevelClass
         report.classComesFirst = scanner.classIsFirstMember
         report.longestName = scanner.longestName
+        report.classMembers = scanner.classMembers
         report.depth = scanner.deepest
         if report.problem == nil { report.compact = compacted(scanner.bytes) }
         return report
@@ -82,6 +86,8 @@ enum JSONSyntax {
         var readFirstMember = false
         /// The longest member name seen, in bytes.
         var longestName = 0
+        /// Top-level members named `"class"`.
+        var classMembers = 0
         /// The deepest container seen.
         var deepest = 0
 
@@ -144,6 +150,7 @@ enum JSONSyntax {
                     if let problem = string() { return problem }
                     isClass = bytes[nameStart..<(index - 1)].elementsEqual("class".utf8)
                     longestName = max(longestName, index - 1 - nameStart)
+                    if isClass, depth == 1 { classMembers += 1 }
                     if depth == 1, !readFirstMember {
                         readFirstMember = true
                         classIsFirstMember = isClass
