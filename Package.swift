@@ -28,6 +28,15 @@ let package = Package(
         .library(name: "LocationFeed", targets: ["LocationFeed"]),
         .library(name: "LocationPostGIS", targets: ["LocationPostGIS"]),
     ],
+    // What the `locsim` command links beyond replay, simulate, index and gpsd. Both are on by
+    // default; `swift build --disable-default-traits` leaves them out, and the main job
+    // (scripts/main-job.sh) builds that way: it only replays, and skipping Hummingbird, SwiftNIO
+    // and postgres-nio (with BoringSSL) takes most of the release build time away.
+    traits: [
+        .trait(name: "Server", description: "locsim serve, swarm --server and the live feeds (Hummingbird, SwiftNIO)."),
+        .trait(name: "PostGIS", description: "--postgres for index import/stats and serve (postgres-nio)."),
+        .default(enabledTraits: ["Server", "PostGIS"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/serve.md).
@@ -108,11 +117,15 @@ let package = Package(
             name: "locsim",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature", "NearbyServer", "Swarm", "SwarmHTTP", "LocationFeed", "LocationPostGIS",
+                "MapFeature", "Swarm",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .target(name: "NearbyServer", condition: .when(traits: ["Server"])),
+                .target(name: "SwarmHTTP", condition: .when(traits: ["Server"])),
+                .target(name: "LocationFeed", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server", "PostGIS"])),
+                .target(name: "LocationPostGIS", condition: .when(traits: ["PostGIS"])),
             ],
             swiftSettings: strict
         ),

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import LocationIndex
+#if PostGIS
 import LocationPostGIS
+#endif
 
 /// `--format` values, mapped onto ``ImportFormat``.
 enum IndexFileFormat: String, ExpressibleByArgument, CaseIterable {
@@ -52,7 +54,7 @@ struct IndexImport: AsyncParsableCommand {
         guard (db == nil) != (postgres == nil) else {
             throw ValidationError("give exactly one of --db PATH and --postgres URL")
         }
-        if let postgres { _ = try PostgresTarget.url(postgres) }
+        if let postgres { try PostgresTarget.validate(postgres) }
         guard format != nil || ImportFormat(fileName: file) != nil else {
             throw ValidationError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames")
         }
@@ -60,7 +62,9 @@ struct IndexImport: AsyncParsableCommand {
 
     func run() async throws {
         if let postgres {
+            #if PostGIS
             try await importIntoPostgres(try PostgresTarget.url(postgres))
+            #endif
             return
         }
         guard let db else { return }
@@ -101,6 +105,7 @@ struct IndexImport: AsyncParsableCommand {
         return report
     }
 
+    #if PostGIS
     /// The same parsers and rules, one transaction on the server (COPY, then upsert by id).
     private func importIntoPostgres(_ url: PostgresURL) async throws {
         let showProgress = progress
@@ -126,6 +131,7 @@ struct IndexImport: AsyncParsableCommand {
             "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
                 + "\(report.skipped) skipped; \(url) now holds \(report.placeCount) places")
     }
+    #endif
 
     private func reportSkipped(_ report: ImportReport) {
         for issue in report.issues.prefix(10) {

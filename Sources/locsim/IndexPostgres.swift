@@ -1,3 +1,4 @@
+#if PostGIS
 import ArgumentParser
 import Foundation
 import LocationPostGIS
@@ -18,6 +19,11 @@ enum PostgresTarget {
         } catch {
             throw ValidationError("\(flag): \(error.description) (expected postgres://user@host:port/database)")
         }
+    }
+
+    /// Checks `--postgres URL` at parse time (a build without the PostGIS trait refuses it here).
+    static func validate(_ text: String, flag: String = "--postgres") throws {
+        _ = try url(text, flag: flag)
     }
 
     /// A logger for the connection pool's background messages (connection failures), on standard error.
@@ -41,3 +47,12 @@ enum PostgresTarget {
         return CommandFailure(error.description, hint: hint)
     }
 }
+#else
+/// This build has no PostGIS support (`swift build --disable-default-traits`): every
+/// `--postgres` is refused at parse time, saying how to get it.
+enum PostgresTarget {
+    static func validate(_ text: String, flag: String = "--postgres") throws {
+        throw BuildTraits.missing("PostGIS", for: flag)
+    }
+}
+#endif  // PostGIS

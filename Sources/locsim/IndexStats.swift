@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import LocationCore
 import LocationIndex
+#if PostGIS
 import LocationPostGIS
+#endif
 
 /// `locsim index stats`
 struct IndexStats: AsyncParsableCommand {
@@ -24,14 +26,16 @@ struct IndexStats: AsyncParsableCommand {
         if let postgres {
             guard location.db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
             guard !verify else { throw ValidationError("--verify checks an SQLite index; it does not apply to --postgres") }
-            _ = try PostgresTarget.url(postgres)
+            try PostgresTarget.validate(postgres)
         }
         guard format != .jsonl else { throw ValidationError("--format jsonl is for 'index query --queries'; stats prints text or json") }
     }
 
     func run() async throws {
         if let postgres {
+            #if PostGIS
             try await postgresStatistics(try PostgresTarget.url(postgres))
+            #endif
             return
         }
         let index = try location.open()
@@ -53,6 +57,7 @@ struct IndexStats: AsyncParsableCommand {
         if verify { print("integrity:      ok") }
     }
 
+    #if PostGIS
     private func postgresStatistics(_ url: PostgresURL) async throws {
         let statistics: PostGISStatistics
         do {
@@ -76,4 +81,5 @@ struct IndexStats: AsyncParsableCommand {
         print("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
         print("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
     }
+    #endif
 }

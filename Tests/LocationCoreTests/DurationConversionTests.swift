@@ -69,4 +69,16 @@ struct DurationConversionTests {
         #expect(Int32(clamping: Duration.seconds(Int64.min).wholeMicroseconds) == .min)
         #expect(Int32(clamping: Duration.seconds(2).wholeMicroseconds) == 2_000_000)
     }
+
+    @Test("Short duration text: ms, s and us, at most a day; anything else is refused")
+    func shortText() {
+        #expect(Duration(shortText: "800ms") == .milliseconds(800))
+        #expect(Duration(shortText: "1.5s") == .milliseconds(1500))
+        #expect(Duration(shortText: "250us") == .microseconds(250))
+        #expect(Duration(shortText: "0s") == .zero)
+        #expect(Duration(shortText: "86400s") == .seconds(86_400))
+        for refused in ["", "s", "ms", "-1s", "1 s", " 1s", "1h", "86400.001s", "1e400s", "nans", "2", "1.5"] {
+            #expect(Duration(shortText: refused) == nil, "\(refused)")
+        }
+    }
 }

@@ -113,14 +113,6 @@ public enum FaultScript {
 
     /// A duration written `800ms`, `2s`, `1.5s` or `250us`; `nil` for anything else.
     public static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 1_000), ("us", 1), ("s", 1_000_000)]
-        for (suffix, micros) in units where text.hasSuffix(suffix) {
-            var number = String(text.dropLast(suffix.count))
-            guard let parsed = number.withUTF8({ DecimalNumber(parsing: $0) }), !parsed.isNegative,
-                parsed.value.isFinite, parsed.value * micros <= 86_400e6
-            else { return nil }
-            return .microseconds(Int64((parsed.value * micros).rounded()))
-        }
-        return nil
+        Duration(shortText: text)
     }
 }

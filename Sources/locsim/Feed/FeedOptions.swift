@@ -1,3 +1,4 @@
+#if Server
 import ArgumentParser
 import Foundation
 import LocationCore
@@ -142,3 +143,4 @@ struct PlayerSpec {
         return hash
     }
 }
+#endif  // Server

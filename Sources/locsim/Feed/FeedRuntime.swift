@@ -1,3 +1,4 @@
+#if Server
 import ArgumentParser
 import Foundation
 import LocationCore
@@ -34,3 +35,4 @@ enum FeedRuntime {
         return [hub, gpsd]
     }
 }
+#endif  // Server

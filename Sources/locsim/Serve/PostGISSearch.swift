@@ -1,3 +1,4 @@
+#if Server && PostGIS
 import LocationCore
 import LocationIndex
 import LocationPostGIS
@@ -33,3 +34,4 @@ struct PostGISPoolService: Service {
         await cancelWhenGracefulShutdown { await store.run() }
     }
 }
+#endif  // Server && PostGIS

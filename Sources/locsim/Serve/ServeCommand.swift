@@ -1,9 +1,12 @@
+#if Server
 import ArgumentParser
 import Foundation
 import LocationCore
 import LocationFeed
 import LocationIndex
+#if PostGIS
 import LocationPostGIS
+#endif
 import Logging
 import MapFeature
 import NearbyServer
@@ -101,7 +104,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         if let postgres {
             guard db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
-            _ = try PostgresTarget.url(postgres)
+            try PostgresTarget.validate(postgres)
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
@@ -153,11 +156,15 @@ struct Serve: AsyncParsableCommand {
         let search: any NearbySearching
         var backends: [any Service] = []
         if let postgres {
+            #if PostGIS
             let store = try PostGISPlaceStore(
                 url: try PostgresTarget.url(postgres), clock: ContinuousClock(),
                 logger: PostgresTarget.logger("locsim.serve.postgres", level: .warning))
             search = PostGISSearch(store: store)
             backends.append(PostGISPoolService(store: store))
+            #else
+            throw BuildTraits.missing("PostGIS", for: "--postgres \(postgres)")
+            #endif
         } else if let db {
             search = IndexSearch(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
         } else {
@@ -224,3 +231,4 @@ enum AccessLogFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
     var format: AccessLog.Format { self == .text ? .text : .json }
 }
+#endif  // Server

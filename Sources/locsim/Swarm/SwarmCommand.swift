@@ -3,8 +3,9 @@ import Foundation
 import LocationCore
 import LocationIndex
 import Swarm
+#if Server
 import SwarmHTTP
-import NearbyServer
+#endif
 
 /// `locsim swarm`: many players running the game's fetch rule, and the load it puts on a backend.
 struct SwarmCommand: AsyncParsableCommand {
@@ -114,11 +115,14 @@ struct SwarmCommand: AsyncParsableCommand {
             guard let server else {
                 throw ValidationError("say where to send the requests with --server URL, or add --virtual to compute the load without sending")
             }
+            try BuildTraits.require("Server", for: "--server \(server)")
+            #if Server
             do {
                 _ = try SwarmHTTPClient.Endpoint(url: server)
             } catch {
                 throw ValidationError("--server: \(error.message)")
             }
+            #endif
             for (flag, given) in [
                 ("--failure-rate", failureRate != 0), ("--every-fix", everyFix), ("--format json", format == .json),
             ] where given {
@@ -127,7 +131,7 @@ struct SwarmCommand: AsyncParsableCommand {
             try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
             try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")
             try checkOption(connections, in: 1...100_000, flag: "--connections")
-            guard let limit = FaultScript.parseDuration(timeout) else {
+            guard let limit = Duration(shortText: timeout) else {
                 throw ValidationError("--timeout must be a duration like 500ms or 10s, got '\(timeout)'")
             }
             try checkOption(limit.fractionalSeconds, in: 0.001...3600, flag: "--timeout", unit: "seconds")
@@ -150,7 +154,9 @@ struct SwarmCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (configuration, answers) = try swarmConfiguration()
+        #if Server
         guard virtual else { return try await runLive(configuration) }
+        #endif
         let load = try await VirtualSwarm(configuration: configuration)
             .run(shards: threads ?? ProcessInfo.processInfo.activeProcessorCount, answers: answers)
         switch format {

@@ -1,3 +1,4 @@
+#if Server
 import Dispatch
 import Foundation
 import GPXFormat
@@ -14,7 +15,7 @@ extension SwarmCommand {
         let endpoint = try SwarmHTTPClient.Endpoint(url: server)
         let paths = try tracks.map(Self.loadTracks) ?? []
         let swarm = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, misbehaviour: misbehave, tracks: paths))
-        let limit = FaultScript.parseDuration(timeout) ?? .seconds(10)
+        let limit = Duration(shortText: timeout) ?? .seconds(10)
         let client = SwarmHTTPClient(
             configuration: try SwarmHTTPClient.Configuration(
                 endpoint: endpoint, token: token, threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),
@@ -101,3 +102,4 @@ extension SwarmCommand {
             + "  requests \(totals.totalRequests)"
     }
 }
+#endif  // Server

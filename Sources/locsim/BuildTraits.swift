@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// The package traits this `locsim` was built with (Package.swift): `Server` (serve, swarm
+/// --server, the live feeds) and `PostGIS` (`--postgres`). A plain `swift build` has both;
+/// `--disable-default-traits` (the main job's build) leaves them out, and asking for what is
+/// missing fails at parse time with the command that gives it.
+enum BuildTraits {
+    /// Throws ``missing(_:for:)`` when this build lacks `trait`.
+    static func require(_ trait: String, for feature: String) throws {
+        let enabled: [String]
+        #if Server && PostGIS
+        enabled = ["Server", "PostGIS"]
+        #elseif Server
+        enabled = ["Server"]
+        #elseif PostGIS
+        enabled = ["PostGIS"]
+        #else
+        enabled = []
+        #endif
+        guard enabled.contains(trait) else { throw missing(trait, for: feature) }
+    }
+
+    static func missing(_ trait: String, for feature: String) -> ValidationError {
+        ValidationError(
+            "\(feature) needs locsim built with the \(trait) trait, and this one was built without it "
+                + "(--disable-default-traits); build it with 'swift build -c release --product locsim'")
+    }
+}
+
+#if !Server
+/// `locsim serve` in a build without the Server trait: still listed, so asking for it says what
+/// to do instead of "unexpected argument".
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the game's GET /locations/nearby (not in this build: it needs the Server trait).")
+
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+
+    func validate() throws { throw BuildTraits.missing("Server", for: "locsim serve") }
+}
+#endif
