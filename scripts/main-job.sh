@@ -7,8 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 echo "main-job: building locsim (release; the first build takes a few minutes)…" >&2
-swift build -c release --product locsim >&2
-bin=$(swift build -c release --show-bin-path)
+# Replay needs neither the HTTP server nor PostGIS: leaving those traits out skips building
+# Hummingbird, SwiftNIO and postgres-nio (README, "Build traits").
+swift build -c release --product locsim --disable-default-traits >&2
+bin=$(swift build -c release --disable-default-traits --show-bin-path)
 track=tracks/tokyo-marunouchi-walk.gpx
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then track=$1; shift; fi
 "$bin/locsim" replay "$track" --fast --report replay-report.html "$@"
