@@ -81,7 +81,12 @@ import Testing
             (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),
-            (["--player", "alice=\(Self.line)"], "--player needs --gpsd-port"),
+            (["--player", "alice=\(Self.line)"], "--player needs somewhere to send its fixes"),
+            (["--player", "alice=\(Self.line)", "--android-console", "bob=5554"], "--android-console bob=5554: no --player is named 'bob'"),
+            (["--player", "alice=\(Self.line)", "--android-console", "alice=70000"], "the port must be within 1...65535"),
+            (["--player", "alice=\(Self.line)", "--android-console", "alice"], "--android-console must be NAME=PORT"),
+            (["--player", "alice=\(Self.line)", "--simctl", "alice=-x"], "--simctl alice=-x: a simulator UDID, name or 'booted'"),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--android-token-file", "/t"], "--android-token-file is for --android-console"),
             // The compact path goes through simulate's own parser and rules.
             (["--gpsd-port", "0", "--player", "c=circle:35.68,139.76:150"], "circle never ends by itself"),
             (["--gpsd-port", "0", "--player", "r=route:35.68,139.76:35.69,139.77:35.70,139.78 --profile fly"], "--player r: "),
@@ -95,6 +100,40 @@ import Testing
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+    }
+
+    @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT'")
+    func androidConsole() async throws {
+        let token = "t0kenFromTheEmulator"
+        let console = try ConsoleStandIn(token: token)
+        defer { console.stop() }
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-console-\(UUID().uuidString)").path
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let command = try LiveCommand([
+            "serve", "--port", "0", "--player", "alice=\(Self.line) --profile run --seed 5", "--player-speed", "20",
+            "--android-console", "alice=\(console.port)", "--android-token-file", tokenFile,
+        ])
+        defer { command.stop() }
+        try await console.wait { ($0.first?.components(separatedBy: "geo fix ").count ?? 0) > 3 }
+        command.interrupt()
+        #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
+        let sent = try #require(console.connections.first)
+        #expect(sent.hasPrefix("auth \(token)\r\n"), "\(sent.prefix(200))")
+        let fixes = sent.split(separator: "\r\n").dropFirst()
+        // Every line is 'geo fix LON LAT' on the line from Tokyo station (runs have no altitude), in order of travel.
+        var previousLongitude = 139.7671 + 1e-4
+        for line in fixes {
+            let words = line.split(separator: " ")
+            try #require(words.count == 4 && words[0] == "geo" && words[1] == "fix", "\(line)")
+            let longitude = try #require(Double(words[2]))
+            let latitude = try #require(Double(words[3]))
+            #expect((139.7528 - 1e-4)...(139.7671 + 1e-4) ~= longitude, "\(line)")
+            #expect((35.6812 - 1e-4)...(35.6852 + 1e-4) ~= latitude, "\(line)")
+            #expect(longitude <= previousLongitude, "\(line) after \(previousLongitude)")
+            previousLongitude = longitude
+        }
+        #expect(command.child.errors.contains("player alice → 127.0.0.1:\(console.port): connected"), "\(command.child.errors)")
     }
 
     @Test("A gpsd port in use is a run-time error (exit 1) naming host and port, with a hint")

@@ -23,17 +23,89 @@ struct FeedOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Serve the players over gpsd's JSON protocol on this port (0: a free one).", valueName: "port"))
     var gpsdPort: Int?
 
+    @Option(
+        name: .customLong("android-console"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Send a player's fixes to an Android emulator's console as 'geo fix': NAME=PORT (5554 is the first "
+                + "emulator's), at most 5 a second. Repeat for more.",
+            valueName: "name=port"))
+    var androidConsoles: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "The emulator console's auth token file (default: ~/.emulator_console_auth_token).", valueName: "path"))
+    var androidTokenFile: String?
+
+    @Option(
+        name: .customLong("simctl"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "macOS with Xcode: send a player's fixes to an iOS Simulator with 'xcrun simctl location': NAME=DEVICE "
+                + "(a UDID, a name, or booted), at most one a second. Repeat for more.",
+            valueName: "name=device"))
+    var simulators: [String] = []
+
+    /// Where fixes go besides gpsd clients: (player, destination) for each bridge option.
+    struct Bridges {
+        var android: [(player: String, port: Int)] = []
+        var simulators: [(player: String, device: String)] = []
+        var isEmpty: Bool { android.isEmpty && simulators.isEmpty }
+    }
+
     func validate() throws {
         try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
-        if !players.isEmpty && gpsdPort == nil {
-            throw ValidationError("--player needs --gpsd-port PORT: the gpsd protocol is how players are watched")
+        if !players.isEmpty && gpsdPort == nil && androidConsoles.isEmpty && simulators.isEmpty {
+            throw ValidationError(
+                "--player needs somewhere to send its fixes: --gpsd-port PORT (gpsd clients), --android-console NAME=PORT "
+                    + "or --simctl NAME=DEVICE")
         }
         var names = Set<String>()
         for text in players {
             let spec = try PlayerSpec(text, defaultSpeed: playerSpeed)
             guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
         }
+        _ = try bridges(players: names)
+        if androidTokenFile != nil, androidConsoles.isEmpty {
+            throw ValidationError("--android-token-file is for --android-console")
+        }
+    }
+
+    /// The bridge options, checked: each names a player given with --player.
+    func bridges(players names: Set<String>) throws(ValidationError) -> Bridges {
+        var bridges = Bridges()
+        func split(_ text: String, flag: String, example: String) throws(ValidationError) -> (String, String) {
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex
+            else { throw ValidationError("\(flag) must be NAME=\(example), got '\(text)'") }
+            let name = String(text[..<equals])
+            guard names.contains(name) else {
+                throw ValidationError(
+                    "\(flag) \(text): no --player is named '\(name)'"
+                        + (names.isEmpty ? "" : " (players: \(names.sorted().joined(separator: ", ")))"))
+            }
+            return (name, String(text[text.index(after: equals)...]))
+        }
+        for text in androidConsoles {
+            let (name, value) = try split(text, flag: "--android-console", example: "PORT (alice=5554)")
+            guard let port = Int(value), (1...65_535).contains(port) else {
+                throw ValidationError("--android-console \(text): the port must be within 1...65535, got '\(value)'")
+            }
+            bridges.android.append((name, port))
+        }
+        for text in simulators {
+            let (name, device) = try split(text, flag: "--simctl", example: "DEVICE (alice=booted)")
+            do {
+                _ = try SimulatorLocation.Configuration(device: device)
+            } catch {
+                throw ValidationError("--simctl \(text): \(error.message)")
+            }
+            bridges.simulators.append((name, device))
+        }
+        return bridges
+    }
+
+    /// The checked bridge options of the players given.
+    func bridges() throws -> Bridges {
+        try bridges(players: Set(try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).name }))
     }
 
     /// The players, their providers ready to run in real time; prints what a track file dropped.

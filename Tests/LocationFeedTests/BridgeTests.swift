@@ -1,0 +1,235 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationFeed
+import LocationTestSupport
+import Synchronization
+import Testing
+
+/// The forwarder's failure events, as text.
+final class FailureLog: Sendable {
+    let errors = Mutex<[String]>([])
+}
+
+@Suite("Bridges: the Android emulator console and the iOS Simulator", .timeLimit(.minutes(5)))
+struct BridgeTests {
+    static let token = "k3Yt0kenA1"
+
+    static func fix(_ latitude: Double, _ longitude: Double, altitude: Double? = 40, second: Double = 0) throws -> Fix {
+        Fix(
+            time: Date(timeIntervalSince1970: 1_767_225_600 + second),
+            coordinate: try Coordinate(latitude: latitude, longitude: longitude), altitude: altitude, source: .synthetic)
+    }
+
+    /// The line the console must receive, written with C's printf rather than the library's formatter.
+    static func expectedLine(_ fix: Fix) -> String {
+        let coordinate = fix.coordinate!
+        var words = ["geo", "fix", String(format: "%.7f", coordinate.longitude), String(format: "%.7f", coordinate.latitude)]
+        if let altitude = fix.altitude { words.append(String(format: "%.1f", altitude)) }
+        return words.joined(separator: " ") + "\r\n"
+    }
+
+    static func tokenFile(_ contents: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-token-\(UUID().uuidString)").path
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func forwarder<C: Clock>(
+        _ sink: any FixSink, clock: C, interval: Duration = .zero, attempts: Int? = 0, events: FailureLog? = nil
+    ) throws -> FixForwarder<C> where C.Duration == Duration {
+        try FixForwarder(
+            sink: sink, minimumInterval: interval,
+            backoff: Backoff(initialDelay: .milliseconds(10), multiplier: 2, maximumDelay: .milliseconds(50), maximumAttempts: attempts),
+            clock: clock,
+            onEvent: { event in
+                if case .failed(_, let error, _) = event { events?.errors.withLock { $0.append("\(error)") } }
+            })
+    }
+
+    @Test("auth with the token file's token, then one 'geo fix LON LAT ALT' per fix, CR LF, in order")
+    func authenticatesAndSendsFixes() async throws {
+        let console = try ConsoleStandIn(token: Self.token)
+        defer { console.stop() }
+        let tokenFile = try Self.tokenFile(Self.token + "\n")
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
+        let mailbox = FixMailbox()
+        let fixes = [
+            try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, altitude: nil, second: 1),
+            try Self.fix(0.000_000_04, 179.999_999_96, altitude: -12.26, second: 2),
+        ]
+        let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
+        var expected = "auth \(Self.token)\r\n"
+        for fix in fixes {
+            mailbox.post(fix)
+            expected += Self.expectedLine(fix)
+            try await console.wait { $0.first == expected }
+        }
+        mailbox.finish()
+        try await run.value
+        #expect(console.connections == [expected])
+    }
+
+    @Test("A console that asks for no token gets none")
+    func noAuthWhenNotAsked() async throws {
+        let console = try ConsoleStandIn(token: nil)
+        defer { console.stop() }
+        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: "/nonexistent/token"))
+        let mailbox = FixMailbox()
+        let fix = try Self.fix(51.5, -0.12)
+        mailbox.post(fix)
+        mailbox.finish()
+        try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+        #expect(console.connections == [Self.expectedLine(fix)])
+    }
+
+    @Test("A wrong token, a missing token file and a refused fix are typed errors naming the console")
+    func refusals() async throws {
+        let console = try ConsoleStandIn(token: Self.token)
+        defer { console.stop() }
+        let wrong = try Self.tokenFile("not-the-token\n")
+        defer { try? FileManager.default.removeItem(atPath: wrong) }
+        for (file, code, words) in [
+            (wrong, EmulatorConsoleError.Code.authentication, "authentication token does not match"),
+            ("/nonexistent/locsim-token", .authentication, "/nonexistent/locsim-token"),
+        ] {
+            let mailbox = FixMailbox()
+            mailbox.post(try Self.fix(1, 2))
+            let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: file))
+            let error = await #expect(throws: EmulatorConsoleError.self) {
+                try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+            }
+            #expect(error?.code == code)
+            #expect(error?.endpoint == "127.0.0.1:\(console.port)")
+            #expect(error?.description.contains(words) == true, "\(String(describing: error))")
+        }
+
+        let refusing = try ConsoleStandIn(token: nil, behaviour: .refuseFixes)
+        defer { refusing.stop() }
+        let mailbox = FixMailbox()
+        mailbox.post(try Self.fix(1, 2))
+        let sink = EmulatorConsole(configuration: try .init(port: refusing.port, tokenFile: "/unused"))
+        let error = await #expect(throws: EmulatorConsoleError.self) {
+            try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+        }
+        #expect(error?.code == .refused)
+        #expect(error?.description.contains("KO: argument 'x' is not a number") == true)
+    }
+
+    @Test("Nothing listening, or a console that never answers: connect and timeout errors, not a hang")
+    func unreachableAndSilent() async throws {
+        let port = try LoopbackSocket.freePort()
+        let mailbox = FixMailbox()
+        mailbox.post(try Self.fix(1, 2))
+        let closed = EmulatorConsole(configuration: try .init(port: port, tokenFile: "/unused"))
+        let connectError = await #expect(throws: EmulatorConsoleError.self) {
+            try await Self.forwarder(closed, clock: ContinuousClock()).run(mailbox)
+        }
+        #expect(connectError?.code == .connect)
+        #expect(connectError?.endpoint == "127.0.0.1:\(port)")
+
+        let silent = try ConsoleStandIn(token: Self.token, behaviour: .silentAfterGreeting)
+        defer { silent.stop() }
+        let tokenFile = try Self.tokenFile(Self.token)
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let sink = EmulatorConsole(configuration: try .init(port: silent.port, tokenFile: tokenFile, replyTimeout: .milliseconds(200)))
+        let timeoutError = await #expect(throws: EmulatorConsoleError.self) {
+            try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+        }
+        #expect(timeoutError?.code == .timeout)
+    }
+
+    @Test("A dropped connection is opened again and the fix that failed goes first")
+    func reconnects() async throws {
+        let console = try ConsoleStandIn(token: Self.token, behaviour: .dropFirstConnectionAfterOneFix)
+        defer { console.stop() }
+        let tokenFile = try Self.tokenFile(Self.token)
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
+        let mailbox = FixMailbox()
+        let failures = FailureLog()
+        let run = Task { try await Self.forwarder(sink, clock: ContinuousClock(), attempts: 5, events: failures).run(mailbox) }
+        let first = try Self.fix(10, 20)
+        let second = try Self.fix(10.001, 20.001, second: 1)
+        mailbox.post(first)
+        try await console.wait { $0.first?.hasSuffix(Self.expectedLine(first)) == true }
+        mailbox.post(second)
+        try await console.wait { $0.count == 2 && $0[1].hasSuffix(Self.expectedLine(second)) }
+        mailbox.finish()
+        try await run.value
+        #expect(console.connections == [
+            "auth \(Self.token)\r\n" + Self.expectedLine(first), "auth \(Self.token)\r\n" + Self.expectedLine(second),
+        ])
+        #expect(failures.errors.withLock { $0.count } == 1)
+    }
+
+    @Test("At most one fix per interval, in virtual time: the newest is sent, the ones between are skipped")
+    func rateLimitInVirtualTime() async throws {
+        let console = try ConsoleStandIn(token: nil)
+        defer { console.stop() }
+        let clock = VirtualClock()
+        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: "/unused"))
+        let mailbox = FixMailbox()
+        let run = Task { try await Self.forwarder(sink, clock: clock, interval: .seconds(1)).run(mailbox) }
+        let fixes = try (0..<4).map { try Self.fix(35 + Double($0) / 1000, 139, second: Double($0)) }
+        mailbox.post(fixes[0])
+        try await console.wait { $0.first == Self.expectedLine(fixes[0]) }
+        mailbox.post(fixes[1])  // due one second after the first: the forwarder waits
+        await clock.waitForSleepers(1)
+        mailbox.post(fixes[2])
+        mailbox.post(fixes[3])
+        #expect(console.connections == [Self.expectedLine(fixes[0])], "nothing more before the interval has passed")
+        await clock.advance(by: .seconds(1))
+        try await console.wait { $0.first == Self.expectedLine(fixes[0]) + Self.expectedLine(fixes[3]) }
+        mailbox.finish()
+        try await run.value
+        #expect(console.connections == [Self.expectedLine(fixes[0]) + Self.expectedLine(fixes[3])])
+    }
+
+    @Test("simctl: one 'simctl location DEVICE set LAT,LON' per fix; a failing simctl says what it printed")
+    func simulatorLocation() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-simctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // xcrun does not exist on Linux: a stand-in that records its arguments, one call per line.
+        let log = directory.appendingPathComponent("calls").path
+        let standIn = directory.appendingPathComponent("xcrun").path
+        try Data("#!/bin/sh\necho \"$*\" >> '\(log)'\n".utf8).write(to: URL(fileURLWithPath: standIn))
+        let failing = directory.appendingPathComponent("xcrun-failing").path
+        try Data("#!/bin/sh\necho 'Invalid device: nope' >&2\nexit 148\n".utf8).write(to: URL(fileURLWithPath: failing))
+        for path in [standIn, failing] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+
+        let fixes = [try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, second: 1)]
+        let sink = SimulatorLocation(configuration: try .init(device: "booted", executable: standIn))
+        let mailbox = FixMailbox()
+        let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
+        var expected: [String] = []
+        for fix in fixes {
+            mailbox.post(fix)
+            let c = fix.coordinate!
+            expected.append("simctl location booted set \(String(format: "%.7f", c.latitude)),\(String(format: "%.7f", c.longitude))")
+            for _ in 0..<1_000 {
+                if (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count == expected.count { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        mailbox.finish()
+        try await run.value
+        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init) == expected)
+
+        let failingSink = SimulatorLocation(configuration: try .init(device: "nope", executable: failing))
+        let again = FixMailbox()
+        again.post(fixes[0])
+        let error = await #expect(throws: SimulatorLocationError.self) {
+            try await Self.forwarder(failingSink, clock: ContinuousClock()).run(again)
+        }
+        #expect(error?.message == "exit status 148: Invalid device: nope")
+        #expect(throws: ConfigurationError.self) { try SimulatorLocation.Configuration(device: "--help") }
+    }
+}
