@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LocationCore
 import Synchronization
 
 // Just enough of a receiver, a gpsd and two clients for the benchmark; the tests have their own,
@@ -16,21 +17,12 @@ struct BenchmarkError: Error, CustomStringConvertible {
 
 enum Sockets {
     static func listener() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchmarkError("socket failed") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = loopback(0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        do {
+            let listening = try TCPListener.listen(host: "127.0.0.1", port: 0, backlog: 16)
+            return (listening.descriptor, listening.port)
+        } catch {
+            throw BenchmarkError(error.description)
         }
-        guard bound == 0, listen(fd, 16) == 0 else { throw BenchmarkError("bind/listen failed") }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
     static func freePort() throws -> Int {

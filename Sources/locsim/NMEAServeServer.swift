@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocationCore
 import Synchronization
 
 import Foundation
@@ -31,60 +32,25 @@ final class NMEAServer: Sendable {
     /// - Throws: ``CommandFailure`` (exit status 1) naming the address when the name has no IPv4
     ///   address or the address cannot be bound (a port in use, an address not on this machine).
     init(host: String, port: Int) throws(CommandFailure) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(clamping: port).bigEndian
-        address.sin_addr = try Self.ipv4Address(of: host)
-        #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw CommandFailure("cannot create a socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let listening: (descriptor: Int32, port: Int)
+        do {
+            listening = try TCPListener.listen(host: host, port: port)
+        } catch {
+            switch error.kind {
+            case .address:
+                throw CommandFailure(
+                    "--host \(error.description)", hint: "give an IPv4 address such as 127.0.0.1, or a name that has one")
+            case .listen:
+                throw CommandFailure(
+                    error.description,
+                    hint: "choose another --port (0 picks a free one), or a --host address of this machine such as 127.0.0.1")
+            }
         }
-        guard bound == 0, listen(fd, 8) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Self.closeDescriptor(fd)
-            throw CommandFailure(
-                "cannot listen on \(host):\(port): \(reason)",
-                hint: "choose another --port (0 picks a free one), or a --host address of this machine such as 127.0.0.1")
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.listener = fd
-        self.port = Int(UInt16(bigEndian: actual.sin_port))
+        self.listener = listening.descriptor
+        self.port = listening.port
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "locsim.nmea.accept"
         thread.start()
-    }
-
-    /// The IPv4 address `host` names: a dotted quad as it is, or a name (`localhost`) resolved.
-    private static func ipv4Address(of host: String) throws(CommandFailure) -> in_addr {
-        var address = in_addr()
-        if inet_pton(AF_INET, host, &address) == 1 { return address }
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        #if canImport(Darwin)
-        hints.ai_socktype = SOCK_STREAM
-        #else
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        defer { if let list { freeaddrinfo(list) } }
-        guard status == 0, let found = list?.pointee.ai_addr else {
-            let reason = status == 0 ? "no address" : String(cString: gai_strerror(status))
-            throw CommandFailure(
-                "--host \(host) has no IPv4 address: \(reason)", hint: "give an IPv4 address such as 127.0.0.1, or a name that has one")
-        }
-        return found.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
     }
 
     /// How many clients connected so far.
@@ -184,13 +150,5 @@ final class NMEAServer: Sendable {
     private static let sendFlags = Int32(MSG_NOSIGNAL | MSG_DONTWAIT)
     #endif
 
-    private static func closeDescriptor(_ fd: Int32) {
-        #if canImport(Glibc)
-        _ = Glibc.close(fd)
-        #elseif canImport(Musl)
-        _ = Musl.close(fd)
-        #else
-        _ = Darwin.close(fd)
-        #endif
-    }
+    private static func closeDescriptor(_ fd: Int32) { TCPListener.closeDescriptor(fd) }
 }
