@@ -101,12 +101,19 @@ final class SignalWaiter: Sendable {
             sources.append(source)
         }
         self.sources = Mutex(sources)
+        // A source is armed only once dispatch has registered it, some time after resume(); a
+        // signal in between would meet SIG_IGN and be lost (a Ctrl-C that does nothing). Return
+        // only when every source is registered, so a signal sent after this is always seen.
+        let registered = DispatchGroup()
         self.sources.withLock { sources in
             for source in sources {
+                registered.enter()
+                source.setRegistrationHandler { registered.leave() }
                 source.setEventHandler { [weak self] in self?.fire() }
                 source.resume()
             }
         }
+        registered.wait()
     }
 
     /// Returns once a signal has arrived (at once if one already has), or when the task is cancelled.

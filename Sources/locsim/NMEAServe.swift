@@ -154,9 +154,11 @@ struct NMEAServe: AsyncParsableCommand {
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {
         let server = try NMEAServer(host: host, port: port)
         defer { server.close() }
-        Terminal.err("locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)")
         let writer = NMEAWriter(options: NMEALog.writerOptions(satellites: satellites))
+        let announcement = "locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)"
         _ = try await runUntilInterrupted {
+            // Said once Ctrl-C is handled, so whoever reads it may interrupt at once.
+            Terminal.err(announcement)
             try await server.waitForFirstClient()
             var previous: Fix?
             for try await fix in provider {
