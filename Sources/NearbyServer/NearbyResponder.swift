@@ -96,7 +96,8 @@ public struct NearbyResponder: HTTPResponder {
                             response: Self.response(for: ServerError(.unavailable, status: 503, problem, retryAfter: 1)),
                             error: problem)
                     } else {
-                        outcome = Outcome(response: Self.text("ok\n", contentType: "text/plain; charset=utf-8"))
+                        let warnings = await search.healthWarnings().map { "degraded: \($0)\n" }.joined()
+                        outcome = Outcome(response: Self.text("ok\n" + warnings, contentType: "text/plain; charset=utf-8"))
                     }
                 case .metrics:
                     outcome = Outcome(response: Self.text(

@@ -22,10 +22,16 @@ public protocol NearbySearching: Sendable {
     /// `GET /healthz` (answered 503 with that text). The default says nil: a local index is up
     /// whenever the process is.
     func healthProblem() async -> String?
+
+    /// Backends that are down while the server still answers (a read replica down, the
+    /// primary answering instead), one line each; `GET /healthz` answers 200 with `ok` and
+    /// these lines. Asked only when ``healthProblem()`` is nil. The default says none.
+    func healthWarnings() async -> [String]
 }
 
 extension NearbySearching {
     public func healthProblem() async -> String? { nil }
+    public func healthWarnings() async -> [String] { [] }
 }
 
 /// The SQLite index as a ``NearbySearching``.

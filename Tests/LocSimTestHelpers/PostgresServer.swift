@@ -36,22 +36,42 @@ public final class PostgresServer: Sendable {
 
     /// Creates and starts a server; blocking work runs on its own thread.
     public static func start() async throws -> PostgresServer {
-        try await onThread { try PostgresServer() }
+        try await onThread { try PostgresServer(replicaOf: nil) }
     }
 
-    private init() throws {
+    /// Creates and starts a streaming replica of `primary`: `pg_basebackup -R` (the copy and
+    /// `standby.signal`, `primary_conninfo` with the password) into a directory of its own,
+    /// started read-only on another free port. Stop it with ``stop()`` like any server.
+    public static func startReplica(of primary: PostgresServer) async throws -> PostgresServer {
+        try await onThread { try PostgresServer(replicaOf: primary.port) }
+    }
+
+    /// The primary's port when this server is a replica, else nil.
+    public let primaryPort: Int?
+
+    private init(replicaOf primaryPort: Int?) throws {
         let base = NSTemporaryDirectory() + "locsim-pg-" + UUID().uuidString
         directory = base
+        self.primaryPort = primaryPort
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         do {
             let passwordFile = base + "/pw"
             try Self.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
             if getuid() == 0 { try Self.run(["/bin/chown", "-R", "postgres:postgres", base], asPostgres: false) }
-            try Self.run(
-                [
-                    Self.binaries + "/initdb", "-D", base + "/data", "-U", "postgres", "--auth=scram-sha-256",
-                    "--pwfile=" + passwordFile, "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C",
-                ], asPostgres: true)
+            if let primaryPort {
+                try Self.run(
+                    [
+                        Self.binaries + "/pg_basebackup", "-d",
+                        "host=127.0.0.1 port=\(primaryPort) user=postgres password=\(Self.password)",
+                        "-D", base + "/data", "-R", "-X", "stream", "-c", "fast", "--no-sync",
+                    ], asPostgres: true)
+            } else {
+                try Self.run(
+                    [
+                        Self.binaries + "/initdb", "-D", base + "/data", "-U", "postgres", "--auth=scram-sha-256",
+                        "--pwfile=" + passwordFile, "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C",
+                    ], asPostgres: true)
+            }
             var lastError: (any Error)?
             var started: Int?
             for _ in 0..<5 where started == nil {
@@ -60,9 +80,7 @@ public final class PostgresServer: Sendable {
                     try Self.run(
                         [
                             Self.binaries + "/pg_ctl", "-D", base + "/data", "-w", "-t", "30", "-l", base + "/server.log", "-o",
-                            "-p \(candidate) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-                                + "-c full_page_writes=off",
-                            "start",
+                            Self.serverOptions(port: candidate, directory: base), "start",
                         ], asPostgres: true)
                     started = candidate
                 } catch {
@@ -75,6 +93,14 @@ public final class PostgresServer: Sendable {
             try? FileManager.default.removeItem(atPath: base)
             throw error
         }
+    }
+
+    /// `postgres` options: the port, loopback only, the socket in the server's directory, and
+    /// no durability (a test's data need not survive a crash). A replica reconnects to its
+    /// primary every second rather than every 5 s.
+    private static func serverOptions(port: Int, directory: String) -> String {
+        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+            + "-c full_page_writes=off -c wal_retrieve_retry_interval=1s"
     }
 
     /// The server's log, for failure messages.
@@ -93,7 +119,7 @@ public final class PostgresServer: Sendable {
             try Self.run(
                 [
                     Self.binaries + "/pg_ctl", "-D", directory + "/data", "-w", "-t", "30", "-l", directory + "/server.log",
-                    "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+                    "-o", Self.serverOptions(port: port, directory: directory), "start",
                 ], asPostgres: true)
         }
     }

@@ -1,0 +1,259 @@
+public import LocationCore
+public import LocationIndex
+public import Logging
+import Synchronization
+
+/// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:
+/// what `locsim serve --postgres PRIMARY --replica URL …` answers from.
+///
+/// A backend whose query fails because it cannot be reached (``PostGISError/Code/unavailable``)
+/// is marked down and the same request is retried on the next one (the next replica that is up,
+/// then the primary). Requests skip a backend that is down; ``run()`` checks it again
+/// (`SELECT 1`) after each of LocationCore's ``LocationCore/Backoff`` delays and marks it up when
+/// it answers, so the process recovers without a restart. When every backend is down, a read
+/// throws ``PostGISError/Code/unavailable`` at once, naming each of them, and the server answers
+/// 503 with `Retry-After`.
+///
+/// Backends are named by role and `host:port` (`primary 127.0.0.1:5432`, `replica 2
+/// 10.0.0.7:5432`), never by URL, so no message carries a password.
+///
+/// ```swift
+/// let router = try PostGISReadRouter(primary: primaryStore, replicas: [replicaStore], clock: ContinuousClock(), logger: logger)
+/// // keep `await router.run()` running in a task (it drives every store's pool), then:
+/// let places = try await router.places(near: center, within: 5_000, limit: nil)
+/// ```
+public final class PostGISReadRouter: Sendable {
+    /// Which server of the set a backend is.
+    public enum Role: Sendable, Hashable, CustomStringConvertible {
+        case primary
+        /// The n-th `--replica`, from 1.
+        case replica(Int)
+
+        public var description: String {
+            switch self {
+            case .primary: "primary"
+            case .replica(let number): "replica \(number)"
+            }
+        }
+    }
+
+    /// What the router knows about one backend.
+    public struct BackendStatus: Sendable, Hashable, CustomStringConvertible {
+        public var role: Role
+        /// `host:port`.
+        public var endpoint: String
+        /// Whether reads are sent to it.
+        public var isUp: Bool
+        /// Checks that failed since it went down (0 while up).
+        public var failedChecks: Int
+        /// Why it is down (nil while up).
+        public var reason: String?
+        /// Reads it answered since the router was made.
+        public var reads: Int
+
+        /// `postgres 127.0.0.1:5433 (replica 1) is down: …` or `… is up`.
+        public var description: String {
+            let name = "postgres \(endpoint) (\(role))"
+            guard !isUp else { return name + " is up" }
+            let checks = failedChecks == 0 ? "" : " (\(failedChecks) failed check\(failedChecks == 1 ? "" : "s") since)"
+            return name + " is down\(checks): " + (reason ?? "no answer")
+        }
+    }
+
+    /// The primary: imports go there, and reads when no replica is up.
+    public let primary: PostGISPlaceStore
+    /// The replicas, in the order given (`replica 1` first).
+    public let replicas: [PostGISPlaceStore]
+    /// The delays between checks of a backend that is down.
+    public let backoff: Backoff
+    let clock: any Clock<Duration>
+    let logger: Logger
+    private let stores: [PostGISPlaceStore]
+    private let roles: [Role]
+    private let state: Mutex<State>
+    private let downEvents: AsyncStream<Int>
+    private let downContinuation: AsyncStream<Int>.Continuation
+
+    private struct Backend {
+        var isUp = true
+        var recovering = false
+        var failedChecks = 0
+        var reason: String?
+        var reads = 0
+    }
+
+    private struct State {
+        var backends: [Backend]
+        var next = 0
+    }
+
+    /// 250 ms doubling to 4 s, shortened by up to 20 % jitter: a database that is back is used
+    /// again within about 4 s, and a down one costs one `SELECT 1` per 4 s.
+    public static let standardBackoff: Backoff = {
+        do {
+            return try Backoff(initialDelay: .milliseconds(250), multiplier: 2, maximumDelay: .seconds(4), jitter: 0.2, seed: 0)
+        } catch {
+            preconditionFailure("the standard back-off is valid: \(error)")
+        }
+    }()
+
+    /// - Parameters:
+    ///   - primary: The primary's store.
+    ///   - replicas: The replicas' stores (may be empty: then every read goes to the primary, with
+    ///     the same down/up tracking).
+    ///   - backoff: Delays between checks of a backend that is down (its `maximumAttempts` is not
+    ///     used: a backend is checked until it answers).
+    ///   - clock: The clock the delays are slept on.
+    ///   - logger: A warning when a backend goes down, a notice when it is back.
+    public init(
+        primary: PostGISPlaceStore, replicas: [PostGISPlaceStore], backoff: Backoff = standardBackoff,
+        clock: any Clock<Duration>, logger: Logger
+    ) {
+        self.primary = primary
+        self.replicas = replicas
+        self.backoff = backoff
+        self.clock = clock
+        self.logger = logger
+        stores = replicas + [primary]
+        roles = replicas.indices.map { Role.replica($0 + 1) } + [.primary]
+        state = Mutex(State(backends: Array(repeating: Backend(), count: replicas.count + 1)))
+        (downEvents, downContinuation) = AsyncStream.makeStream(of: Int.self)
+    }
+
+    /// Drives every store's connection pool, and checks backends that went down until they are
+    /// back, until the calling task is cancelled.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            for store in stores { group.addTask { await store.run() } }
+            for await index in downEvents {
+                group.addTask { await self.recover(index) }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Every backend: role, `host:port`, up or down and why, reads answered. Replicas first,
+    /// in order, then the primary.
+    public func status() -> [BackendStatus] {
+        state.withLock { state in
+            state.backends.indices.map { index in
+                let backend = state.backends[index]
+                return BackendStatus(
+                    role: roles[index], endpoint: stores[index].url.endpoint, isUp: backend.isUp,
+                    failedChecks: backend.failedChecks, reason: backend.reason, reads: backend.reads)
+            }
+        }
+    }
+
+    /// Checks now (`SELECT 1`, concurrently) every backend that is believed up, marks the ones
+    /// that fail down, and returns ``status()``. Backends already down are left to ``run()``'s checks.
+    public func checkHealth() async -> [BackendStatus] {
+        let up = state.withLock { state in state.backends.indices.filter { state.backends[$0].isUp } }
+        await withTaskGroup(of: Void.self) { group in
+            for index in up {
+                group.addTask {
+                    do {
+                        try await self.stores[index].checkHealth()
+                    } catch {
+                        self.markDown(index, error)
+                    }
+                }
+            }
+        }
+        return status()
+    }
+
+    /// Places within `radius` metres of `center`, nearest first, ties by id: the answer of
+    /// ``PostGISPlaceStore/places(near:within:limit:)`` from the next replica that is up (round
+    /// robin), else from the primary.
+    ///
+    /// - Throws: ``PostGISError/Code/unavailable`` naming every backend when none could answer;
+    ///   other ``PostGISError``s (a bad argument, a server error) unchanged, without fail-over.
+    public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
+        try PostGISPlaceStore.check(radius: radius, limit: limit)
+        for index in candidates() {
+            do {
+                let places = try await stores[index].places(near: center, within: radius, limit: limit)
+                state.withLock { $0.backends[index].reads += 1 }
+                return places
+            } catch let error as PostGISError where error.code == .unavailable {
+                markDown(index, error)
+            }
+        }
+        throw PostGISError(
+            .unavailable, "no database can answer: " + status().map(\.description).joined(separator: "; "))
+    }
+
+    /// The backends to try, in order: the replicas that are up, starting with the next one in
+    /// turn, then the primary if it is up.
+    private func candidates() -> [Int] {
+        state.withLock { state in
+            let replicaCount = stores.count - 1
+            var order: [Int] = []
+            if replicaCount > 0 {
+                let start = state.next % replicaCount
+                state.next = (state.next + 1) % replicaCount
+                for offset in 0..<replicaCount {
+                    let index = (start + offset) % replicaCount
+                    if state.backends[index].isUp { order.append(index) }
+                }
+            }
+            if state.backends[replicaCount].isUp { order.append(replicaCount) }
+            return order
+        }
+    }
+
+    private func markDown(_ index: Int, _ error: any Error) {
+        let (wentDown, startRecovery) = state.withLock { state in
+            let wasUp = state.backends[index].isUp
+            state.backends[index].isUp = false
+            state.backends[index].reason = Self.reason(error)
+            let start = !state.backends[index].recovering
+            state.backends[index].recovering = true
+            return (wasUp, start)
+        }
+        if wentDown {
+            logger.warning(
+                "\(roles[index]) postgres \(stores[index].url.endpoint) is down; reads go elsewhere until it answers again",
+                metadata: ["reason": .string(Self.reason(error))])
+        }
+        if startRecovery { downContinuation.yield(index) }
+    }
+
+    /// Checks a down backend after each back-off delay until it answers, then marks it up.
+    private func recover(_ index: Int) async {
+        var random = SplitMix64(seed: backoff.seed &+ UInt64(index))
+        var failures = 0
+        while true {
+            failures += 1
+            let unit = Double(random.next() >> 11) * 0x1p-53
+            do {
+                try await clock.sleep(for: backoff.delay(afterFailures: failures, randomUnit: unit))
+            } catch {
+                return  // cancelled: the router is stopping
+            }
+            do {
+                try await stores[index].checkHealth()
+            } catch {
+                guard !Task.isCancelled else { return }
+                state.withLock { state in
+                    state.backends[index].failedChecks = failures
+                    state.backends[index].reason = Self.reason(error)
+                }
+                continue
+            }
+            state.withLock { state in
+                state.backends[index] = Backend(
+                    isUp: true, recovering: false, failedChecks: 0, reason: nil, reads: state.backends[index].reads)
+            }
+            logger.notice("\(roles[index]) postgres \(stores[index].url.endpoint) answers again; reads go to it")
+            return
+        }
+    }
+
+    /// The error without the endpoint prefix (the status names the backend already).
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? PostGISError { return error.message }
+        return "\(error)"
+    }
+}
