@@ -5,33 +5,38 @@ import LocationPostGIS
 import NearbyServer
 import ServiceLifecycle
 
-/// `serve --postgres`: the PostGIS store as the server's backend. A query that fails (server
-/// down, no answer within the store's query timeout) becomes a 503 with `Retry-After`; the
-/// pool reconnects on its own, so the server recovers without a restart.
+/// `serve --postgres [--replica …]`: PostGIS as the server's backend, through a
+/// ``PostGISReadRouter`` (reads round robin over the replicas, failing over to the primary). A
+/// read no backend can answer becomes a 503 with `Retry-After`; the router checks a down
+/// backend again with back-off, so the server recovers without a restart.
 struct PostGISSearch: NearbySearching {
-    let store: PostGISPlaceStore
+    let router: PostGISReadRouter
 
     func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
-        try await store.places(near: center, within: radius, limit: limit).map(\.place)
+        try await router.places(near: center, within: radius, limit: limit).map(\.place)
     }
 
+    /// 503 when no backend is up, naming each (`backend postgres 127.0.0.1:5432 (primary) is down: …`).
     func healthProblem() async -> String? {
-        do {
-            try await store.checkHealth()
-            return nil
-        } catch {
-            return "backend postgres \(store.url.endpoint) is down: \(error)"
-        }
+        let status = await router.checkHealth()
+        guard !status.contains(where: \.isUp) else { return nil }
+        return status.map { "backend \($0)" }.joined(separator: "\n")
+    }
+
+    /// 200 with a line per backend that is down while another answers.
+    func healthWarnings() async -> [String] {
+        router.status().filter { !$0.isUp }.map { "backend \($0)" }
     }
 }
 
-/// Runs the store's connection pool for as long as the server runs; it stops after the HTTP
-/// server (services shut down in reverse order), so requests in flight can finish.
+/// Runs the backends' connection pools and their recovery checks for as long as the server
+/// runs; it stops after the HTTP server (services shut down in reverse order), so requests in
+/// flight can finish.
 struct PostGISPoolService: Service {
-    let store: PostGISPlaceStore
+    let router: PostGISReadRouter
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await store.run() }
+        await cancelWhenGracefulShutdown { await router.run() }
     }
 }
 #endif  // Server && PostGIS

@@ -44,6 +44,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "With --postgres: a streaming replica to read from (repeatable; round robin, failing over to the primary; docs/scale-out.md).",
+            valueName: "url"))
+    var replica: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
             "Place CSVs for the default index, used without --db (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
             valueName: "dir"))
     var geodata: String?
@@ -106,6 +112,8 @@ struct Serve: AsyncParsableCommand {
             guard db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
             try PostgresTarget.validate(postgres)
         }
+        if !replica.isEmpty, postgres == nil { throw ValidationError("--replica needs --postgres URL (the primary)") }
+        for url in replica { try PostgresTarget.validate(url, flag: "--replica") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency, FaultScript.parseDuration(latency) == nil {
@@ -157,11 +165,14 @@ struct Serve: AsyncParsableCommand {
         var backends: [any Service] = []
         if let postgres {
             #if PostGIS
-            let store = try PostGISPlaceStore(
-                url: try PostgresTarget.url(postgres), clock: ContinuousClock(),
-                logger: PostgresTarget.logger("locsim.serve.postgres", level: .warning))
-            search = PostGISSearch(store: store)
-            backends.append(PostGISPoolService(store: store))
+            let logger = PostgresTarget.logger("locsim.serve.postgres", level: .notice)
+            let primary = try PostGISPlaceStore(url: try PostgresTarget.url(postgres), clock: ContinuousClock(), logger: logger)
+            let replicas = try replica.map { url in
+                try PostGISPlaceStore(url: try PostgresTarget.url(url, flag: "--replica"), clock: ContinuousClock(), logger: logger)
+            }
+            let router = PostGISReadRouter(primary: primary, replicas: replicas, clock: ContinuousClock(), logger: logger)
+            search = PostGISSearch(router: router)
+            backends.append(PostGISPoolService(router: router))
             #else
             throw BuildTraits.missing("PostGIS", for: "--postgres \(postgres)")
             #endif

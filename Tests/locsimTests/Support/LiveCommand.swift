@@ -43,11 +43,12 @@ final class LiveCommand: Sendable {
     let arguments: [String]
     private let parsed = Mutex((bytes: 0, lines: [Line]()))
 
-    /// Starts `locsim ARGUMENTS` with the tests' private index cache.
-    init(_ arguments: [String]) throws {
+    /// Starts `locsim ARGUMENTS` with the tests' private index cache, and `environment` added.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         self.arguments = arguments
         child = try ChildProcess(
-            [CLI.binary] + arguments, environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory, "COLUMNS": "100"])
+            [CLI.binary] + arguments,
+            environment: environment.merging(["LOCSIM_CACHE_DIR": CLI.cacheDirectory, "COLUMNS": "100"]) { mine, _ in mine })
     }
 
     /// The complete lines printed so far (a line still being written is left out).
