@@ -7,6 +7,8 @@ apt_packages=(pkg-config libsqlite3-dev libgps-dev gpsd gpsbabel socat)
 python_packages=(geographiclib gpxpy)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
+# scripts/scale-out.sh puts Debian's nginx in front of several `locsim serve` (docs/scale-out.md).
+apt_packages+=(nginx)
 
 missing=()
 for p in "${apt_packages[@]}"; do
