@@ -6,9 +6,10 @@ import Synchronization
 /// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:
 /// what `locsim serve --postgres PRIMARY --replica URL …` answers from.
 ///
-/// A backend whose query fails because it cannot be reached (``PostGISError/Code/unavailable``)
-/// is marked down and the same request is retried on the next one (the next replica that is up,
-/// then the primary). Requests skip a backend that is down; ``run()`` checks it again
+/// A read that fails because its backend cannot be reached or does not answer in time
+/// (``PostGISError/Code/unavailable``) is retried at once on the next backend (the next replica
+/// that is up, then the primary), and the backend is marked down, unless it answered other reads
+/// while this one waited (then it is busy, not down, and stays in the rotation). Requests skip a backend that is down; ``run()`` checks it again
 /// (`SELECT 1`) after each of LocationCore's ``LocationCore/Backoff`` delays and marks it up when
 /// it answers, so the process recovers without a restart. When every backend is down, a read
 /// throws ``PostGISError/Code/unavailable`` at once, naming each of them, and the server answers
@@ -172,12 +173,16 @@ public final class PostGISReadRouter: Sendable {
     public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try PostGISPlaceStore.check(radius: radius, limit: limit)
         for index in candidates() {
+            let answeredBefore = state.withLock { $0.backends[index].reads }
             do {
                 let places = try await stores[index].places(near: center, within: radius, limit: limit)
                 state.withLock { $0.backends[index].reads += 1 }
                 return places
             } catch let error as PostGISError where error.code == .unavailable {
-                markDown(index, error)
+                // A backend that answered other reads while this one waited is busy, not down:
+                // this read tries the next one, and the backend stays in the rotation.
+                let answeredMeanwhile = state.withLock { $0.backends[index].reads } > answeredBefore
+                if !answeredMeanwhile { markDown(index, error) }
             }
         }
         throw PostGISError(
