@@ -214,7 +214,16 @@ echo "   visible through nginx $(python3 -c "import time; print('%.0f' % ((time.
 
 if [ "$CPU" = 1 ]; then
     echo "== CPU per request (wrk, 4 connections, ${WRK_SECONDS} s, 5 km around Tokyo station)"
-    ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+    # utime + stime of a process; "replica" sums the replica's postmaster and its children
+    # (the backends of the servers' pooled connections, WAL receiver, ...).
+    ticks() {
+        if [ "$1" = replica ]; then
+            local pm; pm=$(head -1 "$WORK/replica/postmaster.pid")
+            for p in "$pm" $(pgrep -P "$pm"); do awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null; done | awk '{s += $1} END {print s}'
+        else
+            awk '{print $14 + $15}' "/proc/$1/stat"
+        fi
+    }
     HZ=$(getconf CLK_TCK)
     WORKER=$(pgrep -P "$NGINX_PID" | head -1)
     measure() {  # URL, then the pids whose CPU is counted
@@ -226,13 +235,15 @@ if [ "$CPU" = 1 ]; then
         local requests; requests=$(echo "$out" | awk '/requests in/ {print $1}')
         local i=0 line="   $requests requests ($(echo "$out" | awk '/Requests\/sec/ {print $2}')/s)"
         for pid in "$@"; do
-            line+="; pid $pid: $(python3 -c "print('%.1f' % ((${after[$i]} - ${before[$i]}) / $HZ * 1e6 / $requests))") µs CPU/request"
+            line+="; $pid: $(python3 -c "print('%.1f' % ((${after[$i]} - ${before[$i]}) / $HZ * 1e6 / $requests))") µs CPU/request"
             i=$((i + 1))
         done
         echo "$line"
     }
     Q="/locations/nearby?lat=35.6812&lng=139.7671&radius=5000"
-    echo "   straight to serve 1:"; measure "http://127.0.0.1:${SERVE_PORTS[0]}$Q" "${SERVE_PIDS[0]}"
-    echo "   through nginx (serve 1 and 3, nginx worker):"; measure "http://127.0.0.1:$NGINX_PORT$Q" "${SERVE_PIDS[0]}" "${SERVE_PIDS[2]}" "$WORKER"
+    echo "   straight to serve 1 (pid ${SERVE_PIDS[0]}; the replica's PostgreSQL processes):"
+    measure "http://127.0.0.1:${SERVE_PORTS[0]}$Q" "${SERVE_PIDS[0]}" replica
+    echo "   through nginx (serve 1, serve 3 (pid ${SERVE_PIDS[2]}), the nginx worker (pid $WORKER), the replica):"
+    measure "http://127.0.0.1:$NGINX_PORT$Q" "${SERVE_PIDS[0]}" "${SERVE_PIDS[2]}" "$WORKER" replica
 fi
 echo "== done (everything started is stopped now)"
