@@ -127,8 +127,8 @@ func compareTimestamps(_ path: String) throws -> Int32 {
     let foundationNanoseconds = measure { foundation = texts.map { try? style.parse($0) } }
     let agree = ours == foundation
     print(
-        "\(texts.count) timestamps; UTCTimestamp \(String(format: "%.0f", oursNanoseconds)) ns; "
-            + "ISO8601FormatStyle \(String(format: "%.0f", foundationNanoseconds)) ns; "
+        "\(texts.count) timestamps; UTCTimestamp \(DecimalText.fixed(oursNanoseconds, decimals: 0)) ns; "
+            + "ISO8601FormatStyle \(DecimalText.fixed(foundationNanoseconds, decimals: 0)) ns; "
             + (agree ? "identical dates" : "DIFFERENT dates"))
     return agree ? 0 : 1
 }

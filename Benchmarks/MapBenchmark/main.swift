@@ -360,7 +360,7 @@ func main() async throws {
     start = clock.now
     let walk = makeWalk()
     let walkSeconds = seconds(start.duration(to: clock.now))
-    print("loaded \(places.count) places in \(String(format: "%.2f", loadSeconds)) s, imported them into SQLite in \(String(format: "%.2f", importSeconds)) s; walk of \(walk.count) fixes in \(String(format: "%.2f", walkSeconds)) s")
+    print("loaded \(places.count) places in \(DecimalText.fixed(loadSeconds, decimals: 2)) s, imported them into SQLite in \(DecimalText.fixed(importSeconds, decimals: 2)) s; walk of \(walk.count) fixes in \(DecimalText.fixed(walkSeconds, decimals: 2)) s")
 
     var measurements: [Measurement] = []
     measurements.append(await measureReplay("MapViewModel replay + SQLite index", runs: options.runs,
@@ -396,9 +396,9 @@ func main() async throws {
         for (variant, result) in [("no check (event loop alone)", floor), ("every place at every fix", every), ("prefiltered (cells)", filtered)] {
             let median = result.seconds.sorted()[result.seconds.count / 2]
             let everyMedian = every.seconds.sorted()[every.seconds.count / 2]
-            let runs = result.seconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            let runs = result.seconds.map { DecimalText.fixed($0, decimals: 3) }.joined(separator: ", ")
             let meanOnMap = Double(result.outcome.placesOnMap) / Double(max(1, result.outcome.fixes))
-            encounterRows.append("| \(input.name) | \(variant) | \(String(format: "%.3f", median)) | \(runs) | \(result.outcome.fixes) | \(String(format: "%.0f", meanOnMap)) | \(result.outcome.met.count) | \(String(format: "%.2f", median / everyMedian))× |")
+            encounterRows.append("| \(input.name) | \(variant) | \(DecimalText.fixed(median, decimals: 3)) | \(runs) | \(result.outcome.fixes) | \(DecimalText.fixed(meanOnMap, decimals: 0)) | \(result.outcome.met.count) | \(DecimalText.fixed(median / everyMedian, decimals: 2))× |")
         }
     }
 
@@ -419,10 +419,10 @@ func main() async throws {
     lines.append("| variant | median (s) | runs (s) | fetches | places answered | × real time | vs. the replay |")
     lines.append("|---|---:|---:|---:|---:|---:|---:|")
     for measurement in measurements {
-        let runs = measurement.seconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+        let runs = measurement.seconds.map { DecimalText.fixed($0, decimals: 3) }.joined(separator: ", ")
         let speedup = 86_400 / measurement.median
         let ratio = measurement.median / reference.median
-        lines.append("| \(measurement.name) | \(String(format: "%.3f", measurement.median)) | \(runs) | \(measurement.outcome.fetches) | \(measurement.outcome.answered) | \(String(format: "%.0f", speedup))× | \(String(format: "%.2f", ratio))× |")
+        lines.append("| \(measurement.name) | \(DecimalText.fixed(measurement.median, decimals: 3)) | \(runs) | \(measurement.outcome.fetches) | \(measurement.outcome.answered) | \(DecimalText.fixed(speedup, decimals: 0))× | \(DecimalText.fixed(ratio, decimals: 2))× |")
     }
     let agree = measurements.allSatisfy { $0.outcome == reference.outcome }
     lines.append("")
@@ -432,7 +432,7 @@ func main() async throws {
     lines.append("vectorised scan per fetch, nothing else.")
     lines.append("")
     lines.append("All variants made the same fetches and answered the same places: \(agree ? "yes" : "NO").")
-    lines.append("Target (issue 6): the MapViewModel replay in at most 1 s (≥ 86,400× real time): \(reference.median <= 1 ? "met" : "NOT met") (\(String(format: "%.3f", reference.median)) s).")
+    lines.append("Target (issue 6): the MapViewModel replay in at most 1 s (≥ 86,400× real time): \(reference.median <= 1 ? "met" : "NOT met") (\(DecimalText.fixed(reference.median, decimals: 3)) s).")
     lines.append("")
     if !commandMeasurements.isEmpty {
         lines.append("## The command: `locsim replay` of the same walk")
@@ -445,9 +445,9 @@ func main() async throws {
         lines.append("| command | median (s) | runs (s) | user (s, mean) | system (s, mean) | fetches | output bytes | × real time | vs. the library replay |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for measurement in commandMeasurements {
-            let runs = measurement.seconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            let runs = measurement.seconds.map { DecimalText.fixed($0, decimals: 3) }.joined(separator: ", ")
             let fetches = summaryFetches(measurement.output).map(String.init) ?? "?"
-            lines.append("| \(measurement.name) | \(String(format: "%.3f", measurement.median)) | \(runs) | \(String(format: "%.3f", measurement.user)) | \(String(format: "%.3f", measurement.system)) | \(fetches) | \(measurement.output.count) | \(String(format: "%.0f", 86_400 / measurement.median))× | \(String(format: "%.2f", measurement.median / reference.median))× |")
+            lines.append("| \(measurement.name) | \(DecimalText.fixed(measurement.median, decimals: 3)) | \(runs) | \(DecimalText.fixed(measurement.user, decimals: 3)) | \(DecimalText.fixed(measurement.system, decimals: 3)) | \(fetches) | \(measurement.output.count) | \(DecimalText.fixed(86_400 / measurement.median, decimals: 0))× | \(DecimalText.fixed(measurement.median / reference.median, decimals: 2))× |")
         }
         let this = commandMeasurements.last!
         let fetchesAgree = commandMeasurements.allSatisfy { summaryFetches($0.output) == reference.outcome.fetches }
@@ -455,7 +455,7 @@ func main() async throws {
         lines.append("")
         lines.append("The command made the library's fetches: \(fetchesAgree ? "yes" : "NO").")
         if commandMeasurements.count > 1 { lines.append("Both builds wrote byte-identical output: \(bytesAgree ? "yes" : "NO").") }
-        lines.append("Target (issue 17, item 6): the command in at most 1 s: \(this.median <= 1 ? "met" : "NOT met") (\(String(format: "%.3f", this.median)) s).")
+        lines.append("Target (issue 17, item 6): the command in at most 1 s: \(this.median <= 1 ? "met" : "NOT met") (\(DecimalText.fixed(this.median, decimals: 3)) s).")
         lines.append("")
         guard fetchesAgree, bytesAgree else { throw BenchmarkError("the command's output disagrees (fetches or bytes)") }
     }

@@ -35,7 +35,7 @@ func milliseconds(_ duration: Duration) -> Double {
     duration.fractionalSeconds * 1000
 }
 
-func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+func format(_ value: Double, _ digits: Int = 2) -> String { DecimalText.fixed(value, decimals: digits) }
 
 /// A 1 Hz walk of `count` points, 1.4 m/s on a slowly turning heading, with elevation.
 func walkTrack(points count: Int) -> ReplayPath {
