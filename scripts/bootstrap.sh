@@ -9,6 +9,8 @@ python_packages=(geographiclib gpxpy)
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
 # scripts/scale-out.sh puts Debian's nginx in front of several `locsim serve` (docs/scale-out.md).
 apt_packages+=(nginx)
+# The live map's browser test drives headless Chromium over its DevTools pipe (no driver needed).
+apt_packages+=(chromium)
 
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -5,6 +5,12 @@ public import LocationCore
 /// The provider carries its own clock and pacing (a `GPXReplay` or `SyntheticMotion` paced
 /// `.timed(speedFactor:)` on a `ContinuousClock` in the command, on a `VirtualClock` in tests), so
 /// a player runs in real time scaled by its own factor, and in virtual time under test.
+///
+/// A player made with ``init(name:seed:speedFactor:summary:loops:path:clock:)`` is
+/// *controlled*: its path is read unpaced and played on the given clock, so it takes
+/// ``PlayerCommand``s (pause, speed, seek, teleport, loop). One made from a self-paced provider
+/// with ``init(name:seed:speedFactor:summary:provider:)`` plays as its provider paces it and takes
+/// no commands.
 public struct FeedPlayer: Sendable {
     /// The player's name: 1–32 of `A–Z a–z 0–9 . _ -`, so the device path is short and needs no escaping.
     public let name: String
@@ -14,7 +20,9 @@ public struct FeedPlayer: Sendable {
     public let speedFactor: Double
     /// What the player is (`tracks/walk.gpx`, `line …`), for people.
     public let summary: String
-    let drain: @Sendable (_ publish: @Sendable (Fix) -> Void) async throws -> Void
+    let drain: @Sendable (_ publish: @Sendable (Fix) -> Void, _ onEnd: @Sendable () -> Void) async throws -> Void
+    /// The controls of a controlled player.
+    let transport: PlayerTransport?
 
     /// The device path gpsd clients see: `/dev/locsim/NAME`.
     public var devicePath: String { Self.devicePrefix + name }
@@ -34,8 +42,36 @@ public struct FeedPlayer: Sendable {
         self.seed = seed
         self.speedFactor = speedFactor
         self.summary = summary
-        self.drain = { publish in
+        self.transport = nil
+        self.drain = { publish, _ in
             for try await fix in provider { publish(fix) }
+        }
+    }
+
+    /// Creates a controlled player: `path` is read as fast as asked for (a provider paced
+    /// `.virtual`), and its fixes go out in real time on `clock`, `speedFactor` times faster, with
+    /// their own times (moved on after a seek backwards or a loop, so they never go back).
+    ///
+    /// - Parameters:
+    ///   - loops: Whether the path starts again at its end.
+    ///   - path: The unpaced fixes; their times give the path's timing.
+    ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
+    /// - Throws: ``LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
+    ///   outside 0.1...1000 (`speedFactor`).
+    public init<Path: LocationProvider, C: Clock>(
+        name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,
+        clock: C
+    ) throws(ConfigurationError) where C.Duration == Duration {
+        try Self.validate(name: name)
+        let transport = PlayerTransport(clock: clock, speed: 1, loops: loops)
+        try transport.apply(.speed(speedFactor))
+        self.name = name
+        self.seed = seed
+        self.speedFactor = speedFactor
+        self.summary = summary
+        self.transport = transport
+        self.drain = { publish, onEnd in
+            try await transport.run(path, publish: publish, onEnd: onEnd)
         }
     }
 

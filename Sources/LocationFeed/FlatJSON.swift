@@ -49,7 +49,7 @@ enum FlatJSON {
         var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
         mutating func skipBlanks() {
-            while let byte = peek, byte == 0x20 || byte == 0x09 { index += 1 }
+            while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
         }
 
         mutating func expect(_ byte: UInt8) throws(ParseError) {

@@ -41,39 +41,167 @@ public final class PlayerHub: Service, Sendable {
     public static let nmeaOptions = NMEAWriter.Options(
         sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
 
-    /// Every player, in the order given.
-    public let devices: [Device]
-    private let players: [FeedPlayer]
-    private let skies: [SkyModel]
+    /// A player as the control API shows it.
+    public struct PlayerInfo: Sendable {
+        public let name: String
+        public let device: String
+        public let seed: UInt64
+        /// What the player is (`tracks/walk.gpx`, `line …`).
+        public let summary: String
+        public let status: PlayerStatus
+        /// Fixes sent so far.
+        public let fixes: Int
+        /// The newest fix, if any.
+        public let latest: Update?
+    }
+
+    /// Something that happened to a player, for the control API's event streams.
+    public enum Event: Sendable {
+        /// A new fix.
+        case fix(Update)
+        /// The player was added, changed by a command (`pause`, `speed`, …), ended or failed;
+        /// `reason` names which.
+        case changed(PlayerInfo, reason: String)
+        /// The player was removed.
+        case removed(String)
+        /// Something an observer of the players posted about one (`locsim serve` posts `map`:
+        /// the fetches and places the game's map session would show): an event name and a JSON
+        /// object, passed on as they are.
+        case note(player: String, event: String, json: String)
+    }
+
+    /// A running player and what the hub knows of it.
+    private final class Entry: Sendable {
+        let player: FeedPlayer
+        let sky: SkyModel
+        let device: Device
+        let removal = ChangeSignal()
+        init(player: FeedPlayer, device: Device) {
+            self.player = player
+            self.sky = SkyModel(seed: player.seed)
+            self.device = device
+        }
+    }
+
+    private let now: @Sendable () -> Date
     private let onEnd: @Sendable (_ player: String, _ error: (any Error)?) -> Void
     private let writer = NMEAWriter(options: PlayerHub.nmeaOptions)
+    private let starts: AsyncStream<Entry>
+    private let startContinuation: AsyncStream<Entry>.Continuation
 
     private struct State {
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
         var latest: [String: Update] = [:]
+        var counts: [String: Int] = [:]
+        /// The state of players without controls (self-paced): playing until their end.
+        var selfPaced: [String: PlayerStatus.State] = [:]
         var subscribers: [Int: @Sendable (Update) -> Void] = [:]
+        var listeners: [Int: @Sendable (Event) -> Void] = [:]
         var nextID = 0
         var fixes = 0
     }
     private let state = Mutex(State())
 
     /// - Parameters:
-    ///   - players: The players; names must differ.
+    ///   - players: The players to start with; names must differ. More come with ``add(_:)``.
     ///   - now: Wall-clock time (the devices' activation time).
-    ///   - onEnd: Called when a player's provider ends (`nil`) or fails.
+    ///   - onEnd: Called when a player's path ends (`nil`) or its provider fails.
     /// - Throws: ``LocationCore/ConfigurationError`` for two players of one name.
     public init(
-        players: [FeedPlayer], now: @Sendable () -> Date,
+        players: [FeedPlayer], now: @escaping @Sendable () -> Date,
         onEnd: @escaping @Sendable (_ player: String, _ error: (any Error)?) -> Void = { _, _ in }
     ) throws(ConfigurationError) {
         var seen = Set<String>()
         for player in players where !seen.insert(player.name).inserted {
             throw ConfigurationError(parameter: "players", "two players are named '\(player.name)'")
         }
-        let start = now()
-        self.players = players
-        self.skies = players.map { SkyModel(seed: $0.seed) }
-        self.devices = players.map { Device(name: $0.name, path: $0.devicePath, activated: start) }
+        self.now = now
         self.onEnd = onEnd
+        (starts, startContinuation) = AsyncStream.makeStream(of: Entry.self)
+        for player in players { try add(player) }
+    }
+
+    deinit { startContinuation.finish() }
+
+    /// Every player, in the order added.
+    public var devices: [Device] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.device } }
+    }
+
+    /// Adds a player; it starts at once when ``runPlayers()`` runs (or as soon as it does).
+    ///
+    /// - Throws: ``LocationCore/ConfigurationError`` (`name`) when a player has that name.
+    public func add(_ player: FeedPlayer) throws(ConfigurationError) {
+        let entry = Entry(player: player, device: Device(name: player.name, path: player.devicePath, activated: now()))
+        try state.withLock { (state: inout State) throws(ConfigurationError) in
+            guard state.entries[player.name] == nil else {
+                throw ConfigurationError(parameter: "name", "a player named '\(player.name)' is already playing")
+            }
+            state.entries[player.name] = entry
+            state.order.append(player.name)
+            state.counts[player.name] = 0
+            if player.transport == nil { state.selfPaced[player.name] = .playing }
+        }
+        startContinuation.yield(entry)
+        if let info = info(player.name) { emit(.changed(info, reason: "added")) }
+    }
+
+    /// Stops and forgets the player `name`; false when there is none.
+    @discardableResult
+    public func remove(_ name: String) -> Bool {
+        let entry = state.withLock { state -> Entry? in
+            guard let entry = state.entries.removeValue(forKey: name) else { return nil }
+            state.order.removeAll { $0 == name }
+            state.latest[name] = nil
+            state.counts[name] = nil
+            state.selfPaced[name] = nil
+            return entry
+        }
+        guard let entry else { return false }
+        entry.removal.bump()
+        emit(.removed(name))
+        return true
+    }
+
+    /// Applies `command` to the player `name`.
+    ///
+    /// - Returns: The player as it is after the command, or nil when there is no such player.
+    /// - Throws: ``LocationCore/ConfigurationError`` naming the field for a value the player
+    ///   cannot take, or (`action`) when the player takes no commands.
+    public func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
+        guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
+        guard let transport = entry.player.transport else {
+            throw ConfigurationError(
+                parameter: "action", "player '\(name)' plays a self-paced provider and takes no commands")
+        }
+        try transport.apply(command)
+        guard let info = info(name) else { return nil }
+        emit(.changed(info, reason: command.name))
+        return info
+    }
+
+    /// The player `name` as the control API shows it, or nil.
+    public func info(_ name: String) -> PlayerInfo? {
+        let found = state.withLock { state -> (Entry, Update?, Int, PlayerStatus.State?)? in
+            guard let entry = state.entries[name] else { return nil }
+            return (entry, state.latest[name], state.counts[name] ?? 0, state.selfPaced[name])
+        }
+        guard let (entry, latest, count, selfPaced) = found else { return nil }
+        let status =
+            entry.player.transport?.status
+            ?? PlayerStatus(
+                state: selfPaced ?? .playing, speedFactor: entry.player.speedFactor, loops: false, offset: 0, duration: nil,
+                isControllable: false)
+        return PlayerInfo(
+            name: name, device: entry.device.path, seed: entry.player.seed, summary: entry.player.summary, status: status,
+            fixes: count, latest: latest)
+    }
+
+    /// Every player, in the order added.
+    public var players: [PlayerInfo] {
+        let names = state.withLock { $0.order }
+        return names.compactMap { info($0) }
     }
 
     /// Calls `handler` with every fix from now on until ``unsubscribe(_:)``; returns its id.
@@ -86,9 +214,22 @@ public final class PlayerHub: Service, Sendable {
         }
     }
 
-    /// Stops calling the handler `id`.
+    /// Calls `handler` with every ``Event`` from now on until ``unsubscribe(_:)``; returns its id.
+    /// The handler runs on the player's or the caller's task: it must hand the event on, not wait.
+    public func subscribeEvents(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            state.listeners[state.nextID] = handler
+            return state.nextID
+        }
+    }
+
+    /// Stops calling the handler `id` (of ``subscribe(_:)`` or ``subscribeEvents(_:)``).
     public func unsubscribe(_ id: Int) {
-        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        state.withLock { state in
+            state.subscribers[id] = nil
+            state.listeners[id] = nil
+        }
     }
 
     /// The newest update of `player`, if it has had a fix.
@@ -97,39 +238,71 @@ public final class PlayerHub: Service, Sendable {
     /// How many fixes all players have produced so far.
     public var fixCount: Int { state.withLock { $0.fixes } }
 
-    /// Runs every player until it ends; returns when all have (cancellation stops them).
+    /// Runs every player, and each one added later, until cancelled. Call it once.
     public func runPlayers() async {
         await withDiscardingTaskGroup { group in
-            for (index, player) in players.enumerated() {
-                group.addTask { [self] in
-                    do {
-                        try await player.drain { fix in self.publish(fix, of: index) }
-                        // A provider ends quietly when cancelled: only an end of its own is reported.
-                        if !Task.isCancelled { onEnd(player.name, nil) }
-                    } catch is CancellationError {
-                        // Stopped from outside: not an end of the player's own.
-                    } catch {
-                        onEnd(player.name, error)
-                    }
-                }
+            for await entry in starts {
+                group.addTask { [self] in await play(entry) }
             }
         }
     }
 
-    /// The `Service`: the players, then (once all have ended) waiting for the group's shutdown,
-    /// so a finished walk does not stop the server.
-    public func run() async throws {
-        await cancelWhenGracefulShutdown { await self.runPlayers() }
-        do {
-            try await gracefulShutdown()
-        } catch is CancellationError {
-            // Cancelled while waiting: the group is stopping, which is this service's normal end.
+    /// One player until its end (self-paced), its removal, or cancellation.
+    private func play(_ entry: Entry) async {
+        let player = entry.player
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                do {
+                    try await player.drain({ fix in self.publish(fix, of: entry) }, { self.ended(entry, error: nil) })
+                    // A provider ends quietly when cancelled: only an end of its own is reported.
+                    if !Task.isCancelled, player.transport == nil { ended(entry, error: nil) }
+                } catch is CancellationError {
+                    // Stopped from outside: not an end of the player's own.
+                } catch {
+                    ended(entry, error: error)
+                }
+            }
+            group.addTask { await entry.removal.wait(after: 0) }
+            _ = await group.next()
+            group.cancelAll()
         }
     }
 
-    private func publish(_ fix: Fix, of index: Int) {
-        let player = players[index]
-        let device = player.devicePath
+    private func ended(_ entry: Entry, error: (any Error)?) {
+        let name = entry.player.name
+        let current = state.withLock { state -> Bool in
+            guard state.entries[name] === entry else { return false }
+            if state.selfPaced[name] != nil { state.selfPaced[name] = error == nil ? .ended : .failed }
+            return true
+        }
+        guard current else { return }
+        onEnd(name, error)
+        if let info = info(name) { emit(.changed(info, reason: error == nil ? "ended" : "failed")) }
+    }
+
+    /// Passes a ``Event/note(player:event:json:)`` to every listener (nothing when the player is gone).
+    ///
+    /// - Parameters:
+    ///   - event: The event's name, letters only (`map`).
+    ///   - json: One JSON object, on one line.
+    public func post(player: String, event: String, json: String) {
+        guard state.withLock({ $0.entries[player] != nil }) else { return }
+        emit(.note(player: player, event: event, json: json))
+    }
+
+    private func emit(_ event: Event) {
+        let listeners = state.withLock { Array($0.listeners.values) }
+        for listener in listeners { listener(event) }
+    }
+
+    /// The `Service`: the players until graceful shutdown (a finished walk does not stop the server).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await self.runPlayers() }
+    }
+
+    private func publish(_ fix: Fix, of entry: Entry) {
+        let player = entry.player
+        let device = entry.device.path
         let previous = state.withLock { $0.latest[player.name]?.fix }
         var climb: Double?
         if let previous, let before = previous.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
@@ -148,12 +321,17 @@ public final class PlayerHub: Service, Sendable {
         let update = Update(
             player: player.name, device: device, fix: fix, climb: climb,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
-            sky: GPSDReport.skyObject(device: device, fix: fix, sky: skies[index]), nmea: nmea)
-        let subscribers = state.withLock { state in
+            sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky), nmea: nmea)
+        let delivery = state.withLock { state -> ([@Sendable (Update) -> Void], [@Sendable (Event) -> Void])? in
+            // A removed player's last fix, sent while it was being stopped, goes nowhere.
+            guard state.entries[player.name] === entry else { return nil }
             state.latest[player.name] = update
             state.fixes += 1
-            return Array(state.subscribers.values)
+            state.counts[player.name, default: 0] += 1
+            return (Array(state.subscribers.values), Array(state.listeners.values))
         }
+        guard let (subscribers, listeners) = delivery else { return }
         for subscriber in subscribers { subscriber(update) }
+        for listener in listeners { listener(.fix(update)) }
     }
 }

@@ -25,11 +25,13 @@ public struct NearbyResponder: HTTPResponder {
     let accessLog: AccessLog?
     let logger: Logger
     let tokenRule: TokenRule
+    let addedRoutes: (any AddedRoutes)?
 
     init(
         configuration: NearbyServer.Configuration, search: any NearbySearching, time: ServerTime, state: NearbyServerState,
-        accessLog: AccessLog?, logger: Logger
+        accessLog: AccessLog?, logger: Logger, addedRoutes: (any AddedRoutes)? = nil
     ) {
+        self.addedRoutes = addedRoutes
         self.configuration = configuration
         self.search = search
         self.time = time
@@ -104,6 +106,14 @@ public struct NearbyResponder: HTTPResponder {
                         state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
                 case .audit: outcome = Outcome(response: Self.json(state.auditJSON(), status: 200))
                 }
+            }
+        } else if let addedRoutes, addedRoutes.serves(path: request.uri.path) {
+            if !addedRoutes.isPublic(path: request.uri.path), !tokenRule.admits(authorization: request.headers[.authorization]) {
+                let message = request.headers[.authorization] == nil
+                    ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's"
+                outcome = Outcome(response: Self.response(for: ServerError(.unauthorized, status: 401, message)))
+            } else {
+                outcome = await added(addedRoutes, request: request)
             }
         } else {
             outcome = Outcome(response: Self.response(for: ServerError(.notFound, status: 404, "no route \(request.uri.path)")))
@@ -185,6 +195,43 @@ public struct NearbyResponder: HTTPResponder {
         // The reason's text is only for the log line.
         if accessLog != nil { outcome.reason = entry.reason }
         return outcome
+    }
+
+    // MARK: Added routes
+
+    private func added(_ routes: any AddedRoutes, request: Request) async -> Outcome {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: NearbyServer.Configuration.maximumBodyBytes)
+        } catch {
+            return Outcome(response: Self.response(for: ServerError(
+                .badRequest, status: 413,
+                "the body is over \(NearbyServer.Configuration.maximumBodyBytes >> 20) MiB or could not be read: \(error)",
+                parameter: "body")))
+        }
+        let answer = await routes.respond(to: AddedRouteRequest(
+            method: request.method.rawValue, path: request.uri.path,
+            query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) },
+            contentType: request.headers[.contentType], body: Array(buffer: body)))
+        var headers = HTTPFields()
+        headers[.contentType] = answer.contentType
+        if !answer.allow.isEmpty { headers[.allow] = answer.allow.joined(separator: ", ") }
+        if answer.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        guard let stream = answer.stream else {
+            return Outcome(response: Response(
+                status: HTTPResponse.Status(code: answer.status), headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))))
+        }
+        headers[.cacheControl] = "no-cache"
+        return Outcome(response: Response(
+            status: HTTPResponse.Status(code: answer.status), headers: headers,
+            body: ResponseBody { writer in
+                for await chunk in stream {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            }))
     }
 
     /// Waits out an injected delay; cancellation ends the wait early (the answer still goes out).

@@ -81,6 +81,9 @@ public struct NearbyServer: Service {
             self.timeoutHold = timeoutHold
         }
 
+        /// The largest request body an ``AddedRoutes`` route is given (16 MiB); more is a 413.
+        public static let maximumBodyBytes = 16 << 20
+
         /// `127.0.0.0/8`, `::1` and `localhost`.
         public static func isLoopback(_ host: String) -> Bool {
             host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
@@ -103,16 +106,18 @@ public struct NearbyServer: Service {
     ///   - time: Delays and timestamps.
     ///   - accessLog: One line per request, or nil for none.
     ///   - logger: Server events (start, errors); never sees tokens.
+    ///   - addedRoutes: More routes under the same token rule (the players' control API), or nil.
     ///   - onListening: Called once with the bound host and port (the real one when port is 0).
     public init(
         configuration: Configuration, search: any NearbySearching, time: ServerTime, accessLog: AccessLog? = nil,
-        logger: Logger = Logger(label: "locsim.serve"),
+        logger: Logger = Logger(label: "locsim.serve"), addedRoutes: (any AddedRoutes)? = nil,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.state = NearbyServerState(faults: configuration.faults, audit: configuration.audit)
         self.responder = NearbyResponder(
-            configuration: configuration, search: search, time: time, state: state, accessLog: accessLog, logger: logger)
+            configuration: configuration, search: search, time: time, state: state, accessLog: accessLog, logger: logger,
+            addedRoutes: addedRoutes)
         self.logger = logger
         self.onListening = onListening
     }
@@ -156,8 +161,9 @@ public struct NearbyServer: Service {
             }
             try await withGracefulShutdownHandler {
                 try await application.run()
-            } onGracefulShutdown: {
+            } onGracefulShutdown: { [addedRoutes = responder.addedRoutes] in
                 state.beginShutdown()
+                addedRoutes?.beginShutdown()
             }
             group.cancelAll()
         }

@@ -130,7 +130,10 @@ struct NMEAServe: AsyncParsableCommand {
 
     /// A GPX file or an NMEA log replayed in real time at `speed`, with the lines to print about
     /// points dropped (shared with `serve --player NAME=walk.gpx`).
-    static func trackReplay(_ track: String, speed: Double, originalTimes: Bool) throws -> (GPXReplay<ContinuousClock>, [String]) {
+    /// `pacing` replaces the real-time pacing (`.virtual` for a player that paces itself).
+    static func trackReplay(
+        _ track: String, speed: Double, originalTimes: Bool, pacing: Pacing? = nil
+    ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         let path: ReplayPath
         var warnings: [String]
         let reader: GPXReader?
@@ -144,7 +147,7 @@ struct NMEAServe: AsyncParsableCommand {
         let replay = try GPXReplay(
             path: path,
             configuration: .init(
-                pacing: .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
+                pacing: pacing ?? .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
                 horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
         // Points whose time goes backwards are dropped, never silently (the same lines as replay's).
         if let reader { warnings += GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind) }

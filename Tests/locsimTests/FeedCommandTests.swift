@@ -81,7 +81,6 @@ import Testing
             (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),
-            (["--player", "alice=\(Self.line)"], "--player needs somewhere to send its fixes"),
             (["--player", "alice=\(Self.line)", "--android-console", "bob=5554"], "--android-console bob=5554: no --player is named 'bob'"),
             (["--player", "alice=\(Self.line)", "--android-console", "alice=70000"], "the port must be within 1...65535"),
             (["--player", "alice=\(Self.line)", "--android-console", "alice"], "--android-console must be NAME=PORT"),

@@ -54,11 +54,6 @@ struct FeedOptions: ParsableArguments {
     func validate() throws {
         try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
-        if !players.isEmpty && gpsdPort == nil && androidConsoles.isEmpty && simulators.isEmpty {
-            throw ValidationError(
-                "--player needs somewhere to send its fixes: --gpsd-port PORT (gpsd clients), --android-console NAME=PORT "
-                    + "or --simctl NAME=DEVICE")
-        }
         var names = Set<String>()
         for text in players {
             let spec = try PlayerSpec(text, defaultSpeed: playerSpeed)
@@ -108,7 +103,7 @@ struct FeedOptions: ParsableArguments {
         try bridges(players: Set(try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).name }))
     }
 
-    /// The players, their providers ready to run in real time; prints what a track file dropped.
+    /// The players, ready to run in real time under control; prints what a track file dropped.
     func makePlayers() throws -> [FeedPlayer] {
         try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).makePlayer() }
     }
@@ -164,19 +159,28 @@ struct PlayerSpec {
         source = .motion(simulate, arguments)
     }
 
-    /// The player, with its provider paced in real time at its speed.
-    func makePlayer() throws -> FeedPlayer {
+    /// The player: its path read unpaced and played in real time at its speed, under control
+    /// (pause, speed, seek, teleport, loop through the control API).
+    func makePlayer(loops: Bool = false) throws -> FeedPlayer {
         switch source {
         case .track(let path):
-            let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false)
+            let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
             for line in warnings { Terminal.err(line) }
-            return try FeedPlayer(name: name, seed: seed, speedFactor: speed, summary: path, provider: replay)
+            return try Self.player(name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay)
         case .motion(var simulate, let arguments):
             simulate.seed = seed
-            let motion = try simulate.makeMotion(pacing: .timed(speedFactor: speed))
-            return try FeedPlayer(
-                name: name, seed: seed, speedFactor: speed, summary: arguments.joined(separator: " "), provider: motion)
+            let motion = try simulate.makeMotion(pacing: .virtual)
+            return try Self.player(
+                name: name, seed: seed, speed: speed, summary: arguments.joined(separator: " "), loops: loops, path: motion)
         }
+    }
+
+    /// A player on the continuous clock.
+    static func player(
+        name: String, seed: UInt64, speed: Double, summary: String, loops: Bool, path: some LocationProvider
+    ) throws(ConfigurationError) -> FeedPlayer {
+        try FeedPlayer(
+            name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, clock: ContinuousClock())
     }
 
     /// `line:A:B --profile run` → `line --from A --to B --profile run` (simulate's own options);

@@ -1,21 +1,27 @@
 #if Server
 import ArgumentParser
 import Foundation
+import GPXFormat
 import LocationCore
 import LocationFeed
+import LocationSimulation
 import NearbyServer
 import ServiceLifecycle
 
-/// The feed side of `locsim serve`: the players and the gpsd protocol server, as services of the
-/// same group as the HTTP server (one runtime, one shutdown).
-enum FeedRuntime {
+/// The feed side of `locsim serve`: the players, their control API and live map on the HTTP
+/// server, the gpsd protocol server and the emulator bridges, as services of the same group as the HTTP server (one
+/// runtime, one shutdown).
+struct FeedRuntime {
     /// The release named in `VERSION`.
     static let release = "locsim-\(LocSim.configuration.version)"
 
-    /// The services to add for `options` (none without --gpsd-port).
-    static func services(_ options: FeedOptions, host: String) throws -> [any Service] {
+    let hub: PlayerHub
+    let routes: PlayerRoutes
+    /// The hub, and the gpsd protocol server with --gpsd-port.
+    let services: [any Service]
+
+    init(_ options: FeedOptions, host: String) throws {
         let bridges = try options.bridges()
-        guard options.gpsdPort != nil || !bridges.isEmpty else { return [] }
         let players = try options.makePlayers()
         let hub = try PlayerHub(players: players, now: { Date() }) { name, error in
             if let error {
@@ -24,17 +30,18 @@ enum FeedRuntime {
                 Terminal.err("locsim serve: player \(name) reached the end of its path (its device stays, silent)")
             }
         }
-        var services: [any Service] = [hub]
-        services += try bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
+        self.hub = hub
+        let defaultSpeed = options.playerSpeed
+        routes = PlayerRoutes(api: PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
+            try Self.makePlayer(creation, defaultSpeed: defaultSpeed)
+        })
+        let bridged = try Self.bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
         guard let gpsdPort = options.gpsdPort else {
-            Terminal.out("locsim serve: players (no --gpsd-port; their fixes go to the bridges only)")
-            for player in players {
-                Terminal.out("  \(player.name): \(player.summary) at \(player.speedFactor)×, seed \(player.seed)")
-            }
-            return services
+            services = [hub] + bridged
+            return
         }
         let gpsd = GPSDFeedServer(
-            configuration: .init(host: host, port: gpsdPort, release: release), hub: hub, now: { Date() },
+            configuration: .init(host: host, port: gpsdPort, release: Self.release), hub: hub, now: { Date() },
             onListening: { host, port in
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
                 Terminal.out("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
@@ -42,7 +49,7 @@ enum FeedRuntime {
                     Terminal.out("  \(player.devicePath): \(player.summary) at \(player.speedFactor)×, seed \(player.seed)")
                 }
             })
-        return services + [gpsd]
+        services = [hub] + bridged + [gpsd]
     }
 
     /// The Android console and iOS Simulator bridges: each retries for as long as the server runs
@@ -75,5 +82,83 @@ enum FeedRuntime {
             return try PlayerBridge(player: player, hub: hub, forwarder: forwarder)
         }
     }
+
+    /// A player asked for by `POST /players`.
+    static func makePlayer(_ creation: PlayerControlAPI.Creation, defaultSpeed: Double) throws(ConfigurationError) -> FeedPlayer {
+        let speed = creation.speed ?? defaultSpeed
+        guard speed.isFinite, Pacing.speedFactorRange.contains(speed) else {
+            throw ConfigurationError(parameter: "speed", "must be within 0.1...1000 (times real time), got \(speed)")
+        }
+        switch creation.source {
+        case .spec(let text):
+            let spec: PlayerSpec
+            do {
+                spec = try PlayerSpec("\(creation.name)=\(text)", defaultSpeed: speed)
+            } catch {
+                throw ConfigurationError(parameter: "spec", error.message.replacingOccurrences(of: "--player ", with: ""))
+            }
+            if case .track = spec.source {
+                throw ConfigurationError(
+                    parameter: "spec", "a file on the server is not read over HTTP: send the GPX document as the body")
+            }
+            do {
+                return try spec.makePlayer(loops: creation.loops)
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw ConfigurationError(parameter: "spec", "\(error)")
+            }
+        case .gpx(let bytes):
+            let document: GPXDocument
+            do {
+                document = try GPXDocument(string: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                throw ConfigurationError(parameter: "body", "not a GPX document: \(error)")
+            }
+            let replay: GPXReplay<ContinuousClock>
+            do {
+                replay = try GPXReplay(
+                    path: try ReplayPath(document: document),
+                    configuration: .init(
+                        pacing: .virtual, timestamps: .rebased, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
+            } catch {
+                throw ConfigurationError(parameter: "body", "\(error.message)")
+            }
+            let points = replay.analysis.pointCount
+            return try PlayerSpec.player(
+                name: creation.name, seed: PlayerSpec.seed(of: creation.name), speed: speed,
+                summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay)
+        }
+    }
+}
+
+/// The control API (`/players…`) and the live map (`/`) as routes of the nearby server.
+struct PlayerRoutes: AddedRoutes {
+    let api: PlayerControlAPI
+
+    func serves(path: String) -> Bool { path == "/" || PlayerControlAPI.serves(path: path) }
+
+    /// The page holds no data: what it shows comes from the API, with the token it is given.
+    func isPublic(path: String) -> Bool { path == "/" }
+
+    func respond(to request: AddedRouteRequest) async -> AddedRouteResponse {
+        if request.path == "/" {
+            guard request.method == "GET" else {
+                return AddedRouteResponse(
+                    status: 405, contentType: "application/json",
+                    body: Array("{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"\(request.method) is not allowed on /; use GET\"}}".utf8),
+                    allow: ["GET"])
+            }
+            return AddedRouteResponse(status: 200, contentType: "text/html; charset=utf-8", body: LiveMapPage.bytes)
+        }
+        let answer = api.respond(to: PlayerControlAPI.Request(
+            method: request.method, path: request.path, query: request.query, contentType: request.contentType,
+            body: request.body))
+        return AddedRouteResponse(
+            status: answer.status, contentType: answer.contentType, body: answer.body, allow: answer.allow,
+            stream: answer.events)
+    }
+
+    func beginShutdown() { api.finishStreams() }
 }
 #endif  // Server

@@ -27,9 +27,10 @@ struct Serve: AsyncParsableCommand {
             --allow-anonymous. SIGINT or SIGTERM finish the requests in flight and exit. \
             See docs/serve.md.
 
-            --player NAME=SPEC (repeatable) with --gpsd-port PORT runs simulated players in real time \
-            and serves each as a gpsd device, /dev/locsim/NAME, to gpspipe, libgps or 'locsim gpsd' \
-            (see docs/feeds.md).
+            --player NAME=SPEC (repeatable) runs simulated players in real time, steered through the \
+            control API (GET/POST /players, POST /players/NAME/control, Server-Sent Events on \
+            /players/events) and shown on the live map at /; with --gpsd-port PORT each is also a gpsd \
+            device, /dev/locsim/NAME, for gpspipe, libgps or 'locsim gpsd' (see docs/feeds.md).
             """
     )
 
@@ -186,9 +187,11 @@ struct Serve: AsyncParsableCommand {
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
         let accessLog = AccessLog(format: logFormat.format, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Mutex(port)
+        let feedRuntime = try FeedRuntime(feed, host: host)
         let server = NearbyServer(
             configuration: configuration, search: search,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
+            addedRoutes: feedRuntime.routes,
             onListening: { host, port in
                 boundPort.withLock { $0 = port }
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
@@ -197,8 +200,12 @@ struct Serve: AsyncParsableCommand {
                 Terminal.out(line)
                 Terminal.out("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
                     + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+                Terminal.out("  players: http://\(shown):\(port)/players (control API), live map http://\(shown):\(port)/")
             })
-        let feedServices = try FeedRuntime.services(feed, host: host)
+        // The fetches and places of each player's map screen, for the live map.
+        let feedServices = feedRuntime.services + [
+            PlayerMapSessions(hub: feedRuntime.hub, search: search, rule: configuration.audit.rule)
+        ]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

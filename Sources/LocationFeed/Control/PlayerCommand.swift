@@ -1,0 +1,66 @@
+public import LocationCore
+
+/// A change to a running player, sent through ``PlayerHub/control(_:_:)`` (the control API's
+/// `POST /players/{name}/control`).
+public enum PlayerCommand: Sendable, Hashable {
+    /// Holds the player where it is; its device stays, silent.
+    case pause
+    /// Goes on from where it was held.
+    case resume
+    /// Plays at this many times real time (0.1...1000), from where it is now.
+    case speed(Double)
+    /// Jumps to this many seconds into its path (path time, not scaled by the speed).
+    case seek(offset: Double)
+    /// Jumps to this share (0...1) of its path's duration; only for a path with an end.
+    case seekFraction(Double)
+    /// Moves the player to a point at once; the rest of its path follows from there (each later
+    /// fix moved by the same distance and bearing as this jump).
+    case teleport(Coordinate)
+    /// Whether the path starts again when it ends; turning it on for an ended player restarts it.
+    case loop(Bool)
+
+    /// The command's name on the wire (`pause`, `seek`, …).
+    public var name: String {
+        switch self {
+        case .pause: "pause"
+        case .resume: "resume"
+        case .speed: "speed"
+        case .seek, .seekFraction: "seek"
+        case .teleport: "teleport"
+        case .loop: "loop"
+        }
+    }
+}
+
+/// Where a player is and what it is doing, as `GET /players/{name}` shows it.
+public struct PlayerStatus: Sendable, Hashable {
+    /// What the player is doing.
+    public enum State: String, Sendable, Hashable {
+        /// Sending fixes as they fall due.
+        case playing
+        /// Held by ``PlayerCommand/pause``.
+        case paused
+        /// At the end of its path (a `seek` or `loop` starts it again).
+        case ended
+        /// Its provider failed; it sends nothing more.
+        case failed
+    }
+
+    public var state: State
+    /// The real-time speed factor.
+    public var speedFactor: Double
+    /// Whether the path starts again at its end.
+    public var loops: Bool
+    /// Seconds into the path (path time).
+    public var offset: Double
+    /// The path's length in path seconds, when known (a path with an end, read to its end).
+    public var duration: Double?
+    /// Whether ``PlayerCommand``s apply (players built on a self-paced provider take none).
+    public var isControllable: Bool
+
+    /// `offset / duration` (0...1), when the duration is known.
+    public var fraction: Double? {
+        guard let duration else { return nil }
+        return duration > 0 ? min(1, max(0, offset / duration)) : 1
+    }
+}

@@ -1,0 +1,362 @@
+public import LocationCore
+import Synchronization
+
+/// The players' control API, independent of any HTTP server: ``respond(to:)`` takes a method,
+/// path, query and body and gives a status and JSON body, or an event stream to send as
+/// `text/event-stream`.
+///
+/// Routes (docs/feeds.md):
+/// - `GET /players`: every player; `POST /players`: a new player (a JSON spec or a GPX body).
+/// - `GET /players/{name}`: its state, progress and newest fix; `DELETE /players/{name}`.
+/// - `POST /players/{name}/control`: `{"action":"pause"|"resume"|"speed"|"seek"|"teleport"|"loop", …}`.
+/// - `GET /players/{name}/fixes`, `GET /players/events`: Server-Sent Events.
+///
+/// A bad body is a 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`),
+/// an unknown player a 404.
+public final class PlayerControlAPI: Sendable {
+    /// A request, as the HTTP server received it.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var query: [(name: String, value: String)]
+        public var contentType: String?
+        public var body: [UInt8]
+
+        public init(method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = []) {
+            self.method = method
+            self.path = path
+            self.query = query
+            self.contentType = contentType
+            self.body = body
+        }
+    }
+
+    /// An answer: a JSON body, or (status 200) an event stream.
+    public struct Response: Sendable {
+        public var status: Int
+        public var contentType: String
+        public var body: [UInt8]
+        /// For 405: the methods the path takes.
+        public var allow: [String] = []
+        /// For the event routes: the frames to send, in place of `body`.
+        public var events: PlayerEventStream?
+    }
+
+    /// What `POST /players` asks for; the command line turns it into a player.
+    public struct Creation: Sendable {
+        public enum Source: Sendable {
+            /// A `--player` spec after the `=`: `line:35.68,139.76:35.69,139.75 --profile run`, `walk.gpx`…
+            case spec(String)
+            /// A GPX document's bytes.
+            case gpx([UInt8])
+        }
+        public var name: String
+        public var source: Source
+        /// The speed factor asked for, if any.
+        public var speed: Double?
+        public var loops: Bool
+    }
+
+    /// Makes a player from a ``Creation``; throws ``LocationCore/ConfigurationError`` naming the field to blame.
+    public typealias Factory = @Sendable (Creation) throws(ConfigurationError) -> FeedPlayer
+
+    /// The largest body read (a GPX track).
+    public static let maximumBodyBytes = 16 << 20
+
+    /// Names the API keeps for its own routes.
+    public static let reservedNames: Set<String> = ["events"]
+
+    let hub: PlayerHub
+    let factory: Factory
+    private let streams = Mutex<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
+
+    public init(hub: PlayerHub, factory: @escaping Factory) {
+        self.hub = hub
+        self.factory = factory
+    }
+
+    /// Whether `path` is one of this API's (`/players` and below).
+    public static func serves(path: String) -> Bool { path == "/players" || path.hasPrefix("/players/") }
+
+    /// Ends every open event stream (at shutdown, so the server can finish).
+    public func finishStreams() {
+        let open = streams.withLock { state in
+            defer { state.open.removeAll() }
+            return Array(state.open.values)
+        }
+        for continuation in open { continuation.finish() }
+    }
+
+    public func respond(to request: Request) -> Response {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard parts.first == "players", parts.count <= 3 else { return Self.notFound("no route \(request.path)") }
+        switch parts.count {
+        case 1:
+            switch request.method {
+            case "GET": return Self.json(200, "{\"players\":[" + hub.players.map(Self.infoJSON).joined(separator: ",") + "]}")
+            case "POST": return create(request)
+            default: return Self.methodNotAllowed(request, allow: ["GET", "POST"])
+            }
+        case 2 where parts[1] == "events":
+            guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
+            return stream(player: nil)
+        case 2:
+            let name = parts[1]
+            switch request.method {
+            case "GET":
+                guard let info = hub.info(name) else { return Self.unknown(name) }
+                return Self.json(200, Self.infoJSON(info))
+            case "DELETE":
+                guard hub.remove(name) else { return Self.unknown(name) }
+                return Self.json(200, "{\"removed\":\(JSONText.quoted(name))}")
+            default: return Self.methodNotAllowed(request, allow: ["GET", "DELETE"])
+            }
+        default:
+            let name = parts[1]
+            switch parts[2] {
+            case "control":
+                guard request.method == "POST" else { return Self.methodNotAllowed(request, allow: ["POST"]) }
+                guard hub.info(name) != nil else { return Self.unknown(name) }
+                return control(name, body: request.body)
+            case "fixes":
+                guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
+                guard hub.info(name) != nil else { return Self.unknown(name) }
+                return stream(player: name)
+            default:
+                return Self.notFound("no route \(request.path)")
+            }
+        }
+    }
+
+    // MARK: Routes
+
+    private func create(_ request: Request) -> Response {
+        let creation: Creation
+        do throws(ConfigurationError) {
+            creation = try Self.creation(request)
+            guard !Self.reservedNames.contains(creation.name) else {
+                throw ConfigurationError(parameter: "name", "'\(creation.name)' is kept for GET /players/\(creation.name)")
+            }
+            try FeedPlayer.validate(name: creation.name)
+            guard hub.info(creation.name) == nil else {
+                return Self.error(409, "conflict", "a player named '\(creation.name)' is already playing", parameter: "name")
+            }
+            try hub.add(try factory(creation))
+        } catch {
+            return Self.badRequest(error)
+        }
+        guard let info = hub.info(creation.name) else { return Self.unknown(creation.name) }
+        return Self.json(201, Self.infoJSON(info))
+    }
+
+    /// A JSON body `{"name":…,"spec":…,"speed":…,"loop":…}`, or a GPX body with `name`, `speed`
+    /// and `loop` in the query.
+    static func creation(_ request: Request) throws(ConfigurationError) -> Creation {
+        let firstByte = request.body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D })
+        let type = request.contentType?.lowercased() ?? ""
+        if firstByte == UInt8(ascii: "<") || type.contains("xml") || type.contains("gpx") {
+            var name: String?
+            var speed: Double?
+            var loops = false
+            for (key, value) in request.query {
+                switch key {
+                case "name": name = value
+                case "speed":
+                    guard let number = Double(value) else { throw ConfigurationError(parameter: "speed", "must be a number, got '\(value)'") }
+                    speed = number
+                case "loop":
+                    guard let flag = Bool(value) else { throw ConfigurationError(parameter: "loop", "must be true or false, got '\(value)'") }
+                    loops = flag
+                default:
+                    throw ConfigurationError(parameter: key, "unknown query parameter (a GPX body takes name, speed and loop)")
+                }
+            }
+            guard let name else { throw ConfigurationError(parameter: "name", "a GPX body needs ?name=NAME") }
+            return Creation(name: name, source: .gpx(request.body), speed: speed, loops: loops)
+        }
+        let members = try object(request.body)
+        var name: String?
+        var spec: String?
+        var speed: Double?
+        var loops = false
+        for (key, value) in members {
+            switch (key, value) {
+            case ("name", .string(let text)): name = text
+            case ("spec", .string(let text)): spec = text
+            case ("speed", .number(let number)): speed = number
+            case ("loop", .bool(let flag)): loops = flag
+            case ("name", _), ("spec", _): throw ConfigurationError(parameter: key, "must be a string")
+            case ("speed", _): throw ConfigurationError(parameter: key, "must be a number")
+            case ("loop", _): throw ConfigurationError(parameter: key, "must be true or false")
+            default: throw ConfigurationError(parameter: key, "unknown field (a player takes name, spec, speed, loop)")
+            }
+        }
+        guard let name else { throw ConfigurationError(parameter: "name", "missing: the player's name") }
+        guard let spec, !spec.isEmpty else {
+            throw ConfigurationError(
+                parameter: "spec", "missing: a path such as \"line:35.68,139.76:35.69,139.75\" (or send a GPX body)")
+        }
+        return Creation(name: name, source: .spec(spec), speed: speed, loops: loops)
+    }
+
+    private func control(_ name: String, body: [UInt8]) -> Response {
+        do throws(ConfigurationError) {
+            let command = try Self.command(body)
+            guard let info = try hub.control(name, command) else { return Self.unknown(name) }
+            return Self.json(200, Self.infoJSON(info))
+        } catch {
+            return Self.badRequest(error)
+        }
+    }
+
+    /// `{"action":"pause"}`, `{"action":"speed","speed":5}`, `{"action":"seek","offset":120}` or
+    /// `{"action":"seek","fraction":0.5}`, `{"action":"teleport","lat":35.68,"lng":139.76}`,
+    /// `{"action":"loop","loop":true}`.
+    static func command(_ body: [UInt8]) throws(ConfigurationError) -> PlayerCommand {
+        var fields: [String: FlatJSON.Value] = [:]
+        for (key, value) in try object(body) { fields[key] = value }
+        guard let actionValue = fields.removeValue(forKey: "action") else {
+            throw ConfigurationError(parameter: "action", "missing: one of pause, resume, speed, seek, teleport, loop")
+        }
+        guard case .string(let action) = actionValue else { throw ConfigurationError(parameter: "action", "must be a string") }
+        func number(_ key: String) throws(ConfigurationError) -> Double? {
+            guard let value = fields.removeValue(forKey: key) else { return nil }
+            guard case .number(let number) = value else { throw ConfigurationError(parameter: key, "must be a number") }
+            return number
+        }
+        func required(_ key: String, _ what: String) throws(ConfigurationError) -> Double {
+            guard let value = try number(key) else { throw ConfigurationError(parameter: key, "missing: \(what)") }
+            return value
+        }
+        let command: PlayerCommand
+        switch action {
+        case "pause": command = .pause
+        case "resume": command = .resume
+        case "speed": command = .speed(try required("speed", "the speed factor, 0.1...1000"))
+        case "seek":
+            let offset = try number("offset")
+            let fraction = try number("fraction")
+            switch (offset, fraction) {
+            case (let offset?, nil): command = .seek(offset: offset)
+            case (nil, let fraction?): command = .seekFraction(fraction)
+            case (nil, nil): throw ConfigurationError(parameter: "offset", "missing: 'offset' (seconds) or 'fraction' (0...1)")
+            case (.some, .some): throw ConfigurationError(parameter: "fraction", "give 'offset' or 'fraction', not both")
+            }
+        case "teleport":
+            let latitude = try required("lat", "the latitude in degrees")
+            let longitude = try required("lng", "the longitude in degrees")
+            do {
+                command = .teleport(try Coordinate(latitude: latitude, longitude: longitude))
+            } catch {
+                throw ConfigurationError(parameter: error.component == .latitude ? "lat" : "lng", error.description)
+            }
+        case "loop":
+            guard let value = fields.removeValue(forKey: "loop") else { throw ConfigurationError(parameter: "loop", "missing: true or false") }
+            guard case .bool(let flag) = value else { throw ConfigurationError(parameter: "loop", "must be true or false") }
+            command = .loop(flag)
+        default:
+            throw ConfigurationError(parameter: "action", "unknown action '\(action)': one of pause, resume, speed, seek, teleport, loop")
+        }
+        if let extra = fields.keys.sorted().first {
+            throw ConfigurationError(parameter: extra, "not a field of the '\(action)' action")
+        }
+        return command
+    }
+
+    private static func object(_ body: [UInt8]) throws(ConfigurationError) -> [(String, FlatJSON.Value)] {
+        guard !body.isEmpty else { throw ConfigurationError(parameter: "body", "empty: send a JSON object") }
+        do {
+            return try FlatJSON.parseObject(Substring(String(decoding: body, as: UTF8.self)))
+        } catch {
+            throw ConfigurationError(parameter: "body", "not a flat JSON object: \(error.message)")
+        }
+    }
+
+    // MARK: Events
+
+    private func stream(player: String?) -> Response {
+        let (frames, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(1024))
+        let id = streams.withLock { state in
+            defer { state.next += 1 }
+            state.open[state.next] = continuation
+            return state.next
+        }
+        // What is there now, first: a client starts from the current state.
+        for info in hub.players where player == nil || info.name == player {
+            continuation.yield(Self.frame("state", Self.stateJSON(info, reason: "current")))
+        }
+        let subscription = hub.subscribeEvents { event in
+            switch event {
+            case .fix(let update):
+                guard player == nil || update.player == player else { return }
+                continuation.yield(Self.frame("fix", "{\"player\":\(JSONText.quoted(update.player)),\"fix\":\(update.tpv)}"))
+            case .changed(let info, let reason):
+                guard player == nil || info.name == player else { return }
+                continuation.yield(Self.frame("state", Self.stateJSON(info, reason: reason)))
+            case .note(let name, let event, let json):
+                guard player == nil || name == player else { return }
+                continuation.yield(Self.frame(event, json))
+            case .removed(let name):
+                guard player == nil || name == player else { return }
+                continuation.yield(Self.frame("removed", "{\"player\":\(JSONText.quoted(name))}"))
+                if player != nil { continuation.finish() }
+            }
+        }
+        let hub = hub
+        continuation.onTermination = { [weak self] _ in
+            hub.unsubscribe(subscription)
+            _ = self?.streams.withLock { $0.open.removeValue(forKey: id) }
+        }
+        return Response(status: 200, contentType: "text/event-stream", body: [], events: PlayerEventStream(frames: frames))
+    }
+
+    static func frame(_ event: String, _ data: String) -> [UInt8] {
+        Array("event: \(event)\ndata: \(data)\n\n".utf8)
+    }
+
+    // MARK: JSON
+
+    static func infoJSON(_ info: PlayerHub.PlayerInfo) -> String {
+        let status = info.status
+        var text = "{\"name\":\(JSONText.quoted(info.name)),\"device\":\(JSONText.quoted(info.device))"
+        text += ",\"summary\":\(JSONText.quoted(info.summary)),\"seed\":\"\(info.seed)\""
+        text += ",\"state\":\"\(status.state.rawValue)\",\"controllable\":\(status.isControllable)"
+        text += ",\"speed\":\(GPSDReport.fixed(status.speedFactor, 3)),\"loop\":\(status.loops)"
+        text += ",\"offset\":\(GPSDReport.fixed(status.offset, 3))"
+        if let duration = status.duration { text += ",\"duration\":\(GPSDReport.fixed(duration, 3))" }
+        if let fraction = status.fraction { text += ",\"fraction\":\(GPSDReport.fixed(fraction, 6))" }
+        text += ",\"fixes\":\(info.fixes)"
+        if let latest = info.latest { text += ",\"fix\":\(latest.tpv)" }
+        return text + "}"
+    }
+
+    static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String) -> String {
+        "{\"reason\":\(JSONText.quoted(reason)),\"player\":\(infoJSON(info))}"
+    }
+
+    static func json(_ status: Int, _ text: String) -> Response {
+        Response(status: status, contentType: "application/json", body: Array(text.utf8))
+    }
+
+    static func error(_ status: Int, _ code: String, _ message: String, parameter: String? = nil) -> Response {
+        var text = "{\"error\":{\"code\":\"\(code)\",\"message\":\(JSONText.quoted(message))"
+        if let parameter { text += ",\"parameter\":\(JSONText.quoted(parameter))" }
+        return json(status, text + "}}")
+    }
+
+    static func badRequest(_ error: ConfigurationError) -> Response {
+        Self.error(400, "bad_request", error.message, parameter: error.parameter)
+    }
+
+    static func notFound(_ message: String) -> Response { error(404, "not_found", message) }
+
+    static func unknown(_ name: String) -> Response { notFound("no player '\(name)'") }
+
+    static func methodNotAllowed(_ request: Request, allow: [String]) -> Response {
+        var response = error(
+            405, "method_not_allowed",
+            "\(request.method) is not allowed on \(request.path); use \(allow.joined(separator: " or "))")
+        response.allow = allow
+        return response
+    }
+}

@@ -1,0 +1,311 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LocationCore
+import LocationSimulation
+import Synchronization
+
+/// Plays an unpaced path in real time on an injected clock, under control: pause, resume,
+/// speed, seek, teleport, loop.
+///
+/// The path's fixes come from a provider paced `.virtual` (as fast as asked for); their offsets
+/// from the first fix are the path time. The runner keeps every fix read so far (to seek back and
+/// to loop), reads ahead ``lookahead`` fixes at the start to learn whether the path ends (and
+/// so its duration), and sends fix *i* when the clock reaches
+/// `anchorElapsed + (offset[i] - anchorOffset) / speed`; every command moves the anchor to "now".
+/// Each fix keeps its own time, moved on so times never go back: a seek backwards sends the
+/// fix at the target with the last time sent, a loop adds the path's length each round.
+final class PlayerTransport: Sendable {
+    /// Fixes read ahead at the start to find a path's end (an hour at 1 Hz).
+    static let lookahead = 3_600
+
+    enum Phase: Sendable, Hashable {
+        case running
+        case ended
+        case failed(String)
+    }
+
+    struct State {
+        var speed: Double
+        var paused = false
+        var loops = false
+        var phase = Phase.running
+        /// Path time at `anchorElapsed`.
+        var anchorOffset = 0.0
+        var anchorElapsed = Duration.zero
+        var duration: Double?
+        var pendingSeek: Double?
+        var pendingTeleport: Coordinate?
+        /// Path time of the last fix sent.
+        var lastOffset = 0.0
+
+        func offset(at now: Duration) -> Double {
+            switch phase {
+            case .ended: return duration ?? lastOffset
+            case .failed: return lastOffset
+            case .running:
+                guard !paused else { return anchorOffset }
+                let moved = anchorOffset + max(0, (now - anchorElapsed).fractionalSeconds) * speed
+                return duration.map { min($0, moved) } ?? moved
+            }
+        }
+    }
+
+    let elapsed: @Sendable () -> Duration
+    let sleepUntil: @Sendable (Duration) async throws -> Void
+    let state: Mutex<State>
+    let signal = ChangeSignal()
+
+    init<C: Clock>(clock: C, speed: Double, loops: Bool) where C.Duration == Duration {
+        let start = clock.now
+        self.elapsed = { start.duration(to: clock.now) }
+        self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
+        var initial = State(speed: speed)
+        initial.loops = loops
+        self.state = Mutex(initial)
+    }
+
+    /// The status now.
+    var status: PlayerStatus {
+        let now = elapsed()
+        return state.withLock { state in
+            let shown: PlayerStatus.State =
+                switch state.phase {
+                case .failed: .failed
+                case .ended: .ended
+                case .running: state.paused ? .paused : .playing
+                }
+            return PlayerStatus(
+                state: shown, speedFactor: state.speed, loops: state.loops, offset: state.offset(at: now),
+                duration: state.duration, isControllable: true)
+        }
+    }
+
+    /// Applies a command; the runner picks it up at once.
+    ///
+    /// - Throws: ``LocationCore/ConfigurationError`` naming the field (`speed`, `offset`,
+    ///   `fraction`) for a value out of range or a seek the path cannot take.
+    func apply(_ command: PlayerCommand) throws(ConfigurationError) {
+        let now = elapsed()
+        try state.withLock { (state: inout State) throws(ConfigurationError) in
+            let current = state.offset(at: now)
+            switch command {
+            case .pause:
+                guard !state.paused else { return }
+                state.anchorOffset = current
+                state.anchorElapsed = now
+                state.paused = true
+            case .resume:
+                guard state.paused else { return }
+                state.anchorElapsed = now
+                state.paused = false
+            case .speed(let factor):
+                guard factor.isFinite, Pacing.speedFactorRange.contains(factor) else {
+                    throw ConfigurationError(
+                        parameter: "speed",
+                        "must be within \(Pacing.speedFactorRange.lowerBound)...\(Pacing.speedFactorRange.upperBound) (times real time), got \(factor)")
+                }
+                if !state.paused { state.anchorOffset = current }
+                state.anchorElapsed = now
+                state.speed = factor
+            case .seek(let offset):
+                guard offset.isFinite, offset >= 0 else {
+                    throw ConfigurationError(parameter: "offset", "must be a number of seconds >= 0, got \(offset)")
+                }
+                if let duration = state.duration, offset > duration {
+                    throw ConfigurationError(
+                        parameter: "offset", "\(offset) s is past the end of the path (\(Self.seconds(duration)) s long)")
+                }
+                Self.seek(to: offset, state: &state, now: now)
+            case .seekFraction(let fraction):
+                guard fraction.isFinite, (0...1).contains(fraction) else {
+                    throw ConfigurationError(parameter: "fraction", "must be within 0...1, got \(fraction)")
+                }
+                guard let duration = state.duration else {
+                    throw ConfigurationError(
+                        parameter: "fraction", "this player's path has no known end (give 'offset' in seconds instead)")
+                }
+                Self.seek(to: fraction * duration, state: &state, now: now)
+            case .teleport(let coordinate):
+                state.pendingTeleport = coordinate
+            case .loop(let loops):
+                state.loops = loops
+                if loops, state.phase == .ended { Self.seek(to: 0, state: &state, now: now) }
+            }
+        }
+        signal.bump()
+    }
+
+    private static func seek(to offset: Double, state: inout State, now: Duration) {
+        state.pendingSeek = offset
+        state.anchorOffset = offset
+        state.anchorElapsed = now
+        if state.phase == .ended { state.phase = .running }
+    }
+
+    static func seconds(_ value: Double) -> String { String(Int(value.rounded())) }
+
+    private enum Step {
+        case idle
+        case teleport(Coordinate)
+        case seek(Double)
+        case play(anchorOffset: Double, anchorElapsed: Duration, speed: Double, loops: Bool)
+    }
+
+    /// Plays `provider` (paced `.virtual`) until cancelled, sending each fix to `publish`;
+    /// `onEnd` is called each time the path ends without looping.
+    ///
+    /// - Throws: What the provider throws (the player is then marked failed).
+    func run<Provider: LocationProvider>(
+        _ provider: Provider, publish: @Sendable (Fix) -> Void, onEnd: @Sendable () -> Void
+    ) async throws {
+        var iterator = provider.makeAsyncIterator()
+        var fixes: [Fix] = []
+        var offsets: [Double] = []
+        var exhausted = false
+        // The jump of the last teleport, applied to every later fix.
+        var shift: (distance: Double, bearing: Double)?
+        // Added to each fix's time so times never go back (seeks backwards, loops).
+        var timeShift: TimeInterval = 0
+        var lastTime: Date?
+
+        func pull() async throws -> Bool {
+            guard !exhausted else { return false }
+            do {
+                if let fix = try await iterator.next() {
+                    offsets.append(fixes.first.map { fix.time.timeIntervalSince($0.time) } ?? 0)
+                    fixes.append(fix)
+                    return true
+                }
+            } catch {
+                state.withLock { $0.phase = .failed("\(error)") }
+                throw error
+            }
+            exhausted = true
+            let duration = offsets.last ?? 0
+            state.withLock { $0.duration = duration }
+            return false
+        }
+        func send(_ index: Int, at coordinate: Coordinate? = nil) {
+            var fix = fixes[index]
+            if let coordinate {
+                fix.coordinate = coordinate
+            } else if let shift, let raw = fix.coordinate {
+                fix.coordinate = raw.destination(distance: shift.distance, bearing: shift.bearing)
+            }
+            var time = fix.time.addingTimeInterval(timeShift)
+            if let lastTime, time < lastTime {
+                timeShift += lastTime.timeIntervalSince(time)
+                time = lastTime
+            }
+            lastTime = time
+            fix.time = time
+            let offset = offsets[index]
+            state.withLock { $0.lastOffset = offset }
+            publish(fix)
+        }
+
+        while fixes.count < Self.lookahead, try await pull() {}
+        // The path starts now, not when the player was made (a server may take a while to start).
+        let start = elapsed()
+        state.withLock { state in
+            if state.pendingSeek == nil, !state.paused {
+                state.anchorOffset = 0
+                state.anchorElapsed = start
+            }
+        }
+        var next = 0
+        while !Task.isCancelled {
+            let generation = signal.generation
+            let step = state.withLock { state -> Step in
+                if let coordinate = state.pendingTeleport {
+                    state.pendingTeleport = nil
+                    return .teleport(coordinate)
+                }
+                if let offset = state.pendingSeek {
+                    state.pendingSeek = nil
+                    return .seek(offset)
+                }
+                guard state.phase == .running, !state.paused else { return .idle }
+                return .play(
+                    anchorOffset: state.anchorOffset, anchorElapsed: state.anchorElapsed, speed: state.speed,
+                    loops: state.loops)
+            }
+            switch step {
+            case .idle:
+                await signal.wait(after: generation)
+            case .teleport(let target):
+                guard !fixes.isEmpty else { continue }
+                let index = max(0, next - 1)
+                if let raw = fixes[index].coordinate {
+                    shift = (raw.distance(to: target), raw.bearing(to: target))
+                }
+                send(index, at: target)
+            case .seek(let offset):
+                while (offsets.last ?? -1) < offset, try await pull() {}
+                // The first fix after the offset is next; the one at or before it goes out now.
+                next = offsets.partitioningIndex { $0 > offset }
+                if next > 0 { send(next - 1) }
+            case .play(let anchorOffset, let anchorElapsed, let speed, let loops):
+                if next >= fixes.count, !(try await pull()) {
+                    let duration = offsets.last ?? 0
+                    if loops, duration > 0 {
+                        // Start again one average fix interval after the last fix.
+                        let interval = duration / Double(max(1, offsets.count - 1))
+                        let now = elapsed()
+                        state.withLock { state in
+                            state.anchorOffset = -interval
+                            state.anchorElapsed = now
+                        }
+                        next = 0
+                        timeShift += duration + interval
+                    } else {
+                        state.withLock { $0.phase = .ended }
+                        signal.bump()
+                        onEnd()
+                    }
+                    continue
+                }
+                let due = anchorElapsed + .seconds((offsets[next] - anchorOffset) / speed)
+                if due > elapsed() {
+                    let changed = await withTaskGroup(of: Bool.self) { group in
+                        group.addTask { [sleepUntil] in
+                            do {
+                                try await sleepUntil(due)
+                            } catch {
+                                // Cancelled: the loop's own check ends the player.
+                            }
+                            return false
+                        }
+                        group.addTask { [signal] in
+                            await signal.wait(after: generation)
+                            return true
+                        }
+                        let first = await group.next() ?? false
+                        group.cancelAll()
+                        return first
+                    }
+                    // A command that came as the sleep ended still wins: the fix waits for a fresh look.
+                    if changed || Task.isCancelled || signal.generation != generation { continue }
+                }
+                send(next)
+                next += 1
+            }
+        }
+    }
+}
+
+extension Array where Element == Double {
+    /// The first index whose element satisfies `belongs` (elements ascending, so it is a boundary).
+    func partitioningIndex(where belongs: (Double) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

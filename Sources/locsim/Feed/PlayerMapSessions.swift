@@ -1,0 +1,69 @@
+#if Server
+import Foundation
+import LocationCore
+import LocationFeed
+import MapFeature
+import NearbyServer
+import ServiceLifecycle
+
+/// What each player's map screen would show: every player's fixes go through a ``MapSession``
+/// (the game's fetch rule, `serve`'s --throttle-distance and --throttle-interval), its fetches are
+/// answered by the server's own place search, and each fetch and the places that come back are
+/// posted to the players' event streams as `map` events, for the live map.
+final class PlayerMapSessions: Service, Sendable {
+    /// The most places sent for one fetch (the nearest).
+    static let placeLimit = 300
+
+    let hub: PlayerHub
+    let search: any NearbySearching
+    let rule: FetchThrottle.Configuration
+
+    init(hub: PlayerHub, search: any NearbySearching, rule: FetchThrottle.Configuration) {
+        self.hub = hub
+        self.search = search
+        self.rule = rule
+    }
+
+    func run() async throws {
+        let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self, bufferingPolicy: .bufferingNewest(4096))
+        let subscription = hub.subscribe { continuation.yield($0) }
+        defer { hub.unsubscribe(subscription) }
+        await cancelWhenGracefulShutdown {
+            var sessions: [String: MapSession] = [:]
+            for await update in updates {
+                var session = sessions[update.player] ?? MapSession(configuration: self.rule)
+                var output = session.receive(update.fix)
+                while let request = output.request {
+                    self.hub.post(player: update.player, event: "map", json: Self.fetchJSON(update.player, request))
+                    let result: Result<[Place], AppError>
+                    do {
+                        result = .success(try await self.search.places(
+                            near: request.center, within: request.radius, limit: Self.placeLimit))
+                    } catch {
+                        result = .failure(AppError(.networkUnavailable, message: "\(error)"))
+                    }
+                    output = session.complete(request, with: result, at: update.fix.time)
+                    if let places = session.places.value {
+                        self.hub.post(player: update.player, event: "map", json: Self.placesJSON(update.player, places))
+                    }
+                }
+                sessions[update.player] = session
+            }
+        }
+    }
+
+    static func fetchJSON(_ player: String, _ request: FetchRequest) -> String {
+        "{\"player\":\(JSONText.quoted(player)),\"fetch\":{\"lat\":\(DecimalText.fixed(request.center.latitude, decimals: 7))"
+            + ",\"lng\":\(DecimalText.fixed(request.center.longitude, decimals: 7)),\"radius\":\(DecimalText.fixed(request.radius, decimals: 1))"
+            + ",\"reason\":\"\(request.reason.rawValue)\"}}"
+    }
+
+    static func placesJSON(_ player: String, _ places: [Place]) -> String {
+        let list = places.map { place in
+            "{\"id\":\(JSONText.quoted(place.id)),\"name\":\(JSONText.quoted(place.name))"
+                + ",\"lat\":\(DecimalText.fixed(place.coordinate.latitude, decimals: 7)),\"lng\":\(DecimalText.fixed(place.coordinate.longitude, decimals: 7))}"
+        }
+        return "{\"player\":\(JSONText.quoted(player)),\"places\":[\(list.joined(separator: ","))]}"
+    }
+}
+#endif  // Server

@@ -1,0 +1,310 @@
+import Foundation
+import LocationCore
+import LocationFeed
+import LocationSimulation
+import LocationTestSupport
+import Synchronization
+import Testing
+
+/// One controlled player on a `VirtualClock`, driven through the control API's own code
+/// (``PlayerControlAPI/respond(to:)``, no socket): every command checked against the path's
+/// fixes generated on their own.
+final class ControlledFeed: Sendable {
+    static let seed: UInt64 = 11
+    let clock = VirtualClock()
+    let hub: PlayerHub
+    let api: PlayerControlAPI
+    private final class Log: Sendable {
+        let updates = Mutex<[PlayerHub.Update]>([])
+    }
+    private let log = Log()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// alice walks the 120 s line of ``VirtualFeed`` (121 fixes, 1 Hz), without noise.
+    init(loops: Bool = false) throws {
+        let clock = clock
+        let alice = try FeedPlayer(
+            name: "alice", seed: Self.seed, loops: loops,
+            path: try VirtualFeed.motion(seed: Self.seed, pacing: .virtual, noise: nil, clock: ContinuousClock()), clock: clock)
+        hub = try PlayerHub(players: [alice], now: { VirtualFeed.start })
+        api = PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
+            guard case .spec(let spec) = creation.source, spec == "line" else {
+                throw ConfigurationError(parameter: "spec", "this test's factory knows only 'line'")
+            }
+            let motion: SyntheticMotion<ContinuousClock>
+            do {
+                motion = try VirtualFeed.motion(seed: 5, pacing: .virtual, noise: nil, clock: ContinuousClock())
+            } catch {
+                throw ConfigurationError(parameter: "spec", "\(error)")
+            }
+            return try FeedPlayer(
+                name: creation.name, seed: 5, speedFactor: creation.speed ?? 1, loops: creation.loops, path: motion, clock: clock)
+        }
+        let log = log
+        _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
+        let hub = hub
+        task.withLock { $0 = Task { await hub.runPlayers() } }
+    }
+
+    deinit { task.withLock { $0?.cancel() } }
+
+    var updates: [PlayerHub.Update] { log.updates.withLock { $0 } }
+
+    /// Steps the clock a second at a time until `count` updates have come.
+    func run(until count: Int) async {
+        while updates.count < count {
+            await clock.waitForSleepers(1)
+            if updates.count >= count { break }
+            await clock.advance(by: .seconds(1))
+        }
+    }
+
+    /// Waits, without moving the clock, until `count` updates have come (fixes a command sends at once).
+    func waitFor(_ count: Int) async {
+        for _ in 0..<500 where updates.count < count { await settle() }
+    }
+
+    /// Lets the runner see what it was sent (its task runs on the pool).
+    func settle() async {
+        for _ in 0..<50 { await Task.yield() }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+
+    func call(_ method: String, _ path: String, _ body: String = "", query: [(name: String, value: String)] = [], contentType: String? = nil)
+        throws -> (status: Int, json: [String: Any])
+    {
+        let answer = api.respond(to: .init(method: method, path: path, query: query, contentType: contentType, body: Array(body.utf8)))
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:]
+        return (answer.status, object)
+    }
+
+    func control(_ body: String) throws -> (status: Int, json: [String: Any]) {
+        try call("POST", "/players/alice/control", body)
+    }
+
+    /// The path's own fixes: what the player must send, in order.
+    static func reference() async throws -> [Fix] {
+        var fixes: [Fix] = []
+        for try await fix in try VirtualFeed.motion(seed: seed, pacing: .virtual, noise: nil, clock: ContinuousClock()) {
+            fixes.append(fix)
+        }
+        return fixes
+    }
+}
+
+func errorParameter(_ json: [String: Any]) -> String? { (json["error"] as? [String: Any])?["parameter"] as? String }
+
+@Suite(.timeLimit(.minutes(5)))
+struct PlayerControlTests {
+    @Test("pause holds the player (no fixes however long the clock runs); resume goes on from the fix after")
+    func pauseResume() async throws {
+        let feed = try ControlledFeed()
+        let reference = try await ControlledFeed.reference()
+        await feed.run(until: 5)
+        let paused = try feed.control(#"{"action":"pause"}"#)
+        #expect(paused.status == 200)
+        #expect(paused.json["state"] as? String == "paused")
+        await feed.settle()
+        let held = feed.updates.count
+        for _ in 0..<30 {
+            await feed.clock.advance(by: .seconds(1))
+            await Task.yield()
+        }
+        await feed.settle()
+        #expect(feed.updates.count == held)
+        let shown = try feed.call("GET", "/players/alice").json
+        #expect(shown["state"] as? String == "paused")
+        // Progress is where it stopped: the last fix's path time.
+        let lastOffset = reference[held - 1].time.timeIntervalSince(reference[0].time)
+        #expect(abs((shown["offset"] as? Double ?? .nan) - lastOffset) < 1.0)
+        #expect(try feed.control(#"{"action":"resume"}"#).json["state"] as? String == "playing")
+        await feed.run(until: held + 2)
+        let sent = feed.updates.map { $0.fix.coordinate }
+        #expect(sent == Array(reference.prefix(held + 2)).map(\.coordinate))
+    }
+
+    @Test("speed: the path's fixes come that many times faster from then on")
+    func speed() async throws {
+        let feed = try ControlledFeed()
+        await feed.run(until: 3)
+        let answer = try feed.control(#"{"action":"speed","speed":4}"#)
+        #expect(answer.status == 200)
+        #expect(answer.json["speed"] as? Double == 4)
+        await feed.settle()
+        let before = feed.updates.count
+        await feed.clock.waitForSleepers(1)
+        await feed.clock.advance(by: .seconds(1))
+        await feed.run(until: before + 4)
+        await feed.settle()
+        // One clock second at 4× is four path seconds: four fixes of a 1 Hz path.
+        #expect(feed.updates.count == before + 4)
+    }
+
+    @Test("seek by offset and by fraction sends the path's fix at that time at once, and goes on from there")
+    func seek() async throws {
+        let feed = try ControlledFeed()
+        let reference = try await ControlledFeed.reference()
+        let duration = reference.last!.time.timeIntervalSince(reference[0].time)
+        await feed.run(until: 2)
+        #expect(try feed.call("GET", "/players/alice").json["duration"] as? Double == duration)
+        #expect(try feed.control(#"{"action":"seek","offset":60}"#).status == 200)
+        await feed.run(until: 3)
+        #expect(feed.updates[2].fix.coordinate == reference[60].coordinate)
+        await feed.run(until: 4)
+        #expect(feed.updates[3].fix.coordinate == reference[61].coordinate)
+        // Times never go back, even after a seek backwards.
+        #expect(try feed.control(#"{"action":"seek","fraction":0.25}"#).status == 200)
+        await feed.run(until: 5)
+        let quarter = reference.firstIndex { $0.time.timeIntervalSince(reference[0].time) > duration / 4 }! - 1
+        #expect(feed.updates[4].fix.coordinate == reference[quarter].coordinate)
+        let times = feed.updates.map(\.fix.time)
+        #expect(times == times.sorted())
+        let past = try feed.control(#"{"action":"seek","offset":\#(duration + 1)}"#)
+        #expect(past.status == 400)
+        #expect(errorParameter(past.json) == "offset")
+    }
+
+    @Test("teleport: the next fix is at the point; later ones follow the path moved by the same jump")
+    func teleport() async throws {
+        let feed = try ControlledFeed()
+        let reference = try await ControlledFeed.reference()
+        await feed.run(until: 3)
+        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try feed.control(#"{"action":"teleport","lat":35.7,"lng":139.8}"#).status == 200)
+        await feed.waitFor(4)
+        let target = try Coordinate(latitude: 35.7, longitude: 139.8)
+        #expect(feed.updates[3].fix.coordinate == target)
+        #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
+        await feed.run(until: 5)
+        let from = try #require(reference[2].coordinate)
+        let expected = try #require(reference[3].coordinate).destination(distance: from.distance(to: target), bearing: from.bearing(to: target))
+        let got = try #require(feed.updates[4].fix.coordinate)
+        #expect(abs(got.latitude - expected.latitude) < 1e-9 && abs(got.longitude - expected.longitude) < 1e-9)
+    }
+
+    @Test("At the end: ended without loop, and turning loop on starts the path again from its first fix")
+    func endAndLoop() async throws {
+        let feed = try ControlledFeed()
+        let reference = try await ControlledFeed.reference()
+        await feed.run(until: 1)
+        #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
+        await feed.waitFor(2)
+        #expect(feed.updates[1].fix.coordinate == reference.last!.coordinate)
+        for _ in 0..<100 where try feed.call("GET", "/players/alice").json["state"] as? String != "ended" { await feed.settle() }
+        #expect(try feed.call("GET", "/players/alice").json["state"] as? String == "ended")
+        #expect(try feed.control(#"{"action":"loop","loop":true}"#).json["loop"] as? Bool == true)
+        await feed.waitFor(3)
+        #expect(feed.updates[2].fix.coordinate == reference[0].coordinate)
+        #expect(feed.updates[2].fix.time >= feed.updates[1].fix.time)
+    }
+
+    @Test("A looping player starts again by itself at its end")
+    func loopsByItself() async throws {
+        let feed = try ControlledFeed(loops: true)
+        let reference = try await ControlledFeed.reference()
+        await feed.run(until: 1)
+        #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
+        await feed.run(until: 4)
+        #expect(feed.updates.suffix(3).map(\.fix.coordinate) == [reference[119], reference[120], reference[0]].map(\.coordinate))
+        let times = feed.updates.map(\.fix.time)
+        #expect(times == times.sorted())
+    }
+
+    @Test("Bad control bodies are 400s naming the field; an unknown player a 404; a wrong method a 405 with Allow")
+    func badBodies() throws {
+        let feed = try ControlledFeed()
+        let cases: [(String, String)] = [
+            ("", "body"),
+            ("not json", "body"),
+            (#"{}"#, "action"),
+            (#"{"action":7}"#, "action"),
+            (#"{"action":"fly"}"#, "action"),
+            (#"{"action":"speed"}"#, "speed"),
+            (#"{"action":"speed","speed":"fast"}"#, "speed"),
+            (#"{"action":"speed","speed":0}"#, "speed"),
+            (#"{"action":"speed","speed":5000}"#, "speed"),
+            (#"{"action":"seek"}"#, "offset"),
+            (#"{"action":"seek","offset":-1}"#, "offset"),
+            (#"{"action":"seek","fraction":1.5}"#, "fraction"),
+            (#"{"action":"seek","offset":1,"fraction":0.5}"#, "fraction"),
+            (#"{"action":"teleport","lat":91,"lng":0}"#, "lat"),
+            (#"{"action":"teleport","lat":35}"#, "lng"),
+            (#"{"action":"teleport","lat":35,"lng":181}"#, "lng"),
+            (#"{"action":"loop"}"#, "loop"),
+            (#"{"action":"loop","loop":"yes"}"#, "loop"),
+            (#"{"action":"pause","speed":2}"#, "speed"),
+        ]
+        for (body, parameter) in cases {
+            let answer = try feed.control(body)
+            #expect(answer.status == 400, "\(body)")
+            #expect(errorParameter(answer.json) == parameter, "\(body): \(answer.json)")
+        }
+        #expect(try feed.call("POST", "/players/nobody/control", #"{"action":"pause"}"#).status == 404)
+        #expect(try feed.call("GET", "/players/nobody").status == 404)
+        #expect(try feed.call("DELETE", "/players/nobody").status == 404)
+        #expect(try feed.call("GET", "/players/nobody/fixes").status == 404)
+        #expect(try feed.call("GET", "/players/alice/elsewhere").status == 404)
+        let wrong = feed.api.respond(to: .init(method: "PUT", path: "/players/alice"))
+        #expect(wrong.status == 405)
+        #expect(wrong.allow == ["GET", "DELETE"])
+    }
+
+    @Test("POST /players adds a player (JSON spec) that plays at once; bad specs are 400s naming the field; DELETE removes it")
+    func addAndRemove() async throws {
+        let feed = try ControlledFeed()
+        let created = try feed.call("POST", "/players", #"{"name":"carol","spec":"line","speed":2,"loop":true}"#)
+        #expect(created.status == 201, "\(created.json)")
+        #expect(created.json["device"] as? String == "/dev/locsim/carol")
+        #expect(created.json["loop"] as? Bool == true)
+        #expect(feed.hub.devices.map(\.name) == ["alice", "carol"])
+        await feed.clock.waitForSleepers(2)
+        await feed.clock.advance(by: .seconds(1))
+        for _ in 0..<200 where !feed.updates.contains(where: { $0.player == "carol" }) { await feed.settle() }
+        #expect(feed.updates.contains { $0.player == "carol" })
+        let cases: [(String, Int, String)] = [
+            (#"{"name":"carol","spec":"line"}"#, 409, "name"),
+            (#"{"name":"events","spec":"line"}"#, 400, "name"),
+            (#"{"name":"a/b","spec":"line"}"#, 400, "name"),
+            (#"{"spec":"line"}"#, 400, "name"),
+            (#"{"name":"dave"}"#, 400, "spec"),
+            (#"{"name":"dave","spec":"circle"}"#, 400, "spec"),
+            (#"{"name":"dave","spec":"line","colour":"red"}"#, 400, "colour"),
+            (#"{"name":"dave","spec":"line","speed":true}"#, 400, "speed"),
+        ]
+        for (body, status, parameter) in cases {
+            let answer = try feed.call("POST", "/players", body)
+            #expect(answer.status == status, "\(body): \(answer.json)")
+            #expect(errorParameter(answer.json) == parameter, "\(body): \(answer.json)")
+        }
+        let gpx = try feed.call("POST", "/players", "<gpx/>", query: [("speed", "2")], contentType: "application/gpx+xml")
+        #expect(gpx.status == 400)
+        #expect(errorParameter(gpx.json) == "name")
+        let listed = try feed.call("GET", "/players").json["players"] as? [[String: Any]]
+        #expect(listed?.compactMap { $0["name"] as? String } == ["alice", "carol"])
+        #expect(try feed.call("DELETE", "/players/carol").status == 200)
+        #expect(try feed.call("GET", "/players/carol").status == 404)
+        #expect(feed.hub.devices.map(\.name) == ["alice"])
+    }
+
+    @Test("/players/alice/fixes streams the current state, each fix, and a state event for pause and resume")
+    func events() async throws {
+        let feed = try ControlledFeed()
+        let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
+        #expect(answer.status == 200)
+        #expect(answer.contentType == "text/event-stream")
+        let stream = try #require(answer.events)
+        await feed.run(until: 2)
+        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
+        await feed.run(until: 3)
+        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        var frames: [String] = []
+        for await frame in stream { frames.append(String(decoding: frame, as: UTF8.self)) }
+        let events = frames.map { $0.split(separator: "\n").first.map(String.init) ?? "" }
+        #expect(events.first == "event: state")
+        #expect(events.filter { $0 == "event: fix" }.count == 3)
+        #expect(frames.contains { $0.contains(#""reason":"pause""#) && $0.contains(#""state":"paused""#) })
+        #expect(frames.contains { $0.contains(#""reason":"resume""#) && $0.contains(#""state":"playing""#) })
+        #expect(events.last == "event: removed")
+    }
+}
