@@ -25,14 +25,16 @@ class DevTools:
         self.from_chrome, from_chrome_w = os.pipe()
 
         def wire():
-            os.dup2(to_chrome_r, 3)
-            os.dup2(from_chrome_w, 4)
+            # Copies first, so neither end lands on the other's number; the rest is closed after.
+            read_end, write_end = os.dup(to_chrome_r), os.dup(from_chrome_w)
+            os.dup2(read_end, 3)
+            os.dup2(write_end, 4)
 
         self.process = subprocess.Popen(
             [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--disable-extensions", "--remote-debugging-pipe", "--user-data-dir=" + profile,
              "--window-size=1000,1100", "about:blank"],
-            pass_fds=(to_chrome_r, from_chrome_w), preexec_fn=wire,
+            pass_fds=(3, 4), preexec_fn=wire,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
