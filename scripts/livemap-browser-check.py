@@ -77,7 +77,7 @@ class DevTools:
             self.process.wait()
 
 
-def wait_for(what, check, timeout=30.0):
+def wait_for(what, check, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()

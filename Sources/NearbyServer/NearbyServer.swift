@@ -9,7 +9,8 @@ import NIOCore
 /// ``NearbySearching`` backend, with the token rule, injected faults, the fetch-rule audit,
 /// metrics and an access log, as one swift-service-lifecycle `Service` on Hummingbird 2.
 ///
-/// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`. Every
+/// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`, and any
+/// ``AddedRoutes`` given (the players' control API in `locsim serve`). Every
 /// answer that is not places or operations text is a ``ServerError`` JSON body.
 ///
 /// ```swift

@@ -29,7 +29,7 @@ import Testing
             "http://127.0.0.1:\(server.http)/#token=\(token)", "alice", screenshot,
         ])
         defer { check.stop() }
-        let status = try await check.waitForExit(timeout: .seconds(120))
+        let status = try await check.waitForExit(timeout: .seconds(180))
         #expect(status == .exited(0), "\(check.output) \(check.errors)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(check.output.utf8)) as? [String: Any], "\(check.output)")
         #expect(seen["ok"] as? Bool == true, "\(seen)")

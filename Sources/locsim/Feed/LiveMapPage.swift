@@ -63,7 +63,7 @@ enum LiveMapPage {
             if (o.fetch) { p.fetches.push(o.fetch); if (p.fetches.length > 200) p.fetches.shift(); }
             if (o.places) p.places = o.places;
           }
-          if (!drawing) { drawing = true; requestAnimationFrame(draw); }
+          if (!drawing) { drawing = true; setTimeout(draw, 50); }  // a timer, not requestAnimationFrame: a tab in the background keeps up too
         }
         async function listen() {
           try {

@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one (printed at startup).")
     var port = 8080
 
-    @Option(help: ArgumentHelp("Require 'Authorization: Bearer <token>' on every route but /healthz.", valueName: "token"))
+    @Option(help: ArgumentHelp("Require 'Authorization: Bearer <token>' on every route but /healthz and the live map page /.", valueName: "token"))
     var token: String?
 
     @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
