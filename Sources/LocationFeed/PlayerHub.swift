@@ -9,11 +9,13 @@ public import ServiceLifecycle
 import Synchronization
 
 /// Runs every player at once and hands each new fix to whoever listens (the gpsd protocol's
-/// clients), keeping the newest per player for `?POLL;`.
+/// clients, the control API's event streams), keeping the newest per player for `?POLL;`.
 ///
 /// Each fix is turned into its gpsd reports once (`TPV`, `SKY`, NMEA), however many clients
-/// watch. Players finish on their own (a track's end); a player that fails stops alone and is
-/// reported through `onEnd`, the others go on.
+/// watch. Players come and go at run time (``add(_:)``, ``remove(_:)``) and take
+/// ``PlayerCommand``s (``control(_:_:)``); every change is an ``Event``. Players reach their end
+/// on their own (a track's end); a player that fails stops alone and is reported through
+/// `onEnd`, the others go on.
 public final class PlayerHub: Service, Sendable {
     /// One new fix of one player, with its reports ready to send.
     public struct Update: Sendable {
