@@ -22,7 +22,10 @@
 # Every process is stopped and the server's data directory removed on exit (trap).
 #
 # Environment: DURATION (seconds per run, default 10), REPS (rounds, default 5), POINTS (default
-# 8), CONNECTIONS (default 4), PG_SHARED_BUFFERS (default 512MB).
+# 8), CONNECTIONS (default 4), PG_SHARED_BUFFERS (default 512MB), BASELINE (another locsim binary,
+# e.g. an earlier commit's release build: its `serve --postgres` on the same database is measured
+# beside this build's in every round, and its answers are checked too), SKIP_BUILD=1 (use the
+# release binaries already built, e.g. while another build holds .build's lock).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,11 +45,13 @@ fi
 [ "$(id -u)" = 0 ] || { echo "run as root (PostgreSQL is started as user postgres with runuser)"; exit 1; }
 
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== building (release)"
-# Each product on its own: one `swift build` with two --product flags builds only the last.
-(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product locsim >/dev/null)
-(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
-BIN=$(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --show-bin-path)
+if [ -z "${SKIP_BUILD:-}" ]; then
+    echo "== building (release)"
+    # Each product on its own: one `swift build` with two --product flags builds only the last.
+    (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product locsim >/dev/null)
+    (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
+fi
+BIN=$ROOT/.build/release
 LOCSIM=$BIN/locsim
 
 echo "== data: $WORK"
@@ -62,8 +67,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 PGDIR=$WORK/pg
 DB_PID=""
 PG_PID=""
+OLD_PID=""
 cleanup() {
-    for pid in "$DB_PID" "$PG_PID"; do
+    for pid in "$DB_PID" "$PG_PID" "$OLD_PID"; do
         [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
     done
     wait 2>/dev/null || true
@@ -111,9 +117,9 @@ PY
 
 # start_serve NAME ARGS...: a server as shipped (access log to a pipe, audit on); sets PID_OUT, PORT_OUT.
 start_serve() {
-    local name=$1
-    shift
-    "$LOCSIM" serve "$@" --port 0 --max-radius 5000 \
+    local name=$1 binary=$2
+    shift 2
+    "$binary" serve "$@" --port 0 --max-radius 5000 \
         > >(head -2 >"$WORK/$name-head.txt"; cat >/dev/null) 2>"$WORK/$name.err" &
     PID_OUT=$!
     for _ in $(seq 1 200); do grep -q 'listening on' "$WORK/$name-head.txt" 2>/dev/null && break; sleep 0.1; done
@@ -122,13 +128,21 @@ start_serve() {
 }
 : >"$WORK/db-head.txt"
 : >"$WORK/pg-head.txt"
-start_serve db --db "$WORK/clustered-1m.sqlite"
+start_serve db "$LOCSIM" --db "$WORK/clustered-1m.sqlite"
 DB_PID=$PID_OUT
 DB="http://127.0.0.1:$PORT_OUT"
-start_serve pg --postgres "$URL"
+start_serve pg "$LOCSIM" --postgres "$URL"
 PG_PID=$PID_OUT
 PG="http://127.0.0.1:$PORT_OUT"
 echo "== locsim serve --db $DB (pid $DB_PID), locsim serve --postgres $PG (pid $PG_PID)"
+OLD=""
+if [ -n "${BASELINE:-}" ]; then
+    : >"$WORK/old-head.txt"
+    start_serve old "$BASELINE" --postgres "$URL"
+    OLD_PID=$PID_OUT
+    OLD="http://127.0.0.1:$PORT_OUT"
+    echo "   baseline $BASELINE serve --postgres: $OLD (pid $OLD_PID)"
+fi
 
 # The textbook query, as PostGISPlaceStore.textbookPlaces sends it, for psql and pgbench.
 textbook() { # lat lng radius
@@ -150,6 +164,12 @@ for RADIUS in 5000 100; do
             echo "   point $n ($lat $lng) at $RADIUS m: serve --postgres and serve --db answer differently"
             exit 1
         }
+        if [ -n "$OLD" ]; then
+            curl -sf "$OLD/locations/nearby?lat=$lat&lng=$lng&radius=$RADIUS" | cmp -s "$WORK/db-$RADIUS-$n.json" - || {
+                echo "   point $n ($lat $lng) at $RADIUS m: the baseline's serve --postgres answers differently"
+                exit 1
+            }
+        fi
         "${PSQL[@]}" -tA -c "SELECT id FROM ($(textbook "$lat" "$lng" "$RADIUS" | tr -d ';')) q" >"$WORK/textbook-$RADIUS-$n.txt"
         python3 - "$WORK/db-$RADIUS-$n.json" "$WORK/textbook-$RADIUS-$n.txt" "$n" "$RADIUS" <<'PY'
 import json, sys
@@ -217,6 +237,7 @@ for RADIUS in 5000 100; do
     : >"$WORK/db-$RADIUS.txt"
     : >"$WORK/pg-$RADIUS.txt"
     : >"$WORK/tb-$RADIUS.txt"
+    : >"$WORK/old-$RADIUS.txt"
     for rep in $(seq 1 "$REPS"); do
         load=$(cut -d' ' -f1 /proc/loadavg)
         read -r db dbp50 _ dbbad < <(run_wrk "$RADIUS" "$DB")
@@ -225,7 +246,13 @@ for RADIUS in 5000 100; do
         echo "$db" >>"$WORK/db-$RADIUS.txt"
         echo "$pg" >>"$WORK/pg-$RADIUS.txt"
         echo "$tb" >>"$WORK/tb-$RADIUS.txt"
-        echo "   $RADIUS m round $rep (load $load): --db $db req/s (p50 $dbp50, non-2xx $dbbad), --postgres $pg req/s (p50 $pgp50, non-2xx $pgbad), textbook (pgbench) $tb queries/s"
+        line="   $RADIUS m round $rep (load $load): --db $db req/s (p50 $dbp50, non-2xx $dbbad), --postgres $pg req/s (p50 $pgp50, non-2xx $pgbad), textbook (pgbench) $tb queries/s"
+        if [ -n "$OLD" ]; then
+            read -r old oldp50 _ oldbad < <(run_wrk "$RADIUS" "$OLD")
+            echo "$old" >>"$WORK/old-$RADIUS.txt"
+            line="$line, baseline --postgres $old req/s (p50 $oldp50, non-2xx $oldbad)"
+        fi
+        echo "$line"
     done
     db=$(median <"$WORK/db-$RADIUS.txt")
     pg=$(median <"$WORK/pg-$RADIUS.txt")
@@ -233,6 +260,11 @@ for RADIUS in 5000 100; do
     echo "   $RADIUS m median: --db $db req/s, --postgres $pg req/s, textbook $tb queries/s;" \
         "--db/--postgres $(python3 -c "print(round($db / $pg, 2))")x, --db/textbook $(python3 -c "print(round($db / $tb, 1))")x," \
         "--postgres/textbook $(python3 -c "print(round($pg / $tb, 1))")x"
+    if [ -n "$OLD" ]; then
+        old=$(median <"$WORK/old-$RADIUS.txt")
+        echo "   $RADIUS m baseline --postgres median $old req/s: --db/baseline $(python3 -c "print(round($db / $old, 2))")x," \
+            "this build $(python3 -c "print(round($pg / $old, 2))")x the baseline"
+    fi
 done
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw output: $WORK/wrk.log, $WORK/pgbench.log"
