@@ -157,24 +157,32 @@ public final class PostGISPlaceStore: Sendable {
         let cap = SearchCap(center: center, radius: radius)
         let latitudes = cap.latitudeE7
         let longitudes = cap.longitudeE7
-        let statement = BoxStatement(
-            south: Double(latitudes.lowerBound), north: Double(latitudes.upperBound),
-            west1: Double(longitudes[0].lowerBound), east1: Double(longitudes[0].upperBound),
-            west2: Double(longitudes[longitudes.count - 1].lowerBound), east2: Double(longitudes[longitudes.count - 1].upperBound))
-        let origin = HaversineOrigin(center)
-        let hits = try await withDeadline { () async throws -> [NearbyPlace] in
-            var hits: [NearbyPlace] = []
-            for try await row in try await self.client.execute(statement, logger: self.logger) {
-                let latitude = Double(row.latitudeE7) / 1e7
-                let longitude = Double(row.longitudeE7) / 1e7
-                let distance = origin.distance(toLatitude: latitude, longitude: longitude)
-                guard distance <= radius else { continue }
-                let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
-                hits.append(NearbyPlace(
-                    place: Place(id: row.id, name: row.name, coordinate: coordinate, kind: row.kind, level: row.level.map(Int.init)),
-                    distance: distance))
+        let south = Double(latitudes.lowerBound), north = Double(latitudes.upperBound)
+        let first = longitudes[0], last = longitudes[longitudes.count - 1]
+        let columns = try await withDeadline { () async throws -> PlaceColumns in
+            if longitudes.count == 1 {
+                try await self.candidates(BoxStatement(
+                    south: south, north: north, west: Double(first.lowerBound), east: Double(first.upperBound)))
+            } else {
+                try await self.candidates(TwoBoxStatement(
+                    south: south, north: north, west1: Double(first.lowerBound), east1: Double(first.upperBound),
+                    west2: Double(last.lowerBound), east2: Double(last.upperBound)))
             }
-            return hits
+        }
+        let origin = HaversineOrigin(center)
+        var hits: [NearbyPlace] = []
+        for row in columns.ids.indices {
+            let latitude = Double(columns.latitudesE7[row]) / 1e7
+            let longitude = Double(columns.longitudesE7[row]) / 1e7
+            let distance = origin.distance(toLatitude: latitude, longitude: longitude)
+            guard distance <= radius else { continue }
+            let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+            let level = columns.levels[row]
+            hits.append(NearbyPlace(
+                place: Place(
+                    id: columns.ids[row], name: columns.names[row], coordinate: coordinate, kind: columns.kinds[row],
+                    level: level == PlaceColumns.noLevel ? nil : Int(level)),
+                distance: distance))
         }
         return Self.ordered(hits, limit: limit)
     }
@@ -227,6 +235,17 @@ public final class PostGISPlaceStore: Sendable {
         }
         if let limit, hits.count > limit { hits.removeSubrange(limit...) }
         return hits
+    }
+
+    /// The one row of a box statement's answer (no row at all is no candidate).
+    func candidates<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> PlaceColumns
+    where Statement.Row == PlaceColumns {
+        var columns = PlaceColumns()
+        for try await row in try await client.execute(statement, logger: logger) { columns = row }
+        guard columns.isConsistent else {
+            throw PostGISError(.query, "the box query's six arrays have different lengths", endpoint: url.endpoint)
+        }
+        return columns
     }
 
     /// Runs `body` with errors translated, giving up after ``queryTimeout`` with
@@ -300,15 +319,75 @@ struct PlaceRow: Sendable {
     }
 }
 
-/// The tuned query: the cap's box (one or two longitude ranges) through the GiST index on `cell`.
-struct BoxStatement: PostgresPreparedStatement {
-    static let name = "locsim_place_box_v1"
-    static let sql = """
-        SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_place
-        WHERE cell && ST_MakeEnvelope($3, $1, $4, $2) OR cell && ST_MakeEnvelope($5, $1, $6, $2)
+/// The tuned query's answer in one row: the candidates' columns as six arrays, in binary.
+///
+/// One `DataRow` instead of one per candidate: a 5 km answer near a city centre has ~3,500
+/// candidates, and postgres-nio hands rows one by one through an async sequence, a suspension
+/// and a hop between its event loop and the caller's task per row; decoding six arrays is a plain loop.
+struct PlaceColumns: Sendable {
+    /// `level` is nullable; the arrays carry this value for "no level" (the importers never store it:
+    /// `ParsedPlace` uses it for "no level" too).
+    static let noLevel = Int32.min
+
+    var ids: [String] = []
+    var names: [String] = []
+    var kinds: [String] = []
+    var levels: [Int32] = []
+    var latitudesE7: [Int32] = []
+    var longitudesE7: [Int32] = []
+
+    init() {}
+
+    init(_ row: PostgresRow) throws {
+        // array_agg over no rows is NULL.
+        let (ids, names, kinds, levels, latitudes, longitudes) = try row.decode(
+            ([String]?, [String]?, [String]?, [Int32]?, [Int32]?, [Int32]?).self)
+        self.ids = ids ?? []
+        self.names = names ?? []
+        self.kinds = kinds ?? []
+        self.levels = levels ?? []
+        latitudesE7 = latitudes ?? []
+        longitudesE7 = longitudes ?? []
+    }
+
+    var isConsistent: Bool {
+        let count = ids.count
+        return names.count == count && kinds.count == count && levels.count == count && latitudesE7.count == count
+            && longitudesE7.count == count
+    }
+
+    /// The select list both box statements share.
+    static let selectList = """
+        SELECT array_agg(id), array_agg(name), array_agg(kind), array_agg(coalesce(level, (-2147483648)::integer)),
+            array_agg(lat_e7), array_agg(lon_e7) FROM locsim_place
         """
+}
+
+/// The tuned query for a cap that does not cross ±180°: one box through the GiST index on `cell`.
+struct BoxStatement: PostgresPreparedStatement {
+    static let name = "locsim_place_box_v2"
+    static let sql = PlaceColumns.selectList + " WHERE cell && ST_MakeEnvelope($3, $1, $4, $2)"
+    static let bindingDataTypes: [PostgresDataType] = [.float8, .float8, .float8, .float8]
+    typealias Row = PlaceColumns
+
+    var south, north, west, east: Double
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        for value in [south, north, west, east] { bindings.append(value) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> PlaceColumns { try PlaceColumns(row) }
+}
+
+/// The tuned query for a cap across ±180°: its two longitude ranges.
+struct TwoBoxStatement: PostgresPreparedStatement {
+    static let name = "locsim_place_two_boxes_v2"
+    static let sql = PlaceColumns.selectList
+        + " WHERE cell && ST_MakeEnvelope($3, $1, $4, $2) OR cell && ST_MakeEnvelope($5, $1, $6, $2)"
     static let bindingDataTypes: [PostgresDataType] = [.float8, .float8, .float8, .float8, .float8, .float8]
-    typealias Row = PlaceRow
+    typealias Row = PlaceColumns
 
     var south, north, west1, east1, west2, east2: Double
 
@@ -318,7 +397,7 @@ struct BoxStatement: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> PlaceRow { try PlaceRow(row) }
+    func decodeRow(_ row: PostgresRow) throws -> PlaceColumns { try PlaceColumns(row) }
 }
 
 /// The textbook query, for comparison.
