@@ -21,8 +21,9 @@ import PostgresNIO
 ///
 /// The query (``places(near:within:limit:)``) is a prepared statement that asks the GiST index
 /// on `cell` for the places inside the cap's latitude/longitude box (LocationIndex's
-/// `SearchCap`, the same box the SQLite index reads), a cheap planar test, and returns only the
-/// six columns the answer needs in binary. The exact distance, the radius test, the order and
+/// `SearchCap`, the same box the SQLite index reads; two boxes across ±180°), a cheap planar
+/// test, and returns only the six columns the answer needs, in binary, as one row of six arrays
+/// (`array_agg`) rather than one row per candidate. The exact distance, the radius test, the order and
 /// the limit are then computed here with LocationCore's haversine, so the answer is
 /// bit-identical to the SQLite index's. ``textbookPlaces(near:within:limit:)`` is the usual
 /// PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept for comparison.
