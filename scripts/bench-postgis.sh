@@ -47,7 +47,7 @@ fi
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "${SKIP_BUILD:-}" ]; then
     echo "== building (release)"
-    # Each product on its own: one `swift build` with two --product flags builds only the last.
+    # One product per `swift build` (benchmark targets exist only with LOCSIM_BENCHMARKS=1).
     (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product locsim >/dev/null)
     (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
 fi
