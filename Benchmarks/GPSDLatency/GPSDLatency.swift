@@ -135,7 +135,7 @@ struct GPSDLatency {
     static func format(_ duration: Duration) -> String {
         let microseconds = duration.fractionalSeconds * 1e6
         return abs(microseconds) >= 1000
-            ? String(format: "%.2f ms", microseconds / 1000) : String(format: "%.0f µs", microseconds)
+            ? DecimalText.fixed(microseconds / 1000, decimals: 2) + " ms" : DecimalText.fixed(microseconds, decimals: 0) + " µs"
     }
 }
 

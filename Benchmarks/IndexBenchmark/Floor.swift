@@ -185,7 +185,7 @@ func measureFloor(directory: String, radius: Double) throws {
             sum[number] = min(sum[number], rowTime + distanceTime + buildTime)
         }
     }
-    func median(_ values: [Double]) -> String { String(format: "%.1f", percentile(values.sorted(), 0.5)) }
+    func median(_ values: [Double]) -> String { DecimalText.fixed(percentile(values.sorted(), 0.5), decimals: 1) }
     print("radius \(Int(radius)) m, \(queries.count) queries, fastest of \(repetitions) each, p50 µs (sink \(sink > 0)):")
     print("| part | p50 µs |")
     print("|---|---:|")

@@ -21,7 +21,7 @@ func gaussian(_ random: inout SplitMix64) -> Double {
     return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
 }
 
-func fixed7(_ value: Double) -> String { String(format: "%.7f", value) }
+func fixed7(_ value: Double) -> String { DecimalText.fixed(value, decimals: 7) }
 
 let radii: [Double] = [100, 5_000, 50_000]
 let queryCount = 1_000
@@ -154,9 +154,9 @@ func run(directory: String, geoNames: String?) throws {
         let index = try NearbyIndex(path: path)
         let statistics = try index.statistics()
         notes.append(
-            "\(dataset.name)\timport_s=\(String(format: "%.2f", importSeconds))\tplaces=\(report.placeCount)"
+            "\(dataset.name)\timport_s=\(DecimalText.fixed(importSeconds, decimals: 2))\tplaces=\(report.placeCount)"
                 + "\tfile_bytes=\(statistics.fileBytes)\tname_bytes=\(statistics.nameBytes)"
-                + "\tbytes_per_place_beyond_names=\(String(format: "%.1f", statistics.bytesPerPlaceBeyondNames ?? 0))"
+                + "\tbytes_per_place_beyond_names=\(DecimalText.fixed(statistics.bytesPerPlaceBeyondNames ?? 0, decimals: 1))"
                 + "\ttile_rows=\(statistics.tileRowCount)\trows_per_level=\(statistics.rowsPerLevel.map(String.init).joined(separator: ","))"
                 + "\tsplit_nodes=\(statistics.splitNodeCount)")
         // Everything, for PostGIS to load exactly the same stored coordinates and ids.
@@ -175,8 +175,8 @@ func run(directory: String, geoNames: String?) throws {
         for radius in radii {
             let (measurement, samples) = try measure(index, queries, radius: radius, dataset: dataset.name)
             lines.append(
-                "\(dataset.name)\t\(Int(radius))\t\(String(format: "%.1f", measurement.p50))\t\(String(format: "%.1f", measurement.p99))"
-                    + "\t\(String(format: "%.0f", measurement.qps))\t\(String(format: "%.1f", measurement.meanHits))")
+                "\(dataset.name)\t\(Int(radius))\t\(DecimalText.fixed(measurement.p50, decimals: 1))\t\(DecimalText.fixed(measurement.p99, decimals: 1))"
+                    + "\t\(DecimalText.fixed(measurement.qps, decimals: 0))\t\(DecimalText.fixed(measurement.meanHits, decimals: 1))")
             try write(samples.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n",
                 to: directory + "/ours-ids-\(dataset.name)-\(Int(radius)).txt")
             print(lines.last!)
@@ -206,9 +206,9 @@ func sweep(directory: String) throws {
         let results = try radii.map { try measure(index, queries, radius: $0, dataset: "sweep").0 }
         let statistics = try index.statistics()
         print(
-            "\(size)\t\(String(format: "%.2f", seconds))\t\(String(format: "%.1f", statistics.bytesPerPlaceBeyondNames ?? 0))"
-                + "\t\(String(format: "%.1f", results[0].p50))\t\(String(format: "%.1f", results[1].p50))"
-                + "\t\(String(format: "%.1f", results[1].p99))\t\(String(format: "%.1f", results[2].p50))")
+            "\(size)\t\(DecimalText.fixed(seconds, decimals: 2))\t\(DecimalText.fixed(statistics.bytesPerPlaceBeyondNames ?? 0, decimals: 1))"
+                + "\t\(DecimalText.fixed(results[0].p50, decimals: 1))\t\(DecimalText.fixed(results[1].p50, decimals: 1))"
+                + "\t\(DecimalText.fixed(results[1].p99, decimals: 1))\t\(DecimalText.fixed(results[2].p50, decimals: 1))")
     }
 }
 
@@ -237,7 +237,7 @@ func report(directory: String) throws {
         let ratio = (Double(other[2]) ?? 0) / max(Double(row[2]) ?? 1, 0.001)
         print(
             "| \(row[0]) | \(row[1]) m | \(row[5]) | \(row[2]) | \(row[3]) | \(row[4]) | \(other[2]) | \(other[3]) | \(other[4]) | "
-                + "\(String(format: "%.0f", ratio))× | \(equal)/\(compared) |")
+                + "\(DecimalText.fixed(ratio, decimals: 0))× | \(equal)/\(compared) |")
     }
 }
 
@@ -293,7 +293,7 @@ func rtree(directory: String) throws {
         return hits
     }
     print("rtree_i32 (one row per place, id and name as auxiliary columns), 1M clustered places")
-    print("import_s=\(String(format: "%.2f", importSeconds)) bytes_per_place_beyond_names=\(String(format: "%.1f", Double(size - nameBytes) / Double(lines.count)))")
+    print("import_s=\(DecimalText.fixed(importSeconds, decimals: 2)) bytes_per_place_beyond_names=\(DecimalText.fixed(Double(size - nameBytes) / Double(lines.count), decimals: 1))")
     print("radius\tp50_us\tp99_us\tmean_hits")
     for radius in radii {
         for center in queries { _ = try query(center, radius) }
@@ -308,7 +308,7 @@ func rtree(directory: String) throws {
             }
         }
         best.sort()
-        print("\(Int(radius))\t\(String(format: "%.1f", percentile(best, 0.5)))\t\(String(format: "%.1f", percentile(best, 0.99)))\t\(String(format: "%.1f", Double(hits) / Double(queries.count)))")
+        print("\(Int(radius))\t\(DecimalText.fixed(percentile(best, 0.5), decimals: 1))\t\(DecimalText.fixed(percentile(best, 0.99), decimals: 1))\t\(DecimalText.fixed(Double(hits) / Double(queries.count), decimals: 1))")
     }
 }
 
@@ -349,7 +349,7 @@ case "ranges":
             for center in queries { ranges += try index.rowRanges(near: center, within: radius).count }
             best = min(best, microseconds(clock.now - start) / Double(queries.count))
         }
-        print("radius \(Int(radius)) m: \(Double(ranges) / Double(queries.count)) ranges per query, walk \(String(format: "%.2f", best)) µs per query")
+        print("radius \(Int(radius)) m: \(Double(ranges) / Double(queries.count)) ranges per query, walk \(DecimalText.fixed(best, decimals: 2)) µs per query")
     }
 case "profile":
     // Repeats the 5 km queries on an index made by `run`, for `perf record`.

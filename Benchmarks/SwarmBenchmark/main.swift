@@ -75,5 +75,5 @@ for run in 1...runs {
             after.current / 1024, after.peak / 1024, perPlayer))
 }
 let sorted = times.sorted()
-print(String(format: "median %.2f s (min %.2f, max %.2f)", sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
+print("median \(DecimalText.fixed(sorted[sorted.count / 2], decimals: 2)) s (min \(DecimalText.fixed(sorted[0], decimals: 2)), max \(DecimalText.fixed(sorted[sorted.count - 1], decimals: 2)))")
 if let last { print(last.text(configuration: configuration), terminator: "") }
