@@ -175,7 +175,10 @@ import Testing
             let audit = try await audit(server)
             #expect(audit.violations == 2)
             #expect(audit.clients.first?.timeline.map(\.verdict) == ["first", "too_soon", "too_soon"])
-            #expect(server.command.lines.contains { $0.text.contains("player:qa-loop") && $0.text.contains("too_soon (TOO SOON: 0 m and ") })
+            // The access log goes out in batches (every 100 ms on a quiet server): wait for the line.
+            try await server.command.wait(for: "the access log's too-soon line", timeout: .seconds(60)) { lines in
+                lines.contains { $0.text.contains("player:qa-loop") && $0.text.contains("too_soon (TOO SOON: 0 m and ") }
+            }
             server.command.interrupt()
             #expect(try await server.command.waitForExit() == .exited(1))
             #expect(server.command.child.errors.contains("player:qa-loop: 2 of 3 requests broke the fetch rule"))
