@@ -147,7 +147,7 @@ struct GPSDFeedLiveTests {
         defer { relayed.stop() }
         try await Task.sleep(for: .milliseconds(500))
         // locsim's NMEA, line by line, into the real gpsd's receiver feed.
-        let relay = try LineClient(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
+        let relay = try SocketLines(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
         defer { relay.stop() }
         let pump = Task { () -> String? in
             var forwarded = 0
