@@ -171,8 +171,12 @@ struct GPSDFeedLiveTests {
         var common: [Date] = []
         while common.count < 12, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
-            let relayedTimes = Set(relayed.fixes.filter(\.hasPosition).map(\.time))
-            common = direct.fixes.filter { $0.hasPosition && relayedTimes.contains($0.time) }.map(\.time)
+            let relayedFixes = relayed.fixes.filter(\.hasPosition)
+            let relayedTimes = Set(relayedFixes.map(\.time))
+            // An epoch is complete on gpsd's side once a later one has begun: the newest may still
+            // be missing its GGA (a 2D report without altitude), so it is not compared yet.
+            guard let newest = relayedTimes.max() else { continue }
+            common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
         }
         if common.count < 12 { pump.cancel() }
         let relayFailure = common.count < 12 ? await pump.value : nil
