@@ -113,8 +113,10 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: The command (the only composition root)
-        .executableTarget(
-            name: "locsim",
+        // All of the command but its entry point, so the option parsers can be fuzzed in-process
+        // (scripts/fuzz) and the tests can reach its internals.
+        .target(
+            name: "LocSimCommand",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
                 "MapFeature", "Swarm",
@@ -129,6 +131,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "locsim", dependencies: ["LocSimCommand"], swiftSettings: strict),
 
         // MARK: Tests
         // Shared by the project's own test targets: package paths, ../shared/data, and a real
@@ -207,7 +210,7 @@ let package = Package(
         .testTarget(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
-            name: "locsimTests", dependencies: ["locsim", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
+            name: "locsimTests", dependencies: ["locsim", "LocSimCommand", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -242,4 +245,11 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "HelloServer", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloServer", swiftSettings: strict),
     ]
+}
+
+// MARK: Fuzzing (scripts/fuzz.sh sets LOCSIM_FUZZ=1)
+// The command's library as a product, only for the fuzz package's option-parser target
+// (scripts/fuzz, docs/fuzzing.md): it is not API.
+if Context.environment["LOCSIM_FUZZ"] != nil {
+    package.products.append(.library(name: "LocSimCommand", targets: ["LocSimCommand"]))
 }

@@ -3,7 +3,7 @@ import LocSimTestHelpers
 import Testing
 
 /// Where the command finds the place CSVs of the default index and where it caches the built
-/// index: the command's policy (Sources/locsim/Geodata.swift), not LocationIndex's.
+/// index: the command's policy (Sources/LocSimCommand/Geodata.swift), not LocationIndex's.
 @Suite struct DefaultIndexCommandTests {
     /// A fresh folder outside the clone, so `./geodata` is not there.
     static func scratch(_ name: String) throws -> String {

@@ -2,9 +2,9 @@ import Foundation
 import LocSimTestHelpers
 import Testing
 
-@testable import locsim
+@testable import LocSimCommand
 
-/// The command's JSON output against its one schema (`JSONLSchema`, Sources/locsim/Output): the
+/// The command's JSON output against its one schema (`JSONLSchema`, Sources/LocSimCommand/Output): the
 /// documentation is that schema rendered, and every line each command writes is checked against it
 /// (members, order, types, rounding, when present).
 @Suite(.timeLimit(.minutes(5)))

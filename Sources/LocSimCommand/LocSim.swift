@@ -14,7 +14,6 @@ import Darwin
 /// Exit codes: 0 success, 1 runtime failure, 2 usage error. Every failure prints two lines on
 /// standard error, `locsim: error: …` saying what went wrong and where, and `hint: …` saying
 /// what to do (``ErrorReport``).
-@main
 struct LocSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locsim",
@@ -51,6 +50,14 @@ struct LocSim: AsyncParsableCommand {
             for line in report.lines { Terminal.err(line) }
             systemExit(report.status)
         }
+    }
+}
+
+/// The `locsim` executable's entry point (Sources/locsim/main.swift): parses the process's
+/// arguments, runs the command and exits with its status.
+public enum LocSimCommandLine {
+    public static func main() async {
+        await LocSim.main()
     }
 }
 

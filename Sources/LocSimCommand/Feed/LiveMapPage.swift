@@ -1,7 +1,7 @@
 #if Server
 /// The live map at `/` of `locsim serve` (docs/feeds.md): one self-contained page (inline CSS,
 /// SVG and script; nothing fetched but the server's own API, no tiles), in the replay report's
-/// look (Sources/locsim/Replay/HTMLReport.swift: the same projection, fetch-reason colours,
+/// look (Sources/LocSimCommand/Replay/HTMLReport.swift: the same projection, fetch-reason colours,
 /// magenta places, scale bar).
 ///
 /// It reads `GET /players/events` (with `fetch`, so it can send the token given as
