@@ -18,12 +18,13 @@ enum RawHTTP {
     }
 
     static func request(_ method: String, port: Int, _ path: String, token: String? = nil, body: String = "",
-        contentType: String = "application/json") throws -> Answer
+        contentType: String = "application/json", headers extra: [String: String] = [:]) throws -> Answer
     {
         guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
         defer { close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
+        for (name, value) in extra.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n" }
         guard LoopbackSocket.writeAll(fd, Array((head + "\r\n" + body).utf8)) else { throw HarnessError("cannot send") }
         var bytes: [UInt8] = []
