@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes locsim's readers with libFuzzer (Swift's -sanitize=fuzzer,address). See docs/fuzzing.md.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd), 60 s by default
+#   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd, options), 60 s by default
 #   scripts/fuzz.sh all [SECONDS]      every target in turn
 #   scripts/fuzz.sh --smoke            every target for 20 s (what scripts/test.sh runs)
 #   scripts/fuzz.sh --replay TARGET FILE...  run saved inputs once (reproduce a finding)
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=${LOCSIM_FUZZ_DIR:-$root/.build-fuzz}
-targets=(gpx nmea places gpsd)
+targets=(gpx nmea places gpsd options)
 
 usage() {
   sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -26,23 +26,47 @@ product() {
     nmea) echo FuzzNMEA ;;
     places) echo FuzzPlaces ;;
     gpsd) echo FuzzGPSDReport ;;
+    options) echo FuzzOptions ;;
     *) echo "fuzz: error: unknown target '$1' (known: ${targets[*]})" >&2; exit 2 ;;
   esac
 }
+
+# The options target links the whole command (with its default traits: SwiftNIO, Hummingbird,
+# postgres-nio); the readers need a few small modules. They build in scratch folders of their own,
+# so a reader's run never waits behind the command's build.
+# The smoke builds the command without its traits (LOCSIM_FUZZ_TRAITS=none, see
+# scripts/fuzz/Package.swift), in folders of its own.
+scratch() {
+  if [ "${LOCSIM_FUZZ_TRAITS:-}" = none ]; then
+    if [ "$1" = options ]; then echo "$work/build-options-smoke"; else echo "$work/build-readers-smoke"; fi
+  else
+    if [ "$1" = options ]; then echo "$root/scripts/fuzz/.build"; else echo "$work/build-readers"; fi
+  fi
+}
+
+# LOCSIM_FUZZ=1 makes the main package export its LocSimCommand library (the options target's
+# dependency); it is not a product otherwise.
+export LOCSIM_FUZZ=1
 
 build() {
   mkdir -p "$work"
   # ld.gold fails on the sanitizer runtime's debug info ("internal error in format_file_lineno");
   # the toolchain's lld links it.
-  local lld
+  local lld target
   lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
   [ -x "$lld" ] || { echo "fuzz: error: no ld.lld beside swiftc ($lld)" >&2; exit 1; }
   printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" > "$work/toolset.json"
-  echo "fuzz: building the fuzz targets (release, fuzzer + address sanitizer)" >&2
-  (cd scripts/fuzz && swift build -c release --toolset "$work/toolset.json" \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
-    | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
-  bin=$(cd scripts/fuzz && swift build -c release --show-bin-path)
+  for target in "$@"; do
+    echo "fuzz: building $(product "$target") (release, fuzzer + address sanitizer)" >&2
+    (cd scripts/fuzz && swift build -c release --product "$(product "$target")" --scratch-path "$(scratch "$target")" \
+      --toolset "$work/toolset.json" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
+      | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
+  done
+}
+
+# The built executable of TARGET.
+executable() {
+  echo "$(cd scripts/fuzz && swift build -c release --scratch-path "$(scratch "$1")" --show-bin-path)/$(product "$1")"
 }
 
 # Seeds: the project's own fixtures, cut into the shape each target reads.
@@ -81,12 +105,54 @@ EOF
     gpsd)
       split -l 6 -d Tests/LocationGPSDTests/Fixtures/gpsd/session-3.22.jsonl "$dir/session-"
       ;;
+    options)
+      # Every `locsim ...` command line in the README and docs, its arguments joined by NUL (what
+      # the target splits at); the option names and subcommands also go into a dictionary.
+      python3 - "$dir" "$work/options.dict" README.md docs/*.md <<'EOF'
+import pathlib, re, shlex, sys
+out, dictionary, sources = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
+lines, words = set(), set()
+def commands(path):
+    fenced = False
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        for text in [line] if fenced else re.findall(r"`([^`]+)`", line):
+            match = re.search(r"(?:^|[\s/])locsim ((?:[a-z]|--?[a-z]).*)", text)
+            if match:
+                yield match.group(1)
+for source in sources:
+    for text in commands(source):
+        try:
+            arguments = shlex.split(text, comments=True)
+        except ValueError:
+            continue
+        kept = []
+        for argument in arguments:
+            if argument in ("|", "&&", ";", "&", "\\") or argument.startswith((">", "2>", "<")):
+                break
+            kept.append(argument)
+        if kept:
+            lines.add("\0".join(kept))
+            words.update(a.split("=")[0] for a in kept if re.fullmatch(r"--?[a-z][a-z0-9-]*(=.*)?", a))
+            if re.fullmatch(r"[a-z]+", kept[0]):
+                words.add(kept[0])
+# Every option and subcommand the help pages name (their goldens), for the dictionary.
+for golden in pathlib.Path("Tests/locsimTests/Golden").glob("help-*.txt"):
+    words.update(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]+", golden.read_text()))
+    words.update(golden.stem.removeprefix("help-").split("-"))
+for number, text in enumerate(sorted(lines)):
+    (out / f"docs-{number}").write_bytes(text.encode())
+dictionary.write_text("".join(f'"{w}"\n' for w in sorted(words)))
+EOF
+      ;;
   esac
 }
 
 run() {
   local target=$1 seconds=$2 exe corpus findings log
-  exe="$bin/$(product "$target")"
+  exe=$(executable "$target")
   corpus="$work/corpus/$target"
   findings="$work/findings/$target"
   log="$work/$target.log"
@@ -95,6 +161,7 @@ run() {
   local dict=() fixed=()
   [ "${LOCSIM_FUZZ_SEED:-}" ] && fixed=(-seed="$LOCSIM_FUZZ_SEED")
   [ -f "scripts/fuzz/$target.dict" ] && dict=(-dict="scripts/fuzz/$target.dict")
+  [ "$target" = options ] && dict=(-dict="$work/options.dict")
   # libFuzzer's -timeout is wall time: on a machine busy with other work a niced fuzzer can go
   # 10 s without the CPU and "time out" on an input that takes milliseconds. Such a timeout is
   # replayed at once; if the replay finishes well inside the limit it is set aside as starved-*
@@ -141,7 +208,8 @@ case $1 in
   --smoke)
     # A fixed seed: the smoke is a regression check in CI, not a search that may turn red by luck.
     export LOCSIM_FUZZ_SEED=${LOCSIM_FUZZ_SEED:-1}
-    build
+    export LOCSIM_FUZZ_TRAITS=none
+    build "${targets[@]}"
     failed=0
     for target in "${targets[@]}"; do run "$target" 20 || failed=1; done
     exit $failed
@@ -149,11 +217,11 @@ case $1 in
   --replay)
     [ $# -ge 3 ] || usage
     target=$2; shift 2
-    build
-    exec "$bin/$(product "$target")" -runs=1 "$@"
+    build "$target"
+    exec "$(executable "$target")" -runs=1 "$@"
     ;;
   all)
-    build
+    build "${targets[@]}"
     failed=0
     for target in "${targets[@]}"; do run "$target" "${2:-60}" || failed=1; done
     exit $failed
@@ -161,7 +229,7 @@ case $1 in
   -h|--help) usage ;;
   *)
     product "$1" > /dev/null
-    build
+    build "$1"
     run "$1" "${2:-60}"
     ;;
 esac

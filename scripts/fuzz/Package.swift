@@ -4,9 +4,14 @@
 // parsers through `@testable import`). See docs/fuzzing.md.
 import PackageDescription
 
+// The options target parses every command, so it is built with locsim's default traits (serve's and
+// swarm --server's options); the CI smoke sets LOCSIM_FUZZ_TRAITS=none to leave SwiftNIO,
+// Hummingbird and postgres-nio out of its sanitizer build (minutes on two cores).
+let traits: Set<Package.Dependency.Trait> = Context.environment["LOCSIM_FUZZ_TRAITS"] == "none" ? [] : [.defaults]
+
 let package = Package(
     name: "locsim-fuzz",
-    dependencies: [.package(name: "locsim", path: "../..")],
+    dependencies: [.package(name: "locsim", path: "../..", traits: traits)],
     targets: [
         .target(name: "FuzzDriver"),
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzDriver", .product(name: "GPXFormat", package: "locsim")]),
@@ -14,5 +19,8 @@ let package = Package(
         .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "LocationIndex", package: "locsim")]),
         .executableTarget(
             name: "FuzzGPSDReport", dependencies: ["FuzzDriver", .product(name: "LocationGPSD", package: "locsim")]),
+        // The command's option parsers (the LocSimCommand product exists only with LOCSIM_FUZZ=1).
+        .executableTarget(
+            name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "LocSimCommand", package: "locsim")]),
     ]
 )
