@@ -1,6 +1,6 @@
 public import LocationCore
 
-/// One simulated player: a name, a seed, and the ``LocationCore/LocationProvider`` that moves it.
+/// One simulated player: a name, a seed, and the ``/LocationCore/LocationProvider`` that moves it.
 ///
 /// The provider carries its own clock and pacing (a `GPXReplay` or `SyntheticMotion` paced
 /// `.timed(speedFactor:)` on a `ContinuousClock` in the command, on a `VirtualClock` in tests), so
@@ -32,7 +32,7 @@ public struct FeedPlayer: Sendable {
 
     /// Creates a player.
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` for a name that is empty, longer than 32
+    /// - Throws: ``/LocationCore/ConfigurationError`` for a name that is empty, longer than 32
     ///   characters or holds anything but letters, digits, `.`, `_` and `-`.
     public init<Provider: LocationProvider>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", provider: Provider
@@ -53,10 +53,14 @@ public struct FeedPlayer: Sendable {
     /// their own times (moved on after a seek backwards or a loop, so they never go back).
     ///
     /// - Parameters:
+    ///   - name: The player's name (see ``name``).
+    ///   - seed: The seed of the player's sky.
+    ///   - speedFactor: Times real time, 0.1...1000.
+    ///   - summary: What the player is, for people.
     ///   - loops: Whether the path starts again at its end.
     ///   - path: The unpaced fixes; their times give the path's timing.
     ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
-    /// - Throws: ``LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
+    /// - Throws: ``/LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
     ///   outside 0.1...1000 (`speedFactor`).
     public init<Path: LocationProvider, C: Clock>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,

@@ -109,7 +109,7 @@ public final class PlayerHub: Service, Sendable {
     ///   - players: The players to start with; names must differ. More come with ``add(_:)``.
     ///   - now: Wall-clock time (the devices' activation time).
     ///   - onEnd: Called when a player's path ends (`nil`) or its provider fails.
-    /// - Throws: ``LocationCore/ConfigurationError`` for two players of one name.
+    /// - Throws: ``/LocationCore/ConfigurationError`` for two players of one name.
     public init(
         players: [FeedPlayer], now: @escaping @Sendable () -> Date,
         onEnd: @escaping @Sendable (_ player: String, _ error: (any Error)?) -> Void = { _, _ in }
@@ -133,7 +133,7 @@ public final class PlayerHub: Service, Sendable {
 
     /// Adds a player; it starts at once when ``runPlayers()`` runs (or as soon as it does).
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` (`name`) when a player has that name.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (`name`) when a player has that name.
     public func add(_ player: FeedPlayer) throws(ConfigurationError) {
         let entry = Entry(player: player, device: Device(name: player.name, path: player.devicePath, activated: now()))
         try state.withLock { (state: inout State) throws(ConfigurationError) in
@@ -169,7 +169,7 @@ public final class PlayerHub: Service, Sendable {
     /// Applies `command` to the player `name`.
     ///
     /// - Returns: The player as it is after the command, or nil when there is no such player.
-    /// - Throws: ``LocationCore/ConfigurationError`` naming the field for a value the player
+    /// - Throws: ``/LocationCore/ConfigurationError`` naming the field for a value the player
     ///   cannot take, or (`action`) when the player takes no commands.
     public func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
@@ -285,6 +285,7 @@ public final class PlayerHub: Service, Sendable {
     /// Passes a ``Event/note(player:event:json:)`` to every listener (nothing when the player is gone).
     ///
     /// - Parameters:
+    ///   - player: The player the event is about.
     ///   - event: The event's name, letters only (`map`).
     ///   - json: One JSON object, on one line.
     public func post(player: String, event: String, json: String) {

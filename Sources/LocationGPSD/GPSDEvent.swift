@@ -3,7 +3,7 @@ public import LocationCore
 /// Everything a gpsd session reports, in order: the fixes and what happened around them.
 ///
 /// Read these from ``GPSDProvider/events`` when you need to see gaps, reconnections and device
-/// changes; ``GPSDProvider`` itself yields only the ``Fix`` values (with a ``FixMode/noFix``
+/// changes; ``GPSDProvider`` itself yields only the ``/LocationCore/Fix`` values (with a ``/LocationCore/FixMode/noFix``
 /// status marking each gap; see ``GPSDProvider``).
 public enum GPSDEvent: Sendable, Hashable {
     /// A session is up: connected to the daemon and the `?WATCH` was acknowledged, so reports
@@ -14,7 +14,7 @@ public enum GPSDEvent: Sendable, Hashable {
     ///     or an empty string if the daemon sent none.
     case connected(release: String)
     /// A `TPV` report. Positioned (2D or 3D) when the receiver had a fix and a time; otherwise a
-    /// ``FixMode/noFix`` status (see ``GPSDProvider`` for the mapping).
+    /// ``/LocationCore/FixMode/noFix`` status (see ``GPSDProvider`` for the mapping).
     case fix(Fix)
     /// gpsd activated a receiver (a `DEVICE` report with a non-zero `activated`).
     case deviceActivated(path: String)

@@ -15,7 +15,7 @@ extension GPSDProvider {
         /// listening when the named device is removed, instead of throwing
         /// ``GPSDError/Code/daemonClosed`` or ``GPSDError/Code/deviceRemoved``.
         public var reconnect: Bool
-        /// The delays between attempts, and how many to make (``LocationCore/Backoff/maximumAttempts``;
+        /// The delays between attempts, and how many to make (``/LocationCore/Backoff/maximumAttempts``;
         /// its jitter is not used).
         public var backoff: Backoff
 

@@ -9,17 +9,17 @@ public import LocationCore
 ///
 /// Each iteration opens its own connection to the daemon, subscribes with
 /// `?WATCH={"enable":true,"json":true}` (limited to ``device`` when one is named), and yields a
-/// ``Fix`` for every `TPV` report:
+/// ``/LocationCore/Fix`` for every `TPV` report:
 ///
 /// - A report with mode 2D or 3D **and** a time becomes a positioned fix. The field mapping
 ///   (mode, lat/lon, altMSL/altHAE, speed, track → course, eph or epx/epy → horizontal accuracy,
 ///   epv → vertical accuracy, the `timespec` time) is documented in one place: the table on
 ///   `Fix.init(gpsd:receivedAt:)` in `Internal/Fix+GPSD.swift`, repeated in `docs/gps-dongle.md`.
 /// - Any other report (mode 0 or 1, or no time, as gpsd's first report after start-up often has)
-///   is never a position: it is yielded as a status, ``Fix/noFix(time:source:)``, whose `time` is
+///   is never a position: it is yielded as a status, ``/LocationCore/Fix/noFix(time:source:)``, whose `time` is
 ///   the report's own time when it has one and otherwise the wall-clock time of reception
-///   (from `now`). Check ``Fix/hasPosition``.
-/// - A gap is marked with one ``Fix/noFix(time:source:)`` stamped `now()`: when the connection is
+///   (from `now`). Check ``/LocationCore/Fix/hasPosition``.
+/// - A gap is marked with one ``/LocationCore/Fix/noFix(time:source:)`` stamped `now()`: when the connection is
 ///   lost (with ``Configuration/reconnect``) and when gpsd reports a device removed.
 ///
 /// For the details of a gap (which error, which device, each retry and its delay) iterate

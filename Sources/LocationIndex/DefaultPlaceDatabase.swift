@@ -33,7 +33,7 @@ public enum DefaultPlaceDatabase {
     ///
     /// - Parameters:
     ///   - geodataDirectory: The folder holding the place CSVs (the repository's `geodata/`).
-    ///   - cacheDirectory: Where to keep the built index; created if missing.
+    ///   - cache: Where to keep the built index; created if missing.
     /// - Returns: The index, opened read-only.
     /// - Throws: ``IndexError`` for unreadable or bad CSVs (naming file, line, column), or an
     ///   unwritable cache directory.

@@ -6,7 +6,7 @@ public struct NearbyPlace: Sendable, Hashable {
     /// The place.
     public var place: Place
     /// Great-circle distance in metres from the query centre on the sphere of radius
-    /// ``LocationCore/Sphere/radius`` (``LocationCore/Coordinate/distance(to:)``).
+    /// ``/LocationCore/Sphere/radius`` (``/LocationCore/Coordinate/distance(to:)``).
     public var distance: Double
 
     @inlinable
@@ -145,14 +145,14 @@ public final class NearbyIndex: Sendable {
     /// Places within `radius` metres of `center`, nearest first.
     ///
     /// Distances are exact great-circle distances on the sphere of radius 6,371,008.8 m
-    /// (``LocationCore/Coordinate/distance(to:)``), so the result equals PostGIS
+    /// (``/LocationCore/Coordinate/distance(to:)``), so the result equals PostGIS
     /// `ST_DWithin(geography, geography, radius, use_spheroid => false)` ordered by
     /// `ST_Distance`. Places at equal distance are ordered by id. Correct at the poles and
     /// across ±180°.
     ///
     /// - Parameters:
     ///   - center: The query point.
-    ///   - radius: Metres, 1 … ``LocationCore/Sphere/halfCircumference`` (about 20,015 km, which
+    ///   - radius: Metres, 1 … ``/LocationCore/Sphere/halfCircumference`` (about 20,015 km, which
     ///     covers the whole sphere).
     ///   - limit: At most this many places (the nearest), > 0; nil for all. Applied after sorting.
     /// - Returns: Places with their distances, sorted by distance, then id.

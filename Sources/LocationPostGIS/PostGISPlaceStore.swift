@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
 /// LocationIndex's `NearbyIndex`, with the same answer: every place whose great-circle distance
-/// (``LocationCore/Coordinate/distance(to:)``, sphere of 6,371,008.8 m) is ≤ the radius, ordered by
+/// (``/LocationCore/Coordinate/distance(to:)``, sphere of 6,371,008.8 m) is ≤ the radius, ordered by
 /// distance then id, correct at the poles and across ±180°.
 ///
 /// Schema (created by ``prepareSchema()``):
@@ -29,7 +29,7 @@ import PostgresNIO
 /// PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept for comparison.
 ///
 /// The store needs ``run()`` to be running (it drives the connection pool; cancel it to close),
-/// or use ``withRunning(_:logger:_:)``.
+/// or use ``withRunning(_:clock:logger:_:)``.
 public final class PostGISPlaceStore: Sendable {
     /// The server and login.
     public let url: PostgresURL
@@ -149,7 +149,8 @@ public final class PostGISPlaceStore: Sendable {
     /// `NearbyIndex.places(near:within:limit:)` over the same places, bit for bit.
     ///
     /// - Parameters:
-    ///   - radius: Metres, 1 … ``LocationCore/Sphere/halfCircumference``.
+    ///   - center: The query point.
+    ///   - radius: Metres, 1 … ``/LocationCore/Sphere/halfCircumference``.
     ///   - limit: The nearest `limit` places (> 0), or nil for all.
     /// - Throws: ``PostGISError`` — `invalidArgument` naming `radius` or `limit`, `unavailable`
     ///   when the server cannot be reached, `query` for server errors.

@@ -10,7 +10,7 @@ import Synchronization
 /// (``PostGISError/Code/unavailable``) is retried at once on the next backend (the next replica
 /// that is up, then the primary), and the backend is marked down, unless it answered other reads
 /// while this one waited (then it is busy, not down, and stays in the rotation). Requests skip a backend that is down; ``run()`` checks it again
-/// (`SELECT 1`) after each of LocationCore's ``LocationCore/Backoff`` delays and marks it up when
+/// (`SELECT 1`) after each of LocationCore's ``/LocationCore/Backoff`` delays and marks it up when
 /// it answers, so the process recovers without a restart. When every backend is down, a read
 /// throws ``PostGISError/Code/unavailable`` at once, naming each of them, and the server answers
 /// 503 with `Retry-After`.

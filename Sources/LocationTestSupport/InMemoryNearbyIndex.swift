@@ -12,7 +12,7 @@ public import MapFeature
 /// no database.
 ///
 /// Answers like the game server's `GET /locations/nearby`: every place whose great-circle
-/// distance (``LocationCore/Coordinate/distance(to:)``) from the centre is at most the radius,
+/// distance (``/LocationCore/Coordinate/distance(to:)``) from the centre is at most the radius,
 /// nearest first, ties broken by id. Places are bucketed in a grid of 0.1° cells, so a 5 km
 /// query over 144,000 places looks at a few hundred; queries near a pole or wider than the grid
 /// helps with scan everything. Crossing the antimeridian is handled.
@@ -49,7 +49,7 @@ public struct InMemoryNearbyIndex: LocationRepository {
     /// - Parameters:
     ///   - center: The query point.
     ///   - radius: Metres, finite and > 0.
-    /// - Throws: ``MapFeature/AppError`` with code ``MapFeature/AppError/Code/validation`` and
+    /// - Throws: ``/MapFeature/AppError`` with code ``/MapFeature/AppError/Code/validation`` and
     ///   parameter `radius` for a radius that is not finite and positive.
     public func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
         try nearby(center: center, radius: radius)

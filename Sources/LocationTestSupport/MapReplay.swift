@@ -7,13 +7,13 @@ public import GPXFormat
 public import LocationCore
 public import MapFeature
 
-/// Runs fixes through a ``MapFeature/MapViewModel`` in virtual time and returns the event log.
+/// Runs fixes through a ``/MapFeature/MapViewModel`` in virtual time and returns the event log.
 ///
-/// The harness is MapFeature's discrete-event loop (``MapFeature/MapReplayLoop``, the same one
+/// The harness is MapFeature's discrete-event loop (``/MapFeature/MapReplayLoop``, the same one
 /// `locsim replay --fast` runs) with the events collected into a ``ReplayLog`` to assert on:
 /// fixes happen at their own timestamps, and each request's answer happens at the request's time
 /// plus its latency (scripted per call by a ``RecordingRepository``, which reports it through
-/// ``MapFeature/VirtualTimeRepository``, or ``latency`` for any other repository such as an
+/// ``/MapFeature/VirtualTimeRepository``, or ``latency`` for any other repository such as an
 /// offline index). Events are processed in time order, answers before fixes at the same
 /// microsecond, through the model's own entry points, so the log is what the app would have done
 /// on the phone, with no threads racing: the same input always gives the same log, and a 24-hour
@@ -49,7 +49,7 @@ public struct MapReplay {
     ///   - repository: Where places come from: a ``RecordingRepository``, an offline index, …
     ///   - configuration: The rule; the game's by default.
     ///   - latency: Round-trip time for repositories that do not script one; ≥ 0. Default zero.
-    ///   - ending: ``MapFeature/MapReplayLoop/Ending/drain`` by default.
+    ///   - ending: ``/MapFeature/MapReplayLoop/Ending/drain`` by default.
     public init(repository: any LocationRepository, configuration: FetchThrottle.Configuration = .game,
                 latency: Duration = .zero, ending: Ending = .drain) {
         self.repository = repository

@@ -6,7 +6,7 @@ import Synchronization
 /// a clock, and records every call.
 ///
 /// Each call consumes the next scripted ``Response`` (and, once the script is used up, the
-/// fallback answer; without one the call fails loudly with an ``MapFeature/AppError`` saying
+/// fallback answer; without one the call fails loudly with an ``/MapFeature/AppError`` saying
 /// the script ran out). A response waits its ``Response/latency`` on the clock, then returns
 /// places or throws. Every call is recorded with its time, centre and radius, and how it ended
 /// (answered, failed, or cancelled while waiting).
@@ -21,8 +21,8 @@ import Synchronization
 /// #expect(repository.calls.map(\.time) == [.seconds(0), .seconds(3)])
 /// ```
 ///
-/// The replay harness (``MapReplay``, through ``MapFeature/MapReplayLoop``) asks it for answers
-/// without waiting (``respond(center:radius:at:)``, its ``MapFeature/VirtualTimeRepository``
+/// The replay harness (``MapReplay``, through ``/MapFeature/MapReplayLoop``) asks it for answers
+/// without waiting (``respond(center:radius:at:)``, its ``/MapFeature/VirtualTimeRepository``
 /// conformance) and places them in virtual time itself.
 public final class RecordingRepository: VirtualTimeRepository, Sendable {
     /// A scripted answer: what, and how long it takes.
@@ -132,7 +132,7 @@ public final class RecordingRepository: VirtualTimeRepository, Sendable {
 
     /// Records a call, waits its latency on the clock, and answers it.
     ///
-    /// - Throws: The scripted ``MapFeature/AppError``, or `CancellationError` when the caller is
+    /// - Throws: The scripted ``/MapFeature/AppError``, or `CancellationError` when the caller is
     ///   cancelled while waiting.
     public func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
         let (call, response) = record(center: center, radius: radius, at: elapsed())

@@ -46,9 +46,9 @@ extension ReplayLog {
 
     /// Requests the rule does not justify, for `configuration`'s thresholds.
     ///
-    /// - ``FetchThrottle/Reason/first``: only the first request.
-    /// - ``FetchThrottle/Reason/retry``: only right after a failure, not before its back-off ended.
-    /// - ``FetchThrottle/Reason/moved`` / ``FetchThrottle/Reason/elapsed`` sent at a fix: the
+    /// - ``/MapFeature/FetchThrottle/Reason/first``: only the first request.
+    /// - ``/MapFeature/FetchThrottle/Reason/retry``: only right after a failure, not before its back-off ended.
+    /// - ``/MapFeature/FetchThrottle/Reason/moved`` / ``/MapFeature/FetchThrottle/Reason/elapsed`` sent at a fix: the
     ///   distance rule (strictly more than the minimum distance from the previous request) or,
     ///   for `elapsed`, the time rule alone. Sent as a follow-up at an answer: a fix was
     ///   coalesced while the previous request was in flight.

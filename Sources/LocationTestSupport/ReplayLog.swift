@@ -8,7 +8,7 @@ public import MapFeature
 
 /// What a map session did, event by event, with queries for assertions.
 ///
-/// Produced by ``MapReplay``, or collected from ``MapFeature/MapViewModel/onEvent`` by hand
+/// Produced by ``MapReplay``, or collected from ``/MapFeature/MapViewModel/onEvent`` by hand
 /// (`ReplayLog(events:)`). Two logs are equal when every event is equal, which is how the
 /// determinism of a replay is checked.
 public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {

@@ -101,6 +101,7 @@ public struct AppError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - message: What is wrong, for the user.
     ///   - parameter: The query parameter at fault (`"radius"`), when known.
     ///   - statusCode: 400 when the server said so, `nil` when checked before sending.
+    ///   - endpoint: The request that was refused, when there was one.
     public static func validation(_ message: String, parameter: String? = nil, statusCode: Int? = nil, endpoint: String? = nil) -> AppError {
         AppError(.validation, statusCode: statusCode, message: message, parameter: parameter, endpoint: endpoint)
     }

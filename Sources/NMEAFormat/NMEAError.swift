@@ -46,7 +46,7 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A line longer than ``NMEAReader/Options/maximumLineLength`` bytes.
         public static let lineTooLong = Code(.lineTooLong)
         /// A position epoch arrived before any RMC sentence supplied the date and no
-        /// ``NMEAReader/Options/initialDate`` was given, so no ``Fix`` time can be formed.
+        /// ``NMEAReader/Options/initialDate`` was given, so no ``/LocationCore/Fix`` time can be formed.
         public static let missingDate = Code(.missingDate)
         /// A value cannot be written as NMEA (non-finite, negative speed, a year outside
         /// 1980…2079, a time that rounds to 24:00:00).

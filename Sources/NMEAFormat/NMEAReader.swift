@@ -1,6 +1,6 @@
 public import LocationCore
 
-/// Reads NMEA 0183 text in chunks of any size and assembles one ``Fix`` per measurement epoch.
+/// Reads NMEA 0183 text in chunks of any size and assembles one ``/LocationCore/Fix`` per measurement epoch.
 ///
 /// Feed bytes with ``read(_:)`` as they arrive (a file in 64 KiB pieces, a socket, a whole
 /// string) and call ``finish()`` at the end. Memory stays flat: the reader keeps one partial
@@ -50,7 +50,7 @@ public struct NMEAReader: Sendable {
         /// An explicit DOP → accuracy conversion. Default `nil`: fixes have no accuracies, since
         /// NMEA sends none.
         public var accuracyModel: NMEAAccuracyModel?
-        /// The ``Fix/source`` of every fix. Default ``FixSource/nmea``.
+        /// The ``/LocationCore/Fix/source`` of every fix. Default ``/LocationCore/FixSource/nmea``.
         public var source: FixSource = .nmea
         /// A name for the input (usually its path) that errors repeat. Default `nil`.
         public var sourceName: String?

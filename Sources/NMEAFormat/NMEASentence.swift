@@ -3,11 +3,11 @@ public import LocationCore
 /// One decoded NMEA 0183 sentence of a type this module supports: RMC, GGA, VTG or GSA.
 ///
 /// Parse a single line with ``init(parsing:requiresChecksum:)`` and write one with
-/// ``encoded()``. To turn a stream of sentences into ``Fix`` values use ``NMEAReader``; to turn
+/// ``encoded()``. To turn a stream of sentences into ``/LocationCore/Fix`` values use ``NMEAReader``; to turn
 /// fixes into sentences use ``NMEAWriter``.
 ///
 /// Fields that are empty in the sentence are `nil` here. Units are NMEA's own (knots, km/h,
-/// metres, degrees); ``NMEAReader`` converts to ``Fix``'s units.
+/// metres, degrees); ``NMEAReader`` converts to ``/LocationCore/Fix``'s units.
 ///
 /// ```swift
 /// let s = try NMEASentence(parsing: "$GNGGA,000941.00,4404.13387,N,12118.85628,W,1,12,1.01,1144.8,M,-21.4,M,,*4D")

@@ -188,7 +188,7 @@ public struct NMEAFixQuality: RawRepresentable, Sendable, Hashable, CustomString
 }
 
 /// How many metres one unit of DOP is worth: an explicit, opt-in conversion between NMEA's
-/// dilution of precision and ``Fix``'s accuracy radii.
+/// dilution of precision and ``/LocationCore/Fix``'s accuracy radii.
 ///
 /// NMEA does not carry accuracies, only DOPs. Accuracy ≈ UERE × DOP, where the user equivalent
 /// range error (UERE) depends on the receiver and conditions (a few metres for a consumer GPS).

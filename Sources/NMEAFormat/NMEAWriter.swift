@@ -5,7 +5,7 @@ internal import Foundation
 #endif
 public import LocationCore
 
-/// Turns ``Fix`` values into NMEA 0183 sentences with checksums.
+/// Turns ``/LocationCore/Fix`` values into NMEA 0183 sentences with checksums.
 ///
 /// By default each fix becomes RMC, GGA, VTG and GSA from talker `GP`, each line ending in
 /// CR LF. Numbers use the decimals of ``NMEAPrecision``: latitude and longitude as
@@ -18,7 +18,7 @@ public import LocationCore
 ///   23:59:59.996 becomes 00:00:00.00 of the next day);
 /// - position: RMC and GGA; a fix without a position writes RMC status `V`, GGA quality 0 and
 ///   GSA fix type 1 with empty position fields;
-/// - altitude: GGA's altitude above mean sea level (``Fix/altitude`` is written as is);
+/// - altitude: GGA's altitude above mean sea level (``/LocationCore/Fix/altitude`` is written as is);
 /// - speed and course: RMC and VTG (course normalised into 0 ..< 360);
 /// - mode: GSA's fix type (1, 2, 3);
 /// - accuracies: only through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
@@ -39,7 +39,7 @@ public struct NMEAWriter: Sendable {
         /// An explicit accuracy → DOP conversion. Default `nil`: DOP fields are empty.
         public var accuracyModel: NMEAAccuracyModel?
         /// The satellites-in-use count GGA reports for fixes with a position. Default `nil`
-        /// (empty field), since ``Fix`` does not carry it.
+        /// (empty field), since ``/LocationCore/Fix`` does not carry it.
         public var satellitesInUse: Int?
         /// The line ending. Default CR LF, as NMEA prescribes.
         public var lineEnding: String

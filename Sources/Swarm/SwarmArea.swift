@@ -10,7 +10,7 @@ public struct SwarmArea: Sendable, Hashable {
 
     /// Creates an area, checking the radius.
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` (parameter `area.radius`).
+    /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `area.radius`).
     public init(center: Coordinate, radius: Double) throws(ConfigurationError) {
         guard radius.isFinite, radius > 0, radius <= Sphere.halfCircumference else {
             throw ConfigurationError(

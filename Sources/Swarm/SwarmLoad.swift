@@ -4,7 +4,7 @@ public import MapFeature
 public struct SwarmLoad: Sendable, Hashable {
     /// The run's length in whole seconds.
     public let durationSeconds: Int
-    /// Requests started in each second, by reason (``MapFeature/FetchThrottle/Reason`` order: first, moved, elapsed, retry).
+    /// Requests started in each second, by reason (``/MapFeature/FetchThrottle/Reason`` order: first, moved, elapsed, retry).
     public private(set) var perSecond: [[UInt32]]
     /// Fixes the players produced (1 Hz from each player's start to the end).
     public var fixes = 0

@@ -4,10 +4,10 @@ public import LocationSimulation
 /// Which kinds of movers a swarm holds, and in what shares: `walk=0.7,cycle=0.2,drive=0.1`.
 ///
 /// Each player draws its mover once, from its own seeded stream, so player *k* is the same kind
-/// whatever the number of players. The kinds are LocationSimulation's ``LocationSimulation/SpeedProfile``
+/// whatever the number of players. The kinds are LocationSimulation's ``/LocationSimulation/SpeedProfile``
 /// presets (their mean speed, spread and stops).
 public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
-    /// A kind of mover: a name, a ``LocationSimulation/SpeedProfile`` and how much it turns.
+    /// A kind of mover: a name, a ``/LocationSimulation/SpeedProfile`` and how much it turns.
     public struct Mover: Sendable, Hashable {
         /// The name in `--mix` and in reports.
         public let name: String
@@ -18,7 +18,7 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
 
         /// Creates a mover.
         ///
-        /// - Throws: ``LocationCore/ConfigurationError`` when the speed or the turn is out of range.
+        /// - Throws: ``/LocationCore/ConfigurationError`` when the speed or the turn is out of range.
         public init(name: String, profile: SpeedProfile, turnSigma: Double = 15) throws(ConfigurationError) {
             guard profile.meanSpeed.isFinite, (0.001...1000).contains(profile.meanSpeed) else {
                 throw ConfigurationError(parameter: "mix.\(name).meanSpeed", "must be 0.001…1000 m/s, got \(profile.meanSpeed)")
@@ -61,7 +61,7 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a mix from shares that need not sum to 1 (they are scaled so they do).
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` (parameter `mix`) when a name repeats, a share is
+    /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `mix`) when a name repeats, a share is
     ///   negative or not finite, or all shares are zero.
     public init(_ shares: [(mover: Mover, share: Double)]) throws(ConfigurationError) {
         var seen = Set<String>()
@@ -86,7 +86,7 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
     /// Parses `walk=0.7,cycle=0.2,drive=0.1` (movers walk, run, cycle, drive; shares are plain
     /// decimal numbers, scaled to sum to 1).
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` (parameter `mix`) naming the part that is wrong.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `mix`) naming the part that is wrong.
     public init(parsing text: String) throws(ConfigurationError) {
         var shares: [(mover: Mover, share: Double)] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {

@@ -26,7 +26,7 @@ extension VirtualSwarm {
         /// The game's fetch rule.
         public let throttle: FetchThrottle.Configuration
         /// The fraction of fetches that fail (seeded per player), so the back-off and
-        /// ``MapFeature/FetchThrottle/Reason/retry`` show in the load; 0 by default (the index always answers).
+        /// ``/MapFeature/FetchThrottle/Reason/retry`` show in the load; 0 by default (the index always answers).
         public let failureRate: Double
         /// Evaluate the rule at every fix rather than only at the fixes where it can hold: the
         /// same numbers, much slower (for checking the shortcut).
@@ -34,7 +34,7 @@ extension VirtualSwarm {
 
         /// Creates a configuration.
         ///
-        /// - Throws: ``LocationCore/ConfigurationError`` naming the parameter that is out of range.
+        /// - Throws: ``/LocationCore/ConfigurationError`` naming the parameter that is out of range.
         public init(
             players: Int, durationSeconds: Int, seed: UInt64 = 1, mix: SwarmMix = .walk, area: SwarmArea,
             starts: [Coordinate] = [], rampSeconds: Int = 60, throttle: FetchThrottle.Configuration = .game,

@@ -5,16 +5,16 @@ import MapFeature
 /// Capacity planning in virtual time: many players, each moving at 1 Hz and running the game's
 /// fetch rule, with nothing sent anywhere. The result is the load the backend would see.
 ///
-/// Each player is a compact ``VirtualPlayer`` (about 100 bytes) rather than a provider and a
-/// ``MapFeature/MapSession``; a shared loop visits players in buckets of whole seconds. The decision
-/// at a fix is MapFeature's own ``MapFeature/FetchThrottle/rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)``,
+/// Each player is a compact `VirtualPlayer` (about 100 bytes) rather than a provider and a
+/// ``/MapFeature/MapSession``; a shared loop visits players in buckets of whole seconds. The decision
+/// at a fix is MapFeature's own ``/MapFeature/FetchThrottle/rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)``,
 /// the function `FetchThrottle` itself decides with.
 ///
 /// A player's fixes come every second, but the rule can only hold at some of them: the time rule
-/// at the first whole second more than ``MapFeature/FetchThrottle/Configuration/minimumInterval``
+/// at the first whole second more than ``/MapFeature/FetchThrottle/Configuration/minimumInterval``
 /// after the last fetch, and the distance rule only once the path travelled since the last fetch
 /// (an upper bound of the great-circle distance from it) can exceed
-/// ``MapFeature/FetchThrottle/Configuration/minimumDistance``. The loop evaluates the rule at
+/// ``/MapFeature/FetchThrottle/Configuration/minimumDistance``. The loop evaluates the rule at
 /// those fixes and skips the others, which provably do not fetch; with
 /// ``Configuration/evaluatesEveryFix`` it evaluates every one, and the numbers are the same.
 ///
@@ -43,7 +43,7 @@ public struct VirtualSwarm: Sendable {
     /// Runs the swarm, and asks `answers.index` for the places of every fetch of the first
     /// `answers.players` players, so ``SwarmLoad/answerSizes`` shows how big the answers are.
     ///
-    /// - Throws: ``LocationIndex/IndexError`` when a query fails.
+    /// - Throws: ``/LocationIndex/IndexError`` when a query fails.
     public func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
         let count = max(1, min(shards, configuration.players))
         let configuration = self.configuration
@@ -213,7 +213,7 @@ public struct VirtualSwarm: Sendable {
 extension VirtualSwarm {
     /// Player `index`'s position at each of its fixes, from the second it opens the app to the
     /// end of the run: the fixes the rule is applied to (for checking the loop against
-    /// ``MapFeature/MapSession``, and for drawing).
+    /// ``/MapFeature/MapSession``, and for drawing).
     public func track(ofPlayer index: Int) -> [(second: Int, coordinate: Coordinate)] {
         let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
         var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)

@@ -20,7 +20,7 @@ public struct EmulatorConsole: FixSink {
         /// How long to wait for the console's answer to anything before giving up on the connection.
         public var replyTimeout: Duration
 
-        /// - Throws: ``LocationCore/ConfigurationError`` naming `port` or `replyTimeout`.
+        /// - Throws: ``/LocationCore/ConfigurationError`` naming `port` or `replyTimeout`.
         public init(host: String = "127.0.0.1", port: Int, tokenFile: String, replyTimeout: Duration = .seconds(5))
             throws(ConfigurationError)
         {

@@ -82,7 +82,7 @@ public struct FixForwarder<C: Clock>: Sendable where C.Duration == Duration {
     private let clock: C
     private let onEvent: @Sendable (Event) -> Void
 
-    /// - Throws: ``LocationCore/ConfigurationError`` (`minimumInterval`) for a negative interval.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (`minimumInterval`) for a negative interval.
     public init(
         sink: any FixSink, minimumInterval: Duration, backoff: Backoff, clock: C,
         onEvent: @escaping @Sendable (Event) -> Void = { _ in }

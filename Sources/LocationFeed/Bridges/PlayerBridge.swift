@@ -9,7 +9,7 @@ public struct PlayerBridge<C: Clock>: Service where C.Duration == Duration {
     private let hub: PlayerHub
     private let forwarder: FixForwarder<C>
 
-    /// - Throws: ``LocationCore/ConfigurationError`` (`player`) when the hub has no such player.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (`player`) when the hub has no such player.
     public init(player: String, hub: PlayerHub, forwarder: FixForwarder<C>) throws(ConfigurationError) {
         guard hub.devices.contains(where: { $0.name == player }) else {
             throw ConfigurationError(

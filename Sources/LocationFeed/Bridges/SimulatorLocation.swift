@@ -19,7 +19,7 @@ public struct SimulatorLocation: FixSink {
         /// How long one `simctl` may take before it is stopped and the fix counts as failed.
         public var timeout: Duration
 
-        /// - Throws: ``LocationCore/ConfigurationError`` naming `device` or `timeout`.
+        /// - Throws: ``/LocationCore/ConfigurationError`` naming `device` or `timeout`.
         public init(device: String, executable: String = "/usr/bin/xcrun", timeout: Duration = .seconds(10))
             throws(ConfigurationError)
         {

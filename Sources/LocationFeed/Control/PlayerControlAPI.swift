@@ -57,7 +57,7 @@ public final class PlayerControlAPI: Sendable {
         public var loops: Bool
     }
 
-    /// Makes a player from a ``Creation``; throws ``LocationCore/ConfigurationError`` naming the field to blame.
+    /// Makes a player from a ``Creation``; throws ``/LocationCore/ConfigurationError`` naming the field to blame.
     public typealias Factory = @Sendable (Creation) throws(ConfigurationError) -> FeedPlayer
 
     /// The largest body read (a GPX track).

@@ -85,7 +85,7 @@ final class PlayerTransport: Sendable {
 
     /// Applies a command; the runner picks it up at once.
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` naming the field (`speed`, `offset`,
+    /// - Throws: ``/LocationCore/ConfigurationError`` naming the field (`speed`, `offset`,
     ///   `fraction`) for a value out of range or a seek the path cannot take.
     func apply(_ command: PlayerCommand) throws(ConfigurationError) {
         let now = elapsed()

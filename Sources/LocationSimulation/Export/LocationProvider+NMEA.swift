@@ -12,7 +12,7 @@ extension LocationProvider {
     ///
     /// - Parameters:
     ///   - path: Where to write.
-    ///   - options: The sentences, talker, accuracy model and line ending (``NMEAWriter/Options``).
+    ///   - options: The sentences, talker, accuracy model and line ending (``/NMEAFormat/NMEAWriter/Options``).
     ///   - limit: Read at most this many fixes (≥ 0), or `nil` for the whole stream (which must end).
     /// - Returns: The number of fixes written.
     /// - Throws: `NMEAError` for a fix NMEA cannot express (naming the property),

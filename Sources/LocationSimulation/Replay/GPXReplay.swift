@@ -6,7 +6,7 @@ public import Foundation
 import GPXFormat
 public import LocationCore
 
-/// Plays a GPX track, route or waypoint list as a stream of ``LocationCore/Fix`` on an injected clock.
+/// Plays a GPX track, route or waypoint list as a stream of ``/LocationCore/Fix`` on an injected clock.
 ///
 /// **Timing.** With recorded `<time>`s, ``Pacing/timed(speedFactor:)`` delivers each fix when its
 /// offset from the first, divided by the speed factor, has passed on the clock; ``Pacing/virtual``
@@ -70,7 +70,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         public var onEvent: (@Sendable (ReplayEvent) -> Void)?
         /// Metres of horizontal accuracy per unit of a point's `<hdop>` (finite, > 0), or `nil`
         /// (the default) to leave accuracies unknown: HDOP is not a distance without a receiver
-        /// model. `locsim` gives gpsd's own (``NMEAFormat/NMEAAccuracyModel/gpsd``), so an
+        /// model. `locsim` gives gpsd's own (``/NMEAFormat/NMEAAccuracyModel/gpsd``), so an
         /// accuracy recorded as HDOP reads back as the accuracy it was.
         public var horizontalAccuracyPerHDOP: Double?
 

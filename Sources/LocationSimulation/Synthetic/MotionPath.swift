@@ -1,7 +1,7 @@
 public import LocationCore
 
 /// Where a synthetic mover goes. Positions are computed on the sphere of
-/// ``LocationCore/Sphere/radius`` (great circles, small circles), like the rest of the hot-path
+/// ``/LocationCore/Sphere/radius`` (great circles, small circles), like the rest of the hot-path
 /// geodesy.
 public struct MotionPath: Sendable, Hashable {
     enum Kind: Sendable, Hashable {

@@ -5,7 +5,7 @@ public import Foundation
 #endif
 public import LocationCore
 
-/// A seeded synthetic mover delivered as a stream of ``LocationCore/Fix``: standing still, a line,
+/// A seeded synthetic mover delivered as a stream of ``/LocationCore/Fix``: standing still, a line,
 /// a route, a circle or a random walk, at a constant speed or a walk/run/cycle/drive profile.
 ///
 /// Fix `k` describes the mover `k / rate` seconds after the start and, with

@@ -2,8 +2,8 @@
 public import CoreLocation
 public import LocationCore
 
-/// The device's location as a ``LocationCore/LocationProvider``: CoreLocation's live updates
-/// (`CLLocationUpdate.liveUpdates()`), each turned into a ``LocationCore/Fix``.
+/// The device's location as a ``/LocationCore/LocationProvider``: CoreLocation's live updates
+/// (`CLLocationUpdate.liveUpdates()`), each turned into a ``/LocationCore/Fix``.
 ///
 /// Only on Apple platforms. The app asks for location permission as usual; updates without a
 /// location are skipped, and a location CoreLocation marks invalid (negative horizontal accuracy,
@@ -38,7 +38,7 @@ public struct CoreLocationProvider: LocationProvider {
 }
 
 extension Fix {
-    /// The fix a `CLLocation` describes (source ``LocationCore/FixSource/coreLocation``).
+    /// The fix a `CLLocation` describes (source ``/LocationCore/FixSource/coreLocation``).
     ///
     /// CoreLocation's "invalid" markers become `nil`: a negative vertical accuracy drops the
     /// altitude (so the fix is 2D), negative speed and course are dropped. A negative horizontal

@@ -38,7 +38,7 @@ public struct EncounterTracker: Sendable, Hashable {
     private var cells: PlaceCells
 
     /// - Parameter reach: Metres, > 0 and finite (the game's default is 40 m).
-    /// - Throws: ``LocationCore/ConfigurationError`` naming `reach` otherwise.
+    /// - Throws: ``/LocationCore/ConfigurationError`` naming `reach` otherwise.
     public init(reach: Double = 40) throws(ConfigurationError) {
         guard reach.isFinite, reach > 0 else {
             throw ConfigurationError(parameter: "reach", "must be a finite number of metres > 0, got \(reach)")

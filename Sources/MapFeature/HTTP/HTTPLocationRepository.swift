@@ -5,7 +5,7 @@ public import FoundationNetworking
 public import LocationCore
 
 /// The game server's nearby-places endpoint, `GET {base}/locations/nearby?lat=&lng=&radius=`,
-/// as a ``LocationCore/LocationRepository``.
+/// as a ``/LocationCore/LocationRepository``.
 ///
 /// Sends `Authorization: Bearer <token>` when a token is given and `Accept: application/json`,
 /// and decodes the snake_case body described in ``NearbyLocationsResponse``. Every failure is an
@@ -47,7 +47,7 @@ public struct HTTPLocationRepository: LocationRepository {
     ///   - session: A session to use instead of the repository's own ephemeral one (whose
     ///     configuration sets both timeouts). A given session keeps its own resource timeout;
     ///     the request's idle timeout is still `timeout`.
-    /// - Throws: ``LocationCore/ConfigurationError`` naming `timeout` for a timeout ≤ 0 (a
+    /// - Throws: ``/LocationCore/ConfigurationError`` naming `timeout` for a timeout ≤ 0 (a
     ///   mistake in the caller's set-up, not a fetch failure, so not an ``AppError``).
     public init(baseURL: URL, token: String?, timeout: Duration = .seconds(10), session: URLSession? = nil)
         throws(ConfigurationError)

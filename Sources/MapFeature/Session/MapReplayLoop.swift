@@ -182,7 +182,7 @@ private struct ScheduledAnswer {
 ///
 /// ``MapReplayLoop`` asks such a repository with ``respond(center:radius:at:)`` and places the
 /// answer at the request's time plus the reported latency; any other repository is asked with
-/// ``LocationCore/LocationRepository/fetchNearby(center:radius:)`` and answers after the loop's
+/// ``/LocationCore/LocationRepository/fetchNearby(center:radius:)`` and answers after the loop's
 /// fixed latency.
 public protocol VirtualTimeRepository: LocationRepository {
     /// Answers a request sent `time` after the replay's first fix, at once.

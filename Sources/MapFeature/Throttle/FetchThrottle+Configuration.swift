@@ -32,7 +32,7 @@ extension FetchThrottle {
         /// Fixes whose horizontal accuracy is worse (larger) than this many metres are ignored (> 0).
         /// Fixes without an accuracy (GPX tracks usually have none) are accepted.
         public let maximumHorizontalAccuracy: Double
-        /// How failures back off (its ``LocationCore/Backoff/maximumAttempts`` is not used: fetches
+        /// How failures back off (its ``/LocationCore/Backoff/maximumAttempts`` is not used: fetches
         /// are retried for as long as fixes keep coming).
         public let retry: Backoff
 
@@ -46,7 +46,7 @@ extension FetchThrottle {
         ///   - radius: Metres, finite and > 0. Default 5,000.
         ///   - maximumHorizontalAccuracy: Metres, > 0 (may be infinite to accept every fix). Default 100.
         ///   - retry: The back-off. Default ``standardRetry``.
-        /// - Throws: ``LocationCore/ConfigurationError`` naming the parameter.
+        /// - Throws: ``/LocationCore/ConfigurationError`` naming the parameter.
         public init(
             minimumDistance: Double = 100,
             minimumInterval: Duration = .seconds(30),

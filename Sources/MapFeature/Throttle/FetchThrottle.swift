@@ -16,12 +16,12 @@ public import LocationCore
 /// Time is the fix's own timestamp, never a clock, so a replay behaves exactly like the phone
 /// did. Times are compared at whole microseconds, so `…:00.300Z` and `…:30.300Z` are exactly 30 s
 /// apart even though the two `Date`s' doubles are not. Distances are great-circle metres
-/// (``LocationCore/Coordinate/distance(to:)``).
+/// (``/LocationCore/Coordinate/distance(to:)``).
 ///
 /// A poor fix (no position, or a horizontal accuracy worse than
 /// ``Configuration/maximumHorizontalAccuracy``) never fetches and never moves the anchor.
 /// After a failed fetch, fetches pause for an exponential back-off (``Configuration/retry``, a
-/// ``LocationCore/Backoff``: 1, 2, 4 … capped at 30 s, shortened by seeded jitter), counted from
+/// ``/LocationCore/Backoff``: 1, 2, 4 … capped at 30 s, shortened by seeded jitter), counted from
 /// the failure; a success resets it.
 ///
 /// The throttle has no clock and no `async`: the caller tells it what happened with
@@ -52,7 +52,7 @@ public struct FetchThrottle: Sendable, Hashable {
 
     /// Why a fix cannot be used.
     public enum Rejection: Sendable, Hashable, CustomStringConvertible {
-        /// No position: ``LocationCore/FixMode/noFix`` or no coordinate.
+        /// No position: ``/LocationCore/FixMode/noFix`` or no coordinate.
         case noPosition
         /// Horizontal accuracy worse than the threshold, negative (CoreLocation's "invalid") or
         /// not finite; the value in metres.

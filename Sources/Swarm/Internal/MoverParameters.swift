@@ -7,7 +7,7 @@ struct MoverParameters: Sendable {
     let meanSpeed: Double
     /// Spread of a leg's speed around the mean, m/s.
     let speedSigma: Double
-    /// The fastest a leg can go: mean + 4σ, as ``LocationSimulation/SpeedProfile`` clamps.
+    /// The fastest a leg can go: mean + 4σ, as ``/LocationSimulation/SpeedProfile`` clamps.
     let maximumSpeed: Double
     /// Mean seconds of motion between stops, or infinity for none.
     let meanStopInterval: Double
@@ -15,7 +15,7 @@ struct MoverParameters: Sendable {
     let stopDuration: ClosedRange<Double>
 
     /// Moving legs last 10 … 60 s; the heading turns by a Gaussian of ``turnSigma`` per √s between them
-    /// (15° by default, ``LocationSimulation/MotionPath/randomWalk(from:turnSigma:within:)``'s default).
+    /// (15° by default, ``/LocationSimulation/MotionPath/randomWalk(from:turnSigma:within:)``'s default).
     static let legSeconds: ClosedRange<Int32> = 10...60
     /// Degrees per √s.
     let turnSigma: Double

@@ -11,7 +11,7 @@ public import MapFeature
 /// ``SwarmTransport``; tests drive it with plain numbers.
 ///
 /// Each player is the virtual mode's player (the same kind, start, opening second and random walk
-/// for the same seed, see ``VirtualSwarm``) with a real ``MapFeature/MapSession``: the app's fetch
+/// for the same seed, see ``VirtualSwarm``) with a real ``/MapFeature/MapSession``: the app's fetch
 /// rule, single-flight with coalesced follow-ups, and the back-off after a failure, exactly as
 /// `MapViewModel` runs them. Fixes come at 1 Hz of game time, each player at its own seeded
 /// offset within the second (phones are not synchronised), so the requests of players that open
@@ -19,7 +19,7 @@ public import MapFeature
 ///
 /// The schedule is one list for all players: the players sorted by offset, walked once per game
 /// second. A player whose app is not open yet is passed over; nothing is allocated per fix
-/// except what ``MapFeature/MapSession`` itself returns.
+/// except what ``/MapFeature/MapSession`` itself returns.
 ///
 /// Players chosen by ``Configuration/misbehaviour`` ignore the rule: they send a request at every
 /// fix (still one at a time), so a server's audit has something to catch.
@@ -36,7 +36,7 @@ public struct LiveSwarm: Sendable {
         /// are then not used.
         public let tracks: [SwarmTrack]
 
-        /// - Throws: ``LocationCore/ConfigurationError`` (parameter `misbehave`) when the share is out of 0…1.
+        /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `misbehave`) when the share is out of 0…1.
         public init(motion: VirtualSwarm.Configuration, misbehaviour: Double = 0, tracks: [SwarmTrack] = []) throws(ConfigurationError) {
             guard misbehaviour.isFinite, (0...1).contains(misbehaviour) else {
                 throw ConfigurationError(parameter: "misbehave", "must be between 0 and 1, got \(misbehaviour)")
@@ -145,8 +145,11 @@ public struct LiveSwarm: Sendable {
 
     /// Feeds the answer to `send` to its player, received at `micros` (game time).
     ///
-    /// - Parameter result: the number of places, or the error. Places themselves are not kept:
-    ///   the session is given an empty list (the rule does not depend on what was found).
+    /// - Parameters:
+    ///   - send: The request being answered.
+    ///   - result: the number of places, or the error. Places themselves are not kept:
+    ///     the session is given an empty list (the rule does not depend on what was found).
+    ///   - micros: When the answer arrived, in game-time microseconds.
     /// - Returns: A follow-up request to send now (one coalesced while `send` was in flight).
     public mutating func complete(_ send: Send, with result: Result<Int, AppError>, at micros: Int64) -> Send? {
         inFlight -= 1

@@ -21,7 +21,7 @@ public struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, 
     /// How long to wait for answers still in flight after the end, in clock time.
     public let drainTimeout: Duration
 
-    /// - Throws: ``LocationCore/ConfigurationError`` (parameter `speed`) when `speed` is not a finite number > 0.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `speed`) when `speed` is not a finite number > 0.
     public init(
         clock: C, speed: Double = 1, tick: Duration = .milliseconds(5), minimumStep: Duration = .milliseconds(1),
         drainTimeout: Duration = .seconds(15)
@@ -39,7 +39,10 @@ public struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, 
     /// Runs the swarm to its end (or until the task is cancelled: the statistics so far, marked
     /// ``LiveSwarmStats/interrupted``).
     ///
-    /// - Parameter second: Called with each wall-clock second as it closes (progress lines).
+    /// - Parameters:
+    ///   - swarm: The players.
+    ///   - transport: Where their requests go.
+    ///   - second: Called with each wall-clock second as it closes (progress lines).
     public func run(
         _ swarm: LiveSwarm, transport: some SwarmTransport, second: (LiveSwarmStats.Second, LiveSwarmStats) -> Void = { _, _ in }
     ) async -> LiveSwarmStats {

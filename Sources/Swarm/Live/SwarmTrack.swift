@@ -16,7 +16,7 @@ public struct SwarmTrack: Sendable, Hashable {
 
     /// Resamples timed points at 1 Hz.
     ///
-    /// - Throws: ``LocationCore/ConfigurationError`` (parameter `tracks`, naming the track) when
+    /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `tracks`, naming the track) when
     ///   fewer than two points have times, or a time goes backwards, or it lasts over 7 days.
     public init(name: String, points: [(time: Date, coordinate: Coordinate)]) throws(ConfigurationError) {
         guard points.count >= 2, let first = points.first?.time, let last = points.last?.time, last > first else {
