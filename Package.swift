@@ -47,6 +47,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `swift package generate-documentation` (scripts/docs.sh); a command plugin, so no product
+        // of the package links it and no build of locsim compiles it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: Libraries
