@@ -47,9 +47,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // `swift package generate-documentation` (scripts/docs.sh); a command plugin, so no product
-        // of the package links it and no build of locsim compiles it.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: Libraries
@@ -248,6 +245,13 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "HelloServer", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/HelloServer", swiftSettings: strict),
     ]
+}
+
+// MARK: Documentation (scripts/docs.sh sets LOCSIM_DOCS=1)
+// swift-docc-plugin for `swift package generate-documentation`: a development tool, so an app that
+// depends on locsim neither resolves nor downloads it.
+if Context.environment["LOCSIM_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }
 
 // MARK: Fuzzing (scripts/fuzz.sh sets LOCSIM_FUZZ=1)

@@ -17,6 +17,8 @@ while IFS= read -r name; do targets+=(--target "$name"); done < <(
   sed -n 's/^ *\.library(name: "\([A-Za-z0-9_]*\)".*/\1/p' Package.swift)
 [ ${#targets[@]} -gt 0 ] || { echo "docs: no .library products found in Package.swift" >&2; exit 1; }
 
+# The plugin is a dependency only when LOCSIM_DOCS is set (Package.swift), as a development tool.
+export LOCSIM_DOCS=1
 out=.build/docs
 mkdir -p "$out"
 log=$(mktemp)
