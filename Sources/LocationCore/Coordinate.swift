@@ -103,7 +103,7 @@ public struct CoordinateError: Error, Sendable, Hashable, CustomStringConvertibl
     public let component: Component
     public let value: Double
 
-    public init(_ code: Code, component: Component, value: Double) {
+    init(_ code: Code, component: Component, value: Double) {
         self.code = code
         self.component = component
         self.value = value

@@ -23,7 +23,7 @@ let degreesToRadians = Double.pi / 180
 let radiansToDegrees = 180 / Double.pi
 
 /// Wraps any finite longitude into −180..<180.
-public func normalizedLongitude(_ degrees: Double) -> Double {
+package func normalizedLongitude(_ degrees: Double) -> Double {
     var value = degrees.truncatingRemainder(dividingBy: 360)
     if value < -180 { value += 360 } else if value >= 180 { value -= 360 }
     return value
@@ -31,7 +31,7 @@ public func normalizedLongitude(_ degrees: Double) -> Double {
 
 /// Wraps any finite course or bearing into 0..<360 degrees. A tiny negative value, which
 /// `+ 360` would round to exactly 360, becomes 0.
-public func normalizedCourse(_ degrees: Double) -> Double {
+package func normalizedCourse(_ degrees: Double) -> Double {
     let value = degrees.truncatingRemainder(dividingBy: 360)
     let positive = value < 0 ? value + 360 : value
     return positive >= 360 ? 0 : positive
@@ -169,7 +169,7 @@ public struct HaversineOrigin: Sendable {
     /// to a few hundred kilometres) the same operations run on four lanes, which the processor
     /// overlaps; otherwise each lane takes the one-point path.
     @inlinable
-    public func distances(toLatitudes latitude: SIMD4<Double>, longitudes longitude: SIMD4<Double>) -> SIMD4<Double> {
+    package func distances(toLatitudes latitude: SIMD4<Double>, longitudes longitude: SIMD4<Double>) -> SIMD4<Double> {
         typealias Series = HaversineSeries
         let halfDPhi = (latitude * Series.degreesToRadians - phi) / 2
         let halfDLambda = (longitude - coordinate.longitude) * Series.degreesToRadians / 2

@@ -91,7 +91,7 @@ public struct Backoff: Sendable, Hashable {
 
     /// ``delay(afterFailures:randomUnit:)`` in whole microseconds, for callers that keep time
     /// as microsecond counts.
-    public func delayMicroseconds(afterFailures failures: Int, randomUnit: Double = 0) -> Int64 {
+    package func delayMicroseconds(afterFailures failures: Int, randomUnit: Double = 0) -> Int64 {
         let initial = Double(initialDelay.wholeMicroseconds)
         let cap = Double(maximumDelay.wholeMicroseconds)
         // The power overflows to +inf for long outages; min() then caps it.
@@ -125,7 +125,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong with its value.
     public var message: String
 
-    public init(parameter: String, _ message: String) {
+    package init(parameter: String, _ message: String) {
         self.parameter = parameter
         self.message = message
     }
