@@ -62,7 +62,7 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong, in words.
     public let message: String
 
-    public init(_ code: Code, file: String?, line: Int, column: Int, message: String) {
+    init(_ code: Code, file: String?, line: Int, column: Int, message: String) {
         self.code = code
         self.file = file
         self.line = line

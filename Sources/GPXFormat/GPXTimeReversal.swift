@@ -26,7 +26,7 @@ public struct GPXTimeReversal: Sendable, Hashable, CustomStringConvertible {
     /// The latest time before it.
     public var latestTime: Date
 
-    public init(kind: GPXPointKind, file: String?, line: Int, column: Int, time: Date, latestTime: Date) {
+    init(kind: GPXPointKind, file: String?, line: Int, column: Int, time: Date, latestTime: Date) {
         self.kind = kind
         self.file = file
         self.line = line
