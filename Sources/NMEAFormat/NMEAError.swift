@@ -100,7 +100,7 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
     public let sentence: String
 
     /// Creates an error. Library code fills every location it knows.
-    public init(
+    init(
         _ code: Code, message: String, source: String? = nil, line: Int? = nil, column: Int? = nil,
         field: Int? = nil, sentence: String = ""
     ) {

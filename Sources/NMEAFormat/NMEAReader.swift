@@ -99,7 +99,7 @@ public struct NMEAReader: Sendable {
         public var totalSkipped: Int { skipped.values.reduce(0, +) }
 
         /// Empty statistics (all counts zero).
-        public init() {}
+        init() {}
     }
 
     /// The options the reader was created with.

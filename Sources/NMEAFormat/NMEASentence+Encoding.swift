@@ -2,6 +2,9 @@ internal import LocationCore
 
 /// The number of decimals this module writes for each kind of field, and so the precision of
 /// a ``/LocationCore/Fix`` → sentences → ``/LocationCore/Fix`` round trip (half a unit of the last digit).
+///
+/// Public so that callers comparing round-tripped fixes can derive their tolerances from it, as
+/// this package's own round-trip tests do.
 public enum NMEAPrecision {
     /// Minutes of latitude and longitude: `ddmm.mmmmm` / `dddmm.mmmmm`. One unit is 10⁻⁵′ =
     /// 1.67 × 10⁻⁷° ≈ 1.85 cm of latitude; a round trip is within half of that.

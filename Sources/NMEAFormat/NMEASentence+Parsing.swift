@@ -113,7 +113,7 @@ enum SentenceParser {
         guard isUpper(s[1]), isUpper(s[2]) else {
             throw fail(.malformedField, "the talker must be two upper-case letters", column: 2, field: 0)
         }
-        let talker = NMEATalker(validated: string(s, 1..<3))
+        let talker = NMEATalker(unchecked: string(s, 1..<3))
         let type = (s[3], s[4], s[5])
         let f = Fields(s: s, ranges: fields)
         switch type {

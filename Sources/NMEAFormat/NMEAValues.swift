@@ -20,10 +20,8 @@ public struct NMEATalker: RawRepresentable, Sendable, Hashable, CustomStringConv
         self.rawValue = rawValue
     }
 
-    private init(unchecked: String) { rawValue = unchecked }
-
-    /// For two letters the parser has already checked.
-    init(validated: String) { rawValue = validated }
+    /// For two letters already checked: the constants below, and the parser's talker field.
+    init(unchecked: String) { rawValue = unchecked }
 
     /// `GP`: GPS (and, on older receivers, any GNSS).
     public static let gps = NMEATalker(unchecked: "GP")
