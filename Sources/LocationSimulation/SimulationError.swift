@@ -56,7 +56,7 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A sentence saying what was expected.
     public let message: String
 
-    public init(_ code: Code, parameter: String, message: String) {
+    init(_ code: Code, parameter: String, message: String) {
         self.code = code
         self.parameter = parameter
         self.message = message

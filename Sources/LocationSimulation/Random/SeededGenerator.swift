@@ -19,14 +19,16 @@ import LocationCore
 /// var a = SeededGenerator(seed: 42), b = SeededGenerator(seed: 42)
 /// a.next() == b.next()   // true, forever
 /// ```
-public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
+///
+/// Package access: the random source behind `SyntheticMotion` and `NoiseModel` (apps choose a seed, not a generator).
+package struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     private var s0: UInt64, s1: UInt64, s2: UInt64, s3: UInt64
 
     /// Creates a generator whose whole future is determined by `seed`.
     ///
     /// The four words of state are filled by SplitMix64 from `seed` (as the xoshiro authors
     /// recommend), so seeds 0, 1, 2… give unrelated streams and the state is never all zero.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var splitMix = SplitMix64(seed: seed)
         s0 = splitMix.next()
         s1 = splitMix.next()
@@ -35,7 +37,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// The next 64 random bits (xoshiro256**).
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
         let t = s1 << 17
         s2 ^= s0
@@ -48,12 +50,12 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A uniform double in [0, 1): the top 53 bits scaled by 2⁻⁵³.
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1p-53
     }
 
     /// A uniform double in `range`.
-    public mutating func nextDouble(in range: ClosedRange<Double>) -> Double {
+    package mutating func nextDouble(in range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * nextUnit()
     }
 
@@ -61,7 +63,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     ///
     /// Each call consumes two 64-bit words and uses the cosine branch only, so the stream position
     /// never depends on a cached second value.
-    public mutating func nextGaussian() -> Double {
+    package mutating func nextGaussian() -> Double {
         // 1 - u lies in (0, 1], so the logarithm is finite.
         let u1 = 1 - nextUnit()
         let u2 = nextUnit()
@@ -70,7 +72,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 
     /// Derives an independent generator for a sub-stream (noise vs. motion), so adding draws to one
     /// does not shift the other.
-    public mutating func split() -> SeededGenerator {
+    package mutating func split() -> SeededGenerator {
         SeededGenerator(seed: next())
     }
 }

@@ -47,7 +47,7 @@ public struct ReplayGap: Sendable, Hashable, CustomStringConvertible {
     /// Why it is a gap.
     public var reason: Reason
 
-    public init(position: ReplayPointPosition, start: Date, end: Date, reason: Reason) {
+    init(position: ReplayPointPosition, start: Date, end: Date, reason: Reason) {
         self.position = position
         self.start = start
         self.end = end
@@ -71,7 +71,7 @@ public struct ReplayAnomaly: Sendable, Hashable, CustomStringConvertible {
     /// The latest time delivered before it.
     public var latestTime: Date
 
-    public init(position: ReplayPointPosition, time: Date, latestTime: Date) {
+    init(position: ReplayPointPosition, time: Date, latestTime: Date) {
         self.position = position
         self.time = time
         self.latestTime = latestTime

@@ -75,7 +75,7 @@ public struct ReplayPointPosition: Sendable, Hashable, Comparable, CustomStringC
     /// 0-based index of the point within its segment.
     public var index: Int
 
-    public init(kind: ReplayPath.Kind, segment: Int, index: Int) {
+    package init(kind: ReplayPath.Kind, segment: Int, index: Int) {
         self.kind = kind
         self.segment = segment
         self.index = index
