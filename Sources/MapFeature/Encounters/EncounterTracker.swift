@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 
 /// Decides when the player meets a place on the map: the game's "encounter".
 ///
@@ -20,17 +20,19 @@ public import LocationCore
 /// tracker.places = placesOnMap          // when the map changes
 /// let met = tracker.update(position: fix.coordinate!)
 /// ```
-public struct EncounterTracker: Sendable, Hashable {
+///
+/// Package access: `locsim replay`'s encounter report and the map benchmark use it; not part of MapFeature's API.
+package struct EncounterTracker: Sendable, Hashable {
     /// One encounter.
-    public struct Encounter: Sendable, Hashable {
+    package struct Encounter: Sendable, Hashable {
         /// The place met.
-        public var place: Place
+        package var place: Place
         /// Spherical distance from the player, in metres (≤ reach).
-        public var distance: Double
+        package var distance: Double
     }
 
     /// Reach in metres, > 0.
-    public let reach: Double
+    package let reach: Double
     /// Disarmed places (met, not yet left beyond twice the reach), with where they are, so they
     /// re-arm even after leaving the map.
     private var disarmed: [String: Coordinate] = [:]
@@ -39,7 +41,7 @@ public struct EncounterTracker: Sendable, Hashable {
 
     /// - Parameter reach: Metres, > 0 and finite (the game's default is 40 m).
     /// - Throws: ``/LocationCore/ConfigurationError`` naming `reach` otherwise.
-    public init(reach: Double = 40) throws(ConfigurationError) {
+    package init(reach: Double = 40) throws(ConfigurationError) {
         guard reach.isFinite, reach > 0 else {
             throw ConfigurationError(parameter: "reach", "must be a finite number of metres > 0, got \(reach)")
         }
@@ -52,7 +54,7 @@ public struct EncounterTracker: Sendable, Hashable {
     /// Setting it takes time in proportion to the number of places (they are bucketed by
     /// position), so set it when the map changes, not at every fix. It does not touch which
     /// places are disarmed.
-    public var places: [Place] {
+    package var places: [Place] {
         get { cells.places }
         set { cells = PlaceCells(newValue, reach: reach) }
     }
@@ -63,7 +65,7 @@ public struct EncounterTracker: Sendable, Hashable {
     /// same places while measuring only those that can be within reach.
     ///
     /// - Returns: The places met at this position, nearest first (ties by id).
-    public mutating func update(position: Coordinate, places: some Sequence<Place>) -> [Encounter] {
+    package mutating func update(position: Coordinate, places: some Sequence<Place>) -> [Encounter] {
         // One prepared origin for every place on the map (bit-identical to distance(to:)).
         let origin = HaversineOrigin(position)
         rearm(around: origin)
@@ -83,7 +85,7 @@ public struct EncounterTracker: Sendable, Hashable {
     /// encounters are identical to `update(position: position, places: places)`.
     ///
     /// - Returns: The places met at this position, nearest first (ties by id).
-    public mutating func update(position: Coordinate) -> [Encounter] {
+    package mutating func update(position: Coordinate) -> [Encounter] {
         let origin = HaversineOrigin(position)
         rearm(around: origin)
         let reach = self.reach
@@ -119,5 +121,5 @@ public struct EncounterTracker: Sendable, Hashable {
     }
 
     /// Whether `placeID` is waiting to be re-armed.
-    public func isDisarmed(_ placeID: String) -> Bool { disarmed[placeID] != nil }
+    package func isDisarmed(_ placeID: String) -> Bool { disarmed[placeID] != nil }
 }

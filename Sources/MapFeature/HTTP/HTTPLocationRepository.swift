@@ -8,7 +8,7 @@ public import LocationCore
 /// as a ``/LocationCore/LocationRepository``.
 ///
 /// Sends `Authorization: Bearer <token>` when a token is given and `Accept: application/json`,
-/// and decodes the snake_case body described in ``NearbyLocationsResponse``. Every failure is an
+/// and decodes the snake_case body described in `NearbyLocationsResponse` (package access: this repository and `locsim serve` share it). Every failure is an
 /// ``AppError`` that names the endpoint:
 ///
 /// | what happened | code |
@@ -101,7 +101,7 @@ public struct HTTPLocationRepository: LocationRepository {
     ///
     /// - Throws: ``AppError`` (``AppError/Code/validation``, parameter `baseURL`) when the base
     ///   URL cannot carry a query.
-    public func makeRequest(center: Coordinate, radius: Double) throws(AppError) -> URLRequest {
+    package func makeRequest(center: Coordinate, radius: Double) throws(AppError) -> URLRequest {
         let url = baseURL.appendingPathComponent("locations").appendingPathComponent("nearby")
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             throw .validation("base URL \(baseURL) cannot take a path and a query", parameter: "baseURL")

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// The body of `GET /locations/nearby`: snake_case JSON, mapped with explicit `CodingKeys`.
 ///
@@ -17,21 +17,23 @@ public import LocationCore
 /// `id` may be a string or an integer; `location_type` and `level` are optional. A latitude or
 /// longitude out of range fails decoding with the path of the offending element
 /// (`locations[3].lat`).
-public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
+///
+/// Package access: the wire form shared by `HTTPLocationRepository` (decoding) and `locsim serve` (encoding).
+package struct NearbyLocationsResponse: Sendable, Hashable, Codable {
     /// One place on the wire.
-    public struct Location: Sendable, Hashable, Codable {
+    package struct Location: Sendable, Hashable, Codable {
         /// `id`: a string, or an integer on the wire.
-        public var id: String
+        package var id: String
         /// `name`.
-        public var name: String
+        package var name: String
         /// `lat`, degrees −90…90.
-        public private(set) var latitude: Double
+        package private(set) var latitude: Double
         /// `lng`, degrees −180…180.
-        public private(set) var longitude: Double
+        package private(set) var longitude: Double
         /// `location_type`, optional.
-        public var locationType: String?
+        package var locationType: String?
         /// `level`, optional.
-        public var level: Int?
+        package var level: Int?
 
         enum CodingKeys: String, CodingKey {
             case id, name, level
@@ -44,7 +46,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         ///
         /// - Throws: `CoordinateError` naming the latitude or longitude when it is not a valid
         ///   WGS-84 coordinate (the same check decoding makes).
-        public init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil)
+        package init(id: String, name: String, latitude: Double, longitude: Double, locationType: String? = nil, level: Int? = nil)
             throws(CoordinateError)
         {
             _ = try Coordinate(latitude: latitude, longitude: longitude)
@@ -57,7 +59,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         }
 
         /// The wire form of a place (an empty kind is left out).
-        public init(_ place: Place) {
+        package init(_ place: Place) {
             id = place.id
             name = place.name
             latitude = place.coordinate.latitude
@@ -67,7 +69,7 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
         }
 
         /// Decodes one location, rejecting coordinates out of range at their key.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             do {
                 id = try container.decode(String.self, forKey: .id)
@@ -91,20 +93,20 @@ public struct NearbyLocationsResponse: Sendable, Hashable, Codable {
 
         /// The domain value (every way to make a `Location` validates its coordinate, which is
         /// read-only afterwards).
-        public var place: Place {
+        package var place: Place {
             Place(id: id, name: name, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
                   kind: locationType ?? "", level: level)
         }
     }
 
     /// The places, in the server's order.
-    public var locations: [Location]
+    package var locations: [Location]
 
     /// Creates a body.
-    public init(locations: [Location]) { self.locations = locations }
+    package init(locations: [Location]) { self.locations = locations }
 
     /// The domain values.
-    public var places: [Place] { locations.map(\.place) }
+    package var places: [Place] { locations.map(\.place) }
 }
 
 /// The message (and offending parameter) of an error body, whatever shape the server used.

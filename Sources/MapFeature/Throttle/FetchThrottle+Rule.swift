@@ -1,6 +1,7 @@
 extension FetchThrottle {
     /// The outcome of ``rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)``.
-    public enum RuleOutcome: Sendable, Hashable {
+    @usableFromInline
+    package enum RuleOutcome: Sendable, Hashable {
         /// Fetch now, for this reason.
         case fetch(Reason)
         /// Neither rule holds: `distance` metres and `elapsedMicros` since the last fetch.
@@ -27,8 +28,10 @@ extension FetchThrottle {
     ///   - lastFetchMicros: The last fetch's time, or `nil` before the first fetch.
     ///   - distance: Metres from the last fetch's centre; called at most once, and only when
     ///     there is a last fetch and no back-off.
+    ///
+    /// Package access: `FetchThrottle` and the `Swarm` module share it; apps use `decision(for:)` and `shouldFetch(center:at:)`.
     @inlinable
-    public static func rule(
+    package static func rule(
         configuration: borrowing Configuration, timeMicros: Int64, retryNotBeforeMicros: Int64?,
         lastFetchMicros: Int64?, distance: () -> Double
     ) -> RuleOutcome {

@@ -88,7 +88,7 @@ public struct FetchThrottle: Sendable, Hashable {
         /// The triggering fix's time.
         public var time: Date
         /// Creates an anchor.
-        public init(center: Coordinate, time: Date) {
+        package init(center: Coordinate, time: Date) {
             self.center = center
             self.time = time
         }
