@@ -80,7 +80,7 @@ extension SwarmLoad {
     }
 
     /// `h:mm:ss` (for other reports of swarm runs).
-    public static func clockText(_ seconds: Int) -> String { clock(seconds) }
+    package static func clockText(_ seconds: Int) -> String { clock(seconds) }
 
     /// `h:mm:ss`.
     static func clock(_ seconds: Int) -> String {

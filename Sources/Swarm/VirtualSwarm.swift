@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 public import LocationIndex
 import MapFeature
 
@@ -7,7 +7,7 @@ import MapFeature
 ///
 /// Each player is a compact `VirtualPlayer` (about 100 bytes) rather than a provider and a
 /// ``/MapFeature/MapSession``; a shared loop visits players in buckets of whole seconds. The decision
-/// at a fix is MapFeature's own ``/MapFeature/FetchThrottle/rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)``,
+/// at a fix is MapFeature's own `FetchThrottle.rule(configuration:timeMicros:retryNotBeforeMicros:lastFetchMicros:distance:)` (package access),
 /// the function `FetchThrottle` itself decides with.
 ///
 /// A player's fixes come every second, but the rule can only hold at some of them: the time rule
@@ -85,7 +85,7 @@ public struct VirtualSwarm: Sendable {
     }
 
     /// Runs the players in `range` on the calling thread.
-    public func run(players range: Range<Int>) -> SwarmLoad {
+    package func run(players range: Range<Int>) -> SwarmLoad {
         do {
             return try Self.run(players: range, configuration: configuration, answers: nil)
         } catch {
@@ -94,7 +94,7 @@ public struct VirtualSwarm: Sendable {
     }
 
     /// The bytes one player's state takes in the loop (the due lists are threaded through it).
-    public static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride }
+    package static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride }
 
     private static func run(players range: Range<Int>, configuration: Configuration, answers: AnswerSample?)
         throws(IndexError) -> SwarmLoad
@@ -214,7 +214,7 @@ extension VirtualSwarm {
     /// Player `index`'s position at each of its fixes, from the second it opens the app to the
     /// end of the run: the fixes the rule is applied to (for checking the loop against
     /// ``/MapFeature/MapSession``, and for drawing).
-    public func track(ofPlayer index: Int) -> [(second: Int, coordinate: Coordinate)] {
+    package func track(ofPlayer index: Int) -> [(second: Int, coordinate: Coordinate)] {
         let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
         var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
         var track: [(second: Int, coordinate: Coordinate)] = []

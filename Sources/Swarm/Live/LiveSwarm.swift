@@ -49,7 +49,7 @@ public struct LiveSwarm: Sendable {
 
     /// A request to send now.
     public struct Send: Sendable, Hashable {
-        /// The player's index (its `X-Player-ID` is ``LiveSwarm/playerID(_:)``).
+        /// The player's index (its `X-Player-ID` is `swarm-<index>`).
         public var player: Int
         /// What the player's session asked for; for a player ignoring the rule, a request of its
         /// own (``reason`` is `nil`).
@@ -102,20 +102,20 @@ public struct LiveSwarm: Sendable {
     }
 
     /// The `X-Player-ID` of player `index`.
-    public static func playerID(_ index: Int) -> String { "swarm-\(index)" }
+    package static func playerID(_ index: Int) -> String { "swarm-\(index)" }
 
     /// Whether player `index` ignores the rule.
-    public func misbehaves(_ index: Int) -> Bool { players[index].misbehaves }
+    func misbehaves(_ index: Int) -> Bool { players[index].misbehaves }
 
     /// The indices of the players that ignore the rule, ascending.
     public var misbehavingPlayers: [Int] { players.indices.filter { players[$0].misbehaves } }
 
     /// The second player `index` opens the app.
-    public func startSecond(of index: Int) -> Int { Int(players[index].motion.startSecond) }
+    package func startSecond(of index: Int) -> Int { Int(players[index].motion.startSecond) }
 
     /// The game time of the next fix, or `nil` when the run is over. Never later than the next
     /// fix (a player whose app is not open yet may be counted).
-    public var nextFixMicros: Int64? {
+    var nextFixMicros: Int64? {
         guard Int(second) < configuration.motion.durationSeconds, !order.isEmpty else { return nil }
         return Int64(second) * 1_000_000 + Int64(players[Int(order[cursor])].offsetMicros)
     }
@@ -198,7 +198,7 @@ public struct LiveSwarm: Sendable {
     }
 
     /// The positions player `index` is at from the second it opens the app to the end.
-    public func path(ofPlayer index: Int) -> [Coordinate] {
+    package func path(ofPlayer index: Int) -> [Coordinate] {
         var copy = self
         return (players[index].motion.startSecond..<Int32(configuration.motion.durationSeconds)).map { copy.position(of: index, at: $0) }
     }

@@ -61,7 +61,7 @@ public struct LiveSwarmStats: Sendable {
     private var current = Second(second: 0)
     private var window = LogHistogram()
 
-    public init() {}
+    init() {}
 
     /// Requests started, all kinds.
     public var totalRequests: Int { requests.reduce(0, +) }
