@@ -1,50 +1,52 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// The JSON reports of gpsd's protocol (gpsd_json(5), protocol 3.14, as gpsd 3.22 writes them):
 /// members in gpsd's order, numbers with gpsd's decimals, no `null`s (an unknown value is left
 /// out), each report one line ending in CR LF and far below the 4,096-byte limit
 /// (`GPS_JSON_RESPONSE_MAX`). Only members libgps 3.22 knows are written: its parser refuses
 /// a report with any other.
-public enum GPSDReport {
+///
+/// Package access: the wire format behind `GPSDFeedServer` and `PlayerHub`; clients read it with any gpsd client.
+package enum GPSDReport {
     /// The protocol version spoken: 3.14, gpsd 3.22's.
-    public static let protocolMajor = 3
-    public static let protocolMinor = 14
+    package static let protocolMajor = 3
+    package static let protocolMinor = 14
     /// The longest report line gpsd_json(5) allows, terminator included (`GPS_JSON_RESPONSE_MAX`).
-    public static let maximumLineLength = 4096
+    package static let maximumLineLength = 4096
     /// How many devices a `DEVICES` or `POLL` report names at most: libgps keeps no more
     /// (`MAXUSERDEVS`) and fails on a longer list.
-    public static let maximumDevicesPerReport = 4
+    package static let maximumDevicesPerReport = 4
     /// Metres of vertical error per unit of VDOP in gpsd's error model (19 m per HDOP horizontally).
-    public static let verticalRangeError = 23.0
+    package static let verticalRangeError = 23.0
     /// Metres of horizontal error per unit of HDOP in gpsd's error model.
-    public static let horizontalRangeError = 19.0
+    package static let horizontalRangeError = 19.0
     /// The time uncertainty gpsd reports for a receiver's NMEA time (10 ms resolution): 0.005 s.
-    public static let timeError = 0.005
+    package static let timeError = 0.005
 
     /// `VERSION`, sent on connect and for `?VERSION;`.
-    public static func version(release: String, revision: String) -> String {
+    package static func version(release: String, revision: String) -> String {
         "{\"class\":\"VERSION\",\"release\":\(JSONText.quoted(release)),\"rev\":\(JSONText.quoted(revision)),"
             + "\"proto_major\":\(protocolMajor),\"proto_minor\":\(protocolMinor)}\r\n"
     }
 
     /// `ERROR` with a message (cut so the line stays within the limit).
-    public static func error(_ message: String) -> String {
+    package static func error(_ message: String) -> String {
         "{\"class\":\"ERROR\",\"message\":\(JSONText.quoted(String(message.prefix(200))))}\r\n"
     }
 
     /// One `DEVICE` object (without line end), as in `DEVICES`.
-    public static func deviceObject(path: String, activated: Date) -> String {
+    package static func deviceObject(path: String, activated: Date) -> String {
         "{\"class\":\"DEVICE\",\"path\":\(JSONText.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
     }
 
     /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
     /// each further one (gpsd announces a device that appears the same way).
-    public static func devices(_ list: [(path: String, activated: Date)]) -> String {
+    package static func devices(_ list: [(path: String, activated: Date)]) -> String {
         let head = list.prefix(maximumDevicesPerReport).map { deviceObject(path: $0.path, activated: $0.activated) }
         var text = "{\"class\":\"DEVICES\",\"devices\":[" + head.joined(separator: ",") + "]}\r\n"
         for device in list.dropFirst(maximumDevicesPerReport) {
@@ -54,7 +56,7 @@ public enum GPSDReport {
     }
 
     /// `WATCH`: the client's watch settings as they now stand.
-    public static func watch(_ watch: GPSDWatch) -> String {
+    package static func watch(_ watch: GPSDWatch) -> String {
         var text =
             "{\"class\":\"WATCH\",\"enable\":\(watch.enable),\"json\":\(watch.json),\"nmea\":\(watch.nmea),"
             + "\"raw\":\(watch.raw),\"scaled\":\(watch.scaled),\"timing\":\(watch.timing),\"split24\":\(watch.split24),"
@@ -67,7 +69,7 @@ public enum GPSDReport {
     ///
     /// Mode 1 (no fix) carries only the time. Accuracy: `eph` is the fix's horizontal accuracy,
     /// `epx` = `epy` = eph / √2 (a circular error split over two axes), `epv` the vertical one.
-    public static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
+    package static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
         var text = "{\"class\":\"TPV\",\"device\":\(JSONText.quoted(device)),\"mode\":\(mode(of: fix))"
         text += ",\"time\":\"\(timestamp(fix.time))\",\"ept\":\(fixed(timeError, 3))"
         guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
@@ -94,7 +96,7 @@ public enum GPSDReport {
 
     /// A `SKY` object (without line end): the player's satellites at the fix's time and DOPs
     /// that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
-    public static func skyObject(device: String, fix: Fix, sky: SkyModel) -> String {
+    package static func skyObject(device: String, fix: Fix, sky: SkyModel) -> String {
         var text = "{\"class\":\"SKY\",\"device\":\(JSONText.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
         if let dops = sky.dilutions(for: fix) {
             text += ",\"xdop\":\(fixed(dops.x, 2)),\"ydop\":\(fixed(dops.y, 2)),\"vdop\":\(fixed(dops.v, 2))"
@@ -109,7 +111,7 @@ public enum GPSDReport {
     }
 
     /// `POLL`: the newest `TPV` and `SKY` of up to ``maximumDevicesPerReport`` devices.
-    public static func poll(time: Date, tpv: [String], sky: [String]) -> String {
+    package static func poll(time: Date, tpv: [String], sky: [String]) -> String {
         "{\"class\":\"POLL\",\"time\":\"\(timestamp(time))\",\"active\":\(tpv.count),\"tpv\":["
             + tpv.joined(separator: ",") + "],\"sky\":[" + sky.joined(separator: ",") + "]}\r\n"
     }
@@ -136,17 +138,19 @@ public enum GPSDReport {
 }
 
 /// A client's `?WATCH` settings.
-public struct GPSDWatch: Sendable, Hashable {
-    public var enable = false
-    public var json = false
-    public var nmea = false
-    public var raw = 0
-    public var scaled = false
-    public var timing = false
-    public var split24 = false
-    public var pps = false
+///
+/// Package access: one client's `?WATCH` state inside `GPSDFeedServer`.
+package struct GPSDWatch: Sendable, Hashable {
+    package var enable = false
+    package var json = false
+    package var nmea = false
+    package var raw = 0
+    package var scaled = false
+    package var timing = false
+    package var split24 = false
+    package var pps = false
     /// The one device watched, or `nil` for all.
-    public var device: String?
+    package var device: String?
 
-    public init() {}
+    package init() {}
 }

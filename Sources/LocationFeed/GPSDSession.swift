@@ -1,32 +1,34 @@
 // Foundation itself (not FoundationEssentials): CharacterSet for trimming requests.
-public import Foundation
+package import Foundation
 
 /// One gpsd client's side of the protocol, as a value: requests in, report lines out.
 ///
 /// Requests (gpsd_json(5)): `?VERSION;`, `?WATCH;` and `?WATCH={…};`, `?POLL;`, `?DEVICES;`;
 /// anything else is answered with `ERROR`. Several may share a line; `;` or the line end ends each.
 /// The server owns the socket; this type owns the rules, so tests drive it without one.
-public struct GPSDSession: Sendable {
+///
+/// Package access: the per-connection protocol state behind `GPSDFeedServer`.
+package struct GPSDSession: Sendable {
     /// The client's watch settings.
-    public private(set) var watch = GPSDWatch()
+    package private(set) var watch = GPSDWatch()
     private let hub: PlayerHub
     private let release: String
     private let now: @Sendable () -> Date
 
     /// The longest request line read; longer ones are answered with `ERROR` and dropped.
-    public static let maximumRequestLength = 1024
+    package static let maximumRequestLength = 1024
 
-    public init(hub: PlayerHub, release: String, now: @escaping @Sendable () -> Date) {
+    package init(hub: PlayerHub, release: String, now: @escaping @Sendable () -> Date) {
         self.hub = hub
         self.release = release
         self.now = now
     }
 
     /// `VERSION`, the first line a client gets.
-    public var greeting: String { GPSDReport.version(release: release, revision: release) }
+    package var greeting: String { GPSDReport.version(release: release, revision: release) }
 
     /// Answers one line of requests (without its line end).
-    public mutating func handle(line: some StringProtocol) -> String {
+    package mutating func handle(line: some StringProtocol) -> String {
         var reply = ""
         for request in Self.split(String(line)) { reply += answer(request) }
         return reply
@@ -34,7 +36,7 @@ public struct GPSDSession: Sendable {
 
     /// What a client watching now gets for `update`: `TPV` then `SKY` with `json`, the NMEA
     /// sentences with `nmea`, nothing when it does not watch this device.
-    public func report(_ update: PlayerHub.Update) -> String {
+    package func report(_ update: PlayerHub.Update) -> String {
         guard watch.enable, watch.device == nil || watch.device == update.device else { return "" }
         var text = ""
         if watch.json { text += update.tpv + "\r\n" + update.sky + "\r\n" }

@@ -288,7 +288,7 @@ public final class PlayerHub: Service, Sendable {
     ///   - player: The player the event is about.
     ///   - event: The event's name, letters only (`map`).
     ///   - json: One JSON object, on one line.
-    public func post(player: String, event: String, json: String) {
+    package func post(player: String, event: String, json: String) {
         guard state.withLock({ $0.entries[player] != nil }) else { return }
         emit(.note(player: player, event: event, json: json))
     }

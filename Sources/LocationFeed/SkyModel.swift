@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// A player's sky: a seeded set of GPS satellites that drift slowly across the sky, and the
 /// dilutions of precision that match a fix's accuracy.
@@ -11,29 +11,31 @@ public import LocationCore
 /// Plausible, not an orbit model: 11 distinct PRNs of 1…32, elevations 10°…85°, azimuths
 /// turning by one degree every four minutes (a GPS satellite's apparent pace), signal 20…45 dB-Hz;
 /// the 8 highest are used in the fix (the count locsim's NMEA gives in GGA).
-public struct SkyModel: Sendable, Hashable {
+///
+/// Package access: the seeded sky behind the feed's SKY reports.
+package struct SkyModel: Sendable, Hashable {
     /// One satellite in view.
-    public struct Satellite: Sendable, Hashable {
-        public var prn: Int
-        public var elevation: Double
-        public var azimuth: Double
-        public var signal: Double
-        public var used: Bool
+    package struct Satellite: Sendable, Hashable {
+        package var prn: Int
+        package var elevation: Double
+        package var azimuth: Double
+        package var signal: Double
+        package var used: Bool
     }
 
     /// Dilutions of precision.
-    public struct Dilutions: Sendable, Hashable {
-        public var x: Double, y: Double, h: Double, v: Double, p: Double, t: Double, g: Double
+    package struct Dilutions: Sendable, Hashable {
+        package var x: Double, y: Double, h: Double, v: Double, p: Double, t: Double, g: Double
     }
 
     /// Satellites in view, and used.
-    public static let inView = 11
-    public static let inUse = 8
+    package static let inView = 11
+    package static let inUse = 8
 
     private let base: [Satellite]
 
     /// The sky of the player with `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var generator = SplitMix64(seed: seed ^ 0x5_C0FF_EE5A_7E11)
         var prns = Array(1...32)
         prns.shuffle(using: &generator)
@@ -50,7 +52,7 @@ public struct SkyModel: Sendable, Hashable {
     }
 
     /// The satellites at `time`; none is used without a fix.
-    public func satellites(at time: Date, hasFix: Bool) -> [Satellite] {
+    package func satellites(at time: Date, hasFix: Bool) -> [Satellite] {
         let turn = (time.timeIntervalSince1970 / 240).truncatingRemainder(dividingBy: 360)
         return base.map { satellite in
             var satellite = satellite
@@ -64,7 +66,7 @@ public struct SkyModel: Sendable, Hashable {
     /// DOPs that give back `fix`'s accuracy by gpsd's error model (HDOP = horizontal accuracy / 19 m,
     /// VDOP = vertical accuracy / 23 m, else 1.5 × HDOP as for a typical sky), or `nil` when the
     /// fix has no horizontal accuracy.
-    public func dilutions(for fix: Fix) -> Dilutions? {
+    package func dilutions(for fix: Fix) -> Dilutions? {
         guard fix.hasPosition, let accuracy = GPSDReport.finite(fix.horizontalAccuracy) else { return nil }
         let h = accuracy / GPSDReport.horizontalRangeError
         let v = GPSDReport.finite(fix.verticalAccuracy).map { $0 / GPSDReport.verticalRangeError } ?? 1.5 * h

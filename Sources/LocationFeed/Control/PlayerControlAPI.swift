@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 import Synchronization
 
 /// The players' control API, independent of any HTTP server: ``respond(to:)`` takes a method,
@@ -13,16 +13,18 @@ import Synchronization
 ///
 /// A bad body is a 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`),
 /// an unknown player a 404.
-public final class PlayerControlAPI: Sendable {
+///
+/// Package access: `locsim serve` mounts it on its HTTP server; apps drive players through `PlayerHub` directly.
+package final class PlayerControlAPI: Sendable {
     /// A request, as the HTTP server received it.
-    public struct Request: Sendable {
-        public var method: String
-        public var path: String
-        public var query: [(name: String, value: String)]
-        public var contentType: String?
-        public var body: [UInt8]
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var query: [(name: String, value: String)]
+        package var contentType: String?
+        package var body: [UInt8]
 
-        public init(method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = []) {
+        package init(method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = []) {
             self.method = method
             self.path = path
             self.query = query
@@ -32,54 +34,54 @@ public final class PlayerControlAPI: Sendable {
     }
 
     /// An answer: a JSON body, or (status 200) an event stream.
-    public struct Response: Sendable {
-        public var status: Int
-        public var contentType: String
-        public var body: [UInt8]
+    package struct Response: Sendable {
+        package var status: Int
+        package var contentType: String
+        package var body: [UInt8]
         /// For 405: the methods the path takes.
-        public var allow: [String] = []
+        package var allow: [String] = []
         /// For the event routes: the frames to send, in place of `body`.
-        public var events: PlayerEventStream?
+        package var events: PlayerEventStream?
     }
 
     /// What `POST /players` asks for; the command line turns it into a player.
-    public struct Creation: Sendable {
-        public enum Source: Sendable {
+    package struct Creation: Sendable {
+        package enum Source: Sendable {
             /// A `--player` spec after the `=`: `line:35.68,139.76:35.69,139.75 --profile run`, `walk.gpx`…
             case spec(String)
             /// A GPX document's bytes.
             case gpx([UInt8])
         }
-        public var name: String
-        public var source: Source
+        package var name: String
+        package var source: Source
         /// The speed factor asked for, if any.
-        public var speed: Double?
-        public var loops: Bool
+        package var speed: Double?
+        package var loops: Bool
     }
 
     /// Makes a player from a ``Creation``; throws ``/LocationCore/ConfigurationError`` naming the field to blame.
-    public typealias Factory = @Sendable (Creation) throws(ConfigurationError) -> FeedPlayer
+    package typealias Factory = @Sendable (Creation) throws(ConfigurationError) -> FeedPlayer
 
     /// The largest body read (a GPX track).
-    public static let maximumBodyBytes = 16 << 20
+    package static let maximumBodyBytes = 16 << 20
 
     /// Names the API keeps for its own routes.
-    public static let reservedNames: Set<String> = ["events"]
+    package static let reservedNames: Set<String> = ["events"]
 
     let hub: PlayerHub
     let factory: Factory
     private let streams = Mutex<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
 
-    public init(hub: PlayerHub, factory: @escaping Factory) {
+    package init(hub: PlayerHub, factory: @escaping Factory) {
         self.hub = hub
         self.factory = factory
     }
 
     /// Whether `path` is one of this API's (`/players` and below).
-    public static func serves(path: String) -> Bool { path == "/players" || path.hasPrefix("/players/") }
+    package static func serves(path: String) -> Bool { path == "/players" || path.hasPrefix("/players/") }
 
     /// Ends every open event stream (at shutdown, so the server can finish).
-    public func finishStreams() {
+    package func finishStreams() {
         let open = streams.withLock { state in
             defer { state.open.removeAll() }
             return Array(state.open.values)
@@ -87,7 +89,7 @@ public final class PlayerControlAPI: Sendable {
         for continuation in open { continuation.finish() }
     }
 
-    public func respond(to request: Request) -> Response {
+    package func respond(to request: Request) -> Response {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard parts.first == "players", parts.count <= 3 else { return Self.notFound("no route \(request.path)") }
         switch parts.count {
@@ -151,7 +153,7 @@ public final class PlayerControlAPI: Sendable {
 
     /// A JSON body `{"name":…,"spec":…,"speed":…,"loop":…}`, or a GPX body with `name`, `speed`
     /// and `loop` in the query.
-    static func creation(_ request: Request) throws(ConfigurationError) -> Creation {
+    package static func creation(_ request: Request) throws(ConfigurationError) -> Creation {
         let firstByte = request.body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D })
         let type = request.contentType?.lowercased() ?? ""
         if firstByte == UInt8(ascii: "<") || type.contains("xml") || type.contains("gpx") {
