@@ -34,7 +34,7 @@ public struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The parameter or URL part at fault, if any.
     public var parameter: String?
 
-    public init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil) {
+    package init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil) {
         self.code = code
         self.message = message
         self.endpoint = endpoint

@@ -25,7 +25,7 @@ import PostgresNIO
 /// test, and returns only the six columns the answer needs, in binary, as one row of six arrays
 /// (`array_agg`) rather than one row per candidate. The exact distance, the radius test, the order and
 /// the limit are then computed here with LocationCore's haversine, so the answer is
-/// bit-identical to the SQLite index's. ``textbookPlaces(near:within:limit:)`` is the usual
+/// bit-identical to the SQLite index's. `textbookPlaces(near:within:limit:)` (package-only: the benchmark and the equivalence tests) is the usual
 /// PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept for comparison.
 ///
 /// The store needs ``run()`` to be running (it drives the connection pool; cancel it to close),
@@ -197,7 +197,7 @@ public final class PostGISPlaceStore: Sendable {
     /// 6,371,008.8 m, so a place within about 4.5e-9 × radius of the edge can differ; the
     /// distances returned are recomputed with LocationCore's haversine. For the benchmark and
     /// the comparison tests; serve with ``places(near:within:limit:)``.
-    public func textbookPlaces(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
+    package func textbookPlaces(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try Self.check(radius: radius, limit: limit)
         let statement = TextbookStatement(
             latitude: center.latitude, longitude: center.longitude, radius: radius, limit: limit.map(Int64.init) ?? Int64.max)
