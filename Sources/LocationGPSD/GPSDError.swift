@@ -60,7 +60,7 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// or an `errno` value), otherwise `nil`.
     public let underlyingCode: Int32?
 
-    public init(_ code: Code, host: String, port: Int, detail: String, underlyingCode: Int32? = nil) {
+    init(_ code: Code, host: String, port: Int, detail: String, underlyingCode: Int32? = nil) {
         self.code = code
         self.host = host
         self.port = port
