@@ -19,12 +19,14 @@ import LocationCore
 /// ```swift
 /// let index = try DefaultPlaceDatabase.open(geodataDirectory: "geodata", cacheDirectory: ".cache/locsim")
 /// ```
-public enum DefaultPlaceDatabase {
+///
+/// Package access: the `locsim` command's default index; apps open a `NearbyIndex` at a path of their choosing.
+package enum DefaultPlaceDatabase {
     /// The path the database for the current CSVs has (or will have) in `cacheDirectory`.
     ///
     /// - Throws: ``IndexError/Code/unreadableInput`` when the directory or a CSV cannot be read,
     ///   or holds no CSV.
-    public static func databasePath(geodataDirectory: String, cacheDirectory: String) throws(IndexError) -> String {
+    package static func databasePath(geodataDirectory: String, cacheDirectory: String) throws(IndexError) -> String {
         let sources = try readSources(in: geodataDirectory)
         return cacheDirectory + "/geodata-" + fingerprint(sources) + ".sqlite"
     }
@@ -37,7 +39,7 @@ public enum DefaultPlaceDatabase {
     /// - Returns: The index, opened read-only.
     /// - Throws: ``IndexError`` for unreadable or bad CSVs (naming file, line, column), or an
     ///   unwritable cache directory.
-    public static func open(geodataDirectory: String, cacheDirectory cache: String) throws(IndexError) -> NearbyIndex {
+    package static func open(geodataDirectory: String, cacheDirectory cache: String) throws(IndexError) -> NearbyIndex {
         // Each CSV is read once: the fingerprint and the import see the same bytes.
         let sources = try readSources(in: geodataDirectory)
         let hash = fingerprint(sources)

@@ -79,7 +79,7 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     public var sqliteCode: Int32?
 
     /// Creates an error; the context fields are optional.
-    public init(
+    package init(
         _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: String? = nil,
         parameter: String? = nil, sqliteCode: Int32? = nil
     ) {
