@@ -347,26 +347,14 @@ final class ResponseHandler: ChannelInboundHandler {
 /// skipped, so braces inside names do not count.
 struct PlaceCounter {
     private var depth = 0
-    private var inString = false
-    private var escaped = false
+    private var strings = JSONStringState()
     private var count = 0
     private var sawRoot = false
     private var broken = false
 
     mutating func scan(_ bytes: UnsafeRawBufferPointer) {
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        for byte in bytes where !strings.consume(byte) {
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if depth == 0 {
                     if sawRoot || byte != UInt8(ascii: "{") { broken = true }
@@ -383,5 +371,5 @@ struct PlaceCounter {
     }
 
     /// The places, or `nil` when the body was not one balanced JSON object.
-    var places: Int? { sawRoot && depth == 0 && !inString && !broken ? count : nil }
+    var places: Int? { sawRoot && depth == 0 && !strings.inString && !broken ? count : nil }
 }

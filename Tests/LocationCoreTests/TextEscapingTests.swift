@@ -54,6 +54,27 @@ struct TextEscapingTests {
         }
     }
 
+    @Test("JSONStringState marks exactly the bytes of each string literal, its quotes included, and nothing of the structure between")
+    func stringState() throws {
+        for item in try Self.cases() {
+            // {"k" : [ LITERAL , "}" ] } with the literal from Python's json (the reference file).
+            let pieces: [(text: String, isString: Bool)] = [
+                ("{", false), ("\"k\"", true), (" : [ ", false), (item.json, true), (" , ", false), ("\"}\"", true), (" ] }", false),
+            ]
+            var state = JSONStringState()
+            var marked: [Bool] = []
+            var expected: [Bool] = []
+            for piece in pieces {
+                for byte in piece.text.utf8 {
+                    marked.append(state.consume(byte))
+                    expected.append(piece.isString)
+                }
+            }
+            #expect(marked == expected, "\(item)")
+            #expect(!state.inString, "\(item)")
+        }
+    }
+
     @Test("XML escaping matches the reference: the five predefined entities, nothing else")
     func xmlEscaping() throws {
         for item in try Self.cases() {

@@ -53,24 +53,9 @@ enum JSONSyntax {
     private static func compacted(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                out.append(byte)
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-                out.append(byte)
-            } else if !byte.isASCIIWhitespace {
-                out.append(byte)
-            }
+        var strings = JSONStringState()
+        for byte in bytes where strings.consume(byte) || !byte.isASCIIWhitespace {
+            out.append(byte)
         }
         return out
     }
