@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
-            name: "locsimTests", dependencies: ["locsim", "LocSimCommand", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
+            name: "locsimTests", dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -233,7 +233,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "MapBenchmark",
-            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat"],
+            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat", "LocSimCommand"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "SwarmBenchmark", dependencies: ["Swarm", "LocationCore"], path: "Benchmarks/SwarmBenchmark",

@@ -30,6 +30,7 @@ import Foundation
 import GPXFormat
 import LocationCore
 import LocationIndex
+import LocSimCommand
 import LocationTestSupport
 import MapFeature
 

@@ -1,5 +1,5 @@
 import LocationCore
-@testable import MapFeature
+@testable import LocSimCommand
 import Testing
 
 /// The tracker's spatial prefilter (`places` + `update(position:)`) against the plain check over

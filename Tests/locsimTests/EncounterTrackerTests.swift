@@ -1,5 +1,5 @@
 import LocationCore
-import MapFeature
+@testable import LocSimCommand
 import Testing
 
 @Suite struct EncounterTrackerTests {

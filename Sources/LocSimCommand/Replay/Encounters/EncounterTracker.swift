@@ -21,7 +21,7 @@ package import LocationCore
 /// let met = tracker.update(position: fix.coordinate!)
 /// ```
 ///
-/// Package access: `locsim replay`'s encounter report and the map benchmark use it; not part of MapFeature's API.
+/// Package access: `locsim replay`'s encounter report (ReplayRecorder) and MapBenchmark use it; it lives with the command, its one user.
 package struct EncounterTracker: Sendable, Hashable {
     /// One encounter.
     package struct Encounter: Sendable, Hashable {
