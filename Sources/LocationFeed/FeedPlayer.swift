@@ -24,6 +24,10 @@ public struct FeedPlayer: Sendable {
     /// The controls of a controlled player.
     let transport: PlayerTransport?
 
+    /// Whether the player takes ``PlayerCommand``s: true for a path played on a clock, false for
+    /// a self-paced provider (a receiver relayed live plays as it reports).
+    public var isControllable: Bool { transport != nil }
+
     /// The device path gpsd clients see: `/dev/locsim/NAME`.
     public var devicePath: String { Self.devicePrefix + name }
 

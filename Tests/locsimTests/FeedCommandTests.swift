@@ -93,12 +93,76 @@ import Testing
             (["--gpsd-port", "70000"], "--gpsd-port"),
             (["--gpsd-port", "0", "--player-speed", "0"], "--player-speed"),
             (["--gpsd-port", "0", "--host", "0.0.0.0", "--token", "t"], "--allow-anonymous"),
+            // A relayed receiver: gpsd://HOST[:PORT][/DEVICE], nothing after it.
+            (["--player", "f=gpsd://127.0.0.1:70000"], "--player f: the port must be a number within 1...65535, got '70000'"),
+            (["--player", "f=gpsd://127.0.0.1:x/dev/ttyACM0"], "got 'x'"),
+            (["--player", "f=gpsd://[::1:2947"], "'[::1:2947' has no closing ']'"),
+            (["--player", "f=gpsd://[::1]2947"], "expected ':PORT' after '[::1]'"),
+            (["--player", "f=gpsd://:2947"], "the host is empty"),
+            (["--player", "f=gpsd://127.0.0.1/"], "the device path after the address is empty"),
+            (["--player", "f=gpsd://127.0.0.1 --speed 5"], "a relayed receiver takes no options"),
         ]
         for (arguments, message) in cases {
             let result = try CLI.run(["serve", "--port", "0"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+    }
+
+    @Test("A receiver behind a real gpsd, relayed live: a gpsd client of locsim gets its fixes; it takes no commands, is not made over HTTP, and outlives gpsd")
+    func relayedReceiver() async throws {
+        let gpspipe = try #require(Self.gpspipe, "needs gpspipe (apt-get install gpsd-clients)")
+        // The receiver: a track's NMEA at 20× with its own times, through a real gpsd.
+        let track = try TrackReference(PackagePaths.path("tracks/sf-mission-walk.gpx"))
+        let serve = try await GPSDCommandTests.startNMEAServe([track.path, "--speed", "20", "--original-times"])
+        defer { serve.command.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: serve.port)
+        defer { daemon.stop() }
+        let server = try await PlayerAPICommandTests.Server.start([
+            "--token", PlayerAPICommandTests.token, "--player", "field=gpsd://127.0.0.1:\(daemon.port)",
+        ])
+        defer { server.command.stop() }
+        let announced = "  /dev/locsim/field: gpsd 127.0.0.1:\(daemon.port) (every device) live, seed "
+        #expect(server.command.lines.contains { $0.text.hasPrefix(announced) }, "\(server.command.lines.map(\.text))")
+
+        // A gpsd client of locsim sees the track's own points at the track's own times.
+        let pipe = try ChildProcess([gpspipe, "-w", "-n", "40", "127.0.0.1:\(server.gpsd)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        }
+        let fixes = reports.filter { $0["class"] as? String == "TPV" && $0["lat"] != nil }
+        #expect(fixes.count >= 5, "\(pipe.output.prefix(2_000))")
+        for tpv in fixes {
+            #expect(tpv["device"] as? String == "/dev/locsim/field")
+            let time = try #require(tpv["time"] as? String)
+            let point = try #require(track.points[time], "relayed a fix at \(time), not a time of the track")
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - point.latitude) <= TrackReference.nmeaTolerance, "latitude at \(time)")
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - point.longitude) <= TrackReference.nmeaTolerance, "longitude at \(time)")
+        }
+
+        // The control API shows it, live and without controls; nobody makes one over HTTP.
+        let field = try await server.waitFor("field", "a relayed fix") { $0["fix"] != nil }
+        #expect(field["controllable"] as? Bool == false)
+        #expect(field["state"] as? String == "playing")
+        let pause = try server.call("POST", "/players/field/control", #"{"action":"pause"}"#)
+        #expect(pause.status == 400)
+        #expect(pause.errorParameter == "action", "\(pause.body)")
+        let added = try server.call("POST", "/players", #"{"name":"other","spec":"gpsd://127.0.0.1:\#(daemon.port)"}"#)
+        #expect(added.status == 400)
+        #expect(added.errorParameter == "spec", "\(added.body)")
+        #expect(added.body.contains("--player NAME=gpsd://HOST"), "\(added.body)")
+        #expect(server.command.child.errors.contains("locsim serve: player field ← connected to gpsd"), "\(server.command.child.errors)")
+
+        // gpsd goes away: the relay says so and waits for it; the server stays up and stops cleanly.
+        daemon.stop()
+        try await server.command.wait(for: "the relay to report the loss", timeout: .seconds(60)) { _ in
+            server.command.child.errors.contains("locsim serve: player field ← disconnected")
+        }
+        #expect(try server.call("GET", "/players/field").status == 200)
+        server.command.interrupt()
+        #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0), "\(server.command.child.errors)")
     }
 
     @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT'")

@@ -46,7 +46,8 @@ struct FeedRuntime {
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
                 Terminal.out("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
                 for player in players {
-                    Terminal.out("  \(player.devicePath): \(player.summary) at \(player.speedFactor)×, seed \(player.seed)")
+                    let pace = player.isControllable ? "at \(player.speedFactor)×" : "live"
+                    Terminal.out("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
                 }
             })
         services = [hub] + bridged + [gpsd]
@@ -97,9 +98,16 @@ struct FeedRuntime {
             } catch {
                 throw ConfigurationError(parameter: "spec", error.message.replacingOccurrences(of: "--player ", with: ""))
             }
-            if case .track = spec.source {
+            switch spec.source {
+            case .track:
                 throw ConfigurationError(
                     parameter: "spec", "a file on the server is not read over HTTP: send the GPX document as the body")
+            case .receiver:
+                throw ConfigurationError(
+                    parameter: "spec",
+                    "the server does not connect to other hosts for callers: relay a receiver with --player NAME=gpsd://HOST")
+            case .motion:
+                break
             }
             do {
                 return try spec.makePlayer(loops: creation.loops)
