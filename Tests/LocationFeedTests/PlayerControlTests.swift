@@ -307,4 +307,51 @@ struct PlayerControlTests {
         #expect(frames.contains { $0.contains(#""reason":"resume""#) && $0.contains(#""state":"playing""#) })
         #expect(events.last == "event: removed")
     }
+
+    @Test("Every open event stream gets a comment frame each heartbeat interval while nothing happens; a closed one none")
+    func heartbeats() async throws {
+        let feed = try ControlledFeed()
+        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        let one = try #require(feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes")).events)
+        let all = try #require(feed.api.respond(to: .init(method: "GET", path: "/players/events")).events)
+        final class Frames: Sendable { let byStream = Mutex<[String: [[UInt8]]]>([:]) }
+        let frames = Frames()
+        let readers = [("one", one), ("all", all)].map { name, stream in
+            Task { for await frame in stream { frames.byStream.withLock { $0[name, default: []].append(frame) } } }
+        }
+        func beats(_ name: String) -> Int {
+            frames.byStream.withLock { $0[name, default: []].filter { $0 == PlayerControlAPI.heartbeat }.count }
+        }
+        // Its own clock: the paused player's sleeps do not move it.
+        let beat = VirtualClock()
+        let heart = Task { await feed.api.sendHeartbeats(every: .seconds(15), clock: beat) }
+        await beat.waitForSleepers(1)
+        await beat.advance(by: .seconds(14))
+        await feed.settle()
+        #expect(beats("one") == 0 && beats("all") == 0, "none before the interval")
+        await beat.advance(by: .seconds(1))
+        await beat.waitForSleepers(1)
+        await feed.settle()
+        #expect(beats("one") == 1 && beats("all") == 1)
+        await beat.advance(by: .seconds(15))
+        await beat.waitForSleepers(1)
+        await feed.settle()
+        #expect(beats("one") == 2 && beats("all") == 2)
+
+        // alice removed: her stream ends; the stream of every player goes on beating.
+        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        await readers[0].value
+        await beat.advance(by: .seconds(15))
+        await beat.waitForSleepers(1)
+        await feed.settle()
+        #expect(beats("one") == 2 && beats("all") == 3)
+        let text = frames.byStream.withLock { $0["one", default: []].map { String(decoding: $0, as: UTF8.self) } }
+        #expect(text.first?.hasPrefix("event: state") == true, "the heartbeats come beside the events: \(text)")
+        #expect(text.last?.hasPrefix("event: removed") == true)
+
+        heart.cancel()
+        await heart.value
+        feed.api.finishStreams()
+        await readers[1].value
+    }
 }

@@ -160,7 +160,7 @@ import Testing
         #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0))
     }
 
-    @Test("Server-Sent Events show pause, resume and teleport as they happen, and a gpsd client sees the teleport")
+    @Test("Server-Sent Events show pause, resume and teleport as they happen, a gpsd client sees the teleport, a quiet stream gets heartbeats")
     func eventsAndGPSD() async throws {
         let server = try await Server.start(["--token", Self.token, "--player", "alice=\(Self.line)", "--player-speed", "4"])
         defer { server.command.stop() }
@@ -211,6 +211,9 @@ import Testing
         #expect(try server.call("DELETE", "/players/alice").status == 200)
         try await fixes.wait("the removed event") { $0.lines.contains("event: removed") }
         try await all.wait("the removed event on /players/events") { $0.lines.contains("event: removed") }
+
+        // With no player left nothing happens, yet the open stream gets its keep-alive comment (every 15 s).
+        try await all.wait("a heartbeat on the quiet stream") { $0.lines.contains(": keep-alive") }
 
         // SIGINT with event streams open: they end and the server exits 0.
         server.command.interrupt()

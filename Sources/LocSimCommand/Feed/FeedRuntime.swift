@@ -36,8 +36,9 @@ struct FeedRuntime {
             try Self.makePlayer(creation, defaultSpeed: defaultSpeed)
         })
         let bridged = try Self.bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
+        let heartbeat = EventHeartbeat(api: routes.api)
         guard let gpsdPort = options.gpsdPort else {
-            services = [hub] + bridged
+            services = [hub, heartbeat] + bridged
             return
         }
         let gpsd = GPSDFeedServer(
@@ -50,7 +51,7 @@ struct FeedRuntime {
                     Terminal.out("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
                 }
             })
-        services = [hub] + bridged + [gpsd]
+        services = [hub, heartbeat] + bridged + [gpsd]
     }
 
     /// The Android console and iOS Simulator bridges: each retries for as long as the server runs
@@ -137,6 +138,17 @@ struct FeedRuntime {
                 name: creation.name, seed: PlayerSpec.seed(of: creation.name), speed: speed,
                 summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay)
         }
+    }
+}
+
+/// A comment frame on every open event stream every 15 s (`PlayerControlAPI.sendHeartbeats`), so
+/// proxies keep quiet streams open and a client gone unseen is found by the next write.
+struct EventHeartbeat: Service {
+    static let interval = Duration.seconds(15)
+    let api: PlayerControlAPI
+
+    func run() async {
+        await cancelWhenGracefulShutdown { await api.sendHeartbeats(every: Self.interval, clock: ContinuousClock()) }
     }
 }
 

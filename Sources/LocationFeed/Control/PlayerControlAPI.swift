@@ -312,6 +312,29 @@ package final class PlayerControlAPI: Sendable {
         return Response(status: 200, contentType: "text/event-stream", body: [], events: PlayerEventStream(frames: frames))
     }
 
+    /// The comment frame ``sendHeartbeats(every:clock:)`` sends: clients ignore it.
+    package static let heartbeat = Array(": keep-alive\n\n".utf8)
+
+    /// Sends ``heartbeat`` on every open event stream each `interval`, until the calling task is
+    /// cancelled. A paused player or a quiet server sends nothing for minutes: without it a proxy
+    /// in between (nginx's `proxy_read_timeout` is 60 s) closes the stream, and a client that went
+    /// away unseen keeps its subscription until the next event finds the socket closed.
+    ///
+    /// - Parameters:
+    ///   - interval: Between heartbeats (the command uses 15 s).
+    ///   - clock: The clock slept on (a `ContinuousClock` in the command, a virtual clock in tests).
+    package func sendHeartbeats<C: Clock>(every interval: Duration, clock: C) async where C.Duration == Duration {
+        while true {
+            do {
+                try await clock.sleep(for: interval)
+            } catch {
+                return  // cancelled: the server is stopping
+            }
+            let open = streams.withLock { Array($0.open.values) }
+            for continuation in open { continuation.yield(Self.heartbeat) }
+        }
+    }
+
     static func frame(_ event: String, _ data: String) -> [UInt8] {
         Array("event: \(event)\ndata: \(data)\n\n".utf8)
     }
