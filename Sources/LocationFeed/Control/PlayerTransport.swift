@@ -11,15 +11,25 @@ import Synchronization
 /// speed, seek, teleport, loop.
 ///
 /// The path's fixes come from a provider paced `.virtual` (as fast as asked for); their offsets
-/// from the first fix are the path time. The runner keeps every fix read so far (to seek back and
-/// to loop), reads ahead ``lookahead`` fixes at the start to learn whether the path ends (and
-/// so its duration), and sends fix *i* when the clock reaches
+/// from the first fix are the path time. The runner keeps the fixes it read (to seek back and to
+/// loop), at most ``historyLimit`` of them: beyond that it forgets the oldest, and a seek before
+/// what it kept, or a loop, reads the path again from its start (a provider gives the same fixes
+/// each time it is iterated), so an endless path (a circle, a random walk) runs for as long as
+/// the server does in bounded memory. It reads ahead ``lookahead`` fixes at the start to learn
+/// whether the path ends (and so its duration), and sends fix *i* when the clock reaches
 /// `anchorElapsed + (offset[i] - anchorOffset) / speed`; every command moves the anchor to "now".
 /// Each fix keeps its own time, moved on so times never go back: a seek backwards sends the
 /// fix at the target with the last time sent, a loop adds the path's length each round.
 final class PlayerTransport: Sendable {
     /// Fixes read ahead at the start to find a path's end (an hour at 1 Hz).
     static let lookahead = 3_600
+    /// Fixes kept at most by default (two hours at 1 Hz; about 0.8 MB a player).
+    static let historyLimit = 2 * lookahead
+
+    /// Fixes kept at most (at least 2): past that the oldest half is forgotten.
+    let historyLimit: Int
+    /// Fixes read before the first is sent.
+    let lookahead: Int
 
     enum Phase: Sendable, Hashable {
         case running
@@ -40,6 +50,8 @@ final class PlayerTransport: Sendable {
         var pendingTeleport: Coordinate?
         /// Path time of the last fix sent.
         var lastOffset = 0.0
+        /// Fixes of the path kept in memory.
+        var kept = 0
 
         func offset(at now: Duration) -> Double {
             switch phase {
@@ -58,7 +70,12 @@ final class PlayerTransport: Sendable {
     let state: Mutex<State>
     let signal = ChangeSignal()
 
-    init<C: Clock>(clock: C, speed: Double, loops: Bool) where C.Duration == Duration {
+    init<C: Clock>(
+        clock: C, speed: Double, loops: Bool, lookahead: Int = PlayerTransport.lookahead,
+        historyLimit: Int = PlayerTransport.historyLimit
+    ) where C.Duration == Duration {
+        self.lookahead = max(1, lookahead)
+        self.historyLimit = max(2, historyLimit)
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
@@ -162,9 +179,14 @@ final class PlayerTransport: Sendable {
         _ provider: Provider, publish: @Sendable (Fix) -> Void, onEnd: @Sendable () -> Void
     ) async throws {
         var iterator = provider.makeAsyncIterator()
+        // The kept window of the path: fix i of the path is fixes[i - dropped].
         var fixes: [Fix] = []
         var offsets: [Double] = []
+        var dropped = 0
+        var firstTime: Date?
         var exhausted = false
+        // The path index of the next fix to send.
+        var next = 0
         // The jump of the last teleport, applied to every later fix.
         var shift: (distance: Double, bearing: Double)?
         // Added to each fix's time so times never go back (seeks backwards, loops).
@@ -175,7 +197,9 @@ final class PlayerTransport: Sendable {
             guard !exhausted else { return false }
             do {
                 if let fix = try await iterator.next() {
-                    offsets.append(fixes.first.map { fix.time.timeIntervalSince($0.time) } ?? 0)
+                    let first = firstTime ?? fix.time
+                    firstTime = first
+                    offsets.append(fix.time.timeIntervalSince(first))
                     fixes.append(fix)
                     return true
                 }
@@ -188,8 +212,28 @@ final class PlayerTransport: Sendable {
             state.withLock { $0.duration = duration }
             return false
         }
+        // Past the limit, forgets the oldest fixes down to half of it, never path index `keeping` or later.
+        func trim(keeping: Int) {
+            guard fixes.count > historyLimit else { return }
+            let count = min(keeping, dropped + fixes.count - historyLimit / 2) - dropped
+            guard count > 0 else { return }
+            fixes.removeFirst(count)
+            offsets.removeFirst(count)
+            dropped += count
+            let kept = fixes.count
+            state.withLock { $0.kept = kept }
+        }
+        // Reads the path again from its start (a seek before the kept window, a loop).
+        func restart() {
+            iterator = provider.makeAsyncIterator()
+            fixes = []
+            offsets = []
+            dropped = 0
+            firstTime = nil
+            exhausted = false
+        }
         func send(_ index: Int, at coordinate: Coordinate? = nil) {
-            var fix = fixes[index]
+            var fix = fixes[index - dropped]
             if let coordinate {
                 fix.coordinate = coordinate
             } else if let shift, let raw = fix.coordinate {
@@ -202,12 +246,16 @@ final class PlayerTransport: Sendable {
             }
             lastTime = time
             fix.time = time
-            let offset = offsets[index]
-            state.withLock { $0.lastOffset = offset }
+            let offset = offsets[index - dropped]
+            let kept = fixes.count
+            state.withLock { state in
+                state.lastOffset = offset
+                state.kept = kept
+            }
             publish(fix)
         }
 
-        while fixes.count < Self.lookahead, try await pull() {}
+        while fixes.count < lookahead, try await pull() {}
         // The path starts now, not when the player was made (a server may take a while to start).
         let start = elapsed()
         state.withLock { state in
@@ -216,7 +264,6 @@ final class PlayerTransport: Sendable {
                 state.anchorElapsed = start
             }
         }
-        var next = 0
         while !Task.isCancelled {
             let generation = signal.generation
             let step = state.withLock { state -> Step in
@@ -238,28 +285,32 @@ final class PlayerTransport: Sendable {
                 await signal.wait(after: generation)
             case .teleport(let target):
                 guard !fixes.isEmpty else { continue }
-                let index = max(0, next - 1)
-                if let raw = fixes[index].coordinate {
+                let index = max(dropped, next - 1)
+                if let raw = fixes[index - dropped].coordinate {
                     shift = (raw.distance(to: target), raw.bearing(to: target))
                 }
                 send(index, at: target)
             case .seek(let offset):
-                while (offsets.last ?? -1) < offset, try await pull() {}
+                if dropped > 0, let kept = offsets.first, offset < kept { restart() }
+                while (offsets.last ?? -1) < offset, try await pull() {
+                    trim(keeping: dropped + fixes.count - 2)
+                }
                 // The first fix after the offset is next; the one at or before it goes out now.
-                next = offsets.partitioningIndex { $0 > offset }
+                next = dropped + offsets.partitioningIndex { $0 > offset }
                 if next > 0 { send(next - 1) }
             case .play(let anchorOffset, let anchorElapsed, let speed, let loops):
-                if next >= fixes.count, !(try await pull()) {
+                if next >= dropped + fixes.count, !(try await pull()) {
                     let duration = offsets.last ?? 0
                     if loops, duration > 0 {
                         // Start again one average fix interval after the last fix.
-                        let interval = duration / Double(max(1, offsets.count - 1))
+                        let interval = duration / Double(max(1, dropped + offsets.count - 1))
                         let now = elapsed()
                         state.withLock { state in
                             state.anchorOffset = -interval
                             state.anchorElapsed = now
                         }
                         next = 0
+                        if dropped > 0 { restart() }
                         timeShift += duration + interval
                     } else {
                         state.withLock { $0.phase = .ended }
@@ -268,7 +319,7 @@ final class PlayerTransport: Sendable {
                     }
                     continue
                 }
-                let due = anchorElapsed + .seconds((offsets[next] - anchorOffset) / speed)
+                let due = anchorElapsed + .seconds((offsets[next - dropped] - anchorOffset) / speed)
                 if due > elapsed() {
                     let changed = await withTaskGroup(of: Bool.self) { group in
                         group.addTask { [sleepUntil] in
@@ -292,6 +343,7 @@ final class PlayerTransport: Sendable {
                 }
                 send(next)
                 next += 1
+                trim(keeping: next - 1)
             }
         }
     }
