@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 @testable import LocationFeed
+import LocationSimulation
 import LocationTestSupport
 import Synchronization
 import Testing
@@ -15,33 +16,36 @@ struct PlayerTransportHistoryTests {
     /// One transport playing the 121-fix line on a virtual clock, every fix it sends recorded with
     /// the number of fixes it kept at that moment.
     final class Run: Sendable {
+        final class Log: Sendable {
+            let sent = Mutex<[(fix: Fix, kept: Int)]>([])
+        }
         let clock = VirtualClock()
         let transport: PlayerTransport
-        let sent = Mutex<[(fix: Fix, kept: Int)]>([])
-        let task = Mutex<Task<Void, any Error>?>(nil)
+        let log = Log()
+        let task: Task<Void, any Error>
 
         init(loops: Bool) throws {
             let transport = PlayerTransport(
                 clock: clock, speed: 1, loops: loops, lookahead: 4, historyLimit: PlayerTransportHistoryTests.historyLimit)
             self.transport = transport
             let path = try VirtualFeed.motion(seed: ControlledFeed.seed, pacing: .virtual, noise: nil, clock: ContinuousClock())
-            let sent = sent
-            task.withLock {
-                $0 = Task {
-                    try await transport.run(
-                        path,
-                        publish: { fix in
-                            let kept = transport.state.withLock { $0.kept }
-                            sent.withLock { $0.append((fix, kept)) }
-                        },
-                        onEnd: {})
-                }
+            let log = log
+            task = Task {
+                try await transport.run(
+                    path,
+                    publish: { fix in
+                        let kept = transport.state.withLock { $0.kept }
+                        log.sent.withLock { $0.append((fix, kept)) }
+                    },
+                    onEnd: {})
             }
         }
 
-        deinit { task.withLock { $0?.cancel() } }
+        deinit { task.cancel() }
 
-        var count: Int { sent.withLock { $0.count } }
+        var sent: [(fix: Fix, kept: Int)] { log.sent.withLock { $0 } }
+
+        var count: Int { log.sent.withLock { $0.count } }
 
         /// Steps the clock a second at a time until `count` fixes were sent.
         func run(until count: Int) async {
@@ -67,7 +71,7 @@ struct PlayerTransportHistoryTests {
         let run = try Run(loops: true)
         let total = 3 * reference.count + 5
         await run.run(until: total)
-        let sent = run.sent.withLock { $0 }
+        let sent = run.sent
         #expect(sent.count >= total)
         #expect(sent.map(\.kept).max()! <= Self.historyLimit)
         // The window was in use (not everything kept, not one fix at a time).
@@ -88,7 +92,7 @@ struct PlayerTransportHistoryTests {
         try run.transport.apply(.seek(offset: 10))
         await run.waitFor(61)
         await run.run(until: 63)
-        var sent = run.sent.withLock { $0 }
+        var sent = run.sent
         #expect(sent[60].fix.coordinate == reference[10].coordinate)
         #expect(sent[61].fix.coordinate == reference[11].coordinate)
         #expect(sent[62].fix.coordinate == reference[12].coordinate)
@@ -96,7 +100,7 @@ struct PlayerTransportHistoryTests {
         try run.transport.apply(.seek(offset: 100))
         await run.waitFor(64)
         await run.run(until: 65)
-        sent = run.sent.withLock { $0 }
+        sent = run.sent
         #expect(sent[63].fix.coordinate == reference[100].coordinate)
         #expect(sent[64].fix.coordinate == reference[101].coordinate)
         #expect(sent.map(\.kept).max()! <= Self.historyLimit)

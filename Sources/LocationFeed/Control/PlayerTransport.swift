@@ -26,7 +26,8 @@ final class PlayerTransport: Sendable {
     /// Fixes kept at most by default (two hours at 1 Hz; about 0.8 MB a player).
     static let historyLimit = 2 * lookahead
 
-    /// Fixes kept at most (at least 2): past that the oldest half is forgotten.
+    /// Fixes kept at most (at least 4, and at least ``lookahead``): on reaching it the oldest half
+    /// is forgotten.
     let historyLimit: Int
     /// Fixes read before the first is sent.
     let lookahead: Int
@@ -75,7 +76,7 @@ final class PlayerTransport: Sendable {
         historyLimit: Int = PlayerTransport.historyLimit
     ) where C.Duration == Duration {
         self.lookahead = max(1, lookahead)
-        self.historyLimit = max(2, historyLimit)
+        self.historyLimit = max(4, self.lookahead, historyLimit)
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
@@ -212,9 +213,9 @@ final class PlayerTransport: Sendable {
             state.withLock { $0.duration = duration }
             return false
         }
-        // Past the limit, forgets the oldest fixes down to half of it, never path index `keeping` or later.
+        // At the limit, forgets the oldest fixes down to half of it, never path index `keeping` or later.
         func trim(keeping: Int) {
-            guard fixes.count > historyLimit else { return }
+            guard fixes.count >= historyLimit else { return }
             let count = min(keeping, dropped + fixes.count - historyLimit / 2) - dropped
             guard count > 0 else { return }
             fixes.removeFirst(count)
