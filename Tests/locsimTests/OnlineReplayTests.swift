@@ -10,7 +10,8 @@ import Testing
         let input = Pipe()
         let port: Int
 
-        init() throws {
+        init(environment: [String: String] = [:]) throws {
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", PackagePaths.path("Tests/MapFeatureTests/Fixtures/nearby_server.py")]
             let output = Pipe()

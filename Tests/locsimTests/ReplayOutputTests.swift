@@ -87,6 +87,44 @@ import Testing
         #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written")
     }
 
+    @Test("SIGINT during a --fast replay held on a server's answer: exit 0, the buffered lines written, the summary counting them")
+    func interruptedFastReplay() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A --fast replay waits for each real answer, and this server answers three requests and
+        // holds every later one: the replay stands still, its lines still in its buffer (stdout is
+        // a pipe and there is no --flush), until the signal.
+        let marker = directory + "/held"
+        let server = try OnlineReplayTests.Server(environment: ["HOLD_MARKER": marker])
+        defer { server.stop() }
+        let replay = try LiveCommand([
+            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--no-progress",
+            "--online", "http://127.0.0.1:\(server.port)/hold-after-3",
+        ])
+        defer { replay.stop() }
+        for _ in 0..<1_200 where !FileManager.default.fileExists(atPath: marker) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(FileManager.default.fileExists(atPath: marker), "the fourth request never reached the server")
+        // Under the 64 KiB block, nothing has been written yet.
+        #expect(replay.child.output.isEmpty, "output buffered until the signal")
+        replay.interrupt()
+        #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
+
+        #expect(replay.child.output.hasSuffix("\n"), "no line cut in half")
+        let objects = replay.lines.map(\.json)
+        #expect(objects.allSatisfy { $0 != nil }, "every line is JSON")
+        let summary = try #require(objects.last ?? nil)
+        #expect(summary.type == "summary")
+        // Everything before the held request came out: the three answers and the fourth fetch.
+        #expect(objects.count { $0?.type == "answer" } == 3)
+        #expect(objects.count { $0?.type == "fetch" } >= 4)
+        let fixes = objects.count { $0?.type == "fix" }
+        #expect(fixes > 0)
+        #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written")
+    }
+
     /// How many fix lines a jsonl log has.
     static func fixLines(_ log: String) -> Int {
         log.split(separator: "\n").count { $0.hasPrefix(#"{"type":"fix""#) }

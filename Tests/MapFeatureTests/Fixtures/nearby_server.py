@@ -42,6 +42,8 @@ SCENARIOS = {
 
 FOLLOW_LOCK = threading.Lock()
 FOLLOW_COUNT = [0]
+HOLD_LOCK = threading.Lock()
+HOLD_COUNT = [0]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -85,6 +87,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, "application/json", body({"locations": [
                 {"id": "follower", "name": "Follower", "lat": lat + 0.02 if first else lat, "lng": lng},
             ]}))
+        elif scenario == "hold-after-3":
+            # Answers the first three requests with no places and holds every later one (the
+            # client gives up first); each held request appends its number to $HOLD_MARKER, so a
+            # test knows the client is waiting on it.
+            with HOLD_LOCK:
+                HOLD_COUNT[0] += 1
+                number = HOLD_COUNT[0]
+            if number <= 3:
+                self.send(200, "application/json", body({"locations": []}))
+                return
+            marker = os.environ.get("HOLD_MARKER")
+            if marker:
+                with open(marker, "a") as file:
+                    file.write(f"{number}\n")
+            time.sleep(600)
         elif scenario == "slow":
             time.sleep(5)
             self.send(200, "application/json", body({"locations": []}))
