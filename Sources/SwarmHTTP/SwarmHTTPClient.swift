@@ -342,34 +342,95 @@ final class ResponseHandler: ChannelInboundHandler {
     }
 }
 
-/// Counts the objects of `{"locations":[{…},{…}]}` as bytes stream in, without keeping them: an
-/// object opened at depth 3 (root object, array, place) is a place. Strings (with escapes) are
-/// skipped, so braces inside names do not count.
-struct PlaceCounter {
+/// Counts the places of `{"locations":[{…},{…}]}` as bytes stream in, without keeping them, and
+/// tells a body the app could not decode: one JSON object whose member `locations` is an array of
+/// objects (other members are allowed, as the app's decoder ignores them). Strings (with escapes)
+/// are skipped, so braces inside names do not count. Scalars are not checked beyond that: the
+/// server's places are trusted to be places.
+package struct PlaceCounter {
     private var depth = 0
     private var strings = JSONStringState()
     private var count = 0
     private var sawRoot = false
     private var broken = false
+    /// The root object's members: a name is read next (after `{` and `,`), and how much of
+    /// `"locations"` (quotes included) it matched so far (-1: not it).
+    private var expectingName = false
+    private var nameMatched = 0
+    /// After the `:` of a member, until its value begins; whether that member is `locations`.
+    private var awaitingValue = false
+    private var valueIsLocations = false
+    /// Inside the `locations` array, and whether one was seen at all.
+    private var inLocations = false
+    private var sawLocations = false
 
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) {
-        for byte in bytes where !strings.consume(byte) {
+    private static let locationsName: StaticString = #""locations""#
+
+    package init() {}
+
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes {
+            let wasInString = strings.inString
+            if strings.consume(byte) {
+                if depth == 1, expectingName {
+                    nameMatched =
+                        nameMatched >= 0 && nameMatched < Self.locationsName.utf8CodeUnitCount
+                            && Self.locationsName.utf8Start[nameMatched] == byte ? nameMatched + 1 : -1
+                } else if !wasInString {
+                    // A string value: where the `locations` array or a place is due, it is not one.
+                    if depth == 1, awaitingValue {
+                        awaitingValue = false
+                        if valueIsLocations { broken = true }
+                    } else if depth == 2, inLocations {
+                        broken = true
+                    }
+                }
+                continue
+            }
+            if byte.isASCIIWhitespace { continue }
+            if depth == 1, awaitingValue {
+                awaitingValue = false
+                if valueIsLocations {
+                    if byte == UInt8(ascii: "[") {
+                        inLocations = true
+                        sawLocations = true
+                    } else {
+                        broken = true
+                    }
+                }
+            }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if depth == 0 {
                     if sawRoot || byte != UInt8(ascii: "{") { broken = true }
                     sawRoot = true
+                    expectingName = true
+                    nameMatched = 0
+                } else if depth == 2, inLocations, byte != UInt8(ascii: "{") {
+                    broken = true
                 }
                 depth += 1
-                if depth == 3, byte == UInt8(ascii: "{") { count += 1 }
+                if depth == 3, inLocations { count += 1 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 if depth < 0 { broken = true }
-            default: break
+                if depth == 1, inLocations { inLocations = false }
+            case UInt8(ascii: ":") where depth == 1 && expectingName:
+                expectingName = false
+                awaitingValue = true
+                valueIsLocations = nameMatched == Self.locationsName.utf8CodeUnitCount
+            case UInt8(ascii: ",") where depth == 1:
+                expectingName = true
+                nameMatched = 0
+            case UInt8(ascii: ","):
+                break
+            default:
+                // A number, true, false or null where a place is due.
+                if depth == 2, inLocations { broken = true }
             }
         }
     }
 
-    /// The places, or `nil` when the body was not one balanced JSON object.
-    var places: Int? { sawRoot && depth == 0 && !strings.inString && !broken ? count : nil }
+    /// The places, or `nil` when the body was not `{"locations":[…]}` with objects in the array.
+    package var places: Int? { sawRoot && depth == 0 && !strings.inString && !broken && sawLocations ? count : nil }
 }
