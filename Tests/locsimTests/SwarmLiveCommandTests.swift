@@ -19,6 +19,11 @@ import Testing
     }
 
     struct Summary: Decodable {
+        struct ErrorCount: Decodable, Equatable {
+            var kind: String
+            var count: Int
+            var first: String
+        }
         var players: Int
         var misbehaving: [String]
         var requests: Int
@@ -27,6 +32,12 @@ import Testing
         var unanswered: Int
         var by_kind: [String: Int]
         var status_codes: [[String: Int]]
+        var errors: [ErrorCount]
+
+        /// `status_codes` as status → count.
+        var statuses: [Int: Int] {
+            Dictionary(uniqueKeysWithValues: status_codes.compactMap { entry in entry["status"].map { ($0, entry["count"] ?? 0) } })
+        }
     }
 
     static func summary(_ stdout: String) throws -> Summary {
@@ -101,7 +112,8 @@ import Testing
         for id in ["summary", "requests", "latency", "intervals", "status", "errors"] { #expect(html.contains("id=\"\(id)\"")) }
         let terminal = try CLI.runOnTerminal(arguments)
         #expect(terminal.status == 0, "\(terminal.output)")
-        #expect(terminal.output.contains("players 40/40  req/s "))
+        // Players active, requests in the last second, its p50/p99, errors so far, requests so far.
+        #expect(terminal.output.contains(#/\ds  players 40/40  req/s \d+  p50 \d+\.\d ms  p99 \d+\.\d ms  errors 0  requests \d+/#))
     }
 
     @Test("--tracks: players walk the repository's GPX tracks from random offsets; still no violation")
@@ -120,6 +132,60 @@ import Testing
         let missing = try CLI.run(["swarm", "--server", server.base, "--players", "2", "--tracks", "geodata"])
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("locsim: error: --tracks geodata: no .gpx file there"))
+    }
+
+    @Test("--token is sent as Authorization: Bearer; a wrong or missing one is counted as HTTP 401 by status and kind, then exit 1")
+    func token() async throws {
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments + ["--token", "s3cret"])
+        defer { server.command.stop() }
+        let arguments = [
+            "swarm", "--server", server.base, "--players", "5", "--speed", "10", "--duration", "40s", "--ramp", "0", "--area", "0,-150,2000",
+            "--format", "jsonl",
+        ]
+        let right = try CLI.run(arguments + ["--token", "s3cret"])
+        #expect(right.status == 0, "\(right.stderr)")
+        let answered = try Self.summary(right.stdout)
+        #expect(answered.requests >= 10 && answered.answered == answered.requests)
+        #expect(answered.statuses == [200: answered.requests] && answered.errors.isEmpty)
+        for wrongToken in [["--token", "wrong"], []] {
+            let run = try CLI.run(arguments + wrongToken)
+            #expect(run.status == 1)
+            #expect(run.stderr.hasPrefix("locsim: error: no request to \(server.base) was answered with 200 (HTTP 401)"), "\(run.stderr)")
+            let refused = try Self.summary(run.stdout)
+            // Refused, the players back off and retry as the app does: the first fetch, then retries only.
+            #expect(refused.by_kind["first"] == 5 && (refused.by_kind["retry"] ?? 0) > 0)
+            #expect(refused.by_kind["first"]! + refused.by_kind["retry"]! == refused.requests)
+            #expect(refused.answered == 0 && refused.failed == refused.requests)
+            #expect(refused.statuses == [401: refused.requests])
+            #expect(refused.errors == [.init(kind: "http", count: refused.requests, first: "HTTP 401")])
+        }
+    }
+
+    @Test("a server's scripted faults (503, no answer, a malformed 200) are each failures of their kind, followed by retries")
+    func faults() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-swarm-faults-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = directory + "/faults.json"
+        try #"[{"status": 503}, {"timeout": true}, {"status": 200, "body": "{\"locations\": 5}"}]"#.write(toFile: script, atomically: true, encoding: .utf8)
+        let server = try await ServeCommandTests.Server.start(Self.serveArguments + ["--script", script])
+        defer { server.command.stop() }
+        // One player, so the script's steps are its first three requests, in order.
+        let run = try CLI.run([
+            "swarm", "--server", server.base, "--players", "1", "--speed", "10", "--duration", "60s", "--ramp", "0", "--area", "0,-150,2000",
+            "--mix", "walk=1", "--timeout", "500ms", "--format", "jsonl",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try Self.summary(run.stdout)
+        #expect(summary.errors == [
+            .init(kind: "http", count: 1, first: "HTTP 503"), .init(kind: "malformed", count: 1, first: #"the answer is not {"locations":[…]}"#),
+            .init(kind: "timeout", count: 1, first: "timed out"),
+        ])
+        #expect(summary.failed == 3 && summary.answered == summary.requests - 3 && summary.answered > 0)
+        // The timed-out request has no status; the malformed answer's status was 200.
+        #expect(summary.statuses == [200: summary.requests - 2, 503: 1])
+        #expect(summary.by_kind["first"] == 1 && summary.by_kind["retry"] == 3)
+        #expect((summary.by_kind["elapsed"] ?? 0) + (summary.by_kind["moved"] ?? 0) == summary.requests - 4)
     }
 
     @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")
