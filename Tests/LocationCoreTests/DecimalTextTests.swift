@@ -31,6 +31,20 @@ struct DecimalTextTests {
         }
     }
 
+    @Test("Coordinates as the index stores them (units of 1e-7°) take the seven-decimal path and match description")
+    func indexCoordinates() {
+        var random = SplitMix64(seed: 2027)
+        var samples: [Int64] = [0, 1, -1, 10, 1_000, 10_000_000, -10_000_000, 1_800_000_000, -1_800_000_000, 900_000_000, 1_234_567,
+                                10_485_759_999_999, 10_485_760_000_000]
+        for _ in 0..<100_000 { samples.append(Int64(random.next() % 3_600_000_001) - 1_800_000_000) }
+        // Beyond degrees, up to the fast path's bound of 2^20 and past it.
+        for _ in 0..<20_000 { samples.append(Int64(random.next() % 20_000_000_000_000) - 10_000_000_000_000) }
+        for units in samples {
+            let value = Double(units) / 1e7
+            #expect(Self.text(value) == value.description, "\(units)")
+        }
+    }
+
     @Test("Any finite double reads back to the same bits, in description's text where it is positional")
     func anyDouble() {
         var random = SplitMix64(seed: 7)

@@ -15,7 +15,7 @@
 /// ```
 package enum DecimalText {
     /// The most bytes one number takes (`description` of a `Double` is at most 24).
-    package static var maximumLength: Int { 32 }
+    @inlinable package static var maximumLength: Int { 32 }
 
     /// 2⁵³: integers below it are exact.
     private static let exactIntegerLimit = 9_007_199_254_740_992.0
@@ -27,6 +27,18 @@ package enum DecimalText {
     package static func write(_ value: Double, into out: UnsafeMutableRawBufferPointer) -> Int {
         precondition(out.count >= maximumLength, "DecimalText needs \(maximumLength) bytes")
         let magnitude = value.magnitude
+        // Seven decimals first: every coordinate of the index (stored in units of 10⁻⁷ degree)
+        // is found with one trial instead of up to eight. If `n / 10⁷` gives back `v`, `n` less
+        // its trailing zeros is the answer the loop below finds: below 2²⁰ two decimals of at
+        // most seven places are 10⁻⁷ apart, far more than the spacing of doubles there, so no
+        // decimal with fewer places reads back to `v` unless it is `n` without trailing zeros,
+        // and `round(v × 10^k)` is that integer (its rounding error is far below ½).
+        if magnitude >= 0.0001, magnitude < 1_048_576 {
+            let significand = UInt64(magnitude * 10_000_000 + 0.5)
+            if Double(significand) / 10_000_000 == magnitude {
+                return writeSevenDecimals(significand, negative: value.sign == .minus, into: out)
+            }
+        }
         if value.isFinite, magnitude >= 0.0001 || magnitude == 0, magnitude < exactIntegerLimit {
             var k = 0
             // 10^k by repeated multiplication: every product up to 10²² is exact.
@@ -120,6 +132,35 @@ package enum DecimalText {
             }
             return at + writeDigits(value.magnitude, minimumCount: width, into: out, at: at)
         }
+    }
+
+    /// `significand / 10⁷` with its trailing zeros dropped (`.0` for a whole number), as
+    /// ``writeFixed(significand:decimals:negative:into:)`` writes it after trimming, but with
+    /// divisions by constants only (the compiler turns them into multiplications).
+    private static func writeSevenDecimals(_ significand: UInt64, negative: Bool, into out: UnsafeMutableRawBufferPointer) -> Int {
+        var at = 0
+        if negative {
+            out[0] = UInt8(ascii: "-")
+            at = 1
+        }
+        at += writeDigits(UInt(significand / 10_000_000), minimumCount: 1, into: out, at: at)
+        out[at] = UInt8(ascii: ".")
+        at += 1
+        var fraction = significand % 10_000_000
+        guard fraction != 0 else {
+            out[at] = UInt8(ascii: "0")
+            return at + 1
+        }
+        var decimals = 7
+        while fraction % 10 == 0 {
+            fraction /= 10
+            decimals -= 1
+        }
+        for i in stride(from: at + decimals - 1, through: at, by: -1) {
+            out[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        return at + decimals
     }
 
     /// `significand / 10^decimals` with exactly `decimals` decimals (`.0` when there are none, as
