@@ -161,6 +161,22 @@ public final class NearbyIndex: Sendable {
     public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) throws(IndexError)
         -> [NearbyPlace]
     {
+        try withNearbyRows(near: center, within: radius, limit: limit) { rows in
+            [NearbyPlace](unsafeUninitializedCapacity: rows.count) { result, initialized in
+                for position in 0..<rows.count { (result.baseAddress! + position).initialize(to: rows.place(at: position)) }
+                initialized = rows.count
+            }
+        }
+    }
+
+    /// The answer of ``places(near:within:limit:)``, read in place by `body` instead of built
+    /// as values: same places, same order, same checks and errors.
+    ///
+    /// - Parameter body: Reads the rows; they are valid only until it returns.
+    package func withNearbyRows<Result>(
+        near center: Coordinate, within radius: Double, limit: Int? = nil,
+        _ body: (NearbyRows) throws(IndexError) -> Result
+    ) throws(IndexError) -> Result {
         guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
             throw IndexError(
                 .invalidArgument,
@@ -180,7 +196,8 @@ public final class NearbyIndex: Sendable {
                 let splits = try reader.currentSplitNodes()
                 let ranges = cap.rowRanges(in: grid, splits: splits)
                 if let result = try reader.search(
-                    center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit, dataVersion: splits.dataVersion)
+                    center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit, dataVersion: splits.dataVersion,
+                    build: body)
                 {
                     return result
                 }

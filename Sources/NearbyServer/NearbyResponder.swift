@@ -171,10 +171,8 @@ public struct NearbyResponder: HTTPResponder {
         case .answer(let delay):
             await pause(delay)
             do {
-                let places = try await search.places(near: query.center, within: query.radius, limit: query.limit)
-                var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
-                writer.appendLocations(places)
-                outcome = Outcome(response: Self.json(buffer: writer.buffer, status: 200), places: places.count)
+                let (body, places) = try await search.nearbyBody(near: query.center, within: query.radius, limit: query.limit)
+                outcome = Outcome(response: Self.json(buffer: body, status: 200), places: places)
             } catch {
                 failed = true
                 logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])

@@ -1,5 +1,6 @@
 public import LocationCore
 public import LocationIndex
+public import NIOCore
 
 /// Something that answers the game's nearby query: places within a radius, nearest first, ties
 /// by id, at most `limit`.
@@ -27,11 +28,23 @@ public protocol NearbySearching: Sendable {
     /// primary answering instead), one line each; `GET /healthz` answers 200 with `ok` and
     /// these lines. Asked only when ``healthProblem()`` is nil. The default says none.
     func healthWarnings() async -> [String]
+
+    /// The nearby answer's JSON body, `{"locations":[…]}`, for ``places(near:within:limit:)``,
+    /// and how many places it holds. The default writes those places with
+    /// ``NearbyJSONWriter``; ``IndexSearch`` writes the same bytes straight from the index's rows.
+    func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int)
 }
 
 extension NearbySearching {
     public func healthProblem() async -> String? { nil }
     public func healthWarnings() async -> [String] { [] }
+
+    public func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+        let places = try await places(near: center, within: radius, limit: limit)
+        var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
+        writer.appendLocations(places)
+        return (writer.buffer, places.count)
+    }
 }
 
 /// The SQLite index as a ``NearbySearching``.
@@ -44,6 +57,14 @@ public struct IndexSearch: NearbySearching {
 
     public func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
         try index.places(near: center, within: radius, limit: limit).map(\.place)
+    }
+
+    public func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+        try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
+            var writer = NearbyJSONWriter(capacity: 0)
+            writer.appendLocations(rows)
+            return (writer.buffer, rows.count)
+        }
     }
 }
 

@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    @Test("The body written from the index's rows is byte for byte the one written from its places")
+    func rowsBodyEqualsPlacesBody() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let search = IndexSearch(index: places.index)
+        // The awkward names (escapes, non-ASCII, kinds) lie within 60 m of Tokyo.
+        let queries = Self.queries + [(TestIndex.tokyo.latitude, TestIndex.tokyo.longitude, 60)]
+        var compared = 0
+        for query in queries {
+            let center = try Coordinate(latitude: query.latitude, longitude: query.longitude)
+            for limit in [nil, 3] as [Int?] {
+                let expected = try places.index.places(near: center, within: query.radius, limit: limit).map(\.place)
+                var writer = NearbyJSONWriter()
+                writer.appendLocations(expected)
+                let (body, count) = try await search.nearbyBody(near: center, within: query.radius, limit: limit)
+                #expect(Array(body.readableBytesView) == writer.bytes, "\(query) limit \(String(describing: limit))")
+                #expect(count == expected.count)
+                compared += expected.count
+            }
+        }
+        #expect(compared > 1_000)
+    }
+
     @Test("Without radius the game's 5,000 m; limit keeps the nearest N; ties by id")
     func defaultsAndLimit() async throws {
         let places = try TestIndex()

@@ -47,7 +47,7 @@ final class ReadConnection: @unchecked Sendable {
     /// A candidate that passed the exact test, kept as plain values until sorting is done:
     /// its id and name bytes live in the scratch text, so no `String` is made for a place the
     /// limit drops.
-    private struct Hit {
+    struct Hit {
         var distance: Double
         var latitude: Double
         var longitude: Double
@@ -120,10 +120,10 @@ final class ReadConnection: @unchecked Sendable {
     /// - Parameter dataVersion: The data version `rowRanges` were computed for (the split nodes'
     ///   snapshot). Returns nil, before any sorting or result building, when the reads saw a
     ///   later one: the caller reloads the split nodes and asks again.
-    func search(
+    func search<Result>(
         center: Coordinate, radius: Double, cap: SearchCap, rowRanges: [(Int64, Int64)], limit: Int?,
-        dataVersion: UInt32
-    ) throws(IndexError) -> [NearbyPlace]? {
+        dataVersion: UInt32, build: (NearbyRows) throws(IndexError) -> Result
+    ) throws(IndexError) -> Result? {
         // Take the scratch space out of the object: a local needs no dynamic exclusivity checks.
         var scratch = self.scratch
         self.scratch = Scratch()
@@ -165,20 +165,8 @@ final class ReadConnection: @unchecked Sendable {
                     var largestKind: UInt16 = 0
                     for position in 0..<count { largestKind = max(largestKind, hits[Int(order[position])].kindCode) }
                     _ = try kindName(largestKind)
-                    let kinds = self.kinds
-                    return [NearbyPlace](unsafeUninitializedCapacity: count) { result, initialized in
-                        for position in 0..<count {
-                            let hit = hits[Int(order[position])]
-                            let place = Place(
-                                id: string(hit.textStart, hit.idLength),
-                                name: string(hit.textStart + Int32(hit.idLength), hit.nameLength),
-                                coordinate: Coordinate(uncheckedLatitude: hit.latitude, longitude: hit.longitude),
-                                kind: kinds[Int(hit.kindCode)],
-                                level: hit.level == PlaceRecord.noLevel ? nil : Int(hit.level))
-                            (result.baseAddress! + position).initialize(to: NearbyPlace(place: place, distance: hit.distance))
-                        }
-                        initialized = count
-                    }
+                    return try build(NearbyRows(
+                        hits: hits, order: UnsafeBufferPointer(rebasing: order[..<count]), text: text, kinds: self.kinds))
                 }
             }
         }

@@ -1,4 +1,5 @@
 public import LocationCore
+import LocationIndex
 import NIOCore
 
 /// Writes the nearby answer's JSON straight from the places into the response's byte buffer: no
@@ -31,37 +32,85 @@ public struct NearbyJSONWriter: Sendable {
     /// a `ByteBuffer` call per key, string and number (its capacity and uniqueness checks,
     /// tens of thousands per 5 km answer) cost more than the JSON itself.
     public mutating func appendLocations(_ places: [Place]) {
-        var bound = 16
-        for place in places {
-            // Keys and punctuation, two numbers, a level, and every text byte escaped at worst (6 bytes).
-            bound += 80 + 3 * DecimalText.maximumLength + 6 * (place.id.utf8.count + place.name.utf8.count + place.kind.utf8.count)
-        }
+        var textBytes = 0
+        for place in places { textBytes += place.id.utf8.count + place.name.utf8.count + place.kind.utf8.count }
+        let bound = Self.bound(places: places.count, textBytes: textBytes)
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { out in
             var writer = RawJSONWriter(base: out.baseAddress!)
             writer.put("{\"locations\":[")
-            for (i, place) in places.enumerated() {
-                writer.put(i == 0 ? "{\"id\":" : ",{\"id\":")
-                writer.putQuoted(place.id)
-                writer.put(",\"name\":")
-                writer.putQuoted(place.name)
-                writer.put(",\"lat\":")
-                writer.putNumber(place.coordinate.latitude)
-                writer.put(",\"lng\":")
-                writer.putNumber(place.coordinate.longitude)
-                if !place.kind.isEmpty {
-                    writer.put(",\"location_type\":")
-                    writer.putQuoted(place.kind)
+            for (position, place) in places.enumerated() {
+                var id = place.id, name = place.name, kind = place.kind
+                id.withUTF8 { id in
+                    name.withUTF8 { name in
+                        kind.withUTF8 { kind in
+                            writer.putPlace(
+                                first: position == 0, id: id, name: name, coordinate: place.coordinate, kind: kind, level: place.level)
+                        }
+                    }
                 }
-                if let level = place.level {
-                    writer.put(",\"level\":")
-                    writer.putInteger(level)
-                }
-                writer.putByte(UInt8(ascii: "}"))
             }
             writer.put("]}")
             precondition(writer.count <= bound, "the nearby body outgrew its bound")
             return writer.count
         }
+    }
+
+    /// The whole body for the index's rows, written from the query's buffers (no `String` per
+    /// id or name): the same bytes ``appendLocations(_:)`` writes for the same places.
+    ///
+    /// The index's text is the import's UTF-8; should a damaged file hold bytes that are not,
+    /// they go through `String(decoding:)` first, as ``LocationIndex/NearbyIndex/places(near:within:limit:)``
+    /// takes them, so both ways write the same body.
+    mutating func appendLocations(_ rows: NearbyRows) {
+        // The kind names' bytes side by side, once per answer: (start, count) per code.
+        var kindBytes: [UInt8] = []
+        var kindSpans: [(start: Int, count: Int)] = []
+        var longestKind = 0
+        for name in rows.kindNames {
+            kindSpans.append((kindBytes.count, name.utf8.count))
+            kindBytes.append(contentsOf: name.utf8)
+            longestKind = max(longestKind, name.utf8.count)
+        }
+        let bound = Self.bound(places: rows.count, textBytes: rows.textByteCount + rows.count * longestKind)
+        kindBytes.withUnsafeBufferPointer { kindBytes in
+            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { out in
+                var writer = RawJSONWriter(base: out.baseAddress!)
+                writer.put("{\"locations\":[")
+                for position in 0..<rows.count {
+                    let row = rows.row(at: position)
+                    let span = kindSpans[row.kindCode]
+                    let kind = UnsafeBufferPointer(rebasing: kindBytes[span.start..<(span.start + span.count)])
+                    if Self.isASCII(row.id), Self.isASCII(row.name) {
+                        writer.putPlace(
+                            first: position == 0, id: row.id, name: row.name, coordinate: row.coordinate, kind: kind, level: row.level)
+                    } else {
+                        var id = String(decoding: row.id, as: UTF8.self), name = String(decoding: row.name, as: UTF8.self)
+                        id.withUTF8 { id in
+                            name.withUTF8 { name in
+                                writer.putPlace(
+                                    first: position == 0, id: id, name: name, coordinate: row.coordinate, kind: kind, level: row.level)
+                            }
+                        }
+                    }
+                }
+                writer.put("]}")
+                precondition(writer.count <= bound, "the nearby body outgrew its bound")
+                return writer.count
+            }
+        }
+    }
+
+    /// The largest body for `places` places with `textBytes` of ids, names and kinds: keys and
+    /// punctuation, two numbers and a level each, and every text byte escaped at worst (6 bytes).
+    /// Text that `String(decoding:)` repairs grows by at most 3 bytes per byte, within the 6.
+    private static func bound(places: Int, textBytes: Int) -> Int {
+        16 + places * (80 + 3 * DecimalText.maximumLength) + 6 * textBytes
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var any: UInt8 = 0
+        for byte in bytes { any |= byte }
+        return any < 0x80
     }
 
     /// Appends ASCII text as it is (for the writer's own punctuation and keys).
@@ -161,6 +210,30 @@ private struct RawJSONWriter {
         count += text.utf8CodeUnitCount
     }
 
+    /// One place's object, `{"id":…}`, with a comma before it unless it is the first.
+    mutating func putPlace(
+        first: Bool, id: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, coordinate: Coordinate,
+        kind: UnsafeBufferPointer<UInt8>, level: Int?
+    ) {
+        put(first ? "{\"id\":" : ",{\"id\":")
+        putQuoted(utf8: id)
+        put(",\"name\":")
+        putQuoted(utf8: name)
+        put(",\"lat\":")
+        putNumber(coordinate.latitude)
+        put(",\"lng\":")
+        putNumber(coordinate.longitude)
+        if !kind.isEmpty {
+            put(",\"location_type\":")
+            putQuoted(utf8: kind)
+        }
+        if let level {
+            put(",\"level\":")
+            putInteger(level)
+        }
+        putByte(UInt8(ascii: "}"))
+    }
+
     mutating func putNumber(_ value: Double) {
         guard value.isFinite else {
             put("null")
@@ -173,12 +246,7 @@ private struct RawJSONWriter {
         count += DecimalText.write(value, into: UnsafeMutableRawBufferPointer(start: base + count, count: DecimalText.maximumLength))
     }
 
-    mutating func putQuoted(_ value: String) {
-        var value = value
-        value.withUTF8 { putQuoted(utf8: $0) }
-    }
-
-    private mutating func putQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
+    mutating func putQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
         putByte(UInt8(ascii: "\""))
         guard let start = source.baseAddress else {
             putByte(UInt8(ascii: "\""))
@@ -213,3 +281,4 @@ private struct RawJSONWriter {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
+
