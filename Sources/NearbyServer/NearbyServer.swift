@@ -134,7 +134,7 @@ public struct NearbyServer: Service {
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? 0)
             },
-            logger: logger)
+            logger: Logger(label: logger.label, factory: { [handler = logger.handler] _ in RequestLogHandler(wrapping: handler) }))
     }
 
     /// Serves until graceful shutdown or cancellation.
