@@ -86,6 +86,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict),
@@ -182,6 +183,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict),
@@ -242,7 +244,11 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "IndexBenchmark", dependencies: ["LocationIndex", "LocationCore", "CSQLite"],
             path: "Benchmarks/IndexBenchmark", swiftSettings: strict),
         .executableTarget(
-            name: "HelloServer", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            name: "HelloServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Benchmarks/HelloServer", swiftSettings: strict),
     ]
 }

@@ -32,6 +32,10 @@ DURATION=${DURATION:-10}
 REPS=${REPS:-3}
 POINTS=${POINTS:-8}
 SOAK=${SOAK:-60}
+WRK_THREADS=${WRK_THREADS:-2}
+# The event loops `locsim serve` runs on (its default: one per core); HelloServer's second
+# instance gets as many.
+SERVE_LOOPS=${LOCSIM_EVENT_LOOPS:-$(nproc)}
 
 for tool in redis-server redis-benchmark redis-cli wrk; do
     if ! command -v "$tool" >/dev/null; then
@@ -82,9 +86,10 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 SERVE_PID=""
 REDIS_PID=""
 HELLO_PID=""
+HELLO_LOOPS_PID=""
 BASE_PID=""
 cleanup() {
-    for pid in "$SERVE_PID" "$REDIS_PID" "$HELLO_PID" "$BASE_PID"; do
+    for pid in "$SERVE_PID" "$REDIS_PID" "$HELLO_PID" "$HELLO_LOOPS_PID" "$BASE_PID"; do
         [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
     done
     wait 2>/dev/null || true
@@ -124,6 +129,11 @@ HELLO_PORT=$(free_port)
 "$BIN/HelloServer" "$HELLO_PORT" >"$WORK/hello.log" 2>&1 &
 HELLO_PID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_PORT/hello" >/dev/null && break; sleep 0.1; done
+# The same bare server with its tasks on NIO's event loops, as `locsim serve` runs them.
+HELLO_LOOPS_PORT=$(free_port)
+"$BIN/HelloServer" "$HELLO_LOOPS_PORT" "$SERVE_LOOPS" >"$WORK/hello-loops.log" 2>&1 &
+HELLO_LOOPS_PID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_LOOPS_PORT/hello" >/dev/null && break; sleep 0.1; done
 
 # wrk's request rotation: one path per point, in turn, on every connection.
 cat >"$WORK/points.lua" <<'LUA'
@@ -147,7 +157,7 @@ median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 # build's server): "req/s p50 p99 non-2xx".
 run_wrk() {
     local out
-    out=$(POINTS_FILE=$WORK/points.txt RADIUS=$1 wrk -t 2 -c "$2" -d "${3}s" --latency -s "$WORK/points.lua" "${4:-$BASE}")
+    out=$(POINTS_FILE=$WORK/points.txt RADIUS=$1 wrk -t "$WRK_THREADS" -c "$2" -d "${3}s" --latency -s "$WORK/points.lua" "${4:-$BASE}")
     echo "$out" >>"$WORK/wrk.log"
     echo "$(echo "$out" | awk '/^Requests\/sec/ {print $2}') $(echo "$out" | awk '$1 == "50%" {print $2}') \
 $(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $5}' | grep . || echo 0)"
@@ -202,10 +212,11 @@ for RADIUS in 5000 100; do
 done
 
 echo "== the HTTP layer alone, 4 connections, ${DURATION}s each"
-echo "   HelloServer GET /hello:  $(wrk -t 2 -c 4 -d "${DURATION}s" "http://127.0.0.1:$HELLO_PORT/hello" | awk '/^Requests\/sec/ {print $2}') req/s"
-echo "   locsim GET /healthz:     $(wrk -t 2 -c 4 -d "${DURATION}s" "$BASE/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
+echo "   HelloServer GET /hello (Hummingbird's defaults):  $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "http://127.0.0.1:$HELLO_PORT/hello" | awk '/^Requests\/sec/ {print $2}') req/s"
+echo "   HelloServer GET /hello (tasks on $SERVE_LOOPS event loop(s)): $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "http://127.0.0.1:$HELLO_LOOPS_PORT/hello" | awk '/^Requests\/sec/ {print $2}') req/s"
+echo "   locsim GET /healthz:     $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "$BASE/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
 if [ -n "$OLD" ]; then
-    echo "   baseline GET /healthz:   $(wrk -t 2 -c 4 -d "${DURATION}s" "$OLD/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
+    echo "   baseline GET /healthz:   $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "$OLD/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
     kill -TERM "$BASE_PID" 2>/dev/null || true
     BASE_PID=""
 fi

@@ -145,6 +145,11 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Requests are answered on the event loop that read them, with no hop to Swift's own
+        // thread pool and back: one loop per core, or LOCSIM_EVENT_LOOPS of them (see
+        // docs/benchmarks/serve.md). Before anything else uses NIO's shared group.
+        let loops = ProcessInfo.processInfo.environment["LOCSIM_EVENT_LOOPS"].flatMap { Int($0) }
+        _ = NearbyServer.runTasksOnEventLoops(threads: loops.map { min(max($0, 1), 64) })
         let configuration: NearbyServer.Configuration
         do {
             let faults = try FaultPlan.Configuration(
