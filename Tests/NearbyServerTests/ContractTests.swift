@@ -57,7 +57,7 @@ import Testing
         defer { places.remove() }
         let search = IndexSearch(index: places.index)
         // The awkward names (escapes, non-ASCII, kinds) lie within 60 m of Tokyo.
-        let queries = Self.queries + [(TestIndex.tokyo.latitude, TestIndex.tokyo.longitude, 60)]
+        let queries = Self.queries + [(latitude: TestIndex.tokyo.latitude, longitude: TestIndex.tokyo.longitude, radius: 60.0)]
         var compared = 0
         for query in queries {
             let center = try Coordinate(latitude: query.latitude, longitude: query.longitude)

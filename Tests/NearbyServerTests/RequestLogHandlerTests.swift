@@ -26,9 +26,10 @@ import Testing
     @Test("Metadata set on the logger, the inner handler's own and a message's all arrive, the message's winning")
     func metadataReachesTheInnerHandler() throws {
         let events = Events()
-        var inner = Recording(events: events)
-        inner.metadata = ["server": "locsim"]
-        inner.logLevel = .info
+        var recording = Recording(events: events)
+        recording.metadata = ["server": "locsim"]
+        recording.logLevel = .info
+        let inner = recording
         var logger = Logger(label: "test", factory: { _ in RequestLogHandler(wrapping: inner) })
         #expect(logger.logLevel == .info)
         logger[metadataKey: "hb.request.id"] = "42"
