@@ -9,7 +9,10 @@ package import LocationCore
 ///
 /// ```swift
 /// let count = try index.withNearbyRows(near: center, within: 5_000) { rows in
-///     for position in 0..<rows.count { write(rows.id(at: position), rows.coordinate(at: position)) }
+///     for position in 0..<rows.count {
+///         let row = rows.row(at: position)
+///         write(row.id, row.coordinate)
+///     }
 ///     return rows.count
 /// }
 /// ```
@@ -32,38 +35,7 @@ package struct NearbyRows {
     @inline(__always)
     private func hit(_ position: Int) -> ReadConnection.Hit { hits[Int(order[position])] }
 
-    /// The id's bytes as stored (UTF-8 from the import's strings).
-    package func id(at position: Int) -> UnsafeBufferPointer<UInt8> {
-        let hit = hit(position)
-        return UnsafeBufferPointer(rebasing: text[Int(hit.textStart)..<(Int(hit.textStart) + Int(hit.idLength))])
-    }
-
-    /// The name's bytes as stored (UTF-8 from the import's strings).
-    package func name(at position: Int) -> UnsafeBufferPointer<UInt8> {
-        let hit = hit(position)
-        let start = Int(hit.textStart) + Int(hit.idLength)
-        return UnsafeBufferPointer(rebasing: text[start..<(start + Int(hit.nameLength))])
-    }
-
-    /// The coordinate, as ``NearbyIndex/places(near:within:limit:)`` gives it.
-    package func coordinate(at position: Int) -> Coordinate {
-        let hit = hit(position)
-        return Coordinate(uncheckedLatitude: hit.latitude, longitude: hit.longitude)
-    }
-
-    /// The kind's name (empty for none).
-    package func kind(at position: Int) -> String { kinds[Int(hit(position).kindCode)] }
-
-    /// The level, or nil.
-    package func level(at position: Int) -> Int? {
-        let level = hit(position).level
-        return level == PlaceRecord.noLevel ? nil : Int(level)
-    }
-
-    /// Great-circle distance from the query centre, metres.
-    package func distance(at position: Int) -> Double { hit(position).distance }
-
-    /// Everything of one row at once (one call per row for a writer in another module).
+    /// Everything of one row at once.
     package func row(at position: Int) -> NearbyRow {
         let hit = hit(position)
         let start = Int(hit.textStart), nameStart = start + Int(hit.idLength)
