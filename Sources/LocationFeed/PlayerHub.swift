@@ -22,6 +22,9 @@ public final class PlayerHub: Service, Sendable {
         public let player: String
         public let device: String
         public let fix: Fix
+        /// When the player handed the fix to the hub (the hub's `now`), before its reports were
+        /// written: where a fix's way to the clients starts.
+        public let published: Date
         /// Vertical speed from the previous 3D fix, m/s.
         public let climb: Double?
         /// The `TPV` and `SKY` objects (no line end).
@@ -107,7 +110,7 @@ public final class PlayerHub: Service, Sendable {
 
     /// - Parameters:
     ///   - players: The players to start with; names must differ. More come with ``add(_:)``.
-    ///   - now: Wall-clock time (the devices' activation time).
+    ///   - now: Wall-clock time (the devices' activation time, each update's ``Update/published``).
     ///   - onEnd: Called when a player's path ends (`nil`) or its provider fails.
     /// - Throws: ``/LocationCore/ConfigurationError`` for two players of one name.
     public init(
@@ -304,6 +307,7 @@ public final class PlayerHub: Service, Sendable {
     }
 
     private func publish(_ fix: Fix, of entry: Entry) {
+        let published = now()
         let player = entry.player
         let device = entry.device.path
         let previous = state.withLock { $0.latest[player.name]?.fix }
@@ -322,7 +326,7 @@ public final class PlayerHub: Service, Sendable {
             nmea = ""
         }
         let update = Update(
-            player: player.name, device: device, fix: fix, climb: climb,
+            player: player.name, device: device, fix: fix, published: published, climb: climb,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
             sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky), nmea: nmea)
         let delivery = state.withLock { state -> ([@Sendable (Update) -> Void], [@Sendable (Event) -> Void])? in

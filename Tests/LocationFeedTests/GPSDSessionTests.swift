@@ -105,6 +105,20 @@ struct GPSDSessionTests {
         }
     }
 
+    @Test("Each update carries when its player published it, by the hub's clock")
+    func published() async throws {
+        let feed = try VirtualFeed(names: ["alice", "bob"], wallClock: true)
+        defer { feed.stop() }
+        await feed.run(until: 10)
+        let updates = feed.received
+        try #require(updates.count >= 10)
+        // The players run on the virtual clock from its zero, a fix a second from the motion's
+        // start: each is published at the wall-clock time of its own fix.
+        for update in updates {
+            #expect(update.published == update.fix.time, "\(update.player) at \(update.fix.time)")
+        }
+    }
+
     @Test("\"nmea\":true yields the NMEA sentences, which read back as the same fixes")
     func nmea() async throws {
         let feed = try VirtualFeed(names: ["alice"])

@@ -19,7 +19,9 @@ final class VirtualFeed: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// Players walking north-east from Tokyo station with noise (so fixes carry an accuracy), 3D at 40 m.
-    init(names: [String] = ["alice", "bob"], noise: Double? = 4) throws {
+    /// The hub's wall clock stands still at ``start`` unless `wallClock` is set: then it is
+    /// ``start`` plus the virtual clock's time.
+    init(names: [String] = ["alice", "bob"], noise: Double? = 4, wallClock: Bool = false) throws {
         specs = names.enumerated().map { ($0.element, UInt64($0.offset + 11)) }
         let clock = clock
         let players = try specs.map { spec in
@@ -27,7 +29,10 @@ final class VirtualFeed: Sendable {
                 name: spec.name, seed: spec.seed,
                 provider: try Self.motion(seed: spec.seed, pacing: .realTime, noise: noise, clock: clock))
         }
-        hub = try PlayerHub(players: players, now: { VirtualFeed.start })
+        hub = try PlayerHub(
+            players: players,
+            now: wallClock
+                ? { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) } : { VirtualFeed.start })
         let log = log
         _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
     }
