@@ -37,8 +37,9 @@ struct FeedRuntime {
         })
         let bridged = try Self.bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
         let heartbeat = EventHeartbeat(api: routes.api)
+        let traced: [any Service] = FixTrace.fromEnvironment(hub: hub).map { [$0] } ?? []
         guard let gpsdPort = options.gpsdPort else {
-            services = [hub, heartbeat] + bridged
+            services = [hub, heartbeat] + traced + bridged
             return
         }
         let gpsd = GPSDFeedServer(
@@ -51,7 +52,7 @@ struct FeedRuntime {
                     Terminal.out("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
                 }
             })
-        services = [hub, heartbeat] + bridged + [gpsd]
+        services = [hub, heartbeat] + traced + bridged + [gpsd]
     }
 
     /// The Android console and iOS Simulator bridges: each retries for as long as the server runs
