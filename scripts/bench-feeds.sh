@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Benchmarks `locsim serve --gpsd-port` with many players and several gpsd clients, beside a
-# real gpsd relaying the same NMEA to the same number of clients (see docs/benchmarks/feeds.md).
+# real gpsd relaying the same NMEA to the same number of clients, both at once in one run
+# (see docs/benchmarks/feeds.md for the method and the results).
 #
 #   scripts/bench-feeds.sh [WORKDIR]
 #
 # 1. builds locsim in release mode;
 # 2. starts `locsim serve` with PLAYERS players (seeded circles around Tokyo, 1 Hz, noise 4 m) and
-#    CLIENTS `gpspipe -w` clients, lets it settle WARM seconds, then for SECONDS seconds measures the
-#    server's CPU time (utime + stime from /proc), the TPV reports one more client receives, and
-#    records the NMEA an extra `gpspipe -r` client receives;
-# 3. starts a real gpsd (private port) reading that recorded NMEA from a loopback feed at the same
-#    rate it was recorded, with CLIENTS `gpspipe -w` clients, and measures the same for gpsd.
+#    LOCSIM_FEED_TRACE (one line per fix: when the player published it), and CLIENTS `gpspipe -w`
+#    clients;
+# 3. starts a real gpsd (private port) whose one device reads the NMEA of every player from
+#    scripts/feed-probe.py's relay (a client of locsim that sends each epoch to gpsd with one write
+#    and notes when), and CLIENTS `gpspipe -w` clients of gpsd;
+# 4. after WARM seconds, for DURATION seconds: one timing client (feed-probe.py watch) on each
+#    server, both servers' CPU time (utime + stime from /proc), locsim's RSS every minute, the
+#    load average every minute;
+# 5. pairs the timings (feed-probe.py analyse): fix-to-client latency of both, each player's drift.
 # Everything started is stopped on exit (trap).
 #
-# Environment: PLAYERS (default 1000), CLIENTS (default 10), DURATION (seconds measured, default 60), WARM (default 5).
+# Environment: PLAYERS (default 1000), CLIENTS (default 10), DURATION (seconds measured, default
+# 600), WARM (default 30).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,9 +28,10 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 PLAYERS=${PLAYERS:-1000}
 CLIENTS=${CLIENTS:-10}
-SECONDS_MEASURED=${DURATION:-60}
-WARM=${WARM:-5}
+SECONDS_MEASURED=${DURATION:-600}
+WARM=${WARM:-30}
 GPSD=$(command -v gpsd || echo /usr/sbin/gpsd)
+PROBE="$ROOT/scripts/feed-probe.py"
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -32,8 +39,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+command -v gpspipe > /dev/null || { echo "gpspipe is missing: apt-get install gpsd-clients" >&2; exit 1; }
+[ -x "$GPSD" ] || { echo "gpsd is missing: apt-get install gpsd" >&2; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+sleep_until() { local left=$(( $1 - $(date +%s) )); if (( left > 0 )); then sleep "$left"; fi; }
 TICKS=$(getconf CLK_TCK)
 
 cd "$ROOT"
@@ -49,62 +61,71 @@ for i in range(1, int(sys.argv[1]) + 1):
     sys.stdout.write(f"--player\0p{i}=circle:{lat},{lon}:{50 + i % 450} --duration 86400 --noise 4 --seed {i}\0")
 ' "$PLAYERS")
 
-measure() {  # measure NAME PID PORT: CLIENTS watchers, one counting client, one raw recorder
-  local name=$1 pid=$2 port=$3
-  local watchers=()
-  for ((c = 1; c <= CLIENTS; c++)); do
-    gpspipe -w "127.0.0.1:$port" > /dev/null 2>&1 &
-    watchers+=($!); PIDS+=($!)
-  done
-  sleep "$WARM"
-  local before after
-  before=$(cpu_ticks "$pid")
-  timeout -s KILL $((SECONDS_MEASURED + 10)) gpspipe -w -x "$SECONDS_MEASURED" "127.0.0.1:$port" > "$WORK/$name-count.jsonl" 2>/dev/null || true
-  after=$(cpu_ticks "$pid")
-  for w in "${watchers[@]}"; do kill "$w" 2>/dev/null || true; done
-  local tpv
-  tpv=$(grep -c '"class":"TPV"' "$WORK/$name-count.jsonl" || true)
-  python3 -c "print(f'| $name | $PLAYERS | $CLIENTS | {($after - $before) / $TICKS / $SECONDS_MEASURED * 100:.1f} % | {$tpv / $SECONDS_MEASURED:.0f} |')"
-}
-
-echo "| server | players | clients | CPU (of one core) | TPV/s to one client |"
-echo "|---|---|---|---|---|"
-
 PORT=$(free_port)
-"$LOCSIM" serve --port 0 --gpsd-port "$PORT" "${ARGS[@]}" > "$WORK/serve.log" 2>&1 &
+LOCSIM_FEED_TRACE="$WORK/trace.txt" "$LOCSIM" serve --port 0 --gpsd-port "$PORT" "${ARGS[@]}" > "$WORK/serve.log" 2>&1 &
 SERVE=$!; PIDS+=($SERVE)
-for _ in $(seq 1 600); do grep -q "gpsd protocol on" "$WORK/serve.log" && break; sleep 0.1; done
-# The NMEA a relaying gpsd gets: recorded from locsim during the measured window.
-(sleep "$WARM"; timeout -s KILL $((SECONDS_MEASURED + 10)) gpspipe -r -x "$SECONDS_MEASURED" "127.0.0.1:$PORT" 2>/dev/null | grep '^\$' > "$WORK/players.nmea" || true) &
-RECORDER=$!
-measure "locsim serve" "$SERVE" "$PORT"
-wait "$RECORDER" || true
-kill "$SERVE"; wait "$SERVE" 2>/dev/null || true
+for _ in $(seq 1 3000); do grep -q "gpsd protocol on" "$WORK/serve.log" && break; sleep 0.1; done
+grep -q "gpsd protocol on" "$WORK/serve.log" || { cat "$WORK/serve.log" >&2; exit 1; }
 
-# A real gpsd reading the same sentences at the rate they were recorded.
+# The real gpsd: its one device is the relay of locsim's NMEA (every player's epochs).
 FEED=$(free_port)
 GPSD_PORT=$(free_port)
-python3 - "$FEED" "$WORK/players.nmea" "$SECONDS_MEASURED" > "$WORK/feeder.log" 2>&1 <<'PY' &
-import socket, sys, time
-port, path, seconds = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-lines = open(path, "rb").read().splitlines()
-server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-server.bind(("127.0.0.1", port)); server.listen(1)
-connection, _ = server.accept()
-per_tick = max(1, len(lines) // int(seconds * 100))
-start = time.monotonic()
-while True:  # loop the recording until stopped
-    for index in range(0, len(lines), per_tick):
-        connection.sendall(b"".join(line + b"\r\n" for line in lines[index:index + per_tick]))
-        start += 0.01
-        delay = start - time.monotonic()
-        if delay > 0: time.sleep(delay)
-PY
-FEEDER=$!; PIDS+=($FEEDER)
-sleep 0.5
+python3 "$PROBE" relay 127.0.0.1 "$PORT" "$FEED" "$WORK/relay.txt" > "$WORK/relay.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do grep -q listening "$WORK/relay.log" && break; sleep 0.1; done
 "$GPSD" -N -n -S "$GPSD_PORT" "tcp://127.0.0.1:$FEED" > "$WORK/gpsd.log" 2>&1 &
 DAEMON=$!; PIDS+=($DAEMON)
 sleep 1
-measure "gpsd $("$GPSD" -V | awk '{print $2}')" "$DAEMON" "$GPSD_PORT"
+
+for port in "$PORT" "$GPSD_PORT"; do
+  for ((c = 1; c <= CLIENTS; c++)); do
+    gpspipe -w "127.0.0.1:$port" > /dev/null 2>&1 &
+    PIDS+=($!)
+  done
+done
+sleep "$WARM"
+
+echo "load average at start: $(load)" | tee "$WORK/load.txt"
+RSS_START=$(rss_kb "$SERVE"); GPSD_RSS_START=$(rss_kb "$DAEMON")
+LOCSIM_BEFORE=$(cpu_ticks "$SERVE"); GPSD_BEFORE=$(cpu_ticks "$DAEMON")
+python3 "$PROBE" watch 127.0.0.1 "$PORT" "$SECONDS_MEASURED" "$WORK/locsim-watch.txt" &
+LOCSIM_PROBE=$!; PIDS+=($LOCSIM_PROBE)
+python3 "$PROBE" watch 127.0.0.1 "$GPSD_PORT" "$SECONDS_MEASURED" "$WORK/gpsd-watch.txt" &
+GPSD_PROBE=$!; PIDS+=($GPSD_PROBE)
+echo "minute rss_kb(locsim) rss_kb(gpsd) load" > "$WORK/samples.txt"
+echo "0 $RSS_START $GPSD_RSS_START $(load)" >> "$WORK/samples.txt"
+START=$(date +%s)
+for ((m = 1; m * 60 < SECONDS_MEASURED; m++)); do
+  sleep_until $((START + m * 60))
+  echo "$m $(rss_kb "$SERVE") $(rss_kb "$DAEMON") $(load)" >> "$WORK/samples.txt"
+done
+sleep_until $((START + SECONDS_MEASURED))
+LOCSIM_AFTER=$(cpu_ticks "$SERVE"); GPSD_AFTER=$(cpu_ticks "$DAEMON")
+RSS_END=$(rss_kb "$SERVE"); GPSD_RSS_END=$(rss_kb "$DAEMON")
+ELAPSED=$(( $(date +%s) - START ))
+echo "$(( SECONDS_MEASURED / 60 )) $RSS_END $GPSD_RSS_END $(load)" >> "$WORK/samples.txt"
+echo "load average at end: $(load)" | tee -a "$WORK/load.txt"
+wait "$LOCSIM_PROBE" "$GPSD_PROBE" || true
+# Everything stops before the pairing: the relay and locsim's trace write their last lines as they go.
+cleanup
+PIDS=()
+
 echo
-echo "recorded NMEA: $(wc -l < "$WORK/players.nmea") sentences in ${SECONDS_MEASURED} s; work files in $WORK"
+echo "| server | players | clients | CPU (of one core) | TPV/s to the timing client | RSS start → end |"
+echo "|---|---|---|---|---|---|"
+row() {  # row NAME BEFORE AFTER WATCHFILE RSS_START RSS_END
+  python3 -c "
+import sys
+name, before, after, watch, rss0, rss1 = sys.argv[1:7]
+reads = sum(1 for _ in open(watch))
+print(f'| {name} | $PLAYERS | $CLIENTS | {(int(after) - int(before)) / $TICKS / $ELAPSED * 100:.1f} % | {reads / $SECONDS_MEASURED:.0f} | {int(rss0):,} → {int(rss1):,} kB |')
+" "$@"
+}
+row "locsim serve" "$LOCSIM_BEFORE" "$LOCSIM_AFTER" "$WORK/locsim-watch.txt" "$RSS_START" "$RSS_END"
+row "gpsd $("$GPSD" -V | awk '{print $2}')" "$GPSD_BEFORE" "$GPSD_AFTER" "$WORK/gpsd-watch.txt" "$GPSD_RSS_START" "$GPSD_RSS_END"
+echo
+python3 "$PROBE" analyse "$WORK"
+echo
+echo "samples (minute, RSS kB locsim, RSS kB gpsd, load average):"
+cat "$WORK/samples.txt"
+echo "measured ${ELAPSED} s; work files in $WORK"
