@@ -29,10 +29,13 @@ final class VirtualFeed: Sendable {
                 name: spec.name, seed: spec.seed,
                 provider: try Self.motion(seed: spec.seed, pacing: .realTime, noise: noise, clock: clock))
         }
-        hub = try PlayerHub(
-            players: players,
-            now: wallClock
-                ? { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) } : { VirtualFeed.start })
+        let now: @Sendable () -> Date
+        if wallClock {
+            now = { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) }
+        } else {
+            now = { VirtualFeed.start }
+        }
+        hub = try PlayerHub(players: players, now: now)
         let log = log
         _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
     }
