@@ -5,6 +5,10 @@ set -euo pipefail
 
 apt_packages=(pkg-config libsqlite3-dev libgps-dev gpsd gpsbabel socat)
 python_packages=(geographiclib gpxpy)
+# The gpsd feed's tests read it with real gpsd clients: gpspipe (gpsd-clients; it also pulls in
+# GTK and matplotlib for xgps, which no test uses) and Python's gps module (python3-gps, for
+# Debian's /usr/bin/python3). Without them those tests are skipped and say so.
+apt_packages+=(gpsd-clients python3-gps)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
 # scripts/scale-out.sh puts Debian's nginx in front of several `locsim serve` (docs/scale-out.md).
