@@ -20,8 +20,10 @@ import Darwin
 ///
 /// A `Service` for the same `ServiceGroup` as the HTTP server: one runtime, one shutdown. Each
 /// client gets `VERSION` on connect, then answers to its requests and, once it watches, the
-/// reports of the players it watches. A client too slow to keep up loses its oldest reports, as a
-/// gpsd client would, without slowing the others.
+/// reports of the players it watches. Each client's output goes through a `GPSDOutbox`: a player's
+/// fix is handed straight to the client's event loop, and what piles up for a client is written
+/// in one `write`. A client too slow to keep up loses its oldest reports without slowing the
+/// others.
 public final class GPSDFeedServer: Service, Sendable {
     /// Where to listen.
     public struct Configuration: Sendable {
@@ -30,11 +32,16 @@ public final class GPSDFeedServer: Service, Sendable {
         public var port: Int
         /// The `release` and `rev` the `VERSION` report names.
         public var release: String
+        /// Reports kept for a client that reads slower than they come, beyond what its socket
+        /// and NIO's 64 KB write buffer hold; older ones are dropped (and counted in
+        /// ``GPSDFeedServer/droppedReports``). At least 8.
+        public var clientBuffer: Int
 
-        public init(host: String = "127.0.0.1", port: Int = 2947, release: String) {
+        public init(host: String = "127.0.0.1", port: Int = 2947, release: String, clientBuffer: Int = 4096) {
             self.host = host
             self.port = port
             self.release = release
+            self.clientBuffer = max(8, clientBuffer)
         }
     }
 
@@ -46,14 +53,12 @@ public final class GPSDFeedServer: Service, Sendable {
         public var description: String { "cannot listen for gpsd clients on \(host):\(port): \(reason)" }
     }
 
-    /// Reports kept for a client that reads slower than they come; older ones are dropped.
-    public static let clientBuffer = 4096
-
     private let configuration: Configuration
     private let hub: PlayerHub
     private let now: @Sendable () -> Date
     private let onListening: @Sendable (_ host: String, _ port: Int) -> Void
     private let counters = Mutex((connected: 0, open: 0))
+    private let dropped = Mutex(0)
 
     public init(
         configuration: Configuration, hub: PlayerHub, now: @escaping @Sendable () -> Date,
@@ -68,11 +73,20 @@ public final class GPSDFeedServer: Service, Sendable {
     /// Clients connected so far, and open now.
     public var clients: (connected: Int, open: Int) { counters.withLock { $0 } }
 
+    /// Reports dropped so far because a client read them too slowly, over all clients.
+    public var droppedReports: Int { dropped.withLock { $0 } }
+
+    /// A client's connection: its requests in, its outbox out.
+    private struct Connection: Sendable {
+        let outbox: GPSDOutbox
+        let channel: NIOAsyncChannel<ByteBuffer, Never>
+    }
+
     /// Listens until the group shuts down (or the task is cancelled).
     ///
     /// - Throws: ``ListenError`` naming host and port when the port cannot be bound.
     public func run() async throws {
-        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let server: NIOAsyncChannel<Connection, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
@@ -80,7 +94,14 @@ public final class GPSDFeedServer: Service, Sendable {
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .bind(host: configuration.host, port: configuration.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        // Output bypasses NIOAsyncChannel's writer (one hand-off less per
+                        // report): the outbox writes on the channel, told when it may.
+                        let outbox = GPSDOutbox(channel: channel, limit: self.configuration.clientBuffer) { count in
+                            self.dropped.withLock { $0 += count }
+                        }
+                        try channel.pipeline.syncOperations.addHandler(GPSDOutbox.WritabilityHandler(outbox))
+                        return Connection(
+                            outbox: outbox, channel: try NIOAsyncChannel<ByteBuffer, Never>(wrappingChannelSynchronously: channel))
                     }
                 }
         } catch let error as IOError {
@@ -104,64 +125,45 @@ public final class GPSDFeedServer: Service, Sendable {
         }
     }
 
-    private enum Event: Sendable {
-        case line(String)
-        case tooLong
-        case update(PlayerHub.Update)
-    }
-
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    private func serve(_ connection: Connection) async {
         counters.withLock {
             $0.connected += 1
             $0.open += 1
         }
         defer { counters.withLock { $0.open -= 1 } }
+        let outbox = connection.outbox
         do {
-            try await connection.executeThenClose { inbound, outbound in
-                let (events, continuation) = AsyncStream.makeStream(
-                    of: Event.self, bufferingPolicy: .bufferingNewest(Self.clientBuffer))
-                let subscription = hub.subscribe { continuation.yield(.update($0)) }
+            try await connection.channel.executeThenClose { inbound in
+                var session = GPSDSession(hub: hub, release: configuration.release, now: now)
+                outbox.send(session.greeting, watch: session.watch)
+                let subscription = hub.subscribe { outbox.offer($0) }
                 defer { hub.unsubscribe(subscription) }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        defer { continuation.finish() }
-                        var pending: [UInt8] = []
-                        var discarding = false
-                        for try await buffer in inbound {
-                            for byte in buffer.readableBytesView {
-                                if byte == UInt8(ascii: "\n") {
-                                    if !discarding { continuation.yield(.line(String(decoding: pending, as: UTF8.self))) }
-                                    pending.removeAll(keepingCapacity: true)
-                                    discarding = false
-                                } else if !discarding {
-                                    pending.append(byte)
-                                    if pending.count > GPSDSession.maximumRequestLength {
-                                        continuation.yield(.tooLong)
-                                        pending.removeAll(keepingCapacity: true)
-                                        discarding = true
-                                    }
-                                }
+                var pending: [UInt8] = []
+                var discarding = false
+                for try await buffer in inbound {
+                    for byte in buffer.readableBytesView {
+                        if byte == UInt8(ascii: "\n") {
+                            if !discarding {
+                                outbox.send(session.handle(line: String(decoding: pending, as: UTF8.self)), watch: session.watch)
                             }
-                            // gpsd takes a request without a line end once it ends in ';'.
-                            if !discarding, pending.last == UInt8(ascii: ";") {
-                                continuation.yield(.line(String(decoding: pending, as: UTF8.self)))
+                            pending.removeAll(keepingCapacity: true)
+                            discarding = false
+                        } else if !discarding {
+                            pending.append(byte)
+                            if pending.count > GPSDSession.maximumRequestLength {
+                                outbox.send(
+                                    GPSDReport.error("request longer than \(GPSDSession.maximumRequestLength) bytes"),
+                                    watch: session.watch)
                                 pending.removeAll(keepingCapacity: true)
+                                discarding = true
                             }
                         }
                     }
-                    var session = GPSDSession(hub: hub, release: configuration.release, now: now)
-                    try await outbound.write(ByteBuffer(string: session.greeting))
-                    for await event in events {
-                        let text: String
-                        switch event {
-                        case .line(let line): text = session.handle(line: line)
-                        case .tooLong:
-                            text = GPSDReport.error("request longer than \(GPSDSession.maximumRequestLength) bytes")
-                        case .update(let update): text = session.report(update)
-                        }
-                        if !text.isEmpty { try await outbound.write(ByteBuffer(string: text)) }
+                    // gpsd takes a request without a line end once it ends in ';'.
+                    if !discarding, pending.last == UInt8(ascii: ";") {
+                        outbox.send(session.handle(line: String(decoding: pending, as: UTF8.self)), watch: session.watch)
+                        pending.removeAll(keepingCapacity: true)
                     }
-                    group.cancelAll()
                 }
             }
         } catch {

@@ -37,11 +37,34 @@ package struct GPSDSession: Sendable {
     /// What a client watching now gets for `update`: `TPV` then `SKY` with `json`, the NMEA
     /// sentences with `nmea`, nothing when it does not watch this device.
     package func report(_ update: PlayerHub.Update) -> String {
-        guard watch.enable, watch.device == nil || watch.device == update.device else { return "" }
+        guard let forms = Self.forms(of: update, for: watch) else { return "" }
         var text = ""
-        if watch.json { text += update.tpv + "\r\n" + update.sky + "\r\n" }
-        if watch.nmea { text += update.nmea }
+        forms.forEachPart(of: update) { text += $0 }
         return text
+    }
+
+    /// Which reports of a fix a client gets.
+    package struct Forms: Sendable, Hashable {
+        package var json: Bool
+        package var nmea: Bool
+
+        /// The reports of `update`, in the order sent: `TPV` and `SKY` lines, then the NMEA
+        /// sentences.
+        package func forEachPart(of update: PlayerHub.Update, _ body: (String) -> Void) {
+            if json {
+                body(update.tpv)
+                body("\r\n")
+                body(update.sky)
+                body("\r\n")
+            }
+            if nmea { body(update.nmea) }
+        }
+    }
+
+    /// The reports of `update` a client watching with `watch` gets, or nil for none.
+    package static func forms(of update: PlayerHub.Update, for watch: GPSDWatch) -> Forms? {
+        guard watch.enable, watch.json || watch.nmea, watch.device == nil || watch.device == update.device else { return nil }
+        return Forms(json: watch.json, nmea: watch.nmea)
     }
 
     private mutating func answer(_ request: String) -> String {

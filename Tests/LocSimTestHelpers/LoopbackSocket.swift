@@ -25,13 +25,19 @@ public enum LoopbackSocket {
     }
 
     /// Connects to 127.0.0.1:`port`; `nil` when refused.
-    public static func connectTo(port: Int) -> Int32? {
+    ///
+    /// - Parameter receiveBuffer: The socket's receive buffer (`SO_RCVBUF`, set before connecting
+    ///   so the window the peer sees is small from the start), or nil for the system's default.
+    public static func connectTo(port: Int, receiveBuffer: Int32? = nil) -> Int32? {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return nil }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = loopback(port: port)
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -89,6 +89,8 @@ public final class RawGPSDClient: Sendable {
         var answers: [Int] = []
         var isWatching = false
         var isClosed = false
+        /// Reading stops once the WATCH reply is in, until ``resume()``.
+        var paused = false
     }
 
     private let fd: Int32
@@ -98,10 +100,17 @@ public final class RawGPSDClient: Sendable {
 
     /// Connects, subscribes, and reads on its own thread until ``stop()`` or the daemon closes.
     ///
-    /// - Parameter echo: Also subscribe to the NMEA sentences gpsd handles.
-    public init(port: Int, echo: Bool = false) throws {
-        guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("raw client: nothing at port \(port)") }
+    /// - Parameters:
+    ///   - echo: Also subscribe to the NMEA sentences gpsd handles.
+    ///   - receiveBuffer: The socket's receive buffer (`SO_RCVBUF`), or nil for the default.
+    ///   - pauseAfterWatch: Read nothing after the WATCH reply until ``resume()``: a client
+    ///     that stalls, so the server's sends to it back up.
+    public init(port: Int, echo: Bool = false, receiveBuffer: Int32? = nil, pauseAfterWatch: Bool = false) throws {
+        guard let fd = LoopbackSocket.connectTo(port: port, receiveBuffer: receiveBuffer) else {
+            throw HarnessError("raw client: nothing at port \(port)")
+        }
         self.fd = fd
+        state.withLock { $0.paused = pauseAfterWatch }
         let watch = echo ? #"?WATCH={"enable":true,"json":true,"nmea":true}"# : #"?WATCH={"enable":true,"json":true}"#
         Self.acknowledgeAtOnce(fd)
         guard LoopbackSocket.writeAll(fd, Array(watch.utf8) + [10]) else {
@@ -173,7 +182,16 @@ public final class RawGPSDClient: Sendable {
         }
     }
 
-    public func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        resume()
+    }
+
+    /// Reads on, for a client made with `pauseAfterWatch`.
+    public func resume() {
+        state.withLock { $0.paused = false }
+        signal()
+    }
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -208,6 +226,9 @@ public final class RawGPSDClient: Sendable {
                 }
             }
             signal()
+            changed.lock()
+            while state.withLock({ $0.paused && $0.isWatching }) { changed.wait() }
+            changed.unlock()
         }
         state.withLock { $0.isClosed = true }
         signal()

@@ -1,0 +1,93 @@
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationFeed
+import LocationSimulation
+import Synchronization
+import Testing
+
+/// What a gpsd client that stops reading costs the server and the other clients, on a real
+/// `GPSDFeedServer`.
+@Suite(.timeLimit(.minutes(5)))
+struct GPSDOutboxTests {
+    /// Fixes the player sends: 6,000 seconds of walking, played 1,000 times faster than real
+    /// time. About 6 MB of reports: more than loopback TCP buffers for a client (up to 4 MB on
+    /// the sending side, `net.ipv4.tcp_wmem`) and NIO's 64 KB together.
+    static let fixes = 6000
+    static let speed = 1000.0
+
+    @Test("A client that stops reading loses its oldest reports, each one counted; the others get every fix")
+    func stalledClient() async throws {
+        let player = try FeedPlayer(
+            name: "alice", seed: 11, provider: try Self.walk(pacing: .timed(speedFactor: Self.speed)))
+        let hub = try PlayerHub(players: [player], now: { Date() })
+        let bound = Mutex<Int?>(nil)
+        let server = GPSDFeedServer(
+            configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test", clientBuffer: 32), hub: hub,
+            now: { Date() }, onListening: { _, port in bound.withLock { $0 = port } })
+        let serverTask = Task { try await server.run() }
+        defer { serverTask.cancel() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while bound.withLock({ $0 }) == nil {
+            try #require(ContinuousClock.now < deadline, "the feed server did not listen within 30 s")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let port = try #require(bound.withLock { $0 })
+
+        // The stalled client: a small receive buffer, and nothing read after the WATCH reply until
+        // the player is done. Both clients watch before the first fix.
+        let stalled = try RawGPSDClient(port: port, receiveBuffer: 4096, pauseAfterWatch: true)
+        defer { stalled.stop() }
+        let reader = try RawGPSDClient(port: port)
+        defer { reader.stop() }
+        try await stalled.waitUntilWatching()
+        try await reader.waitUntilWatching()
+        let players = Task { await hub.runPlayers() }
+        defer { players.cancel() }
+
+        var reference: [Fix] = []
+        for try await fix in try Self.walk(pacing: .virtual) {
+            reference.append(fix)
+        }
+        try #require(reference.count == Self.fixes)
+        let last = try #require(reference.last?.time)
+        try await Self.wait("the reader's last fix", timeout: .seconds(120)) { reader.lastTPV.last?.time == last }
+        // The reader got every fix, once, in order.
+        #expect(reader.tpvs.compactMap(\.time) == reference.map(\.time))
+
+        let dropped = server.droppedReports
+        #expect(dropped > 0, "the stalled client's queue (32 reports beyond its socket's buffers) must have overflowed")
+        stalled.resume()
+        try await Self.wait("the stalled client's last fix", timeout: .seconds(60)) { stalled.lastTPV.last?.time == last }
+        let opening = stalled.received.prefix(3).map(\.text)
+        #expect(
+            zip(opening, ["VERSION", "DEVICES", "WATCH"]).allSatisfy { $0.hasPrefix(#"{"class":"\#($1)""#) } && opening.count == 3,
+            "\(opening)")
+        let times = stalled.tpvs.compactMap(\.time)
+        // What arrived is in order, ends with the newest fix, and every fix not delivered was
+        // counted as dropped: nothing lost unsaid.
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(Set(times).isSubset(of: Set(reference.map(\.time))))
+        #expect(times.count + dropped == Self.fixes, "\(times.count) delivered + \(dropped) dropped")
+        #expect(times.count < Self.fixes)
+    }
+
+    /// Round a 300 m circle about Tokyo station, 1 Hz, with noise, for ``fixes`` fixes.
+    private static func walk(pacing: Pacing) throws -> SyntheticMotion<ContinuousClock> {
+        try SyntheticMotion(
+            path: .circle(center: try Coordinate(latitude: 35.681236, longitude: 139.767125), radius: 300),
+            speed: .walk, seed: 11,
+            configuration: .init(
+                rate: 1, pacing: pacing, duration: Double(fixes - 1), startTime: VirtualFeed.start, altitude: 40,
+                noise: NoiseModel(seed: 11, sigma: 4)),
+            clock: ContinuousClock(), now: { VirtualFeed.start })
+    }
+
+    private static func wait(_ what: String, timeout: Duration, until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError("no \(what) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
