@@ -19,7 +19,8 @@
 # Everything started is stopped on exit (trap).
 #
 # Environment: PLAYERS (default 1000), CLIENTS (default 10), DURATION (seconds measured, default
-# 600), WARM (default 30).
+# 600), WARM (default 30), LOCSIM_BIN (another locsim binary to measure, e.g. an earlier
+# commit's release build; nothing is built then).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,8 +50,12 @@ sleep_until() { local left=$(( $1 - $(date +%s) )); if (( left > 0 )); then slee
 TICKS=$(getconf CLK_TCK)
 
 cd "$ROOT"
-swift build -c release --product locsim >&2
-LOCSIM="$ROOT/.build/release/locsim"
+if [ -n "${LOCSIM_BIN:-}" ]; then
+  LOCSIM=$LOCSIM_BIN
+else
+  swift build -c release --product locsim >&2
+  LOCSIM="$ROOT/.build/release/locsim"
+fi
 
 # Players: circles of 50-500 m around points spread over central Tokyo, each with its own seed.
 mapfile -d '' ARGS < <(python3 -c '
