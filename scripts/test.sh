@@ -18,7 +18,9 @@ else
   # suites' blocking waits fill Swift's two-thread pool on a 2-core machine for a minute at a
   # time, and the daemons' feeds and sessions stall and time out. Headless Chromium (the live
   # map's test) is as heavy, and as starved beside a hundred suites: it runs here too.
-  live='LocationGPSDTests\.|GPSDCommandTests|GPSDCommandFailureTests|FixRecordParityTests|NMEALogCommandTests|GPSDFeedLiveTests|FeedCommandTests|LiveMapBrowserTests'
+  # The feed server's own suites (GPSDFeedLiveTests, GPSDOutboxTests) serve real clients on
+  # the same pool, and are starved the same way.
+  live='LocationGPSDTests\.|GPSDCommandTests|GPSDCommandFailureTests|FixRecordParityTests|NMEALogCommandTests|GPSDFeedLiveTests|GPSDOutboxTests|FeedCommandTests|LiveMapBrowserTests'
   # Suites that start a PostgreSQL server and compare thousands of queries keep both pool threads
   # busy for minutes; beside them, short async suites (MapReplayLoopTests) hit their time limits.
   postgres='LocationPostGISTests\.|PostGISCommandTests'
