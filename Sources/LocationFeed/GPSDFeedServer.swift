@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+import LocationCore
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
@@ -34,14 +35,15 @@ public final class GPSDFeedServer: Service, Sendable {
         public var release: String
         /// Reports kept for a client that reads slower than they come, beyond what its socket
         /// and NIO's 64 KB write buffer hold; older ones are dropped (and counted in
-        /// ``GPSDFeedServer/droppedReports``). At least 8.
+        /// ``GPSDFeedServer/droppedReports``). At least 8: ``GPSDFeedServer/run()`` throws
+        /// ``/LocationCore/ConfigurationError`` (`clientBuffer`) otherwise.
         public var clientBuffer: Int
 
         public init(host: String = "127.0.0.1", port: Int = 2947, release: String, clientBuffer: Int = 4096) {
             self.host = host
             self.port = port
             self.release = release
-            self.clientBuffer = max(8, clientBuffer)
+            self.clientBuffer = clientBuffer
         }
     }
 
@@ -84,8 +86,14 @@ public final class GPSDFeedServer: Service, Sendable {
 
     /// Listens until the group shuts down (or the task is cancelled).
     ///
-    /// - Throws: ``ListenError`` naming host and port when the port cannot be bound.
+    /// - Throws: ``/LocationCore/ConfigurationError`` (`clientBuffer`) for a buffer under 8
+    ///   reports, before anything listens; ``ListenError`` naming host and port when the port
+    ///   cannot be bound.
     public func run() async throws {
+        guard configuration.clientBuffer >= 8 else {
+            throw ConfigurationError(
+                parameter: "clientBuffer", "must be at least 8 reports, got \(configuration.clientBuffer)")
+        }
         let server: NIOAsyncChannel<Connection, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

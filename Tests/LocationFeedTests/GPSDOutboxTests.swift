@@ -79,6 +79,21 @@ struct GPSDOutboxTests {
             "\(stalledTimes.count) + \(readerTimes.count) delivered, \(dropped) dropped")
     }
 
+    @Test("A client buffer under 8 reports is refused before the server listens, naming clientBuffer")
+    func bufferTooSmall() async throws {
+        let hub = try PlayerHub(players: [], now: { Date() })
+        let listened = Mutex(false)
+        for size in [-1, 0, 7] {
+            let server = GPSDFeedServer(
+                configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test", clientBuffer: size), hub: hub,
+                now: { Date() }, onListening: { _, _ in listened.withLock { $0 = true } })
+            let error = await #expect(throws: ConfigurationError.self) { try await server.run() }
+            #expect(error?.parameter == "clientBuffer")
+            #expect(error?.message.contains("\(size)") == true)
+        }
+        #expect(!listened.withLock { $0 })
+    }
+
     /// Round a 300 m circle about Tokyo station, 1 Hz, with noise, for ``fixes`` fixes.
     private static func walk(pacing: Pacing) throws -> SyntheticMotion<ContinuousClock> {
         try SyntheticMotion(
