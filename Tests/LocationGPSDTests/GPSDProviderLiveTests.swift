@@ -13,7 +13,7 @@ import Testing
 
 /// The provider against a real gpsd that each test starts on a private loopback port
 /// (`gpsd -N -n -S PORT tcp://127.0.0.1:FEED`) and stops in a `defer`, even when it fails.
-@Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(5)))
 struct GPSDProviderLiveTests {
     @Test("Fixes carry exactly the positions and times the receiver sent")
     func streamsFixes() async throws {

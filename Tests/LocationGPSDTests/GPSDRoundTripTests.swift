@@ -9,7 +9,7 @@ import Testing
 
 /// GPX → NMEA (`NMEAWriter`) → a real gpsd → libgps → `Fix`: what comes out equals what went in,
 /// to the precision NMEA carries.
-@Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(5)))
 struct GPSDRoundTripTests {
     /// NMEA's resolution: ddmm.mmmmm is 1e-5 minute ≈ 1.7e-7°, rounded to half that; altitude
     /// 2 decimals; speed 3 decimals of a knot, and gpsd's JSON then carries m/s with 3 decimals;

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The access log's batching and the metrics table, without a server.
-@Suite(.timeLimit(.minutes(2))) struct OperationsTests {
+@Suite(.timeLimit(.minutes(5))) struct OperationsTests {
     /// Bytes a buffer wrote, with the number of writes.
     final class Sink: Sendable {
         private let state = Mutex((bytes: [UInt8](), writes: 0))

@@ -132,7 +132,7 @@ import Testing
 
     @Test(
         "With --speed and a server that takes a second, answers are stamped in scaled fix time, never going back, and the follow-up is announced once per request",
-        .timeLimit(.minutes(2)),
+        .timeLimit(.minutes(5)),
         arguments: ["slow-1s", "slow-1s-fail"])
     func slowServerAtSpeed(scenario: String) throws {
         let server = try Server()

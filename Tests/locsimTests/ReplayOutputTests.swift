@@ -9,7 +9,7 @@ import Testing
 
 /// What `locsim replay` writes, and when: buffered output that loses nothing on a signal, the
 /// progress line, `--noise 0`.
-@Suite(.timeLimit(.minutes(3))) struct ReplayOutputTests {
+@Suite(.timeLimit(.minutes(5))) struct ReplayOutputTests {
     @Test("The progress line counts fix time from the first fix: it never runs ahead of the lines printed above it")
     func progressFollowsTheFixes() throws {
         // The last 2 min 14 s of the walk at 50×, standard output and error both on one terminal.
