@@ -36,9 +36,11 @@ product() {
 # so a reader's run never waits behind the command's build.
 # The smoke builds the command without its traits (LOCSIM_FUZZ_TRAITS=none, see
 # scripts/fuzz/Package.swift), in folders of its own.
+# The smoke builds every target in one scratch folder with one `swift build`, so the modules they
+# share (LocationCore, the readers) compile once and the two cores stay busy.
 scratch() {
   if [ "${LOCSIM_FUZZ_TRAITS:-}" = none ]; then
-    if [ "$1" = options ]; then echo "$work/build-options-smoke"; else echo "$work/build-readers-smoke"; fi
+    echo "$work/build-smoke"
   else
     if [ "$1" = options ]; then echo "$root/scripts/fuzz/.build"; else echo "$work/build-readers"; fi
   fi
@@ -56,11 +58,17 @@ build() {
   lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
   [ -x "$lld" ] || { echo "fuzz: error: no ld.lld beside swiftc ($lld)" >&2; exit 1; }
   printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" > "$work/toolset.json"
+  local flags=(--toolset "$work/toolset.json" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+  if [ "${LOCSIM_FUZZ_TRAITS:-}" = none ] && [ $# -eq ${#targets[@]} ]; then
+    echo "fuzz: building every target (release, fuzzer + address sanitizer, the command without traits)" >&2
+    (cd scripts/fuzz && swift build -c release --scratch-path "$(scratch "$1")" "${flags[@]}" 2>&1 \
+      | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
+    return
+  fi
   for target in "$@"; do
     echo "fuzz: building $(product "$target") (release, fuzzer + address sanitizer)" >&2
     (cd scripts/fuzz && swift build -c release --product "$(product "$target")" --scratch-path "$(scratch "$target")" \
-      --toolset "$work/toolset.json" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
-      | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
+      "${flags[@]}" 2>&1 | grep -v "Cannot export local symbol" >&2) || { echo "fuzz: error: build failed" >&2; exit 1; }
   done
 }
 
