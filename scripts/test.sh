@@ -2,6 +2,9 @@
 # Runs every test: installs what is missing, builds, and runs the Swift Testing suites, then
 # builds the documentation (scripts/docs.sh) and a short fuzz smoke.
 # Tests that need ../shared/data (real recordings, receiver logs, GeoNames) say so when it is absent.
+#
+# LOCSIM_SANITIZE=address (or thread) runs the same tests built with that sanitizer, in
+# .build-asan (.build-tsan), without the docs and the fuzz smoke; see docs/sanitizers.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
@@ -10,9 +13,27 @@ if [ -d ../shared/data ]; then
 else
   echo "test: ../shared/data is absent; tests that need it are skipped and say so"
 fi
-swift build --build-tests
+flags=()
+sanitize=${LOCSIM_SANITIZE:-}
+case $sanitize in
+  '') ;;
+  address|thread)
+    # ld.gold fails on the sanitizer runtimes' debug info; the toolchain's lld links them.
+    lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
+    [ -x "$lld" ] || { echo "test: error: no ld.lld beside swiftc ($lld)" >&2; exit 1; }
+    scratch=.build-${sanitize:0:1}san
+    mkdir -p "$scratch"
+    printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" > "$scratch/toolset.json"
+    flags=(--sanitize="$sanitize" --scratch-path "$scratch" --toolset "$scratch/toolset.json")
+    # Reports that are not locsim's: scripts/sanitizers/*.supp says what each one is and why.
+    export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0"
+    export TSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/tsan.supp:print_suppressions=0"
+    ;;
+  *) echo "test: error: LOCSIM_SANITIZE must be address or thread, got '$sanitize'" >&2; exit 2 ;;
+esac
+swift build --build-tests "${flags[@]}"
 if [ $# -gt 0 ]; then
-  swift test --skip-build "$@"
+  swift test --skip-build "${flags[@]}" "$@"
 else
   # Suites that drive a live gpsd run in a process of their own: in one process, the command
   # suites' blocking waits fill Swift's two-thread pool on a 2-core machine for a minute at a
@@ -26,17 +47,26 @@ else
   postgres='LocationPostGISTests\.|PostGISCommandTests'
   # Every group runs even when an earlier one fails, so one run shows every failure.
   failed=0
-  swift test --skip-build --skip "$live|$postgres" || failed=1
-  swift test --skip-build --filter "$live" || failed=1
-  swift test --skip-build --filter "$postgres" || failed=1
+  if [ -z "$sanitize" ]; then
+    swift test --skip-build --skip "$live|$postgres" || failed=1
+  else
+    # A sanitizer makes every test 2-10 times slower: with all suites in one process, starved
+    # tests reach their time limits. One process per test target instead.
+    for target in $(sed -n 's/^ *name: "\([A-Za-z]*Tests\)".*/\1/p' Package.swift); do
+      echo "test: $target (under the $sanitize sanitizer)" >&2
+      swift test --skip-build "${flags[@]}" --filter "^$target\." --skip "$live|$postgres" || failed=1
+    done
+  fi
+  swift test --skip-build "${flags[@]}" --filter "$live" || failed=1
+  swift test --skip-build "${flags[@]}" --filter "$postgres" || failed=1
   [ "$failed" -eq 0 ] || { echo "test: some tests failed (see above)" >&2; exit 1; }
 fi
 # The DocC catalogs and doc comments, warnings (an unresolved symbol link) failing the run; it
 # reuses the debug build above. LOCSIM_SKIP_DOCS=1 leaves it out.
-if [ -z "${LOCSIM_SKIP_DOCS:-}" ] && [ $# -eq 0 ]; then
+if [ -z "${LOCSIM_SKIP_DOCS:-}" ] && [ -z "$sanitize" ] && [ $# -eq 0 ]; then
   scripts/docs.sh
 fi
 # libFuzzer smoke (20 s per reader, fixed seed); LOCSIM_SKIP_FUZZ=1 leaves it out.
-if [ -z "${LOCSIM_SKIP_FUZZ:-}" ] && [ $# -eq 0 ]; then
+if [ -z "${LOCSIM_SKIP_FUZZ:-}" ] && [ -z "$sanitize" ] && [ $# -eq 0 ]; then
   scripts/fuzz.sh --smoke
 fi
