@@ -162,7 +162,11 @@ public final class NearbyIndex: Sendable {
         -> [NearbyPlace]
     {
         try withNearbyRows(near: center, within: radius, limit: limit) { rows in
-            [NearbyPlace](unsafeUninitializedCapacity: rows.count) { result, initialized in
+            // Not through `unsafeUninitializedCapacity` when there is nothing: with capacity 0 it
+            // stores the count into the shared empty-array singleton, a write ThreadSanitizer
+            // reports as a race between two threads' empty answers (docs/sanitizers.md).
+            guard rows.count > 0 else { return [] }
+            return [NearbyPlace](unsafeUninitializedCapacity: rows.count) { result, initialized in
                 for position in 0..<rows.count { (result.baseAddress! + position).initialize(to: rows.place(at: position)) }
                 initialized = rows.count
             }

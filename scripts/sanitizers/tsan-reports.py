@@ -16,7 +16,7 @@ import pathlib
 import re
 import sys
 
-FRAME = re.compile(r"#\d+ \S+ /\S*?/((?:Sources|Tests)/[^: ]+):(\d+)")
+FRAME = re.compile(r"#\d+ \S+ (?:/(?!\S*/\.build)\S*?)/((?:Sources|Tests)/[^: ]+):(\d+)")
 
 
 def first_project_frame(stack):

@@ -207,7 +207,9 @@ struct IndexWriter {
         /// The places are sorted once by their path through the tree (``TileGrid/pathKey(band0:cell0:)``),
         /// so every node at every level is a contiguous run.
         init(records: [PlaceRecord], grid: TileGrid) {
-            var packed = [UInt64](unsafeUninitializedCapacity: records.count) { buffer, initialized in
+            // Never with capacity 0: that stores into the shared empty-array singleton (see
+            // `NearbyIndex.places(near:within:limit:)`).
+            var packed: [UInt64] = records.isEmpty ? [] : .init(unsafeUninitializedCapacity: records.count) { buffer, initialized in
                 for position in records.indices {
                     let band = grid.band(latitudeE7: Int64(records[position].latitudeE7))
                     let cell = grid.cell(longitudeE7: Int64(records[position].longitudeE7))
