@@ -11,6 +11,7 @@
 # .build-fuzz/findings/TARGET and the script exits 1 naming the file and the command to replay it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/lld-toolset.sh
 root=$(pwd)
 work=${LOCSIM_FUZZ_DIR:-$root/.build-fuzz}
 targets=(gpx nmea places gpsd options)
@@ -52,13 +53,10 @@ export LOCSIM_FUZZ=1
 
 build() {
   mkdir -p "$work"
-  # ld.gold fails on the sanitizer runtime's debug info ("internal error in format_file_lineno");
-  # the toolchain's lld links it.
-  local lld target
-  lld="$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld"
-  [ -x "$lld" ] || { echo "fuzz: error: no ld.lld beside swiftc ($lld)" >&2; exit 1; }
-  printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" > "$work/toolset.json"
-  local flags=(--toolset "$work/toolset.json" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+  # The sanitizer runtime links with the toolchain's lld (scripts/lib/lld-toolset.sh says why).
+  local toolset target
+  toolset=$(lld_toolset "$work") || exit 1
+  local flags=(--toolset "$toolset" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
   if [ "${LOCSIM_FUZZ_TRAITS:-}" = none ] && [ $# -eq ${#targets[@]} ]; then
     echo "fuzz: building every target (release, fuzzer + address sanitizer, the command without traits)" >&2
     (cd scripts/fuzz && swift build -c release --scratch-path "$(scratch "$1")" "${flags[@]}" 2>&1 \

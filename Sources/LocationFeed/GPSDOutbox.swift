@@ -1,5 +1,8 @@
 import NIOCore
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// Everything one gpsd client is sent, in order: its session's replies and the reports of the
 /// players it watches.

@@ -1,4 +1,7 @@
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// A clock whose time moves only when a test moves it, for running replays, providers and the
 /// map logic in virtual time.

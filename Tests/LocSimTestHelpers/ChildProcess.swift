@@ -5,6 +5,9 @@ public import Darwin
 #endif
 import Foundation
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// A program a test starts (gpsd, the `locsim` command), with standard output and standard
 /// error in files of its own, that the test stops with `defer { child.stop() }`, so it is stopped

@@ -5,6 +5,9 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// A stand-in for the Android emulator's console on 127.0.0.1: it greets as the emulator does,
 /// insists on `auth TOKEN` when given a token, answers `geo fix` with `OK` (or `KO`), and keeps

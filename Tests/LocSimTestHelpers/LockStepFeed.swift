@@ -1,5 +1,8 @@
 public import Foundation
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// What gpsd's reports reach in a lock-step test: a `GPSDProvider`'s consumer, or a `locsim gpsd`
 /// process printing them. ``LockStepFeed`` waits on it after every sentence.

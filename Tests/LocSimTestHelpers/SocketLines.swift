@@ -5,6 +5,9 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// Lines read from a socket on a thread of its own: a Server-Sent Events stream over HTTP (its
 /// `event:`/`data:` lines), a gpsd client's reports or its NMEA.

@@ -1,6 +1,9 @@
 import Logging
 @testable import NearbyServer
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 import Testing
 
 /// The handler Hummingbird's logger gets: metadata set per request reaches the real handler

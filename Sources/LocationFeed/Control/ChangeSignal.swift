@@ -1,4 +1,7 @@
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// A counter that tasks can wait on: ``bump()`` moves it on and wakes every task waiting in
 /// ``wait(after:)`` for a newer value. A player's runner waits on it for control changes, and its

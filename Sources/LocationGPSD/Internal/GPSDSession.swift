@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// What a session's reader thread hands to the consuming task.
 enum GPSDSessionEvent: Sendable {

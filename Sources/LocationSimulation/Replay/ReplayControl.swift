@@ -1,4 +1,7 @@
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// Pause and resume for a running replay or synthetic motion, shared between whoever holds the
 /// controls (a CLI key handler, a test) and the provider's iterator.

@@ -6,6 +6,9 @@ import Darwin
 import Foundation
 import LocSimTestHelpers
 import Synchronization
+#if LOCSIM_TSAN
+import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+#endif
 
 /// A `locsim` process that runs until the test interrupts it (`gpsd`, `nmea serve`,
 /// `replay --gpsd`), with its standard output read line by line as it grows.
