@@ -25,7 +25,16 @@ case $sanitize in
     flags=(--sanitize="$sanitize" --scratch-path "$scratch" --toolset "$toolset")
     # ThreadSanitizer does not see Synchronization.Mutex on Linux; LOCSIM_TSAN swaps in a lock
     # it does see (LocationCore/Concurrency/TSanVisibleMutex.swift, docs/sanitizers.md).
-    [ "$sanitize" = thread ] && flags+=(-Xswiftc -DLOCSIM_TSAN)
+    if [ "$sanitize" = thread ]; then
+      flags+=(-Xswiftc -DLOCSIM_TSAN)
+      # A module that uses Mutex without its TSanMutex.swift would be reported wrongly again.
+      for dir in Sources/* Tests/*; do
+        if grep -rhE --include='*.swift' '\bMutex[<(]' "$dir" | grep -qvE '^ *//' && [ ! -f "$dir/TSanMutex.swift" ]; then
+          echo "test: error: $dir uses Mutex but has no TSanMutex.swift (see docs/sanitizers.md)" >&2
+          exit 1
+        fi
+      done
+    fi
     # Reports that are not locsim's: scripts/sanitizers/*.supp says what each one is and why.
     export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0"
     export TSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/tsan.supp:print_suppressions=0"

@@ -3,15 +3,15 @@
 //
 // On Linux, ThreadSanitizer does not see `Synchronization.Mutex`: the lock waits on a futex with
 // no annotation TSan understands, so every access to state behind a Mutex is reported as a race
-// (scripts/sanitizers/mutex-under-tsan.swift shows it). Under LOCSIM_TSAN, `Mutex` in every
-// module that imports LocationCore is this lock instead: the same `init(_:)` and `withLock`, over
-// a pthread mutex (NSLock), which TSan intercepts. A declaration in a module shadows one of the
-// same name in a module it imports, so `Mutex` here wins over Synchronization's in files that
-// import both. Shipped builds never compile this file's contents. See docs/sanitizers.md.
-import Synchronization
+// (scripts/sanitizers/mutex-under-tsan.swift shows it). Under LOCSIM_TSAN each module that uses
+// Mutex declares `typealias Mutex<Value> = TSanVisibleMutex<Value>` in its TSanMutex.swift: a
+// module's own declaration shadows the imported one, so the same code locks this pthread mutex
+// (NSLock), which TSan intercepts. Shipped builds never compile this file's contents.
+// See docs/sanitizers.md.
 import Foundation
 
-/// A lock with `Synchronization.Mutex`'s shape that ThreadSanitizer can see (sanitizer builds only).
+/// A lock with `Synchronization.Mutex`'s `init(_:)` and `withLock(_:)` that ThreadSanitizer
+/// can see (sanitizer builds only).
 package final class TSanVisibleMutex<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
@@ -28,7 +28,4 @@ package final class TSanVisibleMutex<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
-
-/// Under LOCSIM_TSAN, `Mutex` means ``TSanVisibleMutex`` wherever LocationCore is imported.
-package typealias Mutex<Value> = TSanVisibleMutex<Value>
 #endif
