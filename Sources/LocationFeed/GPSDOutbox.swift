@@ -1,7 +1,7 @@
 import NIOCore
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// Everything one gpsd client is sent, in order: its session's replies and the reports of the

@@ -6,7 +6,7 @@ public import Darwin
 import Foundation
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// A program a test starts (gpsd, the `locsim` command), with standard output and standard

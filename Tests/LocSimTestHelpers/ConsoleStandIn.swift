@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// A stand-in for the Android emulator's console on 127.0.0.1: it greets as the emulator does,

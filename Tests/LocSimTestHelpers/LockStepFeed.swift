@@ -1,7 +1,7 @@
 public import Foundation
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// What gpsd's reports reach in a lock-step test: a `GPSDProvider`'s consumer, or a `locsim gpsd`

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// Lines read from a socket on a thread of its own: a Server-Sent Events stream over HTTP (its

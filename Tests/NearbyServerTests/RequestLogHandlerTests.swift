@@ -2,7 +2,7 @@ import Logging
 @testable import NearbyServer
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 import Testing
 

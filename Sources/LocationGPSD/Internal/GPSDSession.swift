@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// What a session's reader thread hands to the consuming task.

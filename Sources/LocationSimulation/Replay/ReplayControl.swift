@@ -1,6 +1,6 @@
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// Pause and resume for a running replay or synthetic motion, shared between whoever holds the

@@ -7,7 +7,7 @@ import Foundation
 import LocSimTestHelpers
 import Synchronization
 #if LOCSIM_TSAN
-import LocationCore  // its Mutex, which ThreadSanitizer sees (docs/sanitizers.md)
+import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
 #endif
 
 /// A `locsim` process that runs until the test interrupts it (`gpsd`, `nmea serve`,
