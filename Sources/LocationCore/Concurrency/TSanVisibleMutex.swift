@@ -12,12 +12,23 @@ import Foundation
 
 /// A lock with `Synchronization.Mutex`'s `init(_:)` and `withLock(_:)` that ThreadSanitizer
 /// can see (sanitizer builds only).
+///
+/// The value lives in memory of its own, reached through a pointer, as `Mutex` keeps it in a
+/// cell: not in a class property, whose accesses Swift's exclusivity checks (and TSan's view of
+/// them) would track as well. What TSan checks is the memory the closure reads and writes,
+/// and the lock held around it.
 package final class TSanVisibleMutex<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    private let storage: UnsafeMutablePointer<Value>
 
     package init(_ initialValue: consuming sending Value) {
-        value = initialValue
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: initialValue)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     package func withLock<Result: ~Copyable, E: Error>(
@@ -25,7 +36,7 @@ package final class TSanVisibleMutex<Value>: @unchecked Sendable {
     ) throws(E) -> sending Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&value)
+        return try body(&storage.pointee)
     }
 }
 #endif
