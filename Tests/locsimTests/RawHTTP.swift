@@ -29,7 +29,12 @@ enum RawHTTP {
         guard LoopbackSocket.writeAll(fd, Array((head + "\r\n" + body).utf8)) else { throw HarnessError("cannot send") }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while LoopbackSocket.waitReadable(fd, timeout: .seconds(30)) {
+        // Until the server closes the connection; a silent server is an error of its own, not
+        // an empty answer (under a sanitizer's slowdown a starved server once looked like one).
+        while true {
+            guard LoopbackSocket.waitReadable(fd, timeout: .seconds(30)) else {
+                throw HarnessError("no answer from 127.0.0.1:\(port) for \(method) \(path) within 30 s (\(bytes.count) bytes so far)")
+            }
             let count = read(fd, &buffer, buffer.count)
             guard count > 0 else { break }
             bytes += buffer[0..<count]
