@@ -53,11 +53,16 @@ public enum LoopbackSocket {
         return fd
     }
 
-    /// Waits up to `timeout` for `fd` to become readable.
+    /// Waits up to `timeout` for `fd` to become readable (or closed by the peer). A signal that
+    /// interrupts the wait restarts it, so `false` means the time ran out (or poll failed).
     public static func waitReadable(_ fd: Int32, timeout: Duration) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(clamping: timeout.wholeMicroseconds / 1_000)
-        return poll(&entry, 1, milliseconds) > 0
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
     }
 
     /// Writes all of `bytes`; `false` when the peer has gone.
