@@ -33,9 +33,10 @@ REPS=${REPS:-3}
 POINTS=${POINTS:-8}
 SOAK=${SOAK:-60}
 WRK_THREADS=${WRK_THREADS:-2}
-# The event loops `locsim serve` runs its tasks on (LOCSIM_EVENT_LOOPS, off by default in the
-# command; the benchmark turns it on, one per core unless set); HelloServer's second instance
-# gets as many.
+# `locsim serve` runs as shipped: the nearby route is answered on NIO's event loops, other routes
+# in Hummingbird's tasks on Swift's pool. LOCSIM_EVENT_LOOPS=N, when set, is passed on (every
+# task on N event loops). HelloServer's second instance runs its tasks on SERVE_LOOPS event loops
+# (one per core unless LOCSIM_EVENT_LOOPS says otherwise).
 SERVE_LOOPS=${LOCSIM_EVENT_LOOPS:-$(nproc)}
 
 for tool in redis-server redis-benchmark redis-cli wrk; do
@@ -107,7 +108,7 @@ echo "   redis holds $(redis-cli -p "$REDIS_PORT" zcard places) places"
 
 echo "== locsim serve"
 # As shipped: the access log on (read from a pipe and dropped after the startup lines), the audit on.
-LOCSIM_EVENT_LOOPS=$SERVE_LOOPS "$LOCSIM" serve --db "$WORK/clustered-1m.sqlite" --port 0 --max-radius 5000 \
+"$LOCSIM" serve --db "$WORK/clustered-1m.sqlite" --port 0 --max-radius 5000 \
     > >(head -2 >"$WORK/serve-head.txt"; cat >/dev/null) 2>"$WORK/serve.err" &
 SERVE_PID=$!
 for _ in $(seq 1 200); do grep -q 'listening on' "$WORK/serve-head.txt" 2>/dev/null && break; sleep 0.1; done

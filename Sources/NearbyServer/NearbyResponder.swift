@@ -26,6 +26,9 @@ public struct NearbyResponder: HTTPResponder {
     let logger: Logger
     let tokenRule: TokenRule
     let addedRoutes: (any AddedRoutes)?
+    /// The backend when it answers without suspending (the SQLite index), for
+    /// ``respondImmediately(to:remoteAddress:)``.
+    let immediateSearch: IndexSearch?
 
     init(
         configuration: NearbyServer.Configuration, search: any NearbySearching, time: ServerTime, state: NearbyServerState,
@@ -39,6 +42,7 @@ public struct NearbyResponder: HTTPResponder {
         self.accessLog = accessLog
         self.logger = logger
         self.tokenRule = TokenRule(token: configuration.token)
+        self.immediateSearch = search as? IndexSearch
     }
 
     /// The routes and the name each has in metrics.
@@ -64,62 +68,134 @@ public struct NearbyResponder: HTTPResponder {
 
     static let playerHeader = HTTPField.Name("X-Player-ID")!
 
-    /// What one request led to, for the metrics and the access log.
+    /// What one request led to: the answer, and for the metrics and the access log what happened.
     struct Outcome {
-        var response: Response
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: Body
         var places: Int?
         var verdict: String?
         var reason: String?
         var fault: String?
         var error: String?
+
+        /// A body written at once, or one that streams (added routes' event streams).
+        enum Body {
+            case bytes(ByteBuffer)
+            case stream(ResponseBody)
+        }
+
+        init(status: HTTPResponse.Status, headers: HTTPFields, body: Body, places: Int? = nil, error: String? = nil) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.places = places
+            self.error = error
+            if case .bytes(let bytes) = body { self.headers[.contentLength] = String(bytes.readableBytes) }
+        }
+
+        /// The answer as Hummingbird writes it.
+        var response: Response {
+            switch body {
+            case .bytes(let bytes):
+                Response(status: status, headers: headers, body: ResponseBody(byteBuffer: bytes))
+            case .stream(let stream):
+                Response(status: status, headers: headers, body: stream)
+            }
+        }
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         let started = time.elapsed()
         let arrival = time.now()
-        let client = clientName(request: request, context: context)
+        let client = clientName(request: request, remoteAddress: context.remoteAddress)
         let route = Route(rawValue: request.uri.path)
         let outcome: Outcome
         if let route {
             if request.method != .get {
-                outcome = Outcome(response: Self.response(for: ServerError(
+                outcome = Self.failure(ServerError(
                     .methodNotAllowed, status: 405, "\(request.method) is not allowed on \(route.rawValue); use GET",
-                    allowedMethods: ["GET"])))
+                    allowedMethods: ["GET"]))
             } else if route != .healthz, !tokenRule.admits(authorization: request.headers[.authorization]) {
-                let message = request.headers[.authorization] == nil
-                    ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's"
-                outcome = Outcome(response: Self.response(for: ServerError(.unauthorized, status: 401, message)))
+                outcome = unauthorized(request)
             } else {
                 switch route {
                 case .nearby: outcome = await nearby(request: request, client: client, arrival: arrival)
                 case .healthz:
                     if let problem = await search.healthProblem() {
-                        outcome = Outcome(
-                            response: Self.response(for: ServerError(.unavailable, status: 503, problem, retryAfter: 1)),
-                            error: problem)
+                        outcome = Self.failure(ServerError(.unavailable, status: 503, problem, retryAfter: 1), error: problem)
                     } else {
                         let warnings = await search.healthWarnings().map { "degraded: \($0)\n" }.joined()
-                        outcome = Outcome(response: Self.text("ok\n" + warnings, contentType: "text/plain; charset=utf-8"))
+                        outcome = Self.text("ok\n" + warnings, contentType: "text/plain; charset=utf-8")
                     }
                 case .metrics:
-                    outcome = Outcome(response: Self.text(
-                        state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
-                case .audit: outcome = Outcome(response: Self.json(state.auditJSON(), status: 200))
+                    outcome = Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+                case .audit: outcome = Self.json(ByteBuffer(bytes: state.auditJSON()), status: 200)
                 }
             }
         } else if let addedRoutes, addedRoutes.serves(path: request.uri.path) {
             if !addedRoutes.isPublic(path: request.uri.path), !tokenRule.admits(authorization: request.headers[.authorization]) {
-                let message = request.headers[.authorization] == nil
-                    ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's"
-                outcome = Outcome(response: Self.response(for: ServerError(.unauthorized, status: 401, message)))
+                outcome = unauthorized(request)
             } else {
                 outcome = await added(addedRoutes, request: request)
             }
         } else {
-            outcome = Outcome(response: Self.response(for: ServerError(.notFound, status: 404, "no route \(request.uri.path)")))
+            outcome = Self.failure(ServerError(.notFound, status: 404, "no route \(request.uri.path)"))
         }
+        record(outcome, route: route, request: request, client: client, arrival: arrival, started: started)
+        return outcome.response
+    }
+
+    // MARK: Answers without suspending
+
+    /// Whether a request with this method and target is answered by ``respondImmediately(to:remoteAddress:)``:
+    /// `GET /locations/nearby` when no faults are configured and the backend answers without
+    /// suspending (the SQLite index). Everything else goes through ``respond(to:context:)``.
+    func answersImmediately(method: HTTPRequest.Method, target: String?) -> Bool {
+        guard immediateSearch != nil, method == .get, configuration.faults.isNone, let target else { return false }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+        return path == Route.nearby.rawValue
+    }
+
+    /// Answers a request that ``answersImmediately(method:target:)`` accepted, on the calling
+    /// thread (the connection's event loop): the same answer, audit, metrics and access log line
+    /// as ``respond(to:context:)``, without a task, a suspension or a hop between threads.
+    ///
+    /// - Returns: The response head (with `Content-Length`, without `Date` and `Server`, which
+    ///   the caller adds as Hummingbird does) and the whole body.
+    func respondImmediately(to request: Request, remoteAddress: String?) -> (head: HTTPResponse, body: ByteBuffer) {
+        let started = time.elapsed()
+        let arrival = time.now()
+        let client = clientName(request: request, remoteAddress: remoteAddress)
+        let outcome: Outcome
+        if let immediateSearch, request.method == .get, request.uri.path == Route.nearby.rawValue {
+            if !tokenRule.admits(authorization: request.headers[.authorization]) {
+                outcome = unauthorized(request)
+            } else {
+                outcome = nearbyImmediately(request: request, client: client, arrival: arrival, search: immediateSearch)
+            }
+        } else {
+            // Only reached when a caller skipped answersImmediately: say so rather than guess.
+            outcome = Self.failure(ServerError(
+                .unavailable, status: 503, "\(request.method) \(request.uri.path) cannot be answered without suspending"),
+                error: "respondImmediately called for a request answersImmediately refuses")
+        }
+        record(outcome, route: Route(rawValue: request.uri.path), request: request, client: client, arrival: arrival, started: started)
+        state.metrics.recordEventLoopAnswer()
+        let body: ByteBuffer
+        switch outcome.body {
+        case .bytes(let bytes): body = bytes
+        case .stream: body = ByteBuffer()  // no nearby answer streams
+        }
+        return (HTTPResponse(status: outcome.status, headerFields: outcome.headers), body)
+    }
+
+    /// The metrics and the access log line for one answered request.
+    private func record(
+        _ outcome: Outcome, route: Route?, request: Request, client: String, arrival: Date, started: Duration
+    ) {
         let duration = time.elapsed() - started
-        let status = outcome.response.status.code
+        let status = outcome.status.code
         state.metrics.record(
             route: route?.metricsRow ?? Self.otherMetricsRow, status: status, seconds: duration.fractionalSeconds,
             places: outcome.places ?? 0)
@@ -127,7 +203,12 @@ public struct NearbyResponder: HTTPResponder {
             time: arrival, method: request.method.rawValue, target: request.uri.description, status: status,
             duration: duration, client: client, places: outcome.places, verdict: outcome.verdict, reason: outcome.reason,
             fault: outcome.fault, error: outcome.error))
-        return outcome.response
+    }
+
+    private func unauthorized(_ request: Request) -> Outcome {
+        let message = request.headers[.authorization] == nil
+            ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's"
+        return Self.failure(ServerError(.unauthorized, status: 401, message))
     }
 
     // MARK: The nearby contract
@@ -135,12 +216,77 @@ public struct NearbyResponder: HTTPResponder {
     private func nearby(request: Request, client: String, arrival: Date) async -> Outcome {
         let query: NearbyQuery
         do {
-            query = try NearbyQuery(
-                parameters: request.uri.queryParameters.lazy.map { (name: $0.key, value: $0.value) },
-                maximumRadius: configuration.maximumRadius)
+            query = try nearbyQuery(request)
         } catch {
-            return Outcome(response: Self.response(for: error))
+            return Self.failure(error)
         }
+        let (fault, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
+        var outcome: Outcome
+        var failed = false
+        switch fault {
+        case .timeout:
+            await hold()
+            outcome = Self.failure(ServerError(
+                .unavailable, status: 503, state.isShuttingDown ? "the server is shutting down" : "request held (timeout fault)"))
+            outcome.fault = "timeout"
+        case .failure(let status, let delay):
+            await pause(delay)
+            failed = status >= 500
+            outcome = Self.failure(ServerError(
+                .injectedFailure, status: status, "injected failure (--fail-rate or --script)",
+                retryAfter: status == 503 ? 1 : nil))
+            outcome.fault = "fail \(status)" + Self.delayNote(delay)
+        case .body(let status, let body, let delay):
+            await pause(delay)
+            failed = status >= 500
+            outcome = Self.json(ByteBuffer(bytes: body), status: status)
+            outcome.fault = "scripted body \(status)" + Self.delayNote(delay)
+        case .answer(let delay):
+            await pause(delay)
+            let answer: Result<(body: ByteBuffer, places: Int), any Error>
+            do {
+                answer = .success(try await search.nearbyBody(near: query.center, within: query.radius, limit: query.limit))
+            } catch {
+                answer = .failure(error)
+            }
+            (outcome, failed) = placesOutcome(answer, client: client)
+            if delay > .zero { outcome.fault = "delay" + Self.delayNote(delay) }
+        }
+        return conclude(outcome, failed: failed, answered: fault != .timeout, ticket: ticket, entry: entry)
+    }
+
+    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(to:remoteAddress:)``: no faults,
+    /// a backend that answers without suspending.
+    private func nearbyImmediately(
+        request: Request, client: String, arrival: Date, search: IndexSearch
+    ) -> Outcome {
+        let query: NearbyQuery
+        do {
+            query = try nearbyQuery(request)
+        } catch {
+            return Self.failure(error)
+        }
+        let (_, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
+        let answer: Result<(body: ByteBuffer, places: Int), any Error>
+        do {
+            answer = .success(try search.nearbyBodyNow(near: query.center, within: query.radius, limit: query.limit))
+        } catch {
+            answer = .failure(error)
+        }
+        let (outcome, failed) = placesOutcome(answer, client: client)
+        return conclude(outcome, failed: failed, answered: true, ticket: ticket, entry: entry)
+    }
+
+    private func nearbyQuery(_ request: Request) throws(ServerError) -> NearbyQuery {
+        try NearbyQuery(
+            parameters: request.uri.queryParameters.lazy.map { (name: $0.key, value: $0.value) },
+            maximumRadius: configuration.maximumRadius)
+    }
+
+    /// The fault plan's draw and the audit's arrival, under one lock.
+    private func arrive(
+        client: String, query: NearbyQuery, arrival: Date
+    ) -> (FaultOutcome, FetchAudit.Ticket, FetchAudit.Entry) {
         let (fault, ticket, entry) = state.inner.withLock { inner in
             let fault = configuration.faults.isNone ? FaultOutcome.answer(delay: .zero) : inner.faults.next()
             let (ticket, entry) = inner.audit.arrive(
@@ -148,46 +294,34 @@ public struct NearbyResponder: HTTPResponder {
             return (fault, ticket, entry)
         }
         if entry.verdict.isViolation { state.metrics.recordViolation(entry.verdict.rawValue) }
-        var outcome: Outcome
-        var failed = false
-        switch fault {
-        case .timeout:
-            await hold()
-            outcome = Outcome(response: Self.response(for: ServerError(
-                .unavailable, status: 503, state.isShuttingDown ? "the server is shutting down" : "request held (timeout fault)")))
-            outcome.fault = "timeout"
-        case .failure(let status, let delay):
-            await pause(delay)
-            failed = status >= 500
-            outcome = Outcome(response: Self.response(for: ServerError(
-                .injectedFailure, status: status, "injected failure (--fail-rate or --script)",
-                retryAfter: status == 503 ? 1 : nil)))
-            outcome.fault = "fail \(status)" + Self.delayNote(delay)
-        case .body(let status, let body, let delay):
-            await pause(delay)
-            failed = status >= 500
-            outcome = Outcome(response: Self.json(body, status: status))
-            outcome.fault = "scripted body \(status)" + Self.delayNote(delay)
-        case .answer(let delay):
-            await pause(delay)
-            do {
-                let (body, places) = try await search.nearbyBody(near: query.center, within: query.radius, limit: query.limit)
-                outcome = Outcome(response: Self.json(buffer: body, status: 200), places: places)
-            } catch {
-                failed = true
-                logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])
-                outcome = Outcome(
-                    response: Self.response(for: ServerError(
-                        .unavailable, status: 503, "the place database could not answer; see the server's log",
-                        retryAfter: 1)),
-                    error: "\(error)")
-            }
-            if delay > .zero { outcome.fault = "delay" + Self.delayNote(delay) }
+        return (fault, ticket, entry)
+    }
+
+    /// The places answer, or the 503 (with the reason logged) when the backend failed.
+    private func placesOutcome(
+        _ answer: Result<(body: ByteBuffer, places: Int), any Error>, client: String
+    ) -> (Outcome, failed: Bool) {
+        switch answer {
+        case .success(let (body, places)):
+            var outcome = Self.json(body, status: 200)
+            outcome.places = places
+            return (outcome, false)
+        case .failure(let error):
+            logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])
+            return (Self.failure(
+                ServerError(.unavailable, status: 503, "the place database could not answer; see the server's log", retryAfter: 1),
+                error: "\(error)"), true)
         }
-        let status = outcome.response.status.code
-        if fault != .timeout {
+    }
+
+    /// The audit's finish (for an answered request) and its verdict on the outcome.
+    private func conclude(
+        _ outcome: Outcome, failed: Bool, answered: Bool, ticket: FetchAudit.Ticket, entry: FetchAudit.Entry
+    ) -> Outcome {
+        var outcome = outcome
+        if answered {
             let finished = time.now()
-            state.inner.withLock { $0.audit.finish(ticket, status: status, failed: failed, at: finished) }
+            state.inner.withLock { $0.audit.finish(ticket, status: outcome.status.code, failed: failed, at: finished) }
         }
         outcome.verdict = entry.verdict.rawValue
         // The reason's text is only for the log line.
@@ -203,10 +337,10 @@ public struct NearbyResponder: HTTPResponder {
         do {
             body = try await request.collectBody(upTo: NearbyServer.Configuration.maximumBodyBytes)
         } catch {
-            return Outcome(response: Self.response(for: ServerError(
+            return Self.failure(ServerError(
                 .badRequest, status: 413,
                 "the body is over \(NearbyServer.Configuration.maximumBodyBytes >> 20) MiB or could not be read: \(error)",
-                parameter: "body")))
+                parameter: "body"))
         }
         let answer = await routes.respond(to: AddedRouteRequest(
             method: request.method.rawValue, path: request.uri.path,
@@ -217,14 +351,13 @@ public struct NearbyResponder: HTTPResponder {
         if !answer.allow.isEmpty { headers[.allow] = answer.allow.joined(separator: ", ") }
         if answer.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
         guard let stream = answer.stream else {
-            return Outcome(response: Response(
-                status: HTTPResponse.Status(code: answer.status), headers: headers,
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))))
+            return Outcome(
+                status: HTTPResponse.Status(code: answer.status), headers: headers, body: .bytes(ByteBuffer(bytes: answer.body)))
         }
         headers[.cacheControl] = "no-cache"
-        return Outcome(response: Response(
+        return Outcome(
             status: HTTPResponse.Status(code: answer.status), headers: headers,
-            body: ResponseBody { writer in
+            body: .stream(ResponseBody { writer in
                 for await chunk in stream {
                     try await writer.write(ByteBuffer(bytes: chunk))
                 }
@@ -259,41 +392,38 @@ public struct NearbyResponder: HTTPResponder {
 
     // MARK: Who is calling
 
-    private func clientName(request: Request, context: Context) -> String {
+    private func clientName(request: Request, remoteAddress: String?) -> String {
         if let player = request.headers[Self.playerHeader], !player.isEmpty {
             return "player:" + String(player.prefix(64))
         }
         if let token = TokenRule.bearer(request.headers[.authorization]), !token.isEmpty {
             return TokenRule.clientName(forToken: token)
         }
-        if let address = context.remoteAddress { return "address:" + address }
+        if let remoteAddress { return "address:" + remoteAddress }
         return "address:unknown"
     }
 
     // MARK: Responses
 
-    static func response(for error: ServerError) -> Response {
-        var response = json(error.body, status: error.status)
-        if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-        if !error.allowedMethods.isEmpty { response.headers[.allow] = error.allowedMethods.joined(separator: ", ") }
-        if error.code == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
-        return response
+    static func failure(_ error: ServerError, error log: String? = nil) -> Outcome {
+        var outcome = json(ByteBuffer(bytes: error.body), status: error.status)
+        outcome.error = log
+        if let retryAfter = error.retryAfter { outcome.headers[.retryAfter] = String(retryAfter) }
+        if !error.allowedMethods.isEmpty { outcome.headers[.allow] = error.allowedMethods.joined(separator: ", ") }
+        if error.code == .unauthorized { outcome.headers[.wwwAuthenticate] = "Bearer" }
+        return outcome
     }
 
-    static func json(_ bytes: [UInt8], status: Int) -> Response {
-        json(buffer: ByteBuffer(bytes: bytes), status: status)
-    }
-
-    static func json(buffer: ByteBuffer, status: Int) -> Response {
+    static func json(_ body: ByteBuffer, status: Int) -> Outcome {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
+        return Outcome(status: HTTPResponse.Status(code: status), headers: headers, body: .bytes(body))
     }
 
-    static func text(_ text: String, contentType: String) -> Response {
+    static func text(_ text: String, contentType: String) -> Outcome {
         var headers = HTTPFields()
         headers[.contentType] = contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return Outcome(status: .ok, headers: headers, body: .bytes(ByteBuffer(string: text)))
     }
 
     static func delayNote(_ delay: Duration) -> String {

@@ -60,6 +60,12 @@ public struct IndexSearch: NearbySearching {
     }
 
     public func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+        try nearbyBodyNow(near: center, within: radius, limit: limit)
+    }
+
+    /// ``nearbyBody(near:within:limit:)`` on the calling thread, without suspending: how the
+    /// server answers the nearby route on the connection's event loop.
+    public func nearbyBodyNow(near center: Coordinate, within radius: Double, limit: Int?) throws -> (body: ByteBuffer, places: Int) {
         try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
             var writer = NearbyJSONWriter(capacity: 0)
             writer.appendLocations(rows)
