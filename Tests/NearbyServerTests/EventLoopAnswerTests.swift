@@ -54,10 +54,15 @@ import Testing
                     let a = try await fastConnection.exchange(target, token: token)
                     let b = try await slowConnection.exchange(target, token: token)
                     #expect(a.statusLine == b.statusLine, "\(target)")
-                    #expect(a.headers.filter { $0.name != "date" }.map { "\($0.name): \($0.value)" }
-                        == b.headers.filter { $0.name != "date" }.map { "\($0.name): \($0.value)" }, "\(target)")
+                    // Names as sent (case included), in order.
+                    #expect(a.headers.filter { $0.name != "Date" }.map { "\($0.name): \($0.value)" }
+                        == b.headers.filter { $0.name != "Date" }.map { "\($0.name): \($0.value)" }, "\(target)")
                     #expect(a.body == b.body, "\(target)")
-                    #expect(a.headers.contains { $0.name == "date" } && b.headers.contains { $0.name == "date" })
+                    #expect(b.headers.contains { $0.name == "Date" })
+                    if target.hasPrefix("/locations/nearby") {
+                        // The event loop's Date is the injected wall clock's.
+                        #expect(a.headers.first { $0.name == "Date" }?.value == HTTPDate.text(secondsSince1970: 1_700_000_000))
+                    }
                 }
                 let audits = (try await fastConnection.exchange("/audit", token: "t"), try await slowConnection.exchange("/audit", token: "t"))
                 #expect(audits.0.body == audits.1.body)
@@ -164,6 +169,7 @@ import Testing
 final class RawConnection: @unchecked Sendable {
     struct Answer: Sendable {
         var statusLine: String
+        /// Names as the server wrote them.
         var headers: [(name: String, value: String)]
         var body: [UInt8]
         var status: Int { Int(statusLine.split(separator: " ")[1]) ?? 0 }
@@ -222,9 +228,9 @@ final class RawConnection: @unchecked Sendable {
         let lines = String(decoding: pending[0..<headEnd!], as: UTF8.self).components(separatedBy: "\r\n")
         let headers = lines.dropFirst().map { line -> (name: String, value: String) in
             let colon = line.firstIndex(of: ":")!
-            return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        guard let length = headers.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }) else {
+        guard let length = headers.first(where: { $0.name.lowercased() == "content-length" }).flatMap({ Int($0.value) }) else {
             throw HarnessError("an answer without Content-Length: \(lines)")
         }
         let bodyStart = headEnd! + 4
