@@ -45,7 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // Hummingbird's own HTTP/1.1 part types (NIOHTTPTypes), for NearbyServer's event-loop answers.
+        // Hummingbird's own HTTP/1.1 conversion (NIOHTTPTypes, NIOHTTPTypesHTTP1), for NearbyServer's channel.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -92,6 +92,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
 

@@ -4,15 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTPTypes
-import Hummingbird
 import LocationCore
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 
-/// A channel handler in Hummingbird's HTTP/1.1 pipeline (one of `HTTP1Channel`'s additional
-/// handlers, after the HTTP decoding) that answers `GET /locations/nearby` on the connection's
-/// event loop, as the request's last byte arrives, and hands every other request on to
-/// Hummingbird unchanged.
+/// A channel handler in Hummingbird's HTTP/1.1 pipeline (``NearbyHTTP1Channel``: right after
+/// NIO's HTTP/1.1 codec, before the conversion to Swift HTTP Types) that answers
+/// `GET /locations/nearby` on the connection's event loop, as the request's last byte arrives,
+/// and hands every other request on to Hummingbird unchanged.
 ///
 /// Why: Hummingbird answers each connection in a Swift task; for a small answer that task, its
 /// async streams and the hand-overs between it and the event loop cost about three times what
@@ -29,15 +28,15 @@ import NIOHTTPTypes
 /// immediate answer is never in flight then: the HTTP decoder hands over a body-less request's
 /// head and end in one pass, and the answer is written before the event loop does anything else.
 final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let responder: NearbyResponder
     private let serverName: String
     /// A head kept back for an immediate answer, until its end arrives.
-    private var held: HTTPRequest?
+    private var held: HTTPRequestHead?
     /// Requests handed to Hummingbird whose answer has not been written to its end yet.
     private var handedOn = 0
     /// The peer's address (no port), read once.
@@ -53,7 +52,7 @@ final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if handedOn == 0, !Self.asksToClose(head), responder.answersImmediately(method: head.method, target: head.path) {
+            if handedOn == 0, head.method == .GET, !Self.asksToClose(head), responder.answersImmediately(target: head.uri) {
                 held = head
             } else {
                 handedOn += 1
@@ -82,21 +81,26 @@ final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(data, promise: promise)
     }
 
-    private func answer(_ head: HTTPRequest, context: ChannelHandlerContext) {
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         if remoteAddress == nil { remoteAddress = .some(context.channel.remoteAddress?.ipAddress) }
-        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        var (response, body) = responder.respondImmediately(to: request, remoteAddress: remoteAddress ?? nil)
-        response.headerFields[.date] = dateHeader()
-        response.headerFields[.server] = serverName
-        context.write(wrapOutboundOut(.head(response)), promise: nil)
-        if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        let answer = responder.respondImmediately(
+            target: head.uri, authorization: head.headers.first(name: "authorization"),
+            player: head.headers.first(name: NearbyResponder.playerHeader.rawName), remoteAddress: remoteAddress ?? nil)
+        // The header lines as Hummingbird's path writes them: the responder's, then Date, Server.
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(answer.head.headerFields.count + 2)
+        for field in answer.head.headerFields { headers.add(name: field.name.rawName, value: field.value) }
+        headers.add(name: "Date", value: dateHeader())
+        headers.add(name: "Server", value: serverName)
+        let status = HTTPResponseStatus(statusCode: answer.head.status.code, reasonPhrase: answer.head.status.reasonPhrase)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     /// `Connection: close` (any case, among other tokens).
-    private static func asksToClose(_ head: HTTPRequest) -> Bool {
-        guard let connection = head.headerFields[.connection] else { return false }
-        return connection.split(separator: ",").contains { $0.filter { $0 != " " && $0 != "\t" }.lowercased() == "close" }
+    private static func asksToClose(_ head: HTTPRequestHead) -> Bool {
+        head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
     }
 
     /// The IMF-fixdate of the server's wall clock (RFC 9110 5.6.7), made once a second.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTPTypes
 public import Hummingbird
+import HummingbirdCore
 import LocationCore
 import Logging
 import NIOCore
@@ -108,7 +109,9 @@ public struct NearbyResponder: HTTPResponder {
     public func respond(to request: Request, context: Context) async throws -> Response {
         let started = time.elapsed()
         let arrival = time.now()
-        let client = clientName(request: request, remoteAddress: context.remoteAddress)
+        let client = clientName(
+            player: request.headers[Self.playerHeader], authorization: request.headers[.authorization],
+            remoteAddress: context.remoteAddress)
         let route = Route(rawValue: request.uri.path)
         let outcome: Outcome
         if let route {
@@ -117,7 +120,7 @@ public struct NearbyResponder: HTTPResponder {
                     .methodNotAllowed, status: 405, "\(request.method) is not allowed on \(route.rawValue); use GET",
                     allowedMethods: ["GET"]))
             } else if route != .healthz, !tokenRule.admits(authorization: request.headers[.authorization]) {
-                outcome = unauthorized(request)
+                outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
                 switch route {
                 case .nearby: outcome = await nearby(request: request, client: client, arrival: arrival)
@@ -135,52 +138,63 @@ public struct NearbyResponder: HTTPResponder {
             }
         } else if let addedRoutes, addedRoutes.serves(path: request.uri.path) {
             if !addedRoutes.isPublic(path: request.uri.path), !tokenRule.admits(authorization: request.headers[.authorization]) {
-                outcome = unauthorized(request)
+                outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
                 outcome = await added(addedRoutes, request: request)
             }
         } else {
             outcome = Self.failure(ServerError(.notFound, status: 404, "no route \(request.uri.path)"))
         }
-        record(outcome, route: route, request: request, client: client, arrival: arrival, started: started)
+        record(
+            outcome, route: route, method: request.method.rawValue, uri: request.uri, client: client, arrival: arrival,
+            started: started)
         return outcome.response
     }
 
     // MARK: Answers without suspending
 
-    /// Whether a request with this method and target is answered by ``respondImmediately(to:remoteAddress:)``:
-    /// `GET /locations/nearby` when no faults are configured and the backend answers without
-    /// suspending (the SQLite index). Everything else goes through ``respond(to:context:)``.
-    func answersImmediately(method: HTTPRequest.Method, target: String?) -> Bool {
-        guard immediateSearch != nil, method == .get, configuration.faults.isNone, let target else { return false }
+    /// Whether a `GET` with this target is answered by
+    /// ``respondImmediately(target:authorization:player:remoteAddress:)``: `/locations/nearby`
+    /// when no faults are configured and the backend answers without suspending (the SQLite
+    /// index). Everything else goes through ``respond(to:context:)``.
+    func answersImmediately(target: String) -> Bool {
+        guard immediateSearch != nil, configuration.faults.isNone else { return false }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         return path == Route.nearby.rawValue
     }
 
-    /// Answers a request that ``answersImmediately(method:target:)`` accepted, on the calling
-    /// thread (the connection's event loop): the same answer, audit, metrics and access log line
-    /// as ``respond(to:context:)``, without a task, a suspension or a hop between threads.
+    /// Answers a `GET` that ``answersImmediately(target:)`` accepted, on the calling thread (the
+    /// connection's event loop): the same answer, audit, metrics and access log line as
+    /// ``respond(to:context:)``, without a task, a suspension or a hop between threads.
     ///
+    /// - Parameters:
+    ///   - target: The request target (path and query) as sent.
+    ///   - authorization: The `Authorization` header, if any.
+    ///   - player: The `X-Player-ID` header, if any.
+    ///   - remoteAddress: The caller's IP address (no port).
     /// - Returns: The response head (with `Content-Length`, without `Date` and `Server`, which
     ///   the caller adds as Hummingbird does) and the whole body.
-    func respondImmediately(to request: Request, remoteAddress: String?) -> (head: HTTPResponse, body: ByteBuffer) {
+    func respondImmediately(
+        target: String, authorization: String?, player: String?, remoteAddress: String?
+    ) -> (head: HTTPResponse, body: ByteBuffer) {
         let started = time.elapsed()
         let arrival = time.now()
-        let client = clientName(request: request, remoteAddress: remoteAddress)
+        let uri = URI(target)
+        let client = clientName(player: player, authorization: authorization, remoteAddress: remoteAddress)
         let outcome: Outcome
-        if let immediateSearch, request.method == .get, request.uri.path == Route.nearby.rawValue {
-            if !tokenRule.admits(authorization: request.headers[.authorization]) {
-                outcome = unauthorized(request)
+        if let immediateSearch, uri.path == Route.nearby.rawValue {
+            if !tokenRule.admits(authorization: authorization) {
+                outcome = unauthorized(authorization: authorization)
             } else {
-                outcome = nearbyImmediately(request: request, client: client, arrival: arrival, search: immediateSearch)
+                outcome = nearbyImmediately(uri: uri, client: client, arrival: arrival, search: immediateSearch)
             }
         } else {
             // Only reached when a caller skipped answersImmediately: say so rather than guess.
             outcome = Self.failure(ServerError(
-                .unavailable, status: 503, "\(request.method) \(request.uri.path) cannot be answered without suspending"),
+                .unavailable, status: 503, "GET \(uri.path) cannot be answered without suspending"),
                 error: "respondImmediately called for a request answersImmediately refuses")
         }
-        record(outcome, route: Route(rawValue: request.uri.path), request: request, client: client, arrival: arrival, started: started)
+        record(outcome, route: Route(rawValue: uri.path), method: "GET", uri: uri, client: client, arrival: arrival, started: started)
         state.metrics.recordEventLoopAnswer()
         let body: ByteBuffer
         switch outcome.body {
@@ -192,7 +206,7 @@ public struct NearbyResponder: HTTPResponder {
 
     /// The metrics and the access log line for one answered request.
     private func record(
-        _ outcome: Outcome, route: Route?, request: Request, client: String, arrival: Date, started: Duration
+        _ outcome: Outcome, route: Route?, method: String, uri: URI, client: String, arrival: Date, started: Duration
     ) {
         let duration = time.elapsed() - started
         let status = outcome.status.code
@@ -200,13 +214,13 @@ public struct NearbyResponder: HTTPResponder {
             route: route?.metricsRow ?? Self.otherMetricsRow, status: status, seconds: duration.fractionalSeconds,
             places: outcome.places ?? 0)
         accessLog?.log(AccessLog.Record(
-            time: arrival, method: request.method.rawValue, target: request.uri.description, status: status,
+            time: arrival, method: method, target: uri.description, status: status,
             duration: duration, client: client, places: outcome.places, verdict: outcome.verdict, reason: outcome.reason,
             fault: outcome.fault, error: outcome.error))
     }
 
-    private func unauthorized(_ request: Request) -> Outcome {
-        let message = request.headers[.authorization] == nil
+    private func unauthorized(authorization: String?) -> Outcome {
+        let message = authorization == nil
             ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's"
         return Self.failure(ServerError(.unauthorized, status: 401, message))
     }
@@ -216,7 +230,7 @@ public struct NearbyResponder: HTTPResponder {
     private func nearby(request: Request, client: String, arrival: Date) async -> Outcome {
         let query: NearbyQuery
         do {
-            query = try nearbyQuery(request)
+            query = try nearbyQuery(request.uri)
         } catch {
             return Self.failure(error)
         }
@@ -258,11 +272,11 @@ public struct NearbyResponder: HTTPResponder {
     /// ``nearby(request:client:arrival:)`` for ``respondImmediately(to:remoteAddress:)``: no faults,
     /// a backend that answers without suspending.
     private func nearbyImmediately(
-        request: Request, client: String, arrival: Date, search: IndexSearch
+        uri: URI, client: String, arrival: Date, search: IndexSearch
     ) -> Outcome {
         let query: NearbyQuery
         do {
-            query = try nearbyQuery(request)
+            query = try nearbyQuery(uri)
         } catch {
             return Self.failure(error)
         }
@@ -277,9 +291,9 @@ public struct NearbyResponder: HTTPResponder {
         return conclude(outcome, failed: failed, answered: true, ticket: ticket, entry: entry)
     }
 
-    private func nearbyQuery(_ request: Request) throws(ServerError) -> NearbyQuery {
+    private func nearbyQuery(_ uri: URI) throws(ServerError) -> NearbyQuery {
         try NearbyQuery(
-            parameters: request.uri.queryParameters.lazy.map { (name: $0.key, value: $0.value) },
+            parameters: uri.queryParameters.lazy.map { (name: $0.key, value: $0.value) },
             maximumRadius: configuration.maximumRadius)
     }
 
@@ -392,11 +406,11 @@ public struct NearbyResponder: HTTPResponder {
 
     // MARK: Who is calling
 
-    private func clientName(request: Request, remoteAddress: String?) -> String {
-        if let player = request.headers[Self.playerHeader], !player.isEmpty {
+    private func clientName(player: String?, authorization: String?, remoteAddress: String?) -> String {
+        if let player, !player.isEmpty {
             return "player:" + String(player.prefix(64))
         }
-        if let token = TokenRule.bearer(request.headers[.authorization]), !token.isEmpty {
+        if let token = TokenRule.bearer(authorization), !token.isEmpty {
             return TokenRule.clientName(forToken: token)
         }
         if let remoteAddress { return "address:" + remoteAddress }

@@ -135,15 +135,15 @@ public struct NearbyServer: Service {
         let onListening = self.onListening
         let host = configuration.host
         let serverName = "locsim"
-        let handlers: @Sendable () -> [any RemovableChannelHandler]
+        let immediateAnswers: @Sendable () -> ImmediateAnswerHandler?
         if configuration.answersOnEventLoop, responder.immediateSearch != nil {
-            handlers = { [responder] in [ImmediateAnswerHandler(responder: responder, serverName: serverName)] }
+            immediateAnswers = { [responder] in ImmediateAnswerHandler(responder: responder, serverName: serverName) }
         } else {
-            handlers = { [] }
+            immediateAnswers = { nil }
         }
         return Application(
             responder: responder,
-            server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: handlers())),
+            server: HTTPServerBuilder { hummingbird in NearbyHTTP1Channel(responder: hummingbird, immediateAnswers: immediateAnswers) },
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: serverName),
             onServerRunning: { channel in
