@@ -27,8 +27,8 @@ public struct NearbyResponder: HTTPResponder {
     let logger: Logger
     let tokenRule: TokenRule
     let addedRoutes: (any AddedRoutes)?
-    /// The backend when it answers without suspending (the SQLite index), for
-    /// ``respondImmediately(to:remoteAddress:)``.
+    /// The backend when it answers without suspending (the SQLite index): the server then
+    /// answers the nearby route on the event loop (``ImmediateAnswerHandler``).
     let immediateSearch: IndexSearch?
 
     init(
@@ -154,20 +154,22 @@ public struct NearbyResponder: HTTPResponder {
     // MARK: Answers without suspending
 
     /// Whether a `GET` with this target is answered by
-    /// ``respondImmediately(target:authorization:player:remoteAddress:)``: `/locations/nearby`
-    /// when no faults are configured and the backend answers without suspending (the SQLite
-    /// index). Everything else goes through ``respond(to:context:)``.
+    /// ``respondImmediately(search:target:authorization:player:remoteAddress:)``:
+    /// `/locations/nearby` when no faults are configured. Asked only by the handler the server
+    /// installs when the backend answers without suspending (``immediateSearch``); everything
+    /// else goes through ``respond(to:context:)``.
     func answersImmediately(target: String) -> Bool {
-        guard immediateSearch != nil, configuration.faults.isNone else { return false }
+        guard configuration.faults.isNone else { return false }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         return path == Route.nearby.rawValue
     }
 
-    /// Answers a `GET` that ``answersImmediately(target:)`` accepted, on the calling thread (the
-    /// connection's event loop): the same answer, audit, metrics and access log line as
-    /// ``respond(to:context:)``, without a task, a suspension or a hop between threads.
+    /// Answers a `GET /locations/nearby` that ``answersImmediately(target:)`` accepted, on the
+    /// calling thread (the connection's event loop): the same answer, audit, metrics and access
+    /// log line as ``respond(to:context:)``, without a task, a suspension or a hop between threads.
     ///
     /// - Parameters:
+    ///   - search: The backend (``immediateSearch``).
     ///   - target: The request target (path and query) as sent.
     ///   - authorization: The `Authorization` header, if any.
     ///   - player: The `X-Player-ID` header, if any.
@@ -175,26 +177,16 @@ public struct NearbyResponder: HTTPResponder {
     /// - Returns: The response head (with `Content-Length`, without `Date` and `Server`, which
     ///   the caller adds as Hummingbird does) and the whole body.
     func respondImmediately(
-        target: String, authorization: String?, player: String?, remoteAddress: String?
+        search: IndexSearch, target: String, authorization: String?, player: String?, remoteAddress: String?
     ) -> (head: HTTPResponse, body: ByteBuffer) {
         let started = time.elapsed()
         let arrival = time.now()
         let uri = URI(target)
         let client = clientName(player: player, authorization: authorization, remoteAddress: remoteAddress)
-        let outcome: Outcome
-        if let immediateSearch, uri.path == Route.nearby.rawValue {
-            if !tokenRule.admits(authorization: authorization) {
-                outcome = unauthorized(authorization: authorization)
-            } else {
-                outcome = nearbyImmediately(uri: uri, client: client, arrival: arrival, search: immediateSearch)
-            }
-        } else {
-            // Only reached when a caller skipped answersImmediately: say so rather than guess.
-            outcome = Self.failure(ServerError(
-                .unavailable, status: 503, "GET \(uri.path) cannot be answered without suspending"),
-                error: "respondImmediately called for a request answersImmediately refuses")
-        }
-        record(outcome, route: Route(rawValue: uri.path), method: "GET", uri: uri, client: client, arrival: arrival, started: started)
+        let outcome = tokenRule.admits(authorization: authorization)
+            ? nearbyImmediately(uri: uri, client: client, arrival: arrival, search: search)
+            : unauthorized(authorization: authorization)
+        record(outcome, route: .nearby, method: "GET", uri: uri, client: client, arrival: arrival, started: started)
         state.metrics.recordEventLoopAnswer()
         let body: ByteBuffer
         switch outcome.body {
@@ -269,7 +261,7 @@ public struct NearbyResponder: HTTPResponder {
         return conclude(outcome, failed: failed, answered: fault != .timeout, ticket: ticket, entry: entry)
     }
 
-    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(to:remoteAddress:)``: no faults,
+    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(search:target:authorization:player:remoteAddress:)``: no faults,
     /// a backend that answers without suspending.
     private func nearbyImmediately(
         uri: URI, client: String, arrival: Date, search: IndexSearch

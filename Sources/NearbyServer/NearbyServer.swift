@@ -48,7 +48,7 @@ public struct NearbyServer: Service {
         /// can be (no faults configured, a backend that answers without suspending: the SQLite
         /// index), rather than in Hummingbird's task for the connection. The answer, the audit,
         /// the metrics and the access log are the same either way; the event loop way costs
-        /// about half the CPU per small answer (docs/benchmarks/serve.md). Default true.
+        /// about a third less CPU per small answer (docs/benchmarks/serve.md). Default true.
         public var answersOnEventLoop = true
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
@@ -136,8 +136,8 @@ public struct NearbyServer: Service {
         let host = configuration.host
         let serverName = "locsim"
         let immediateAnswers: @Sendable () -> ImmediateAnswerHandler?
-        if configuration.answersOnEventLoop, responder.immediateSearch != nil {
-            immediateAnswers = { [responder] in ImmediateAnswerHandler(responder: responder, serverName: serverName) }
+        if configuration.answersOnEventLoop, let search = responder.immediateSearch {
+            immediateAnswers = { [responder] in ImmediateAnswerHandler(responder: responder, search: search, serverName: serverName) }
         } else {
             immediateAnswers = { nil }
         }
