@@ -253,7 +253,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "HelloServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/HelloServer", swiftSettings: strict),
     ]

@@ -14,7 +14,11 @@
 #    (a Lua script rotates the request path) against GET /locations/nearby, and redis-benchmark
 #    (4 connections) running GEOSEARCH ... BYRADIUS r m ASC WITHDIST WITHCOORD at each point in
 #    turn (rate = requests over summed time); the median run of each is reported with the ratio;
-# 6. wrk (4 connections) on HelloServer's /hello and locsim's /healthz: the HTTP layer alone;
+#    Beside each rate, the server process's CPU time per request (user + system, from /proc):
+#    the rates depend on where the scheduler puts four processes on the cores (Redis's 100 m rate
+#    has ranged from 18,000 to 48,000 per second here), the CPU per request much less;
+# 6. wrk (4 connections) on HelloServer's /hello (bare Hummingbird, and bare SwiftNIO without
+#    Hummingbird) and locsim's /healthz: the HTTP layer alone, with the same CPU figure;
 # 7. wrk with 64 connections for latency percentiles, then a SOAK-second run (half 5 km, half
 #    100 m) with the server's RSS at the start, the middle and the end.
 # Every server is stopped on exit, whatever happens (trap).
@@ -89,9 +93,10 @@ SERVE_PID=""
 REDIS_PID=""
 HELLO_PID=""
 HELLO_LOOPS_PID=""
+HELLO_NIO_PID=""
 BASE_PID=""
 cleanup() {
-    for pid in "$SERVE_PID" "$REDIS_PID" "$HELLO_PID" "$HELLO_LOOPS_PID" "$BASE_PID"; do
+    for pid in "$SERVE_PID" "$REDIS_PID" "$HELLO_PID" "$HELLO_LOOPS_PID" "$HELLO_NIO_PID" "$BASE_PID"; do
         [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
     done
     wait 2>/dev/null || true
@@ -136,6 +141,11 @@ HELLO_LOOPS_PORT=$(free_port)
 "$BIN/HelloServer" "$HELLO_LOOPS_PORT" "$SERVE_LOOPS" >"$WORK/hello-loops.log" 2>&1 &
 HELLO_LOOPS_PID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_LOOPS_PORT/hello" >/dev/null && break; sleep 0.1; done
+# The same answer from SwiftNIO's HTTP/1.1 pipeline alone, on as many event loops.
+HELLO_NIO_PORT=$(free_port)
+"$BIN/HelloServer" "$HELLO_NIO_PORT" nio "$SERVE_LOOPS" >"$WORK/hello-nio.log" 2>&1 &
+HELLO_NIO_PID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_NIO_PORT/hello" >/dev/null && break; sleep 0.1; done
 
 # wrk's request rotation: one path per point, in turn, on every connection.
 cat >"$WORK/points.lua" <<'LUA'
@@ -153,28 +163,48 @@ end
 LUA
 
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$SERVE_PID/status"; }
+# CPU time (user + system) a process has used, in clock ticks.
+TICK=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Microseconds of CPU per request: ticks before, ticks after, requests.
+per_request() { python3 -c "print(round(($2 - $1) * 1e6 / $TICK / $3, 1))"; }
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # wrk against the points at radius $1 with $2 connections for $3 seconds (on $4, default this
-# build's server): "req/s p50 p99 non-2xx".
+# build's server, whose process is $5, default this build's): "req/s p50 p99 non-2xx µs-CPU/request".
 run_wrk() {
-    local out
+    local out pid=${5:-$SERVE_PID} before after
+    before=$(ticks "$pid")
     out=$(POINTS_FILE=$WORK/points.txt RADIUS=$1 wrk -t "$WRK_THREADS" -c "$2" -d "${3}s" --latency -s "$WORK/points.lua" "${4:-$BASE}")
+    after=$(ticks "$pid")
     echo "$out" >>"$WORK/wrk.log"
     echo "$(echo "$out" | awk '/^Requests\/sec/ {print $2}') $(echo "$out" | awk '$1 == "50%" {print $2}') \
-$(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $5}' | grep . || echo 0)"
+$(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $5}' | grep . || echo 0) \
+$(per_request "$before" "$after" "$(echo "$out" | awk '/requests in/ {print $1}')")"
 }
 
-# redis-benchmark at radius $1, $2 requests per point, every point in turn: total requests over summed time.
+# wrk on a plain URL $1 served by process $2, 4 connections: "req/s µs-CPU/request".
+run_plain() {
+    local out before after
+    before=$(ticks "$2")
+    out=$(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "$1")
+    after=$(ticks "$2")
+    echo "$(echo "$out" | awk '/^Requests\/sec/ {print $2}') $(per_request "$before" "$after" "$(echo "$out" | awk '/requests in/ {print $1}')")"
+}
+
+# redis-benchmark at radius $1, $2 requests per point, every point in turn: total requests over
+# summed time, and redis-server's µs of CPU per request.
 run_redis() {
-    local total=0 seconds=0 rps
+    local total=0 seconds=0 rps before after
+    before=$(ticks "$REDIS_PID")
     while read -r lat lng; do
         rps=$(redis-benchmark -p "$REDIS_PORT" -c 4 -n "$2" --csv \
             GEOSEARCH places FROMLONLAT "$lng" "$lat" BYRADIUS "$1" m ASC WITHDIST WITHCOORD | awk -F'","' 'NR == 2 {print $2}')
         total=$((total + $2))
         seconds=$(python3 -c "print($seconds + $2 / $rps)")
     done <"$WORK/points.txt"
-    python3 -c "print(round($total / $seconds, 1))"
+    after=$(ticks "$REDIS_PID")
+    echo "$(python3 -c "print(round($total / $seconds, 1))") $(per_request "$before" "$after" "$total")"
 }
 
 : >"$WORK/wrk.log"
@@ -190,14 +220,18 @@ for RADIUS in 5000 100; do
     : >"$WORK/ours-$RADIUS.txt"
     : >"$WORK/redis-$RADIUS.txt"
     : >"$WORK/old-$RADIUS.txt"
+    : >"$WORK/ours-cpu-$RADIUS.txt"
+    : >"$WORK/redis-cpu-$RADIUS.txt"
     for rep in $(seq 1 "$REPS"); do
-        read -r rps p50 _ bad < <(run_wrk "$RADIUS" 4 "$DURATION")
-        redis=$(run_redis "$RADIUS" "$N")
+        read -r rps p50 _ bad cpu < <(run_wrk "$RADIUS" 4 "$DURATION")
+        read -r redis redis_cpu < <(run_redis "$RADIUS" "$N")
         echo "$rps" >>"$WORK/ours-$RADIUS.txt"
         echo "$redis" >>"$WORK/redis-$RADIUS.txt"
-        line="   run $rep: locsim $rps req/s (p50 $p50, non-2xx $bad), redis $redis req/s"
+        echo "$cpu" >>"$WORK/ours-cpu-$RADIUS.txt"
+        echo "$redis_cpu" >>"$WORK/redis-cpu-$RADIUS.txt"
+        line="   run $rep: locsim $rps req/s (p50 $p50, non-2xx $bad, $cpu µs CPU/req), redis $redis req/s ($redis_cpu µs CPU/req)"
         if [ -n "$OLD" ]; then
-            read -r old _ _ _ < <(run_wrk "$RADIUS" 4 "$DURATION" "$OLD")
+            read -r old _ _ _ _ < <(run_wrk "$RADIUS" 4 "$DURATION" "$OLD" "$BASE_PID")
             echo "$old" >>"$WORK/old-$RADIUS.txt"
             line="$line, baseline $old req/s"
         fi
@@ -205,7 +239,10 @@ for RADIUS in 5000 100; do
     done
     ours=$(median <"$WORK/ours-$RADIUS.txt")
     theirs=$(median <"$WORK/redis-$RADIUS.txt")
-    line="   median: locsim $ours req/s, redis $theirs req/s, ratio $(python3 -c "print(round($ours / $theirs, 2))")"
+    ours_cpu=$(median <"$WORK/ours-cpu-$RADIUS.txt")
+    theirs_cpu=$(median <"$WORK/redis-cpu-$RADIUS.txt")
+    line="   median: locsim $ours req/s, redis $theirs req/s, ratio $(python3 -c "print(round($ours / $theirs, 2))"); \
+CPU per request: locsim $ours_cpu µs, redis $theirs_cpu µs (locsim/redis $(python3 -c "print(round($ours_cpu / $theirs_cpu, 2))"))"
     if [ -n "$OLD" ]; then
         old=$(median <"$WORK/old-$RADIUS.txt")
         line="$line; baseline $old req/s (ratio $(python3 -c "print(round($old / $theirs, 2))")), this build $(python3 -c "print(round($ours / $old, 2))")x the baseline"
@@ -213,27 +250,28 @@ for RADIUS in 5000 100; do
     echo "$line"
 done
 
-echo "== the HTTP layer alone, 4 connections, ${DURATION}s each"
-echo "   HelloServer GET /hello (Hummingbird's defaults):  $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "http://127.0.0.1:$HELLO_PORT/hello" | awk '/^Requests\/sec/ {print $2}') req/s"
-echo "   HelloServer GET /hello (tasks on $SERVE_LOOPS event loop(s)): $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "http://127.0.0.1:$HELLO_LOOPS_PORT/hello" | awk '/^Requests\/sec/ {print $2}') req/s"
-echo "   locsim GET /healthz:     $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "$BASE/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
+echo "== the HTTP layer alone, 4 connections, ${DURATION}s each: req/s, µs CPU per request"
+echo "   HelloServer GET /hello (Hummingbird's defaults):  $(run_plain "http://127.0.0.1:$HELLO_PORT/hello" "$HELLO_PID")"
+echo "   HelloServer GET /hello (tasks on $SERVE_LOOPS event loop(s)): $(run_plain "http://127.0.0.1:$HELLO_LOOPS_PORT/hello" "$HELLO_LOOPS_PID")"
+echo "   HelloServer GET /hello (SwiftNIO alone, $SERVE_LOOPS event loop(s)): $(run_plain "http://127.0.0.1:$HELLO_NIO_PORT/hello" "$HELLO_NIO_PID")"
+echo "   locsim GET /healthz:     $(run_plain "$BASE/healthz" "$SERVE_PID")"
 if [ -n "$OLD" ]; then
-    echo "   baseline GET /healthz:   $(wrk -t "$WRK_THREADS" -c 4 -d "${DURATION}s" "$OLD/healthz" | awk '/^Requests\/sec/ {print $2}') req/s"
+    echo "   baseline GET /healthz:   $(run_plain "$OLD/healthz" "$BASE_PID")"
     kill -TERM "$BASE_PID" 2>/dev/null || true
     BASE_PID=""
 fi
 
 echo "== 64 connections, ${DURATION}s each"
 for RADIUS in 5000 100; do
-    read -r rps p50 p99 bad < <(run_wrk "$RADIUS" 64 "$DURATION")
-    echo "   radius $RADIUS m: $rps req/s, p50 $p50, p99 $p99, non-2xx $bad"
+    read -r rps p50 p99 bad cpu < <(run_wrk "$RADIUS" 64 "$DURATION")
+    echo "   radius $RADIUS m: $rps req/s, p50 $p50, p99 $p99, non-2xx $bad, $cpu µs CPU/req"
 done
 
 echo "== soak: ${SOAK}s at 64 connections, first half 5 km, second half 100 m"
 echo "   RSS at start: $(rss)"
 HALF=$((SOAK / 2))
-read -r rps p50 p99 bad < <(run_wrk 5000 64 "$HALF")
+read -r rps p50 p99 bad _ < <(run_wrk 5000 64 "$HALF")
 echo "   5 km, ${HALF}s: $rps req/s, p99 $p99, non-2xx $bad; RSS $(rss)"
-read -r rps p50 p99 bad < <(run_wrk 100 64 "$((SOAK - HALF))")
+read -r rps p50 p99 bad _ < <(run_wrk 100 64 "$((SOAK - HALF))")
 echo "   100 m, $((SOAK - HALF))s: $rps req/s, p99 $p99, non-2xx $bad; RSS at end: $(rss)"
 echo "raw wrk output: $WORK/wrk.log"
