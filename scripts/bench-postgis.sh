@@ -100,7 +100,7 @@ PSQL=(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -X -q -v ON_ERROR_
 start=$(date +%s.%N)
 "$LOCSIM" index import "$WORK/clustered-1m.csv" --postgres "$URL" | sed 's/^/   /'
 echo "   PostGIS import: $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
-"${PSQL[@]}" -c "VACUUM ANALYZE locsim_place"
+"${PSQL[@]}" -c "VACUUM ANALYZE locsim_place, locsim_tile"
 "$LOCSIM" index stats --postgres "$URL" | sed 's/^/   /'
 
 # The query points: the same seeded sample of the place set as bench-serve.sh.

@@ -8,9 +8,10 @@ extension PostGISPlaceStore {
     ///
     /// One transaction: the rows go to a temporary table by `COPY`, then one
     /// `INSERT … ON CONFLICT (id) DO UPDATE` (upsert by id) moves them into `locsim_place` in
-    /// spatial order (so a first import is stored clustered). Readers see the previous places
+    /// tile order (so a first import is stored clustered), and the tiles of `locsim_tile` that
+    /// hold an imported place, before or after, are rebuilt. Readers see the previous places
     /// until the commit, then all of the new ones; a failure, a thrown progress callback or
-    /// cancellation rolls everything back.
+    /// cancellation rolls everything back. Imports into one database run one after another.
     ///
     /// - Parameters:
     ///   - path: The place file.
@@ -32,6 +33,8 @@ extension PostGISPlaceStore {
         let interval = max(1, options.progressInterval)
         let (inserted, updated, count) = try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
+                // One import at a time: each rebuilds whole tiles from what it sees committed.
+                try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
                 try await connection.query(
                     """
                     CREATE TEMPORARY TABLE locsim_import (
@@ -58,20 +61,34 @@ extension PostGISPlaceStore {
                     }
                 }
                 try Task.checkCancellation()
+                // The tiles to rebuild: where the imported places go, and where those already
+                // stored under the same ids were.
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: """
+                        CREATE TEMPORARY TABLE locsim_touched ON COMMIT DROP AS
+                        SELECT \(PlaceTiles.keyExpression) AS tile FROM locsim_import
+                        UNION SELECT p.tile FROM locsim_place p JOIN locsim_import i ON i.id = p.id
+                        """), logger: logger)
                 var counts = (0, 0)
                 for try await (inserted, updated) in try await connection.query(
-                    """
+                    PostgresQuery(unsafeSQL: """
                     WITH written AS (
                         INSERT INTO locsim_place AS p (id, name, kind, level, lat_e7, lon_e7)
-                        SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_import ORDER BY ST_MakePoint(lon_e7, lat_e7)
+                        SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_import ORDER BY \(PlaceTiles.keyExpression), id
                         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, level = EXCLUDED.level,
                             lat_e7 = EXCLUDED.lat_e7, lon_e7 = EXCLUDED.lon_e7
                         RETURNING (xmax = 0) AS new)
                     SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM written
-                    """, logger: logger
+                    """), logger: logger
                 ).decode((Int64, Int64).self) {
                     counts = (Int(inserted), Int(updated))
                 }
+                try Task.checkCancellation()
+                try await connection.query(
+                    "DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_touched)", logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_touched)")),
+                    logger: logger)
                 var total = 0
                 for try await (value) in try await connection.query("SELECT count(*) FROM locsim_place", logger: logger).decode(
                     Int64.self)
@@ -83,7 +100,7 @@ extension PostGISPlaceStore {
             }
         }
         // Fresh statistics for the planner; outside the transaction, a failure does not undo the import.
-        _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place", logger: logger) }
+        _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place, locsim_tile", logger: logger) }
         return ImportReport(
             rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped, issues: parsed.issues,
             placeCount: count)

@@ -6,7 +6,7 @@ public struct PostGISStatistics: Sendable, Hashable {
     public var placeCount: Int
     /// Distinct kinds, including the empty one.
     public var kindCount: Int
-    /// Bytes of the table (heap, TOAST) and of its indexes.
+    /// Bytes of the tables (`locsim_place` and its tiles, `locsim_tile`: heap, TOAST) and of their indexes.
     public var tableBytes: Int
     public var indexBytes: Int
     /// PostGIS and server versions.
@@ -37,7 +37,8 @@ extension PostGISPlaceStore {
             for try await (places, kinds, table, indexes, postgis, server) in try await client.query(
                 """
                 SELECT (SELECT count(*) FROM locsim_place), (SELECT count(DISTINCT kind) FROM locsim_place),
-                    pg_table_size('locsim_place'), pg_indexes_size('locsim_place'), postgis_lib_version(),
+                    pg_table_size('locsim_place') + coalesce(pg_table_size(to_regclass('locsim_tile')), 0),
+                    pg_indexes_size('locsim_place') + coalesce(pg_indexes_size(to_regclass('locsim_tile')), 0), postgis_lib_version(),
                     current_setting('server_version')
                 """, logger: logger
             ).decode((Int64, Int64, Int64, Int64, String, String).self) {

@@ -2,31 +2,36 @@ public import Logging
 public import LocationCore
 public import LocationIndex
 import PostgresNIO
+import Synchronization
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
 /// LocationIndex's `NearbyIndex`, with the same answer: every place whose great-circle distance
 /// (``/LocationCore/Coordinate/distance(to:)``, sphere of 6,371,008.8 m) is ≤ the radius, ordered by
 /// distance then id, correct at the poles and across ±180°.
 ///
-/// Schema (created by ``prepareSchema()``):
+/// Schema (version 2, created by ``prepareSchema()``, which also upgrades version 1):
 ///
 /// ```sql
 /// CREATE TABLE locsim_place (
 ///     id text PRIMARY KEY, name text NOT NULL, kind text NOT NULL, level integer,
 ///     lat_e7 integer NOT NULL, lon_e7 integer NOT NULL,            -- 1e-7° units, as NearbyIndex
-///     cell geometry(Point) GENERATED ALWAYS AS (ST_MakePoint(lon_e7, lat_e7)) STORED,
+///     tile integer GENERATED ALWAYS AS (<its 0.01° tile>) STORED,
 ///     geog geography(Point, 4326) GENERATED ALWAYS AS (...) STORED);
-/// CREATE INDEX ... USING gist (cell); CREATE INDEX ... USING gist (geog);
+/// CREATE INDEX ... (tile); CREATE INDEX ... USING gist (geog);
+/// CREATE TABLE locsim_tile (tile integer PRIMARY KEY, places bytea NOT NULL);
 /// ```
 ///
-/// The query (``places(near:within:limit:)``) is a prepared statement that asks the GiST index
-/// on `cell` for the places inside the cap's latitude/longitude box (LocationIndex's
-/// `SearchCap`, the same box the SQLite index reads; two boxes across ±180°), a cheap planar
-/// test, and returns only the six columns the answer needs, in binary, as one row of six arrays
-/// (`array_agg`) rather than one row per candidate. The exact distance, the radius test, the order and
-/// the limit are then computed here with LocationCore's haversine, so the answer is
-/// bit-identical to the SQLite index's. `textbookPlaces(near:within:limit:)` (package-only: the benchmark and the equivalence tests) is the usual
-/// PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept for comparison.
+/// `locsim_place` is the place set (what imports upsert into, what a PostGIS user queries);
+/// `locsim_tile` is derived from it in the same transaction: one row per 0.01° × 0.01° tile
+/// holding its places packed in binary (``PlaceTiles``). The query (``places(near:within:limit:)``)
+/// is a prepared statement that reads the tiles covering the cap's latitude/longitude box
+/// (LocationIndex's `SearchCap`, the box the SQLite index reads; key ranges, one per band of
+/// tiles) and returns them as one `bytea`: a 5 km answer is a few dozen index probes instead of
+/// thousands of rows. The exact distance, the radius test, the order and the limit are then
+/// computed here with LocationCore's haversine, so the answer is bit-identical to the SQLite
+/// index's. `textbookPlaces(near:within:limit:)` (package-only: the benchmark and the equivalence
+/// tests) is the usual PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept
+/// for comparison.
 ///
 /// The store needs ``run()`` to be running (it drives the connection pool; cancel it to close),
 /// or use ``withRunning(_:clock:logger:_:)``.
@@ -38,6 +43,11 @@ public final class PostGISPlaceStore: Sendable {
     /// How long a query (not an import) may wait for a connection and its answer.
     public let queryTimeout: Duration
     let clock: any Clock<Duration>
+    /// Whether `locsim_tile` has been seen to exist. Until then every query first asks (an
+    /// unprepared statement): postgres-nio remembers a prepared statement that failed to
+    /// prepare on a connection, and would keep failing it there after an import had created the
+    /// table (`locsim serve` started before the first import, or on a version-1 database).
+    private let tilesExist = Mutex(false)
 
     /// - Parameters:
     ///   - url: Where the server is (the password is sent, never logged).
@@ -93,8 +103,25 @@ public final class PostGISPlaceStore: Sendable {
 
     // MARK: Schema
 
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
+    /// The `geog` column both versions have.
+    static let geographyColumn = """
+        geog geography(Point, 4326) GENERATED ALWAYS AS (
+            ST_SetSRID(ST_MakePoint(lon_e7::float8 / 10000000.0::float8, lat_e7::float8 / 10000000.0::float8), 4326)::geography
+        ) STORED
+        """
+
+    /// The tile table and the place table's index on its tile; shared by a new schema and the upgrade from version 1.
+    static let tileStatements: [String] = [
+        "CREATE INDEX IF NOT EXISTS locsim_place_tile ON locsim_place (tile)",
+        // Rows up to a page stay in the heap (a tile near a city centre is a few kB), larger
+        // ones go out of line uncompressed: reading them is a copy, not a decompression.
+        "CREATE TABLE IF NOT EXISTS locsim_tile (tile integer PRIMARY KEY, places bytea NOT NULL) WITH (toast_tuple_target = 8160)",
+        "ALTER TABLE locsim_tile ALTER COLUMN places SET STORAGE EXTERNAL",
+    ]
+
+    /// A new database: schema version 2.
     static let schemaStatements: [String] = [
         "CREATE EXTENSION IF NOT EXISTS postgis",
         """
@@ -105,20 +132,30 @@ public final class PostGISPlaceStore: Sendable {
             level integer,
             lat_e7 integer NOT NULL CHECK (lat_e7 BETWEEN -900000000 AND 900000000),
             lon_e7 integer NOT NULL CHECK (lon_e7 BETWEEN -1800000000 AND 1799999999),
-            cell geometry(Point) GENERATED ALWAYS AS (ST_MakePoint(lon_e7, lat_e7)) STORED,
-            geog geography(Point, 4326) GENERATED ALWAYS AS (
-                ST_SetSRID(ST_MakePoint(lon_e7::float8 / 10000000.0::float8, lat_e7::float8 / 10000000.0::float8), 4326)::geography
-            ) STORED
+            tile integer GENERATED ALWAYS AS (\(PlaceTiles.keyExpression)) STORED,
+            \(geographyColumn)
         )
         """,
-        "CREATE INDEX IF NOT EXISTS locsim_place_cell ON locsim_place USING gist (cell)",
         "CREATE INDEX IF NOT EXISTS locsim_place_geog ON locsim_place USING gist (geog)",
+    ] + tileStatements + [
         "CREATE TABLE IF NOT EXISTS locsim_meta (key text PRIMARY KEY, value text NOT NULL)",
-        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '1') ON CONFLICT (key) DO NOTHING",
+        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '2') ON CONFLICT (key) DO NOTHING",
     ]
 
-    /// Creates the PostGIS extension, the table and its indexes if missing (idempotent, one
-    /// transaction), and checks that an existing table is this version's.
+    /// Version 1 (a planar `cell` column and its GiST index, no tiles) to version 2, in the
+    /// transaction of ``prepareSchema()``: the column becomes `tile`, every tile is built.
+    static let upgradeStatements: [String] = [
+        "ALTER TABLE locsim_place DROP COLUMN IF EXISTS cell",
+        "ALTER TABLE locsim_place ADD COLUMN IF NOT EXISTS tile integer GENERATED ALWAYS AS (\(PlaceTiles.keyExpression)) STORED",
+    ] + tileStatements + [
+        "DELETE FROM locsim_tile",
+        PlaceTiles.rebuildStatement(where: "true"),
+        "UPDATE locsim_meta SET value = '2' WHERE key = 'version'",
+    ]
+
+    /// Creates the PostGIS extension, the tables and their indexes if missing, upgrades a
+    /// version-1 schema (building the tiles), all in one transaction, and checks that an
+    /// existing schema is this version's.
     ///
     /// - Throws: ``PostGISError/Code/schema`` for a newer or foreign schema; connection and
     ///   server errors as ``PostGISError``.
@@ -127,17 +164,35 @@ public final class PostGISPlaceStore: Sendable {
             try await client.withTransaction(logger: logger) { connection in
                 // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
                 try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: logger)
-                for statement in Self.schemaStatements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                var hasMeta = false
+                for try await (exists) in try await connection.query(
+                    "SELECT to_regclass('locsim_meta') IS NOT NULL", logger: logger
+                ).decode(Bool.self) {
+                    hasMeta = exists
                 }
-                let rows = try await connection.query(
-                    "SELECT value FROM locsim_meta WHERE key = 'version'", logger: logger)
                 var version: String?
-                for try await (value) in rows.decode(String.self) { version = value }
-                guard version == String(Self.schemaVersion) else {
+                if hasMeta {
+                    for try await (value) in try await connection.query(
+                        "SELECT value FROM locsim_meta WHERE key = 'version'", logger: logger
+                    ).decode(String.self) {
+                        version = value
+                    }
+                }
+                let statements: [String]
+                switch version {
+                case nil: statements = Self.schemaStatements
+                case "1": statements = Self.upgradeStatements
+                case String(Self.schemaVersion): statements = []
+                case let version?:
                     throw PostGISError(
-                        .schema, "locsim_meta says schema version \(version ?? "none"); this locsim knows version \(Self.schemaVersion)",
+                        .schema, "locsim_meta says schema version \(version); this locsim knows versions 1 and \(Self.schemaVersion)",
                         endpoint: url.endpoint)
+                }
+                if version == "1" {
+                    logger.info("upgrading the place tables from schema version 1 to \(Self.schemaVersion)")
+                }
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
             }
         }
@@ -156,37 +211,42 @@ public final class PostGISPlaceStore: Sendable {
     ///   when the server cannot be reached, `query` for server errors.
     public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try Self.check(radius: radius, limit: limit)
-        let cap = SearchCap(center: center, radius: radius)
-        let latitudes = cap.latitudeE7
-        let longitudes = cap.longitudeE7
-        let south = Double(latitudes.lowerBound), north = Double(latitudes.upperBound)
-        let first = longitudes[0], last = longitudes[longitudes.count - 1]
-        let columns = try await withDeadline { () async throws -> PlaceColumns in
-            if longitudes.count == 1 {
-                try await self.candidates(BoxStatement(
-                    south: south, north: north, west: Double(first.lowerBound), east: Double(first.upperBound)))
-            } else {
-                try await self.candidates(TwoBoxStatement(
-                    south: south, north: north, west1: Double(first.lowerBound), east1: Double(first.upperBound),
-                    west2: Double(last.lowerBound), east2: Double(last.upperBound)))
+        let ranges = PlaceTiles.keyRanges(covering: SearchCap(center: center, radius: radius))
+        if !tilesExist.withLock({ $0 }) { try await checkTilesExist() }
+        let packed = try await withDeadline { () async throws -> ByteBuffer? in
+            var packed: ByteBuffer?
+            for try await row in try await self.client.execute(TileStatement(ranges: ranges), logger: self.logger) {
+                packed = row
             }
+            return packed
         }
-        let origin = HaversineOrigin(center)
-        var hits: [NearbyPlace] = []
-        for row in columns.ids.indices {
-            let latitude = Double(columns.latitudesE7[row]) / 1e7
-            let longitude = Double(columns.longitudesE7[row]) / 1e7
-            let distance = origin.distance(toLatitude: latitude, longitude: longitude)
-            guard distance <= radius else { continue }
-            let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
-            let level = columns.levels[row]
-            hits.append(NearbyPlace(
-                place: Place(
-                    id: columns.ids[row], name: columns.names[row], coordinate: coordinate, kind: columns.kinds[row],
-                    level: level == PlaceColumns.noLevel ? nil : Int(level)),
-                distance: distance))
+        guard let packed else { return [] }
+        do {
+            return Self.ordered(try PlaceTiles.hits(in: packed, center: center, radius: radius), limit: limit)
+        } catch {
+            throw PostGISError(.query, "locsim_tile: \(error.message)", endpoint: url.endpoint)
         }
-        return Self.ordered(hits, limit: limit)
+    }
+
+    /// Throws ``PostGISError/Code/schema`` unless `locsim_tile` exists (then remembers that it does).
+    private func checkTilesExist() async throws {
+        let exists = try await withDeadline { () async throws -> Bool in
+            var exists = false
+            for try await (value) in try await self.client.query(
+                "SELECT to_regclass('locsim_tile') IS NOT NULL", logger: self.logger
+            ).decode(Bool.self) {
+                exists = value
+            }
+            return exists
+        }
+        guard exists else {
+            throw PostGISError(
+                .schema,
+                "database \(url.database) has no locsim_tile table (no import yet, or places imported by an older locsim); "
+                    + "`locsim index import FILE --postgres URL` creates or upgrades the place tables",
+                endpoint: url.endpoint)
+        }
+        tilesExist.withLock { $0 = true }
     }
 
     /// The textbook PostGIS query: `ST_DWithin(geog, centre, radius, false) ORDER BY
@@ -239,17 +299,6 @@ public final class PostGISPlaceStore: Sendable {
         return hits
     }
 
-    /// The one row of a box statement's answer (no row at all is no candidate).
-    func candidates<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> PlaceColumns
-    where Statement.Row == PlaceColumns {
-        var columns = PlaceColumns()
-        for try await row in try await client.execute(statement, logger: logger) { columns = row }
-        guard columns.isConsistent else {
-            throw PostGISError(.query, "the box query's six arrays have different lengths", endpoint: url.endpoint)
-        }
-        return columns
-    }
-
     /// Runs `body` with errors translated, giving up after ``queryTimeout`` with
     /// ``PostGISError/Code/unavailable`` (postgres-nio's pool keeps a request waiting while it
     /// retries a server that is down; the caller wants a prompt 503 instead).
@@ -300,6 +349,12 @@ public final class PostGISPlaceStore: Sendable {
             let detail = fields[.detail].map { "; \($0)" } ?? ""
             // 28xxx: authentication; 3D000: no such database; 57P0x: shutting down.
             let unavailable = fields[.sqlState].map { $0.hasPrefix("28") || $0 == "3D000" || $0.hasPrefix("57P") } ?? false
+            // 42P01: no such table (a database no import has prepared, or an older schema).
+            if fields[.sqlState] == "42P01" {
+                return PostGISError(
+                    .schema, message + state + "; `locsim index import FILE --postgres URL` creates or upgrades the place tables",
+                    endpoint: url.endpoint)
+            }
             return PostGISError(unavailable ? .unavailable : .query, message + detail + state, endpoint: url.endpoint)
         }
         let reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
@@ -319,87 +374,6 @@ struct PlaceRow: Sendable {
     init(_ row: PostgresRow) throws {
         (id, name, kind, level, latitudeE7, longitudeE7) = try row.decode((String, String, String, Int32?, Int32, Int32).self)
     }
-}
-
-/// The tuned query's answer in one row: the candidates' columns as six arrays, in binary.
-///
-/// One `DataRow` instead of one per candidate: a 5 km answer near a city centre has ~3,500
-/// candidates, and postgres-nio hands rows one by one through an async sequence, a suspension
-/// and a hop between its event loop and the caller's task per row; decoding six arrays is a plain loop.
-struct PlaceColumns: Sendable {
-    /// `level` is nullable; the arrays carry this value for "no level" (the importers never store it:
-    /// `ParsedPlace` uses it for "no level" too).
-    static let noLevel = Int32.min
-
-    var ids: [String] = []
-    var names: [String] = []
-    var kinds: [String] = []
-    var levels: [Int32] = []
-    var latitudesE7: [Int32] = []
-    var longitudesE7: [Int32] = []
-
-    init() {}
-
-    init(_ row: PostgresRow) throws {
-        // array_agg over no rows is NULL.
-        let (ids, names, kinds, levels, latitudes, longitudes) = try row.decode(
-            ([String]?, [String]?, [String]?, [Int32]?, [Int32]?, [Int32]?).self)
-        self.ids = ids ?? []
-        self.names = names ?? []
-        self.kinds = kinds ?? []
-        self.levels = levels ?? []
-        latitudesE7 = latitudes ?? []
-        longitudesE7 = longitudes ?? []
-    }
-
-    var isConsistent: Bool {
-        let count = ids.count
-        return names.count == count && kinds.count == count && levels.count == count && latitudesE7.count == count
-            && longitudesE7.count == count
-    }
-
-    /// The select list both box statements share.
-    static let selectList = """
-        SELECT array_agg(id), array_agg(name), array_agg(kind), array_agg(coalesce(level, (-2147483648)::integer)),
-            array_agg(lat_e7), array_agg(lon_e7) FROM locsim_place
-        """
-}
-
-/// The tuned query for a cap that does not cross ±180°: one box through the GiST index on `cell`.
-struct BoxStatement: PostgresPreparedStatement {
-    static let name = "locsim_place_box_v2"
-    static let sql = PlaceColumns.selectList + " WHERE cell && ST_MakeEnvelope($3, $1, $4, $2)"
-    static let bindingDataTypes: [PostgresDataType] = [.float8, .float8, .float8, .float8]
-    typealias Row = PlaceColumns
-
-    var south, north, west, east: Double
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        for value in [south, north, west, east] { bindings.append(value) }
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> PlaceColumns { try PlaceColumns(row) }
-}
-
-/// The tuned query for a cap across ±180°: its two longitude ranges.
-struct TwoBoxStatement: PostgresPreparedStatement {
-    static let name = "locsim_place_two_boxes_v2"
-    static let sql = PlaceColumns.selectList
-        + " WHERE cell && ST_MakeEnvelope($3, $1, $4, $2) OR cell && ST_MakeEnvelope($5, $1, $6, $2)"
-    static let bindingDataTypes: [PostgresDataType] = [.float8, .float8, .float8, .float8, .float8, .float8]
-    typealias Row = PlaceColumns
-
-    var south, north, west1, east1, west2, east2: Double
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
-        for value in [south, north, west1, east1, west2, east2] { bindings.append(value) }
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> PlaceColumns { try PlaceColumns(row) }
 }
 
 /// The textbook query, for comparison.

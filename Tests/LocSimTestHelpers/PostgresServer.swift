@@ -133,6 +133,14 @@ public final class PostgresServer: Sendable {
         }
     }
 
+    /// Runs SQL through `psql` (stopping at the first error, which it throws with psql's output):
+    /// for a test that needs the database in a state the library would not leave it in.
+    public func psql(_ sql: String) async throws {
+        try await onThread { [url] in
+            try Self.run([Self.binaries + "/psql", url, "-q", "-X", "-v", "ON_ERROR_STOP=1", "-c", sql], asPostgres: false)
+        }
+    }
+
     /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
     public static func with<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
         let server = try await start()
