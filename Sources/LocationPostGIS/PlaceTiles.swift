@@ -90,59 +90,163 @@ package enum PlaceTiles {
     }
 
     /// The places of the packed tiles within `radius` metres of `center` (exact haversine, as
-    /// NearbyIndex), unordered. Only the coordinates of a place are read until it is a hit.
-    package static func hits(in packed: ByteBuffer, center: Coordinate, radius: Double) throws(MalformedTile) -> [NearbyPlace] {
-        var buffer = packed
-        let origin = HaversineOrigin(center)
-        var hits: [NearbyPlace] = []
-        while buffer.readableBytes > 0 {
-            let offset = buffer.readerIndex - packed.readerIndex
-            guard let latitudeE7 = buffer.readInteger(as: Int32.self), let longitudeE7 = buffer.readInteger(as: Int32.self),
-                let level = buffer.readInteger(as: Int32.self)
-            else {
-                throw MalformedTile(message: "a place is cut short at byte \(offset) of \(packed.readableBytes)")
-            }
-            let latitude = Double(latitudeE7) / 1e7
-            let longitude = Double(longitudeE7) / 1e7
-            let distance = origin.distance(toLatitude: latitude, longitude: longitude)
-            guard distance <= radius else {
-                for _ in 0..<3 { try skipText(&buffer, offset: offset, of: packed) }
-                continue
-            }
-            let id = try readText(&buffer, offset: offset, of: packed)
-            let name = try readText(&buffer, offset: offset, of: packed)
-            let kind = try readText(&buffer, offset: offset, of: packed)
-            let coordinate: Coordinate
-            do {
-                coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+    /// NearbyIndex), nearest first, ties by id, the first `limit`, as values.
+    package static func hits(
+        in packed: ByteBuffer, center: Coordinate, radius: Double, limit: Int? = nil
+    ) throws(MalformedTile) -> [NearbyPlace] {
+        try withHits(in: packed, center: center, radius: radius, limit: limit) { rows in
+            (0..<rows.count).map { rows.place(at: $0) }
+        }
+    }
+
+    /// Runs `body` with the hits of the packed tiles read in place (``PackedHits``): the places
+    /// within `radius` metres of `center`, nearest first, ties by id, the first `limit`. Only a
+    /// place's coordinates are read until it is a hit, and its text is never copied.
+    package static func withHits<Answer>(
+        in packed: ByteBuffer, center: Coordinate, radius: Double, limit: Int?, _ body: (PackedHits) -> Answer
+    ) throws(MalformedTile) -> Answer {
+        let answer: Result<Answer, MalformedTile> = packed.withUnsafeReadableBytes { bytes in
+            do throws(MalformedTile) {
+                return .success(body(try PackedHits(bytes: bytes, center: center, radius: radius, limit: limit)))
             } catch {
-                throw MalformedTile(message: "place \(id) at byte \(offset): \(error)")
+                return .failure(error)
             }
-            hits.append(NearbyPlace(
-                place: Place(id: id, name: name, coordinate: coordinate, kind: kind, level: level == Int32.min ? nil : Int(level)),
-                distance: distance))
         }
-        return hits
+        return try answer.get()
+    }
+}
+
+/// One nearby answer read from packed tiles in place: the hits' positions in the bytes, sorted.
+/// Valid only inside the closure given to ``PlaceTiles/withHits(in:center:radius:limit:_:)``.
+package struct PackedHits {
+    struct Hit {
+        var distance: Double
+        var latitudeE7: Int32
+        var longitudeE7: Int32
+        var level: Int32
+        var textStart: Int32
+        var idLength: Int32
+        var nameLength: Int32
+        var kindLength: Int32
     }
 
-    private static func textLength(_ buffer: inout ByteBuffer, offset: Int, of packed: ByteBuffer) throws(MalformedTile) -> Int {
-        guard let length = buffer.readInteger(as: Int32.self), length >= 0, Int(length) <= buffer.readableBytes else {
-            throw MalformedTile(message: "a text of the place at byte \(offset) of \(packed.readableBytes) is cut short")
+    private let bytes: UnsafeRawBufferPointer
+    private let hits: [Hit]
+    private let order: [Int32]
+
+    init(bytes: UnsafeRawBufferPointer, center: Coordinate, radius: Double, limit: Int?) throws(PlaceTiles.MalformedTile) {
+        self.bytes = bytes
+        let origin = HaversineOrigin(center)
+        var hits: [Hit] = []
+        var position = 0
+        let end = bytes.count
+        func integer(at offset: Int) -> Int32 { Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)) }
+        while position < end {
+            let start = position
+            guard end - position >= 12 else {
+                throw PlaceTiles.MalformedTile(message: "a place is cut short at byte \(start) of \(end)")
+            }
+            let latitudeE7 = integer(at: position), longitudeE7 = integer(at: position + 4), level = integer(at: position + 8)
+            guard (-900_000_000...900_000_000).contains(latitudeE7), (-1_800_000_000...1_799_999_999).contains(longitudeE7) else {
+                throw PlaceTiles.MalformedTile(message: "the place at byte \(start) of \(end) has a coordinate out of range")
+            }
+            position += 12
+            var lengths: (Int32, Int32, Int32) = (0, 0, 0)
+            let textStart = position + 4
+            for field in 0..<3 {
+                guard end - position >= 4 else {
+                    throw PlaceTiles.MalformedTile(message: "a text of the place at byte \(start) of \(end) is cut short")
+                }
+                let length = integer(at: position)
+                guard length >= 0, Int(length) <= end - position - 4 else {
+                    throw PlaceTiles.MalformedTile(message: "a text of the place at byte \(start) of \(end) is cut short")
+                }
+                position += 4 + Int(length)
+                switch field {
+                case 0: lengths.0 = length
+                case 1: lengths.1 = length
+                default: lengths.2 = length
+                }
+            }
+            let distance = origin.distance(toLatitude: Double(latitudeE7) / 1e7, longitude: Double(longitudeE7) / 1e7)
+            guard distance <= radius else { continue }
+            hits.append(Hit(
+                distance: distance, latitudeE7: latitudeE7, longitudeE7: longitudeE7, level: level, textStart: Int32(textStart),
+                idLength: lengths.0, nameLength: lengths.1, kindLength: lengths.2))
         }
-        return Int(length)
+        // Ranked as the SQLite index ranks its hits (a radix sort of distance keys); ids, only
+        // on equal distances, compare as bytes when both are ASCII (the same order as Swift's
+        // `String` comparison then), as Strings otherwise.
+        var order: [Int32] = []
+        var rank = DistanceRank()
+        hits.withUnsafeBufferPointer { hits in
+            func precedes(_ a: Int32, _ b: Int32) -> Bool {
+                let left = hits[Int(a)], right = hits[Int(b)]
+                if left.distance != right.distance { return left.distance < right.distance }
+                let idA = UnsafeRawBufferPointer(rebasing: bytes[Int(left.textStart)..<Int(left.textStart + left.idLength)])
+                let idB = UnsafeRawBufferPointer(rebasing: bytes[Int(right.textStart)..<Int(right.textStart + right.idLength)])
+                if Self.isASCII(idA), Self.isASCII(idB) { return idA.lexicographicallyPrecedes(idB) }
+                return String(decoding: idA, as: UTF8.self) < String(decoding: idB, as: UTF8.self)
+            }
+            rank.rank(count: hits.count, radius: radius, distance: { hits[$0].distance }, into: &order, by: precedes)
+        }
+        if order.count > hits.count { order.removeSubrange(hits.count...) }
+        if let limit, order.count > limit { order.removeSubrange(limit...) }
+        self.hits = hits
+        self.order = order
     }
 
-    private static func skipText(_ buffer: inout ByteBuffer, offset: Int, of packed: ByteBuffer) throws(MalformedTile) {
-        buffer.moveReaderIndex(forwardBy: try textLength(&buffer, offset: offset, of: packed))
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var any: UInt8 = 0
+        for byte in bytes { any |= byte }
+        return any < 0x80
     }
 
-    private static func readText(_ buffer: inout ByteBuffer, offset: Int, of packed: ByteBuffer) throws(MalformedTile) -> String {
-        let length = try textLength(&buffer, offset: offset, of: packed)
-        guard let text = buffer.readString(length: length) else {
-            throw MalformedTile(message: "a text of the place at byte \(offset) of \(packed.readableBytes) is cut short")
+    /// The places in the answer (after the limit).
+    package var count: Int { order.count }
+
+    /// Bytes of every id, name and kind in the answer together.
+    package var textByteCount: Int {
+        order.reduce(0) { total, position in
+            let hit = hits[Int(position)]
+            return total + Int(hit.idLength + hit.nameLength + hit.kindLength)
         }
-        return text
     }
+
+    /// The `position`-th place, its text as the tile's bytes (UTF-8 from PostgreSQL's `convert_to`).
+    package func row(at position: Int) -> PackedRow {
+        let hit = hits[Int(order[position])]
+        let idStart = Int(hit.textStart), nameStart = idStart + Int(hit.idLength) + 4
+        let kindStart = nameStart + Int(hit.nameLength) + 4
+        let base = bytes.bindMemory(to: UInt8.self)
+        return PackedRow(
+            id: UnsafeBufferPointer(rebasing: base[idStart..<(idStart + Int(hit.idLength))]),
+            name: UnsafeBufferPointer(rebasing: base[nameStart..<(nameStart + Int(hit.nameLength))]),
+            kind: UnsafeBufferPointer(rebasing: base[kindStart..<(kindStart + Int(hit.kindLength))]),
+            coordinate: Coordinate(uncheckedLatitude: Double(hit.latitudeE7) / 1e7, longitude: Double(hit.longitudeE7) / 1e7),
+            level: hit.level == Int32.min ? nil : Int(hit.level), distance: hit.distance)
+    }
+
+    /// The `position`-th place as a value.
+    package func place(at position: Int) -> NearbyPlace {
+        let row = row(at: position)
+        return NearbyPlace(
+            place: Place(
+                id: String(decoding: row.id, as: UTF8.self), name: String(decoding: row.name, as: UTF8.self),
+                coordinate: row.coordinate, kind: String(decoding: row.kind, as: UTF8.self), level: row.level),
+            distance: row.distance)
+    }
+}
+
+/// One place of ``PackedHits``, read in place.
+package struct PackedRow {
+    package var id: UnsafeBufferPointer<UInt8>
+    package var name: UnsafeBufferPointer<UInt8>
+    package var kind: UnsafeBufferPointer<UInt8>
+    package var coordinate: Coordinate
+    package var level: Int?
+    /// Great-circle distance from the query centre, metres.
+    package var distance: Double
 }
 
 /// The tuned query: the tiles whose keys fall in the ranges, concatenated into one `bytea`

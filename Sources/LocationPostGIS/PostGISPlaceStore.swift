@@ -210,19 +210,32 @@ public final class PostGISPlaceStore: Sendable {
     /// - Throws: ``PostGISError`` — `invalidArgument` naming `radius` or `limit`, `unavailable`
     ///   when the server cannot be reached, `query` for server errors.
     public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
+        try await withNearbyRows(near: center, within: radius, limit: limit) { rows in
+            (0..<rows.count).map { rows.place(at: $0) }
+        }
+    }
+
+    /// The answer of ``places(near:within:limit:)`` read in place from the tiles' bytes, for a
+    /// writer that copies ids and names straight into its output (the nearby server's JSON):
+    /// same places, same order, same checks and errors.
+    ///
+    /// - Parameter body: Reads the rows; they are valid only until it returns.
+    package func withNearbyRows<Answer>(
+        near center: Coordinate, within radius: Double, limit: Int? = nil, _ body: (PackedHits) -> Answer
+    ) async throws -> Answer {
         try Self.check(radius: radius, limit: limit)
         let ranges = PlaceTiles.keyRanges(covering: SearchCap(center: center, radius: radius))
         if !tilesExist.withLock({ $0 }) { try await checkTilesExist() }
-        let packed = try await withDeadline { () async throws -> ByteBuffer? in
+        let packed = try await withDeadline { () async throws -> ByteBuffer in
             var packed: ByteBuffer?
             for try await row in try await self.client.execute(TileStatement(ranges: ranges), logger: self.logger) {
                 packed = row
             }
-            return packed
+            // No tile in range: string_agg over no rows is NULL.
+            return packed ?? ByteBuffer()
         }
-        guard let packed else { return [] }
         do {
-            return Self.ordered(try PlaceTiles.hits(in: packed, center: center, radius: radius), limit: limit)
+            return try PlaceTiles.withHits(in: packed, center: center, radius: radius, limit: limit, body)
         } catch {
             throw PostGISError(.query, "locsim_tile: \(error.message)", endpoint: url.endpoint)
         }
@@ -287,23 +300,6 @@ public final class PostGISPlaceStore: Sendable {
         if let limit, limit <= 0 {
             throw PostGISError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
         }
-    }
-
-    /// Distance, then id (Swift `String` order, as NearbyIndex), then the first `limit`.
-    ///
-    /// Sorts positions, not the places: a place is a large value (three strings and a
-    /// coordinate), and moving thousands of them through a merge sort cost more than the rest of
-    /// a 5 km answer's decoding.
-    static func ordered(_ hits: [NearbyPlace], limit: Int?) -> [NearbyPlace] {
-        var order = Array(hits.indices)
-        hits.withUnsafeBufferPointer { hits in
-            order.sort { left, right in
-                let leftDistance = hits[left].distance, rightDistance = hits[right].distance
-                return leftDistance != rightDistance ? leftDistance < rightDistance : hits[left].place.id < hits[right].place.id
-            }
-        }
-        let count = min(order.count, limit ?? order.count)
-        return order.prefix(count).map { hits[$0] }
     }
 
     /// Runs `body` with errors translated, giving up after ``queryTimeout`` with

@@ -172,12 +172,27 @@ public final class PostGISReadRouter: Sendable {
     ///   other ``PostGISError``s (a bad argument, a server error) unchanged, without fail-over.
     public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try PostGISPlaceStore.check(radius: radius, limit: limit)
+        return try await read { store in try await store.places(near: center, within: radius, limit: limit) }
+    }
+
+    /// ``places(near:within:limit:)`` read in place (``PostGISPlaceStore/withNearbyRows(near:within:limit:_:)``),
+    /// with the same choice of backend and fail-over.
+    package func withNearbyRows<Answer: Sendable>(
+        near center: Coordinate, within radius: Double, limit: Int? = nil, _ body: @Sendable (PackedHits) -> Answer
+    ) async throws -> Answer {
+        try PostGISPlaceStore.check(radius: radius, limit: limit)
+        return try await read { store in try await store.withNearbyRows(near: center, within: radius, limit: limit, body) }
+    }
+
+    /// `read` on the next replica that is up (round robin), else on the primary; a backend that
+    /// cannot be reached is marked down and the next one asked.
+    private func read<Answer: Sendable>(_ read: (PostGISPlaceStore) async throws -> Answer) async throws -> Answer {
         for index in candidates() {
             let answeredBefore = state.withLock { $0.backends[index].reads }
             do {
-                let places = try await stores[index].places(near: center, within: radius, limit: limit)
+                let answer = try await read(stores[index])
                 state.withLock { $0.backends[index].reads += 1 }
-                return places
+                return answer
             } catch let error as PostGISError where error.code == .unavailable {
                 // A backend that answered other reads while this one waited is busy, not down:
                 // this read tries the next one, and the backend stays in the rotation.

@@ -217,6 +217,29 @@ import Testing
                 + "\(TestIndex.tokyo.latitude),\"lng\":\(TestIndex.tokyo.longitude)"
                 + (sample.isEmpty ? "" : ",\"location_type\":\(JSONText.quoted(sample))") + ",\"level\":-3}]}"
             #expect(String(decoding: body.bytes, as: UTF8.self) == expected)
+            // The writer over text held elsewhere as bytes (the PostGIS tiles') writes what the
+            // one over values writes, invalid UTF-8 included (repaired as String(decoding:) does).
+            for bytes in [Array(sample.utf8), Array(sample.utf8) + [0xFF, 0x41], [0xC3]] {
+                let text = String(decoding: bytes, as: UTF8.self)
+                let values = [
+                    Place(id: text, name: text, coordinate: TestIndex.tokyo, kind: text, level: -3),
+                    Place(id: "b" + text, name: "", coordinate: TestIndex.tokyo, kind: "", level: nil),
+                ]
+                var fromValues = NearbyJSONWriter()
+                fromValues.appendLocations(values)
+                var fromBytes = NearbyJSONWriter()
+                let second = [UInt8(ascii: "b")] + bytes
+                bytes.withUnsafeBufferPointer { bytes in
+                    second.withUnsafeBufferPointer { second in
+                        let empty = UnsafeBufferPointer(rebasing: second[0..<0])
+                        fromBytes.appendLocations(count: 2, textBytes: 3 * bytes.count + second.count) { position in
+                            position == 0
+                                ? (bytes, bytes, bytes, TestIndex.tokyo, -3) : (second, empty, empty, TestIndex.tokyo, nil)
+                        }
+                    }
+                }
+                #expect(fromBytes.bytes == fromValues.bytes, "\(bytes)")
+            }
         }
         var random = SplitMix64(seed: 7)
         for _ in 0..<2_000 {

@@ -2,6 +2,7 @@
 import LocationCore
 import LocationIndex
 import LocationPostGIS
+import NIOCore
 import NearbyServer
 import ServiceLifecycle
 
@@ -14,6 +15,19 @@ struct PostGISSearch: NearbySearching {
 
     func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
         try await router.places(near: center, within: radius, limit: limit).map(\.place)
+    }
+
+    /// The JSON written straight from the tiles' bytes (no `Place` values, no `String` per id or
+    /// name): the same body the default writes from ``places(near:within:limit:)``.
+    func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+        try await router.withNearbyRows(near: center, within: radius, limit: limit) { rows in
+            var writer = NearbyJSONWriter(capacity: 0)
+            writer.appendLocations(count: rows.count, textBytes: rows.textByteCount) { position in
+                let row = rows.row(at: position)
+                return (row.id, row.name, row.kind, row.coordinate, row.level)
+            }
+            return (writer.buffer, rows.count)
+        }
     }
 
     /// 503 when no backend is up, naming each (`backend postgres 127.0.0.1:5432 (primary) is down: …`).

@@ -78,7 +78,7 @@ final class ReadConnection: @unchecked Sendable {
         var text: [UInt8] = []
         var textCount = 0
         var order: [Int32] = []
-        var radix = RadixScratch()
+        var radix = DistanceRank()
 
         /// Room for `places` more hits and candidates and `textBytes` more text.
         mutating func reserve(places: Int, textBytes: Int) {
@@ -98,22 +98,6 @@ final class ReadConnection: @unchecked Sendable {
     }
 
     private var scratch = Scratch()
-
-    /// The radix sort's buffers: keys, the other half of the ping-pong, two 2,048-bucket counts.
-    private struct RadixScratch {
-        var keys: [UInt64] = []
-        var spare: [UInt64] = []
-        var counts: [Int32] = []
-
-        mutating func prepare(count: Int) {
-            if keys.count < count {
-                let size = max(count, 2 * keys.count)
-                keys = [UInt64](repeating: 0, count: size)
-                spare = [UInt64](repeating: 0, count: size)
-            }
-            if counts.isEmpty { counts = [Int32](repeating: 0, count: 2 * 2_048) }
-        }
-    }
 
     /// Reads the tiles in `rowRanges`, keeps the places within `radius`, sorts and limits.
     ///
@@ -157,7 +141,7 @@ final class ReadConnection: @unchecked Sendable {
                     if first.distance != second.distance { return first.distance < second.distance }
                     return string(first.textStart, first.idLength) < string(second.textStart, second.idLength)
                 }
-                Self.rank(hits, radius: radius, into: &scratch.order, scratch: &scratch.radix, by: precedes)
+                scratch.radix.rank(count: hits.count, radius: radius, distance: { hits[$0].distance }, into: &scratch.order, by: precedes)
                 return try scratch.order.withUnsafeBufferPointer { order throws(IndexError) in
                     let count = min(hitCount, limit ?? hitCount)
                     // Load the kind names before building the result, so building cannot fail halfway:
@@ -167,74 +151,6 @@ final class ReadConnection: @unchecked Sendable {
                     _ = try kindName(largestKind)
                     return try build(NearbyRows(
                         hits: hits, order: UnsafeBufferPointer(rebasing: order[..<count]), text: text, kinds: self.kinds))
-                }
-            }
-        }
-    }
-
-    /// Puts the hits' indices into `order` sorted by `precedes` (distance, then id), in about
-    /// linear time. Each hit gets a key: its distance as a 22-bit fraction of the radius
-    /// (monotone in the distance, so it never reverses two hits) above its index. A two-pass LSD
-    /// radix sort (11 bits each) orders the keys; hits whose fractions are equal (distances
-    /// within radius / 2²² of each other: about one pair per query at 5 km) are then ordered
-    /// by `precedes`. Only the 8-byte keys move.
-    private static func rank(
-        _ hits: UnsafeBufferPointer<Hit>, radius: Double, into order: inout [Int32], scratch: inout RadixScratch,
-        by precedes: (Int32, Int32) -> Bool
-    ) {
-        let count = hits.count
-        if order.count < count { order = [Int32](repeating: 0, count: max(count, 2 * order.count)) }
-        order.withUnsafeMutableBufferPointer { order in
-            guard count > 64 else {
-                for index in 0..<count { order[index] = Int32(index) }
-                var all = UnsafeMutableBufferPointer(rebasing: order[..<count])
-                all.sort(by: precedes)
-                return
-            }
-            scratch.prepare(count: count)
-            let top = Double(1 << 22 - 1)
-            let scale = top / radius
-            scratch.keys.withUnsafeMutableBufferPointer { keys in
-                scratch.spare.withUnsafeMutableBufferPointer { sorted in
-                    scratch.counts.withUnsafeMutableBufferPointer { counts in
-                        counts.update(repeating: 0)
-                        for (index, hit) in hits.enumerated() {
-                            let fraction = UInt64(min(hit.distance * scale, top))
-                            keys[index] = fraction << 32 | UInt64(index)
-                            counts[Int(fraction & 0x7FF)] += 1
-                            counts[2_048 + Int(fraction >> 11)] += 1
-                        }
-                        for digit in 0..<2 {
-                            var total: Int32 = 0
-                            for bucket in (digit * 2_048)..<(digit * 2_048 + 2_048) {
-                                let size = counts[bucket]
-                                counts[bucket] = total
-                                total += size
-                            }
-                        }
-                        for key in keys[..<count] {
-                            let bucket = Int(key >> 32 & 0x7FF)
-                            sorted[Int(counts[bucket])] = key
-                            counts[bucket] += 1
-                        }
-                        for key in sorted[..<count] {
-                            let bucket = 2_048 + Int(key >> 43)
-                            keys[Int(counts[bucket])] = key
-                            counts[bucket] += 1
-                        }
-                        for position in 0..<count { order[position] = Int32(truncatingIfNeeded: keys[position]) }
-                        // Runs of equal fractions: exact order.
-                        var runStart = 0
-                        while runStart < count {
-                            var runEnd = runStart + 1
-                            while runEnd < count && keys[runEnd] >> 32 == keys[runStart] >> 32 { runEnd += 1 }
-                            if runEnd - runStart > 1 {
-                                var run = UnsafeMutableBufferPointer(rebasing: order[runStart..<runEnd])
-                                run.sort(by: precedes)
-                            }
-                            runStart = runEnd
-                        }
-                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 public import LocationCore
 import LocationIndex
-import NIOCore
+package import NIOCore
 
 /// Writes the nearby answer's JSON straight from the places into the response's byte buffer: no
 /// `JSONEncoder`, no intermediate `String` per field, no copy afterwards.
@@ -15,7 +15,7 @@ import NIOCore
 /// ```
 public struct NearbyJSONWriter: Sendable {
     /// The buffer written so far; the server sends it as the body as it is.
-    private(set) var buffer: ByteBuffer
+    package private(set) var buffer: ByteBuffer
 
     /// The bytes written so far (UTF-8).
     public var bytes: [UInt8] { Array(buffer.readableBytesView) }
@@ -97,6 +97,46 @@ public struct NearbyJSONWriter: Sendable {
                 precondition(writer.count <= bound, "the nearby body outgrew its bound")
                 return writer.count
             }
+        }
+    }
+
+    /// The whole body for `count` places whose text another store holds in place (the PostGIS
+    /// tiles' bytes): `row(position)` gives a place's id, name and kind as UTF-8 bytes, valid
+    /// while the call runs, and `textBytes` is their total. The same bytes
+    /// ``appendLocations(_:)`` writes for the same places; text that is not ASCII goes through
+    /// `String(decoding:)` first, as the values would.
+    package mutating func appendLocations(
+        count: Int, textBytes: Int,
+        row: (Int) -> (id: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, kind: UnsafeBufferPointer<UInt8>,
+            coordinate: Coordinate, level: Int?)
+    ) {
+        let bound = Self.bound(places: count, textBytes: textBytes)
+        _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { out in
+            var writer = RawJSONWriter(base: out.baseAddress!)
+            writer.put("{\"locations\":[")
+            for position in 0..<count {
+                let place = row(position)
+                if Self.isASCII(place.id), Self.isASCII(place.name), Self.isASCII(place.kind) {
+                    writer.putPlace(
+                        first: position == 0, id: place.id, name: place.name, coordinate: place.coordinate, kind: place.kind,
+                        level: place.level)
+                } else {
+                    var id = String(decoding: place.id, as: UTF8.self), name = String(decoding: place.name, as: UTF8.self)
+                    var kind = String(decoding: place.kind, as: UTF8.self)
+                    id.withUTF8 { id in
+                        name.withUTF8 { name in
+                            kind.withUTF8 { kind in
+                                writer.putPlace(
+                                    first: position == 0, id: id, name: name, coordinate: place.coordinate, kind: kind,
+                                    level: place.level)
+                            }
+                        }
+                    }
+                }
+            }
+            writer.put("]}")
+            precondition(writer.count <= bound, "the nearby body outgrew its bound")
+            return writer.count
         }
     }
 
