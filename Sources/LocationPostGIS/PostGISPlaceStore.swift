@@ -23,7 +23,7 @@ import Synchronization
 ///
 /// `locsim_place` is the place set (what imports upsert into, what a PostGIS user queries);
 /// `locsim_tile` is derived from it in the same transaction: one row per 0.01° × 0.01° tile
-/// holding its places packed in binary (``PlaceTiles``). The query (``places(near:within:limit:)``)
+/// holding its places packed in binary (`PlaceTiles`). The query (``places(near:within:limit:)``)
 /// is a prepared statement that reads the tiles covering the cap's latitude/longitude box
 /// (LocationIndex's `SearchCap`, the box the SQLite index reads; key ranges, one per band of
 /// tiles) and returns them as one `bytea`: a 5 km answer is a few dozen index probes instead of
