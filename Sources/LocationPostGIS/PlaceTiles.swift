@@ -89,16 +89,6 @@ package enum PlaceTiles {
         package var message: String
     }
 
-    /// The places of the packed tiles within `radius` metres of `center` (exact haversine, as
-    /// NearbyIndex), nearest first, ties by id, the first `limit`, as values.
-    package static func hits(
-        in packed: ByteBuffer, center: Coordinate, radius: Double, limit: Int? = nil
-    ) throws(MalformedTile) -> [NearbyPlace] {
-        try withHits(in: packed, center: center, radius: radius, limit: limit) { rows in
-            (0..<rows.count).map { rows.place(at: $0) }
-        }
-    }
-
     /// Runs `body` with the hits of the packed tiles read in place (``PackedHits``): the places
     /// within `radius` metres of `center`, nearest first, ties by id, the first `limit`. Only a
     /// place's coordinates are read until it is a hit, and its text is never copied.
@@ -151,28 +141,20 @@ package struct PackedHits {
                 throw PlaceTiles.MalformedTile(message: "the place at byte \(start) of \(end) has a coordinate out of range")
             }
             position += 12
-            var lengths: (Int32, Int32, Int32) = (0, 0, 0)
             let textStart = position + 4
-            for field in 0..<3 {
-                guard end - position >= 4 else {
-                    throw PlaceTiles.MalformedTile(message: "a text of the place at byte \(start) of \(end) is cut short")
-                }
-                let length = integer(at: position)
-                guard length >= 0, Int(length) <= end - position - 4 else {
+            func textLength() throws(PlaceTiles.MalformedTile) -> Int32 {
+                guard end - position >= 4, case let length = integer(at: position), length >= 0, Int(length) <= end - position - 4 else {
                     throw PlaceTiles.MalformedTile(message: "a text of the place at byte \(start) of \(end) is cut short")
                 }
                 position += 4 + Int(length)
-                switch field {
-                case 0: lengths.0 = length
-                case 1: lengths.1 = length
-                default: lengths.2 = length
-                }
+                return length
             }
+            let idLength = try textLength(), nameLength = try textLength(), kindLength = try textLength()
             let distance = origin.distance(toLatitude: Double(latitudeE7) / 1e7, longitude: Double(longitudeE7) / 1e7)
             guard distance <= radius else { continue }
             hits.append(Hit(
                 distance: distance, latitudeE7: latitudeE7, longitudeE7: longitudeE7, level: level, textStart: Int32(textStart),
-                idLength: lengths.0, nameLength: lengths.1, kindLength: lengths.2))
+                idLength: idLength, nameLength: nameLength, kindLength: kindLength))
         }
         // Ranked as the SQLite index ranks its hits (a radix sort of distance keys); ids, only
         // on equal distances, compare as bytes when both are ASCII (the same order as Swift's

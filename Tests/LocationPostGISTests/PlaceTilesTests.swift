@@ -70,6 +70,13 @@ import Testing
         return buffer
     }
 
+    /// The places of packed tiles within `radius` of `center`, ranked, as values.
+    static func hits(in packed: ByteBuffer, center: Coordinate, radius: Double) throws(PlaceTiles.MalformedTile) -> [NearbyPlace] {
+        try PlaceTiles.withHits(in: packed, center: center, radius: radius, limit: nil) { rows in
+            (0..<rows.count).map { rows.place(at: $0) }
+        }
+    }
+
     /// A packed tile is read into the places within the radius, with their level, text and distance.
     @Test func packedPlacesWithinTheRadius() throws {
         let center = try Coordinate(latitude: 35.68, longitude: 139.76)
@@ -79,7 +86,7 @@ import Testing
             (356_900_000, 1_397_601_000, Int32.min, "far", "Far", ""),
             (356_801_000, 1_397_601_000, Int32.min, "b", "", ""),
         ])
-        let hits = try PlaceTiles.hits(in: buffer, center: center, radius: 500)
+        let hits = try Self.hits(in: buffer, center: center, radius: 500)
         #expect(hits.map(\.place.id) == ["a", "b"])
         #expect(hits[0].place.name == "Ālpha “1”")
         #expect(hits[0].place.kind == "shop")
@@ -97,7 +104,7 @@ import Testing
             // A cut exactly between the two places is a whole tile of one place.
             if length == 12 + 4 + 1 + 4 + 5 + 4 + 4 { continue }
             #expect(throws: PlaceTiles.MalformedTile.self, "cut at \(length)") {
-                _ = try PlaceTiles.hits(in: cut, center: center, radius: 5_000_000)
+                _ = try Self.hits(in: cut, center: center, radius: 5_000_000)
             }
         }
         var negative = ByteBuffer()
@@ -106,7 +113,7 @@ import Testing
         negative.writeInteger(Int32(0))
         negative.writeInteger(Int32(-5))
         do {
-            _ = try PlaceTiles.hits(in: negative, center: center, radius: 1)
+            _ = try Self.hits(in: negative, center: center, radius: 1)
             Issue.record("a negative length was read")
         } catch {
             #expect(error.message.contains("byte 0"), "\(error.message)")
@@ -154,9 +161,7 @@ import Testing
                 #expect(report.inserted == 1)
                 #expect(report.updated == 1)
                 #expect(report.placeCount == 4)
-                let index = try NearbyIndex(path: directory + "/x.sqlite")
-                try index.importPlaces(fromFile: directory + "/v1.csv")
-                try index.importPlaces(fromFile: directory + "/next.csv")
+                let index = try sqliteIndex(in: directory, importing: ["v1.csv", "next.csv"])
                 for radius in [10.0, 3_000, 50_000] {
                     #expect(try await store.places(near: center, within: radius) == index.places(near: center, within: radius))
                 }

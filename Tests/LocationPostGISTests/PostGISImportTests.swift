@@ -30,9 +30,7 @@ struct StopImport: Error {}
                 #expect(second.updated == 1)
                 #expect(second.placeCount == 4)
                 // The same files into SQLite give the same places, text included.
-                let index = try NearbyIndex(path: directory + "/x.sqlite")
-                try index.importPlaces(fromFile: directory + "/a.csv")
-                try index.importPlaces(fromFile: directory + "/b.csv")
+                let index = try sqliteIndex(in: directory, importing: ["a.csv", "b.csv"])
                 let center = try Coordinate(latitude: 35.68, longitude: 139.76)
                 let expected = try index.places(near: center, within: 50_000)
                 #expect(try await store.places(near: center, within: 50_000) == expected)

@@ -45,6 +45,14 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
+/// An SQLite index at `directory/x.sqlite` holding `files` (in `directory`), imported in turn: what a
+/// PostGIS store that imported the same files must answer.
+func sqliteIndex(in directory: String, importing files: [String]) throws -> NearbyIndex {
+    let index = try NearbyIndex(path: directory + "/x.sqlite")
+    for file in files { try index.importPlaces(fromFile: directory + "/" + file) }
+    return index
+}
+
 /// A CSV of places that stresses the edge cases: clusters at both poles and across ±180°, a
 /// dense city, points spread over the globe, and groups at identical coordinates (ties by id).
 func writeTestPlaces(to path: String, seed: UInt64) throws -> Int {

@@ -71,37 +71,20 @@ public struct NearbyJSONWriter: Sendable {
             kindBytes.append(contentsOf: name.utf8)
             longestKind = max(longestKind, name.utf8.count)
         }
-        let bound = Self.bound(places: rows.count, textBytes: rows.textByteCount + rows.count * longestKind)
         kindBytes.withUnsafeBufferPointer { kindBytes in
-            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { out in
-                var writer = RawJSONWriter(base: out.baseAddress!)
-                writer.put("{\"locations\":[")
-                for position in 0..<rows.count {
-                    let row = rows.row(at: position)
-                    let span = kindSpans[row.kindCode]
-                    let kind = UnsafeBufferPointer(rebasing: kindBytes[span.start..<(span.start + span.count)])
-                    if Self.isASCII(row.id), Self.isASCII(row.name) {
-                        writer.putPlace(
-                            first: position == 0, id: row.id, name: row.name, coordinate: row.coordinate, kind: kind, level: row.level)
-                    } else {
-                        var id = String(decoding: row.id, as: UTF8.self), name = String(decoding: row.name, as: UTF8.self)
-                        id.withUTF8 { id in
-                            name.withUTF8 { name in
-                                writer.putPlace(
-                                    first: position == 0, id: id, name: name, coordinate: row.coordinate, kind: kind, level: row.level)
-                            }
-                        }
-                    }
-                }
-                writer.put("]}")
-                precondition(writer.count <= bound, "the nearby body outgrew its bound")
-                return writer.count
+            appendLocations(count: rows.count, textBytes: rows.textByteCount + rows.count * longestKind) { position in
+                let row = rows.row(at: position)
+                let span = kindSpans[row.kindCode]
+                return (
+                    row.id, row.name, UnsafeBufferPointer(rebasing: kindBytes[span.start..<(span.start + span.count)]),
+                    row.coordinate, row.level
+                )
             }
         }
     }
 
-    /// The whole body for `count` places whose text another store holds in place (the PostGIS
-    /// tiles' bytes): `row(position)` gives a place's id, name and kind as UTF-8 bytes, valid
+    /// The whole body for `count` places whose text is held elsewhere as bytes (the index's
+    /// rows, the PostGIS tiles): `row(position)` gives a place's id, name and kind as UTF-8 bytes, valid
     /// while the call runs, and `textBytes` is their total. The same bytes
     /// ``appendLocations(_:)`` writes for the same places; text that is not ASCII goes through
     /// `String(decoding:)` first, as the values would.
