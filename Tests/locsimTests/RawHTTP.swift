@@ -36,8 +36,17 @@ enum RawHTTP {
                 throw HarnessError("no answer from 127.0.0.1:\(port) for \(method) \(path) within 30 s (\(bytes.count) bytes so far)")
             }
             let count = read(fd, &buffer, buffer.count)
+            if count < 0 {
+                let error = errno
+                if error == EINTR { continue }
+                // A reset is not an end: say so, with what had come, rather than parse a fragment.
+                throw HarnessError("\(method) \(path) on 127.0.0.1:\(port): read failed (\(String(cString: strerror(error)))) after \(bytes.count) bytes")
+            }
             guard count > 0 else { break }
             bytes += buffer[0..<count]
+        }
+        guard !bytes.isEmpty else {
+            throw HarnessError("\(method) \(path) on 127.0.0.1:\(port): the server closed the connection without an answer")
         }
         return try parse(bytes)
     }

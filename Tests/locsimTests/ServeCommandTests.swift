@@ -114,7 +114,11 @@ import Testing
             for i in 0..<count {
                 group.addTask {
                     let answer = try await onThread {
-                        try RawHTTP.request("GET", port: port, path, headers: ["X-Player-ID": "load-\(i)"])
+                        do {
+                            return try RawHTTP.request("GET", port: port, path, headers: ["X-Player-ID": "load-\(i)"])
+                        } catch {
+                            throw HarnessError("load-\(i) (\(server.command.child.termination.map { "server: \($0)" } ?? "server running")): \(error)")
+                        }
                     }
                     return (answer.status, answer.body)
                 }
