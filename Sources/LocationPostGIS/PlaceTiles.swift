@@ -66,23 +66,68 @@ package enum PlaceTiles {
         """
     }
 
-    /// The tile key ranges covering `cap`'s box: per band, one range per longitude range of the
-    /// cap (two across ±180°), adjacent ranges merged (a cap over a pole covers whole bands).
-    package static func keyRanges(covering cap: SearchCap) -> [ClosedRange<Int64>] {
+    /// The tile key ranges a query of `radius` metres around `center` reads: per band of tiles,
+    /// only the longitudes the cap reaches within that band, adjacent ranges merged.
+    ///
+    /// The cap's box (``SearchCap``) is as wide as the cap at its widest latitude; a band away
+    /// from it needs less. Within a band the cap's longitude half-width is largest at the band
+    /// edge nearest the latitude of the cap's widest point (the half-width rises towards that
+    /// latitude and falls after it), so the band reads center ± that width: about a fifth fewer
+    /// tiles than the box at 5 km. A band holding the widest latitude, and a cap over a pole,
+    /// read the box's longitudes. Across ±180° a band has two ranges.
+    package static func keyRanges(center: Coordinate, radius: Double) -> [ClosedRange<Int64>] {
+        let cap = SearchCap(center: center, radius: radius)
         var ranges: [ClosedRange<Int64>] = []
-        let longitudes = cap.longitudeE7.map { cell($0.lowerBound)...cell($0.upperBound) }.sorted { $0.lowerBound < $1.lowerBound }
-        for band in band(cap.latitudeE7.lowerBound)...band(cap.latitudeE7.upperBound) {
-            for cells in longitudes {
-                let range = band * cellsPerBand + cells.lowerBound...band * cellsPerBand + cells.upperBound
-                if let last = ranges.last, last.upperBound + 1 >= range.lowerBound {
-                    ranges[ranges.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
-                } else {
-                    ranges.append(range)
-                }
+        ranges.reserveCapacity(16)
+        func add(band: Int64, cells: ClosedRange<Int64>) {
+            let range = band * cellsPerBand + cells.lowerBound...band * cellsPerBand + cells.upperBound
+            if let last = ranges.last, last.upperBound + 1 >= range.lowerBound {
+                ranges[ranges.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                ranges.append(range)
+            }
+        }
+        let boxCells = cap.longitudeE7.map { cell($0.lowerBound)...cell($0.upperBound) }.sorted { $0.lowerBound < $1.lowerBound }
+        let firstBand = band(cap.latitudeE7.lowerBound), lastBand = band(cap.latitudeE7.upperBound)
+        let coversAllLongitudes = boxCells.count == 1 && boxCells[0] == 0...(cellsPerBand - 1)
+        let delta = radius / Sphere.radius
+        let phi0 = center.latitude * .pi / 180
+        // The latitude of the cap's widest point: sin φ* = sin φ0 / cos δ (|·| < 1 when the cap
+        // holds no pole, which is when the box does not cover all longitudes).
+        let widest = asin(min(1, max(-1, sin(phi0) / cos(delta))))
+        for band in firstBand...lastBand {
+            let south = Double(band * sizeE7 - 900_000_000) / 1e7 * .pi / 180
+            let north = Double((band + 1) * sizeE7 - 900_000_000) / 1e7 * .pi / 180
+            guard !coversAllLongitudes, !(south...north).contains(widest) else {
+                for cells in boxCells { add(band: band, cells: cells) }
+                continue
+            }
+            let edge = north < widest ? north : south
+            // cos δ = sin φ0 sin φ + cos φ0 cos φ cos Δλ, at the edge's latitude.
+            let cosine = (cos(delta) - sin(phi0) * sin(edge)) / (cos(phi0) * cos(edge))
+            let halfWidth = acos(min(1, max(-1, cosine))) * 180 / .pi + bandMargin
+            guard halfWidth < 180 else {
+                for cells in boxCells { add(band: band, cells: cells) }
+                continue
+            }
+            let west = Int64(((center.longitude - halfWidth) * 1e7).rounded(.down))
+            let east = Int64(((center.longitude + halfWidth) * 1e7).rounded(.up))
+            if west < -1_800_000_000 {
+                add(band: band, cells: 0...cell(east))
+                add(band: band, cells: cell(west + 3_600_000_000)...(cellsPerBand - 1))
+            } else if east > 1_799_999_999 {
+                add(band: band, cells: 0...cell(east - 3_600_000_000))
+                add(band: band, cells: cell(west)...(cellsPerBand - 1))
+            } else {
+                add(band: band, cells: cell(west)...cell(east))
             }
         }
         return ranges
     }
+
+    /// Widening of a band's longitude half-width, in degrees (about a metre at the equator):
+    /// `acos` near 1 loses digits, and this covers it; it rarely adds a tile 0.01° wide.
+    static let bandMargin = 1e-5
 
     /// A `places` value that is not what ``rebuildStatement(where:)`` writes.
     package struct MalformedTile: Error, Sendable {

@@ -224,7 +224,7 @@ public final class PostGISPlaceStore: Sendable {
         near center: Coordinate, within radius: Double, limit: Int? = nil, _ body: (PackedHits) -> Answer
     ) async throws -> Answer {
         try Self.check(radius: radius, limit: limit)
-        let ranges = PlaceTiles.keyRanges(covering: SearchCap(center: center, radius: radius))
+        let ranges = PlaceTiles.keyRanges(center: center, radius: radius)
         if !tilesExist.withLock({ $0 }) { try await checkTilesExist() }
         let packed = try await withDeadline { () async throws -> ByteBuffer in
             var packed: ByteBuffer?

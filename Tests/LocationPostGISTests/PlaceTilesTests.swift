@@ -29,12 +29,14 @@ import Testing
         for (latitude, longitude) in centers {
             let center = try Coordinate(latitude: latitude, longitude: longitude)
             for radius in [1.0, 100, 5_000, 60_000, 700_000, 2_000_000] {
-                let ranges = PlaceTiles.keyRanges(covering: SearchCap(center: center, radius: radius))
+                let ranges = PlaceTiles.keyRanges(center: center, radius: radius)
                 for (left, right) in zip(ranges, ranges.dropFirst()) {
                     #expect(left.upperBound + 1 < right.lowerBound, "\(center) \(radius) m: \(left) and \(right)")
                 }
-                for _ in 0..<400 {
-                    let distance = radius * Double.random(in: 0...1, using: &random).squareRoot()
+                for sample in 0..<600 {
+                    // A third of the points on the rim, where a band's trimmed longitudes end.
+                    let fraction = sample % 3 == 0 ? 1 - 1e-9 : Double.random(in: 0...1, using: &random).squareRoot()
+                    let distance = radius * fraction
                     let point = center.destination(distance: distance, bearing: Double.random(in: 0..<360, using: &random))
                     let (latitudeE7, longitudeE7) = Self.storedE7(point)
                     let stored = try Coordinate(latitude: Double(latitudeE7) / 1e7, longitude: Double(longitudeE7) / 1e7)
@@ -43,6 +45,21 @@ import Testing
                     #expect(ranges.contains { $0.contains(key) }, "\(stored) is \(center.distance(to: stored)) m from \(center), radius \(radius)")
                 }
             }
+        }
+    }
+
+    /// Per band only the longitudes the cap reaches: a 5 km query away from the poles reads
+    /// clearly fewer tiles than the cap's box, and the box's bands and cells bound the ranges.
+    @Test func keyRangesTrimTheBoxPerBand() throws {
+        for (latitude, longitude) in [(35.6812, 139.7671), (0.0, 0.0), (-54.8, -68.3), (64.1, -179.99)] {
+            let center = try Coordinate(latitude: latitude, longitude: longitude)
+            let cap = SearchCap(center: center, radius: 5_000)
+            let bands = PlaceTiles.band(cap.latitudeE7.upperBound) - PlaceTiles.band(cap.latitudeE7.lowerBound) + 1
+            let cellsPerBand = cap.longitudeE7.reduce(Int64(0)) { $0 + PlaceTiles.cell($1.upperBound) - PlaceTiles.cell($1.lowerBound) + 1 }
+            let boxTiles = bands * cellsPerBand
+            let read = PlaceTiles.keyRanges(center: center, radius: 5_000).reduce(Int64(0)) { $0 + Int64($1.count) }
+            #expect(read <= boxTiles * 9 / 10, "\(center): \(read) tiles of the box's \(boxTiles)")
+            #expect(read >= boxTiles / 2, "\(center): \(read) tiles of the box's \(boxTiles)")
         }
     }
 
