@@ -24,7 +24,7 @@ import PostgresNIO
 /// (``rebuildStatement(where:)``), so a reader sees the old tiles or the new ones, never a mix.
 package enum PlaceTiles {
     /// Tile edge in 1e-7° units: 0.01°, about 1.1 km north–south. A 5 km query at mid-latitudes
-    /// reads about ten bands of a dozen tiles; a 100 m query one to four tiles.
+    /// reads about ten bands of up to a dozen tiles (~100); a 100 m query one to four tiles.
     package static let sizeE7: Int64 = 100_000
     /// Cells per band (360° / 0.01°); bands run from 0 (−90°) to 18,000 (the north pole's own).
     package static let cellsPerBand: Int64 = 36_000

@@ -24,9 +24,9 @@ import Synchronization
 /// `locsim_place` is the place set (what imports upsert into, what a PostGIS user queries);
 /// `locsim_tile` is derived from it in the same transaction: one row per 0.01° × 0.01° tile
 /// holding its places packed in binary (`PlaceTiles`). The query (``places(near:within:limit:)``)
-/// is a prepared statement that reads the tiles covering the cap's latitude/longitude box
-/// (LocationIndex's `SearchCap`, the box the SQLite index reads; key ranges, one per band of
-/// tiles) and returns them as one `bytea`: a 5 km answer is a few dozen index probes instead of
+/// is a prepared statement that reads the tiles covering the cap (the bands of LocationIndex's
+/// `SearchCap`, the box the SQLite index reads, each cut to the longitudes the cap reaches in
+/// it; key ranges, one per band of tiles) and returns them as one `bytea`: a 5 km answer is a few dozen index probes instead of
 /// thousands of rows. The exact distance, the radius test, the order and the limit are then
 /// computed here with LocationCore's haversine, so the answer is bit-identical to the SQLite
 /// index's. `textbookPlaces(near:within:limit:)` (package-only: the benchmark and the equivalence
