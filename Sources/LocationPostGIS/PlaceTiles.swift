@@ -72,7 +72,7 @@ package enum PlaceTiles {
     /// The cap's box (``SearchCap``) is as wide as the cap at its widest latitude; a band away
     /// from it needs less. Within a band the cap's longitude half-width is largest at the band
     /// edge nearest the latitude of the cap's widest point (the half-width rises towards that
-    /// latitude and falls after it), so the band reads center ± that width: about a fifth fewer
+    /// latitude and falls after it), so the band reads center ± that width: about a sixth fewer
     /// tiles than the box at 5 km. A band holding the widest latitude, and a cap over a pole,
     /// read the box's longitudes. Across ±180° a band has two ranges.
     package static func keyRanges(center: Coordinate, radius: Double) -> [ClosedRange<Int64>] {
