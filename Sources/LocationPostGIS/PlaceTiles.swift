@@ -89,7 +89,6 @@ package enum PlaceTiles {
         }
         let boxCells = cap.longitudeE7.map { cell($0.lowerBound)...cell($0.upperBound) }.sorted { $0.lowerBound < $1.lowerBound }
         let firstBand = band(cap.latitudeE7.lowerBound), lastBand = band(cap.latitudeE7.upperBound)
-        let coversAllLongitudes = boxCells.count == 1 && boxCells[0] == 0...(cellsPerBand - 1)
         let delta = radius / Sphere.radius
         let phi0 = center.latitude * .pi / 180
         // The latitude of the cap's widest point: sin φ* = sin φ0 / cos δ (|·| < 1 when the cap
@@ -98,7 +97,7 @@ package enum PlaceTiles {
         for band in firstBand...lastBand {
             let south = Double(band * sizeE7 - 900_000_000) / 1e7 * .pi / 180
             let north = Double((band + 1) * sizeE7 - 900_000_000) / 1e7 * .pi / 180
-            guard !coversAllLongitudes, !(south...north).contains(widest) else {
+            guard !cap.coversAllLongitudes, !(south...north).contains(widest) else {
                 for cells in boxCells { add(band: band, cells: cells) }
                 continue
             }
@@ -201,19 +200,17 @@ package struct PackedHits {
                 distance: distance, latitudeE7: latitudeE7, longitudeE7: longitudeE7, level: level, textStart: Int32(textStart),
                 idLength: idLength, nameLength: nameLength, kindLength: kindLength))
         }
-        // Ranked as the SQLite index ranks its hits (a radix sort of distance keys); ids, only
-        // on equal distances, compare as bytes when both are ASCII (the same order as Swift's
-        // `String` comparison then), as Strings otherwise.
+        // Ranked as the SQLite index ranks its hits: a radix sort of distance keys, ids (only on
+        // equal distances) in Swift `String` order.
         var order: [Int32] = []
         var rank = DistanceRank()
         hits.withUnsafeBufferPointer { hits in
             func precedes(_ a: Int32, _ b: Int32) -> Bool {
                 let left = hits[Int(a)], right = hits[Int(b)]
                 if left.distance != right.distance { return left.distance < right.distance }
-                let idA = UnsafeRawBufferPointer(rebasing: bytes[Int(left.textStart)..<Int(left.textStart + left.idLength)])
-                let idB = UnsafeRawBufferPointer(rebasing: bytes[Int(right.textStart)..<Int(right.textStart + right.idLength)])
-                if Self.isASCII(idA), Self.isASCII(idB) { return idA.lexicographicallyPrecedes(idB) }
-                return String(decoding: idA, as: UTF8.self) < String(decoding: idB, as: UTF8.self)
+                return DistanceRank.idPrecedes(
+                    UnsafeRawBufferPointer(rebasing: bytes[Int(left.textStart)..<Int(left.textStart + left.idLength)]),
+                    UnsafeRawBufferPointer(rebasing: bytes[Int(right.textStart)..<Int(right.textStart + right.idLength)]))
             }
             rank.rank(count: hits.count, radius: radius, distance: { hits[$0].distance }, into: &order, by: precedes)
         }
@@ -221,12 +218,6 @@ package struct PackedHits {
         if let limit, order.count > limit { order.removeSubrange(limit...) }
         self.hits = hits
         self.order = order
-    }
-
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var any: UInt8 = 0
-        for byte in bytes { any |= byte }
-        return any < 0x80
     }
 
     /// The places in the answer (after the limit).

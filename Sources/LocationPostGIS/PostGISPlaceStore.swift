@@ -26,8 +26,8 @@ import Synchronization
 /// holding its places packed in binary (`PlaceTiles`). The query (``places(near:within:limit:)``)
 /// is a prepared statement that reads the tiles covering the cap (the bands of LocationIndex's
 /// `SearchCap`, the box the SQLite index reads, each cut to the longitudes the cap reaches in
-/// it; key ranges, one per band of tiles) and returns them as one `bytea`: a 5 km answer is a few dozen index probes instead of
-/// thousands of rows. The exact distance, the radius test, the order and the limit are then
+/// it; key ranges, one per band of tiles) and returns them as one `bytea`: a 5 km answer is a
+/// few dozen index probes instead of thousands of rows. The exact distance, the radius test, the order and the limit are then
 /// computed here with LocationCore's haversine, so the answer is bit-identical to the SQLite
 /// index's. `textbookPlaces(near:within:limit:)` (package-only: the benchmark and the equivalence
 /// tests) is the usual PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept

@@ -16,6 +16,20 @@ package struct DistanceRank {
 
     package init() {}
 
+    /// The tie-break both rankings use on equal distances: ids in Swift `String` order, given
+    /// as UTF-8 bytes. Two ASCII ids compare as bytes (the same order, without building
+    /// `String`s); any other pair compares as `String`s.
+    package static func idPrecedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        if isASCII(a), isASCII(b) { return a.lexicographicallyPrecedes(b) }
+        return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var any: UInt8 = 0
+        for byte in bytes { any |= byte }
+        return any < 0x80
+    }
+
     private mutating func prepare(count: Int) {
         if keys.count < count {
             let size = max(count, 2 * keys.count)

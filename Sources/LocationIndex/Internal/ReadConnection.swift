@@ -132,14 +132,14 @@ final class ReadConnection: @unchecked Sendable {
         return try scratch.hits.withUnsafeBufferPointer { allHits throws(IndexError) in
             let hits = UnsafeBufferPointer(rebasing: allHits[..<hitCount])
             return try scratch.text.withUnsafeBufferPointer { text throws(IndexError) in
-                @inline(__always) func string(_ start: Int32, _ length: UInt16) -> String {
-                    String(decoding: UnsafeBufferPointer(rebasing: text[Int(start)..<(Int(start) + Int(length))]), as: UTF8.self)
+                @inline(__always) func bytes(_ start: Int32, _ length: UInt16) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[Int(start)..<(Int(start) + Int(length))]))
                 }
                 // Equal distances (duplicates, or places mirrored about the centre) go by id.
                 func precedes(_ a: Int32, _ b: Int32) -> Bool {
                     let first = hits[Int(a)], second = hits[Int(b)]
                     if first.distance != second.distance { return first.distance < second.distance }
-                    return string(first.textStart, first.idLength) < string(second.textStart, second.idLength)
+                    return DistanceRank.idPrecedes(bytes(first.textStart, first.idLength), bytes(second.textStart, second.idLength))
                 }
                 scratch.radix.rank(count: hits.count, radius: radius, distance: { hits[$0].distance }, into: &scratch.order, by: precedes)
                 return try scratch.order.withUnsafeBufferPointer { order throws(IndexError) in

@@ -29,7 +29,7 @@ package struct SearchCap: Sendable, Hashable {
 
     static let fullLongitude: ClosedRange<Int64> = -1_800_000_000...1_799_999_999
 
-    var coversAllLongitudes: Bool { longitudeE7.count == 1 && longitudeE7[0] == Self.fullLongitude }
+    package var coversAllLongitudes: Bool { longitudeE7.count == 1 && longitudeE7[0] == Self.fullLongitude }
 
     package init(center: Coordinate, radius: Double) {
         let delta = radius / Sphere.radius
