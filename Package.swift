@@ -11,9 +11,10 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "locsim",
-    // Linux needs nothing here; on Apple platforms Synchronization.Mutex (VirtualClock,
-    // RecordingRepository) and @Observable set the floor.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // The game's own floor (its seed targets iOS 17 and macOS 14): MapViewModel's @Observable
+    // needs exactly these. The package's lock is `Locked` (LocationCore), not
+    // Synchronization.Mutex, which would demand iOS 18 and macOS 15.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),
@@ -44,11 +45,17 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Counters read and bumped from every event loop (ServerMetrics, SwarmHTTPClient); already
+        // in the build through SwiftNIO.
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Hummingbird's own HTTP/1.1 conversion (NIOHTTPTypes, NIOHTTPTypesHTTP1), for NearbyServer's channel.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Tests only: child processes (gpsd, PostgreSQL, gpsd clients, the command) are awaited,
+        // never waited for on the cooperative pool (LocSimTestHelpers' ChildProcess).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // MARK: Libraries
@@ -77,6 +84,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strict),
         // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
@@ -94,6 +102,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strict),
 
@@ -141,10 +150,18 @@ let package = Package(
         .executableTarget(name: "locsim", dependencies: ["LocSimCommand"], swiftSettings: strict),
 
         // MARK: Tests
-        // Shared by the project's own test targets: package paths, ../shared/data, and a real
-        // gpsd fed over loopback TCP (for the library's and the command's live tests).
+        // Shared by the project's own test targets: package paths, ../shared/data, child processes
+        // (swift-subprocess), a real gpsd fed over loopback TCP, PostgreSQL, loopback HTTP.
         .target(
-            name: "LocSimTestHelpers", dependencies: ["LocationCore"], path: "Tests/LocSimTestHelpers",
+            name: "LocSimTestHelpers",
+            dependencies: [
+                "LocationCore", "LocationGPSD", "LocationSimulation", .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Tests/LocSimTestHelpers",
+            swiftSettings: strict),
+        // The `locsim` command under test: running it, reading its output, its JSONL schema.
+        .target(
+            name: "CommandTestHelpers", dependencies: ["LocSimTestHelpers", "LocSimCommand"], path: "Tests/CommandTestHelpers",
             swiftSettings: strict),
         .testTarget(
             name: "LocationCoreTests", dependencies: ["LocationCore", "LocSimTestHelpers"],
@@ -197,17 +214,12 @@ let package = Package(
             name: "LocationFeedTests",
             dependencies: [
                 "LocationFeed", "LocationCore", "LocationSimulation", "NMEAFormat", "LocationGPSD", "LocationTestSupport",
-                "LocSimTestHelpers",
+                "LocSimTestHelpers", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(
-            // Start a private PostgreSQL 15 + PostGIS 3 per test (skipped, saying why, without one).
-            name: "LocationPostGISTests",
-            dependencies: [
-                "LocationPostGIS", "LocationIndex", "LocationCore", "LocSimTestHelpers",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict),
+            name: "LocationPostGISTests", dependencies: ["LocationPostGIS", "LocSimTestHelpers"], swiftSettings: strict),
         .testTarget(
             name: "SwarmTests",
             dependencies: [
@@ -218,7 +230,20 @@ let package = Package(
         .testTarget(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
-            name: "locsimTests", dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers"], exclude: ["Golden"], swiftSettings: strict),
+            name: "locsimTests",
+            dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers", "CommandTestHelpers"],
+            exclude: ["Golden"], swiftSettings: strict),
+        // Suites that need real components started by the tests: gpsd (and gpsd's clients:
+        // gpspipe, Python's gps), PostgreSQL + PostGIS, headless Chromium. `swift test --filter
+        // IntegrationTests` runs only these, `--skip IntegrationTests` everything else.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "locsim", "LocSimCommand", "LocationCore", "LocationGPSD", "LocationFeed", "LocationPostGIS", "LocationIndex",
+                "LocationSimulation", "LocationTestSupport", "GPXFormat", "NMEAFormat", "LocSimTestHelpers", "CommandTestHelpers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

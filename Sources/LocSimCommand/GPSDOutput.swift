@@ -1,7 +1,6 @@
 import Dispatch
 import LocationCore
 import LocationGPSD
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -90,8 +89,8 @@ struct GPSDPrinter: Sendable {
 /// Waits for a termination signal without the default action (which would kill the process
 /// before output is flushed): the signals are ignored and observed through a dispatch source.
 final class SignalWaiter: Sendable {
-    private let sources: Mutex<[any DispatchSourceSignal]>
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let sources: Locked<[any DispatchSourceSignal]>
+    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     init(signals: [Int32]) {
         var sources: [any DispatchSourceSignal] = []
@@ -100,7 +99,7 @@ final class SignalWaiter: Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             sources.append(source)
         }
-        self.sources = Mutex(sources)
+        self.sources = Locked(sources)
         // A source is armed only once dispatch has registered it, some time after resume(); a
         // signal in between would meet SIG_IGN and be lost (a Ctrl-C that does nothing). Return
         // only when every source is registered, so a signal sent after this is always seen.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import LocationCore
-import Synchronization
 
 import Foundation
 #if canImport(Glibc)
@@ -24,7 +23,7 @@ final class NMEAServer: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var closed = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Listens on `host:port` (an IPv4 address or a name with one, such as `localhost`; port 0
     /// picks a free one).

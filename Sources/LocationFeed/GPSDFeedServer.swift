@@ -7,7 +7,6 @@ import LocationCore
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -59,8 +58,8 @@ public final class GPSDFeedServer: Service, Sendable {
     private let hub: PlayerHub
     private let now: @Sendable () -> Date
     private let onListening: @Sendable (_ host: String, _ port: Int) -> Void
-    private let counters = Mutex((connected: 0, open: 0))
-    private let dropped = Mutex(0)
+    private let counters = Locked((connected: 0, open: 0))
+    private let dropped = Locked(0)
 
     public init(
         configuration: Configuration, hub: PlayerHub, now: @escaping @Sendable () -> Date,

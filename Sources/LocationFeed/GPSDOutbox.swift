@@ -1,8 +1,5 @@
 import NIOCore
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// Everything one gpsd client is sent, in order: its session's replies and the reports of the
 /// players it watches.
@@ -32,7 +29,7 @@ final class GPSDOutbox: Sendable {
         var blocked = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let channel: any Channel
     /// The most items kept waiting; older ones are dropped.
     let limit: Int

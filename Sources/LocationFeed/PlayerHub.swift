@@ -6,7 +6,6 @@ public import Foundation
 public import LocationCore
 public import NMEAFormat
 public import ServiceLifecycle
-import Synchronization
 
 /// Runs every player at once and hands each new fix to whoever listens (the gpsd protocol's
 /// clients, the control API's event streams), keeping the newest per player for `?POLL;`.
@@ -106,7 +105,7 @@ public final class PlayerHub: Service, Sendable {
         var nextID = 0
         var fixes = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - players: The players to start with; names must differ. More come with ``add(_:)``.

@@ -1,5 +1,4 @@
 public import LocationCore
-import Synchronization
 
 extension NearbyIndex {
     /// Imports a place file, updating places whose id is already in the index.

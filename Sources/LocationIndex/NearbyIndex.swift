@@ -1,5 +1,4 @@
 public import LocationCore
-import Synchronization
 
 /// A place found by a radius query, with its distance from the query point.
 public struct NearbyPlace: Sendable, Hashable {
@@ -72,8 +71,8 @@ public final class NearbyIndex: Sendable {
     /// The configuration the index was opened with.
     public let configuration: Configuration
     let grid: TileGrid
-    let writer: Mutex<SQLiteConnection?>
-    private let idleReaders: Mutex<[ReadConnection]>
+    let writer: Locked<SQLiteConnection?>
+    private let idleReaders: Locked<[ReadConnection]>
 
     /// Opens the index at `path`, creating it (read-write access) when the file is missing or empty.
     ///
@@ -104,7 +103,7 @@ public final class NearbyIndex: Sendable {
             connection.setBusyTimeout(milliseconds: Int32(milliseconds))
             try IndexSchema.prepare(connection, tileSizeE7: Int64((configuration.tileSize * 1e7).rounded()))
             tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
-            writer = Mutex(connection)
+            writer = Locked(connection)
         case .readOnly:
             let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
             connection.setBusyTimeout(milliseconds: Int32(milliseconds))
@@ -116,13 +115,13 @@ public final class NearbyIndex: Sendable {
                     .readOnly, "schema version \(version) needs migrating; open the index read-write once", path: path)
             }
             tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
-            writer = Mutex(nil)
+            writer = Locked(nil)
         }
         guard (50_000...450_000_000).contains(tileSizeE7) else {
             throw IndexError(.corrupt, "metadata tileSizeE7 \(tileSizeE7) is out of range; rebuild the index", path: path)
         }
         grid = TileGrid(sizeE7: tileSizeE7)
-        idleReaders = Mutex([])
+        idleReaders = Locked([])
     }
 
     /// Runs `body` with a read connection from the pool (opening one if none is idle) and puts

@@ -2,7 +2,6 @@ public import Logging
 public import LocationCore
 public import LocationIndex
 import PostgresNIO
-import Synchronization
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
 /// LocationIndex's `NearbyIndex`, with the same answer: every place whose great-circle distance
@@ -47,7 +46,7 @@ public final class PostGISPlaceStore: Sendable {
     /// unprepared statement): postgres-nio remembers a prepared statement that failed to
     /// prepare on a connection, and would keep failing it there after an import had created the
     /// table (`locsim serve` started before the first import, or on a version-1 database).
-    private let tilesExist = Mutex(false)
+    private let tilesExist = Locked(false)
 
     /// - Parameters:
     ///   - url: Where the server is (the password is sent, never logged).

@@ -1,7 +1,6 @@
 public import LocationCore
 public import LocationIndex
 public import Logging
-import Synchronization
 
 /// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:
 /// what `locsim serve --postgres PRIMARY --replica URL …` answers from.
@@ -71,7 +70,7 @@ public final class PostGISReadRouter: Sendable {
     let logger: Logger
     private let stores: [PostGISPlaceStore]
     private let roles: [Role]
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let downEvents: AsyncStream<Int>
     private let downContinuation: AsyncStream<Int>.Continuation
 
@@ -117,7 +116,7 @@ public final class PostGISReadRouter: Sendable {
         self.logger = logger
         stores = replicas + [primary]
         roles = replicas.indices.map { Role.replica($0 + 1) } + [.primary]
-        state = Mutex(State(backends: Array(repeating: Backend(), count: replicas.count + 1)))
+        state = Locked(State(backends: Array(repeating: Backend(), count: replicas.count + 1)))
         (downEvents, downContinuation) = AsyncStream.makeStream(of: Int.self)
     }
 

@@ -1,6 +1,5 @@
 public import LocationCore
 public import MapFeature
-import Synchronization
 
 /// A nearby-places repository for tests: answers from a script, takes scripted time to answer on
 /// a clock, and records every call.
@@ -95,7 +94,7 @@ public final class RecordingRepository: VirtualTimeRepository, Sendable {
         var calls: [Call] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let fallback: Response?
     private let elapsed: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -113,7 +112,7 @@ public final class RecordingRepository: VirtualTimeRepository, Sendable {
         self.sleep = { duration in
             if duration > .zero { try await clock.sleep(for: duration, tolerance: nil) }
         }
-        self.state = Mutex(State(script: script))
+        self.state = Locked(State(script: script))
         self.fallback = fallback
     }
 

@@ -1,7 +1,4 @@
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// A clock whose time moves only when a test moves it, for running replays, providers and the
 /// map logic in virtual time.
@@ -69,7 +66,7 @@ public final class VirtualClock: Clock, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let autoAdvance: Bool
 
     /// Creates a clock at `t+0`.
@@ -77,7 +74,7 @@ public final class VirtualClock: Clock, Sendable {
     /// - Parameter autoAdvance: When `true`, sleeps complete at once and move the clock forward
     ///   to their deadline; when `false`, only ``advance(by:)`` and ``advance(to:)`` move time.
     public init(autoAdvance: Bool = false) {
-        self.state = Mutex(State(now: Instant(offset: .zero)))
+        self.state = Locked(State(now: Instant(offset: .zero)))
         self.autoAdvance = autoAdvance
     }
 

@@ -133,10 +133,13 @@ public final class MapViewModel {
         await withDiscardingTaskGroup { group in
             do {
                 for try await fix in provider {
-                    if Task.isCancelled { break }
+                    // A fix the provider has delivered is the app's, even when the task was
+                    // cancelled meanwhile: dropping it here would lose a fix a recording of the
+                    // provider holds (`replay --gpsd --record`, Ctrl-C).
                     if let request = apply(session.receive(fix)) {
                         startWorker(for: request, in: &group)
                     }
+                    if Task.isCancelled { break }
                 }
             } catch is CancellationError {
                 // Stopping: handled below.

@@ -9,7 +9,6 @@ import HummingbirdCore
 import LocationCore
 import Logging
 import NIOCore
-import Synchronization
 
 /// Routes a request: the nearby contract, the operations routes, and JSON errors for the rest.
 ///

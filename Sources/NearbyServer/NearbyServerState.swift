@@ -1,5 +1,4 @@
 import LocationCore
-import Synchronization
 
 /// The mutable part of a running server: the fault plan and the audit behind one lock (each
 /// nearby request holds it twice for a few microseconds, never across a wait), and the metrics,
@@ -11,12 +10,12 @@ public final class NearbyServerState: Sendable {
         var isShuttingDown = false
     }
 
-    let inner: Mutex<Inner>
+    let inner: Locked<Inner>
     /// The counters behind `GET /metrics`.
     public let metrics = ServerMetrics()
 
     init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration) {
-        inner = Mutex(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
+        inner = Locked(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
     }
 
     /// A copy of the audit as it stands.

@@ -1,10 +1,10 @@
 public import LocationCore
+import Atomics
 import NIOCore
 import NIOHTTP1
 import MapFeature
 import NIOPosix
 public import Swarm
-import Synchronization
 
 /// The swarm's HTTP client: `GET /locations/nearby?lat=&lng=&radius=` with `X-Player-ID` (and
 /// `Authorization: Bearer` with a token), over SwiftNIO with keep-alive HTTP/1.1 connections.
@@ -98,7 +98,7 @@ public final class SwarmHTTPClient: SwarmTransport {
     let configuration: Configuration
     private let group: MultiThreadedEventLoopGroup
     private let pools: [ConnectionPool]
-    private let counter = Atomic<Int>(0)
+    private let counter = ManagedAtomic<Int>(0)
     let now: @Sendable () -> UInt64
 
     /// Starts the event-loop threads (no connection is made before the first request).
@@ -125,7 +125,7 @@ public final class SwarmHTTPClient: SwarmTransport {
 
     public func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
         let job = Job(send: send, playerID: playerID, started: now(), completion: completion)
-        let pool = pools.count == 1 ? pools[0] : pools[Int(counter.wrappingAdd(1, ordering: .relaxed).newValue.magnitude % UInt(pools.count))]
+        let pool = pools.count == 1 ? pools[0] : pools[Int(counter.wrappingIncrementThenLoad(ordering: .relaxed).magnitude % UInt(pools.count))]
         pool.loop.execute { pool.enqueue(job) }
     }
 

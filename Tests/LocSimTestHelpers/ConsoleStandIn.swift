@@ -4,10 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// A stand-in for the Android emulator's console on 127.0.0.1: it greets as the emulator does,
 /// insists on `auth TOKEN` when given a token, answers `geo fix` with `OK` (or `KO`), and keeps
@@ -27,8 +24,9 @@ public final class ConsoleStandIn: Sendable {
     public let token: String?
     public let behaviour: Behaviour
     private let listener: Int32
-    private let received = Mutex<[[UInt8]]>([])
-    private let stopping = Mutex(false)
+    private let received = Locked<[[UInt8]]>([])
+    private let changes = Changes()
+    private let stopping = Locked(false)
     private let done = DispatchSemaphore(value: 0)
 
     public init(token: String?, behaviour: Behaviour = .normal) throws {
@@ -44,13 +42,11 @@ public final class ConsoleStandIn: Sendable {
     /// Each connection's bytes as text, in connection order.
     public var connections: [String] { received.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } }
 
-    /// Waits (in real time, bounded) until `condition` holds for the received text.
-    public func wait(until condition: ([String]) -> Bool) async throws {
-        for _ in 0..<1_000 {
-            if condition(connections) { return }
-            try await Task.sleep(for: .milliseconds(10))
+    /// Waits until `condition` holds for the received text, checking again as text arrives.
+    public func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable ([String]) -> Bool) async throws {
+        try await changes.wait(for: "what the test waited for", timeout: timeout, account: { [self] in "the console stand-in has \(connections)" }) {
+            [self] in condition(connections)
         }
-        throw HarnessError("the console stand-in never saw what the test waited for; it has \(connections)")
     }
 
     public func stop() {
@@ -98,6 +94,7 @@ public final class ConsoleStandIn: Sendable {
             let count = read(fd, &buffer, buffer.count)
             guard count > 0 else { return }
             received.withLock { $0[index] += buffer[..<count] }
+            changes.signal()
             pending += buffer[..<count]
             // The console's lines end in CR LF when typed through telnet; take exactly that.
             while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {

@@ -8,8 +8,8 @@ import Foundation
 /// A real gpsd, started by a test on a private loopback port and fed over TCP:
 /// `gpsd -N -n -S PORT tcp://127.0.0.1:FEED`.
 ///
-/// Tests stop it with `defer { daemon.stop() }`, so it is stopped (SIGTERM, then SIGKILL, then
-/// `waitpid`) even when the test fails. Ports are picked free per daemon, so tests run in parallel.
+/// Tests stop it with `defer { daemon.stop() }`, so it is stopped (SIGTERM, then SIGKILL) even
+/// when the test fails. Ports are picked free per daemon, so tests run in parallel.
 public final class GPSDDaemon: Sendable {
     /// gpsd's executable, when installed.
     public static let executable: String? = {
@@ -58,32 +58,35 @@ public final class GPSDDaemon: Sendable {
 
     private static func launch(port: Int, feedPort: Int) async throws -> GPSDDaemon {
         guard let executable else { throw HarnessError("gpsd is not installed (apt-get install gpsd)") }
-        let process = try ChildProcess(
-            [executable, "-N", "-n", "-S", String(port), "tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
+        // `-D 3` makes gpsd say "listening on port N" once its socket listens: the test waits for
+        // that line (or gpsd's exit: port taken, ...) rather than trying to connect until it can.
+        let process = try await ChildProcess(
+            [executable, "-N", "-n", "-D", "3", "-S", String(port), "tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
         let daemon = GPSDDaemon(port: port, feedPort: feedPort, process: process)
-        // Ready when it accepts a connection; fail at once if it exited (port taken, ...).
-        // Generous: a loaded machine can take seconds to start it.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let fd = LoopbackSocket.connectTo(port: port) {
-                close(fd)
-                return daemon
+        do {
+            try await process.wait(for: "gpsd to listen on port \(port)") { process.output.contains("listening on port \(port)") }
+            // gpsd says so when either of its sockets listens: with 127.0.0.1:PORT held a moment
+            // by another test's probe for a free port, only IPv6 does, and IPv4 clients are refused.
+            if process.output.contains("can't bind to IPv4 port") {
+                throw HarnessError("gpsd could not bind 127.0.0.1:\(port): \(process.output)")
             }
-            if let ended = process.termination {
-                throw HarnessError("gpsd exited at start on port \(port) (\(ended)): \(process.output)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        } catch {
+            daemon.stop()
+            throw error
         }
-        daemon.stop()
-        throw HarnessError("gpsd did not accept connections on port \(port) within 30 s: \(process.output)")
+        return daemon
     }
 
     /// gpsd's output so far (for failure messages).
     public var log: String { process.output }
 
-    /// Kills gpsd with `signal` at once, without cleaning up (a crash, as seen by clients).
-    public func kill(_ signal: Int32 = SIGKILL) { process.kill(signal) }
+    /// Kills gpsd with `signal` at once, without cleaning up (a crash, as seen by clients), and
+    /// waits for it to end.
+    public func kill(_ signal: Int32 = SIGKILL) async throws { try await process.kill(signal) }
 
-    /// Stops gpsd (SIGTERM, SIGKILL after 2 s) and reaps it. Idempotent.
+    /// Stops gpsd (SIGTERM, SIGKILL after 2 s) without waiting. Idempotent; safe in `defer`.
     public func stop() { process.stop() }
+
+    /// Stops gpsd and waits until it has ended (its port is free again).
+    public func stopped() async { await process.stopped() }
 }

@@ -1,8 +1,5 @@
 public import Foundation
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// What gpsd's reports reach in a lock-step test: a `GPSDProvider`'s consumer, or a `locsim gpsd`
 /// process printing them. ``LockStepFeed`` waits on it after every sentence.
@@ -16,15 +13,11 @@ public protocol LockStepConsumer: Sendable {
     /// A short account of what the consumer saw, for failure messages.
     var summary: String { get }
 
-    /// Blocks the calling thread (a dedicated one, never the cooperative pool) until the
-    /// consumer has delivered `report`, gpsd's latest report, having delivered `previous`
-    /// reports before gpsd sent it.
+    /// Waits until the consumer has delivered `report`, gpsd's latest report, having delivered
+    /// `previous` reports before gpsd sent it.
     ///
     /// - Throws: `HarnessError` after `timeout`, or when the consumer has ended.
-    func waitBlocking(
-        untilDelivered report: RawGPSDClient.TPV, after previous: Int, timeout: Duration,
-        context: @autoclosure () -> String
-    ) throws
+    func waitUntilDelivered(_ report: RawGPSDClient.TPV, after previous: Int, timeout: Duration, context: String) async throws
 }
 
 /// Feeds gpsd one sentence at a time, in lock-step with the consumer under test, so that the
@@ -56,7 +49,7 @@ public final class LockStepFeed: Sendable {
     /// when something is broken.
     private let timeout: Duration
     /// How many TPV reports the raw client, and how many reports the consumer, had after the last step.
-    private let progress = Mutex((reports: 0, delivered: 0))
+    private let progress = Locked((reports: 0, delivered: 0))
 
     public init(feed: NMEAFeed, port: Int, consumer: any LockStepConsumer, timeout: Duration = .seconds(30)) async throws {
         self.feed = feed
@@ -75,9 +68,7 @@ public final class LockStepFeed: Sendable {
     /// Writes `lines` one at a time, each only once gpsd has handled the one before and the
     /// consumer has delivered what gpsd reported for it.
     public func send(_ lines: [String]) async throws {
-        try await onThread("locsim.test.lockstep") { [self] in
-            for line in lines { try step(line) }
-        }
+        for line in lines { try await step(line) }
     }
 
     /// Feeds no-fix epochs until gpsd has identified the receiver and told the consumer so,
@@ -92,21 +83,23 @@ public final class LockStepFeed: Sendable {
 
     public func stop() { raw.stop() }
 
-    private func step(_ line: String) throws {
-        let echoedBefore = raw.echoedCount
-        try feed.write(line)
-        let echoedAtAnswer = try raw.sync(timeout: timeout)
-        if !raw.hasEchoed(line, in: echoedBefore..<echoedAtAnswer) {
-            // Not yet read by gpsd when it answered, or discarded as damaged: after one more
-            // round trip it has been read either way.
-            _ = try raw.sync(timeout: timeout)
+    private func step(_ line: String) async throws {
+        // The socket calls block (briefly): on a thread of their own, never the cooperative pool.
+        try await onThread("locsim.test.lockstep") { [raw, feed, timeout] in
+            let echoedBefore = raw.echoedCount
+            try feed.write(line)
+            let echoedAtAnswer = try raw.sync(timeout: timeout)
+            if !raw.hasEchoed(line, in: echoedBefore..<echoedAtAnswer) {
+                // Not yet read by gpsd when it answered, or discarded as damaged: after one more
+                // round trip it has been read either way.
+                _ = try raw.sync(timeout: timeout)
+            }
         }
         let (reports, last) = raw.lastTPV
         let previous = progress.withLock { $0 }
         if reports > previous.reports, let last {
-            try consumer.waitBlocking(
-                untilDelivered: last, after: previous.delivered, timeout: timeout,
-                context: "gpsd's report \(reports) (\(last)) after \(line)")
+            try await consumer.waitUntilDelivered(
+                last, after: previous.delivered, timeout: timeout, context: "gpsd's report \(reports) (\(last)) after \(line)")
         }
         progress.withLock { $0 = (reports, consumer.deliveredCount) }
     }

@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Foundation
 import LocationCore
-import Synchronization
 
 /// The receiver side of a test: a TCP server on 127.0.0.1 that gpsd reads NMEA from
 /// (`tcp://127.0.0.1:PORT`), writing sentences when the test says so.
@@ -15,12 +14,12 @@ public final class NMEAFeed: Sendable {
         var listener: Int32?
         var client: Int32?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init() throws {
         let (listener, port) = try LoopbackSocket.makeListener()
         self.port = port
-        self.state = Mutex(State(listener: listener))
+        self.state = Locked(State(listener: listener))
     }
 
     deinit { close() }
@@ -47,24 +46,27 @@ public final class NMEAFeed: Sendable {
         if let previous { Glibc.close(previous) }
     }
 
-    /// Writes `lines` (each terminated with CR LF), pausing `pace` after each, off the
-    /// cooperative pool. Returns the instant each line was written.
+    /// Writes `lines` (each terminated with CR LF), pausing `pace` after each (as a receiver
+    /// sends an epoch at a time). Returns the instant each line was written.
     @discardableResult
     public func send(_ lines: [String], pace: Duration = .zero) async throws -> [ContinuousClock.Instant] {
-        guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
-        let microseconds = UInt32(clamping: pace.wholeMicroseconds)
-        return try await onThread("locsim.test.feed.send") {
-            var instants: [ContinuousClock.Instant] = []
-            instants.reserveCapacity(lines.count)
-            for line in lines {
-                guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
-                    throw HarnessError("gpsd closed the feed connection")
+        if pace == .zero {
+            return try await onThread("locsim.test.feed.send") {
+                try lines.map { line in
+                    try self.write(line)
+                    return ContinuousClock.now
                 }
-                instants.append(ContinuousClock.now)
-                if microseconds > 0 { usleep(microseconds) }
             }
-            return instants
         }
+        var instants: [ContinuousClock.Instant] = []
+        instants.reserveCapacity(lines.count)
+        for line in lines {
+            // A short write to a loopback socket gpsd reads: on its own thread all the same.
+            try await onThread("locsim.test.feed.send") { try self.write(line) }
+            instants.append(ContinuousClock.now)
+            if pace > .zero { try await Task.sleep(for: pace) }
+        }
+        return instants
     }
 
     /// Writes one line (terminated with CR LF) at once, blocking: for code already running on a

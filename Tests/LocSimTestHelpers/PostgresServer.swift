@@ -34,22 +34,22 @@ public final class PostgresServer: Sendable {
     /// The same without the password (for tests of PGPASSWORD and .pgpass).
     public var urlWithoutPassword: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
 
-    /// Creates and starts a server; blocking work runs on its own thread.
+    /// Creates and starts a server.
     public static func start() async throws -> PostgresServer {
-        try await onThread { try PostgresServer(replicaOf: nil) }
+        try await PostgresServer(replicaOf: nil)
     }
 
     /// Creates and starts a streaming replica of `primary`: `pg_basebackup -R` (the copy and
     /// `standby.signal`, `primary_conninfo` with the password) into a directory of its own,
     /// started read-only on another free port. Stop it with ``stop()`` like any server.
     public static func startReplica(of primary: PostgresServer) async throws -> PostgresServer {
-        try await onThread { try PostgresServer(replicaOf: primary.port) }
+        try await PostgresServer(replicaOf: primary.port)
     }
 
     /// The primary's port when this server is a replica, else nil.
     public let primaryPort: Int?
 
-    private init(replicaOf primaryPort: Int?) throws {
+    private init(replicaOf primaryPort: Int?) async throws {
         let base = NSTemporaryDirectory() + "locsim-pg-" + UUID().uuidString
         directory = base
         self.primaryPort = primaryPort
@@ -57,16 +57,16 @@ public final class PostgresServer: Sendable {
         do {
             let passwordFile = base + "/pw"
             try Self.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
-            if getuid() == 0 { try Self.run(["/bin/chown", "-R", "postgres:postgres", base], asPostgres: false) }
+            if getuid() == 0 { try await Self.run(["/bin/chown", "-R", "postgres:postgres", base], asPostgres: false) }
             if let primaryPort {
-                try Self.run(
+                try await Self.run(
                     [
                         Self.binaries + "/pg_basebackup", "-d",
                         "host=127.0.0.1 port=\(primaryPort) user=postgres password=\(Self.password)",
                         "-D", base + "/data", "-R", "-X", "stream", "-c", "fast", "--no-sync",
                     ], asPostgres: true)
             } else {
-                try Self.run(
+                try await Self.run(
                     [
                         Self.binaries + "/initdb", "-D", base + "/data", "-U", "postgres", "--auth=scram-sha-256",
                         "--pwfile=" + passwordFile, "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C",
@@ -77,7 +77,7 @@ public final class PostgresServer: Sendable {
             for _ in 0..<5 where started == nil {
                 let candidate = try LoopbackSocket.freePort()
                 do {
-                    try Self.run(
+                    try await Self.run(
                         [
                             Self.binaries + "/pg_ctl", "-D", base + "/data", "-w", "-t", "30", "-l", base + "/server.log", "-o",
                             Self.serverOptions(port: candidate, directory: base), "start",
@@ -108,37 +108,29 @@ public final class PostgresServer: Sendable {
 
     /// Stops the server now (`-m immediate`) and leaves the directory in place for ``restart()``.
     public func halt() async throws {
-        try await onThread { [directory] in
-            try Self.run([Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
-        }
+        try await Self.run([Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
     }
 
     /// Starts a halted server again on the same port.
     public func restart() async throws {
-        try await onThread { [directory, port] in
-            try Self.run(
-                [
-                    Self.binaries + "/pg_ctl", "-D", directory + "/data", "-w", "-t", "30", "-l", directory + "/server.log",
-                    "-o", Self.serverOptions(port: port, directory: directory), "start",
-                ], asPostgres: true)
-        }
+        try await Self.run(
+            [
+                Self.binaries + "/pg_ctl", "-D", directory + "/data", "-w", "-t", "30", "-l", directory + "/server.log",
+                "-o", Self.serverOptions(port: port, directory: directory), "start",
+            ], asPostgres: true)
     }
 
     /// Stops the server (if running) and removes its directory.
     public func stop() async {
-        _ = try? await onThread { [directory] in
-            _ = try? Self.run(
-                [Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
-            try? FileManager.default.removeItem(atPath: directory)
-        }
+        _ = try? await Self.run(
+            [Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Runs SQL through `psql` (stopping at the first error, which it throws with psql's output):
     /// for a test that needs the database in a state the library would not leave it in.
     public func psql(_ sql: String) async throws {
-        try await onThread { [url] in
-            try Self.run([Self.binaries + "/psql", url, "-q", "-X", "-v", "ON_ERROR_STOP=1", "-c", sql], asPostgres: false)
-        }
+        try await Self.run([Self.binaries + "/psql", url, "-q", "-X", "-v", "ON_ERROR_STOP=1", "-c", sql], asPostgres: false)
     }
 
     /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
@@ -155,23 +147,12 @@ public final class PostgresServer: Sendable {
     }
 
     /// Runs `arguments` (as `postgres` when root) and throws with its output when it fails.
-    /// ChildProcess (posix_spawn, waitpid) rather than Foundation's Process, whose
-    /// `waitUntilExit` was seen to hang after `pg_ctl start` had exited.
-    static func run(_ arguments: [String], asPostgres: Bool) throws {
+    static func run(_ arguments: [String], asPostgres: Bool) async throws {
         var command = arguments
         if asPostgres, getuid() == 0 { command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command }
-        let child = try ChildProcess(command, mergeErrors: true)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while child.termination == nil {
-            guard ContinuousClock.now < deadline else {
-                child.stop()
-                throw HarnessError("\(arguments.joined(separator: " ")) did not finish within 60 s: \(child.output)")
-            }
-            usleep(10_000)
-        }
-        guard child.termination == .exited(0) else {
-            throw HarnessError(
-                "\(arguments.joined(separator: " ")) ended with \(String(describing: child.termination)): \(child.output)")
+        let outcome = try await ChildProcess.run(command, timeout: .seconds(60))
+        guard outcome.termination == .exited(0) else {
+            throw HarnessError("\(arguments.joined(separator: " ")) ended with \(outcome.termination): \(outcome.output)\(outcome.errors)")
         }
     }
 }

@@ -5,7 +5,6 @@ import Darwin
 #endif
 public import Foundation
 public import LocationCore
-import Synchronization
 
 /// A minimal raw-socket gpsd JSON client (`?WATCH={"enable":true,"json":true}`) without libgps:
 /// the reference for what the daemon actually sent.
@@ -94,9 +93,10 @@ public final class RawGPSDClient: Sendable {
     }
 
     private let fd: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Broadcast after every batch of lines, and when the connection ends.
     private let changed = NSCondition()
+    private let changes = Changes()
 
     /// Connects, subscribes, and reads on its own thread until ``stop()`` or the daemon closes.
     ///
@@ -145,13 +145,9 @@ public final class RawGPSDClient: Sendable {
         }
     }
 
-    /// Waits (polling, test-side) until the daemon acknowledged the WATCH.
+    /// Waits until the daemon acknowledged the WATCH.
     public func waitUntilWatching(timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !state.withLock({ $0.isWatching }) {
-            guard ContinuousClock.now < deadline else { throw HarnessError("raw client: no WATCH reply within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await changes.wait(for: "gpsd's WATCH reply", timeout: timeout) { [state] in state.withLock { $0.isWatching } }
     }
 
     /// Sends `?VERSION;` and blocks (call it off the cooperative pool) until gpsd answers.
@@ -232,13 +228,16 @@ public final class RawGPSDClient: Sendable {
         }
         state.withLock { $0.isClosed = true }
         signal()
+        changes.end()
         close(fd)
     }
 
+    /// Wakes both kinds of waiter: ``sync(timeout:)`` on its thread, async waits on their tasks.
     private func signal() {
         changed.lock()
         changed.broadcast()
         changed.unlock()
+        changes.signal()
     }
 
     /// gpsd writes each report separately and its client sockets use Nagle's algorithm, so a

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Testing
 
 /// Paths shared by the project's own test targets (not a product: users' tests don't need it).
@@ -48,3 +48,28 @@ public enum SharedData {
     }
 }
 
+
+/// gpsd's receiver logs in `../shared/data/gpsd`: `NAME.log` with gpsd's own output for it in
+/// `NAME.tpv.jsonl` beside it.
+public enum GPSDLogs {
+    /// `../shared/data/gpsd`.
+    public static let folder = URL(fileURLWithPath: SharedData.path("gpsd"))
+
+    public static var isPresent: Bool { SharedData.isPresent && FileManager.default.fileExists(atPath: folder.path) }
+
+    /// The `NAME` of every log that has its `NAME.tpv.jsonl` (empty when the data is absent),
+    /// optionally narrowed with `GPSD_LOGS=name,name` while investigating one.
+    public static let names: [String] = {
+        let logs = SharedData.files(in: "gpsd", withExtension: "log").map {
+            URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent
+        }
+        let narrowed = ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").map(String.init) }
+        return logs.filter { name in
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent(name + ".tpv.jsonl").path)
+                && (narrowed?.contains(name) ?? true)
+        }
+    }()
+
+    /// A file in the folder.
+    public static func url(_ file: String) -> URL { folder.appendingPathComponent(file) }
+}

@@ -4,16 +4,14 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// Lines read from a socket on a thread of its own: a Server-Sent Events stream over HTTP (its
 /// `event:`/`data:` lines), a gpsd client's reports or its NMEA.
 public final class SocketLines: Sendable {
     private let fd: Int32
-    private let received = Mutex<[String]>([])
+    private let received = Locked<[String]>([])
+    private let changes = Changes()
 
     /// Connects and sends `request` (an HTTP request or a gpsd `?WATCH`).
     public init(port: Int, request: String) throws {
@@ -47,14 +45,12 @@ public final class SocketLines: Sendable {
         return out
     }
 
-    /// Waits until `condition` holds for what has been read.
-    public func wait(_ what: String, timeout: Duration = .seconds(60), until condition: (SocketLines) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("timed out waiting for \(what); read \(lines.count) lines: \(lines.suffix(6))")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits until `condition` holds for what has been read, checking again after every line.
+    public func wait(
+        _ what: String, timeout: Duration = .seconds(60), until condition: @escaping @Sendable (SocketLines) -> Bool
+    ) async throws {
+        try await changes.wait(for: what, timeout: timeout, account: { [self] in "read \(lines.count) lines: \(lines.suffix(6))" }) {
+            [self] in condition(self)
         }
     }
 
@@ -71,6 +67,7 @@ public final class SocketLines: Sendable {
                     if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
                     let line = String(decoding: pending, as: UTF8.self)
                     received.withLock { $0.append(line) }
+                    changes.signal()
                     pending.removeAll(keepingCapacity: true)
                 } else {
                     pending.append(byte)
@@ -78,5 +75,6 @@ public final class SocketLines: Sendable {
             }
         }
         close(fd)
+        changes.end()
     }
 }

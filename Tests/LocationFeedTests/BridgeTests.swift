@@ -8,15 +8,14 @@ import LocSimTestHelpers
 import LocationCore
 import LocationFeed
 import LocationTestSupport
-import Synchronization
 import Testing
 
 /// The forwarder's failure events, as text.
 final class FailureLog: Sendable {
-    let errors = Mutex<[String]>([])
+    let errors = Locked<[String]>([])
 }
 
-@Suite("Bridges: the Android emulator console and the iOS Simulator", .timeLimit(.minutes(5)))
+@Suite("Bridges: the Android emulator console and the iOS Simulator", .timeLimit(.minutes(1)))
 struct BridgeTests {
     static let token = "k3Yt0kenA1"
 
@@ -69,7 +68,8 @@ struct BridgeTests {
         for fix in fixes {
             mailbox.post(fix)
             expected += Self.expectedLine(fix)
-            try await console.wait { $0.first == expected }
+            let sent = expected
+            try await console.wait { $0.first == sent }
         }
         mailbox.finish()
         try await run.value

@@ -3,12 +3,11 @@ import LocSimTestHelpers
 import LocationCore
 import LocationFeed
 import LocationSimulation
-import Synchronization
 import Testing
 
 /// What a gpsd client that stops reading costs the server and the other clients, on a real
 /// `GPSDFeedServer`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct GPSDOutboxTests {
     /// Fixes the player sends: 6,000 seconds of walking, played 1,000 times faster than real
     /// time. About 6 MB of reports: more than loopback TCP buffers for a client (up to 4 MB on
@@ -21,7 +20,7 @@ struct GPSDOutboxTests {
         let player = try FeedPlayer(
             name: "alice", seed: 11, provider: try Self.walk(pacing: .timed(speedFactor: Self.speed)))
         let hub = try PlayerHub(players: [player], now: { Date() })
-        let bound = Mutex<Int?>(nil)
+        let bound = Locked<Int?>(nil)
         let server = GPSDFeedServer(
             configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test", clientBuffer: 32), hub: hub,
             now: { Date() }, onListening: { _, port in bound.withLock { $0 = port } })
@@ -82,7 +81,7 @@ struct GPSDOutboxTests {
     @Test("A client buffer under 8 reports is refused before the server listens, naming clientBuffer")
     func bufferTooSmall() async throws {
         let hub = try PlayerHub(players: [], now: { Date() })
-        let listened = Mutex(false)
+        let listened = Locked(false)
         for size in [-1, 0, 7] {
             let server = GPSDFeedServer(
                 configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test", clientBuffer: size), hub: hub,

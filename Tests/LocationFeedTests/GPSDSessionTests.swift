@@ -3,10 +3,11 @@ import LocationCore
 import LocationFeed
 import LocationSimulation
 import NMEAFormat
+import LocSimTestHelpers
 import Testing
 
 /// The protocol rules of one gpsd client, driven in virtual time without a socket.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct GPSDSessionTests {
     @Test("A client is greeted with VERSION, protocol 3.14, one CR LF-terminated line")
     func greeting() throws {

@@ -3,7 +3,6 @@ import LocationCore
 import LocationFeed
 import LocationSimulation
 import LocationTestSupport
-import Synchronization
 import Testing
 
 /// One controlled player on a `VirtualClock`, driven through the control API's own code
@@ -15,10 +14,10 @@ final class ControlledFeed: Sendable {
     let hub: PlayerHub
     let api: PlayerControlAPI
     private final class Log: Sendable {
-        let updates = Mutex<[PlayerHub.Update]>([])
+        let updates = Locked<[PlayerHub.Update]>([])
     }
     private let log = Log()
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     /// alice walks the 120 s line of ``VirtualFeed`` (121 fixes, 1 Hz), without noise.
     init(loops: Bool = false) throws {
@@ -94,7 +93,7 @@ final class ControlledFeed: Sendable {
 
 func errorParameter(_ json: [String: Any]) -> String? { (json["error"] as? [String: Any])?["parameter"] as? String }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct PlayerControlTests {
     @Test("pause holds the player (no fixes however long the clock runs); resume goes on from the fix after")
     func pauseResume() async throws {
@@ -314,7 +313,7 @@ struct PlayerControlTests {
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         let one = try #require(feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes")).events)
         let all = try #require(feed.api.respond(to: .init(method: "GET", path: "/players/events")).events)
-        final class Frames: Sendable { let byStream = Mutex<[String: [[UInt8]]]>([:]) }
+        final class Frames: Sendable { let byStream = Locked<[String: [[UInt8]]]>([:]) }
         let frames = Frames()
         let readers = [("one", one), ("all", all)].map { name, stream in
             Task { for await frame in stream { frames.byStream.withLock { $0[name, default: []].append(frame) } } }

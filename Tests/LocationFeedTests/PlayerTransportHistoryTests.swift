@@ -3,13 +3,12 @@ import LocationCore
 @testable import LocationFeed
 import LocationSimulation
 import LocationTestSupport
-import Synchronization
 import Testing
 
 /// A controlled player keeps at most `historyLimit` fixes of its path, so an endless path runs
 /// in bounded memory; a seek before what it kept, or a loop, reads the path again from its start.
 /// Run with a window of 8 fixes over the 121-fix line, so every rule is crossed many times.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct PlayerTransportHistoryTests {
     static let historyLimit = 8
 
@@ -17,7 +16,7 @@ struct PlayerTransportHistoryTests {
     /// the number of fixes it kept at that moment.
     final class Run: Sendable {
         final class Log: Sendable {
-            let sent = Mutex<[(fix: Fix, kept: Int)]>([])
+            let sent = Locked<[(fix: Fix, kept: Int)]>([])
         }
         let clock = VirtualClock()
         let transport: PlayerTransport

@@ -3,20 +3,20 @@ import LocationCore
 import LocationFeed
 import LocationSimulation
 import LocationTestSupport
-import Synchronization
+import LocSimTestHelpers
 import Testing
 
 /// Players on a `VirtualClock`: the hub runs them in (virtual) real time, the test steps the clock.
 final class VirtualFeed: Sendable {
-    static let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01, after gpsd 3.22's release
+    static let start = FeedMotion.start
     let clock = VirtualClock()
     let hub: PlayerHub
     let specs: [(name: String, seed: UInt64)]
     private final class Log: Sendable {
-        let updates = Mutex<[PlayerHub.Update]>([])
+        let updates = Locked<[PlayerHub.Update]>([])
     }
     private let log = Log()
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     /// Players walking north-east from Tokyo station with noise (so fixes carry an accuracy), 3D at 40 m.
     /// The hub's wall clock stands still at ``start`` unless `wallClock` is set: then it is
@@ -40,20 +40,12 @@ final class VirtualFeed: Sendable {
         _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
     }
 
-    /// The motion of the player with `seed`: the same whatever the pacing.
+    /// The motion of the player with `seed` (``FeedMotion``).
     static func motion<C: Clock>(
         seed: UInt64, pacing: Pacing, noise: Double?, clock: C, duration: Double = 120
     ) throws -> SyntheticMotion<C>
     where C.Duration == Duration {
-        try SyntheticMotion(
-            path: .line(
-                from: try Coordinate(latitude: 35.681236, longitude: 139.767125),
-                to: try Coordinate(latitude: 35.690236, longitude: 139.777125)),
-            speed: .walk, seed: seed,
-            configuration: .init(
-                rate: 1, pacing: pacing, duration: duration, startTime: start, altitude: 40,
-                noise: noise.map { NoiseModel(seed: seed, sigma: $0) }),
-            clock: clock, now: { start })
+        try FeedMotion.walk(seed: seed, pacing: pacing, noise: noise, clock: clock, start: start, duration: duration)
     }
 
     /// The first `count` fixes of the player with `seed`, generated on their own in virtual time.
@@ -82,13 +74,6 @@ final class VirtualFeed: Sendable {
     var received: [PlayerHub.Update] { log.updates.withLock { $0 } }
 
     func stop() { task.withLock { $0?.cancel() } }
-}
-
-/// A JSON report line as a dictionary.
-func object(_ line: some StringProtocol) throws -> [String: Any] {
-    var bytes = Array(line.utf8)
-    if bytes.last == 13 { bytes.removeLast() }
-    return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
 }
 
 /// The CR LF-terminated lines of a reply, without their terminators.

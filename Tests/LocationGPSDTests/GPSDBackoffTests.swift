@@ -6,7 +6,7 @@ import LocationTestSupport
 import Testing
 
 /// How the provider uses its ``LocationCore/Backoff`` (the delays themselves are BackoffTests').
-@Suite(.timeLimit(.minutes(5))) struct GPSDBackoffTests {
+@Suite(.timeLimit(.minutes(1))) struct GPSDBackoffTests {
     @Test("The default waits 250 ms, doubling to 8 s, without jitter, for ever")
     func standard() {
         let backoff = GPSDProvider<VirtualClock>.Configuration.resilient.backoff

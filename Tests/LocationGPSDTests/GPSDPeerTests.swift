@@ -8,12 +8,11 @@ import LocSimTestHelpers
 import LocationCore
 @testable import LocationGPSD
 import LocationTestSupport
-import Synchronization
 import Testing
 
 /// The provider against a peer that is not gpsd: a loopback socket that writes the lines it is
 /// given, so that reports no real gpsd sends can reach the provider's own line handling.
-@Suite(.timeLimit(.minutes(5))) struct GPSDPeerTests {
+@Suite(.timeLimit(.minutes(1))) struct GPSDPeerTests {
     /// Found by fuzzing (docs/fuzzing.md): gpsd 3.22's `gps_unpack` never returns on this line.
     static let hangLine = #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x"Z}]}"#
 
@@ -193,6 +192,6 @@ private final class LinePeer: Sendable {
 }
 
 private final class PeerState: Sendable {
-    let finished = Mutex(false)
-    let client = Mutex<Int32>(-1)
+    let finished = Locked(false)
+    let client = Locked<Int32>(-1)
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// What the provider refuses or reports before any gpsd is involved: argument checks, and a port
 /// where no daemon listens. These need libgps but no gpsd daemon, so they run everywhere.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct GPSDProviderValidationTests {
     @Test("No gpsd at host:port: the error names host and port")
     func noDaemon() async throws {

@@ -1,10 +1,9 @@
 import Foundation
 import LocationCore
 import LocationIndex
-import Synchronization
 import Testing
 
-@Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(5)))
+@Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(1)))
 struct DatabaseErrorTests {
     static let places = NearbyIndexQueryTests.places(seed: 21)
 
@@ -172,7 +171,7 @@ struct DatabaseErrorTests {
     }
 }
 
-@Suite("Readers during an import", .timeLimit(.minutes(5)))
+@Suite("Readers during an import", .timeLimit(.minutes(1)))
 struct ConcurrencyTests {
     @Test("A query made while an import is writing sees the previous snapshot, then the new one")
     func readDuringImport() throws {
@@ -245,7 +244,7 @@ struct ConcurrencyTests {
 
 /// A thread-safe boolean, set until cleared.
 final class Flag: Sendable {
-    private let state = Mutex(true)
+    private let state = Locked(true)
     var isSet: Bool { state.withLock { $0 } }
     func clear() { state.withLock { $0 = false } }
 }

@@ -4,7 +4,7 @@ import LocationIndex
 import LocSimTestHelpers
 import Testing
 
-@Suite("Radius queries against a brute-force haversine", .timeLimit(.minutes(5)))
+@Suite("Radius queries against a brute-force haversine", .timeLimit(.minutes(1)))
 struct NearbyIndexQueryTests {
     static let kinds = ["", "shrine", "cafe", "park", "station"]
 

@@ -5,7 +5,7 @@ import LocationSimulation
 import LocationTestSupport
 import Testing
 
-@Suite("Bad input gets a typed error or a documented behaviour", .timeLimit(.minutes(5))) struct BadInputTests {
+@Suite("Bad input gets a typed error or a documented behaviour", .timeLimit(.minutes(1))) struct BadInputTests {
     let clock = VirtualClock(autoAdvance: true)
 
     func replay(_ path: ReplayPath, _ configuration: GPXReplay<VirtualClock>.Configuration) throws(SimulationError)

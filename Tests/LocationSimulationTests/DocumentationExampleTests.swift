@@ -6,7 +6,7 @@ import LocationTestSupport
 import Testing
 
 /// The runnable example at the end of docs/replay.md: keep the two in step.
-@Suite("docs/replay.md example", .timeLimit(.minutes(5))) struct DocumentationExampleTests {
+@Suite("docs/replay.md example", .timeLimit(.minutes(1))) struct DocumentationExampleTests {
     @Test("A seeded walk, exported for Xcode, replays at 1 Hz")
     func example() async throws {
         let start = Date(timeIntervalSince1970: 1_700_000_000)

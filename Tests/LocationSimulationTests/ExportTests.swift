@@ -7,7 +7,7 @@ import LocationTestSupport
 import NMEAFormat
 import Testing
 
-@Suite("Exporting provider streams", .timeLimit(.minutes(5))) struct ExportTests {
+@Suite("Exporting provider streams", .timeLimit(.minutes(1))) struct ExportTests {
     static let tokyo = coordinate(35.6812, 139.7671)
 
     func walk(clock: VirtualClock = VirtualClock()) throws -> SyntheticMotion<VirtualClock> {

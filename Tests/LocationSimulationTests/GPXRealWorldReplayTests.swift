@@ -8,7 +8,7 @@ import Testing
 
 /// Replays of the real-world GPX cases made by scripts/reference/make_gpx_realworld_reference.py
 /// (files and expected values in Tests/GPXFormatTests/Fixtures/realworld).
-@Suite(.timeLimit(.minutes(5))) struct GPXRealWorldReplayTests {
+@Suite(.timeLimit(.minutes(1))) struct GPXRealWorldReplayTests {
     struct Reference: Decodable {
         struct Point: Decodable { var time: Double? }
         struct Reversal: Decodable { var kind: String, time: Double, latest: Double }

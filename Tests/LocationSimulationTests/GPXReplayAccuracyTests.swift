@@ -6,7 +6,7 @@ import LocationTestSupport
 import Testing
 
 /// `GPXReplay.Configuration.horizontalAccuracyPerHDOP`: a point's `<hdop>` as an accuracy, only when asked.
-@Suite(.timeLimit(.minutes(5))) struct GPXReplayAccuracyTests {
+@Suite(.timeLimit(.minutes(1))) struct GPXReplayAccuracyTests {
     static func path() -> ReplayPath {
         var points = (0..<6).map { point($0, at: Double($0)) }
         for i in points.indices where i != 3 { points[i].horizontalDilution = 0.75 + Double(i) / 4 }

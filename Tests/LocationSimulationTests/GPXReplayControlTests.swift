@@ -5,7 +5,7 @@ import LocationSimulation
 import LocationTestSupport
 import Testing
 
-@Suite("GPXReplay loop, seek, pause, cancellation", .timeLimit(.minutes(5))) struct GPXReplayControlTests {
+@Suite("GPXReplay loop, seek, pause, cancellation", .timeLimit(.minutes(1))) struct GPXReplayControlTests {
     @Test("Looping keeps time running forward across laps")
     func loop() async throws {
         let path = track([0, 10, 20])

@@ -5,7 +5,7 @@ import LocationSimulation
 import LocationTestSupport
 import Testing
 
-@Suite("GPXReplay rules for imperfect recordings", .timeLimit(.minutes(5))) struct GPXReplayRecordingRulesTests {
+@Suite("GPXReplay rules for imperfect recordings", .timeLimit(.minutes(1))) struct GPXReplayRecordingRulesTests {
     @Test("Repeated timestamps: both points delivered in file order at the same instant, and reported")
     func repeatedTimestamps() async throws {
         let path = track([0, 1, 1, 1, 2])

@@ -5,7 +5,7 @@ import LocationSimulation
 import LocationTestSupport
 import Testing
 
-@Suite("GPXReplay timing", .timeLimit(.minutes(5))) struct GPXReplayTimingTests {
+@Suite("GPXReplay timing", .timeLimit(.minutes(1))) struct GPXReplayTimingTests {
     /// Offsets with uneven spacing, as phone apps record.
     static let offsets: [Double?] = [0, 1, 2, 5, 9, 10, 17, 30, 31, 45]
 

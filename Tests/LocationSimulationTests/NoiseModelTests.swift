@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("Noise and accuracy model", .timeLimit(.minutes(5))) struct NoiseModelTests {
+@Suite("Noise and accuracy model", .timeLimit(.minutes(1))) struct NoiseModelTests {
     static let truth = coordinate(35.6812, 139.7671)
 
     /// Feeds `count` fixes at 1 Hz (all at `truth`) through the model.

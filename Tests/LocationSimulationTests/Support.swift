@@ -4,7 +4,6 @@ import LocationCore
 import LocationSimulation
 import LocSimTestHelpers
 import LocationTestSupport
-import Synchronization
 import Testing
 
 /// Files next to the tests, located through `#filePath` (no bundle needed).
@@ -56,7 +55,7 @@ final class EventLog: Sendable {
         var events: [ReplayEvent] = []
         var waiters: [(predicate: @Sendable (ReplayEvent) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var events: [ReplayEvent] { state.withLock { $0.events } }
 

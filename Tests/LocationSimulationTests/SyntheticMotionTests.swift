@@ -13,7 +13,7 @@ func bits(_ fix: Fix) -> [UInt64] {
     ]
 }
 
-@Suite("SyntheticMotion", .timeLimit(.minutes(5))) struct SyntheticMotionTests {
+@Suite("SyntheticMotion", .timeLimit(.minutes(1))) struct SyntheticMotionTests {
     static let tokyo = coordinate(35.6812, 139.7671)
     static let ginza = coordinate(35.6717, 139.7650)
 

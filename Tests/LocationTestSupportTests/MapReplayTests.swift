@@ -6,7 +6,7 @@ import MapFeature
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(5))) struct MapReplayTests {
+@Suite(.timeLimit(.minutes(1))) struct MapReplayTests {
     let script = FixScript(origin: Coordinate(uncheckedLatitude: 37.8716, longitude: -122.2727))
 
     var places: [Place] {

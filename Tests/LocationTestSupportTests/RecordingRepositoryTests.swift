@@ -3,7 +3,7 @@ import LocationTestSupport
 import MapFeature
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct RecordingRepositoryTests {
+@Suite(.timeLimit(.minutes(1))) struct RecordingRepositoryTests {
     let here = Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945)
     let tower = Place(id: "eiffel", name: "Eiffel Tower", coordinate: Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945))
 

@@ -3,7 +3,7 @@ import LocationCore
 import LocationTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct ScriptedProviderTests {
+@Suite(.timeLimit(.minutes(1))) struct ScriptedProviderTests {
     let script = FixScript(origin: Coordinate(uncheckedLatitude: 51.5007, longitude: -0.1246))
 
     @Test("Fixes arrive when the clock reaches their offset from the first fix")

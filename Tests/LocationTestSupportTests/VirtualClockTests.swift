@@ -1,7 +1,7 @@
 import LocationTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct VirtualClockTests {
+@Suite(.timeLimit(.minutes(1))) struct VirtualClockTests {
     @Test("A sleeper wakes exactly when time reaches its deadline")
     func wakesAtDeadline() async throws {
         let clock = VirtualClock()

@@ -3,13 +3,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LocSimTestHelpers
 import LocationCore
 import MapFeature
 import Testing
 
 /// `HTTPLocationRepository` against a real HTTP server on loopback (Fixtures/nearby_server.py,
 /// started and stopped by each test). Each scenario is one path prefix on that server.
-@Suite(.timeLimit(.minutes(5))) struct HTTPLocationRepositoryTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPLocationRepositoryTests {
     let center = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
 
     func repository(_ server: LocalHTTPServer, scenario: String, token: String? = "s3cret",

@@ -6,7 +6,7 @@ import Testing
 
 /// MapFeature's one discrete-event loop, as the test harness and `locsim replay --fast` use it.
 @MainActor
-@Suite(.timeLimit(.minutes(5))) struct MapReplayLoopTests {
+@Suite(.timeLimit(.minutes(1))) struct MapReplayLoopTests {
     nonisolated static let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671))
 
     /// A server of the test's own (not a RecordingRepository): every answer is one shrine, and

@@ -9,7 +9,7 @@ import Testing
 /// deadline, then waits for the handshake (`waitForSleepers`, or an event) that shows the model
 /// has reacted, so the interleaving is the same on every run.
 @MainActor
-@Suite(.timeLimit(.minutes(5))) struct MapViewModelTests {
+@Suite(.timeLimit(.minutes(1))) struct MapViewModelTests {
     let script = FixScript(origin: tokyo)
 
     func at(_ seconds: Double) -> VirtualClock.Instant {

@@ -11,7 +11,7 @@ import Testing
 /// The whole harness: GPX files and synthetic motion (LocationSimulation) through `MapViewModel`
 /// in virtual time, against the offline SQLite index (LocationIndex).
 @MainActor
-@Suite(.timeLimit(.minutes(5))) struct OfflineIndexReplayTests {
+@Suite(.timeLimit(.minutes(1))) struct OfflineIndexReplayTests {
     nonisolated static let shibuya = Coordinate(uncheckedLatitude: 35.6580, longitude: 139.7016)
     nonisolated static let start = Date(timeIntervalSince1970: 1_750_000_000)
 
@@ -106,7 +106,7 @@ import Testing
 /// The phone recordings against the GeoNames places imported into the SQLite index: the same
 /// fetches and answers as the Python reference (Fixtures/phone-replays.json).
 @MainActor
-@Suite(.enabled(if: SharedData.isPresent, SharedData.absentReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: SharedData.isPresent, SharedData.absentReason), .timeLimit(.minutes(1)))
 struct PhoneRecordingIndexReplayTests {
     @Test("Each recording against the imported GeoNames index matches the reference", arguments: [
         "berkeley-run-2015", "orinda-walk-2018", "tokyo-iphone-2018",

@@ -8,7 +8,7 @@ import Testing
 /// The three phone recordings in ../shared/data/tracks replayed through `MapViewModel` against
 /// the GeoNames places around them, compared with an independent Python implementation of the
 /// rule (Fixtures/reference/phone_replays.py → Fixtures/phone-replays.json).
-@Suite(.enabled(if: SharedData.isPresent, SharedData.absentReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: SharedData.isPresent, SharedData.absentReason), .timeLimit(.minutes(1)))
 struct PhoneRecordingReplayTests {
     struct Reference: Decodable {
         var fixes: Int

@@ -10,7 +10,7 @@ import MapFeature
 import Testing
 
 @MainActor
-@Test("The map refreshes by the game's rule, one request at a time, and keeps its markers", .timeLimit(.minutes(5)))
+@Test("The map refreshes by the game's rule, one request at a time, and keeps its markers", .timeLimit(.minutes(1)))
 func mapFollowsTheFetchRule() async throws {
     // Ten minutes walking east from Tokyo Station at 1.4 m/s, one fix a second,
     // with one wild fix (1.5 km accuracy) at 100 s.
@@ -45,7 +45,7 @@ func mapFollowsTheFetchRule() async throws {
 
 // BEGIN GUIDE EXAMPLE
 @MainActor
-@Test(.timeLimit(.minutes(5))) func stoppingCancelsTheRequestInFlight() async throws {
+@Test(.timeLimit(.minutes(1))) func stoppingCancelsTheRequestInFlight() async throws {
     let clock = VirtualClock()
     let script = FixScript(origin: try Coordinate(latitude: 35.6812, longitude: 139.7671))
     let server = RecordingRepository(clock: clock, places: [], latency: .seconds(5))
@@ -69,7 +69,7 @@ import Foundation
 import LocSimTestHelpers
 
 /// The documentation's code blocks are the code above, and its sample log is real output.
-@Suite(.timeLimit(.minutes(5))) struct DocumentationTests {
+@Suite(.timeLimit(.minutes(1))) struct DocumentationTests {
     let doc = PackagePaths.path("docs/testing-with-virtual-time.md")
     let source = PackagePaths.path("Tests/MapFeatureTests/ReadmeExampleTests.swift")
 

@@ -8,7 +8,7 @@ import Testing
 /// `SeedMapLogic` (the seed, transcribed), where the property fails, and through our
 /// `MapViewModel` (via `MapReplay`, or by hand where the test needs the observable state), where
 /// it holds. The seed half is asserted too, so the scenario provably exercises the defect.
-@Suite(.timeLimit(.minutes(5))) struct SeedDefectTests {
+@Suite(.timeLimit(.minutes(1))) struct SeedDefectTests {
     let script = FixScript(origin: tokyo)
 
     @Test("1. Overlapping fetches: at 1 Hz against a slow server, one request in flight, fixes coalesced")

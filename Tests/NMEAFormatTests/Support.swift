@@ -3,19 +3,6 @@ import LocationCore
 import LocSimTestHelpers
 import NMEAFormat
 
-/// gpsd's receiver logs in ../shared/data/gpsd (see LocSimTestHelpers.SharedData).
-enum GPSDLogs {
-    /// `../shared/data/gpsd`.
-    static let folder = URL(fileURLWithPath: SharedData.path("gpsd"))
-
-    /// The `NAME` of every `NAME.log` that has a `NAME.tpv.jsonl` beside it; empty when absent.
-    static var names: [String] {
-        let logs = SharedData.files(in: "gpsd", withExtension: "log").map { URL(fileURLWithPath: $0) }
-        return logs.map { $0.deletingPathExtension().lastPathComponent }
-            .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0 + ".tpv.jsonl").path) }
-    }
-}
-
 /// The committed fixtures of this test target.
 enum Fixtures {
     static func url(_ name: String) throws -> URL {

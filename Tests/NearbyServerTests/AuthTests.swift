@@ -7,7 +7,7 @@ import LocationIndex
 @testable import NearbyServer
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct AuthTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthTests {
     static let token = "s3cret-Token_value"
 
     @Test("With --token every route but /healthz needs the bearer token; 401 is JSON; tokens never reach the log")

@@ -12,7 +12,7 @@ import Testing
 
 /// The game's contract through Hummingbird's in-process `.router` test client: the same body the
 /// index gives, decoded by the app's own `NearbyLocationsResponse`.
-@Suite(.timeLimit(.minutes(5))) struct ContractTests {
+@Suite(.timeLimit(.minutes(1))) struct ContractTests {
     /// Query points and radii: the city at 1 m to 250 km, both poles, both sides of ±180°.
     static let queries: [(latitude: Double, longitude: Double, radius: Double)] = {
         var rows: [(Double, Double, Double)] = []

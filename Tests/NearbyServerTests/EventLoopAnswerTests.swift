@@ -13,7 +13,7 @@ import Testing
 
 /// The nearby route answered on the connection's event loop (`ImmediateAnswerHandler`) against
 /// the same server with every request in Hummingbird's task, over real sockets.
-@Suite(.timeLimit(.minutes(5))) struct EventLoopAnswerTests {
+@Suite(.timeLimit(.minutes(1))) struct EventLoopAnswerTests {
     /// Requests that cover the contract's answers: places at several radii, a limit, the poles and
     /// the antimeridian, each bad parameter, the cap, and the token's three cases.
     static func requests() throws -> [(target: String, token: String?)] {

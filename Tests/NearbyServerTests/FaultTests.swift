@@ -8,7 +8,7 @@ import LocationTestSupport
 @testable import NearbyServer
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct FaultTests {
+@Suite(.timeLimit(.minutes(1))) struct FaultTests {
     @Test("The same seed gives the same outcomes; rates come out near their share")
     func seededPlan() throws {
         let configuration = try FaultPlan.Configuration(

@@ -10,7 +10,7 @@ import LocSimTestHelpers
 import Testing
 
 /// Real sockets on loopback: Hummingbird's `.live` server with the app's own HTTP client.
-@Suite(.timeLimit(.minutes(5))) struct LiveTests {
+@Suite(.timeLimit(.minutes(1))) struct LiveTests {
     @Test("End to end: HTTPLocationRepository gets the index's places; a 400 names the parameter; the token applies")
     func endToEnd() async throws {
         let places = try TestIndex()

@@ -2,14 +2,13 @@ import Foundation
 import LocationCore
 import NIOCore
 @testable import NearbyServer
-import Synchronization
 import Testing
 
 /// The access log's batching and the metrics table, without a server.
-@Suite(.timeLimit(.minutes(5))) struct OperationsTests {
+@Suite(.timeLimit(.minutes(1))) struct OperationsTests {
     /// Bytes a buffer wrote, with the number of writes.
     final class Sink: Sendable {
-        private let state = Mutex((bytes: [UInt8](), writes: 0))
+        private let state = Locked((bytes: [UInt8](), writes: 0))
         func write(_ bytes: UnsafeBufferPointer<UInt8>) {
             state.withLock {
                 $0.bytes.append(contentsOf: bytes)

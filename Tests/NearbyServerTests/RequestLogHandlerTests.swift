@@ -1,16 +1,13 @@
 import Logging
 @testable import NearbyServer
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
 import Testing
+import LocationCore
 
 /// The handler Hummingbird's logger gets: metadata set per request reaches the real handler
 /// with each message, merged with the message's own.
 @Suite struct RequestLogHandlerTests {
     final class Events: Sendable {
-        let list = Mutex<[LogEvent]>([])
+        let list = Locked<[LogEvent]>([])
     }
 
     /// Keeps what it is asked to log.

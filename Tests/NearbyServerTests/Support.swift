@@ -7,7 +7,6 @@ import LocationIndex
 import MapFeature
 import NIOCore
 @testable import NearbyServer
-import Synchronization
 import Testing
 
 /// A temporary index of seeded places: a dense cluster around Tokyo Station, rings around both
@@ -70,15 +69,15 @@ final class TestIndex: Sendable {
 
 /// A wall clock a test moves by hand.
 final class ManualWallClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = Mutex(start) }
+    private let current: Locked<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = Locked(start) }
     var now: Date { current.withLock { $0 } }
     func advance(seconds: Double) { current.withLock { $0 += seconds } }
 }
 
 /// Access-log lines collected in memory.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 }

@@ -5,7 +5,7 @@ import MapFeature
 import Swarm
 import Testing
 
-@Suite("VirtualSwarm answers from an index", .timeLimit(.minutes(5)))
+@Suite("VirtualSwarm answers from an index", .timeLimit(.minutes(1)))
 struct AnswerSampleTests {
     @Test("sampled players' answers are the index's answers at their fetch centres")
     func answersMatchTheIndex() async throws {

@@ -3,12 +3,11 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Swarm
-import Synchronization
 import Testing
 
 /// The real-time swarm's scheduling, driven in game time by plain numbers (no clock, no network)
 /// and by the runner on a virtual clock. The reference is the virtual mode and MapSession itself.
-@Suite("LiveSwarm", .timeLimit(.minutes(5)))
+@Suite("LiveSwarm", .timeLimit(.minutes(1)))
 struct LiveSwarmTests {
     static func motion(players: Int = 120, seconds: Int = 600, seed: UInt64 = 7, ramp: Int = 60) throws -> VirtualSwarm.Configuration {
         try VirtualSwarm.Configuration(
@@ -133,7 +132,7 @@ struct LiveSwarmTests {
 
     /// Answers every request at once, in-process, and counts them.
     final class InstantTransport: SwarmTransport {
-        let sent = Mutex(0)
+        let sent = Locked(0)
         func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
             sent.withLock { $0 += 1 }
             completion(SwarmAnswer(send: send, status: 200, outcome: .success(playerID.count), latencyNanos: 1_500_000))
@@ -147,7 +146,7 @@ struct LiveSwarmTests {
         let clock = VirtualClock(autoAdvance: true)
         let transport = InstantTransport()
         let runner = try LiveSwarmRunner(clock: clock, speed: 4)
-        let closed = Mutex<[Int]>([])
+        let closed = Locked<[Int]>([])
         let stats = await runner.run(swarm, transport: transport) { second, _ in closed.withLock { $0.append(second.second) } }
         let virtual = await VirtualSwarm(configuration: motion).run()
         for reason in FetchThrottle.Reason.allCases {
@@ -164,7 +163,7 @@ struct LiveSwarmTests {
     }
 }
 
-@Suite("SwarmTrack", .timeLimit(.minutes(5)))
+@Suite("SwarmTrack", .timeLimit(.minutes(1)))
 struct SwarmTrackTests {
     static let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
 

@@ -5,7 +5,7 @@ import MapFeature
 import Swarm
 import Testing
 
-@Suite("VirtualSwarm", .timeLimit(.minutes(5)))
+@Suite("VirtualSwarm", .timeLimit(.minutes(1)))
 struct VirtualSwarmTests {
     static let tokyo = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
 

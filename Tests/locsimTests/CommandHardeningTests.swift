@@ -4,12 +4,13 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// Issue 17, items 1 and 2: no input crashes or stalls the command, and every error is two
 /// readable lines (`locsim: error: …`, `hint: …`) with the right exit status.
-@Suite(.timeLimit(.minutes(5))) struct CommandHardeningTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandHardeningTests {
     static let track = "tracks/sf-mission-walk.gpx"
     static let line = ["simulate", "line", "--from", "35.68,139.76", "--to", "35.69,139.77"]
 
@@ -63,8 +64,8 @@ import Testing
     ]
 
     @Test("A numeric option out of range stops at parse time: exit 2, the flag named, two lines", arguments: badOptions)
-    func badOption(_ option: BadOption) throws {
-        let result = try CLI.run(option.arguments)
+    func badOption(_ option: BadOption) async throws {
+        let result = try await CLI.run(option.arguments)
         #expect(result.status == 2, "\(result.stderr)")
         let lines = try Self.expectErrorLines(result)
         #expect(lines[0].contains(option.flag), "the message names \(option.flag): \(lines[0])")
@@ -107,10 +108,10 @@ import Testing
     ]
 
     @Test("Run-time failures: exit 1, the system's reason in one line, never a Foundation dump", arguments: failures)
-    func runtimeFailure(_ failure: Failure) throws {
+    func runtimeFailure(_ failure: Failure) async throws {
         var arguments = failure.arguments
         if ["replay", "simulate"].contains(arguments[0]) && !arguments.contains("--geodata") { arguments += ["--geodata", "geodata"] }
-        let result = try CLI.run(arguments, environment: failure.environment)
+        let result = try await CLI.run(arguments, environment: failure.environment)
         #expect(result.status == 1, "\(result.stderr)")
         let lines = try Self.expectErrorLines(result)
         #expect(lines[0].contains(failure.says), "\(lines[0])")
@@ -124,8 +125,8 @@ import Testing
         ["simulate", "circle", "--center", "-33.85,-70.6", "--duration", "2"],
         ["simulate", "random-walk", "--from", "-0.5,-0.5", "--duration", "2"],
     ])
-    func negativeCoordinates(_ arguments: [String]) throws {
-        let result = try CLI.run(arguments + ["--format", "jsonl", "--start-time", "2024-05-01T00:00:00Z"])
+    func negativeCoordinates(_ arguments: [String]) async throws {
+        let result = try await CLI.run(arguments + ["--format", "jsonl", "--start-time", "2024-05-01T00:00:00Z"])
         #expect(result.status == 0, "\(result.stderr)")
         let first = try #require(result.stdout.split(separator: "\n").first)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
@@ -138,7 +139,7 @@ import Testing
     }
 
     @Test("A failed import into a new index file leaves no file behind; an existing index keeps its places")
-    func failedImportLeavesNothing() throws {
+    func failedImportLeavesNothing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -146,32 +147,27 @@ import Testing
         try "id,name,lat,lon\na,A,35.0,139.0\nb,B,north,139.0\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let db = directory + "/new.sqlite"
         for input in [bad, directory + "/missing.csv"] {
-            let result = try CLI.run(["index", "import", input, "--db", db])
+            let result = try await CLI.run(["index", "import", input, "--db", db])
             #expect(result.status == 1, "\(result.stderr)")
             _ = try Self.expectErrorLines(result)
             let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
             #expect(left.isEmpty, "\(input): left \(left)")
         }
         // An index that existed before a failed import is kept, with its places.
-        #expect(try CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
-        let before = try CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout
-        #expect(try CLI.run(["index", "import", bad, "--db", db]).status == 1)
+        #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
+        let before = try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout
+        #expect(try await CLI.run(["index", "import", bad, "--db", db]).status == 1)
         #expect(FileManager.default.fileExists(atPath: db))
-        #expect(try CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
+        #expect(try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
     }
 
     @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
     func nmeaServeInterruptedWhileWaiting() async throws {
         for host in ["127.0.0.1", "localhost"] {
             let port = try LoopbackSocket.freePort()
-            let command = try LiveCommand(["nmea", "serve", "--port", String(port), "--host", host, "--from", "-33.85,-70.6"])
+            let command = try await LiveCommand(["nmea", "serve", "--port", String(port), "--host", host, "--from", "-33.85,-70.6"])
             defer { command.stop() }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !command.child.errors.contains("waiting for a client"), command.child.termination == nil,
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await command.child.wait(for: "waiting for a client") { command.child.errors.contains("waiting for a client") }
             #expect(command.child.errors.contains("on \(host):\(port)"), "\(command.child.errors)")
             command.interrupt()
             #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
@@ -180,7 +176,7 @@ import Testing
     }
 
     @Test("nmea serve on a port in use, or an address not on this machine, is a run-time error (exit 1)")
-    func nmeaServeCannotListen() throws {
+    func nmeaServeCannotListen() async throws {
         let listener = try LoopbackSocket.makeListener()
         defer { close(listener.descriptor) }
         for arguments in [
@@ -188,7 +184,7 @@ import Testing
             ["--port", "0", "--host", "192.0.2.1"],  // TEST-NET-1: never an address of this machine
             ["--port", "0", "--host", "no-such-host.invalid"],
         ] {
-            let result = try CLI.run(["nmea", "serve", "--from", "35.68,139.76"] + arguments)
+            let result = try await CLI.run(["nmea", "serve", "--from", "35.68,139.76"] + arguments)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
             let lines = try Self.expectErrorLines(result)
             #expect(lines[0].contains(arguments.contains("--host") ? arguments.last! : String(listener.port)), "\(lines[0])")

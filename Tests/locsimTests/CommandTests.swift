@@ -1,30 +1,31 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-@Suite(.serialized) struct CommandTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct CommandTests {
     static let commands: [[String]] = [
         [], ["replay"], ["simulate"], ["track", "stats"], ["index", "import"], ["index", "query"], ["index", "stats"],
         ["gpsd"], ["nmea", "serve"], ["serve"], ["swarm"],
     ]
 
     @Test("--help of every command matches its golden file", arguments: commands)
-    func help(command: [String]) throws {
-        let result = try CLI.run(command + ["--help"])
+    func help(command: [String]) async throws {
+        let result = try await CLI.run(command + ["--help"])
         #expect(result.status == 0)
         let name = "help-" + (command.isEmpty ? "locsim" : command.joined(separator: "-")) + ".txt"
         try CLI.expectGolden(result.stdout, name)
     }
 
     @Test("A --fast replay of a shipped walk gives the golden jsonl, byte for byte, every time")
-    func replayGolden() throws {
+    func replayGolden() async throws {
         let arguments = [
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--start", "40:00", "--radius", "800",
             "--geodata", "geodata",
         ]
-        let first = try CLI.run(arguments)
+        let first = try await CLI.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try CLI.run(arguments)
+        let second = try await CLI.run(arguments)
         #expect(first.stdout == second.stdout)
         try CLI.expectGolden(first.stdout, "replay-sf-mission-fast.jsonl")
 
@@ -48,10 +49,10 @@ import Testing
     }
 
     @Test("The HTML report is self-contained and holds the map, fetches, places, timeline and summary")
-    func htmlReport() throws {
+    func htmlReport() async throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
         defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "replay", "tracks/tokyo-marunouchi-walk.gpx", "--fast", "--radius", "1500", "--report", report,
             "--geodata", "geodata",
         ])
@@ -76,28 +77,28 @@ import Testing
     }
 
     @Test("Exit codes: 0 success, 1 runtime failure, 2 usage error; messages say what and where")
-    func exitCodes() throws {
-        let missing = try CLI.run(["replay", "/nonexistent/walk.gpx", "--fast"])
+    func exitCodes() async throws {
+        let missing = try await CLI.run(["replay", "/nonexistent/walk.gpx", "--fast"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/walk.gpx"))
 
         let bad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: bad) }
         try "<gpx>\n<trk><trkseg>\n<trkpt lat=\"abc\" lon=\"1\"/>\n</trkseg></trk></gpx>\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let malformed = try CLI.run(["replay", bad, "--fast"])
+        let malformed = try await CLI.run(["replay", bad, "--fast"])
         #expect(malformed.status == 1)
         #expect(malformed.stderr.contains("\(bad):3:1:"), "\(malformed.stderr)")
 
-        let notIndex = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--db", "README.md"])
+        let notIndex = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--db", "README.md"])
         #expect(notIndex.status == 1)
         #expect(notIndex.stderr.contains("not a locsim index"))
 
         let port = try LoopbackSocket.freePort()
-        let gpsd = try CLI.run(["replay", "--gpsd", "127.0.0.1:\(port)"])
+        let gpsd = try await CLI.run(["replay", "--gpsd", "127.0.0.1:\(port)"])
         #expect(gpsd.status == 1)
         #expect(gpsd.stderr.contains("127.0.0.1:\(port)"))
 
-        let server = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:\(port)"])
+        let server = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:\(port)"])
         #expect(server.status == 0 || server.status == 1)
         #expect(server.stdout.contains("failed") || server.stderr.contains("127.0.0.1:\(port)"))
 
@@ -110,22 +111,22 @@ import Testing
             ["simulate", "line", "--from", "95,0", "--to", "0,0"],
             ["track", "stats"],
         ] {
-            let result = try CLI.run(usage)
+            let result = try await CLI.run(usage)
             #expect(result.status == 2, "\(usage) → \(result.status): \(result.stderr)")
             #expect(!result.stderr.isEmpty)
         }
-        #expect(try CLI.run(["track", "stats", "tracks/sf-mission-walk.gpx"]).status == 0)
+        #expect(try await CLI.run(["track", "stats", "tracks/sf-mission-walk.gpx"]).status == 0)
     }
 
     @Test("Progress appears only on a terminal, on standard error, never on piped output")
-    func progressOnlyOnTTY() throws {
+    func progressOnlyOnTTY() async throws {
         let arguments = ["replay", "tracks/tokyo-marunouchi-walk.gpx", "--speed", "1000", "--start", "58:00", "--geodata", "geodata"]
-        let piped = try CLI.run(arguments)
+        let piped = try await CLI.run(arguments)
         #expect(piped.status == 0)
         #expect(!piped.stdout.contains("\u{1B}[K") && !piped.stderr.contains("\u{1B}[K"))
         #expect(!piped.stdout.contains("remaining"))
 
-        let (status, output) = try CLI.runOnTerminal(arguments)
+        let (status, output) = try await CLI.runOnTerminal(arguments)
         #expect(status == 0, "\(output)")
         #expect(output.contains("\u{1B}[K"), "the status line is redrawn in place")
         #expect(output.contains("remaining") && output.contains("fetches") && output.contains("places on map"))

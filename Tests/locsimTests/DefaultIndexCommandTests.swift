@@ -1,10 +1,11 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// Where the command finds the place CSVs of the default index and where it caches the built
 /// index: the command's policy (Sources/LocSimCommand/Geodata.swift), not LocationIndex's.
-@Suite struct DefaultIndexCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct DefaultIndexCommandTests {
     /// A fresh folder outside the clone, so `./geodata` is not there.
     static func scratch(_ name: String) throws -> String {
         let path = FileManager.default.temporaryDirectory
@@ -20,11 +21,11 @@ import Testing
     }
 
     @Test("Run outside the clone, a development build finds the clone's geodata/ and caches in LOCSIM_CACHE_DIR")
-    func cloneGeodataAndCacheVariable() throws {
+    func cloneGeodataAndCacheVariable() async throws {
         let directory = try Self.scratch("clone")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cache = directory + "/cache"
-        let result = try CLI.run(
+        let result = try await CLI.run(
             ["index", "stats"], environment: ["LOCSIM_CACHE_DIR": cache, "XDG_CACHE_HOME": directory + "/xdg"],
             removing: ["LOCSIM_GEODATA"], directory: directory)
         #expect(result.status == 0, "\(result.stderr)")
@@ -33,10 +34,10 @@ import Testing
     }
 
     @Test("Without LOCSIM_CACHE_DIR the index is cached in XDG_CACHE_HOME/locsim")
-    func xdgCache() throws {
+    func xdgCache() async throws {
         let directory = try Self.scratch("xdg")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try CLI.run(
+        let result = try await CLI.run(
             ["index", "stats"], environment: ["XDG_CACHE_HOME": directory + "/xdg"],
             removing: ["LOCSIM_CACHE_DIR", "LOCSIM_GEODATA"], directory: directory)
         #expect(result.status == 0, "\(result.stderr)")
@@ -44,14 +45,14 @@ import Testing
     }
 
     @Test("An installed binary reads share/locsim/geodata beside its bin/, and says what to do when there is none")
-    func installedBinary() throws {
+    func installedBinary() async throws {
         let prefix = try Self.scratch("installed")
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: CLI.binary, toPath: prefix + "/bin/locsim")
         let environment = ["LOCSIM_CACHE_DIR": prefix + "/cache"]
 
-        let missing = try CLI.run(
+        let missing = try await CLI.run(
             ["index", "stats"], environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim",
             directory: prefix)
         #expect(missing.status == 1)
@@ -65,7 +66,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: PackagePaths.root + "/geodata/sf-mission.csv", toPath: share + "/sf-mission.csv")
-        let found = try CLI.run(
+        let found = try await CLI.run(
             ["index", "query", "--lat", "37.7765499", "--lon", "-122.4219638", "--radius", "1", "--format", "json"],
             environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim", directory: prefix)
         #expect(found.status == 0, "\(found.stderr)")

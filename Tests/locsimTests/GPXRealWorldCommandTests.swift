@@ -1,11 +1,12 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// `track stats` and `replay` on the real-world GPX cases of
 /// `scripts/reference/make_gpx_realworld_reference.py` (files and expected values in
 /// Tests/GPXFormatTests/Fixtures/realworld).
-@Suite struct GPXRealWorldCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct GPXRealWorldCommandTests {
     static let directory = "Tests/GPXFormatTests/Fixtures/realworld/"
 
     struct Reference: Decodable {
@@ -30,10 +31,10 @@ import Testing
     }
 
     @Test("track stats --lenient keeps a point whose only fault is a bad value, and says where each problem is")
-    func trackStatsLenient() throws {
+    func trackStatsLenient() async throws {
         let file = Self.directory + "bad-values.gpx"
         let reference = try Self.reference("bad-values")
-        let result = try CLI.run(["track", "stats", file, "--lenient", "--format", "json"])
+        let result = try await CLI.run(["track", "stats", file, "--lenient", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try stats(result)["points"] as? Int == reference.segments.flatMap { $0 }.count)
         let problems = try #require(reference.problems)
@@ -43,7 +44,7 @@ import Testing
             #expect(result.stderr.contains("\(file):\(problem.line):\(problem.column): error: "), "\(result.stderr)")
         }
         // Strict: the first bad value stops it, where it is.
-        let strict = try CLI.run(["track", "stats", file])
+        let strict = try await CLI.run(["track", "stats", file])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("\(file):\(problems[0].line):\(problems[0].column):"), "\(strict.stderr)")
         #expect(strict.stderr.contains("hint: fix the file at that line and column"), "\(strict.stderr)")
@@ -52,18 +53,18 @@ import Testing
     @Test("track stats reads ISO-8859-1, windows-1252 and UTF-16 files", arguments: [
         "latin1-declared", "windows1252-declared", "windows1252-undeclared", "utf16le-bom", "utf16be-bom",
     ])
-    func trackStatsEncodings(name: String) throws {
+    func trackStatsEncodings(name: String) async throws {
         let reference = try Self.reference(name)
-        let result = try CLI.run(["track", "stats", Self.directory + name + ".gpx", "--format", "json"])
+        let result = try await CLI.run(["track", "stats", Self.directory + name + ".gpx", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try stats(result)["points"] as? Int == reference.segments.flatMap { $0 }.count)
     }
 
     @Test("track stats says which track points go back in time, with file:line:column")
-    func trackStatsReversals() throws {
+    func trackStatsReversals() async throws {
         let file = Self.directory + "backwards-times.gpx"
         let reference = try Self.reference("backwards-times")
-        let result = try CLI.run(["track", "stats", file, "--format", "json"])
+        let result = try await CLI.run(["track", "stats", file, "--format", "json"])
         #expect(result.status == 0)
         let count = try #require(reference.track_reversals)
         #expect(result.stderr.contains("warning: \(count) track points have a time earlier than a point before them"), "\(result.stderr)")
@@ -74,10 +75,10 @@ import Testing
     }
 
     @Test("replay --lenient plays the points it can and reports the rest")
-    func replayLenient() throws {
+    func replayLenient() async throws {
         let file = Self.directory + "bad-values.gpx"
         let reference = try Self.reference("bad-values")
-        let result = try CLI.run(["replay", file, "--lenient", "--fast", "--format", "jsonl"])
+        let result = try await CLI.run(["replay", file, "--lenient", "--fast", "--format", "jsonl"])
         #expect(result.status == 0, "\(result.stderr)")
         let fixes = result.stdout.split(separator: "\n").filter { $0.contains("\"type\":\"fix\"") }
         // Every kept point with a time becomes a fix; the one whose <time> was dropped is left out.
@@ -90,10 +91,10 @@ import Testing
     }
 
     @Test("replay says which points it dropped because their time goes backwards")
-    func replayReversals() throws {
+    func replayReversals() async throws {
         let file = Self.directory + "backwards-times.gpx"
         let reference = try Self.reference("backwards-times")
-        let result = try CLI.run(["replay", file, "--fast", "--format", "jsonl"])
+        let result = try await CLI.run(["replay", file, "--fast", "--format", "jsonl"])
         #expect(result.status == 0, "\(result.stderr)")
         let count = try #require(reference.track_reversals)
         #expect(result.stderr.contains("dropped \(count) points whose time goes backwards"), "\(result.stderr)")
@@ -105,25 +106,25 @@ import Testing
     }
 
     @Test("A 1 GB sparse file fails at 1:1 naming the NUL byte")
-    func sparseFile() throws {
+    func sparseFile() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sparse-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: 1 << 30)
         try handle.close()
-        let result = try CLI.run(["track", "stats", path])
+        let result = try await CLI.run(["track", "stats", path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("locsim: error: \(path):1:1: a NUL byte"), "\(result.stderr)")
         #expect(result.stderr.contains("hint: the file is not well-formed GPX there"), "\(result.stderr)")
     }
 
     @Test("An encoding locsim cannot read is an error naming it, with a hint to convert")
-    func unsupportedEncoding() throws {
+    func unsupportedEncoding() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sjis-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<gpx version=\"1.1\"/>\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try CLI.run(["track", "stats", path])
+        let result = try await CLI.run(["track", "stats", path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("locsim: error: \(path):1:31: encoding \"Shift_JIS\" is not supported"), "\(result.stderr)")
         #expect(result.stderr.contains("iconv -f Shift_JIS -t UTF-8"), "\(result.stderr)")

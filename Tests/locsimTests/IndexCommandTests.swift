@@ -1,28 +1,29 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// `locsim index` end to end, through the built binary (``CLI``).
-@Suite("locsim index")
+@Suite("locsim index", .timeLimit(.minutes(1)))
 struct IndexCommandTests {
     /// Runs locsim with every relative file argument resolved inside `directory`.
-    func locsim(_ arguments: [String], in directory: String) throws -> CLI.Result {
+    func locsim(_ arguments: [String], in directory: String) async throws -> CLI.Result {
         let resolved = arguments.map { argument in
             argument.hasSuffix(".csv") || argument.hasSuffix(".sqlite") ? directory + "/" + argument : argument
         }
-        return try CLI.run(resolved)
+        return try await CLI.run(resolved)
     }
 
-    func withDirectory(_ body: (String) throws -> Void) throws {
+    func withDirectory(_ body: (String) async throws -> Void) async throws {
         let path = NSTemporaryDirectory() + "locsim-index-cli-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try body(path)
+        try await body(path)
     }
 
     @Test("import, query (text, json, jsonl) and stats")
-    func endToEnd() throws {
-        try withDirectory { directory in
+    func endToEnd() async throws {
+        try await withDirectory { directory in
             try """
                 id,name,lat,lon,kind,level
                 a,"Alpha, the first",35.0000000,139.0000000,shrine,1
@@ -30,11 +31,11 @@ struct IndexCommandTests {
                 c,Gamma,-16.5,179.9999,buoy,2
                 d,Delta,-16.5,-179.9999,buoy,3
                 """.write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
-            let imported = try locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory)
+            let imported = try await locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory)
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stdout.contains("4 new"))
 
-            let json = try locsim(
+            let json = try await locsim(
                 ["index", "query", "--db", "i.sqlite", "--lat", "35", "--lon", "139", "--radius", "200", "--format", "json"],
                 in: directory)
             #expect(json.status == 0)
@@ -45,7 +46,7 @@ struct IndexCommandTests {
 
             try "lat,lon,radius\n-16.5,180,100\n35,139,1\n0,0,1000\n".write(
                 toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
-            let batch = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "q.csv", "--format", "jsonl"], in: directory)
+            let batch = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "q.csv", "--format", "jsonl"], in: directory)
             #expect(batch.status == 0, "\(batch.stderr)")
             let lines = batch.stdout.split(separator: "\n")
             #expect(lines.count == 3)
@@ -58,11 +59,11 @@ struct IndexCommandTests {
             // fields, a blank line): read by the RFC 4180 reader place files use, same answers.
             let exported = "\u{FEFF}\"Latitude\",\"Longitude\",\"Radius\"\r\n\"-16.5\",\"180\",\"100\"\r\n\r\n35,139,\"1\"\r\n0,0,1000\r\n"
             try exported.write(toFile: directory + "/exported.csv", atomically: true, encoding: .utf8)
-            let same = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "exported.csv", "--format", "jsonl"], in: directory)
+            let same = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "exported.csv", "--format", "jsonl"], in: directory)
             #expect(same.status == 0, "\(same.stderr)")
             #expect(same.stdout == batch.stdout)
             try "lat,lon,radius\n10,20,100\n\"10,20,100\n".write(toFile: directory + "/open.csv", atomically: true, encoding: .utf8)
-            let open = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
+            let open = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
             #expect(open.status == 1)
             #expect(open.stderr.contains("open.csv:3") && open.stderr.contains("quoted field is not closed"), "\(open.stderr)")
 
@@ -70,13 +71,13 @@ struct IndexCommandTests {
             for value in ["0x1p3", "nan", "inf"] {
                 try "lat,lon,radius\n10,20,100\n\(value),20,100\n".write(
                     toFile: directory + "/odd.csv", atomically: true, encoding: .utf8)
-                let odd = try locsim(["index", "query", "--db", "i.sqlite", "--queries", "odd.csv", "--format", "jsonl"], in: directory)
+                let odd = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "odd.csv", "--format", "jsonl"], in: directory)
                 #expect(odd.status == 1, "\(value): \(odd.stderr)")
                 #expect(odd.stderr.contains("odd.csv:3: column \"lat\""), "\(odd.stderr)")
                 #expect(odd.stderr.contains("\"\(value)\" is not a number"), "\(odd.stderr)")
             }
 
-            let stats = try locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
+            let stats = try await locsim(["index", "stats", "--db", "i.sqlite", "--format", "json", "--verify"], in: directory)
             #expect(stats.status == 0)
             #expect(stats.stdout.contains(#""places":4"#))
             #expect(stats.stdout.contains(#""rows_per_level":["#))
@@ -84,18 +85,18 @@ struct IndexCommandTests {
     }
 
     @Test("Errors exit 1 with advice, usage errors exit 2")
-    func exitStatuses() throws {
-        try withDirectory { directory in
+    func exitStatuses() async throws {
+        try await withDirectory { directory in
             try "id,name,lat,lon\nx,Bad,91,0\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
-            let bad = try locsim(["index", "import", "bad.csv", "--db", "i.sqlite"], in: directory)
+            let bad = try await locsim(["index", "import", "bad.csv", "--db", "i.sqlite"], in: directory)
             #expect(bad.status == 1)
             #expect(bad.stderr.contains("bad.csv:2: column \"lat\""))
 
-            let notIndex = try locsim(["index", "stats", "--db", "bad.csv"], in: directory)
+            let notIndex = try await locsim(["index", "stats", "--db", "bad.csv"], in: directory)
             #expect(notIndex.status == 1)
             #expect(notIndex.stderr.contains("not a locsim index"))
 
-            let missing = try locsim(["index", "stats", "--db", "nothing.sqlite"], in: directory)
+            let missing = try await locsim(["index", "stats", "--db", "nothing.sqlite"], in: directory)
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("locsim index import"))
 
@@ -105,7 +106,7 @@ struct IndexCommandTests {
                 ["--lat", "0", "--lon", "0", "--radius", "10", "--limit", "0"],
                 ["--queries", "q.csv"],
             ] {
-                let usage = try locsim(["index", "query", "--db", "i.sqlite"] + arguments, in: directory)
+                let usage = try await locsim(["index", "query", "--db", "i.sqlite"] + arguments, in: directory)
                 #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// The command's JSON output against its one schema (`JSONLSchema`, Sources/LocSimCommand/Output): the
 /// documentation is that schema rendered, and every line each command writes is checked against it
 /// (members, order, types, rounding, when present).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct JSONLSchemaTests {
     static let docPath = "docs/jsonl.md"
     static let begin = "<!-- schema:begin (generated from JSONLSchema; RECORD_GOLDEN=1 rewrites it) -->\n"
@@ -59,261 +60,91 @@ struct JSONLSchemaTests {
     }
 
     @Test("replay and simulate --map: every jsonl line matches its record, for a walk and an index")
-    func replayAndSimulateMap() throws {
+    func replayAndSimulateMap() async throws {
         var seen = Set<String>()
-        let replay = try CLI.run([
+        let replay = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--start", "40:00", "--radius", "800",
             "--geodata", "geodata",
         ])
         #expect(replay.status == 0, "\(replay.stderr)")
-        seen.formUnion(try Self.check(replay.stdout))
-        let map = try CLI.run([
+        seen.formUnion(try SchemaCheck.check(replay.stdout))
+        let map = try await CLI.run([
             "simulate", "line", "--from", "37.7577,-122.4189", "--to", "37.7610,-122.4150", "--noise", "3", "--seed", "7",
             "--start-time", "2024-05-01T00:00:00Z", "--map", "--format", "jsonl", "--radius", "1000", "--min-accuracy", "5",
             "--geodata", "geodata",
         ])
         #expect(map.status == 0, "\(map.stderr)")
-        seen.formUnion(try Self.check(map.stdout))
+        seen.formUnion(try SchemaCheck.check(map.stdout))
         #expect(seen.isSuperset(of: ["fix", "fetch", "answer", "places", "encounter", "summary"]), "\(seen)")
         #expect(map.stdout.contains(#""rejected":"accuracy"#), "a fix over --min-accuracy is written as rejected")
     }
 
     @Test("replay --online against a slow and a failing server: fetch_failed and coalesced lines match their records too",
         arguments: ["slow-1s", "slow-1s-fail", "server-error"])
-    func replayOnline(scenario: String) throws {
-        let server = try OnlineReplayTests.Server()
+    func replayOnline(scenario: String) async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--speed", "50", "--start", "48:10", "--online",
             "http://127.0.0.1:\(server.port)/\(scenario)", "--format", "jsonl", "--no-progress",
         ])
-        let types = try Self.check(result.stdout)
+        let types = try SchemaCheck.check(result.stdout)
         #expect(types.contains(scenario == "slow-1s" ? "coalesced" : "fetch_failed"), "\(types)")
     }
 
     @Test("simulate, index query, track stats, index stats: every JSON line matches its record")
-    func otherCommands() throws {
-        let simulate = try CLI.run([
+    func otherCommands() async throws {
+        let simulate = try await CLI.run([
             "simulate", "circle", "--center", "35.6812,139.7671", "--radius", "50", "--duration", "30", "--noise", "2",
             "--seed", "3", "--format", "jsonl",
         ])
         #expect(simulate.status == 0, "\(simulate.stderr)")
-        #expect(try Self.check(simulate.stdout) == ["fix"])
+        #expect(try SchemaCheck.check(simulate.stdout) == ["fix"])
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jsonl-schema-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = directory + "/i.sqlite"
-        let imported = try CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", database])
+        let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", database])
         #expect(imported.status == 0, "\(imported.stderr)")
         try "lat,lon,radius\n37.7599,-122.4148,300\n0,0,10\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
-        let batch = try CLI.run(["index", "query", "--db", database, "--queries", directory + "/q.csv", "--format", "jsonl"])
+        let batch = try await CLI.run(["index", "query", "--db", database, "--queries", directory + "/q.csv", "--format", "jsonl"])
         #expect(batch.status == 0, "\(batch.stderr)")
-        _ = try Self.check(batch.stdout, record: JSONLSchema.queryResult)
+        _ = try SchemaCheck.check(batch.stdout, record: JSONLSchema.queryResult)
         #expect(batch.stdout.contains(#""kind":"#) && batch.stdout.contains(#""level":"#), "--queries carries kind and level")
-        let one = try CLI.run(["index", "query", "--db", database, "--lat", "37.7599", "--lon", "-122.4148", "--radius", "300", "--format", "json"])
+        let one = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7599", "--lon", "-122.4148", "--radius", "300", "--format", "json"])
         #expect(one.status == 0, "\(one.stderr)")
-        _ = try Self.check(one.stdout, record: JSONLSchema.queryResult)
+        _ = try SchemaCheck.check(one.stdout, record: JSONLSchema.queryResult)
         #expect(batch.stdout.split(separator: "\n").first.map(String.init) == one.stdout.split(separator: "\n").first.map(String.init),
             "one query's json is the --queries line for the same query")
 
-        let stats = try CLI.run(["index", "stats", "--db", database, "--format", "json"])
+        let stats = try await CLI.run(["index", "stats", "--db", database, "--format", "json"])
         #expect(stats.status == 0, "\(stats.stderr)")
-        _ = try Self.check(stats.stdout, record: JSONLSchema.indexStats)
+        _ = try SchemaCheck.check(stats.stdout, record: JSONLSchema.indexStats)
 
         // A walk, and a file with one waypoint and no track (start, end and duration null).
         let waypoint = directory + "/waypoint.gpx"
         try #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1.5" lon="2.5"/></gpx>"#
             .write(toFile: waypoint, atomically: true, encoding: .utf8)
         for track in [PackagePaths.path("tracks/sf-mission-walk.gpx"), waypoint] {
-            let result = try CLI.run(["track", "stats", track, "--format", "json"])
+            let result = try await CLI.run(["track", "stats", track, "--format", "json"])
             #expect(result.status == 0, "\(result.stderr)")
-            _ = try Self.check(result.stdout, record: JSONLSchema.trackStats)
+            _ = try SchemaCheck.check(result.stdout, record: JSONLSchema.trackStats)
         }
     }
 
-    /// Checks every line of `output` (records found by their `type`, or `record`), and returns the
-    /// types seen.
-    static func check(_ output: String, record: JSONLRecordSchema? = nil, sourceLocation: SourceLocation = #_sourceLocation)
-        throws -> Set<String>
-    {
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.last == "", "the output ends with a newline", sourceLocation: sourceLocation)
-        var types = Set<String>()
-        var failures = 0
-        for line in lines.dropLast() {
-            let problems = SchemaCheck.problems(String(line), record: record)
-            if !problems.isEmpty, failures < 5 {
-                failures += 1
-                Issue.record("\(problems.joined(separator: "; ")): \(line)", sourceLocation: sourceLocation)
-            }
-            if let type = LiveCommand.parse(String(line))?.type { types.insert(type) }
-        }
-        return types
-    }
 }
 
-/// Checks one JSON line against ``JSONLSchema``.
-enum SchemaCheck {
-    static func problems(_ line: String, record expected: JSONLRecordSchema? = nil) -> [String] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-            return ["not a JSON object"]
-        }
-        let record: JSONLRecordSchema
-        if let expected {
-            record = expected
-        } else {
-            guard let type = object["type"] as? String, let found = JSONLSchema.record(type: type) else {
-                return ["no record has type \(object["type"].map { "\($0)" } ?? "nil")"]
-            }
-            record = found
-        }
-        return problems(object, record: record, order: LiveCommand.orderedKeys(line), path: record.name)
-    }
-
-    private static func problems(_ object: [String: Any], record: JSONLRecordSchema, order: [String]?, path: String) -> [String] {
-        var problems: [String] = []
-        let names = record.fields.map(\.name)
-        for key in object.keys where !names.contains(key) { problems.append("\(path).\(key) is not in the schema") }
-        if let order, order != names.filter({ object[$0] != nil }) {
-            problems.append("\(path): members \(order) are not in the schema's order \(names)")
-        }
-        for field in record.fields {
-            let where_ = "\(path).\(field.name)"
-            guard let value = object[field.name] else {
-                switch field.presence {
-                case .always, .nullable: problems.append("\(where_) is missing")
-                case .optional: break
-                case .events(let events):
-                    if let event = object["event"] as? String, events.contains(event) {
-                        problems.append("\(where_) is missing from a \(event) event")
-                    }
-                }
-                continue
-            }
-            if case .events(let events) = field.presence, let event = object["event"] as? String, !events.contains(event) {
-                problems.append("\(where_) does not belong in a \(event) event")
-            }
-            if value is NSNull {
-                if !field.isNullable { problems.append("\(where_) is null") }
-                continue
-            }
-            if field.name == "type", value as? String != record.type { problems.append("\(where_) is not \(record.type ?? "")") }
-            switch field.kind {
-            case .string:
-                if !(value is String) { problems.append("\(where_) is not a string") }
-            case .timestamp:
-                if (value as? String).flatMap(LiveCommand.parseTimestamp) == nil { problems.append("\(where_) is not a UTC time") }
-            case .integer:
-                if !isInteger(value) { problems.append("\(where_) is not an integer") }
-            case .number:
-                guard let number = (value as? NSNumber)?.doubleValue, !(value is String) else {
-                    problems.append("\(where_) is not a number")
-                    break
-                }
-                if let decimals = field.decimals {
-                    let scaled = number * pow(10, Double(decimals))
-                    if abs(scaled - scaled.rounded()) > 1e-6 * max(1, abs(scaled)) {
-                        problems.append("\(where_) has more than \(decimals) decimals")
-                    }
-                }
-            case .strings:
-                if !(value is [String]) { problems.append("\(where_) is not an array of strings") }
-            case .integers:
-                if (value as? [Any])?.allSatisfy(isInteger) != true { problems.append("\(where_) is not an array of integers") }
-            case .object(let name):
-                guard let nested = value as? [String: Any], let schema = JSONLSchema.record(named: name) else {
-                    problems.append("\(where_) is not an object")
-                    break
-                }
-                problems += Self.problems(nested, record: schema, order: nil, path: where_)
-            case .objects(let name):
-                guard let array = value as? [[String: Any]], let schema = JSONLSchema.record(named: name) else {
-                    problems.append("\(where_) is not an array of objects")
-                    break
-                }
-                for (i, element) in array.enumerated() { problems += Self.problems(element, record: schema, order: nil, path: "\(where_)[\(i)]") }
-            }
-        }
-        return problems
-    }
-
-    private static func isInteger(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber, !(value is String) else { return false }
-        let double = number.doubleValue
-        return double == double.rounded() && abs(double) < 1e15
-    }
-}
-
-/// `fix` records from the three commands that write them, for the same walk: one schema, the
-/// same members in the same order; accuracy always (null when unknown), speed and course when known.
-@Suite(.enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .timeLimit(.minutes(3)))
-struct FixRecordParityTests {
-    /// What every source here knows for a moving walk, in the schema's order.
-    static let common = ["type", "t", "lat", "lon", "accuracy", "mode", "speed", "course"]
-
-    @Test("replay, simulate and gpsd (a real gpsd fed by nmea serve) write fixes with the same members, in the same order")
-    func sameMembers() async throws {
-        let track = PackagePaths.path("tracks/sf-mission-walk.gpx")
-        // At 2 Hz half the fixes fall between the recorded 1 Hz points, and those carry the
-        // speed and course derived from the pair; the recorded points have none in this file.
-        let replay = try CLI.run(["replay", track, "--fast", "--format", "jsonl", "--start", "40:00", "--rate", "2", "--geodata", "geodata"])
-        #expect(replay.status == 0, "\(replay.stderr)")
-        let simulate = try CLI.run([
-            "simulate", "line", "--from", "37.7577,-122.4189", "--to", "37.7610,-122.4150", "--noise", "3", "--seed", "7",
-            "--format", "jsonl",
-        ])
-        #expect(simulate.status == 0, "\(simulate.stderr)")
-
-        // The same track through NMEA and a real gpsd.
-        let serve = try await GPSDCommandTests.startNMEAServe([track, "--speed", "20", "--original-times"])
-        defer { serve.command.stop() }
-        let daemon = try await GPSDDaemon.start(feedPort: serve.port)
-        defer { daemon.stop() }
-        let gpsd = try LiveCommand(["gpsd", "--port", String(daemon.port), "--format", "jsonl"])
-        defer { gpsd.stop() }
-        try await gpsd.wait(for: "fixes at 10 different times") { lines in
-            Set(lines.compactMap { $0.json?.type == "fix" ? $0.json?.timestamp : nil }).count >= 10
-        }
-        gpsd.interrupt()
-        #expect(try await gpsd.waitForExit() == .exited(0), "\(gpsd.child.errors)")
-
-        let outputs = ["replay": replay.stdout, "simulate": simulate.stdout, "gpsd": gpsd.child.output]
-        for (command, output) in outputs.sorted(by: { $0.key < $1.key }) {
-            let types = try JSONLSchemaTests.check(output)
-            #expect(types.contains("fix"), "\(command) wrote no fix")
-            let fixes = output.split(separator: "\n").map(String.init).filter { $0.hasPrefix(#"{"type":"fix""#) }
-            #expect(!fixes.isEmpty, "\(command) wrote no fix line")
-            for (number, line) in fixes.enumerated() {
-                let keys = LiveCommand.orderedKeys(line)
-                // The members every source has, in the schema's order; speed and course where the
-                // fix knows them: every fix of simulate, a replay's interpolated ones, and gpsd's
-                // after its first epoch (gpsd 3.22 may report the first epoch before it has the
-                // RMC that carries them, now that locsim writes GSA first).
-                let knowsMotion =
-                    switch command {
-                    case "replay": !line.contains(".000Z")
-                    case "gpsd": number > 0
-                    default: true
-                    }
-                let expected = knowsMotion ? Self.common : Self.common.filter { $0 != "speed" && $0 != "course" }
-                let mayKnowMotion = command == "gpsd" && number == 0 && keys.contains("speed")
-                #expect(keys.filter(Self.common.contains) == (mayKnowMotion ? Self.common : expected), "\(command): \(line)")
-                #expect(!keys.contains("rejected"), "\(command): only a map timeline writes rejected")
-            }
-        }
-    }
-}
 
 /// `--format text` is for people: plurals agree, numbers are rounded, names cannot break a line.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(1)))
 struct TextOutputTests {
     /// A name with a line feed, a tab and an escape sequence (red text on a terminal).
     static let trickyName = "Line one\nLine\ttwo \u{1B}[31mred\u{1B}[0m"
     static let escapedName = #"Line one\nLine\ttwo \u{1B}[31mred\u{1B}[0m"#
 
     /// An index of one place, at the first point of the walk `--start 40:00` begins with, named `trickyName`.
-    static func oneTrickyPlace(in directory: String) throws -> String {
+    static func oneTrickyPlace(in directory: String) async throws -> String {
         let feature: [String: Any] = [
             "type": "FeatureCollection",
             "features": [[
@@ -325,7 +156,7 @@ struct TextOutputTests {
         let path = directory + "/one.geojson"
         try JSONSerialization.data(withJSONObject: feature).write(to: URL(fileURLWithPath: path))
         let database = directory + "/one.sqlite"
-        let imported = try CLI.run(["index", "import", path, "--db", database])
+        let imported = try await CLI.run(["index", "import", path, "--db", database])
         #expect(imported.status == 0, "\(imported.stderr)")
         return database
     }
@@ -337,11 +168,11 @@ struct TextOutputTests {
     }
 
     @Test("index query text: '1 place', a radius without float noise, the name escaped on its one line")
-    func indexQuery() throws {
+    func indexQuery() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try Self.oneTrickyPlace(in: directory)
-        let result = try CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300"])
+        let database = try await Self.oneTrickyPlace(in: directory)
+        let result = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3, "one line per place, one total, nothing else: \(result.stdout)")
@@ -349,17 +180,17 @@ struct TextOutputTests {
         #expect(lines.first?.contains(#"park\u{7}"#) == true, "\(result.stdout)")
         #expect(lines.dropFirst().first?.hasPrefix("1 place within 300 m of ") == true, "\(result.stdout)")
         #expect(!result.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control characters reach the terminal")
-        let none = try CLI.run(["index", "query", "--db", database, "--lat", "0", "--lon", "0", "--radius", "12.5"])
+        let none = try await CLI.run(["index", "query", "--db", database, "--lat", "0", "--lon", "0", "--radius", "12.5"])
         #expect(none.stdout.hasPrefix("0 places within 12.5 m of "), "\(none.stdout)")
         // jsonl keeps the name as it is (JSON escapes it).
-        let json = try CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300", "--format", "json"])
+        let json = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300", "--format", "json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]]
         #expect(object?["places"]?.first?["name"] as? String == Self.trickyName)
     }
 
     @Test("simulate --map text: a fix over --min-accuracy is ignored with its accuracy rounded to 0.1 m")
-    func ignoredFixAccuracy() throws {
-        let result = try CLI.run([
+    func ignoredFixAccuracy() async throws {
+        let result = try await CLI.run([
             "simulate", "line", "--from", "37.7577,-122.4189", "--to", "37.7610,-122.4150", "--noise", "3", "--seed", "7",
             "--start-time", "2024-05-01T00:00:00Z", "--map", "--radius", "1000", "--min-accuracy", "5", "--geodata", "geodata",
         ])
@@ -372,11 +203,11 @@ struct TextOutputTests {
     }
 
     @Test("replay text: 'answer #1: 1 place', 'map: 1 place', the encounter's name escaped, one fetch in the busiest minute")
-    func replay() throws {
+    func replay() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try Self.oneTrickyPlace(in: directory)
-        let result = try CLI.run([
+        let database = try await Self.oneTrickyPlace(in: directory)
+        let result = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "40:00", "--radius", "800", "--throttle-interval", "1000",
             "--db", database,
         ])

@@ -1,61 +1,25 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// `locsim replay --online` against a real HTTP server on loopback (the stand-in for the game's
 /// `GET /locations/nearby` that MapFeatureTests use), started and stopped by the test.
-@Suite struct OnlineReplayTests {
-    final class Server {
-        let process = Process()
-        let input = Pipe()
-        let port: Int
-
-        init(environment: [String: String] = [:]) throws {
-            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", PackagePaths.path("Tests/MapFeatureTests/Fixtures/nearby_server.py")]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
-            // The server prints "PORT n" once it listens.
-            var line = Data()
-            while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-                line += byte
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-                process.terminate()
-                throw CLIError("nearby_server.py did not report its port: \(text)")
-            }
-            self.port = port
-        }
-
-        func stop() {
-            try? input.fileHandleForWriting.close()  // the server exits when its stdin closes
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
-    struct CLIError: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
+@Suite(.timeLimit(.minutes(1))) struct OnlineReplayTests {
 
     @Test("Places come from the server, with the bearer token; server failures back off and are reported")
-    func online() throws {
-        let server = try Server()
+    func online() async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        let ok = try CLI.run([
+        let ok = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/ok", "--token", "secret",
             "--format", "jsonl",
         ])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains(#""type":"places","t":"2024-11-07T18:09:00.000Z","count":3,"appeared":["echo","42","accept"]"#))
 
-        let down = try CLI.run([
+        let down = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base + "/server-error",
             "--format", "jsonl",
         ])
@@ -72,12 +36,12 @@ import Testing
     }
 
     @Test("Failed fetches are drawn in the report and listed with their errors, one for each fetch_failed line")
-    func failuresInReport() throws {
-        let server = try Server()
+    func failuresInReport() async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
         defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
             "http://127.0.0.1:\(server.port)/server-error", "--format", "jsonl", "--report", report,
         ])
@@ -96,11 +60,11 @@ import Testing
 
     @Test("--online where every fetch failed (HTTP 500, bad JSON, nothing listening) ends with exit 1 and says why",
           arguments: ["/server-error", "/malformed", "down"])
-    func everyFetchFailed(_ scenario: String) throws {
-        let server = try Server()
+    func everyFetchFailed(_ scenario: String) async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
         let base = scenario == "down" ? "http://127.0.0.1:\(try LoopbackSocket.freePort())" : "http://127.0.0.1:\(server.port)\(scenario)"
-        let result = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
+        let result = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
         #expect(result.status == 1, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(result.stderr)")
@@ -109,15 +73,15 @@ import Testing
         #expect(result.stdout.contains("Summary"), "the timeline and summary come first")
 
         // One answer is enough: the run succeeded.
-        let ok = try CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
+        let ok = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
         #expect(ok.status == 0, "\(ok.stderr)")
     }
 
     @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")
-    func movedPlace() throws {
-        let server = try Server()
+    func movedPlace() async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
             "http://127.0.0.1:\(server.port)/follow", "--format", "jsonl",
         ])
@@ -132,14 +96,14 @@ import Testing
 
     @Test(
         "With --speed and a server that takes a second, answers are stamped in scaled fix time, never going back, and the follow-up is announced once per request",
-        .timeLimit(.minutes(5)),
+        .timeLimit(.minutes(1)),
         arguments: ["slow-1s", "slow-1s-fail"])
-    func slowServerAtSpeed(scenario: String) throws {
-        let server = try Server()
+    func slowServerAtSpeed(scenario: String) async throws {
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
         let speed = 50.0
         // The last 2 min 14 s of the walk at 50×: under 3 s of wall time.
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "replay", "tracks/sf-mission-walk.gpx", "--speed", String(speed), "--start", "48:10", "--online",
             "http://127.0.0.1:\(server.port)/\(scenario)", "--format", "jsonl", "--no-progress",
         ])

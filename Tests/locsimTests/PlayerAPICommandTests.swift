@@ -4,77 +4,35 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// The players' control API of a real `locsim serve` process, called over loopback by a raw
 /// HTTP client, with Server-Sent Events and a gpsd client watching the same players.
-@Suite(.timeLimit(.minutes(5))) struct PlayerAPICommandTests {
+@Suite(.timeLimit(.minutes(1))) struct PlayerAPICommandTests {
     static let token = "t0k3n"
     static let line = "line:35.6812,139.7671:35.6852,139.7528"
 
-    /// A running server: its HTTP and gpsd ports.
-    struct Server {
-        let command: LiveCommand
-        let http: Int
-        let gpsd: Int
-
-        static func start(_ arguments: [String]) async throws -> Server {
-            let command = try LiveCommand(["serve", "--port", "0", "--gpsd-port", "0"] + arguments)
-            do {
-                let http = "locsim serve: listening on http://127.0.0.1:"
-                let gpsd = "locsim serve: gpsd protocol on 127.0.0.1:"
-                try await command.wait(for: "both listening lines", timeout: .seconds(120)) { lines in
-                    lines.contains { $0.text.hasPrefix(http) } && lines.contains { $0.text.hasPrefix(gpsd) }
-                }
-                func port(_ prefix: String) throws -> Int {
-                    let line = command.lines.first { $0.text.hasPrefix(prefix) }!.text
-                    return try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }))
-                }
-                return Server(command: command, http: try port(http), gpsd: try port(gpsd))
-            } catch {
-                command.stop()
-                throw error
-            }
-        }
-
-        func call(_ method: String, _ path: String, _ body: String = "", token: String? = PlayerAPICommandTests.token,
-            contentType: String = "application/json") throws -> RawHTTP.Answer
-        {
-            try RawHTTP.request(method, port: http, path, token: token, body: body, contentType: contentType)
-        }
-
-        /// Polls `GET /players/NAME` until `condition` holds.
-        func waitFor(_ name: String, _ what: String, until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
-            let deadline = ContinuousClock.now + .seconds(60)
-            while true {
-                let json = try call("GET", "/players/\(name)").json
-                if condition(json) { return json }
-                guard ContinuousClock.now < deadline else { throw HarnessError("timed out waiting for \(what): \(json)") }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-    }
-
     @Test("Every route over HTTP: the token rule, list, add (spec and GPX body), state, each control, 400s naming the field, 404s, 405, delete")
     func routes() async throws {
-        let server = try await Server.start([
+        let server = try await ServeProcess.start(gpsd: true, [
             "--token", Self.token, "--player", "alice=\(Self.line) --seed 3", "--player-speed", "4",
         ])
         defer { server.command.stop() }
 
         // The token rule of the nearby endpoint; the page at / holds no data and is open.
-        let anonymous = try server.call("GET", "/players", token: nil)
+        let anonymous = try await server.call("GET", "/players", token: nil)
         #expect(anonymous.status == 401)
         #expect(anonymous.headers["www-authenticate"] == "Bearer")
-        #expect(try server.call("GET", "/players", token: "wrong").status == 401)
-        #expect(try server.call("POST", "/players/alice/control", #"{"action":"pause"}"#, token: nil).status == 401)
-        #expect(try server.call("GET", "/players/events", token: nil).status == 401)
-        let page = try server.call("GET", "/", token: nil)
+        await #expect(try server.call("GET", "/players", token: "wrong").status == 401)
+        await #expect(try server.call("POST", "/players/alice/control", #"{"action":"pause"}"#, token: nil).status == 401)
+        await #expect(try server.call("GET", "/players/events", token: nil).status == 401)
+        let page = try await server.call("GET", "/", token: nil)
         #expect(page.status == 200)
         #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
 
-        let listed = try server.call("GET", "/players")
+        let listed = try await server.call("GET", "/players")
         #expect(listed.status == 200)
         #expect((listed.json["players"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["alice"])
         let alice = try await server.waitFor("alice", "a first fix") { $0["fix"] != nil }
@@ -85,14 +43,14 @@ import Testing
         #expect(((alice["fix"] as? [String: Any])?["class"] as? String) == "TPV")
 
         // A synthetic spec, as --player takes it, and a GPX body.
-        let bob = try server.call("POST", "/players", #"{"name":"bob","spec":"\#(Self.line) --profile run","speed":2}"#)
+        let bob = try await server.call("POST", "/players", #"{"name":"bob","spec":"\#(Self.line) --profile run","speed":2}"#)
         #expect(bob.status == 201, "\(bob.body)")
         #expect(bob.json["speed"] as? Double == 2)
         let gpx = try String(contentsOfFile: PackagePaths.path("tracks/tokyo-marunouchi-walk.gpx"), encoding: .utf8)
-        let walk = try server.call("POST", "/players?name=walk&loop=true", gpx, contentType: "application/gpx+xml")
+        let walk = try await server.call("POST", "/players?name=walk&loop=true", gpx, contentType: "application/gpx+xml")
         #expect(walk.status == 201, "\(walk.body)")
         #expect(walk.json["loop"] as? Bool == true)
-        let names = (try server.call("GET", "/players").json["players"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        let names = await (try server.call("GET", "/players").json["players"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names == ["alice", "bob", "walk"])
         _ = try await server.waitFor("walk", "the GPX player's first fix") { $0["fix"] != nil }
 
@@ -105,31 +63,31 @@ import Testing
             ("/players", "{", 400, "body"),
         ]
         for (path, body, status, parameter) in refused {
-            let answer = try server.call("POST", path, body)
+            let answer = try await server.call("POST", path, body)
             #expect(answer.status == status, "\(body): \(answer.body)")
             #expect(answer.errorParameter == parameter, "\(body): \(answer.body)")
         }
-        let badGPX = try server.call("POST", "/players?name=carol", "<gpx><trk>", contentType: "application/gpx+xml")
+        let badGPX = try await server.call("POST", "/players?name=carol", "<gpx><trk>", contentType: "application/gpx+xml")
         #expect(badGPX.status == 400)
         #expect(badGPX.errorParameter == "body")
 
         // Each control action answers the player's new state.
         let control = "/players/alice/control"
-        let paused = try server.call("POST", control, #"{"action":"pause"}"#)
+        let paused = try await server.call("POST", control, #"{"action":"pause"}"#)
         #expect(paused.status == 200)
         #expect(paused.json["state"] as? String == "paused")
-        #expect(try server.call("POST", control, #"{"action":"speed","speed":8}"#).json["speed"] as? Double == 8)
-        let seeked = try server.call("POST", control, #"{"action":"seek","offset":10}"#).json
+        await #expect(try server.call("POST", control, #"{"action":"speed","speed":8}"#).json["speed"] as? Double == 8)
+        let seeked = try await server.call("POST", control, #"{"action":"seek","offset":10}"#).json
         #expect(abs((seeked["offset"] as? Double ?? .nan) - 10) < 1e-6)
-        let half = try server.call("POST", control, #"{"action":"seek","fraction":0.5}"#).json
+        let half = try await server.call("POST", control, #"{"action":"seek","fraction":0.5}"#).json
         #expect(abs((half["fraction"] as? Double ?? .nan) - 0.5) < 1e-6)
-        #expect(try server.call("POST", control, #"{"action":"loop","loop":true}"#).json["loop"] as? Bool == true)
-        #expect(try server.call("POST", control, #"{"action":"teleport","lat":35.6895,"lng":139.6917}"#).status == 200)
+        await #expect(try server.call("POST", control, #"{"action":"loop","loop":true}"#).json["loop"] as? Bool == true)
+        await #expect(try server.call("POST", control, #"{"action":"teleport","lat":35.6895,"lng":139.6917}"#).status == 200)
         let moved = try await server.waitFor("alice", "the teleported fix") { json in
             ((json["fix"] as? [String: Any])?["lat"] as? Double) == 35.6895
         }
         #expect(((moved["fix"] as? [String: Any])?["lon"] as? Double) == 139.6917)
-        #expect(try server.call("POST", control, #"{"action":"resume"}"#).json["state"] as? String == "playing")
+        await #expect(try server.call("POST", control, #"{"action":"resume"}"#).json["state"] as? String == "playing")
 
         let badControls: [(String, String)] = [
             (#"{"action":"jump"}"#, "action"), (#"{"action":"speed","speed":1e9}"#, "body"),
@@ -137,7 +95,7 @@ import Testing
             (#"{"action":"teleport","lat":95,"lng":0}"#, "lat"), (#"{"action":"loop","loop":1}"#, "loop"),
         ]
         for (body, parameter) in badControls {
-            let answer = try server.call("POST", control, body)
+            let answer = try await server.call("POST", control, body)
             #expect(answer.status == 400, "\(body): \(answer.body)")
             #expect(answer.errorParameter == parameter, "\(body): \(answer.body)")
         }
@@ -145,16 +103,16 @@ import Testing
         for (method, path) in [("GET", "/players/nobody"), ("POST", "/players/nobody/control"), ("DELETE", "/players/nobody"),
             ("GET", "/players/nobody/fixes")]
         {
-            let answer = try server.call(method, path, method == "POST" ? #"{"action":"pause"}"# : "")
+            let answer = try await server.call(method, path, method == "POST" ? #"{"action":"pause"}"# : "")
             #expect(answer.status == 404, "\(method) \(path)")
             #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "not_found")
         }
-        let put = try server.call("PUT", "/players")
+        let put = try await server.call("PUT", "/players")
         #expect(put.status == 405)
         #expect(put.headers["allow"] == "GET, POST")
 
-        #expect(try server.call("DELETE", "/players/bob").status == 200)
-        #expect(try server.call("GET", "/players/bob").status == 404)
+        await #expect(try server.call("DELETE", "/players/bob").status == 200)
+        await #expect(try server.call("GET", "/players/bob").status == 404)
 
         server.command.interrupt()
         #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0))
@@ -162,13 +120,13 @@ import Testing
 
     @Test("Server-Sent Events show pause, resume and teleport as they happen, a gpsd client sees the teleport, a quiet stream gets heartbeats")
     func eventsAndGPSD() async throws {
-        let server = try await Server.start(["--token", Self.token, "--player", "alice=\(Self.line)", "--player-speed", "4"])
+        let server = try await ServeProcess.start(gpsd: true, ["--token", Self.token, "--player", "alice=\(Self.line)", "--player-speed", "4"])
         defer { server.command.stop() }
         let fixes = try SocketLines.events(port: server.http, path: "/players/alice/fixes", token: Self.token)
         defer { fixes.stop() }
         let all = try SocketLines.events(port: server.http, path: "/players/events", token: Self.token)
         defer { all.stop() }
-        let gpsd = try SocketLines(port: server.gpsd, request: #"?WATCH={"enable":true,"json":true};"#)
+        let gpsd = try SocketLines(port: try #require(server.gpsd), request: #"?WATCH={"enable":true,"json":true};"#)
         defer { gpsd.stop() }
 
         try await fixes.wait("two fix events") { $0.events("fix").count >= 2 }
@@ -176,14 +134,14 @@ import Testing
         #expect(fixes.lines.contains { $0.lowercased() == "content-type: text/event-stream" })
         #expect(fixes.events("state").first?["reason"] as? String == "current")
 
-        #expect(try server.call("POST", "/players/alice/control", #"{"action":"pause"}"#).status == 200)
+        await #expect(try server.call("POST", "/players/alice/control", #"{"action":"pause"}"#).status == 200)
         try await fixes.wait("the pause event") { lines in
             lines.events("state").contains { ($0["reason"] as? String) == "pause" }
         }
         let pauseEvent = fixes.events("state").first { ($0["reason"] as? String) == "pause" }
         #expect((pauseEvent?["player"] as? [String: Any])?["state"] as? String == "paused")
 
-        #expect(try server.call("POST", "/players/alice/control", #"{"action":"teleport","lat":35.6895,"lng":139.6917}"#).status == 200)
+        await #expect(try server.call("POST", "/players/alice/control", #"{"action":"teleport","lat":35.6895,"lng":139.6917}"#).status == 200)
         try await fixes.wait("the teleported fix") { lines in
             lines.events("fix").contains { (($0["fix"] as? [String: Any])?["lat"] as? Double) == 35.6895 }
         }
@@ -199,7 +157,7 @@ import Testing
         }
 
         let before = fixes.events("fix").count
-        #expect(try server.call("POST", "/players/alice/control", #"{"action":"resume"}"#).status == 200)
+        await #expect(try server.call("POST", "/players/alice/control", #"{"action":"resume"}"#).status == 200)
         try await fixes.wait("fixes again after resume") { lines in
             lines.events("state").contains { ($0["reason"] as? String) == "resume" } && lines.events("fix").count >= before + 2
         }
@@ -208,7 +166,7 @@ import Testing
         #expect(abs((last["lat"] as? Double ?? 0) - 35.6895) < 0.01)
 
         // Deleting the player ends its stream with a 'removed' event.
-        #expect(try server.call("DELETE", "/players/alice").status == 200)
+        await #expect(try server.call("DELETE", "/players/alice").status == 200)
         try await fixes.wait("the removed event") { $0.lines.contains("event: removed") }
         try await all.wait("the removed event on /players/events") { $0.lines.contains("event: removed") }
 

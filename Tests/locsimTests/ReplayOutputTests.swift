@@ -4,16 +4,17 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// What `locsim replay` writes, and when: buffered output that loses nothing on a signal, the
 /// progress line, `--noise 0`.
-@Suite(.timeLimit(.minutes(5))) struct ReplayOutputTests {
+@Suite(.timeLimit(.minutes(1))) struct ReplayOutputTests {
     @Test("The progress line counts fix time from the first fix: it never runs ahead of the lines printed above it")
-    func progressFollowsTheFixes() throws {
+    func progressFollowsTheFixes() async throws {
         // The last 2 min 14 s of the walk at 50×, standard output and error both on one terminal.
-        let (status, output) = try CLI.runOnTerminal([
+        let (status, output) = try await CLI.runOnTerminal([
             "replay", "tracks/sf-mission-walk.gpx", "--speed", "50", "--start", "48:10", "--format", "jsonl",
             "--geodata", "geodata",
         ])
@@ -48,9 +49,9 @@ import Testing
         ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--start-time", "2024-01-01T00:00:00Z",
          "--format", "jsonl"],
     ])
-    func noiseZero(arguments: [String]) throws {
-        let clean = try CLI.run(arguments)
-        let zero = try CLI.run(arguments + ["--noise", "0"])
+    func noiseZero(arguments: [String]) async throws {
+        let clean = try await CLI.run(arguments)
+        let zero = try await CLI.run(arguments + ["--noise", "0"])
         #expect(clean.status == 0 && zero.status == 0, "\(clean.stderr)\(zero.stderr)")
         #expect(!clean.stdout.isEmpty)
         #expect(zero.stdout == clean.stdout)
@@ -66,9 +67,9 @@ import Testing
         // loaded the machine. (A --fast or fast-forwarded replay can finish before a signal
         // reaches it.)
         let track = "tracks/tokyo-marunouchi-walk.gpx"
-        let index = try Self.emptyIndex(in: directory)
-        let total = Self.fixLines(try CLI.run(["replay", track, "--fast", "--format", "jsonl", "--db", index]).stdout)
-        let replay = try LiveCommand(["replay", track, "--speed", "1", "--flush", "--format", "jsonl", "--db", index])
+        let index = try await Self.emptyIndex(in: directory)
+        let total = Self.fixLines(try await CLI.run(["replay", track, "--fast", "--format", "jsonl", "--db", index]).stdout)
+        let replay = try await LiveCommand(["replay", track, "--speed", "1", "--flush", "--format", "jsonl", "--db", index])
         defer { replay.stop() }
         try await replay.wait(for: "the first fix line", timeout: .seconds(120)) { lines in
             lines.contains { $0.json?.type == "fix" }
@@ -95,18 +96,14 @@ import Testing
         // A --fast replay waits for each real answer, and this server answers three requests and
         // holds every later one: the replay stands still, its lines still in its buffer (stdout is
         // a pipe and there is no --flush), until the signal.
-        let marker = directory + "/held"
-        let server = try OnlineReplayTests.Server(environment: ["HOLD_MARKER": marker])
+        let server = try await LocalHTTPServer()
         defer { server.stop() }
-        let replay = try LiveCommand([
+        let replay = try await LiveCommand([
             "replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl", "--no-progress",
             "--online", "http://127.0.0.1:\(server.port)/hold-after-3",
         ])
         defer { replay.stop() }
-        for _ in 0..<1_200 where !FileManager.default.fileExists(atPath: marker) {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(FileManager.default.fileExists(atPath: marker), "the fourth request never reached the server")
+        try await server.waitForOutput("HELD 4")
         // Under the 64 KiB block, nothing has been written yet.
         #expect(replay.child.output.isEmpty, "output buffered until the signal")
         replay.interrupt()
@@ -131,11 +128,11 @@ import Testing
     }
 
     /// An index with no places (every fetch answers nothing), so the test needs no geodata build.
-    static func emptyIndex(in directory: String) throws -> String {
+    static func emptyIndex(in directory: String) async throws -> String {
         let csv = directory + "/none.csv"
         try "id,name,lat,lon\n".write(toFile: csv, atomically: true, encoding: .utf8)
         let path = directory + "/none.sqlite"
-        let result = try CLI.run(["index", "import", csv, "--db", path])
+        let result = try await CLI.run(["index", "import", csv, "--db", path])
         guard result.status == 0 else { throw HarnessError("index import: \(result.stderr)") }
         return path
     }

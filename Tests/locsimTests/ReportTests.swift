@@ -1,15 +1,16 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// What a person sees in `--report FILE.html`: values they can read, colours they can tell apart,
 /// labels clear of the data, and failed fetches with their errors.
-@Suite struct ReportTests {
+@Suite(.timeLimit(.minutes(1))) struct ReportTests {
     /// Replays a walk with `--report` and returns the HTML.
-    static func report(_ arguments: [String]) throws -> String {
+    static func report(_ arguments: [String]) async throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try CLI.run(["replay"] + arguments + ["--fast", "--report", path])
+        let result = try await CLI.run(["replay"] + arguments + ["--fast", "--report", path])
         #expect(result.status == 0, "\(result.stderr)")
         return try String(contentsOfFile: path, encoding: .utf8)
     }
@@ -17,8 +18,8 @@ import Testing
     static let tokyo = ["tracks/tokyo-marunouchi-walk.gpx", "--radius", "1500", "--geodata", "geodata"]
 
     @Test("The summary shows fetches by reason as words and numbers, not JSON")
-    func summaryValues() throws {
-        let html = try Self.report(Self.tokyo)
+    func summaryValues() async throws {
+        let html = try await Self.report(Self.tokyo)
         let row = try #require(Self.rows(html, table: "summary").first { $0.first == "fetches by reason" })
         #expect(row.count == 2)
         let text = row[1]
@@ -31,8 +32,8 @@ import Testing
     }
 
     @Test("Every legend colour is distinct, and places never share a hue with a fetch reason")
-    func distinctColours() throws {
-        let html = try Self.report(Self.tokyo)
+    func distinctColours() async throws {
+        let html = try await Self.report(Self.tokyo)
         let legend = try #require(html.range(of: #"<p class="legend">"#).map { html[$0.upperBound...] })
         let end = try #require(legend.range(of: "</p>"))
         let spans = legend[..<end.lowerBound].components(separatedBy: "<span>").dropFirst()
@@ -61,8 +62,8 @@ import Testing
     }
 
     @Test("Timeline labels sit in the gutter or the axis row and do not overlap each other")
-    func labelsClearOfData() throws {
-        let html = try Self.report(Self.tokyo)
+    func labelsClearOfData() async throws {
+        let html = try await Self.report(Self.tokyo)
         let start = try #require(html.range(of: #"<svg id="timeline""#))
         let end = try #require(html[start.lowerBound...].range(of: "</svg>"))
         let timeline = String(html[start.lowerBound..<end.upperBound])

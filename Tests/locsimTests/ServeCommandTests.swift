@@ -7,33 +7,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
 /// `locsim serve` as a real process on loopback, called by real clients: `locsim replay --online`,
 /// URLSession, and the test itself. Port 0 everywhere: the server prints the port it bound.
-@Suite(.timeLimit(.minutes(5))) struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct ServeCommandTests {
     /// A running `locsim serve`, with the base URL it printed.
-    struct Server {
-        let command: LiveCommand
-        let base: String
-
-        static func start(_ arguments: [String]) async throws -> Server {
-            let command = try LiveCommand(["serve", "--port", "0"] + arguments)
-            do {
-                try await command.wait(for: "the listening line", timeout: .seconds(60)) { lines in
-                    lines.contains { $0.text.hasPrefix("locsim serve: listening on http://127.0.0.1:") }
-                }
-            } catch {
-                command.stop()
-                throw error
-            }
-            let line = command.lines.first { $0.text.hasPrefix("locsim serve: listening on ") }!.text
-            let url = line.dropFirst("locsim serve: listening on ".count).prefix { $0 != " " }
-            return Server(command: command, base: String(url))
-        }
-    }
-
     func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
         let path = NSTemporaryDirectory() + "locsim-serve-command-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -71,7 +52,7 @@ import Testing
         var clients: [Client]
     }
 
-    func audit(_ server: Server) async throws -> Audit {
+    func audit(_ server: ServeProcess) async throws -> Audit {
         try JSONDecoder().decode(Audit.self, from: try await get(server.base + "/audit").body)
     }
 
@@ -79,13 +60,13 @@ import Testing
     func onlineReplayMatchesDatabase() async throws {
         try await withDirectory { directory in
             let db = directory + "/sf.sqlite"
-            let imported = try CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db])
+            let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db])
             #expect(imported.status == 0, "\(imported.stderr)")
-            let server = try await Server.start(["--db", db])
+            let server = try await ServeProcess.start(["--db", db])
             defer { server.command.stop() }
             let common = ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--format", "jsonl"]
-            let online = try CLI.run(common + ["--online", server.base])
-            let offline = try CLI.run(common + ["--db", db])
+            let online = try await CLI.run(common + ["--online", server.base])
+            let offline = try await CLI.run(common + ["--db", db])
             #expect(online.status == 0, "\(online.stderr)")
             #expect(offline.status == 0, "\(offline.stderr)")
             #expect(online.stdout.split(separator: "\n").count > 100)
@@ -101,24 +82,23 @@ import Testing
 
     @Test("SIGTERM under load: every request in flight is answered in full, then exit 0")
     func sigtermLosesNoAnswer() async throws {
-        let server = try await Server.start(["--latency", "1500ms"])
+        let server = try await ServeProcess.start(["--latency", "1500ms"])
         defer { server.command.stop() }
         let count = 32
         // A raw socket per request, each on a thread of its own: an empty reply is the server's,
         // not URLSession's (swift-corelibs-foundation#3292 shows as "Empty reply" under load).
-        let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
+        let port = server.http
         let path = "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5"
-        let expected = try await onThread { try RawHTTP.request("GET", port: port, path) }
+        let expected = try await RawHTTP.request("GET", port: port, path)
         #expect(expected.status == 200)
         async let answers = withThrowingTaskGroup(of: (Int, String).self) { group in
             for i in 0..<count {
                 group.addTask {
-                    let answer = try await onThread {
-                        do {
-                            return try RawHTTP.request("GET", port: port, path, headers: ["X-Player-ID": "load-\(i)"])
-                        } catch {
-                            throw HarnessError("load-\(i) (\(server.command.child.termination.map { "server: \($0)" } ?? "server running")): \(error)")
-                        }
+                    let answer: RawHTTP.Answer
+                    do {
+                        answer = try await RawHTTP.request("GET", port: port, path, headers: ["X-Player-ID": "load-\(i)"])
+                    } catch {
+                        throw HarnessError("load-\(i) (\(server.command.child.termination.map { "server: \($0)" } ?? "server running")): \(error)")
                     }
                     return (answer.status, answer.body)
                 }
@@ -145,7 +125,7 @@ import Testing
 
     @Test("The batched access log: a quiet server's line appears on its own, and no line is lost at SIGTERM")
     func accessLogIsComplete() async throws {
-        let server = try await Server.start([])
+        let server = try await ServeProcess.start([])
         defer { server.command.stop() }
         let url = server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5"
         // One request, then nothing: the periodic flush writes its line without more traffic.
@@ -176,7 +156,7 @@ import Testing
             let report = directory + "/audit.html"
             // An hour's interval: the three requests are too soon however slow the machine is
             // (under AddressSanitizer the second came more than 30 s after the first).
-            let server = try await Server.start(["--audit-strict", "--audit-report", report, "--throttle-interval", "3600"])
+            let server = try await ServeProcess.start(["--audit-strict", "--audit-report", report, "--throttle-interval", "3600"])
             defer { server.command.stop() }
             for _ in 0..<3 {
                 let answer = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "qa-loop"])
@@ -205,16 +185,16 @@ import Testing
         try await withDirectory { directory in
             // 14 s standing still, replayed in real time; the rule's interval shortened to 2 s on both sides.
             let track = directory + "/stand.gpx"
-            let made = try CLI.run([
+            let made = try await CLI.run([
                 "simulate", "stationary", "--at", "37.7599,-122.4148", "--duration", "14", "--out", track,
                 "--start-time", "2024-11-07T18:00:00Z",
             ])
             #expect(made.status == 0, "\(made.stderr)")
             let script = directory + "/qa.json"
             try Data(#"[{}, {"status": 503}, {"status": 503}]"#.utf8).write(to: URL(fileURLWithPath: script))
-            let server = try await Server.start(["--script", script, "--throttle-interval", "2"])
+            let server = try await ServeProcess.start(["--script", script, "--throttle-interval", "2"])
             defer { server.command.stop() }
-            let replay = try CLI.run([
+            let replay = try await CLI.run([
                 "replay", track, "--online", server.base, "--throttle-interval", "2", "--format", "jsonl", "--no-progress",
             ])
             #expect(replay.status == 0, "\(replay.stderr)")
@@ -229,15 +209,15 @@ import Testing
     }
 
     @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out")
-    func publicHostNeedsToken() throws {
-        let result = try CLI.run(["serve", "--host", "0.0.0.0", "--port", "0"])
+    func publicHostNeedsToken() async throws {
+        let result = try await CLI.run(["serve", "--host", "0.0.0.0", "--port", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--token"))
         #expect(result.stderr.contains("--allow-anonymous"))
-        let badScript = try CLI.run(["serve", "--port", "0", "--script", "/nonexistent/qa.json"])
+        let badScript = try await CLI.run(["serve", "--port", "0", "--script", "/nonexistent/qa.json"])
         #expect(badScript.status == 2)
         #expect(badScript.stderr.contains("/nonexistent/qa.json"))
-        let badLatency = try CLI.run(["serve", "--port", "0", "--latency", "fast"])
+        let badLatency = try await CLI.run(["serve", "--port", "0", "--latency", "fast"])
         #expect(badLatency.status == 2)
         #expect(badLatency.stderr.contains("--latency"))
     }

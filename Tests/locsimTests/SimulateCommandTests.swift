@@ -1,15 +1,16 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-@Suite struct SimulateCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct SimulateCommandTests {
     let line = ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--start-time", "2024-05-01T00:00:00Z"]
 
     @Test("The same seed gives byte-identical fixes; another seed does not")
-    func reproducible() throws {
-        let a = try CLI.run(line + ["--seed", "7", "--noise", "3", "--format", "jsonl"])
-        let b = try CLI.run(line + ["--seed", "7", "--noise", "3", "--format", "jsonl"])
-        let c = try CLI.run(line + ["--seed", "8", "--noise", "3", "--format", "jsonl"])
+    func reproducible() async throws {
+        let a = try await CLI.run(line + ["--seed", "7", "--noise", "3", "--format", "jsonl"])
+        let b = try await CLI.run(line + ["--seed", "7", "--noise", "3", "--format", "jsonl"])
+        let c = try await CLI.run(line + ["--seed", "8", "--noise", "3", "--format", "jsonl"])
         #expect(a.status == 0 && b.status == 0 && c.status == 0)
         #expect(a.stdout == b.stdout)
         #expect(a.stdout != c.stdout)
@@ -20,10 +21,10 @@ import Testing
     }
 
     @Test("--out FILE.gpx --xcode writes <wpt> elements with <time> only (the iOS Simulator's form)")
-    func xcodeGPX() throws {
+    func xcodeGPX() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try CLI.run(line + ["--out", out, "--xcode"])
+        let result = try await CLI.run(line + ["--out", out, "--xcode"])
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: out, encoding: .utf8)
         #expect(!text.contains("<trk") && !text.contains("<rte"))
@@ -31,15 +32,15 @@ import Testing
         let times = text.components(separatedBy: "<time>").count - 1
         #expect(waypoints > 100 && times == waypoints)
         // The file reads back as waypoints with the times one second apart.
-        let stats = try CLI.run(["track", "stats", out, "--format", "json"])
+        let stats = try await CLI.run(["track", "stats", out, "--format", "json"])
         #expect(stats.stdout.contains(#""waypoints":\#(waypoints)"#))
     }
 
     @Test("--out FILE.nmea writes checksummed sentences; --map runs the map logic")
-    func nmeaAndMap() throws {
+    func nmeaAndMap() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID()).nmea").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        #expect(try CLI.run(line + ["--out", out]).status == 0)
+        #expect(try await CLI.run(line + ["--out", out]).status == 0)
         let sentences = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\r\n")
         #expect(sentences.contains { $0.hasPrefix("$GPRMC,") })
         #expect(sentences.contains { $0.hasPrefix("$GPGGA,") })
@@ -49,7 +50,7 @@ import Testing
             #expect(sentence.hasSuffix("*" + String(format: "%02X", checksum)), "\(sentence)")
         }
 
-        let map = try CLI.run(
+        let map = try await CLI.run(
             ["simulate", "circle", "--center", "35.68,139.76", "--circle-radius", "300", "--duration", "300",
              "--start-time", "2024-05-01T00:00:00Z", "--map", "--format", "jsonl", "--radius", "1000", "--geodata", "geodata"])
         #expect(map.status == 0, "\(map.stderr)")

@@ -1,15 +1,16 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-@Suite struct SwarmCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct SwarmCommandTests {
     let base = ["swarm", "--virtual", "--players", "300", "--duration", "20m", "--seed", "11"]
 
     @Test("the same options give byte-identical output, on any number of threads; another seed does not")
-    func reproducible() throws {
-        let a = try CLI.run(base + ["--threads", "1"])
-        let b = try CLI.run(base + ["--threads", "2"])
-        let c = try CLI.run(base + ["--threads", "1", "--seed", "12"])
+    func reproducible() async throws {
+        let a = try await CLI.run(base + ["--threads", "1"])
+        let b = try await CLI.run(base + ["--threads", "2"])
+        let c = try await CLI.run(base + ["--threads", "1", "--seed", "12"])
         #expect(a.status == 0, "\(a.stderr)")
         #expect(a.stdout == b.stdout)
         #expect(a.stdout != c.stdout)
@@ -22,10 +23,10 @@ import Testing
     }
 
     @Test("--every-fix gives the same load as the shortcut, with the rule evaluated at every fix")
-    func everyFix() throws {
+    func everyFix() async throws {
         let args = base + ["--mix", "walk=0.4,cycle=0.3,drive=0.3", "--failure-rate", "0.05", "--format", "json"]
-        let fast = try CLI.run(args)
-        let every = try CLI.run(args + ["--every-fix"])
+        let fast = try await CLI.run(args)
+        let every = try await CLI.run(args + ["--every-fix"])
         #expect(fast.status == 0 && every.status == 0, "\(fast.stderr)\(every.stderr)")
         func withoutEvaluations(_ text: String) -> String {
             text.replacing(#/"evaluations":\d+,/#, with: "")
@@ -38,18 +39,18 @@ import Testing
     }
 
     @Test("--db starts players at the index's places")
-    func startsAtPlaces() throws {
+    func startsAtPlaces() async throws {
         let db = FileManager.default.temporaryDirectory.appendingPathComponent("swarm-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: db) }
-        let imported = try CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
+        let imported = try await CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let run = try CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000"])
+        let run = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#/\(starting at \d+ places\)/#))
         #expect(run.stdout.contains(#/places per answer \(\d+ answers, every fetch of the first 20 players\): mean /#))
-        let unsampled = try CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "0"])
+        let unsampled = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "0"])
         #expect(unsampled.status == 0 && !unsampled.stdout.contains("places per answer"))
-        let empty = try CLI.run(base + ["--db", db, "--area", "0,0,1000"])
+        let empty = try await CLI.run(base + ["--db", db, "--area", "0,0,1000"])
         #expect(empty.status == 1)
         #expect(empty.stderr.contains("no places of \(db) within 1000 m"))
     }
@@ -73,8 +74,8 @@ import Testing
             (["--failure-rate", "nan"], "--failure-rate"),
             (["--threads", "0"], "--threads"),
         ])
-    func badOption(_ extra: [String], flag: String) throws {
-        let result = try CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "1h"] + extra)
+    func badOption(_ extra: [String], flag: String) async throws {
+        let result = try await CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "1h"] + extra)
         #expect(result.status == 2)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(result.stderr)")
@@ -84,8 +85,8 @@ import Testing
     }
 
     @Test("without --virtual it says what exists")
-    func needsVirtual() throws {
-        let result = try CLI.run(["swarm", "--players", "10"])
+    func needsVirtual() async throws {
+        let result = try await CLI.run(["swarm", "--players", "10"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--virtual"))
     }

@@ -3,8 +3,10 @@ import LocSimTestHelpers
 import Testing
 
 /// Habits of the test suite itself that keep a failure loud: a test that awaits something cannot
-/// hang the run, because its suite (or the test, when it stands alone) has a time limit.
-@Suite(.timeLimit(.minutes(5))) struct TestHygieneTests {
+/// hang the run, because its suite (or the test, when it stands alone) has a time limit; and the
+/// limit is Swift Testing's shortest, one minute, for every test: a test that needs more is
+/// starved or does too much, and is fixed rather than given more time.
+@Suite(.timeLimit(.minutes(1))) struct TestHygieneTests {
     /// Every test source file under Tests/, with its path relative to the package.
     static func testSources() throws -> [(path: String, text: String)] {
         let root = PackagePaths.path("Tests")
@@ -43,13 +45,13 @@ import Testing
         return result
     }
 
-    @Test("Every suite, and every stand-alone test, in a file that awaits has a .timeLimit")
+    @Test("Every suite, and every stand-alone test, in a file that awaits has a one-minute .timeLimit")
     func awaitingSuitesHaveTimeLimits() throws {
         let sources = try Self.testSources()
         #expect(sources.count > 20, "found the test sources under \(PackagePaths.path("Tests"))")
         for (path, text) in sources where text.contains("await ") {
             for (line, attribute) in Self.attributes(in: text) {
-                #expect(attribute.contains(".timeLimit("), "\(path):\(line): \(attribute.prefix(80)) has no .timeLimit")
+                #expect(attribute.contains(".timeLimit(.minutes(1))"), "\(path):\(line): \(attribute.prefix(80)) has no .timeLimit(.minutes(1))")
             }
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
+import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-@Suite struct TrackStatsCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct TrackStatsCommandTests {
     @Test("track stats --format json prints exactly the documented keys, matching the library")
-    func json() throws {
-        let result = try CLI.run(["track", "stats", "tracks/sf-mission-walk.gpx", "--format", "json"])
+    func json() async throws {
+        let result = try await CLI.run(["track", "stats", "tracks/sf-mission-walk.gpx", "--format", "json"])
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == [

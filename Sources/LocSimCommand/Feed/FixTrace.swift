@@ -3,7 +3,6 @@ import Foundation
 import LocationCore
 import LocationFeed
 import ServiceLifecycle
-import Synchronization
 
 /// With `LOCSIM_FEED_TRACE=FILE` in the environment, `locsim serve` writes one line per fix its
 /// players publish: `PUBLISHED_NS PLAYER TIME`, the wall-clock time the player handed the fix to
@@ -16,7 +15,7 @@ struct FixTrace: Service {
     static let variable = "LOCSIM_FEED_TRACE"
 
     private final class Pending: Sendable {
-        let lines = Mutex<[UInt8]>([])
+        let lines = Locked<[UInt8]>([])
     }
     private let path: String
     private let hub: PlayerHub

@@ -7,9 +7,9 @@ import Swarm
 /// ``JSONLWriter`` takes the keys from here, in this order, so a record cannot write a member the
 /// schema does not list, nor in another order; docs/jsonl.md is this schema rendered
 /// (``JSONLSchema/markdown``), and a test fails when the two differ.
-struct JSONLField: Sendable {
+package struct JSONLField: Sendable {
     /// The JSON type of a value.
-    enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case string
         /// A string: a UTC time with milliseconds, `2024-11-07T18:00:00.000Z`.
         case timestamp
@@ -24,7 +24,7 @@ struct JSONLField: Sendable {
     }
 
     /// When the member is written.
-    enum Presence: Sendable, Equatable {
+    package enum Presence: Sendable, Equatable {
         /// In every record, never null.
         case always
         /// In every record; `null` in the case described.
@@ -35,26 +35,26 @@ struct JSONLField: Sendable {
         case events([String])
     }
 
-    let name: String
-    let kind: Kind
+    package let name: String
+    package let kind: Kind
     /// `m`, `m/s`, `s`, `°` or empty.
-    let unit: String
+    package let unit: String
     /// Numbers are rounded to this many decimals; `nil`: written as the shortest text that reads
     /// back as the same `Double` (coordinates, radii).
-    let decimals: Int?
-    let presence: Presence
+    package let decimals: Int?
+    package let presence: Presence
     /// One line for the documentation.
-    let meaning: String
+    package let meaning: String
     /// `"name":`, and with a leading comma, precomputed for the writer.
-    let key: String
-    let continuedKey: String
+    package let key: String
+    package let continuedKey: String
 
     /// A member present in every record, never null.
-    init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ meaning: String) {
+    package init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ meaning: String) {
         self.init(name, kind, unit: unit, decimals: decimals, .always, meaning)
     }
 
-    init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ presence: Presence, _ meaning: String) {
+    package init(_ name: String, _ kind: Kind, unit: String = "", decimals: Int? = nil, _ presence: Presence, _ meaning: String) {
         self.name = name
         self.kind = kind
         self.unit = unit
@@ -66,7 +66,7 @@ struct JSONLField: Sendable {
     }
 
     /// Whether a record may leave the member out.
-    var mayBeAbsent: Bool {
+    package var mayBeAbsent: Bool {
         switch presence {
         case .always, .nullable: false
         case .optional, .events: true
@@ -74,7 +74,7 @@ struct JSONLField: Sendable {
     }
 
     /// Whether the member may be `null`.
-    var isNullable: Bool {
+    package var isNullable: Bool {
         if case .nullable = presence { return true }
         return false
     }
@@ -82,19 +82,19 @@ struct JSONLField: Sendable {
 
 /// A record of the command's JSON output: a jsonl line, a `--format json` document, or an object
 /// nested in one.
-struct JSONLRecordSchema: Sendable {
+package struct JSONLRecordSchema: Sendable {
     /// The heading in docs/jsonl.md: the `type` value, or a name for records without one.
-    let name: String
+    package let name: String
     /// The value of the record's first member, `type`; `nil` for documents and nested objects.
-    let type: String?
+    package let type: String?
     /// Which commands write it, and when.
-    let writtenBy: String
+    package let writtenBy: String
     /// The members in the order written (`type` first when there is one).
-    let fields: [JSONLField]
+    package let fields: [JSONLField]
     /// `{"type":"fix"` for a typed record, `{` otherwise: what every line of it starts with.
-    let opening: String
+    package let opening: String
 
-    init(_ name: String, type: String? = nil, writtenBy: String, _ fields: [JSONLField]) {
+    package init(_ name: String, type: String? = nil, writtenBy: String, _ fields: [JSONLField]) {
         self.name = name
         self.type = type
         self.writtenBy = writtenBy
@@ -107,16 +107,16 @@ struct JSONLRecordSchema: Sendable {
         }
     }
 
-    func field(named name: String) -> JSONLField? { fields.first { $0.name == name } }
+    package func field(named name: String) -> JSONLField? { fields.first { $0.name == name } }
 }
 
 /// Every record the command writes as JSON, in one place: `replay`, `simulate` (with and without
 /// `--map`) and `gpsd` with `--format jsonl`, `index query` with `--format json` or `jsonl`, `track
 /// stats` and `index stats` with `--format json`.
-enum JSONLSchema {
+package enum JSONLSchema {
     // MARK: Fixes (replay, simulate, gpsd)
 
-    static let fix = JSONLRecordSchema(
+    package static let fix = JSONLRecordSchema(
         "fix", type: "fix",
         writtenBy: "`replay`, `simulate` (with and without `--map`), `gpsd`, `replay --gpsd`: one per fix",
         [
@@ -138,14 +138,14 @@ enum JSONLSchema {
                 "why: `no position`, `accuracy 80.5 m` (rounded to 0.1 m), `invalid time`"),
         ])
 
-    static let status = JSONLRecordSchema(
+    package static let status = JSONLRecordSchema(
         "status", type: "status", writtenBy: "`gpsd`: a report without a position",
         [
             JSONLField("t", .timestamp, "the report's time"),
             JSONLField("mode", .string, "`none`, `2d` or `3d`"),
         ])
 
-    static let event = JSONLRecordSchema(
+    package static let event = JSONLRecordSchema(
         "event", type: "event", writtenBy: "`gpsd`, `replay --gpsd`: the connection to gpsd and its devices",
         [
             JSONLField("event", .string, "`connected`, `disconnected`, `retrying`, `deviceActivated`, `deviceRemoved`, `daemonError`"),
@@ -160,7 +160,7 @@ enum JSONLSchema {
 
     // MARK: The map timeline (replay, simulate --map)
 
-    static let fetch = JSONLRecordSchema(
+    package static let fetch = JSONLRecordSchema(
         "fetch", type: "fetch", writtenBy: "`replay`, `simulate --map`: a request for nearby places starts",
         [
             JSONLField("t", .timestamp, "when it starts"),
@@ -171,7 +171,7 @@ enum JSONLSchema {
             JSONLField("reason", .string, "`first`, `moved`, `elapsed` or `retry`"),
         ])
 
-    static let coalesced = JSONLRecordSchema(
+    package static let coalesced = JSONLRecordSchema(
         "coalesced", type: "coalesced",
         writtenBy: "`replay`, `simulate --map`: a fetch fell due while one was in flight; once per in-flight request",
         [
@@ -180,7 +180,7 @@ enum JSONLSchema {
             JSONLField("in_flight", .integer, "the id of the request in flight; one follow-up is queued behind it"),
         ])
 
-    static let answer = JSONLRecordSchema(
+    package static let answer = JSONLRecordSchema(
         "answer", type: "answer", writtenBy: "`replay`, `simulate --map`: a request was answered",
         [
             JSONLField("t", .timestamp, "when the answer arrived"),
@@ -188,7 +188,7 @@ enum JSONLSchema {
             JSONLField("count", .integer, "places in the answer"),
         ])
 
-    static let fetchFailed = JSONLRecordSchema(
+    package static let fetchFailed = JSONLRecordSchema(
         "fetch_failed", type: "fetch_failed", writtenBy: "`replay`, `simulate --map`: a request failed",
         [
             JSONLField("t", .timestamp, "when it failed"),
@@ -197,7 +197,7 @@ enum JSONLSchema {
             JSONLField("retry_not_before", .timestamp, "the earliest time of a retry"),
         ])
 
-    static let discarded = JSONLRecordSchema(
+    package static let discarded = JSONLRecordSchema(
         "discarded", type: "discarded",
         writtenBy: "`replay`, `simulate --map`: an answer arrived after a newer request superseded it",
         [
@@ -205,21 +205,21 @@ enum JSONLSchema {
             JSONLField("id", .integer, "the request's id"),
         ])
 
-    static let cancelled = JSONLRecordSchema(
+    package static let cancelled = JSONLRecordSchema(
         "cancelled", type: "cancelled", writtenBy: "`replay`, `simulate --map`: a request in flight was cancelled (the run stopped)",
         [
             JSONLField("t", .timestamp, "when"),
             JSONLField("id", .integer, "the request's id"),
         ])
 
-    static let providerFailed = JSONLRecordSchema(
+    package static let providerFailed = JSONLRecordSchema(
         "provider_failed", type: "provider_failed", writtenBy: "`replay`, `simulate --map`: the source of fixes failed after its first fix",
         [
             JSONLField("t", .timestamp, "the last fix's time"),
             JSONLField("error", .string, "what went wrong"),
         ])
 
-    static let places = JSONLRecordSchema(
+    package static let places = JSONLRecordSchema(
         "places", type: "places", writtenBy: "`replay`, `simulate --map`: the places on the map changed",
         [
             JSONLField("t", .timestamp, "when"),
@@ -229,7 +229,7 @@ enum JSONLSchema {
             JSONLField("changed", .strings, "ids of places still there with new values (moved, renamed)"),
         ])
 
-    static let encounter = JSONLRecordSchema(
+    package static let encounter = JSONLRecordSchema(
         "encounter", type: "encounter",
         writtenBy: "`replay`, `simulate --map`: the player came within `--reach` of a place on the map",
         [
@@ -239,7 +239,7 @@ enum JSONLSchema {
             JSONLField("distance_m", .number, unit: "m", decimals: 2, "the player's distance from it"),
         ])
 
-    static let summary = JSONLRecordSchema(
+    package static let summary = JSONLRecordSchema(
         "summary", type: "summary", writtenBy: "`replay`, `simulate --map`: the last line",
         [
             JSONLField("fixes", .integer, "fixes, accepted and rejected"),
@@ -256,17 +256,17 @@ enum JSONLSchema {
             JSONLField("busiest_minute_fetches", .integer, "most requests started in one minute of fix time"),
         ])
 
-    static let fetchesByReason = JSONLRecordSchema(
+    package static let fetchesByReason = JSONLRecordSchema(
         "fetches_by_reason", writtenBy: "in `summary`",
         FetchThrottle.Reason.allCases.map { JSONLField($0.rawValue, .integer, "requests with reason `\($0.rawValue)`") })
 
     // MARK: index query
 
-    static let queryResult = JSONLRecordSchema(
+    package static let queryResult = JSONLRecordSchema(
         "query result", writtenBy: "`index query --format json` (one query), `index query --queries FILE --format jsonl` (one line per query)",
         [JSONLField("places", .objects("place"), "the places within the radius, nearest first, ties by id")])
 
-    static let place = JSONLRecordSchema(
+    package static let place = JSONLRecordSchema(
         "place", writtenBy: "in `query result`",
         [
             JSONLField("id", .string, "the place's id"),
@@ -280,7 +280,7 @@ enum JSONLSchema {
 
     // MARK: track stats, index stats
 
-    static let trackStats = JSONLRecordSchema(
+    package static let trackStats = JSONLRecordSchema(
         "track stats", writtenBy: "`track stats --format json`",
         [
             JSONLField("tracks", .integer, "`<trk>` elements"),
@@ -295,7 +295,7 @@ enum JSONLSchema {
             JSONLField("bbox", .object("bbox"), .nullable("the file has no points"), "bounds of all points"),
         ])
 
-    static let trackPoint = JSONLRecordSchema(
+    package static let trackPoint = JSONLRecordSchema(
         "track point", writtenBy: "in `track stats`",
         [
             JSONLField("lat", .number, unit: "°", "latitude"),
@@ -303,7 +303,7 @@ enum JSONLSchema {
             JSONLField("time", .timestamp, .nullable("the point has no time"), "its time"),
         ])
 
-    static let bbox = JSONLRecordSchema(
+    package static let bbox = JSONLRecordSchema(
         "bbox", writtenBy: "in `track stats`",
         [
             JSONLField("min_lat", .number, unit: "°", "southern edge"),
@@ -312,7 +312,7 @@ enum JSONLSchema {
             JSONLField("max_lon", .number, unit: "°", "eastern edge"),
         ])
 
-    static let indexStats = JSONLRecordSchema(
+    package static let indexStats = JSONLRecordSchema(
         "index stats", writtenBy: "`index stats --format json`",
         [
             JSONLField("path", .string, "the index file"),
@@ -334,7 +334,7 @@ enum JSONLSchema {
 
     // MARK: swarm (real time)
 
-    static let swarmSecond = JSONLRecordSchema(
+    package static let swarmSecond = JSONLRecordSchema(
         "swarm_second", type: "swarm_second",
         writtenBy: "`swarm --server … --format jsonl`: one per wall-clock second of the run, as it ends",
         [
@@ -352,7 +352,7 @@ enum JSONLSchema {
             JSONLField("p99_ms", .number, unit: "ms", decimals: 3, "their 99th percentile"),
         ])
 
-    static let swarmSummary = JSONLRecordSchema(
+    package static let swarmSummary = JSONLRecordSchema(
         "swarm_summary", type: "swarm_summary", writtenBy: "`swarm --server … --format jsonl`: the last line",
         [
             JSONLField("server", .string, "the server, `http://host:port[/prefix]`"),
@@ -378,15 +378,15 @@ enum JSONLSchema {
             JSONLField("interval_histogram", .objects("interval bucket"), "the same in whole-second buckets"),
         ])
 
-    static let swarmRequests = JSONLRecordSchema(
+    package static let swarmRequests = JSONLRecordSchema(
         "swarm requests", writtenBy: "in `swarm_summary`",
         LiveSwarmStats.kinds.map { JSONLField($0, .integer, "requests of kind `\($0)`") })
 
-    static let statusCount = JSONLRecordSchema(
+    package static let statusCount = JSONLRecordSchema(
         "status count", writtenBy: "in `swarm_summary`",
         [JSONLField("status", .integer, "an HTTP status"), JSONLField("count", .integer, "answers with it")])
 
-    static let errorCount = JSONLRecordSchema(
+    package static let errorCount = JSONLRecordSchema(
         "error count", writtenBy: "in `swarm_summary`",
         [
             JSONLField("kind", .string, "`connect`, `timeout`, `closed`, `network`, `http` (status other than 200) or `malformed`"),
@@ -394,7 +394,7 @@ enum JSONLSchema {
             JSONLField("first", .string, "the first one's message"),
         ])
 
-    static let latency = JSONLRecordSchema(
+    package static let latency = JSONLRecordSchema(
         "latency", writtenBy: "in `swarm_summary`",
         [
             JSONLField("count", .integer, "answers and failures"),
@@ -406,7 +406,7 @@ enum JSONLSchema {
             JSONLField("max", .number, unit: "ms", decimals: 3, "maximum (exact)"),
         ])
 
-    static let placesPerAnswer = JSONLRecordSchema(
+    package static let placesPerAnswer = JSONLRecordSchema(
         "places per answer", writtenBy: "in `swarm_summary`",
         [
             JSONLField("answers", .integer, "answers counted"),
@@ -416,7 +416,7 @@ enum JSONLSchema {
             JSONLField("max", .integer, "maximum"),
         ])
 
-    static let fetchInterval = JSONLRecordSchema(
+    package static let fetchInterval = JSONLRecordSchema(
         "fetch interval", writtenBy: "in `swarm_summary`",
         [
             JSONLField("count", .integer, "intervals"),
@@ -427,7 +427,7 @@ enum JSONLSchema {
             JSONLField("max", .number, unit: "s", decimals: 3, "longest"),
         ])
 
-    static let intervalBucket = JSONLRecordSchema(
+    package static let intervalBucket = JSONLRecordSchema(
         "interval bucket", writtenBy: "in `swarm_summary`",
         [
             JSONLField("upto_s", .integer, unit: "s", "intervals longer than the previous bucket's bound, at most this many whole seconds"),
@@ -435,7 +435,7 @@ enum JSONLSchema {
         ])
 
     /// Every record, in the order docs/jsonl.md lists them.
-    static let all: [JSONLRecordSchema] = [
+    package static let all: [JSONLRecordSchema] = [
         fix, status, event, fetch, coalesced, answer, fetchFailed, discarded, cancelled, providerFailed, places,
         encounter, summary, fetchesByReason, queryResult, place, trackStats, trackPoint, bbox, indexStats,
         swarmSecond, swarmSummary, swarmRequests, statusCount, errorCount, latency, placesPerAnswer, fetchInterval,
@@ -443,17 +443,17 @@ enum JSONLSchema {
     ]
 
     /// The record with `type` (the jsonl lines' first member).
-    static func record(type: String) -> JSONLRecordSchema? { all.first { $0.type == type } }
+    package static func record(type: String) -> JSONLRecordSchema? { all.first { $0.type == type } }
 
     /// The record named `name` (for nested objects).
-    static func record(named name: String) -> JSONLRecordSchema? { all.first { $0.name == name } }
+    package static func record(named name: String) -> JSONLRecordSchema? { all.first { $0.name == name } }
 }
 
 // MARK: Documentation
 
 extension JSONLSchema {
     /// The tables of docs/jsonl.md, between its `schema:begin` and `schema:end` markers.
-    static var markdown: String {
+    package static var markdown: String {
         var out = ""
         for record in all {
             out += "### `\(record.name)`\n\n"

@@ -2,7 +2,6 @@ import ArgumentParser
 import GPXFormat
 import LocationCore
 import NMEAFormat
-import Synchronization
 
 /// `--record FILE.gpx|FILE.nmea`: writes the fixes a live source delivered, as they come.
 ///
@@ -18,7 +17,7 @@ import Synchronization
 /// and GPX's `<hdop>` are the accuracy / 19 m.
 final class FixRecording: Sendable {
     let path: String
-    private let sink: Mutex<Sink>
+    private let sink: Locked<Sink>
 
     private struct Sink {
         var gpx: GPXWriter?
@@ -48,7 +47,7 @@ final class FixRecording: Sendable {
         } catch let error as AtomicFileError {
             throw CommandFailure("cannot record to \(path): \(error.reason)", hint: "check that the folder exists and is writable")
         }
-        self.sink = Mutex(sink)
+        self.sink = Locked(sink)
     }
 
     /// Takes one report: the epoch before it is written when this one has another time.

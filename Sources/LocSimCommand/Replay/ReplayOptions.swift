@@ -4,7 +4,6 @@ import LocationCore
 import LocationIndex
 import LocationSimulation
 import MapFeature
-import Synchronization
 
 /// Where places come from: the default offline index, another index, or the game server.
 struct PlaceSourceOptions: ParsableArguments {
@@ -60,7 +59,7 @@ struct PlaceSourceOptions: ParsableArguments {
 /// command can tell a server that never answered from one that did.
 final class FetchTally: LocationRepository {
     private let base: any LocationRepository
-    private let state = Mutex<(answers: Int, failures: Int, last: String?)>((0, 0, nil))
+    private let state = Locked<(answers: Int, failures: Int, last: String?)>((0, 0, nil))
 
     init(_ base: any LocationRepository) { self.base = base }
 

@@ -11,7 +11,6 @@ import Logging
 import MapFeature
 import NearbyServer
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// `locsim serve`: the game's `GET /locations/nearby` over HTTP, so the real app can be pointed
@@ -196,7 +195,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = Logger.Level.notice
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
         let accessLog = AccessLog(format: logFormat.format, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
-        let boundPort = Mutex(port)
+        let boundPort = Locked(port)
         let feedRuntime = try FeedRuntime(feed, host: host)
         let server = NearbyServer(
             configuration: configuration, search: search,

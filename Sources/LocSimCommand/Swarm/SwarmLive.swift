@@ -6,7 +6,6 @@ import LocationCore
 import NearbyServer
 import Swarm
 import SwarmHTTP
-import Synchronization
 
 extension SwarmCommand {
     /// `locsim swarm --server URL`: the players against a real server, in real time.
@@ -23,7 +22,7 @@ extension SwarmCommand {
         let runner = try LiveSwarmRunner(clock: ContinuousClock(), speed: speed, drainTimeout: limit + .seconds(1))
         let progress = Terminal.isTerminal(2)
         let jsonl = format == .jsonl
-        let result = Mutex<LiveSwarmStats?>(nil)
+        let result = Locked<LiveSwarmStats?>(nil)
         if progress {
             Terminal.errRaw(
                 "swarm: \(motion.players) players against \(endpoint), \(SwarmLoad.clockText(motion.durationSeconds)) of game time at speed \(speed)\n")

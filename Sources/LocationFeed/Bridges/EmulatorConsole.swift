@@ -2,7 +2,6 @@ import Foundation
 public import LocationCore
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// The Android emulator's console as a ``FixSink``: each fix becomes `geo fix LON LAT [ALT]`.
 ///
@@ -142,7 +141,7 @@ public struct EmulatorConsole: FixSink {
 
         /// Lines up to and including the one that is `OK` or starts with `KO`.
         func readAnswer(to what: String) async throws -> [String] {
-            let timedOut = Mutex(false)
+            let timedOut = Locked(false)
             let limit = TimeAmount.nanoseconds(Int64(clamping: replyTimeout.wholeMicroseconds) &* 1000)
             let timer = channel.eventLoop.scheduleTask(in: limit) { [channel] in
                 timedOut.withLock { $0 = true }

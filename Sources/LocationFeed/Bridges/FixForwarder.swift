@@ -1,5 +1,4 @@
 public import LocationCore
-import Synchronization
 
 /// Where a player's fixes go outside locsim: the Android emulator's console, the iOS Simulator.
 ///
@@ -22,7 +21,7 @@ public protocol FixSession: AnyObject {
 /// The newest fix of a player not yet sent: a newer one replaces it, so a slow destination gets
 /// the latest position, never a backlog.
 public final class FixMailbox: Sendable {
-    private let pending = Mutex<Fix?>(nil)
+    private let pending = Locked<Fix?>(nil)
     private let signals: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 

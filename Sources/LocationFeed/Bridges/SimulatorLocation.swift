@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 public import LocationCore
-import Synchronization
 
 /// The iOS Simulator as a ``FixSink`` (macOS with Xcode only): each fix runs
 /// `xcrun simctl location DEVICE set LAT,LON`.
@@ -76,7 +75,7 @@ public struct SimulatorLocation: FixSink {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         let shown = ([executable] + arguments).joined(separator: " ")
-        let timedOut = Mutex(false)
+        let timedOut = Locked(false)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {

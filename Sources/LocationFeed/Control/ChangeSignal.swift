@@ -1,7 +1,4 @@
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// A counter that tasks can wait on: ``bump()`` moves it on and wakes every task waiting in
 /// ``wait(after:)`` for a newer value. A player's runner waits on it for control changes, and its
@@ -13,7 +10,7 @@ final class ChangeSignal: Sendable {
         var cancelled: Set<Int> = []
         var nextID = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The current value.
     var generation: Int { state.withLock { $0.generation } }

@@ -1,5 +1,4 @@
 package import LocationCore
-import Synchronization
 
 /// The players' control API, independent of any HTTP server: ``respond(to:)`` takes a method,
 /// path, query and body and gives a status and JSON body, or an event stream to send as
@@ -70,7 +69,7 @@ package final class PlayerControlAPI: Sendable {
 
     let hub: PlayerHub
     let factory: Factory
-    private let streams = Mutex<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
+    private let streams = Locked<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
 
     package init(hub: PlayerHub, factory: @escaping Factory) {
         self.hub = hub

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import LocationCore
 import LocationSimulation
-import Synchronization
 
 /// Plays an unpaced path in real time on an injected clock, under control: pause, resume,
 /// speed, seek, teleport, loop.
@@ -68,7 +67,7 @@ final class PlayerTransport: Sendable {
 
     let elapsed: @Sendable () -> Duration
     let sleepUntil: @Sendable (Duration) async throws -> Void
-    let state: Mutex<State>
+    let state: Locked<State>
     let signal = ChangeSignal()
 
     init<C: Clock>(
@@ -82,7 +81,7 @@ final class PlayerTransport: Sendable {
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
         var initial = State(speed: speed)
         initial.loops = loops
-        self.state = Mutex(initial)
+        self.state = Locked(initial)
     }
 
     /// The status now.

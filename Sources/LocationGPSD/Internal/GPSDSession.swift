@@ -1,8 +1,5 @@
 import Foundation
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// What a session's reader thread hands to the consuming task.
 enum GPSDSessionEvent: Sendable {
@@ -33,7 +30,7 @@ final class GPSDSession: Sendable {
         var interrupt: GPSDConnection.InterruptHandle?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The poll interval of the reader thread: the upper bound on noticing cancellation even if
     /// the socket shutdown did not wake it.

@@ -1,7 +1,4 @@
-import Synchronization
-#if LOCSIM_TSAN
-import LocationCore  // TSanMutex.swift: Mutex is TSanVisibleMutex, whose withLock is declared there
-#endif
+import LocationCore
 
 /// Pause and resume for a running replay or synthetic motion, shared between whoever holds the
 /// controls (a CLI key handler, a test) and the provider's iterator.
@@ -25,11 +22,11 @@ public final class ReplayControl: Sendable {
         var cancelledBeforeRegistration: Set<UInt64> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a control; `paused: true` holds the very first fix until ``resume()``.
     public init(paused: Bool = false) {
-        state = Mutex(State(isPaused: paused))
+        state = Locked(State(isPaused: paused))
     }
 
     /// Whether fixes are being held.

@@ -5,7 +5,6 @@ public import Foundation
 #endif
 import LocationCore
 import NIOCore
-import Synchronization
 
 /// One access-log line per request, as text or as one JSON object; tokens never appear (the
 /// line holds the method, the path and query, the status, the client's name and the audit's
@@ -204,9 +203,9 @@ public final class AccessLogBuffer: Sendable {
     public let threshold: Int
     /// The longest a line waits while the server runs.
     public let flushInterval: Duration
-    private let pending: Mutex<[UInt8]>
+    private let pending: Locked<[UInt8]>
     /// Held while writing, so batches go out in order.
-    private let writing = Mutex(())
+    private let writing = Locked(())
     private let write: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
 
     /// - Parameters:
@@ -223,7 +222,7 @@ public final class AccessLogBuffer: Sendable {
         self.write = write
         var initial: [UInt8] = []
         initial.reserveCapacity(self.threshold + 1024)
-        pending = Mutex(initial)
+        pending = Locked(initial)
     }
 
     /// Adds one line (a line feed is added).

@@ -1,4 +1,4 @@
-import Synchronization
+import Atomics
 
 /// The server's counters, rendered in the Prometheus text exposition format (version 0.0.4)
 /// for `GET /metrics`.
@@ -29,8 +29,8 @@ public final class ServerMetrics: Sendable {
     static let verdicts = ["too_soon", "overlap", "retry_storm"]
 
     private final class Counter: Sendable {
-        let value = Atomic<Int>(0)
-        func add(_ amount: Int) { value.add(amount, ordering: .relaxed) }
+        let value = ManagedAtomic<Int>(0)
+        func add(_ amount: Int) { value.wrappingIncrement(by: amount, ordering: .relaxed) }
         var current: Int { value.load(ordering: .relaxed) }
     }
 

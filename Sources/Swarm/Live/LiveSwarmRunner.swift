@@ -1,6 +1,5 @@
 public import LocationCore
 import MapFeature
-import Synchronization
 
 /// Runs a ``LiveSwarm`` against a ``SwarmTransport`` on a clock: game time is the clock's time
 /// since the start times ``speed``. One task runs every player (no task per player): it sleeps
@@ -105,7 +104,7 @@ public struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, 
 
 /// Answers handed over from the transport's threads.
 private final class Inbox: Sendable {
-    private let answers = Mutex<[SwarmAnswer]>([])
+    private let answers = Locked<[SwarmAnswer]>([])
 
     func append(_ answer: SwarmAnswer) {
         answers.withLock { $0.append(answer) }

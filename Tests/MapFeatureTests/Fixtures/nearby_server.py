@@ -89,18 +89,15 @@ class Handler(BaseHTTPRequestHandler):
             ]}))
         elif scenario == "hold-after-3":
             # Answers the first three requests with no places and holds every later one (the
-            # client gives up first); each held request appends its number to $HOLD_MARKER, so a
-            # test knows the client is waiting on it.
+            # client gives up first); each held request prints "HELD <number>", so a test knows
+            # the client is waiting on it.
             with HOLD_LOCK:
                 HOLD_COUNT[0] += 1
                 number = HOLD_COUNT[0]
             if number <= 3:
                 self.send(200, "application/json", body({"locations": []}))
                 return
-            marker = os.environ.get("HOLD_MARKER")
-            if marker:
-                with open(marker, "a") as file:
-                    file.write(f"{number}\n")
+            print("HELD", number, flush=True)
             time.sleep(600)
         elif scenario == "slow":
             time.sleep(5)

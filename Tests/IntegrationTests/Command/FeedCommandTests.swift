@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import CommandTestHelpers
+import LocSimTestHelpers
+import Testing
+
+/// `locsim serve --player … --gpsd-port`: players as gpsd devices, watched by gpspipe.
+@Suite(.timeLimit(.minutes(1))) struct FeedCommandTests {
+    static let gpspipe: String? = ["/usr/bin/gpspipe", "/usr/local/bin/gpspipe"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static let line = "line:35.6812,139.7671:35.6852,139.7528"
+    static let start = "2026-01-01T00:00:00Z"
+
+    @Test(
+        "A synthetic and a GPX player are gpsd devices; the synthetic one moves exactly as 'locsim simulate' with its spec",
+        .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
+    func playersOverGPSD() async throws {
+        let spec = "\(Self.line) --profile run --seed 5 --start-time \(Self.start) --noise 3"
+        let command = try await LiveCommand([
+            "serve", "--port", "0", "--gpsd-port", "0", "--player", "alice=\(spec)",
+            "--player", "bob=tracks/tokyo-marunouchi-walk.gpx", "--player-speed", "5",
+        ])
+        defer { command.stop() }
+        let prefix = "locsim serve: gpsd protocol on 127.0.0.1:"
+        try await command.wait(for: "the gpsd line", timeout: .seconds(120)) { lines in lines.contains { $0.text.hasPrefix(prefix) } }
+        let announced = command.lines.first { $0.text.hasPrefix(prefix) }!.text
+        let port = try #require(Int(announced.dropFirst(prefix.count).prefix { $0.isNumber }))
+
+        let pipe = try await ChildProcess([Self.gpspipe!, "-w", "-n", "20", "127.0.0.1:\(port)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        // "\r\n" is one Character in Swift: split the bytes.
+        let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        }
+        let devices = (reports[1]["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(devices == ["/dev/locsim/alice", "/dev/locsim/bob"])
+
+        // The same spec through 'locsim simulate', in virtual time: the fixes alice must have had.
+        let simulated = try await CLI.run(
+            ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--profile", "run", "--seed", "5",
+             "--start-time", Self.start, "--noise", "3", "--format", "jsonl"])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        var expected: [String: (Double, Double)] = [:]
+        for line in simulated.stdout.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if let t = object["t"] as? String, let lat = object["lat"] as? Double, let lng = object["lon"] as? Double {
+                expected[t] = (lat, lng)
+            }
+        }
+        try #require(!expected.isEmpty, "\(simulated.stdout.prefix(300))")
+        let alice = reports.filter { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/alice" }
+        try #require(!alice.isEmpty)
+        for tpv in alice {
+            let time = try #require(tpv["time"] as? String)
+            let position = try #require(expected[time], "alice reported \(time), a time simulate never had")
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - position.0) <= 1e-7)
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - position.1) <= 1e-7)
+        }
+        #expect(reports.contains { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/bob" })
+
+        // SIGINT with a client still watching: one shutdown for every face, exit 0.
+        let watcher = try #require(LoopbackSocket.connectTo(port: port))
+        defer { close(watcher) }
+        #expect(LoopbackSocket.writeAll(watcher, Array(#"?WATCH={"enable":true,"json":true};"#.utf8)))
+        #expect(LoopbackSocket.waitReadable(watcher, timeout: .seconds(10)))
+        command.interrupt()
+        #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
+    }
+
+    @Test("Bad player options are usage errors (exit 2) naming the option, before anything starts")
+    func usageErrors() async throws {
+        let cases: [([String], String)] = [
+            (["--gpsd-port", "0", "--player", "alice"], "--player must be NAME=SPEC"),
+            (["--gpsd-port", "0", "--player", "a/b=\(Self.line)"], "a player name is 1 to 32"),
+            (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),
+            (["--player", "alice=\(Self.line)", "--android-console", "bob=5554"], "--android-console bob=5554: no --player is named 'bob'"),
+            (["--player", "alice=\(Self.line)", "--android-console", "alice=70000"], "the port must be within 1...65535"),
+            (["--player", "alice=\(Self.line)", "--android-console", "alice"], "--android-console must be NAME=PORT"),
+            (["--player", "alice=\(Self.line)", "--simctl", "alice=-x"], "--simctl alice=-x: a simulator UDID, name or 'booted'"),
+            (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--android-token-file", "/t"], "--android-token-file is for --android-console"),
+            // The compact path goes through simulate's own parser and rules.
+            (["--gpsd-port", "0", "--player", "c=circle:35.68,139.76:150"], "circle never ends by itself"),
+            (["--gpsd-port", "0", "--player", "r=route:35.68,139.76:35.69,139.77:35.70,139.78 --profile fly"], "--player r: "),
+            (["--gpsd-port", "0", "--player", "w=\(Self.line) --speed 5000"], "--speed"),
+            (["--gpsd-port", "70000"], "--gpsd-port"),
+            (["--gpsd-port", "0", "--player-speed", "0"], "--player-speed"),
+            (["--gpsd-port", "0", "--host", "0.0.0.0", "--token", "t"], "--allow-anonymous"),
+            // A relayed receiver: gpsd://HOST[:PORT][/DEVICE], nothing after it.
+            (["--player", "f=gpsd://127.0.0.1:70000"], "--player f: the port must be a number within 1...65535, got '70000'"),
+            (["--player", "f=gpsd://127.0.0.1:x/dev/ttyACM0"], "got 'x'"),
+            (["--player", "f=gpsd://[::1:2947"], "'[::1:2947' has no closing ']'"),
+            (["--player", "f=gpsd://[::1]2947"], "expected ':PORT' after '[::1]'"),
+            (["--player", "f=gpsd://:2947"], "the host is empty"),
+            (["--player", "f=gpsd://127.0.0.1/"], "the device path after the address is empty"),
+            (["--player", "f=gpsd://127.0.0.1 --speed 5"], "a relayed receiver takes no options"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await CLI.run(["serve", "--port", "0"] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("A receiver behind a real gpsd, relayed live: a gpsd client of locsim gets its fixes; it takes no commands, is not made over HTTP, and outlives gpsd")
+    func relayedReceiver() async throws {
+        let gpspipe = try #require(Self.gpspipe, "needs gpspipe (apt-get install gpsd-clients)")
+        // The receiver: a track's NMEA at 20× with its own times, through a real gpsd.
+        let track = try TrackReference(PackagePaths.path("tracks/sf-mission-walk.gpx"))
+        let serve = try await NMEAServe.start([track.path, "--speed", "20", "--original-times"])
+        defer { serve.command.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: serve.port)
+        defer { daemon.stop() }
+        let server = try await ServeProcess.start(gpsd: true, [
+            "--token", "t0k3n", "--player", "field=gpsd://127.0.0.1:\(daemon.port)",
+        ])
+        defer { server.command.stop() }
+        let announced = "  /dev/locsim/field: gpsd 127.0.0.1:\(daemon.port) (every device) live, seed "
+        #expect(server.command.lines.contains { $0.text.hasPrefix(announced) }, "\(server.command.lines.map(\.text))")
+
+        // A gpsd client of locsim sees the track's own points at the track's own times.
+        let pipe = try await ChildProcess([gpspipe, "-w", "-n", "40", "127.0.0.1:\(try #require(server.gpsd))"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        }
+        let fixes = reports.filter { $0["class"] as? String == "TPV" && $0["lat"] != nil }
+        #expect(fixes.count >= 5, "\(pipe.output.prefix(2_000))")
+        for tpv in fixes {
+            #expect(tpv["device"] as? String == "/dev/locsim/field")
+            let time = try #require(tpv["time"] as? String)
+            let point = try #require(track.points[time], "relayed a fix at \(time), not a time of the track")
+            #expect(abs((tpv["lat"] as? Double ?? .nan) - point.latitude) <= TrackReference.nmeaTolerance, "latitude at \(time)")
+            #expect(abs((tpv["lon"] as? Double ?? .nan) - point.longitude) <= TrackReference.nmeaTolerance, "longitude at \(time)")
+        }
+
+        // The control API shows it, live and without controls; nobody makes one over HTTP.
+        let field = try await server.waitFor("field", "a relayed fix") { $0["fix"] != nil }
+        #expect(field["controllable"] as? Bool == false)
+        #expect(field["state"] as? String == "playing")
+        let pause = try await server.call("POST", "/players/field/control", #"{"action":"pause"}"#)
+        #expect(pause.status == 400)
+        #expect(pause.errorParameter == "action", "\(pause.body)")
+        let added = try await server.call("POST", "/players", #"{"name":"other","spec":"gpsd://127.0.0.1:\#(daemon.port)"}"#)
+        #expect(added.status == 400)
+        #expect(added.errorParameter == "spec", "\(added.body)")
+        #expect(added.body.contains("--player NAME=gpsd://HOST"), "\(added.body)")
+        #expect(server.command.child.errors.contains("locsim serve: player field ← connected to gpsd"), "\(server.command.child.errors)")
+
+        // gpsd goes away: the relay says so and waits for it; the server stays up and stops cleanly.
+        daemon.stop()
+        try await server.command.wait(for: "the relay to report the loss", timeout: .seconds(60)) { _ in
+            server.command.child.errors.contains("locsim serve: player field ← disconnected")
+        }
+        await #expect(try server.call("GET", "/players/field").status == 200)
+        server.command.interrupt()
+        #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0), "\(server.command.child.errors)")
+    }
+
+    @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT'")
+    func androidConsole() async throws {
+        let token = "t0kenFromTheEmulator"
+        let console = try ConsoleStandIn(token: token)
+        defer { console.stop() }
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-console-\(UUID().uuidString)").path
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+        let command = try await LiveCommand([
+            "serve", "--port", "0", "--player", "alice=\(Self.line) --profile run --seed 5", "--player-speed", "20",
+            "--android-console", "alice=\(console.port)", "--android-token-file", tokenFile,
+        ])
+        defer { command.stop() }
+        try await console.wait { ($0.first?.components(separatedBy: "geo fix ").count ?? 0) > 3 }
+        command.interrupt()
+        #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
+        let sent = try #require(console.connections.first)
+        #expect(sent.hasPrefix("auth \(token)\r\n"), "\(sent.prefix(200))")
+        let fixes = sent.split(separator: "\r\n").dropFirst()
+        // Every line is 'geo fix LON LAT' on the line from Tokyo station (runs have no altitude), in order of travel.
+        var previousLongitude = 139.7671 + 1e-4
+        for line in fixes {
+            let words = line.split(separator: " ")
+            try #require(words.count == 4 && words[0] == "geo" && words[1] == "fix", "\(line)")
+            let longitude = try #require(Double(words[2]))
+            let latitude = try #require(Double(words[3]))
+            #expect((139.7528 - 1e-4)...(139.7671 + 1e-4) ~= longitude, "\(line)")
+            #expect((35.6812 - 1e-4)...(35.6852 + 1e-4) ~= latitude, "\(line)")
+            #expect(longitude <= previousLongitude, "\(line) after \(previousLongitude)")
+            previousLongitude = longitude
+        }
+        #expect(command.child.errors.contains("player alice → 127.0.0.1:\(console.port): connected"), "\(command.child.errors)")
+    }
+
+    @Test("A gpsd port in use is a run-time error (exit 1) naming host and port, with a hint")
+    func portInUse() async throws {
+        let (listener, port) = try LoopbackSocket.makeListener()
+        defer { close(listener) }
+        let result = try await CLI.run(["serve", "--port", "0", "--gpsd-port", String(port)])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("locsim: error: cannot listen for gpsd clients on 127.0.0.1:\(port)"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: choose another --gpsd-port"), "\(result.stderr)")
+    }
+}

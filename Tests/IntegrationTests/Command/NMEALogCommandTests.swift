@@ -1,0 +1,354 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import CommandTestHelpers
+import LocSimTestHelpers
+import Testing
+
+/// Record a field test, replay it later (issue 17, item 4): `gpsd --record`, `replay --gpsd
+/// --record`, and NMEA logs read by `replay`, `track stats` and `nmea serve`. The live tests run
+/// a real gpsd on private loopback ports, fed by `locsim nmea serve`, and stop everything they
+/// start in a `defer`.
+@Suite(.timeLimit(.minutes(1))) struct NMEALogCommandTests {
+    /// NMEA writes positions to 10⁻⁵ minute: a value read back is within half of that (8.3e-8°);
+    /// two independently rounded copies of one position within one unit.
+    static let positionTolerance = 1.0e-5 / 60 + 1e-9
+
+    // MARK: Live: gpsd → --record
+
+    @Test(
+        "gpsd --record FILE.gpx: every fix printed before Ctrl-C is in the file, a complete GPX; HDOP comes back as it was served",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func gpsdRecordsGPX() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The source: a walk with an elevation and an HDOP per point (two decimals, as NMEA carries it).
+        let start = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z
+        // Long enough (10 min at 4×: 150 s) that a loaded machine's slow start cannot outlast it.
+        let source = (0..<600).map { i -> SourcePoint in
+            let step = Double(i)
+            let elevation: Double = 12 + Double(i % 9) * 0.25
+            let hdop: Double = (80 + Double(i % 7) * 15) / 100
+            return SourcePoint(
+                time: start.addingTimeInterval(step), latitude: 51.5 + step * 1e-5, longitude: -0.12 + step * 1.3e-5,
+                elevation: elevation, hdop: hdop)
+        }
+        let sourcePath = folder + "/walk.gpx"
+        try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
+
+        let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+        defer { serve.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+        defer { daemon.stop() }
+        let recordingPath = folder + "/field-test.gpx"
+        let command = try await LiveCommand([
+            "gpsd", "--port", String(daemon.port), "--format", "jsonl", "--record", recordingPath,
+        ])
+        defer { command.stop() }
+        try await command.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
+
+        command.interrupt()
+        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        let printed = Self.lastPerTime(command.objects.filter { $0.type == "fix" })
+        #expect(command.child.errors.contains("locsim: recorded \(printed.count) fixes to \(recordingPath)"), "\(command.child.errors)")
+
+        // A complete document, with one point per epoch printed: the epoch in progress at Ctrl-C too.
+        let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+        #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
+        let recorded = Self.trackPoints(text)
+        #expect(recorded.map(\.time) == printed.map { $0.time ?? .distantPast }, "\(recorded.count) points, \(printed.count) printed")
+        for (point, fix) in zip(recorded, printed) {
+            // What gpsd reported, as printed (9 decimals) and recorded.
+            #expect(Self.near(point.latitude, fix.latitude, 1e-9))
+            #expect(Self.near(point.longitude, fix.longitude, 1e-9))
+            let hdop = try #require(point.hdop, "an HDOP at \(point.time)")
+            #expect(Self.near(hdop * 19, fix.accuracy, 1e-6))
+            // And what was served, field by field: gpsd's accuracy is 19 m × the HDOP sent.
+            let served = try #require(source.first { $0.time == point.time }, "no source point at \(point.time)")
+            #expect(abs(point.latitude - served.latitude) <= Self.positionTolerance)
+            #expect(abs(point.longitude - served.longitude) <= Self.positionTolerance)
+            #expect(abs(hdop - served.hdop) <= 1e-6, "HDOP \(hdop) for \(served.hdop) at \(point.time)")
+            if let elevation = point.elevation { #expect(abs(elevation - served.elevation) <= 0.005 + 1e-9) }
+        }
+        #expect(recorded.contains { $0.elevation != nil }, "3D fixes carry the altitude")
+    }
+
+    @Test(
+        "replay --gpsd --record FILE.nmea: Ctrl-C loses nothing, and replaying the recording gives the source's fixes, field by field",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func replayRecordsNMEAAndReplaysIt() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The source is locsim's own NMEA (which must give gpsd a fix), with accuracies from the noise model.
+        let sourcePath = folder + "/walk.nmea"
+        let made = try await CLI.run([
+            // 25 minutes of walking: longer than any wait below.
+            "simulate", "line", "--from", "51.5007,-0.1246", "--to", "51.5107,-0.1046", "--start-time", "2025-06-15T12:00:00Z",
+            "--noise", "3", "--seed", "4", "--out", sourcePath,
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+
+        let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+        defer { serve.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+        defer { daemon.stop() }
+        let recordingPath = folder + "/field-test.nmea"
+        let live = try await LiveCommand([
+            "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--record", recordingPath, "--format", "jsonl", "--flush",
+            "--geodata", PackagePaths.path("geodata"),
+        ])
+        defer { live.stop() }
+        try await live.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
+        live.interrupt()
+        #expect(try await live.waitForExit() == .exited(0), "\(live.child.errors)")
+        let printed = Self.lastPerTime(live.objects.filter { $0.type == "fix" })
+        #expect(live.child.errors.contains("locsim: recorded \(printed.count) fixes to \(recordingPath)"), "\(live.child.errors)")
+
+        // The recording carries a satellite count, so gpsd would take it as a fix too.
+        let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+        let gga = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("$GPGGA") })
+        let satellites = String(gga.split(separator: ",", omittingEmptySubsequences: false)[7])
+        #expect(satellites == "08", "\(gga)")
+
+        let replayed = try await Self.replayFixes(recordingPath)
+        let original = try await Self.replayFixes(sourcePath)
+        // Every fix the field test printed is in the recording (the last epoch, at Ctrl-C, too).
+        #expect(replayed.map(\.timestamp) == printed.map(\.timestamp))
+        for (fix, seen) in zip(replayed, printed) {
+            #expect(Self.near(fix.latitude, seen.latitude, Self.positionTolerance))
+            #expect(Self.near(fix.longitude, seen.longitude, Self.positionTolerance))
+            // The accuracy went out as HDOP with two decimals (19 m × 0.005 at most); both printed
+            // with two decimals.
+            #expect(Self.near(fix.accuracy, seen.accuracy, 19 * 0.005 + 0.01 + 1e-9))
+        }
+        // And field by field what was served, at the same times.
+        for fix in replayed {
+            let source = try #require(original.first { $0.timestamp == fix.timestamp }, "no source fix at \(fix.timestamp ?? "-")")
+            #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
+            #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
+            #expect(Self.near(fix.accuracy, source.accuracy, 1e-6), "accuracy at \(fix.timestamp ?? "-")")
+            #expect(fix.mode == source.mode)
+        }
+    }
+
+    // MARK: Reading NMEA logs
+
+    @Test("replay and track stats read locsim's own .nmea: the fixes simulate printed, to NMEA's precision")
+    func ownOutputReadsBack() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = [
+            "simulate", "route", "--from", "35.6812,139.7671", "--via", "35.6830,139.7650", "--to", "35.6852,139.7528",
+            "--start-time", "2024-05-01T08:00:00Z", "--noise", "4", "--seed", "9",
+        ]
+        let path = folder + "/walk.nmea"
+        #expect(try await CLI.run(arguments + ["--out", path]).status == 0)
+        let printed = try await CLI.run(arguments + ["--format", "jsonl"])
+        let expected = printed.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }.filter { $0.type == "fix" }
+        let replayed = try await Self.replayFixes(path)
+        #expect(!expected.isEmpty)
+        #expect(replayed.map(\.timestamp) == expected.map(\.timestamp))
+        for (fix, source) in zip(replayed, expected) {
+            #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
+            #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
+            // HDOP has two decimals (19 m × 0.005); replay prints two decimals, simulate three.
+            #expect(Self.near(fix.accuracy, source.accuracy, 19 * 0.005 + 0.0055 + 1e-9))
+        }
+        let stats = try await CLI.run(["track", "stats", path, "--format", "json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(object["points"] as? Int == expected.count)
+    }
+
+    @Test(
+        "replay of gpsd's receiver logs: every fix at a time gpsd reported is where gpsd put it",
+        .enabled(if: SharedData.isPresent, SharedData.absentReason))
+    func receiverLogsReplayAsGPSDReadThem() async throws {
+        let logs = SharedData.files(in: "gpsd", withExtension: "log")
+        #expect(logs.count >= 30)
+        var (compared, reported) = (0, 0)
+        for log in logs where !log.hasSuffix("/bundg_zeus_9.log") {  // its GGA and RMC disagree (docs/nmea.md)
+            let tpvs = try Self.positionedTPVs(log.replacingOccurrences(of: ".log", with: ".tpv.jsonl"))
+            var matched = 0
+            for fix in try await Self.replayFixes(log) {
+                guard let time = fix.time, let tpv = tpvs[time.timeIntervalSince1970] else { continue }
+                #expect(Self.near(fix.latitude, tpv.latitude, 1e-6), "\(log) at \(fix.timestamp ?? "-")")
+                #expect(Self.near(fix.longitude, tpv.longitude, 1e-6), "\(log) at \(fix.timestamp ?? "-")")
+                matched += 1
+            }
+            #expect(matched > 0 || tpvs.isEmpty, "\(log): no fix at a time gpsd reported")
+            (compared, reported) = (compared + matched, reported + tpvs.count)
+        }
+        // Most of gpsd's epochs are the replay's too: docs/nmea.md lists the few gpsd reports
+        // differently, and a replay drops fixes whose time goes backwards (bt451's clock jumps back).
+        #expect(compared * 10 >= reported * 9, "only \(compared) of gpsd's \(reported) positioned times replayed")
+    }
+
+    /// Logs where GPSBabel keeps other epochs or other positions than locsim (and gpsd: the
+    /// previous test compares locsim's positions with gpsd's), each for the reason in docs/nmea.md.
+    static let gpsbabelDiffers: Set<String> = [
+        "bt451", "bundg_zeus_9", "ch-4701", "garmin15x", "gp-320fw-2019-04-06-overflow", "iTrek", "quectel-L70", "rx210",
+        "sl869", "st-teseo-liv4f", "ublox-8", "ublox-lea-5h", "ublox-zed-f9p-nmea",
+    ]
+
+    @Test(
+        "track stats of a receiver log equals GPSBabel's conversion read by gpxpy and measured by GeographicLib",
+        .enabled(if: SharedData.isPresent, SharedData.absentReason))
+    func trackStatsMatchGPSBabel() async throws {
+        // scripts/reference/make_nmea_track_reference.py wrote these figures.
+        let data = try Data(contentsOf: URL(fileURLWithPath: PackagePaths.path("Tests/locsimTests/Golden/reference-nmea-track-stats.json")))
+        let reference = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let logs = try #require(reference["logs"] as? [String: [String: Any]])
+        #expect(logs.count == SharedData.files(in: "gpsd", withExtension: "log").count)
+        var agreeing = 0
+        for (name, expected) in logs.sorted(by: { $0.key < $1.key }) {
+            let result = try await CLI.run(["track", "stats", SharedData.path("gpsd/\(name).log"), "--format", "json"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let stats = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let points = stats["points"] as? Int, distance = stats["distance_m"] as? Double ?? .nan
+            let duration = stats["duration_s"] as? Double, expectedDuration = expected["duration_s"] as? Double
+            // Distances are printed to the millimetre; GPSBabel writes 9 decimals of a degree.
+            let same =
+                points == expected["points"] as? Int && abs(distance - (expected["distance_m"] as? Double ?? .nan)) <= 0.002
+                && (duration == nil) == (expectedDuration == nil)
+                && abs((duration ?? 0) - (expectedDuration ?? 0)) <= 0.0005
+            if Self.gpsbabelDiffers.contains(name) {
+                #expect(!same, "\(name) now agrees with GPSBabel: take it off the list of differences")
+            } else {
+                #expect(same, "\(name): locsim \(stats) vs GPSBabel \(expected)")
+                agreeing += 1
+            }
+        }
+        #expect(agreeing == logs.count - Self.gpsbabelDiffers.count)
+    }
+
+    @Test("nmea serve lists points whose time goes backwards instead of dropping them silently")
+    func serveReportsBackwardsTimes() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        var points = (0..<6).map { i in
+            SourcePoint(time: start.addingTimeInterval(Double(i)), latitude: 35.68, longitude: 139.76 + Double(i) * 1e-4, elevation: 3, hdop: 1)
+        }
+        points[4].time = start.addingTimeInterval(1.5)  // after 3 s comes 1.5 s
+        let path = folder + "/backwards.gpx"
+        try Self.gpx(points).write(toFile: path, atomically: true, encoding: .utf8)
+        let (serve, _) = try await NMEAServe.start([path])
+        defer { serve.stop() }
+        let errors = serve.child.errors
+        #expect(errors.contains("locsim: warning: dropped 1 point whose time goes backwards"), "\(errors)")
+        #expect(errors.contains("backwards.gpx:"), "the point is named by file:line:column: \(errors)")
+        #expect(errors.contains("served 5 points") || errors.contains("serving 5 points"), "\(errors)")
+        serve.interrupt()
+        #expect(try await serve.waitForExit() == .exited(0))
+    }
+
+    @Test("A file whose extension says neither GPX nor NMEA is a usage error that names the extensions locsim knows", arguments: [
+        ["replay", "walk.txt", "--fast"],
+        ["track", "stats", "walk.csv"],
+        ["nmea", "serve", "--port", "0", "walk"],
+        ["gpsd", "--record", "field.kml"],
+        ["replay", "--gpsd", "127.0.0.1:2947", "--record", "field.txt"],
+    ])
+    func unknownExtension(arguments: [String]) async throws {
+        let result = try await CLI.run(arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("locsim: error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(".gpx") && result.stderr.contains(".nmea"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 2, "one line and a hint: \(result.stderr)")
+    }
+
+    // MARK: Helpers
+
+    struct SourcePoint {
+        var time: Date
+        var latitude: Double
+        var longitude: Double
+        var elevation: Double
+        var hdop: Double
+    }
+
+    static func gpx(_ points: [SourcePoint]) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let body = points.map { p in
+            "<trkpt lat=\"\(p.latitude)\" lon=\"\(p.longitude)\"><ele>\(p.elevation)</ele>"
+                + "<time>\(formatter.string(from: p.time))</time><hdop>\(String(format: "%.2f", p.hdop))</hdop></trkpt>"
+        }
+        return "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n"
+            + body.joined(separator: "\n") + "\n</trkseg></trk>\n</gpx>\n"
+    }
+
+    struct RecordedPoint {
+        var time: Date
+        var latitude: Double
+        var longitude: Double
+        var elevation: Double?
+        var hdop: Double?
+    }
+
+    /// The `<trkpt>` lines of a GPX locsim wrote (one point per line).
+    static func trackPoints(_ text: String) -> [RecordedPoint] {
+        text.split(separator: "\n").compactMap { line -> RecordedPoint? in
+            guard let position = line.firstMatch(of: /<trkpt lat="([^"]+)" lon="([^"]+)">/),
+                let time = line.firstMatch(of: /<time>([^<]+)<\/time>/)
+            else { return nil }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = time.1.contains(".") ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+            guard let date = formatter.date(from: String(time.1)), let latitude = Double(position.1),
+                let longitude = Double(position.2)
+            else { return nil }
+            return RecordedPoint(
+                time: date, latitude: latitude, longitude: longitude,
+                elevation: line.firstMatch(of: /<ele>([^<]+)<\/ele>/).flatMap { Double($0.1) },
+                hdop: line.firstMatch(of: /<hdop>([^<]+)<\/hdop>/).flatMap { Double($0.1) })
+        }
+    }
+
+    /// The last fix line of each time, in order.
+    static func lastPerTime(_ fixes: [LiveCommand.JSONLine]) -> [LiveCommand.JSONLine] {
+        var result: [LiveCommand.JSONLine] = []
+        for fix in fixes {
+            if result.last?.timestamp == fix.timestamp { result.removeLast() }
+            result.append(fix)
+        }
+        return result
+    }
+
+    /// The fix lines of `locsim replay PATH --fast --format jsonl`.
+    static func replayFixes(_ path: String) async throws -> [LiveCommand.JSONLine] {
+        let result = try await CLI.run(["replay", path, "--fast", "--format", "jsonl", "--geodata", PackagePaths.path("geodata")])
+        guard result.status == 0 else { throw HarnessError("replay \(path) failed: \(result.stderr)") }
+        return result.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }.filter { $0.type == "fix" }
+    }
+
+    /// gpsd's positioned TPV reports by time (seconds since 1970): the last of each time.
+    static func positionedTPVs(_ path: String) throws -> [Double: (latitude: Double, longitude: Double)] {
+        var result: [Double: (latitude: Double, longitude: Double)] = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline) {
+            // Read by pattern: gpsd writes some members as a bare `nan`, which is not JSON.
+            guard let mode = line.firstMatch(of: /"mode":(\d)/).flatMap({ Int($0.1) }), mode >= 2,
+                let time = line.firstMatch(of: /"time":"([^"]+)"/).flatMap({ LiveCommand.parseTimestamp(String($0.1)) }),
+                let latitude = line.firstMatch(of: /"lat":(-?[0-9.]+)/).flatMap({ Double($0.1) }),
+                let longitude = line.firstMatch(of: /"lon":(-?[0-9.]+)/).flatMap({ Double($0.1) })
+            else { continue }
+            result[time.timeIntervalSince1970] = (latitude, longitude)
+        }
+        return result
+    }
+
+    /// Whether both values are there and within `tolerance`.
+    static func near(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
+        guard let a, let b else { return false }
+        return abs(a - b) <= tolerance
+    }
+
+    static func temporaryFolder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-nmea-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import CommandTestHelpers
+import LocSimTestHelpers
+import Testing
+
+/// `locsim index import/stats --postgres` and `locsim serve --postgres` against a private
+/// PostgreSQL + PostGIS started by the test (skipped, saying why, where none can run).
+@Suite(.timeLimit(.minutes(1))) struct PostGISCommandTests {
+    func withServer(_ body: (PostgresServer) async throws -> Void) async throws {
+        if let reason = PostgresServer.unavailableReason {
+            print("skipped: \(reason)")
+            return
+        }
+        try await PostgresServer.with(body)
+    }
+
+    func get(_ url: String) async throws -> (status: Int, body: String, retryAfter: String?) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.timeoutInterval = 60
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), http?.value(forHTTPHeaderField: "Retry-After"))
+    }
+
+    func startServe(_ arguments: [String]) async throws -> (LiveCommand, String) {
+        let command = try await LiveCommand(["serve", "--port", "0"] + arguments)
+        do {
+            try await command.wait(for: "the listening line", timeout: .seconds(60)) { lines in
+                lines.contains { $0.text.hasPrefix("locsim serve: listening on http://127.0.0.1:") }
+            }
+        } catch {
+            command.stop()
+            throw error
+        }
+        let line = command.lines.first { $0.text.hasPrefix("locsim serve: listening on ") }!.text
+        return (command, String(line.dropFirst("locsim serve: listening on ".count).prefix { $0 != " " }))
+    }
+
+    @Test("import, stats and serve from PostGIS give what --db gives; the password never shows")
+    func importStatsServe() async throws {
+        try await withServer { postgres in
+            let directory = NSTemporaryDirectory() + "locsim-postgis-command-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let db = directory + "/sf.sqlite"
+            #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
+            // The password from PGPASSWORD, not the URL.
+            let imported = try await CLI.run(
+                ["index", "import", "geodata/sf-mission.csv", "--postgres", postgres.urlWithoutPassword],
+                environment: ["PGPASSWORD": PostgresServer.password])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stdout.contains(" new, 0 updated, 0 skipped; postgres://postgres@127.0.0.1:\(postgres.port)/postgres now holds"))
+            #expect(!(imported.stdout + imported.stderr).contains(PostgresServer.password))
+            let again = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", postgres.url])
+            #expect(again.stdout.contains(" 0 new, "), "\(again.stdout)")
+            #expect(!(again.stdout + again.stderr).contains(PostgresServer.password))
+            let sqliteStats = try await CLI.run(["index", "stats", "--db", db, "--format", "json"])
+            let stats = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--format", "json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let count = { (text: String) in
+                (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["places"] as? Int
+            }
+            #expect(try count(stats.stdout) != nil)
+            #expect(try count(stats.stdout) == count(sqliteStats.stdout))
+
+            let (sqlite, sqliteBase) = try await startServe(["--db", db])
+            defer { sqlite.stop() }
+            let (served, base) = try await startServe(["--postgres", postgres.url])
+            defer { served.stop() }
+            for query in ["lat=37.7599&lng=-122.4148&radius=300", "lat=37.76&lng=-122.42&radius=5000&limit=7",
+                          "lat=37.76&lng=-122.42&radius=100"] {
+                let expected = try await get(sqliteBase + "/locations/nearby?" + query)
+                let actual = try await get(base + "/locations/nearby?" + query)
+                #expect(expected.status == 200)
+                #expect(actual.status == 200)
+                #expect(actual.body == expected.body)
+            }
+            #expect(try await get(base + "/healthz").status == 200)
+
+            // The database goes away: 503 with Retry-After, /healthz names the backend; it comes
+            // back: the same process answers again.
+            try await postgres.halt()
+            let down = try await get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300")
+            #expect(down.status == 503)
+            #expect(down.retryAfter == "1")
+            let health = try await get(base + "/healthz")
+            #expect(health.status == 503)
+            #expect(health.body.contains("postgres 127.0.0.1:\(postgres.port)"), "\(health.body)")
+            try await postgres.restart()
+            var recovered = false
+            for _ in 0..<60 where !recovered {
+                recovered = try await get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300").status == 200
+                if !recovered { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect(recovered)
+            #expect(try await get(base + "/healthz").status == 200)
+            served.interrupt()
+            #expect(try await served.waitForExit() == .exited(0))
+            #expect(!served.lines.contains { $0.text.contains(PostgresServer.password) })
+        }
+    }
+
+    @Test("bad URLs are usage errors naming --postgres; an unreachable server is a run-time error with a hint")
+    func errors() async throws {
+        let malformed = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", "mysql://x/y"])
+        #expect(malformed.status == 2)
+        #expect(malformed.stderr.contains("--postgres"))
+        let both = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", "postgres://h/d", "--db", "x.sqlite"])
+        #expect(both.status == 2)
+        let port = try LoopbackSocket.freePort()
+        let unreachable = try await CLI.run(
+            ["index", "stats", "--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.hasPrefix("locsim: error: 127.0.0.1:\(port): "), "\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("\nhint: "))
+        #expect(!unreachable.stderr.contains("topsecret"))
+        try await withServer { postgres in
+            let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
+            #expect(empty.status == 1)
+            #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationFeed
+import LocationGPSD
+import NMEAFormat
+import Testing
+
+/// The feed server on a real port, watched by real gpsd clients the tests start: gpspipe,
+/// Python's `gps` module, and this project's `GPSDProvider` through libgps, and compared with a
+/// real gpsd fed the same NMEA. (Runs in scripts/test.sh's second process, with the other
+/// live-gpsd suites.)
+@Suite(.timeLimit(.minutes(1)))
+struct GPSDFeedLiveTests {
+    static let gpspipe: String? = ["/usr/bin/gpspipe", "/usr/local/bin/gpspipe"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let python = "/usr/bin/python3"
+    static var hasPythonGPS: Bool {
+        FileManager.default.isExecutableFile(atPath: python)
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gps/__init__.py")
+    }
+
+    /// NMEA's resolution as gpsd passes it on (the same figures as LocationGPSDTests' round trip):
+    /// half of 1e-5 minute of arc, of 2 decimals of altitude and course, of 3 decimals of a knot,
+    /// of HDOP's 2 decimals × 19 m; then gpsd's JSON decimals (3 for speed and eph, 4 for altitude
+    /// and track, 9 for lat/lon).
+    static let degrees = 1e-7
+    static let metres = 0.005 + 5e-5 + 1e-9
+    static let metresPerSecond = 0.0005 * 1852 / 3600 + 0.0005 + 1e-9
+    static let courseDegrees = 0.005 + 5e-5 + 1e-9
+    static let accuracy = 0.005 * 19 + 0.0005 + 1e-9
+    /// Comparing locsim's report with gpsd's adds locsim's own JSON rounding (the same decimals).
+    static let parityMetres = metres + 5e-5
+    static let parityMetresPerSecond = metresPerSecond + 0.0005
+    static let parityCourseDegrees = courseDegrees + 5e-5
+    static let parityAccuracy = accuracy + 0.0005
+
+    @Test("gpspipe -w gets VERSION, DEVICES, WATCH, then TPV and SKY reports of the player's own fixes", .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
+    func gpspipeJSON() async throws {
+        let feed = try await LiveFeed.start(names: ["alice", "bob"])
+        defer { feed.stop() }
+        let reference = try await feed.reference("alice")
+        let pipe = try await ChildProcess([Self.gpspipe!, "-w", "-n", "14", "127.0.0.1:\(feed.port)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        // "\r\n" is one Character in Swift: split the bytes.
+        let bytes = Array(pipe.output.utf8)
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        try #require(lines.count == 14, "\(pipe.output)")
+        #expect(!pipe.output.contains("null"))
+        #expect(lines.allSatisfy { $0.hasSuffix("\r") }, "CR LF line ends")
+        let reports = try lines.map { try object($0) }
+        #expect(reports.prefix(3).map { $0["class"] as? String } == ["VERSION", "DEVICES", "WATCH"])
+        let paths = (reports[1]["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(paths == ["/dev/locsim/alice", "/dev/locsim/bob"])
+        var checked = 0
+        for report in reports.dropFirst(3) {
+            let kind = report["class"] as? String
+            #expect(kind == "TPV" || kind == "SKY")
+            guard kind == "TPV", report["device"] as? String == "/dev/locsim/alice" else { continue }
+            let stamp = try #require(report["time"] as? String)
+            let time = try #require(UTCTimestamp.parse(stamp))
+            let fix = try #require(reference[time], "a TPV at \(time) the player never had")
+            #expect(abs((report["lat"] as? Double ?? .nan) - fix.coordinate!.latitude) <= 5e-10 + 1e-12)
+            #expect(abs((report["lon"] as? Double ?? .nan) - fix.coordinate!.longitude) <= 5e-10 + 1e-12)
+            #expect(abs((report["eph"] as? Double ?? .nan) - fix.horizontalAccuracy!) <= 5e-4 + 1e-9)
+            checked += 1
+        }
+        #expect(checked > 0)
+    }
+
+    @Test("gpspipe -r gets the NMEA sentences, which read back as the player's fixes", .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
+    func gpspipeNMEA() async throws {
+        let feed = try await LiveFeed.start()
+        defer { feed.stop() }
+        let reference = try await feed.reference("alice")
+        let pipe = try await ChildProcess([Self.gpspipe!, "-r", "-n", "15", "127.0.0.1:\(feed.port)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        let sentences = Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n"))
+            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.hasPrefix("$") }
+        try #require(sentences.count >= 8, "\(pipe.output)")
+        var options = NMEAReader.Options.lenient
+        options.accuracyModel = .gpsd
+        var reader = NMEAReader(options: options)
+        let text = sentences.joined(separator: "\n") + "\n"
+        let fixes = try reader.read(Array(text.utf8)) + reader.finish()
+        try #require(fixes.count >= 1)
+        for read in fixes {
+            let fix = try #require(reference[read.time], "an NMEA fix at \(read.time) the player never had")
+            #expect(abs(read.coordinate!.latitude - fix.coordinate!.latitude) <= Self.degrees)
+            #expect(abs(read.coordinate!.longitude - fix.coordinate!.longitude) <= Self.degrees)
+            #expect(abs(read.horizontalAccuracy! - fix.horizontalAccuracy!) <= Self.accuracy)
+        }
+    }
+
+    @Test("Python's gps module reads the player's fixes", .enabled(if: hasPythonGPS, "needs /usr/bin/python3 with python3-gps"))
+    func pythonGPS() async throws {
+        let feed = try await LiveFeed.start()
+        defer { feed.stop() }
+        let reference = try await feed.reference("alice")
+        let script = """
+            import gps, json, sys
+            session = gps.gps(host="127.0.0.1", port=int(sys.argv[1]), mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
+            seen = 0
+            while seen < 5:
+                report = session.next()
+                if report["class"] == "TPV" and "lat" in report:
+                    print(json.dumps({"time": report["time"], "lat": report["lat"], "lon": report["lon"],
+                                      "mode": report["mode"], "speed": report["speed"]}), flush=True)
+                    seen += 1
+            """
+        let child = try await ChildProcess([Self.python, "-c", script, String(feed.port)])
+        defer { child.stop() }
+        #expect(try await child.waitForExit(timeout: .seconds(60)) == .exited(0), "\(child.errors)")
+        let reports = try child.output.split(separator: "\n").map { try object($0) }
+        #expect(reports.count == 5)
+        for report in reports {
+            let stamp = try #require(report["time"] as? String)
+            let time = try #require(UTCTimestamp.parse(stamp))
+            let fix = try #require(reference[time])
+            #expect(abs((report["lat"] as? Double ?? .nan) - fix.coordinate!.latitude) <= 5e-10 + 1e-12)
+            #expect(abs((report["lon"] as? Double ?? .nan) - fix.coordinate!.longitude) <= 5e-10 + 1e-12)
+            #expect(report["mode"] as? Int == 3)
+            #expect(abs((report["speed"] as? Double ?? .nan) - fix.speed!) <= 5e-4 + 1e-9)
+        }
+    }
+
+    @Test(
+        "GPSDProvider (libgps) gets the same fixes from locsim's server as from a real gpsd fed its NMEA",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func parityWithRealGPSD() async throws {
+        let feed = try await LiveFeed.start()
+        defer { feed.stop() }
+        let nmea = try NMEAFeed()
+        defer { nmea.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: nmea.port)
+        defer { daemon.stop() }
+        try await nmea.acceptClient(timeout: .seconds(30))
+
+        // Both sides watched through libgps before the relay starts, so both see the same epochs.
+        let direct = FixCollector(try GPSDProvider(port: feed.port))
+        defer { direct.stop() }
+        let relayed = FixCollector(try GPSDProvider(port: daemon.port))
+        defer { relayed.stop() }
+        try await Task.sleep(for: .milliseconds(500))
+        // locsim's NMEA, line by line, into the real gpsd's receiver feed.
+        let relay = try SocketLines(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
+        defer { relay.stop() }
+        let pump = Task { () -> String? in
+            var forwarded = 0
+            while !Task.isCancelled {
+                let lines = relay.lines
+                for line in lines[forwarded...] where line.hasPrefix("$") {
+                    do {
+                        try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
+                    } catch {
+                        return "the relay to gpsd failed: \(error)"
+                    }
+                }
+                forwarded = lines.count
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
+            }
+            return nil
+        }
+        defer { pump.cancel() }
+
+        let deadline = ContinuousClock.now + .seconds(90)
+        var common: [Date] = []
+        while common.count < 12, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            let relayedFixes = relayed.fixes.filter(\.hasPosition)
+            let relayedTimes = Set(relayedFixes.map(\.time))
+            // An epoch is complete on gpsd's side once a later one has begun: the newest may still
+            // be missing its GGA (a 2D report without altitude), so it is not compared yet.
+            guard let newest = relayedTimes.max() else { continue }
+            common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
+        }
+        if common.count < 12 { pump.cancel() }
+        let relayFailure = common.count < 12 ? await pump.value : nil
+        let progress =
+            "relay: \(relayFailure ?? "ok"); direct \(direct.fixes.count) fixes (\(direct.failure ?? "running")), relayed \(relayed.fixes.count) "
+            + "(\(relayed.failure ?? "running")); gpsd: \(daemon.log)"
+        try #require(common.count >= 12, "\(progress)")
+        for time in common {
+            let mine = try #require(direct.fixes.last { $0.time == time })
+            // gpsd reports an epoch once per sentence; its last report has everything.
+            let theirs = try #require(relayed.fixes.last { $0.time == time })
+            #expect(mine.mode == theirs.mode, "mode at \(time)")
+            #expect(abs(mine.coordinate!.latitude - theirs.coordinate!.latitude) <= Self.degrees, "latitude at \(time)")
+            #expect(abs(mine.coordinate!.longitude - theirs.coordinate!.longitude) <= Self.degrees, "longitude at \(time)")
+            #expect(abs((mine.altitude ?? .nan) - (theirs.altitude ?? .nan)) <= Self.parityMetres, "altitude at \(time)")
+            #expect(abs((mine.speed ?? .nan) - (theirs.speed ?? .nan)) <= Self.parityMetresPerSecond, "speed at \(time)")
+            #expect(abs((mine.course ?? .nan) - (theirs.course ?? .nan)) <= Self.parityCourseDegrees, "course at \(time)")
+            #expect(
+                abs((mine.horizontalAccuracy ?? .nan) - (theirs.horizontalAccuracy ?? .nan)) <= Self.parityAccuracy,
+                "accuracy at \(time)")
+        }
+    }
+}
+
+/// Collects a provider's fixes on a task of its own.
+private final class FixCollector: Sendable {
+    private final class Box: Sendable {
+        let fixes = Locked<[Fix]>([])
+        let failure = Locked<String?>(nil)
+    }
+    private let box = Box()
+    private let task: Task<Void, Never>
+
+    init(_ provider: GPSDProvider<ContinuousClock>) {
+        let box = box
+        task = Task {
+            do {
+                for try await fix in provider { box.fixes.withLock { $0.append(fix) } }
+            } catch {
+                box.failure.withLock { $0 = "\(error)" }
+            }
+        }
+    }
+
+    var fixes: [Fix] { box.fixes.withLock { $0 } }
+    /// Why the provider stopped, if it failed.
+    var failure: String? { box.failure.withLock { $0 } }
+
+    func stop() { task.cancel() }
+}

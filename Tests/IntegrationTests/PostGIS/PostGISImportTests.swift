@@ -1,0 +1,180 @@
+import Foundation
+import LocSimTestHelpers
+import LocationCore
+import LocationIndex
+import LocationPostGIS
+import Testing
+
+struct StopImport: Error {}
+
+@Suite(.timeLimit(.minutes(1))) struct PostGISImportTests {
+    static let first = """
+        id,name,lat,lon,kind
+        a,Alpha,35.6812,139.7671,shop
+        b,Beta,35.6813,139.7672,
+        c,"Gamma, ""quoted""\tand tab",35.6814,139.7673,park
+        """
+
+    @Test func upsertByIDAndTextRoundTrips() async throws {
+        try await withPostGIS { _, store in
+            try await withTemporaryDirectory { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                let report = try await store.importPlaces(fromFile: directory + "/a.csv")
+                #expect(report.inserted == 3)
+                #expect(report.updated == 0)
+                #expect(report.placeCount == 3)
+                try "id,name,lat,lon\nb,Beta moved\\back,35.7,139.8\nd,Delta,35.68,139.76\n".write(
+                    toFile: directory + "/b.csv", atomically: true, encoding: .utf8)
+                let second = try await store.importPlaces(fromFile: directory + "/b.csv")
+                #expect(second.inserted == 1)
+                #expect(second.updated == 1)
+                #expect(second.placeCount == 4)
+                // The same files into SQLite give the same places, text included.
+                let index = try sqliteIndex(in: directory, importing: ["a.csv", "b.csv"])
+                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+                let expected = try index.places(near: center, within: 50_000)
+                #expect(try await store.places(near: center, within: 50_000) == expected)
+                #expect(expected.contains { $0.place.name == "Beta moved\\back" })
+                #expect(expected.contains { $0.place.name == "Gamma, \"quoted\"\tand tab" })
+                let statistics = try await store.statistics()
+                #expect(statistics.placeCount == 4)
+                #expect(statistics.kindCount == 3)
+            }
+        }
+    }
+
+    /// A bad row fails with the same error an SQLite import gives, and nothing is written.
+    @Test func badInputGivesTheIndexErrorsAndWritesNothing() async throws {
+        try await withPostGIS { _, store in
+            try await withTemporaryDirectory { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                try await store.importPlaces(fromFile: directory + "/a.csv")
+                let cases = [
+                    "id,name,lat,lon\nx,X,35.x,139\n", "id,name,lat\nx,X,35\n", "id,name,lat,lon\nx,X,95,139\n",
+                    "id,name,lat,lon\nx,X,35,139\nx,Y,35,139\n",
+                ]
+                for (number, text) in cases.enumerated() {
+                    let path = directory + "/bad\(number).csv"
+                    try text.write(toFile: path, atomically: true, encoding: .utf8)
+                    let index = try NearbyIndex(path: directory + "/bad\(number).sqlite")
+                    var sqliteError: IndexError?
+                    do { try index.importPlaces(fromFile: path) } catch let error as IndexError { sqliteError = error }
+                    var postgisError: IndexError?
+                    do { try await store.importPlaces(fromFile: path) } catch let error as IndexError { postgisError = error }
+                    #expect(sqliteError != nil)
+                    #expect(postgisError == sqliteError, "case \(number)")
+                }
+                do {
+                    try await store.importPlaces(fromFile: directory + "/missing.csv")
+                    Issue.record("a missing file imported")
+                } catch let error as IndexError {
+                    #expect(error.code == .unreadableInput)
+                }
+                #expect(try await store.statistics().placeCount == 3)
+            }
+        }
+    }
+
+    /// An import stopped while its rows are being sent (a thrown progress callback; a cancelled
+    /// task) leaves the previous places.
+    @Test func interruptedImportKeepsThePreviousData() async throws {
+        try await withPostGIS { _, store in
+            try await withTemporaryDirectory { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                try await store.importPlaces(fromFile: directory + "/a.csv")
+                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+                let before = try await store.places(near: center, within: 5_000)
+                #expect(before.count == 3)
+                let big = directory + "/big.csv"
+                _ = try writeTestPlaces(to: big, seed: 5)
+                do {
+                    try await store.importPlaces(fromFile: big, options: ImportOptions(progressInterval: 1_000)) { step in
+                        if step.phase == .writing, step.tilesWritten >= 4_000 { throw StopImport() }
+                    }
+                    Issue.record("the import was not stopped")
+                } catch is StopImport {}
+                #expect(try await store.places(near: center, within: 5_000) == before)
+                let task = Task {
+                    try await store.importPlaces(fromFile: big, options: ImportOptions(progressInterval: 500)) { step in
+                        if step.phase == .writing, step.tilesWritten == 2_000 { withUnsafeCurrentTask { $0?.cancel() } }
+                    }
+                }
+                let outcome = await task.result
+                #expect(throws: (any Error).self) { try outcome.get() }
+                #expect(try await store.places(near: center, within: 5_000) == before)
+                #expect(try await store.statistics().placeCount == 3)
+            }
+        }
+    }
+
+    /// Readers during an import see all of the previous places or all of the new ones.
+    @Test func readersDuringAnImportSeeWholeGenerations() async throws {
+        try await withPostGIS { _, store in
+            try await withTemporaryDirectory { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                try await store.importPlaces(fromFile: directory + "/a.csv")
+                let big = directory + "/big.csv"
+                _ = try writeTestPlaces(to: big, seed: 6)
+                let index = try NearbyIndex(path: directory + "/x.sqlite")
+                try index.importPlaces(fromFile: directory + "/a.csv")
+                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+                let old = try index.places(near: center, within: 3_000)
+                try index.importPlaces(fromFile: big)
+                let new = try index.places(near: center, within: 3_000)
+                #expect(old != new)
+                let reader = Task {
+                    var seen = (old: 0, new: 0, other: 0)
+                    while !Task.isCancelled {
+                        let answer = try await store.places(near: center, within: 3_000)
+                        if answer == old { seen.old += 1 } else if answer == new { seen.new += 1 } else { seen.other += 1 }
+                        if seen.new > 0 { break }
+                    }
+                    return seen
+                }
+                try await store.importPlaces(fromFile: big)
+                let seen = try await reader.value
+                #expect(seen.other == 0)
+                #expect(seen.new == 1)
+            }
+        }
+    }
+
+    @Test func wrongPasswordAndDownServerAreUnavailable() async throws {
+        try await withPostGIS(queryTimeout: .seconds(2)) { server, store in
+            try await withTemporaryDirectory { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                try await store.importPlaces(fromFile: directory + "/a.csv")
+                let wrong = try PostgresURL(parsing: server.urlWithoutPassword, environment: ["PGPASSWORD": "not-it"])
+                do {
+                    _ = try await PostGISPlaceStore.withRunning(wrong, clock: ContinuousClock(), logger: quietLogger) { other in
+                        try await other.statistics()
+                    }
+                    Issue.record("a wrong password was accepted")
+                } catch let error as PostGISError {
+                    #expect(error.code == .unavailable)
+                    #expect(error.endpoint == "127.0.0.1:\(server.port)")
+                    #expect(!error.description.contains("not-it"))
+                }
+                // Down: queries fail promptly as unavailable; back up: the same store answers again.
+                try await server.halt()
+                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+                do {
+                    _ = try await store.places(near: center, within: 1_000)
+                    Issue.record("a query succeeded with the server down")
+                } catch let error as PostGISError {
+                    #expect(error.code == .unavailable)
+                }
+                try await server.restart()
+                var answered: [NearbyPlace]?
+                for _ in 0..<40 where answered == nil {
+                    do {
+                        answered = try await store.places(near: center, within: 1_000)
+                    } catch {
+                        try await Task.sleep(for: .milliseconds(250))
+                    }
+                }
+                #expect(answered?.count == 3)
+            }
+        }
+    }
+}
