@@ -61,8 +61,10 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Straight-line motion: ground speed in metres per second.")
     var walkSpeed: Double = 1.4
 
-    @Option(help: "Straight-line motion: seconds between fixes.")
-    var interval: Double = 1
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Straight-line motion: time between fixes (default 1s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var interval: DurationArgument = .seconds(1)
 
     @Option(help: "Straight-line motion: number of fixes.")
     var count: Int = 600
@@ -99,7 +101,7 @@ struct NMEAServe: AsyncParsableCommand {
             if walkSpeed != 0 {
                 try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s")
             }
-            try checkOption(interval, in: OptionRange.interval, flag: "--interval", unit: "seconds")
+            try checkOption(interval, in: OptionRange.interval, flag: "--interval")
             try checkOption(count, in: OptionRange.count, flag: "--count")
             try checkOption(bearing, in: OptionRange.bearing, flag: "--bearing", unit: "degrees")
             if let altitude { try checkOption(altitude, in: OptionRange.altitude, flag: "--altitude", unit: "metres") }
@@ -112,13 +114,13 @@ struct NMEAServe: AsyncParsableCommand {
         // unless --original-times. Iteration (and so the clock) starts at the first client.
         if let from {
             let start = from.coordinate
-            let length = walkSpeed * interval * Double(count - 1)
+            let length = walkSpeed * interval.seconds * Double(count - 1)
             let path: MotionPath =
                 length > 0 ? .line(from: start, to: start.destination(distance: length, bearing: bearing)) : .stationary(at: start)
             let motion = try SyntheticMotion(
                 path: path, speed: walkSpeed > 0 ? .constant(walkSpeed) : .walk, seed: 1,
                 configuration: .init(
-                    rate: 1 / interval, pacing: .timed(speedFactor: speed), duration: interval * Double(count - 1),
+                    rate: 1 / interval.seconds, pacing: .timed(speedFactor: speed), duration: interval.seconds * Double(count - 1),
                     altitude: altitude))
             try await serve(motion, describing: "\(count) fixes of straight-line motion")
         } else if let track {

@@ -104,7 +104,7 @@ func decimalValue(_ text: some StringProtocol) -> Double? {
 }
 
 /// A range bound for people: `20015114` rather than `20015114.50…`, `0.001` as it is.
-private func formatRangeBound(_ value: Double) -> String {
+func formatRangeBound(_ value: Double) -> String {
     if value == value.rounded(.down), abs(value) < 1e15 { return String(Int64(value)) }
     if abs(value) >= 1000, abs(value) < 1e15 { return String(Int64(value.rounded(.down))) }
     return String(value)

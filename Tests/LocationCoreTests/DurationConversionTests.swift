@@ -70,15 +70,29 @@ struct DurationConversionTests {
         #expect(Int32(clamping: Duration.seconds(2).wholeMicroseconds) == 2_000_000)
     }
 
-    @Test("Short duration text: ms, s and us, at most a day; anything else is refused")
-    func shortText() {
-        #expect(Duration(shortText: "800ms") == .milliseconds(800))
-        #expect(Duration(shortText: "1.5s") == .milliseconds(1500))
-        #expect(Duration(shortText: "250us") == .microseconds(250))
-        #expect(Duration(shortText: "0s") == .zero)
-        #expect(Duration(shortText: "86400s") == .seconds(86_400))
-        for refused in ["", "s", "ms", "-1s", "1 s", " 1s", "1h", "86400.001s", "1e400s", "nans", "2", "1.5"] {
-            #expect(Duration(shortText: refused) == nil, "\(refused)")
-        }
+    @Test(
+        "Duration text: bare seconds, units (ms, us, s, m, h, d, combined once each), clocks; negative and malformed told apart",
+        arguments: [
+            ("30", 30_000_000), ("1.5", 1_500_000), ("0", 0), ("500ms", 500_000), ("250us", 250), ("30s", 30_000_000),
+            ("5m", 300_000_000), ("2h", 7_200_000_000), ("1d", 86_400_000_000), ("1h30m", 5_400_000_000),
+            ("1m30s", 90_000_000), ("1.5s", 1_500_000), ("0.5h", 1_800_000_000), ("1:30", 90_000_000),
+            ("1:30:00", 5_400_000_000), ("49:00", 2_940_000_000), ("1:02:03.5", 3_723_500_000), ("0:00", 0),
+        ] as [(String, Int64)])
+    func durationText(text: String, microseconds: Int64) {
+        #expect(DurationText.parse(text) == .success(.microseconds(microseconds)))
+    }
+
+    @Test("Duration text that is not one", arguments: [
+        "", "s", "ms", "1 s", " 1s", "1e3", "inf", "nan", "1h1h", "1x", "1:60", "1:30:60", "1::2", ":30", "1:", "1.s", ".5s",
+        "1:2:3:4", "1.5:00", "0x10", "１s", "99999999999999999s",
+    ])
+    func durationTextRefused(text: String) {
+        #expect(DurationText.parse(text) == .failure(.malformed), "\(text)")
+    }
+
+    @Test("A negative duration is told as such", arguments: ["-1", "-5s", "-1:30", "-500ms"])
+    func durationTextNegative(text: String) {
+        #expect(DurationText.parse(text) == .failure(.negative))
+        #expect(DurationText.Problem.negative.description == "must not be negative")
     }
 }

@@ -73,6 +73,33 @@ import Testing
         #expect(result.stdout.isEmpty, "nothing ran")
     }
 
+    /// Every duration flag: the command line before it, and the flag.
+    static let durationFlags: [BadOption] = [
+        BadOption(["serve", "--latency"], "--latency"), BadOption(["serve", "--latency-jitter"], "--latency-jitter"),
+        BadOption(["serve", "--throttle-interval"], "--throttle-interval"),
+        BadOption(["serve", "--audit-tolerance"], "--audit-tolerance"),
+        BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start"], "--start"),
+        BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--throttle-interval"], "--throttle-interval"),
+        BadOption(["simulate", "stationary", "--at", "35.68,139.76", "--duration"], "--duration"),
+        BadOption(["nmea", "serve", "--port", "1", "--interval"], "--interval"),
+        BadOption(["swarm", "--players", "2", "--duration"], "--duration"), BadOption(["swarm", "--players", "2", "--ramp"], "--ramp"),
+        BadOption(["swarm", "--players", "2", "--server", "http://127.0.0.1:1", "--timeout"], "--timeout"),
+    ]
+
+    @Test("Every duration flag reads one grammar: a negative value is 'must not be negative' naming the flag; junk says what a duration is",
+        arguments: durationFlags)
+    func durationFlag(_ option: BadOption) async throws {
+        for (value, says) in [
+            ("-5s", "must not be negative"), ("-1:30", "must not be negative"),
+            ("5 minutes", "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or a number of seconds"),
+        ] {
+            let result = try await CLI.run(option.arguments + [value])
+            #expect(result.status == 2, "\(value): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains("'\(option.flag) <duration>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
+        }
+    }
+
     /// A run-time failure, the environment it needs, and what the message must say.
     struct Failure: CustomTestStringConvertible, Sendable {
         let arguments: [String]

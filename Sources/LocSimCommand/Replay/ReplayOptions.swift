@@ -97,8 +97,10 @@ struct TimingOptions: ParsableArguments {
     @Flag(help: "Play lap after lap until interrupted; time keeps running forward.")
     var loop = false
 
-    @Option(help: ArgumentHelp("Start this far into the walk: seconds, m:ss or h:mm:ss.", valueName: "offset"))
-    var start: String?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Start this far into the walk: 90, 49:00, 1:02:03, 5m.", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var start: DurationArgument?
 
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
@@ -111,14 +113,11 @@ struct TimingOptions: ParsableArguments {
         if fast && speed != nil { throw ValidationError("--fast and --speed exclude each other") }
         if let rate { try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz") }
         if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
-        if let start, parseOffset(start) == nil {
-            throw ValidationError("--start must be seconds, m:ss or h:mm:ss, got '\(start)'")
-        }
     }
 
     func replayConfiguration(pacing: Pacing) -> GPXReplay<ContinuousClock>.Configuration {
         GPXReplay<ContinuousClock>.Configuration(
-            pacing: pacing, rate: rate, startOffset: start.flatMap(parseOffset) ?? 0, loops: loop,
+            pacing: pacing, rate: rate, startOffset: start?.seconds ?? 0, loops: loop,
             noise: noiseModel(sigma: noise, seed: seed))
     }
 }
@@ -130,21 +129,6 @@ func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
     return NoiseModel(seed: seed, sigma: sigma)
 }
 
-/// Parses `90`, `1:30`, `1:02:03` or `90.5` into seconds (plain decimals: no `1e9`, `inf` or hex).
-func parseOffset(_ text: String) -> Double? {
-    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard (1...3).contains(parts.count) else { return nil }
-    var total = 0.0
-    for (i, part) in parts.enumerated() {
-        guard part.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = decimalValue(part), value.isFinite,
-            value >= 0
-        else { return nil }
-        if i > 0 && value >= 60 { return nil }
-        total = total * 60 + value
-    }
-    return total
-}
-
 /// The map rule's numbers.
 struct MapLogicOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
@@ -153,8 +137,11 @@ struct MapLogicOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
     var throttleDistance: Double = 100
 
-    @Option(help: ArgumentHelp("Fetch when more than this many seconds passed since the last fetch.", valueName: "s"))
-    var throttleInterval: Double = 30
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Fetch when more than this long passed since the last fetch (default 30s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var throttleInterval: DurationArgument = .seconds(30)
 
     @Option(help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))
     var minAccuracy: Double = 100
@@ -165,7 +152,7 @@ struct MapLogicOptions: ParsableArguments {
     func validate() throws {
         try checkOption(radius, in: OptionRange.radius, flag: "--radius", unit: "metres")
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
-        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval", unit: "seconds")
+        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         // Infinity is allowed: accept every fix, whatever its accuracy.
         guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres (inf accepts every fix), got \(minAccuracy)") }
         try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
@@ -174,7 +161,7 @@ struct MapLogicOptions: ParsableArguments {
     /// The rule's configuration; call after ``validate()``.
     func throttleConfiguration() throws -> FetchThrottle.Configuration {
         try FetchThrottle.Configuration(
-            minimumDistance: throttleDistance, minimumInterval: checkedSeconds(throttleInterval),
+            minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration,
             radius: radius, maximumHorizontalAccuracy: minAccuracy)
     }
 }

@@ -69,11 +69,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
     var maxRadius: Double = 50_000
 
-    @Option(help: ArgumentHelp("Delay every answer by this much (800ms, 1.5s).", valueName: "duration"))
-    var latency: String?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Delay every answer by this much (800ms, 1.5s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var latency: DurationArgument?
 
-    @Option(help: ArgumentHelp("Spread the latency uniformly by ± this much.", valueName: "duration"))
-    var latencyJitter: String?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Spread the latency uniformly by ± this much.", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var latencyJitter: DurationArgument?
 
     @Option(help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
     var failRate: Double = 0
@@ -90,11 +94,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
     var throttleDistance: Double = 100
 
-    @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many seconds.", valueName: "s"))
-    var throttleInterval: Double = 30
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The audited rule: a fetch is due after more than this long (default 30s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var throttleInterval: DurationArgument = .seconds(30)
 
-    @Option(help: ArgumentHelp("Slack on the audited interval for network jitter, in seconds.", valueName: "s"))
-    var auditTolerance: Double = 1
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Slack on the audited interval for network jitter (default 1s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var auditTolerance: DurationArgument = .seconds(1)
 
     @Option(help: ArgumentHelp("At shutdown, write the audit as an HTML page (map, timeline, counts).", valueName: "file.html"))
     var auditReport: String?
@@ -116,20 +125,16 @@ struct Serve: AsyncParsableCommand {
         for url in replica { try PostgresTarget.validate(url, flag: "--replica") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
-        if let latency, FaultScript.parseDuration(latency) == nil {
-            throw ValidationError("--latency must be a duration like 800ms or 1.5s, got '\(latency)'")
-        }
-        if let latencyJitter, FaultScript.parseDuration(latencyJitter) == nil {
-            throw ValidationError("--latency-jitter must be a duration like 200ms, got '\(latencyJitter)'")
-        }
+        if let latency { try checkOption(latency, in: 0...86_400, flag: "--latency") }
+        if let latencyJitter { try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter") }
         guard failRate.isFinite, (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be within 0...1, got \(failRate)") }
         guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
             throw ValidationError("--timeout-rate must be within 0...1, got \(timeoutRate)")
         }
         // The same ranges as replay's rule options: these are the rule the audit applies.
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
-        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval", unit: "seconds")
-        try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance", unit: "seconds")
+        try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
+        try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance")
         if token == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token T (the app then sends "
@@ -157,15 +162,15 @@ struct Serve: AsyncParsableCommand {
         let configuration: NearbyServer.Configuration
         do {
             let faults = try FaultPlan.Configuration(
-                latency: latency.flatMap(FaultScript.parseDuration) ?? .zero,
-                latencyJitter: latencyJitter.flatMap(FaultScript.parseDuration) ?? .zero,
+                latency: latency?.duration ?? .zero,
+                latencyJitter: latencyJitter?.duration ?? .zero,
                 failRate: failRate, timeoutRate: timeoutRate, seed: seed,
                 script: try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? [])
             let rule = try FetchThrottle.Configuration(
-                minimumDistance: throttleDistance, minimumInterval: checkedSeconds(throttleInterval))
+                minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
                 host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
-                audit: FetchAudit.Configuration(rule: rule, tolerance: checkedSeconds(auditTolerance)))
+                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration))
         } catch let error as FaultError {
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {

@@ -52,8 +52,11 @@ struct Simulate: AsyncParsableCommand {
     var profile: Profile = .walk
     @Option(help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
     var mps: Double?
-    @Option(help: ArgumentHelp("Seconds of motion (required for stationary, circle and random-walk).", valueName: "s"))
-    var duration: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How long the motion lasts (required for stationary, circle and random-walk).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var duration: DurationArgument?
     @Option(help: ArgumentHelp("Fixes per second.", valueName: "hz"))
     var rate: Double = 1
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
@@ -99,13 +102,13 @@ struct Simulate: AsyncParsableCommand {
             guard from != nil else { throw ValidationError("random-walk needs --from LAT,LON") }
         }
         if [.stationary, .circle, .randomWalk].contains(path) && duration == nil {
-            throw ValidationError("\(path.rawValue) never ends by itself: give --duration SECONDS")
+            throw ValidationError("\(path.rawValue) never ends by itself: give --duration, such as 10m")
         }
         if let within {
             guard path == .randomWalk else { throw ValidationError("--within applies to random-walk") }
             try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres")
         }
-        if let duration { try checkOption(duration, in: OptionRange.duration, flag: "--duration", unit: "seconds") }
+        if let duration { try checkOption(duration, in: OptionRange.duration, flag: "--duration") }
         if let mps { try checkOption(mps, in: OptionRange.metresPerSecond, flag: "--mps", unit: "m/s") }
         try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz")
         if let speed { try validateSpeed(speed) }
@@ -158,7 +161,7 @@ struct Simulate: AsyncParsableCommand {
             if speed == nil {
                 try await pipeline.runVirtual(motion)
             } else {
-                progress.total = duration
+                progress.total = duration?.seconds
                 progress.speed = speed ?? 1
                 try await pipeline.runRealTime(motion, speedFactor: speed ?? 1)
             }
@@ -192,7 +195,7 @@ struct Simulate: AsyncParsableCommand {
                 }
             }
         let configuration = SyntheticMotion<ContinuousClock>.Configuration(
-            rate: rate, pacing: pacing, duration: duration,
+            rate: rate, pacing: pacing, duration: duration?.seconds,
             startTime: startTime.flatMap { UTCTimestamp.parse($0) },
             noise: noiseModel(sigma: noise, seed: seed))
         return try SyntheticMotion(path: motionPath, speed: speedProfile, seed: seed, configuration: configuration)

@@ -57,14 +57,20 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --server: keep-alive connections per thread at most.", valueName: "n"))
     var connections: Int = 64
 
-    @Option(help: ArgumentHelp("With --server: a request unanswered after this long fails (wall-clock: 500ms, 10s).", valueName: "duration"))
-    var timeout: String = "10s"
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With --server: a request unanswered after this long fails (wall-clock; default 10s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var timeout: DurationArgument = .seconds(10)
 
     @Option(help: ArgumentHelp("How many players.", valueName: "n"))
     var players: Int
 
-    @Option(help: ArgumentHelp("Game time to simulate: 3600, 90s, 30m, 1h, 1h30m (up to 7 days).", valueName: "duration"))
-    var duration: SwarmDurationArgument = SwarmDurationArgument(seconds: 3600, text: "1h")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Game time to simulate, in whole seconds, up to 7 days (default 1h).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var duration: DurationArgument = DurationArgument(.seconds(3600), text: "1h")
 
     @Option(parsing: .unconditional, help: "Seed of everything random.")
     var seed: UInt64 = 1
@@ -83,8 +89,11 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
     var sampleAnswers: Int = 20
 
-    @Option(help: ArgumentHelp("Players open the app at random seconds over this long (0: all at once).", valueName: "duration"))
-    var ramp: SwarmDurationArgument = SwarmDurationArgument(seconds: 60, text: "60s")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Players open the app at random seconds over this long (0: all at once; default 60s).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var ramp: DurationArgument = .seconds(60)
 
     @Option(help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
     var failureRate: Double = 0
@@ -131,16 +140,13 @@ struct SwarmCommand: AsyncParsableCommand {
             try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
             try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")
             try checkOption(connections, in: 1...100_000, flag: "--connections")
-            guard let limit = Duration(shortText: timeout) else {
-                throw ValidationError("--timeout must be a duration like 500ms or 10s, got '\(timeout)'")
-            }
-            try checkOption(limit.fractionalSeconds, in: 0.001...3600, flag: "--timeout", unit: "seconds")
+            try checkOption(timeout, in: 0.001...3600, flag: "--timeout")
         }
         try checkOption(players, in: 1...VirtualSwarm.Configuration.maximumPlayers, flag: "--players")
-        try checkOption(
-            Double(duration.seconds), in: 1...Double(VirtualSwarm.Configuration.maximumDurationSeconds), flag: "--duration",
-            unit: "seconds")
-        try checkOption(Double(ramp.seconds), in: 0...Double(duration.seconds), flag: "--ramp", unit: "seconds (the --duration)")
+        try checkOption(duration, in: 1...Double(VirtualSwarm.Configuration.maximumDurationSeconds), flag: "--duration")
+        guard ramp.seconds <= duration.seconds else {
+            throw ValidationError("--ramp must not be longer than --duration \(duration.text), got \(ramp.text)")
+        }
         try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
         if let threads { try checkOption(threads, in: 1...256, flag: "--threads") }
         try checkOption(sampleAnswers, in: 0...VirtualSwarm.Configuration.maximumPlayers, flag: "--sample-answers")
@@ -182,8 +188,8 @@ struct SwarmCommand: AsyncParsableCommand {
             }
         }
         let configuration = try VirtualSwarm.Configuration(
-            players: players, durationSeconds: duration.seconds, seed: seed, mix: SwarmMix(parsing: mix), area: area,
-            starts: starts, rampSeconds: ramp.seconds, failureRate: failureRate, evaluatesEveryFix: everyFix)
+            players: players, durationSeconds: Int(duration.seconds), seed: seed, mix: SwarmMix(parsing: mix), area: area,
+            starts: starts, rampSeconds: Int(ramp.seconds), failureRate: failureRate, evaluatesEveryFix: everyFix)
         return (configuration, answers)
     }
 
@@ -200,47 +206,3 @@ struct SwarmCommand: AsyncParsableCommand {
     }
 }
 
-/// A length of game time on the command line: `3600` or `3600s`, `30m`, `1h`, `1h30m`, `2d`.
-struct SwarmDurationArgument: ExpressibleByArgument {
-    let seconds: Int
-    let text: String
-
-    init(seconds: Int, text: String) {
-        self.seconds = seconds
-        self.text = text
-    }
-
-    init?(argument: String) {
-        var total = 0
-        var digits = ""
-        var sawUnit = false
-        for character in argument {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-                continue
-            }
-            let unit: Int
-            switch character {
-            case "s": unit = 1
-            case "m": unit = 60
-            case "h": unit = 3600
-            case "d": unit = 86_400
-            default: return nil
-            }
-            guard let value = Int(digits), value <= 100_000_000 else { return nil }
-            total += value * unit
-            digits = ""
-            sawUnit = true
-        }
-        if !digits.isEmpty {
-            guard !sawUnit, let value = Int(digits), value <= 100_000_000_000 else { return nil }
-            total += value
-        } else if !sawUnit {
-            return nil
-        }
-        seconds = total
-        text = argument
-    }
-
-    var defaultValueDescription: String { text }
-}

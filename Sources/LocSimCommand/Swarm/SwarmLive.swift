@@ -14,7 +14,7 @@ extension SwarmCommand {
         let endpoint = try SwarmHTTPClient.Endpoint(url: server)
         let paths = try tracks.map(Self.loadTracks) ?? []
         let swarm = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, misbehaviour: misbehave, tracks: paths))
-        let limit = Duration(shortText: timeout) ?? .seconds(10)
+        let limit = timeout.duration
         let client = SwarmHTTPClient(
             configuration: try SwarmHTTPClient.Configuration(
                 endpoint: endpoint, token: token, threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),

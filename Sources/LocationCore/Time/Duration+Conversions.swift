@@ -33,20 +33,4 @@ extension Duration {
         let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
         return sumOverflow ? saturated : sum
     }
-
-    /// A duration written as a command-line or fault-script value: `800ms`, `2s`, `1.5s` or
-    /// `250us`, at most one day; `nil` for anything else (no sign, no spaces, no other unit).
-    /// One parser for `serve --latency`, `swarm --timeout` and fault scripts.
-    package init?(shortText text: String) {
-        let units: [(String, Double)] = [("ms", 1_000), ("us", 1), ("s", 1_000_000)]
-        for (suffix, micros) in units where text.hasSuffix(suffix) {
-            var number = String(text.dropLast(suffix.count))
-            guard let parsed = number.withUTF8({ DecimalNumber(parsing: $0) }), !parsed.isNegative,
-                parsed.value.isFinite, parsed.value * micros <= 86_400e6
-            else { return nil }
-            self = .microseconds(Int64((parsed.value * micros).rounded()))
-            return
-        }
-        return nil
-    }
 }

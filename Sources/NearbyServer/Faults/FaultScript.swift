@@ -111,8 +111,10 @@ public enum FaultScript {
         return parseDuration(text)
     }
 
-    /// A duration written `800ms`, `2s`, `1.5s` or `250us`; `nil` for anything else.
-    public static func parseDuration(_ text: String) -> Duration? {
-        Duration(shortText: text)
+    /// A delay written as every locsim duration is (`800ms`, `2s`, `1.5s`, `250us`; see
+    /// `DurationText`), at most one day; `nil` for anything else.
+    static func parseDuration(_ text: String) -> Duration? {
+        guard case .success(let duration) = DurationText.parse(text), duration <= .seconds(86_400) else { return nil }
+        return duration
     }
 }
