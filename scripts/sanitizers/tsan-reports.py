@@ -9,7 +9,7 @@ Sources or Tests, past the TSan build's lock itself) it prints how often it was 
 for each access, the `withLock` whose closure holds it, or NOT IN withLock.
 
 test.sh's thread mode builds with LOCSIM_TSAN, under which every module's `Mutex` is a lock TSan
-sees (docs/sanitizers.md), so every report is a finding to read: two accesses inside `withLock`
+sees (docs/development/sanitizers.md), so every report is a finding to read: two accesses inside `withLock`
 closures of different locks, or one outside any. (Without LOCSIM_TSAN, TSan does not see
 Synchronization.Mutex on Linux, and reports with both accesses inside `withLock` are about state
 only that Mutex reaches.) Exit status 1 when there is any report.
