@@ -40,7 +40,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/serve.md).
+        // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/guides/serve.md).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -51,7 +51,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Hummingbird's own HTTP/1.1 conversion (NIOHTTPTypes, NIOHTTPTypesHTTP1), for NearbyServer's channel.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        // Only LocationPostGIS, the command and its tests see this (build cost: see docs/postgis.md).
+        // Only LocationPostGIS, the command and its tests see this (build cost: see docs/guides/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: child processes (gpsd, PostgreSQL, gpsd clients, the command) are awaited,
         // never waited for on the cooperative pool (LocSimTestHelpers' ChildProcess).
@@ -293,7 +293,7 @@ if Context.environment["LOCSIM_DOCS"] != nil {
 
 // MARK: Fuzzing (scripts/fuzz.sh sets LOCSIM_FUZZ=1)
 // The command's library as a product, only for the fuzz package's option-parser target
-// (scripts/fuzz, docs/fuzzing.md): it is not API.
+// (scripts/fuzz, docs/development/fuzzing.md): it is not API.
 if Context.environment["LOCSIM_FUZZ"] != nil {
     package.products.append(.library(name: "LocSimCommand", targets: ["LocSimCommand"]))
 }

@@ -123,7 +123,7 @@ echo "$sparse_row"; echo "$name_row"
   echo
   echo "    $timestamps"
   echo
-  echo "The decision, from these numbers, is in [docs/gpx.md](../gpx.md#why-a-hand-written-reader)."
+  echo "The decision, from these numbers, is in [docs/reference/gpx.md](../reference/gpx.md#why-a-hand-written-reader)."
   echo
   echo "## Junk input"
   echo

@@ -6,7 +6,7 @@
 #   scripts/docs.sh            # all library products; the archives go to .build/docs/
 #
 # One plugin invocation covers every target, so SwiftPM plans and builds once; the symbol graphs
-# come from the same debug build `swift build` makes (scripts/test.sh runs this after the tests,
+# come from the same debug build `swift build` makes (.ci/run runs this after scripts/test.sh,
 # so nothing is compiled again). Preview one module in a browser with
 #   swift package --disable-sandbox preview-documentation --target MapFeature
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes locsim's readers with libFuzzer (Swift's -sanitize=fuzzer,address). See docs/fuzzing.md.
+# Fuzzes locsim's readers with libFuzzer (Swift's -sanitize=fuzzer,address). See docs/development/fuzzing.md.
 #
 #   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd, options), 60 s by default
 #   scripts/fuzz.sh all [SECONDS]      every target in turn
@@ -114,7 +114,7 @@ EOF
     options)
       # Every `locsim ...` command line in the README and docs, its arguments joined by NUL (what
       # the target splits at); the option names and subcommands also go into a dictionary.
-      python3 - "$dir" "$work/options.dict" README.md docs/*.md <<'EOF'
+      python3 - "$dir" "$work/options.dict" README.md docs/*.md docs/{guides,reference,development}/*.md docs/benchmarks/README.md <<'EOF'
 import pathlib, re, shlex, sys
 out, dictionary, sources = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
 lines, words = set(), set()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drives headless Chromium through the live map of `locsim serve` (docs/feeds.md).
+"""Drives headless Chromium through the live map of `locsim serve` (docs/guides/feeds.md).
 
 Usage: livemap-browser-check.py URL PLAYER [SCREENSHOT.png]
 

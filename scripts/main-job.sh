@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 echo "main-job: building locsim (release; the first build takes a few minutes)…" >&2
 # Replay needs neither the HTTP server nor PostGIS: leaving those traits out skips building
-# Hummingbird, SwiftNIO and postgres-nio (README, "Build traits").
+# Hummingbird, SwiftNIO and postgres-nio (docs/architecture.md, "Build traits").
 swift build -c release --product locsim --disable-default-traits >&2
 bin=$(swift build -c release --disable-default-traits --show-bin-path)
 track=tracks/tokyo-marunouchi-walk.gpx

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several `locsim serve` behind nginx, reading from a PostgreSQL streaming replica, all on
-# loopback (see docs/scale-out.md):
+# loopback (see docs/guides/scale-out.md):
 #
 #   scripts/scale-out.sh [WORKDIR]
 #

@@ -14,11 +14,11 @@
 //                  gps_fd: `socket_t` = int in 3.25; `gps_fd_t` = `socket_t` = intptr_t in 3.27
 //
 // scripts/check-gpsd-api.sh compiles this header and LocationGPSD against the gps.h of newer
-// Debian libgps-dev packages (see docs/gps-dongle.md, "Compatibility with newer gpsd").
+// Debian libgps-dev packages (see docs/guides/gps-dongle.md, "Compatibility with newer gpsd").
 //
 // gps_read and gps_waiting are not used: locsim reads gpsd's socket itself (poll and recv on
 // CGPS_fd) and hands each line to CGPS_unpack only after checking its JSON syntax, because
-// gpsd 3.22's gps_unpack never returns on some malformed reports (docs/fuzzing.md).
+// gpsd 3.22's gps_unpack never returns on some malformed reports (docs/development/fuzzing.md).
 // gps_stream is not used either: locsim sends its own `?WATCH=` through the fixed-arity
 // CGPS_send, which sidesteps the varying watch flag and device parameter types.
 #ifndef LOCSIM_CGPS_SHIM_H

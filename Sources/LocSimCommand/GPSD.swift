@@ -26,7 +26,7 @@ struct GPSD: AsyncParsableCommand {
             without a position (no fix yet, or no time) print as status lines, never as fixes. \
             Ctrl-C stops cleanly with exit status 0.
 
-            jsonl lines (docs/jsonl.md): {"type":"fix","t":"2025-06-15T15:06:40.000Z","lat":..,"lon":..,\
+            jsonl lines (docs/reference/jsonl.md): {"type":"fix","t":"2025-06-15T15:06:40.000Z","lat":..,"lon":..,\
             "accuracy":..,"mode":"3d"} (accuracy null when gpsd has no estimate; alt, vaccuracy, speed and \
             course when known), as replay and simulate write fixes; {"type":"status",...} for reports \
             without a position; {"type":"event","event":...} for connections, gaps and devices.

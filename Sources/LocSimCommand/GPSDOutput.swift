@@ -31,7 +31,7 @@ struct GPSDPrinter: Sendable {
     // MARK: jsonl
 
     /// The event's jsonl line: a `fix` (the same record `replay` and `simulate` write), a `status`
-    /// for a report without a position, or an `event` (docs/jsonl.md).
+    /// for a report without a position, or an `event` (docs/reference/jsonl.md).
     func jsonLine(_ event: GPSDEvent) -> String {
         switch event {
         case .fix(let fix) where fix.hasPosition:

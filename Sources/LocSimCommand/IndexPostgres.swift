@@ -38,11 +38,11 @@ enum PostgresTarget {
         let hint: String
         switch error.code {
         case .unavailable:
-            hint = "is PostgreSQL running at \(url.endpoint), and is the password in PGPASSWORD, ~/.pgpass or the URL? (docs/postgis.md)"
+            hint = "is PostgreSQL running at \(url.endpoint), and is the password in PGPASSWORD, ~/.pgpass or the URL? (docs/guides/postgis.md)"
         case .schema:
-            hint = "import places with 'locsim index import FILE --postgres \(url)' (docs/postgis.md)"
+            hint = "import places with 'locsim index import FILE --postgres \(url)' (docs/guides/postgis.md)"
         default:
-            hint = "see docs/postgis.md"
+            hint = "see docs/guides/postgis.md"
         }
         return CommandFailure(error.description, hint: hint)
     }

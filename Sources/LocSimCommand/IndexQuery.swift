@@ -12,7 +12,7 @@ struct IndexQuery: AsyncParsableCommand {
             One query: --lat --lon --radius [--limit] [--format text|json].
             Many: --queries FILE --format jsonl, where FILE is CSV lat,lon,radius (header optional); \
             each query prints one line {"places":[{"id","name","lat","lon","distance_m","kind","level"},...]}, \
-            the same objects as --format json (docs/jsonl.md).
+            the same objects as --format json (docs/reference/jsonl.md).
             """
     )
 

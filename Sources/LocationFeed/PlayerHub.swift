@@ -41,7 +41,7 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// How NMEA is written: GSA first, then RMC, GGA, VTG, HDOP by gpsd's 19 m model, 8 satellites
-    /// (the order a real gpsd 3.22 reports each epoch with its own DOPs, see docs/nmea.md).
+    /// (the order a real gpsd 3.22 reports each epoch with its own DOPs, see docs/reference/nmea.md).
     public static let nmeaOptions = NMEAWriter.Options(
         sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
 

@@ -14,7 +14,7 @@ public import LocationCore
 /// - A report with mode 2D or 3D **and** a time becomes a positioned fix. The field mapping
 ///   (mode, lat/lon, altMSL/altHAE, speed, track → course, eph or epx/epy → horizontal accuracy,
 ///   epv → vertical accuracy, the `timespec` time) is documented in one place: the table on
-///   `Fix.init(gpsd:receivedAt:)` in `Internal/Fix+GPSD.swift`, repeated in `docs/gps-dongle.md`.
+///   `Fix.init(gpsd:receivedAt:)` in `Internal/Fix+GPSD.swift`, repeated in `docs/guides/gps-dongle.md`.
 /// - Any other report (mode 0 or 1, or no time, as gpsd's first report after start-up often has)
 ///   is never a position: it is yielded as a status, ``/LocationCore/Fix/noFix(time:source:)``, whose `time` is
 ///   the report's own time when it has one and otherwise the wall-clock time of reception

@@ -20,7 +20,7 @@ public struct NearbyPlace: Sendable, Hashable {
 /// The index is one SQLite file (system libsqlite3, WAL mode). Places are stored in tiles of a
 /// latitude/longitude grid, sparse places sharing the rows of coarser levels (4×, 16×… the tile
 /// size); a query reads the few rows that meet the bounding box of its spherical cap, tests
-/// every candidate with the exact spherical distance, and sorts. See `docs/index.md` for the
+/// every candidate with the exact spherical distance, and sorts. See `docs/reference/place-index.md` for the
 /// layout and the cap maths.
 ///
 /// Thread-safe: any number of threads may query at once (each checks out its own read
@@ -163,7 +163,7 @@ public final class NearbyIndex: Sendable {
         try withNearbyRows(near: center, within: radius, limit: limit) { rows in
             // Not through `unsafeUninitializedCapacity` when there is nothing: with capacity 0 it
             // stores the count into the shared empty-array singleton, a write ThreadSanitizer
-            // reports as a race between two threads' empty answers (docs/sanitizers.md).
+            // reports as a race between two threads' empty answers (docs/development/sanitizers.md).
             guard rows.count > 0 else { return [] }
             return [NearbyPlace](unsafeUninitializedCapacity: rows.count) { result, initialized in
                 for position in 0..<rows.count { (result.baseAddress! + position).initialize(to: rows.place(at: position)) }

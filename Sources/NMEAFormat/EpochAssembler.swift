@@ -7,7 +7,7 @@ internal import LocationCore
 
 /// Merges the sentences of one measurement epoch into one ``Fix``.
 ///
-/// Rules (also in docs/nmea.md):
+/// Rules (also in docs/reference/nmea.md):
 /// - RMC and GGA carry a time of day; consecutive timed sentences with the same time belong to
 ///   one epoch. A timed sentence with a different time closes the epoch in progress.
 /// - VTG and GSA carry no time: they join the epoch in progress; before the first timed

@@ -8,7 +8,7 @@ public import LocationCore
 ///
 /// Decoded: RMC, GGA, VTG and GSA from any two-letter talker (`GP`, `GN`, `GL`, `GA`, `GB`,
 /// `BD`, …), with `*hh` checksums and CR LF, LF or CR line endings. The epoch rules (which
-/// sentences merge into one fix, where the date comes from) are described in docs/nmea.md and
+/// sentences merge into one fix, where the date comes from) are described in docs/reference/nmea.md and
 /// summarised here: RMC and GGA with the same time of day form one epoch, VTG and GSA join the
 /// epoch in progress, RMC supplies the date, GGA the altitude, GSA the 2D/3D mode, RMC (else
 /// VTG) speed and course. A fix is returned when the next epoch begins or at ``finish()``.

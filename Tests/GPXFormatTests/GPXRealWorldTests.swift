@@ -318,11 +318,11 @@ struct GPXRealWorldTests {
         #expect(stats.duration == reference.duration_s)
     }
 
-    @Test("The docs/gpx.md example: one lenient read gives the encoding, the problems and the reversals")
+    @Test("The docs/reference/gpx.md example: one lenient read gives the encoding, the problems and the reversals")
     func documentationExample() throws {
         for name in ["bad-values", "backwards-times", "latin1-declared"] {
             let reference = try RealWorldReference.load(name)
-            // As in docs/gpx.md.
+            // As in docs/reference/gpx.md.
             let reader = try GPXReader(contentsOfFile: reference.path, options: .lenient)
             let document = try GPXDocument(reader: reader)
             let encoding = try #require(reader.encoding)

@@ -9,7 +9,7 @@ import Testing
 @Suite("WGS-84 geodesics against GeographicLib")
 struct GeodesicTests {
     // Bounds asserted below. The values measured on x86_64 Linux (glibc) with the committed
-    // fixtures are in docs/geodesy.md; the asserted bounds leave a margin for other libms.
+    // fixtures are in docs/reference/geodesy.md; the asserted bounds leave a margin for other libms.
     /// Distance, pairs up to 1,000 km (the acceptance bound is 1 mm; measured ≈ 2.5 nm).
     static let shortDistanceTolerance = 1e-8
     /// Distance, any pair (measured ≈ 3.7 nm, i.e. one ulp of 2×10⁷ m).

@@ -54,7 +54,7 @@ import Testing
         }
     }
 
-    /// Found by fuzzing (docs/fuzzing.md): a space after the colon hid the class, so a valid
+    /// Found by fuzzing (docs/development/fuzzing.md): a space after the colon hid the class, so a valid
     /// report from a tool that pretty-prints its JSON was "no class".
     @Test("The class is found with JSON whitespace around the colon", arguments: [
         #"{"class": "TPV","mode":1}"#, #"{"class" :"TPV","mode":1}"#, "{\"class\"\t:\r\n \"TPV\",\"mode\":1}",

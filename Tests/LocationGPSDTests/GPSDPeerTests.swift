@@ -13,7 +13,7 @@ import Testing
 /// The provider against a peer that is not gpsd: a loopback socket that writes the lines it is
 /// given, so that reports no real gpsd sends can reach the provider's own line handling.
 @Suite(.timeLimit(.minutes(1))) struct GPSDPeerTests {
-    /// Found by fuzzing (docs/fuzzing.md): gpsd 3.22's `gps_unpack` never returns on this line.
+    /// Found by fuzzing (docs/development/fuzzing.md): gpsd 3.22's `gps_unpack` never returns on this line.
     static let hangLine = #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x"Z}]}"#
 
     static func tpv(latitude: Double) -> String {

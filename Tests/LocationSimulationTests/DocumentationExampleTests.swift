@@ -5,8 +5,8 @@ import LocationSimulation
 import LocationTestSupport
 import Testing
 
-/// The runnable example at the end of docs/replay.md: keep the two in step.
-@Suite("docs/replay.md example", .timeLimit(.minutes(1))) struct DocumentationExampleTests {
+/// The runnable example at the end of docs/guides/replay.md: keep the two in step.
+@Suite("docs/guides/replay.md example", .timeLimit(.minutes(1))) struct DocumentationExampleTests {
     @Test("A seeded walk, exported for Xcode, replays at 1 Hz")
     func example() async throws {
         let start = Date(timeIntervalSince1970: 1_700_000_000)

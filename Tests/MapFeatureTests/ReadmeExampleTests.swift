@@ -1,4 +1,4 @@
-// The example of docs/testing-with-virtual-time.md, section "Asserting fetch-throttle behaviour
+// The example of docs/guides/testing-with-virtual-time.md, section "Asserting fetch-throttle behaviour
 // in your tests" (also the README's section of that name), compiled and run as part of the suite.
 // Keep the two in step: each block between BEGIN/END markers is the doc's code, verbatim, and
 // `DocumentationTests` below fails when they drift apart.
@@ -70,7 +70,7 @@ import LocSimTestHelpers
 
 /// The documentation's code blocks are the code above, and its sample log is real output.
 @Suite(.timeLimit(.minutes(1))) struct DocumentationTests {
-    let doc = PackagePaths.path("docs/testing-with-virtual-time.md")
+    let doc = PackagePaths.path("docs/guides/testing-with-virtual-time.md")
     let source = PackagePaths.path("Tests/MapFeatureTests/ReadmeExampleTests.swift")
 
     func region(_ name: String, in text: String) throws -> String {

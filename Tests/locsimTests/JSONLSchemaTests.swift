@@ -10,11 +10,11 @@ import Testing
 /// (members, order, types, rounding, when present).
 @Suite(.timeLimit(.minutes(1)))
 struct JSONLSchemaTests {
-    static let docPath = "docs/jsonl.md"
+    static let docPath = "docs/reference/jsonl.md"
     static let begin = "<!-- schema:begin (generated from JSONLSchema; RECORD_GOLDEN=1 rewrites it) -->\n"
     static let end = "<!-- schema:end -->"
 
-    @Test("docs/jsonl.md lists exactly the schema the writers use: every record, member, type, unit and presence")
+    @Test("docs/reference/jsonl.md lists exactly the schema the writers use: every record, member, type, unit and presence")
     func documentationIsTheSchema() throws {
         let path = PackagePaths.path(Self.docPath)
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -27,13 +27,13 @@ struct JSONLSchemaTests {
             Issue.record("rewrote the schema section of \(Self.docPath); rerun without RECORD_GOLDEN")
             return
         }
-        #expect(documented == generated, "docs/jsonl.md and JSONLSchema differ (RECORD_GOLDEN=1 rewrites the doc):\n\(generated)")
+        #expect(documented == generated, "docs/reference/jsonl.md and JSONLSchema differ (RECORD_GOLDEN=1 rewrites the doc):\n\(generated)")
     }
 
     @Test("README names every record type the command writes and links the schema")
     func readmeListsEveryType() throws {
         let readme = try String(contentsOfFile: PackagePaths.path("README.md"), encoding: .utf8)
-        #expect(readme.contains("(docs/jsonl.md)"))
+        #expect(readme.contains("(docs/reference/jsonl.md)"))
         for record in JSONLSchema.all {
             guard let type = record.type else { continue }
             #expect(readme.contains("`\(type)`"), "README does not name the `\(type)` record")

@@ -63,7 +63,7 @@ import Testing
         // One jsonl line per wall second, then the summary; the seconds' requests add up.
         let seconds = run.stdout.split(separator: "\n").dropLast()
         #expect(seconds.count >= 6 && seconds.allSatisfy { $0.hasPrefix(#"{"type":"swarm_second""#) })
-        // Every line is its record of the typed schema (docs/jsonl.md): members, order, types, rounding.
+        // Every line is its record of the typed schema (docs/reference/jsonl.md): members, order, types, rounding.
         for line in run.stdout.split(separator: "\n") {
             #expect(SchemaCheck.problems(String(line)).isEmpty, "\(SchemaCheck.problems(String(line))): \(line)")
         }

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.3
 // libFuzzer targets for locsim's readers. Not part of the main build: scripts/fuzz.sh builds this
 // package with `-sanitize=fuzzer,address` and `-enable-testing` (the targets reach a few internal
-// parsers through `@testable import`). See docs/fuzzing.md.
+// parsers through `@testable import`). See docs/development/fuzzing.md.
 import PackageDescription
 
 // The options target parses every command, so it is built with locsim's default traits (serve's and

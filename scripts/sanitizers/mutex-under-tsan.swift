@@ -4,7 +4,7 @@
 //   swiftc -sanitize=thread -use-ld=lld scripts/sanitizers/mutex-under-tsan.swift -o /tmp/mutex-tsan
 //   /tmp/mutex-tsan 2>&1 | grep -c 'WARNING: ThreadSanitizer'     # Swift 6.3.1 on Linux: > 0
 //
-// See docs/sanitizers.md ("ThreadSanitizer").
+// See docs/development/sanitizers.md ("ThreadSanitizer").
 import Foundation
 import Synchronization
 

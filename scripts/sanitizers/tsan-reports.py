@@ -5,14 +5,12 @@
     scripts/sanitizers/tsan-reports.py tsan.log [REPOSITORY]
 
 For each distinct pair of accesses (the first frame of each stack that is in this repository's
-Sources or Tests, past the TSan build's lock itself) it prints how often it was reported and,
-for each access, the `withLock` whose closure holds it, or NOT IN withLock.
+Sources or Tests, past the lock itself) it prints how often it was reported and, for each
+access, the `withLock` whose closure holds it, or NOT IN withLock.
 
-test.sh's thread mode builds with LOCSIM_TSAN, under which every module's `Mutex` is a lock TSan
-sees (docs/sanitizers.md), so every report is a finding to read: two accesses inside `withLock`
-closures of different locks, or one outside any. (Without LOCSIM_TSAN, TSan does not see
-Synchronization.Mutex on Linux, and reports with both accesses inside `withLock` are about state
-only that Mutex reaches.) Exit status 1 when there is any report.
+locsim's one lock, LocationCore's `Locked`, is a pthread mutex on Linux, which TSan sees
+(docs/development/sanitizers.md), so every report is a finding to read: two accesses inside
+`withLock` closures of different locks, or one outside any. Exit status 1 when there is any report.
 """
 import collections
 import pathlib
@@ -24,7 +22,7 @@ FRAME = re.compile(r"#\d+ \S+ (?:/(?!\S*/\.build)\S*?)/((?:Sources|Tests)/[^: ]+
 
 def first_project_frame(stack):
     for match in FRAME.finditer(stack):
-        if not match.group(1).endswith("/TSanVisibleMutex.swift"):
+        if not match.group(1).endswith("/Concurrency/Locked.swift"):
             return (match.group(1), int(match.group(2)))
     return None
 

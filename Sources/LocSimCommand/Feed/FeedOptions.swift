@@ -7,7 +7,7 @@ import LocationGPSD
 import LocationSimulation
 
 /// `serve --player NAME=SPEC … --player-speed X --gpsd-port PORT`: simulated players served as
-/// gpsd devices, in the same runtime as the HTTP server (docs/feeds.md).
+/// gpsd devices, in the same runtime as the HTTP server (docs/guides/feeds.md).
 struct FeedOptions: ParsableArguments {
     @Option(
         name: .customLong("player"), parsing: .unconditionalSingleValue,

@@ -1,5 +1,5 @@
 #if Server
-/// The live map at `/` of `locsim serve` (docs/feeds.md): one self-contained page (inline CSS,
+/// The live map at `/` of `locsim serve` (docs/guides/feeds.md): one self-contained page (inline CSS,
 /// SVG and script; nothing fetched but the server's own API, no tiles), in the replay report's
 /// look (Sources/LocSimCommand/Replay/HTMLReport.swift: the same projection, fetch-reason colours,
 /// magenta places, scale bar).

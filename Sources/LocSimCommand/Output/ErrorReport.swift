@@ -49,18 +49,18 @@ struct ErrorReport: Equatable {
             return ErrorReport(
                 message: failure.description,
                 hint: "is gpsd running at \(failure.host):\(failure.port)? Start it with 'gpsd -N -n /dev/ttyACM0', "
-                    + "or add --reconnect to wait for it (docs/gps-dongle.md)",
+                    + "or add --reconnect to wait for it (docs/guides/gps-dongle.md)",
                 status: 1)
         case let failure as GPXParseError:
             let hint =
                 if failure.code == .io {
                     "check that the path names a readable GPX file"
                 } else if failure.code == .unsupportedEncoding {
-                    "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/gpx.md)"
+                    "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/reference/gpx.md)"
                 } else if failure.code.isPointLevel {
                     "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
                 } else {
-                    "the file is not well-formed GPX there, which --lenient cannot skip (docs/gpx.md says what is read)"
+                    "the file is not well-formed GPX there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as SimulationError:

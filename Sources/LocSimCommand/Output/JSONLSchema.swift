@@ -5,7 +5,7 @@ import Swarm
 /// it is present and what it means.
 ///
 /// ``JSONLWriter`` takes the keys from here, in this order, so a record cannot write a member the
-/// schema does not list, nor in another order; docs/jsonl.md is this schema rendered
+/// schema does not list, nor in another order; docs/reference/jsonl.md is this schema rendered
 /// (``JSONLSchema/markdown``), and a test fails when the two differ.
 package struct JSONLField: Sendable {
     /// The JSON type of a value.
@@ -83,7 +83,7 @@ package struct JSONLField: Sendable {
 /// A record of the command's JSON output: a jsonl line, a `--format json` document, or an object
 /// nested in one.
 package struct JSONLRecordSchema: Sendable {
-    /// The heading in docs/jsonl.md: the `type` value, or a name for records without one.
+    /// The heading in docs/reference/jsonl.md: the `type` value, or a name for records without one.
     package let name: String
     /// The value of the record's first member, `type`; `nil` for documents and nested objects.
     package let type: String?
@@ -434,7 +434,7 @@ package enum JSONLSchema {
             JSONLField("count", .integer, "intervals in the bucket"),
         ])
 
-    /// Every record, in the order docs/jsonl.md lists them.
+    /// Every record, in the order docs/reference/jsonl.md lists them.
     package static let all: [JSONLRecordSchema] = [
         fix, status, event, fetch, coalesced, answer, fetchFailed, discarded, cancelled, providerFailed, places,
         encounter, summary, fetchesByReason, queryResult, place, trackStats, trackPoint, bbox, indexStats,
@@ -452,7 +452,7 @@ package enum JSONLSchema {
 // MARK: Documentation
 
 extension JSONLSchema {
-    /// The tables of docs/jsonl.md, between its `schema:begin` and `schema:end` markers.
+    /// The tables of docs/reference/jsonl.md, between its `schema:begin` and `schema:end` markers.
     package static var markdown: String {
         var out = ""
         for record in all {

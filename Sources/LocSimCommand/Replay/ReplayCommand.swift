@@ -129,7 +129,7 @@ struct Replay: AsyncParsableCommand {
                 try recording?.finish()
                 throw CommandFailure(
                     failure.description,
-                    hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/gps-dongle.md)")
+                    hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
             }
             if let recording {
                 let count = try recording.finish()

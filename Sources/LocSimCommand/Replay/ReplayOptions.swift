@@ -40,7 +40,7 @@ struct PlaceSourceOptions: ParsableArguments {
         return IndexRepository(OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata)))
     }
 
-    /// Ends an `--online` run that never got an answer with exit status 1, as the README
+    /// Ends an `--online` run that never got an answer with exit status 1, as docs/reference/command.md
     /// promises for a server that is down: the timeline and summary are printed (each failure
     /// with its reason) before this says so.
     ///

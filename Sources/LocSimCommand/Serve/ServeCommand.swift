@@ -24,12 +24,12 @@ struct Serve: AsyncParsableCommand {
             text) and GET /audit (each client's requests checked against the game's fetch rule). \
             Listens on 127.0.0.1 unless --host says otherwise; any other host needs --token or \
             --allow-anonymous. SIGINT or SIGTERM finish the requests in flight and exit. \
-            See docs/serve.md.
+            See docs/guides/serve.md.
 
             --player NAME=SPEC (repeatable) runs simulated players in real time, steered through the \
             control API (GET/POST /players, POST /players/NAME/control, Server-Sent Events on \
             /players/events) and shown on the live map at /; with --gpsd-port PORT each is also a gpsd \
-            device, /dev/locsim/NAME, for gpspipe, libgps or 'locsim gpsd' (see docs/feeds.md).
+            device, /dev/locsim/NAME, for gpspipe, libgps or 'locsim gpsd' (see docs/guides/feeds.md).
             """
     )
 
@@ -38,13 +38,13 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Serve from this PostGIS database instead (see 'locsim index import --postgres'; docs/postgis.md).",
+            "Serve from this PostGIS database instead (see 'locsim index import --postgres'; docs/guides/postgis.md).",
             valueName: "url"))
     var postgres: String?
 
     @Option(
         help: ArgumentHelp(
-            "With --postgres: a streaming replica to read from (repeatable; round robin, failing over to the primary; docs/scale-out.md).",
+            "With --postgres: a streaming replica to read from (repeatable; round robin, failing over to the primary; docs/guides/scale-out.md).",
             valueName: "url"))
     var replica: [String] = []
 
@@ -88,7 +88,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seed of the fault draws.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/serve.md).", valueName: "file.json"))
+    @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/guides/serve.md).", valueName: "file.json"))
     var script: String?
 
     @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))

@@ -53,7 +53,7 @@ public struct GeodesicDestination: Sendable, Hashable {
 ///
 /// Accuracy on WGS-84, measured by `GeodesicTests` against GeographicLib 2.1 (Python
 /// `geographiclib`) on the 3,064 inverse and 1,089 direct cases in
-/// `Tests/LocationCoreTests/Fixtures/` (see `docs/geodesy.md`):
+/// `Tests/LocationCoreTests/Fixtures/` (see `docs/reference/geodesy.md`):
 ///
 /// - Pairs up to 1,000 km apart: distance within 2.5 nm of GeographicLib; azimuths within
 ///   10⁻¹¹° for lines of 1 km or more, and within 1 nm of sideways miss for shorter lines.

@@ -4,7 +4,7 @@ package import LocationCore
 /// path, query and body and gives a status and JSON body, or an event stream to send as
 /// `text/event-stream`.
 ///
-/// Routes (docs/feeds.md):
+/// Routes (docs/guides/feeds.md):
 /// - `GET /players`: every player; `POST /players`: a new player (a JSON spec or a GPX body).
 /// - `GET /players/{name}`: its state, progress and newest fix; `DELETE /players/{name}`.
 /// - `POST /players/{name}/control`: `{"action":"pause"|"resume"|"speed"|"seek"|"teleport"|"loop", …}`.

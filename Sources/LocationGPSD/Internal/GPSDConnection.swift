@@ -122,7 +122,7 @@ final class GPSDConnection {
     ///
     /// libgps's own `gps_read` is not used: it hands every line to `gps_unpack` unchecked, and
     /// gpsd 3.22's `gps_unpack` loops forever on some malformed reports (found by fuzzing; see
-    /// docs/fuzzing.md). Here a line that is not valid JSON never reaches libgps.
+    /// docs/development/fuzzing.md). Here a line that is not valid JSON never reaches libgps.
     ///
     /// - Parameter receivedAt: The wall-clock time of reception, used to stamp status reports
     ///   that carry no time of their own.
@@ -211,7 +211,7 @@ final class GPSDConnection {
     /// Checks one report, has libgps decode it (`gps_unpack`) when the provider needs its
     /// content, and names it by its `"class"`.
     ///
-    /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/fuzzing.md):
+    /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/development/fuzzing.md):
     /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
     /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
     /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,

@@ -19,7 +19,7 @@ public import LocationCore
 /// fixed grid aligned to the first point, interpolating position, altitude, speed and course
 /// (speed and course the file lacks are derived from the neighbouring points).
 ///
-/// **Imperfect recordings** (the rules are in docs/replay.md): a point whose time repeats its
+/// **Imperfect recordings** (the rules are in docs/guides/replay.md): a point whose time repeats its
 /// predecessor's is delivered right after it (a zero wait); a point older than the latest is
 /// dropped and reported; a segment break or a step longer than ``Configuration/gapThreshold`` is
 /// a gap: reported through ``Configuration/onEvent`` and ``analysis``, waited through, and never

@@ -4,7 +4,7 @@ import Atomics
 /// for `GET /metrics`.
 ///
 /// Hand-written rather than through swift-metrics and swift-prometheus: a few metric families do
-/// not justify another package in the build (see docs/serve.md). Names:
+/// not justify another package in the build (see docs/guides/serve.md). Names:
 ///
 /// - `locsim_http_requests_total{route,status}`: requests answered.
 /// - `locsim_http_request_duration_seconds{route}`: a histogram of time to answer.

@@ -170,7 +170,7 @@ import Testing
         let logs = SharedData.files(in: "gpsd", withExtension: "log")
         #expect(logs.count >= 30)
         var (compared, reported) = (0, 0)
-        for log in logs where !log.hasSuffix("/bundg_zeus_9.log") {  // its GGA and RMC disagree (docs/nmea.md)
+        for log in logs where !log.hasSuffix("/bundg_zeus_9.log") {  // its GGA and RMC disagree (docs/reference/nmea.md)
             let tpvs = try Self.positionedTPVs(log.replacingOccurrences(of: ".log", with: ".tpv.jsonl"))
             var matched = 0
             for fix in try await Self.replayFixes(log) {
@@ -182,13 +182,13 @@ import Testing
             #expect(matched > 0 || tpvs.isEmpty, "\(log): no fix at a time gpsd reported")
             (compared, reported) = (compared + matched, reported + tpvs.count)
         }
-        // Most of gpsd's epochs are the replay's too: docs/nmea.md lists the few gpsd reports
+        // Most of gpsd's epochs are the replay's too: docs/reference/nmea.md lists the few gpsd reports
         // differently, and a replay drops fixes whose time goes backwards (bt451's clock jumps back).
         #expect(compared * 10 >= reported * 9, "only \(compared) of gpsd's \(reported) positioned times replayed")
     }
 
     /// Logs where GPSBabel keeps other epochs or other positions than locsim (and gpsd: the
-    /// previous test compares locsim's positions with gpsd's), each for the reason in docs/nmea.md.
+    /// previous test compares locsim's positions with gpsd's), each for the reason in docs/reference/nmea.md.
     static let gpsbabelDiffers: Set<String> = [
         "bt451", "bundg_zeus_9", "ch-4701", "garmin15x", "gp-320fw-2019-04-06-overflow", "iTrek", "quectel-L70", "rx210",
         "sl869", "st-teseo-liv4f", "ublox-8", "ublox-lea-5h", "ublox-zed-f9p-nmea",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Expected replay figures for the phone recordings in ../shared/data/tracks and the project's own
 tracks/*.gpx, computed with gpxpy
-(an independent GPX reader) and the replay rules of docs/replay.md written out again in Python:
+(an independent GPX reader) and the replay rules of docs/guides/replay.md written out again in Python:
 
 - a point older than the latest kept point is dropped;
 - a point at the same time as its predecessor is kept (a "repeated timestamp");

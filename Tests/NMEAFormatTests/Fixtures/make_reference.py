@@ -8,7 +8,7 @@ For seeded random fixes (plus hand-picked edge cases: poles, the antimeridian, m
 day rollover, no fix, missing optional fields) this script
 
 1. formats the RMC, GGA, VTG and GSA sentences the writer should produce, following the
-   conventions in docs/nmea.md (ddmm.mmmmm, hhmmss.ss, knots/km/h with 3 decimals, course with
+   conventions in docs/reference/nmea.md (ddmm.mmmmm, hhmmss.ss, knots/km/h with 3 decimals, course with
    2, altitude with 2) and lets pynmea2 compute the checksums and render the lines;
 2. decodes every line again with pynmea2 and records what pynmea2 reads (latitude, longitude,
    time, date, speed, course, altitude, fix quality, DOPs), so the Swift reader is compared
