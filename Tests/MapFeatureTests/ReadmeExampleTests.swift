@@ -3,7 +3,7 @@
 // Keep the two in step: each block between BEGIN/END markers is the doc's code, verbatim, and
 // `DocumentationTests` below fails when they drift apart.
 
-// BEGIN README EXAMPLE
+// BEGIN FULL EXAMPLE
 import LocationCore
 import LocationTestSupport
 import MapFeature
@@ -40,6 +40,17 @@ func mapFollowsTheFetchRule() async throws {
     // What the server saw: the game's radius, and a 2 s round trip after each request.
     #expect(server.calls.allSatisfy { $0.radius == 5_000 })
     #expect(log.finalPlaces == .loaded([shrine]))
+}
+// END FULL EXAMPLE
+
+// BEGIN README EXAMPLE
+@MainActor
+@Test(.timeLimit(.minutes(1))) func walkingFetchesEveryThirtySeconds() async throws {
+    let script = FixScript(origin: try Coordinate(latitude: 35.6812, longitude: 139.7671))
+    let server = RecordingRepository(clock: VirtualClock(), places: [], latency: .seconds(2))
+    let log = await MapReplay(repository: server).run(fixes: script.walk(count: 600, speed: 1.4))
+    log.expectWellBehaved()
+    log.expectFetchReasons([.first] + Array(repeating: .elapsed, count: 19))  // at 0 s, then every 31 s
 }
 // END README EXAMPLE
 
@@ -88,7 +99,7 @@ import LocSimTestHelpers
         let page = try String(contentsOfFile: doc, encoding: .utf8)
         let code = try String(contentsOfFile: source, encoding: .utf8)
         let swiftBlocks = blocks("swift", in: page)
-        #expect(swiftBlocks.contains(try region("README EXAMPLE", in: code)))
+        #expect(swiftBlocks.contains(try region("FULL EXAMPLE", in: code)))
         #expect(swiftBlocks.contains(try region("GUIDE EXAMPLE", in: code)))
         let readme = try String(contentsOfFile: PackagePaths.path("README.md"), encoding: .utf8)
         #expect(blocks("swift", in: readme).contains(try region("README EXAMPLE", in: code)), "README.md's example drifted")
