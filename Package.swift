@@ -15,19 +15,16 @@ let package = Package(
     // needs exactly these. The package's lock is `Locked` (LocationCore), not
     // Synchronization.Mutex, which would demand iOS 18 and macOS 15.
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    // What an app developer imports (the game's own test targets: the map logic, the harness, the
+    // formats) and the command. Everything else is shared between this package's targets at
+    // `package` access (scripts/public-symbols.sh --check keeps it so).
     products: [
         .executable(name: "locsim", targets: ["locsim"]),
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "GPXFormat", targets: ["GPXFormat"]),
         .library(name: "NMEAFormat", targets: ["NMEAFormat"]),
-        .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
-        .library(name: "LocationGPSD", targets: ["LocationGPSD"]),
-        .library(name: "LocationSimulation", targets: ["LocationSimulation"]),
         .library(name: "MapFeature", targets: ["MapFeature"]),
-        .library(name: "LocationIndex", targets: ["LocationIndex"]),
-        .library(name: "Swarm", targets: ["Swarm"]),
-        .library(name: "LocationFeed", targets: ["LocationFeed"]),
-        .library(name: "LocationPostGIS", targets: ["LocationPostGIS"]),
+        .library(name: "LocationTestSupport", targets: ["LocationTestSupport"]),
     ],
     // What the `locsim` command links beyond replay, simulate, index and gpsd. Both are on by
     // default; `swift build --disable-default-traits` leaves them out, and the main job
@@ -224,7 +221,8 @@ let package = Package(
             name: "SwarmTests",
             dependencies: [
                 "Swarm", "SwarmHTTP", "LocationCore", "MapFeature", "LocationSimulation", "LocationIndex", "LocationTestSupport",
-                "LocSimTestHelpers",
+                "LocSimTestHelpers", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -292,8 +290,11 @@ if Context.environment["LOCSIM_DOCS"] != nil {
 }
 
 // MARK: Fuzzing (scripts/fuzz.sh sets LOCSIM_FUZZ=1)
-// The command's library as a product, only for the fuzz package's option-parser target
-// (scripts/fuzz, docs/development/fuzzing.md): it is not API.
+// The modules whose readers the fuzz package drives, as products only for it (scripts/fuzz,
+// docs/development/fuzzing.md; it reaches their package-level parsers through @testable import):
+// they are not API.
 if Context.environment["LOCSIM_FUZZ"] != nil {
-    package.products.append(.library(name: "LocSimCommand", targets: ["LocSimCommand"]))
+    for target in ["LocSimCommand", "LocationIndex", "LocationGPSD"] {
+        package.products.append(.library(name: target, targets: [target]))
+    }
 }

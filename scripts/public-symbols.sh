@@ -1,32 +1,47 @@
 #!/usr/bin/env bash
-# Counts the public API of each library product: the symbols `swift package dump-symbol-graph`
-# emits at public access (synthesized members left out, so a Codable conformance counts once).
+# Counts the public surface of every target: declarations marked `public` or `open` (imports not
+# counted), the Swift lines of the target, and the ratio per 1,000 lines; then the totals.
 #
-#   scripts/public-symbols.sh            a table: module, public symbols (own + extensions of others)
+#   scripts/public-symbols.sh          the table (Markdown)
+#   scripts/public-symbols.sh --check  also fail when the package has more than 25 public
+#                                      declarations per 1,000 lines, or a target that is not a
+#                                      library product declares anything public
 #
-# Used to state the public surface before and after an API change (issue #18). Builds the package
-# (debug) if needed.
+# A declaration is public only where an app developer imports it: the library products in
+# Package.swift. Everything else the package shares between its own targets is `package`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(swift package dump-symbol-graph --skip-synthesized-members 2>&1 | tee /dev/stderr | grep -o "Files written to .*" | sed 's/Files written to //') \
-  || { echo "public-symbols: error: dump-symbol-graph failed" >&2; exit 1; }
-[ -d "$out" ] || { echo "public-symbols: error: no symbol graph folder in the output" >&2; exit 1; }
-products=$(swift package dump-package | python3 -c '
-import json, sys
-package = json.load(sys.stdin)
-print(" ".join(sorted({t for p in package["products"] if "library" in p["type"] for t in p["targets"]})))')
-python3 - "$out" $products <<'PY'
-import json, pathlib, sys
-folder, modules = pathlib.Path(sys.argv[1]), sys.argv[2:]
-print("| module | public symbols |")
-print("|---|---:|")
-total = 0
-for module in modules:
-    count = 0
-    for path in [folder / f"{module}.symbols.json", *folder.glob(f"{module}@*.symbols.json")]:
-        if path.exists():
-            count += sum(1 for s in json.loads(path.read_text())["symbols"] if s["accessLevel"] in ("public", "open"))
-    total += count
-    print(f"| `{module}` | {count:,} |")
-print(f"| all | {total:,} |")
+check=${1:-}
+products=$(sed -n 's/^ *\.library(name: "\([A-Za-z0-9_]*\)".*/\1/p' Package.swift | tr '\n' ' ')
+python3 - "$check" $products <<'PY'
+import pathlib, re, sys
+check, products = sys.argv[1] == "--check", set(sys.argv[2:])
+declaration = re.compile(r"^\s*(@[A-Za-z_]+(\([^)]*\))?\s+)*(public|open)\s+(?!import\b)[A-Za-z@]")
+rows, failures = [], []
+total_public = total_lines = 0
+for target in sorted(p for p in pathlib.Path("Sources").iterdir() if p.is_dir()):
+    public = lines = 0
+    for file in target.rglob("*.swift"):
+        text = file.read_text().split("\n")
+        lines += len(text) - (1 if text and text[-1] == "" else 0)
+        public += sum(1 for line in text if declaration.match(line))
+    if lines == 0:
+        continue
+    total_public += public
+    total_lines += lines
+    kind = "product" if target.name in products else "—"
+    rows.append(f"| `{target.name}` | {kind} | {public:,} | {lines:,} | {public * 1000 / lines:.1f} |")
+    if target.name not in products and public > 0:
+        failures.append(f"{target.name} is not a library product but declares {public} public symbols")
+ratio = total_public * 1000 / total_lines
+print("| target | product | public declarations | lines | per 1,000 lines |")
+print("|---|---|---:|---:|---:|")
+print("\n".join(rows))
+print(f"| all | | {total_public:,} | {total_lines:,} | {ratio:.1f} |")
+if ratio > 25:
+    failures.append(f"{ratio:.1f} public declarations per 1,000 lines (at most 25)")
+if check and failures:
+    for failure in failures:
+        print(f"public-symbols: {failure}", file=sys.stderr)
+    sys.exit(1)
 PY

@@ -55,8 +55,8 @@ struct LocSim: AsyncParsableCommand {
 
 /// The `locsim` executable's entry point (Sources/locsim/main.swift): parses the process's
 /// arguments, runs the command and exits with its status.
-public enum LocSimCommandLine {
-    public static func main() async {
+package enum LocSimCommandLine {
+    package static func main() async {
         await LocSim.main()
     }
 }

@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 
 /// One simulated player: a name, a seed, and the ``/LocationCore/LocationProvider`` that moves it.
 ///
@@ -11,34 +11,34 @@ public import LocationCore
 /// ``PlayerCommand``s (pause, speed, seek, teleport, loop). One made from a self-paced provider
 /// with ``init(name:seed:speedFactor:summary:provider:)`` plays as its provider paces it and takes
 /// no commands.
-public struct FeedPlayer: Sendable {
+package struct FeedPlayer: Sendable {
     /// The player's name: 1–32 of `A–Z a–z 0–9 . _ -`, so the device path is short and needs no escaping.
-    public let name: String
+    package let name: String
     /// The seed of this player's sky (satellite positions); its motion has its own seed in the provider.
-    public let seed: UInt64
+    package let seed: UInt64
     /// The real-time speed factor the provider was paced with (shown, not applied again).
-    public let speedFactor: Double
+    package let speedFactor: Double
     /// What the player is (`tracks/walk.gpx`, `line …`), for people.
-    public let summary: String
+    package let summary: String
     let drain: @Sendable (_ publish: @Sendable (Fix) -> Void, _ onEnd: @Sendable () -> Void) async throws -> Void
     /// The controls of a controlled player.
     let transport: PlayerTransport?
 
     /// Whether the player takes ``PlayerCommand``s: true for a path played on a clock, false for
     /// a self-paced provider (a receiver relayed live plays as it reports).
-    public var isControllable: Bool { transport != nil }
+    package var isControllable: Bool { transport != nil }
 
     /// The device path gpsd clients see: `/dev/locsim/NAME`.
-    public var devicePath: String { Self.devicePrefix + name }
+    package var devicePath: String { Self.devicePrefix + name }
 
     /// The prefix of every player's device path.
-    public static let devicePrefix = "/dev/locsim/"
+    package static let devicePrefix = "/dev/locsim/"
 
     /// Creates a player.
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` for a name that is empty, longer than 32
     ///   characters or holds anything but letters, digits, `.`, `_` and `-`.
-    public init<Provider: LocationProvider>(
+    package init<Provider: LocationProvider>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", provider: Provider
     ) throws(ConfigurationError) {
         try Self.validate(name: name)
@@ -66,7 +66,7 @@ public struct FeedPlayer: Sendable {
     ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
     /// - Throws: ``/LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
     ///   outside 0.1...1000 (`speedFactor`).
-    public init<Path: LocationProvider, C: Clock>(
+    package init<Path: LocationProvider, C: Clock>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,
         clock: C
     ) throws(ConfigurationError) where C.Duration == Duration {
@@ -84,7 +84,7 @@ public struct FeedPlayer: Sendable {
     }
 
     /// Checks a player name (the rule of ``init(name:seed:speedFactor:summary:provider:)``).
-    public static func validate(name: String) throws(ConfigurationError) {
+    package static func validate(name: String) throws(ConfigurationError) {
         let allowed = name.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")

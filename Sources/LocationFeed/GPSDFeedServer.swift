@@ -1,12 +1,12 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 import LocationCore
 import NIOCore
 import NIOPosix
-public import ServiceLifecycle
+import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -24,21 +24,21 @@ import Darwin
 /// fix is handed straight to the client's event loop, and what piles up for a client is written
 /// in one `write`. A client too slow to keep up loses its oldest reports without slowing the
 /// others.
-public final class GPSDFeedServer: Service, Sendable {
+package final class GPSDFeedServer: Service, Sendable {
     /// Where to listen.
-    public struct Configuration: Sendable {
-        public var host: String
+    package struct Configuration: Sendable {
+        package var host: String
         /// 0 picks a free port (reported through `onListening`).
-        public var port: Int
+        package var port: Int
         /// The `release` and `rev` the `VERSION` report names.
-        public var release: String
+        package var release: String
         /// Reports kept for a client that reads slower than they come, beyond what its socket
         /// and NIO's 64 KB write buffer hold; older ones are dropped (and counted in
         /// ``GPSDFeedServer/droppedReports``). At least 8: ``GPSDFeedServer/run()`` throws
         /// ``/LocationCore/ConfigurationError`` (`clientBuffer`) otherwise.
-        public var clientBuffer: Int
+        package var clientBuffer: Int
 
-        public init(host: String = "127.0.0.1", port: Int = 2947, release: String, clientBuffer: Int = 4096) {
+        package init(host: String = "127.0.0.1", port: Int = 2947, release: String, clientBuffer: Int = 4096) {
             self.host = host
             self.port = port
             self.release = release
@@ -47,11 +47,11 @@ public final class GPSDFeedServer: Service, Sendable {
     }
 
     /// Why the server could not start.
-    public struct ListenError: Error, Sendable, CustomStringConvertible {
-        public let host: String
-        public let port: Int
-        public let reason: String
-        public var description: String { "cannot listen for gpsd clients on \(host):\(port): \(reason)" }
+    package struct ListenError: Error, Sendable, CustomStringConvertible {
+        package let host: String
+        package let port: Int
+        package let reason: String
+        package var description: String { "cannot listen for gpsd clients on \(host):\(port): \(reason)" }
     }
 
     private let configuration: Configuration
@@ -61,7 +61,7 @@ public final class GPSDFeedServer: Service, Sendable {
     private let counters = Locked((connected: 0, open: 0))
     private let dropped = Locked(0)
 
-    public init(
+    package init(
         configuration: Configuration, hub: PlayerHub, now: @escaping @Sendable () -> Date,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) -> Void = { _, _ in }
     ) {
@@ -72,10 +72,10 @@ public final class GPSDFeedServer: Service, Sendable {
     }
 
     /// Clients connected so far, and open now.
-    public var clients: (connected: Int, open: Int) { counters.withLock { $0 } }
+    package var clients: (connected: Int, open: Int) { counters.withLock { $0 } }
 
     /// Reports dropped so far because a client read them too slowly, over all clients.
-    public var droppedReports: Int { dropped.withLock { $0 } }
+    package var droppedReports: Int { dropped.withLock { $0 } }
 
     /// A client's connection: its requests in, its outbox out.
     private struct Connection: Sendable {
@@ -88,7 +88,7 @@ public final class GPSDFeedServer: Service, Sendable {
     /// - Throws: ``/LocationCore/ConfigurationError`` (`clientBuffer`) for a buffer under 8
     ///   reports, before anything listens; ``ListenError`` naming host and port when the port
     ///   cannot be bound.
-    public func run() async throws {
+    package func run() async throws {
         guard configuration.clientBuffer >= 8 else {
             throw ConfigurationError(
                 parameter: "clientBuffer", "must be at least 8 reports, got \(configuration.clientBuffer)")

@@ -1,11 +1,11 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
-public import NMEAFormat
-public import ServiceLifecycle
+package import LocationCore
+package import NMEAFormat
+import ServiceLifecycle
 
 /// Runs every player at once and hands each new fix to whoever listens (the gpsd protocol's
 /// clients, the control API's event streams), keeping the newest per player for `?POLL;`.
@@ -15,52 +15,52 @@ public import ServiceLifecycle
 /// ``PlayerCommand``s (``control(_:_:)``); every change is an ``Event``. Players reach their end
 /// on their own (a track's end); a player that fails stops alone and is reported through
 /// `onEnd`, the others go on.
-public final class PlayerHub: Service, Sendable {
+package final class PlayerHub: Service, Sendable {
     /// One new fix of one player, with its reports ready to send.
-    public struct Update: Sendable {
-        public let player: String
-        public let device: String
-        public let fix: Fix
+    package struct Update: Sendable {
+        package let player: String
+        package let device: String
+        package let fix: Fix
         /// When the player handed the fix to the hub (the hub's `now`), before its reports were
         /// written: where a fix's way to the clients starts.
-        public let published: Date
+        package let published: Date
         /// Vertical speed from the previous 3D fix, m/s.
-        public let climb: Double?
+        package let climb: Double?
         /// The `TPV` and `SKY` objects (no line end).
-        public let tpv: String
-        public let sky: String
+        package let tpv: String
+        package let sky: String
         /// The NMEA sentences (GSA, RMC, GGA, VTG; CR LF), empty when the fix cannot be written.
-        public let nmea: String
+        package let nmea: String
     }
 
     /// A player as listed by `DEVICES`.
-    public struct Device: Sendable, Hashable {
-        public let name: String
-        public let path: String
-        public let activated: Date
+    package struct Device: Sendable, Hashable {
+        package let name: String
+        package let path: String
+        package let activated: Date
     }
 
     /// How NMEA is written: GSA first, then RMC, GGA, VTG, HDOP by gpsd's 19 m model, 8 satellites
     /// (the order a real gpsd 3.22 reports each epoch with its own DOPs, see docs/reference/nmea.md).
-    public static let nmeaOptions = NMEAWriter.Options(
+    package static let nmeaOptions = NMEAWriter.Options(
         sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
 
     /// A player as the control API shows it.
-    public struct PlayerInfo: Sendable {
-        public let name: String
-        public let device: String
-        public let seed: UInt64
+    package struct PlayerInfo: Sendable {
+        package let name: String
+        package let device: String
+        package let seed: UInt64
         /// What the player is (`tracks/walk.gpx`, `line …`).
-        public let summary: String
-        public let status: PlayerStatus
+        package let summary: String
+        package let status: PlayerStatus
         /// Fixes sent so far.
-        public let fixes: Int
+        package let fixes: Int
         /// The newest fix, if any.
-        public let latest: Update?
+        package let latest: Update?
     }
 
     /// Something that happened to a player, for the control API's event streams.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// A new fix.
         case fix(Update)
         /// The player was added, changed by a command (`pause`, `speed`, …), ended or failed;
@@ -112,7 +112,7 @@ public final class PlayerHub: Service, Sendable {
     ///   - now: Wall-clock time (the devices' activation time, each update's ``Update/published``).
     ///   - onEnd: Called when a player's path ends (`nil`) or its provider fails.
     /// - Throws: ``/LocationCore/ConfigurationError`` for two players of one name.
-    public init(
+    package init(
         players: [FeedPlayer], now: @escaping @Sendable () -> Date,
         onEnd: @escaping @Sendable (_ player: String, _ error: (any Error)?) -> Void = { _, _ in }
     ) throws(ConfigurationError) {
@@ -129,14 +129,14 @@ public final class PlayerHub: Service, Sendable {
     deinit { startContinuation.finish() }
 
     /// Every player, in the order added.
-    public var devices: [Device] {
+    package var devices: [Device] {
         state.withLock { state in state.order.compactMap { state.entries[$0]?.device } }
     }
 
     /// Adds a player; it starts at once when ``runPlayers()`` runs (or as soon as it does).
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (`name`) when a player has that name.
-    public func add(_ player: FeedPlayer) throws(ConfigurationError) {
+    package func add(_ player: FeedPlayer) throws(ConfigurationError) {
         let entry = Entry(player: player, device: Device(name: player.name, path: player.devicePath, activated: now()))
         try state.withLock { (state: inout State) throws(ConfigurationError) in
             guard state.entries[player.name] == nil else {
@@ -153,7 +153,7 @@ public final class PlayerHub: Service, Sendable {
 
     /// Stops and forgets the player `name`; false when there is none.
     @discardableResult
-    public func remove(_ name: String) -> Bool {
+    package func remove(_ name: String) -> Bool {
         let entry = state.withLock { state -> Entry? in
             guard let entry = state.entries.removeValue(forKey: name) else { return nil }
             state.order.removeAll { $0 == name }
@@ -173,7 +173,7 @@ public final class PlayerHub: Service, Sendable {
     /// - Returns: The player as it is after the command, or nil when there is no such player.
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field for a value the player
     ///   cannot take, or (`action`) when the player takes no commands.
-    public func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
+    package func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
         guard let transport = entry.player.transport else {
             throw ConfigurationError(
@@ -186,7 +186,7 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// The player `name` as the control API shows it, or nil.
-    public func info(_ name: String) -> PlayerInfo? {
+    package func info(_ name: String) -> PlayerInfo? {
         let found = state.withLock { state -> (Entry, Update?, Int, PlayerStatus.State?)? in
             guard let entry = state.entries[name] else { return nil }
             return (entry, state.latest[name], state.counts[name] ?? 0, state.selfPaced[name])
@@ -203,14 +203,14 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// Every player, in the order added.
-    public var players: [PlayerInfo] {
+    package var players: [PlayerInfo] {
         let names = state.withLock { $0.order }
         return names.compactMap { info($0) }
     }
 
     /// Calls `handler` with every fix from now on until ``unsubscribe(_:)``; returns its id.
     /// The handler runs on the player's task: it must hand the update on, not wait.
-    public func subscribe(_ handler: @escaping @Sendable (Update) -> Void) -> Int {
+    package func subscribe(_ handler: @escaping @Sendable (Update) -> Void) -> Int {
         state.withLock { state in
             defer { state.nextID += 1 }
             state.subscribers[state.nextID] = handler
@@ -220,7 +220,7 @@ public final class PlayerHub: Service, Sendable {
 
     /// Calls `handler` with every ``Event`` from now on until ``unsubscribe(_:)``; returns its id.
     /// The handler runs on the player's or the caller's task: it must hand the event on, not wait.
-    public func subscribeEvents(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
+    package func subscribeEvents(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
         state.withLock { state in
             defer { state.nextID += 1 }
             state.listeners[state.nextID] = handler
@@ -229,7 +229,7 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// Stops calling the handler `id` (of ``subscribe(_:)`` or ``subscribeEvents(_:)``).
-    public func unsubscribe(_ id: Int) {
+    package func unsubscribe(_ id: Int) {
         state.withLock { state in
             state.subscribers[id] = nil
             state.listeners[id] = nil
@@ -237,13 +237,13 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// The newest update of `player`, if it has had a fix.
-    public func latest(_ player: String) -> Update? { state.withLock { $0.latest[player] } }
+    package func latest(_ player: String) -> Update? { state.withLock { $0.latest[player] } }
 
     /// How many fixes all players have produced so far.
-    public var fixCount: Int { state.withLock { $0.fixes } }
+    package var fixCount: Int { state.withLock { $0.fixes } }
 
     /// Runs every player, and each one added later, until cancelled. Call it once.
-    public func runPlayers() async {
+    package func runPlayers() async {
         await withDiscardingTaskGroup { group in
             for await entry in starts {
                 group.addTask { [self] in await play(entry) }
@@ -301,7 +301,7 @@ public final class PlayerHub: Service, Sendable {
     }
 
     /// The `Service`: the players until graceful shutdown (a finished walk does not stop the server).
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown { await self.runPlayers() }
     }
 

@@ -7,9 +7,9 @@
 ///     print("is gpsd running?")
 /// }
 /// ```
-public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. Extensible: new codes may be added.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
             case connectionRefused, daemonClosed, deviceRemoved, watchRejected, malformedReport, sendFailed, invalidArgument
         }
@@ -17,25 +17,25 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
         private init(_ base: Base) { self.base = base }
 
         /// No gpsd answered at `host:port` (`gps_open` failed: refused, unknown host, no socket).
-        public static let connectionRefused = Code(.connectionRefused)
+        package static let connectionRefused = Code(.connectionRefused)
         /// The daemon closed the connection or reading from it failed (`recv` saw the end or failed):
         /// gpsd was stopped, killed or restarted.
-        public static let daemonClosed = Code(.daemonClosed)
+        package static let daemonClosed = Code(.daemonClosed)
         /// gpsd reported that the watched receiver went away (a `DEVICE` report with
         /// `"activated":0`: unplugged, or its feed closed).
-        public static let deviceRemoved = Code(.deviceRemoved)
+        package static let deviceRemoved = Code(.deviceRemoved)
         /// gpsd answered the `?WATCH` with an `ERROR` report instead of acknowledging it, so no
         /// reports would ever flow: most often the named ``GPSDProvider/device`` is one gpsd does
         /// not have (`No such device as /dev/ttyUSB9`). The detail holds gpsd's message.
-        public static let watchRejected = Code(.watchRejected)
+        package static let watchRejected = Code(.watchRejected)
         /// A report that libgps could not decode (`gps_unpack` failed).
-        public static let malformedReport = Code(.malformedReport)
+        package static let malformedReport = Code(.malformedReport)
         /// Sending the `?WATCH` command failed (`gps_send` returned -1).
-        public static let sendFailed = Code(.sendFailed)
+        package static let sendFailed = Code(.sendFailed)
         /// A parameter was out of range (an empty host, a port outside 1...65535).
-        public static let invalidArgument = Code(.invalidArgument)
+        package static let invalidArgument = Code(.invalidArgument)
 
-        public var description: String {
+        package var description: String {
             switch base {
             case .connectionRefused: "connection refused"
             case .daemonClosed: "daemon closed the connection"
@@ -49,16 +49,16 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    public let code: Code
+    package let code: Code
     /// The daemon's host, as given to the provider.
-    public let host: String
+    package let host: String
     /// The daemon's TCP port.
-    public let port: Int
+    package let port: Int
     /// Details: libgps's own words (`gps_errstr`), the device path, or the offending text.
-    public let detail: String
+    package let detail: String
     /// The C status behind the error when there is one (a negative `NL_*` code from `gps_open`,
     /// or an `errno` value), otherwise `nil`.
-    public let underlyingCode: Int32?
+    package let underlyingCode: Int32?
 
     init(_ code: Code, host: String, port: Int, detail: String, underlyingCode: Int32? = nil) {
         self.code = code
@@ -69,19 +69,19 @@ public struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `host:port`, with IPv6 literals bracketed (`[::1]:2947`).
-    public var endpoint: String {
+    package var endpoint: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// For example `gpsd at 127.0.0.1:2947: connection refused (can't connect to host/port pair)`.
-    public var description: String {
+    package var description: String {
         detail.isEmpty ? "gpsd at \(endpoint): \(code)" : "gpsd at \(endpoint): \(code) (\(detail))"
     }
 }
 
 extension GPSDError.Code {
     /// Lets `catch GPSDError.Code.daemonClosed` match a thrown ``GPSDError``.
-    public static func ~= (code: Self, error: any Error) -> Bool {
+    package static func ~= (code: Self, error: any Error) -> Bool {
         (error as? GPSDError)?.code == code
     }
 }

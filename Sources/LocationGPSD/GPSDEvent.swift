@@ -1,11 +1,11 @@
-public import LocationCore
+package import LocationCore
 
 /// Everything a gpsd session reports, in order: the fixes and what happened around them.
 ///
 /// Read these from ``GPSDProvider/events`` when you need to see gaps, reconnections and device
 /// changes; ``GPSDProvider`` itself yields only the ``/LocationCore/Fix`` values (with a ``/LocationCore/FixMode/noFix``
 /// status marking each gap; see ``GPSDProvider``).
-public enum GPSDEvent: Sendable, Hashable {
+package enum GPSDEvent: Sendable, Hashable {
     /// A session is up: connected to the daemon and the `?WATCH` was acknowledged, so reports
     /// flow from here on.
     ///

@@ -12,18 +12,18 @@ import LocationCore
 ///
 /// Iteration ends (returns `nil`) when the task is cancelled, and throws a ``GPSDError`` when
 /// the configuration says to give up.
-public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
-    public typealias Element = GPSDEvent
+package struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
+    package typealias Element = GPSDEvent
 
     let provider: GPSDProvider<C>
 
-    public func makeAsyncIterator() -> Iterator { Iterator(provider: provider) }
+    package func makeAsyncIterator() -> Iterator { Iterator(provider: provider) }
 
     /// Iterates one gpsd session.
     ///
     /// - Important: One consumer per iterator. Dropping the iterator (leaving the `for` loop)
     ///   closes its connection.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         private enum Phase {
             /// Next: start a session, first announcing and sleeping a back-off when `attempt` > 0.
             case idle(attempt: Int, announced: Bool)
@@ -58,7 +58,7 @@ public struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         ///
         /// - Throws: ``GPSDError`` when the provider's configuration says to give up, or
         ///   (only from the `clock`) an error its `sleep` throws other than cancellation.
-        public mutating func next() async throws -> GPSDEvent? {
+        package mutating func next() async throws -> GPSDEvent? {
             while true {
                 switch phase {
                 case .finished:

@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 
 extension GPSDProvider {
     /// How a ``GPSDProvider`` treats an absent or lost daemon.
@@ -6,24 +6,24 @@ extension GPSDProvider {
     /// The default fails fast: no daemon, or a lost connection, ends the sequence with a
     /// ``GPSDError``. ``resilient`` waits for the daemon and reconnects after losses, which is
     /// what a field test with a USB dongle wants.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// Retry (with ``backoff``) when the first connection fails or gpsd rejects the `?WATCH`
         /// (it does not have the named device yet), instead of throwing
         /// ``GPSDError/Code/connectionRefused`` or ``GPSDError/Code/watchRejected``.
-        public var waitForDaemon: Bool
+        package var waitForDaemon: Bool
         /// After a session was up, reconnect (with ``backoff``) when the daemon goes away, and keep
         /// listening when the named device is removed, instead of throwing
         /// ``GPSDError/Code/daemonClosed`` or ``GPSDError/Code/deviceRemoved``.
-        public var reconnect: Bool
+        package var reconnect: Bool
         /// The delays between attempts, and how many to make (``/LocationCore/Backoff/maximumAttempts``;
         /// its jitter is not used).
-        public var backoff: Backoff
+        package var backoff: Backoff
 
         /// - Parameters:
         ///   - waitForDaemon: Retry the first connection; default `false`.
         ///   - reconnect: Reconnect after losing the daemon; default `false`.
         ///   - backoff: Delays between attempts; default ``standardBackoff``.
-        public init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff) {
+        package init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff) {
             self.waitForDaemon = waitForDaemon
             self.reconnect = reconnect
             self.backoff = backoff
@@ -31,7 +31,7 @@ extension GPSDProvider {
 
         /// 250 ms, doubling, capped at 8 s, no jitter, unlimited attempts: a dongle plugged in or
         /// gpsd restarted is picked up within seconds.
-        public static var standardBackoff: Backoff {
+        package static var standardBackoff: Backoff {
             do {
                 return try Backoff(initialDelay: .milliseconds(250), multiplier: 2, maximumDelay: .seconds(8))
             } catch {
@@ -40,9 +40,9 @@ extension GPSDProvider {
         }
 
         /// Fail on the first problem (the default).
-        public static var failFast: Configuration { Configuration() }
+        package static var failFast: Configuration { Configuration() }
 
         /// Wait for the daemon and reconnect after losses, with the default back-off.
-        public static var resilient: Configuration { Configuration(waitForDaemon: true, reconnect: true) }
+        package static var resilient: Configuration { Configuration(waitForDaemon: true, reconnect: true) }
     }
 }

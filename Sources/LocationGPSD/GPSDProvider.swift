@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// Live fixes from gpsd (a USB GPS dongle, or any receiver gpsd reads), through libgps.
 ///
@@ -50,17 +50,17 @@ public import LocationCore
 ///     print(fix.coordinate!, fix.horizontalAccuracy ?? .nan)
 /// }
 /// ```
-public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Duration {
-    public typealias Element = Fix
+package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Duration {
+    package typealias Element = Fix
 
     /// The daemon's host name or address.
-    public let host: String
+    package let host: String
     /// The daemon's TCP port, 1...65535.
-    public let port: Int
+    package let port: Int
     /// The one device path to watch (as gpsd names it, e.g. `/dev/ttyACM0`), or `nil` for all.
-    public let device: String?
+    package let device: String?
     /// How absent or lost daemons are handled.
-    public let configuration: Configuration
+    package let configuration: Configuration
     let clock: C
     let now: @Sendable () -> Date
     /// Told every event that is not a fix, before the iterator goes on (``reportingEvents(to:)``).
@@ -77,7 +77,7 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     ///   - now: Wall-clock time, to stamp status fixes that carry no time of their own.
     /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host, a port outside 1...65535,
     ///   or a back-off whose delays are not positive and finite (naming the field).
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: Int = 2947,
         device: String? = nil,
@@ -101,9 +101,9 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
 
     /// The same sessions as ``GPSDEvent`` values: fixes plus connections, losses, retries and
     /// device changes.
-    public var events: GPSDEventSequence<C> { GPSDEventSequence(provider: self) }
+    package var events: GPSDEventSequence<C> { GPSDEventSequence(provider: self) }
 
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(events: events.makeAsyncIterator(), now: now, report: eventReport)
     }
 
@@ -119,7 +119,7 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     ///
     /// - Parameter report: Awaited for each event other than ``GPSDEvent/fix(_:)``, on the
     ///   iterating task.
-    public func reportingEvents(to report: @escaping @Sendable (GPSDEvent) async -> Void) -> GPSDProvider {
+    package func reportingEvents(to report: @escaping @Sendable (GPSDEvent) async -> Void) -> GPSDProvider {
         var provider = self
         provider.eventReport = report
         return provider
@@ -128,7 +128,7 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
     /// Iterates one gpsd session's fixes.
     ///
     /// - Important: One consumer per iterator; each iterator holds its own connection.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         private var events: GPSDEventSequence<C>.Iterator
         private let now: @Sendable () -> Date
         private let report: (@Sendable (GPSDEvent) async -> Void)?
@@ -147,7 +147,7 @@ public struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Durat
         /// The next fix (positioned or a `.noFix` status), or `nil` when the task was cancelled.
         ///
         /// - Throws: ``GPSDError`` as ``GPSDProvider`` describes for its ``Configuration``.
-        public mutating func next() async throws -> Fix? {
+        package mutating func next() async throws -> Fix? {
             while let event = try await events.next() {
                 switch event {
                 case .fix(let fix):
@@ -178,7 +178,7 @@ extension GPSDProvider where C == ContinuousClock {
     ///   - configuration: Fault handling; default ``Configuration/failFast``.
     /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host, a port outside 1...65535,
     ///   or a back-off whose delays are not positive and finite (naming the field).
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 2947, device: String? = nil,
         configuration: Configuration = Configuration()
     ) throws(GPSDError) {

@@ -4,9 +4,9 @@
 /// `catch IndexError.Code.busy` or `error.code == .malformedRow`), and the context says where:
 /// the database or input file, the line and column of a bad row, the parameter of a bad
 /// argument, and the SQLite result code when SQLite reported it.
-public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: new codes may be added in later versions.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case invalidArgument = "invalid argument"
             case malformedRow = "malformed row"
@@ -29,54 +29,54 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A query argument is out of range: a radius outside 1 m … half the circumference, a
         /// non-finite radius, a limit ≤ 0, or a latitude/longitude out of range. `parameter`
         /// names it.
-        public static let invalidArgument = Code(.invalidArgument)
+        package static let invalidArgument = Code(.invalidArgument)
         /// An input row could not be read: a bad number, a coordinate out of range, a wrong
         /// field count. `path`, `line` and `column` say where.
-        public static let malformedRow = Code(.malformedRow)
+        package static let malformedRow = Code(.malformedRow)
         /// A required CSV column (id, name, lat, lon) is absent from the header.
-        public static let missingColumn = Code(.missingColumn)
+        package static let missingColumn = Code(.missingColumn)
         /// The same id appears twice in one import (strict mode).
-        public static let duplicateID = Code(.duplicateID)
+        package static let duplicateID = Code(.duplicateID)
         /// The input file cannot be read or is not in the expected format at all.
-        public static let unreadableInput = Code(.unreadableInput)
+        package static let unreadableInput = Code(.unreadableInput)
         /// The file is not a locsim index: another SQLite database, or not SQLite at all.
-        public static let notAnIndex = Code(.notAnIndex)
+        package static let notAnIndex = Code(.notAnIndex)
         /// The index was written by a newer locsim (its schema version is unknown).
-        public static let unsupportedVersion = Code(.unsupportedVersion)
+        package static let unsupportedVersion = Code(.unsupportedVersion)
         /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` after open).
-        public static let corrupt = Code(.corrupt)
+        package static let corrupt = Code(.corrupt)
         /// The database cannot be written: opened read-only or on a read-only file
         /// (`SQLITE_READONLY`).
-        public static let readOnly = Code(.readOnly)
+        package static let readOnly = Code(.readOnly)
         /// Another connection or process holds the write lock past the busy timeout
         /// (`SQLITE_BUSY`, `SQLITE_LOCKED`).
-        public static let busy = Code(.busy)
+        package static let busy = Code(.busy)
         /// The database file cannot be opened or created (`SQLITE_CANTOPEN`).
-        public static let cannotOpen = Code(.cannotOpen)
+        package static let cannotOpen = Code(.cannotOpen)
         /// The operating system failed to read or write (`SQLITE_IOERR`, `SQLITE_FULL`).
-        public static let io = Code(.io)
+        package static let io = Code(.io)
         /// The operation was cancelled; nothing was written.
-        public static let cancelled = Code(.cancelled)
+        package static let cancelled = Code(.cancelled)
         /// Any other SQLite failure; `sqliteCode` and `message` carry the details.
-        public static let sqlite = Code(.sqlite)
+        package static let sqlite = Code(.sqlite)
 
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// What kind of problem.
-    public let code: Code
+    package let code: Code
     /// Human-readable detail, including what to do about it where that is known.
-    public let message: String
+    package let message: String
     /// The database or input file involved, if any.
-    public var path: String?
+    package var path: String?
     /// 1-based line of the input file where the offending record starts, if any.
-    public var line: Int?
+    package var line: Int?
     /// The input column (CSV header name or GeoJSON member) involved, if any.
-    public var column: String?
+    package var column: String?
     /// The API parameter involved (`radius`, `limit`, `latitude`...), if any.
-    public var parameter: String?
+    package var parameter: String?
     /// The SQLite (extended) result code, when SQLite reported the problem.
-    public var sqliteCode: Int32?
+    package var sqliteCode: Int32?
 
     /// Creates an error; the context fields are optional.
     package init(
@@ -93,7 +93,7 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `path:line: column "lat": malformed row: ...`, the location first so editors can jump to it.
-    public var description: String {
+    package var description: String {
         var location = ""
         if let path {
             location = path
@@ -112,7 +112,7 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension IndexError.Code {
     /// Lets `catch IndexError.Code.busy` match a thrown ``IndexError``.
-    public static func ~= (code: Self, error: any Error) -> Bool {
+    package static func ~= (code: Self, error: any Error) -> Bool {
         (error as? IndexError)?.code == code
     }
 }

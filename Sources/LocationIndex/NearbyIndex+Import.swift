@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 
 extension NearbyIndex {
     /// Imports a place file, updating places whose id is already in the index.
@@ -17,7 +17,7 @@ extension NearbyIndex {
     ///   ``IndexError/Code/readOnly``, ``IndexError/Code/busy`` and other SQLite failures;
     ///   ``IndexError/Code/cancelled`` when the task is cancelled; whatever `progress` throws.
     @discardableResult
-    public func importPlaces(
+    package func importPlaces(
         fromFile path: String, options: ImportOptions = ImportOptions(),
         progress: @escaping (ImportProgress) throws -> Void = { _ in }
     ) throws -> ImportReport {
@@ -60,7 +60,7 @@ extension NearbyIndex {
     /// - Throws: ``IndexError/Code/duplicateID``, ``IndexError/Code/malformedRow`` for an empty id,
     ///   SQLite failures, and whatever `progress` throws.
     @discardableResult
-    public func importPlaces(
+    package func importPlaces(
         _ places: some Sequence<Place>, options: ImportOptions = ImportOptions(),
         progress: @escaping (ImportProgress) throws -> Void = { _ in }
     ) throws -> ImportReport {

@@ -6,34 +6,34 @@ import Foundation
 import LocationCore
 
 /// Size and content figures of an index.
-public struct IndexStatistics: Sendable, Hashable {
+package struct IndexStatistics: Sendable, Hashable {
     /// Places stored.
-    public var placeCount: Int
+    package var placeCount: Int
     /// Rows of the `placeTile` table (tiles, or parts of crowded tiles).
-    public var tileRowCount: Int
+    package var tileRowCount: Int
     /// Rows of `placeTile` at each level, index 0 (tiles of ``tileSize``) to 5 (nodes of
     /// 4⁵ × 4⁵ tiles). Sparse places share rows of coarse levels, dense ones fill level 0.
-    public var rowsPerLevel: [Int]
+    package var rowsPerLevel: [Int]
     /// Nodes of levels 1 and above split into their children (rows of `placeSplit`).
-    public var splitNodeCount: Int
+    package var splitNodeCount: Int
     /// Distinct kinds (including the empty kind).
-    public var kindCount: Int
+    package var kindCount: Int
     /// Bytes of UTF-8 in all place names.
-    public var nameBytes: Int
+    package var nameBytes: Int
     /// Size of the database file, in bytes.
-    public var fileBytes: Int
+    package var fileBytes: Int
     /// Size of its write-ahead log (`-wal` file), in bytes: transient, 0 after a clean close.
-    public var walBytes: Int
+    package var walBytes: Int
     /// Tile edge in degrees.
-    public var tileSize: Double
+    package var tileSize: Double
     /// Schema version (`PRAGMA user_version`).
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     /// SQLite page size in bytes.
-    public var pageSize: Int
+    package var pageSize: Int
 
     /// Database file bytes per place, not counting the bytes of the names themselves (nor the
     /// transient WAL); nil when empty.
-    public var bytesPerPlaceBeyondNames: Double? {
+    package var bytesPerPlaceBeyondNames: Double? {
         placeCount == 0 ? nil : Double(fileBytes - nameBytes) / Double(placeCount)
     }
 }
@@ -42,7 +42,7 @@ extension NearbyIndex {
     /// Counts and sizes of the index, from one snapshot.
     ///
     /// - Throws: ``IndexError`` for SQLite failures.
-    public func statistics() throws(IndexError) -> IndexStatistics {
+    package func statistics() throws(IndexError) -> IndexStatistics {
         try withReader { reader throws(IndexError) in
             let connection = reader.connection
             try connection.execute("BEGIN")
@@ -81,7 +81,7 @@ extension NearbyIndex {
     /// Checks every page and index of the file (`PRAGMA integrity_check`).
     ///
     /// - Throws: ``IndexError/Code/corrupt`` with SQLite's first findings when the file is damaged.
-    public func verifyIntegrity() throws(IndexError) {
+    package func verifyIntegrity() throws(IndexError) {
         try withReader { reader throws(IndexError) in
             let findings = try reader.connection.withStatement("PRAGMA integrity_check") { statement throws(IndexError) in
                 var lines: [String] = []

@@ -1,15 +1,15 @@
-public import LocationCore
+package import LocationCore
 
 /// A place found by a radius query, with its distance from the query point.
-public struct NearbyPlace: Sendable, Hashable {
+package struct NearbyPlace: Sendable, Hashable {
     /// The place.
-    public var place: Place
+    package var place: Place
     /// Great-circle distance in metres from the query centre on the sphere of radius
     /// ``/LocationCore/Sphere/radius`` (``/LocationCore/Coordinate/distance(to:)``).
-    public var distance: Double
+    package var distance: Double
 
     @inlinable
-    public init(place: Place, distance: Double) {
+    package init(place: Place, distance: Double) {
         self.place = place
         self.distance = distance
     }
@@ -32,11 +32,11 @@ public struct NearbyPlace: Sendable, Hashable {
 /// try index.importPlaces(fromFile: "geodata/tokyo.csv")
 /// let hits = try index.places(near: try Coordinate(latitude: 35.68, longitude: 139.76), within: 500)
 /// ```
-public final class NearbyIndex: Sendable {
+package final class NearbyIndex: Sendable {
     /// How an index is opened.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// Whether the index may be written.
-        public enum Access: Sendable, Hashable {
+        package enum Access: Sendable, Hashable {
             /// Read and write; a missing or empty file becomes a new index.
             case readWrite
             /// Queries only; the file must already be an index. Imports throw
@@ -45,17 +45,17 @@ public final class NearbyIndex: Sendable {
         }
 
         /// Read-write (the default) or read-only.
-        public var access: Access
+        package var access: Access
         /// How long a writer waits for another process's write lock before throwing
         /// ``IndexError/Code/busy``. Default 5 s.
-        public var busyTimeout: Duration
+        package var busyTimeout: Duration
         /// Tile edge in degrees for a *new* index, 0.005…45 (existing indexes keep theirs).
         /// Default 0.02° (about 2.2 km north–south), chosen by `Benchmarks/IndexBenchmark`.
-        public var tileSize: Double
+        package var tileSize: Double
         /// Read connections kept open for reuse between queries. Default 8.
-        public var maximumIdleReaders: Int
+        package var maximumIdleReaders: Int
 
-        public init(
+        package init(
             access: Access = .readWrite, busyTimeout: Duration = .seconds(5), tileSize: Double = 0.02,
             maximumIdleReaders: Int = 8
         ) {
@@ -67,9 +67,9 @@ public final class NearbyIndex: Sendable {
     }
 
     /// The database file.
-    public let path: String
+    package let path: String
     /// The configuration the index was opened with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     let grid: TileGrid
     let writer: Locked<SQLiteConnection?>
     private let idleReaders: Locked<[ReadConnection]>
@@ -85,7 +85,7 @@ public final class NearbyIndex: Sendable {
     ///   ``IndexError/Code/cannotOpen`` / ``IndexError/Code/readOnly`` / ``IndexError/Code/busy``
     ///   / ``IndexError/Code/corrupt`` as SQLite reports them, and
     ///   ``IndexError/Code/invalidArgument`` for a tile size out of range.
-    public init(path: String, configuration: Configuration = Configuration()) throws(IndexError) {
+    package init(path: String, configuration: Configuration = Configuration()) throws(IndexError) {
         guard configuration.tileSize.isFinite, (0.005...45).contains(configuration.tileSize) else {
             throw IndexError(
                 .invalidArgument, "tile size \(configuration.tileSize)° is outside 0.005...45", parameter: "tileSize")
@@ -157,7 +157,7 @@ public final class NearbyIndex: Sendable {
     /// - Returns: Places with their distances, sorted by distance, then id.
     /// - Throws: ``IndexError/Code/invalidArgument`` naming `radius` or `limit`;
     ///   ``IndexError/Code/corrupt``, ``IndexError/Code/io`` and other SQLite failures.
-    public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) throws(IndexError)
+    package func places(near center: Coordinate, within radius: Double, limit: Int? = nil) throws(IndexError)
         -> [NearbyPlace]
     {
         try withNearbyRows(near: center, within: radius, limit: limit) { rows in

@@ -3,36 +3,36 @@
 ///
 /// Import errors about the input itself (a bad row, a missing column) are LocationIndex's
 /// `IndexError`, thrown unchanged: the file is read by the same parsers as an SQLite import.
-public struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
         /// The connection URL is malformed (`parameter` names the part).
-        public static let invalidURL = Code(rawValue: "invalidURL")
+        package static let invalidURL = Code(rawValue: "invalidURL")
         /// An argument is out of range (`parameter` names it).
-        public static let invalidArgument = Code(rawValue: "invalidArgument")
+        package static let invalidArgument = Code(rawValue: "invalidArgument")
         /// The server cannot be reached or refused the login (`endpoint` says which).
-        public static let unavailable = Code(rawValue: "unavailable")
+        package static let unavailable = Code(rawValue: "unavailable")
         /// The server answered a statement with an error.
-        public static let query = Code(rawValue: "query")
+        package static let query = Code(rawValue: "query")
         /// The database holds a `locsim_place` table that is not this version's, or no PostGIS.
-        public static let schema = Code(rawValue: "schema")
+        package static let schema = Code(rawValue: "schema")
         /// The import was cancelled; nothing was written.
-        public static let cancelled = Code(rawValue: "cancelled")
+        package static let cancelled = Code(rawValue: "cancelled")
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
-        public static func ~= (code: Code, error: any Error) -> Bool { (error as? PostGISError)?.code == code }
+        package static func ~= (code: Code, error: any Error) -> Bool { (error as? PostGISError)?.code == code }
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
     /// `host:port` of the server concerned, if any.
-    public var endpoint: String?
+    package var endpoint: String?
     /// The parameter or URL part at fault, if any.
-    public var parameter: String?
+    package var parameter: String?
 
     package init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil) {
         self.code = code
@@ -41,7 +41,7 @@ public struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
         self.parameter = parameter
     }
 
-    public var description: String {
+    package var description: String {
         var prefix = ""
         if let endpoint { prefix += "\(endpoint): " }
         if let parameter { prefix += "\(parameter): " }

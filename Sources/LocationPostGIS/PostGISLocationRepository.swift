@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 import LocationIndex
 
 /// The game's `GET /locations/nearby` answered from PostGIS: the same places, in the same order,
@@ -9,18 +9,18 @@ import LocationIndex
 /// // keep `await store.run()` running in a task, then:
 /// let places = try await PostGISLocationRepository(store: store).fetchNearby(lat: 35.68, lng: 139.76, radius: 5000)
 /// ```
-public struct PostGISLocationRepository: LocationRepository {
+package struct PostGISLocationRepository: LocationRepository {
     /// The store queried (its ``PostGISPlaceStore/run()`` must be running).
-    public let store: PostGISPlaceStore
+    package let store: PostGISPlaceStore
     /// At most this many places per answer (the nearest), or nil for all.
-    public let limit: Int?
+    package let limit: Int?
 
-    public init(store: PostGISPlaceStore, limit: Int? = nil) {
+    package init(store: PostGISPlaceStore, limit: Int? = nil) {
         self.store = store
         self.limit = limit
     }
 
-    public func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+    package func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
         try await store.places(near: center, within: radius, limit: limit).map(\.place)
     }
 }

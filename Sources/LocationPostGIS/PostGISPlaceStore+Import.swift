@@ -1,4 +1,4 @@
-public import LocationIndex
+package import LocationIndex
 import NIOCore
 import PostgresNIO
 
@@ -22,7 +22,7 @@ extension PostGISPlaceStore {
     /// - Throws: `IndexError` for bad input (naming file, line and column), ``PostGISError``
     ///   for the server, whatever `progress` throws.
     @discardableResult
-    public func importPlaces(
+    package func importPlaces(
         fromFile path: String, options: ImportOptions = ImportOptions(),
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {

@@ -1,22 +1,22 @@
 import PostgresNIO
 
 /// Counts and sizes of a PostGIS place table (`locsim index stats --postgres`).
-public struct PostGISStatistics: Sendable, Hashable {
+package struct PostGISStatistics: Sendable, Hashable {
     /// Places stored.
-    public var placeCount: Int
+    package var placeCount: Int
     /// Distinct kinds, including the empty one.
-    public var kindCount: Int
+    package var kindCount: Int
     /// Bytes of the tables (`locsim_place` and its tiles, `locsim_tile`: heap, TOAST) and of their indexes.
-    public var tableBytes: Int
-    public var indexBytes: Int
+    package var tableBytes: Int
+    package var indexBytes: Int
     /// PostGIS and server versions.
-    public var postgisVersion: String
-    public var serverVersion: String
+    package var postgisVersion: String
+    package var serverVersion: String
 }
 
 extension PostGISPlaceStore {
     /// Counts and sizes; ``PostGISError/Code/schema`` when the database has no place table.
-    public func statistics() async throws -> PostGISStatistics {
+    package func statistics() async throws -> PostGISStatistics {
         try await withDeadline {
             let client = self.client
             let logger = self.logger

@@ -1,6 +1,6 @@
-public import Logging
-public import LocationCore
-public import LocationIndex
+package import Logging
+package import LocationCore
+package import LocationIndex
 import PostgresNIO
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
@@ -34,13 +34,13 @@ import PostgresNIO
 ///
 /// The store needs ``run()`` to be running (it drives the connection pool; cancel it to close),
 /// or use ``withRunning(_:clock:logger:_:)``.
-public final class PostGISPlaceStore: Sendable {
+package final class PostGISPlaceStore: Sendable {
     /// The server and login.
-    public let url: PostgresURL
+    package let url: PostgresURL
     let client: PostgresClient
     let logger: Logger
     /// How long a query (not an import) may wait for a connection and its answer.
-    public let queryTimeout: Duration
+    package let queryTimeout: Duration
     let clock: any Clock<Duration>
     /// Whether `locsim_tile` has been seen to exist. Until then every query first asks (an
     /// unprepared statement): postgres-nio remembers a prepared statement that failed to
@@ -56,7 +56,7 @@ public final class PostGISPlaceStore: Sendable {
     ///     throws ``PostGISError/Code/unavailable`` (the pool meanwhile keeps reconnecting with back-off).
     ///   - clock: The clock `queryTimeout` is measured on.
     ///   - logger: Background messages of the pool (connection failures, reconnects).
-    public init(
+    package init(
         url: PostgresURL, maximumConnections: Int = 8, connectTimeout: Duration = .seconds(3),
         queryTimeout: Duration = .seconds(2), clock: any Clock<Duration>, logger: Logger
     ) throws(PostGISError) {
@@ -84,12 +84,12 @@ public final class PostGISPlaceStore: Sendable {
     }
 
     /// Drives the connection pool until the calling task is cancelled. Queries wait for it.
-    public func run() async {
+    package func run() async {
         await client.run()
     }
 
     /// Runs `body` with a store whose pool runs for the duration, then closes it.
-    public static func withRunning<T: Sendable>(
+    package static func withRunning<T: Sendable>(
         _ url: PostgresURL, clock: any Clock<Duration>, logger: Logger, _ body: (PostGISPlaceStore) async throws -> T
     ) async throws -> T {
         let store = try PostGISPlaceStore(url: url, maximumConnections: 4, clock: clock, logger: logger)
@@ -158,7 +158,7 @@ public final class PostGISPlaceStore: Sendable {
     ///
     /// - Throws: ``PostGISError/Code/schema`` for a newer or foreign schema; connection and
     ///   server errors as ``PostGISError``.
-    public func prepareSchema() async throws {
+    package func prepareSchema() async throws {
         try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
                 // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
@@ -208,7 +208,7 @@ public final class PostGISPlaceStore: Sendable {
     ///   - limit: The nearest `limit` places (> 0), or nil for all.
     /// - Throws: ``PostGISError`` — `invalidArgument` naming `radius` or `limit`, `unavailable`
     ///   when the server cannot be reached, `query` for server errors.
-    public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
+    package func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try await withNearbyRows(near: center, within: radius, limit: limit) { rows in
             (0..<rows.count).map { rows.place(at: $0) }
         }
@@ -286,7 +286,7 @@ public final class PostGISPlaceStore: Sendable {
     }
 
     /// Whether the server answers now (`SELECT 1`); the error says why not.
-    public func checkHealth() async throws {
+    package func checkHealth() async throws {
         _ = try await withDeadline { try await self.client.query("SELECT 1", logger: self.logger) }
     }
 

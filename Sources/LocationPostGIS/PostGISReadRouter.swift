@@ -1,6 +1,6 @@
-public import LocationCore
-public import LocationIndex
-public import Logging
+package import LocationCore
+package import LocationIndex
+package import Logging
 
 /// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:
 /// what `locsim serve --postgres PRIMARY --replica URL …` answers from.
@@ -22,14 +22,14 @@ public import Logging
 /// // keep `await router.run()` running in a task (it drives every store's pool), then:
 /// let places = try await router.places(near: center, within: 5_000, limit: nil)
 /// ```
-public final class PostGISReadRouter: Sendable {
+package final class PostGISReadRouter: Sendable {
     /// Which server of the set a backend is.
-    public enum Role: Sendable, Hashable, CustomStringConvertible {
+    package enum Role: Sendable, Hashable, CustomStringConvertible {
         case primary
         /// The n-th `--replica`, from 1.
         case replica(Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .primary: "primary"
             case .replica(let number): "replica \(number)"
@@ -38,21 +38,21 @@ public final class PostGISReadRouter: Sendable {
     }
 
     /// What the router knows about one backend.
-    public struct BackendStatus: Sendable, Hashable, CustomStringConvertible {
-        public var role: Role
+    package struct BackendStatus: Sendable, Hashable, CustomStringConvertible {
+        package var role: Role
         /// `host:port`.
-        public var endpoint: String
+        package var endpoint: String
         /// Whether reads are sent to it.
-        public var isUp: Bool
+        package var isUp: Bool
         /// Checks that failed since it went down (0 while up).
-        public var failedChecks: Int
+        package var failedChecks: Int
         /// Why it is down (nil while up).
-        public var reason: String?
+        package var reason: String?
         /// Reads it answered since the router was made.
-        public var reads: Int
+        package var reads: Int
 
         /// `postgres 127.0.0.1:5433 (replica 1) is down: …` or `… is up`.
-        public var description: String {
+        package var description: String {
             let name = "postgres \(endpoint) (\(role))"
             guard !isUp else { return name + " is up" }
             let checks = failedChecks == 0 ? "" : " (\(failedChecks) failed check\(failedChecks == 1 ? "" : "s") since)"
@@ -61,11 +61,11 @@ public final class PostGISReadRouter: Sendable {
     }
 
     /// The primary: imports go there, and reads when no replica is up.
-    public let primary: PostGISPlaceStore
+    package let primary: PostGISPlaceStore
     /// The replicas, in the order given (`replica 1` first).
-    public let replicas: [PostGISPlaceStore]
+    package let replicas: [PostGISPlaceStore]
     /// The delays between checks of a backend that is down.
-    public let backoff: Backoff
+    package let backoff: Backoff
     let clock: any Clock<Duration>
     let logger: Logger
     private let stores: [PostGISPlaceStore]
@@ -89,7 +89,7 @@ public final class PostGISReadRouter: Sendable {
 
     /// 250 ms doubling to 4 s, shortened by up to 20 % jitter: a database that is back is used
     /// again within about 4 s, and a down one costs one `SELECT 1` per 4 s.
-    public static let standardBackoff: Backoff = {
+    package static let standardBackoff: Backoff = {
         do {
             return try Backoff(initialDelay: .milliseconds(250), multiplier: 2, maximumDelay: .seconds(4), jitter: 0.2, seed: 0)
         } catch {
@@ -105,7 +105,7 @@ public final class PostGISReadRouter: Sendable {
     ///     used: a backend is checked until it answers).
     ///   - clock: The clock the delays are slept on.
     ///   - logger: A warning when a backend goes down, a notice when it is back.
-    public init(
+    package init(
         primary: PostGISPlaceStore, replicas: [PostGISPlaceStore], backoff: Backoff = standardBackoff,
         clock: any Clock<Duration>, logger: Logger
     ) {
@@ -122,7 +122,7 @@ public final class PostGISReadRouter: Sendable {
 
     /// Drives every store's connection pool, and checks backends that went down until they are
     /// back, until the calling task is cancelled.
-    public func run() async {
+    package func run() async {
         await withTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { await store.run() } }
             for await index in downEvents {
@@ -134,7 +134,7 @@ public final class PostGISReadRouter: Sendable {
 
     /// Every backend: role, `host:port`, up or down and why, reads answered. Replicas first,
     /// in order, then the primary.
-    public func status() -> [BackendStatus] {
+    package func status() -> [BackendStatus] {
         state.withLock { state in
             state.backends.indices.map { index in
                 let backend = state.backends[index]
@@ -147,7 +147,7 @@ public final class PostGISReadRouter: Sendable {
 
     /// Checks now (`SELECT 1`, concurrently) every backend that is believed up, marks the ones
     /// that fail down, and returns ``status()``. Backends already down are left to ``run()``'s checks.
-    public func checkHealth() async -> [BackendStatus] {
+    package func checkHealth() async -> [BackendStatus] {
         let up = state.withLock { state in state.backends.indices.filter { state.backends[$0].isUp } }
         await withTaskGroup(of: Void.self) { group in
             for index in up {
@@ -169,7 +169,7 @@ public final class PostGISReadRouter: Sendable {
     ///
     /// - Throws: ``PostGISError/Code/unavailable`` naming every backend when none could answer;
     ///   other ``PostGISError``s (a bad argument, a server error) unchanged, without fail-over.
-    public func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
+    package func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try PostGISPlaceStore.check(radius: radius, limit: limit)
         return try await read { store in try await store.places(near: center, within: radius, limit: limit) }
     }

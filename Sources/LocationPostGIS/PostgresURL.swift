@@ -5,23 +5,23 @@
 /// The password is looked up like libpq does: the URL's, else `PGPASSWORD`, else the first
 /// matching line of the password file (`PGPASSFILE`, or `~/.pgpass`). ``description`` never
 /// shows it.
-public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var user: String
-    public var database: String
+package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var database: String
     /// The password, if any source had one.
-    public var password: String?
+    package var password: String?
     /// `sslmode=disable|prefer|require` (default prefer, like libpq; loopback servers in tests use disable).
-    public var tlsMode: TLSMode
+    package var tlsMode: TLSMode
 
-    public enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
+    package enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
 
     /// `host:port`, for messages.
-    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The URL without its password.
-    public var description: String { "postgres://\(user)@\(endpoint)/\(database)" }
+    package var description: String { "postgres://\(user)@\(endpoint)/\(database)" }
 
     /// Parses `text`, taking the password from `environment` (`PGPASSWORD`) or from the
     /// password file's contents when the URL has none.
@@ -32,7 +32,7 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     ///   - passwordFile: The text of the password file, if it exists (the caller reads it, so
     ///     this type does no I/O).
     /// - Throws: ``PostGISError/Code/invalidURL`` naming the part at fault.
-    public init(parsing text: String, environment: [String: String] = [:], passwordFile: String? = nil) throws(PostGISError) {
+    package init(parsing text: String, environment: [String: String] = [:], passwordFile: String? = nil) throws(PostGISError) {
         func fail(_ message: String, _ part: String) -> PostGISError {
             // Never echo the URL: it may hold a password.
             PostGISError(.invalidURL, message, parameter: part)

@@ -1,5 +1,5 @@
 /// How a provider spends time between fixes.
-public enum Pacing: Sendable, Hashable {
+package enum Pacing: Sendable, Hashable {
     /// Each fix is delivered when it falls due on the injected clock: the fix's offset from the
     /// start, divided by `speedFactor`, after the instant iteration started. Scheduling is against
     /// absolute deadlines, so lateness never accumulates.
@@ -11,10 +11,10 @@ public enum Pacing: Sendable, Hashable {
     case virtual
 
     /// Real time: `.timed(speedFactor: 1)`.
-    public static let realTime = Pacing.timed(speedFactor: 1)
+    package static let realTime = Pacing.timed(speedFactor: 1)
 
     /// The accepted speed factors.
-    public static let speedFactorRange: ClosedRange<Double> = 0.1...1000
+    package static let speedFactorRange: ClosedRange<Double> = 0.1...1000
 
     func validate() throws(SimulationError) {
         if case .timed(let factor) = self {

@@ -10,9 +10,9 @@
 ///     // "speedFactor: 0.0 is outside 0.1...1000"
 /// }
 /// ```
-public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: new codes may be added without breaking `switch`-free callers.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case invalidSpeedFactor = "invalid speed factor"
             case invalidRate = "invalid rate"
@@ -27,34 +27,34 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
         private init(_ base: Base) { self.base = base }
 
         /// A replay speed factor that is not a finite number in 0.1…1000.
-        public static let invalidSpeedFactor = Code(.invalidSpeedFactor)
+        package static let invalidSpeedFactor = Code(.invalidSpeedFactor)
         /// A resampling or emission rate that is not a finite number in 0.001…100 Hz.
-        public static let invalidRate = Code(.invalidRate)
+        package static let invalidRate = Code(.invalidRate)
         /// Any other parameter outside its documented range (named in ``SimulationError/parameter``).
-        public static let invalidParameter = Code(.invalidParameter)
+        package static let invalidParameter = Code(.invalidParameter)
         /// A track, route or waypoint list without a single point.
-        public static let emptyPath = Code(.emptyPath)
+        package static let emptyPath = Code(.emptyPath)
         /// Some points have a `<time>` and others do not, so neither timed nor constant-speed
         /// replay applies without a choice (pass ``GPXReplay/Configuration/ignoresTimestamps``).
-        public static let missingTimestamp = Code(.missingTimestamp)
+        package static let missingTimestamp = Code(.missingTimestamp)
         /// Looping was asked for over a path that spans no time (one point, or every point at the
         /// same time or place): each lap would take zero time and the replay would never progress.
-        public static let zeroLengthLoop = Code(.zeroLengthLoop)
+        package static let zeroLengthLoop = Code(.zeroLengthLoop)
         /// A start offset (seek) that is negative, not finite, or beyond the end of the path.
-        public static let offsetOutOfRange = Code(.offsetOutOfRange)
+        package static let offsetOutOfRange = Code(.offsetOutOfRange)
         /// An export file could not be created, written or renamed into place (the parameter is
         /// the path; the message carries the system's reason).
-        public static let outputFailed = Code(.outputFailed)
+        package static let outputFailed = Code(.outputFailed)
 
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// The kind of problem.
-    public let code: Code
+    package let code: Code
     /// The parameter or input that is wrong, e.g. `"speedFactor"` or `"track segment 2, point 17"`.
-    public let parameter: String
+    package let parameter: String
     /// A sentence saying what was expected.
-    public let message: String
+    package let message: String
 
     init(_ code: Code, parameter: String, message: String) {
         self.code = code
@@ -62,12 +62,12 @@ public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(code) (\(parameter)): \(message)" }
+    package var description: String { "\(code) (\(parameter)): \(message)" }
 }
 
 extension SimulationError.Code {
     /// Lets `catch SimulationError.Code.emptyPath` match a thrown ``SimulationError``.
-    public static func ~= (code: Self, error: any Error) -> Bool {
+    package static func ~= (code: Self, error: any Error) -> Bool {
         (error as? SimulationError)?.code == code
     }
 }

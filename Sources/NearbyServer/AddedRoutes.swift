@@ -1,7 +1,7 @@
 /// Routes a ``NearbyServer`` serves beside the nearby contract, under the same token rule,
 /// metrics and access log: `locsim serve` adds the players' control API and live map this way,
 /// so this module needs to know nothing of players.
-public protocol AddedRoutes: Sendable {
+package protocol AddedRoutes: Sendable {
     /// Whether `path` is one of these routes.
     func serves(path: String) -> Bool
     /// Whether `path` is open without the token (a page that holds no data of its own).
@@ -14,26 +14,26 @@ public protocol AddedRoutes: Sendable {
 
 /// A request to an ``AddedRoutes`` route; the body is read whole (at most
 /// ``NearbyServer/Configuration/maximumBodyBytes``).
-public struct AddedRouteRequest: Sendable {
-    public var method: String
-    public var path: String
-    public var query: [(name: String, value: String)]
-    public var contentType: String?
-    public var body: [UInt8]
+package struct AddedRouteRequest: Sendable {
+    package var method: String
+    package var path: String
+    package var query: [(name: String, value: String)]
+    package var contentType: String?
+    package var body: [UInt8]
 }
 
 /// The answer of an ``AddedRoutes`` route: a whole body, or a stream of chunks (Server-Sent
 /// Events) sent as they come until the sequence ends or the client leaves.
-public struct AddedRouteResponse: Sendable {
-    public var status: Int
-    public var contentType: String
-    public var body: [UInt8]
+package struct AddedRouteResponse: Sendable {
+    package var status: Int
+    package var contentType: String
+    package var body: [UInt8]
     /// For 405: the methods the path takes (the `Allow` header).
-    public var allow: [String]
+    package var allow: [String]
     /// When set, sent in place of `body`, chunk by chunk.
-    public var stream: (any AsyncSequence<[UInt8], Never> & Sendable)?
+    package var stream: (any AsyncSequence<[UInt8], Never> & Sendable)?
 
-    public init(
+    package init(
         status: Int, contentType: String, body: [UInt8], allow: [String] = [],
         stream: (any AsyncSequence<[UInt8], Never> & Sendable)? = nil
     ) {

@@ -17,7 +17,7 @@ extension NearbyServer {
     ///   has used the shared group.
     /// - Returns: Whether the takeover happened (false where the platform does not allow it;
     ///   the server then works as before).
-    public static func runTasksOnEventLoops(threads: Int? = nil) -> Bool {
+    package static func runTasksOnEventLoops(threads: Int? = nil) -> Bool {
         if let threads { NIOSingletons.groupLoopCountSuggestion = max(1, threads) }
         return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }

@@ -1,14 +1,14 @@
-public import Hummingbird
+package import Hummingbird
 import NIOCore
 
 /// The request context of ``NearbyServer``: Hummingbird's core storage plus the caller's address,
 /// which the audit uses to tell clients apart when they send neither `X-Player-ID` nor a token.
-public struct NearbyRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct NearbyRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The remote IP address (no port), or nil when there is none (in-process tests).
-    public let remoteAddress: String?
+    package let remoteAddress: String?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
     }

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTPTypes
-public import Hummingbird
+package import Hummingbird
 import HummingbirdCore
 import LocationCore
 import Logging
@@ -15,8 +15,8 @@ import NIOCore
 /// Written as one responder rather than a `Router` so that unknown paths (404) and wrong
 /// methods on known paths (405, with `Allow`) get the same JSON error shape as everything else,
 /// and the token rule, the audit, the metrics and the access log apply in one place.
-public struct NearbyResponder: HTTPResponder {
-    public typealias Context = NearbyRequestContext
+package struct NearbyResponder: HTTPResponder {
+    package typealias Context = NearbyRequestContext
 
     let configuration: NearbyServer.Configuration
     let search: any NearbySearching
@@ -105,7 +105,7 @@ public struct NearbyResponder: HTTPResponder {
         }
     }
 
-    public func respond(to request: Request, context: Context) async throws -> Response {
+    package func respond(to request: Request, context: Context) async throws -> Response {
         let started = time.elapsed()
         let arrival = time.now()
         let client = clientName(

@@ -1,6 +1,6 @@
-public import LocationCore
-public import LocationIndex
-public import NIOCore
+package import LocationCore
+package import LocationIndex
+package import NIOCore
 
 /// Something that answers the game's nearby query: places within a radius, nearest first, ties
 /// by id, at most `limit`.
@@ -9,7 +9,7 @@ public import NIOCore
 /// ``LocationIndex/NearbyIndex`` (with the limit applied inside the query); ``RepositorySearch``
 /// wraps any ``LocationCore/LocationRepository`` (a PostGIS backend, the HTTP client as a proxy,
 /// an in-memory test set) and keeps the first `limit` of its answer.
-public protocol NearbySearching: Sendable {
+package protocol NearbySearching: Sendable {
     /// Places within `radius` metres of `center`, nearest first, ties by id.
     ///
     /// - Parameters:
@@ -36,10 +36,10 @@ public protocol NearbySearching: Sendable {
 }
 
 extension NearbySearching {
-    public func healthProblem() async -> String? { nil }
-    public func healthWarnings() async -> [String] { [] }
+    package func healthProblem() async -> String? { nil }
+    package func healthWarnings() async -> [String] { [] }
 
-    public func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+    package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
         let places = try await places(near: center, within: radius, limit: limit)
         var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
         writer.appendLocations(places)
@@ -48,24 +48,24 @@ extension NearbySearching {
 }
 
 /// The SQLite index as a ``NearbySearching``.
-public struct IndexSearch: NearbySearching {
+package struct IndexSearch: NearbySearching {
     /// The index queried.
-    public let index: NearbyIndex
+    package let index: NearbyIndex
 
     /// - Parameter index: The index to answer from (read-only access is enough).
-    public init(index: NearbyIndex) { self.index = index }
+    package init(index: NearbyIndex) { self.index = index }
 
-    public func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
+    package func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
         try index.places(near: center, within: radius, limit: limit).map(\.place)
     }
 
-    public func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+    package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
         try nearbyBodyNow(near: center, within: radius, limit: limit)
     }
 
     /// ``nearbyBody(near:within:limit:)`` on the calling thread, without suspending: how the
     /// server answers the nearby route on the connection's event loop.
-    public func nearbyBodyNow(near center: Coordinate, within radius: Double, limit: Int?) throws -> (body: ByteBuffer, places: Int) {
+    package func nearbyBodyNow(near center: Coordinate, within radius: Double, limit: Int?) throws -> (body: ByteBuffer, places: Int) {
         try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
             var writer = NearbyJSONWriter(capacity: 0)
             writer.appendLocations(rows)
@@ -76,14 +76,14 @@ public struct IndexSearch: NearbySearching {
 
 /// Any ``LocationCore/LocationRepository`` as a ``NearbySearching``; the repository's order is
 /// kept (it is expected to be nearest first) and the answer cut to `limit`.
-public struct RepositorySearch: NearbySearching {
+package struct RepositorySearch: NearbySearching {
     /// The repository asked.
-    public let repository: any LocationRepository
+    package let repository: any LocationRepository
 
     /// - Parameter repository: The repository to answer from.
-    public init(repository: any LocationRepository) { self.repository = repository }
+    package init(repository: any LocationRepository) { self.repository = repository }
 
-    public func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
+    package func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
         let all = try await repository.fetchNearby(center: center, radius: radius)
         guard let limit, all.count > limit else { return all }
         return Array(all.prefix(limit))

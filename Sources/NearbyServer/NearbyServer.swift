@@ -1,9 +1,9 @@
-public import Hummingbird
+package import Hummingbird
 import HummingbirdCore
 import LocationCore
-public import Logging
+package import Logging
 import MapFeature
-public import ServiceLifecycle
+import ServiceLifecycle
 import NIOCore
 
 /// `locsim serve` as a library: the game's `GET /locations/nearby` over any
@@ -26,36 +26,36 @@ import NIOCore
 /// Graceful shutdown (SIGTERM, SIGINT through the service group) stops accepting connections,
 /// lets every request in flight finish (held timeout faults are answered 503 at once) and then
 /// returns from ``run()``.
-public struct NearbyServer: Service {
+package struct NearbyServer: Service {
     /// Where to listen and how to behave.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The address to bind; 127.0.0.1 by default.
-        public var host: String
+        package var host: String
         /// The port; 0 picks a free one (reported to `onListening`).
-        public var port: Int
+        package var port: Int
         /// The bearer token required on every route but `/healthz`, or nil.
-        public var token: String?
+        package var token: String?
         /// The largest `radius` accepted, metres (`--max-radius`); 50 km by default.
-        public var maximumRadius: Double
+        package var maximumRadius: Double
         /// Injected faults.
-        public var faults: FaultPlan.Configuration
+        package var faults: FaultPlan.Configuration
         /// The fetch-rule audit's settings.
-        public var audit: FetchAudit.Configuration
+        package var audit: FetchAudit.Configuration
         /// How long a timeout fault holds a request before the server gives up on it (the
         /// client has normally given up long before). Default 5 minutes.
-        public var timeoutHold: Duration
+        package var timeoutHold: Duration
         /// Whether `GET /locations/nearby` is answered on the connection's event loop when it
         /// can be (no faults configured, a backend that answers without suspending: the SQLite
         /// index), rather than in Hummingbird's task for the connection. The answer, the audit,
         /// the metrics and the access log are the same either way; the event loop way costs
         /// about a third less CPU per small answer (docs/benchmarks/serve.md). Default true.
-        public var answersOnEventLoop = true
+        package var answersOnEventLoop = true
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
         /// address needs a token unless `allowAnonymous` is set.
         ///
         /// - Throws: ``ServerConfigurationError`` naming the option.
-        public init(
+        package init(
             host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, allowAnonymous: Bool = false,
             maximumRadius: Double = 50_000, faults: FaultPlan.Configuration = .none,
             audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300)
@@ -90,18 +90,18 @@ public struct NearbyServer: Service {
         }
 
         /// The largest request body an ``AddedRoutes`` route is given (16 MiB); more is a 413.
-        public static let maximumBodyBytes = 16 << 20
+        package static let maximumBodyBytes = 16 << 20
 
         /// `127.0.0.0/8`, `::1` and `localhost`.
-        public static func isLoopback(_ host: String) -> Bool {
+        package static func isLoopback(_ host: String) -> Bool {
             host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
         }
     }
 
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The live state: audit, metrics, fault plan.
-    public let state: NearbyServerState
+    package let state: NearbyServerState
     private let responder: NearbyResponder
     private let logger: Logger
     private let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
@@ -116,7 +116,7 @@ public struct NearbyServer: Service {
     ///   - logger: Server events (start, errors); never sees tokens.
     ///   - addedRoutes: More routes under the same token rule (the players' control API), or nil.
     ///   - onListening: Called once with the bound host and port (the real one when port is 0).
-    public init(
+    package init(
         configuration: Configuration, search: any NearbySearching, time: ServerTime, accessLog: AccessLog? = nil,
         logger: Logger = Logger(label: "locsim.serve"), addedRoutes: (any AddedRoutes)? = nil,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
@@ -131,7 +131,7 @@ public struct NearbyServer: Service {
     }
 
     /// The Hummingbird application, for `app.test(.router)` and `.live` in tests; ``run()`` runs it.
-    public func application() -> some ApplicationProtocol {
+    package func application() -> some ApplicationProtocol {
         let onListening = self.onListening
         let host = configuration.host
         let serverName = "locsim"
@@ -156,7 +156,7 @@ public struct NearbyServer: Service {
     ///
     /// A buffered access log (``AccessLogBuffer``) is flushed every its interval while the server
     /// runs and once more when the last request has been answered.
-    public func run() async throws {
+    package func run() async throws {
         let application = application()
         let state = self.state
         let accessLog = responder.accessLog
@@ -187,17 +187,17 @@ public struct NearbyServer: Service {
 }
 
 /// A configuration the server refuses, naming the option.
-public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and what to do.
-    public var message: String
+    package var message: String
     /// The option to blame, without dashes (`host`, `max-radius`).
-    public var option: String
+    package var option: String
 
     /// Creates an error.
-    public init(_ message: String, option: String) {
+    package init(_ message: String, option: String) {
         self.message = message
         self.option = option
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -3,7 +3,7 @@ import LocationCore
 /// The mutable part of a running server: the fault plan and the audit behind one lock (each
 /// nearby request holds it twice for a few microseconds, never across a wait), and the metrics,
 /// which are atomics and need none.
-public final class NearbyServerState: Sendable {
+package final class NearbyServerState: Sendable {
     struct Inner: Sendable {
         var faults: FaultPlan
         var audit: FetchAudit
@@ -12,14 +12,14 @@ public final class NearbyServerState: Sendable {
 
     let inner: Locked<Inner>
     /// The counters behind `GET /metrics`.
-    public let metrics = ServerMetrics()
+    package let metrics = ServerMetrics()
 
     init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration) {
         inner = Locked(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
     }
 
     /// A copy of the audit as it stands.
-    public var audit: FetchAudit { inner.withLock { $0.audit } }
+    package var audit: FetchAudit { inner.withLock { $0.audit } }
 
     /// `GET /metrics`: the counters, with the audit's client table size.
     func metricsText() -> String {
@@ -28,7 +28,7 @@ public final class NearbyServerState: Sendable {
     }
 
     /// Whether graceful shutdown has begun (held timeouts are then released).
-    public var isShuttingDown: Bool { inner.withLock { $0.isShuttingDown } }
+    package var isShuttingDown: Bool { inner.withLock { $0.isShuttingDown } }
 
     func beginShutdown() { inner.withLock { $0.isShuttingDown = true } }
 
@@ -37,12 +37,12 @@ public final class NearbyServerState: Sendable {
     /// `{"violations":N,"evicted":{"clients":N,"requests":N,"violations":N},"clients":[{"client":…,"requests":N,"violations":N,"verdicts":{"first":N,…},
     /// "timeline":[{"seq":N,"time":"…","lat":…,"lng":…,"radius":…,"verdict":"…","reason":"…","status":N}]}]}`
     /// (`status` is null while a request is in flight, 0 for one never answered).
-    public func auditJSON() -> [UInt8] {
+    package func auditJSON() -> [UInt8] {
         Self.json(of: audit)
     }
 
     /// The audit summary JSON of `audit` (see ``auditJSON()``).
-    public static func json(of audit: FetchAudit) -> [UInt8] {
+    package static func json(of audit: FetchAudit) -> [UInt8] {
         var out = NearbyJSONWriter(capacity: 4096)
         out.append("{\"violations\":")
         out.appendInteger(audit.violationCount)

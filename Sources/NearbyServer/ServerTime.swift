@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// The server's sense of time, injected: a monotonic clock for delays and durations, and a wall
@@ -13,20 +13,20 @@ public import Foundation
 /// ```swift
 /// let time = ServerTime(clock: ContinuousClock(), now: { Date() })
 /// ```
-public struct ServerTime: Sendable {
+package struct ServerTime: Sendable {
     /// Time since the server's time source was made, on the monotonic clock.
-    public let elapsed: @Sendable () -> Duration
+    package let elapsed: @Sendable () -> Duration
     /// Suspends for a duration on the monotonic clock; throws `CancellationError` when cancelled.
-    public let sleep: @Sendable (Duration) async throws -> Void
+    package let sleep: @Sendable (Duration) async throws -> Void
     /// The wall-clock time now.
-    public let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
 
     /// A time source over `clock` (delays, durations) and `now` (timestamps).
     ///
     /// - Parameters:
     ///   - clock: Any clock measured in `Duration`.
     ///   - now: The wall clock.
-    public init<C: Clock>(clock: C, now: @escaping @Sendable () -> Date) where C.Duration == Duration {
+    package init<C: Clock>(clock: C, now: @escaping @Sendable () -> Date) where C.Duration == Duration {
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
         self.sleep = { duration in try await clock.sleep(for: duration) }

@@ -4,19 +4,19 @@
 /// With a token, a request must carry `Authorization: Bearer <token>`; the comparison takes the
 /// same time whatever the first differing byte is, so the token cannot be guessed byte by byte
 /// from response times. The token is never logged, echoed or written anywhere by the server.
-public struct TokenRule: Sendable {
+package struct TokenRule: Sendable {
     private let token: [UInt8]?
 
     /// - Parameter token: The bearer token required, or `nil` for anyone.
-    public init(token: String?) {
+    package init(token: String?) {
         self.token = token.map { Array($0.utf8) }
     }
 
     /// Whether a token is required.
-    public var requiresToken: Bool { token != nil }
+    package var requiresToken: Bool { token != nil }
 
     /// Whether an `Authorization` header value admits the caller.
-    public func admits(authorization: String?) -> Bool {
+    package func admits(authorization: String?) -> Bool {
         guard let token else { return true }
         guard let presented = Self.bearer(authorization) else { return false }
         return Self.constantTimeEqual(Array(presented.utf8), token)

@@ -1,17 +1,17 @@
-public import LocationCore
+package import LocationCore
 
 /// Where a swarm's players move: a disc on the ground. Players start inside it (uniformly, or at
 /// given places such as an index's) and turn back towards its centre when they wander outside.
-public struct SwarmArea: Sendable, Hashable {
+package struct SwarmArea: Sendable, Hashable {
     /// The centre.
-    public let center: Coordinate
+    package let center: Coordinate
     /// The radius in metres, > 0 and at most half the Earth's circumference.
-    public let radius: Double
+    package let radius: Double
 
     /// Creates an area, checking the radius.
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `area.radius`).
-    public init(center: Coordinate, radius: Double) throws(ConfigurationError) {
+    package init(center: Coordinate, radius: Double) throws(ConfigurationError) {
         guard radius.isFinite, radius > 0, radius <= Sphere.halfCircumference else {
             throw ConfigurationError(
                 parameter: "area.radius", "must be a number of metres > 0 and ≤ \(Sphere.halfCircumference), got \(radius)")

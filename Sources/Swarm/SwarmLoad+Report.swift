@@ -4,7 +4,7 @@ import MapFeature
 extension SwarmLoad {
     /// The load as a few lines of text: requests per second by reason (mean, busiest second,
     /// busiest minute). Only integers and fixed decimals, so the same load prints the same bytes.
-    public func text(configuration: VirtualSwarm.Configuration) -> String {
+    package func text(configuration: VirtualSwarm.Configuration) -> String {
         let rule = configuration.throttle
         var lines: [String] = []
         lines.append(
@@ -39,7 +39,7 @@ extension SwarmLoad {
     }
 
     /// The load as one JSON object (keys in a fixed order; rates as shortest decimals).
-    public func json(configuration: VirtualSwarm.Configuration) -> String {
+    package func json(configuration: VirtualSwarm.Configuration) -> String {
         func rateObject(_ rates: Rates) -> String {
             "{\"total\":\(rates.total),\"mean_per_s\":\(rates.mean),\"peak_1s\":\(rates.peakSecond),"
                 + "\"peak_1s_at\":\(rates.peakSecondAt),\"peak_1min_per_s\":\(rates.peakMinuteRate),"

@@ -1,27 +1,27 @@
-public import MapFeature
+package import MapFeature
 
 /// The requests a swarm made (or would make), second by second and by reason.
-public struct SwarmLoad: Sendable, Hashable {
+package struct SwarmLoad: Sendable, Hashable {
     /// The run's length in whole seconds.
-    public let durationSeconds: Int
+    package let durationSeconds: Int
     /// Requests started in each second, by reason (``/MapFeature/FetchThrottle/Reason`` order: first, moved, elapsed, retry).
-    public private(set) var perSecond: [[UInt32]]
+    package private(set) var perSecond: [[UInt32]]
     /// Fixes the players produced (1 Hz from each player's start to the end).
-    public var fixes = 0
+    package var fixes = 0
     /// Fixes at which the rule was evaluated.
-    public var evaluations = 0
+    package var evaluations = 0
     /// Fetches that failed (``VirtualSwarm/Configuration/failureRate``).
-    public var failures = 0
+    package var failures = 0
     /// How many answers had each number of places (only the sampled fetches, see
     /// ``VirtualSwarm/AnswerSample``).
-    public private(set) var answerSizes: [Int: Int] = [:]
+    package private(set) var answerSizes: [Int: Int] = [:]
     /// How many players had their answers sampled.
-    public var sampledPlayers = 0
+    package var sampledPlayers = 0
     /// Players of each mover, in the mix's order.
-    public var playersByKind: [Int]
+    package var playersByKind: [Int]
 
     /// An empty load over `durationSeconds`, for a mix of `movers` kinds.
-    public init(durationSeconds: Int, movers: Int = 1) {
+    package init(durationSeconds: Int, movers: Int = 1) {
         self.durationSeconds = durationSeconds
         playersByKind = [Int](repeating: 0, count: movers)
         perSecond = Array(repeating: [UInt32](repeating: 0, count: durationSeconds), count: FetchThrottle.Reason.allCases.count)
@@ -29,17 +29,17 @@ public struct SwarmLoad: Sendable, Hashable {
 
     /// Counts one request for `reason` in `second`.
     @inline(__always)
-    public mutating func record(_ reason: FetchThrottle.Reason, at second: Int) {
+    package mutating func record(_ reason: FetchThrottle.Reason, at second: Int) {
         perSecond[reason.index][second] &+= 1
     }
 
     /// Counts one answer of `places` places.
-    public mutating func recordAnswer(places: Int) {
+    package mutating func recordAnswer(places: Int) {
         answerSizes[places, default: 0] += 1
     }
 
     /// Adds another part of the same run (a shard of its players).
-    public mutating func add(_ other: SwarmLoad) {
+    package mutating func add(_ other: SwarmLoad) {
         precondition(other.durationSeconds == durationSeconds && other.playersByKind.count == playersByKind.count, "parts of different runs")
         for reason in perSecond.indices {
             for second in 0..<durationSeconds { perSecond[reason][second] &+= other.perSecond[reason][second] }
@@ -53,7 +53,7 @@ public struct SwarmLoad: Sendable, Hashable {
     }
 
     /// Requests per second for `reason`, or for all reasons together when `nil`.
-    public func series(_ reason: FetchThrottle.Reason?) -> [Int] {
+    package func series(_ reason: FetchThrottle.Reason?) -> [Int] {
         guard let reason else {
             return (0..<durationSeconds).map { second in perSecond.reduce(0) { $0 + Int($1[second]) } }
         }
@@ -61,26 +61,26 @@ public struct SwarmLoad: Sendable, Hashable {
     }
 
     /// Mean, busiest second and busiest minute for `reason` (all reasons when `nil`).
-    public func rates(_ reason: FetchThrottle.Reason?) -> Rates {
+    package func rates(_ reason: FetchThrottle.Reason?) -> Rates {
         Rates(series: series(reason))
     }
 
     /// The shape of one series of per-second counts.
-    public struct Rates: Sendable, Hashable {
+    package struct Rates: Sendable, Hashable {
         /// Requests in the whole run.
-        public var total: Int
+        package var total: Int
         /// Requests per second over the whole run.
-        public var mean: Double
+        package var mean: Double
         /// The most requests in one second, and the first second it happened.
-        public var peakSecond: Int
-        public var peakSecondAt: Int
+        package var peakSecond: Int
+        package var peakSecondAt: Int
         /// The most requests in any 60 consecutive seconds (the whole run when shorter), and the
         /// first second of that window.
-        public var peakMinute: Int
-        public var peakMinuteAt: Int
+        package var peakMinute: Int
+        package var peakMinuteAt: Int
 
         /// ``peakMinute`` as requests per second.
-        public var peakMinuteRate: Double { Double(peakMinute) / Double(window) }
+        package var peakMinuteRate: Double { Double(peakMinute) / Double(window) }
         private var window: Int
 
         init(series: [Int]) {

@@ -1,25 +1,25 @@
-public import LocationCore
-public import LocationSimulation
+package import LocationCore
+package import LocationSimulation
 
 /// Which kinds of movers a swarm holds, and in what shares: `walk=0.7,cycle=0.2,drive=0.1`.
 ///
 /// Each player draws its mover once, from its own seeded stream, so player *k* is the same kind
 /// whatever the number of players. The kinds are LocationSimulation's ``/LocationSimulation/SpeedProfile``
 /// presets (their mean speed, spread and stops).
-public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
+package struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
     /// A kind of mover: a name, a ``/LocationSimulation/SpeedProfile`` and how much it turns.
-    public struct Mover: Sendable, Hashable {
+    package struct Mover: Sendable, Hashable {
         /// The name in `--mix` and in reports.
-        public let name: String
+        package let name: String
         /// How fast it goes (mean, spread, stops).
-        public let profile: SpeedProfile
+        package let profile: SpeedProfile
         /// How much the heading turns between legs, in degrees per √s (0: straight on).
-        public let turnSigma: Double
+        package let turnSigma: Double
 
         /// Creates a mover.
         ///
         /// - Throws: ``/LocationCore/ConfigurationError`` when the speed or the turn is out of range.
-        public init(name: String, profile: SpeedProfile, turnSigma: Double = 15) throws(ConfigurationError) {
+        package init(name: String, profile: SpeedProfile, turnSigma: Double = 15) throws(ConfigurationError) {
             guard profile.meanSpeed.isFinite, (0.001...1000).contains(profile.meanSpeed) else {
                 throw ConfigurationError(parameter: "mix.\(name).meanSpeed", "must be 0.001…1000 m/s, got \(profile.meanSpeed)")
             }
@@ -39,31 +39,31 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
         }
 
         /// LocationSimulation's walking profile.
-        public static let walk = Mover(validName: "walk", profile: .walk, turnSigma: 15)
+        package static let walk = Mover(validName: "walk", profile: .walk, turnSigma: 15)
         /// LocationSimulation's running profile.
-        public static let run = Mover(validName: "run", profile: .run, turnSigma: 15)
+        package static let run = Mover(validName: "run", profile: .run, turnSigma: 15)
         /// LocationSimulation's cycling profile.
-        public static let cycle = Mover(validName: "cycle", profile: .cycle, turnSigma: 15)
+        package static let cycle = Mover(validName: "cycle", profile: .cycle, turnSigma: 15)
         /// LocationSimulation's town driving profile.
-        public static let drive = Mover(validName: "drive", profile: .drive, turnSigma: 15)
+        package static let drive = Mover(validName: "drive", profile: .drive, turnSigma: 15)
         /// The four presets, by the names `--mix` knows.
-        public static let presets: [Mover] = [.walk, .run, .cycle, .drive]
+        package static let presets: [Mover] = [.walk, .run, .cycle, .drive]
     }
 
     /// The movers with their shares, in the order given; the shares sum to 1.
-    public let shares: [(mover: Mover, share: Double)]
+    package let shares: [(mover: Mover, share: Double)]
 
     /// Everyone walks.
-    public static let walk = SwarmMix(validShares: [(.walk, 1)])
+    package static let walk = SwarmMix(validShares: [(.walk, 1)])
 
     /// The most movers a mix can hold.
-    public static let maximumMovers = 64
+    package static let maximumMovers = 64
 
     /// Creates a mix from shares that need not sum to 1 (they are scaled so they do).
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `mix`) when a name repeats, a share is
     ///   negative or not finite, or all shares are zero.
-    public init(_ shares: [(mover: Mover, share: Double)]) throws(ConfigurationError) {
+    package init(_ shares: [(mover: Mover, share: Double)]) throws(ConfigurationError) {
         var seen = Set<String>()
         guard shares.count <= Self.maximumMovers else {
             throw ConfigurationError(parameter: "mix", "at most \(Self.maximumMovers) kinds, got \(shares.count)")
@@ -87,7 +87,7 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
     /// decimal numbers, scaled to sum to 1).
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `mix`) naming the part that is wrong.
-    public init(parsing text: String) throws(ConfigurationError) {
+    package init(parsing text: String) throws(ConfigurationError) {
         var shares: [(mover: Mover, share: Double)] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pieces = part.split(separator: "=", omittingEmptySubsequences: false)
@@ -124,15 +124,15 @@ public struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `walk=0.7,cycle=0.2,drive=0.1` (shares as scaled, shortest form).
-    public var description: String {
+    package var description: String {
         shares.map { "\($0.mover.name)=\($0.share)" }.joined(separator: ",")
     }
 
-    public static func == (lhs: SwarmMix, rhs: SwarmMix) -> Bool {
+    package static func == (lhs: SwarmMix, rhs: SwarmMix) -> Bool {
         lhs.shares.elementsEqual(rhs.shares) { $0.mover == $1.mover && $0.share == $1.share }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for (mover, share) in shares {
             hasher.combine(mover)
             hasher.combine(share)

@@ -1,41 +1,41 @@
-public import LocationCore
-public import MapFeature
+package import LocationCore
+package import MapFeature
 
 extension VirtualSwarm {
     /// What to simulate. Every value is checked when made.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The largest swarm: ten million players (about a gigabyte of state).
-        public static let maximumPlayers = 10_000_000
+        package static let maximumPlayers = 10_000_000
         /// The longest run: seven days of game time.
-        public static let maximumDurationSeconds = 7 * 86_400
+        package static let maximumDurationSeconds = 7 * 86_400
 
         /// How many players.
-        public let players: Int
+        package let players: Int
         /// Game time simulated, in whole seconds; every player's fixes come at 1 Hz on whole seconds.
-        public let durationSeconds: Int
+        package let durationSeconds: Int
         /// The seed of everything random (each player's kind, start, start time, motion and failures).
-        public let seed: UInt64
+        package let seed: UInt64
         /// The kinds of movers.
-        public let mix: SwarmMix
+        package let mix: SwarmMix
         /// Where they move.
-        public let area: SwarmArea
+        package let area: SwarmArea
         /// Places players start at (each at a random one), or empty to start anywhere in ``area``.
-        public let starts: [Coordinate]
+        package let starts: [Coordinate]
         /// Players open the app at a uniformly random whole second in `0 ..< rampSeconds` (0: all at once).
-        public let rampSeconds: Int
+        package let rampSeconds: Int
         /// The game's fetch rule.
-        public let throttle: FetchThrottle.Configuration
+        package let throttle: FetchThrottle.Configuration
         /// The fraction of fetches that fail (seeded per player), so the back-off and
         /// ``/MapFeature/FetchThrottle/Reason/retry`` show in the load; 0 by default (the index always answers).
-        public let failureRate: Double
+        package let failureRate: Double
         /// Evaluate the rule at every fix rather than only at the fixes where it can hold: the
         /// same numbers, much slower (for checking the shortcut).
-        public let evaluatesEveryFix: Bool
+        package let evaluatesEveryFix: Bool
 
         /// Creates a configuration.
         ///
         /// - Throws: ``/LocationCore/ConfigurationError`` naming the parameter that is out of range.
-        public init(
+        package init(
             players: Int, durationSeconds: Int, seed: UInt64 = 1, mix: SwarmMix = .walk, area: SwarmArea,
             starts: [Coordinate] = [], rampSeconds: Int = 60, throttle: FetchThrottle.Configuration = .game,
             failureRate: Double = 0, evaluatesEveryFix: Bool = false

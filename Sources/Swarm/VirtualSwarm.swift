@@ -1,5 +1,5 @@
 package import LocationCore
-public import LocationIndex
+package import LocationIndex
 import MapFeature
 
 /// Capacity planning in virtual time: many players, each moving at 1 Hz and running the game's
@@ -21,18 +21,18 @@ import MapFeature
 /// Answers come at once (the index answers in-process); with ``Configuration/failureRate`` a
 /// seeded share of them fail, so back-off and retries appear. The same configuration gives the
 /// same ``SwarmLoad``, whatever the number of threads.
-public struct VirtualSwarm: Sendable {
+package struct VirtualSwarm: Sendable {
     /// What to simulate.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     /// Creates a swarm.
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// Runs the swarm in `shards` parts at once (players split evenly; the result does not depend
     /// on it).
-    public func run(shards: Int = 1) async -> SwarmLoad {
+    package func run(shards: Int = 1) async -> SwarmLoad {
         do {
             return try await run(shards: shards, answers: nil)
         } catch {
@@ -44,7 +44,7 @@ public struct VirtualSwarm: Sendable {
     /// `answers.players` players, so ``SwarmLoad/answerSizes`` shows how big the answers are.
     ///
     /// - Throws: ``/LocationIndex/IndexError`` when a query fails.
-    public func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
+    package func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
         let count = max(1, min(shards, configuration.players))
         let configuration = self.configuration
         let result = await withTaskGroup(of: Result<SwarmLoad, IndexError>.self) { group in
@@ -72,13 +72,13 @@ public struct VirtualSwarm: Sendable {
     }
 
     /// Which fetches are answered by a real index query.
-    public struct AnswerSample: Sendable {
+    package struct AnswerSample: Sendable {
         /// The index that answers.
-        public let index: NearbyIndex
+        package let index: NearbyIndex
         /// Players 0 ..< `players` have every fetch answered.
-        public let players: Int
+        package let players: Int
         /// Creates a sample.
-        public init(index: NearbyIndex, players: Int) {
+        package init(index: NearbyIndex, players: Int) {
             self.index = index
             self.players = max(0, players)
         }

@@ -1,10 +1,10 @@
-public import LocationCore
+package import LocationCore
 import Atomics
 import NIOCore
 import NIOHTTP1
 import MapFeature
 import NIOPosix
-public import Swarm
+package import Swarm
 
 /// The swarm's HTTP client: `GET /locations/nearby?lat=&lng=&radius=` with `X-Player-ID` (and
 /// `Authorization: Bearer` with a token), over SwiftNIO with keep-alive HTTP/1.1 connections.
@@ -16,23 +16,23 @@ public import Swarm
 ///
 /// Built on NIOHTTP1 directly (already compiled for `locsim serve`'s Hummingbird) rather than
 /// AsyncHTTPClient: no further packages to build, and no task or future chain per request.
-public final class SwarmHTTPClient: SwarmTransport {
+package final class SwarmHTTPClient: SwarmTransport {
     /// Where and how to connect.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The server, from `http://host[:port][/prefix]`.
-        public var endpoint: Endpoint
+        package var endpoint: Endpoint
         /// Sent as `Authorization: Bearer <token>` when given.
-        public var token: String?
+        package var token: String?
         /// Event-loop threads (≥ 1).
-        public var threads: Int
+        package var threads: Int
         /// Connections per thread at most (≥ 1).
-        public var connectionsPerThread: Int
+        package var connectionsPerThread: Int
         /// A request without a complete answer after this long fails with ``Swarm/SwarmFailure/timeout``
         /// (its connection is closed).
-        public var timeout: Duration
+        package var timeout: Duration
 
         /// - Throws: ``LocationCore/ConfigurationError`` naming the parameter out of range.
-        public init(endpoint: Endpoint, token: String? = nil, threads: Int = 1, connectionsPerThread: Int = 64, timeout: Duration = .seconds(10))
+        package init(endpoint: Endpoint, token: String? = nil, threads: Int = 1, connectionsPerThread: Int = 64, timeout: Duration = .seconds(10))
             throws(ConfigurationError)
         {
             guard (1...256).contains(threads) else {
@@ -53,14 +53,14 @@ public final class SwarmHTTPClient: SwarmTransport {
     }
 
     /// A server address parsed from a URL: `http://127.0.0.1:8080`, `http://staging.example/game`.
-    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
-        public let host: String
-        public let port: Int
+    package struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+        package let host: String
+        package let port: Int
         /// The path before `/locations/nearby`, without a trailing slash (may be empty).
-        public let pathPrefix: String
+        package let pathPrefix: String
 
         /// - Throws: ``LocationCore/ConfigurationError`` (parameter `server`) saying what is wrong.
-        public init(url: String) throws(ConfigurationError) {
+        package init(url: String) throws(ConfigurationError) {
             guard url.hasPrefix("http://") else {
                 let scheme = url.hasPrefix("https://") ? "https is not supported (no TLS in the swarm client); " : ""
                 throw ConfigurationError(parameter: "server", "\(scheme)expected http://HOST[:PORT][/PATH], got '\(url)'")
@@ -90,7 +90,7 @@ public final class SwarmHTTPClient: SwarmTransport {
             pathPrefix = path
         }
 
-        public var description: String {
+        package var description: String {
             "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(pathPrefix)"
         }
     }
@@ -105,7 +105,7 @@ public final class SwarmHTTPClient: SwarmTransport {
     ///
     /// - Parameter now: A monotonic clock in nanoseconds, for latencies (the command passes the
     ///   system's; time is injected).
-    public init(configuration: Configuration, now: @escaping @Sendable () -> UInt64) {
+    package init(configuration: Configuration, now: @escaping @Sendable () -> UInt64) {
         self.configuration = configuration
         self.now = now
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
@@ -123,14 +123,14 @@ public final class SwarmHTTPClient: SwarmTransport {
         pools = (0..<configuration.threads).map { _ in ConnectionPool(loop: group.next(), shared: shared) }
     }
 
-    public func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
+    package func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
         let job = Job(send: send, playerID: playerID, started: now(), completion: completion)
         let pool = pools.count == 1 ? pools[0] : pools[Int(counter.wrappingIncrementThenLoad(ordering: .relaxed).magnitude % UInt(pools.count))]
         pool.loop.execute { pool.enqueue(job) }
     }
 
     /// Closes every connection and stops the threads. Requests still in flight fail with ``Swarm/SwarmFailure/closed``.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await group.shutdownGracefully()
     }
 }

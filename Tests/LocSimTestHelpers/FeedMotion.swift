@@ -1,15 +1,15 @@
-public import Foundation
+package import Foundation
 import LocationCore
-public import LocationSimulation
+package import LocationSimulation
 import Testing
 
 /// The walk the feed tests' players take: north-east from Tokyo Station, 3D at 40 m, with noise
 /// so fixes carry an accuracy; the same for a seed whatever the pacing.
-public enum FeedMotion {
+package enum FeedMotion {
     /// 2026-01-01, after gpsd 3.22's release (so gpsd does not move the week).
-    public static let start = Date(timeIntervalSince1970: 1_767_225_600)
+    package static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
-    public static func walk<C: Clock>(
+    package static func walk<C: Clock>(
         seed: UInt64, pacing: Pacing, noise: Double?, clock: C, start: Date = FeedMotion.start, duration: Double = 120
     ) throws -> SyntheticMotion<C>
     where C.Duration == Duration {

@@ -60,9 +60,9 @@ import Testing
     @Test("Every library product has a DocC catalog with an overview and a getting-started article")
     func everyLibraryHasACatalog() throws {
         let manifest = try String(contentsOfFile: PackagePaths.path("Package.swift"), encoding: .utf8)
-        // The products every build has (the fuzz-only LocSimCommand product is appended, not listed).
+        // The products every build has (the fuzz-only products are appended in a loop, not listed).
         let libraries = manifest.matches(of: /(?m)^\s*\.library\(name: "(\w+)"/).map { String($0.output.1) }
-        #expect(libraries.count >= 11, "found \(libraries.count) .library products: the pattern is wrong")
+        #expect(libraries.count >= 5, "found \(libraries.count) .library products: the pattern is wrong")
         for module in libraries {
             let catalog = "Sources/\(module)/\(module).docc"
             let overview = try String(contentsOfFile: PackagePaths.path("\(catalog)/\(module).md"), encoding: .utf8)

@@ -55,4 +55,43 @@ import Testing
             }
         }
     }
+
+    /// Every Swift file under Sources/ and Tests/, with its path relative to the package.
+    static func swiftFiles() throws -> [(path: String, text: String)] {
+        var files: [(String, String)] = []
+        for folder in ["Sources", "Tests"] {
+            let root = PackagePaths.path(folder)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: root))
+            while let relative = enumerator.nextObject() as? String {
+                guard relative.hasSuffix(".swift") else { continue }
+                files.append(("\(folder)/\(relative)", try String(contentsOfFile: root + "/" + relative, encoding: .utf8)))
+            }
+        }
+        return files
+    }
+
+    @Test("No test blocks a thread waiting: no waitUntilExit, usleep, Thread.sleep, sleep() or Foundation Process")
+    func noBlockingWaits() throws {
+        let blocking = /waitUntilExit\(\)|usleep\(|Thread\.sleep|(^|[^.A-Za-z])sleep\(|= Process\(\)/
+        for (path, text) in try Self.testSources() where path != "Tests/locsimTests/TestHygieneTests.swift" {
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(blocking) && !line.contains("func sleep(until") {
+                Issue.record("\(path):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+    }
+
+    @Test("One lock: LocationCore's Locked; no Synchronization.Mutex anywhere (it needs iOS 18 and TSan does not see it)")
+    func oneLock() throws {
+        for (path, text) in try Self.swiftFiles() where path != "Tests/locsimTests/TestHygieneTests.swift" {
+            #expect(!text.contains("import Synchronization"), "\(path) imports Synchronization")
+            #expect(text.firstMatch(of: /\bMutex[<(]/) == nil, "\(path) uses Mutex")
+        }
+    }
+
+    @Test("Only the library products declare public API, at most 25 declarations per 1,000 lines (scripts/public-symbols.sh)")
+    func publicSurface() async throws {
+        let result = try await ChildProcess.run([PackagePaths.path("scripts/public-symbols.sh"), "--check"], directory: PackagePaths.root)
+        #expect(result.termination == .exited(0), "\(result.output)\(result.errors)")
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import LocationCore
+package import LocationCore
 import NIOCore
 import NIOPosix
 
@@ -10,17 +10,17 @@ import NIOPosix
 /// console that says "Authentication required" gets `auth TOKEN`, the token read from the file
 /// the emulator wrote (`~/.emulator_console_auth_token`). Each command is answered with `OK`, or
 /// with a line starting `KO` that says what was wrong. Lines are sent with CR LF, as telnet does.
-public struct EmulatorConsole: FixSink {
-    public struct Configuration: Sendable, Hashable {
-        public var host: String
-        public var port: Int
+package struct EmulatorConsole: FixSink {
+    package struct Configuration: Sendable, Hashable {
+        package var host: String
+        package var port: Int
         /// The file holding the auth token (read at each connection; the emulator may renew it).
-        public var tokenFile: String
+        package var tokenFile: String
         /// How long to wait for the console's answer to anything before giving up on the connection.
-        public var replyTimeout: Duration
+        package var replyTimeout: Duration
 
         /// - Throws: ``/LocationCore/ConfigurationError`` naming `port` or `replyTimeout`.
-        public init(host: String = "127.0.0.1", port: Int, tokenFile: String, replyTimeout: Duration = .seconds(5))
+        package init(host: String = "127.0.0.1", port: Int, tokenFile: String, replyTimeout: Duration = .seconds(5))
             throws(ConfigurationError)
         {
             guard (1...65_535).contains(port) else {
@@ -37,16 +37,16 @@ public struct EmulatorConsole: FixSink {
     }
 
     /// The longest line the console may send; anything longer is not the console.
-    public static let maximumLineLength = 4096
+    package static let maximumLineLength = 4096
 
-    public let configuration: Configuration
-    public var destination: String { "\(configuration.host):\(configuration.port)" }
+    package let configuration: Configuration
+    package var destination: String { "\(configuration.host):\(configuration.port)" }
 
-    public init(configuration: Configuration) { self.configuration = configuration }
+    package init(configuration: Configuration) { self.configuration = configuration }
 
     /// The command for one fix: `geo fix` takes longitude first, then latitude, then the altitude in
     /// metres when known; degrees with 7 decimals (about 1 cm).
-    public static func command(for fix: Fix) -> String? {
+    package static func command(for fix: Fix) -> String? {
         guard fix.hasPosition, let coordinate = fix.coordinate else { return nil }
         var words = [
             "geo", "fix", DecimalText.fixed(coordinate.longitude, decimals: 7), DecimalText.fixed(coordinate.latitude, decimals: 7),
@@ -55,7 +55,7 @@ public struct EmulatorConsole: FixSink {
         return words.joined(separator: " ")
     }
 
-    public func withSession(_ body: (any FixSession) async throws -> Void) async throws {
+    package func withSession(_ body: (any FixSession) async throws -> Void) async throws {
         let endpoint = destination
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
@@ -184,8 +184,8 @@ public struct EmulatorConsole: FixSink {
 }
 
 /// Why the emulator console did not take a fix, and where.
-public struct EmulatorConsoleError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable, Hashable {
+package struct EmulatorConsoleError: Error, Sendable, CustomStringConvertible {
+    package enum Code: Sendable, Hashable {
         /// No connection (nothing listening, refused).
         case connect
         /// The token file is missing or empty, or the console refused the token.
@@ -200,10 +200,10 @@ public struct EmulatorConsoleError: Error, Sendable, CustomStringConvertible {
         case protocolError
     }
 
-    public let code: Code
+    package let code: Code
     /// `host:port`.
-    public let endpoint: String
-    public let message: String
+    package let endpoint: String
+    package let message: String
 
     init(_ code: Code, endpoint: String, _ message: String) {
         self.code = code
@@ -211,5 +211,5 @@ public struct EmulatorConsoleError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "android emulator console \(endpoint): \(message)" }
+    package var description: String { "android emulator console \(endpoint): \(message)" }
 }

@@ -1,11 +1,11 @@
-public import LocationCore
+package import LocationCore
 
 /// Where a player's fixes go outside locsim: the Android emulator's console, the iOS Simulator.
 ///
 /// A sink opens a session (a connection, an authentication) and hands it to `body`, which sends
 /// fixes through it until it returns or throws; the sink then closes what it opened. A failed
 /// session is opened again by ``FixForwarder`` after a back-off.
-public protocol FixSink: Sendable {
+package protocol FixSink: Sendable {
     /// Where the fixes go, for messages: `127.0.0.1:5554`, `simctl booted`.
     var destination: String { get }
     /// Opens a session, runs `body` with it, and closes it, also when `body` throws.
@@ -13,30 +13,30 @@ public protocol FixSink: Sendable {
 }
 
 /// One open session of a ``FixSink``; used from one task at a time.
-public protocol FixSession: AnyObject {
+package protocol FixSession: AnyObject {
     /// Sends one fix (with a position) and waits until the other side has taken it.
     func send(_ fix: Fix) async throws
 }
 
 /// The newest fix of a player not yet sent: a newer one replaces it, so a slow destination gets
 /// the latest position, never a backlog.
-public final class FixMailbox: Sendable {
+package final class FixMailbox: Sendable {
     private let pending = Locked<Fix?>(nil)
     private let signals: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    public init() {
+    package init() {
         (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Leaves `fix` for the forwarder, replacing any fix it has not taken yet.
-    public func post(_ fix: Fix) {
+    package func post(_ fix: Fix) {
         pending.withLock { $0 = fix }
         continuation.yield()
     }
 
     /// No more fixes: the forwarder sends what is pending and returns.
-    public func finish() { continuation.finish() }
+    package func finish() { continuation.finish() }
 
     /// The pending fix, if any, taking it out.
     func take() -> Fix? { pending.withLock { $0.take() } }
@@ -64,9 +64,9 @@ public final class FixMailbox: Sendable {
 /// Sends one player's fixes to a ``FixSink``: at most one per `minimumInterval` (the newest one;
 /// fixes in between are skipped, not queued), fixes without a position left out, and a failed
 /// session opened again after `backoff`, the fix that failed sent first.
-public struct FixForwarder<C: Clock>: Sendable where C.Duration == Duration {
+package struct FixForwarder<C: Clock>: Sendable where C.Duration == Duration {
     /// What happened, for the command to show.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// A session opened.
         case opened(destination: String)
         /// A fix was taken by the destination.
@@ -75,14 +75,14 @@ public struct FixForwarder<C: Clock>: Sendable where C.Duration == Duration {
         case failed(destination: String, error: any Error, retryIn: Duration?)
     }
 
-    public let sink: any FixSink
-    public let minimumInterval: Duration
-    public let backoff: Backoff
+    package let sink: any FixSink
+    package let minimumInterval: Duration
+    package let backoff: Backoff
     private let clock: C
     private let onEvent: @Sendable (Event) -> Void
 
     /// - Throws: ``/LocationCore/ConfigurationError`` (`minimumInterval`) for a negative interval.
-    public init(
+    package init(
         sink: any FixSink, minimumInterval: Duration, backoff: Backoff, clock: C,
         onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(ConfigurationError) {
@@ -98,7 +98,7 @@ public struct FixForwarder<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Forwards the mailbox's fixes until it is finished and empty, or the task is cancelled
     /// (returns quietly). Throws the last error once `backoff` allows no more attempts.
-    public func run(_ mailbox: FixMailbox) async throws {
+    package func run(_ mailbox: FixMailbox) async throws {
         var failures = 0
         var lastSent: C.Instant?
         while true {

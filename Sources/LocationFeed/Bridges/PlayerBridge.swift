@@ -1,16 +1,16 @@
-public import LocationCore
-public import ServiceLifecycle
+package import LocationCore
+import ServiceLifecycle
 
 /// One player's fixes sent on to a ``FixSink`` (an Android emulator's console, an iOS Simulator)
 /// for as long as the service group runs: a `Service` beside the ``PlayerHub``.
-public struct PlayerBridge<C: Clock>: Service where C.Duration == Duration {
+package struct PlayerBridge<C: Clock>: Service where C.Duration == Duration {
     /// The player whose fixes are sent.
-    public let player: String
+    package let player: String
     private let hub: PlayerHub
     private let forwarder: FixForwarder<C>
 
     /// - Throws: ``/LocationCore/ConfigurationError`` (`player`) when the hub has no such player.
-    public init(player: String, hub: PlayerHub, forwarder: FixForwarder<C>) throws(ConfigurationError) {
+    package init(player: String, hub: PlayerHub, forwarder: FixForwarder<C>) throws(ConfigurationError) {
         guard hub.devices.contains(where: { $0.name == player }) else {
             throw ConfigurationError(
                 parameter: "player", "no player is named '\(player)' (players: \(hub.devices.map(\.name).joined(separator: ", ")))")
@@ -20,7 +20,7 @@ public struct PlayerBridge<C: Clock>: Service where C.Duration == Duration {
         self.forwarder = forwarder
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let mailbox = FixMailbox()
         let player = player
         let subscription = hub.subscribe { update in

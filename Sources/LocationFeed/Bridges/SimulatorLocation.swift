@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-public import LocationCore
+package import LocationCore
 
 /// The iOS Simulator as a ``FixSink`` (macOS with Xcode only): each fix runs
 /// `xcrun simctl location DEVICE set LAT,LON`.
@@ -9,17 +9,17 @@ public import LocationCore
 /// fixes a second (``FixForwarder``'s `minimumInterval`). On Linux there is no `xcrun`: the
 /// project's tests run this sink against a stand-in executable that records its arguments, so
 /// the command line is checked there, but the real `simctl` is untested on Linux.
-public struct SimulatorLocation: FixSink {
-    public struct Configuration: Sendable, Hashable {
+package struct SimulatorLocation: FixSink {
+    package struct Configuration: Sendable, Hashable {
         /// A simulator's UDID or name, or `booted` (the one booted simulator).
-        public var device: String
+        package var device: String
         /// `xcrun`; another executable that takes the same arguments in tests.
-        public var executable: String
+        package var executable: String
         /// How long one `simctl` may take before it is stopped and the fix counts as failed.
-        public var timeout: Duration
+        package var timeout: Duration
 
         /// - Throws: ``/LocationCore/ConfigurationError`` naming `device` or `timeout`.
-        public init(device: String, executable: String = "/usr/bin/xcrun", timeout: Duration = .seconds(10))
+        package init(device: String, executable: String = "/usr/bin/xcrun", timeout: Duration = .seconds(10))
             throws(ConfigurationError)
         {
             guard !device.isEmpty, !device.hasPrefix("-"), !device.contains(where: \.isNewline) else {
@@ -32,13 +32,13 @@ public struct SimulatorLocation: FixSink {
         }
     }
 
-    public let configuration: Configuration
-    public var destination: String { "simctl \(configuration.device)" }
+    package let configuration: Configuration
+    package var destination: String { "simctl \(configuration.device)" }
 
-    public init(configuration: Configuration) { self.configuration = configuration }
+    package init(configuration: Configuration) { self.configuration = configuration }
 
     /// The arguments for one fix: `simctl location DEVICE set LAT,LON` (7 decimals, about 1 cm).
-    public static func arguments(for fix: Fix, device: String) -> [String]? {
+    package static func arguments(for fix: Fix, device: String) -> [String]? {
         guard fix.hasPosition, let coordinate = fix.coordinate else { return nil }
         return [
             "simctl", "location", device, "set",
@@ -46,7 +46,7 @@ public struct SimulatorLocation: FixSink {
         ]
     }
 
-    public func withSession(_ body: (any FixSession) async throws -> Void) async throws {
+    package func withSession(_ body: (any FixSession) async throws -> Void) async throws {
         try await body(Session(configuration: configuration, destination: destination))
     }
 
@@ -109,14 +109,14 @@ public struct SimulatorLocation: FixSink {
 }
 
 /// Why `simctl` did not take a fix: the command and what went wrong.
-public struct SimulatorLocationError: Error, Sendable, CustomStringConvertible {
-    public let command: String
-    public let message: String
+package struct SimulatorLocationError: Error, Sendable, CustomStringConvertible {
+    package let command: String
+    package let message: String
 
     init(command: String, _ message: String) {
         self.command = command
         self.message = message
     }
 
-    public var description: String { "\(command): \(message)" }
+    package var description: String { "\(command): \(message)" }
 }

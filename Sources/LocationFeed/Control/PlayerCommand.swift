@@ -1,8 +1,8 @@
-public import LocationCore
+package import LocationCore
 
 /// A change to a running player, sent through ``PlayerHub/control(_:_:)`` (the control API's
 /// `POST /players/{name}/control`).
-public enum PlayerCommand: Sendable, Hashable {
+package enum PlayerCommand: Sendable, Hashable {
     /// Holds the player where it is; its device stays, silent.
     case pause
     /// Goes on from where it was held.
@@ -20,7 +20,7 @@ public enum PlayerCommand: Sendable, Hashable {
     case loop(Bool)
 
     /// The command's name on the wire (`pause`, `seek`, …).
-    public var name: String {
+    package var name: String {
         switch self {
         case .pause: "pause"
         case .resume: "resume"
@@ -33,9 +33,9 @@ public enum PlayerCommand: Sendable, Hashable {
 }
 
 /// Where a player is and what it is doing, as `GET /players/{name}` shows it.
-public struct PlayerStatus: Sendable, Hashable {
+package struct PlayerStatus: Sendable, Hashable {
     /// What the player is doing.
-    public enum State: String, Sendable, Hashable {
+    package enum State: String, Sendable, Hashable {
         /// Sending fixes as they fall due.
         case playing
         /// Held by ``PlayerCommand/pause``.
@@ -46,20 +46,20 @@ public struct PlayerStatus: Sendable, Hashable {
         case failed
     }
 
-    public var state: State
+    package var state: State
     /// The real-time speed factor.
-    public var speedFactor: Double
+    package var speedFactor: Double
     /// Whether the path starts again at its end.
-    public var loops: Bool
+    package var loops: Bool
     /// Seconds into the path (path time).
-    public var offset: Double
+    package var offset: Double
     /// The path's length in path seconds, when known (a path with an end, read to its end).
-    public var duration: Double?
+    package var duration: Double?
     /// Whether ``PlayerCommand``s apply (players built on a self-paced provider take none).
-    public var isControllable: Bool
+    package var isControllable: Bool
 
     /// `offset / duration` (0...1), when the duration is known.
-    public var fraction: Double? {
+    package var fraction: Double? {
         guard let duration else { return nil }
         return duration > 0 ? min(1, max(0, offset / duration)) : 1
     }

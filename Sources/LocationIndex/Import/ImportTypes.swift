@@ -1,5 +1,5 @@
 /// The layout of a place file.
-public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
+package enum ImportFormat: String, Sendable, Hashable, CaseIterable {
     /// CSV with a header row naming the columns: `id`, `name`, `lat` (or `latitude`), `lon` (or
     /// `lng`, `longitude`), and optionally `kind` and `level`, in any order; other columns are
     /// ignored. Standard quoting (`"a, b"`, `""` for a quote).
@@ -14,7 +14,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
     case geoNames = "geonames"
 
     /// The format a file name suggests: `.geojson`/`.json` → GeoJSON, `.csv` → CSV; nil otherwise.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         let lowercased = fileName.lowercased()
         if lowercased.hasSuffix(".geojson") || lowercased.hasSuffix(".json") {
             self = .geoJSON
@@ -27,17 +27,17 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How an import reads its input.
-public struct ImportOptions: Sendable, Hashable {
+package struct ImportOptions: Sendable, Hashable {
     /// The input layout; nil guesses from the file name (`.csv`, `.geojson`).
-    public var format: ImportFormat?
+    package var format: ImportFormat?
     /// Lenient imports skip bad rows and count them (see ``ImportReport/skipped``); strict
     /// imports (the default) stop at the first bad row and write nothing.
-    public var isLenient: Bool
+    package var isLenient: Bool
     /// Rows between progress reports while reading (and tiles between reports while writing),
     /// ≥ 1. Default 10,000.
-    public var progressInterval: Int
+    package var progressInterval: Int
 
-    public init(format: ImportFormat? = nil, isLenient: Bool = false, progressInterval: Int = 10_000) {
+    package init(format: ImportFormat? = nil, isLenient: Bool = false, progressInterval: Int = 10_000) {
         self.format = format
         self.isLenient = isLenient
         self.progressInterval = progressInterval
@@ -45,9 +45,9 @@ public struct ImportOptions: Sendable, Hashable {
 }
 
 /// Where a long import has got to; passed to the progress callback.
-public struct ImportProgress: Sendable, Hashable {
+package struct ImportProgress: Sendable, Hashable {
     /// The stage of the import.
-    public enum Phase: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         /// Parsing the input; nothing has been written.
         case reading
         /// Writing tiles inside the import's transaction; readers still see the old data.
@@ -55,16 +55,16 @@ public struct ImportProgress: Sendable, Hashable {
     }
 
     /// The current stage.
-    public var phase: Phase
+    package var phase: Phase
     /// Input rows (or features) read so far.
-    public var rowsRead: Int
+    package var rowsRead: Int
     /// Rows skipped as bad so far (lenient mode).
-    public var rowsSkipped: Int
+    package var rowsSkipped: Int
     /// Tiles written so far in the writing phase: stored nodes of any level, each one row (or
     /// several parts when crowded).
-    public var tilesWritten: Int
+    package var tilesWritten: Int
     /// Tiles (stored nodes) the writing phase will write (0 while reading).
-    public var tilesTotal: Int
+    package var tilesTotal: Int
 
     /// For other stores' imports (LocationPostGIS counts rows written as "tiles").
     package init(phase: Phase, rowsRead: Int, rowsSkipped: Int, tilesWritten: Int, tilesTotal: Int) {
@@ -77,19 +77,19 @@ public struct ImportProgress: Sendable, Hashable {
 }
 
 /// What an import did.
-public struct ImportReport: Sendable, Hashable {
+package struct ImportReport: Sendable, Hashable {
     /// Input rows (or features) read.
-    public var rowsRead: Int
+    package var rowsRead: Int
     /// Places new to the index.
-    public var inserted: Int
+    package var inserted: Int
     /// Places whose id was already in the index, now replaced.
-    public var updated: Int
+    package var updated: Int
     /// Rows skipped as bad (lenient mode only; strict imports throw instead).
-    public var skipped: Int
+    package var skipped: Int
     /// The first 100 problems met in lenient mode, each naming file, line and column.
-    public var issues: [IndexError]
+    package var issues: [IndexError]
     /// Places in the index after the import.
-    public var placeCount: Int
+    package var placeCount: Int
 
     /// For other stores' imports (LocationPostGIS).
     package init(rowsRead: Int, inserted: Int, updated: Int, skipped: Int, issues: [IndexError], placeCount: Int) {

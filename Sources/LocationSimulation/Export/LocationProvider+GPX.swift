@@ -1,8 +1,8 @@
 import GPXFormat
-public import LocationCore
+package import LocationCore
 
 /// The GPX shapes a fix stream can be written in.
-public enum GPXExportForm: Sendable, Hashable {
+package enum GPXExportForm: Sendable, Hashable {
     /// GPX 1.1 `<trk>`: every field GPXFormat writes (elevation, time, fix, speed and course
     /// extensions). A fix without a position is left out, and the next positioned fix starts a
     /// new `<trkseg>` (the receiver lost its fix in between).
@@ -35,7 +35,7 @@ extension LocationProvider {
     /// - Returns: The number of points written.
     /// - Throws: `GPXWriteError` when the file cannot be written, or whatever the provider throws.
     @discardableResult
-    public func writeGPX(toFile path: String, form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil)
+    package func writeGPX(toFile path: String, form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil)
         async throws -> Int
     {
         let writer = try GPXWriter(path: path, layout: form == .track ? .track : .waypoints, creator: creator)
@@ -45,7 +45,7 @@ extension LocationProvider {
     }
 
     /// This provider's fixes as GPX text; see ``writeGPX(toFile:form:creator:limit:)``.
-    public func gpxString(form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil) async throws
+    package func gpxString(form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil) async throws
         -> String
     {
         let writer = GPXWriter(layout: form == .track ? .track : .waypoints, creator: creator)

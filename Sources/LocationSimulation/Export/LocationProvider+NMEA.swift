@@ -1,5 +1,5 @@
-public import LocationCore
-public import NMEAFormat
+package import LocationCore
+package import NMEAFormat
 
 extension LocationProvider {
     /// Records this provider's fixes as NMEA 0183 sentences (by default RMC, GGA, VTG and GSA per
@@ -19,7 +19,7 @@ extension LocationProvider {
     ///   ``SimulationError`` with code ``SimulationError/Code/outputFailed`` naming the path
     ///   when the file cannot be written, or whatever the provider throws.
     @discardableResult
-    public func writeNMEA(toFile path: String, options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil)
+    package func writeNMEA(toFile path: String, options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil)
         async throws -> Int
     {
         let file = try outputFailed { () throws(AtomicFileError) in try AtomicFile(path: path) }
@@ -37,7 +37,7 @@ extension LocationProvider {
     }
 
     /// This provider's fixes as NMEA text; see ``writeNMEA(toFile:options:limit:)``.
-    public func nmeaString(options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil) async throws -> String {
+    package func nmeaString(options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil) async throws -> String {
         let writer = NMEAWriter(options: options)
         var text = ""
         var count = 0

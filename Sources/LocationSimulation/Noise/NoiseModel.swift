@@ -28,56 +28,56 @@ import Darwin
 ///   seconds between them and last ``Dropouts/duration`` seconds; fixes inside one are not
 ///   delivered at all (CoreLocation simply goes quiet). The first fix after an outage is always
 ///   delivered.
-public struct NoiseModel: Sendable, Hashable {
+package struct NoiseModel: Sendable, Hashable {
     /// `√(−2 ln 0.32)`: the 68% radius of a circular Gaussian error, in units of the per-axis σ.
-    public static let accuracyPerSigma = (-2 * log(0.32)).squareRoot()
+    package static let accuracyPerSigma = (-2 * log(0.32)).squareRoot()
 
     /// The seed of the error stream.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Per-axis (east, north) standard deviation of the settled error in metres, ≥ 0.
-    public var sigma: Double
+    package var sigma: Double
     /// Correlation time τ of the Gauss–Markov error in seconds, > 0.
-    public var correlationTime: Double
+    package var correlationTime: Double
     /// Accuracy improving after start-up, or `nil` for a settled receiver.
-    public var warmUp: WarmUp?
+    package var warmUp: WarmUp?
     /// Occasional jumps, or `nil` for none.
-    public var outliers: Outliers?
+    package var outliers: Outliers?
     /// Occasional outages, or `nil` for none.
-    public var dropouts: Dropouts?
+    package var dropouts: Dropouts?
 
     /// A warm-up from `initialAccuracy` to the settled accuracy over `duration`.
-    public struct WarmUp: Sendable, Hashable {
+    package struct WarmUp: Sendable, Hashable {
         /// Reported (68%) accuracy at the first fix, metres, ≥ 0.
-        public var initialAccuracy: Double
+        package var initialAccuracy: Double
         /// Seconds until the settled accuracy is reached, > 0.
-        public var duration: Double
-        public init(initialAccuracy: Double = 50, duration: Double = 30) {
+        package var duration: Double
+        package init(initialAccuracy: Double = 50, duration: Double = 30) {
             self.initialAccuracy = initialAccuracy
             self.duration = duration
         }
         /// ≈50 m improving to the settled value over 30 s.
-        public static let `default` = WarmUp()
+        package static let `default` = WarmUp()
     }
 
     /// Urban-canyon jumps.
-    public struct Outliers: Sendable, Hashable {
+    package struct Outliers: Sendable, Hashable {
         /// Chance per fix, 0…1.
-        public var probability: Double
+        package var probability: Double
         /// Extra displacement in metres, drawn uniformly from this range (lower bound ≥ 0).
-        public var distance: ClosedRange<Double>
-        public init(probability: Double = 0.01, distance: ClosedRange<Double> = 30...150) {
+        package var distance: ClosedRange<Double>
+        package init(probability: Double = 0.01, distance: ClosedRange<Double> = 30...150) {
             self.probability = probability
             self.distance = distance
         }
     }
 
     /// Outages.
-    public struct Dropouts: Sendable, Hashable {
+    package struct Dropouts: Sendable, Hashable {
         /// Mean seconds between the starts of outages, > 0.
-        public var meanInterval: Double
+        package var meanInterval: Double
         /// Seconds each outage lasts, ≥ 0.
-        public var duration: Double
-        public init(meanInterval: Double = 600, duration: Double = 10) {
+        package var duration: Double
+        package init(meanInterval: Double = 600, duration: Double = 10) {
             self.meanInterval = meanInterval
             self.duration = duration
         }
@@ -92,7 +92,7 @@ public struct NoiseModel: Sendable, Hashable {
     ///   - warmUp: Start-up accuracy ramp (default ``WarmUp/default``).
     ///   - outliers: Jumps (default none).
     ///   - dropouts: Outages (default none).
-    public init(
+    package init(
         seed: UInt64, sigma: Double = 5 / NoiseModel.accuracyPerSigma, correlationTime: Double = 10,
         warmUp: WarmUp? = .default, outliers: Outliers? = nil, dropouts: Dropouts? = nil
     ) {
@@ -105,12 +105,12 @@ public struct NoiseModel: Sendable, Hashable {
     }
 
     /// The settled reported accuracy, `σ · 1.5096`, in metres.
-    public var settledAccuracy: Double { sigma * Self.accuracyPerSigma }
+    package var settledAccuracy: Double { sigma * Self.accuracyPerSigma }
 
     /// Checks every parameter against its documented range.
     ///
     /// - Throws: ``SimulationError/Code/invalidParameter`` naming the parameter.
-    public func validate() throws(SimulationError) {
+    package func validate() throws(SimulationError) {
         try SimulationError.check(sigma, in: 0...1_000_000, parameter: "noise.sigma", unit: "m")
         try SimulationError.check(
             correlationTime, in: Double.leastNormalMagnitude...Double.greatestFiniteMagnitude,

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,9 +22,9 @@ import Darwin
 /// var noise = NoiseProcess(model: NoiseModel(seed: 7))
 /// let reported = noise.apply(to: truth)   // nil while a dropout lasts
 /// ```
-public struct NoiseProcess: Sendable {
+package struct NoiseProcess: Sendable {
     /// The model being run.
-    public let model: NoiseModel
+    package let model: NoiseModel
     private var random: SeededGenerator
     private var east: Double
     private var north: Double
@@ -33,7 +33,7 @@ public struct NoiseProcess: Sendable {
     private var dropoutEnd: Date?
 
     /// Starts the process; the correlated error starts in its stationary distribution.
-    public init(model: NoiseModel) {
+    package init(model: NoiseModel) {
         self.model = model
         var random = SeededGenerator(seed: model.seed)
         east = random.nextGaussian()
@@ -42,7 +42,7 @@ public struct NoiseProcess: Sendable {
     }
 
     /// Per-axis σ in metres at `elapsed` seconds after the first fix (the warm-up ramp).
-    public func sigma(atElapsed elapsed: Double) -> Double {
+    package func sigma(atElapsed elapsed: Double) -> Double {
         guard let warmUp = model.warmUp, elapsed < warmUp.duration else { return model.sigma }
         let initial = warmUp.initialAccuracy / NoiseModel.accuracyPerSigma
         let progress = max(0, elapsed) / warmUp.duration
@@ -54,7 +54,7 @@ public struct NoiseProcess: Sendable {
     /// Fixes without a position pass through unchanged (they still move the process's time).
     /// Times must not go backwards; a fix at or before the previous one's time reuses the
     /// current error without stepping it.
-    public mutating func apply(to fix: Fix) -> Fix? {
+    package mutating func apply(to fix: Fix) -> Fix? {
         let start = firstTime ?? fix.time
         firstTime = start
         let dt = lastTime.map { max(0, fix.time.timeIntervalSince($0)) } ?? 0

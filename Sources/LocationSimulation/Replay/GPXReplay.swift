@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 import GPXFormat
-public import LocationCore
+package import LocationCore
 
 /// Plays a GPX track, route or waypoint list as a stream of ``/LocationCore/Fix`` on an injected clock.
 ///
@@ -37,44 +37,44 @@ public import LocationCore
 /// let replay = try GPXReplay(path: path, configuration: .init(pacing: .timed(speedFactor: 10), rate: 1))
 /// for try await fix in replay { print(fix.time, fix.coordinate!) }
 /// ```
-public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration {
-    public typealias Element = Fix
+package struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration {
+    package typealias Element = Fix
 
     /// How to play the path.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Real time, scaled, or as fast as the consumer goes. Default: real time.
-        public var pacing: Pacing
+        package var pacing: Pacing
         /// Resampling rate in Hz (0.001…100), or `nil` to deliver the recorded points as they are.
-        public var rate: Double?
+        package var rate: Double?
         /// Walk the path at ``untimedSpeed`` even if it has times.
-        public var ignoresTimestamps: Bool
+        package var ignoresTimestamps: Bool
         /// Speed in m/s (> 0, ≤ 1000) for paths without times. Default 1.4 (walking).
-        public var untimedSpeed: Double
+        package var untimedSpeed: Double
         /// Seconds into the path (recorded or derived time, unscaled) to start at, 0…duration.
-        public var startOffset: Double
+        package var startOffset: Double
         /// Play lap after lap, forever, with times running forward across laps.
-        public var loops: Bool
+        package var loops: Bool
         /// Seconds from the last fix of a lap to the first fix of the next (≥ 0). `nil` means one
         /// resampling period with ``rate``, otherwise 1 s.
-        public var loopInterval: Double?
+        package var loopInterval: Double?
         /// Keep recorded times, or rebase them so the first fix is `now()`.
-        public var timestamps: TimestampPolicy
+        package var timestamps: TimestampPolicy
         /// A step between neighbouring recorded times longer than this many seconds is a gap (> 0).
         /// Default 60 s.
-        public var gapThreshold: Double
+        package var gapThreshold: Double
         /// Resample across gaps and segment breaks too, as if the receiver had moved steadily.
-        public var interpolatesAcrossGaps: Bool
+        package var interpolatesAcrossGaps: Bool
         /// Degrade the positions with a seeded receiver model, or `nil` to replay them clean.
-        public var noise: NoiseModel?
+        package var noise: NoiseModel?
         /// Called from inside `next()` with each event, just before the fix it precedes.
-        public var onEvent: (@Sendable (ReplayEvent) -> Void)?
+        package var onEvent: (@Sendable (ReplayEvent) -> Void)?
         /// Metres of horizontal accuracy per unit of a point's `<hdop>` (finite, > 0), or `nil`
         /// (the default) to leave accuracies unknown: HDOP is not a distance without a receiver
         /// model. `locsim` gives gpsd's own (``/NMEAFormat/NMEAAccuracyModel/gpsd``), so an
         /// accuracy recorded as HDOP reads back as the accuracy it was.
-        public var horizontalAccuracyPerHDOP: Double?
+        package var horizontalAccuracyPerHDOP: Double?
 
-        public init(
+        package init(
             pacing: Pacing = .realTime, rate: Double? = nil, ignoresTimestamps: Bool = false,
             untimedSpeed: Double = 1.4, startOffset: Double = 0, loops: Bool = false, loopInterval: Double? = nil,
             timestamps: TimestampPolicy = .recorded, gapThreshold: Double = 60, interpolatesAcrossGaps: Bool = false,
@@ -98,7 +98,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
     }
 
     /// Which times the delivered fixes carry.
-    public enum TimestampPolicy: Sendable, Hashable {
+    package enum TimestampPolicy: Sendable, Hashable {
         /// The recorded times (moved forward by whole lap periods when looping). Untimed paths
         /// have no recorded times and are always rebased.
         case recorded
@@ -109,9 +109,9 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
     }
 
     /// The path as it will be played, and what was found in it.
-    public let analysis: ReplayAnalysis
+    package let analysis: ReplayAnalysis
     /// The configuration, validated.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let timeline: ReplayTimeline
     private let clock: C
     private let now: @Sendable () -> Date
@@ -130,7 +130,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
     ///   ``SimulationError/Code/invalidParameter``, ``SimulationError/Code/emptyPath``,
     ///   ``SimulationError/Code/missingTimestamp``, ``SimulationError/Code/zeroLengthLoop`` (looping
     ///   a path that spans no time), ``SimulationError/Code/offsetOutOfRange``.
-    public init(
+    package init(
         path: ReplayPath, configuration: Configuration = Configuration(), control: ReplayControl? = nil, clock: C,
         now: @escaping @Sendable () -> Date
     ) throws(SimulationError) {
@@ -176,7 +176,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         self.control = control
     }
 
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         let configuration = configuration
         let loopInterval = configuration.loopInterval ?? configuration.rate.map { 1 / $0 } ?? 1
         return Iterator(
@@ -188,7 +188,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
     }
 
     /// Delivers the replay's fixes; see ``GPXReplay``.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         private var cursor: ReplayCursor
         private let configuration: Configuration
         private let rebases: Bool
@@ -220,7 +220,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         /// The next fix, when it falls due; `nil` at the end or once the task is cancelled.
         ///
         /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
-        public mutating func next() async throws -> Fix? {
+        package mutating func next() async throws -> Fix? {
             try await next(isolation: nil)
         }
 
@@ -229,7 +229,7 @@ public struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duration
         /// without leaving the actor at all; only the clock's `sleep` runs elsewhere.
         ///
         /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
+        package mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             while !finished {
                 if Task.isCancelled { break }
                 guard let item = cursor.next() else { break }
@@ -273,7 +273,7 @@ extension GPXReplay where C == ContinuousClock {
     /// Creates a replay on the continuous (monotonic, real) clock, with the system's wall clock.
     ///
     /// See ``init(path:configuration:control:clock:now:)`` for the parameters and errors.
-    public init(path: ReplayPath, configuration: Configuration = Configuration(), control: ReplayControl? = nil)
+    package init(path: ReplayPath, configuration: Configuration = Configuration(), control: ReplayControl? = nil)
         throws(SimulationError)
     {
         try self.init(path: path, configuration: configuration, control: control, clock: ContinuousClock(), now: { Date() })

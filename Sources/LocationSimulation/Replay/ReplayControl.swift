@@ -14,7 +14,7 @@ import LocationCore
 /// control.pause()    // the next fix is held
 /// control.resume()   // ...and released
 /// ```
-public final class ReplayControl: Sendable {
+package final class ReplayControl: Sendable {
     private struct State {
         var isPaused = false
         var nextID: UInt64 = 0
@@ -25,20 +25,20 @@ public final class ReplayControl: Sendable {
     private let state: Locked<State>
 
     /// Creates a control; `paused: true` holds the very first fix until ``resume()``.
-    public init(paused: Bool = false) {
+    package init(paused: Bool = false) {
         state = Locked(State(isPaused: paused))
     }
 
     /// Whether fixes are being held.
-    public var isPaused: Bool { state.withLock { $0.isPaused } }
+    package var isPaused: Bool { state.withLock { $0.isPaused } }
 
     /// Holds the next fix (and everything after it) until ``resume()``.
-    public func pause() {
+    package func pause() {
         state.withLock { $0.isPaused = true }
     }
 
     /// Releases a held fix and lets the provider continue.
-    public func resume() {
+    package func resume() {
         let waiters = state.withLock { state in
             state.isPaused = false
             let waiters = Array(state.waiters.values)

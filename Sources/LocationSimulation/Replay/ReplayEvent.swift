@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// Something a replay tells its observer besides fixes: gaps, timestamp anomalies, laps, pauses.
@@ -9,7 +9,7 @@ public import Foundation
 /// Events reach ``GPXReplay/Configuration/onEvent`` from inside the iterator's `next()`, just
 /// before the fix they precede is returned. The same gaps and anomalies are listed up front in
 /// ``GPXReplay/analysis``.
-public enum ReplayEvent: Sendable, Hashable {
+package enum ReplayEvent: Sendable, Hashable {
     /// The next fix follows a gap: a segment break, or recorded times further apart than
     /// ``GPXReplay/Configuration/gapThreshold``. Unless
     /// ``GPXReplay/Configuration/interpolatesAcrossGaps`` is set, resampling emits nothing inside it.
@@ -29,9 +29,9 @@ public enum ReplayEvent: Sendable, Hashable {
 }
 
 /// A stretch of a recording without points.
-public struct ReplayGap: Sendable, Hashable, CustomStringConvertible {
+package struct ReplayGap: Sendable, Hashable, CustomStringConvertible {
     /// Why the stretch counts as a gap.
-    public enum Reason: String, Sendable, Hashable {
+    package enum Reason: String, Sendable, Hashable {
         /// The recorded times of two neighbouring points are further apart than the threshold.
         case timeGap
         /// A new track segment starts (the recorder stopped and started again).
@@ -39,13 +39,13 @@ public struct ReplayGap: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first point after the gap.
-    public var position: ReplayPointPosition
+    package var position: ReplayPointPosition
     /// Time of the last point before the gap (as recorded; for untimed paths, as derived).
-    public var start: Date
+    package var start: Date
     /// Time of the first point after the gap.
-    public var end: Date
+    package var end: Date
     /// Why it is a gap.
-    public var reason: Reason
+    package var reason: Reason
 
     init(position: ReplayPointPosition, start: Date, end: Date, reason: Reason) {
         self.position = position
@@ -55,21 +55,21 @@ public struct ReplayGap: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Length of the gap in seconds (recorded time, unscaled).
-    public var duration: TimeInterval { end.timeIntervalSince(start) }
+    package var duration: TimeInterval { end.timeIntervalSince(start) }
 
-    public var description: String {
+    package var description: String {
         "\(reason == .timeGap ? "gap" : "segment break") of \(duration) s before \(position)"
     }
 }
 
 /// A point whose recorded time is not after the time of the point before it.
-public struct ReplayAnomaly: Sendable, Hashable, CustomStringConvertible {
+package struct ReplayAnomaly: Sendable, Hashable, CustomStringConvertible {
     /// The offending point.
-    public var position: ReplayPointPosition
+    package var position: ReplayPointPosition
     /// Its recorded time.
-    public var time: Date
+    package var time: Date
     /// The latest time delivered before it.
-    public var latestTime: Date
+    package var latestTime: Date
 
     init(position: ReplayPointPosition, time: Date, latestTime: Date) {
         self.position = position
@@ -77,23 +77,23 @@ public struct ReplayAnomaly: Sendable, Hashable, CustomStringConvertible {
         self.latestTime = latestTime
     }
 
-    public var description: String {
+    package var description: String {
         "\(position) at \(time.timeIntervalSince(latestTime)) s relative to the latest point"
     }
 }
 
 /// What ``GPXReplay`` found in its path before playing it.
-public struct ReplayAnalysis: Sendable, Hashable {
+package struct ReplayAnalysis: Sendable, Hashable {
     /// Points that will be delivered (every point minus the dropped backwards ones).
-    public var pointCount: Int
+    package var pointCount: Int
     /// Whether the replay follows recorded `<time>`s (`false`: constant speed along the path).
-    public var isTimed: Bool
+    package var isTimed: Bool
     /// Time from the first to the last delivered point, in seconds (recorded or derived; unscaled).
-    public var duration: TimeInterval
+    package var duration: TimeInterval
     /// Gaps and segment breaks, in order.
-    public var gaps: [ReplayGap]
+    package var gaps: [ReplayGap]
     /// Points sharing their predecessor's time.
-    public var repeatedTimestamps: [ReplayAnomaly]
+    package var repeatedTimestamps: [ReplayAnomaly]
     /// Points dropped because their time went backwards.
-    public var droppedBackwardsPoints: [ReplayAnomaly]
+    package var droppedBackwardsPoints: [ReplayAnomaly]
 }

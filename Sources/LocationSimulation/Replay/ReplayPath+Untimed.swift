@@ -14,7 +14,7 @@ extension ReplayPath {
     /// let reader = try GPXReader(contentsOfFile: "walk.gpx", options: .lenient)
     /// let (path, removed) = try ReplayPath(document: GPXDocument(reader: reader)).removingUntimedPoints()
     /// ```
-    public func removingUntimedPoints() -> (path: ReplayPath, removed: [ReplayPointPosition]) {
+    package func removingUntimedPoints() -> (path: ReplayPath, removed: [ReplayPointPosition]) {
         var timed = 0
         var total = 0
         for segment in segments {

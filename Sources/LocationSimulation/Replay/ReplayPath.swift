@@ -1,4 +1,4 @@
-public import GPXFormat
+package import GPXFormat
 
 /// What a ``GPXReplay`` plays: the points of a track, a route or a waypoint list, in file order.
 ///
@@ -6,41 +6,41 @@ public import GPXFormat
 /// interpolated across unless asked). A route or a waypoint list is one segment taken as a path;
 /// if its points carry `<time>` (as in the waypoint files Xcode's simulator reads) they are
 /// honoured like a track's.
-public struct ReplayPath: Sendable, Hashable {
+package struct ReplayPath: Sendable, Hashable {
     /// Which GPX list the points came from; used to name points in errors and events.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case track, route, waypoints
     }
 
     /// Which list the points came from.
-    public var kind: Kind
+    package var kind: Kind
     /// The points, segment by segment, in file order. Empty segments are allowed and ignored.
-    public var segments: [[GPXPoint]]
+    package var segments: [[GPXPoint]]
 
     /// A path of explicit segments.
-    public init(kind: Kind, segments: [[GPXPoint]]) {
+    package init(kind: Kind, segments: [[GPXPoint]]) {
         self.kind = kind
         self.segments = segments
     }
 
     /// One track, segments kept.
-    public init(track: GPXTrack) {
+    package init(track: GPXTrack) {
         self.init(kind: .track, segments: track.segments)
     }
 
     /// Several tracks played one after another; each track's segments are kept, and the start of
     /// each track is a segment break.
-    public init(tracks: [GPXTrack]) {
+    package init(tracks: [GPXTrack]) {
         self.init(kind: .track, segments: tracks.flatMap(\.segments))
     }
 
     /// A route taken as a path.
-    public init(route: GPXRoute) {
+    package init(route: GPXRoute) {
         self.init(kind: .route, segments: [route.points])
     }
 
     /// A waypoint list taken as a path, in file order.
-    public init(waypoints: [GPXPoint]) {
+    package init(waypoints: [GPXPoint]) {
         self.init(kind: .waypoints, segments: [waypoints])
     }
 
@@ -48,7 +48,7 @@ public struct ReplayPath: Sendable, Hashable {
     /// its waypoints.
     ///
     /// - Throws: ``SimulationError/Code/emptyPath`` when the document has no point at all.
-    public init(document: GPXDocument) throws(SimulationError) {
+    package init(document: GPXDocument) throws(SimulationError) {
         if document.tracks.contains(where: { $0.segments.contains { !$0.isEmpty } }) {
             self.init(tracks: document.tracks)
         } else if let route = document.routes.first(where: { !$0.points.isEmpty }) {
@@ -63,17 +63,17 @@ public struct ReplayPath: Sendable, Hashable {
     }
 
     /// Number of points over all segments.
-    public var pointCount: Int { segments.reduce(0) { $0 + $1.count } }
+    package var pointCount: Int { segments.reduce(0) { $0 + $1.count } }
 }
 
 /// Where a point sits in a ``ReplayPath``: 0-based segment and 0-based index within it.
-public struct ReplayPointPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct ReplayPointPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Which GPX list the point came from.
-    public var kind: ReplayPath.Kind
+    package var kind: ReplayPath.Kind
     /// 0-based segment number (always 0 for routes and waypoints).
-    public var segment: Int
+    package var segment: Int
     /// 0-based index of the point within its segment.
-    public var index: Int
+    package var index: Int
 
     package init(kind: ReplayPath.Kind, segment: Int, index: Int) {
         self.kind = kind
@@ -81,10 +81,10 @@ public struct ReplayPointPosition: Sendable, Hashable, Comparable, CustomStringC
         self.index = index
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.segment, lhs.index) < (rhs.segment, rhs.index) }
+    package static func < (lhs: Self, rhs: Self) -> Bool { (lhs.segment, lhs.index) < (rhs.segment, rhs.index) }
 
     /// `"track segment 2, point 17"`, `"route point 4"` or `"waypoint 9"` (0-based).
-    public var description: String {
+    package var description: String {
         switch kind {
         case .track: "track segment \(segment), point \(index)"
         case .route: "route point \(index)"

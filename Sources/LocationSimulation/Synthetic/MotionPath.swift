@@ -1,9 +1,9 @@
-public import LocationCore
+package import LocationCore
 
 /// Where a synthetic mover goes. Positions are computed on the sphere of
 /// ``/LocationCore/Sphere/radius`` (great circles, small circles), like the rest of the hot-path
 /// geodesy.
-public struct MotionPath: Sendable, Hashable {
+package struct MotionPath: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
         case stationary(Coordinate)
         case route([Coordinate])
@@ -14,24 +14,24 @@ public struct MotionPath: Sendable, Hashable {
     let kind: Kind
 
     /// Standing still at `coordinate`, forever (bound it with a duration). Speed 0, no course.
-    public static func stationary(at coordinate: Coordinate) -> MotionPath {
+    package static func stationary(at coordinate: Coordinate) -> MotionPath {
         MotionPath(kind: .stationary(coordinate))
     }
 
     /// A straight (great-circle) line from `start` to `end`; ends on arrival.
-    public static func line(from start: Coordinate, to end: Coordinate) -> MotionPath {
+    package static func line(from start: Coordinate, to end: Coordinate) -> MotionPath {
         MotionPath(kind: .route([start, end]))
     }
 
     /// Great-circle legs through `waypoints` in order; ends on arrival at the last.
     /// One waypoint stands still for one fix.
-    public static func route(through waypoints: [Coordinate]) -> MotionPath {
+    package static func route(through waypoints: [Coordinate]) -> MotionPath {
         MotionPath(kind: .route(waypoints))
     }
 
     /// Round and round a circle of `radius` metres (> 0) about `center`, forever, starting at
     /// `startBearing` degrees from the centre (0: due north of it).
-    public static func circle(
+    package static func circle(
         center: Coordinate, radius: Double, clockwise: Bool = true, startBearing: Double = 0
     ) -> MotionPath {
         MotionPath(kind: .circle(center: center, radius: radius, clockwise: clockwise, startBearing: startBearing))
@@ -40,7 +40,7 @@ public struct MotionPath: Sendable, Hashable {
     /// A correlated random walk from `start`, forever: the heading starts uniformly random and
     /// drifts by N(0, turnSigma²·Δt) degrees per step (`turnSigma` in degrees per √second, ≥ 0).
     /// With a `boundary` (metres, > 0), a mover further than that from `start` turns back towards it.
-    public static func randomWalk(from start: Coordinate, turnSigma: Double = 15, within boundary: Double? = nil)
+    package static func randomWalk(from start: Coordinate, turnSigma: Double = 15, within boundary: Double? = nil)
         -> MotionPath
     {
         MotionPath(kind: .randomWalk(start: start, turnSigma: turnSigma, boundary: boundary))

@@ -6,29 +6,29 @@
 /// μ + 4s, starting at μ. Stops start as a Poisson process with mean ``Stops/meanInterval``
 /// seconds of moving between them; each lasts a uniform ``Stops/duration`` seconds at speed 0,
 /// then the mover restarts at the mean speed.
-public struct SpeedProfile: Sendable, Hashable {
+package struct SpeedProfile: Sendable, Hashable {
     /// Mean speed in m/s, > 0.
-    public var meanSpeed: Double
+    package var meanSpeed: Double
     /// Standard deviation of the speed around the mean, m/s, ≥ 0 (0: constant speed).
-    public var speedSigma: Double
+    package var speedSigma: Double
     /// Correlation time of the speed variation in seconds, > 0.
-    public var correlationTime: Double
+    package var correlationTime: Double
     /// Stops, or `nil` for none.
-    public var stops: Stops?
+    package var stops: Stops?
 
     /// Pauses in motion (traffic lights, looking at a phone).
-    public struct Stops: Sendable, Hashable {
+    package struct Stops: Sendable, Hashable {
         /// Mean seconds of motion between stops, > 0.
-        public var meanInterval: Double
+        package var meanInterval: Double
         /// Length of each stop in seconds, drawn uniformly (lower bound ≥ 0).
-        public var duration: ClosedRange<Double>
-        public init(meanInterval: Double, duration: ClosedRange<Double>) {
+        package var duration: ClosedRange<Double>
+        package init(meanInterval: Double, duration: ClosedRange<Double>) {
             self.meanInterval = meanInterval
             self.duration = duration
         }
     }
 
-    public init(meanSpeed: Double, speedSigma: Double = 0, correlationTime: Double = 30, stops: Stops? = nil) {
+    package init(meanSpeed: Double, speedSigma: Double = 0, correlationTime: Double = 30, stops: Stops? = nil) {
         self.meanSpeed = meanSpeed
         self.speedSigma = speedSigma
         self.correlationTime = correlationTime
@@ -36,21 +36,21 @@ public struct SpeedProfile: Sendable, Hashable {
     }
 
     /// Exactly `metersPerSecond`, no variation, no stops.
-    public static func constant(_ metersPerSecond: Double) -> SpeedProfile {
+    package static func constant(_ metersPerSecond: Double) -> SpeedProfile {
         SpeedProfile(meanSpeed: metersPerSecond)
     }
 
     /// Walking: 1.4 m/s ± 0.15, a stop every ~5 min for 5–30 s.
-    public static let walk = SpeedProfile(
+    package static let walk = SpeedProfile(
         meanSpeed: 1.4, speedSigma: 0.15, correlationTime: 30, stops: Stops(meanInterval: 300, duration: 5...30))
     /// Running: 3.0 m/s ± 0.3, a stop every ~15 min for 5–20 s.
-    public static let run = SpeedProfile(
+    package static let run = SpeedProfile(
         meanSpeed: 3.0, speedSigma: 0.3, correlationTime: 30, stops: Stops(meanInterval: 900, duration: 5...20))
     /// Cycling: 5.5 m/s ± 1.0, a stop every ~4 min for 5–40 s.
-    public static let cycle = SpeedProfile(
+    package static let cycle = SpeedProfile(
         meanSpeed: 5.5, speedSigma: 1.0, correlationTime: 20, stops: Stops(meanInterval: 240, duration: 5...40))
     /// Driving in town: 13.9 m/s (50 km/h) ± 3, a stop every ~2 min for 10–60 s.
-    public static let drive = SpeedProfile(
+    package static let drive = SpeedProfile(
         meanSpeed: 13.9, speedSigma: 3.0, correlationTime: 20, stops: Stops(meanInterval: 120, duration: 10...60))
 
     func validate() throws(SimulationError) {

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// A seeded synthetic mover delivered as a stream of ``/LocationCore/Fix``: standing still, a line,
 /// a route, a circle or a random walk, at a constant speed or a walk/run/cycle/drive profile.
@@ -24,26 +24,26 @@ public import LocationCore
 ///     clock: ContinuousClock(), now: { Date() })
 /// for try await fix in walk { ... }
 /// ```
-public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Duration {
-    public typealias Element = Fix
+package struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Duration {
+    package typealias Element = Fix
 
     /// How to emit the motion.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Fixes per second, 0.001…100. Default 1 Hz (what CoreLocation delivers).
-        public var rate: Double
+        package var rate: Double
         /// Real time, scaled, or as fast as the consumer goes. Default: real time.
-        public var pacing: Pacing
+        package var pacing: Pacing
         /// Seconds of motion to emit (≥ 0; fixes at 0…duration), or `nil` for the whole path
         /// (forever for stationary, circle and random walk).
-        public var duration: Double?
+        package var duration: Double?
         /// Time of the first fix, or `nil` for `now()` when iteration starts.
-        public var startTime: Date?
+        package var startTime: Date?
         /// Altitude in metres to report (3D fixes), or `nil` for 2D fixes.
-        public var altitude: Double?
+        package var altitude: Double?
         /// A seeded receiver model to degrade the positions, or `nil` for clean truth.
-        public var noise: NoiseModel?
+        package var noise: NoiseModel?
 
-        public init(
+        package init(
             rate: Double = 1, pacing: Pacing = .realTime, duration: Double? = nil, startTime: Date? = nil,
             altitude: Double? = nil, noise: NoiseModel? = nil
         ) {
@@ -56,10 +56,10 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         }
     }
 
-    public let path: MotionPath
-    public let speed: SpeedProfile
-    public let seed: UInt64
-    public let configuration: Configuration
+    package let path: MotionPath
+    package let speed: SpeedProfile
+    package let seed: UInt64
+    package let configuration: Configuration
     private let clock: C
     private let now: @Sendable () -> Date
     private let control: ReplayControl?
@@ -75,7 +75,7 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
     ///   - clock: The clock to wait on.
     ///   - now: Wall-clock time for the first fix when ``Configuration/startTime`` is `nil`.
     /// - Throws: ``SimulationError`` for a parameter outside its documented range, or an empty route.
-    public init(
+    package init(
         path: MotionPath, speed: SpeedProfile = .walk, seed: UInt64, configuration: Configuration = Configuration(),
         control: ReplayControl? = nil, clock: C, now: @escaping @Sendable () -> Date
     ) throws(SimulationError) {
@@ -99,14 +99,14 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         self.control = control
     }
 
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(
             simulator: MotionSimulator(path: path, profile: speed, seed: seed), configuration: configuration,
             schedule: PacedSchedule(clock: clock, pacing: configuration.pacing, control: control, onEvent: nil), now: now)
     }
 
     /// Delivers the mover's fixes; see ``SyntheticMotion``.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         private var simulator: MotionSimulator
         private let configuration: Configuration
         private var schedule: PacedSchedule<C>
@@ -135,7 +135,7 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         /// The next fix, when it falls due; `nil` at the end or once the task is cancelled.
         ///
         /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
-        public mutating func next() async throws -> Fix? {
+        package mutating func next() async throws -> Fix? {
             try await next(isolation: nil)
         }
 
@@ -144,7 +144,7 @@ public struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == Du
         /// without leaving the actor at all; only the clock's `sleep` runs elsewhere.
         ///
         /// - Throws: Whatever the clock's `sleep` throws other than `CancellationError`.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
+        package mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             while !finished {
                 if Task.isCancelled { break }
                 if tick > 0 {
@@ -182,7 +182,7 @@ extension SyntheticMotion where C == ContinuousClock {
     /// Creates a synthetic mover on the continuous (monotonic, real) clock, with the system's wall clock.
     ///
     /// See ``init(path:speed:seed:configuration:control:clock:now:)`` for the parameters and errors.
-    public init(
+    package init(
         path: MotionPath, speed: SpeedProfile = .walk, seed: UInt64, configuration: Configuration = Configuration(),
         control: ReplayControl? = nil
     ) throws(SimulationError) {

@@ -5,22 +5,22 @@ package import LocationCore
 /// replay report's style: a map of every client's request centres coloured by verdict, a
 /// timeline with one row per client, and a table of verdict counts. `locsim serve
 /// --audit-report FILE.html` writes it on shutdown.
-public struct AuditReport: Sendable {
+package struct AuditReport: Sendable {
     /// Verdict colours: the replay report's fetch-reason colours, and darker reds for violations.
-    public static let colours: [(FetchAudit.Verdict, String)] = [
+    package static let colours: [(FetchAudit.Verdict, String)] = [
         (.first, "#1f77b4"), (.moved, "#2ca02c"), (.elapsed, "#ff7f0e"), (.retry, "#9467bd"),
         (.tooSoon, "#d62728"), (.overlap, "#8c0000"), (.retryStorm, "#e377c2"),
     ]
 
     /// The audit shown.
-    public let audit: FetchAudit
+    package let audit: FetchAudit
     /// A subtitle (the server's address, the run's dates).
-    public let title: String
+    package let title: String
 
     /// - Parameters:
     ///   - audit: The audit to show.
     ///   - title: The subtitle.
-    public init(audit: FetchAudit, title: String) {
+    package init(audit: FetchAudit, title: String) {
         self.audit = audit
         self.title = title
     }
@@ -35,7 +35,7 @@ public struct AuditReport: Sendable {
     }
 
     /// The page.
-    public func render() -> String {
+    package func render() -> String {
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">

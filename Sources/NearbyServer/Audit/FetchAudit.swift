@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
-public import MapFeature
+package import LocationCore
+package import MapFeature
 
 /// The game's fetch rule checked from the outside: each caller's nearby requests, as the server
 /// sees them, against the same ``MapFeature/FetchThrottle`` the app's logic runs.
@@ -29,29 +29,29 @@ public import MapFeature
 /// answers (a timeout fault) counts as failed when it arrives, since the client gives up later.
 ///
 /// The audit is a value: the server keeps it behind a lock and feeds it arrivals and answers.
-public struct FetchAudit: Sendable {
+package struct FetchAudit: Sendable {
     /// The rule's numbers.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The app's rule (distance, interval, back-off), as in `locsim replay`.
-        public var rule: FetchThrottle.Configuration
+        package var rule: FetchThrottle.Configuration
         /// Slack on the interval rule for arrival-time jitter. Default 1 s.
-        public var tolerance: Duration
+        package var tolerance: Duration
         /// Requests kept per client for the timeline (older ones are counted, not kept; up to a
         /// quarter more may be held between trims). Default 10,000.
-        public var maximumEntriesPerClient: Int
+        package var maximumEntriesPerClient: Int
         /// Clients kept at most. When a new client would pass the cap, the least recently seen
         /// idle clients (none of whose requests is in flight), an eighth of the cap at a time,
         /// are dropped: their requests and violations still count in the totals (and for
         /// `--audit-strict`), their timelines are gone. So a flood of distinct `X-Player-ID`
         /// values cannot grow the audit without bound. Default 1,000.
-        public var maximumClients: Int
+        package var maximumClients: Int
 
         /// - Parameters:
         ///   - rule: The app's rule; ``MapFeature/FetchThrottle/Configuration/game`` by default.
         ///   - tolerance: ≥ 0.
         ///   - maximumEntriesPerClient: > 0.
         ///   - maximumClients: > 0.
-        public init(
+        package init(
             rule: FetchThrottle.Configuration = .game, tolerance: Duration = .seconds(1), maximumEntriesPerClient: Int = 10_000,
             maximumClients: Int = 1_000
         ) {
@@ -87,34 +87,34 @@ public struct FetchAudit: Sendable {
     }
 
     /// A request's verdict.
-    public enum Verdict: String, Sendable, Hashable, CaseIterable, Codable {
+    package enum Verdict: String, Sendable, Hashable, CaseIterable, Codable {
         case first, moved, elapsed, retry
         case tooSoon = "too_soon"
         case overlap
         case retryStorm = "retry_storm"
 
         /// Whether the request broke the rule.
-        public var isViolation: Bool { self == .tooSoon || self == .overlap || self == .retryStorm }
+        package var isViolation: Bool { self == .tooSoon || self == .overlap || self == .retryStorm }
     }
 
     /// One audited request.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// 1-based, over all clients, in arrival order.
-        public var sequence: Int
+        package var sequence: Int
         /// Arrival time.
-        public var time: Date
+        package var time: Date
         /// The query centre and radius.
-        public var center: Coordinate
-        public var radius: Double
+        package var center: Coordinate
+        package var radius: Double
         /// The verdict.
-        public var verdict: Verdict
+        package var verdict: Verdict
         /// The numbers behind the reason text (the text is written only when asked for).
         var detail: Detail
         /// The status answered (nil while in flight; 0 for a request never answered).
-        public var status: Int?
+        package var status: Int?
 
         /// The verdict's reason text: `moved 131 m`, `TOO SOON: 12 m and 8.1 s since the last fetch`, ….
-        public var reason: String { detail.text }
+        package var reason: String { detail.text }
     }
 
     /// What a reason says, as numbers: kept per timeline entry instead of its text, which is
@@ -146,17 +146,17 @@ public struct FetchAudit: Sendable {
     }
 
     /// One client's record.
-    public struct ClientRecord: Sendable {
+    package struct ClientRecord: Sendable {
         /// The client's name: `player:ID`, `token:…` (a hash, never the token) or `address:IP`.
-        public var client: String
+        package var client: String
         /// Requests audited.
-        public var requests = 0
+        package var requests = 0
         /// Requests per verdict.
-        public var verdicts: [Verdict: Int] = [:]
+        package var verdicts: [Verdict: Int] = [:]
         /// The kept timeline (the latest ``Configuration/maximumEntriesPerClient``).
-        public var entries: [Entry] = []
+        package var entries: [Entry] = []
         /// Violations.
-        public var violations: Int { verdicts.filter { $0.key.isViolation }.reduce(0) { $0 + $1.value } }
+        package var violations: Int { verdicts.filter { $0.key.isViolation }.reduce(0) { $0 + $1.value } }
 
         var throttle: FetchThrottle
         var inFlight = 0
@@ -172,41 +172,41 @@ public struct FetchAudit: Sendable {
     }
 
     /// Identifies an audited request between its arrival and its answer.
-    public struct Ticket: Sendable, Hashable {
+    package struct Ticket: Sendable, Hashable {
         let client: String
         let sequence: Int
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let rule: FetchThrottle.Configuration
     /// Clients in order of first appearance.
-    public private(set) var clients: [String: ClientRecord] = [:]
+    package private(set) var clients: [String: ClientRecord] = [:]
     private var clientOrder: [String] = []
     private var sequence = 0
     /// Clients dropped to stay within ``Configuration/maximumClients``.
-    public private(set) var evictedClients = 0
+    package private(set) var evictedClients = 0
     /// Requests and violations of the dropped clients.
-    public private(set) var evictedRequests = 0
-    public private(set) var evictedViolations = 0
+    package private(set) var evictedRequests = 0
+    package private(set) var evictedViolations = 0
 
     /// An audit that has seen nothing.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         rule = configuration.auditThrottle()
     }
 
     /// Total violations over all clients, dropped ones included.
-    public var violationCount: Int { clients.values.reduce(evictedViolations) { $0 + $1.violations } }
+    package var violationCount: Int { clients.values.reduce(evictedViolations) { $0 + $1.violations } }
 
     /// Requests audited over all clients, dropped ones included.
-    public var requestCount: Int { clients.values.reduce(evictedRequests) { $0 + $1.requests } }
+    package var requestCount: Int { clients.values.reduce(evictedRequests) { $0 + $1.requests } }
 
     /// Clients seen, dropped ones included.
-    public var clientCount: Int { clients.count + evictedClients }
+    package var clientCount: Int { clients.count + evictedClients }
 
     /// The client records, in order of first appearance.
-    public var records: [ClientRecord] { clientOrder.compactMap { clients[$0] } }
+    package var records: [ClientRecord] { clientOrder.compactMap { clients[$0] } }
 
     /// A request arrived: its verdict and reason.
     ///
@@ -217,7 +217,7 @@ public struct FetchAudit: Sendable {
     ///   - time: The arrival time.
     ///   - answered: `false` for a request the server will never answer (a timeout fault): it
     ///     counts as failed at once.
-    public mutating func arrive(client: String, center: Coordinate, radius: Double, at time: Date, answered: Bool = true)
+    package mutating func arrive(client: String, center: Coordinate, radius: Double, at time: Date, answered: Bool = true)
         -> (ticket: Ticket, entry: Entry)
     {
         sequence += 1
@@ -248,7 +248,7 @@ public struct FetchAudit: Sendable {
     }
 
     /// The request was answered with `status` at `time`; `failed` for a 5xx (or no answer).
-    public mutating func finish(_ ticket: Ticket, status: Int, failed: Bool, at time: Date) {
+    package mutating func finish(_ ticket: Ticket, status: Int, failed: Bool, at time: Date) {
         update(ticket.client) { record in
             record.inFlight = max(0, record.inFlight - 1)
             if failed {

@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 import LocationIndex
 package import NIOCore
 
@@ -13,15 +13,15 @@ package import NIOCore
 /// var writer = NearbyJSONWriter()
 /// writer.appendLocations(places)   // {"locations":[{"id":"a","name":"A","lat":1.5,"lng":2,…}]}
 /// ```
-public struct NearbyJSONWriter: Sendable {
+package struct NearbyJSONWriter: Sendable {
     /// The buffer written so far; the server sends it as the body as it is.
     package private(set) var buffer: ByteBuffer
 
     /// The bytes written so far (UTF-8).
-    public var bytes: [UInt8] { Array(buffer.readableBytesView) }
+    package var bytes: [UInt8] { Array(buffer.readableBytesView) }
 
     /// An empty writer with room for `capacity` bytes.
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
@@ -31,7 +31,7 @@ public struct NearbyJSONWriter: Sendable {
     /// The body's largest possible size is reserved once and written through one raw pointer:
     /// a `ByteBuffer` call per key, string and number (its capacity and uniqueness checks,
     /// tens of thousands per 5 km answer) cost more than the JSON itself.
-    public mutating func appendLocations(_ places: [Place]) {
+    package mutating func appendLocations(_ places: [Place]) {
         var textBytes = 0
         for place in places { textBytes += place.id.utf8.count + place.name.utf8.count + place.kind.utf8.count }
         let bound = Self.bound(places: places.count, textBytes: textBytes)
@@ -137,18 +137,18 @@ public struct NearbyJSONWriter: Sendable {
     }
 
     /// Appends ASCII text as it is (for the writer's own punctuation and keys).
-    public mutating func append(_ text: StaticString) {
+    package mutating func append(_ text: StaticString) {
         buffer.writeStaticString(text)
     }
 
     /// Appends already-valid JSON or other text as it is.
-    public mutating func appendRaw(_ text: String) {
+    package mutating func appendRaw(_ text: String) {
         var text = text
         text.withUTF8 { _ = buffer.writeBytes($0) }
     }
 
     /// Appends `value` as a JSON string literal, quotes included, escaped like ``LocationCore/JSONText``.
-    public mutating func appendQuoted(_ value: String) {
+    package mutating func appendQuoted(_ value: String) {
         var value = value
         value.withUTF8 { appendQuoted(utf8: $0) }
     }
@@ -186,7 +186,7 @@ public struct NearbyJSONWriter: Sendable {
     /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`),
     /// the text Swift's `description` gives, written by ``LocationCore/DecimalText`` straight
     /// into the buffer; a non-finite value (never a valid coordinate) is written as `null`.
-    public mutating func appendNumber(_ value: Double) {
+    package mutating func appendNumber(_ value: Double) {
         guard value.isFinite else {
             append("null")
             return
@@ -195,7 +195,7 @@ public struct NearbyJSONWriter: Sendable {
     }
 
     /// Appends an integer.
-    public mutating func appendInteger(_ value: Int) {
+    package mutating func appendInteger(_ value: Int) {
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: DecimalText.maximumLength) { DecimalText.write(value, into: $0) }
     }
 

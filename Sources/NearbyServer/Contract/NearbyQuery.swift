@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 
 /// A checked `GET /locations/nearby` query: `lat`, `lng`, `radius` (metres) and `limit`.
 ///
@@ -14,21 +14,21 @@ public import LocationCore
 ///
 /// Numbers are plain decimals (`35.68`, `-1e-3`); `nan`, `inf`, hex and empty values are refused,
 /// and so is a parameter given twice.
-public struct NearbyQuery: Sendable, Hashable {
+package struct NearbyQuery: Sendable, Hashable {
     /// The game's radius when the query names none, in metres.
-    public static let defaultRadius = 5_000.0
+    package static let defaultRadius = 5_000.0
     /// The largest `limit` accepted.
-    public static let maximumLimit = 1_000_000
+    package static let maximumLimit = 1_000_000
 
     /// The query point.
-    public var center: Coordinate
+    package var center: Coordinate
     /// Metres.
-    public var radius: Double
+    package var radius: Double
     /// The nearest `limit` places, or `nil` for all.
-    public var limit: Int?
+    package var limit: Int?
 
     /// Creates a query from values already checked.
-    public init(center: Coordinate, radius: Double, limit: Int?) {
+    package init(center: Coordinate, radius: Double, limit: Int?) {
         self.center = center
         self.radius = radius
         self.limit = limit
@@ -41,7 +41,7 @@ public struct NearbyQuery: Sendable, Hashable {
     ///   - maximumRadius: The largest radius accepted, metres (the server's `--max-radius`).
     /// - Throws: ``ServerError`` (`bad_request`, with `parameter`) for the first bad parameter,
     ///   checked in the order `lat`, `lng`, `radius`, `limit`.
-    public init(parameters: some Sequence<(name: Substring, value: Substring)>, maximumRadius: Double) throws(ServerError) {
+    package init(parameters: some Sequence<(name: Substring, value: Substring)>, maximumRadius: Double) throws(ServerError) {
         // The four names in fixed slots (first value, times given): no dictionary per request.
         var values: [(value: Substring, count: Int)] = Array(repeating: ("", 0), count: Self.names.count)
         for (name, value) in parameters {

@@ -4,9 +4,9 @@
 /// Every answer that is not a list of places is one of these, so the app's error handling sees
 /// one shape: bad parameters (400), a missing or wrong token (401), an unknown path (404), a
 /// wrong method (405), a database failure (503, the reason logged, not sent), and injected faults.
-public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as the `code` string on the wire.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Value: String, Sendable {
             case badRequest = "bad_request"
             case unauthorized
@@ -18,37 +18,37 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         fileprivate let value: Value
 
         /// A parameter is missing or bad (400).
-        public static let badRequest = Code(value: .badRequest)
+        package static let badRequest = Code(value: .badRequest)
         /// No bearer token, or the wrong one (401).
-        public static let unauthorized = Code(value: .unauthorized)
+        package static let unauthorized = Code(value: .unauthorized)
         /// No such path (404).
-        public static let notFound = Code(value: .notFound)
+        package static let notFound = Code(value: .notFound)
         /// The path exists, the method does not (405).
-        public static let methodNotAllowed = Code(value: .methodNotAllowed)
+        package static let methodNotAllowed = Code(value: .methodNotAllowed)
         /// The place database failed, or the server is shutting down (503).
-        public static let unavailable = Code(value: .unavailable)
+        package static let unavailable = Code(value: .unavailable)
         /// A fault injected on purpose (`--fail-rate`, `--script`): 500 or 503.
-        public static let injectedFailure = Code(value: .injectedFailure)
+        package static let injectedFailure = Code(value: .injectedFailure)
 
         /// The wire string, e.g. `bad_request`.
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
     /// The code.
-    public var code: Code
+    package var code: Code
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The human message (never contains a token).
-    public var message: String
+    package var message: String
     /// The query parameter to blame, if any.
-    public var parameter: String?
+    package var parameter: String?
     /// Seconds for a `Retry-After` header, if any.
-    public var retryAfter: Int?
+    package var retryAfter: Int?
     /// For 405: the methods the path accepts (the `Allow` header).
-    public var allowedMethods: [String]
+    package var allowedMethods: [String]
 
     /// Creates an error answer.
-    public init(
+    package init(
         _ code: Code, status: Int, _ message: String, parameter: String? = nil, retryAfter: Int? = nil,
         allowedMethods: [String] = []
     ) {
@@ -61,16 +61,16 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A 400 naming `parameter`.
-    public static func badRequest(_ message: String, parameter: String) -> ServerError {
+    package static func badRequest(_ message: String, parameter: String) -> ServerError {
         ServerError(.badRequest, status: 400, message, parameter: parameter)
     }
 
-    public var description: String {
+    package var description: String {
         "HTTP \(status) \(code): \(message)" + (parameter.map { " (parameter \($0))" } ?? "")
     }
 
     /// The JSON body, written with ``NearbyJSONWriter``'s escaping.
-    public var body: [UInt8] {
+    package var body: [UInt8] {
         var out = NearbyJSONWriter()
         out.append("{\"error\":{\"code\":")
         out.appendQuoted(code.description)

@@ -1,7 +1,7 @@
 import LocationCore
 
 /// What the server does with one nearby request, decided before it answers.
-public enum FaultOutcome: Sendable, Hashable {
+package enum FaultOutcome: Sendable, Hashable {
     /// The real answer, after `delay`.
     case answer(delay: Duration)
     /// An error answer with this status (500 or 503, or a scripted one), after `delay`.
@@ -22,30 +22,30 @@ public enum FaultOutcome: Sendable, Hashable {
 /// ``Configuration/failRate``, else the real answer; every answer is delayed by
 /// ``Configuration/latency`` plus a uniform jitter in ±``Configuration/latencyJitter`` (never
 /// below zero).
-public struct FaultPlan: Sendable {
+package struct FaultPlan: Sendable {
     /// The fault settings.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// Added to every answer.
-        public var latency: Duration
+        package var latency: Duration
         /// A uniform random spread added to ``latency``, ±this much.
-        public var latencyJitter: Duration
+        package var latencyJitter: Duration
         /// The share of requests (after the script) answered 500 or 503, 0…1.
-        public var failRate: Double
+        package var failRate: Double
         /// The share of requests (after the script) never answered, 0…1.
-        public var timeoutRate: Double
+        package var timeoutRate: Double
         /// The generator's seed.
-        public var seed: UInt64
+        package var seed: UInt64
         /// Per-request outcomes for the first requests.
-        public var script: [FaultScript.Step]
+        package var script: [FaultScript.Step]
 
         /// No faults: real answers, at once.
-        public static let none = Configuration()
+        package static let none = Configuration()
 
         /// Creates fault settings.
         ///
         /// - Throws: ``FaultError`` naming the parameter for a negative duration or a rate
         ///   outside 0…1 (or rates summing above 1).
-        public init(
+        package init(
             latency: Duration = .zero, latencyJitter: Duration = .zero, failRate: Double = 0, timeoutRate: Double = 0,
             seed: UInt64 = 0, script: [FaultScript.Step] = []
         ) throws(FaultError) {
@@ -77,25 +77,25 @@ public struct FaultPlan: Sendable {
         }
 
         /// Whether every request gets the real answer at once.
-        public var isNone: Bool {
+        package var isNone: Bool {
             latency == .zero && latencyJitter == .zero && failRate == 0 && timeoutRate == 0 && script.isEmpty
         }
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Requests decided so far.
-    public private(set) var requestCount = 0
+    package private(set) var requestCount = 0
     private var random: SplitMix64
 
     /// A plan that has decided nothing yet.
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
         random = SplitMix64(seed: configuration.seed)
     }
 
     /// The outcome of the next request.
-    public mutating func next() -> FaultOutcome {
+    package mutating func next() -> FaultOutcome {
         requestCount += 1
         if requestCount <= configuration.script.count {
             return configuration.script[requestCount - 1].outcome
@@ -113,17 +113,17 @@ public struct FaultPlan: Sendable {
 }
 
 /// A bad fault setting or script, naming the option or the script entry.
-public struct FaultError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct FaultError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The option to blame (`fail-rate`), or nil for a script entry (named in the message).
-    public var parameter: String?
+    package var parameter: String?
 
     /// Creates an error.
-    public init(_ message: String, parameter: String? = nil) {
+    package init(_ message: String, parameter: String? = nil) {
         self.message = message
         self.parameter = parameter
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

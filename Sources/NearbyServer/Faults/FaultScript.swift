@@ -1,5 +1,5 @@
 // JSONSerialization and NSNumber: the script is small, read once at startup.
-public import Foundation
+package import Foundation
 import LocationCore
 
 /// A QA script of per-request outcomes (`--script FILE`): a JSON list whose n-th entry decides
@@ -22,19 +22,19 @@ import LocationCore
 /// `delay` (milliseconds as a number, or a string `800ms`, `2s`, `1.5s`), `body` (a string sent
 /// as it is, for malformed or surprising answers), `timeout` (`true`: never answered).
 /// Unknown keys are refused, so a typo does not silently give the real answer.
-public enum FaultScript {
+package enum FaultScript {
     /// One request's outcome.
-    public struct Step: Sendable, Hashable {
+    package struct Step: Sendable, Hashable {
         /// What the server does.
-        public var outcome: FaultOutcome
+        package var outcome: FaultOutcome
         /// Creates a step.
-        public init(outcome: FaultOutcome) { self.outcome = outcome }
+        package init(outcome: FaultOutcome) { self.outcome = outcome }
     }
 
     /// Reads a script file.
     ///
     /// - Throws: ``FaultError`` naming the file and the entry (1-based) that is wrong.
-    public static func load(path: String) throws(FaultError) -> [Step] {
+    package static func load(path: String) throws(FaultError) -> [Step] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -47,7 +47,7 @@ public enum FaultScript {
     /// Reads a script from JSON bytes; `source` names it in errors.
     ///
     /// - Throws: ``FaultError`` naming `source` and the entry (1-based) that is wrong.
-    public static func parse(_ data: Data, source: String) throws(FaultError) -> [Step] {
+    package static func parse(_ data: Data, source: String) throws(FaultError) -> [Step] {
         let json: Any
         do {
             json = try JSONSerialization.jsonObject(with: data)
@@ -101,7 +101,7 @@ public enum FaultScript {
     }
 
     /// `800` (milliseconds), `"800ms"`, `"2s"`, `"1.5s"`.
-    public static func parseDelay(_ raw: Any) -> Duration? {
+    package static func parseDelay(_ raw: Any) -> Duration? {
         if let number = raw as? NSNumber, !(raw is Bool) {
             let value = number.doubleValue
             guard value.isFinite, value >= 0, value <= 86_400_000 else { return nil }

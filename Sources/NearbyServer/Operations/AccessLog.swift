@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 import LocationCore
 import NIOCore
@@ -9,33 +9,33 @@ import NIOCore
 /// One access-log line per request, as text or as one JSON object; tokens never appear (the
 /// line holds the method, the path and query, the status, the client's name and the audit's
 /// verdict, never headers).
-public struct AccessLog: Sendable {
+package struct AccessLog: Sendable {
     /// The line format.
-    public enum Format: String, Sendable, Hashable, CaseIterable {
+    package enum Format: String, Sendable, Hashable, CaseIterable {
         case text, json
     }
 
     /// What one line says.
-    public struct Record: Sendable, Hashable {
-        public var time: Date
-        public var method: String
+    package struct Record: Sendable, Hashable {
+        package var time: Date
+        package var method: String
         /// Path and query as received.
-        public var target: String
-        public var status: Int
-        public var duration: Duration
+        package var target: String
+        package var status: Int
+        package var duration: Duration
         /// The client's name (`player:…`, `token:…`, `address:…`).
-        public var client: String
+        package var client: String
         /// Places in the answer, for nearby answers.
-        public var places: Int?
+        package var places: Int?
         /// The audit's verdict and reason, for audited requests.
-        public var verdict: String?
-        public var reason: String?
+        package var verdict: String?
+        package var reason: String?
         /// An injected fault, e.g. `fail 503`, `timeout`, `delay 800 ms`.
-        public var fault: String?
+        package var fault: String?
         /// A logged error (a database failure's reason).
-        public var error: String?
+        package var error: String?
 
-        public init(
+        package init(
             time: Date, method: String, target: String, status: Int, duration: Duration, client: String,
             places: Int? = nil, verdict: String? = nil, reason: String? = nil, fault: String? = nil, error: String? = nil
         ) {
@@ -54,7 +54,7 @@ public struct AccessLog: Sendable {
     }
 
     /// The format.
-    public let format: Format
+    package let format: Format
     private let sink: Sink
 
     private enum Sink: Sendable {
@@ -67,19 +67,19 @@ public struct AccessLog: Sendable {
     /// - Parameters:
     ///   - format: `text` or `json`.
     ///   - write: Receives each line, without its line feed.
-    public init(format: Format, write: @escaping @Sendable (String) -> Void) {
+    package init(format: Format, write: @escaping @Sendable (String) -> Void) {
         self.format = format
         sink = .lines(write)
     }
 
     /// A log that gathers lines in `buffer`, which writes them in batches (see ``AccessLogBuffer``).
-    public init(format: Format, buffer: AccessLogBuffer) {
+    package init(format: Format, buffer: AccessLogBuffer) {
         self.format = format
         sink = .buffer(buffer)
     }
 
     /// Writes one record.
-    public func log(_ record: Record) {
+    package func log(_ record: Record) {
         var writer = NearbyJSONWriter(capacity: 256)
         write(record, to: &writer)
         switch sink {
@@ -89,18 +89,18 @@ public struct AccessLog: Sendable {
     }
 
     /// Writes out whatever is gathered (a no-op for a line-by-line log).
-    public func flush() {
+    package func flush() {
         if case .buffer(let buffer) = sink { buffer.flush() }
     }
 
     /// How often ``NearbyServer/run()`` flushes a buffered log, so a quiet server's lines still
     /// appear at once to someone watching.
-    public var flushInterval: Duration? {
+    package var flushInterval: Duration? {
         if case .buffer(let buffer) = sink { buffer.flushInterval } else { nil }
     }
 
     /// The line for a record.
-    public func line(_ record: Record) -> String {
+    package func line(_ record: Record) -> String {
         var writer = NearbyJSONWriter(capacity: 256)
         write(record, to: &writer)
         return String(decoding: writer.buffer.readableBytesView, as: UTF8.self)
@@ -198,11 +198,11 @@ public struct AccessLog: Sendable {
 /// let buffer = AccessLogBuffer { bytes in _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) } }
 /// let log = AccessLog(format: .text, buffer: buffer)
 /// ```
-public final class AccessLogBuffer: Sendable {
+package final class AccessLogBuffer: Sendable {
     /// Bytes gathered before a request writes them out itself.
-    public let threshold: Int
+    package let threshold: Int
     /// The longest a line waits while the server runs.
-    public let flushInterval: Duration
+    package let flushInterval: Duration
     private let pending: Locked<[UInt8]>
     /// Held while writing, so batches go out in order.
     private let writing = Locked(())
@@ -213,7 +213,7 @@ public final class AccessLogBuffer: Sendable {
     ///   - flushInterval: The longest a line waits; 100 ms by default.
     ///   - write: Writes a batch of whole lines, each ending in a line feed (the command writes
     ///     them to standard output).
-    public init(
+    package init(
         threshold: Int = 65_536, flushInterval: Duration = .milliseconds(100),
         write: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void
     ) {
@@ -236,7 +236,7 @@ public final class AccessLogBuffer: Sendable {
     }
 
     /// Writes out every gathered line.
-    public func flush() {
+    package func flush() {
         writing.withLock { _ in
             let capacity = threshold + 1024
             let batch = pending.withLock { pending -> [UInt8] in

@@ -18,9 +18,9 @@ import Atomics
 /// Every counter is an atomic in a table fixed at start (five routes, statuses 100…599, the
 /// histogram's buckets), so recording a request takes no lock and allocates nothing: every
 /// request of every connection passes here.
-public final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     /// Histogram bucket bounds, seconds.
-    public static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    package static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     /// The route labels, in the order of the table; unknown paths count as `other`, so a scanner
     /// cannot grow the label set.
@@ -54,7 +54,7 @@ public final class ServerMetrics: Sendable {
     private let violations: [Counter]
 
     /// Empty counters.
-    public init() {
+    package init() {
         table = Self.routes.map { _ in RouteCounters() }
         violations = Self.verdicts.map { _ in Counter() }
     }
@@ -66,7 +66,7 @@ public final class ServerMetrics: Sendable {
     ///   - status: The HTTP status.
     ///   - seconds: Time from arrival to answer.
     ///   - places: Places in the body.
-    public func record(route: String, status: Int, seconds: Double, places: Int) {
+    package func record(route: String, status: Int, seconds: Double, places: Int) {
         record(route: Self.routes.firstIndex(of: route) ?? Self.routes.count - 1, status: status, seconds: seconds, places: places)
     }
 
@@ -85,10 +85,10 @@ public final class ServerMetrics: Sendable {
     func recordEventLoopAnswer() { eventLoopAnswerCount.add(1) }
 
     /// Requests answered on their connection's event loop.
-    public var eventLoopAnswers: Int { eventLoopAnswerCount.current }
+    package var eventLoopAnswers: Int { eventLoopAnswerCount.current }
 
     /// Counts one audit violation (`too_soon`, `overlap`, `retry_storm`).
-    public func recordViolation(_ verdict: String) {
+    package func recordViolation(_ verdict: String) {
         guard let i = Self.verdicts.firstIndex(of: verdict) else { return }
         violations[i].add(1)
     }
@@ -98,20 +98,20 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Requests answered for a route and status (for tests and the summary).
-    public func requestCount(route: String, status: Int) -> Int {
+    package func requestCount(route: String, status: Int) -> Int {
         guard let i = Self.routes.firstIndex(of: route), Self.statuses.contains(status) else { return 0 }
         return table[i].byStatus[Self.slot(status)].current
     }
 
     /// Places sent in nearby answers.
-    public var placesServed: Int { places.current }
+    package var placesServed: Int { places.current }
 
     /// The exposition text.
     ///
     /// - Parameters:
     ///   - auditClients: Clients the audit holds now.
     ///   - auditEvicted: Idle clients the audit has dropped to stay within its cap.
-    public func render(auditClients: Int = 0, auditEvicted: Int = 0) -> String {
+    package func render(auditClients: Int = 0, auditEvicted: Int = 0) -> String {
         var out = "# HELP locsim_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE locsim_http_requests_total counter\n"
         for (route, counters) in zip(Self.routes, table) {

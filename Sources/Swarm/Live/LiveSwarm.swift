@@ -3,8 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import LocationCore
-public import MapFeature
+package import LocationCore
+package import MapFeature
 
 /// The players of a real-time swarm as one state machine: fixes in game time and answers in,
 /// requests out. No clock, no network: ``LiveSwarmRunner`` drives it with a clock and a
@@ -23,21 +23,21 @@ public import MapFeature
 ///
 /// Players chosen by ``Configuration/misbehaviour`` ignore the rule: they send a request at every
 /// fix (still one at a time), so a server's audit has something to catch.
-public struct LiveSwarm: Sendable {
+package struct LiveSwarm: Sendable {
     /// What to run.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The players and their motion: the virtual mode's configuration (its failure rate and
         /// every-fix switch are not used: answers come from the server).
-        public let motion: VirtualSwarm.Configuration
+        package let motion: VirtualSwarm.Configuration
         /// The share of players (0…1, each drawn from its own seeded stream) that ignore the rule.
-        public let misbehaviour: Double
+        package let misbehaviour: Double
         /// Recorded paths: when given, each player follows one (drawn from its own stream) from a
         /// random offset, looping it, instead of the random walk; the kinds of ``motion``'s mix
         /// are then not used.
-        public let tracks: [SwarmTrack]
+        package let tracks: [SwarmTrack]
 
         /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `misbehave`) when the share is out of 0…1.
-        public init(motion: VirtualSwarm.Configuration, misbehaviour: Double = 0, tracks: [SwarmTrack] = []) throws(ConfigurationError) {
+        package init(motion: VirtualSwarm.Configuration, misbehaviour: Double = 0, tracks: [SwarmTrack] = []) throws(ConfigurationError) {
             guard misbehaviour.isFinite, (0...1).contains(misbehaviour) else {
                 throw ConfigurationError(parameter: "misbehave", "must be between 0 and 1, got \(misbehaviour)")
             }
@@ -48,24 +48,24 @@ public struct LiveSwarm: Sendable {
     }
 
     /// A request to send now.
-    public struct Send: Sendable, Hashable {
+    package struct Send: Sendable, Hashable {
         /// The player's index (its `X-Player-ID` is `swarm-<index>`).
-        public var player: Int
+        package var player: Int
         /// What the player's session asked for; for a player ignoring the rule, a request of its
         /// own (``reason`` is `nil`).
-        public var request: FetchRequest
+        package var request: FetchRequest
         /// Why, or `nil` when the player ignores the rule.
-        public var reason: FetchThrottle.Reason?
+        package var reason: FetchThrottle.Reason?
         /// Game time of the send, in microseconds from the start.
-        public var micros: Int64
+        package var micros: Int64
         /// Game microseconds since the player's previous send, `nil` for its first.
-        public var sincePrevious: Int64?
+        package var sincePrevious: Int64?
     }
 
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The game time the run ends, in microseconds.
-    public let endMicros: Int64
+    package let endMicros: Int64
 
     private var players: [LivePlayer]
     private let parameters: [MoverParameters]
@@ -74,16 +74,16 @@ public struct LiveSwarm: Sendable {
     private var second: Int32 = 0
     private var cursor = 0
     /// Players whose app is open.
-    public private(set) var activePlayers = 0
+    package private(set) var activePlayers = 0
     /// Players of each mover, in the mix's order.
-    public let playersByKind: [Int]
+    package let playersByKind: [Int]
     /// Fixes fed to sessions so far.
-    public private(set) var fixes = 0
+    package private(set) var fixes = 0
     /// Requests sent and not answered yet.
-    public private(set) var inFlight = 0
+    package private(set) var inFlight = 0
 
     /// Creates the players (all state is allocated here, once).
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
         let motion = configuration.motion
         let parameters = motion.mix.shares.map { MoverParameters($0.mover) }
@@ -108,7 +108,7 @@ public struct LiveSwarm: Sendable {
     func misbehaves(_ index: Int) -> Bool { players[index].misbehaves }
 
     /// The indices of the players that ignore the rule, ascending.
-    public var misbehavingPlayers: [Int] { players.indices.filter { players[$0].misbehaves } }
+    package var misbehavingPlayers: [Int] { players.indices.filter { players[$0].misbehaves } }
 
     /// The second player `index` opens the app.
     package func startSecond(of index: Int) -> Int { Int(players[index].motion.startSecond) }
@@ -123,7 +123,7 @@ public struct LiveSwarm: Sendable {
     /// Feeds every fix due at or before `micros` (game time) to its player's session, in time order.
     ///
     /// - Returns: The requests to send now, in order.
-    public mutating func advance(to micros: Int64) -> [Send] {
+    package mutating func advance(to micros: Int64) -> [Send] {
         var sends: [Send] = []
         let duration = Int32(configuration.motion.durationSeconds)
         while second < duration {
@@ -151,7 +151,7 @@ public struct LiveSwarm: Sendable {
     ///     the session is given an empty list (the rule does not depend on what was found).
     ///   - micros: When the answer arrived, in game-time microseconds.
     /// - Returns: A follow-up request to send now (one coalesced while `send` was in flight).
-    public mutating func complete(_ send: Send, with result: Result<Int, AppError>, at micros: Int64) -> Send? {
+    package mutating func complete(_ send: Send, with result: Result<Int, AppError>, at micros: Int64) -> Send? {
         inFlight -= 1
         let index = send.player
         guard send.reason != nil else {

@@ -1,4 +1,4 @@
-public import LocationCore
+package import LocationCore
 import MapFeature
 
 /// Runs a ``LiveSwarm`` against a ``SwarmTransport`` on a clock: game time is the clock's time
@@ -8,20 +8,20 @@ import MapFeature
 ///
 /// The clock is injected: with LocationTestSupport's `VirtualClock` (automatic advance) and an
 /// in-process transport a run is deterministic and takes no wall time.
-public struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, C: Sendable {
+package struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, C: Sendable {
     /// The clock.
-    public let clock: C
+    package let clock: C
     /// Game seconds per clock second (> 0).
-    public let speed: Double
+    package let speed: Double
     /// How often answers are looked at while some are awaited.
-    public let tick: Duration
+    package let tick: Duration
     /// The shortest sleep: fixes due within it are sent together.
-    public let minimumStep: Duration
+    package let minimumStep: Duration
     /// How long to wait for answers still in flight after the end, in clock time.
-    public let drainTimeout: Duration
+    package let drainTimeout: Duration
 
     /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `speed`) when `speed` is not a finite number > 0.
-    public init(
+    package init(
         clock: C, speed: Double = 1, tick: Duration = .milliseconds(5), minimumStep: Duration = .milliseconds(1),
         drainTimeout: Duration = .seconds(15)
     ) throws(ConfigurationError) {
@@ -42,7 +42,7 @@ public struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration, 
     ///   - swarm: The players.
     ///   - transport: Where their requests go.
     ///   - second: Called with each wall-clock second as it closes (progress lines).
-    public func run(
+    package func run(
         _ swarm: LiveSwarm, transport: some SwarmTransport, second: (LiveSwarmStats.Second, LiveSwarmStats) -> Void = { _, _ in }
     ) async -> LiveSwarmStats {
         var swarm = swarm

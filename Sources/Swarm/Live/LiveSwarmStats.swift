@@ -2,61 +2,61 @@ import MapFeature
 
 /// What a real-time swarm sent and got back: second by second (wall time since the start) and
 /// over the whole run.
-public struct LiveSwarmStats: Sendable {
+package struct LiveSwarmStats: Sendable {
     /// Request kinds counted apart: the rule's four reasons, then requests of players that ignore
     /// the rule (``LiveSwarm/Configuration/misbehaviour``).
-    public static let kinds = FetchThrottle.Reason.allCases.map(\.rawValue) + ["ignored"]
+    package static let kinds = FetchThrottle.Reason.allCases.map(\.rawValue) + ["ignored"]
 
     /// One wall-clock second.
-    public struct Second: Sendable, Hashable {
+    package struct Second: Sendable, Hashable {
         /// Seconds since the start.
-        public var second: Int
+        package var second: Int
         /// Players with the app open at the end of the second.
-        public var activePlayers = 0
+        package var activePlayers = 0
         /// Requests started, by ``LiveSwarmStats/kinds``.
-        public var requests = [Int](repeating: 0, count: LiveSwarmStats.kinds.count)
+        package var requests = [Int](repeating: 0, count: LiveSwarmStats.kinds.count)
         /// Answers with status 200 and failures, by arrival.
-        public var answered = 0
-        public var failed = 0
+        package var answered = 0
+        package var failed = 0
         /// Latency of the answers and failures that arrived in this second, microseconds
         /// (median and 99th percentile); 0 without any.
-        public var p50Micros: UInt64 = 0
-        public var p99Micros: UInt64 = 0
+        package var p50Micros: UInt64 = 0
+        package var p99Micros: UInt64 = 0
 
         /// Requests started, all kinds.
-        public var total: Int { requests.reduce(0, +) }
+        package var total: Int { requests.reduce(0, +) }
     }
 
     /// Every second so far, closed ones only.
-    public private(set) var seconds: [Second] = []
+    package private(set) var seconds: [Second] = []
     /// Requests started by ``kinds``.
-    public private(set) var requests = [Int](repeating: 0, count: LiveSwarmStats.kinds.count)
+    package private(set) var requests = [Int](repeating: 0, count: LiveSwarmStats.kinds.count)
     /// Latency of every answer and failure, microseconds.
-    public private(set) var latency = LogHistogram()
+    package private(set) var latency = LogHistogram()
     /// Answers by HTTP status.
-    public private(set) var statusCodes: [Int: Int] = [:]
+    package private(set) var statusCodes: [Int: Int] = [:]
     /// Failures by ``SwarmFailure/kind``.
-    public private(set) var errors: [String: Int] = [:]
+    package private(set) var errors: [String: Int] = [:]
     /// Places in each answer with status 200.
-    public private(set) var places = LogHistogram()
+    package private(set) var places = LogHistogram()
     /// Game-time milliseconds between one player's consecutive requests (players following the rule only).
-    public private(set) var intervals = LogHistogram()
+    package private(set) var intervals = LogHistogram()
     /// Answers (status 200) and failures.
-    public private(set) var answered = 0
-    public private(set) var failed = 0
+    package private(set) var answered = 0
+    package private(set) var failed = 0
     /// The first failure of each kind, for the report.
-    public private(set) var firstErrors: [String: String] = [:]
+    package private(set) var firstErrors: [String: String] = [:]
 
     /// Set by the runner at the end.
-    public internal(set) var players = 0
-    public internal(set) var fixes = 0
-    public internal(set) var misbehavingPlayers: [Int] = []
-    public internal(set) var wallMicros: Int64 = 0
-    public internal(set) var gameMicros: Int64 = 0
+    package internal(set) var players = 0
+    package internal(set) var fixes = 0
+    package internal(set) var misbehavingPlayers: [Int] = []
+    package internal(set) var wallMicros: Int64 = 0
+    package internal(set) var gameMicros: Int64 = 0
     /// Requests still unanswered when the run stopped.
-    public internal(set) var unanswered = 0
+    package internal(set) var unanswered = 0
     /// Whether the run was stopped before its end (cancelled).
-    public internal(set) var interrupted = false
+    package internal(set) var interrupted = false
 
     private var current = Second(second: 0)
     private var window = LogHistogram()
@@ -64,7 +64,7 @@ public struct LiveSwarmStats: Sendable {
     init() {}
 
     /// Requests started, all kinds.
-    public var totalRequests: Int { requests.reduce(0, +) }
+    package var totalRequests: Int { requests.reduce(0, +) }
 
     mutating func recordSend(_ send: LiveSwarm.Send) {
         let kind = send.reason.map(\.index) ?? FetchThrottle.Reason.allCases.count

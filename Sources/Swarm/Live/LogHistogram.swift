@@ -12,22 +12,22 @@
 /// histogram.record(1_234)
 /// histogram.percentile(0.99)   // 1_234 … 1_243
 /// ```
-public struct LogHistogram: Sendable, Hashable {
+package struct LogHistogram: Sendable, Hashable {
     /// Sub-buckets per power of two (a power of two itself).
     static let subBuckets = 128
     static let subBucketBits = 7
 
     private var counts: [UInt64]
     /// Values recorded.
-    public private(set) var count: UInt64 = 0
+    package private(set) var count: UInt64 = 0
     /// Their sum (for the mean), saturating.
-    public private(set) var sum: UInt64 = 0
+    package private(set) var sum: UInt64 = 0
     /// The smallest and largest values recorded (exact); 0 when empty.
-    public private(set) var minimum: UInt64 = 0
-    public private(set) var maximum: UInt64 = 0
+    package private(set) var minimum: UInt64 = 0
+    package private(set) var maximum: UInt64 = 0
 
     /// An empty histogram.
-    public init() {
+    package init() {
         counts = [UInt64](repeating: 0, count: (64 - Self.subBucketBits + 1) * Self.subBuckets)
     }
 
@@ -53,7 +53,7 @@ public struct LogHistogram: Sendable, Hashable {
 
     /// Counts one value.
     @inline(__always)
-    public mutating func record(_ value: UInt64) {
+    package mutating func record(_ value: UInt64) {
         counts[Self.index(of: value)] &+= 1
         if count == 0 || value < minimum { minimum = value }
         if value > maximum { maximum = value }
@@ -63,7 +63,7 @@ public struct LogHistogram: Sendable, Hashable {
     }
 
     /// Adds every value of `other`.
-    public mutating func add(_ other: LogHistogram) {
+    package mutating func add(_ other: LogHistogram) {
         guard other.count > 0 else { return }
         for index in counts.indices where other.counts[index] != 0 { counts[index] &+= other.counts[index] }
         minimum = count == 0 ? other.minimum : min(minimum, other.minimum)
@@ -75,7 +75,7 @@ public struct LogHistogram: Sendable, Hashable {
 
     /// The value at `fraction` (0…1) by nearest rank: the top of the bucket holding the
     /// ⌈fraction × count⌉-th smallest value, capped at the maximum; 0 when empty.
-    public func percentile(_ fraction: Double) -> UInt64 {
+    package func percentile(_ fraction: Double) -> UInt64 {
         guard count > 0 else { return 0 }
         let target = max(1, UInt64((min(1, max(0, fraction)) * Double(count)).rounded(.up)))
         var seen: UInt64 = 0
@@ -87,10 +87,10 @@ public struct LogHistogram: Sendable, Hashable {
     }
 
     /// The mean, 0 when empty.
-    public var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
+    package var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
 
     /// (bucket's highest value, count) for every non-empty bucket, ascending.
-    public var buckets: [(value: UInt64, count: UInt64)] {
+    package var buckets: [(value: UInt64, count: UInt64)] {
         counts.indices.compactMap { counts[$0] == 0 ? nil : (Self.highest(in: $0), counts[$0]) }
     }
 }

@@ -1,24 +1,24 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
-public import LocationCore
+package import LocationCore
 
 /// A recorded path for real-time swarm players to follow instead of a random walk: positions at
 /// every whole second from the first timed point, interpolated along great circles between points
 /// (LocationCore's `intermediate`). Players start at random offsets and loop it.
-public struct SwarmTrack: Sendable, Hashable {
+package struct SwarmTrack: Sendable, Hashable {
     /// Where it came from (a file name), for messages.
-    public let name: String
+    package let name: String
     /// The position at each whole second since the first point.
-    public let positions: [Coordinate]
+    package let positions: [Coordinate]
 
     /// Resamples timed points at 1 Hz.
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `tracks`, naming the track) when
     ///   fewer than two points have times, or a time goes backwards, or it lasts over 7 days.
-    public init(name: String, points: [(time: Date, coordinate: Coordinate)]) throws(ConfigurationError) {
+    package init(name: String, points: [(time: Date, coordinate: Coordinate)]) throws(ConfigurationError) {
         guard points.count >= 2, let first = points.first?.time, let last = points.last?.time, last > first else {
             throw ConfigurationError(parameter: "tracks", "\(name): needs at least two track points with increasing times")
         }

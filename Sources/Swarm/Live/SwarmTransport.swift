@@ -1,17 +1,17 @@
-public import MapFeature
+package import MapFeature
 
 /// Sends a swarm's requests somewhere and reports each answer once. ``LiveSwarmRunner`` calls
 /// ``send(_:playerID:completion:)`` from one task; completions may come on any thread.
 ///
 /// The network implementation is `SwarmHTTP`'s `SwarmHTTPClient` (SwiftNIO, keep-alive
 /// connections); tests may answer in-process.
-public protocol SwarmTransport: Sendable {
+package protocol SwarmTransport: Sendable {
     /// Sends `send`'s request as player `playerID`, then calls `completion` exactly once.
     func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void)
 }
 
 /// Why a request got no usable answer.
-public enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The connection could not be made (the message says why: refused, unreachable …).
     case connect(String)
     /// No complete answer within the timeout.
@@ -26,7 +26,7 @@ public enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed
 
     /// The kind, as reports count them: `connect`, `timeout`, `closed`, `network`, `http`, `malformed`.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .connect: "connect"
         case .timeout: "timeout"
@@ -37,7 +37,7 @@ public enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connect(let message): "cannot connect: \(message)"
         case .timeout: "timed out"
@@ -49,7 +49,7 @@ public enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error the app's session sees (as `HTTPLocationRepository` would map it).
-    public var appError: AppError {
+    package var appError: AppError {
         switch self {
         case .connect(let message), .network(let message): .networkUnavailable(message)
         case .timeout: .networkUnavailable("timed out")
@@ -66,17 +66,17 @@ public enum SwarmFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What came back for one request.
-public struct SwarmAnswer: Sendable {
+package struct SwarmAnswer: Sendable {
     /// The request.
-    public var send: LiveSwarm.Send
+    package var send: LiveSwarm.Send
     /// The HTTP status, when an answer head arrived.
-    public var status: Int?
+    package var status: Int?
     /// Places in the answer, or why there is none.
-    public var outcome: Result<Int, SwarmFailure>
+    package var outcome: Result<Int, SwarmFailure>
     /// From handing the request to the transport to its answer (or failure), in nanoseconds.
-    public var latencyNanos: UInt64
+    package var latencyNanos: UInt64
 
-    public init(send: LiveSwarm.Send, status: Int?, outcome: Result<Int, SwarmFailure>, latencyNanos: UInt64) {
+    package init(send: LiveSwarm.Send, status: Int?, outcome: Result<Int, SwarmFailure>, latencyNanos: UInt64) {
         self.send = send
         self.status = status
         self.outcome = outcome
