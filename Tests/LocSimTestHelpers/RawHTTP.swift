@@ -15,6 +15,15 @@ package enum RawHTTP {
         package var body: String
         package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
         package var errorParameter: String? { (json["error"] as? [String: Any])?["parameter"] as? String }
+        package var retryAfter: String? { headers["retry-after"] }
+    }
+
+    /// `GET url`, an `http://127.0.0.1:PORT/…` address.
+    package static func get(_ url: String) async throws -> Answer {
+        guard let parts = URLComponents(string: url), parts.host == "127.0.0.1", let port = parts.port else {
+            throw HarnessError("RawHTTP.get needs http://127.0.0.1:PORT/…, got \(url)")
+        }
+        return try await request("GET", port: port, parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? ""))
     }
 
     /// Sends one request and reads the answer to the server's close, on a thread of its own (the

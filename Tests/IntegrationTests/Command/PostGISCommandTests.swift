@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
@@ -15,30 +12,6 @@ import Testing
             return
         }
         try await PostgresServer.with(body)
-    }
-
-    func get(_ url: String) async throws -> (status: Int, body: String, retryAfter: String?) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.timeoutInterval = 60
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        let http = response as? HTTPURLResponse
-        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), http?.value(forHTTPHeaderField: "Retry-After"))
-    }
-
-    func startServe(_ arguments: [String]) async throws -> (LiveCommand, String) {
-        let command = try await LiveCommand(["serve", "--port", "0"] + arguments)
-        do {
-            try await command.wait(for: "the listening line", timeout: .seconds(60)) { lines in
-                lines.contains { $0.text.hasPrefix("locsim serve: listening on http://127.0.0.1:") }
-            }
-        } catch {
-            command.stop()
-            throw error
-        }
-        let line = command.lines.first { $0.text.hasPrefix("locsim serve: listening on ") }!.text
-        return (command, String(line.dropFirst("locsim serve: listening on ".count).prefix { $0 != " " }))
     }
 
     @Test("import, stats and serve from PostGIS give what --db gives; the password never shows")
@@ -68,37 +41,39 @@ import Testing
             #expect(try count(stats.stdout) != nil)
             #expect(try count(stats.stdout) == count(sqliteStats.stdout))
 
-            let (sqlite, sqliteBase) = try await startServe(["--db", db])
+            let sqliteServer = try await ServeProcess.start(["--db", db])
+            let (sqlite, sqliteBase) = (sqliteServer.command, sqliteServer.base)
             defer { sqlite.stop() }
-            let (served, base) = try await startServe(["--postgres", postgres.url])
+            let servedServer = try await ServeProcess.start(["--postgres", postgres.url])
+            let (served, base) = (servedServer.command, servedServer.base)
             defer { served.stop() }
             for query in ["lat=37.7599&lng=-122.4148&radius=300", "lat=37.76&lng=-122.42&radius=5000&limit=7",
                           "lat=37.76&lng=-122.42&radius=100"] {
-                let expected = try await get(sqliteBase + "/locations/nearby?" + query)
-                let actual = try await get(base + "/locations/nearby?" + query)
+                let expected = try await RawHTTP.get(sqliteBase + "/locations/nearby?" + query)
+                let actual = try await RawHTTP.get(base + "/locations/nearby?" + query)
                 #expect(expected.status == 200)
                 #expect(actual.status == 200)
                 #expect(actual.body == expected.body)
             }
-            #expect(try await get(base + "/healthz").status == 200)
+            #expect(try await RawHTTP.get(base + "/healthz").status == 200)
 
             // The database goes away: 503 with Retry-After, /healthz names the backend; it comes
             // back: the same process answers again.
             try await postgres.halt()
-            let down = try await get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300")
+            let down = try await RawHTTP.get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300")
             #expect(down.status == 503)
             #expect(down.retryAfter == "1")
-            let health = try await get(base + "/healthz")
+            let health = try await RawHTTP.get(base + "/healthz")
             #expect(health.status == 503)
             #expect(health.body.contains("postgres 127.0.0.1:\(postgres.port)"), "\(health.body)")
             try await postgres.restart()
             var recovered = false
             for _ in 0..<60 where !recovered {
-                recovered = try await get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300").status == 200
+                recovered = try await RawHTTP.get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300").status == 200
                 if !recovered { try await Task.sleep(for: .milliseconds(250)) }
             }
             #expect(recovered)
-            #expect(try await get(base + "/healthz").status == 200)
+            #expect(try await RawHTTP.get(base + "/healthz").status == 200)
             served.interrupt()
             #expect(try await served.waitForExit() == .exited(0))
             #expect(!served.lines.contains { $0.text.contains(PostgresServer.password) })

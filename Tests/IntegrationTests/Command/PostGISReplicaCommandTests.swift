@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
@@ -11,30 +8,6 @@ import Testing
 /// replica down, both down, recovery without restarting `serve`, and an import on the primary
 /// seen through the replica. Every server and process is stopped, even when the test fails.
 @Suite(.timeLimit(.minutes(1))) struct PostGISReplicaCommandTests {
-    func get(_ url: String) async throws -> (status: Int, body: String, retryAfter: String?) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.timeoutInterval = 60
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        let http = response as? HTTPURLResponse
-        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), http?.value(forHTTPHeaderField: "Retry-After"))
-    }
-
-    func startServe(_ arguments: [String], environment: [String: String] = [:]) async throws -> (LiveCommand, String) {
-        let command = try await LiveCommand(["serve", "--port", "0"] + arguments, environment: environment)
-        do {
-            try await command.wait(for: "the listening line", timeout: .seconds(60)) { lines in
-                lines.contains { $0.text.hasPrefix("locsim serve: listening on http://127.0.0.1:") }
-            }
-        } catch {
-            command.stop()
-            throw error
-        }
-        let line = command.lines.first { $0.text.hasPrefix("locsim serve: listening on ") }!.text
-        return (command, String(line.dropFirst("locsim serve: listening on ".count).prefix { $0 != " " }))
-    }
-
     /// Polls `condition` every 200 ms for up to 30 s; no timing is asserted, only that it happens.
     func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -74,35 +47,37 @@ import Testing
         let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", primary.url])
         #expect(imported.status == 0, "\(imported.stderr)")
 
-        let (sqlite, sqliteBase) = try await startServe(["--db", db])
+        let sqliteServer = try await ServeProcess.start(["--db", db])
+        let (sqlite, sqliteBase) = (sqliteServer.command, sqliteServer.base)
         defer { sqlite.stop() }
         // Passwords from PGPASSWORD, not the URLs.
-        let (served, base) = try await startServe(
+        let servedServer = try await ServeProcess.start(
             ["--postgres", primary.urlWithoutPassword, "--replica", replica.urlWithoutPassword],
             environment: ["PGPASSWORD": PostgresServer.password])
+        let (served, base) = (servedServer.command, servedServer.base)
         defer { served.stop() }
         let queries = ["lat=37.7599&lng=-122.4148&radius=300", "lat=37.76&lng=-122.42&radius=5000&limit=7"]
         var expected: [String] = []
         for query in queries {
-            let answer = try await get(sqliteBase + "/locations/nearby?" + query)
+            let answer = try await RawHTTP.get(sqliteBase + "/locations/nearby?" + query)
             #expect(answer.status == 200)
             expected.append(answer.body)
         }
         func answersMatch() async throws -> Bool {
             for (number, query) in queries.enumerated() {
-                let answer = try await get(base + "/locations/nearby?" + query)
+                let answer = try await RawHTTP.get(base + "/locations/nearby?" + query)
                 guard answer.status == 200, answer.body == expected[number] else { return false }
             }
             return true
         }
         try await eventually("the replica has replayed the import") { try await answersMatch() }
-        #expect(try await get(base + "/healthz").body == "ok\n")
+        #expect(try await RawHTTP.get(base + "/healthz").body == "ok\n")
 
         // The primary down: the replica answers alone (so reads do go to it); /healthz is 200
         // and names the primary.
         try await primary.halt()
         #expect(try await answersMatch())
-        var health = try await get(base + "/healthz")
+        var health = try await RawHTTP.get(base + "/healthz")
         #expect(health.status == 200)
         #expect(health.body.hasPrefix("ok\ndegraded: backend postgres 127.0.0.1:\(primary.port) (primary) is down"), "\(health.body)")
 
@@ -110,16 +85,16 @@ import Testing
         try await primary.restart()
         try await replica.halt()
         try await eventually("the primary answers for the replica") { try await answersMatch() }
-        health = try await get(base + "/healthz")
+        health = try await RawHTTP.get(base + "/healthz")
         #expect(health.status == 200)
         #expect(health.body.contains("degraded: backend postgres 127.0.0.1:\(replica.port) (replica 1) is down"), "\(health.body)")
 
         // Both down: 503 with Retry-After; /healthz is 503 and names both.
         try await primary.halt()
-        let down = try await get(base + "/locations/nearby?" + queries[0])
+        let down = try await RawHTTP.get(base + "/locations/nearby?" + queries[0])
         #expect(down.status == 503)
         #expect(down.retryAfter == "1")
-        health = try await get(base + "/healthz")
+        health = try await RawHTTP.get(base + "/healthz")
         #expect(health.status == 503)
         #expect(health.body.contains("postgres 127.0.0.1:\(primary.port) (primary) is down"), "\(health.body)")
         #expect(health.body.contains("postgres 127.0.0.1:\(replica.port) (replica 1) is down"), "\(health.body)")
@@ -129,7 +104,7 @@ import Testing
         try await replica.restart()
         try await eventually("serve answers again and /healthz is ok") {
             guard try await answersMatch() else { return false }
-            return try await get(base + "/healthz").body == "ok\n"
+            return try await RawHTTP.get(base + "/healthz").body == "ok\n"
         }
 
         // An import on the primary becomes visible through the replica (the primary is then
@@ -139,10 +114,10 @@ import Testing
         let more = try await CLI.run(["index", "import", directory + "/more.csv", "--postgres", primary.url])
         #expect(more.status == 0, "\(more.stderr)")
         try await eventually("the replica has replayed the second import") {
-            try await get(base + "/locations/nearby?" + queries[0]).body.contains("\"replicated-1\"")
+            try await RawHTTP.get(base + "/locations/nearby?" + queries[0]).body.contains("\"replicated-1\"")
         }
         try await primary.halt()
-        #expect(try await get(base + "/locations/nearby?" + queries[0]).body.contains("\"replicated-1\""))
+        #expect(try await RawHTTP.get(base + "/locations/nearby?" + queries[0]).body.contains("\"replicated-1\""))
         try await primary.restart()
 
         served.interrupt()
