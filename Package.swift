@@ -249,6 +249,12 @@ let package = Package(
 // MARK: Benchmarks (release builds; see docs/benchmarks/)
 // Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
 if Context.environment["LOCSIM_BENCHMARKS"] != nil {
+    // IndexBenchmark's `ranges`, `floor` and `rtree` reach the index's internals with
+    // `@testable import` rather than through API the library would carry only for them.
+    // Products built for users (`locsim`) are built without LOCSIM_BENCHMARKS.
+    if let index = package.targets.first(where: { $0.name == "LocationIndex" }) {
+        index.swiftSettings = (index.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"])]
+    }
     package.targets += [
         .executableTarget(
             name: "GPXBenchmark", dependencies: ["GPXFormat", "LocationCore"], path: "Benchmarks/GPXBenchmark", swiftSettings: strict),

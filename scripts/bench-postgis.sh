@@ -48,7 +48,7 @@ echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d
 if [ -z "${SKIP_BUILD:-}" ]; then
     echo "== building (release)"
     # One product per `swift build` (benchmark targets exist only with LOCSIM_BENCHMARKS=1).
-    (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product locsim >/dev/null)
+    (cd "$ROOT" && swift build -c release --product locsim >/dev/null)
     (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
 fi
 BIN=$ROOT/.build/release

@@ -16,7 +16,7 @@
 import CSQLite
 import Foundation
 import LocationCore
-import LocationIndex
+@testable import LocationIndex
 
 /// The text of the rows' places, laid out as the query keeps it before building the result.
 struct ResultBytes {

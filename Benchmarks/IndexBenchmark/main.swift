@@ -9,7 +9,7 @@
 // Build: LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark
 import Foundation
 import LocationCore
-import LocationIndex
+@testable import LocationIndex
 
 #if canImport(Glibc)
 import Glibc

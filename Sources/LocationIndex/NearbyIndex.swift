@@ -238,15 +238,8 @@ package final class NearbyIndex: Sendable {
         }
     }
 
-    /// The `placeTile` row-id ranges a query would read, for the benchmark's account of seeks
-    /// and of the time the level walk takes.
-    package func rowRanges(near center: Coordinate, within radius: Double) throws(IndexError) -> [(Int64, Int64)] {
-        let cap = SearchCap(center: center, radius: radius)
-        return try withReader { reader throws(IndexError) in cap.rowRanges(in: grid, splits: try reader.currentSplitNodes()) }
-    }
-
     /// `EXPLAIN QUERY PLAN` of the tile read, for tests that check the primary key is used.
-    package func tileQueryPlan() throws(IndexError) -> [String] {
+    func tileQueryPlan() throws(IndexError) -> [String] {
         try withReader { reader throws(IndexError) in
             try reader.connection.withStatement("EXPLAIN QUERY PLAN " + ReadConnection.tileSQL) {
                 statement throws(IndexError) in

@@ -1,6 +1,6 @@
 import Foundation
 import LocationCore
-import LocationIndex
+@testable import LocationIndex
 import Testing
 
 @Suite("Databases that are not, or no longer, usable indexes", .timeLimit(.minutes(1)))
@@ -23,12 +23,12 @@ struct DatabaseErrorTests {
     func foreignDatabase() throws {
         try withTemporaryDirectory { directory in
             let path = directory.file("other.sqlite")
-            try RawSQLiteConnection(path: path).execute("CREATE TABLE song(title TEXT); INSERT INTO song VALUES ('x')")
+            try SQLiteConnection(path: path, readOnly: false, create: true).execute("CREATE TABLE song(title TEXT); INSERT INTO song VALUES ('x')")
             let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path) }
             #expect(error.code == .notAnIndex)
-            #expect(try RawSQLiteConnection(path: path).integer("SELECT count(*) FROM song") == 1)
+            #expect(try SQLiteConnection(path: path, readOnly: false, create: true).integer("SELECT count(*) FROM song") == 1)
             // The application id alone is not enough: the metadata must name the format too.
-            try RawSQLiteConnection(path: path).execute("PRAGMA application_id = \(0x4C53_4958)")
+            try SQLiteConnection(path: path, readOnly: false, create: true).execute("PRAGMA application_id = \(0x4C53_4958)")
             #expect(throws: IndexError.self) { try NearbyIndex(path: path) }
         }
     }
@@ -38,7 +38,7 @@ struct DatabaseErrorTests {
         try withTemporaryDirectory { directory in
             let path = directory.file("i.sqlite")
             _ = try NearbyIndex(path: path)
-            try RawSQLiteConnection(path: path).execute("PRAGMA user_version = 99")
+            try SQLiteConnection(path: path, readOnly: false, create: true).execute("PRAGMA user_version = 99")
             let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path) }
             #expect(error.code == .unsupportedVersion)
         }
@@ -87,7 +87,7 @@ struct DatabaseErrorTests {
             for end in [text.count, 0, text.count, 0, text.count, text.count] { append(UInt16(end)) }
             blob += text
             let hex = blob.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-            let raw = try RawSQLiteConnection(path: path)
+            let raw = try SQLiteConnection(path: path, readOnly: false, create: true)
             #expect(try raw.integer("SELECT count(*) FROM placeTile") == 1)
             try raw.execute("UPDATE placeTile SET data = X'\(hex)'")
             let index = try NearbyIndex(path: path)
@@ -122,7 +122,7 @@ struct DatabaseErrorTests {
             try index.importPlaces(Self.places)
             #expect(try everything(index).count == Self.places.count)  // leaves an idle reader in the pool
             do {
-                let other = try RawSQLiteConnection(path: path)
+                let other = try SQLiteConnection(path: path, readOnly: false, create: true)
                 try other.execute("BEGIN")
                 try other.execute("SELECT count(*) FROM placeTile")
                 let error = try #require(throws: IndexError.self) { try index.useRollbackJournal() }
@@ -149,7 +149,7 @@ struct DatabaseErrorTests {
             let path = directory.file("i.sqlite")
             let index = try NearbyIndex(path: path, configuration: .init(busyTimeout: .milliseconds(50)))
             try index.importPlaces(Self.places)
-            let other = try RawSQLiteConnection(path: path)
+            let other = try SQLiteConnection(path: path, readOnly: false, create: true)
             try other.execute("BEGIN IMMEDIATE")
             let error = try #require(throws: IndexError.self) { try index.importPlaces(Self.places) }
             #expect(error.code == .busy)

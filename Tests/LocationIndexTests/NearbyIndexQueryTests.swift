@@ -1,6 +1,6 @@
 import Foundation
 import LocationCore
-import LocationIndex
+@testable import LocationIndex
 import LocSimTestHelpers
 import Testing
 
