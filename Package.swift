@@ -270,7 +270,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             path: "Benchmarks/ReplayBenchmark", swiftSettings: strict),
         .executableTarget(
             name: "MapBenchmark",
-            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat", "LocSimCommand"],
+            dependencies: ["MapFeature", "LocationCore", "LocationTestSupport", "LocationIndex", "GPXFormat"],
             path: "Benchmarks/MapBenchmark", exclude: ["map_replay_reference.py"], swiftSettings: strict),
         .executableTarget(
             name: "SwarmBenchmark", dependencies: ["Swarm", "LocationCore"], path: "Benchmarks/SwarmBenchmark",

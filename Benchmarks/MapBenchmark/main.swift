@@ -30,7 +30,6 @@ import Foundation
 import GPXFormat
 import LocationCore
 import LocationIndex
-import LocSimCommand
 import LocationTestSupport
 import MapFeature
 

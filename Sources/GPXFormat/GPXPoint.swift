@@ -100,11 +100,19 @@ public struct GPXDocument: Sendable, Hashable {
 
 extension GPXPoint {
     /// A point carrying a fix's values. `nil` when the fix has no position.
-    public init?(fix: Fix) {
+    ///
+    /// - Parameter horizontalAccuracyPerHDOP: Metres of horizontal accuracy per unit of HDOP
+    ///   (gpsd's model: 19): with it, the accuracy becomes `<hdop>`, rounded to 10⁻⁶ (so 46.93 m
+    ///   is 2.47, not 2.4699999999999998); a replay with the same figure turns it back. `nil`
+    ///   (the default) leaves the accuracy out, as GPX has no element for it.
+    public init?(fix: Fix, horizontalAccuracyPerHDOP: Double? = nil) {
         guard let coordinate = fix.coordinate else { return nil }
         self.init(
             coordinate: coordinate, elevation: fix.altitude, time: fix.time, speed: fix.speed, course: fix.course,
             fix: fix.mode == .threeDimensional ? .threeDimensional : .twoDimensional)
+        if let perHDOP = horizontalAccuracyPerHDOP, let accuracy = fix.horizontalAccuracy {
+            horizontalDilution = (accuracy / perHDOP * 1e6).rounded() / 1e6
+        }
     }
 
     /// The fix this point describes, or `nil` when it has no time.

@@ -46,6 +46,8 @@ public final class GPXWriter {
     private var sink: Sink
     private var pending: [UInt8] = []
     private var segmentOpen = false
+    /// A fix without a position came after a point: the next fix starts a segment.
+    private var fixLost = false
     private var finished = false
     private var memory: [UInt8] = []
 
@@ -97,6 +99,7 @@ public final class GPXWriter {
 
     /// Ends the current track segment and begins another (track layout only; ignored otherwise).
     public func startSegment() throws(GPXWriteError) {
+        fixLost = false
         guard layout == .track else { return }
         if segmentOpen { append("    </trkseg>\n") }
         append("    <trkseg>\n")
@@ -133,10 +136,18 @@ public final class GPXWriter {
         }
     }
 
-    /// Writes a fix; a fix without a position is skipped (GPX has no way to say "no fix here"
-    /// other than leaving the point out).
-    public func write(_ fix: Fix) throws(GPXWriteError) {
-        guard let point = GPXPoint(fix: fix) else { return }
+    /// Writes a fix. A fix without a position is left out (GPX has no way to say "no fix here")
+    /// and ends the track segment: the next point starts a new `<trkseg>` (the receiver lost
+    /// its fix in between).
+    ///
+    /// - Parameter horizontalAccuracyPerHDOP: Writes the accuracy as `<hdop>` by this model; see
+    ///   ``GPXPoint/init(fix:horizontalAccuracyPerHDOP:)``.
+    public func write(_ fix: Fix, horizontalAccuracyPerHDOP: Double? = nil) throws(GPXWriteError) {
+        guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: horizontalAccuracyPerHDOP) else {
+            fixLost = segmentOpen
+            return
+        }
+        if fixLost { try startSegment() }
         try write(point)
     }
 

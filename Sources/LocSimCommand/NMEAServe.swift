@@ -159,7 +159,7 @@ struct NMEAServe: AsyncParsableCommand {
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {
         let server = try NMEAServer(host: host, port: port)
         defer { server.close() }
-        let writer = NMEAWriter(options: NMEALog.writerOptions(satellites: satellites))
+        let writer = NMEAWriter(options: .gpsd(satellitesInUse: satellites))
         let announcement = "locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)"
         _ = try await runUntilInterrupted {
             // Said once Ctrl-C is handled, so whoever reads it may interrupt at once.

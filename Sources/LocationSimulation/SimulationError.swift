@@ -21,7 +21,6 @@ package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertib
             case missingTimestamp = "missing timestamp"
             case zeroLengthLoop = "zero-length loop"
             case offsetOutOfRange = "start offset out of range"
-            case outputFailed = "output failed"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -42,9 +41,6 @@ package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertib
         package static let zeroLengthLoop = Code(.zeroLengthLoop)
         /// A start offset (seek) that is negative, not finite, or beyond the end of the path.
         package static let offsetOutOfRange = Code(.offsetOutOfRange)
-        /// An export file could not be created, written or renamed into place (the parameter is
-        /// the path; the message carries the system's reason).
-        package static let outputFailed = Code(.outputFailed)
 
         package var description: String { base.rawValue }
     }

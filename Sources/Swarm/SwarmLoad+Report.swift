@@ -79,14 +79,8 @@ extension SwarmLoad {
         return (count, sampledPlayers, Double(sum) / Double(count), rank(0.5), rank(0.99), sizes[sizes.count - 1])
     }
 
-    /// `h:mm:ss` (for other reports of swarm runs).
-    package static func clockText(_ seconds: Int) -> String { clock(seconds) }
-
-    /// `h:mm:ss`.
-    static func clock(_ seconds: Int) -> String {
-        let h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60
-        return "\(h):\(DecimalText.zeroPadded(m, width: 2)):\(DecimalText.zeroPadded(s, width: 2))"
-    }
+    /// `h:mm:ss` (for other reports of swarm runs too).
+    package static func clock(_ seconds: Int) -> String { DurationText.clockText(Double(seconds), alwaysHours: true) }
 
     /// `value` rounded to `decimals` places, written without locale or exponent.
     static func fixed(_ value: Double, _ decimals: Int) -> String { DecimalText.fixed(value, decimals: decimals) }

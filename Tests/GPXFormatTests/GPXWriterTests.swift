@@ -14,6 +14,31 @@ import Testing
         #expect(writer.string.contains("<trkpt lat=\"47.37\" lon=\"8.54\""))
     }
 
+    @Test("A fix without a position is left out and ends the segment; the accuracy becomes <hdop> by the model given")
+    func fixesWithLostFix() throws {
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        func fix(_ i: Int) -> Fix {
+            Fix(
+                time: start.addingTimeInterval(Double(i)), coordinate: Coordinate(uncheckedLatitude: 47.37 + Double(i) * 1e-4, longitude: 8.54),
+                horizontalAccuracy: 46.93, source: .gpsd)
+        }
+        let writer = GPXWriter(layout: .track)
+        try writer.write(Fix.noFix(time: start, source: .gpsd))  // before any point: no empty segment
+        try writer.write(fix(0), horizontalAccuracyPerHDOP: 19)
+        try writer.write(fix(1), horizontalAccuracyPerHDOP: 19)
+        try writer.write(Fix.noFix(time: start.addingTimeInterval(2), source: .gpsd))
+        try writer.write(Fix.noFix(time: start.addingTimeInterval(3), source: .gpsd))
+        try writer.write(fix(4))
+        try writer.finish()
+        let tracks = try GPXDocument(string: writer.string).tracks
+        try #require(tracks.count == 1 && tracks[0].segments.count == 2)
+        let segments = tracks[0].segments
+        #expect(segments.map { $0.map(\.coordinate) } == [[fix(0), fix(1)], [fix(4)]].map { $0.map { $0.coordinate! } })
+        // 46.93 / 19 = 2.4699999999999998 in binary; written as the 2.47 it stands for.
+        #expect(segments[0].map(\.horizontalDilution) == [2.47, 2.47])
+        #expect(segments[1][0].horizontalDilution == nil, "no model given")
+    }
+
     @Test("Writing a document and reading it back gives the same values",
           arguments: ["bom-gpx10", "garmin-extensions", "antimeridian", "untimed-route"])
     func documentRoundTrip(name: String) throws {

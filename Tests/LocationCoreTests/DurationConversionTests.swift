@@ -95,4 +95,15 @@ struct DurationConversionTests {
         #expect(DurationText.parse(text) == .failure(.negative))
         #expect(DurationText.Problem.negative.description == "must not be negative")
     }
+
+    @Test("A clock reads back as the whole seconds it was given, with or without hours", arguments: [0, 59, 61, 3_599, 3_600, 86_399, 360_061])
+    func clockRoundTrip(seconds: Int) {
+        for alwaysHours in [false, true] {
+            let text = DurationText.clockText(Double(seconds) + 0.4, alwaysHours: alwaysHours)
+            #expect(DurationText.parse(text) == .success(.seconds(seconds)), "\(text)")
+            #expect(text.split(separator: ":").count == (alwaysHours || seconds >= 3_600 ? 3 : 2), "\(text)")
+        }
+        #expect(DurationText.clockText(-Double(seconds) - 0.4) == (seconds == 0 ? "" : "-") + DurationText.clockText(Double(seconds)))
+        #expect(DurationText.clockText(.nan) == "-")
+    }
 }

@@ -126,15 +126,15 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["circle.nmea"])
     }
 
-    @Test("An export that cannot be written throws outputFailed naming the path")
+    @Test("An export that cannot be written throws the format's error naming the path")
     func unwritable() async throws {
         let provider = try SyntheticMotion(
             path: .stationary(at: Self.tokyo), seed: 1, configuration: .init(pacing: .virtual, duration: 1),
             clock: VirtualClock(), now: fixedNow)
         let path = "/nonexistent-locsim-directory/out.nmea"
-        let error = await #expect(throws: SimulationError.self) { try await provider.writeNMEA(toFile: path) }
-        #expect(error?.code == .outputFailed)
-        #expect(error?.parameter == path)
+        let error = await #expect(throws: NMEAError.self) { try await provider.writeNMEA(toFile: path) }
+        #expect(error?.code == .io)
+        #expect(error?.source == path)
         await #expect(throws: GPXWriteError.self) { try await provider.writeGPX(toFile: "/nonexistent-locsim-directory/out.gpx") }
     }
 

@@ -3,29 +3,29 @@ import GPXFormat
 import LocationCore
 import NMEAFormat
 
-/// `--record FILE.gpx|FILE.nmea`: writes the fixes a live source delivered, as they come.
+/// `--record FILE.gpx|FILE.nmea`: writes the fixes a live source delivered, as they come, through
+/// the format's live writer (``GPXFormat/GPXWriter/init(recordingTo:layout:creator:)``,
+/// ``NMEAFormat/NMEAFileWriter/init(recordingTo:options:)``).
 ///
 /// gpsd reports each epoch several times (one report per NMEA sentence, each a little more
 /// complete), so the recording keeps one fix per epoch: the last report with that time, written
 /// when a report with another time arrives, and by ``finish()`` for the last epoch. Only fixes
 /// with a position are written; losing the fix ends a GPX track segment (the next fix starts
-/// another). Every write goes to the file at once (no buffer), and a GPX recording is a complete
-/// document after every point (``GPXFormat/GPXWriter/init(recordingTo:layout:creator:)``), so
-/// Ctrl-C (or a crash) loses at most the epoch in progress, and Ctrl-C not even that.
+/// another). Every fix reaches the file at once, and a GPX recording is a complete document
+/// after every point, so Ctrl-C (or a crash) loses at most the epoch in progress, and Ctrl-C not
+/// even that.
 ///
-/// Accuracy is kept both ways by gpsd's model (``NMEALog/accuracyModel``): NMEA's GGA/GSA HDOP
-/// and GPX's `<hdop>` are the accuracy / 19 m.
+/// Accuracy is kept both ways by gpsd's model (``NMEALog/horizontalAccuracyPerHDOP``): NMEA's
+/// GGA/GSA HDOP and GPX's `<hdop>` are the accuracy / 19 m.
 final class FixRecording: Sendable {
     let path: String
     private let sink: Locked<Sink>
 
     private struct Sink {
         var gpx: GPXWriter?
-        var nmea: (file: LiveFile, writer: NMEAWriter)?
+        var nmea: NMEAFileWriter?
         /// The newest report of the epoch in progress.
         var pending: Fix?
-        /// A fix was lost since the last point written (GPX: start a new segment).
-        var lostFix = false
         var written = 0
         var finished = false
     }
@@ -37,15 +37,12 @@ final class FixRecording: Sendable {
     init(path: String) throws {
         self.path = path
         var sink = Sink()
-        do {
-            switch try FixFileFormat.output(path, flag: "--record") {
+        let format = try FixFileFormat.output(path, flag: "--record")
+        try Self.failing(path, hint: "check that the folder exists and is writable") {
+            switch format {
             case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
-            case .nmea: sink.nmea = (try LiveFile(path: path), NMEAWriter(options: NMEALog.writerOptions()))
+            case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsd())
             }
-        } catch let error as GPXWriteError {
-            throw CommandFailure("cannot record to \(path): \(error.reason)", hint: "check that the folder exists and is writable")
-        } catch let error as AtomicFileError {
-            throw CommandFailure("cannot record to \(path): \(error.reason)", hint: "check that the folder exists and is writable")
         }
         self.sink = Locked(sink)
     }
@@ -56,15 +53,12 @@ final class FixRecording: Sendable {
     func record(_ fix: Fix) throws {
         try sink.withLock { sink throws in
             guard !sink.finished else { return }
-            guard fix.hasPosition else {
-                try Self.writePending(&sink, path: path)
-                sink.lostFix = true
-                return
+            if let pending = sink.pending, !fix.hasPosition || pending.time != fix.time {
+                try Self.write(pending, to: &sink, path: path)
             }
-            if let pending = sink.pending, pending.time != fix.time {
-                try Self.writePending(&sink, path: path)
-            }
-            sink.pending = fix
+            sink.pending = fix.hasPosition ? fix : nil
+            // The GPX writer ends the segment (the NMEA recording keeps fixes with a position only).
+            if !fix.hasPosition { try Self.failing(path) { try sink.gpx?.write(fix) } }
         }
     }
 
@@ -75,41 +69,33 @@ final class FixRecording: Sendable {
     func finish() throws -> Int {
         try sink.withLock { sink throws in
             guard !sink.finished else { return sink.written }
-            try Self.writePending(&sink, path: path)
+            if let pending = sink.pending { try Self.write(pending, to: &sink, path: path) }
             sink.finished = true
-            do {
+            try Self.failing(path) {
                 try sink.gpx?.finish()
-                try sink.nmea?.file.close()
-            } catch let error as GPXWriteError {
-                throw CommandFailure("cannot record to \(path): \(error.reason)")
-            } catch let error as AtomicFileError {
-                throw CommandFailure("cannot record to \(path): \(error.reason)")
+                try sink.nmea?.finish()
             }
             return sink.written
         }
     }
 
-    private static func writePending(_ sink: inout Sink, path: String) throws {
-        guard let fix = sink.pending else { return }
+    private static func write(_ fix: Fix, to sink: inout Sink, path: String) throws {
         sink.pending = nil
-        do {
-            if let gpx = sink.gpx {
-                guard var point = GPXPoint(fix: fix) else { return }
-                point.horizontalDilution = NMEALog.hdop(forAccuracy: fix.horizontalAccuracy)
-                if sink.lostFix && sink.written > 0 { try gpx.startSegment() }
-                try gpx.write(point)
-            }
-            if let nmea = sink.nmea {
-                var text = ""
-                try nmea.writer.write(fix, to: &text)
-                try nmea.file.append(Array(text.utf8))
-            }
-        } catch let error as GPXWriteError {
-            throw CommandFailure("cannot record to \(path): \(error.reason)")
-        } catch let error as AtomicFileError {
-            throw CommandFailure("cannot record to \(path): \(error.reason)")
+        try failing(path) {
+            try sink.gpx?.write(fix, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+            try sink.nmea?.write(fix)
         }
-        sink.lostFix = false
         sink.written += 1
+    }
+
+    /// Runs a write, reporting a failure as ``CommandFailure`` naming the path.
+    private static func failing(_ path: String, hint: String? = nil, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as GPXWriteError {
+            throw CommandFailure("cannot record to \(path): \(error.reason)", hint: hint)
+        } catch let error as NMEAError {
+            throw CommandFailure("cannot record to \(path): \(error.message)", hint: hint)
+        }
     }
 }

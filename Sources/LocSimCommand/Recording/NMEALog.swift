@@ -14,28 +14,8 @@ import NMEAFormat
 /// a GPX recording. Each point keeps its accuracy as `<hdop>` (accuracy / 19 m), which a replay
 /// configured with ``horizontalAccuracyPerHDOP`` turns back into the accuracy.
 struct NMEALog {
-    /// Metres per unit of HDOP: gpsd's model, used both ways.
-    static let accuracyModel = NMEAAccuracyModel.gpsd
-    static var horizontalAccuracyPerHDOP: Double { accuracyModel.userEquivalentRangeError }
-
-    /// How locsim writes NMEA (`--record`, `simulate --out`, `nmea serve`): GSA, RMC, GGA, VTG
-    /// per epoch, HDOP from the accuracy by gpsd's model, and a satellite count in GGA (gpsd 3.22
-    /// takes an empty one for "no fix").
-    ///
-    /// GSA comes first because gpsd 3.22 reports an epoch before a GSA that follows its RMC and
-    /// GGA, with the previous GSA's DOPs: written last, every accuracy gpsd reports would be the
-    /// epoch before's (measured: the field-test tests fail that way). Written first, gpsd reports
-    /// each epoch with its own. NMEAReader takes the accuracy from GGA's HDOP, so it reads either
-    /// order right; only the 2D/3D mode, which it takes from GSA, is then the next epoch's.
-    static func writerOptions(satellites: Int = 8) -> NMEAWriter.Options {
-        NMEAWriter.Options(sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: accuracyModel, satellitesInUse: satellites)
-    }
-
-    /// The HDOP that stands for `accuracy` metres by gpsd's model, rounded to 10⁻⁶ (so 46.93 m
-    /// is 2.47, not 2.4699999999999998).
-    static func hdop(forAccuracy accuracy: Double?) -> Double? {
-        accuracy.map { ($0 / horizontalAccuracyPerHDOP * 1e6).rounded() / 1e6 }
-    }
+    /// Metres per unit of HDOP: gpsd's model, used both ways (writing: ``/NMEAFormat/NMEAWriter/Options/gpsd(satellitesInUse:)``).
+    static let horizontalAccuracyPerHDOP = NMEAAccuracyModel.gpsd.userEquivalentRangeError
 
     let path: String
     /// Segments of points with a position, in file order.
@@ -51,17 +31,16 @@ struct NMEALog {
     /// - Throws: ``NMEAFormat/NMEAError`` when the file cannot be opened or read (it names the file).
     init(path: String) throws(NMEAError) {
         var options = NMEAReader.Options.lenient
-        options.accuracyModel = Self.accuracyModel
+        options.accuracyModel = .gpsd
         var file = try NMEAFileReader(path: path, options: options)
         var segments: [[GPXPoint]] = []
         var current: [GPXPoint] = []
         while let fix = try file.next() {
-            guard fix.hasPosition, var point = GPXPoint(fix: fix) else {
+            guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: Self.horizontalAccuracyPerHDOP) else {
                 if !current.isEmpty { segments.append(current) }
                 current = []
                 continue
             }
-            point.horizontalDilution = Self.hdop(forAccuracy: fix.horizontalAccuracy)
             current.append(point)
         }
         if !current.isEmpty { segments.append(current) }

@@ -72,10 +72,10 @@ final class Progress {
         if let total, total > 0 {
             let fraction = min(1, max(0, offset / total))
             parts.append("\(Int((fraction * 100).rounded(.down)))%")
-            parts.append("elapsed \(formatDuration(elapsed))")
-            parts.append("remaining \(formatDuration(max(0, total - offset) / speed))")
+            parts.append("elapsed \(DurationText.clockText(elapsed))")
+            parts.append("remaining \(DurationText.clockText(max(0, total - offset) / speed))")
         } else {
-            parts.append("elapsed \(formatDuration(elapsed))")
+            parts.append("elapsed \(DurationText.clockText(elapsed))")
         }
         parts.append("fetches \(recorder.fetchCount)")
         parts.append("places on map \(recorder.placesOnMap)")

@@ -184,7 +184,7 @@ struct Replay: AsyncParsableCommand {
             // Only the track can say how far --start may go.
             let length = try GPXReplay(path: path, configuration: .init(pacing: .virtual)).analysis.duration
             throw UsageFailure(
-                "--start \(timing.start?.text ?? "") is beyond the end of \(track), which lasts \(formatDuration(length)) "
+                "--start \(timing.start?.text ?? "") is beyond the end of \(track), which lasts \(DurationText.clockText(length)) "
                     + "(\(DecimalText.fixed(length, decimals: 3)) s)")
         }
     }

@@ -189,7 +189,7 @@ final class ReplayRecorder {
             "Summary",
             "  fixes:          \(fixCount) (\(acceptedCount) accepted, \(rejectedCount) rejected)",
             "  distance:       \(DecimalText.fixed(distance / 1000, decimals: 3)) km",
-            "  duration:       \(duration.map { formatDuration($0) } ?? "-")",
+            "  duration:       \(duration.map { DurationText.clockText($0) } ?? "-")",
             "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
             "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
             "  places seen:    \(placesSeenCount) (\(onMap.count) on the map at the end)",

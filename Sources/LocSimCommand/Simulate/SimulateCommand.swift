@@ -4,6 +4,7 @@ import GPXFormat
 import LocationCore
 import LocationSimulation
 import MapFeature
+import NMEAFormat
 
 /// `locsim simulate`: seeded synthetic motion, printed, written to a file, or fed to the map logic.
 struct Simulate: AsyncParsableCommand {
@@ -136,7 +137,7 @@ struct Simulate: AsyncParsableCommand {
 
         if let out {
             if out.hasSuffix(".nmea") {
-                try await motion.writeNMEA(toFile: out, options: NMEALog.writerOptions())
+                try await motion.writeNMEA(toFile: out, options: .gpsd())
             } else {
                 try await motion.writeGPX(toFile: out, form: xcode ? .xcodeSimulator : .track)
             }

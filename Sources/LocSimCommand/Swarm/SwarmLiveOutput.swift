@@ -109,7 +109,7 @@ extension LiveSwarmStats {
     /// The summary for people.
     func text(server: String, speed: Double, configuration: VirtualSwarm.Configuration, playersByKind: [Int], tracks: Int = 0) -> String {
         var lines: [String] = []
-        let game = SwarmLoad.clockText(Int(gameMicros / 1_000_000))
+        let game = SwarmLoad.clock(Int(gameMicros / 1_000_000))
         lines.append(
             "swarm: \(players) players against \(server), \(game) of game time at speed \(speed) "
                 + "(\(DecimalText.fixed(Double(wallMicros) / 1_000_000, decimals: 1)) s), seed \(configuration.seed)"

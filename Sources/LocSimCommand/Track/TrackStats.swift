@@ -35,25 +35,22 @@ struct TrackStats: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let stats: GPXStatistics
+        let warnings: [String]
         if try FixFileFormat.input(file, what: "the file") == .nmea {
             let log = try NMEALog(path: file)
-            let stats = GPXStatistics(trackSegments: log.segments)
-            switch format {
-            case .json: Terminal.out(TrackStatsRecord(stats: stats).line)
-            case .text: Terminal.out(Self.text(stats, file: file))
-            }
-            for line in log.warnings + log.reversalWarnings(dropped: false) { Terminal.err(line) }
-            return
+            stats = GPXStatistics(trackSegments: log.segments)
+            warnings = log.warnings + log.reversalWarnings(dropped: false)
+        } else {
+            let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
+            stats = try GPXStatistics(reader: reader)
+            warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals)
         }
-        let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
-        let stats = try GPXStatistics(reader: reader)
         switch format {
         case .json: Terminal.out(TrackStatsRecord(stats: stats).line)
         case .text: Terminal.out(Self.text(stats, file: file))
         }
-        for line in GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals) {
-            Terminal.err(line)
-        }
+        for line in warnings { Terminal.err(line) }
     }
 
     static func text(_ stats: GPXStatistics, file: String) -> String {
@@ -72,7 +69,7 @@ struct TrackStats: AsyncParsableCommand {
             "Distance:      \(DecimalText.fixed(stats.distance / 1000, decimals: 3)) km (\(DecimalText.fixed(stats.distance, decimals: 3)) m, WGS-84 geodesic)",
         ]
         if let duration = stats.duration {
-            lines.append("Duration:      \(formatDuration(duration)) (\(DecimalText.fixed(duration, decimals: 3)) s)")
+            lines.append("Duration:      \(DurationText.clockText(duration)) (\(DecimalText.fixed(duration, decimals: 3)) s)")
         } else {
             lines.append("Duration:      - (no times)")
         }
@@ -87,15 +84,4 @@ struct TrackStats: AsyncParsableCommand {
         }
         return lines.joined(separator: "\n")
     }
-}
-
-/// `h:mm:ss` (or `m:ss` under an hour). Saturates at ±2⁶² seconds; not-a-number is `-`.
-func formatDuration(_ seconds: Double) -> String {
-    guard !seconds.isNaN else { return "-" }
-    let limit = 4.6e18
-    let total = Int(min(limit, max(-limit, seconds.rounded())))
-    let sign = total < 0 ? "-" : ""
-    let s = total.magnitude
-    func two(_ n: UInt) -> String { DecimalText.zeroPadded(Int(n), width: 2) }
-    return s >= 3600 ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
 }

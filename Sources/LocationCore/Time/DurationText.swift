@@ -70,6 +70,17 @@ package enum DurationText {
         return total
     }
 
+    /// `h:mm:ss`, or `m:ss` under an hour unless `alwaysHours`: the clock form ``parse(_:)``
+    /// reads, rounded to whole seconds. Saturates at ±2⁶² seconds; not-a-number is `-`.
+    package static func clockText(_ seconds: Double, alwaysHours: Bool = false) -> String {
+        guard !seconds.isNaN else { return "-" }
+        let total = Int(min(4.6e18, max(-4.6e18, seconds.rounded())))
+        let sign = total < 0 ? "-" : ""
+        let s = total.magnitude
+        func two(_ n: UInt) -> String { DecimalText.zeroPadded(Int(n), width: 2) }
+        return s >= 3600 || alwaysHours ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
+    }
+
     /// A plain decimal: ASCII digits, at most one point with digits on both sides.
     private static func number(_ text: Substring, fraction: Bool) -> Double? {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -57,23 +57,18 @@ extension LocationProvider {
     private func record(into writer: GPXWriter, form: GPXExportForm, limit: Int?) async throws -> Int {
         var written = 0
         var read = 0
-        var lostFix = false
         var iterator = makeAsyncIterator()
         while limit.map({ read < $0 }) ?? true, let fix = try await iterator.next() {
             read += 1
-            guard let coordinate = fix.coordinate, fix.hasPosition else {
-                lostFix = written > 0
-                continue
-            }
             switch form {
             case .track:
-                if lostFix { try writer.startSegment() }
+                // A fix without a position ends the segment (GPXWriter).
                 try writer.write(fix)
             case .xcodeSimulator:
+                guard fix.hasPosition, let coordinate = fix.coordinate else { continue }
                 try writer.write(GPXPoint(coordinate: coordinate, elevation: fix.altitude, time: fix.time))
             }
-            lostFix = false
-            written += 1
+            if fix.hasPosition { written += 1 }
         }
         return written
     }

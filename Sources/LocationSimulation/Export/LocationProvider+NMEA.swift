@@ -6,8 +6,8 @@ extension LocationProvider {
     /// fix, talker `GP`, CR LF), until the stream ends or `limit` fixes have been read.
     ///
     /// Every fix is written, a no-fix one as void RMC/GGA/GSA sentences (as a receiver reports
-    /// it). Text goes to a temporary file beside `path`, renamed into place when complete, so an
-    /// error never leaves a half-written log; memory stays flat for long streams. Horizontal
+    /// it). Written through ``/NMEAFormat/NMEAFileWriter``: to a temporary file beside `path`, renamed
+    /// into place when complete, so an error never leaves a half-written log; memory stays flat. Horizontal
     /// accuracy becomes HDOP only through `options.accuracyModel`.
     ///
     /// - Parameters:
@@ -15,24 +15,20 @@ extension LocationProvider {
     ///   - options: The sentences, talker, accuracy model and line ending (``/NMEAFormat/NMEAWriter/Options``).
     ///   - limit: Read at most this many fixes (≥ 0), or `nil` for the whole stream (which must end).
     /// - Returns: The number of fixes written.
-    /// - Throws: `NMEAError` for a fix NMEA cannot express (naming the property),
-    ///   ``SimulationError`` with code ``SimulationError/Code/outputFailed`` naming the path
-    ///   when the file cannot be written, or whatever the provider throws.
+    /// - Throws: `NMEAError` for a fix NMEA cannot express (naming the property) or, with code
+    ///   `io` naming the path, for a file that cannot be written; or whatever the provider throws.
     @discardableResult
     package func writeNMEA(toFile path: String, options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil)
         async throws -> Int
     {
-        let file = try outputFailed { () throws(AtomicFileError) in try AtomicFile(path: path) }
-        let writer = NMEAWriter(options: options)
+        let file = try NMEAFileWriter(path: path, options: options)
         var count = 0
         var iterator = makeAsyncIterator()
         while limit.map({ count < $0 }) ?? true, let fix = try await iterator.next() {
-            var text = ""
-            try writer.write(fix, to: &text)
-            try outputFailed { () throws(AtomicFileError) in try file.write(text) }
+            try file.write(fix)
             count += 1
         }
-        try outputFailed { () throws(AtomicFileError) in try file.commit() }
+        try file.finish()
         return count
     }
 
@@ -47,15 +43,5 @@ extension LocationProvider {
             count += 1
         }
         return text
-    }
-}
-
-/// Runs a file operation, reporting its failure as ``SimulationError/Code/outputFailed`` naming
-/// the path.
-private func outputFailed<T>(_ body: () throws(AtomicFileError) -> T) throws(SimulationError) -> T {
-    do {
-        return try body()
-    } catch {
-        throw SimulationError(.outputFailed, parameter: error.path, message: "cannot write: \(error.reason)")
     }
 }

@@ -1,4 +1,4 @@
-package import LocationCore
+public import LocationCore
 
 /// Decides when the player meets a place on the map: the game's "encounter".
 ///
@@ -21,32 +21,32 @@ package import LocationCore
 /// let met = tracker.update(position: fix.coordinate!)
 /// ```
 ///
-/// Package access: `locsim replay`'s encounter report (ReplayRecorder) and MapBenchmark use it; it lives with the command, its one user.
-package struct EncounterTracker: Sendable, Hashable {
+/// Game logic, so it lives with the map screen's; `locsim replay`'s encounter report uses it too.
+public struct EncounterTracker: Sendable, Hashable {
     /// One encounter.
-    package struct Encounter: Sendable, Hashable {
+    public struct Encounter: Sendable, Hashable {
         /// The place met.
-        package var place: Place
+        public var place: Place
         /// Spherical distance from the player, in metres (≤ reach).
-        package var distance: Double
+        public var distance: Double
     }
 
     /// Reach in metres, > 0.
-    package let reach: Double
+    public let reach: Double
     /// Disarmed places (met, not yet left beyond twice the reach), with where they are, so they
     /// re-arm even after leaving the map.
     private var disarmed: [String: Coordinate] = [:]
     /// The places for ``update(position:)``, bucketed for the reach.
-    private var cells: PlaceCells
+    private var cells: SphereCells
 
     /// - Parameter reach: Metres, > 0 and finite (the game's default is 40 m).
     /// - Throws: ``/LocationCore/ConfigurationError`` naming `reach` otherwise.
-    package init(reach: Double = 40) throws(ConfigurationError) {
+    public init(reach: Double = 40) throws(ConfigurationError) {
         guard reach.isFinite, reach > 0 else {
             throw ConfigurationError(parameter: "reach", "must be a finite number of metres > 0, got \(reach)")
         }
         self.reach = reach
-        self.cells = PlaceCells([], reach: reach)
+        self.cells = SphereCells([], radius: reach)
     }
 
     /// The places on the map that ``update(position:)`` checks, in the order given.
@@ -54,9 +54,9 @@ package struct EncounterTracker: Sendable, Hashable {
     /// Setting it takes time in proportion to the number of places (they are bucketed by
     /// position), so set it when the map changes, not at every fix. It does not touch which
     /// places are disarmed.
-    package var places: [Place] {
+    public var places: [Place] {
         get { cells.places }
-        set { cells = PlaceCells(newValue, reach: reach) }
+        set { cells = SphereCells(newValue, radius: reach) }
     }
 
     /// Updates with the player's position and the places now on the map.
@@ -65,7 +65,7 @@ package struct EncounterTracker: Sendable, Hashable {
     /// same places while measuring only those that can be within reach.
     ///
     /// - Returns: The places met at this position, nearest first (ties by id).
-    package mutating func update(position: Coordinate, places: some Sequence<Place>) -> [Encounter] {
+    public mutating func update(position: Coordinate, places: some Sequence<Place>) -> [Encounter] {
         // One prepared origin for every place on the map (bit-identical to distance(to:)).
         let origin = HaversineOrigin(position)
         rearm(around: origin)
@@ -85,7 +85,7 @@ package struct EncounterTracker: Sendable, Hashable {
     /// encounters are identical to `update(position: position, places: places)`.
     ///
     /// - Returns: The places met at this position, nearest first (ties by id).
-    package mutating func update(position: Coordinate) -> [Encounter] {
+    public mutating func update(position: Coordinate) -> [Encounter] {
         let origin = HaversineOrigin(position)
         rearm(around: origin)
         let reach = self.reach
@@ -121,5 +121,5 @@ package struct EncounterTracker: Sendable, Hashable {
     }
 
     /// Whether `placeID` is waiting to be re-armed.
-    package func isDisarmed(_ placeID: String) -> Bool { disarmed[placeID] != nil }
+    public func isDisarmed(_ placeID: String) -> Bool { disarmed[placeID] != nil }
 }

@@ -1,10 +1,10 @@
 import LocationCore
-@testable import LocSimCommand
+import MapFeature
 import Testing
 
 /// The tracker's spatial prefilter (`places` + `update(position:)`) against the plain check over
 /// every place (`update(position:places:)`), which measures every place it is given.
-@Suite struct EncounterPrefilterTests {
+@Suite(.timeLimit(.minutes(1))) struct EncounterPrefilterTests {
     /// Where the walks start: the poles, just off them, both sides of ±180°, the equator, and a
     /// mid-latitude city.
     static let centres: [(name: String, coordinate: Coordinate)] = [
@@ -94,7 +94,7 @@ import Testing
     func candidatesCoverTheReach(centre: Int, reach: Double) {
         let (name, coordinate) = Self.centres[centre]
         let scene = Scene(centre: coordinate, reach: reach, seed: 99 + UInt64(centre))
-        let cells = PlaceCells(scene.places, reach: reach)
+        let cells = SphereCells(scene.places, radius: reach)
         var inReach = 0, candidates = 0
         for position in scene.walk {
             let origin = HaversineOrigin(position)
@@ -117,7 +117,7 @@ import Testing
     func farPlacesAreSkipped() throws {
         let here = Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671)
         let far = (0..<100).map { Place(id: "far\($0)", name: "", coordinate: here.destination(distance: 500 + 100 * Double($0), bearing: Double($0) * 3.6)) }
-        let cells = PlaceCells(far, reach: 40)
+        let cells = SphereCells(far, radius: 40)
         var visited = 0
         cells.forEachCandidate(near: here) { _ in visited += 1 }
         #expect(visited == 0)
