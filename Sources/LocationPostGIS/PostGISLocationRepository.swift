@@ -1,5 +1,5 @@
 package import LocationCore
-import LocationIndex
+import Places
 
 /// The game's `GET /locations/nearby` answered from PostGIS: the same places, in the same order,
 /// as LocationIndex's `OfflineLocationRepository` over the same data.
