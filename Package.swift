@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "LocationFeed",
             dependencies: [
-                "LocationCore", "NMEAFormat",
+                "LocationCore", "NMEAFormat", "LocationSimulation",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
