@@ -68,7 +68,10 @@ let package = Package(
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
         // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "LocationIndex", dependencies: ["LocationCore", "CSQLite"], swiftSettings: strict),
+        // What every place store shares: the place-file parsers, the search cap, the ranking, the
+        // query's checks and errors (no SQLite, no NIO), so the SQLite index and PostGIS agree.
+        .target(name: "Places", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "LocationIndex", dependencies: ["LocationCore", "Places", "CSQLite"], swiftSettings: strict),
         // `locsim swarm`: many players' fetch rule, in virtual time (no networking here).
         .target(
             name: "Swarm", dependencies: ["LocationCore", "LocationSimulation", "MapFeature", "LocationIndex"],
@@ -108,7 +111,7 @@ let package = Package(
         .target(
             name: "LocationFeed",
             dependencies: [
-                "LocationCore", "NMEAFormat",
+                "LocationCore", "NMEAFormat", "LocationSimulation",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -119,7 +122,7 @@ let package = Package(
         .target(
             name: "LocationPostGIS",
             dependencies: [
-                "LocationCore", "LocationIndex",
+                "LocationCore", "Places",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -193,7 +196,7 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "LocationIndexTests", dependencies: ["LocationIndex", "LocationCore", "LocSimTestHelpers"],
+            name: "LocationIndexTests", dependencies: ["LocationIndex", "Places", "LocationCore", "LocSimTestHelpers"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "NearbyServerTests",
@@ -300,7 +303,7 @@ if Context.environment["LOCSIM_DOCS"] != nil {
 // docs/development/fuzzing.md; it reaches their package-level parsers through @testable import):
 // they are not API.
 if Context.environment["LOCSIM_FUZZ"] != nil {
-    for target in ["LocSimCommand", "LocationIndex", "LocationGPSD"] {
+    for target in ["LocSimCommand", "Places", "LocationGPSD"] {
         package.products.append(.library(name: target, targets: [target]))
     }
 }

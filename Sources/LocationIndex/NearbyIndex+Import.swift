@@ -21,12 +21,7 @@ extension NearbyIndex {
         fromFile path: String, options: ImportOptions = ImportOptions(),
         progress: @escaping (ImportProgress) throws -> Void = { _ in }
     ) throws -> ImportReport {
-        guard let format = options.format ?? ImportFormat(fileName: path) else {
-            throw IndexError(
-                .invalidArgument, "cannot tell the format from the file name; pass a format (csv, geojson, geonames)",
-                path: path, parameter: "format")
-        }
-        return try importPlaces(bytes: PlaceParsers.readFile(path), from: path, format: format, options: options, progress: progress)
+        try write(ParsedPlaceFile(fromFile: path, options: options, progress: progress), options: options, progress: progress)
     }
 
     /// Imports the contents of a place file already read, as ``importPlaces(fromFile:options:progress:)``
@@ -41,14 +36,8 @@ extension NearbyIndex {
         bytes: [UInt8], from path: String, format: ImportFormat, options: ImportOptions,
         progress: @escaping (ImportProgress) throws -> Void = { _ in }
     ) throws -> ImportReport {
-        // About 50 bytes a row in typical files: reserve so the tables need not grow while reading.
-        var collector = ImportCollector(path: path, options: options, expectedCount: bytes.count / 50, progress: progress)
-        switch format {
-        case .csv: try PlaceParsers.parseCSV(bytes, into: &collector)
-        case .geoJSON: try PlaceParsers.parseGeoJSON(bytes, into: &collector)
-        case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
-        }
-        return try write(collector, options: options, progress: progress)
+        try write(
+            ParsedPlaceFile(bytes: bytes, from: path, format: format, options: options, progress: progress), options: options, progress: progress)
     }
 
     /// Imports places given in code, updating those whose id is already in the index.
@@ -64,53 +53,11 @@ extension NearbyIndex {
         _ places: some Sequence<Place>, options: ImportOptions = ImportOptions(),
         progress: @escaping (ImportProgress) throws -> Void = { _ in }
     ) throws -> ImportReport {
-        var collector = ImportCollector(path: "(places)", options: options, progress: progress)
-        for (number, place) in places.enumerated() {
-            try collector.rowRead()
-            guard !place.id.isEmpty else {
-                try collector.reject(IndexError(.malformedRow, "place \(number) has an empty id", parameter: "places"))
-                continue
-            }
-            if let level = place.level, level == Int(PlaceRecord.noLevel) || Int32(exactly: level) == nil {
-                try collector.reject(
-                    IndexError(.malformedRow, "place \(place.id) has level \(level), outside 32-bit range", parameter: "places"))
-                continue
-            }
-            try collector.accept(
-                ParsedPlace(
-                    id: place.id, name: place.name, latitudeE7: PlaceRecord.latitudeE7(place.coordinate.latitude),
-                    longitudeE7: PlaceRecord.longitudeE7(place.coordinate.longitude), kind: place.kind,
-                    level: place.level.map { Int32($0) } ?? PlaceRecord.noLevel, origin: "place \(number)"),
-                line: nil, column: nil)
-        }
-        return try write(collector, options: options, progress: progress)
-    }
-
-    /// Reads a place file with the index's parsers and rules (strict or lenient, unique ids,
-    /// progress and cancellation while reading) without writing anything: for another store
-    /// (LocationPostGIS) that must accept exactly what an index import accepts, with the same errors.
-    package static func parsePlaces(
-        fromFile path: String, options: ImportOptions, progress: @escaping (ImportProgress) throws -> Void
-    ) throws -> ParsedPlaceFile {
-        guard let format = options.format ?? ImportFormat(fileName: path) else {
-            throw IndexError(
-                .invalidArgument, "cannot tell the format from the file name; pass a format (csv, geojson, geonames)",
-                path: path, parameter: "format")
-        }
-        let bytes = try PlaceParsers.readFile(path)
-        var collector = ImportCollector(path: path, options: options, expectedCount: bytes.count / 50, progress: progress)
-        switch format {
-        case .csv: try PlaceParsers.parseCSV(bytes, into: &collector)
-        case .geoJSON: try PlaceParsers.parseGeoJSON(bytes, into: &collector)
-        case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
-        }
-        return ParsedPlaceFile(
-            places: collector.places, rowsRead: collector.rowsRead, skipped: collector.skipped, issues: collector.issues)
+        try write(ParsedPlaceFile(places: places, options: options, progress: progress), options: options, progress: progress)
     }
 
     private func write(
-        _ collector: ImportCollector, options: ImportOptions, progress: (ImportProgress) throws -> Void
-    ) throws -> ImportReport {
+        _ parsed: ParsedPlaceFile, options: ImportOptions, progress: (ImportProgress) throws -> Void) throws -> ImportReport {
         try writer.withLock { connection throws in
             guard let connection else {
                 throw IndexError(
@@ -118,23 +65,11 @@ extension NearbyIndex {
             }
             let writer = IndexWriter(connection: connection, grid: grid, interval: max(1, options.progressInterval))
             let (inserted, updated, count) = try writer.write(
-                collector.places, indexByID: collector.indexByID, rowsRead: collector.rowsRead, skipped: collector.skipped,
+                parsed.places, indexByID: parsed.indexByID, rowsRead: parsed.rowsRead, skipped: parsed.skipped,
                 progress: progress)
             return ImportReport(
-                rowsRead: collector.rowsRead, inserted: inserted, updated: updated, skipped: collector.skipped,
-                issues: collector.issues, placeCount: count)
+                rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped,
+                issues: parsed.issues, placeCount: count)
         }
     }
-}
-
-/// A place file as ``NearbyIndex/parsePlaces(fromFile:options:progress:)`` read it.
-package struct ParsedPlaceFile: Sendable {
-    /// The accepted places, ids unique (in lenient mode a repeated id's later row won).
-    package var places: [ParsedPlace]
-    /// Input rows (or features) read.
-    package var rowsRead: Int
-    /// Rows skipped as bad (lenient mode).
-    package var skipped: Int
-    /// The first 100 problems met in lenient mode.
-    package var issues: [IndexError]
 }

@@ -1,19 +1,7 @@
 package import LocationCore
-
-/// A place found by a radius query, with its distance from the query point.
-package struct NearbyPlace: Sendable, Hashable {
-    /// The place.
-    package var place: Place
-    /// Great-circle distance in metres from the query centre on the sphere of radius
-    /// ``/LocationCore/Sphere/radius`` (``/LocationCore/Coordinate/distance(to:)``).
-    package var distance: Double
-
-    @inlinable
-    package init(place: Place, distance: Double) {
-        self.place = place
-        self.distance = distance
-    }
-}
+// The parsers, the cap, the ranking and the errors every place store shares: whoever imports
+// the index sees them as its own.
+@_exported public import Places
 
 /// An on-disk index of places answering "what is within r metres of here", exactly and fast.
 ///
@@ -180,15 +168,7 @@ package final class NearbyIndex: Sendable {
         near center: Coordinate, within radius: Double, limit: Int? = nil,
         _ body: (NearbyRows) throws(IndexError) -> Result
     ) throws(IndexError) -> Result {
-        guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
-            throw IndexError(
-                .invalidArgument,
-                "radius \(radius) m is outside 1...\(Sphere.halfCircumference) m (half the Earth's circumference)",
-                parameter: "radius")
-        }
-        if let limit, limit <= 0 {
-            throw IndexError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
-        }
+        try NearbyPlace.checkQuery(radius: radius, limit: limit)
         let cap = SearchCap(center: center, radius: radius)
         return try withReader { reader throws(IndexError) in
             // Which rows to read depends on the split nodes, so they must be those of the

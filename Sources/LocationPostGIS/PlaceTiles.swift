@@ -1,5 +1,5 @@
 package import LocationCore
-package import LocationIndex
+package import Places
 package import NIOCore
 import PostgresNIO
 

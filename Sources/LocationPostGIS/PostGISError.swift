@@ -1,7 +1,7 @@
 /// Something the PostGIS store could not do, with where: the server (`host:port`), the
 /// parameter, or the URL.
 ///
-/// Import errors about the input itself (a bad row, a missing column) are LocationIndex's
+/// Import errors about the input itself (a bad row, a missing column) are the Places module's
 /// `IndexError`, thrown unchanged: the file is read by the same parsers as an SQLite import.
 package struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.

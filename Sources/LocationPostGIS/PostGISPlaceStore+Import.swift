@@ -1,9 +1,9 @@
-package import LocationIndex
+package import Places
 import NIOCore
 import PostgresNIO
 
 extension PostGISPlaceStore {
-    /// Imports a place file (CSV, GeoJSON, GeoNames) with LocationIndex's parsers, so it accepts
+    /// Imports a place file (CSV, GeoJSON, GeoNames) with the Places module's parsers, so it accepts
     /// and rejects exactly what `locsim index import --db` does, with the same errors.
     ///
     /// One transaction: the rows go to a temporary table by `COPY`, then one
@@ -26,7 +26,7 @@ extension PostGISPlaceStore {
         fromFile path: String, options: ImportOptions = ImportOptions(),
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {
-        let parsed = try NearbyIndex.parsePlaces(fromFile: path, options: options, progress: progress)
+        let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
         // Fail fast when the server is down (the pool would keep the import waiting while it retries).
         try await checkHealth()
         try await prepareSchema()

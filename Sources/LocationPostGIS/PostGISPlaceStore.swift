@@ -1,6 +1,6 @@
 package import Logging
 package import LocationCore
-package import LocationIndex
+package import Places
 import PostgresNIO
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
@@ -23,7 +23,7 @@ import PostgresNIO
 /// `locsim_place` is the place set (what imports upsert into, what a PostGIS user queries);
 /// `locsim_tile` is derived from it in the same transaction: one row per 0.01° × 0.01° tile
 /// holding its places packed in binary (`PlaceTiles`). The query (``places(near:within:limit:)``)
-/// is a prepared statement that reads the tiles covering the cap (the bands of LocationIndex's
+/// is a prepared statement that reads the tiles covering the cap (the bands of Places'
 /// `SearchCap`, the box the SQLite index reads, each cut to the longitudes the cap reaches in
 /// it; key ranges, one per band of tiles) and returns them as one `bytea`: a 5 km answer is a
 /// few dozen index probes instead of thousands of rows. The exact distance, the radius test, the order and the limit are then
@@ -291,13 +291,10 @@ package final class PostGISPlaceStore: Sendable {
     }
 
     static func check(radius: Double, limit: Int?) throws(PostGISError) {
-        guard radius.isFinite, radius >= 1, radius <= Sphere.halfCircumference else {
-            throw PostGISError(
-                .invalidArgument, "radius \(radius) m is outside 1...\(Sphere.halfCircumference) m (half the Earth's circumference)",
-                parameter: "radius")
-        }
-        if let limit, limit <= 0 {
-            throw PostGISError(.invalidArgument, "limit \(limit) must be > 0", parameter: "limit")
+        do {
+            try NearbyPlace.checkQuery(radius: radius, limit: limit)
+        } catch {
+            throw PostGISError(.invalidArgument, error.message, parameter: error.parameter)
         }
     }
 

@@ -1,5 +1,5 @@
 package import LocationCore
-package import LocationIndex
+package import Places
 package import Logging
 
 /// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:

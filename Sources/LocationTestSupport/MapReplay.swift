@@ -13,7 +13,7 @@ public import MapFeature
 /// `locsim replay --fast` runs) with the events collected into a ``ReplayLog`` to assert on:
 /// fixes happen at their own timestamps, and each request's answer happens at the request's time
 /// plus its latency (scripted per call by a ``RecordingRepository``, which reports it through
-/// ``/MapFeature/VirtualTimeRepository``, or ``latency`` for any other repository such as an
+/// ``/LocationCore/LocationRepository/respond(center:radius:at:)``, or ``latency`` for any other repository such as an
 /// offline index). Events are processed in time order, answers before fixes at the same
 /// microsecond, through the model's own entry points, so the log is what the app would have done
 /// on the phone, with no threads racing: the same input always gives the same log, and a 24-hour

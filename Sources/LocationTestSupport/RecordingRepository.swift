@@ -21,9 +21,8 @@ public import MapFeature
 /// ```
 ///
 /// The replay harness (``MapReplay``, through ``/MapFeature/MapReplayLoop``) asks it for answers
-/// without waiting (``respond(center:radius:at:)``, its ``/MapFeature/VirtualTimeRepository``
-/// conformance) and places them in virtual time itself.
-public final class RecordingRepository: VirtualTimeRepository, Sendable {
+/// without waiting (``respond(center:radius:at:)``) and places them in virtual time itself.
+public final class RecordingRepository: LocationRepository, Sendable {
     /// A scripted answer: what, and how long it takes.
     public struct Response: Sendable {
         /// How long the call takes on the clock.
@@ -159,7 +158,9 @@ public final class RecordingRepository: VirtualTimeRepository, Sendable {
 
     /// Records a call made at virtual time `time` and returns its scripted answer and latency
     /// without waiting: the replay harness places the answer in virtual time itself.
-    public func respond(center: Coordinate, radius: Double, at time: Duration) async -> (result: Result<[Place], AppError>, latency: Duration) {
+    public nonisolated(nonsending) func respond(center: Coordinate, radius: Double, at time: Duration)
+        async -> (result: Result<[Place], any Error>, latency: Duration?)
+    {
         let (call, response) = record(center: center, radius: radius, at: time)
         let index = call.index
         let result = await response.outcome(call)
@@ -167,7 +168,7 @@ public final class RecordingRepository: VirtualTimeRepository, Sendable {
         case .success(let places): finish(index, .answered(count: places.count))
         case .failure(let error): finish(index, .failed(error))
         }
-        return (result, response.latency)
+        return (result.mapError { $0 }, response.latency)
     }
 
     /// Appends the call and returns it with its scripted answer (the caller keeps the value,

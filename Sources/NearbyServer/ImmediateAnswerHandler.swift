@@ -5,6 +5,7 @@ import Foundation
 #endif
 import HTTPTypes
 import LocationCore
+import LocationIndex
 import NIOCore
 import NIOHTTP1
 
@@ -16,7 +17,7 @@ import NIOHTTP1
 /// Why: Hummingbird answers each connection in a Swift task; for a small answer that task, its
 /// async streams and the hand-overs between it and the event loop cost about three times what
 /// the socket work does (docs/benchmarks/serve.md). The nearby route with no faults and the
-/// SQLite index needs none of it: ``NearbyResponder/respondImmediately(search:target:authorization:player:remoteAddress:)`` gives
+/// SQLite index needs none of it: ``NearbyResponder/respondImmediately(repository:target:authorization:player:remoteAddress:)`` gives
 /// the same answer, audit verdict, metrics and access log line as the task path.
 ///
 /// Order: while a request handed to Hummingbird has not been answered, every later request on
@@ -34,7 +35,7 @@ final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundOut = HTTPServerResponsePart
 
     private let responder: NearbyResponder
-    private let search: IndexSearch
+    private let repository: OfflineLocationRepository
     private let serverName: String
     /// A head kept back for an immediate answer, until its end arrives.
     private var held: HTTPRequestHead?
@@ -45,9 +46,9 @@ final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// The `Date` header for the current second of the injected wall clock.
     private var date: (second: Int64, text: String)?
 
-    init(responder: NearbyResponder, search: IndexSearch, serverName: String) {
+    init(responder: NearbyResponder, repository: OfflineLocationRepository, serverName: String) {
         self.responder = responder
-        self.search = search
+        self.repository = repository
         self.serverName = serverName
     }
 
@@ -86,7 +87,7 @@ final class ImmediateAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         if remoteAddress == nil { remoteAddress = .some(context.channel.remoteAddress?.ipAddress) }
         let answer = responder.respondImmediately(
-            search: search, target: head.uri, authorization: head.headers.first(name: "authorization"),
+            repository: repository, target: head.uri, authorization: head.headers.first(name: "authorization"),
             player: head.headers.first(name: NearbyResponder.playerHeader.rawName), remoteAddress: remoteAddress ?? nil)
         // The header lines as Hummingbird's path writes them: the responder's, then Date, Server.
         var headers = HTTPHeaders()

@@ -7,6 +7,7 @@ import HTTPTypes
 package import Hummingbird
 import HummingbirdCore
 import LocationCore
+import LocationIndex
 import Logging
 import NIOCore
 
@@ -19,7 +20,10 @@ package struct NearbyResponder: HTTPResponder {
     package typealias Context = NearbyRequestContext
 
     let configuration: NearbyServer.Configuration
-    let search: any NearbySearching
+    /// Where places come from.
+    let repository: any LocationRepository
+    /// The same backend when it writes its own bodies and reports its health.
+    let serving: (any NearbyServing)?
     let time: ServerTime
     let state: NearbyServerState
     let accessLog: AccessLog?
@@ -28,21 +32,22 @@ package struct NearbyResponder: HTTPResponder {
     let addedRoutes: (any AddedRoutes)?
     /// The backend when it answers without suspending (the SQLite index): the server then
     /// answers the nearby route on the event loop (``ImmediateAnswerHandler``).
-    let immediateSearch: IndexSearch?
+    let immediateRepository: OfflineLocationRepository?
 
     init(
-        configuration: NearbyServer.Configuration, search: any NearbySearching, time: ServerTime, state: NearbyServerState,
+        configuration: NearbyServer.Configuration, repository: any LocationRepository, time: ServerTime, state: NearbyServerState,
         accessLog: AccessLog?, logger: Logger, addedRoutes: (any AddedRoutes)? = nil
     ) {
         self.addedRoutes = addedRoutes
         self.configuration = configuration
-        self.search = search
+        self.repository = repository
+        self.serving = repository as? any NearbyServing
         self.time = time
         self.state = state
         self.accessLog = accessLog
         self.logger = logger
         self.tokenRule = TokenRule(token: configuration.token)
-        self.immediateSearch = search as? IndexSearch
+        self.immediateRepository = repository as? OfflineLocationRepository
     }
 
     /// The routes and the name each has in metrics.
@@ -124,10 +129,10 @@ package struct NearbyResponder: HTTPResponder {
                 switch route {
                 case .nearby: outcome = await nearby(request: request, client: client, arrival: arrival)
                 case .healthz:
-                    if let problem = await search.healthProblem() {
+                    if let problem = await serving?.healthProblem() {
                         outcome = Self.failure(ServerError(.unavailable, status: 503, problem, retryAfter: 1), error: problem)
                     } else {
-                        let warnings = await search.healthWarnings().map { "degraded: \($0)\n" }.joined()
+                        let warnings = (await serving?.healthWarnings() ?? []).map { "degraded: \($0)\n" }.joined()
                         outcome = Self.text("ok\n" + warnings, contentType: "text/plain; charset=utf-8")
                     }
                 case .metrics:
@@ -153,9 +158,9 @@ package struct NearbyResponder: HTTPResponder {
     // MARK: Answers without suspending
 
     /// Whether a `GET` with this target is answered by
-    /// ``respondImmediately(search:target:authorization:player:remoteAddress:)``:
+    /// ``respondImmediately(repository:target:authorization:player:remoteAddress:)``:
     /// `/locations/nearby` when no faults are configured. Asked only by the handler the server
-    /// installs when the backend answers without suspending (``immediateSearch``); everything
+    /// installs when the backend answers without suspending (``immediateRepository``); everything
     /// else goes through ``respond(to:context:)``.
     func answersImmediately(target: String) -> Bool {
         guard configuration.faults.isNone else { return false }
@@ -168,7 +173,7 @@ package struct NearbyResponder: HTTPResponder {
     /// log line as ``respond(to:context:)``, without a task, a suspension or a hop between threads.
     ///
     /// - Parameters:
-    ///   - search: The backend (``immediateSearch``).
+    ///   - repository: The backend (``immediateRepository``).
     ///   - target: The request target (path and query) as sent.
     ///   - authorization: The `Authorization` header, if any.
     ///   - player: The `X-Player-ID` header, if any.
@@ -176,14 +181,14 @@ package struct NearbyResponder: HTTPResponder {
     /// - Returns: The response head (with `Content-Length`, without `Date` and `Server`, which
     ///   the caller adds as Hummingbird does) and the whole body.
     func respondImmediately(
-        search: IndexSearch, target: String, authorization: String?, player: String?, remoteAddress: String?
+        repository: OfflineLocationRepository, target: String, authorization: String?, player: String?, remoteAddress: String?
     ) -> (head: HTTPResponse, body: ByteBuffer) {
         let started = time.elapsed()
         let arrival = time.now()
         let uri = URI(target)
         let client = clientName(player: player, authorization: authorization, remoteAddress: remoteAddress)
         let outcome = tokenRule.admits(authorization: authorization)
-            ? nearbyImmediately(uri: uri, client: client, arrival: arrival, search: search)
+            ? nearbyImmediately(uri: uri, client: client, arrival: arrival, repository: repository)
             : unauthorized(authorization: authorization)
         record(outcome, route: .nearby, method: "GET", uri: uri, client: client, arrival: arrival, started: started)
         state.metrics.recordEventLoopAnswer()
@@ -250,7 +255,7 @@ package struct NearbyResponder: HTTPResponder {
             await pause(delay)
             let answer: Result<(body: ByteBuffer, places: Int), any Error>
             do {
-                answer = .success(try await search.nearbyBody(near: query.center, within: query.radius, limit: query.limit))
+                answer = .success(try await nearbyBody(query))
             } catch {
                 answer = .failure(error)
             }
@@ -260,10 +265,10 @@ package struct NearbyResponder: HTTPResponder {
         return conclude(outcome, failed: failed, answered: fault != .timeout, ticket: ticket, entry: entry)
     }
 
-    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(search:target:authorization:player:remoteAddress:)``: no faults,
+    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(repository:target:authorization:player:remoteAddress:)``: no faults,
     /// a backend that answers without suspending.
     private func nearbyImmediately(
-        uri: URI, client: String, arrival: Date, search: IndexSearch
+        uri: URI, client: String, arrival: Date, repository: OfflineLocationRepository
     ) -> Outcome {
         let query: NearbyQuery
         do {
@@ -274,12 +279,21 @@ package struct NearbyResponder: HTTPResponder {
         let (_, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
         let answer: Result<(body: ByteBuffer, places: Int), any Error>
         do {
-            answer = .success(try search.nearbyBodyNow(near: query.center, within: query.radius, limit: query.limit))
+            answer = .success(try repository.nearbyBodyNow(near: query.center, within: query.radius, limit: query.limit))
         } catch {
             answer = .failure(error)
         }
         let (outcome, failed) = placesOutcome(answer, client: client)
         return conclude(outcome, failed: failed, answered: true, ticket: ticket, entry: entry)
+    }
+
+    /// The answer's body: written by the backend where it can (``NearbyServing``), else from its places.
+    private func nearbyBody(_ query: NearbyQuery) async throws -> (body: ByteBuffer, places: Int) {
+        if let serving { return try await serving.nearbyBody(near: query.center, within: query.radius, limit: query.limit) }
+        let places = try await repository.fetchNearby(center: query.center, radius: query.radius, limit: query.limit)
+        var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
+        writer.appendLocations(places)
+        return (writer.buffer, places.count)
     }
 
     private func nearbyQuery(_ uri: URI) throws(ServerError) -> NearbyQuery {

@@ -1,13 +1,13 @@
 package import Hummingbird
 import HummingbirdCore
-import LocationCore
+package import LocationCore
 package import Logging
 import MapFeature
 import ServiceLifecycle
 import NIOCore
 
 /// `locsim serve` as a library: the game's `GET /locations/nearby` over any
-/// ``NearbySearching`` backend, with the token rule, injected faults, the fetch-rule audit,
+/// ``/LocationCore/LocationRepository`` (``NearbyServing`` for what a backend adds), with the token rule, injected faults, the fetch-rule audit,
 /// metrics and an access log, as one swift-service-lifecycle `Service` on Hummingbird 2.
 ///
 /// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`, and any
@@ -17,7 +17,7 @@ import NIOCore
 /// ```swift
 /// let server = try NearbyServer(
 ///     configuration: NearbyServer.Configuration(port: 8080),
-///     search: IndexSearch(index: try NearbyIndex(path: "places.sqlite", configuration: .init(access: .readOnly))),
+///     repository: OfflineLocationRepository(index: try NearbyIndex(path: "places.sqlite", configuration: .init(access: .readOnly))),
 ///     time: ServerTime(clock: ContinuousClock(), now: { Date() }))
 /// let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 /// try await group.run()
@@ -110,21 +110,21 @@ package struct NearbyServer: Service {
     ///
     /// - Parameters:
     ///   - configuration: Where to listen and how to behave.
-    ///   - search: Where places come from.
+    ///   - repository: Where places come from.
     ///   - time: Delays and timestamps.
     ///   - accessLog: One line per request, or nil for none.
     ///   - logger: Server events (start, errors); never sees tokens.
     ///   - addedRoutes: More routes under the same token rule (the players' control API), or nil.
     ///   - onListening: Called once with the bound host and port (the real one when port is 0).
     package init(
-        configuration: Configuration, search: any NearbySearching, time: ServerTime, accessLog: AccessLog? = nil,
+        configuration: Configuration, repository: any LocationRepository, time: ServerTime, accessLog: AccessLog? = nil,
         logger: Logger = Logger(label: "locsim.serve"), addedRoutes: (any AddedRoutes)? = nil,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.state = NearbyServerState(faults: configuration.faults, audit: configuration.audit)
         self.responder = NearbyResponder(
-            configuration: configuration, search: search, time: time, state: state, accessLog: accessLog, logger: logger,
+            configuration: configuration, repository: repository, time: time, state: state, accessLog: accessLog, logger: logger,
             addedRoutes: addedRoutes)
         self.logger = logger
         self.onListening = onListening
@@ -136,8 +136,10 @@ package struct NearbyServer: Service {
         let host = configuration.host
         let serverName = "locsim"
         let immediateAnswers: @Sendable () -> ImmediateAnswerHandler?
-        if configuration.answersOnEventLoop, let search = responder.immediateSearch {
-            immediateAnswers = { [responder] in ImmediateAnswerHandler(responder: responder, search: search, serverName: serverName) }
+        if configuration.answersOnEventLoop, let repository = responder.immediateRepository {
+            immediateAnswers = { [responder] in
+                ImmediateAnswerHandler(responder: responder, repository: repository, serverName: serverName)
+            }
         } else {
             immediateAnswers = { nil }
         }

@@ -168,8 +168,10 @@ struct NearbyIndexQueryTests {
             await #expect(throws: CoordinateError.self) { _ = try await repository.fetchNearby(lat: .nan, lng: 0, radius: 10) }
             await #expect(throws: CoordinateError.self) { _ = try await repository.fetchNearby(lat: 91, lng: 0, radius: 10) }
             await #expect(throws: CoordinateError.self) { _ = try await repository.fetchNearby(lat: 0, lng: 181, radius: 10) }
-            let limited = OfflineLocationRepository(index: index, limit: 5)
-            #expect(try await limited.fetchNearby(center: center, radius: 5_000) == Array(fetched.prefix(5)))
+            #expect(try await repository.fetchNearby(center: center, radius: 5_000, limit: 5) == Array(fetched.prefix(5)))
+            let replayed = await repository.respond(center: center, radius: 5_000, at: .seconds(1))
+            #expect(try replayed.result.get() == fetched)
+            #expect(replayed.latency == .zero)
         }
     }
 }

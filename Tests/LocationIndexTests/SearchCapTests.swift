@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 @testable import LocationIndex
+@testable import Places
 import LocSimTestHelpers
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 @testable import LocationIndex
+@testable import Places
 import Testing
 
 // Expected values: Fixtures/stable-ids.json, written by scripts/reference/make_stable_id_reference.py

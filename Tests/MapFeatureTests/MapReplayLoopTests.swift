@@ -11,7 +11,7 @@ import Testing
 
     /// A server of the test's own (not a RecordingRepository): every answer is one shrine, and
     /// takes `latency` of virtual time, reported through the protocol.
-    final class SlowServer: VirtualTimeRepository {
+    final class SlowServer: LocationRepository {
         let latency: Duration
         let shrine = Place(id: "shrine", name: "Shrine", coordinate: MapReplayLoopTests.script.position(east: 300))
         init(latency: Duration) { self.latency = latency }
@@ -19,13 +19,13 @@ import Testing
         func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] { [shrine] }
 
         func respond(center: Coordinate, radius: Double, at time: Duration)
-            async -> (result: Result<[Place], AppError>, latency: Duration)
+            async -> (result: Result<[Place], any Error>, latency: Duration?)
         {
             (.success([shrine]), latency)
         }
     }
 
-    @Test("Any repository can report its latency through VirtualTimeRepository: answers come that long after their request")
+    @Test("Any repository can report its latency through respond(center:radius:at:): answers come that long after their request")
     func reportedLatency() async throws {
         let fixes = Self.script.walk(count: 120, speed: 1.4, bearing: 90)
         let log = await MapReplay(repository: SlowServer(latency: .seconds(3))).run(fixes: fixes)

@@ -41,7 +41,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let wall = ManualWallClock()
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index), wall: wall)
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index), wall: wall)
         let start = TestIndex.tokyo
         let near = start.destination(distance: 12, bearing: 90)
         let far = start.destination(distance: 131, bearing: 0)
@@ -90,7 +90,7 @@ import Testing
         let wall = ManualWallClock()
         let script = try FaultScript.parse(Data(#"[{}, {"status": 503}, {}, {"status": 500}]"#.utf8), source: "test")
         let server = makeServer(
-            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), search: IndexSearch(index: places.index),
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
             wall: wall)
         let shortest = FetchThrottle.Configuration.game.retry
         let required = shortest.initialDelay.fractionalSeconds * (1 - shortest.jitter)
@@ -133,7 +133,7 @@ import Testing
         let clock = VirtualClock()
         let script = try FaultScript.parse(Data(#"[{"delay": "10s"}]"#.utf8), source: "test")
         let server = makeServer(
-            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), search: IndexSearch(index: places.index),
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
             clock: clock)
         try await server.application().test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -160,7 +160,7 @@ import Testing
     func clientNames() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player("p1")) { _ in }
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer abc"]) { _ in }
@@ -176,7 +176,7 @@ import Testing
         let wall = ManualWallClock()
         let cap = 16
         let server = makeServer(
-            try NearbyServer.Configuration(audit: FetchAudit.Configuration(maximumClients: cap)), search: IndexSearch(index: places.index),
+            try NearbyServer.Configuration(audit: FetchAudit.Configuration(maximumClients: cap)), repository: OfflineLocationRepository(index: places.index),
             wall: wall)
         // Four times the cap evicts plenty; a small radius keeps each answer a few places, so the
         // 3 × floodCount requests stay cheap when the whole suite runs at once on two cores.

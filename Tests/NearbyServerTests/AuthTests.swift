@@ -15,7 +15,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let log = LogLines()
-        let server = makeServer(try NearbyServer.Configuration(token: Self.token), search: IndexSearch(index: places.index), log: log)
+        let server = makeServer(try NearbyServer.Configuration(token: Self.token), repository: OfflineLocationRepository(index: places.index), log: log)
         let wrong = "wrong-token-value"
         try await server.application().test(.router) { client in
             for headers: HTTPFields in [[:], [.authorization: "Bearer \(wrong)"], [.authorization: "Basic \(Self.token)"],

@@ -32,7 +32,7 @@ import Testing
     func answersEqualTheIndex() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(maximumRadius: 250_000), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(maximumRadius: 250_000), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.router) { client in
             var nonEmpty = 0
             for query in Self.queries {
@@ -55,7 +55,7 @@ import Testing
     func rowsBodyEqualsPlacesBody() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let search = IndexSearch(index: places.index)
+        let repository = OfflineLocationRepository(index: places.index)
         // The awkward names (escapes, non-ASCII, kinds) lie within 60 m of Tokyo.
         let queries = Self.queries + [(latitude: TestIndex.tokyo.latitude, longitude: TestIndex.tokyo.longitude, radius: 60.0)]
         var compared = 0
@@ -65,7 +65,7 @@ import Testing
                 let expected = try places.index.places(near: center, within: query.radius, limit: limit).map(\.place)
                 var writer = NearbyJSONWriter()
                 writer.appendLocations(expected)
-                let (body, count) = try await search.nearbyBody(near: center, within: query.radius, limit: limit)
+                let (body, count) = try await repository.nearbyBody(near: center, within: query.radius, limit: limit)
                 #expect(Array(body.readableBytesView) == writer.bytes, "\(query) limit \(String(describing: limit))")
                 #expect(count == expected.count)
                 compared += expected.count
@@ -78,7 +78,7 @@ import Testing
     func defaultsAndLimit() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         let center = TestIndex.tokyo
         let all = try places.index.places(near: center, within: NearbyQuery.defaultRadius).map(\.place)
         try await server.application().test(.router) { client in
@@ -98,7 +98,7 @@ import Testing
     func optionalKeysAndEscaping() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 60), method: .get) { response in
                 let body = String(decoding: response.bytes, as: UTF8.self)
@@ -139,7 +139,7 @@ import Testing
     func badRequest(query: String, parameter: String) async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.router) { client in
             try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
                 #expect(response.status == .badRequest)
@@ -158,7 +158,7 @@ import Testing
     func notFoundAndMethod() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.router) { client in
             for path in ["/", "/locations", "/locations/nearby/", "/LOCATIONS/NEARBY", "/nearby?lat=1&lng=2"] {
                 try await client.execute(uri: path, method: .get) { response in
@@ -186,7 +186,7 @@ import Testing
         let port = try LoopbackSocket.freePort()
         let upstream = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "upstream-secret")
         let log = LogLines()
-        let server = makeServer(try NearbyServer.Configuration(), search: RepositorySearch(repository: upstream), log: log)
+        let server = makeServer(try NearbyServer.Configuration(), repository: upstream, log: log)
         try await server.application().test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
                 #expect(response.status == .serviceUnavailable)

@@ -43,8 +43,8 @@ import Testing
         inTask.answersOnEventLoop = false
         // A clock that does not move: both access logs then say 0 ms.
         let logs = (LogLines(), LogLines())
-        let fast = makeServer(onLoop, search: IndexSearch(index: places.index), clock: VirtualClock(), log: logs.0)
-        let slow = makeServer(inTask, search: IndexSearch(index: places.index), clock: VirtualClock(), log: logs.1)
+        let fast = makeServer(onLoop, repository: OfflineLocationRepository(index: places.index), clock: VirtualClock(), log: logs.0)
+        let slow = makeServer(inTask, repository: OfflineLocationRepository(index: places.index), clock: VirtualClock(), log: logs.1)
         let requests = try Self.requests()
         try await fast.application().test(.live) { fastClient in
             try await slow.application().test(.live) { slowClient in
@@ -85,11 +85,11 @@ import Testing
     func pipelinedOrder() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let search = IndexSearch(index: places.index)
-        let server = makeServer(try NearbyServer.Configuration(port: 0), search: search)
+        let repository = OfflineLocationRepository(index: places.index)
+        let server = makeServer(try NearbyServer.Configuration(port: 0), repository: repository)
         let points = (0..<6).map { TestIndex.tokyo.destination(distance: Double($0) * 900, bearing: Double($0) * 50) }
         @Sendable func expected(_ i: Int, radius: Double, limit: Int? = nil) throws -> [UInt8] {
-            Array(buffer: try search.nearbyBodyNow(near: points[i], within: radius, limit: limit).body)
+            Array(buffer: try repository.nearbyBodyNow(near: points[i], within: radius, limit: limit).body)
         }
         try await server.application().test(.live) { client in
             let connection = try RawConnection(port: try #require(client.port))
@@ -129,10 +129,17 @@ import Testing
         defer { places.remove() }
         let faulty = makeServer(
             try NearbyServer.Configuration(port: 0, faults: try FaultPlan.Configuration(latency: .milliseconds(1))),
-            search: IndexSearch(index: places.index))
+            repository: OfflineLocationRepository(index: places.index))
+        /// The index behind a repository the server cannot ask without suspending.
+        struct Wrapped: LocationRepository {
+            let base: OfflineLocationRepository
+            func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+                try await base.fetchNearby(center: center, radius: radius)
+            }
+        }
         let repository = makeServer(
-            try NearbyServer.Configuration(port: 0), search: RepositorySearch(repository: OfflineLocationRepository(index: places.index)))
-        let plain = makeServer(try NearbyServer.Configuration(port: 0), search: IndexSearch(index: places.index))
+            try NearbyServer.Configuration(port: 0), repository: Wrapped(base: OfflineLocationRepository(index: places.index)))
+        let plain = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index))
         for (server, close) in [(faulty, false), (repository, false), (plain, true)] {
             try await server.application().test(.live) { client in
                 let connection = try RawConnection(port: try #require(client.port))

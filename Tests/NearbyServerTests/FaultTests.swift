@@ -72,7 +72,7 @@ import Testing
             Data(#"[{}, {}, {"status": 503}, {"delay": "800ms"}, {"status": 200, "body": "not json"}]"#.utf8), source: "qa.json")
         let log = LogLines()
         let server = makeServer(
-            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), search: IndexSearch(index: places.index),
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
             clock: clock, log: log)
         try await server.application().test(.router) { client in
             for _ in 0..<2 {
@@ -111,7 +111,7 @@ import Testing
         defer { places.remove() }
         let clock = VirtualClock()
         let server = makeServer(
-            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1)), search: IndexSearch(index: places.index),
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1)), repository: OfflineLocationRepository(index: places.index),
             clock: clock)
         try await server.application().test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in

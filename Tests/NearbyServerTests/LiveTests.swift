@@ -15,7 +15,7 @@ import Testing
     func endToEnd() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(port: 0, token: "live-token"), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(port: 0, token: "live-token"), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
             let base = URL(string: "http://127.0.0.1:\(port)")!
@@ -53,7 +53,7 @@ import Testing
     func concurrentClients() async throws {
         let places = try TestIndex()
         defer { places.remove() }
-        let server = makeServer(try NearbyServer.Configuration(port: 0), search: IndexSearch(index: places.index))
+        let server = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index))
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
             let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in

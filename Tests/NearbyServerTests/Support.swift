@@ -84,11 +84,11 @@ final class LogLines: Sendable {
 
 /// A server over `index`, timed by `clock` and a manual wall clock unless given.
 func makeServer(
-    _ configuration: NearbyServer.Configuration, search: any NearbySearching, clock: some Clock<Duration> = ContinuousClock(),
+    _ configuration: NearbyServer.Configuration, repository: any LocationRepository, clock: some Clock<Duration> = ContinuousClock(),
     wall: ManualWallClock = ManualWallClock(), log: LogLines = LogLines(), format: AccessLog.Format = .text
 ) -> NearbyServer {
     NearbyServer(
-        configuration: configuration, search: search, time: ServerTime(clock: clock, now: { wall.now }),
+        configuration: configuration, repository: repository, time: ServerTime(clock: clock, now: { wall.now }),
         accessLog: AccessLog(format: format, write: log.append))
 }
 

@@ -16,7 +16,7 @@ let package = Package(
         .target(name: "FuzzDriver"),
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzDriver", .product(name: "GPXFormat", package: "locsim")]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzDriver", .product(name: "NMEAFormat", package: "locsim")]),
-        .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "LocationIndex", package: "locsim")]),
+        .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "Places", package: "locsim")]),
         .executableTarget(
             name: "FuzzGPSDReport", dependencies: ["FuzzDriver", .product(name: "LocationGPSD", package: "locsim")]),
         // The command's option parsers (the LocSimCommand product exists only with LOCSIM_FUZZ=1).

@@ -3,7 +3,6 @@ import Foundation
 import LocationCore
 import LocationFeed
 import MapFeature
-import NearbyServer
 import ServiceLifecycle
 
 /// What each player's map screen would show: every player's fixes go through a ``MapSession``
@@ -15,12 +14,12 @@ final class PlayerMapSessions: Service, Sendable {
     static let placeLimit = 300
 
     let hub: PlayerHub
-    let search: any NearbySearching
+    let repository: any LocationRepository
     let rule: FetchThrottle.Configuration
 
-    init(hub: PlayerHub, search: any NearbySearching, rule: FetchThrottle.Configuration) {
+    init(hub: PlayerHub, repository: any LocationRepository, rule: FetchThrottle.Configuration) {
         self.hub = hub
-        self.search = search
+        self.repository = repository
         self.rule = rule
     }
 
@@ -37,8 +36,8 @@ final class PlayerMapSessions: Service, Sendable {
                     self.hub.post(player: update.player, event: "map", json: Self.fetchJSON(update.player, request))
                     let result: Result<[Place], AppError>
                     do {
-                        result = .success(try await self.search.places(
-                            near: request.center, within: request.radius, limit: Self.placeLimit))
+                        result = .success(try await self.repository.fetchNearby(
+                            center: request.center, radius: request.radius, limit: Self.placeLimit))
                     } catch {
                         result = .failure(AppError(.networkUnavailable, message: "\(error)"))
                     }

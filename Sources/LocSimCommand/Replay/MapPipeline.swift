@@ -1,6 +1,5 @@
 import Foundation
 import LocationCore
-import LocationIndex
 import MapFeature
 
 /// Fixes → ``MapFeature/MapViewModel`` → what the player sees: the pipeline behind
@@ -64,30 +63,6 @@ struct MapPipeline {
         output.flush()
         if case .failed(let error) = finalState {
             throw CommandFailure("the location source failed: \(error)")
-        }
-    }
-}
-
-/// The offline index as the replay's repository. In real time it is the index's own
-/// `fetchNearby` (a query off the main actor); in virtual time it answers on the loop's executor
-/// (``MapFeature/VirtualTimeRepository``, zero latency), so a 24-hour replay's thousands of
-/// queries cost no thread hop each.
-struct IndexRepository: VirtualTimeRepository {
-    let base: OfflineLocationRepository
-
-    init(_ base: OfflineLocationRepository) { self.base = base }
-
-    func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
-        try await base.fetchNearby(center: center, radius: radius)
-    }
-
-    nonisolated(nonsending) func respond(center: Coordinate, radius: Double, at time: Duration)
-        async -> (result: Result<[Place], AppError>, latency: Duration)
-    {
-        do {
-            return (.success(try base.places(near: center, within: radius)), .zero)
-        } catch {
-            return (.failure(AppError.from(error)), .zero)
         }
     }
 }

@@ -96,11 +96,7 @@ struct Replay: AsyncParsableCommand {
         defer { output.flush() }
         let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2), output: output)
         let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
-        let places = try source.repository()
-        // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
-        // index stays unwrapped, so the virtual-time loop can ask it directly.
-        let tally = source.online == nil ? nil : FetchTally(places)
-        let repository: any LocationRepository = tally ?? places
+        let repository = try source.repository()
         let pipeline = MapPipeline(
             repository: repository, configuration: try map.throttleConfiguration(), recorder: recorder, progress: progress,
             output: output)
@@ -136,7 +132,7 @@ struct Replay: AsyncParsableCommand {
                 Terminal.err("locsim: recorded \(GPXReadReport.count(count, "fix", "fixes")) to \(recording.path)")
             }
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
-            if let tally { try source.requireAnAnswer(tally) }
+            try source.requireAnAnswer(recorder)
             return
         }
         guard let track else { return }
@@ -168,7 +164,7 @@ struct Replay: AsyncParsableCommand {
             try await pipeline.runRealTime(replay, speedFactor: timing.speed ?? 1)
         }
         try writeReport(recorder, title: track)
-        if let tally { try source.requireAnAnswer(tally) }
+        try source.requireAnAnswer(recorder)
     }
 
     /// The replay of `path`; a `--start` beyond its end is a usage error that names the flag.

@@ -35,9 +35,9 @@ struct PlaceSourceOptions: ParsableArguments {
             return try HTTPLocationRepository(baseURL: url, token: token)
         }
         if let db {
-            return IndexRepository(OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly))))
+            return OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
         }
-        return IndexRepository(OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata)))
+        return OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata))
     }
 
     /// Ends an `--online` run that never got an answer with exit status 1, as docs/reference/command.md
@@ -45,41 +45,14 @@ struct PlaceSourceOptions: ParsableArguments {
     /// with its reason) before this says so.
     ///
     /// - Throws: ``CommandFailure`` when there were fetches and every one failed.
-    func requireAnAnswer(_ tally: FetchTally) throws(CommandFailure) {
+    @MainActor
+    func requireAnAnswer(_ recorder: ReplayRecorder) throws(CommandFailure) {
         guard let online else { return }
-        let (answers, failures, last) = tally.counts
-        guard answers == 0, failures > 0 else { return }
+        let failures = recorder.trace.failures
+        guard recorder.answers == 0, let last = failures.last else { return }
         throw CommandFailure(
-            "every fetch from \(online) failed (\(failures) attempt\(failures == 1 ? "" : "s")); the last: \(last ?? "unknown")",
+            "every fetch from \(online) failed (\(failures.count) attempt\(failures.count == 1 ? "" : "s")); the last: \(last.error)",
             hint: "check that the server is up and answers GET \(online)/locations/nearby, or leave out --online for the offline index")
-    }
-}
-
-/// A repository that counts its answers and failures (cancelled fetches are neither), so the
-/// command can tell a server that never answered from one that did.
-final class FetchTally: LocationRepository {
-    private let base: any LocationRepository
-    private let state = Locked<(answers: Int, failures: Int, last: String?)>((0, 0, nil))
-
-    init(_ base: any LocationRepository) { self.base = base }
-
-    /// Answers, failures, and the last failure's description.
-    var counts: (answers: Int, failures: Int, last: String?) { state.withLock { $0 } }
-
-    func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
-        do {
-            let places = try await base.fetchNearby(center: center, radius: radius)
-            state.withLock { $0.answers += 1 }
-            return places
-        } catch let cancelled as CancellationError {
-            throw cancelled
-        } catch {
-            state.withLock {
-                $0.failures += 1
-                $0.last = AppError.from(error).description
-            }
-            throw error
-        }
     }
 }
 

@@ -43,6 +43,8 @@ final class ReplayRecorder {
     private var firstTime: Date?
     private var lastTime: Date?
     private(set) var fetchesByReason: [String: Int] = [:]
+    /// Answers the model took (a server that never answered is told from one that did).
+    private(set) var answers = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
 
     init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
@@ -125,6 +127,7 @@ final class ReplayRecorder {
                 text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
                 CoalescedRecord(time: event.time, reason: reason, inFlight: inFlight))
         case .fetchSucceeded(let request, let count):
+            answers += 1
             emit(
                 text: "\(stamp(event.time))  answer #\(request.id): \(PeopleText.count(count, "place"))",
                 AnswerRecord(time: event.time, id: request.id, count: count))

@@ -176,7 +176,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerConfigurationError {
             throw ValidationError("--\(error.option): \(error.message)")
         }
-        let search: any NearbySearching
+        let repository: any LocationRepository
         var backends: [any Service] = []
         if let postgres {
             #if PostGIS
@@ -186,15 +186,15 @@ struct Serve: AsyncParsableCommand {
                 try PostGISPlaceStore(url: try PostgresTarget.url(url, flag: "--replica"), clock: ContinuousClock(), logger: logger)
             }
             let router = PostGISReadRouter(primary: primary, replicas: replicas, clock: ContinuousClock(), logger: logger)
-            search = PostGISSearch(router: router)
+            repository = PostGISRepository(router: router)
             backends.append(PostGISPoolService(router: router))
             #else
             throw BuildTraits.missing("PostGIS", for: "--postgres \(postgres)")
             #endif
         } else if let db {
-            search = IndexSearch(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
+            repository = OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
         } else {
-            search = IndexSearch(index: try DefaultIndex.open(geodata: geodata))
+            repository = OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata))
         }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
@@ -203,7 +203,7 @@ struct Serve: AsyncParsableCommand {
         let boundPort = Locked(port)
         let feedRuntime = try FeedRuntime(feed, host: host)
         let server = NearbyServer(
-            configuration: configuration, search: search,
+            configuration: configuration, repository: repository,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
             addedRoutes: feedRuntime.routes,
             onListening: { host, port in
@@ -218,7 +218,7 @@ struct Serve: AsyncParsableCommand {
             })
         // The fetches and places of each player's map screen, for the live map.
         let feedServices = feedRuntime.services + [
-            PlayerMapSessions(hub: feedRuntime.hub, search: search, rule: configuration.audit.rule)
+            PlayerMapSessions(hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule)
         ]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -151,11 +151,7 @@ struct Simulate: AsyncParsableCommand {
             let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
                 progress.printAbove($0)
             }
-            let places = try source.repository()
-            // Only --online counts its fetches (a run with every fetch failed is a failure); the offline
-            // index stays unwrapped, so the virtual-time loop can ask it directly.
-            let tally = source.online == nil ? nil : FetchTally(places)
-            let repository: any LocationRepository = tally ?? places
+            let repository = try source.repository()
             let pipeline = MapPipeline(
                 repository: repository, configuration: try mapLogic.throttleConfiguration(), recorder: recorder,
                 progress: progress, output: output)
@@ -167,7 +163,7 @@ struct Simulate: AsyncParsableCommand {
                 try await pipeline.runRealTime(motion, speedFactor: speed ?? 1)
             }
             if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
-            if let tally { try source.requireAnAnswer(tally) }
+            try source.requireAnAnswer(recorder)
             return
         }
         _ = try await runUntilInterrupted {

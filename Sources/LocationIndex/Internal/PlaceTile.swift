@@ -1,26 +1,3 @@
-/// A place as stored: coordinates in integer units of 1e-7° (about 1.1 cm), the kind as a code
-/// into the `placeKind` table, the level with `Int32.min` for "none".
-struct PlaceRecord: Sendable {
-    var id: String
-    var name: String
-    var latitudeE7: Int32
-    var longitudeE7: Int32
-    var kindCode: UInt16
-    var level: Int32
-
-    static let noLevel = Int32.min
-
-    /// Degrees → 1e-7° units, rounded to nearest; longitude 180 wraps to −180.
-    static func latitudeE7(_ degrees: Double) -> Int32 { Int32((degrees * 1e7).rounded()) }
-    static func longitudeE7(_ degrees: Double) -> Int32 {
-        var value = Int64((degrees * 1e7).rounded())
-        if value >= 1_800_000_000 { value -= 3_600_000_000 }
-        return Int32(value)
-    }
-    /// 1e-7° units → degrees; the same Double a decimal with up to seven places parses to.
-    @inline(__always) static func degrees(_ e7: Int32) -> Double { Double(e7) / 1e7 }
-}
-
 /// The grid that assigns places to tiles: latitude bands `size` high, cut into cells `size`
 /// wide, all in 1e-7° integer units so assignment has no rounding at cell edges.
 ///
@@ -143,9 +120,6 @@ enum PlaceTileCodec {
     /// chain to follow (it still copies the blob once into the statement's buffer).
     static let maximumBytes = 65_000
     static let fixedBytesPerPlace = 18
-    /// Most UTF-8 bytes of id and name one place may have: a part holding only that place still
-    /// fits in ``maximumBytes`` (so its 16-bit text offsets cannot overflow).
-    static let maximumTextBytes = maximumBytes - 4 - fixedBytesPerPlace
 
     /// Encodes records (already sorted) into parts of at most ``maximumBytes`` each.
     static func encodeParts(_ records: ArraySlice<PlaceRecord>) -> [[UInt8]] {

@@ -9,8 +9,9 @@ public import LocationCore
 /// `LocationTestSupport`'s `MapReplay` and `locsim replay --fast`.
 ///
 /// Fixes happen at their own timestamps, and each request's answer happens at the request's time
-/// plus its latency: the one a ``VirtualTimeRepository`` reports for it (a scripted test server),
-/// or ``latency`` for any other repository (an offline index answers at once). Events are
+/// plus its latency: the one the repository reports for it
+/// (``/LocationCore/LocationRepository/respond(center:radius:at:)``: a scripted test server), or
+/// ``latency`` for any other repository (an offline index answers at once). Events are
 /// processed in time order, answers before fixes at the same microsecond, through the model's
 /// own entry points (``MapViewModel/receive(_:)`` and ``MapViewModel/complete(_:with:at:)``), so
 /// what the observer sees is what the app would have done, with no threads racing: the same input
@@ -54,7 +55,7 @@ public struct MapReplayLoop {
     public let repository: any LocationRepository
     /// The fetch rule's thresholds.
     public let configuration: FetchThrottle.Configuration
-    /// How long each request takes, for repositories that are not a ``VirtualTimeRepository``.
+    /// How long each request takes, for repositories that report no latency of their own.
     public let latency: Duration
     /// What happens at the end.
     public let ending: Ending
@@ -92,31 +93,18 @@ public struct MapReplayLoop {
     ) async -> Outcome<Failure> {
         // The model never waits for or times anything here: answers are stamped by the loop.
         let model = MapViewModel(repository: repository, configuration: configuration, clock: ContinuousClock(), onEvent: onEvent)
-        let reporting = repository as? any VirtualTimeRepository
         var scheduled: [ScheduledAnswer] = []
         var sequence = 0
         var epoch: Date?
 
         func schedule(_ request: FetchRequest?) async {
             guard let request else { return }
-            let result: Result<[Place], AppError>
-            var latency = self.latency
-            if let reporting {
-                let answer = await reporting.respond(
-                    center: request.center, radius: request.radius,
-                    at: .microseconds(FetchThrottle.micros(request.time) - FetchThrottle.micros(epoch ?? request.time)))
-                result = answer.result
-                latency = answer.latency
-            } else {
-                do {
-                    result = .success(try await repository.fetchNearby(center: request.center, radius: request.radius))
-                } catch {
-                    result = .failure(AppError.from(error))
-                }
-            }
+            let answer = await repository.respond(
+                center: request.center, radius: request.radius,
+                at: .microseconds(FetchThrottle.micros(request.time) - FetchThrottle.micros(epoch ?? request.time)))
             scheduled.append(ScheduledAnswer(
-                micros: Self.adding(max(.zero, latency), to: request.time), sequence: sequence,
-                request: request, result: result))
+                micros: Self.adding(max(.zero, answer.latency ?? latency), to: request.time), sequence: sequence,
+                request: request, result: answer.result.mapError(AppError.from)))
             sequence += 1
         }
 
@@ -174,24 +162,4 @@ private struct ScheduledAnswer {
     var sequence: Int
     var request: FetchRequest
     var result: Result<[Place], AppError>
-}
-
-/// A repository that can answer a virtual-time replay without waiting, and report how long the
-/// answer would have taken: a scripted test server (`LocationTestSupport`'s
-/// `RecordingRepository`), or a recorded one.
-///
-/// ``MapReplayLoop`` asks such a repository with ``respond(center:radius:at:)`` and places the
-/// answer at the request's time plus the reported latency; any other repository is asked with
-/// ``/LocationCore/LocationRepository/fetchNearby(center:radius:)`` and answers after the loop's
-/// fixed latency.
-public protocol VirtualTimeRepository: LocationRepository {
-    /// Answers a request sent `time` after the replay's first fix, at once.
-    ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`): a conformer that answers
-    /// synchronously, such as an offline index, costs the loop no thread hop per request.
-    ///
-    /// - Returns: The answer, and how long after the request it arrives (≥ 0; a negative
-    ///   latency counts as zero).
-    nonisolated(nonsending) func respond(center: Coordinate, radius: Double, at time: Duration)
-        async -> (result: Result<[Place], AppError>, latency: Duration)
 }

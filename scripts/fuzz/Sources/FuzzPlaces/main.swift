@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FuzzDriver
-@testable import LocationIndex
+@testable import Places
 
 /// The first byte picks the importer (CSV, GeoNames, GeoJSON); the rest is the file, read
 /// strictly and leniently.

@@ -1,6 +1,7 @@
-/// Everything that can go wrong in `LocationIndex`, with where it went wrong.
+/// Everything that can go wrong reading, storing and querying places (the Places parsers and
+/// the `LocationIndex` SQLite store), with where it went wrong.
 ///
-/// One error type for the module: a ``Code`` says what kind of problem it is (match it with
+/// One error type for both: a ``Code`` says what kind of problem it is (match it with
 /// `catch IndexError.Code.busy` or `error.code == .malformedRow`), and the context says where:
 /// the database or input file, the line and column of a bad row, the parameter of a bad
 /// argument, and the SQLite result code when SQLite reported it.

@@ -66,12 +66,12 @@ struct ImportCollector {
 
     mutating func accept(_ place: ParsedPlace, line: Int?, column: String?) throws(IndexError) {
         let textBytes = place.id.utf8.count + place.name.utf8.count
-        guard textBytes <= PlaceTileCodec.maximumTextBytes else {
+        guard textBytes <= PlaceRecord.maximumTextBytes else {
             try reject(
                 IndexError(
                     .malformedRow,
                     "\(place.origin): id and name together take \(textBytes) bytes of UTF-8; a place may take up to "
-                        + "\(PlaceTileCodec.maximumTextBytes)",
+                        + "\(PlaceRecord.maximumTextBytes)",
                     path: path, line: line, column: "name"))
             return
         }
@@ -113,8 +113,8 @@ struct ImportCollector {
 }
 
 /// Parsers for the three input layouts.
-enum PlaceParsers {
-    static func readFile(_ path: String) throws(IndexError) -> [UInt8] {
+package enum PlaceParsers {
+    package static func readFile(_ path: String) throws(IndexError) -> [UInt8] {
         do {
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {

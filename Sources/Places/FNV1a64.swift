@@ -5,12 +5,14 @@
 /// in every release, because its values are stored (place ids in user databases, cache file
 /// names). Changing it changes those; the reference values are pinned by
 /// `Tests/LocationIndexTests/StableIDTests.swift`.
-struct FNV1a64 {
+package struct FNV1a64 {
     /// The hash of everything combined so far (the FNV offset basis before any byte).
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    package init() {}
 
     /// Feeds `bytes`, in order: combining `a` then `b` equals combining `a + b`.
-    mutating func combine(_ bytes: some Sequence<UInt8>) {
+    package mutating func combine(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             value ^= UInt64(byte)
             value &*= 0x0000_0100_0000_01b3
@@ -18,7 +20,7 @@ struct FNV1a64 {
     }
 
     /// The hash of `bytes` alone.
-    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    package static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hasher = FNV1a64()
         hasher.combine(bytes)
         return hasher.value

@@ -1,3 +1,5 @@
+package import LocationCore
+
 /// The layout of a place file.
 package enum ImportFormat: String, Sendable, Hashable, CaseIterable {
     /// CSV with a header row naming the columns: `id`, `name`, `lat` (or `latitude`), `lon` (or
@@ -99,5 +101,87 @@ package struct ImportReport: Sendable, Hashable {
         self.skipped = skipped
         self.issues = issues
         self.placeCount = placeCount
+    }
+}
+
+/// A place file (or places given in code) read with the one set of parsers and rules every
+/// store imports with (strict or lenient, unique ids, the text limit, progress and cancellation
+/// while reading), before anything is written: the SQLite index and PostGIS accept and reject
+/// exactly the same input, with the same errors.
+package struct ParsedPlaceFile: Sendable {
+    /// The accepted places, ids unique (in lenient mode a repeated id's later row won).
+    package var places: [ParsedPlace]
+    /// The position of each id in ``places``.
+    package var indexByID: [String: Int]
+    /// Input rows (or features) read.
+    package var rowsRead: Int
+    /// Rows skipped as bad (lenient mode).
+    package var skipped: Int
+    /// The first 100 problems met in lenient mode.
+    package var issues: [IndexError]
+
+    private init(_ collector: ImportCollector) {
+        (places, indexByID, rowsRead) = (collector.places, collector.indexByID, collector.rowsRead)
+        (skipped, issues) = (collector.skipped, collector.issues)
+    }
+
+    /// Reads the file at `path`, in `options.format` or the one its name suggests.
+    ///
+    /// - Throws: ``IndexError`` naming file, line and column for bad input (strict mode),
+    ///   ``IndexError/Code/invalidArgument`` naming `format` when neither says one,
+    ///   ``IndexError/Code/cancelled``, and whatever `progress` throws.
+    package init(
+        fromFile path: String, options: ImportOptions, progress: @escaping (ImportProgress) throws -> Void
+    ) throws {
+        guard let format = options.format ?? ImportFormat(fileName: path) else {
+            throw IndexError(
+                .invalidArgument, "cannot tell the format from the file name; pass a format (csv, geojson, geonames)",
+                path: path, parameter: "format")
+        }
+        try self.init(bytes: PlaceParsers.readFile(path), from: path, format: format, options: options, progress: progress)
+    }
+
+    /// Reads a place file's contents already in memory; `path` is named in errors.
+    package init(
+        bytes: [UInt8], from path: String, format: ImportFormat, options: ImportOptions,
+        progress: @escaping (ImportProgress) throws -> Void
+    ) throws {
+        // About 50 bytes a row in typical files: reserve so the tables need not grow while reading.
+        var collector = ImportCollector(path: path, options: options, expectedCount: bytes.count / 50, progress: progress)
+        switch format {
+        case .csv: try PlaceParsers.parseCSV(bytes, into: &collector)
+        case .geoJSON: try PlaceParsers.parseGeoJSON(bytes, into: &collector)
+        case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
+        }
+        self.init(collector)
+    }
+
+    /// Reads places given in code. Coordinates are kept to 1e-7° (about 1.1 cm).
+    ///
+    /// - Throws: ``IndexError/Code/duplicateID`` (strict mode), ``IndexError/Code/malformedRow``
+    ///   for an empty id or a level outside 32 bits, and whatever `progress` throws.
+    package init(
+        places: some Sequence<Place>, options: ImportOptions, progress: @escaping (ImportProgress) throws -> Void
+    ) throws {
+        var collector = ImportCollector(path: "(places)", options: options, progress: progress)
+        for (number, place) in places.enumerated() {
+            try collector.rowRead()
+            guard !place.id.isEmpty else {
+                try collector.reject(IndexError(.malformedRow, "place \(number) has an empty id", parameter: "places"))
+                continue
+            }
+            if let level = place.level, level == Int(PlaceRecord.noLevel) || Int32(exactly: level) == nil {
+                try collector.reject(
+                    IndexError(.malformedRow, "place \(place.id) has level \(level), outside 32-bit range", parameter: "places"))
+                continue
+            }
+            try collector.accept(
+                ParsedPlace(
+                    id: place.id, name: place.name, latitudeE7: PlaceRecord.latitudeE7(place.coordinate.latitude),
+                    longitudeE7: PlaceRecord.longitudeE7(place.coordinate.longitude), kind: place.kind,
+                    level: place.level.map { Int32($0) } ?? PlaceRecord.noLevel, origin: "place \(number)"),
+                line: nil, column: nil)
+        }
+        self.init(collector)
     }
 }

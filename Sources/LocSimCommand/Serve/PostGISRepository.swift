@@ -6,19 +6,25 @@ import NIOCore
 import NearbyServer
 import ServiceLifecycle
 
-/// `serve --postgres [--replica …]`: PostGIS as the server's backend, through a
-/// ``PostGISReadRouter`` (reads round robin over the replicas, failing over to the primary). A
-/// read no backend can answer becomes a 503 with `Retry-After`; the router checks a down
-/// backend again with back-off, so the server recovers without a restart.
-struct PostGISSearch: NearbySearching {
+/// The game's `GET /locations/nearby` answered from PostGIS, the PostGIS backend's one adapter:
+/// the same places, in the same order, as the SQLite index's `OfflineLocationRepository` over
+/// the same data. `serve --postgres [--replica …]` serves it through a ``PostGISReadRouter``
+/// (reads round robin over the replicas, failing over to the primary). A read no backend can
+/// answer becomes a 503 with `Retry-After`; the router checks a down backend again with
+/// back-off, so the server recovers without a restart.
+struct PostGISRepository: NearbyServing {
     let router: PostGISReadRouter
 
-    func places(near center: Coordinate, within radius: Double, limit: Int?) async throws -> [Place] {
+    func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
+        try await fetchNearby(center: center, radius: radius, limit: nil)
+    }
+
+    func fetchNearby(center: Coordinate, radius: Double, limit: Int?) async throws -> [Place] {
         try await router.places(near: center, within: radius, limit: limit).map(\.place)
     }
 
     /// The JSON written straight from the tiles' bytes (no `Place` values, no `String` per id or
-    /// name): the same body the default writes from ``places(near:within:limit:)``.
+    /// name): the same body the server writes from the places.
     func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
         try await router.withNearbyRows(near: center, within: radius, limit: limit) { rows in
             var writer = NearbyJSONWriter(capacity: 0)

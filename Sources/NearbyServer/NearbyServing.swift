@@ -1,0 +1,51 @@
+package import LocationCore
+package import LocationIndex
+package import NIOCore
+
+/// What a backend can add to being served, beyond ``/LocationCore/LocationRepository``: the
+/// server's package-level extension point.
+///
+/// ``NearbyServer`` serves any `LocationRepository` (the SQLite index, PostGIS, the HTTP client
+/// as a proxy, places in memory), asking `fetchNearby(center:radius:limit:)` for the places.
+/// These needs are a server's alone, so they are not requirements of the public protocol an
+/// app conforms to; a backend that has them conforms to this one as well:
+///
+/// - ``nearbyBody(near:within:limit:)``: the answer's JSON written straight from the backend's
+///   own bytes (no `Place` values);
+/// - ``healthProblem()`` and ``healthWarnings()``: `GET /healthz` for backends that can be down.
+package protocol NearbyServing: LocationRepository {
+    /// The nearby answer's JSON body, `{"locations":[…]}`, for `fetchNearby(center:radius:limit:)`,
+    /// and how many places it holds: the same bytes ``NearbyJSONWriter`` writes from the places.
+    func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int)
+
+    /// Nil when the backend can answer; otherwise which backend is down and why, for
+    /// `GET /healthz` (answered 503 with that text). The default says nil.
+    func healthProblem() async -> String?
+
+    /// Backends that are down while the server still answers (a read replica down, the
+    /// primary answering instead), one line each; `GET /healthz` answers 200 with `ok` and
+    /// these lines. Asked only when ``healthProblem()`` is nil. The default says none.
+    func healthWarnings() async -> [String]
+}
+
+extension NearbyServing {
+    package func healthProblem() async -> String? { nil }
+    package func healthWarnings() async -> [String] { [] }
+}
+
+/// The SQLite index: its rows written straight into the body, and (``nearbyBodyNow(near:within:limit:)``)
+/// without suspending, so the server answers the nearby route on the connection's event loop.
+extension OfflineLocationRepository: NearbyServing {
+    package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+        try nearbyBodyNow(near: center, within: radius, limit: limit)
+    }
+
+    /// ``nearbyBody(near:within:limit:)`` on the calling thread, without suspending.
+    package func nearbyBodyNow(near center: Coordinate, within radius: Double, limit: Int?) throws -> (body: ByteBuffer, places: Int) {
+        try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
+            var writer = NearbyJSONWriter(capacity: 0)
+            writer.appendLocations(rows)
+            return (writer.buffer, rows.count)
+        }
+    }
+}
