@@ -39,17 +39,17 @@ struct GPSDPrinter: Sendable {
         case .fix(let fix):
             StatusRecord(fix: fix).line
         case .connected(let release):
-            GPSDEventRecord(name: "connected", endpoint: endpoint, release: release).line
+            GPSDEventRecord.connected(endpoint: endpoint, release: release).line
         case .disconnected(let error):
-            GPSDEventRecord(name: "disconnected", endpoint: endpoint, error: error.description).line
+            GPSDEventRecord.disconnected(endpoint: endpoint, error: error.description).line
         case .retrying(let attempt, let delay):
-            GPSDEventRecord(name: "retrying", attempt: attempt, delay: delay.fractionalSeconds).line
+            GPSDEventRecord.retrying(attempt: attempt, delay: delay.fractionalSeconds).line
         case .deviceActivated(let path):
-            GPSDEventRecord(name: "deviceActivated", device: path).line
+            GPSDEventRecord.deviceActivated(device: path).line
         case .deviceRemoved(let path):
-            GPSDEventRecord(name: "deviceRemoved", device: path).line
+            GPSDEventRecord.deviceRemoved(device: path).line
         case .daemonError(let message):
-            GPSDEventRecord(name: "daemonError", message: message).line
+            GPSDEventRecord.daemonError(message: message).line
         }
     }
 

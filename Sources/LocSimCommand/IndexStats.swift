@@ -69,10 +69,10 @@ struct IndexStats: AsyncParsableCommand {
         }
         if format == .json {
             Terminal.out(
-                "{\"database\":\(JSONText.quoted(url.description)),\"places\":\(statistics.placeCount),"
+                "{\"database\":\(JSONWriter.quoted(url.description)),\"places\":\(statistics.placeCount),"
                     + "\"kinds\":\(statistics.kindCount),\"tableBytes\":\(statistics.tableBytes),"
-                    + "\"indexBytes\":\(statistics.indexBytes),\"postgis\":\(JSONText.quoted(statistics.postgisVersion)),"
-                    + "\"server\":\(JSONText.quoted(statistics.serverVersion))}")
+                    + "\"indexBytes\":\(statistics.indexBytes),\"postgis\":\(JSONWriter.quoted(statistics.postgisVersion)),"
+                    + "\"server\":\(JSONWriter.quoted(statistics.serverVersion))}")
             return
         }
         print("database:       \(url)")

@@ -30,18 +30,18 @@ package enum GPSDReport {
 
     /// `VERSION`, sent on connect and for `?VERSION;`.
     package static func version(release: String, revision: String) -> String {
-        "{\"class\":\"VERSION\",\"release\":\(JSONText.quoted(release)),\"rev\":\(JSONText.quoted(revision)),"
+        "{\"class\":\"VERSION\",\"release\":\(JSONWriter.quoted(release)),\"rev\":\(JSONWriter.quoted(revision)),"
             + "\"proto_major\":\(protocolMajor),\"proto_minor\":\(protocolMinor)}\r\n"
     }
 
     /// `ERROR` with a message (cut so the line stays within the limit).
     package static func error(_ message: String) -> String {
-        "{\"class\":\"ERROR\",\"message\":\(JSONText.quoted(String(message.prefix(200))))}\r\n"
+        "{\"class\":\"ERROR\",\"message\":\(JSONWriter.quoted(String(message.prefix(200))))}\r\n"
     }
 
     /// One `DEVICE` object (without line end), as in `DEVICES`.
     package static func deviceObject(path: String, activated: Date) -> String {
-        "{\"class\":\"DEVICE\",\"path\":\(JSONText.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
+        "{\"class\":\"DEVICE\",\"path\":\(JSONWriter.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
     }
 
     /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
@@ -61,7 +61,7 @@ package enum GPSDReport {
             "{\"class\":\"WATCH\",\"enable\":\(watch.enable),\"json\":\(watch.json),\"nmea\":\(watch.nmea),"
             + "\"raw\":\(watch.raw),\"scaled\":\(watch.scaled),\"timing\":\(watch.timing),\"split24\":\(watch.split24),"
             + "\"pps\":\(watch.pps)"
-        if let device = watch.device { text += ",\"device\":" + JSONText.quoted(device) }
+        if let device = watch.device { text += ",\"device\":" + JSONWriter.quoted(device) }
         return text + "}\r\n"
     }
 
@@ -70,7 +70,7 @@ package enum GPSDReport {
     /// Mode 1 (no fix) carries only the time. Accuracy: `eph` is the fix's horizontal accuracy,
     /// `epx` = `epy` = eph / √2 (a circular error split over two axes), `epv` the vertical one.
     package static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
-        var text = "{\"class\":\"TPV\",\"device\":\(JSONText.quoted(device)),\"mode\":\(mode(of: fix))"
+        var text = "{\"class\":\"TPV\",\"device\":\(JSONWriter.quoted(device)),\"mode\":\(mode(of: fix))"
         text += ",\"time\":\"\(timestamp(fix.time))\",\"ept\":\(fixed(timeError, 3))"
         guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
         text += ",\"lat\":\(fixed(coordinate.latitude, 9)),\"lon\":\(fixed(coordinate.longitude, 9))"
@@ -97,7 +97,7 @@ package enum GPSDReport {
     /// A `SKY` object (without line end): the player's satellites at the fix's time and DOPs
     /// that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
     package static func skyObject(device: String, fix: Fix, sky: SkyModel) -> String {
-        var text = "{\"class\":\"SKY\",\"device\":\(JSONText.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
+        var text = "{\"class\":\"SKY\",\"device\":\(JSONWriter.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
         if let dops = sky.dilutions(for: fix) {
             text += ",\"xdop\":\(fixed(dops.x, 2)),\"ydop\":\(fixed(dops.y, 2)),\"vdop\":\(fixed(dops.v, 2))"
             text += ",\"tdop\":\(fixed(dops.t, 2)),\"hdop\":\(fixed(dops.h, 2)),\"gdop\":\(fixed(dops.g, 2))"

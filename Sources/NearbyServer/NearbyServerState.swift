@@ -43,55 +43,47 @@ package final class NearbyServerState: Sendable {
 
     /// The audit summary JSON of `audit` (see ``auditJSON()``).
     package static func json(of audit: FetchAudit) -> [UInt8] {
-        var out = NearbyJSONWriter(capacity: 4096)
-        out.append("{\"violations\":")
-        out.appendInteger(audit.violationCount)
-        out.append(",\"evicted\":{\"clients\":")
-        out.appendInteger(audit.evictedClients)
-        out.append(",\"requests\":")
-        out.appendInteger(audit.evictedRequests)
-        out.append(",\"violations\":")
-        out.appendInteger(audit.evictedViolations)
-        out.append("},\"clients\":[")
-        for (i, record) in audit.records.enumerated() {
-            if i > 0 { out.append(",") }
-            out.append("{\"client\":")
-            out.appendQuoted(record.client)
-            out.append(",\"requests\":")
-            out.appendInteger(record.requests)
-            out.append(",\"violations\":")
-            out.appendInteger(record.violations)
-            out.append(",\"verdicts\":{")
-            for (j, verdict) in FetchAudit.Verdict.allCases.enumerated() {
-                if j > 0 { out.append(",") }
-                out.appendQuoted(verdict.rawValue)
-                out.append(":")
-                out.appendInteger(record.verdicts[verdict] ?? 0)
+        var json = JSONWriter(capacity: 4096)
+        json.object { json in
+            json.member("violations", audit.violationCount)
+            json.key("evicted")
+            json.object { json in
+                json.member("clients", audit.evictedClients)
+                json.member("requests", audit.evictedRequests)
+                json.member("violations", audit.evictedViolations)
             }
-            out.append("},\"timeline\":[")
-            for (j, entry) in record.entries.enumerated() {
-                if j > 0 { out.append(",") }
-                out.append("{\"seq\":")
-                out.appendInteger(entry.sequence)
-                out.append(",\"time\":")
-                out.appendQuoted(UTCTimestamp.format(entry.time))
-                out.append(",\"lat\":")
-                out.appendNumber(entry.center.latitude)
-                out.append(",\"lng\":")
-                out.appendNumber(entry.center.longitude)
-                out.append(",\"radius\":")
-                out.appendNumber(entry.radius)
-                out.append(",\"verdict\":")
-                out.appendQuoted(entry.verdict.rawValue)
-                out.append(",\"reason\":")
-                out.appendQuoted(entry.reason)
-                out.append(",\"status\":")
-                if let status = entry.status { out.appendInteger(status) } else { out.append("null") }
-                out.append("}")
+            json.key("clients")
+            json.array(audit.records) { json, record in
+                json.object { json in
+                    json.member("client", record.client)
+                    json.member("requests", record.requests)
+                    json.member("violations", record.violations)
+                    json.key("verdicts")
+                    json.object { json in
+                        for verdict in FetchAudit.Verdict.allCases {
+                            json.key(verdict.rawValue)
+                            json.integer(record.verdicts[verdict] ?? 0)
+                        }
+                    }
+                    json.key("timeline")
+                    json.array(record.entries) { json, entry in
+                        json.object { json in
+                            json.member("seq", entry.sequence)
+                            json.member("time", entry.time)
+                            json.key("lat")
+                            json.number(entry.center.latitude)
+                            json.key("lng")
+                            json.number(entry.center.longitude)
+                            json.key("radius")
+                            json.number(entry.radius)
+                            json.member("verdict", entry.verdict.rawValue)
+                            json.member("reason", entry.reason)
+                            json.member("status", entry.status)
+                        }
+                    }
+                }
             }
-            out.append("]}")
         }
-        out.append("]}")
-        return out.bytes
+        return json.bytes
     }
 }

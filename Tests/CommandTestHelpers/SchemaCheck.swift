@@ -2,13 +2,130 @@ import Foundation
 import LocSimTestHelpers
 package import Testing
 
-package import LocSimCommand
+/// One record of docs/reference/jsonl.md: its heading, `type` and members in the documented order.
+package struct DocumentedRecord: Sendable {
+    /// A member's row of the record's table.
+    package struct Field: Sendable {
+        /// The JSON type of a value.
+        package enum Kind: Sendable, Equatable {
+            case string, timestamp, integer, number, strings, integers
+            /// An object of the named record.
+            case object(String)
+            /// An array of objects of the named record.
+            case objects(String)
+        }
 
-/// Checks one JSON line against ``JSONLSchema``.
+        /// When the member is written.
+        package enum Presence: Sendable, Equatable {
+            case always, nullable, optional
+            /// Exactly in the records whose `event` member is one of these.
+            case events([String])
+        }
+
+        package let name: String
+        package let kind: Kind
+        package let decimals: Int?
+        package let presence: Presence
+    }
+
+    /// The heading: the `type` value, or a name for records without one.
+    package let name: String
+    package let fields: [Field]
+    /// The value of the record's first member, `type`; nil for documents and nested objects.
+    package var type: String? { fields.first?.name == "type" ? name : nil }
+}
+
+/// The records documented in docs/reference/jsonl.md, and checks of JSON lines against them.
 package enum SchemaCheck {
+    package static let docPath = "docs/reference/jsonl.md"
+
+    /// Every record documented, in the page's order.
+    package static let records: [DocumentedRecord] = {
+        do {
+            return try parse(String(contentsOfFile: PackagePaths.path(docPath), encoding: .utf8))
+        } catch {
+            Issue.record("cannot read \(docPath): \(error)")
+            return []
+        }
+    }()
+
+    /// The record with `type` (the jsonl lines' first member).
+    package static func record(type: String) -> DocumentedRecord? { records.first { $0.type == type } }
+
+    /// The record headed `name` (documents and nested objects).
+    package static func record(named name: String) -> DocumentedRecord? { records.first { $0.name == name } }
+
+    /// The records of the page's `## Records` section: a `### \`name\`` heading each, then its table
+    /// (`| field | type | unit | decimals | present | meaning |`).
+    static func parse(_ text: String) throws -> [DocumentedRecord] {
+        struct Malformed: Error, CustomStringConvertible { let description: String }
+        var records: [DocumentedRecord] = []
+        var name: String?
+        var fields: [DocumentedRecord.Field] = []
+        func close() {
+            if let name { records.append(DocumentedRecord(name: name, fields: fields)) }
+            name = nil
+            fields = []
+        }
+        var inRecords = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") {
+                close()
+                inRecords = line == "## Records"
+                continue
+            }
+            guard inRecords else { continue }
+            if line.hasPrefix("### ") {
+                close()
+                name = String(line.dropFirst(4)).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                continue
+            }
+            guard line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 6 else { throw Malformed(description: "\(docPath): a row without six cells: \(line)") }
+            var type = cells[1]
+            let nullable = type.hasSuffix(" or null")
+            if nullable { type = String(type.dropLast(" or null".count)) }
+            let kind: DocumentedRecord.Field.Kind
+            switch type {
+            case "string": kind = .string
+            case "string (UTC time)": kind = .timestamp
+            case "integer": kind = .integer
+            case "number": kind = .number
+            case "array of strings": kind = .strings
+            case "array of integers": kind = .integers
+            case _ where type.hasPrefix("object (`"): kind = .object(String(type.dropFirst("object (`".count).dropLast(2)))
+            case _ where type.hasPrefix("array of `"): kind = .objects(String(type.dropFirst("array of `".count).dropLast("` objects".count)))
+            default: throw Malformed(description: "\(docPath): unknown type \(type) in \(line)")
+            }
+            let present = cells[4]
+            let presence: DocumentedRecord.Field.Presence
+            if present == "always" {
+                presence = .always
+            } else if present.hasPrefix("always; null when ") {
+                presence = .nullable
+            } else if present.hasPrefix("when ") {
+                presence = .optional
+            } else if present.hasPrefix("in "), present.hasSuffix(" events") {
+                presence = .events(present.dropFirst(3).dropLast(7).components(separatedBy: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "`")) })
+            } else {
+                throw Malformed(description: "\(docPath): unknown presence \(present) in \(line)")
+            }
+            guard nullable == (presence == .nullable) else { throw Malformed(description: "\(docPath): 'or null' without 'null when' in \(line)") }
+            fields.append(
+                DocumentedRecord.Field(
+                    name: cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), kind: kind, decimals: Int(cells[3]),
+                    presence: presence))
+        }
+        close()
+        return records
+    }
+
     /// Checks every line of `output` (records found by their `type`, or `record`), and returns the
     /// types seen.
-    package static func check(_ output: String, record: JSONLRecordSchema? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    package static func check(_ output: String, record: DocumentedRecord? = nil, sourceLocation: SourceLocation = #_sourceLocation)
         throws -> Set<String>
     {
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
@@ -26,29 +143,37 @@ package enum SchemaCheck {
         return types
     }
 
-
-    package static func problems(_ line: String, record expected: JSONLRecordSchema? = nil) -> [String] {
+    /// What is wrong with `line` as the documented record (found by its `type`, or `expected`);
+    /// `members` collects `record.member` for every member it holds, nested objects' included.
+    package static func problems(_ line: String, record expected: DocumentedRecord? = nil, members: inout Set<String>) -> [String] {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
             return ["not a JSON object"]
         }
-        let record: JSONLRecordSchema
+        let record: DocumentedRecord
         if let expected {
             record = expected
         } else {
-            guard let type = object["type"] as? String, let found = JSONLSchema.record(type: type) else {
+            guard let type = object["type"] as? String, let found = Self.record(type: type) else {
                 return ["no record has type \(object["type"].map { "\($0)" } ?? "nil")"]
             }
             record = found
         }
-        return problems(object, record: record, order: LiveCommand.orderedKeys(line), path: record.name)
+        return problems(object, record: record, order: LiveCommand.orderedKeys(line), path: record.name, members: &members)
     }
 
-    private static func problems(_ object: [String: Any], record: JSONLRecordSchema, order: [String]?, path: String) -> [String] {
+    package static func problems(_ line: String, record expected: DocumentedRecord? = nil) -> [String] {
+        var members = Set<String>()
+        return problems(line, record: expected, members: &members)
+    }
+
+    private static func problems(
+        _ object: [String: Any], record: DocumentedRecord, order: [String]?, path: String, members: inout Set<String>
+    ) -> [String] {
         var problems: [String] = []
         let names = record.fields.map(\.name)
-        for key in object.keys where !names.contains(key) { problems.append("\(path).\(key) is not in the schema") }
+        for key in object.keys where !names.contains(key) { problems.append("\(path).\(key) is not documented") }
         if let order, order != names.filter({ object[$0] != nil }) {
-            problems.append("\(path): members \(order) are not in the schema's order \(names)")
+            problems.append("\(path): members \(order) are not in the documented order \(names)")
         }
         for field in record.fields {
             let where_ = "\(path).\(field.name)"
@@ -63,11 +188,12 @@ package enum SchemaCheck {
                 }
                 continue
             }
+            members.insert("\(record.name).\(field.name)")
             if case .events(let events) = field.presence, let event = object["event"] as? String, !events.contains(event) {
                 problems.append("\(where_) does not belong in a \(event) event")
             }
             if value is NSNull {
-                if !field.isNullable { problems.append("\(where_) is null") }
+                if field.presence != .nullable { problems.append("\(where_) is null") }
                 continue
             }
             if field.name == "type", value as? String != record.type { problems.append("\(where_) is not \(record.type ?? "")") }
@@ -94,17 +220,19 @@ package enum SchemaCheck {
             case .integers:
                 if (value as? [Any])?.allSatisfy(isInteger) != true { problems.append("\(where_) is not an array of integers") }
             case .object(let name):
-                guard let nested = value as? [String: Any], let schema = JSONLSchema.record(named: name) else {
+                guard let nested = value as? [String: Any], let schema = Self.record(named: name) else {
                     problems.append("\(where_) is not an object")
                     break
                 }
-                problems += Self.problems(nested, record: schema, order: nil, path: where_)
+                problems += Self.problems(nested, record: schema, order: nil, path: where_, members: &members)
             case .objects(let name):
-                guard let array = value as? [[String: Any]], let schema = JSONLSchema.record(named: name) else {
+                guard let array = value as? [[String: Any]], let schema = Self.record(named: name) else {
                     problems.append("\(where_) is not an array of objects")
                     break
                 }
-                for (i, element) in array.enumerated() { problems += Self.problems(element, record: schema, order: nil, path: "\(where_)[\(i)]") }
+                for (i, element) in array.enumerated() {
+                    problems += Self.problems(element, record: schema, order: nil, path: "\(where_)[\(i)]", members: &members)
+                }
             }
         }
         return problems

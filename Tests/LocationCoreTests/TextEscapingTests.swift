@@ -33,23 +33,31 @@ struct TextEscapingTests {
         let cases = try Self.cases()
         #expect(cases.count >= 20)
         for item in cases {
-            #expect(JSONText.quoted(item.text) == item.json, "\(item)")
+            #expect(JSONWriter.quoted(item.text) == item.json, "\(item)")
         }
     }
 
-    @Test("appendQuoted appends the same literal after what is already written")
-    func appendQuoted() throws {
+    @Test("A member's value and the raw-pointer writer (the nearby body's) write the same literal")
+    func memberAndRawPointer() throws {
         for item in try Self.cases() {
-            var out = "{\"k\":"
-            JSONText.appendQuoted(item.text, to: &out)
-            #expect(out == "{\"k\":" + item.json, "\(item)")
+            var json = JSONWriter()
+            json.object { $0.member("k", item.text) }
+            #expect(json.text == "{\"k\":" + item.json + "}", "\(item)")
+            var utf8 = Array(item.text.utf8)
+            let raw = utf8.withUnsafeMutableBufferPointer { text in
+                withUnsafeTemporaryAllocation(byteCount: JSONWriter.quotedBound(text.count), alignment: 1) { out in
+                    let count = JSONWriter.writeQuoted(utf8: UnsafeBufferPointer(text), to: out.baseAddress!)
+                    return String(decoding: UnsafeRawBufferPointer(rebasing: out[..<count]), as: UTF8.self)
+                }
+            }
+            #expect(raw == item.json, "\(item)")
         }
     }
 
     @Test("Foundation's JSON reader gives every literal back unchanged")
     func foundationReadsBack() throws {
         for item in try Self.cases() {
-            let decoded = try JSONSerialization.jsonObject(with: Data("[\(JSONText.quoted(item.text))]".utf8)) as? [String]
+            let decoded = try JSONSerialization.jsonObject(with: Data("[\(JSONWriter.quoted(item.text))]".utf8)) as? [String]
             #expect(decoded == [item.text], "\(item)")
         }
     }

@@ -51,7 +51,7 @@ struct StableIDTests {
         let reference = try Self.reference()
         let features = reference.geoJSON.map { feature in
             #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(feature.longitude),\#(feature.latitude)]},"#
-                + #""properties":{"name":\#(JSONText.quoted(feature.name))}}"#
+                + #""properties":{"name":\#(JSONWriter.quoted(feature.name))}}"#
         }
         let json = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
         try withTemporaryDirectory { directory in

@@ -52,17 +52,17 @@ final class PlayerMapSessions: Service, Sendable {
     }
 
     static func fetchJSON(_ player: String, _ request: FetchRequest) -> String {
-        "{\"player\":\(JSONText.quoted(player)),\"fetch\":{\"lat\":\(DecimalText.fixed(request.center.latitude, decimals: 7))"
+        "{\"player\":\(JSONWriter.quoted(player)),\"fetch\":{\"lat\":\(DecimalText.fixed(request.center.latitude, decimals: 7))"
             + ",\"lng\":\(DecimalText.fixed(request.center.longitude, decimals: 7)),\"radius\":\(DecimalText.fixed(request.radius, decimals: 1))"
             + ",\"reason\":\"\(request.reason.rawValue)\"}}"
     }
 
     static func placesJSON(_ player: String, _ places: [Place]) -> String {
         let list = places.map { place in
-            "{\"id\":\(JSONText.quoted(place.id)),\"name\":\(JSONText.quoted(place.name))"
+            "{\"id\":\(JSONWriter.quoted(place.id)),\"name\":\(JSONWriter.quoted(place.name))"
                 + ",\"lat\":\(DecimalText.fixed(place.coordinate.latitude, decimals: 7)),\"lng\":\(DecimalText.fixed(place.coordinate.longitude, decimals: 7))}"
         }
-        return "{\"player\":\(JSONText.quoted(player)),\"places\":[\(list.joined(separator: ","))]}"
+        return "{\"player\":\(JSONWriter.quoted(player)),\"places\":[\(list.joined(separator: ","))]}"
     }
 }
 #endif  // Server

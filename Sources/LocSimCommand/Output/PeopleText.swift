@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Pieces of the command's text output (`--format text`), written for people: counts with the
 /// right plural, numbers without float noise, and names that cannot break a line or drive the
 /// terminal.
@@ -15,7 +17,9 @@ enum PeopleText {
     /// `value` rounded to at most `decimals` decimals, without trailing zeros or exponent for
     /// everyday sizes: `300`, `12.5`, `0.25` (the jsonl writer's number text).
     static func number(_ value: Double, decimals: Int) -> String {
-        JSONLWriter.numberText(value, decimals: decimals)
+        var json = JSONWriter(capacity: DecimalText.maximumLength)
+        json.number(value, decimals: decimals)
+        return json.text
     }
 
     /// `text` with control characters (C0, DEL, C1) and the Unicode line and paragraph separators

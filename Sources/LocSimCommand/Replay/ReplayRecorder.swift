@@ -139,11 +139,11 @@ final class ReplayRecorder {
         case .answerDiscarded(let id):
             emit(
                 text: "\(stamp(event.time))  answer #\(id) discarded (a newer request superseded it)",
-                DiscardedRecord(time: event.time, id: id))
+                RequestEndRecord(kind: .discarded, time: event.time, id: id))
         case .fetchCancelled(let request):
             emit(
                 text: "\(stamp(event.time))  fetch #\(request.id) cancelled",
-                CancelledRecord(time: event.time, id: request.id))
+                RequestEndRecord(kind: .cancelled, time: event.time, id: request.id))
         case .providerStateChanged(let state):
             // A source that fails before its first fix has no time of its own: the failure is
             // reported by the command's error message instead.

@@ -5,77 +5,105 @@ import Swarm
 /// A real-time swarm's output: jsonl records, the text summary and the HTML report, all from
 /// one ``LiveSwarmStats``.
 struct SwarmSecondRecord: JSONLRecord {
-    static let schema = JSONLSchema.swarmSecond
     var second: LiveSwarmStats.Second
 
-    func write(to writer: inout JSONLWriter) {
-        writer.integer(second.second)
-        writer.integer(second.activePlayers)
-        writer.integer(second.total)
-        for count in second.requests { writer.integer(count) }
-        writer.integer(second.answered)
-        writer.integer(second.failed)
-        writer.number(Double(second.p50Micros) / 1_000)
-        writer.number(Double(second.p99Micros) / 1_000)
+    func write(to json: inout JSONWriter) {
+        json.member("type", "swarm_second")
+        json.member("second", second.second)
+        json.member("active", second.activePlayers)
+        json.member("requests", second.total)
+        for (kind, count) in zip(LiveSwarmStats.kinds, second.requests) { json.key(kind); json.integer(count) }
+        json.member("answered", second.answered)
+        json.member("failed", second.failed)
+        json.member("p50_ms", Double(second.p50Micros) / 1_000, decimals: 3)
+        json.member("p99_ms", Double(second.p99Micros) / 1_000, decimals: 3)
     }
 }
 
 struct SwarmSummaryRecord: JSONLRecord {
-    static let schema = JSONLSchema.swarmSummary
     var stats: LiveSwarmStats
     var server: String
     var speed: Double
 
-    func write(to writer: inout JSONLWriter) {
-        writer.string(server)
-        writer.integer(stats.players)
-        writer.strings(stats.misbehavingPlayers.map(LiveSwarm.playerID))
-        writer.number(speed)
-        writer.number(Double(stats.gameMicros) / 1_000_000)
-        writer.number(Double(stats.wallMicros) / 1_000_000)
-        writer.integer(stats.interrupted ? 1 : 0)
-        writer.integer(stats.fixes)
-        writer.integer(stats.totalRequests)
-        writer.number(stats.requestsPerSecond)
-        writer.integer(stats.peakSecond?.total ?? 0)
-        writer.object { kinds in for count in stats.requests { kinds.integer(count) } }
-        writer.integer(stats.answered)
-        writer.integer(stats.failed)
-        writer.integer(stats.unanswered)
-        writer.objects(stats.statusCodes.sorted { $0.key < $1.key }) { entry, code in
-            entry.integer(code.key)
-            entry.integer(code.value)
+    func write(to json: inout JSONWriter) {
+        json.member("type", "swarm_summary")
+        json.member("server", server)
+        json.member("players", stats.players)
+        json.member("misbehaving", stats.misbehavingPlayers.map(LiveSwarm.playerID))
+        json.member("speed", speed)
+        json.member("game_s", Double(stats.gameMicros) / 1_000_000, decimals: 3)
+        json.member("wall_s", Double(stats.wallMicros) / 1_000_000, decimals: 3)
+        json.member("interrupted", stats.interrupted ? 1 : 0)
+        json.member("fixes", stats.fixes)
+        json.member("requests", stats.totalRequests)
+        json.member("requests_per_s", stats.requestsPerSecond, decimals: 2)
+        json.member("peak_1s", stats.peakSecond?.total ?? 0)
+        json.key("by_kind")
+        json.object { json in
+            for (kind, count) in zip(LiveSwarmStats.kinds, stats.requests) { json.key(kind); json.integer(count) }
         }
-        writer.objects(stats.errors.sorted { $0.key < $1.key }) { entry, error in
-            entry.string(error.key)
-            entry.integer(error.value)
-            entry.string(stats.firstErrors[error.key] ?? "")
+        json.member("answered", stats.answered)
+        json.member("failed", stats.failed)
+        json.member("unanswered", stats.unanswered)
+        json.key("status_codes")
+        json.array(stats.statusCodes.sorted { $0.key < $1.key }) { json, code in
+            json.object { json in
+                json.member("status", code.key)
+                json.member("count", code.value)
+            }
+        }
+        json.key("errors")
+        json.array(stats.errors.sorted { $0.key < $1.key }) { json, error in
+            json.object { json in
+                json.member("kind", error.key)
+                json.member("count", error.value)
+                json.member("first", stats.firstErrors[error.key] ?? "")
+            }
         }
         let latency = stats.latency
-        writer.object { out in
-            out.integer(Int(latency.count))
-            out.number(latency.mean / 1_000)
-            for fraction in [0.5, 0.9, 0.99, 0.999] { out.number(Double(latency.percentile(fraction)) / 1_000) }
-            out.number(Double(latency.maximum) / 1_000)
+        json.key("latency_ms")
+        json.object { json in
+            json.member("count", Int(latency.count))
+            json.member("mean", latency.mean / 1_000, decimals: 3)
+            json.member("p50", Double(latency.percentile(0.5)) / 1_000, decimals: 3)
+            json.member("p90", Double(latency.percentile(0.9)) / 1_000, decimals: 3)
+            json.member("p99", Double(latency.percentile(0.99)) / 1_000, decimals: 3)
+            json.member("p999", Double(latency.percentile(0.999)) / 1_000, decimals: 3)
+            json.member("max", Double(latency.maximum) / 1_000, decimals: 3)
         }
         let places = stats.places
-        writer.object(if: places.count > 0) { out in
-            out.integer(Int(places.count))
-            out.number(places.mean)
-            out.integer(Int(places.percentile(0.5)))
-            out.integer(Int(places.percentile(0.99)))
-            out.integer(Int(places.maximum))
+        json.key("places_per_answer")
+        if places.count > 0 {
+            json.object { json in
+                json.member("answers", Int(places.count))
+                json.member("mean", places.mean, decimals: 2)
+                json.member("p50", Int(places.percentile(0.5)))
+                json.member("p99", Int(places.percentile(0.99)))
+                json.member("max", Int(places.maximum))
+            }
+        } else {
+            json.null()
         }
         let intervals = stats.intervals
-        writer.object(if: intervals.count > 0) { out in
-            out.integer(Int(intervals.count))
-            out.number(Double(intervals.minimum) / 1_000)
-            for fraction in [0.1, 0.5, 0.9] { out.number(Double(intervals.percentile(fraction)) / 1_000) }
-            out.number(Double(intervals.maximum) / 1_000)
+        json.key("interval_s")
+        if intervals.count > 0 {
+            json.object { json in
+                json.member("count", Int(intervals.count))
+                json.member("min", Double(intervals.minimum) / 1_000, decimals: 3)
+                json.member("p10", Double(intervals.percentile(0.1)) / 1_000, decimals: 3)
+                json.member("p50", Double(intervals.percentile(0.5)) / 1_000, decimals: 3)
+                json.member("p90", Double(intervals.percentile(0.9)) / 1_000, decimals: 3)
+                json.member("max", Double(intervals.maximum) / 1_000, decimals: 3)
+            }
+        } else {
+            json.null()
         }
-        writer.objects(stats.intervalHistogram) { entry, bucket in
-            entry.integer(bucket.seconds)
-            entry.integer(bucket.count)
+        json.key("interval_histogram")
+        json.array(stats.intervalHistogram) { json, bucket in
+            json.object { json in
+                json.member("upto_s", bucket.seconds)
+                json.member("count", bucket.count)
+            }
         }
     }
 }

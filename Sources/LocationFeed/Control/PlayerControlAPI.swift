@@ -109,7 +109,7 @@ package final class PlayerControlAPI: Sendable {
                 return Self.json(200, Self.infoJSON(info))
             case "DELETE":
                 guard hub.remove(name) else { return Self.unknown(name) }
-                return Self.json(200, "{\"removed\":\(JSONText.quoted(name))}")
+                return Self.json(200, "{\"removed\":\(JSONWriter.quoted(name))}")
             default: return Self.methodNotAllowed(request, allow: ["GET", "DELETE"])
             }
         default:
@@ -290,7 +290,7 @@ package final class PlayerControlAPI: Sendable {
             switch event {
             case .fix(let update):
                 guard player == nil || update.player == player else { return }
-                continuation.yield(Self.frame("fix", "{\"player\":\(JSONText.quoted(update.player)),\"fix\":\(update.tpv)}"))
+                continuation.yield(Self.frame("fix", "{\"player\":\(JSONWriter.quoted(update.player)),\"fix\":\(update.tpv)}"))
             case .changed(let info, let reason):
                 guard player == nil || info.name == player else { return }
                 continuation.yield(Self.frame("state", Self.stateJSON(info, reason: reason)))
@@ -299,7 +299,7 @@ package final class PlayerControlAPI: Sendable {
                 continuation.yield(Self.frame(event, json))
             case .removed(let name):
                 guard player == nil || name == player else { return }
-                continuation.yield(Self.frame("removed", "{\"player\":\(JSONText.quoted(name))}"))
+                continuation.yield(Self.frame("removed", "{\"player\":\(JSONWriter.quoted(name))}"))
                 if player != nil { continuation.finish() }
             }
         }
@@ -342,8 +342,8 @@ package final class PlayerControlAPI: Sendable {
 
     static func infoJSON(_ info: PlayerHub.PlayerInfo) -> String {
         let status = info.status
-        var text = "{\"name\":\(JSONText.quoted(info.name)),\"device\":\(JSONText.quoted(info.device))"
-        text += ",\"summary\":\(JSONText.quoted(info.summary)),\"seed\":\"\(info.seed)\""
+        var text = "{\"name\":\(JSONWriter.quoted(info.name)),\"device\":\(JSONWriter.quoted(info.device))"
+        text += ",\"summary\":\(JSONWriter.quoted(info.summary)),\"seed\":\"\(info.seed)\""
         text += ",\"state\":\"\(status.state.rawValue)\",\"controllable\":\(status.isControllable)"
         text += ",\"speed\":\(GPSDReport.fixed(status.speedFactor, 3)),\"loop\":\(status.loops)"
         text += ",\"offset\":\(GPSDReport.fixed(status.offset, 3))"
@@ -355,7 +355,7 @@ package final class PlayerControlAPI: Sendable {
     }
 
     static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String) -> String {
-        "{\"reason\":\(JSONText.quoted(reason)),\"player\":\(infoJSON(info))}"
+        "{\"reason\":\(JSONWriter.quoted(reason)),\"player\":\(infoJSON(info))}"
     }
 
     static func json(_ status: Int, _ text: String) -> Response {
@@ -363,8 +363,8 @@ package final class PlayerControlAPI: Sendable {
     }
 
     static func error(_ status: Int, _ code: String, _ message: String, parameter: String? = nil) -> Response {
-        var text = "{\"error\":{\"code\":\"\(code)\",\"message\":\(JSONText.quoted(message))"
-        if let parameter { text += ",\"parameter\":\(JSONText.quoted(parameter))" }
+        var text = "{\"error\":{\"code\":\"\(code)\",\"message\":\(JSONWriter.quoted(message))"
+        if let parameter { text += ",\"parameter\":\(JSONWriter.quoted(parameter))" }
         return json(status, text + "}}")
     }
 

@@ -327,7 +327,7 @@ final class GPSDConnection {
 
     /// A JSON string literal for `value` (the `?WATCH` command's device path).
     static func jsonString(_ value: String) -> String {
-        JSONText.quoted(value)
+        JSONWriter.quoted(value)
     }
 
     private static func excerpt(_ text: String) -> String {

@@ -5,9 +5,12 @@ package import NIOCore
 /// Writes the nearby answer's JSON straight from the places into the response's byte buffer: no
 /// `JSONEncoder`, no intermediate `String` per field, no copy afterwards.
 ///
-/// Strings are escaped exactly as ``LocationCore/JSONText`` escapes them (the tests compare the
-/// two on every control character, quotes, backslashes and non-ASCII text); numbers are
-/// Swift's shortest round-trip form, so a client's `Double` parse gives back the stored bits.
+/// The body is the one place that writes JSON through a raw pointer rather than through
+/// ``LocationCore/JSONWriter``: it reserves the whole body once and writes each place without a
+/// capacity check (see ``appendLocations(_:)``). Strings are escaped by
+/// ``LocationCore/JSONWriter/writeQuoted(utf8:to:)``, numbers written by ``LocationCore/DecimalText``
+/// (Swift's shortest round-trip form, so a client's `Double` parse gives back the stored bits):
+/// the same bytes ``LocationCore/JSONWriter`` writes.
 ///
 /// ```swift
 /// var writer = NearbyJSONWriter()
@@ -135,88 +138,11 @@ package struct NearbyJSONWriter: Sendable {
         for byte in bytes { any |= byte }
         return any < 0x80
     }
-
-    /// Appends ASCII text as it is (for the writer's own punctuation and keys).
-    package mutating func append(_ text: StaticString) {
-        buffer.writeStaticString(text)
-    }
-
-    /// Appends already-valid JSON or other text as it is.
-    package mutating func appendRaw(_ text: String) {
-        var text = text
-        text.withUTF8 { _ = buffer.writeBytes($0) }
-    }
-
-    /// Appends `value` as a JSON string literal, quotes included, escaped like ``LocationCore/JSONText``.
-    package mutating func appendQuoted(_ value: String) {
-        var value = value
-        value.withUTF8 { appendQuoted(utf8: $0) }
-    }
-
-    private mutating func appendQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        var runStart = source.startIndex
-        var i = runStart
-        while i < source.endIndex {
-            let byte = source[i]
-            // Every byte that needs escaping is ASCII; multi-byte UTF-8 sequences pass through.
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                i += 1
-                continue
-            }
-            buffer.writeBytes(UnsafeBufferPointer(rebasing: source[runStart..<i]))
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            case UInt8(ascii: "\t"): append("\\t")
-            default:
-                append("\\u00")
-                buffer.writeInteger(Self.hexDigits[Int(byte >> 4)])
-                buffer.writeInteger(Self.hexDigits[Int(byte & 0xF)])
-            }
-            i += 1
-            runStart = i
-        }
-        buffer.writeBytes(UnsafeBufferPointer(rebasing: source[runStart..<i]))
-        buffer.writeInteger(UInt8(ascii: "\""))
-    }
-
-    /// Appends a finite `Double` in its shortest round-trip form (`35.6812`, `2.0`, `1e-07`),
-    /// the text Swift's `description` gives, written by ``LocationCore/DecimalText`` straight
-    /// into the buffer; a non-finite value (never a valid coordinate) is written as `null`.
-    package mutating func appendNumber(_ value: Double) {
-        guard value.isFinite else {
-            append("null")
-            return
-        }
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: DecimalText.maximumLength) { DecimalText.write(value, into: $0) }
-    }
-
-    /// Appends an integer.
-    package mutating func appendInteger(_ value: Int) {
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: DecimalText.maximumLength) { DecimalText.write(value, into: $0) }
-    }
-
-    /// Appends a duration as milliseconds with three decimals (`12.345`), from whole microseconds.
-    mutating func appendMilliseconds(_ duration: Duration) {
-        let micros = duration.wholeMicroseconds
-        if micros < 0 { append("-") }
-        appendInteger(Int(micros.magnitude / 1000))
-        let fraction = Int(micros.magnitude % 1000)
-        buffer.writeInteger(UInt8(ascii: "."))
-        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction / 100))
-        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        buffer.writeInteger(UInt8(ascii: "0") + UInt8(fraction % 10))
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// Writes JSON through a raw pointer into memory the caller has reserved (see
 /// ``NearbyJSONWriter/appendLocations(_:)``, which bounds the size first): no capacity checks.
-/// Escaping is ``NearbyJSONWriter/appendQuoted(_:)``'s, numbers ``LocationCore/DecimalText``'s.
+/// Escaping is ``LocationCore/JSONWriter``'s, numbers ``LocationCore/DecimalText``'s.
 private struct RawJSONWriter {
     let base: UnsafeMutableRawPointer
     var count = 0
@@ -270,38 +196,6 @@ private struct RawJSONWriter {
     }
 
     mutating func putQuoted(utf8 source: UnsafeBufferPointer<UInt8>) {
-        putByte(UInt8(ascii: "\""))
-        guard let start = source.baseAddress else {
-            putByte(UInt8(ascii: "\""))
-            return
-        }
-        var runStart = 0
-        for i in 0..<source.count {
-            let byte = start[i]
-            // Every byte that needs escaping is ASCII; multi-byte UTF-8 sequences pass through.
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { continue }
-            (base + count).copyMemory(from: start + runStart, byteCount: i - runStart)
-            count += i - runStart
-            switch byte {
-            case UInt8(ascii: "\""): put("\\\"")
-            case UInt8(ascii: "\\"): put("\\\\")
-            case UInt8(ascii: "\n"): put("\\n")
-            case UInt8(ascii: "\r"): put("\\r")
-            case UInt8(ascii: "\t"): put("\\t")
-            default:
-                put("\\u00")
-                putByte(RawJSONWriter.hexDigit(byte >> 4))
-                putByte(RawJSONWriter.hexDigit(byte & 0xF))
-            }
-            runStart = i + 1
-        }
-        (base + count).copyMemory(from: start + runStart, byteCount: source.count - runStart)
-        count += source.count - runStart
-        putByte(UInt8(ascii: "\""))
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        count += JSONWriter.writeQuoted(utf8: source, to: base + count)
     }
 }
-

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// An error answer of the server: an HTTP status and the JSON body
 /// `{"error":{"code":"…","message":"…","parameter":"lat"}}` (`parameter` only when one is to blame).
 ///
@@ -69,18 +71,17 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         "HTTP \(status) \(code): \(message)" + (parameter.map { " (parameter \($0))" } ?? "")
     }
 
-    /// The JSON body, written with ``NearbyJSONWriter``'s escaping.
+    /// The JSON body: `{"error":{"code":…,"message":…,"parameter":…}}`.
     package var body: [UInt8] {
-        var out = NearbyJSONWriter()
-        out.append("{\"error\":{\"code\":")
-        out.appendQuoted(code.description)
-        out.append(",\"message\":")
-        out.appendQuoted(message)
-        if let parameter {
-            out.append(",\"parameter\":")
-            out.appendQuoted(parameter)
+        var json = JSONWriter()
+        json.object { json in
+            json.key("error")
+            json.object { json in
+                json.member("code", code.description)
+                json.member("message", message)
+                json.member("parameter", ifPresent: parameter)
+            }
         }
-        out.append("}}")
-        return out.bytes
+        return json.bytes
     }
 }

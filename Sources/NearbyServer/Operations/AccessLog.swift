@@ -80,11 +80,9 @@ package struct AccessLog: Sendable {
 
     /// Writes one record.
     package func log(_ record: Record) {
-        var writer = NearbyJSONWriter(capacity: 256)
-        write(record, to: &writer)
         switch sink {
-        case .lines(let write): write(String(decoding: writer.buffer.readableBytesView, as: UTF8.self))
-        case .buffer(let buffer): buffer.append(line: writer.buffer)
+        case .lines(let write): write(line(record))
+        case .buffer(let buffer): buffer.append(line: bytes(record))
         }
     }
 
@@ -101,86 +99,49 @@ package struct AccessLog: Sendable {
 
     /// The line for a record.
     package func line(_ record: Record) -> String {
-        var writer = NearbyJSONWriter(capacity: 256)
-        write(record, to: &writer)
-        return String(decoding: writer.buffer.readableBytesView, as: UTF8.self)
+        String(decoding: bytes(record), as: UTF8.self)
     }
 
-    /// Writes the line, without its line feed, straight into bytes: the timestamp by
-    /// ``LocationCore/UTCTimestamp``, numbers as digits, no intermediate strings but the reason.
-    private func write(_ record: Record, to writer: inout NearbyJSONWriter) {
+    /// The line, without its line feed, as bytes: the JSON through ``LocationCore/JSONWriter``, the
+    /// text with the timestamp by ``LocationCore/UTCTimestamp``.
+    private func bytes(_ record: Record) -> [UInt8] {
         let time = UTCTimestamp.format(record.time)
+        let ms = Self.milliseconds(record.duration)
         switch format {
         case .text:
-            writer.appendRaw(time)
-            writer.append(" ")
-            writer.appendRaw(record.client)
-            writer.append(" ")
-            writer.appendRaw(record.method)
-            writer.append(" ")
-            writer.appendRaw(record.target)
-            writer.append(" ")
-            writer.appendInteger(record.status)
-            writer.append(" ")
-            writer.appendMilliseconds(record.duration)
-            writer.append(" ms")
-            if let places = record.places {
-                writer.append(" ")
-                writer.appendInteger(places)
-                writer.append(" places")
-            }
+            var text = "\(time) \(record.client) \(record.method) \(record.target) \(record.status) \(ms) ms"
+            if let places = record.places { text += " \(places) places" }
             if let verdict = record.verdict {
-                writer.append(" ")
-                writer.appendRaw(verdict)
-                if let reason = record.reason {
-                    writer.append(" (")
-                    writer.appendRaw(reason)
-                    writer.append(")")
-                }
+                text += " \(verdict)"
+                if let reason = record.reason { text += " (\(reason))" }
             }
-            if let fault = record.fault {
-                writer.append(" fault: ")
-                writer.appendRaw(fault)
-            }
-            if let error = record.error {
-                writer.append(" error: ")
-                writer.appendRaw(error)
-            }
+            if let fault = record.fault { text += " fault: \(fault)" }
+            if let error = record.error { text += " error: \(error)" }
+            return Array(text.utf8)
         case .json:
-            writer.append("{\"time\":")
-            writer.appendQuoted(time)
-            writer.append(",\"client\":")
-            writer.appendQuoted(record.client)
-            writer.append(",\"method\":")
-            writer.appendQuoted(record.method)
-            writer.append(",\"target\":")
-            writer.appendQuoted(record.target)
-            writer.append(",\"status\":")
-            writer.appendInteger(record.status)
-            writer.append(",\"ms\":")
-            writer.appendMilliseconds(record.duration)
-            if let places = record.places {
-                writer.append(",\"places\":")
-                writer.appendInteger(places)
+            var json = JSONWriter(capacity: 256)
+            json.object { json in
+                json.member("time", time)
+                json.member("client", record.client)
+                json.member("method", record.method)
+                json.member("target", record.target)
+                json.member("status", record.status)
+                json.key("ms")
+                json.json(ms)
+                json.member("places", ifPresent: record.places)
+                json.member("verdict", ifPresent: record.verdict)
+                json.member("reason", ifPresent: record.reason)
+                json.member("fault", ifPresent: record.fault)
+                json.member("error", ifPresent: record.error)
             }
-            if let verdict = record.verdict {
-                writer.append(",\"verdict\":")
-                writer.appendQuoted(verdict)
-            }
-            if let reason = record.reason {
-                writer.append(",\"reason\":")
-                writer.appendQuoted(reason)
-            }
-            if let fault = record.fault {
-                writer.append(",\"fault\":")
-                writer.appendQuoted(fault)
-            }
-            if let error = record.error {
-                writer.append(",\"error\":")
-                writer.appendQuoted(error)
-            }
-            writer.append("}")
+            return json.bytes
         }
+    }
+
+    /// A duration as milliseconds with three decimals (`12.345`), from whole microseconds.
+    static func milliseconds(_ duration: Duration) -> String {
+        let micros = duration.wholeMicroseconds
+        return (micros < 0 ? "-" : "") + "\(micros.magnitude / 1000)." + DecimalText.zeroPadded(Int(micros.magnitude % 1000), width: 3)
     }
 
     /// Three decimals.
@@ -226,9 +187,9 @@ package final class AccessLogBuffer: Sendable {
     }
 
     /// Adds one line (a line feed is added).
-    func append(line: ByteBuffer) {
+    func append(line: [UInt8]) {
         let full = pending.withLock { pending in
-            line.withUnsafeReadableBytes { pending.append(contentsOf: $0) }
+            pending.append(contentsOf: line)
             pending.append(UInt8(ascii: "\n"))
             return pending.count >= threshold
         }
