@@ -31,7 +31,7 @@ let package = Package(
     // (scripts/main-job.sh) builds that way: it only replays, and skipping Hummingbird, SwiftNIO
     // and postgres-nio (with BoringSSL) takes most of the release build time away.
     traits: [
-        .trait(name: "Server", description: "locsim serve, swarm --server and the live feeds (Hummingbird, SwiftNIO)."),
+        .trait(name: "Server", description: "locsim serve, swarm --server, nmea serve and the live feeds (Hummingbird, SwiftNIO)."),
         .trait(name: "PostGIS", description: "--postgres for index import/stats and serve (postgres-nio)."),
         .default(enabledTraits: ["Server", "PostGIS"]),
     ],

@@ -5,12 +5,8 @@ import LocationSimulation
 import NMEAFormat
 
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
+#if Server
+import LocationFeed
 #endif
 
 /// `locsim nmea`: NMEA 0183 tools.
@@ -88,6 +84,8 @@ struct NMEAServe: AsyncParsableCommand {
     var originalTimes = false
 
     func validate() throws {
+        // It serves on the gpsd feed's listener (SwiftNIO).
+        try BuildTraits.require("Server", for: "locsim nmea serve")
         guard (track == nil) != (from == nil) else {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
@@ -157,21 +155,40 @@ struct NMEAServe: AsyncParsableCommand {
     }
 
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {
-        let server = try NMEAServer(host: host, port: port)
-        defer { server.close() }
+        #if Server
+        let server = NMEAFeedServer(host: host, port: port)
         let writer = NMEAWriter(options: .gpsd(satellitesInUse: satellites))
-        let announcement = "locsim: serving \(what) as NMEA on \(host):\(server.port) at \(speed)× (waiting for a client)"
-        _ = try await runUntilInterrupted {
-            // Said once Ctrl-C is handled, so whoever reads it may interrupt at once.
-            Terminal.err(announcement)
-            try await server.waitForFirstClient()
-            var previous: Fix?
-            for try await fix in provider {
-                server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous)))
-                previous = fix
+        let (host, speed) = (host, speed)
+        do {
+            _ = try await runUntilInterrupted {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await server.run { _, port in
+                            // Said once Ctrl-C is handled, so whoever reads it may interrupt at once.
+                            Terminal.err("locsim: serving \(what) as NMEA on \(host):\(port) at \(speed)× (waiting for a client)")
+                        }
+                    }
+                    group.addTask {
+                        try await server.waitForFirstClient()
+                        var previous: Fix?
+                        for try await fix in provider {
+                            server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous)))
+                            previous = fix
+                        }
+                    }
+                    // The fixes ran out (the listener serves until cancelled, or fails to start).
+                    _ = try await group.next()
+                    group.cancelAll()
+                }
             }
+        } catch let error as GPSDFeedServer.ListenError {
+            throw CommandFailure(
+                error.description, hint: "choose another --port (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         }
         Terminal.err("locsim: served \(server.broadcasts) fixes to \(server.clientsServed) client(s)")
+        #else
+        throw BuildTraits.missing("Server", for: "locsim nmea serve")
+        #endif
     }
 
     /// Fills a missing speed and course from the previous fix: receivers report both, and gpsd

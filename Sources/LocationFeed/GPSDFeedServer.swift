@@ -46,12 +46,14 @@ package final class GPSDFeedServer: Service, Sendable {
         }
     }
 
-    /// Why the server could not start.
+    /// Why a feed server could not start.
     package struct ListenError: Error, Sendable, CustomStringConvertible {
+        /// Who would have connected: "gpsd clients", "NMEA clients".
+        package let clients: String
         package let host: String
         package let port: Int
         package let reason: String
-        package var description: String { "cannot listen for gpsd clients on \(host):\(port): \(reason)" }
+        package var description: String { "cannot listen for \(clients) on \(host):\(port): \(reason)" }
     }
 
     private let configuration: Configuration
@@ -77,12 +79,6 @@ package final class GPSDFeedServer: Service, Sendable {
     /// Reports dropped so far because a client read them too slowly, over all clients.
     package var droppedReports: Int { dropped.withLock { $0 } }
 
-    /// A client's connection: its requests in, its outbox out.
-    private struct Connection: Sendable {
-        let outbox: GPSDOutbox
-        let channel: NIOAsyncChannel<ByteBuffer, Never>
-    }
-
     /// Listens until the group shuts down (or the task is cancelled).
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` (`clientBuffer`) for a buffer under 8
@@ -93,36 +89,61 @@ package final class GPSDFeedServer: Service, Sendable {
             throw ConfigurationError(
                 parameter: "clientBuffer", "must be at least 8 reports, got \(configuration.clientBuffer)")
         }
+        try await Self.listen(
+            for: "gpsd clients", host: configuration.host, port: configuration.port, clientBuffer: configuration.clientBuffer,
+            onDrop: { count in self.dropped.withLock { $0 += count } }, onListening: onListening
+        ) { connection in await self.serve(connection) }
+    }
+
+    /// A client's connection: what it sends in, its outbox out.
+    struct Connection: Sendable {
+        let outbox: GPSDOutbox
+        let channel: NIOAsyncChannel<ByteBuffer, Never>
+    }
+
+    /// The package's one TCP listener, for the line feeds (the gpsd protocol, `nmea serve`): binds
+    /// `host:port` on SwiftNIO, says which port, and runs `serve` for each client until the group
+    /// shuts down or the task is cancelled; the client's connection closes when `serve` returns.
+    ///
+    /// Each client's output goes through its own ``GPSDOutbox`` of `clientBuffer` items; `onDrop`
+    /// counts those dropped for a slow reader.
+    ///
+    /// - Throws: ``ListenError`` naming `clients`, host and port when the name has no address
+    ///   or the port cannot be bound.
+    static func listen(
+        for clients: String, host: String, port: Int, clientBuffer: Int, onDrop: @escaping @Sendable (Int) -> Void,
+        onListening: @Sendable (_ host: String, _ port: Int) -> Void, serve: @escaping @Sendable (Connection) async -> Void
+    ) async throws {
         let server: NIOAsyncChannel<Connection, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-                .bind(host: configuration.host, port: configuration.port) { channel in
+                .bind(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         // Output bypasses NIOAsyncChannel's writer (one hand-off less per
                         // report): the outbox writes on the channel, told when it may.
-                        let outbox = GPSDOutbox(channel: channel, limit: self.configuration.clientBuffer) { count in
-                            self.dropped.withLock { $0 += count }
-                        }
+                        let outbox = GPSDOutbox(channel: channel, limit: clientBuffer, onDrop: onDrop)
                         try channel.pipeline.syncOperations.addHandler(GPSDOutbox.WritabilityHandler(outbox))
                         return Connection(
                             outbox: outbox, channel: try NIOAsyncChannel<ByteBuffer, Never>(wrappingChannelSynchronously: channel))
                     }
                 }
         } catch let error as IOError {
-            throw ListenError(host: configuration.host, port: configuration.port, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(clients: clients, host: host, port: port, reason: String(cString: strerror(error.errnoCode)))
+        } catch let error as SocketAddressError.UnknownHost {
+            throw ListenError(clients: clients, host: host, port: port, reason: "no such host (\(error.errorDescription))")
         } catch {
-            throw ListenError(host: configuration.host, port: configuration.port, reason: "\(error)")
+            throw ListenError(clients: clients, host: host, port: port, reason: "\(error)")
         }
-        onListening(configuration.host, server.channel.localAddress?.port ?? configuration.port)
+        onListening(host, server.channel.localAddress?.port ?? port)
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingDiscardingTaskGroup { group in
                     try await server.executeThenClose { connections in
                         for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
+                            group.addTask { await serve(connection) }
                         }
                     }
                 }

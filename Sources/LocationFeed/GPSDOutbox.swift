@@ -12,7 +12,7 @@ import LocationCore
 /// A client that reads slower than reports come loses the oldest: while its socket cannot take
 /// more (NIO's write buffer past its high-water mark), reports wait here, at most `limit` of them.
 ///
-/// Internal: the per-connection output queue behind `GPSDFeedServer`.
+/// Internal: the per-connection output queue behind `GPSDFeedServer` and `NMEAFeedServer`.
 final class GPSDOutbox: Sendable {
     private enum Item: Sendable {
         case text(String)
@@ -46,13 +46,13 @@ final class GPSDOutbox: Sendable {
         self.onDrop = onDrop
     }
 
-    /// Queues `reply` (may be empty), then sends updates as `watch` asks.
+    /// Queues `reply` (may be empty), then sends updates as `watch` asks (as before when nil).
     ///
     /// Taking both at once keeps the order a client sees: no report chosen by the new watch
     /// reaches it before the reply that set that watch.
-    func send(_ reply: String, watch: GPSDWatch) {
+    func send(_ reply: String, watch: GPSDWatch? = nil) {
         let (schedule, dropped) = state.withLock { state -> (Bool, Int) in
-            state.watch = watch
+            if let watch { state.watch = watch }
             guard !reply.isEmpty else { return (false, 0) }
             return Self.append(.text(reply), to: &state, limit: limit)
         }

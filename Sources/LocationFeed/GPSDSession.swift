@@ -1,5 +1,6 @@
 // Foundation itself (not FoundationEssentials): CharacterSet for trimming requests.
 package import Foundation
+import LocationCore
 
 /// One gpsd client's side of the protocol, as a value: requests in, report lines out.
 ///
@@ -94,11 +95,14 @@ package struct GPSDSession: Sendable {
     }
 
     private mutating func changeWatch(_ argument: Substring) -> String {
-        let members: [(String, FlatJSON.Value)]
+        let members: [(name: String, value: JSONValue)]
         do {
-            members = try FlatJSON.parseObject(argument)
+            guard case .object(let read) = try JSONValue(parsing: argument.utf8) else {
+                return GPSDReport.error("Invalid WATCH: not a JSON object")
+            }
+            members = read
         } catch {
-            return GPSDReport.error("Invalid WATCH: \(error.message)")
+            return GPSDReport.error("Invalid WATCH: \(error)")
         }
         var next = watch
         for (key, value) in members {
@@ -132,7 +136,7 @@ package struct GPSDSession: Sendable {
             }
         }
         // gpsd: enabling a watch without choosing a form means JSON.
-        if next.enable && !next.json && !next.nmea && !members.contains(where: { $0.0 == "json" }) { next.json = true }
+        if next.enable && !next.json && !next.nmea && !members.contains(where: { $0.name == "json" }) { next.json = true }
         watch = next
         return (watch.enable ? devicesReport() : "") + GPSDReport.watch(watch)
     }
@@ -147,21 +151,15 @@ package struct GPSDSession: Sendable {
     static func split(_ line: String) -> [String] {
         var requests: [String] = []
         var current = ""
-        var inString = false
-        var escaped = false
+        var strings = JSONStringState()
         for character in line {
-            if inString {
-                current.append(character)
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-                continue
-            }
-            if character == ";" {
+            if character == ";", !strings.inString {
                 requests.append(current)
                 current = ""
-            } else {
-                if character == "\"" { inString = true }
-                current.append(character)
+                continue
             }
+            for byte in character.utf8 { _ = strings.consume(byte) }
+            current.append(character)
         }
         requests.append(current)
         return requests.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }

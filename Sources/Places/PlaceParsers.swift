@@ -255,13 +255,11 @@ package enum PlaceParsers {
         let path = collector.path
         let document: JSONValue
         do {
-            document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            document = try JSONValue(parsing: bytes)
         } catch {
-            throw IndexError(.unreadableInput, "not valid JSON: \(error)", path: path)
+            throw IndexError(.unreadableInput, error.description, path: path)
         }
-        guard case .object(let root) = document, root["type"] == .string("FeatureCollection"),
-            case .array(let features)? = root["features"]
-        else {
+        guard document["type"]?.string == "FeatureCollection", case .array(let features)? = document["features"] else {
             throw IndexError(
                 .unreadableInput, "expected a GeoJSON FeatureCollection with a \"features\" array", path: path,
                 column: "type")
@@ -272,20 +270,20 @@ package enum PlaceParsers {
             func bad(_ member: String, _ message: String) -> IndexError {
                 IndexError(.malformedRow, message, path: path, column: "\(origin).\(member)")
             }
-            guard case .object(let object) = feature, object["type"] == .string("Feature") else {
+            guard feature["type"]?.string == "Feature" else {
                 try collector.reject(IndexError(.malformedRow, "not a Feature object", path: path, column: origin))
                 continue
             }
-            guard case .object(let geometry)? = object["geometry"], geometry["type"] == .string("Point"),
+            guard let geometry = feature["geometry"], geometry["type"]?.string == "Point",
                 case .array(let position)? = geometry["coordinates"], position.count >= 2
             else {
                 try collector.reject(bad("geometry", "expected a Point geometry with [longitude, latitude]"))
                 continue
             }
-            let properties: [String: JSONValue]
-            switch object["properties"] {
-            case .object(let values)?: properties = values
-            case nil, .null?: properties = [:]
+            let properties: JSONValue
+            switch feature["properties"] {
+            case .object(let values)?: properties = .object(values)
+            case nil, .null?: properties = .object([])
             default:
                 try collector.reject(bad("properties", "expected an object or null"))
                 continue
@@ -321,7 +319,7 @@ package enum PlaceParsers {
                 continue
             }
             var id: String
-            switch object["id"] ?? properties["id"] {
+            switch feature["id"] ?? properties["id"] {
             case .string(let value)?: id = value
             case .number(let value)? where value == value.rounded() && abs(value) < 1e15: id = String(Int64(value))
             case nil, .null?:
@@ -364,49 +362,9 @@ enum StableID {
     }
 }
 
-/// Any JSON value, so one bad feature does not fail the whole file.
-enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-            return
-        }
-        // Try each JSON type in turn; only a type mismatch moves on to the next, any other
-        // decoding error propagates.
-        func attempt<T: Decodable>(_ type: T.Type) throws -> T? {
-            do {
-                return try container.decode(type)
-            } catch DecodingError.typeMismatch {
-                return nil
-            }
-        }
-        if let value = try attempt(Bool.self) {
-            self = .bool(value)
-        } else if let value = try attempt(Double.self) {
-            self = .number(value)
-        } else if let value = try attempt(String.self) {
-            self = .string(value)
-        } else if let value = try attempt([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    var number: Double? {
-        if case .number(let value) = self { return value }
-        return nil
-    }
-
-    var text: String {
+extension JSONValue {
+    /// The value as a row error quotes it.
+    fileprivate var text: String {
         switch self {
         case .null: "null"
         case .bool(let value): String(value)

@@ -15,13 +15,31 @@ public enum LoopbackSocket {
         return listener.port
     }
 
-    /// A listening socket on 127.0.0.1 with a kernel-chosen port.
+    /// A listening socket on 127.0.0.1 with a kernel-chosen port (`SO_REUSEADDR`, so a port
+    /// just released can be bound again).
     public static func makeListener() throws -> (descriptor: Int32, port: Int) {
-        do {
-            return try TCPListener.listen(host: "127.0.0.1", port: 0)
-        } catch {
-            throw HarnessError(error.description)
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw HarnessError("cannot listen on 127.0.0.1: \(reason)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Connects to 127.0.0.1:`port`; `nil` when refused.

@@ -202,6 +202,27 @@ import Testing
         }
     }
 
+    @Test("nmea serve: every client gets the same sentences; one that hangs up or never reads slows nobody; exit 0 after the last fix")
+    func nmeaServeClients() async throws {
+        let (command, port) = try await NMEAServe.start(["--from", "35.68,139.76", "--interval", "20ms", "--count", "50"])
+        defer { command.stop() }
+        // The first client starts the clock: it gets every fix.
+        let first = try SocketLines(port: port, request: "")
+        defer { first.stop() }
+        try await first.wait("the first fix") { !$0.lines.isEmpty }
+        let hangsUp = try #require(LoopbackSocket.connectTo(port: port))
+        close(hangsUp)
+        let neverReads = try #require(LoopbackSocket.connectTo(port: port, receiveBuffer: 1024))
+        defer { close(neverReads) }
+        let second = try SocketLines(port: port, request: "")
+        defer { second.stop() }
+        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        #expect(command.child.errors.contains("served 50 fixes to 4 client(s)"), "\(command.child.errors)")
+        try await first.wait("50 RMC sentences") { $0.lines.filter { $0.contains("RMC,") }.count == 50 }
+        try await second.wait("the last RMC sentence") { $0.lines.last { $0.contains("RMC,") } == first.lines.last { $0.contains("RMC,") } }
+        #expect(first.lines.suffix(second.lines.count) == second.lines[...], "\(second.lines.count) lines")
+    }
+
     @Test("nmea serve on a port in use, or an address not on this machine, is a run-time error (exit 1)")
     func nmeaServeCannotListen() async throws {
         let listener = try LoopbackSocket.makeListener()

@@ -90,7 +90,8 @@ import Testing
         await #expect(try server.call("POST", control, #"{"action":"resume"}"#).json["state"] as? String == "playing")
 
         let badControls: [(String, String)] = [
-            (#"{"action":"jump"}"#, "action"), (#"{"action":"speed","speed":1e9}"#, "body"),
+            (#"{"action":"jump"}"#, "action"), (#"{"action":"speed","speed":1e}"#, "body"),
+            (#"{"action":"speed","speed":1e9}"#, "speed"),
             (#"{"action":"speed","speed":2000}"#, "speed"), (#"{"action":"seek","fraction":2}"#, "fraction"),
             (#"{"action":"teleport","lat":95,"lng":0}"#, "lat"), (#"{"action":"loop","loop":1}"#, "loop"),
         ]

@@ -214,7 +214,7 @@ package final class PlayerControlAPI: Sendable {
     /// `{"action":"seek","fraction":0.5}`, `{"action":"teleport","lat":35.68,"lng":139.76}`,
     /// `{"action":"loop","loop":true}`.
     static func command(_ body: [UInt8]) throws(ConfigurationError) -> PlayerCommand {
-        var fields: [String: FlatJSON.Value] = [:]
+        var fields: [String: JSONValue] = [:]
         for (key, value) in try object(body) { fields[key] = value }
         guard let actionValue = fields.removeValue(forKey: "action") else {
             throw ConfigurationError(parameter: "action", "missing: one of pause, resume, speed, seek, teleport, loop")
@@ -264,13 +264,16 @@ package final class PlayerControlAPI: Sendable {
         return command
     }
 
-    private static func object(_ body: [UInt8]) throws(ConfigurationError) -> [(String, FlatJSON.Value)] {
+    private static func object(_ body: [UInt8]) throws(ConfigurationError) -> [(name: String, value: JSONValue)] {
         guard !body.isEmpty else { throw ConfigurationError(parameter: "body", "empty: send a JSON object") }
+        let value: JSONValue
         do {
-            return try FlatJSON.parseObject(Substring(String(decoding: body, as: UTF8.self)))
+            value = try JSONValue(parsing: body)
         } catch {
-            throw ConfigurationError(parameter: "body", "not a flat JSON object: \(error.message)")
+            throw ConfigurationError(parameter: "body", "not a JSON object: \(error)")
         }
+        guard case .object(let members) = value else { throw ConfigurationError(parameter: "body", "not a JSON object") }
+        return members
     }
 
     // MARK: Events

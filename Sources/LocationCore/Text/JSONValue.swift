@@ -1,0 +1,233 @@
+/// A JSON value (RFC 8259) read from text: the package's one JSON reader, for gpsd's reports
+/// (checked before libgps sees them), gpsd clients' requests and the control API's bodies, and
+/// GeoJSON place files.
+///
+/// Strict: one value, whitespace around it, nothing else; containers nest at most
+/// `maximumDepth` deep, so hostile text cannot exhaust the stack. Objects keep their members in
+/// the text's order, a repeated name included.
+///
+/// Package access: its readers are LocationGPSD, LocationFeed and LocationIndex.
+package enum JSONValue: Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(name: String, value: JSONValue)])
+
+    /// Why text is not one JSON value, and where.
+    package struct SyntaxError: Error, Sendable, CustomStringConvertible {
+        /// The byte reading stopped at (1 for the first), or nil when the text ended early.
+        package let byte: Int?
+        package let reason: String
+
+        package var description: String {
+            byte.map { "not valid JSON at byte \($0): \(reason)" } ?? "not valid JSON: the text ends early (\(reason))"
+        }
+    }
+
+    /// Reads `text` as one JSON value.
+    ///
+    /// - Parameter maximumDepth: How deep arrays and objects may nest (1: no container inside
+    ///   the outermost one).
+    /// - Throws: ``SyntaxError`` at the first byte that breaks the grammar.
+    package init(parsing text: some Collection<UInt8>, maximumDepth: Int = 64) throws(SyntaxError) {
+        var reader = Reader(bytes: Array(text), maximumDepth: maximumDepth)
+        reader.skipSpace()
+        self = try reader.value(depth: 1)
+        reader.skipSpace()
+        guard reader.index == reader.bytes.count else { throw reader.failure("text after the value") }
+    }
+
+    /// The value of the first member named `name`, when this is an object with one.
+    package subscript(name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.name == name }?.value
+    }
+
+    /// The string, when this is one.
+    package var string: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+
+    /// The number, when this is one.
+    package var number: Double? {
+        if case .number(let value) = self { value } else { nil }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        let maximumDepth: Int
+        var index = 0
+
+        init(bytes: [UInt8], maximumDepth: Int) {
+            self.bytes = bytes
+            self.maximumDepth = maximumDepth
+        }
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        func failure(_ reason: String) -> SyntaxError {
+            SyntaxError(byte: index < bytes.count ? index + 1 : nil, reason: reason)
+        }
+
+        mutating func skipSpace() {
+            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard current == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
+            guard let byte = current else { throw failure("expected a value") }
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth)") }
+                return try container(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            default: throw failure("expected a value")
+            }
+        }
+
+        mutating func container(depth: Int) throws(SyntaxError) -> JSONValue {
+            let isObject = bytes[index] == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            index += 1
+            var members: [(name: String, value: JSONValue)] = []
+            var elements: [JSONValue] = []
+            skipSpace()
+            if !take(close) {
+                while true {
+                    if isObject {
+                        guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+                        let name = try string()
+                        skipSpace()
+                        guard take(UInt8(ascii: ":")) else { throw failure("expected ':'") }
+                        skipSpace()
+                        members.append((name, try value(depth: depth + 1)))
+                    } else {
+                        elements.append(try value(depth: depth + 1))
+                    }
+                    skipSpace()
+                    if take(UInt8(ascii: ",")) {
+                        skipSpace()
+                        continue
+                    }
+                    guard take(close) else { throw failure(isObject ? "expected ',' or '}'" : "expected ',' or ']'") }
+                    break
+                }
+            }
+            return isObject ? .object(members) : .array(elements)
+        }
+
+        /// A string from its opening quote; text without escapes is taken whole.
+        mutating func string() throws(SyntaxError) -> String {
+            index += 1
+            let start = index
+            while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+            if current == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            }
+            var text = Array(bytes[start..<index])
+            while let byte = current {
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(decoding: text, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    try escape(into: &text)
+                case 0..<0x20:
+                    index -= 1
+                    throw failure("control character in a string")
+                default:
+                    text.append(byte)
+                }
+            }
+            throw failure("unterminated string")
+        }
+
+        /// The escape after a backslash, appended as UTF-8.
+        mutating func escape(into text: inout [UInt8]) throws(SyntaxError) {
+            guard let letter = current else { throw failure("unterminated escape") }
+            index += 1
+            switch letter {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(letter)
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                // A surrogate pair is one scalar; a lone surrogate becomes U+FFFD.
+                if (0xD800..<0xDC00).contains(scalar), bytes[index...].starts(with: "\\u".utf8) {
+                    index += 2
+                    let low = try hex4()
+                    scalar = (0xDC00..<0xE000).contains(low) ? 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00) : 0xFFFD
+                }
+                text.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+            default:
+                index -= 1
+                throw failure("unknown escape")
+            }
+        }
+
+        mutating func hex4() throws(SyntaxError) -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let byte = current, let digit = Self.hexDigit(byte) else { throw failure("expected four hex digits") }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+
+        static func hexDigit(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+            default: nil
+            }
+        }
+
+        mutating func number() throws(SyntaxError) -> Double {
+            let start = index
+            _ = take(UInt8(ascii: "-"))
+            if !take(UInt8(ascii: "0")) {
+                guard digits() else { throw failure("expected a digit") }
+            }
+            if take(UInt8(ascii: ".")) {
+                guard digits() else { throw failure("expected a digit after '.'") }
+            }
+            if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+                if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
+                guard digits() else { throw failure("expected an exponent") }
+            }
+            // The grammar above is a subset of DecimalNumber's: it reads every such number.
+            let read = bytes.withUnsafeBufferPointer { DecimalNumber(parsing: UnsafeBufferPointer(rebasing: $0[start..<index])) }
+            guard let read else { throw failure("not a number") }
+            return read.value
+        }
+
+        /// One or more decimal digits; false when there is none.
+        mutating func digits() -> Bool {
+            let start = index
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+            return index > start
+        }
+
+        mutating func literal(_ word: String) throws(SyntaxError) {
+            guard bytes[index...].starts(with: word.utf8) else { throw failure("expected \(word)") }
+            index += word.utf8.count
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LocationCore
+import Testing
+
+// Expected values: Foundation's JSONSerialization reads the same texts; the package's reader must
+// accept exactly what it accepts and read the same values.
+
+@Suite("The package's JSON reader", .timeLimit(.minutes(1)))
+struct JSONValueTests {
+    static let valid = [
+        "{}", "[]", " [1, -0.5, 2e3, 1E-2, 0, -0, 12.5e+1] ", "123", "\"plain\"", "true", "null", "[[[]]]",
+        #"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+        #"{"class":"TPV","device":"/dev/ttyACM0","lat":35.681236,"lon":139.767125,"alt":-12.25}"#,
+        #""\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r""#,
+        "\"\u{00E9}\u{1F600} raw UTF-8\"",
+        "\t{\r\n\"a\" : [ 1 , 2 ] }\n",
+    ]
+
+    static let invalid = [
+        "", " ", "{", "}", #"{"a"}"#, #"{"a":}"#, "01", "1.", ".5", "+1", "-", "1e", "tru", "nul",
+        #""abc"#, "\"a\u{01}b\"", #""\x""#, #""\u12""#, "{} {}", "[1 2]", "{'a':1}", "NaN", #"{"a" 1}"#, "[1]]",
+    ]
+
+    @Test("Accepts what JSONSerialization accepts, with the same values", arguments: valid)
+    func readsValid(text: String) throws {
+        let reference = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+        let value = try JSONValue(parsing: text.utf8)
+        #expect(Self.same(value, reference), "\(value) vs \(reference)")
+    }
+
+    @Test("Refuses what JSONSerialization refuses, naming a byte within the text", arguments: invalid)
+    func refusesInvalid(text: String) {
+        #expect(throws: (any Error).self) {
+            _ = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+        }
+        let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
+        if let byte = error?.byte { #expect((1...text.utf8.count).contains(byte), "\(String(describing: error))") }
+        #expect(error?.description.hasPrefix("not valid JSON") == true)
+    }
+
+    @Test("A trailing comma is refused (RFC 8259 has none; Foundation's reader lets it pass)", arguments: ["[1,]", #"{"a":1,}"#])
+    func trailingComma(text: String) {
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
+    }
+
+    @Test("Members stay in the text's order, a repeated name included; the first one answers by name")
+    func memberOrder() throws {
+        let value = try JSONValue(parsing: #"{"b":1,"a":2,"b":"x"}"#.utf8)
+        guard case .object(let members) = value else {
+            Issue.record("not an object: \(value)")
+            return
+        }
+        #expect(members.map(\.name) == ["b", "a", "b"])
+        #expect(value["b"]?.number == 1 && value["a"]?.number == 2 && value["c"] == nil)
+    }
+
+    @Test("Containers nest at most maximumDepth deep")
+    func depth() throws {
+        _ = try JSONValue(parsing: "[[{}]]".utf8, maximumDepth: 3)
+        let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: "[[[{}]]]".utf8, maximumDepth: 3) }
+        #expect(error?.byte == 4)
+        #expect(throws: JSONValue.SyntaxError.self) {
+            try JSONValue(parsing: (String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8)
+        }
+    }
+
+    /// Whether the reader's value is what JSONSerialization read.
+    static func same(_ value: JSONValue, _ reference: Any) -> Bool {
+        switch value {
+        case .null: return reference is NSNull
+        case .bool(let flag): return (reference as? NSNumber).map { $0 == NSNumber(value: flag) } ?? false
+        case .number(let number): return (reference as? NSNumber)?.doubleValue == number
+        case .string(let text): return reference as? String == text
+        case .array(let elements):
+            guard let others = reference as? [Any], others.count == elements.count else { return false }
+            return zip(elements, others).allSatisfy { same($0, $1) }
+        case .object(let members):
+            guard let others = reference as? [String: Any], others.count == members.count else { return false }
+            return members.allSatisfy { member in others[member.name].map { same(member.value, $0) } ?? false }
+        }
+    }
+}
