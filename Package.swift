@@ -87,11 +87,17 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strict),
+        // The HTML pages (replay, swarm and audit reports, the live map): templates, one stylesheet
+        // and one SVG renderer, compiled into the binary (docs/development/pages.md).
+        .target(
+            name: "MapPages",
+            resources: ["page.css", "map.js", "replay.html", "swarm.html", "live.html", "audit.html"].map { .embedInCode($0) },
+            swiftSettings: strict),
         // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
         .target(
             name: "NearbyServer",
             dependencies: [
-                "LocationCore", "MapFeature", "LocationIndex",
+                "LocationCore", "MapFeature", "LocationIndex", "MapPages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -135,7 +141,7 @@ let package = Package(
             name: "LocSimCommand",
             dependencies: [
                 "LocationCore", "GPXFormat", "NMEAFormat", "LocationGPSD", "LocationIndex", "LocationSimulation",
-                "MapFeature", "Swarm",
+                "MapFeature", "Swarm", "MapPages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .target(name: "NearbyServer", condition: .when(traits: ["Server"])),
                 .target(name: "SwarmHTTP", condition: .when(traits: ["Server"])),
@@ -232,7 +238,7 @@ let package = Package(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
             name: "locsimTests",
-            dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers", "CommandTestHelpers"],
+            dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers", "CommandTestHelpers", "MapPages"],
             exclude: ["Golden"], swiftSettings: strict),
         // Suites that need real components started by the tests: gpsd (and gpsd's clients:
         // gpspipe, Python's gps), PostgreSQL + PostGIS, headless Chromium. `swift test --filter

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LocationCore
 import LocationIndex
+import LocSimTestHelpers
 import LocationTestSupport
 import MapFeature
 @testable import NearbyServer
@@ -222,18 +223,35 @@ import Testing
         #expect(audit.violationCount == violations)
     }
 
-    @Test("The HTML report escapes what clients send and shows every verdict")
-    func htmlReport() throws {
+    /// An audit of a client whose name is markup.
+    static func hostileReport() -> (html: String, client: String) {
         var audit = FetchAudit()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let hostile = "player:<script>alert(1)</script>&"
+        let hostile = "player:<script>alert(1)</script><!--&"
         _ = audit.arrive(client: hostile, center: TestIndex.tokyo, radius: 100, at: start)
         let (ticket, _) = audit.arrive(client: hostile, center: TestIndex.tokyo, radius: 100, at: start.addingTimeInterval(2))
         audit.finish(ticket, status: 200, failed: false, at: start.addingTimeInterval(2))
-        let html = AuditReport(audit: audit, title: "test").render()
-        #expect(!html.contains("<script>"))
-        #expect(html.contains(XMLText.escaped(hostile)))
-        #expect(html.contains("<td class=\"bad\">1</td>"))
-        #expect(html.contains("id=\"map\"") && html.contains("id=\"timeline\"") && html.contains("id=\"summary\""))
+        return (AuditReport(audit: audit, title: "test").render(), hostile)
+    }
+
+    @Test("The HTML report is self-contained, and what clients send cannot end its script")
+    func htmlReport() {
+        let html = Self.hostileReport().html
+        // Every `<` in the page's data is `\u003c`.
+        #expect(!html.contains("<script>alert") && !html.contains("<!--"))
+        #expect(html.contains(#"player:\u003cscript>alert(1)\u003c/script>\u003c!--&"#))
+        #expect(html.components(separatedBy: "</script>").count == 2)
+        #expect(HTMLPage.externalReferences(in: html) == [])
+    }
+
+    @Test("The HTML report, drawn, shows the client as text and every verdict", .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
+    func htmlReportDrawn() async throws {
+        let (html, hostile) = Self.hostileReport()
+        let shown = try await HTMLPage.rendered(html: html)
+        #expect(shown.contains(XMLText.escaped(hostile)))
+        #expect(shown.contains("<td class=\"bad\">1</td>"))
+        #expect(shown.contains("<svg id=\"map\"") && shown.contains("<svg id=\"timeline\"") && shown.contains("<table id=\"summary\""))
+        #expect(shown.contains("<circle"))
+        for verdict in FetchAudit.Verdict.allCases { #expect(shown.contains(">\(verdict.rawValue.replacingOccurrences(of: "_", with: " "))</th>")) }
     }
 }

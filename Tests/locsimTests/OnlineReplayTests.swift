@@ -35,7 +35,9 @@ import Testing
         #expect(down.stdout.contains(#""reason":"retry""#))
     }
 
-    @Test("Failed fetches are drawn in the report and listed with their errors, one for each fetch_failed line")
+    @Test(
+        "Failed fetches are drawn in the report and listed with their errors, one for each fetch_failed line",
+        .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
     func failuresInReport() async throws {
         let server = try await LocalHTTPServer()
         defer { server.stop() }
@@ -49,7 +51,7 @@ import Testing
         #expect(result.status == 1, "\(result.stderr)")
         let failed = result.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
         #expect(!failed.isEmpty)
-        let html = try String(contentsOfFile: report, encoding: .utf8)
+        let html = try await HTMLPage.rendered(report)
         #expect(html.components(separatedBy: #"<g class="fetch-failed">"#).count - 1 == failed.count)
         #expect(html.components(separatedBy: #"<g class="failure-mark">"#).count - 1 == failed.count)
         #expect(html.contains("<h2>Failed fetches (\(failed.count))</h2>"))

@@ -3,16 +3,16 @@ import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-/// What a person sees in `--report FILE.html`: values they can read, colours they can tell apart,
-/// labels clear of the data, and failed fetches with their errors.
-@Suite(.timeLimit(.minutes(1))) struct ReportTests {
-    /// Replays a walk with `--report` and returns the HTML.
+/// What a person sees in `--report FILE.html` (drawn by headless Chromium): values they can read,
+/// colours they can tell apart, labels clear of the data, and failed fetches with their errors.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)")) struct ReportTests {
+    /// Replays a walk with `--report` and returns the page as Chromium draws it (``HTMLPage/rendered(_:)``).
     static func report(_ arguments: [String]) async throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try await CLI.run(["replay"] + arguments + ["--fast", "--report", path])
         #expect(result.status == 0, "\(result.stderr)")
-        return try String(contentsOfFile: path, encoding: .utf8)
+        return try await HTMLPage.rendered(path)
     }
 
     static let tokyo = ["tracks/tokyo-marunouchi-walk.gpx", "--radius", "1500", "--geodata", "geodata"]

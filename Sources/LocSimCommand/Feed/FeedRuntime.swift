@@ -5,6 +5,7 @@ import GPXFormat
 import LocationCore
 import LocationFeed
 import LocationSimulation
+import MapPages
 import NearbyServer
 import ServiceLifecycle
 
@@ -159,6 +160,10 @@ struct PlayerRoutes: AddedRoutes {
 
     func serves(path: String) -> Bool { path == "/" || PlayerControlAPI.serves(path: path) }
 
+    /// The live map (MapPages' live.html; docs/guides/feeds.md): it draws what `GET /players/events`
+    /// streams and presses `POST /players/{name}/control`.
+    static let liveMap = Array(MapPage.live.html(json: "null").utf8)
+
     /// The page holds no data: what it shows comes from the API, with the token it is given.
     func isPublic(path: String) -> Bool { path == "/" }
 
@@ -170,7 +175,7 @@ struct PlayerRoutes: AddedRoutes {
                     body: Array("{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"\(request.method) is not allowed on /; use GET\"}}".utf8),
                     allow: ["GET"])
             }
-            return AddedRouteResponse(status: 200, contentType: "text/html; charset=utf-8", body: LiveMapPage.bytes)
+            return AddedRouteResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.liveMap)
         }
         let answer = api.respond(to: PlayerControlAPI.Request(
             method: request.method, path: request.path, query: request.query, contentType: request.contentType,

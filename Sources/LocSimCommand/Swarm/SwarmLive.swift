@@ -47,15 +47,15 @@ extension SwarmCommand {
             Terminal.out(stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count))
         }
         if let report {
-            let page = SwarmHTMLReport(
-                stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count
-            ).html
             do {
+                let page = try SwarmHTMLReport(
+                    stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count
+                ).html()
                 let file = try AtomicFile(path: report)
                 try file.write(page)
                 try file.commit()
             } catch {
-                throw CommandFailure("cannot write the report to \(report): \(error.reason)")
+                throw CommandFailure("cannot write the report to \(report): \((error as? AtomicFileError)?.reason ?? "\(error)")")
             }
             if progress { Terminal.err("report written to \(report)") }
         }

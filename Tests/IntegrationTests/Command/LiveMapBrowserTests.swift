@@ -7,13 +7,9 @@ import Testing
 /// scripts/livemap-browser-check.py, loads the page of a running `locsim serve`, sees a player
 /// move, presses its pause button and sees it stop.
 @Suite(.timeLimit(.minutes(1))) struct LiveMapBrowserTests {
-    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-
     @Test(
         "Chromium loads the live map (token in the address), sees alice move, presses pause, and alice stops",
-        .enabled(if: chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
+        .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
     func pauseInBrowser() async throws {
         let token = "map-t0ken"
         let server = try await ServeProcess.start(gpsd: true, [

@@ -1,0 +1,44 @@
+import Foundation
+
+/// locsim's HTML pages: the replay report, the swarm report, the live map and the audit report.
+///
+/// Each is one self-contained file, nothing fetched: its template (`replay.html`, …) with the
+/// shared stylesheet (`page.css`), the shared SVG renderer (`map.js`) and the page's data (JSON)
+/// written into it. The files beside this one are compiled into the binary (`.embedInCode`), so
+/// there is no bundle to find at run time (docs/development/pages.md).
+package enum MapPage: Sendable, CaseIterable {
+    case replay, swarm, live, audit
+
+    /// The page, with `json` as its data.
+    package func html(json: String) -> String {
+        let template = switch self {
+        case .replay: PackageResources.replay_html
+        case .swarm: PackageResources.swarm_html
+        case .live: PackageResources.live_html
+        case .audit: PackageResources.audit_html
+        }
+        // `<` only occurs inside JSON strings, where `\u003c` means the same: the data can neither
+        // close the script element (`</script>`) nor open a comment in it (`<!--`).
+        return String(decoding: template, as: UTF8.self)
+            .replacingOccurrences(of: "{{style}}", with: String(decoding: PackageResources.page_css, as: UTF8.self))
+            .replacingOccurrences(of: "{{renderer}}", with: String(decoding: PackageResources.map_js, as: UTF8.self))
+            .replacingOccurrences(of: "{{data}}", with: json.replacingOccurrences(of: "<", with: "\\u003c"))
+    }
+
+    /// The page, with `data` as its data.
+    ///
+    /// - Throws: ``DataError`` if `data` holds a number JSON cannot (infinity, NaN).
+    package func html(data: some Encodable) throws(DataError) -> String {
+        do {
+            return html(json: String(decoding: try JSONEncoder().encode(data), as: UTF8.self))
+        } catch {
+            throw DataError(reason: "the \(self) page's data: \(error)")
+        }
+    }
+
+    /// A page's data could not be written as JSON.
+    package struct DataError: Error, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import LocSimTestHelpers
+import MapPages
+import Testing
+
+/// The pages of Sources/MapPages: each one file that fetches nothing, whose data cannot end its script.
+@Suite(.timeLimit(.minutes(1))) struct PageTests {
+    @Test(
+        "Every page is one self-contained file: the shared stylesheet and renderer inlined, nothing by address",
+        arguments: [MapPage.replay, .swarm, .live, .audit])
+    func selfContained(_ page: MapPage) {
+        let html = page.html(json: "null")
+        #expect(HTMLPage.externalReferences(in: html) == [])
+        #expect(!html.contains("{{"), "a placeholder is left")
+        #expect(html.contains("function drawMap(") && html.contains("body{font:"))
+        #expect(html.components(separatedBy: "<script>").count == 2 && html.components(separatedBy: "</script>").count == 2)
+    }
+
+    @Test("The data can neither end the script nor open a comment in it")
+    func dataEscaped() {
+        let html = MapPage.replay.html(json: #"{"title":"</script><!--<script>"}"#)
+        #expect(html.components(separatedBy: "</script>").count == 2 && !html.contains("<!--"))
+        #expect(html.contains(#"{"title":"\u003c/script>\u003c!--\u003cscript>"}"#))
+    }
+
+    @Test("The swarm report, drawn: stacked request bars, two latency lines, the interval histogram, the tables",
+          .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
+    func swarmDrawn() async throws {
+        let shown = try await HTMLPage.rendered(html: MapPage.swarm.html(json: """
+            {"server":"http://127.0.0.1:1","summary":"swarm: 2 players","kinds":["first","moved","elapsed","retry","ignored"],
+             "seconds":[{"second":0,"requests":[2,0,0,0,1],"p50":900,"p99":4000},{"second":1,"requests":[0,3,1,0,0],"p50":800,"p99":2500}],
+             "intervals":[{"seconds":10,"count":4},{"seconds":12,"count":1}],"status":[[200,7]],"errors":[["connect","1","refused"]]}
+            """))
+        #expect(shown.contains("<pre id=\"summary\">swarm: 2 players</pre>"))
+        // Bars: one per non-zero kind and second (4), then one per interval bucket (2).
+        #expect(shown.components(separatedBy: "<rect ").count - 1 == 6)
+        #expect(shown.components(separatedBy: "<polyline ").count - 1 == 2)
+        #expect(shown.contains("<td>200</td><td>7</td>") && shown.contains("<td style=\"text-align:left\">refused</td>"))
+        #expect(shown.contains(">4.0 ms</text>"))
+    }
+}
