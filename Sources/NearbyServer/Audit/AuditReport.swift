@@ -30,6 +30,6 @@ package struct AuditReport: Sendable {
     /// The page.
     package func render() -> String {
         let audit = String(decoding: NearbyServerState.json(of: audit), as: UTF8.self)
-        return MapPage.audit.html(json: "{\"title\":\(JSONText.quoted(title)),\"audit\":\(audit)}")
+        return MapPage.audit.html(json: "{\"title\":\(JSONWriter.quoted(title)),\"audit\":\(audit)}")
     }
 }
