@@ -43,7 +43,7 @@ package struct VirtualSwarm: Sendable {
     /// Runs the swarm, and asks `answers.index` for the places of every fetch of the first
     /// `answers.players` players, so ``SwarmLoad/answerSizes`` shows how big the answers are.
     ///
-    /// - Throws: ``/LocationIndex/IndexError`` when a query fails.
+    /// - Throws: ``/Places/IndexError`` when a query fails.
     package func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
         let count = max(1, min(shards, configuration.players))
         let configuration = self.configuration
