@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes a large, realistic GPX 1.1 track for the reader benchmark (seeded, reproducible).
 
-    python3 scripts/make_big_gpx.py OUT.gpx [POINTS] [SEED]
+    python3 scripts/make_big_gpx.py OUT.gpx [POINTS] [SEED] [LAT LON]
 
 A 1 Hz walk with GPS-like jitter, elevation, time and HDOP on every point: 500,000 points
-make about 52 MB.
+make about 52 MB. LAT LON is where the walk starts (default Tokyo Station).
 """
 import math
 import random
@@ -14,7 +14,8 @@ import time
 out = sys.argv[1]
 points = int(sys.argv[2]) if len(sys.argv) > 2 else 500_000
 rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
-lat, lon, ele, heading = 35.681236, 139.767125, 40.0, 0.0
+lat, lon = (float(sys.argv[4]), float(sys.argv[5])) if len(sys.argv) > 5 else (35.681236, 139.767125)
+ele, heading = 40.0, 0.0
 start = 1_700_000_000
 with open(out, "w") as f:
     f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
