@@ -90,10 +90,7 @@ struct GPSD: AsyncParsableCommand {
             try recording?.finish()
             throw error
         }
-        if let recording {
-            let count = try recording.finish()
-            Terminal.err("locsim: recorded \(GPXReadReport.count(count, "fix", "fixes")) to \(recording.path)")
-        }
+        try recording?.finishSaying()
         if !interrupted {
             // The sequence only ends by itself when cancelled; reaching here means gpsd ended it.
             throw ExitCode(1)

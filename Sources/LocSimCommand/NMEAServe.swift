@@ -129,29 +129,16 @@ struct NMEAServe: AsyncParsableCommand {
     }
 
     /// A GPX file or an NMEA log replayed in real time at `speed`, with the lines to print about
-    /// points dropped (shared with `serve --player NAME=walk.gpx`).
-    /// `pacing` replaces the real-time pacing (`.virtual` for a player that paces itself).
+    /// points dropped (shared with `serve --player NAME=walk.gpx`); a GPX point's `<hdop>` gives its
+    /// accuracy too. `pacing` replaces the real-time pacing (`.virtual` for a player that paces itself).
     static func trackReplay(
         _ track: String, speed: Double, originalTimes: Bool, pacing: Pacing? = nil
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
-        let path: ReplayPath
-        var warnings: [String]
-        let reader: GPXReader?
-        if try FixFileFormat.input(track, what: "the track") == .nmea {
-            let log = try NMEALog(path: track)
-            (path, reader, warnings) = (log.replayPath, nil, log.warnings + log.reversalWarnings(dropped: true))
-        } else {
-            let gpx = try GPXReader(contentsOfFile: track)
-            (path, reader, warnings) = (try ReplayPath(document: GPXDocument(reader: gpx)), gpx, [])
-        }
-        let replay = try GPXReplay(
-            path: path,
+        try NMEALog.replay(
+            track, what: "the track",
             configuration: .init(
                 pacing: pacing ?? .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
                 horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
-        // Points whose time goes backwards are dropped, never silently (the same lines as replay's).
-        if let reader { warnings += GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind) }
-        return (replay, warnings)
     }
 
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {

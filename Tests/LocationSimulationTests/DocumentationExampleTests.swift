@@ -16,11 +16,13 @@ import Testing
             speed: .walk, seed: 2024,
             configuration: .init(rate: 1, duration: 600, startTime: start, noise: NoiseModel(seed: 7)),
             clock: clock, now: { start })
-        let gpx = try await walk.gpxString(form: .xcodeSimulator)
+        let gpx = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(UUID()).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: gpx) }
+        try await walk.writeGPX(toFile: gpx, form: .xcodeSimulator)
         #expect(clock.now.offset == .seconds(600))  // ten minutes, in virtual time
 
         let replay = try GPXReplay(
-            path: ReplayPath(document: GPXDocument(string: gpx)),
+            path: ReplayPath(document: GPXDocument(contentsOfFile: gpx)),
             configuration: .init(pacing: .timed(speedFactor: 60), rate: 1),
             clock: clock, now: { start })
         var count = 0

@@ -18,10 +18,20 @@ import Testing
             clock: clock, now: fixedNow)
     }
 
+    /// The text an export writes to a file named `name` in a fresh folder.
+    static func exported(_ name: String, _ write: (String) async throws -> Void) async throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-export-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(name).path
+        try await write(path)
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
     @Test("GPX 1.1 track: reading it back gives the stream's positions, times, speeds and courses")
     func track() async throws {
         let fixes = try await collect(walk(), on: VirtualClock()).map(\.fix)
-        let text = try await walk().gpxString(form: .track)
+        let text = try await Self.exported("walk.gpx") { try await walk().writeGPX(toFile: $0, form: .track) }
         let document = try GPXDocument(string: text)
         #expect(text.contains("version=\"1.1\""))
         let points = try #require(document.tracks.first?.segments.first)
@@ -36,7 +46,7 @@ import Testing
     @Test("Xcode simulator form: top-level wpt elements with time, nothing else")
     func xcodeSimulator() async throws {
         let fixes = try await collect(walk(), on: VirtualClock()).map(\.fix)
-        let text = try await walk().gpxString(form: .xcodeSimulator)
+        let text = try await Self.exported("walk.gpx") { try await walk().writeGPX(toFile: $0, form: .xcodeSimulator) }
         #expect(!text.contains("<trk") && !text.contains("<rte") && !text.contains("<extensions"))
         let document = try GPXDocument(string: text)
         #expect(document.tracks.isEmpty && document.routes.isEmpty)
@@ -71,7 +81,7 @@ import Testing
         let replay = try GPXReplay(
             path: ReplayPath(track: GPXTrack(segments: [points])), configuration: .init(pacing: .virtual),
             clock: VirtualClock(), now: fixedNow)
-        let document = try GPXDocument(string: try await replay.gpxString())
+        let document = try GPXDocument(string: try await Self.exported("replay.gpx") { try await replay.writeGPX(toFile: $0) })
         #expect(document.tracks.first?.segments.map(\.count) == [2, 2])
     }
 
@@ -81,7 +91,7 @@ import Testing
         let replay = try GPXReplay(
             path: ReplayPath(document: original), configuration: .init(pacing: .virtual), clock: VirtualClock(),
             now: fixedNow)
-        let copy = try GPXDocument(string: try await replay.gpxString())
+        let copy = try GPXDocument(string: try await Self.exported("replay.gpx") { try await replay.writeGPX(toFile: $0) })
         let before = original.tracks.flatMap(\.segments).flatMap { $0 }
         let after = copy.tracks.flatMap(\.segments).flatMap { $0 }
         #expect(after.map(\.coordinate) == before.map(\.coordinate))
@@ -92,7 +102,7 @@ import Testing
     @Test("NMEA 0183: reading the sentences back gives the stream to NMEA's precision")
     func nmea() async throws {
         let fixes = try await collect(walk(), on: VirtualClock()).map(\.fix)
-        let text = try await walk().nmeaString()
+        let text = try await Self.exported("walk.nmea") { try await walk().writeNMEA(toFile: $0) }
         #expect(text.hasPrefix("$GPRMC,"))
         #expect(text.components(separatedBy: "\r\n").count - 1 == 4 * fixes.count)  // RMC, GGA, VTG, GSA
         var reader = NMEAReader(options: .strict)
@@ -146,7 +156,8 @@ import Testing
             path: ReplayPath(track: GPXTrack(segments: [points])), configuration: .init(pacing: .virtual),
             clock: VirtualClock(), now: fixedNow)
         var reader = NMEAReader(options: .strict)
-        let decoded = try reader.read(Array(try await replay.nmeaString().utf8)) + reader.finish()
+        let text = try await Self.exported("replay.nmea") { try await replay.writeNMEA(toFile: $0) }
+        let decoded = try reader.read(Array(text.utf8)) + reader.finish()
         #expect(decoded.map(\.hasPosition) == [true, false, true, true])
     }
 }

@@ -79,6 +79,11 @@ final class FixRecording: Sendable {
         }
     }
 
+    /// ``finish()``, then says on standard error how many fixes went where.
+    func finishSaying() throws {
+        Terminal.err("locsim: recorded \(PeopleText.count(try finish(), "fix", "fixes")) to \(path)")
+    }
+
     private static func write(_ fix: Fix, to sink: inout Sink, path: String) throws {
         sink.pending = nil
         try failing(path) {

@@ -58,44 +58,50 @@ struct NMEALog {
         guard total > 0 else { return [] }
         let counts = skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let shown = statistics.firstErrors.filter { $0.code != .unsupportedSentence }.prefix(GPXReadReport.shown)
-        return ["locsim: warning: skipped \(GPXReadReport.count(total, "bad sentence")) in \(path) (\(counts)); first problems:"]
+        return ["locsim: warning: skipped \(PeopleText.count(total, "bad sentence")) in \(path) (\(counts)); first problems:"]
             + shown.map { "  \($0)" }
     }
 
-    /// Points whose time is earlier than the latest before them, in file order, as
-    /// `file: warning: fix N …` lines: the first five, after one summary line; empty when none.
+    /// Fixes whose time is earlier than the latest before them (what ``LocationSimulation/ReplayAnalysis``
+    /// lists as dropped), as `file: warning: fix N …` lines under ``GPXReadReport/reversalHead(_:_:_:before:dropped:)``.
     ///
     /// - Parameter dropped: `true` for a replay (which drops them), `false` for `track stats`
     ///   (which counts them in file order).
-    func reversalWarnings(dropped: Bool) -> [String] {
-        var found: [String] = []
-        var count = 0
-        var latest: (time: Double, index: Int)?
-        var index = 0
-        for segment in segments {
-            for point in segment {
-                index += 1
-                guard let time = point.time?.timeIntervalSince1970 else { continue }
-                if let latest, time < latest.time {
-                    count += 1
-                    if found.count < GPXReadReport.shown {
-                        let back = latest.time - time
-                        let seconds = back == back.rounded() && back < 1e15 ? String(Int64(back)) : String(back)
-                        found.append(
-                            "  \(path): warning: fix \(index) at \(UTCTimestamp.format(point.time!, fractionDigits: 3)) is "
-                                + "\(seconds) s before fix \(latest.index), the latest time before it")
-                    }
-                } else {
-                    latest = (time, index)
-                }
+    func reversalWarnings(_ reversals: [ReplayAnomaly], dropped: Bool) -> [String] {
+        guard !reversals.isEmpty else { return [] }
+        return [GPXReadReport.reversalHead(reversals.count, "fix", "fixes", before: "fix", dropped: dropped)]
+            + reversals.prefix(GPXReadReport.shown).map { reversal in
+                let fix = segments[..<reversal.position.segment].reduce(reversal.position.index + 1) { $0 + $1.count }
+                let back = reversal.latestTime.timeIntervalSince(reversal.time)
+                let seconds = back == back.rounded() && back < 1e15 ? String(Int64(back)) : String(back)
+                return "  \(path): warning: fix \(fix) at \(UTCTimestamp.format(reversal.time, fractionDigits: 3)) is \(seconds) s "
+                    + "before \(UTCTimestamp.format(reversal.latestTime, fractionDigits: 3)), the latest time before it"
             }
+    }
+
+    /// A GPX file or an NMEA log replayed with `configuration`, and the lines to print about what
+    /// the read skipped and the replay dropped (`replay`, `nmea serve`, `serve --player NAME=walk.gpx`).
+    /// An NMEA log's accuracy comes back from its HDOP; `lenient` reads a GPX file leniently and
+    /// leaves its untimed points out.
+    static func replay(
+        _ track: String, what: String, lenient: Bool = false, configuration: GPXReplay<ContinuousClock>.Configuration
+    ) throws -> (GPXReplay<ContinuousClock>, [String]) {
+        if try FixFileFormat.input(track, what: what) == .nmea {
+            let log = try NMEALog(path: track)
+            var configuration = configuration
+            configuration.horizontalAccuracyPerHDOP = horizontalAccuracyPerHDOP
+            let replay = try GPXReplay(path: log.replayPath, configuration: configuration)
+            return (replay, log.warnings + log.reversalWarnings(replay.analysis.droppedBackwardsPoints, dropped: true))
         }
-        guard count > 0 else { return [] }
-        let head =
-            dropped
-            ? "locsim: warning: dropped \(GPXReadReport.count(count, "fix", "fixes")) whose time goes backwards (a replay never reorders); first:"
-            : "locsim: warning: \(GPXReadReport.count(count, "fix", "fixes")) \(count == 1 ? "has" : "have") a time earlier than a fix "
-                + "before \(count == 1 ? "it" : "them") (counted in file order; duration is last minus first); first:"
-        return [head] + found
+        let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
+        var path = try ReplayPath(document: GPXDocument(reader: reader))
+        var untimed: [ReplayPointPosition] = []
+        if lenient { (path, untimed) = path.removingUntimedPoints() }
+        let replay = try GPXReplay(path: path, configuration: configuration)
+        return (
+            replay,
+            GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+                + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
+        )
     }
 }

@@ -28,14 +28,21 @@ struct HTMLReport {
 
     /// Writes the report atomically (a temporary file beside it, synced and renamed into place).
     func write(to path: String) throws {
+        try Self.write({ try render() }, to: path)
+        Terminal.err("report written to \(path)")
+    }
+
+    /// Writes a report page atomically (`replay --report`, `swarm --report`).
+    ///
+    /// - Throws: ``CommandFailure`` naming the path when the page or the file fails.
+    nonisolated static func write(_ page: () throws -> String, to path: String) throws {
         do {
             let file = try AtomicFile(path: path)
-            try file.write(render())
+            try file.write(try page())
             try file.commit()
         } catch {
             throw CommandFailure("cannot write the report to \(path): \((error as? AtomicFileError)?.reason ?? "\(error)")")
         }
-        Terminal.err("report written to \(path)")
     }
 
     func render() throws(MapPage.DataError) -> String {

@@ -127,33 +127,14 @@ struct Replay: AsyncParsableCommand {
                     failure.description,
                     hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
             }
-            if let recording {
-                let count = try recording.finish()
-                Terminal.err("locsim: recorded \(GPXReadReport.count(count, "fix", "fixes")) to \(recording.path)")
-            }
+            try recording?.finishSaying()
             try writeReport(recorder, title: "gpsd at \(host):\(port)")
             try source.requireAnAnswer(recorder)
             return
         }
         guard let track else { return }
         let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
-        let replay: GPXReplay<ContinuousClock>
-        let warnings: [String]
-        if try FixFileFormat.input(track, what: "the walk") == .nmea {
-            // An NMEA log: its fixes with a position, their accuracy carried as HDOP and back.
-            let log = try NMEALog(path: track)
-            replay = try makeReplay(log.replayPath, pacing: pacing, track: track, accuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
-            warnings = log.warnings + log.reversalWarnings(dropped: true)
-        } else {
-            let reader = try GPXReader(contentsOfFile: track, options: lenient ? .lenient : .strict)
-            var path = try ReplayPath(document: GPXDocument(reader: reader))
-            var untimed: [ReplayPointPosition] = []
-            if lenient { (path, untimed) = path.removingUntimedPoints() }
-            replay = try makeReplay(path, pacing: pacing, track: track)
-            warnings =
-                GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
-                + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: path.kind)
-        }
+        let (replay, warnings) = try makeReplay(track, pacing: pacing)
         for line in warnings { Terminal.err(line) }
         if timing.fast {
             try await pipeline.runVirtual(replay)
@@ -167,18 +148,14 @@ struct Replay: AsyncParsableCommand {
         try source.requireAnAnswer(recorder)
     }
 
-    /// The replay of `path`; a `--start` beyond its end is a usage error that names the flag.
-    private func makeReplay(_ path: ReplayPath, pacing: Pacing, track: String, accuracyPerHDOP: Double? = nil) throws
-        -> GPXReplay<ContinuousClock>
-    {
-        var configuration = timing.replayConfiguration(pacing: pacing)
-        configuration.horizontalAccuracyPerHDOP = accuracyPerHDOP
+    /// The replay of `track`; a `--start` beyond its end is a usage error that names the flag.
+    private func makeReplay(_ track: String, pacing: Pacing) throws -> (GPXReplay<ContinuousClock>, [String]) {
         do {
-            return try GPXReplay(path: path, configuration: configuration)
-        } catch {
-            guard error.code == .offsetOutOfRange else { throw error }
+            return try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: timing.replayConfiguration(pacing: pacing))
+        } catch let error as SimulationError where error.code == .offsetOutOfRange {
             // Only the track can say how far --start may go.
-            let length = try GPXReplay(path: path, configuration: .init(pacing: .virtual)).analysis.duration
+            let length = try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: .init(pacing: .virtual))
+                .0.analysis.duration
             throw UsageFailure(
                 "--start \(timing.start?.text ?? "") is beyond the end of \(track), which lasts \(DurationText.clockText(length)) "
                     + "(\(DecimalText.fixed(length, decimals: 3)) s)")

@@ -47,16 +47,9 @@ extension SwarmCommand {
             Terminal.out(stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count))
         }
         if let report {
-            do {
-                let page = try SwarmHTMLReport(
-                    stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count
-                ).html()
-                let file = try AtomicFile(path: report)
-                try file.write(page)
-                try file.commit()
-            } catch {
-                throw CommandFailure("cannot write the report to \(report): \((error as? AtomicFileError)?.reason ?? "\(error)")")
-            }
+            let page = SwarmHTMLReport(
+                stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count)
+            try HTMLReport.write(page.html, to: report)
             if progress { Terminal.err("report written to \(report)") }
         }
         if stats.totalRequests > 0, stats.answered == 0 {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GPXFormat
 import LocationCore
+import LocationSimulation
 
 struct TrackStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,7 +41,11 @@ struct TrackStats: AsyncParsableCommand {
         if try FixFileFormat.input(file, what: "the file") == .nmea {
             let log = try NMEALog(path: file)
             stats = GPXStatistics(trackSegments: log.segments)
-            warnings = log.warnings + log.reversalWarnings(dropped: false)
+            // The fixes a replay would drop are the ones counted out of order here.
+            let reversals =
+                stats.timeReversals > 0
+                ? try GPXReplay(path: log.replayPath, configuration: .init(pacing: .virtual)).analysis.droppedBackwardsPoints : []
+            warnings = log.warnings + log.reversalWarnings(reversals, dropped: false)
         } else {
             let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
             stats = try GPXStatistics(reader: reader)

@@ -44,16 +44,6 @@ extension LocationProvider {
         return count
     }
 
-    /// This provider's fixes as GPX text; see ``writeGPX(toFile:form:creator:limit:)``.
-    package func gpxString(form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil) async throws
-        -> String
-    {
-        let writer = GPXWriter(layout: form == .track ? .track : .waypoints, creator: creator)
-        _ = try await record(into: writer, form: form, limit: limit)
-        try writer.finish()
-        return writer.string
-    }
-
     private func record(into writer: GPXWriter, form: GPXExportForm, limit: Int?) async throws -> Int {
         var written = 0
         var read = 0

@@ -32,16 +32,4 @@ extension LocationProvider {
         return count
     }
 
-    /// This provider's fixes as NMEA text; see ``writeNMEA(toFile:options:limit:)``.
-    package func nmeaString(options: NMEAWriter.Options = NMEAWriter.Options(), limit: Int? = nil) async throws -> String {
-        let writer = NMEAWriter(options: options)
-        var text = ""
-        var count = 0
-        var iterator = makeAsyncIterator()
-        while limit.map({ count < $0 }) ?? true, let fix = try await iterator.next() {
-            try writer.write(fix, to: &text)
-            count += 1
-        }
-        return text
-    }
 }
