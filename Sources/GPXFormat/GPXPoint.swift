@@ -101,10 +101,12 @@ public struct GPXDocument: Sendable, Hashable {
 extension GPXPoint {
     /// A point carrying a fix's values. `nil` when the fix has no position.
     ///
-    /// - Parameter horizontalAccuracyPerHDOP: Metres of horizontal accuracy per unit of HDOP
-    ///   (gpsd's model: 19): with it, the accuracy becomes `<hdop>`, rounded to 10⁻⁶ (so 46.93 m
-    ///   is 2.47, not 2.4699999999999998); a replay with the same figure turns it back. `nil`
-    ///   (the default) leaves the accuracy out, as GPX has no element for it.
+    /// - Parameters:
+    ///   - fix: The fix whose position, time, altitude, speed and course the point carries.
+    ///   - horizontalAccuracyPerHDOP: Metres of horizontal accuracy per unit of HDOP (gpsd's
+    ///     model: 19): with it, the accuracy becomes `<hdop>`, rounded to 10⁻⁶ (so 46.93 m is
+    ///     2.47, not 2.4699999999999998); a replay with the same figure turns it back. `nil` (the
+    ///     default) leaves the accuracy out, as GPX has no element for it.
     public init?(fix: Fix, horizontalAccuracyPerHDOP: Double? = nil) {
         guard let coordinate = fix.coordinate else { return nil }
         self.init(

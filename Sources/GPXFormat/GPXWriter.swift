@@ -140,8 +140,10 @@ public final class GPXWriter {
     /// and ends the track segment: the next point starts a new `<trkseg>` (the receiver lost
     /// its fix in between).
     ///
-    /// - Parameter horizontalAccuracyPerHDOP: Writes the accuracy as `<hdop>` by this model; see
-    ///   ``GPXPoint/init(fix:horizontalAccuracyPerHDOP:)``.
+    /// - Parameters:
+    ///   - fix: The fix to write.
+    ///   - horizontalAccuracyPerHDOP: Writes the accuracy as `<hdop>` by this model; see
+    ///     ``GPXPoint/init(fix:horizontalAccuracyPerHDOP:)``.
     public func write(_ fix: Fix, horizontalAccuracyPerHDOP: Double? = nil) throws(GPXWriteError) {
         guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: horizontalAccuracyPerHDOP) else {
             fixLost = segmentOpen
