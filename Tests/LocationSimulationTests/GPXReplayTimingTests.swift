@@ -129,17 +129,22 @@ import Testing
             #expect(delivery.at == .seconds(Double(k) / 5))
             let upper = points.firstIndex { $0.time! > time } ?? points.count
             let a = points[upper - 1]
-            if a.time == time || upper == points.count {
+            // The track has no <speed> or <course>: every fix moves at its leg's velocity, the
+            // WGS-84 geodesic's length over the leg's time and its azimuth at the leg's start
+            // (the last point: the leg it ends, at its end).
+            let onRecordedPoint = a.time == time || upper == points.count
+            let (from, to) = upper == points.count ? (points[upper - 2], a) : (a, points[upper])
+            let leg = Geodesic.wgs84.inverse(from: from.coordinate, to: to.coordinate)
+            let legSeconds = to.time!.timeIntervalSince(from.time!)
+            #expect(delivery.fix.speed == leg.distance / legSeconds)
+            #expect(delivery.fix.course == normalizedCourse(upper == points.count ? leg.finalAzimuth : leg.initialAzimuth))
+            if onRecordedPoint {
                 #expect(delivery.fix.coordinate == a.coordinate)
                 continue
             }
-            let b = points[upper]
-            let expected = try #require(Fix.interpolated(from: a.fix()!, to: b.fix()!, at: time))
+            let expected = try #require(Fix.interpolated(from: a.fix()!, to: to.fix()!, at: time))
             #expect(delivery.fix.coordinate == expected.coordinate)
             #expect(delivery.fix.altitude == expected.altitude)
-            let legSeconds = b.time!.timeIntervalSince(a.time!)
-            #expect(delivery.fix.speed == a.coordinate.distance(to: b.coordinate) / legSeconds)
-            #expect(delivery.fix.course == a.coordinate.bearing(to: b.coordinate))
         }
     }
 

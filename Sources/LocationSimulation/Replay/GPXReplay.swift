@@ -16,8 +16,10 @@ package import LocationCore
 /// late wake-up never shifts later fixes: real-time replays do not drift.
 ///
 /// **Output.** By default the recorded points as they are; ``Configuration/rate`` resamples on a
-/// fixed grid aligned to the first point, interpolating position, altitude, speed and course
-/// (speed and course the file lacks are derived from the neighbouring points).
+/// fixed grid aligned to the first point, interpolating position, altitude, speed and course.
+/// Every fix with a position has a speed and a course: what the file lacks is the move's it is
+/// part of (the WGS-84 geodesic to the next point, or from the previous one at a segment's end;
+/// speed 0 and no course standing still; docs/guides/replay.md, "Speed and course").
 ///
 /// **Imperfect recordings** (the rules are in docs/guides/replay.md): a point whose time repeats its
 /// predecessor's is delivered right after it (a zero wait); a point older than the latest is

@@ -119,7 +119,7 @@ struct ReplayCursor: Sendable {
                 fix = timeline.fixes[index].with(time: date)
             } else {
                 if timeline.breakBefore[index + 1] && !interpolatesAcrossGaps { continue }
-                fix = Self.interpolate(timeline.fixes[index], timeline.fixes[index + 1], at: g, date: date, times: (times[index], times[index + 1]))
+                fix = interpolate(between: index, and: index + 1, at: g, date: date)
             }
             let events = pending
             pending = []
@@ -127,18 +127,22 @@ struct ReplayCursor: Sendable {
         }
     }
 
-    /// Interpolates between two fixes at lap-local offset `g`; speed and course the recording
-    /// lacks are derived from the pair (distance over time, initial bearing).
-    private static func interpolate(_ a: Fix, _ b: Fix, at g: Double, date: Date, times: (Double, Double)) -> Fix {
+    /// Interpolates between fixes `i` and `j` at lap-local offset `g`. Speed and course the
+    /// recording lacked at either end are the pair's own (the geodesic's length over the time
+    /// between them, its azimuth at `i`), not a blend of the values derived for each point.
+    private func interpolate(between i: Int, and j: Int, at g: Double, date: Date) -> Fix {
+        let a = timeline.fixes[i]
         // Interpolate on the lap-0 dates (where `a` and `b` live), then move to the lap's date.
-        let lapZeroDate = a.time.addingTimeInterval(g - times.0)
-        guard var fix = Fix.interpolated(from: a, to: b, at: lapZeroDate.clamped(a.time, b.time)),
-            let from = a.coordinate, let to = b.coordinate
+        let lapZeroDate = a.time.addingTimeInterval(g - timeline.times[i])
+        guard var fix = Fix.interpolated(from: a, to: timeline.fixes[j], at: lapZeroDate.clamped(a.time, timeline.fixes[j].time))
         else { return .noFix(time: date, source: a.source) }
         fix.time = date
-        let distance = from.distance(to: to)
-        if fix.speed == nil, times.1 > times.0 { fix.speed = distance / (times.1 - times.0) }
-        if fix.course == nil, distance > 0 { fix.course = from.bearing(to: to) }
+        let derived = timeline.derived[i].union(timeline.derived[j])
+        if !derived.isEmpty {
+            let move = timeline.velocity(from: i, to: j)
+            if derived.contains(.speed) { fix.speed = move?.speed }
+            if derived.contains(.course) { fix.course = fix.speed == 0 ? nil : move?.course }
+        }
         return fix
     }
 }

@@ -23,8 +23,18 @@ struct ReplayTimeline: Sendable {
     var breakBefore: [Bool]
     /// Events to report just before fix `i` is delivered (sparse).
     var events: [Int: [ReplayEvent]]
+    /// What the recording lacked at `i` and ``completeVelocities()`` derived: a fix between two
+    /// points then moves at the pair's velocity rather than a blend of the points' values.
+    var derived: [Derived]
     /// What was found.
     var analysis: ReplayAnalysis
+
+    /// The values of a fix the timeline derived from its neighbours.
+    struct Derived: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let speed = Derived(rawValue: 1)
+        static let course = Derived(rawValue: 2)
+    }
 
     /// Offset of the last fix.
     var duration: Double { times.last ?? 0 }
@@ -59,6 +69,7 @@ struct ReplayTimeline: Sendable {
         fixes = []
         breakBefore = []
         events = [:]
+        derived = []
         times.reserveCapacity(total)
         fixes.reserveCapacity(total)
         breakBefore.reserveCapacity(total)
@@ -79,6 +90,45 @@ struct ReplayTimeline: Sendable {
         }
         analysis.pointCount = fixes.count
         analysis.duration = duration
+        completeVelocities()
+    }
+
+    /// The move from fix `a` to fix `b` (a < b, same segment): the WGS-84 geodesic's length over
+    /// the time between them, and its azimuth at `a` (or, `atEnd`, at `b`); no course when both
+    /// are at one place, nothing when they share a time or lack a position.
+    func velocity(from a: Int, to b: Int, atEnd: Bool = false) -> (speed: Double, course: Double?)? {
+        let seconds = times[b] - times[a]
+        guard seconds > 0, let start = fixes[a].coordinate, let end = fixes[b].coordinate else { return nil }
+        let line = Geodesic.wgs84.inverse(from: start, to: end)
+        guard line.distance > 0 else { return (0, nil) }
+        return (line.distance / seconds, normalizedCourse(atEnd ? line.finalAzimuth : line.initialAzimuth))
+    }
+
+    /// Gives every fix with a position the speed and course it lacks (GPX without `<speed>` or
+    /// `<course>`, NMEA without RMC), from the move it is part of: the one to the next fix, or
+    /// for the last fix of a segment the one from the previous fix (its course at arrival). A
+    /// player standing still has speed 0 and no course; so has a fix whose recorded speed is 0.
+    private mutating func completeVelocities() {
+        derived = Array(repeating: [], count: fixes.count)
+        for i in fixes.indices where fixes[i].hasPosition && (fixes[i].speed == nil || fixes[i].course == nil) {
+            let move: (speed: Double, course: Double?)?
+            if i + 1 < fixes.count && !breakBefore[i + 1] {
+                move = velocity(from: i, to: i + 1)
+            } else if i > 0 && !breakBefore[i] {
+                move = velocity(from: i - 1, to: i, atEnd: true)
+            } else {
+                move = nil
+            }
+            guard let move else { continue }
+            if fixes[i].speed == nil {
+                fixes[i].speed = move.speed
+                derived[i].insert(.speed)
+            }
+            if fixes[i].course == nil, fixes[i].speed != 0, let course = move.course {
+                fixes[i].course = course
+                derived[i].insert(.course)
+            }
+        }
     }
 
     /// The point's fix, with its accuracy from HDOP when a scale is given.

@@ -1,8 +1,10 @@
 import Foundation
+import GPXFormat
 import LocSimTestHelpers
 import LocationCore
 import LocationFeed
 import LocationGPSD
+import LocationSimulation
 import NMEAFormat
 import Testing
 
@@ -68,6 +70,32 @@ struct GPSDFeedLiveTests {
             checked += 1
         }
         #expect(checked > 0)
+    }
+
+    @Test(
+        "A GPX player's TPV reports carry speed and track, though the file has neither",
+        .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
+    func gpxPlayerReportsSpeedAndTrack() async throws {
+        let path = PackagePaths.path("tracks/sf-mission-walk.gpx")
+        let replay = try GPXReplay(
+            path: ReplayPath(document: GPXDocument(reader: GPXReader(contentsOfFile: path))),
+            configuration: .init(pacing: .timed(speedFactor: LiveFeed.speed), timestamps: .rebased), clock: ContinuousClock(),
+            now: { Date() })
+        let feed = try await LiveFeed.start(players: [FeedPlayer(name: "walker", seed: 1, provider: replay)])
+        defer { feed.stop() }
+        let pipe = try await ChildProcess([Self.gpspipe!, "-w", "-n", "12", "127.0.0.1:\(feed.port)"])
+        defer { pipe.stop() }
+        #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        // "\r\n" is one Character in Swift: split the bytes.
+        let lines = Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        let reports = try lines.map { try object($0) }.filter { $0["class"] as? String == "TPV" }
+        try #require(reports.count >= 4, "\(pipe.output)")
+        for report in reports {
+            // A walk: metres per second a person walks at, a track in gpsd's 0..<360.
+            let speed = try #require(report["speed"] as? Double, "no speed: \(report)")
+            let track = try #require(report["track"] as? Double, "no track: \(report)")
+            #expect((0..<6).contains(speed) && (0..<360).contains(track), "\(report)")
+        }
     }
 
     @Test("gpspipe -r gets the NMEA sentences, which read back as the player's fixes", .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))

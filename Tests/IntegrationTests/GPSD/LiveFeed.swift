@@ -34,6 +34,11 @@ final class LiveFeed: Sendable {
                 provider: try FeedMotion.walk(
                     seed: spec.1, pacing: .timed(speedFactor: speed), noise: noise, clock: ContinuousClock(), duration: 600))
         }
+        return try await start(players: players, specs: specs)
+    }
+
+    /// A feed of the given players (`specs`: their names and seeds, for ``reference(_:count:)``).
+    static func start(players: [FeedPlayer], specs: [(name: String, seed: UInt64)] = []) async throws -> LiveFeed {
         let hub = try PlayerHub(players: players, now: { Date() })
         let (listening, listened) = AsyncStream.makeStream(of: Result<Int, HarnessError>.self)
         let server = GPSDFeedServer(
