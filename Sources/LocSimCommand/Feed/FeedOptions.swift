@@ -282,9 +282,7 @@ struct PlayerSpec {
 
     /// A stable seed from the name (FNV-1a, 64 bits).
     static func seed(of name: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
+        FNV1a64.hash(name.utf8)
     }
 }
 #endif  // Server
