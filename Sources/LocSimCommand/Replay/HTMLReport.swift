@@ -28,20 +28,22 @@ struct HTMLReport {
 
     /// Writes the report atomically (a temporary file beside it, synced and renamed into place).
     func write(to path: String) throws {
-        try Self.write({ try render() }, to: path)
+        try Self.write(try render(), to: path)
         Terminal.err("report written to \(path)")
     }
 
-    /// Writes a report page atomically (`replay --report`, `swarm --report`).
+    /// The command's one writer of a page: atomically, a temporary file beside `path` synced and
+    /// renamed into place (`replay`, `simulate` and `swarm --report`, `serve --audit-report`).
     ///
-    /// - Throws: ``CommandFailure`` naming the path when the page or the file fails.
-    nonisolated static func write(_ page: () throws -> String, to path: String) throws {
+    /// - Parameter what: The page, as the error names it.
+    /// - Throws: ``CommandFailure`` naming the page, the path and the system's reason.
+    nonisolated static func write(_ page: String, to path: String, what: String = "the report") throws(CommandFailure) {
         do {
             let file = try AtomicFile(path: path)
-            try file.write(try page())
+            try file.write(page)
             try file.commit()
         } catch {
-            throw CommandFailure("cannot write the report to \(path): \((error as? AtomicFileError)?.reason ?? "\(error)")")
+            throw CommandFailure("cannot write \(what) to \(path): \(error.reason)")
         }
     }
 
