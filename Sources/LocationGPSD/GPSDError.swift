@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Why talking to gpsd failed, and where: every error names the daemon's `host:port`.
 ///
 /// ```swift
@@ -69,9 +71,7 @@ package struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `host:port`, with IPv6 literals bracketed (`[::1]:2947`).
-    package var endpoint: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
+    package var endpoint: String { HostPort(host: host, port: port).description }
 
     /// For example `gpsd at 127.0.0.1:2947: connection refused (can't connect to host/port pair)`.
     package var description: String {

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Where a PostgreSQL server is and how to log in: `postgres://user[:password]@host[:port]/database`
 /// (or `postgresql://`). Query parameters other than `sslmode` are refused so that a typo does
 /// not pass silently.
@@ -18,7 +20,7 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
 
     /// `host:port`, for messages.
-    package var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var endpoint: String { HostPort(host: host, port: port).description }
 
     /// The URL without its password.
     package var description: String { "postgres://\(user)@\(endpoint)/\(database)" }

@@ -9,7 +9,8 @@ import Foundation
 package enum MapPage: Sendable, CaseIterable {
     case replay, swarm, live, audit
 
-    /// The page, with `json` as its data.
+    /// The page, with `json` as its data (written with LocationCore's `JSONWriter`, the
+    /// package's one JSON writer).
     package func html(json: String) -> String {
         let template = switch self {
         case .replay: PackageResources.replay_html
@@ -23,22 +24,5 @@ package enum MapPage: Sendable, CaseIterable {
             .replacingOccurrences(of: "{{style}}", with: String(decoding: PackageResources.page_css, as: UTF8.self))
             .replacingOccurrences(of: "{{renderer}}", with: String(decoding: PackageResources.map_js, as: UTF8.self))
             .replacingOccurrences(of: "{{data}}", with: json.replacingOccurrences(of: "<", with: "\\u003c"))
-    }
-
-    /// The page, with `data` as its data.
-    ///
-    /// - Throws: ``DataError`` if `data` holds a number JSON cannot (infinity, NaN).
-    package func html(data: some Encodable) throws(DataError) -> String {
-        do {
-            return html(json: String(decoding: try JSONEncoder().encode(data), as: UTF8.self))
-        } catch {
-            throw DataError(reason: "the \(self) page's data: \(error)")
-        }
-    }
-
-    /// A page's data could not be written as JSON.
-    package struct DataError: Error, CustomStringConvertible {
-        package var reason: String
-        package var description: String { reason }
     }
 }

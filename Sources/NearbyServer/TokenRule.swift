@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Who may call: one rule for every route but `/healthz` (which load balancers and scripts probe
 /// without credentials).
 ///
@@ -46,12 +48,7 @@ package struct TokenRule: Sendable {
     /// A short, stable name for a client known only by its token: `token#` and eight hex digits
     /// of an FNV-1a hash, so logs can tell clients apart without showing the token.
     static func clientName(forToken token: Substring) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in token.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash >> 32, radix: 16)
+        let hex = String(FNV1a64.hash(token.utf8) >> 32, radix: 16)
         return "token#" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

@@ -361,17 +361,3 @@ enum StableID {
         return String(decoding: characters, as: UTF8.self)
     }
 }
-
-extension JSONValue {
-    /// The value as a row error quotes it.
-    fileprivate var text: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): String(value)
-        case .number(let value): String(value)
-        case .string(let value): "\"\(value)\""
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-}

@@ -45,6 +45,12 @@ import Testing
         #expect(server.state.audit.records.map(\.client) == [TokenRule.clientName(forToken: Self.token[...])])
     }
 
+    @Test("A token client's name is the top half of the token's FNV-1a 64 (LocationCore's), the same in every release")
+    func tokenClientName() {
+        #expect(TokenRule.clientName(forToken: "abc") == "token#e71fa219")
+        #expect(TokenRule.clientName(forToken: "t0k3n") == "token#c1ee69a0")
+    }
+
     @Test("The token comparison is exact: every single-byte change, prefix and extension is refused")
     func constantTimeCompare() {
         let token = Array(Self.token.utf8)

@@ -47,11 +47,19 @@ import Testing
         #expect(plan.next() == .answer(delay: .zero))
     }
 
-    @Test("Bad scripts are refused naming the step", arguments: [
+    // Read by LocationCore's JSONValue (was JSONSerialization): text that is not JSON is named by
+    // the byte where it breaks, a trailing comma is refused, values are quoted as JSON writes them.
+    @Test("Bad scripts are refused naming the step, or the byte where the text stops being JSON", arguments: [
         (#"{"status": 500}"#, "a JSON list"), (#"[{}, {"stauts": 500}]"#, "step 2: unknown key 'stauts'"),
-        (#"[{"status": 99}]"#, "step 1: status"), (#"[{"delay": "fast"}]"#, "step 1: delay"),
-        (#"[{"delay": -5}]"#, "step 1: delay"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
-        (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"), ("[", "not JSON"),
+        (#"[{"status": 99}]"#, "step 1: status must be a whole number 100...599, got 99"),
+        (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
+        (#"[{"delay": "fast"}]"#, #"step 1: delay must be milliseconds or a duration like 800ms or 2s, got "fast""#),
+        (#"[{"delay": -5}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got -5"),
+        (#"[{"delay": true}]"#, "got true"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
+        (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"),
+        (#"[{}, {"status": 503, "status": 200}]"#, "step 2: 'status' is given twice"),
+        ("[", "qa.json: not valid JSON: the text ends early"), ("[{},\n {\"status\" 500}]", "qa.json: not valid JSON at byte 17: expected ':'"),
+        ("[{},]", "not valid JSON at byte 5: expected a value"),
     ])
     func badScripts(json: String, message: String) {
         do {

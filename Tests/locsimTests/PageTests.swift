@@ -1,4 +1,5 @@
 import Foundation
+@testable import LocSimCommand
 import LocSimTestHelpers
 import MapPages
 import Testing
@@ -21,6 +22,22 @@ import Testing
         let html = MapPage.replay.html(json: #"{"title":"</script><!--<script>"}"#)
         #expect(html.components(separatedBy: "</script>").count == 2 && !html.contains("<!--"))
         #expect(html.contains(#"{"title":"\u003c/script>\u003c!--\u003cscript>"}"#))
+    }
+
+    @Test("One writer for every page written to a file (the reports, the audit report): whole at the path, or an error naming the page and the path")
+    func pageWriter() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let page = MapPage.audit.html(json: "null")
+        try HTMLReport.write(page, to: directory + "/audit.html", what: "the audit report")
+        #expect(try String(contentsOfFile: directory + "/audit.html", encoding: .utf8) == page)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["audit.html"], "no temporary file is left")
+        #expect {
+            try HTMLReport.write(page, to: directory + "/missing/audit.html", what: "the audit report")
+        } throws: { error in
+            "\(error)" == "cannot write the audit report to \(directory)/missing/audit.html: No such file or directory"
+        }
     }
 
     @Test("The swarm report, drawn: stacked request bars, two latency lines, the interval histogram, the tables",

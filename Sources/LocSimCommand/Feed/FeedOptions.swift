@@ -117,7 +117,7 @@ struct PlayerSpec {
         case track(String)
         case motion(Simulate, [String])
         /// A receiver behind gpsd, relayed as it reports (self-paced: no speed, no controls).
-        case receiver(host: String, port: Int, device: String?)
+        case receiver(HostPort, device: String?)
     }
 
     let name: String
@@ -139,8 +139,8 @@ struct PlayerSpec {
         let spec = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         let lower = spec.lowercased()
         if lower.hasPrefix(Self.receiverScheme) {
-            let (host, port, device) = try Self.receiver(spec, player: name)
-            source = .receiver(host: host, port: port, device: device)
+            let (address, device) = try Self.receiver(spec, player: name)
+            source = .receiver(address, device: device)
             speed = 1
             seed = Self.seed(of: name)
             return
@@ -183,18 +183,17 @@ struct PlayerSpec {
             let motion = try simulate.makeMotion(pacing: .virtual)
             return try Self.player(
                 name: name, seed: seed, speed: speed, summary: arguments.joined(separator: " "), loops: loops, path: motion)
-        case .receiver(let host, let port, let device):
-            let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            let printer = GPSDPrinter(format: .text, endpoint: endpoint)
+        case .receiver(let address, let device):
+            let printer = GPSDPrinter(format: .text, endpoint: address.description)
             let name = name
             // Waits for gpsd and reconnects after it goes away, for as long as the server runs;
             // the connection's story goes to standard error, the fixes to the player's watchers.
-            let provider = try GPSDProvider(host: host, port: port, device: device, configuration: .resilient)
+            let provider = try GPSDProvider(host: address.host, port: address.port, device: device, configuration: .resilient)
                 .reportingEvents { event in
                     Terminal.err("locsim serve: player \(name) ← \(printer.text(event).drop { $0 == "#" || $0 == " " })")
                 }
             return try FeedPlayer(
-                name: name, seed: seed, summary: "gpsd \(endpoint)" + (device.map { " \($0)" } ?? " (every device)"),
+                name: name, seed: seed, summary: "gpsd \(address)" + (device.map { " \($0)" } ?? " (every device)"),
                 provider: provider)
         }
     }
@@ -202,9 +201,9 @@ struct PlayerSpec {
     /// How a relayed receiver's spec starts.
     static let receiverScheme = "gpsd://"
 
-    /// `gpsd://HOST[:PORT][/DEVICE]`: host (an IPv6 address in brackets), port (default 2947),
-    /// device path (default every device gpsd has).
-    static func receiver(_ spec: String, player: String) throws(ValidationError) -> (String, Int, String?) {
+    /// `gpsd://HOST[:PORT][/DEVICE]`: host (default 127.0.0.1; an IPv6 address in brackets), port
+    /// (default 2947), device path (default every device gpsd has).
+    static func receiver(_ spec: String, player: String) throws(ValidationError) -> (HostPort, device: String?) {
         let example = "gpsd://127.0.0.1:2947/dev/ttyACM0"
         func failure(_ problem: String) -> ValidationError {
             ValidationError("--player \(player): \(problem) (a relayed receiver is \(example), port and device optional)")
@@ -216,31 +215,12 @@ struct PlayerSpec {
         let authority = rest.prefix { $0 != "/" }
         let device = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : nil
         if let device, device.count < 2 { throw failure("the device path after the address is empty") }
-        var host = Substring("127.0.0.1")
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw failure("'\(authority)' has no closing ']'") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw failure("expected ':PORT' after '[\(host)]', got '\(after)'") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else if !authority.isEmpty {
-            host = authority
+        do {
+            let address = try HostPort(parsing: authority, parameter: "--player \(player)", defaultHost: "127.0.0.1", defaultPort: 2947)
+            return (address, device)
+        } catch {
+            throw failure(error.message)
         }
-        guard !host.isEmpty else { throw failure("the host is empty") }
-        var port = 2947
-        if let portText {
-            guard let value = Int(portText), OptionRange.port.contains(value) else {
-                throw failure("the port must be a number within \(OptionRange.port), got '\(portText)'")
-            }
-            port = value
-        }
-        return (String(host), port, device)
     }
 
     /// A player on the continuous clock.
@@ -282,9 +262,7 @@ struct PlayerSpec {
 
     /// A stable seed from the name (FNV-1a, 64 bits).
     static func seed(of name: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
+        FNV1a64.hash(name.utf8)
     }
 }
 #endif  // Server

@@ -11,55 +11,83 @@ struct HTMLReport {
     let title: String
     let recorder: ReplayRecorder
 
-    /// Something drawn at a time (seconds since 1970) and mostly a place ([lat, lon]); what it is
-    /// says which other fields it has.
-    struct Mark: Encodable {
-        var t: Double, at: [Double]? = nil
-        var radius: Double? = nil, reason: String? = nil, id: String? = nil, name: String? = nil, error: String? = nil
-        var distance: Double? = nil, count: Int? = nil
-    }
-
-    /// What replay.html reads as `D`.
-    struct Data: Encodable {
-        var title: String
-        var fixes, fetches, failures, places, encounters, counts: [Mark]
-        var summary: [[String]]
-    }
-
     /// Writes the report atomically (a temporary file beside it, synced and renamed into place).
-    func write(to path: String) throws {
-        try Self.write({ try render() }, to: path)
+    func write(to path: String) throws(CommandFailure) {
+        try Self.write(render(), to: path)
         Terminal.err("report written to \(path)")
     }
 
-    /// Writes a report page atomically (`replay --report`, `swarm --report`).
+    /// The command's one writer of a page: atomically, a temporary file beside `path` synced and
+    /// renamed into place (`replay`, `simulate` and `swarm --report`, `serve --audit-report`).
     ///
-    /// - Throws: ``CommandFailure`` naming the path when the page or the file fails.
-    nonisolated static func write(_ page: () throws -> String, to path: String) throws {
+    /// - Parameter what: The page, as the error names it.
+    /// - Throws: ``CommandFailure`` naming the page, the path and the system's reason.
+    nonisolated static func write(_ page: String, to path: String, what: String = "the report") throws(CommandFailure) {
         do {
             let file = try AtomicFile(path: path)
-            try file.write(try page())
+            try file.write(page)
             try file.commit()
         } catch {
-            throw CommandFailure("cannot write the report to \(path): \((error as? AtomicFileError)?.reason ?? "\(error)")")
+            throw CommandFailure("cannot write \(what) to \(path): \(error.reason)")
         }
     }
 
-    func render() throws(MapPage.DataError) -> String {
+    /// The page, with what replay.html reads as `D`: the title; fixes, fetches, failures, places,
+    /// encounters and place counts, each a list of marks (`t` seconds since 1970, `at` [lat, lon]
+    /// where there is a place, and what that kind of mark has); the summary's rows.
+    func render() -> String {
         let trace = recorder.trace
-        func t(_ time: Date) -> Double { time.timeIntervalSince1970 }
-        func at(_ c: Coordinate) -> [Double] { [c.latitude, c.longitude] }
-        let data = Data(
-            title: title,
-            fixes: trace.fixes.map { Mark(t: t($0.time), at: at($0.coordinate)) },
-            fetches: trace.fetches.map { Mark(t: t($0.time), at: at($0.center), radius: $0.radius, reason: $0.reason) },
-            failures: trace.failures.map { Mark(t: t($0.time), at: at($0.center), id: "\($0.id)", error: $0.error) },
-            places: trace.places.sorted { $0.key < $1.key }.map { id, entry in
-                Mark(t: t(entry.firstSeen), at: at(entry.place.coordinate), id: id, name: entry.place.name)
-            },
-            encounters: trace.encounters.map { Mark(t: t($0.time), at: at($0.place.coordinate), name: $0.place.name, distance: $0.distance) },
-            counts: trace.placeCounts.map { Mark(t: t($0.time), count: $0.count) },
-            summary: recorder.summary.rows.map { [$0.name.replacingOccurrences(of: "_", with: " "), $0.value] })
-        return try MapPage.replay.html(data: data)
+        /// A mark: `t`, `at`, then what `body` writes.
+        func mark(_ json: inout JSONWriter, _ time: Date, _ at: Coordinate?, _ body: (inout JSONWriter) -> Void) {
+            json.object { json in
+                json.member("t", time.timeIntervalSince1970)
+                if let at {
+                    json.key("at")
+                    json.array([at.latitude, at.longitude]) { $0.number($1) }
+                }
+                body(&json)
+            }
+        }
+        var json = JSONWriter(capacity: 64 * trace.fixes.count + 4096)
+        json.object { json in
+            json.member("title", title)
+            json.key("fixes")
+            json.array(trace.fixes) { mark(&$0, $1.time, $1.coordinate) { _ in } }
+            json.key("fetches")
+            json.array(trace.fetches) { json, fetch in
+                mark(&json, fetch.time, fetch.center) { json in
+                    json.member("radius", fetch.radius)
+                    json.member("reason", fetch.reason)
+                }
+            }
+            json.key("failures")
+            json.array(trace.failures) { json, failure in
+                mark(&json, failure.time, failure.center) { json in
+                    json.member("id", "\(failure.id)")
+                    json.member("error", failure.error)
+                }
+            }
+            json.key("places")
+            json.array(trace.places.sorted { $0.key < $1.key }) { json, entry in
+                mark(&json, entry.value.firstSeen, entry.value.place.coordinate) { json in
+                    json.member("id", entry.key)
+                    json.member("name", entry.value.place.name)
+                }
+            }
+            json.key("encounters")
+            json.array(trace.encounters) { json, encounter in
+                mark(&json, encounter.time, encounter.place.coordinate) { json in
+                    json.member("name", encounter.place.name)
+                    json.member("distance", encounter.distance)
+                }
+            }
+            json.key("counts")
+            json.array(trace.placeCounts) { json, count in mark(&json, count.time, nil) { $0.member("count", count.count) } }
+            json.key("summary")
+            json.array(recorder.summary.rows) { json, row in
+                json.array([row.name.replacingOccurrences(of: "_", with: " "), row.value]) { $0.string($1) }
+            }
+        }
+        return MapPage.replay.html(json: json.text)
     }
 }

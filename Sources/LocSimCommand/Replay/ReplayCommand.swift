@@ -76,13 +76,7 @@ struct Replay: AsyncParsableCommand {
         if timing.fast && timing.loop {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")
         }
-        if let gpsd {
-            do {
-                _ = try parseHostPort(gpsd)
-            } catch {
-                throw ValidationError("--gpsd \(error.description)")
-            }
-        }
+        if let gpsd { _ = try Self.gpsdAddress(gpsd) }
         try timing.validate()
         try map.validate()
         try source.validate()
@@ -102,15 +96,15 @@ struct Replay: AsyncParsableCommand {
             output: output)
 
         if let gpsd {
-            let (host, port) = try parseHostPort(gpsd)
+            let address = try Self.gpsdAddress(gpsd)
             // Fail at once when nothing listens at host:port (a typo); once connected, ride out
             // gpsd restarts and unplugged receivers with capped back-off, saying so as
             // 'locsim gpsd' does.
             var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
             resilience.waitForDaemon = false
             let jsonl = format == .jsonl
-            let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: "\(host):\(port)")
-            let feed = try GPSDProvider(host: host, port: port, configuration: resilience).reportingEvents { event in
+            let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: address.description)
+            let feed = try GPSDProvider(host: address.host, port: address.port, configuration: resilience).reportingEvents { event in
                 let line = jsonl ? printer.jsonLine(event) : printer.text(event)
                 await MainActor.run { progress.printAbove(line) }
             }
@@ -125,10 +119,10 @@ struct Replay: AsyncParsableCommand {
                 try recording?.finish()
                 throw CommandFailure(
                     failure.description,
-                    hint: "is gpsd running at \(host):\(port)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
+                    hint: "is gpsd running at \(address)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
             }
             try recording?.finishSaying()
-            try writeReport(recorder, title: "gpsd at \(host):\(port)")
+            try writeReport(recorder, title: "gpsd at \(address)")
             try source.requireAnAnswer(recorder)
             return
         }
@@ -146,6 +140,15 @@ struct Replay: AsyncParsableCommand {
         }
         try writeReport(recorder, title: track)
         try source.requireAnAnswer(recorder)
+    }
+
+    /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).
+    static func gpsdAddress(_ text: String) throws(ValidationError) -> HostPort {
+        do {
+            return try HostPort(parsing: text, parameter: "--gpsd", defaultHost: "127.0.0.1", defaultPort: 2947)
+        } catch {
+            throw ValidationError("\(error) (expected HOST[:PORT], e.g. 127.0.0.1:2947 or [::1]:2947)")
+        }
     }
 
     /// The replay of `track`; a `--start` beyond its end is a usage error that names the flag.
@@ -172,25 +175,4 @@ struct Replay: AsyncParsableCommand {
 /// `--format text|jsonl`.
 enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
     case text, jsonl
-}
-
-/// Splits `host:port` (IPv6 in brackets) with the port checked.
-///
-/// - Throws: `ValidationError` when the port is missing its number or outside 1...65535.
-func parseHostPort(_ text: String, defaultPort: Int = 2947) throws(ValidationError) -> (String, Int) {
-    var host = text
-    var port = defaultPort
-    if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-        host = String(text[text.index(after: text.startIndex)..<close])
-        let rest = text[text.index(after: close)...]
-        if rest.hasPrefix(":") { port = Int(rest.dropFirst()) ?? -1 }
-    } else if let colon = text.lastIndex(of: ":") {
-        host = String(text[..<colon])
-        port = Int(text[text.index(after: colon)...]) ?? -1
-    }
-    if host.isEmpty { host = "127.0.0.1" }
-    guard (1...65_535).contains(port) else {
-        throw ValidationError("'\(text)' is not host:port with a port in 1...65535")
-    }
-    return (host, port)
 }

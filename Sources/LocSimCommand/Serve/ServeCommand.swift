@@ -236,11 +236,8 @@ struct Serve: AsyncParsableCommand {
 
         let audit = server.state.audit
         if let auditReport {
-            do {
-                try AuditReport(audit: audit, title: "http://\(host):\(boundPort.withLock { $0 }), \(Date())").write(to: auditReport)
-            } catch {
-                throw CommandFailure("cannot write the audit report to \(auditReport): \(error.reason)")
-            }
+            let page = AuditReport(audit: audit, title: "http://\(host):\(boundPort.withLock { $0 }), \(Date())").render()
+            try HTMLReport.write(page, to: auditReport, what: "the audit report")
             Terminal.err("audit report written to \(auditReport)")
         }
         Terminal.err(

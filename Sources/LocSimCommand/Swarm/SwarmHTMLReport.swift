@@ -12,26 +12,42 @@ struct SwarmHTMLReport {
     let playersByKind: [Int]
     var tracks = 0
 
-    /// What swarm.html reads as `D`: per second the requests of each kind and the latency (µs).
-    struct Data: Encodable {
-        struct Second: Encodable { var second: Int, requests: [Int], p50: UInt64, p99: UInt64 }
-        struct Bucket: Encodable { var seconds: Int, count: Int }
-        var server, summary: String
-        var kinds: [String]
-        var seconds: [Second]
-        var intervals: [Bucket]
-        var status: [[Int]]
-        var errors: [[String]]
-    }
-
-    func html() throws(MapPage.DataError) -> String {
-        try MapPage.swarm.html(data: Data(
-            server: server,
-            summary: stats.text(server: server, speed: speed, configuration: configuration, playersByKind: playersByKind, tracks: tracks),
-            kinds: LiveSwarmStats.kinds,
-            seconds: stats.seconds.map { Data.Second(second: $0.second, requests: $0.requests, p50: $0.p50Micros, p99: $0.p99Micros) },
-            intervals: stats.intervalHistogram.map { Data.Bucket(seconds: $0.seconds, count: $0.count) },
-            status: stats.statusCodes.sorted { $0.key < $1.key }.map { [$0.key, $0.value] },
-            errors: stats.errors.sorted { $0.key < $1.key }.map { [$0.key, "\($0.value)", stats.firstErrors[$0.key] ?? ""] }))
+    /// The page, with what swarm.html reads as `D`: the server, the printed summary, the request
+    /// kinds; per second the requests of each kind and the latency (µs); the interval histogram;
+    /// the status codes and the errors with their counts.
+    func html() -> String {
+        var json = JSONWriter(capacity: 4096)
+        json.object { json in
+            json.member("server", server)
+            json.member(
+                "summary",
+                stats.text(server: server, speed: speed, configuration: configuration, playersByKind: playersByKind, tracks: tracks))
+            json.member("kinds", LiveSwarmStats.kinds)
+            json.key("seconds")
+            json.array(stats.seconds) { json, second in
+                json.object { json in
+                    json.member("second", second.second)
+                    json.member("requests", second.requests)
+                    json.member("p50", Int(clamping: second.p50Micros))
+                    json.member("p99", Int(clamping: second.p99Micros))
+                }
+            }
+            json.key("intervals")
+            json.array(stats.intervalHistogram) { json, bucket in
+                json.object { json in
+                    json.member("seconds", bucket.seconds)
+                    json.member("count", bucket.count)
+                }
+            }
+            json.key("status")
+            json.array(stats.statusCodes.sorted { $0.key < $1.key }) { json, status in
+                json.array([status.key, status.value]) { $0.integer($1) }
+            }
+            json.key("errors")
+            json.array(stats.errors.sorted { $0.key < $1.key }) { json, error in
+                json.array([error.key, "\(error.value)", stats.firstErrors[error.key] ?? ""]) { $0.string($1) }
+            }
+        }
+        return MapPage.swarm.html(json: json.text)
     }
 }

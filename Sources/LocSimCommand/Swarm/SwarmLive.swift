@@ -49,7 +49,7 @@ extension SwarmCommand {
         if let report {
             let page = SwarmHTMLReport(
                 stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count)
-            try HTMLReport.write(page.html, to: report)
+            try HTMLReport.write(page.html(), to: report)
             if progress { Terminal.err("report written to \(report)") }
         }
         if stats.totalRequests > 0, stats.answered == 0 {

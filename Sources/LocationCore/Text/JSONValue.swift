@@ -1,12 +1,12 @@
 /// A JSON value (RFC 8259) read from text: the package's one JSON reader, for gpsd's reports
-/// (checked before libgps sees them), gpsd clients' requests and the control API's bodies, and
-/// GeoJSON place files.
+/// (checked before libgps sees them), gpsd clients' requests and the control API's bodies,
+/// GeoJSON place files and the nearby server's fault scripts.
 ///
 /// Strict: one value, whitespace around it, nothing else; containers nest at most
 /// `maximumDepth` deep, so hostile text cannot exhaust the stack. Objects keep their members in
 /// the text's order, a repeated name included.
 ///
-/// Package access: its readers are LocationGPSD, LocationFeed and LocationIndex.
+/// Package access: its readers are LocationGPSD, LocationFeed, Places and NearbyServer (fault scripts).
 package enum JSONValue: Sendable {
     case null
     case bool(Bool)
@@ -53,6 +53,22 @@ package enum JSONValue: Sendable {
     /// The number, when this is one.
     package var number: Double? {
         if case .number(let value) = self { value } else { nil }
+    }
+
+    /// The value as an error message quotes it: `null`, `true`, `800`, `1.5`, `"fast"`, `an array`,
+    /// `an object`.
+    package var text: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return String(value)
+        case .number(let value):
+            var json = JSONWriter(capacity: 32)
+            json.number(value, decimals: nil)
+            return json.text
+        case .string(let value): return "\"\(value)\""
+        case .array: return "an array"
+        case .object: return "an object"
+        }
     }
 
     private struct Reader {

@@ -6,7 +6,8 @@ package import Foundation
 
 /// The package's one JSON writer: compact JSON as UTF-8 bytes, member by member, deterministic
 /// (the same values give the same bytes). The command's jsonl records, the nearby server's bodies
-/// and logs, and the gpsd and feed reports are written with it; nothing goes through `JSONEncoder`.
+/// and logs, the gpsd and feed reports and the HTML pages' data are written with it; nothing goes
+/// through `JSONEncoder`.
 ///
 /// ```swift
 /// var json = JSONWriter()

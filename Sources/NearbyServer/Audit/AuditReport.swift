@@ -1,4 +1,4 @@
-package import LocationCore
+import LocationCore
 import MapPages
 
 /// The audit as one self-contained page (MapPages' audit.html draws what `GET /audit` answers): a
@@ -16,15 +16,6 @@ package struct AuditReport: Sendable {
     package init(audit: FetchAudit, title: String) {
         self.audit = audit
         self.title = title
-    }
-
-    /// Writes the page atomically (a temporary file beside it, synced and renamed into place).
-    ///
-    /// - Throws: `AtomicFileError` naming the path.
-    package func write(to path: String) throws(AtomicFileError) {
-        let file = try AtomicFile(path: path)
-        try file.write(render())
-        try file.commit()
     }
 
     /// The page.

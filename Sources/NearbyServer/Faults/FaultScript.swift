@@ -1,5 +1,4 @@
-// JSONSerialization and NSNumber: the script is small, read once at startup.
-package import Foundation
+import Foundation
 import LocationCore
 
 /// A QA script of per-request outcomes (`--script FILE`): a JSON list whose n-th entry decides
@@ -21,7 +20,8 @@ import LocationCore
 /// `Retry-After: 1` for 503; 2xx without `body` gives the real answer with that status),
 /// `delay` (milliseconds as a number, or a string `800ms`, `2s`, `1.5s`), `body` (a string sent
 /// as it is, for malformed or surprising answers), `timeout` (`true`: never answered).
-/// Unknown keys are refused, so a typo does not silently give the real answer.
+/// Unknown and repeated keys are refused, so a typo does not silently give the real answer. The
+/// text is read as strict JSON (RFC 8259: no trailing comma, no comment).
 package enum FaultScript {
     /// One request's outcome.
     package struct Step: Sendable, Hashable {
@@ -44,28 +44,35 @@ package enum FaultScript {
         return try parse(data, source: path)
     }
 
-    /// Reads a script from JSON bytes; `source` names it in errors.
+    /// Reads a script from JSON bytes with the package's one JSON reader; `source` names it in
+    /// errors.
     ///
-    /// - Throws: ``FaultError`` naming `source` and the entry (1-based) that is wrong.
-    package static func parse(_ data: Data, source: String) throws(FaultError) -> [Step] {
-        let json: Any
+    /// - Throws: ``FaultError`` naming `source` and the byte where the text stops being JSON, or
+    ///   the entry (1-based) that is wrong.
+    package static func parse(_ data: some Collection<UInt8>, source: String) throws(FaultError) -> [Step] {
+        let json: JSONValue
         do {
-            json = try JSONSerialization.jsonObject(with: data)
+            json = try JSONValue(parsing: data)
         } catch {
-            throw FaultError("\(source): not JSON: \(error.localizedDescription)", parameter: "script")
+            throw FaultError("\(source): \(error)", parameter: "script")
         }
-        guard let list = json as? [Any] else { throw FaultError("\(source): expected a JSON list of steps", parameter: "script") }
+        guard case .array(let list) = json else { throw FaultError("\(source): expected a JSON list of steps", parameter: "script") }
         var steps: [Step] = []
         for (i, item) in list.enumerated() {
             let at = "\(source): step \(i + 1)"
-            guard let object = item as? [String: Any] else { throw FaultError("\(at): expected an object", parameter: "script") }
-            if let unknown = object.keys.sorted().first(where: { !["status", "delay", "body", "timeout"].contains($0) }) {
+            guard case .object(let members) = item else { throw FaultError("\(at): expected an object", parameter: "script") }
+            let names = members.map(\.name)
+            if let unknown = names.sorted().first(where: { !["status", "delay", "body", "timeout"].contains($0) }) {
                 throw FaultError("\(at): unknown key '\(unknown)' (status, delay, body, timeout)", parameter: "script")
             }
-            if let timeout = object["timeout"] {
-                guard let flag = timeout as? Bool else { throw FaultError("\(at): timeout must be true or false", parameter: "script") }
+            var seen = Set<String>()
+            if let repeated = names.first(where: { !seen.insert($0).inserted }) {
+                throw FaultError("\(at): '\(repeated)' is given twice", parameter: "script")
+            }
+            if let timeout = item["timeout"] {
+                guard case .bool(let flag) = timeout else { throw FaultError("\(at): timeout must be true or false", parameter: "script") }
                 if flag {
-                    guard object.count == 1 else {
+                    guard members.count == 1 else {
                         throw FaultError("\(at): a timeout step takes no status, delay or body", parameter: "script")
                     }
                     steps.append(Step(outcome: .timeout))
@@ -73,21 +80,22 @@ package enum FaultScript {
                 }
             }
             var delay = Duration.zero
-            if let raw = object["delay"] {
+            if let raw = item["delay"] {
                 guard let parsed = parseDelay(raw) else {
-                    throw FaultError("\(at): delay must be milliseconds or a duration like 800ms or 2s, got \(raw)", parameter: "script")
+                    throw FaultError(
+                        "\(at): delay must be milliseconds or a duration like 800ms or 2s, got \(raw.text)", parameter: "script")
                 }
                 delay = parsed
             }
             var status = 200
-            if let raw = object["status"] {
-                guard let number = raw as? NSNumber, let value = Int(exactly: number.doubleValue), (100...599).contains(value) else {
-                    throw FaultError("\(at): status must be a whole number 100...599, got \(raw)", parameter: "script")
+            if let raw = item["status"] {
+                guard let number = raw.number, let value = Int(exactly: number), (100...599).contains(value) else {
+                    throw FaultError("\(at): status must be a whole number 100...599, got \(raw.text)", parameter: "script")
                 }
                 status = value
             }
-            if let raw = object["body"] {
-                guard let text = raw as? String else { throw FaultError("\(at): body must be a string", parameter: "script") }
+            if let raw = item["body"] {
+                guard let text = raw.string else { throw FaultError("\(at): body must be a string", parameter: "script") }
                 steps.append(Step(outcome: .body(status: status, body: Array(text.utf8), delay: delay)))
             } else if status >= 400 {
                 steps.append(Step(outcome: .failure(status: status, delay: delay)))
@@ -101,14 +109,16 @@ package enum FaultScript {
     }
 
     /// `800` (milliseconds), `"800ms"`, `"2s"`, `"1.5s"`.
-    package static func parseDelay(_ raw: Any) -> Duration? {
-        if let number = raw as? NSNumber, !(raw is Bool) {
-            let value = number.doubleValue
+    static func parseDelay(_ raw: JSONValue) -> Duration? {
+        switch raw {
+        case .number(let value):
             guard value.isFinite, value >= 0, value <= 86_400_000 else { return nil }
             return .microseconds(Int64((value * 1000).rounded()))
+        case .string(let text):
+            return parseDuration(text)
+        default:
+            return nil
         }
-        guard let text = raw as? String else { return nil }
-        return parseDuration(text)
     }
 
     /// A delay written as every locsim duration is (`800ms`, `2s`, `1.5s`, `250us`; see

@@ -99,7 +99,8 @@ import Testing
             (["--player", "f=gpsd://127.0.0.1:x/dev/ttyACM0"], "got 'x'"),
             (["--player", "f=gpsd://[::1:2947"], "'[::1:2947' has no closing ']'"),
             (["--player", "f=gpsd://[::1]2947"], "expected ':PORT' after '[::1]'"),
-            (["--player", "f=gpsd://:2947"], "the host is empty"),
+            // `gpsd://:2947` is the default host, as `replay --gpsd :2947` is (one host:port reader).
+            (["--player", "f=gpsd://::1"], "'::1' has more than one ':' (an IPv6 address goes in brackets"),
             (["--player", "f=gpsd://127.0.0.1/"], "the device path after the address is empty"),
             (["--player", "f=gpsd://127.0.0.1 --speed 5"], "a relayed receiver takes no options"),
         ]
