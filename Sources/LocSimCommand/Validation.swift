@@ -93,7 +93,7 @@ func checkOutputPath(_ path: String, flag: String) throws(CommandFailure) {
 }
 
 private func extensionHint(_ flag: String) -> String {
-    flag == "--report" ? ".html" : flag == "--db" ? ".sqlite" : ".gpx"
+    flag.hasSuffix("report") ? ".html" : flag == "--db" ? ".sqlite" : ".gpx"
 }
 
 /// `text` as a plain decimal number, the syntax place files are read with (``LocationCore/DecimalNumber``):

@@ -222,4 +222,17 @@ import Testing
         #expect(badLatency.status == 2)
         #expect(badLatency.stderr.contains("--latency"))
     }
+
+    @Test("An --audit-report path that cannot be written fails at start, before serving, naming flag and path")
+    func auditReportCheckedAtStart() async throws {
+        // CLI.run returns only when the process exits: a server that started would hang here
+        // until the test's time limit.
+        let result = try await CLI.run(["serve", "--port", "0", "--audit-report", "/nonexistent/dir/audit.html"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--audit-report /nonexistent/dir/audit.html: cannot write there"), "\(result.stderr)")
+        #expect(!result.stderr.contains("listening"))
+        let directory = try await CLI.run(["serve", "--port", "0", "--audit-report", NSTemporaryDirectory()])
+        #expect(directory.status == 1)
+        #expect(directory.stderr.contains("is a directory") && directory.stderr.contains(".html"), "\(directory.stderr)")
+    }
 }

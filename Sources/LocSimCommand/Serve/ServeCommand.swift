@@ -159,6 +159,8 @@ struct Serve: AsyncParsableCommand {
         if let loops = ProcessInfo.processInfo.environment["LOCSIM_EVENT_LOOPS"].flatMap({ Int($0) }) {
             _ = NearbyServer.runTasksOnEventLoops(threads: min(max(loops, 1), 64))
         }
+        // A report path that cannot be written fails now, not at shutdown after the whole run.
+        if let auditReport { try checkOutputPath(auditReport, flag: "--audit-report") }
         let configuration: NearbyServer.Configuration
         do {
             let faults = try FaultPlan.Configuration(
