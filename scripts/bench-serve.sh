@@ -38,10 +38,9 @@ POINTS=${POINTS:-8}
 SOAK=${SOAK:-60}
 WRK_THREADS=${WRK_THREADS:-2}
 # `locsim serve` runs as shipped: the nearby route is answered on NIO's event loops, other routes
-# in Hummingbird's tasks on Swift's pool. LOCSIM_EVENT_LOOPS=N, when set, is passed on (every
-# task on N event loops). HelloServer's second instance runs its tasks on SERVE_LOOPS event loops
-# (one per core unless LOCSIM_EVENT_LOOPS says otherwise).
-SERVE_LOOPS=${LOCSIM_EVENT_LOOPS:-$(nproc)}
+# in Hummingbird's tasks on Swift's pool. HelloServer's second instance runs its tasks on
+# SERVE_LOOPS event loops (default one per core), its third is SwiftNIO alone on as many.
+SERVE_LOOPS=${SERVE_LOOPS:-$(nproc)}
 
 for tool in redis-server redis-benchmark redis-cli wrk; do
     if ! command -v "$tool" >/dev/null; then
