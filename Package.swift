@@ -46,8 +46,6 @@ let package = Package(
         // in the build through SwiftNIO.
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // Hummingbird's own HTTP/1.1 conversion (NIOHTTPTypes, NIOHTTPTypesHTTP1), for NearbyServer's channel.
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/guides/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: child processes (gpsd, PostgreSQL, gpsd clients, the command) are awaited,
@@ -103,11 +101,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strict),

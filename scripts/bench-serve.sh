@@ -37,11 +37,10 @@ REPS=${REPS:-3}
 POINTS=${POINTS:-8}
 SOAK=${SOAK:-60}
 WRK_THREADS=${WRK_THREADS:-2}
-# `locsim serve` runs as shipped: the nearby route is answered on NIO's event loops, other routes
-# in Hummingbird's tasks on Swift's pool. LOCSIM_EVENT_LOOPS=N, when set, is passed on (every
-# task on N event loops). HelloServer's second instance runs its tasks on SERVE_LOOPS event loops
-# (one per core unless LOCSIM_EVENT_LOOPS says otherwise).
-SERVE_LOOPS=${LOCSIM_EVENT_LOOPS:-$(nproc)}
+# `locsim serve` runs as shipped: every route in Hummingbird's tasks on Swift's pool. HelloServer's
+# second instance runs its tasks on SERVE_LOOPS event loops (default one per core), its third is
+# SwiftNIO alone on as many.
+SERVE_LOOPS=${SERVE_LOOPS:-$(nproc)}
 
 for tool in redis-server redis-benchmark redis-cli wrk; do
     if ! command -v "$tool" >/dev/null; then
@@ -136,7 +135,7 @@ HELLO_PORT=$(free_port)
 "$BIN/HelloServer" "$HELLO_PORT" >"$WORK/hello.log" 2>&1 &
 HELLO_PID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_PORT/hello" >/dev/null && break; sleep 0.1; done
-# The same bare server with its tasks on NIO's event loops, as `locsim serve` runs them.
+# The same bare server with its tasks on NIO's event loops (no hop to Swift's pool).
 HELLO_LOOPS_PORT=$(free_port)
 "$BIN/HelloServer" "$HELLO_LOOPS_PORT" "$SERVE_LOOPS" >"$WORK/hello-loops.log" 2>&1 &
 HELLO_LOOPS_PID=$!

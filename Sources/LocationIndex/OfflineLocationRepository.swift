@@ -3,7 +3,7 @@ package import LocationCore
 /// The game's `GET /locations/nearby` answered from a local ``NearbyIndex``, so a replayed walk
 /// spawns exactly the places it would against the server, reproducibly and offline: the SQLite
 /// backend's one adapter, for the map logic, the virtual-time replay and `locsim serve` (whose
-/// module adds the server's fast paths to it).
+/// module adds the body written straight from the index's rows to it).
 ///
 /// ```swift
 /// let repository = OfflineLocationRepository(index: try NearbyIndex(path: "places.sqlite"))

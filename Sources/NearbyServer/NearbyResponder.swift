@@ -7,7 +7,6 @@ import HTTPTypes
 package import Hummingbird
 import HummingbirdCore
 import LocationCore
-import LocationIndex
 import Logging
 import NIOCore
 
@@ -30,9 +29,6 @@ package struct NearbyResponder: HTTPResponder {
     let logger: Logger
     let tokenRule: TokenRule
     let addedRoutes: (any AddedRoutes)?
-    /// The backend when it answers without suspending (the SQLite index): the server then
-    /// answers the nearby route on the event loop (``ImmediateAnswerHandler``).
-    let immediateRepository: OfflineLocationRepository?
 
     init(
         configuration: NearbyServer.Configuration, repository: any LocationRepository, time: ServerTime, state: NearbyServerState,
@@ -47,7 +43,6 @@ package struct NearbyResponder: HTTPResponder {
         self.accessLog = accessLog
         self.logger = logger
         self.tokenRule = TokenRule(token: configuration.token)
-        self.immediateRepository = repository as? OfflineLocationRepository
     }
 
     /// The routes and the name each has in metrics.
@@ -155,51 +150,6 @@ package struct NearbyResponder: HTTPResponder {
         return outcome.response
     }
 
-    // MARK: Answers without suspending
-
-    /// Whether a `GET` with this target is answered by
-    /// ``respondImmediately(repository:target:authorization:player:remoteAddress:)``:
-    /// `/locations/nearby` when no faults are configured. Asked only by the handler the server
-    /// installs when the backend answers without suspending (``immediateRepository``); everything
-    /// else goes through ``respond(to:context:)``.
-    func answersImmediately(target: String) -> Bool {
-        guard configuration.faults.isNone else { return false }
-        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-        return path == Route.nearby.rawValue
-    }
-
-    /// Answers a `GET /locations/nearby` that ``answersImmediately(target:)`` accepted, on the
-    /// calling thread (the connection's event loop): the same answer, audit, metrics and access
-    /// log line as ``respond(to:context:)``, without a task, a suspension or a hop between threads.
-    ///
-    /// - Parameters:
-    ///   - repository: The backend (``immediateRepository``).
-    ///   - target: The request target (path and query) as sent.
-    ///   - authorization: The `Authorization` header, if any.
-    ///   - player: The `X-Player-ID` header, if any.
-    ///   - remoteAddress: The caller's IP address (no port).
-    /// - Returns: The response head (with `Content-Length`, without `Date` and `Server`, which
-    ///   the caller adds as Hummingbird does) and the whole body.
-    func respondImmediately(
-        repository: OfflineLocationRepository, target: String, authorization: String?, player: String?, remoteAddress: String?
-    ) -> (head: HTTPResponse, body: ByteBuffer) {
-        let started = time.elapsed()
-        let arrival = time.now()
-        let uri = URI(target)
-        let client = clientName(player: player, authorization: authorization, remoteAddress: remoteAddress)
-        let outcome = tokenRule.admits(authorization: authorization)
-            ? nearbyImmediately(uri: uri, client: client, arrival: arrival, repository: repository)
-            : unauthorized(authorization: authorization)
-        record(outcome, route: .nearby, method: "GET", uri: uri, client: client, arrival: arrival, started: started)
-        state.metrics.recordEventLoopAnswer()
-        let body: ByteBuffer
-        switch outcome.body {
-        case .bytes(let bytes): body = bytes
-        case .stream: body = ByteBuffer()  // no nearby answer streams
-        }
-        return (HTTPResponse(status: outcome.status, headerFields: outcome.headers), body)
-    }
-
     /// The metrics and the access log line for one answered request.
     private func record(
         _ outcome: Outcome, route: Route?, method: String, uri: URI, client: String, arrival: Date, started: Duration
@@ -263,28 +213,6 @@ package struct NearbyResponder: HTTPResponder {
             if delay > .zero { outcome.fault = "delay" + Self.delayNote(delay) }
         }
         return conclude(outcome, failed: failed, answered: fault != .timeout, ticket: ticket, entry: entry)
-    }
-
-    /// ``nearby(request:client:arrival:)`` for ``respondImmediately(repository:target:authorization:player:remoteAddress:)``: no faults,
-    /// a backend that answers without suspending.
-    private func nearbyImmediately(
-        uri: URI, client: String, arrival: Date, repository: OfflineLocationRepository
-    ) -> Outcome {
-        let query: NearbyQuery
-        do {
-            query = try nearbyQuery(uri)
-        } catch {
-            return Self.failure(error)
-        }
-        let (_, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
-        let answer: Result<(body: ByteBuffer, places: Int), any Error>
-        do {
-            answer = .success(try repository.nearbyBodyNow(near: query.center, within: query.radius, limit: query.limit))
-        } catch {
-            answer = .failure(error)
-        }
-        let (outcome, failed) = placesOutcome(answer, client: client)
-        return conclude(outcome, failed: failed, answered: true, ticket: ticket, entry: entry)
     }
 
     /// The answer's body: written by the backend where it can (``NearbyServing``), else from its places.

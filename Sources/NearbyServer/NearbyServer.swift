@@ -1,5 +1,4 @@
 package import Hummingbird
-import HummingbirdCore
 package import LocationCore
 package import Logging
 import MapFeature
@@ -44,12 +43,6 @@ package struct NearbyServer: Service {
         /// How long a timeout fault holds a request before the server gives up on it (the
         /// client has normally given up long before). Default 5 minutes.
         package var timeoutHold: Duration
-        /// Whether `GET /locations/nearby` is answered on the connection's event loop when it
-        /// can be (no faults configured, a backend that answers without suspending: the SQLite
-        /// index), rather than in Hummingbird's task for the connection. The answer, the audit,
-        /// the metrics and the access log are the same either way; the event loop way costs
-        /// about a third less CPU per small answer (docs/benchmarks/serve.md). Default true.
-        package var answersOnEventLoop = true
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
         /// address needs a token unless `allowAnonymous` is set.
@@ -134,20 +127,10 @@ package struct NearbyServer: Service {
     package func application() -> some ApplicationProtocol {
         let onListening = self.onListening
         let host = configuration.host
-        let serverName = "locsim"
-        let immediateAnswers: @Sendable () -> ImmediateAnswerHandler?
-        if configuration.answersOnEventLoop, let repository = responder.immediateRepository {
-            immediateAnswers = { [responder] in
-                ImmediateAnswerHandler(responder: responder, repository: repository, serverName: serverName)
-            }
-        } else {
-            immediateAnswers = { nil }
-        }
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { hummingbird in NearbyHTTP1Channel(responder: hummingbird, immediateAnswers: immediateAnswers) },
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: configuration.port), serverName: serverName),
+                address: .hostname(host, port: configuration.port), serverName: "locsim"),
             onServerRunning: { channel in
                 await onListening(host, channel.localAddress?.port ?? 0)
             },

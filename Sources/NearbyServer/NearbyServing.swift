@@ -33,15 +33,9 @@ extension NearbyServing {
     package func healthWarnings() async -> [String] { [] }
 }
 
-/// The SQLite index: its rows written straight into the body, and (``nearbyBodyNow(near:within:limit:)``)
-/// without suspending, so the server answers the nearby route on the connection's event loop.
+/// The SQLite index: its rows written straight into the body.
 extension OfflineLocationRepository: NearbyServing {
     package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
-        try nearbyBodyNow(near: center, within: radius, limit: limit)
-    }
-
-    /// ``nearbyBody(near:within:limit:)`` on the calling thread, without suspending.
-    package func nearbyBodyNow(near center: Coordinate, within radius: Double, limit: Int?) throws -> (body: ByteBuffer, places: Int) {
         try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
             var writer = NearbyJSONWriter(capacity: 0)
             writer.appendLocations(rows)

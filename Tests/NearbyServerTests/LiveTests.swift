@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
+import NIOCore
 @testable import MapFeature
 @testable import NearbyServer
 import Testing
@@ -90,5 +91,39 @@ import Testing
             #expect(wrong.isEmpty, "clients with a wrong answer: \(wrong)")
         }
         #expect(server.state.metrics.requestCount(route: "/locations/nearby", status: 200) == 256)
+    }
+
+    @Test("Pipelined requests on one connection are answered in order, a GET with a body among them")
+    func pipelinedOrder() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let repository = OfflineLocationRepository(index: places.index)
+        let server = makeServer(try NearbyServer.Configuration(port: 0), repository: repository)
+        let points = (0..<5).map { TestIndex.tokyo.destination(distance: Double($0) * 900, bearing: Double($0) * 50) }
+        @Sendable func expected(_ i: Int, radius: Double, limit: Int? = nil) async throws -> [UInt8] {
+            Array(buffer: try await repository.nearbyBody(near: points[i], within: radius, limit: limit).body)
+        }
+        try await server.application().test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            // Seven requests in one write.
+            var batch = RawConnection.request(nearbyURI(points[0], radius: 800))
+            batch += RawConnection.request("/healthz")
+            batch += RawConnection.request(nearbyURI(points[1], radius: 2_000))
+            batch += RawConnection.request(nearbyURI(points[2], radius: 500), body: "{}")
+            batch += RawConnection.request(nearbyURI(points[3], radius: 1_500, limit: 3))
+            batch += RawConnection.request("/nowhere")
+            batch += RawConnection.request(nearbyURI(points[4], radius: 700))
+            try await connection.send(batch)
+            var answers: [RawConnection.Answer] = []
+            for _ in 0..<7 { answers.append(try await connection.readAnswer()) }
+            #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 404, 200])
+            #expect(answers[0].body == (try await expected(0, radius: 800)))
+            #expect(String(decoding: answers[1].body, as: UTF8.self) == "ok\n")
+            #expect(answers[2].body == (try await expected(1, radius: 2_000)))
+            #expect(answers[3].body == (try await expected(2, radius: 500)))
+            #expect(answers[4].body == (try await expected(3, radius: 1_500, limit: 3)))
+            #expect(answers[6].body == (try await expected(4, radius: 700)))
+        }
+        #expect(server.state.metrics.requestCount(route: "/locations/nearby", status: 200) == 5)
     }
 }

@@ -149,16 +149,6 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // LOCSIM_EVENT_LOOPS=N runs every Swift task on N of NIO's event loops: a request is then
-        // answered on the loop that read it, with no hop to Swift's own pool and back (cheaper
-        // per answer, docs/benchmarks/serve.md). It is off by default: on a machine whose cores
-        // are busy, answers queue behind each other on the loops and the audit, which times each
-        // request as its handler starts, saw well-behaved clients' requests bunched up and
-        // flagged them TOO SOON (10-18 false violations in SwarmLiveCommandTests.tracks under
-        // load, none without). Before anything else uses NIO's shared group.
-        if let loops = ProcessInfo.processInfo.environment["LOCSIM_EVENT_LOOPS"].flatMap({ Int($0) }) {
-            _ = NearbyServer.runTasksOnEventLoops(threads: min(max(loops, 1), 64))
-        }
         // A report path that cannot be written fails now, not at shutdown after the whole run.
         if let auditReport { try checkOutputPath(auditReport, flag: "--audit-report") }
         let configuration: NearbyServer.Configuration

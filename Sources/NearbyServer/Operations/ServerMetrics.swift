@@ -9,8 +9,6 @@ import Atomics
 /// - `locsim_http_requests_total{route,status}`: requests answered.
 /// - `locsim_http_request_duration_seconds{route}`: a histogram of time to answer.
 /// - `locsim_places_served_total`: places sent in nearby answers.
-/// - `locsim_http_event_loop_answers_total`: requests answered on their connection's event loop
-///   rather than in Hummingbird's task (the nearby route with no faults, from the SQLite index).
 /// - `locsim_audit_violations_total{verdict}`: fetch-rule violations seen.
 /// - `locsim_audit_clients` and `locsim_audit_clients_evicted_total`: clients the audit keeps,
 ///   and idle ones it dropped to stay within its cap (see ``FetchAudit/Configuration/maximumClients``).
@@ -50,7 +48,6 @@ package final class ServerMetrics: Sendable {
 
     private let table: [RouteCounters]
     private let places = Counter()
-    private let eventLoopAnswerCount = Counter()
     private let violations: [Counter]
 
     /// Empty counters.
@@ -80,12 +77,6 @@ package final class ServerMetrics: Sendable {
         counters.nanoseconds.add(Int((max(0, seconds) * 1e9).rounded()))
         if places > 0 { self.places.add(places) }
     }
-
-    /// Counts one request answered on its connection's event loop (besides ``record(route:status:seconds:places:)``).
-    func recordEventLoopAnswer() { eventLoopAnswerCount.add(1) }
-
-    /// Requests answered on their connection's event loop.
-    package var eventLoopAnswers: Int { eventLoopAnswerCount.current }
 
     /// Counts one audit violation (`too_soon`, `overlap`, `retry_storm`).
     package func recordViolation(_ verdict: String) {
@@ -139,9 +130,6 @@ package final class ServerMetrics: Sendable {
         out += "# HELP locsim_places_served_total Places sent in nearby answers.\n"
         out += "# TYPE locsim_places_served_total counter\n"
         out += "locsim_places_served_total \(placesServed)\n"
-        out += "# HELP locsim_http_event_loop_answers_total Requests answered on their connection's event loop, without a task.\n"
-        out += "# TYPE locsim_http_event_loop_answers_total counter\n"
-        out += "locsim_http_event_loop_answers_total \(eventLoopAnswers)\n"
         out += "# HELP locsim_audit_violations_total Fetch-rule violations seen by the audit, by verdict.\n"
         out += "# TYPE locsim_audit_violations_total counter\n"
         for (verdict, counter) in zip(Self.verdicts, violations) {
