@@ -168,7 +168,7 @@ struct NMEAServe: AsyncParsableCommand {
                     group.cancelAll()
                 }
             }
-        } catch let error as GPSDFeedServer.ListenError {
+        } catch let error as ListenError {
             throw CommandFailure(
                 error.description, hint: "choose another --port (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         }

@@ -46,16 +46,6 @@ package final class GPSDFeedServer: Service, Sendable {
         }
     }
 
-    /// Why a feed server could not start.
-    package struct ListenError: Error, Sendable, CustomStringConvertible {
-        /// Who would have connected: "gpsd clients", "NMEA clients".
-        package let clients: String
-        package let host: String
-        package let port: Int
-        package let reason: String
-        package var description: String { "cannot listen for \(clients) on \(host):\(port): \(reason)" }
-    }
-
     private let configuration: Configuration
     private let hub: PlayerHub
     private let now: @Sendable () -> Date

@@ -35,7 +35,7 @@ package final class NMEAFeedServer: Sendable {
 
     /// Serves clients until the task is cancelled; `onListening` is told the port first.
     ///
-    /// - Throws: ``GPSDFeedServer/ListenError`` naming host and port when the name has no
+    /// - Throws: ``/LocationCore/ListenError`` naming host and port when the name has no
     ///   address or the port cannot be bound.
     package func run(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
         try await GPSDFeedServer.listen(

@@ -4,6 +4,13 @@ package import Logging
 import MapFeature
 import ServiceLifecycle
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `locsim serve` as a library: the game's `GET /locations/nearby` over any
 /// ``/LocationCore/LocationRepository`` (``NearbyServing`` for what a backend adds), with the token rule, injected faults, the fetch-rule audit,
@@ -125,6 +132,10 @@ package struct NearbyServer: Service {
 
     /// The Hummingbird application, for `app.test(.router)` and `.live` in tests; ``run()`` runs it.
     package func application() -> some ApplicationProtocol {
+        application(onServerRunning: {})
+    }
+
+    private func application(onServerRunning listened: @escaping @Sendable () -> Void) -> some ApplicationProtocol {
         let onListening = self.onListening
         let host = configuration.host
         return Application(
@@ -132,6 +143,7 @@ package struct NearbyServer: Service {
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: "locsim"),
             onServerRunning: { channel in
+                listened()
                 await onListening(host, channel.localAddress?.port ?? 0)
             },
             logger: Logger(label: logger.label, factory: { [handler = logger.handler] _ in RequestLogHandler(wrapping: handler) }))
@@ -141,8 +153,26 @@ package struct NearbyServer: Service {
     ///
     /// A buffered access log (``AccessLogBuffer``) is flushed every its interval while the server
     /// runs and once more when the last request has been answered.
+    ///
+    /// - Throws: ``/LocationCore/ListenError`` naming host and port when the port cannot be bound
+    ///   (in use, not permitted) or the host has no address.
     package func run() async throws {
-        let application = application()
+        let listening = Locked(false)
+        let application = application(onServerRunning: { listening.withLock { $0 = true } })
+        do {
+            try await serve(application)
+        } catch let error as IOError where !listening.withLock({ $0 }) {
+            throw ListenError(
+                clients: "HTTP clients", host: configuration.host, port: configuration.port,
+                reason: String(cString: strerror(error.errnoCode)))
+        } catch let error as SocketAddressError.UnknownHost where !listening.withLock({ $0 }) {
+            throw ListenError(
+                clients: "HTTP clients", host: configuration.host, port: configuration.port,
+                reason: "no such host (\(error.errorDescription))")
+        }
+    }
+
+    private func serve(_ application: some ApplicationProtocol) async throws {
         let state = self.state
         let accessLog = responder.accessLog
         let time = responder.time

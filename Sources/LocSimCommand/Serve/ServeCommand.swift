@@ -217,9 +217,11 @@ struct Serve: AsyncParsableCommand {
                 services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
-        } catch let error as GPSDFeedServer.ListenError {
+        } catch let error as ListenError {
             accessLog.flush()
-            throw CommandFailure(error.description, hint: "choose another --gpsd-port (0 picks a free one)")
+            let flag = error.clients == "HTTP clients" ? "--port" : "--gpsd-port"
+            throw CommandFailure(
+                error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         } catch {
             accessLog.flush()
             throw error

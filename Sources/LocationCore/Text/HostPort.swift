@@ -55,3 +55,22 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+/// Why a server could not listen: every listener's one error (`serve`'s HTTP port, the gpsd feed,
+/// `nmea serve`), so a port in use reads the same everywhere and always names host and port.
+package struct ListenError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Who would have connected: "HTTP clients", "gpsd clients", "NMEA clients".
+    package let clients: String
+    /// The address asked for (port 0: any free one).
+    package let address: HostPort
+    /// The system's reason: "Address already in use", "no such host (…)".
+    package let reason: String
+
+    package init(clients: String, host: String, port: Int, reason: String) {
+        self.clients = clients
+        self.address = HostPort(host: host, port: port)
+        self.reason = reason
+    }
+
+    package var description: String { "cannot listen for \(clients) on \(address): \(reason)" }
+}

@@ -210,4 +210,15 @@ import Testing
         #expect(result.stderr.contains("locsim: error: cannot listen for gpsd clients on 127.0.0.1:\(port)"), "\(result.stderr)")
         #expect(result.stderr.contains("hint: choose another --gpsd-port"), "\(result.stderr)")
     }
+
+    @Test("An HTTP port in use reads as the gpsd port's does: exit 1, host and port named, a hint")
+    func httpPortInUse() async throws {
+        let (listener, port) = try LoopbackSocket.makeListener()
+        defer { close(listener) }
+        let result = try await CLI.run(["serve", "--port", String(port)])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("locsim: error: cannot listen for HTTP clients on 127.0.0.1:\(port): "), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: choose another --port"), "\(result.stderr)")
+        #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
+    }
 }
