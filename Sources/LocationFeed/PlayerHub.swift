@@ -171,17 +171,20 @@ package final class PlayerHub: Service, Sendable {
     /// Applies `command` to the player `name`.
     ///
     /// - Returns: The player as it is after the command, or nil when there is no such player.
+    ///   Subscribers hear of the change; a command that changes nothing (pausing a paused
+    ///   player) is answered without an event.
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field for a value the player
-    ///   cannot take, or (`action`) when the player takes no commands.
+    ///   cannot take, or (`action`) when the player takes no commands or its path has ended
+    ///   (pause, resume).
     package func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
         guard let transport = entry.player.transport else {
             throw ConfigurationError(
                 parameter: "action", "player '\(name)' plays a self-paced provider and takes no commands")
         }
-        try transport.apply(command)
+        let changed = try transport.apply(command)
         guard let info = info(name) else { return nil }
-        emit(.changed(info, reason: command.name))
+        if changed { emit(.changed(info, reason: command.name)) }
         return info
     }
 

@@ -197,6 +197,44 @@ struct PlayerControlTests {
         #expect(feed.updates[2].fix.time >= feed.updates[1].fix.time)
     }
 
+    @Test("An ended player refuses pause and resume (400 naming 'action') and no event says it changed")
+    func endedRefusesPauseAndResume() async throws {
+        let feed = try ControlledFeed()
+        await feed.run(until: 1)
+        #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
+        await feed.waitFor(2)
+        for _ in 0..<100 where try feed.call("GET", "/players/alice").json["state"] as? String != "ended" { await feed.settle() }
+        let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
+        let stream = try #require(answer.events)
+        for action in ["pause", "resume"] {
+            let refused = try feed.control(#"{"action":"\#(action)"}"#)
+            #expect(refused.status == 400)
+            #expect(errorParameter(refused.json) == "action")
+            let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("ended"), "\(message)")
+        }
+        #expect(try feed.call("GET", "/players/alice").json["state"] as? String == "ended")
+        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        var frames: [String] = []
+        for await frame in stream { frames.append(String(decoding: frame, as: UTF8.self)) }
+        #expect(!frames.contains { $0.contains(#""reason":"pause""#) || $0.contains(#""reason":"resume""#) }, "\(frames)")
+    }
+
+    @Test("A command that changes nothing (pause twice, the same speed) answers 200 and sends no event")
+    func noChangeNoEvent() async throws {
+        let feed = try ControlledFeed()
+        let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
+        let stream = try #require(answer.events)
+        await feed.run(until: 2)
+        for _ in 0..<2 { #expect(try feed.control(#"{"action":"pause"}"#).json["state"] as? String == "paused") }
+        for _ in 0..<2 { #expect(try feed.control(#"{"action":"speed","speed":3}"#).status == 200) }
+        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        var frames: [String] = []
+        for await frame in stream { frames.append(String(decoding: frame, as: UTF8.self)) }
+        #expect(frames.filter { $0.contains(#""reason":"pause""#) }.count == 1, "\(frames)")
+        #expect(frames.filter { $0.contains(#""reason":"speed""#) }.count == 1, "\(frames)")
+    }
+
     @Test("A looping player starts again by itself at its end")
     func loopsByItself() async throws {
         let feed = try ControlledFeed(loops: true)

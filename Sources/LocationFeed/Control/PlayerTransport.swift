@@ -102,28 +102,35 @@ final class PlayerTransport: Sendable {
 
     /// Applies a command; the runner picks it up at once.
     ///
+    /// - Returns: Whether it changed anything (pausing a paused player, or setting the speed or
+    ///   loop it already has, does not).
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field (`speed`, `offset`,
-    ///   `fraction`) for a value out of range or a seek the path cannot take.
-    func apply(_ command: PlayerCommand) throws(ConfigurationError) {
+    ///   `fraction`) for a value out of range or a seek the path cannot take, and (`action`) for
+    ///   a pause or resume of a player whose path has ended.
+    @discardableResult
+    func apply(_ command: PlayerCommand) throws(ConfigurationError) -> Bool {
         let now = elapsed()
-        try state.withLock { (state: inout State) throws(ConfigurationError) in
+        let changed = try state.withLock { (state: inout State) throws(ConfigurationError) -> Bool in
             let current = state.offset(at: now)
             switch command {
-            case .pause:
-                guard !state.paused else { return }
-                state.anchorOffset = current
+            case .pause, .resume:
+                if state.phase == .ended {
+                    throw ConfigurationError(
+                        parameter: "action", "the player's path has ended: nothing to \(command.name) (seek, or turn loop on, to play it again)")
+                }
+                let pausing: Bool
+                if case .pause = command { pausing = true } else { pausing = false }
+                guard state.paused != pausing else { return false }
+                if pausing { state.anchorOffset = current }
                 state.anchorElapsed = now
-                state.paused = true
-            case .resume:
-                guard state.paused else { return }
-                state.anchorElapsed = now
-                state.paused = false
+                state.paused = pausing
             case .speed(let factor):
                 guard factor.isFinite, Pacing.speedFactorRange.contains(factor) else {
                     throw ConfigurationError(
                         parameter: "speed",
                         "must be within \(Pacing.speedFactorRange.lowerBound)...\(Pacing.speedFactorRange.upperBound) (times real time), got \(factor)")
                 }
+                guard factor != state.speed else { return false }
                 if !state.paused { state.anchorOffset = current }
                 state.anchorElapsed = now
                 state.speed = factor
@@ -148,11 +155,14 @@ final class PlayerTransport: Sendable {
             case .teleport(let coordinate):
                 state.pendingTeleport = coordinate
             case .loop(let loops):
+                guard loops != state.loops else { return false }
                 state.loops = loops
                 if loops, state.phase == .ended { Self.seek(to: 0, state: &state, now: now) }
             }
+            return true
         }
-        signal.bump()
+        if changed { signal.bump() }
+        return changed
     }
 
     private static func seek(to offset: Double, state: inout State, now: Duration) {
