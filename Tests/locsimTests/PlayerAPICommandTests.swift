@@ -58,6 +58,8 @@ import Testing
             ("/players", #"{"name":"carol","spec":"tracks/tokyo-marunouchi-walk.gpx"}"#, 400, "spec"),
             ("/players", #"{"name":"carol","spec":"line:35.68,139.76"}"#, 400, "spec"),
             ("/players", #"{"name":"carol","spec":"\#(Self.line)","speed":0}"#, 400, "speed"),
+            // Two speeds that disagree: neither wins silently.
+            ("/players", #"{"name":"carol","spec":"\#(Self.line) --speed 3","speed":7}"#, 400, "speed"),
             ("/players", #"{"name":"bob","spec":"\#(Self.line)"}"#, 409, "name"),
             ("/players", #"{"spec":"\#(Self.line)"}"#, 400, "name"),
             ("/players", "{", 400, "body"),

@@ -123,6 +123,8 @@ struct PlayerSpec {
     let name: String
     let source: Source
     let speed: Double
+    /// The spec's own `--speed`, when it gives one (a motion spec).
+    let ownSpeed: Double?
     let seed: UInt64
 
     /// Parses and checks a spec (a track's existence is checked when it is read).
@@ -142,12 +144,14 @@ struct PlayerSpec {
             let (address, device) = try Self.receiver(spec, player: name)
             source = .receiver(address, device: device)
             speed = 1
+            ownSpeed = nil
             seed = Self.seed(of: name)
             return
         }
         if lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log") {
             source = .track(spec)
             speed = defaultSpeed
+            ownSpeed = nil
             seed = Self.seed(of: name)
             return
         }
@@ -166,6 +170,7 @@ struct PlayerSpec {
         }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
+        ownSpeed = simulate.speed
         speed = simulate.speed ?? defaultSpeed
         source = .motion(simulate, arguments)
     }

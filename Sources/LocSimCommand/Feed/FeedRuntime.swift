@@ -101,6 +101,10 @@ struct FeedRuntime {
             } catch {
                 throw ConfigurationError(parameter: "spec", error.message.replacingOccurrences(of: "--player ", with: ""))
             }
+            if let asked = creation.speed, let own = spec.ownSpeed, own != asked {
+                throw ConfigurationError(
+                    parameter: "speed", "the spec says --speed \(PeopleText.number(own, decimals: 3)) and 'speed' is \(PeopleText.number(asked, decimals: 3)): give one")
+            }
             switch spec.source {
             case .track:
                 throw ConfigurationError(
