@@ -63,15 +63,18 @@ package struct FeedPlayer: Sendable {
     ///   - summary: What the player is, for people.
     ///   - loops: Whether the path starts again at its end.
     ///   - path: The unpaced fixes; their times give the path's timing.
+    ///   - duration: The path's length in seconds when it is known before the path is played (a
+    ///     GPX replay knows it), so a seek by fraction works from the start; otherwise it is
+    ///     known once the path has been played to its end.
     ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
     /// - Throws: ``/LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
     ///   outside 0.1...1000 (`speedFactor`).
     package init<Path: LocationProvider, C: Clock>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,
-        clock: C
+        duration: Double? = nil, clock: C
     ) throws(ConfigurationError) where C.Duration == Duration {
         try Self.validate(name: name)
-        let transport = PlayerTransport(clock: clock, speed: 1, loops: loops)
+        let transport = PlayerTransport(clock: clock, speed: 1, loops: loops, duration: duration)
         try transport.apply(.speed(speedFactor))
         self.name = name
         self.seed = seed

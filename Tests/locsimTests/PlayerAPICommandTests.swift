@@ -53,6 +53,12 @@ import Testing
         let names = await (try server.call("GET", "/players").json["players"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names == ["alice", "bob", "walk"])
         _ = try await server.waitFor("walk", "the GPX player's first fix") { $0["fix"] != nil }
+        // A GPX file's end is known from the start: the walk shows its length and seeks by fraction.
+        let walkState = try await server.call("GET", "/players/walk").json
+        #expect((walkState["duration"] as? Double ?? 0) > 3_000, "\(walkState)")
+        let walkHalf = try await server.call("POST", "/players/walk/control", #"{"action":"seek","fraction":0.5}"#)
+        #expect(walkHalf.status == 200, "\(walkHalf.body)")
+        #expect(abs((walkHalf.json["fraction"] as? Double ?? .nan) - 0.5) < 1e-6, "\(walkHalf.body)")
 
         let refused: [(String, String, Int, String)] = [
             ("/players", #"{"name":"carol","spec":"tracks/tokyo-marunouchi-walk.gpx"}"#, 400, "spec"),

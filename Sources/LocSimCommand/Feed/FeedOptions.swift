@@ -182,7 +182,8 @@ struct PlayerSpec {
         case .track(let path):
             let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
             for line in warnings { Terminal.err(line) }
-            return try Self.player(name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay)
+            return try Self.player(
+                name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay, duration: replay.analysis.duration)
         case .motion(var simulate, let arguments):
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)
@@ -230,10 +231,12 @@ struct PlayerSpec {
 
     /// A player on the continuous clock.
     static func player(
-        name: String, seed: UInt64, speed: Double, summary: String, loops: Bool, path: some LocationProvider
+        name: String, seed: UInt64, speed: Double, summary: String, loops: Bool, path: some LocationProvider,
+        duration: Double? = nil
     ) throws(ConfigurationError) -> FeedPlayer {
         try FeedPlayer(
-            name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, clock: ContinuousClock())
+            name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, duration: duration,
+            clock: ContinuousClock())
     }
 
     /// `line:A:B --profile run` → `line --from A --to B --profile run` (simulate's own options);

@@ -142,7 +142,8 @@ struct FeedRuntime {
             let points = replay.analysis.pointCount
             return try PlayerSpec.player(
                 name: creation.name, seed: PlayerSpec.seed(of: creation.name), speed: speed,
-                summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay)
+                summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay,
+                duration: replay.analysis.duration)
         }
     }
 }

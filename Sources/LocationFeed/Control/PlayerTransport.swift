@@ -71,7 +71,7 @@ final class PlayerTransport: Sendable {
     let signal = ChangeSignal()
 
     init<C: Clock>(
-        clock: C, speed: Double, loops: Bool, lookahead: Int = PlayerTransport.lookahead,
+        clock: C, speed: Double, loops: Bool, duration: Double? = nil, lookahead: Int = PlayerTransport.lookahead,
         historyLimit: Int = PlayerTransport.historyLimit
     ) where C.Duration == Duration {
         self.lookahead = max(1, lookahead)
@@ -81,6 +81,7 @@ final class PlayerTransport: Sendable {
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
         var initial = State(speed: speed)
         initial.loops = loops
+        initial.duration = duration
         self.state = Locked(initial)
     }
 
