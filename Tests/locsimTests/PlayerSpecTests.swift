@@ -14,6 +14,24 @@ import Testing
         #expect(try PlayerSpec("bob=line:35.68,139.76:35.69,139.75 --seed 7", defaultSpeed: 1).seed == 7)
     }
 
+    @Test("A file player takes --speed and --loop after its path (a path may hold spaces); anything else is refused")
+    func fileOptions() throws {
+        let plain = try PlayerSpec("walk=tracks/sf mission.gpx", defaultSpeed: 2)
+        guard case .track(let path) = plain.source else { Issue.record("\(plain.source)"); return }
+        #expect(path == "tracks/sf mission.gpx" && plain.speed == 2 && plain.ownSpeed == nil && !plain.loops)
+        let fast = try PlayerSpec("walk=tracks/sf mission.gpx --speed 3 --loop", defaultSpeed: 2)
+        guard case .track(let fastPath) = fast.source else { Issue.record("\(fast.source)"); return }
+        #expect(fastPath == "tracks/sf mission.gpx" && fast.speed == 3 && fast.ownSpeed == 3 && fast.loops)
+        for (spec, message) in [
+            ("walk=w.nmea --speed", "--speed takes a number"), ("walk=w.nmea --speed 0", "within 0.1...1000"),
+            ("walk=w.gpx --profile run", "takes --speed X and --loop, got '--profile'"),
+        ] {
+            #expect { try PlayerSpec(spec, defaultSpeed: 1) } throws: { error in
+                "\(error)".contains("--player walk: ") && "\(error)".contains(message)
+            }
+        }
+    }
+
     @Test("A relayed receiver's address is read as replay --gpsd's is (LocationCore's HostPort), the device after it")
     func receiverAddress() throws {
         let spec = try PlayerSpec("field=gpsd://[::1]:2948/dev/ttyUSB0", defaultSpeed: 1)

@@ -12,7 +12,7 @@ struct FeedOptions: ParsableArguments {
     @Option(
         name: .customLong("player"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
-            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk), NAME=PATH (a 'locsim simulate' path: "
+            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk; '--speed 3 --loop' may follow), NAME=PATH (a 'locsim simulate' path: "
                 + "line:LAT,LON:LAT,LON, route:A:B:…, circle:CENTER[:RADIUS], stationary:AT, random-walk:FROM, "
                 + "then any simulate options such as '--profile run --seed 7') or NAME=gpsd://HOST[:PORT][/DEVICE] "
                 + "(a real receiver behind gpsd, relayed live). Repeat for more.",
@@ -123,8 +123,10 @@ struct PlayerSpec {
     let name: String
     let source: Source
     let speed: Double
-    /// The spec's own `--speed`, when it gives one (a motion spec).
+    /// The spec's own `--speed`, when it gives one.
     let ownSpeed: Double?
+    /// Whether the spec asks for `--loop` (a file's path starts again at its end).
+    let loops: Bool
     let seed: UInt64
 
     /// Parses and checks a spec (a track's existence is checked when it is read).
@@ -145,13 +147,14 @@ struct PlayerSpec {
             source = .receiver(address, device: device)
             speed = 1
             ownSpeed = nil
+            loops = false
             seed = Self.seed(of: name)
             return
         }
-        if lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log") {
-            source = .track(spec)
-            speed = defaultSpeed
-            ownSpeed = nil
+        if let (path, options) = Self.fileSpec(spec) {
+            source = .track(path)
+            (ownSpeed, loops) = try Self.fileOptions(options, player: name)
+            speed = ownSpeed ?? defaultSpeed
             seed = Self.seed(of: name)
             return
         }
@@ -172,12 +175,52 @@ struct PlayerSpec {
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
         ownSpeed = simulate.speed
         speed = simulate.speed ?? defaultSpeed
+        loops = false
         source = .motion(simulate, arguments)
+    }
+
+    /// A file's spec: the path (which may hold spaces) and the options after it, or nil when the
+    /// spec names no GPX or NMEA file (`walk.gpx`, `walk.gpx --speed 3 --loop`).
+    static func fileSpec(_ spec: String) -> (path: String, options: [Substring])? {
+        func isFile(_ path: some StringProtocol) -> Bool {
+            let lower = path.lowercased()
+            return lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log")
+        }
+        if isFile(spec) { return (spec, []) }
+        guard let dashes = spec.range(of: " --") else { return nil }
+        let path = spec[..<dashes.lowerBound].trimmingCharacters(in: .whitespaces)
+        guard isFile(path) else { return nil }
+        return (path, spec[dashes.lowerBound...].split(whereSeparator: { $0 == " " || $0 == "\t" }))
+    }
+
+    /// A file player's options: `--speed X` (0.1...1000) and `--loop`.
+    static func fileOptions(_ options: [Substring], player: String) throws(ValidationError) -> (speed: Double?, loops: Bool) {
+        var speed: Double?
+        var loops = false
+        var rest = options[...]
+        while let option = rest.popFirst() {
+            switch option {
+            case "--loop":
+                loops = true
+            case "--speed":
+                guard let text = rest.popFirst(), let value = decimalValue(text) else {
+                    throw ValidationError("--player \(player): --speed takes a number of times real time (0.1...1000)")
+                }
+                guard Pacing.speedFactorRange.contains(value) else {
+                    throw ValidationError("--player \(player): --speed must be within 0.1...1000 (times real time), got \(text)")
+                }
+                speed = value
+            default:
+                throw ValidationError("--player \(player): a file player takes --speed X and --loop, got '\(option)'")
+            }
+        }
+        return (speed, loops)
     }
 
     /// The player: its path read unpaced and played in real time at its speed, under control
     /// (pause, speed, seek, teleport, loop through the control API).
     func makePlayer(loops: Bool = false) throws -> FeedPlayer {
+        let loops = loops || self.loops
         switch source {
         case .track(let path):
             let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
