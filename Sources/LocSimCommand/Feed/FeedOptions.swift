@@ -90,10 +90,15 @@ struct FeedOptions: ParsableArguments {
         }
         for text in simulators {
             let (name, device) = try split(text, flag: "--simctl", example: "DEVICE (alice=booted)")
+            let configuration: SimulatorLocation.Configuration
             do {
-                _ = try SimulatorLocation.Configuration(device: device)
+                configuration = try SimulatorLocation.Configuration(device: device)
             } catch {
                 throw ValidationError("--simctl \(text): \(error.message)")
+            }
+            // Not on Linux (or a Mac without Xcode): say so now rather than retry forever.
+            guard FileManager.default.isExecutableFile(atPath: configuration.executable) else {
+                throw ValidationError("--simctl \(text): needs macOS with Xcode (\(configuration.executable) is not on this machine)")
             }
             bridges.simulators.append((name, device))
         }

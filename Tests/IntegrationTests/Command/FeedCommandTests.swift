@@ -76,7 +76,7 @@ import Testing
 
     @Test("Bad player options are usage errors (exit 2) naming the option, before anything starts")
     func usageErrors() async throws {
-        let cases: [([String], String)] = [
+        var cases: [([String], String)] = [
             (["--gpsd-port", "0", "--player", "alice"], "--player must be NAME=SPEC"),
             (["--gpsd-port", "0", "--player", "a/b=\(Self.line)"], "a player name is 1 to 32"),
             (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
@@ -86,6 +86,7 @@ import Testing
             (["--player", "alice=\(Self.line)", "--android-console", "alice=70000"], "the port must be within 1...65535"),
             (["--player", "alice=\(Self.line)", "--android-console", "alice"], "--android-console must be NAME=PORT"),
             (["--player", "alice=\(Self.line)", "--simctl", "alice=-x"], "--simctl alice=-x: a simulator UDID, name or 'booted'"),
+            (["--player", "walk=tracks/sf-mission-walk.gpx --speed 3 --profile run"], "a file player takes --speed X and --loop, got '--profile'"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--android-token-file", "/t"], "--android-token-file is for --android-console"),
             // The compact path goes through simulate's own parser and rules.
             (["--gpsd-port", "0", "--player", "c=circle:35.68,139.76:150"], "circle never ends by itself"),
@@ -104,6 +105,12 @@ import Testing
             (["--player", "f=gpsd://127.0.0.1/"], "the device path after the address is empty"),
             (["--player", "f=gpsd://127.0.0.1 --speed 5"], "a relayed receiver takes no options"),
         ]
+        // No Xcode here: said at once, not retried forever.
+        let noXcode: [([String], String)] = [
+            (["--player", "alice=\(Self.line)", "--simctl", "alice=booted"],
+             "--simctl alice=booted: needs macOS with Xcode (/usr/bin/xcrun is not on this machine)")
+        ]
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/xcrun") { cases += noXcode }
         for (arguments, message) in cases {
             let result = try await CLI.run(["serve", "--port", "0"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
