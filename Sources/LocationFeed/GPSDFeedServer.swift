@@ -177,8 +177,9 @@ package final class GPSDFeedServer: Service, Sendable {
                             }
                         }
                     }
-                    // gpsd takes a request without a line end once it ends in ';'.
-                    if !discarding, pending.last == UInt8(ascii: ";") {
+                    // gpsd takes a request without a line end once it ends in ';', or at the end
+                    // of the read once its JSON argument is complete (gps3 sends `?WATCH={…}` bare).
+                    if !discarding, pending.last == UInt8(ascii: ";") || GPSDSession.isComplete(pending) {
                         outbox.send(session.handle(line: String(decoding: pending, as: UTF8.self)), watch: session.watch)
                         pending.removeAll(keepingCapacity: true)
                     }

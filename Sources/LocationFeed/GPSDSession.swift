@@ -5,7 +5,8 @@ import LocationCore
 /// One gpsd client's side of the protocol, as a value: requests in, report lines out.
 ///
 /// Requests (gpsd_json(5)): `?VERSION;`, `?WATCH;` and `?WATCH={…};`, `?POLL;`, `?DEVICES;`;
-/// anything else is answered with `ERROR`. Several may share a line; `;` or the line end ends each.
+/// anything else is answered with `ERROR`. Several may share a line; `;` or the line end ends each,
+/// and the end of a read ends one whose JSON argument is complete (``isComplete(_:)``).
 /// The server owns the socket; this type owns the rules, so tests drive it without one.
 ///
 /// Package access: the per-connection protocol state behind `GPSDFeedServer`.
@@ -135,8 +136,7 @@ package struct GPSDSession: Sendable {
                 return GPSDReport.error("Invalid WATCH: unknown member \(key.prefix(40))")
             }
         }
-        // gpsd: enabling a watch without choosing a form means JSON.
-        if next.enable && !next.json && !next.nmea && !members.contains(where: { $0.name == "json" }) { next.json = true }
+        // As gpsd 3.22: `{"enable":true}` alone turns on neither form (`"json":false`, no reports).
         watch = next
         return (watch.enable ? devicesReport() : "") + GPSDReport.watch(watch)
     }
@@ -145,6 +145,29 @@ package struct GPSDSession: Sendable {
         let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
         let updates = listed.compactMap { hub.latest($0.name) }.prefix(GPSDReport.maximumDevicesPerReport)
         return GPSDReport.poll(time: now(), tpv: updates.map(\.tpv), sky: updates.map(\.sky))
+    }
+
+    /// Whether bytes read with no `;` or line end after them are already a whole request, as
+    /// gpsd takes them at the end of a read: a request whose JSON argument is complete
+    /// (`?WATCH={"enable":true}`, as the PyPI client gps3 sends it). A JSON object still open
+    /// waits for the rest, and a bare request (`?POLL`) for its `;`.
+    package static func isComplete(_ bytes: [UInt8]) -> Bool {
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return false }
+        var strings = JSONStringState()
+        var depth = 0
+        var opened = false
+        for byte in bytes[(equals + 1)...] where !strings.consume(byte) {
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                opened = true
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+            default:
+                continue
+            }
+        }
+        return opened && depth == 0 && !strings.inString
     }
 
     /// Splits a line into requests at `;` outside JSON strings, trimming blanks; empty ones vanish.

@@ -44,6 +44,21 @@ struct GPSDSessionTests {
         #expect(try object(off[0])["enable"] as? Bool == false)
     }
 
+    @Test("A request read with nothing after it is whole once its JSON argument closes; 'enable' alone turns on no form")
+    func bareRequests() throws {
+        for (text, complete) in [
+            (#"?WATCH={"enable":true,"json":true}"#, true), (#"?WATCH={"enable":true,"device":"a}b"}"#, true),
+            (#"?WATCH={"enable":true,"#, false), (#"?WATCH={"device":"a}"#, false), ("?POLL", false), ("?WATCH=", false),
+        ] {
+            #expect(GPSDSession.isComplete(Array(text.utf8)) == complete, "\(text)")
+        }
+        let feed = try VirtualFeed()
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let watch = lines(session.handle(line: #"?WATCH={"enable":true}"#))
+        #expect(try object(watch.last!)["json"] as? Bool == false)
+        #expect(session.watch.enable && !session.watch.json && !session.watch.nmea)
+    }
+
     @Test("Unknown or malformed requests get ERROR; several requests on one line each get an answer")
     func errors() throws {
         let feed = try VirtualFeed()

@@ -156,6 +156,65 @@ struct GPSDFeedLiveTests {
     }
 
     @Test(
+        "WATCH requests as PyPI clients send them (no ';' or line end; 'enable' alone) are answered as a real gpsd 3.22 answers them",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func bareWatchAsRealGPSD() async throws {
+        let feed = try await LiveFeed.start()
+        defer { feed.stop() }
+        let nmea = try NMEAFeed()
+        defer { nmea.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: nmea.port)
+        defer { daemon.stop() }
+        try await nmea.acceptClient(timeout: .seconds(30))
+        // For each request and server: the WATCH answer's enable/json/nmea, and whether a TPV
+        // followed within 2 s (gps3 sends the first form, gpsd-py3 the second).
+        let script = """
+            import json, socket, sys, time
+            def ask(port, request):
+                s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                data = b""
+                while b"\\n" not in data:
+                    data += s.recv(4096)
+                s.sendall(request.encode())
+                deadline = time.time() + 2
+                watch, tpv = None, False
+                s.settimeout(0.2)
+                while time.time() < deadline:
+                    try:
+                        chunk = s.recv(65536)
+                    except socket.timeout:
+                        continue
+                    if not chunk:
+                        break
+                    data += chunk
+                    for line in data.split(b"\\r\\n"):
+                        if line.startswith(b'{"class":"WATCH"'):
+                            w = json.loads(line)
+                            watch = {k: w[k] for k in ("enable", "json", "nmea")}
+                        tpv = tpv or line.startswith(b'{"class":"TPV"')
+                    if watch is not None and (tpv or not watch["json"]):
+                        break
+                s.close()
+                return {"watch": watch, "tpv": tpv}
+            for request in ['?WATCH={"enable":true,"json":true}', '?WATCH={"enable":true};']:
+                print(json.dumps({"request": request, "locsim": ask(int(sys.argv[1]), request), "gpsd": ask(int(sys.argv[2]), request)}), flush=True)
+            """
+        let child = try await ChildProcess([Self.python, "-c", script, String(feed.port), String(daemon.port)])
+        defer { child.stop() }
+        #expect(try await child.waitForExit(timeout: .seconds(60)) == .exited(0), "\(child.errors)")
+        let rows = try child.output.split(separator: "\n").map { try object($0) }
+        try #require(rows.count == 2, "\(child.output)")
+        for row in rows {
+            let locsim = try #require(row["locsim"] as? [String: Any]), gpsd = try #require(row["gpsd"] as? [String: Any])
+            let locsimWatch = locsim["watch"] as? [String: Bool], gpsdWatch = gpsd["watch"] as? [String: Bool]
+            #expect(locsimWatch != nil && locsimWatch == gpsdWatch, "\(row)")
+        }
+        // The bare JSON request streams reports; 'enable' alone streams none, from either.
+        #expect((rows[0]["locsim"] as? [String: Any])?["tpv"] as? Bool == true, "\(rows[0])")
+        #expect((rows[1]["locsim"] as? [String: Any])?["tpv"] as? Bool == false, "\(rows[1])")
+    }
+
+    @Test(
         "GPSDProvider (libgps) gets the same fixes from locsim's server as from a real gpsd fed its NMEA",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func parityWithRealGPSD() async throws {
