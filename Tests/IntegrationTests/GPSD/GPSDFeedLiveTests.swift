@@ -159,65 +159,126 @@ struct GPSDFeedLiveTests {
         "WATCH requests as PyPI clients send them (no ';' or line end; 'enable' alone) are answered as a real gpsd 3.22 answers them",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func bareWatchAsRealGPSD() async throws {
-        let feed = try await LiveFeed.start()
-        defer { feed.stop() }
-        let nmea = try NMEAFeed()
-        defer { nmea.close() }
-        let daemon = try await GPSDDaemon.start(feedPort: nmea.port)
-        defer { daemon.stop() }
-        try await nmea.acceptClient(timeout: .seconds(30))
-        // For each request and server: the WATCH answer's enable/json/nmea, and whether a TPV
-        // followed within 2 s (gps3 sends the first form, gpsd-py3 the second).
-        let script = """
-            import json, socket, sys, time
-            def ask(port, request):
-                s = socket.create_connection(("127.0.0.1", port), timeout=5)
-                data = b""
-                while b"\\n" not in data:
-                    data += s.recv(4096)
-                s.sendall(request.encode())
-                deadline = time.time() + 2
-                watch, tpv = None, False
-                s.settimeout(0.2)
-                while time.time() < deadline:
-                    try:
-                        chunk = s.recv(65536)
-                    except socket.timeout:
-                        continue
-                    if not chunk:
-                        break
-                    data += chunk
-                    for line in data.split(b"\\r\\n"):
-                        if line.startswith(b'{"class":"WATCH"'):
-                            w = json.loads(line)
-                            watch = {k: w[k] for k in ("enable", "json", "nmea")}
-                        tpv = tpv or line.startswith(b'{"class":"TPV"')
-                    if watch is not None and (tpv or not watch["json"]):
-                        break
-                s.close()
-                return {"watch": watch, "tpv": tpv}
-            for request in ['?WATCH={"enable":true,"json":true}', '?WATCH={"enable":true};']:
-                print(json.dumps({"request": request, "locsim": ask(int(sys.argv[1]), request), "gpsd": ask(int(sys.argv[2]), request)}), flush=True)
-            """
-        let child = try await ChildProcess([Self.python, "-c", script, String(feed.port), String(daemon.port)])
-        defer { child.stop() }
-        #expect(try await child.waitForExit(timeout: .seconds(60)) == .exited(0), "\(child.errors)")
-        let rows = try child.output.split(separator: "\n").map { try object($0) }
-        try #require(rows.count == 2, "\(child.output)")
-        for row in rows {
-            let locsim = try #require(row["locsim"] as? [String: Any]), gpsd = try #require(row["gpsd"] as? [String: Any])
-            let locsimWatch = locsim["watch"] as? [String: Bool], gpsdWatch = gpsd["watch"] as? [String: Bool]
-            #expect(locsimWatch != nil && locsimWatch == gpsdWatch, "\(row)")
+        try await withRealGPSDBeside { feed, _, daemon in
+            // For each request and server: the WATCH answer's enable/json/nmea, and whether a TPV
+            // followed within 2 s (gps3 sends the first form, gpsd-py3 the second).
+            let script = """
+                import json, socket, sys, time
+                def ask(port, request):
+                    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    data = b""
+                    while b"\\n" not in data:
+                        data += s.recv(4096)
+                    s.sendall(request.encode())
+                    deadline = time.time() + 2
+                    watch, tpv = None, False
+                    s.settimeout(0.2)
+                    while time.time() < deadline:
+                        try:
+                            chunk = s.recv(65536)
+                        except socket.timeout:
+                            continue
+                        if not chunk:
+                            break
+                        data += chunk
+                        for line in data.split(b"\\r\\n"):
+                            if line.startswith(b'{"class":"WATCH"'):
+                                w = json.loads(line)
+                                watch = {k: w[k] for k in ("enable", "json", "nmea")}
+                            tpv = tpv or line.startswith(b'{"class":"TPV"')
+                        if watch is not None and (tpv or not watch["json"]):
+                            break
+                    s.close()
+                    return {"watch": watch, "tpv": tpv}
+                for request in ['?WATCH={"enable":true,"json":true}', '?WATCH={"enable":true};']:
+                    print(json.dumps({"request": request, "locsim": ask(int(sys.argv[1]), request), "gpsd": ask(int(sys.argv[2]), request)}), flush=True)
+                """
+            let child = try await ChildProcess([Self.python, "-c", script, String(feed.port), String(daemon.port)])
+            defer { child.stop() }
+            #expect(try await child.waitForExit(timeout: .seconds(60)) == .exited(0), "\(child.errors)")
+            let rows = try child.output.split(separator: "\n").map { try object($0) }
+            try #require(rows.count == 2, "\(child.output)")
+            for row in rows {
+                let locsim = try #require(row["locsim"] as? [String: Any]), gpsd = try #require(row["gpsd"] as? [String: Any])
+                let locsimWatch = locsim["watch"] as? [String: Bool], gpsdWatch = gpsd["watch"] as? [String: Bool]
+                #expect(locsimWatch != nil && locsimWatch == gpsdWatch, "\(row)")
+            }
+            // The bare JSON request streams reports; 'enable' alone streams none, from either.
+            #expect((rows[0]["locsim"] as? [String: Any])?["tpv"] as? Bool == true, "\(rows[0])")
+            #expect((rows[1]["locsim"] as? [String: Any])?["tpv"] as? Bool == false, "\(rows[1])")
         }
-        // The bare JSON request streams reports; 'enable' alone streams none, from either.
-        #expect((rows[0]["locsim"] as? [String: Any])?["tpv"] as? Bool == true, "\(rows[0])")
-        #expect((rows[1]["locsim"] as? [String: Any])?["tpv"] as? Bool == false, "\(rows[1])")
     }
 
     @Test(
         "GPSDProvider (libgps) gets the same fixes from locsim's server as from a real gpsd fed its NMEA",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func parityWithRealGPSD() async throws {
+        try await withRealGPSDBeside { feed, nmea, daemon in
+
+            // Both sides watched through libgps before the relay starts, so both see the same epochs.
+            let direct = FixCollector(try GPSDProvider(port: feed.port))
+            defer { direct.stop() }
+            let relayed = FixCollector(try GPSDProvider(port: daemon.port))
+            defer { relayed.stop() }
+            try await Task.sleep(for: .milliseconds(500))
+            // locsim's NMEA, line by line, into the real gpsd's receiver feed.
+            let relay = try SocketLines(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
+            defer { relay.stop() }
+            let pump = Task { () -> String? in
+                var forwarded = 0
+                while !Task.isCancelled {
+                    let lines = relay.lines
+                    for line in lines[forwarded...] where line.hasPrefix("$") {
+                        do {
+                            try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
+                        } catch {
+                            return "the relay to gpsd failed: \(error)"
+                        }
+                    }
+                    forwarded = lines.count
+                    do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
+                }
+                return nil
+            }
+            defer { pump.cancel() }
+
+            let deadline = ContinuousClock.now + .seconds(90)
+            var common: [Date] = []
+            while common.count < 12, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                let relayedFixes = relayed.fixes.filter(\.hasPosition)
+                let relayedTimes = Set(relayedFixes.map(\.time))
+                // An epoch is complete on gpsd's side once a later one has begun: the newest may still
+                // be missing its GGA (a 2D report without altitude), so it is not compared yet.
+                guard let newest = relayedTimes.max() else { continue }
+                common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
+            }
+            if common.count < 12 { pump.cancel() }
+            let relayFailure = common.count < 12 ? await pump.value : nil
+            let progress =
+                "relay: \(relayFailure ?? "ok"); direct \(direct.fixes.count) fixes (\(direct.failure ?? "running")), relayed \(relayed.fixes.count) "
+                + "(\(relayed.failure ?? "running")); gpsd: \(daemon.log)"
+            try #require(common.count >= 12, "\(progress)")
+            for time in common {
+                let mine = try #require(direct.fixes.last { $0.time == time })
+                // gpsd reports an epoch once per sentence; its last report has everything.
+                let theirs = try #require(relayed.fixes.last { $0.time == time })
+                #expect(mine.mode == theirs.mode, "mode at \(time)")
+                #expect(abs(mine.coordinate!.latitude - theirs.coordinate!.latitude) <= Self.degrees, "latitude at \(time)")
+                #expect(abs(mine.coordinate!.longitude - theirs.coordinate!.longitude) <= Self.degrees, "longitude at \(time)")
+                #expect(abs((mine.altitude ?? .nan) - (theirs.altitude ?? .nan)) <= Self.parityMetres, "altitude at \(time)")
+                #expect(abs((mine.speed ?? .nan) - (theirs.speed ?? .nan)) <= Self.parityMetresPerSecond, "speed at \(time)")
+                #expect(abs((mine.course ?? .nan) - (theirs.course ?? .nan)) <= Self.parityCourseDegrees, "course at \(time)")
+                #expect(
+                    abs((mine.horizontalAccuracy ?? .nan) - (theirs.horizontalAccuracy ?? .nan)) <= Self.parityAccuracy,
+                    "accuracy at \(time)")
+            }
+        }
+    }
+
+    /// A feed, and beside it a real gpsd reading an NMEA feed of its own (connected), for the
+    /// tests that hold locsim to gpsd; everything stops when `body` returns.
+    private func withRealGPSDBeside(_ body: (LiveFeed, NMEAFeed, GPSDDaemon) async throws -> Void) async throws {
         let feed = try await LiveFeed.start()
         defer { feed.stop() }
         let nmea = try NMEAFeed()
@@ -225,65 +286,7 @@ struct GPSDFeedLiveTests {
         let daemon = try await GPSDDaemon.start(feedPort: nmea.port)
         defer { daemon.stop() }
         try await nmea.acceptClient(timeout: .seconds(30))
-
-        // Both sides watched through libgps before the relay starts, so both see the same epochs.
-        let direct = FixCollector(try GPSDProvider(port: feed.port))
-        defer { direct.stop() }
-        let relayed = FixCollector(try GPSDProvider(port: daemon.port))
-        defer { relayed.stop() }
-        try await Task.sleep(for: .milliseconds(500))
-        // locsim's NMEA, line by line, into the real gpsd's receiver feed.
-        let relay = try SocketLines(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
-        defer { relay.stop() }
-        let pump = Task { () -> String? in
-            var forwarded = 0
-            while !Task.isCancelled {
-                let lines = relay.lines
-                for line in lines[forwarded...] where line.hasPrefix("$") {
-                    do {
-                        try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
-                    } catch {
-                        return "the relay to gpsd failed: \(error)"
-                    }
-                }
-                forwarded = lines.count
-                do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
-            }
-            return nil
-        }
-        defer { pump.cancel() }
-
-        let deadline = ContinuousClock.now + .seconds(90)
-        var common: [Date] = []
-        while common.count < 12, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            let relayedFixes = relayed.fixes.filter(\.hasPosition)
-            let relayedTimes = Set(relayedFixes.map(\.time))
-            // An epoch is complete on gpsd's side once a later one has begun: the newest may still
-            // be missing its GGA (a 2D report without altitude), so it is not compared yet.
-            guard let newest = relayedTimes.max() else { continue }
-            common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
-        }
-        if common.count < 12 { pump.cancel() }
-        let relayFailure = common.count < 12 ? await pump.value : nil
-        let progress =
-            "relay: \(relayFailure ?? "ok"); direct \(direct.fixes.count) fixes (\(direct.failure ?? "running")), relayed \(relayed.fixes.count) "
-            + "(\(relayed.failure ?? "running")); gpsd: \(daemon.log)"
-        try #require(common.count >= 12, "\(progress)")
-        for time in common {
-            let mine = try #require(direct.fixes.last { $0.time == time })
-            // gpsd reports an epoch once per sentence; its last report has everything.
-            let theirs = try #require(relayed.fixes.last { $0.time == time })
-            #expect(mine.mode == theirs.mode, "mode at \(time)")
-            #expect(abs(mine.coordinate!.latitude - theirs.coordinate!.latitude) <= Self.degrees, "latitude at \(time)")
-            #expect(abs(mine.coordinate!.longitude - theirs.coordinate!.longitude) <= Self.degrees, "longitude at \(time)")
-            #expect(abs((mine.altitude ?? .nan) - (theirs.altitude ?? .nan)) <= Self.parityMetres, "altitude at \(time)")
-            #expect(abs((mine.speed ?? .nan) - (theirs.speed ?? .nan)) <= Self.parityMetresPerSecond, "speed at \(time)")
-            #expect(abs((mine.course ?? .nan) - (theirs.course ?? .nan)) <= Self.parityCourseDegrees, "course at \(time)")
-            #expect(
-                abs((mine.horizontalAccuracy ?? .nan) - (theirs.horizontalAccuracy ?? .nan)) <= Self.parityAccuracy,
-                "accuracy at \(time)")
-        }
+        try await body(feed, nmea, daemon)
     }
 }
 
