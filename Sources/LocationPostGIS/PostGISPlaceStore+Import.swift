@@ -17,6 +17,8 @@ extension PostGISPlaceStore {
     /// - Parameters:
     ///   - path: The place file.
     ///   - options: Format (guessed from the name when nil), strict or lenient, progress interval.
+    ///   - replace: Also delete the places whose ids the file does not hold (same transaction):
+    ///     `locsim_place` then holds exactly the file's places.
     ///   - progress: Called while reading (every `progressInterval` rows) and while copying
     ///     (`tilesWritten`/`tilesTotal` count rows sent). Throwing aborts the import.
     /// - Returns: Rows read, places inserted and changed (`updated`; a place the file repeats as
@@ -25,7 +27,7 @@ extension PostGISPlaceStore {
     ///   for the server, whatever `progress` throws.
     @discardableResult
     package func importPlaces(
-        fromFile path: String, options: ImportOptions = ImportOptions(),
+        fromFile path: String, options: ImportOptions = ImportOptions(), replace: Bool = false,
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {
         let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
@@ -33,7 +35,7 @@ extension PostGISPlaceStore {
         try await checkHealth()
         try await prepareSchema()
         let interval = max(1, options.progressInterval)
-        let (inserted, updated, count) = try await withTranslatedErrors {
+        let (inserted, updated, deleted, count) = try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
                 // One import at a time (the lock the tile triggers take too).
                 try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
@@ -80,6 +82,18 @@ extension PostGISPlaceStore {
                 ).decode((Int64, Int64).self) {
                     counts = (Int(inserted), Int(updated))
                 }
+                var deleted = 0
+                if replace {
+                    for try await (value) in try await connection.query(
+                        """
+                        WITH gone AS (
+                            DELETE FROM locsim_place p WHERE NOT EXISTS (SELECT 1 FROM locsim_import i WHERE i.id = p.id) RETURNING 1)
+                        SELECT count(*) FROM gone
+                        """, logger: logger
+                    ).decode(Int64.self) {
+                        deleted = Int(value)
+                    }
+                }
                 var total = 0
                 for try await (value) in try await connection.query("SELECT count(*) FROM locsim_place", logger: logger).decode(
                     Int64.self)
@@ -87,13 +101,13 @@ extension PostGISPlaceStore {
                     total = Int(value)
                 }
                 try Task.checkCancellation()
-                return (counts.0, counts.1, total)
+                return (counts.0, counts.1, deleted, total)
             }
         }
         // Fresh statistics for the planner; outside the transaction, a failure does not undo the import.
         _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place, locsim_tile", logger: logger) }
         return ImportReport(
-            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped,
+            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, deleted: deleted, skipped: parsed.skipped,
             issues: parsed.issues, placeCount: count)
     }
 

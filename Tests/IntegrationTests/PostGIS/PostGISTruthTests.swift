@@ -113,6 +113,22 @@ import Testing
         }
     }
 
+    @Test func importReplaceDeletesThePlacesTheFileDoesNotHold() async throws {
+        try await Self.withImportedPlaces { server, store, directory in
+            try await server.psql(
+                "INSERT INTO locsim_place (id, name, kind, lat_e7, lon_e7) VALUES ('s', 'From SQL', '', 347025000, 1354959000)")
+            try "id,name,lat,lon\nb,Beta,35.6813,139.7672\nd,Delta,35.6816,139.7675\n".write(
+                toFile: directory + "/b.csv", atomically: true, encoding: .utf8)
+            let report = try await store.importPlaces(fromFile: directory + "/b.csv", replace: true)
+            #expect(report.inserted == 1)
+            #expect(report.updated == 0)
+            #expect(report.deleted == 3)
+            #expect(report.placeCount == 2)
+            #expect(try await Self.everything(store) == ["b", "d"])
+            #expect(try await store.statistics().placeCount == 2)
+        }
+    }
+
     /// A database of the previous schema (version 2: no triggers) whose tiles missed an SQL edit
     /// is upgraded by the next prepare: triggers made, every tile rebuilt.
     @Test func upgradeFromVersion2RebuildsStaleTilesAndAddsTheTriggers() async throws {
