@@ -17,7 +17,7 @@
 #    same bytes and that the textbook query (psql) returns the same ids in the same order;
 # 6. for 5 km and 100 m, REPS rounds in turn: wrk (2 threads, CONNECTIONS connections, DURATION
 #    seconds) cycling through the points against each server, and pgbench (-M prepared, the same
-#    number of clients) running the textbook query at the points; the medians and ratios are
+#    number of clients) running the textbook query, the plain GiST query and the tile query (#30) at the points; medians and ratios are
 #    printed, with the load average before each round.
 # Every process is stopped and the server's data directory removed on exit (trap).
 #
@@ -151,6 +151,33 @@ WHERE ST_DWithin(geog, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, $3, fa
 ORDER BY ST_Distance(geog, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, false), id COLLATE \"C\";"
 }
 
+# The two designs for the database's part of a nearby query (issue #30), measured side by side
+# by pgbench, the database alone: "plain" reads the places of locsim_place within the cap with
+# the GiST index on geog (a sphere test with a margin: the exact haversine, the order and the
+# limit would then be done in Swift, as for the tiles), "tiles" reads the packed tiles of the
+# cap's box (every band reads the box's longitudes: slightly more than locsim reads).
+plain() { # lat lng radius
+    echo "SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_place \
+WHERE ST_DWithin(geog, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, $(python3 -c "print($3 * (1 + 1e-6) + 1e-3)"), false);"
+}
+tiles() { # lat lng radius
+    python3 - "$1" "$2" "$3" <<'PY2'
+import math, sys
+lat, lng, radius = map(float, sys.argv[1:])
+def band(e7): return (min(max(e7, -900000000), 900000000) + 900000000) // 100000
+def cell(e7): return (min(max(e7, -1800000000), 1799999999) + 1800000000) // 100000
+d = radius / 6371008.8
+dlat = math.degrees(d)
+dlng = math.degrees(math.asin(min(1, math.sin(d) / max(1e-12, math.cos(math.radians(lat))))))
+bands = range(band(int((lat - dlat) * 1e7)), band(int((lat + dlat) * 1e7)) + 1)
+low, high = cell(int((lng - dlng) * 1e7)), cell(int((lng + dlng) * 1e7))
+lows = ",".join(str(b * 36000 + low) for b in bands)
+highs = ",".join(str(b * 36000 + high) for b in bands)
+print(f"SELECT string_agg(t.places, ''::bytea) FROM unnest('{{{lows}}}'::integer[], '{{{highs}}}'::integer[]) AS r(low, high) "
+      "JOIN locsim_tile t ON t.tile BETWEEN r.low AND r.high;")
+PY2
+}
+
 echo "== identical answers"
 for RADIUS in 5000 100; do
     n=0
@@ -191,6 +218,8 @@ if ours != theirs:
 PY
         hits=$((hits + $(wc -l <"$WORK/textbook-$RADIUS-$n.txt")))
         textbook "$lat" "$lng" "$RADIUS" >"$WORK/textbook-$RADIUS-$n.sql"
+        plain "$lat" "$lng" "$RADIUS" >"$WORK/plain-$RADIUS-$n.sql"
+        tiles "$lat" "$lng" "$RADIUS" >"$WORK/tiles-$RADIUS-$n.sql"
     done <"$WORK/points.txt"
     echo "   $RADIUS m: $n points, $((hits / n)) places per answer on average; serve --postgres = serve --db byte for byte, textbook ids and order equal"
 done
@@ -221,10 +250,10 @@ run_wrk() {
 $(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $5}' | grep . || echo 0)"
 }
 
-# pgbench running the textbook query at radius $1, a point chosen at random per transaction.
+# pgbench running query $2 (textbook, plain, tiles) at radius $1, a point chosen at random per transaction.
 run_pgbench() {
     local scripts=() out
-    for f in "$WORK"/textbook-"$1"-*.sql; do scripts+=(-f "$f"); done
+    for f in "$WORK"/"$2"-"$1"-*.sql; do scripts+=(-f "$f"); done
     out=$(pgbench -h 127.0.0.1 -p "$PG_PORT" -U postgres -n -M prepared -c "$CONNECTIONS" -j 2 -T "$DURATION" "${scripts[@]}" postgres 2>&1)
     echo "$out" >>"$WORK/pgbench.log"
     echo "$out" | awk '/^tps = / {print $3}'
@@ -238,15 +267,21 @@ for RADIUS in 5000 100; do
     : >"$WORK/pg-$RADIUS.txt"
     : >"$WORK/tb-$RADIUS.txt"
     : >"$WORK/old-$RADIUS.txt"
+    : >"$WORK/plain-$RADIUS.txt"
+    : >"$WORK/tiles-$RADIUS.txt"
     for rep in $(seq 1 "$REPS"); do
         load=$(cut -d' ' -f1 /proc/loadavg)
         read -r db dbp50 _ dbbad < <(run_wrk "$RADIUS" "$DB")
         read -r pg pgp50 _ pgbad < <(run_wrk "$RADIUS" "$PG")
-        tb=$(run_pgbench "$RADIUS")
+        tb=$(run_pgbench "$RADIUS" textbook)
+        pl=$(run_pgbench "$RADIUS" plain)
+        ti=$(run_pgbench "$RADIUS" tiles)
+        echo "$pl" >>"$WORK/plain-$RADIUS.txt"
+        echo "$ti" >>"$WORK/tiles-$RADIUS.txt"
         echo "$db" >>"$WORK/db-$RADIUS.txt"
         echo "$pg" >>"$WORK/pg-$RADIUS.txt"
         echo "$tb" >>"$WORK/tb-$RADIUS.txt"
-        line="   $RADIUS m round $rep (load $load): --db $db req/s (p50 $dbp50, non-2xx $dbbad), --postgres $pg req/s (p50 $pgp50, non-2xx $pgbad), textbook (pgbench) $tb queries/s"
+        line="   $RADIUS m round $rep (load $load): --db $db req/s (p50 $dbp50, non-2xx $dbbad), --postgres $pg req/s (p50 $pgp50, non-2xx $pgbad), textbook (pgbench) $tb queries/s, plain $pl, tiles $ti"
         if [ -n "$OLD" ]; then
             read -r old oldp50 _ oldbad < <(run_wrk "$RADIUS" "$OLD")
             echo "$old" >>"$WORK/old-$RADIUS.txt"
@@ -260,6 +295,9 @@ for RADIUS in 5000 100; do
     echo "   $RADIUS m median: --db $db req/s, --postgres $pg req/s, textbook $tb queries/s;" \
         "--db/--postgres $(python3 -c "print(round($db / $pg, 2))")x, --db/textbook $(python3 -c "print(round($db / $tb, 1))")x," \
         "--postgres/textbook $(python3 -c "print(round($pg / $tb, 1))")x"
+    pl=$(median <"$WORK/plain-$RADIUS.txt")
+    ti=$(median <"$WORK/tiles-$RADIUS.txt")
+    echo "   $RADIUS m median (pgbench, the database alone): plain $pl queries/s, tiles $ti; tiles/plain $(python3 -c "print(round($ti / $pl, 2))")x"
     if [ -n "$OLD" ]; then
         old=$(median <"$WORK/old-$RADIUS.txt")
         echo "   $RADIUS m baseline --postgres median $old req/s: --db/baseline $(python3 -c "print(round($db / $old, 2))")x," \

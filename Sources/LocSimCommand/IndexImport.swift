@@ -50,11 +50,20 @@ struct IndexImport: AsyncParsableCommand {
     @Flag(help: "Report progress on standard error.")
     var progress = false
 
+    @Flag(help: "With --postgres: also delete the places the file does not hold, in the same transaction.")
+    var replace = false
+
     func validate() throws {
         guard (db == nil) != (postgres == nil) else {
             throw ValidationError("give exactly one of --db PATH and --postgres URL")
         }
         if let postgres { try PostgresTarget.validate(postgres) }
+        if replace, postgres == nil {
+            throw ValidationError("--replace works with --postgres only")
+        }
+        if replace, lenient {
+            throw ValidationError("--replace with --lenient would delete the places of skipped rows; give one or the other")
+        }
         guard format != nil || ImportFormat(fileName: file) != nil else {
             throw ValidationError("cannot tell the format of \(file) from its name; pass --format csv|geojson|geonames")
         }
@@ -115,7 +124,7 @@ struct IndexImport: AsyncParsableCommand {
             report = try await PostGISPlaceStore.withRunning(
                 url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.import")
             ) { store in
-                try await store.importPlaces(fromFile: file, options: options) { step in
+                try await store.importPlaces(fromFile: file, options: options, replace: replace) { step in
                     guard showProgress else { return }
                     let line =
                         step.phase == .reading
@@ -129,6 +138,7 @@ struct IndexImport: AsyncParsableCommand {
         reportSkipped(report)
         print(
             "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+                + (replace ? "\(report.deleted) deleted, " : "")
                 + "\(report.skipped) skipped; \(url) now holds \(report.placeCount) places")
     }
     #endif

@@ -8,22 +8,26 @@ extension PostGISPlaceStore {
     ///
     /// One transaction: the rows go to a temporary table by `COPY`, then one
     /// `INSERT … ON CONFLICT (id) DO UPDATE` (upsert by id) moves them into `locsim_place` in
-    /// tile order (so a first import is stored clustered), and the tiles of `locsim_tile` that
-    /// hold an imported place, before or after, are rebuilt. Readers see the previous places
+    /// tile order (so a first import is stored clustered), writing only the places that are new
+    /// or differ from the stored ones; the triggers on `locsim_place` rebuild the tiles of
+    /// `locsim_tile` those places left or entered, in the same transaction. Readers see the previous places
     /// until the commit, then all of the new ones; a failure, a thrown progress callback or
     /// cancellation rolls everything back. Imports into one database run one after another.
     ///
     /// - Parameters:
     ///   - path: The place file.
     ///   - options: Format (guessed from the name when nil), strict or lenient, progress interval.
+    ///   - replace: Also delete the places whose ids the file does not hold (same transaction):
+    ///     `locsim_place` then holds exactly the file's places.
     ///   - progress: Called while reading (every `progressInterval` rows) and while copying
     ///     (`tilesWritten`/`tilesTotal` count rows sent). Throwing aborts the import.
-    /// - Returns: Rows read, places inserted and updated, rows skipped, places now stored.
+    /// - Returns: Rows read, places inserted and changed (`updated`; a place the file repeats as
+    ///   stored is neither), rows skipped, places now stored.
     /// - Throws: `IndexError` for bad input (naming file, line and column), ``PostGISError``
     ///   for the server, whatever `progress` throws.
     @discardableResult
     package func importPlaces(
-        fromFile path: String, options: ImportOptions = ImportOptions(),
+        fromFile path: String, options: ImportOptions = ImportOptions(), replace: Bool = false,
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {
         let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
@@ -31,9 +35,9 @@ extension PostGISPlaceStore {
         try await checkHealth()
         try await prepareSchema()
         let interval = max(1, options.progressInterval)
-        let (inserted, updated, count) = try await withTranslatedErrors {
+        let (inserted, updated, deleted, count) = try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
-                // One import at a time: each rebuilds whole tiles from what it sees committed.
+                // One import at a time (the lock the tile triggers take too).
                 try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
                 try await connection.query(
                     """
@@ -61,14 +65,6 @@ extension PostGISPlaceStore {
                     }
                 }
                 try Task.checkCancellation()
-                // The tiles to rebuild: where the imported places go, and where those already
-                // stored under the same ids were.
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: """
-                        CREATE TEMPORARY TABLE locsim_touched ON COMMIT DROP AS
-                        SELECT \(PlaceTiles.keyExpression) AS tile FROM locsim_import
-                        UNION SELECT p.tile FROM locsim_place p JOIN locsim_import i ON i.id = p.id
-                        """), logger: logger)
                 var counts = (0, 0)
                 for try await (inserted, updated) in try await connection.query(
                     PostgresQuery(unsafeSQL: """
@@ -77,18 +73,27 @@ extension PostGISPlaceStore {
                         SELECT id, name, kind, level, lat_e7, lon_e7 FROM locsim_import ORDER BY \(PlaceTiles.keyExpression), id
                         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, level = EXCLUDED.level,
                             lat_e7 = EXCLUDED.lat_e7, lon_e7 = EXCLUDED.lon_e7
+                        -- A place the file leaves as it is stays untouched: no new row version, no tile rebuilt.
+                        WHERE (p.name, p.kind, p.level, p.lat_e7, p.lon_e7)
+                            IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.kind, EXCLUDED.level, EXCLUDED.lat_e7, EXCLUDED.lon_e7)
                         RETURNING (xmax = 0) AS new)
                     SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM written
                     """), logger: logger
                 ).decode((Int64, Int64).self) {
                     counts = (Int(inserted), Int(updated))
                 }
-                try Task.checkCancellation()
-                try await connection.query(
-                    "DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_touched)", logger: logger)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_touched)")),
-                    logger: logger)
+                var deleted = 0
+                if replace {
+                    for try await (value) in try await connection.query(
+                        """
+                        WITH gone AS (
+                            DELETE FROM locsim_place p WHERE NOT EXISTS (SELECT 1 FROM locsim_import i WHERE i.id = p.id) RETURNING 1)
+                        SELECT count(*) FROM gone
+                        """, logger: logger
+                    ).decode(Int64.self) {
+                        deleted = Int(value)
+                    }
+                }
                 var total = 0
                 for try await (value) in try await connection.query("SELECT count(*) FROM locsim_place", logger: logger).decode(
                     Int64.self)
@@ -96,14 +101,14 @@ extension PostGISPlaceStore {
                     total = Int(value)
                 }
                 try Task.checkCancellation()
-                return (counts.0, counts.1, total)
+                return (counts.0, counts.1, deleted, total)
             }
         }
         // Fresh statistics for the planner; outside the transaction, a failure does not undo the import.
         _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place, locsim_tile", logger: logger) }
         return ImportReport(
-            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped, issues: parsed.issues,
-            placeCount: count)
+            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, deleted: deleted, skipped: parsed.skipped,
+            issues: parsed.issues, placeCount: count)
     }
 
     /// One row of `COPY … FROM STDIN` text format: tab-separated, `\N` for null, backslash escapes.

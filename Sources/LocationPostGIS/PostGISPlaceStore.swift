@@ -8,7 +8,7 @@ import PostgresNIO
 /// (``/LocationCore/Coordinate/distance(to:)``, sphere of 6,371,008.8 m) is ≤ the radius, ordered by
 /// distance then id, correct at the poles and across ±180°.
 ///
-/// Schema (version 2, created by ``prepareSchema()``, which also upgrades version 1):
+/// Schema (version 3, created by ``prepareSchema()``, which also upgrades versions 1 and 2):
 ///
 /// ```sql
 /// CREATE TABLE locsim_place (
@@ -20,9 +20,12 @@ import PostgresNIO
 /// CREATE TABLE locsim_tile (tile integer PRIMARY KEY, places bytea NOT NULL);
 /// ```
 ///
-/// `locsim_place` is the place set (what imports upsert into, what a PostGIS user queries);
-/// `locsim_tile` is derived from it in the same transaction: one row per 0.01° × 0.01° tile
-/// holding its places packed in binary (`PlaceTiles`). The query (``places(near:within:limit:)``)
+/// `locsim_place` is the place set and the only truth (what imports upsert into, what a PostGIS
+/// user queries and edits); `locsim_tile` is derived from it by statement triggers on
+/// `locsim_place` (``triggerStatements``), in the transaction of any `INSERT`, `UPDATE`, `DELETE`
+/// or `TRUNCATE`, whoever makes it: one row per 0.01° × 0.01° tile holding its places packed in
+/// binary (`PlaceTiles`). The tiles are kept because they answer a 5 km query 2.7× faster than
+/// the plain GiST query in the database (docs/benchmarks/postgis.md, issue #30). The query (``places(near:within:limit:)``)
 /// is a prepared statement that reads the tiles covering the cap (the bands of Places'
 /// `SearchCap`, the box the SQLite index reads, each cut to the longitudes the cap reaches in
 /// it; key ranges, one per band of tiles) and returns them as one `bytea`: a 5 km answer is a
@@ -102,9 +105,9 @@ package final class PostGISPlaceStore: Sendable {
 
     // MARK: Schema
 
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
-    /// The `geog` column both versions have.
+    /// The `geog` column every version has.
     static let geographyColumn = """
         geog geography(Point, 4326) GENERATED ALWAYS AS (
             ST_SetSRID(ST_MakePoint(lon_e7::float8 / 10000000.0::float8, lat_e7::float8 / 10000000.0::float8), 4326)::geography
@@ -120,7 +123,57 @@ package final class PostGISPlaceStore: Sendable {
         "ALTER TABLE locsim_tile ALTER COLUMN places SET STORAGE EXTERNAL",
     ]
 
-    /// A new database: schema version 2.
+    /// The triggers (version 3) that keep `locsim_tile` equal to `locsim_place` in the transaction
+    /// of any change to it, by anyone (an import, psql, QGIS): after each statement, the tiles
+    /// its rows left or entered are rebuilt from `locsim_place`. The advisory lock (the one
+    /// imports hold) makes writers of places take turns until they commit, so a rebuild in
+    /// READ COMMITTED sees every committed change to its tiles; at REPEATABLE READ or above, a
+    /// writer whose snapshot misses another's tile fails (a serialization failure or a duplicate
+    /// tile) instead of writing a stale tile.
+    static let triggerStatements: [String] = [
+        """
+        CREATE OR REPLACE FUNCTION locsim_place_retile() RETURNS trigger LANGUAGE plpgsql AS $locsim$
+        BEGIN
+            PERFORM pg_advisory_xact_lock(7621002);
+            IF TG_OP = 'TRUNCATE' THEN
+                DELETE FROM locsim_tile;
+            ELSIF TG_OP = 'INSERT' THEN
+                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_new);
+                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_new)"));
+            ELSIF TG_OP = 'UPDATE' THEN
+                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_new UNION SELECT tile FROM locsim_old);
+                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_new UNION SELECT tile FROM locsim_old)"));
+            ELSE
+                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_old);
+                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_old)"));
+            END IF;
+            RETURN NULL;
+        END
+        $locsim$
+        """,
+        "DROP TRIGGER IF EXISTS locsim_place_tiles_insert ON locsim_place",
+        "DROP TRIGGER IF EXISTS locsim_place_tiles_update ON locsim_place",
+        "DROP TRIGGER IF EXISTS locsim_place_tiles_delete ON locsim_place",
+        "DROP TRIGGER IF EXISTS locsim_place_tiles_truncate ON locsim_place",
+        """
+        CREATE TRIGGER locsim_place_tiles_insert AFTER INSERT ON locsim_place
+        REFERENCING NEW TABLE AS locsim_new FOR EACH STATEMENT EXECUTE FUNCTION locsim_place_retile()
+        """,
+        """
+        CREATE TRIGGER locsim_place_tiles_update AFTER UPDATE ON locsim_place
+        REFERENCING OLD TABLE AS locsim_old NEW TABLE AS locsim_new FOR EACH STATEMENT EXECUTE FUNCTION locsim_place_retile()
+        """,
+        """
+        CREATE TRIGGER locsim_place_tiles_delete AFTER DELETE ON locsim_place
+        REFERENCING OLD TABLE AS locsim_old FOR EACH STATEMENT EXECUTE FUNCTION locsim_place_retile()
+        """,
+        """
+        CREATE TRIGGER locsim_place_tiles_truncate AFTER TRUNCATE ON locsim_place
+        FOR EACH STATEMENT EXECUTE FUNCTION locsim_place_retile()
+        """,
+    ]
+
+    /// A new database: schema version 3.
     static let schemaStatements: [String] = [
         "CREATE EXTENSION IF NOT EXISTS postgis",
         """
@@ -136,24 +189,31 @@ package final class PostGISPlaceStore: Sendable {
         )
         """,
         "CREATE INDEX IF NOT EXISTS locsim_place_geog ON locsim_place USING gist (geog)",
-    ] + tileStatements + [
+    ] + tileStatements + triggerStatements + [
         "CREATE TABLE IF NOT EXISTS locsim_meta (key text PRIMARY KEY, value text NOT NULL)",
-        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '2') ON CONFLICT (key) DO NOTHING",
+        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '3') ON CONFLICT (key) DO NOTHING",
     ]
 
-    /// Version 1 (a planar `cell` column and its GiST index, no tiles) to version 2, in the
-    /// transaction of ``prepareSchema()``: the column becomes `tile`, every tile is built.
-    static let upgradeStatements: [String] = [
-        "ALTER TABLE locsim_place DROP COLUMN IF EXISTS cell",
-        "ALTER TABLE locsim_place ADD COLUMN IF NOT EXISTS tile integer GENERATED ALWAYS AS (\(PlaceTiles.keyExpression)) STORED",
-    ] + tileStatements + [
+    /// Rebuilds every tile from `locsim_place` (the end of an upgrade: a version-2 database's
+    /// tiles miss every change made to `locsim_place` with SQL).
+    static let retileAllStatements: [String] = [
         "DELETE FROM locsim_tile",
         PlaceTiles.rebuildStatement(where: "true"),
-        "UPDATE locsim_meta SET value = '2' WHERE key = 'version'",
+        "UPDATE locsim_meta SET value = '3' WHERE key = 'version'",
     ]
 
+    /// Version 1 (a planar `cell` column and its GiST index, no tiles) to version 3, in the
+    /// transaction of ``prepareSchema()``: the column becomes `tile`, the triggers are made, every tile is built.
+    static let upgradeStatementsFrom1: [String] = [
+        "ALTER TABLE locsim_place DROP COLUMN IF EXISTS cell",
+        "ALTER TABLE locsim_place ADD COLUMN IF NOT EXISTS tile integer GENERATED ALWAYS AS (\(PlaceTiles.keyExpression)) STORED",
+    ] + tileStatements + triggerStatements + retileAllStatements
+
+    /// Version 2 (tiles maintained only by locsim's import) to version 3: the triggers, and every tile rebuilt.
+    static let upgradeStatementsFrom2: [String] = triggerStatements + retileAllStatements
+
     /// Creates the PostGIS extension, the tables and their indexes if missing, upgrades a
-    /// version-1 schema (building the tiles), all in one transaction, and checks that an
+    /// version-1 or version-2 schema (making the triggers, rebuilding the tiles), all in one transaction, and checks that an
     /// existing schema is this version's.
     ///
     /// - Throws: ``PostGISError/Code/schema`` for a newer or foreign schema; connection and
@@ -180,15 +240,16 @@ package final class PostGISPlaceStore: Sendable {
                 let statements: [String]
                 switch version {
                 case nil: statements = Self.schemaStatements
-                case "1": statements = Self.upgradeStatements
+                case "1": statements = Self.upgradeStatementsFrom1
+                case "2": statements = Self.upgradeStatementsFrom2
                 case String(Self.schemaVersion): statements = []
                 case let version?:
                     throw PostGISError(
-                        .schema, "locsim_meta says schema version \(version); this locsim knows versions 1 and \(Self.schemaVersion)",
+                        .schema, "locsim_meta says schema version \(version); this locsim knows versions 1 to \(Self.schemaVersion)",
                         endpoint: url.endpoint)
                 }
-                if version == "1" {
-                    logger.info("upgrading the place tables from schema version 1 to \(Self.schemaVersion)")
+                if let version, version != String(Self.schemaVersion) {
+                    logger.info("upgrading the place tables from schema version \(version) to \(Self.schemaVersion)")
                 }
                 for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

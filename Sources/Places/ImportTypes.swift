@@ -92,12 +92,17 @@ package struct ImportReport: Sendable, Hashable {
     package var issues: [IndexError]
     /// Places in the index after the import.
     package var placeCount: Int
+    /// Places deleted because the file does not hold them (a PostGIS import with `replace`).
+    package var deleted: Int
 
     /// For other stores' imports (LocationPostGIS).
-    package init(rowsRead: Int, inserted: Int, updated: Int, skipped: Int, issues: [IndexError], placeCount: Int) {
+    package init(
+        rowsRead: Int, inserted: Int, updated: Int, deleted: Int = 0, skipped: Int, issues: [IndexError], placeCount: Int
+    ) {
         self.rowsRead = rowsRead
         self.inserted = inserted
         self.updated = updated
+        self.deleted = deleted
         self.skipped = skipped
         self.issues = issues
         self.placeCount = placeCount
