@@ -7,13 +7,6 @@ import LocationCore
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The gpsd protocol on a TCP port: every player of a ``PlayerHub`` is a device that gpsd
 /// clients (`gpspipe`, libgps, Python's `gps`) watch as if a gpsd 3.22 served it.
@@ -80,7 +73,7 @@ package final class GPSDFeedServer: Service, Sendable {
                 parameter: "clientBuffer", "must be at least 8 reports, got \(configuration.clientBuffer)")
         }
         try await Self.listen(
-            for: "gpsd clients", host: configuration.host, port: configuration.port, clientBuffer: configuration.clientBuffer,
+            for: .gpsd, host: configuration.host, port: configuration.port, clientBuffer: configuration.clientBuffer,
             onDrop: { count in self.dropped.withLock { $0 += count } }, onListening: onListening
         ) { connection in await self.serve(connection) }
     }
@@ -101,7 +94,7 @@ package final class GPSDFeedServer: Service, Sendable {
     /// - Throws: ``ListenError`` naming `clients`, host and port when the name has no address
     ///   or the port cannot be bound.
     static func listen(
-        for clients: String, host: String, port: Int, clientBuffer: Int, onDrop: @escaping @Sendable (Int) -> Void,
+        for clients: ListenError.Clients, host: String, port: Int, clientBuffer: Int, onDrop: @escaping @Sendable (Int) -> Void,
         onListening: @Sendable (_ host: String, _ port: Int) -> Void, serve: @escaping @Sendable (Connection) async -> Void
     ) async throws {
         let server: NIOAsyncChannel<Connection, Never>
@@ -121,7 +114,7 @@ package final class GPSDFeedServer: Service, Sendable {
                     }
                 }
         } catch let error as IOError {
-            throw ListenError(clients: clients, host: host, port: port, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(clients: clients, host: host, port: port, errno: error.errnoCode)
         } catch let error as SocketAddressError.UnknownHost {
             throw ListenError(clients: clients, host: host, port: port, reason: "no such host (\(error.errorDescription))")
         } catch {

@@ -39,7 +39,7 @@ package final class NMEAFeedServer: Sendable {
     ///   address or the port cannot be bound.
     package func run(onListening: @Sendable (_ host: String, _ port: Int) -> Void) async throws {
         try await GPSDFeedServer.listen(
-            for: "NMEA clients", host: host, port: port, clientBuffer: 4096, onDrop: { _ in }, onListening: onListening
+            for: .nmea, host: host, port: port, clientBuffer: 4096, onDrop: { _ in }, onListening: onListening
         ) { connection in
             self.state.withLock { state in
                 state.clients[ObjectIdentifier(connection.outbox)] = connection.outbox

@@ -138,14 +138,11 @@ package final class PostGISPlaceStore: Sendable {
             IF TG_OP = 'TRUNCATE' THEN
                 DELETE FROM locsim_tile;
             ELSIF TG_OP = 'INSERT' THEN
-                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_new);
-                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_new)"));
+                \(retile("SELECT tile FROM locsim_new"))
             ELSIF TG_OP = 'UPDATE' THEN
-                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_new UNION SELECT tile FROM locsim_old);
-                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_new UNION SELECT tile FROM locsim_old)"));
+                \(retile("SELECT tile FROM locsim_new UNION SELECT tile FROM locsim_old"))
             ELSE
-                DELETE FROM locsim_tile WHERE tile IN (SELECT tile FROM locsim_old);
-                \(PlaceTiles.rebuildStatement(where: "tile IN (SELECT tile FROM locsim_old)"));
+                \(retile("SELECT tile FROM locsim_old"))
             END IF;
             RETURN NULL;
         END
@@ -172,6 +169,16 @@ package final class PostGISPlaceStore: Sendable {
         FOR EACH STATEMENT EXECUTE FUNCTION locsim_place_retile()
         """,
     ]
+
+    /// The trigger's statements that rebuild the tiles `tiles` (a query of tile keys) lists:
+    /// each emptied, then built again from `locsim_place` (the transition tables only exist in
+    /// the trigger that declares them, hence one call per kind of change).
+    private static func retile(_ tiles: String) -> String {
+        """
+        DELETE FROM locsim_tile WHERE tile IN (\(tiles));
+                \(PlaceTiles.rebuildStatement(where: "tile IN (\(tiles))"));
+        """
+    }
 
     /// A new database: schema version 3.
     static let schemaStatements: [String] = [

@@ -4,13 +4,6 @@ package import Logging
 import MapFeature
 import ServiceLifecycle
 import NIOCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `locsim serve` as a library: the game's `GET /locations/nearby` over any
 /// ``/LocationCore/LocationRepository`` (``NearbyServing`` for what a backend adds), with the token rule, injected faults, the fetch-rule audit,
@@ -162,12 +155,10 @@ package struct NearbyServer: Service {
         do {
             try await serve(application)
         } catch let error as IOError where !listening.withLock({ $0 }) {
-            throw ListenError(
-                clients: "HTTP clients", host: configuration.host, port: configuration.port,
-                reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(clients: .http, host: configuration.host, port: configuration.port, errno: error.errnoCode)
         } catch let error as SocketAddressError.UnknownHost where !listening.withLock({ $0 }) {
             throw ListenError(
-                clients: "HTTP clients", host: configuration.host, port: configuration.port,
+                clients: .http, host: configuration.host, port: configuration.port,
                 reason: "no such host (\(error.errorDescription))")
         }
     }

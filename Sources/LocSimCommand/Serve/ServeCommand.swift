@@ -219,7 +219,7 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         } catch let error as ListenError {
             accessLog.flush()
-            let flag = error.clients == "HTTP clients" ? "--port" : "--gpsd-port"
+            let flag = error.clients == .http ? "--port" : "--gpsd-port"
             throw CommandFailure(
                 error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         } catch {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A server's address as a person writes it: `HOST[:PORT]`, an IPv6 address in brackets
 /// (`[::1]:2947`). The package's one reader of it (`replay --gpsd`, a relayed receiver
 /// `gpsd://HOST[:PORT]`), and its one way to show it.
@@ -59,18 +67,27 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
 /// Why a server could not listen: every listener's one error (`serve`'s HTTP port, the gpsd feed,
 /// `nmea serve`), so a port in use reads the same everywhere and always names host and port.
 package struct ListenError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Who would have connected: "HTTP clients", "gpsd clients", "NMEA clients".
-    package let clients: String
+    /// Which listener: what its clients speak.
+    package enum Clients: String, Sendable, Hashable {
+        case http = "HTTP clients", gpsd = "gpsd clients", nmea = "NMEA clients"
+    }
+
+    package let clients: Clients
     /// The address asked for (port 0: any free one).
     package let address: HostPort
     /// The system's reason: "Address already in use", "no such host (…)".
     package let reason: String
 
-    package init(clients: String, host: String, port: Int, reason: String) {
+    package init(clients: Clients, host: String, port: Int, reason: String) {
         self.clients = clients
         self.address = HostPort(host: host, port: port)
         self.reason = reason
     }
 
-    package var description: String { "cannot listen for \(clients) on \(address): \(reason)" }
+    /// A failed `bind` or `listen`, with the system's words for `errno`.
+    package init(clients: Clients, host: String, port: Int, errno: Int32) {
+        self.init(clients: clients, host: host, port: port, reason: String(cString: strerror(errno)))
+    }
+
+    package var description: String { "cannot listen for \(clients.rawValue) on \(address): \(reason)" }
 }

@@ -119,8 +119,7 @@ final class PlayerTransport: Sendable {
                     throw ConfigurationError(
                         parameter: "action", "the player's path has ended: nothing to \(command.name) (seek, or turn loop on, to play it again)")
                 }
-                let pausing: Bool
-                if case .pause = command { pausing = true } else { pausing = false }
+                let pausing = command == .pause
                 guard state.paused != pausing else { return false }
                 if pausing { state.anchorOffset = current }
                 state.anchorElapsed = now
