@@ -7,9 +7,12 @@ package struct NearbyRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     /// The remote IP address (no port), or nil when there is none (in-process tests).
     package let remoteAddress: String?
+    /// The connection, for its ``ConnectionGuard``'s departure signal.
+    let channel: any Channel
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        channel = source.channel
     }
 }

@@ -94,6 +94,12 @@ package struct NearbyResponder: HTTPResponder {
             if case .bytes(let bytes) = body { self.headers[.contentLength] = String(bytes.readableBytes) }
         }
 
+        /// The answer to a HEAD request: the same status and headers (`Content-Length` too,
+        /// set when the body was made), no body.
+        mutating func dropBody() {
+            body = .bytes(ByteBuffer())
+        }
+
         /// The answer as Hummingbird writes it.
         var response: Response {
             switch body {
@@ -112,17 +118,19 @@ package struct NearbyResponder: HTTPResponder {
             player: request.headers[Self.playerHeader], authorization: request.headers[.authorization],
             remoteAddress: context.remoteAddress)
         let route = Route(rawValue: request.uri.path)
-        let outcome: Outcome
+        // HEAD is GET without the body (RFC 9110 §9.3.2): the same work, headers and length.
+        let isHead = request.method == .head
+        var outcome: Outcome
         if let route {
-            if request.method != .get {
+            if request.method != .get, !isHead {
                 outcome = Self.failure(ServerError(
-                    .methodNotAllowed, status: 405, "\(request.method) is not allowed on \(route.rawValue); use GET",
-                    allowedMethods: ["GET"]))
+                    .methodNotAllowed, status: 405, "\(request.method) is not allowed on \(route.rawValue); use GET or HEAD",
+                    allowedMethods: ["GET", "HEAD"]))
             } else if route != .healthz, !tokenRule.admits(authorization: request.headers[.authorization]) {
                 outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
                 switch route {
-                case .nearby: outcome = await nearby(request: request, client: client, arrival: arrival)
+                case .nearby: outcome = await nearby(request: request, channel: context.channel, client: client, arrival: arrival)
                 case .healthz:
                     if let problem = await serving?.healthProblem() {
                         outcome = Self.failure(ServerError(.unavailable, status: 503, problem, retryAfter: 1), error: problem)
@@ -139,15 +147,28 @@ package struct NearbyResponder: HTTPResponder {
             if !addedRoutes.isPublic(path: request.uri.path), !tokenRule.admits(authorization: request.headers[.authorization]) {
                 outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
-                outcome = await added(addedRoutes, request: request)
+                outcome = await added(addedRoutes, request: request, isHead: isHead)
             }
         } else {
             outcome = Self.failure(ServerError(.notFound, status: 404, "no route \(request.uri.path)"))
         }
+        if isHead { outcome.dropBody() }
         record(
             outcome, route: route, method: request.method.rawValue, uri: request.uri, client: client, arrival: arrival,
             started: started)
         return outcome.response
+    }
+
+    /// The access-log line and the metrics for a connection its ``ConnectionGuard`` answered and
+    /// closed itself (counted under `other`).
+    func record(_ rejection: ConnectionRejection) {
+        state.metrics.recordRejection(rejection.reason)
+        state.metrics.record(
+            route: Self.otherMetricsRow, status: rejection.error.status, seconds: rejection.waited.fractionalSeconds, places: 0)
+        accessLog?.log(AccessLog.Record(
+            time: time.now(), method: rejection.method ?? "-", target: rejection.target ?? "-", status: rejection.error.status,
+            duration: rejection.waited, client: "address:" + (rejection.remoteAddress ?? "unknown"),
+            error: "\(rejection.reason.rawValue): \(rejection.error.message)"))
     }
 
     /// The metrics and the access log line for one answered request.
@@ -173,7 +194,7 @@ package struct NearbyResponder: HTTPResponder {
 
     // MARK: The nearby contract
 
-    private func nearby(request: Request, client: String, arrival: Date) async -> Outcome {
+    private func nearby(request: Request, channel: any Channel, client: String, arrival: Date) async -> Outcome {
         let query: NearbyQuery
         do {
             query = try nearbyQuery(request.uri)
@@ -181,28 +202,36 @@ package struct NearbyResponder: HTTPResponder {
             return Self.failure(error)
         }
         let (fault, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
+        let held = fault == .timeout
+        let waitStarted = time.elapsed()
+        let end = await waitOut(held ? configuration.timeoutHold : fault.delay, channel: channel, untilShutdown: held)
         var outcome: Outcome
         var failed = false
-        switch fault {
-        case .timeout:
-            await hold()
+        switch (fault, end) {
+        case (_, .clientLeft):
+            // Nobody to answer: close the connection (nothing is sent; the answer below only
+            // feeds the log line, which says what the client waited for and how long).
+            channel.close(promise: nil)
+            state.metrics.recordAbandoned()
+            failed = true
+            outcome = Self.failure(ServerError(.unavailable, status: Self.clientClosedStatus, "the client closed the connection"))
+            let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
+            outcome.fault = (held ? "timeout" : fault.name) + ", client left after \(waited) ms"
+        case (.timeout, _):
             outcome = Self.failure(ServerError(
-                .unavailable, status: 503, state.isShuttingDown ? "the server is shutting down" : "request held (timeout fault)"))
+                .unavailable, status: 503, end == .shutdown ? "the server is shutting down" : "request held (timeout fault)"))
             outcome.fault = "timeout"
-        case .failure(let status, let delay):
-            await pause(delay)
+        case (.failure(let status, let delay), _):
             failed = status >= 500
             outcome = Self.failure(ServerError(
                 .injectedFailure, status: status, "injected failure (--fail-rate or --script)",
                 retryAfter: status == 503 ? 1 : nil))
             outcome.fault = "fail \(status)" + Self.delayNote(delay)
-        case .body(let status, let body, let delay):
-            await pause(delay)
+        case (.body(let status, let body, let delay), _):
             failed = status >= 500
             outcome = Self.json(ByteBuffer(bytes: body), status: status)
             outcome.fault = "scripted body \(status)" + Self.delayNote(delay)
-        case .answer(let delay):
-            await pause(delay)
+        case (.answer(let delay), _):
             let answer: Result<(body: ByteBuffer, places: Int), any Error>
             do {
                 answer = .success(try await nearbyBody(query))
@@ -212,8 +241,14 @@ package struct NearbyResponder: HTTPResponder {
             (outcome, failed) = placesOutcome(answer, client: client)
             if delay > .zero { outcome.fault = "delay" + Self.delayNote(delay) }
         }
-        return conclude(outcome, failed: failed, answered: fault != .timeout, ticket: ticket, entry: entry)
+        return conclude(
+            outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft ? 0 : outcome.status.code, ticket: ticket,
+            entry: entry)
     }
+
+    /// What the access log and the metrics record for a request whose client left before its
+    /// answer (nginx's "client closed request"); it is never sent.
+    static let clientClosedStatus = 499
 
     /// The answer's body: written by the backend where it can (``NearbyServing``), else from its places.
     private func nearbyBody(_ query: NearbyQuery) async throws -> (body: ByteBuffer, places: Int) {
@@ -261,14 +296,15 @@ package struct NearbyResponder: HTTPResponder {
         }
     }
 
-    /// The audit's finish (for an answered request) and its verdict on the outcome.
+    /// The audit's finish (for a request the server meant to answer: `auditStatus`, 0 when the
+    /// client left first) and its verdict on the outcome.
     private func conclude(
-        _ outcome: Outcome, failed: Bool, answered: Bool, ticket: FetchAudit.Ticket, entry: FetchAudit.Entry
+        _ outcome: Outcome, failed: Bool, answered: Bool, auditStatus: Int, ticket: FetchAudit.Ticket, entry: FetchAudit.Entry
     ) -> Outcome {
         var outcome = outcome
         if answered {
             let finished = time.now()
-            state.inner.withLock { $0.audit.finish(ticket, status: outcome.status.code, failed: failed, at: finished) }
+            state.inner.withLock { $0.audit.finish(ticket, status: auditStatus, failed: failed, at: finished) }
         }
         outcome.verdict = entry.verdict.rawValue
         // The reason's text is only for the log line.
@@ -278,7 +314,7 @@ package struct NearbyResponder: HTTPResponder {
 
     // MARK: Added routes
 
-    private func added(_ routes: any AddedRoutes, request: Request) async -> Outcome {
+    private func added(_ routes: any AddedRoutes, request: Request, isHead: Bool) async -> Outcome {
         var request = request
         let body: ByteBuffer
         do {
@@ -289,14 +325,24 @@ package struct NearbyResponder: HTTPResponder {
                 "the body is over \(NearbyServer.Configuration.maximumBodyBytes >> 20) MiB or could not be read: \(error)",
                 parameter: "body"))
         }
+        // The routes answer GET; HEAD is answered as GET, without the body.
         let answer = await routes.respond(to: AddedRouteRequest(
-            method: request.method.rawValue, path: request.uri.path,
+            method: isHead ? "GET" : request.method.rawValue, path: request.uri.path,
             query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) },
             contentType: request.headers[.contentType], body: Array(buffer: body)))
         var headers = HTTPFields()
         headers[.contentType] = answer.contentType
-        if !answer.allow.isEmpty { headers[.allow] = answer.allow.joined(separator: ", ") }
+        if !answer.allow.isEmpty {
+            let allow = answer.allow.contains("GET") && !answer.allow.contains("HEAD") ? answer.allow + ["HEAD"] : answer.allow
+            headers[.allow] = allow.joined(separator: ", ")
+        }
         if answer.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        if isHead, let stream = answer.stream {
+            // No one will read this stream: end it now, as a client that leaves does.
+            await Self.cancelReading(stream)
+            headers[.cacheControl] = "no-cache"
+            return Outcome(status: HTTPResponse.Status(code: answer.status), headers: headers, body: .bytes(ByteBuffer()))
+        }
         guard let stream = answer.stream else {
             return Outcome(
                 status: HTTPResponse.Status(code: answer.status), headers: headers, body: .bytes(ByteBuffer(bytes: answer.body)))
@@ -312,28 +358,78 @@ package struct NearbyResponder: HTTPResponder {
             }))
     }
 
-    /// Waits out an injected delay; cancellation ends the wait early (the answer still goes out).
-    private func pause(_ delay: Duration) async {
-        guard delay > .zero else { return }
-        do {
-            try await time.sleep(delay)
-        } catch {
-            // Cancelled: answer now rather than never.
-            logger.debug("delay cut short: \(error)")
+    /// Starts reading `stream` and cancels the reader, which ends the stream for its producer.
+    private static func cancelReading(_ stream: any AsyncSequence<[UInt8], Never> & Sendable) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in stream {}
+            }
+            group.cancelAll()
         }
     }
 
-    /// Holds a timeout fault until the hold ends, shutdown begins, or the task is cancelled.
-    private func hold() async {
-        var held = Duration.zero
-        let step = Duration.milliseconds(50)
-        while held < configuration.timeoutHold, !state.isShuttingDown, !Task.isCancelled {
-            do {
-                try await time.sleep(step)
-            } catch {
-                return
+    /// How a fault's wait ended.
+    enum WaitEnd: Equatable {
+        /// The whole duration passed (or there was none).
+        case elapsed
+        /// Graceful shutdown began (only a held request waits for it).
+        case shutdown
+        /// The client closed its end of the connection.
+        case clientLeft
+        /// The request's task was cancelled: answer now rather than never.
+        case cancelled
+    }
+
+    /// Waits `duration` on the injected clock (a delay, or a timeout fault's hold), ending early
+    /// when the client leaves (its connection's ``ConnectionGuard/departure``) or, with
+    /// `untilShutdown`, when graceful shutdown begins.
+    private func waitOut(_ duration: Duration, channel: any Channel, untilShutdown: Bool) async -> WaitEnd {
+        guard duration > .zero else { return .elapsed }
+        let departure = await Self.departure(of: channel, logger: logger)
+        let time = self.time
+        let shutdown = state.shutdown
+        do {
+            return try await withThrowingTaskGroup(of: WaitEnd.self) { group in
+                group.addTask {
+                    try await time.sleep(duration)
+                    return .elapsed
+                }
+                if untilShutdown {
+                    group.addTask {
+                        await shutdown.wait(after: 0)
+                        return .shutdown
+                    }
+                }
+                if let departure {
+                    group.addTask {
+                        await departure.wait(after: 0)
+                        return .clientLeft
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? .elapsed
             }
-            held += step
+        } catch {
+            logger.debug("fault wait cut short: \(error)")
+            return .cancelled
+        }
+    }
+
+    /// The departure signal of the connection's guard; nil when the pipeline has none (the
+    /// requests of Hummingbird's in-process router tests have no connection to leave).
+    private static func departure(of channel: any Channel, logger: Logger) async -> ChangeSignal? {
+        do {
+            return try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).departure
+            }.get()
+        } catch ChannelPipelineError.notFound {
+            // No guard to ask (Hummingbird's in-process router tests; or a connection already
+            // closed, whose handlers are removed and whose socket is already released).
+            return nil
+        } catch {
+            // The look-up failed (a test channel's loop, a loop shutting down): nothing to watch.
+            logger.debug("no connection to watch: \(error)")
+            return nil
         }
     }
 

@@ -1,4 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 package import Hummingbird
+import HummingbirdCore
 package import LocationCore
 package import Logging
 import MapFeature
@@ -10,8 +18,14 @@ import NIOCore
 /// metrics and an access log, as one swift-service-lifecycle `Service` on Hummingbird 2.
 ///
 /// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`, and any
-/// ``AddedRoutes`` given (the players' control API in `locsim serve`). Every
-/// answer that is not places or operations text is a ``ServerError`` JSON body.
+/// ``AddedRoutes`` given (the players' control API in `locsim serve`); `HEAD` wherever `GET`
+/// works. Every answer that is not places or operations text is a ``ServerError`` JSON body.
+///
+/// Under abuse: each connection's ``ConnectionGuard`` caps the connections served
+/// (``Configuration/maximumConnections``, 503 beyond), closes a connection whose request head
+/// takes longer than ``Configuration/headerTimeout`` (408) and answers bytes that are not HTTP with
+/// a JSON 400; Hummingbird closes connections idle for ``Configuration/idleTimeout``; a request
+/// held or delayed by a fault ends as soon as its client closes the connection.
 ///
 /// ```swift
 /// let server = try NearbyServer(
@@ -41,8 +55,18 @@ package struct NearbyServer: Service {
         /// The fetch-rule audit's settings.
         package var audit: FetchAudit.Configuration
         /// How long a timeout fault holds a request before the server gives up on it (the
-        /// client has normally given up long before). Default 5 minutes.
+        /// client has normally given up long before, and a client that closes its connection
+        /// ends the hold at once). Default 5 minutes.
         package var timeoutHold: Duration
+        /// The longest a request head may take from its first byte to its end (`--header-timeout`);
+        /// then 408 and the connection is closed. Default 10 s.
+        package var headerTimeout: Duration
+        /// How long a connection may sit with no request before it is closed (`--idle-timeout`);
+        /// Hummingbird's idle timeout. Default 60 s.
+        package var idleTimeout: Duration
+        /// Connections served at once (`--max-connections`); more are answered 503 and closed.
+        /// Default ``defaultMaximumConnections``.
+        package var maximumConnections: Int
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
         /// address needs a token unless `allowAnonymous` is set.
@@ -51,7 +75,9 @@ package struct NearbyServer: Service {
         package init(
             host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, allowAnonymous: Bool = false,
             maximumRadius: Double = 50_000, faults: FaultPlan.Configuration = .none,
-            audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300)
+            audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300),
+            headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
+            maximumConnections: Int = Configuration.defaultMaximumConnections
         ) throws(ServerConfigurationError) {
             guard (0...65_535).contains(port) else {
                 throw ServerConfigurationError("port must be within 0...65535, got \(port)", option: "port")
@@ -73,6 +99,16 @@ package struct NearbyServer: Service {
             guard timeoutHold > .zero else {
                 throw ServerConfigurationError("timeout hold must be > 0, got \(timeoutHold)", option: "timeout-hold")
             }
+            for (value, option) in [(headerTimeout, "header-timeout"), (idleTimeout, "idle-timeout")] {
+                guard value >= .milliseconds(1), value <= .seconds(86_400) else {
+                    throw ServerConfigurationError("\(option) must be within 1ms...1d, got \(value)", option: option)
+                }
+            }
+            guard (1...Self.maximumConnectionsLimit).contains(maximumConnections) else {
+                throw ServerConfigurationError(
+                    "max connections must be within 1...\(Self.maximumConnectionsLimit), got \(maximumConnections)",
+                    option: "max-connections")
+            }
             self.host = host
             self.port = port
             self.token = token
@@ -80,6 +116,36 @@ package struct NearbyServer: Service {
             self.faults = faults
             self.audit = audit
             self.timeoutHold = timeoutHold
+            self.headerTimeout = headerTimeout
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
+        }
+
+        /// The largest `--max-connections` accepted.
+        package static let maximumConnectionsLimit = 1_000_000
+
+        /// The default cap on connections: the process's open-file limit (`ulimit -n`) less
+        /// 128, at least 16. Of those 128 descriptors, 64 are for connections over the cap,
+        /// accepted only to be answered 503 (``ConnectionLimit/refusalAllowance``), and 64 for
+        /// everything else (the listener, the index, the logs, the event loops); so with
+        /// `ulimit -n 1024` it is 896, and the server refuses rather than runs out.
+        package static var defaultMaximumConnections: Int {
+            max(16, min(openFileLimit(), maximumConnectionsLimit) - 128)
+        }
+
+        /// The soft limit on open files (`RLIMIT_NOFILE`); `Int.max` when unlimited or unknown.
+        package static func openFileLimit() -> Int {
+            var limit = rlimit()
+            #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+            #else
+            let resource = RLIMIT_NOFILE
+            #endif
+            // RLIM_INFINITY is the largest value: unlimited reads as Int.max too.
+            guard getrlimit(resource, &limit) == 0, limit.rlim_cur < UInt64(Int.max) else {
+                return Int.max
+            }
+            return Int(limit.rlim_cur)
         }
 
         /// The largest request body an ``AddedRoutes`` route is given (16 MiB); more is a 413.
@@ -115,7 +181,8 @@ package struct NearbyServer: Service {
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) {
         self.configuration = configuration
-        self.state = NearbyServerState(faults: configuration.faults, audit: configuration.audit)
+        self.state = NearbyServerState(
+            faults: configuration.faults, audit: configuration.audit, maximumConnections: configuration.maximumConnections)
         self.responder = NearbyResponder(
             configuration: configuration, repository: repository, time: time, state: state, accessLog: accessLog, logger: logger,
             addedRoutes: addedRoutes)
@@ -131,10 +198,17 @@ package struct NearbyServer: Service {
     private func application(onServerRunning listened: @escaping @Sendable () -> Void) -> some ApplicationProtocol {
         let onListening = self.onListening
         let host = configuration.host
+        let guardSettings = ConnectionGuardSettings(
+            headerTimeout: configuration.headerTimeout, limit: state.connections,
+            onRejection: { [responder] rejection in responder.record(rejection) })
         return Application(
             responder: responder,
+            server: .http1(configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionGuard(settings: guardSettings)],
+                idleTimeout: .microseconds(configuration.idleTimeout.wholeMicroseconds))),
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: configuration.port), serverName: "locsim"),
+                address: .hostname(host, port: configuration.port), serverName: "locsim",
+                availableConnectionsDelegate: state.connections.listenerDelegate),
             onServerRunning: { channel in
                 listened()
                 await onListening(host, channel.localAddress?.port ?? 0)

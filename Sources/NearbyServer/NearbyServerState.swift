@@ -13,9 +13,14 @@ package final class NearbyServerState: Sendable {
     let inner: Locked<Inner>
     /// The counters behind `GET /metrics`.
     package let metrics = ServerMetrics()
+    /// Open connections against the cap (`--max-connections`).
+    package let connections: ConnectionLimit
+    /// Bumped once when graceful shutdown begins: requests held by a timeout fault wait on it.
+    let shutdown = ChangeSignal()
 
-    init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration) {
+    init(faults: FaultPlan.Configuration, audit: FetchAudit.Configuration, maximumConnections: Int) {
         inner = Locked(Inner(faults: FaultPlan(configuration: faults), audit: FetchAudit(configuration: audit)))
+        connections = ConnectionLimit(maximum: maximumConnections)
     }
 
     /// A copy of the audit as it stands.
@@ -24,13 +29,19 @@ package final class NearbyServerState: Sendable {
     /// `GET /metrics`: the counters, with the audit's client table size.
     func metricsText() -> String {
         let (clients, evicted) = inner.withLock { ($0.audit.clients.count, $0.audit.evictedClients) }
-        return metrics.render(auditClients: clients, auditEvicted: evicted)
+        return metrics.render(auditClients: clients, auditEvicted: evicted, connections: connections.current)
     }
 
     /// Whether graceful shutdown has begun (held timeouts are then released).
     package var isShuttingDown: Bool { inner.withLock { $0.isShuttingDown } }
 
-    func beginShutdown() { inner.withLock { $0.isShuttingDown = true } }
+    func beginShutdown() {
+        let first = inner.withLock { inner in
+            defer { inner.isShuttingDown = true }
+            return !inner.isShuttingDown
+        }
+        if first { shutdown.bump() }
+    }
 
     /// `GET /audit`: the per-client summary as JSON.
     ///

@@ -43,11 +43,14 @@ package final class LiveCommand: Sendable {
     package let arguments: [String]
     private let parsed = Locked((bytes: 0, lines: [Line]()))
 
-    /// Starts `locsim ARGUMENTS` with the tests' private index cache, and `environment` added.
-    package init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+    /// Starts `locsim ARGUMENTS` with the tests' private index cache, and `environment` added;
+    /// with `openFileLimit`, under that `ulimit -n` (through `sh`, which then becomes `locsim`, so
+    /// signals reach it).
+    package init(_ arguments: [String], environment: [String: String] = [:], openFileLimit: Int? = nil) async throws {
         self.arguments = arguments
+        let launcher = openFileLimit.map { ["/bin/sh", "-c", "ulimit -n \($0) && exec \"$0\" \"$@\""] } ?? []
         child = try await ChildProcess(
-            [CLI.binary] + arguments,
+            launcher + [CLI.binary] + arguments,
             environment: environment.merging(["LOCSIM_CACHE_DIR": CLI.cacheDirectory, "COLUMNS": "100"]) { mine, _ in mine })
     }
 

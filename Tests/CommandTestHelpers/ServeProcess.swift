@@ -2,7 +2,8 @@ import Foundation
 package import LocSimTestHelpers
 
 /// A `locsim serve` the test starts on a free port (`--port 0`, and `--gpsd-port 0` with
-/// `gpsd: true`), once it says where it listens. Stop it with `defer { server.stop() }`.
+/// `gpsd: true`), once it says where it listens, under `openFileLimit` (`ulimit -n`) when given.
+/// Stop it with `defer { server.stop() }`.
 package struct ServeProcess: Sendable {
     package let command: LiveCommand
     /// The HTTP port.
@@ -19,10 +20,11 @@ package struct ServeProcess: Sendable {
     static let gpsdLine = "locsim serve: gpsd protocol on 127.0.0.1:"
 
     package static func start(
-        gpsd: Bool = false, _ arguments: [String], environment: [String: String] = [:]
+        gpsd: Bool = false, _ arguments: [String], environment: [String: String] = [:], openFileLimit: Int? = nil
     ) async throws -> ServeProcess {
         let command = try await LiveCommand(
-            ["serve", "--port", "0"] + (gpsd ? ["--gpsd-port", "0"] : []) + arguments, environment: environment)
+            ["serve", "--port", "0"] + (gpsd ? ["--gpsd-port", "0"] : []) + arguments, environment: environment,
+            openFileLimit: openFileLimit)
         do {
             try await command.wait(for: gpsd ? "both listening lines" : "the listening line") { lines in
                 lines.contains { $0.text.hasPrefix(httpLine) } && (!gpsd || lines.contains { $0.text.hasPrefix(gpsdLine) })

@@ -126,28 +126,43 @@ import Testing
                 group.addTask {
                     try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { #expect($0.status == .serviceUnavailable) }
                 }
-                // Held: many 50 ms steps pass and still no answer.
-                for _ in 0..<20 {
-                    await clock.waitForSleepers(1)
-                    await clock.advance(by: .milliseconds(50))
-                }
-                // Shutdown begins while the request is held; its next wake-up answers.
+                // Held: 299 s of its 300 s pass and still no answer.
                 await clock.waitForSleepers(1)
+                await clock.advance(by: .seconds(299))
+                await clock.waitForSleepers(1)
+                // Shutdown begins while the request is held: it is answered at once, the
+                // clock unmoved.
                 server.state.beginShutdown()
-                await clock.advance(by: .milliseconds(50))
                 try await group.waitForAll()
             }
         }
         // A request that is never answered counts as failed at once.
         #expect(server.state.audit.records.first?.entries.first?.status == 0)
     }
-}
 
-extension FaultOutcome {
-    var delay: Duration {
-        switch self {
-        case .answer(let delay), .failure(_, let delay), .body(_, _, let delay): delay
-        case .timeout: .zero
+    @Test("A timeout fault's hold ends after --timeout-hold on the injected clock, with a 503")
+    func timeoutHoldEnds() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let clock = VirtualClock()
+        let log = LogLines()
+        let server = makeServer(
+            try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1), timeoutHold: .seconds(20)),
+            repository: OfflineLocationRepository(index: places.index), clock: clock, log: log)
+        try await server.application().test(.router) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
+                        #expect(response.status == .serviceUnavailable)
+                        let error = try response.decodeError()
+                        #expect(error.message == "request held (timeout fault)")
+                    }
+                }
+                await clock.waitForSleepers(1)
+                await clock.advance(by: .seconds(20))
+                try await group.waitForAll()
+            }
         }
+        #expect(log.all.first?.contains(" 503 20000.000 ms ") == true)
     }
 }

@@ -55,6 +55,27 @@ final class RawConnection: @unchecked Sendable {
         try await onThread { try self.readAnswerNow() }
     }
 
+    /// Sends FIN, as a client that gives up and closes does, but keeps reading, so the test
+    /// sees what the server does next.
+    func hangUp() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Waits (30 s at most) for the server to close the connection; returns what it sent first.
+    func waitForClose() async throws -> [UInt8] {
+        try await onThread {
+            while true {
+                guard LoopbackSocket.waitReadable(self.descriptor, timeout: .seconds(30)) else {
+                    throw HarnessError("127.0.0.1:\(self.port) still open after 30 s")
+                }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let count = read(self.descriptor, &buffer, buffer.count)
+                if count <= 0 { return self.pending }
+                self.pending += buffer[0..<count]
+            }
+        }
+    }
+
     private func sendNow(_ text: String) throws {
         guard LoopbackSocket.writeAll(descriptor, Array(text.utf8)) else { throw HarnessError("cannot send to 127.0.0.1:\(port)") }
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LocationCore
 import LocationIndex
+import LocSimTestHelpers
 import MapFeature
 import NIOCore
 @testable import NearbyServer
@@ -75,11 +76,24 @@ final class ManualWallClock: Sendable {
     func advance(seconds: Double) { current.withLock { $0 += seconds } }
 }
 
-/// Access-log lines collected in memory.
+/// Access-log lines collected in memory; `changes` wakes a test waiting for a line.
 final class LogLines: Sendable {
     private let lines = Locked<[String]>([])
+    let changes = Changes()
     var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+        changes.signal()
+    }
+
+    /// Waits (30 s at most) until a line contains `text`, and returns it.
+    @discardableResult
+    func wait(for text: String) async throws -> String {
+        try await changes.wait(for: "an access-log line with '\(text)'", account: { "lines: \(self.all)" }) {
+            self.all.contains { $0.contains(text) }
+        }
+        return all.first { $0.contains(text) } ?? ""
+    }
 }
 
 /// A server over `index`, timed by `clock` and a manual wall clock unless given.

@@ -118,7 +118,16 @@ import Testing
         }
         let put = try await server.call("PUT", "/players")
         #expect(put.status == 405)
-        #expect(put.headers["allow"] == "GET, POST")
+        #expect(put.headers["allow"] == "GET, POST, HEAD")
+        // HEAD wherever GET works: the same length, no body; on an event stream, no stream.
+        let head = try await server.call("HEAD", "/")
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(head.headers["content-length"] == String(page.body.utf8.count))
+        #expect(try await server.call("HEAD", "/players").status == 200)
+        let events = try await server.call("HEAD", "/players/events")
+        #expect(events.status == 200)
+        #expect(events.body.isEmpty)
 
         await #expect(try server.call("DELETE", "/players/bob").status == 200)
         await #expect(try server.call("GET", "/players/bob").status == 404)

@@ -114,6 +114,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Access log: text or json, one line per request on standard output.")
     var logFormat: AccessLogFormat = .text
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Close a connection whose request head is not complete this long after its first byte (408).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var headerTimeout: DurationArgument = .seconds(10)
+
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Close a connection with no request for this long.", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var idleTimeout: DurationArgument = .seconds(60)
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Connections served at once; more are answered 503 and closed (default: the open-file limit less 128).", valueName: "n"))
+    var maxConnections: Int?
+
     @OptionGroup(title: "Simulated players") var feed: FeedOptions
 
     func validate() throws {
@@ -135,6 +152,11 @@ struct Serve: AsyncParsableCommand {
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance")
+        try checkOption(headerTimeout, in: 0.001...86_400, flag: "--header-timeout")
+        try checkOption(idleTimeout, in: 0.001...86_400, flag: "--idle-timeout")
+        if let maxConnections {
+            try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
+        }
         if token == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token T (the app then sends "
@@ -162,7 +184,9 @@ struct Serve: AsyncParsableCommand {
                 minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
                 host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
-                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration))
+                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration),
+                headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
+                maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections)
         } catch let error as FaultError {
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {

@@ -5,7 +5,9 @@ import LocationCore
 ///
 /// Every answer that is not a list of places is one of these, so the app's error handling sees
 /// one shape: bad parameters (400), a missing or wrong token (401), an unknown path (404), a
-/// wrong method (405), a database failure (503, the reason logged, not sent), and injected faults.
+/// wrong method (405), a database failure (503, the reason logged, not sent), injected faults, and
+/// what the connection's guard answers itself (a request that is not HTTP, 400 or 431; a head
+/// not complete in time, 408; too many connections, 503).
 package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as the `code` string on the wire.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -16,6 +18,8 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             case methodNotAllowed = "method_not_allowed"
             case unavailable
             case injectedFailure = "injected_failure"
+            case requestTimeout = "request_timeout"
+            case headersTooLarge = "headers_too_large"
         }
         fileprivate let value: Value
 
@@ -31,6 +35,10 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let unavailable = Code(value: .unavailable)
         /// A fault injected on purpose (`--fail-rate`, `--script`): 500 or 503.
         package static let injectedFailure = Code(value: .injectedFailure)
+        /// The request head did not arrive whole within the header timeout (408).
+        package static let requestTimeout = Code(value: .requestTimeout)
+        /// The request's headers are over the decoder's limit (431).
+        package static let headersTooLarge = Code(value: .headersTooLarge)
 
         /// The wire string, e.g. `bad_request`.
         package var description: String { value.rawValue }

@@ -10,6 +10,24 @@ package enum FaultOutcome: Sendable, Hashable {
     case body(status: Int, body: [UInt8], delay: Duration)
     /// No answer until the client gives up (or the server's hold ends, or it shuts down).
     case timeout
+
+    /// The wait before the answer (zero for a timeout, whose hold is the server's setting).
+    package var delay: Duration {
+        switch self {
+        case .answer(let delay), .failure(_, let delay), .body(_, _, let delay): delay
+        case .timeout: .zero
+        }
+    }
+
+    /// The fault's name in the access log: `delay`, `fail 503`, `scripted body 200`, `timeout`.
+    var name: String {
+        switch self {
+        case .answer: "delay"
+        case .failure(let status, _): "fail \(status)"
+        case .body(let status, _, _): "scripted body \(status)"
+        case .timeout: "timeout"
+        }
+    }
 }
 
 /// Seeded, reproducible fault injection for the nearby endpoint.

@@ -12,6 +12,13 @@ import Atomics
 /// - `locsim_audit_violations_total{verdict}`: fetch-rule violations seen.
 /// - `locsim_audit_clients` and `locsim_audit_clients_evicted_total`: clients the audit keeps,
 ///   and idle ones it dropped to stay within its cap (see ``FetchAudit/Configuration/maximumClients``).
+/// - `locsim_http_connections`: connections open now.
+/// - `locsim_http_rejected_total{reason}`: connections answered and closed by their guard before
+///   any route saw a request (``ConnectionRejection/Reason``: `protocol_error`,
+///   `header_timeout`, `over_capacity`); each also counts in `locsim_http_requests_total` under
+///   `other` with the status it was sent.
+/// - `locsim_http_abandoned_total`: requests whose client left while a fault held or delayed
+///   them (logged with status 499, never answered).
 ///
 /// Every counter is an atomic in a table fixed at start (five routes, statuses 100…599, the
 /// histogram's buckets), so recording a request takes no lock and allocates nothing: every
@@ -49,11 +56,14 @@ package final class ServerMetrics: Sendable {
     private let table: [RouteCounters]
     private let places = Counter()
     private let violations: [Counter]
+    private let rejections: [Counter]
+    private let abandoned = Counter()
 
     /// Empty counters.
     package init() {
         table = Self.routes.map { _ in RouteCounters() }
         violations = Self.verdicts.map { _ in Counter() }
+        rejections = ConnectionRejection.Reason.allCases.map { _ in Counter() }
     }
 
     /// Counts one answered request.
@@ -84,6 +94,23 @@ package final class ServerMetrics: Sendable {
         violations[i].add(1)
     }
 
+    /// Counts one connection answered and closed by its guard (it is also recorded as a request).
+    func recordRejection(_ reason: ConnectionRejection.Reason) {
+        guard let i = ConnectionRejection.Reason.allCases.firstIndex(of: reason) else { return }
+        rejections[i].add(1)
+    }
+
+    /// Counts one request whose client left before its held or delayed answer.
+    func recordAbandoned() { abandoned.add(1) }
+
+    /// Connections answered and closed by their guard, for `reason`.
+    package func rejectionCount(_ reason: ConnectionRejection.Reason) -> Int {
+        ConnectionRejection.Reason.allCases.firstIndex(of: reason).map { rejections[$0].current } ?? 0
+    }
+
+    /// Requests whose client left while a fault held or delayed them.
+    package var abandonedCount: Int { abandoned.current }
+
     private static func slot(_ status: Int) -> Int {
         statuses.contains(status) ? status - statuses.lowerBound : statuses.count
     }
@@ -102,7 +129,8 @@ package final class ServerMetrics: Sendable {
     /// - Parameters:
     ///   - auditClients: Clients the audit holds now.
     ///   - auditEvicted: Idle clients the audit has dropped to stay within its cap.
-    package func render(auditClients: Int = 0, auditEvicted: Int = 0) -> String {
+    ///   - connections: Connections open now.
+    package func render(auditClients: Int = 0, auditEvicted: Int = 0, connections: Int = 0) -> String {
         var out = "# HELP locsim_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE locsim_http_requests_total counter\n"
         for (route, counters) in zip(Self.routes, table) {
@@ -141,6 +169,17 @@ package final class ServerMetrics: Sendable {
         out += "# HELP locsim_audit_clients_evicted_total Idle clients the audit dropped to stay within its cap.\n"
         out += "# TYPE locsim_audit_clients_evicted_total counter\n"
         out += "locsim_audit_clients_evicted_total \(auditEvicted)\n"
+        out += "# HELP locsim_http_connections Connections open now.\n"
+        out += "# TYPE locsim_http_connections gauge\n"
+        out += "locsim_http_connections \(connections)\n"
+        out += "# HELP locsim_http_rejected_total Connections answered and closed before a route saw a request, by reason.\n"
+        out += "# TYPE locsim_http_rejected_total counter\n"
+        for (reason, counter) in zip(ConnectionRejection.Reason.allCases, rejections) {
+            out += "locsim_http_rejected_total{reason=\"\(reason.rawValue)\"} \(counter.current)\n"
+        }
+        out += "# HELP locsim_http_abandoned_total Requests whose client left while a fault held or delayed them.\n"
+        out += "# TYPE locsim_http_abandoned_total counter\n"
+        out += "locsim_http_abandoned_total \(abandoned.current)\n"
         return out
     }
 }

@@ -1,0 +1,236 @@
+import Foundation
+import HTTPTypes
+import LocationCore
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+@testable import NearbyServer
+import Testing
+
+/// `ConnectionGuard` on an `EmbeddedChannel` behind NIO's real HTTP/1 decoder and the HTTP Types
+/// codec, as `HTTP1Channel` sets them up: bytes in, bytes out, time moved by hand.
+@Suite(.timeLimit(.minutes(1))) struct ConnectionGuardTests {
+    /// One guarded connection and what it reported.
+    final class Connection {
+        let channel = EmbeddedChannel()
+        let rejections: Locked<[ConnectionRejection]>
+        let guardHandler: ConnectionGuard
+
+        init(limit: ConnectionLimit = ConnectionLimit(maximum: 10), headerTimeout: Duration = .seconds(10)) throws {
+            let rejections = Locked<[ConnectionRejection]>([])
+            self.rejections = rejections
+            guardHandler = ConnectionGuard(settings: ConnectionGuardSettings(
+                headerTimeout: headerTimeout, limit: limit, onRejection: { rejection in rejections.withLock { $0.append(rejection) } }))
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
+            try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try channel.pipeline.syncOperations.addHandler(guardHandler)
+            try channel.connect(to: SocketAddress(ipAddress: "192.0.2.7", port: 40_000)).wait()
+        }
+
+        func send(_ text: String) throws { try channel.writeInbound(ByteBuffer(string: text)) }
+        func send(_ bytes: [UInt8]) throws { try channel.writeInbound(ByteBuffer(bytes: bytes)) }
+
+        /// The request parts that reached Hummingbird's side of the guard.
+        func passedOn() throws -> [HTTPRequestPart] {
+            var parts: [HTTPRequestPart] = []
+            while let part = try channel.readInbound(as: HTTPRequestPart.self) { parts.append(part) }
+            return parts
+        }
+
+        /// Everything written to the socket so far, as text.
+        func written() throws -> String {
+            var text = ""
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) { text += String(buffer: buffer) }
+            return text
+        }
+
+        /// Hummingbird's side answering the request in progress.
+        func answer(status: HTTPResponse.Status = .ok, body: String = "ok\n") throws {
+            var headers = HTTPFields()
+            headers[.contentLength] = String(body.utf8.count)
+            try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: status, headerFields: headers)))
+            try channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: body)))
+            try channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+
+        func advance(_ amount: TimeAmount) { channel.embeddedEventLoop.advanceTime(by: amount) }
+    }
+
+    /// The status line, the headers (names lowercased) and the JSON error of an answer.
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var error: ErrorBody.Inner
+
+        init(_ text: String) throws {
+            let parts = text.components(separatedBy: "\r\n\r\n")
+            let lines = parts[0].components(separatedBy: "\r\n")
+            status = Int(lines[0].split(separator: " ")[1]) ?? 0
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                let colon = try #require(line.firstIndex(of: ":"))
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            self.headers = headers
+            let body = parts.dropFirst().joined(separator: "\r\n\r\n")
+            #expect(headers["content-length"] == String(body.utf8.count))
+            error = try JSONDecoder().decode(ErrorBody.self, from: Data(body.utf8)).error
+        }
+    }
+
+    /// Requests NIO's decoder refuses, by name (the 90 KB one would flood the test's name).
+    static let refused = [
+        "method FOO": "FOO / HTTP/1.1\r\nHost: a\r\n\r\n",
+        "a control byte in the target": "GET /\u{01}x HTTP/1.1\r\nHost: a\r\n\r\n",
+        "a space in a header name": "GET / HTTP/1.1\r\nBad Header: a\r\n\r\n",
+        "a 90 KB header": "GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 90_000) + "\r\n\r\n",
+    ]
+
+    @Test("A request that is not HTTP/1.1 is a JSON 400 naming what is wrong, reported, and the connection closes", arguments: [
+        ("method FOO", 400, "method"),
+        ("a control byte in the target", 400, "target"),
+        ("a space in a header name", 400, "headers"),
+        ("a 90 KB header", 431, "headers"),
+    ])
+    func protocolErrors(name: String, status: Int, parameter: String) throws {
+        let connection = try Connection()
+        try connection.send(try #require(Self.refused[name]))
+        #expect(try connection.passedOn().isEmpty)
+        let answer = try Answer(try connection.written())
+        #expect(answer.status == status)
+        #expect(answer.headers["connection"] == "close")
+        #expect(answer.headers["content-type"] == "application/json")
+        #expect(answer.error.parameter == parameter)
+        #expect(!connection.channel.isActive)
+        let rejections = connection.rejections.withLock { $0 }
+        #expect(rejections.map(\.reason) == [.protocolError])
+        #expect(rejections.first?.error.status == status)
+        #expect(rejections.first?.remoteAddress == "192.0.2.7")
+    }
+
+    @Test("A target that is not UTF-8 is a JSON 400 too")
+    func nonUTF8() throws {
+        let connection = try Connection()
+        try connection.send(Array("GET /locations/nearby?lat=".utf8) + [0xFF, 0xFE] + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        let answer = try Answer(try connection.written())
+        #expect(answer.status == 400)
+        #expect(answer.error.code == "bad_request")
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("A request head not complete within the header timeout of its first byte is a 408; a complete one passes")
+    func headerTimeout() throws {
+        let connection = try Connection(headerTimeout: .seconds(10))
+        // Idle before the first byte: the header clock has not started (idle is Hummingbird's).
+        connection.advance(.seconds(60))
+        #expect(try connection.written().isEmpty)
+        try connection.send("GET /healthz HTTP/1.1\r\nHo")
+        connection.advance(.milliseconds(9_999))
+        #expect(try connection.written().isEmpty)
+        #expect(connection.channel.isActive)
+        connection.advance(.milliseconds(1))
+        let answer = try Answer(try connection.written())
+        #expect(answer.status == 408)
+        #expect(answer.error.code == "request_timeout")
+        #expect(!connection.channel.isActive)
+        #expect(connection.rejections.withLock { $0.map(\.reason) } == [.headerTimeout])
+        #expect(connection.rejections.withLock { $0.first?.waited } == .seconds(10))
+    }
+
+    @Test("Requests whose heads arrive in time are passed on, one after another on a keep-alive connection")
+    func keepAlive() throws {
+        let connection = try Connection(headerTimeout: .seconds(10))
+        for _ in 0..<3 {
+            try connection.send("GET /healthz HTTP/1.1\r\n")
+            connection.advance(.seconds(9))
+            try connection.send("Host: a\r\n\r\n")
+            let parts = try connection.passedOn()
+            #expect(parts.count == 2)
+            // Answering takes longer than the header timeout: that is not the head's time.
+            connection.advance(.seconds(30))
+            try connection.answer()
+            #expect(try connection.written().hasPrefix("HTTP/1.1 200 OK"))
+        }
+        #expect(connection.channel.isActive)
+        #expect(connection.rejections.withLock { $0.isEmpty })
+    }
+
+    @Test("Beyond the cap a connection is answered 503 with Retry-After and closed; closing frees a place")
+    func cap() throws {
+        let limit = ConnectionLimit(maximum: 2, refusalAllowance: 1)
+        let first = try Connection(limit: limit)
+        let second = try Connection(limit: limit)
+        #expect(limit.current == 2)
+        #expect(limit.acceptsMore)
+        let third = try Connection(limit: limit)
+        #expect(limit.current == 3)
+        #expect(!limit.acceptsMore)
+        try third.send("GET /locations/nearby?lat=1&lng=2 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try third.passedOn().isEmpty)
+        let answer = try Answer(try third.written())
+        #expect(answer.status == 503)
+        #expect(answer.headers["retry-after"] == "1")
+        #expect(answer.headers["connection"] == "close")
+        #expect(answer.error.message.contains("2 connections"))
+        #expect(!third.channel.isActive)
+        let rejection = try #require(third.rejections.withLock { $0.first })
+        #expect(rejection.reason == .overCapacity)
+        #expect(rejection.method == "GET")
+        #expect(rejection.target == "/locations/nearby?lat=1&lng=2")
+        #expect(limit.current == 2)
+        // The first two are served as usual.
+        try first.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try first.passedOn().count == 2)
+        _ = try first.channel.finish()
+        #expect(limit.current == 1)
+        let fourth = try Connection(limit: limit)
+        try fourth.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try fourth.passedOn().count == 2)
+        _ = second
+    }
+
+    @Test("A connection over the cap that sends nothing is closed after the header timeout, not the idle one")
+    func silentOverCap() throws {
+        let limit = ConnectionLimit(maximum: 1)
+        let first = try Connection(limit: limit)
+        let second = try Connection(limit: limit, headerTimeout: .seconds(5))
+        second.advance(.seconds(5))
+        let answer = try Answer(try second.written())
+        #expect(answer.status == 408)
+        #expect(!second.channel.isActive)
+        #expect(limit.current == 1)
+        _ = first
+    }
+
+    @Test("The client closing its side, or the connection ending, is a departure a held request sees")
+    func departure() throws {
+        let connection = try Connection()
+        try connection.send("GET /locations/nearby?lat=1&lng=2 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        #expect(connection.guardHandler.departure.generation == 0)
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(connection.guardHandler.departure.generation == 1)
+
+        let other = try Connection()
+        _ = try other.channel.finish()
+        #expect(other.guardHandler.departure.generation == 1)
+    }
+
+    @Test("A bad request behind one being answered gets its 400 after that answer ends")
+    func errorWhileAnswering() throws {
+        let connection = try Connection()
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nFOO / HTTP/1.1\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        #expect(try connection.written().isEmpty)
+        try connection.answer()
+        let text = try connection.written()
+        #expect(text.hasPrefix("HTTP/1.1 200 OK"))
+        let second = try #require(text.range(of: "ok\n")).upperBound
+        let answer = try Answer(String(text[second...]))
+        #expect(answer.status == 400)
+        #expect(!connection.channel.isActive)
+    }
+}
