@@ -1,9 +1,8 @@
-import LocationCore
-
 /// A counter that tasks can wait on: ``bump()`` moves it on and wakes every task waiting in
-/// ``wait(after:)`` for a newer value. A player's runner waits on it for control changes, and its
-/// hub for the player's removal.
-final class ChangeSignal: Sendable {
+/// ``wait(after:)`` for a newer value. The package's one way to wait for a change of shared state:
+/// a feed player's runner waits on it for control changes, its hub for the player's removal, and
+/// LocationSimulation's `ReplayControl` for a resume.
+package final class ChangeSignal: Sendable {
     private struct State {
         var generation = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -12,11 +11,13 @@ final class ChangeSignal: Sendable {
     }
     private let state = Locked(State())
 
+    package init() {}
+
     /// The current value.
-    var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { state.withLock { $0.generation } }
 
     /// Moves the counter on and wakes every waiter.
-    func bump() {
+    package func bump() {
         let waiters = state.withLock { state in
             state.generation += 1
             defer { state.waiters.removeAll() }
@@ -26,7 +27,7 @@ final class ChangeSignal: Sendable {
     }
 
     /// Returns once the counter is past `generation`, or at once when the task is cancelled.
-    func wait(after generation: Int) async {
+    package func wait(after generation: Int) async {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
