@@ -637,7 +637,10 @@ package final class PostGISPlaceStore: Sendable {
             }
             return PostGISError(unavailable ? .unavailable : .query, message + detail + state, endpoint: url.endpoint)
         }
-        let reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
+        // A PSQLError's own description is deliberately generic; its code, and an underlying
+        // cause that is not another PSQLError (a socket error), say what happened.
+        if let inner = error.underlying as? PSQLError { return translate(inner) }
+        let reason = error.underlying.map { "\(error.code) (\($0))" } ?? "\(error.code)"
         return PostGISError(.unavailable, "cannot reach the server: \(reason)", endpoint: url.endpoint)
     }
 }

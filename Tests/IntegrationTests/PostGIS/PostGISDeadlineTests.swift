@@ -11,7 +11,7 @@ import Testing
 /// These tests time what they test, the deadline itself, against the wall clock, with a bound
 /// of the deadline plus 1 s: generous for a loaded machine, and far below the 11.6 s, 13 s and
 /// 631 s that issue #30 measured before.
-@Suite(.timeLimit(.minutes(2))) struct PostGISDeadlineTests {
+@Suite(.timeLimit(.minutes(1))) struct PostGISDeadlineTests {
     static let deadline: Duration = .seconds(2)
     static let bound: Duration = deadline + .seconds(1)
     static let center: Coordinate = {
@@ -125,7 +125,13 @@ import Testing
                         // The first read's query is sent on the pooled connection and cancelled
                         // (timedOut); later ones may still be waiting for a new connection (unavailable).
                         #expect(error?.code == .timedOut || error?.code == .unavailable, "\(String(describing: error))")
-                        #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
+                        // A timed-out read names its deadline; a later one may fail at once on the
+                        // pool's closed connection, and then says so rather than a generic text.
+                        if error?.code == .timedOut {
+                            #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
+                        } else {
+                            #expect(error?.message.contains("Generic description") == false, "\(String(describing: error))")
+                        }
                         #expect(elapsed < Self.bound)
                     }
                 }
