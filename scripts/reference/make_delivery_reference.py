@@ -27,17 +27,11 @@ import json
 import math
 import os
 
+from sphere import R, haversine
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "Tests", "MapFeatureTests", "Fixtures", "delivery-reference.json")
-R = 6_371_008.8
 T0 = 1_760_000_000  # 2025-10-09T08:53:20Z, whole seconds
-
-
-def haversine(a, b):
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    dp, dl = p2 - p1, math.radians(b[1] - a[1])
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * R * math.asin(min(1.0, math.sqrt(h)))
 
 
 def move(point, north, east):

@@ -2,7 +2,8 @@
 """Expected fixes and fetches under scheduled GPS trouble, computed from the definitions in
 docs/guides/scenarios.md ("GPS trouble") independently of locsim's Swift code.
 
-The random streams are the documented ones: xoshiro256** seeded through SplitMix64, a window's
+The random streams are the documented ones (the port in
+Tests/LocationSimulationTests/Scripts/prng_reference.py): xoshiro256** seeded through SplitMix64, a window's
 own stream split off the scenario's in window order (split: a new generator seeded with the
 parent's next output), uniform doubles from the top 53 bits, Gaussians by Box-Muller
 (sqrt(-2 ln(1-u1)) cos(2 pi u2)). Positions move along great circles on the sphere of radius
@@ -22,59 +23,18 @@ Run from the package root:
 import json
 import math
 import os
+import sys
+
+from sphere import R, haversine
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "LocationSimulationTests", "Scripts"))
+from prng_reference import Xoshiro256StarStar as Xoshiro  # noqa: E402  (the SeededGenerator port the PRNG tests use)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "Tests", "LocationSimulationTests", "Fixtures", "trouble-reference.json")
-R = 6_371_008.8
-MASK = (1 << 64) - 1
 ACCURACY_PER_SIGMA = math.sqrt(-2 * math.log(0.32))
 CLEAN_ACCURACY = 5.0
 REACQUIRE_TAU = 10.0
-
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-
-def rotl(x, k):
-    return ((x << k) | (x >> (64 - k))) & MASK
-
-
-class Xoshiro:
-    def __init__(self, seed):
-        sm = SplitMix64(seed)
-        self.s = [sm.next(), sm.next(), sm.next(), sm.next()]
-
-    def next(self):
-        s = self.s
-        result = (rotl((s[1] * 5) & MASK, 7) * 9) & MASK
-        t = (s[1] << 17) & MASK
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = rotl(s[3], 45)
-        return result
-
-    def unit(self):
-        return (self.next() >> 11) * 2.0 ** -53
-
-    def gaussian(self):
-        u1 = 1 - self.unit()
-        u2 = self.unit()
-        return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
-
-    def split(self):
-        return Xoshiro(self.next())
 
 
 def destination(lat, lon, distance, bearing):
@@ -92,13 +52,6 @@ def destination(lat, lon, distance, bearing):
     elif l2 >= 180:
         l2 -= 360
     return max(-90.0, min(90.0, math.degrees(p2))), l2
-
-
-def haversine(a, b):
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    dp, dl = p2 - p1, math.radians(b[1] - a[1])
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * R * math.asin(min(1.0, math.sqrt(h)))
 
 
 def track():
