@@ -192,6 +192,7 @@ let package = Package(
             name: "LocationSimulationTests",
             dependencies: [
                 "LocationSimulation", "LocationCore", "GPXFormat", "NMEAFormat", "LocationTestSupport", "LocSimTestHelpers",
+                "MapFeature",
             ],
             exclude: ["Fixtures", "Scripts"], swiftSettings: strict),
         .testTarget(

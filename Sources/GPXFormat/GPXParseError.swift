@@ -4,47 +4,40 @@
 public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: match with `catch GPXParseError.Code.invalidTime`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case io, malformedXML, truncated, notGPX, missingCoordinate, invalidCoordinate, invalidTime,
-                invalidNumber, unsupportedEncoding, limitExceeded
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// The file could not be opened or read.
-        public static let io = Code(.io)
+        public static let io = Code("io")
         /// The text is not well-formed XML (mismatched tags, bad syntax, unknown entity).
-        public static let malformedXML = Code(.malformedXML)
+        public static let malformedXML = Code("malformedXML")
         /// The input ended inside an element or a markup construct.
-        public static let truncated = Code(.truncated)
+        public static let truncated = Code("truncated")
         /// The root element is not `<gpx>`.
-        public static let notGPX = Code(.notGPX)
+        public static let notGPX = Code("notGPX")
         /// A point lacks its `lat` or `lon` attribute.
-        public static let missingCoordinate = Code(.missingCoordinate)
+        public static let missingCoordinate = Code("missingCoordinate")
         /// A `lat`/`lon` that is not a number, not finite, or out of range.
-        public static let invalidCoordinate = Code(.invalidCoordinate)
+        public static let invalidCoordinate = Code("invalidCoordinate")
         /// A `<time>` that is not an ISO-8601 timestamp.
-        public static let invalidTime = Code(.invalidTime)
+        public static let invalidTime = Code("invalidTime")
         /// A numeric element (`ele`, `speed`, `hdop`, `sat`, …) that is not a number, or a
         /// `<fix>` that is not one of GPX's values.
-        public static let invalidNumber = Code(.invalidNumber)
+        public static let invalidNumber = Code("invalidNumber")
         /// An encoding the reader does not decode (see ``GPXTextEncoding``), named in the message.
-        public static let unsupportedEncoding = Code(.unsupportedEncoding)
+        public static let unsupportedEncoding = Code("unsupportedEncoding")
         /// Input beyond the reader's bounds: one text or tag longer than
         /// ``GPXReader/Options/maximumTokenLength``, or elements nested deeper than
         /// ``GPXReader/Options/maximumDepth``.
-        public static let limitExceeded = Code(.limitExceeded)
+        public static let limitExceeded = Code("limitExceeded")
 
         /// Whether the problem concerns one point only, so lenient reading can go on: a bad
         /// coordinate skips the point, a bad optional value is dropped alone.
         public var isPointLevel: Bool {
-            switch base {
-            case .missingCoordinate, .invalidCoordinate, .invalidTime, .invalidNumber: true
-            default: false
-            }
+            [.missingCoordinate, .invalidCoordinate, .invalidTime, .invalidNumber].contains(self)
         }
 
-        public var description: String { base.rawValue }
+        public var description: String { name }
 
         /// Lets `catch GPXParseError.Code.invalidTime` match.
         public static func ~= (code: Self, error: any Error) -> Bool {

@@ -5,19 +5,12 @@ import ArgumentParser
 /// `--disable-default-traits` (the main job's build) leaves them out, and asking for what is
 /// missing fails at parse time with the command that gives it.
 enum BuildTraits {
-    /// Throws ``missing(_:for:)`` when this build lacks `trait`.
-    static func require(_ trait: String, for feature: String) throws {
-        let enabled: [String]
-        #if Server && PostGIS
-        enabled = ["Server", "PostGIS"]
-        #elseif Server
-        enabled = ["Server"]
-        #elseif PostGIS
-        enabled = ["PostGIS"]
-        #else
-        enabled = []
+    /// Throws ``missing(_:for:)`` when this build lacks the Server trait (a build without PostGIS
+    /// refuses `--postgres` in `PostgresTarget.validate(_:flag:)`).
+    static func requireServer(for feature: String) throws {
+        #if !Server
+        throw missing("Server", for: feature)
         #endif
-        guard enabled.contains(trait) else { throw missing(trait, for: feature) }
     }
 
     static func missing(_ trait: String, for feature: String) -> ValidationError {

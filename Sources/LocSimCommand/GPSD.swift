@@ -1,20 +1,6 @@
 import ArgumentParser
-import Dispatch
 import LocationCore
 import LocationGPSD
-
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `locsim gpsd`: prints live fixes from gpsd (a USB GPS dongle) until interrupted.
 struct GPSD: AsyncParsableCommand {
@@ -47,7 +33,7 @@ struct GPSD: AsyncParsableCommand {
     var device: String?
 
     @Option(help: "Output format: text or jsonl.")
-    var format: GPSDOutputFormat = .text
+    var format: TimelineFormat = .text
 
     @Flag(help: "Wait for gpsd if it is not up yet, and reconnect after it goes away.")
     var reconnect = false
@@ -70,7 +56,7 @@ struct GPSD: AsyncParsableCommand {
         let provider = try GPSDProvider(
             host: host, port: port, device: device,
             configuration: reconnect ? .resilient : .failFast)
-        let printer = GPSDPrinter(format: format, endpoint: "\(host):\(port)")
+        let (format, endpoint) = (format, "\(host):\(port)")
         let recording = try record.map { try FixRecording(path: $0) }
         let allReports = allReports
         let interrupted: Bool
@@ -82,7 +68,7 @@ struct GPSD: AsyncParsableCommand {
                 for try await event in provider.events {
                     if case .fix(let fix) = event { try recording?.record(fix) }
                     guard allReports || event != previous else { continue }
-                    printer.print(event)
+                    Terminal.out(GPSDRecord(event: event, endpoint: endpoint).line(format))
                     previous = event
                 }
             }
@@ -96,9 +82,4 @@ struct GPSD: AsyncParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-/// `--format text|jsonl`.
-enum GPSDOutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, jsonl
 }

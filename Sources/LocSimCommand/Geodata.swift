@@ -4,16 +4,16 @@ import LocationIndex
 /// Where the default index comes from and where it is cached: the command's policy, read from
 /// the environment and the file system here, so that `LocationIndex` only takes paths.
 enum DefaultIndex {
-    /// Opens the default index (built from the place CSVs on first use, then cached).
+    /// Opens the index `--db` names, read-only, or without one the default index (built from the
+    /// place CSVs on first use, then cached).
     ///
     /// - Parameter geodata: `--geodata` when given.
-    /// - Throws: ``CommandFailure`` when no place folder can be found; `IndexError` for bad CSVs
-    ///   or an unwritable cache.
-    static func open(geodata: String?) throws -> NearbyIndex {
-        let environment = ProcessInfo.processInfo.environment
+    /// - Throws: ``CommandFailure`` when no place folder can be found; `IndexError` for bad CSVs,
+    ///   an unwritable cache, or an index that cannot be opened.
+    static func open(db: String? = nil, geodata: String?) throws -> NearbyIndex {
+        if let db { return try NearbyIndex(path: db, configuration: .init(access: .readOnly)) }
         return try DefaultPlaceDatabase.open(
-            geodataDirectory: try geodataDirectory(geodata),
-            cacheDirectory: cacheDirectory(environment: environment))
+            geodataDirectory: try geodataDirectory(geodata), cacheDirectory: cacheDirectory(environment: ProcessInfo.processInfo.environment))
     }
 
     /// The place CSVs behind the default index, the same for every command, first found of:

@@ -26,28 +26,9 @@ struct IndexLocation: ParsableArguments {
     var geodata: String?
 
     func open() throws -> NearbyIndex {
-        if let db {
-            guard FileManager.default.fileExists(atPath: db) else {
-                throw IndexError(
-                    .cannotOpen, "no index here; create one with `locsim index import FILE --db \(db)`", path: db)
-            }
-            return try NearbyIndex(path: db, configuration: .init(access: .readOnly))
+        if let db, !FileManager.default.fileExists(atPath: db) {
+            throw IndexError(.cannotOpen, "no index here; create one with `locsim index import FILE --db \(db)`", path: db)
         }
-        return try DefaultIndex.open(geodata: geodata)
+        return try DefaultIndex.open(db: db, geodata: geodata)
     }
 }
-
-/// Buffered standard output for large results.
-struct OutputBuffer {
-    private var text = ""
-    mutating func append(_ line: String) {
-        text += line
-        text += "\n"
-        if text.utf8.count > 1 << 16 { flush() }
-    }
-    mutating func flush() {
-        FileHandle.standardOutput.write(Data(text.utf8))
-        text = ""
-    }
-}
-

@@ -5,18 +5,8 @@ import LocationIndex
 import LocationPostGIS
 #endif
 
-/// `--format` values, mapped onto ``ImportFormat``.
-enum IndexFileFormat: String, ExpressibleByArgument, CaseIterable {
-    case csv, geojson, geonames
-
-    var importFormat: ImportFormat {
-        switch self {
-        case .csv: .csv
-        case .geojson: .geoJSON
-        case .geonames: .geoNames
-        }
-    }
-}
+/// `--format csv|geojson|geonames`, by the formats' own names.
+extension ImportFormat: ExpressibleByArgument {}
 
 /// `locsim index import FILE --db PATH` or `--postgres URL`
 struct IndexImport: AsyncParsableCommand {
@@ -42,7 +32,7 @@ struct IndexImport: AsyncParsableCommand {
     var postgres: String?
 
     @Option(help: "Input layout: csv, geojson or geonames (default: from the file name).")
-    var format: IndexFileFormat?
+    var format: ImportFormat?
 
     @Flag(help: "Skip bad rows and report them, instead of stopping at the first.")
     var lenient = false
@@ -70,19 +60,34 @@ struct IndexImport: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let options = ImportOptions(format: format, isLenient: lenient, progressInterval: 100_000)
+        let (report, target): (ImportReport, String)
         if let postgres {
             #if PostGIS
-            try await importIntoPostgres(try PostgresTarget.url(postgres))
-            #endif
+            let url = try PostgresTarget.url(postgres)
+            (report, target) = (try await importIntoPostgres(url, options: options), url.description)
+            #else
             return
+            #endif
+        } else {
+            guard let db else { return }
+            (report, target) = (try importIntoIndex(db, options: options), db)
         }
-        guard let db else { return }
-        // A failed import into a new file leaves nothing behind: no empty index to mistake for
-        // a real one. An existing index keeps its previous content (the import is one transaction).
+        for issue in report.issues.prefix(10) { Terminal.err("skipped: \(issue)") }
+        if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
+        print(
+            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+                + (replace ? "\(report.deleted) deleted, " : "")
+                + "\(report.skipped) skipped; \(target) now holds \(report.placeCount) places")
+    }
+
+    /// Opens (or creates) the index, imports, and closes it again before returning. A failed
+    /// import into a new file leaves nothing behind: no empty index to mistake for a real one. An
+    /// existing index keeps its previous content (the import is one transaction).
+    private func importIntoIndex(_ db: String, options: ImportOptions) throws -> ImportReport {
         let isNew = !FileManager.default.fileExists(atPath: db)
-        let report: ImportReport
         do {
-            report = try importPlaces(db: db)
+            return try NearbyIndex(path: db).importPlaces(fromFile: file, options: options, progress: progressLines("wrote", "tiles"))
         } catch {
             if isNew {
                 for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
@@ -91,64 +96,31 @@ struct IndexImport: AsyncParsableCommand {
             }
             throw error
         }
-        print(
-            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
-                + "\(report.skipped) skipped; \(db) now holds \(report.placeCount) places")
-    }
-
-    /// Opens (or creates) the index, imports, and closes it again before returning.
-    private func importPlaces(db: String) throws -> ImportReport {
-        let index = try NearbyIndex(path: db)
-        let showProgress = progress
-        let report = try index.importPlaces(
-            fromFile: file, options: ImportOptions(format: format?.importFormat, isLenient: lenient, progressInterval: 100_000)
-        ) { step in
-            guard showProgress else { return }
-            let line =
-                step.phase == .reading
-                ? "read \(step.rowsRead) rows"
-                : "wrote \(step.tilesWritten) of \(step.tilesTotal) tiles"
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
-        reportSkipped(report)
-        return report
     }
 
     #if PostGIS
     /// The same parsers and rules, one transaction on the server (COPY, then upsert by id).
-    private func importIntoPostgres(_ url: PostgresURL) async throws {
-        let showProgress = progress
-        let options = ImportOptions(format: format?.importFormat, isLenient: lenient, progressInterval: 100_000)
-        let report: ImportReport
+    private func importIntoPostgres(_ url: PostgresURL, options: ImportOptions) async throws -> ImportReport {
+        let progress = progressLines("sent", "rows")
         do {
-            report = try await PostGISPlaceStore.withRunning(
+            return try await PostGISPlaceStore.withRunning(
                 url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.import")
             ) { store in
-                try await store.importPlaces(fromFile: file, options: options, replace: replace) { step in
-                    guard showProgress else { return }
-                    let line =
-                        step.phase == .reading
-                        ? "read \(step.rowsRead) rows" : "sent \(step.tilesWritten) of \(step.tilesTotal) rows"
-                    FileHandle.standardError.write(Data((line + "\n").utf8))
-                }
+                try await store.importPlaces(fromFile: file, options: options, replace: replace, progress: progress)
             }
         } catch let error as PostGISError {
             throw PostgresTarget.failure(error, url: url)
         }
-        reportSkipped(report)
-        print(
-            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
-                + (replace ? "\(report.deleted) deleted, " : "")
-                + "\(report.skipped) skipped; \(url) now holds \(report.placeCount) places")
     }
     #endif
 
-    private func reportSkipped(_ report: ImportReport) {
-        for issue in report.issues.prefix(10) {
-            FileHandle.standardError.write(Data("skipped: \(issue)\n".utf8))
-        }
-        if report.skipped > 10 {
-            FileHandle.standardError.write(Data("skipped: ... and \(report.skipped - 10) more\n".utf8))
+    /// With --progress, a line on standard error per step: the rows read, then what was written
+    /// (`verb` … `of` … `unit`).
+    private func progressLines(_ verb: String, _ unit: String) -> @Sendable (ImportProgress) -> Void {
+        let shows = progress
+        return { step in
+            guard shows else { return }
+            Terminal.err(step.phase == .reading ? "read \(step.rowsRead) rows" : "\(verb) \(step.tilesWritten) of \(step.tilesTotal) \(unit)")
         }
     }
 }

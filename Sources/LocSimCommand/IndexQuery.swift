@@ -16,10 +16,6 @@ struct IndexQuery: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json, jsonl
-    }
-
     @OptionGroup var location: IndexLocation
 
     @Option(parsing: .unconditional, help: "Latitude of the centre, degrees, -90...90.")
@@ -38,7 +34,7 @@ struct IndexQuery: AsyncParsableCommand {
     var queries: String?
 
     @Option(help: "Output: text or json for one query, jsonl for --queries.")
-    var format: Format = .text
+    var format: DataFormat = .text
 
     func validate() throws {
         if let limit { try checkOption(limit, in: 1...Int.max, flag: "--limit") }
@@ -61,48 +57,41 @@ struct IndexQuery: AsyncParsableCommand {
         try checkOption(radius, in: OptionRange.radius, flag: "--radius", unit: "metres")
     }
 
+    @MainActor
     func run() async throws {
+        let output = LineOutput(flushesEachLine: false)
+        defer { output.flush() }
         if let queries {
             let batch = try QueryFile.read(queries)
             let index = try location.open()
-            var output = OutputBuffer()
             for query in batch {
-                let hits = try index.places(near: query.center, within: query.radius, limit: limit)
-                output.append(QueryResultRecord(hits: hits).line)
+                output.write(QueryResultRecord(hits: try index.places(near: query.center, within: query.radius, limit: limit)).line)
             }
-            output.flush()
             return
         }
         guard let lat, let lon, let radius else { return }
         let center = try Coordinate(latitude: lat, longitude: lon)
         let index = try location.open()
         let hits = try index.places(near: center, within: radius, limit: limit)
-        var output = OutputBuffer()
         switch format {
         case .json:
-            output.append(QueryResultRecord(hits: hits).line)
+            output.write(QueryResultRecord(hits: hits).line)
         default:
             for hit in hits {
                 let distance = DecimalText.fixed(hit.distance, decimals: 1)
-                output.append(
+                output.write(
                     "\(String(repeating: " ", count: max(0, 10 - distance.count)) + distance) m  \(PeopleText.escaped(hit.place.id))  \(PeopleText.escaped(hit.place.name))  "
                         + "\(hit.place.coordinate)  \(hit.place.kind.isEmpty ? "-" : PeopleText.escaped(hit.place.kind))"
                         + (hit.place.level.map { "  level \($0)" } ?? ""))
             }
-            output.append("\(PeopleText.count(hits.count, "place")) within \(PeopleText.number(radius, decimals: 1)) m of \(center)")
+            output.write("\(PeopleText.count(hits.count, "place")) within \(PeopleText.number(radius, decimals: 1)) m of \(center)")
         }
-        output.flush()
     }
 }
 
 /// The `--queries` file: CSV `lat,lon,radius`, an optional header naming those columns.
 enum QueryFile {
-    struct Query {
-        var center: Coordinate
-        var radius: Double
-    }
-
-    static func read(_ path: String) throws -> [Query] {
+    static func read(_ path: String) throws -> [(center: Coordinate, radius: Double)] {
         let bytes: [UInt8]
         do {
             bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -113,7 +102,7 @@ enum QueryFile {
         var reader = CSVReader(bytes: bytes, path: path)
         var fields: [CSVReader.Field] = []
         var columns = ["lat": 0, "lon": 1, "radius": 2]
-        var queries: [Query] = []
+        var queries: [(center: Coordinate, radius: Double)] = []
         var sawFirst = false
         while try reader.next(into: &fields) {
             if fields.allSatisfy(reader.isBlank) { continue }
@@ -151,7 +140,7 @@ enum QueryFile {
                 throw IndexError(
                     .malformedRow, "radius \(radius) is outside 1...20015114 m", path: path, line: reader.line, column: "radius")
             }
-            queries.append(Query(center: center, radius: radius))
+            queries.append((center, radius))
         }
         return queries
     }

@@ -17,7 +17,7 @@ struct IndexStats: AsyncParsableCommand {
     var verify = false
 
     @Option(help: "Output: text or json.")
-    var format: IndexQuery.Format = .text
+    var format: DataFormat = .text
 
     @Option(help: ArgumentHelp("Counts and sizes of this PostGIS database instead.", valueName: "url"))
     var postgres: String?
@@ -41,11 +41,8 @@ struct IndexStats: AsyncParsableCommand {
         let index = try location.open()
         if verify { try index.verifyIntegrity() }
         let statistics = try index.statistics()
+        guard format == .text else { return Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line) }
         let perPlace = statistics.bytesPerPlaceBeyondNames.map { DecimalText.fixed($0, decimals: 1) }
-        if format == .json {
-            Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line)
-            return
-        }
         print("index:          \(index.path)")
         print("places:         \(statistics.placeCount)")
         print("kinds:          \(statistics.kindCount) (including none)")

@@ -1,12 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// `locsim`: the only composition root. Commands parse arguments, wire library types together
 /// and print; the work happens in the libraries.
@@ -43,12 +36,12 @@ struct LocSim: AsyncParsableCommand {
             if exitCode(for: error) == .success {
                 exit(withError: error)  // --help, --version
             }
-            if let exit = error as? ExitCode {
-                systemExit(exit.rawValue)  // the command has said what happened
+            if let code = error as? ExitCode {
+                Foundation.exit(code.rawValue)  // the command has said what happened
             }
             let report = ErrorReport.make(for: error, arguments: Array(CommandLine.arguments.dropFirst()))
             for line in report.lines { Terminal.err(line) }
-            systemExit(report.status)
+            Foundation.exit(report.status)
         }
     }
 }
@@ -61,18 +54,17 @@ package enum LocSimCommandLine {
     }
 }
 
-/// `--format text|json`.
+/// `--format text|json` (and `serve --log-format`).
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
-/// `exit(3)`, named apart from ArgumentParser's `exit(withError:)`.
-func systemExit(_ code: Int32) -> Never {
-    #if canImport(Glibc)
-    Glibc.exit(code)
-    #elseif canImport(Musl)
-    Musl.exit(code)
-    #else
-    Darwin.exit(code)
-    #endif
+/// `--format text|jsonl` (`replay`, `simulate`, `gpsd`).
+enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, jsonl
+}
+
+/// `--format text|json|jsonl` (`index query` and `stats`, `swarm`).
+enum DataFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, jsonl
 }

@@ -57,9 +57,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(help: "Straight-line motion: ground speed in metres per second.")
     var walkSpeed: Double = 1.4
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Straight-line motion: time between fixes (default 1s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Straight-line motion: time between fixes (default 1s).")
     var interval: DurationArgument = .seconds(1)
 
     @Option(help: "Straight-line motion: number of fixes.")
@@ -85,7 +83,7 @@ struct NMEAServe: AsyncParsableCommand {
 
     func validate() throws {
         // It serves on the gpsd feed's listener (SwiftNIO).
-        try BuildTraits.require("Server", for: "locsim nmea serve")
+        try BuildTraits.requireServer(for: "locsim nmea serve")
         guard (track == nil) != (from == nil) else {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
@@ -96,9 +94,7 @@ struct NMEAServe: AsyncParsableCommand {
         try checkOption(satellites, in: 0...99, flag: "--satellites")
         if from != nil {
             // 0 stands still; otherwise the speed profile's own range.
-            if walkSpeed != 0 {
-                try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s")
-            }
+            if walkSpeed != 0 { try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s") }
             try checkOption(interval, in: OptionRange.interval, flag: "--interval")
             try checkOption(count, in: OptionRange.count, flag: "--count")
             try checkOption(bearing, in: OptionRange.bearing, flag: "--bearing", unit: "degrees")

@@ -52,13 +52,6 @@ func checkOption(_ value: Double, in range: ClosedRange<Double>, flag: String, u
     }
 }
 
-/// A number of seconds already checked against ``OptionRange/throttleInterval`` (at most 10⁹ s),
-/// as a `Duration` at millisecond resolution: the milliseconds fit an `Int64` many times over.
-func checkedSeconds(_ seconds: Double) -> Duration {
-    let milliseconds = (min(max(seconds, 0), OptionRange.throttleInterval.upperBound) * 1000).rounded()
-    return .milliseconds(Int64(milliseconds.isFinite ? milliseconds : 0))
-}
-
 /// Checks that the integer `value` is within `range`.
 ///
 /// - Throws: `ValidationError` naming `flag`, the range and the value given.

@@ -84,14 +84,13 @@ extension Coordinate: CustomStringConvertible {
 public struct CoordinateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: Sendable, Hashable { case notFinite, outOfRange }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
         /// NaN or infinity.
-        public static let notFinite = Code(.notFinite)
+        public static let notFinite = Code("not finite")
         /// Latitude outside −90…90 or longitude outside −180…180.
-        public static let outOfRange = Code(.outOfRange)
-        public var description: String { base == .notFinite ? "not finite" : "out of range" }
+        public static let outOfRange = Code("out of range")
+        public var description: String { name }
     }
 
     /// Which component was wrong.

@@ -12,42 +12,29 @@ import LocationCore
 package struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. Extensible: new codes may be added.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: Sendable, Hashable {
-            case connectionRefused, daemonClosed, deviceRemoved, watchRejected, malformedReport, sendFailed, invalidArgument
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// No gpsd answered at `host:port` (`gps_open` failed: refused, unknown host, no socket).
-        package static let connectionRefused = Code(.connectionRefused)
+        package static let connectionRefused = Code("connection refused")
         /// The daemon closed the connection or reading from it failed (`recv` saw the end or failed):
         /// gpsd was stopped, killed or restarted.
-        package static let daemonClosed = Code(.daemonClosed)
+        package static let daemonClosed = Code("daemon closed the connection")
         /// gpsd reported that the watched receiver went away (a `DEVICE` report with
         /// `"activated":0`: unplugged, or its feed closed).
-        package static let deviceRemoved = Code(.deviceRemoved)
+        package static let deviceRemoved = Code("device removed")
         /// gpsd answered the `?WATCH` with an `ERROR` report instead of acknowledging it, so no
         /// reports would ever flow: most often the named ``GPSDProvider/device`` is one gpsd does
         /// not have (`No such device as /dev/ttyUSB9`). The detail holds gpsd's message.
-        package static let watchRejected = Code(.watchRejected)
+        package static let watchRejected = Code("watch rejected")
         /// A report that libgps could not decode (`gps_unpack` failed).
-        package static let malformedReport = Code(.malformedReport)
+        package static let malformedReport = Code("malformed report")
         /// Sending the `?WATCH` command failed (`gps_send` returned -1).
-        package static let sendFailed = Code(.sendFailed)
+        package static let sendFailed = Code("send failed")
         /// A parameter was out of range (an empty host, a port outside 1...65535).
-        package static let invalidArgument = Code(.invalidArgument)
+        package static let invalidArgument = Code("invalid argument")
 
-        package var description: String {
-            switch base {
-            case .connectionRefused: "connection refused"
-            case .daemonClosed: "daemon closed the connection"
-            case .deviceRemoved: "device removed"
-            case .watchRejected: "watch rejected"
-            case .malformedReport: "malformed report"
-            case .sendFailed: "send failed"
-            case .invalidArgument: "invalid argument"
-            }
-        }
+        package var description: String { name }
     }
 
     /// What went wrong.

@@ -15,6 +15,10 @@ package struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible 
         package static let invalidArgument = Code(rawValue: "invalidArgument")
         /// The server cannot be reached or refused the login (`endpoint` says which).
         package static let unavailable = Code(rawValue: "unavailable")
+        /// A query passed its deadline (the store's `queryTimeout`) and was cancelled: by the server
+        /// (`statement_timeout`) or by closing its connection when the server did not answer
+        /// (`endpoint` says which server).
+        package static let timedOut = Code(rawValue: "timedOut")
         /// The server answered a statement with an error.
         package static let query = Code(rawValue: "query")
         /// The database holds a `locsim_place` table that is not this version's, or no PostGIS.

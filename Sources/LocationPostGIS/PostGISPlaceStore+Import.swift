@@ -32,11 +32,13 @@ extension PostGISPlaceStore {
     ) async throws -> ImportReport {
         let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
         // Fail fast when the server is down (the pool would keep the import waiting while it retries).
-        try await checkHealth()
+        try await checkReachable()
         try await prepareSchema()
         let interval = max(1, options.progressInterval)
         let (inserted, updated, deleted, count) = try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
+                // An import is not a read: it may take minutes, so no read deadline.
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 // One import at a time (the lock the tile triggers take too).
                 try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
                 try await connection.query(
@@ -104,8 +106,13 @@ extension PostGISPlaceStore {
                 return (counts.0, counts.1, deleted, total)
             }
         }
-        // Fresh statistics for the planner; outside the transaction, a failure does not undo the import.
-        _ = try await withTranslatedErrors { try await client.query("ANALYZE locsim_place, locsim_tile", logger: logger) }
+        // Fresh statistics for the planner; after the import's commit, so a failure does not undo it.
+        try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+                try await connection.query("ANALYZE locsim_place, locsim_tile", logger: logger)
+            }
+        }
         return ImportReport(
             rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, deleted: deleted, skipped: parsed.skipped,
             issues: parsed.issues, placeCount: count)

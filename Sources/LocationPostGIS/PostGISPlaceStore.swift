@@ -35,6 +35,14 @@ import PostgresNIO
 /// tests) is the usual PostGIS query (`ST_DWithin` on `geography`, `ORDER BY ST_Distance`), kept
 /// for comparison.
 ///
+/// Every read has a deadline, ``queryTimeout`` (2 s unless told), from the moment it asks for a
+/// connection until its answer: the server enforces it too (each connection's session has
+/// `statement_timeout` set to it), and a read still unanswered when it passes is cancelled (its
+/// connection closed; the server drops the statement at its next check of the client,
+/// `client_connection_check_interval`, or at its own `statement_timeout`), so no read waits
+/// longer than the deadline for a lock, a frozen server or a lost network. Imports, schema
+/// changes and statistics are not reads: they run without `statement_timeout` in their transaction.
+///
 /// The store needs ``run()`` to be running (it drives the connection pool; cancel it to close),
 /// or use ``withRunning(_:clock:logger:_:)``.
 package final class PostGISPlaceStore: Sendable {
@@ -42,8 +50,11 @@ package final class PostGISPlaceStore: Sendable {
     package let url: PostgresURL
     let client: PostgresClient
     let logger: Logger
-    /// How long a query (not an import) may wait for a connection and its answer.
+    /// The deadline of a read (not an import): how long it may wait for a connection and its
+    /// answer together; also each session's `statement_timeout`.
     package let queryTimeout: Duration
+    /// How long one connection attempt (TCP, TLS, login) may take.
+    let connectTimeout: Duration
     let clock: any Clock<Duration>
     /// Whether `locsim_tile` has been seen to exist. Until then every query first asks (an
     /// unprepared statement): postgres-nio remembers a prepared statement that failed to
@@ -55,8 +66,11 @@ package final class PostGISPlaceStore: Sendable {
     ///   - url: Where the server is (the password is sent, never logged).
     ///   - maximumConnections: Pool size, ≥ 1.
     ///   - connectTimeout: How long one connection attempt may take.
-    ///   - queryTimeout: How long a query may wait for a connection and its answer before it
-    ///     throws ``PostGISError/Code/unavailable`` (the pool meanwhile keeps reconnecting with back-off).
+    ///   - queryTimeout: The deadline of a read: how long it may wait for a connection and its
+    ///     answer. Past it, a read that has no connection yet throws ``PostGISError/Code/unavailable``
+    ///     (the pool meanwhile keeps reconnecting with back-off), one that was sent is cancelled and
+    ///     throws ``PostGISError/Code/timedOut``. Each connection's `statement_timeout`, rounded up
+    ///     to whole milliseconds.
     ///   - clock: The clock `queryTimeout` is measured on.
     ///   - logger: Background messages of the pool (connection failures, reconnects).
     package init(
@@ -67,6 +81,7 @@ package final class PostGISPlaceStore: Sendable {
             throw PostGISError(.invalidArgument, "must be > 0, got \(queryTimeout)", parameter: "queryTimeout")
         }
         self.queryTimeout = queryTimeout
+        self.connectTimeout = connectTimeout
         self.clock = clock
         guard maximumConnections >= 1 else {
             throw PostGISError(.invalidArgument, "must be ≥ 1, got \(maximumConnections)", parameter: "maximumConnections")
@@ -83,7 +98,44 @@ package final class PostGISPlaceStore: Sendable {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = connectTimeout
+        configuration.options.additionalStartupParameters = Self.sessionSettings(queryTimeout: queryTimeout)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// The settings every connection's session starts with (sent in the startup message, so
+    /// they cost no round trip):
+    /// - `statement_timeout`: the read deadline, enforced by the server itself, so a statement
+    ///   stuck behind a lock ends there even when this process cannot cancel it (imports set it
+    ///   to 0 in their own transaction);
+    /// - `client_connection_check_interval` (PostgreSQL 14 and later): while a statement runs, the
+    ///   server checks every second that the client is still there, so a read this store
+    ///   cancelled by closing its connection, or an import whose process died, stops at once
+    ///   rather than when it next writes to the socket;
+    /// - `tcp_keepalives_idle`/`_interval`/`_count`: the server's TCP keepalives on the
+    ///   connection (first probe after 30 s idle, then every 10 s, dead after 3 lost), so a
+    ///   backend whose client host or network vanished is ended in about a minute, with its locks.
+    static func sessionSettings(queryTimeout: Duration) -> [(String, String)] {
+        [
+            ("statement_timeout", String(milliseconds(queryTimeout))),
+            ("client_connection_check_interval", "1000"),
+            ("tcp_keepalives_idle", "30"),
+            ("tcp_keepalives_interval", "10"),
+            ("tcp_keepalives_count", "3"),
+        ]
+    }
+
+    /// `duration` (> 0) in whole milliseconds, rounded up, within 1 ... 2³¹ − 1: PostgreSQL's
+    /// unit and range for its timeouts.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let microseconds = duration.wholeMicroseconds
+        let milliseconds = microseconds / 1000 + (microseconds % 1000 > 0 ? 1 : 0)
+        return min(Int64(Int32.max), max(1, milliseconds))
+    }
+
+    /// The deadline as messages say it: `2 s`, `1500 ms`.
+    var deadlineText: String {
+        let milliseconds = Self.milliseconds(queryTimeout)
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// Drives the connection pool until the calling task is cancelled. Queries wait for it.
@@ -228,6 +280,8 @@ package final class PostGISPlaceStore: Sendable {
     package func prepareSchema() async throws {
         try await withTranslatedErrors {
             try await client.withTransaction(logger: logger) { connection in
+                // A schema change (an upgrade rebuilds every tile) is not a read: no read deadline.
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
                 try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: logger)
                 var hasMeta = false
@@ -292,15 +346,7 @@ package final class PostGISPlaceStore: Sendable {
     ) async throws -> Answer {
         try Self.check(radius: radius, limit: limit)
         let ranges = PlaceTiles.keyRanges(center: center, radius: radius)
-        if !tilesExist.withLock({ $0 }) { try await checkTilesExist() }
-        let packed = try await withDeadline { () async throws -> ByteBuffer in
-            var packed: ByteBuffer?
-            for try await row in try await self.client.execute(TileStatement(ranges: ranges), logger: self.logger) {
-                packed = row
-            }
-            // No tile in range: string_agg over no rows is NULL.
-            return packed ?? ByteBuffer()
-        }
+        let packed = try await withDeadline { connection in try await self.readTiles(ranges, on: connection) }
         do {
             return try PlaceTiles.withHits(in: packed, center: center, radius: radius, limit: limit, body)
         } catch {
@@ -308,16 +354,24 @@ package final class PostGISPlaceStore: Sendable {
         }
     }
 
+    /// The tiles of `ranges`, one after the other (the tile statement's one value).
+    private func readTiles(_ ranges: [ClosedRange<Int64>], on connection: PostgresConnection) async throws -> ByteBuffer {
+        if !tilesExist.withLock({ $0 }) { try await checkTilesExist(on: connection) }
+        var packed: ByteBuffer?
+        for try await row in try await connection.execute(TileStatement(ranges: ranges), logger: logger) {
+            packed = row
+        }
+        // No tile in range: string_agg over no rows is NULL.
+        return packed ?? ByteBuffer()
+    }
+
     /// Throws ``PostGISError/Code/schema`` unless `locsim_tile` exists (then remembers that it does).
-    private func checkTilesExist() async throws {
-        let exists = try await withDeadline { () async throws -> Bool in
-            var exists = false
-            for try await (value) in try await self.client.query(
-                "SELECT to_regclass('locsim_tile') IS NOT NULL", logger: self.logger
-            ).decode(Bool.self) {
-                exists = value
-            }
-            return exists
+    private func checkTilesExist(on connection: PostgresConnection) async throws {
+        var exists = false
+        for try await (value) in try await connection.query(
+            "SELECT to_regclass('locsim_tile') IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
+            exists = value
         }
         guard exists else {
             throw PostGISError(
@@ -341,9 +395,9 @@ package final class PostGISPlaceStore: Sendable {
         try Self.check(radius: radius, limit: limit)
         let statement = TextbookStatement(
             latitude: center.latitude, longitude: center.longitude, radius: radius, limit: limit.map(Int64.init) ?? Int64.max)
-        return try await withDeadline { () async throws -> [NearbyPlace] in
+        return try await withDeadline { connection async throws -> [NearbyPlace] in
             var result: [NearbyPlace] = []
-            for try await row in try await self.client.execute(statement, logger: self.logger) {
+            for try await row in try await connection.execute(statement, logger: self.logger) {
                 let coordinate = try Coordinate(latitude: Double(row.latitudeE7) / 1e7, longitude: Double(row.longitudeE7) / 1e7)
                 result.append(NearbyPlace(
                     place: Place(id: row.id, name: row.name, coordinate: coordinate, kind: row.kind, level: row.level.map(Int.init)),
@@ -353,9 +407,74 @@ package final class PostGISPlaceStore: Sendable {
         }
     }
 
-    /// Whether the server answers now (`SELECT 1`); the error says why not.
+    /// Whether a nearby read works now, by making one: the real query path (a connection, the
+    /// tile table, the prepared statement, the grant to read it, no lock in the way, the
+    /// deadline) for a 1 m cap at 0°, 0°, which reads one tile. The error says why not
+    /// (PostgreSQL's message and SQLSTATE when the server refused).
+    ///
+    /// When the pool has no connection to give within the deadline, a connection of its own
+    /// (``checkReadable()``) finds out why: the pool retries a login that fails without saying
+    /// why, a connection of its own gets PostgreSQL's answer (a wrong password, SQLSTATE 28P01;
+    /// no such database, 3D000). So this can take up to twice ``queryTimeout``.
     package func checkHealth() async throws {
-        _ = try await withDeadline { try await self.client.query("SELECT 1", logger: self.logger) }
+        do {
+            try await withNearbyRows(near: Self.healthCheckCenter, within: 1, limit: 1) { _ in }
+        } catch let error as PostGISError where error.code == .unavailable {
+            try await checkReadable()
+            throw error
+        }
+    }
+
+    /// The same 1 m read as ``checkHealth()`` on a connection of its own, opened for it and
+    /// closed after, within the deadline: whether a login works and reads the tiles (the
+    /// credentials, the database, the tables, the grant to read them), with PostgreSQL's own error
+    /// when not. For a check at startup, before the pool runs.
+    package func checkReadable() async throws {
+        let ranges = PlaceTiles.keyRanges(center: Self.healthCheckCenter, radius: 1)
+        _ = try await withDeadline(on: .ownConnection) { connection in try await self.readTiles(ranges, on: connection) }
+    }
+
+    private static let healthCheckCenter: Coordinate = {
+        do {
+            return try Coordinate(latitude: 0, longitude: 0)
+        } catch {
+            preconditionFailure("0°, 0° is a coordinate: \(error)")
+        }
+    }()
+
+    /// Whether the server takes a login and answers `SELECT 1` within the deadline, on a
+    /// connection of its own (so a refused login says PostgreSQL's reason): what an import or
+    /// the statistics check first, so a server that is down or refuses them fails them promptly.
+    func checkReachable() async throws {
+        _ = try await withDeadline(on: .ownConnection) { connection in
+            try await connection.query("SELECT 1", logger: self.logger)
+        }
+    }
+
+    /// A connection of its own, not the pool's: the same server, login, TLS mode, timeouts and
+    /// session settings.
+    private func connect() async throws -> PostgresConnection {
+        let tls: PostgresConnection.Configuration.TLS
+        switch url.tlsMode {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        configuration.options.connectTimeout = TimeAmount(connectTimeout)
+        configuration.options.additionalStartupParameters = Self.sessionSettings(queryTimeout: queryTimeout)
+        return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+    }
+
+    /// Closes `connection` without waiting (a frozen server would hold a TLS goodbye); a failure
+    /// is logged at debug level: the connection is gone either way.
+    private func close(_ connection: PostgresConnection) {
+        let logger = self.logger
+        let endpoint = url.endpoint
+        connection.close().whenFailure { error in
+            logger.debug("closing a connection to \(endpoint): \(error)")
+        }
     }
 
     static func check(radius: Double, limit: Int?) throws(PostGISError) {
@@ -366,25 +485,109 @@ package final class PostGISPlaceStore: Sendable {
         }
     }
 
-    /// Runs `body` with errors translated, giving up after ``queryTimeout`` with
-    /// ``PostGISError/Code/unavailable`` (postgres-nio's pool keeps a request waiting while it
-    /// retries a server that is down; the caller wants a prompt 503 instead).
-    func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// Runs `body` on a connection of the pool with errors translated, within the read deadline
+    /// (``queryTimeout`` on ``clock``, from now): the one deadline every read has.
+    ///
+    /// When the deadline passes first, a read still waiting for a connection stops waiting
+    /// (postgres-nio's pool keeps a request waiting while it retries a server that is down) and
+    /// throws ``PostGISError/Code/unavailable``; a read whose query was sent is cancelled by
+    /// closing its connection (postgres-nio neither sends PostgreSQL's CancelRequest nor stops a
+    /// query when its task is cancelled, so this is what ends the wait for a frozen server) and
+    /// throws ``PostGISError/Code/timedOut``. The server's own `statement_timeout` (the same
+    /// deadline) ends the statement on its side. Either way this returns at the deadline, never
+    /// after the query.
+    func withDeadline<T: Sendable>(
+        on source: ConnectionSource = .pool, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let timeout = queryTimeout
         let clock = self.clock
-        let result = try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await self.withTranslatedErrors(body) }
+        let phase = Locked(ReadPhase.waitingForConnection)
+        @Sendable func run(_ connection: PostgresConnection) async throws -> T {
+            let sent = phase.withLock { phase in
+                guard case .waitingForConnection = phase else { return false }
+                phase = .running(connection)
+                return true
+            }
+            // The deadline passed while the connection was handed over.
+            guard sent else { throw CancellationError() }
+            defer {
+                phase.withLock { phase in
+                    if case .running = phase { phase = .finished }
+                }
+            }
+            return try await body(connection)
+        }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await self.withTranslatedErrors {
+                    switch source {
+                    case .pool:
+                        return try await self.client.withConnection { connection in try await run(connection) }
+                    case .ownConnection:
+                        let connection = try await self.connect()
+                        do {
+                            let answer = try await run(connection)
+                            try await connection.close()
+                            return answer
+                        } catch {
+                            self.close(connection)
+                            throw error
+                        }
+                    }
+                }
+            }
             group.addTask {
                 try await clock.sleep(for: timeout)
                 return nil
             }
             defer { group.cancelAll() }
-            return try await group.next() ?? nil
+            /// Stops the read unless it has finished: a query sent is cancelled by closing its
+            /// connection, which fails it at once (before any TLS goodbye to a frozen peer; the
+            /// pool drops the connection and opens another when it needs one).
+            func stop() -> ReadPhase {
+                let before = phase.withLock { phase in
+                    let before = phase
+                    if case .finished = phase {} else { phase = .expired }
+                    return before
+                }
+                if case .running(let connection) = before { close(connection) }
+                return before
+            }
+            let first: T?
+            do {
+                first = try await group.next() ?? nil
+            } catch {
+                // The caller gave up (its task was cancelled): stop the read too, or the group
+                // would wait for a query that nothing else ends.
+                if Task.isCancelled { _ = stop() }
+                throw error
+            }
+            if let first { return first }
+            // The deadline passed first.
+            switch stop() {
+            case .finished:
+                // The read finished as the deadline passed: its answer (or error) is next.
+                if let answer = try await group.next() ?? nil { return answer }
+                throw PostGISError(.timedOut, "query gave no answer within its \(deadlineText) deadline", endpoint: url.endpoint)
+            case .running:
+                throw PostGISError(
+                    .timedOut,
+                    "query got no answer within its \(deadlineText) deadline; cancelled (its connection closed)",
+                    endpoint: url.endpoint)
+            case .waitingForConnection, .expired:
+                switch source {
+                case .pool:
+                    throw PostGISError(
+                        .unavailable,
+                        "no connection within the \(deadlineText) deadline (the pool cannot connect or log in, "
+                            + "or every connection is busy)",
+                        endpoint: url.endpoint)
+                case .ownConnection:
+                    throw PostGISError(
+                        .unavailable, "could not connect and log in within the \(deadlineText) deadline", endpoint: url.endpoint)
+                }
+            }
         }
-        guard let result else {
-            throw PostGISError(.unavailable, "no answer within \(timeout) (server down or overloaded)", endpoint: url.endpoint)
-        }
-        return result
     }
 
     /// Runs `body`, turning postgres-nio's errors into ``PostGISError`` naming the server.
@@ -416,6 +619,16 @@ package final class PostGISPlaceStore: Sendable {
             let detail = fields[.detail].map { "; \($0)" } ?? ""
             // 28xxx: authentication; 3D000: no such database; 57P0x: shutting down.
             let unavailable = fields[.sqlState].map { $0.hasPrefix("28") || $0 == "3D000" || $0.hasPrefix("57P") } ?? false
+            // 57014: query_canceled, by the session's statement_timeout (the read deadline) or by
+            // someone's pg_cancel_backend.
+            if fields[.sqlState] == "57014" {
+                guard message.contains("statement timeout") else {
+                    return PostGISError(.query, message + state, endpoint: url.endpoint)
+                }
+                return PostGISError(
+                    .timedOut, "query exceeded its \(deadlineText) deadline (statement_timeout); cancelled by the server",
+                    endpoint: url.endpoint)
+            }
             // 42P01: no such table (a database no import has prepared, or an older schema).
             if fields[.sqlState] == "42P01" {
                 return PostGISError(
@@ -424,9 +637,32 @@ package final class PostGISPlaceStore: Sendable {
             }
             return PostGISError(unavailable ? .unavailable : .query, message + detail + state, endpoint: url.endpoint)
         }
-        let reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
+        // A PSQLError's own description is deliberately generic; its code, and an underlying
+        // cause that is not another PSQLError (a socket error), say what happened.
+        if let inner = error.underlying as? PSQLError { return translate(inner) }
+        let reason = error.underlying.map { "\(error.code) (\($0))" } ?? "\(error.code)"
         return PostGISError(.unavailable, "cannot reach the server: \(reason)", endpoint: url.endpoint)
     }
+}
+
+/// Where a read under ``PostGISPlaceStore/withDeadline(on:_:)`` gets its connection.
+enum ConnectionSource: Sendable {
+    /// One of the pool's: what reads use.
+    case pool
+    /// One of its own, opened for the read and closed after it: a login that fails says
+    /// PostgreSQL's reason (the pool only retries it).
+    case ownConnection
+}
+
+/// Where a read under ``PostGISPlaceStore/withDeadline(on:_:)`` is. The read and its deadline each
+/// move it under its lock, so exactly one of "answered" and "cancelled" happens.
+enum ReadPhase: Sendable {
+    case waitingForConnection
+    /// Its query was sent on this connection.
+    case running(PostgresConnection)
+    case finished
+    /// The deadline passed: a connection handed over now is not used.
+    case expired
 }
 
 /// One row of the answer: the columns a `Place` needs, in binary.

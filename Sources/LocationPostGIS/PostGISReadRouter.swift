@@ -5,12 +5,16 @@ package import Logging
 /// Reads spread over PostgreSQL streaming replicas, round robin, falling back to the primary:
 /// what `locsim serve --postgres PRIMARY --replica URL …` answers from.
 ///
-/// A read that fails because its backend cannot be reached or does not answer in time
-/// (``PostGISError/Code/unavailable``) is retried at once on the next backend (the next replica
-/// that is up, then the primary), and the backend is marked down, unless it answered other reads
-/// while this one waited (then it is busy, not down, and stays in the rotation). Requests skip a backend that is down; ``run()`` checks it again
-/// (`SELECT 1`) after each of LocationCore's ``/LocationCore/Backoff`` delays and marks it up when
-/// it answers, so the process recovers without a restart. When every backend is down, a read
+/// A read that fails because its backend cannot be reached (``PostGISError/Code/unavailable``)
+/// or passed its deadline (``PostGISError/Code/timedOut``: each store's `queryTimeout`, after
+/// which its query is cancelled) is retried at once on the next backend (the next replica that
+/// is up, then the primary), and the backend is marked down, unless it answered other reads
+/// while this one waited (then it is busy, not down, and stays in the rotation). So a read waits
+/// at most one deadline for each backend it tries, and a frozen or locked backend costs that once,
+/// not on every request. Requests skip a backend that is down; ``run()`` checks it again (the
+/// store's ``PostGISPlaceStore/checkHealth()``, a real read) after each of LocationCore's
+/// ``/LocationCore/Backoff`` delays and marks it up when it answers, so the process recovers
+/// without a restart. When every backend is down, a read
 /// throws ``PostGISError/Code/unavailable`` at once, naming each of them, and the server answers
 /// 503 with `Retry-After`.
 ///
@@ -88,7 +92,7 @@ package final class PostGISReadRouter: Sendable {
     }
 
     /// 250 ms doubling to 4 s, shortened by up to 20 % jitter: a database that is back is used
-    /// again within about 4 s, and a down one costs one `SELECT 1` per 4 s.
+    /// again within about 4 s, and a down one costs one check (a 1 m read) per 4 s.
     package static let standardBackoff: Backoff = {
         do {
             return try Backoff(initialDelay: .milliseconds(250), multiplier: 2, maximumDelay: .seconds(4), jitter: 0.2, seed: 0)
@@ -145,8 +149,9 @@ package final class PostGISReadRouter: Sendable {
         }
     }
 
-    /// Checks now (`SELECT 1`, concurrently) every backend that is believed up, marks the ones
-    /// that fail down, and returns ``status()``. Backends already down are left to ``run()``'s checks.
+    /// Checks now (``PostGISPlaceStore/checkHealth()``: a real read, concurrently, each within
+    /// its deadline) every backend that is believed up, marks the ones that fail down, and
+    /// returns ``status()``. Backends already down are left to ``run()``'s checks.
     package func checkHealth() async -> [BackendStatus] {
         let up = state.withLock { state in state.backends.indices.filter { state.backends[$0].isUp } }
         await withTaskGroup(of: Void.self) { group in
@@ -167,8 +172,9 @@ package final class PostGISReadRouter: Sendable {
     /// ``PostGISPlaceStore/places(near:within:limit:)`` from the next replica that is up (round
     /// robin), else from the primary.
     ///
-    /// - Throws: ``PostGISError/Code/unavailable`` naming every backend when none could answer;
-    ///   other ``PostGISError``s (a bad argument, a server error) unchanged, without fail-over.
+    /// - Throws: ``PostGISError/Code/unavailable`` naming every backend when none could answer
+    ///   (down, or past its deadline); other ``PostGISError``s (a bad argument, a server error)
+    ///   unchanged, without fail-over.
     package func places(near center: Coordinate, within radius: Double, limit: Int? = nil) async throws -> [NearbyPlace] {
         try PostGISPlaceStore.check(radius: radius, limit: limit)
         return try await read { store in try await store.places(near: center, within: radius, limit: limit) }
@@ -184,7 +190,7 @@ package final class PostGISReadRouter: Sendable {
     }
 
     /// `read` on the next replica that is up (round robin), else on the primary; a backend that
-    /// cannot be reached is marked down and the next one asked.
+    /// cannot be reached or passed its deadline is marked down and the next one asked.
     private func read<Answer: Sendable>(_ read: (PostGISPlaceStore) async throws -> Answer) async throws -> Answer {
         for index in candidates() {
             let answeredBefore = state.withLock { $0.backends[index].reads }
@@ -192,7 +198,7 @@ package final class PostGISReadRouter: Sendable {
                 let answer = try await read(stores[index])
                 state.withLock { $0.backends[index].reads += 1 }
                 return answer
-            } catch let error as PostGISError where error.code == .unavailable {
+            } catch let error as PostGISError where error.code == .unavailable || error.code == .timedOut {
                 // A backend that answered other reads while this one waited is busy, not down:
                 // this read tries the next one, and the backend stays in the rotation.
                 let answeredMeanwhile = state.withLock { $0.backends[index].reads } > answeredBefore

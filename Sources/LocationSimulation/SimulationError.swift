@@ -13,36 +13,27 @@
 package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: new codes may be added without breaking `switch`-free callers.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case invalidSpeedFactor = "invalid speed factor"
-            case invalidRate = "invalid rate"
-            case invalidParameter = "invalid parameter"
-            case emptyPath = "empty path"
-            case missingTimestamp = "missing timestamp"
-            case zeroLengthLoop = "zero-length loop"
-            case offsetOutOfRange = "start offset out of range"
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// A replay speed factor that is not a finite number in 0.1…1000.
-        package static let invalidSpeedFactor = Code(.invalidSpeedFactor)
+        package static let invalidSpeedFactor = Code("invalid speed factor")
         /// A resampling or emission rate that is not a finite number in 0.001…100 Hz.
-        package static let invalidRate = Code(.invalidRate)
+        package static let invalidRate = Code("invalid rate")
         /// Any other parameter outside its documented range (named in ``SimulationError/parameter``).
-        package static let invalidParameter = Code(.invalidParameter)
+        package static let invalidParameter = Code("invalid parameter")
         /// A track, route or waypoint list without a single point.
-        package static let emptyPath = Code(.emptyPath)
+        package static let emptyPath = Code("empty path")
         /// Some points have a `<time>` and others do not, so neither timed nor constant-speed
         /// replay applies without a choice (pass ``GPXReplay/Configuration/ignoresTimestamps``).
-        package static let missingTimestamp = Code(.missingTimestamp)
+        package static let missingTimestamp = Code("missing timestamp")
         /// Looping was asked for over a path that spans no time (one point, or every point at the
         /// same time or place): each lap would take zero time and the replay would never progress.
-        package static let zeroLengthLoop = Code(.zeroLengthLoop)
+        package static let zeroLengthLoop = Code("zero-length loop")
         /// A start offset (seek) that is negative, not finite, or beyond the end of the path.
-        package static let offsetOutOfRange = Code(.offsetOutOfRange)
+        package static let offsetOutOfRange = Code("start offset out of range")
 
-        package var description: String { base.rawValue }
+        package var description: String { name }
     }
 
     /// The kind of problem.

@@ -17,32 +17,28 @@
 public struct AppError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case networkUnavailable, invalidResponse, httpError, decodingFailed
-            case unauthorized, notFound, validation, locationUnavailable
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// The request never got an HTTP answer: no connection, refused, reset, DNS, or timed out.
-        public static let networkUnavailable = Code(.networkUnavailable)
+        public static let networkUnavailable = Code("networkUnavailable")
         /// The answer was not an HTTP response, or not what the endpoint promises (content type).
-        public static let invalidResponse = Code(.invalidResponse)
+        public static let invalidResponse = Code("invalidResponse")
         /// The server answered with a non-2xx status not covered by a more specific code.
-        public static let httpError = Code(.httpError)
+        public static let httpError = Code("httpError")
         /// The body was not the JSON the endpoint promises; ``AppError/message`` names the coding path.
-        public static let decodingFailed = Code(.decodingFailed)
+        public static let decodingFailed = Code("decodingFailed")
         /// HTTP 401: the bearer token is missing, expired or wrong.
-        public static let unauthorized = Code(.unauthorized)
+        public static let unauthorized = Code("unauthorized")
         /// HTTP 404.
-        public static let notFound = Code(.notFound)
+        public static let notFound = Code("notFound")
         /// A request parameter was rejected (HTTP 400, or checked before sending);
         /// ``AppError/parameter`` names it when known.
-        public static let validation = Code(.validation)
+        public static let validation = Code("validation")
         /// The location provider failed (a dead receiver, an unreadable track).
-        public static let locationUnavailable = Code(.locationUnavailable)
+        public static let locationUnavailable = Code("locationUnavailable")
 
-        public var description: String { base.rawValue }
+        public var description: String { name }
     }
 
     /// The kind of failure.

@@ -15,44 +15,39 @@
 public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: new codes may be added in later versions.
     public struct Code: Sendable, Hashable, Comparable, CustomStringConvertible {
-        private enum Base: Int, Sendable, Hashable {
-            case badChecksum, missingChecksum, truncated, malformedField, missingField
-            case wrongFieldCount, unsupportedSentence, unexpectedBytes, lineTooLong
-            case missingDate, invalidValue, io
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// The `*hh` checksum does not match the XOR of the sentence, or is not two hex digits.
-        public static let badChecksum = Code(.badChecksum)
+        public static let badChecksum = Code("badChecksum")
         /// A complete line has no `*hh` checksum (and ``NMEAReader/Options/requiresChecksum`` is on).
-        public static let missingChecksum = Code(.missingChecksum)
+        public static let missingChecksum = Code("missingChecksum")
         /// The sentence was cut short: the input ended inside it, a new `$` began before its
         /// checksum, or the checksum has fewer than two digits.
-        public static let truncated = Code(.truncated)
+        public static let truncated = Code("truncated")
         /// A field holds text that is not valid for it (`4807.0x8`, hemisphere `Q`, month 13).
-        public static let malformedField = Code(.malformedField)
+        public static let malformedField = Code("malformedField")
         /// A field the sentence cannot do without is empty (a latitude without its hemisphere,
         /// GGA's fix quality).
-        public static let missingField = Code(.missingField)
+        public static let missingField = Code("missingField")
         /// The sentence has a number of fields no NMEA version gives that sentence type.
-        public static let wrongFieldCount = Code(.wrongFieldCount)
+        public static let wrongFieldCount = Code("wrongFieldCount")
         /// A well-formed sentence of a type this module does not decode (GSV, GLL, ZDA,
         /// proprietary `$P…` sentences, AIS `!AIVDM`).
-        public static let unsupportedSentence = Code(.unsupportedSentence)
+        public static let unsupportedSentence = Code("unsupportedSentence")
         /// Bytes outside any sentence: text before the `$` on a line (binary receiver output,
         /// line noise) or after the checksum.
-        public static let unexpectedBytes = Code(.unexpectedBytes)
+        public static let unexpectedBytes = Code("unexpectedBytes")
         /// A line longer than ``NMEAReader/Options/maximumLineLength`` bytes.
-        public static let lineTooLong = Code(.lineTooLong)
+        public static let lineTooLong = Code("lineTooLong")
         /// A position epoch arrived before any RMC sentence supplied the date and no
         /// ``NMEAReader/Options/initialDate`` was given, so no ``/LocationCore/Fix`` time can be formed.
-        public static let missingDate = Code(.missingDate)
+        public static let missingDate = Code("missingDate")
         /// A value cannot be written as NMEA (non-finite, negative speed, a year outside
         /// 1980…2079, a time that rounds to 24:00:00).
-        public static let invalidValue = Code(.invalidValue)
+        public static let invalidValue = Code("invalidValue")
         /// Reading the input file failed (open or read error).
-        public static let io = Code(.io)
+        public static let io = Code("io")
 
         /// Every code, in a stable order (useful for reports).
         public static let allCases: [Code] = [
@@ -61,25 +56,13 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
             .invalidValue, .io,
         ]
 
-        public static func < (lhs: Code, rhs: Code) -> Bool { lhs.base.rawValue < rhs.base.rawValue }
+        /// The order of ``allCases``.
+        public static func < (lhs: Code, rhs: Code) -> Bool {
+            (allCases.firstIndex(of: lhs) ?? allCases.count) < (allCases.firstIndex(of: rhs) ?? allCases.count)
+        }
 
         /// A short camel-case name such as `badChecksum`.
-        public var description: String {
-            switch base {
-            case .badChecksum: "badChecksum"
-            case .missingChecksum: "missingChecksum"
-            case .truncated: "truncated"
-            case .malformedField: "malformedField"
-            case .missingField: "missingField"
-            case .wrongFieldCount: "wrongFieldCount"
-            case .unsupportedSentence: "unsupportedSentence"
-            case .unexpectedBytes: "unexpectedBytes"
-            case .lineTooLong: "lineTooLong"
-            case .missingDate: "missingDate"
-            case .invalidValue: "invalidValue"
-            case .io: "io"
-            }
-        }
+        public var description: String { name }
     }
 
     /// The kind of problem.

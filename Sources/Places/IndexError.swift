@@ -8,60 +8,44 @@
 package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem. Extensible: new codes may be added in later versions.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case invalidArgument = "invalid argument"
-            case malformedRow = "malformed row"
-            case missingColumn = "missing column"
-            case duplicateID = "duplicate id"
-            case unreadableInput = "unreadable input"
-            case notAnIndex = "not a locsim index"
-            case unsupportedVersion = "unsupported index version"
-            case corrupt = "corrupt database"
-            case readOnly = "read-only database"
-            case busy = "database locked"
-            case cannotOpen = "cannot open database"
-            case io = "I/O error"
-            case cancelled = "cancelled"
-            case sqlite = "SQLite error"
-        }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
         /// A query argument is out of range: a radius outside 1 m … half the circumference, a
         /// non-finite radius, a limit ≤ 0, or a latitude/longitude out of range. `parameter`
         /// names it.
-        package static let invalidArgument = Code(.invalidArgument)
+        package static let invalidArgument = Code("invalid argument")
         /// An input row could not be read: a bad number, a coordinate out of range, a wrong
         /// field count. `path`, `line` and `column` say where.
-        package static let malformedRow = Code(.malformedRow)
+        package static let malformedRow = Code("malformed row")
         /// A required CSV column (id, name, lat, lon) is absent from the header.
-        package static let missingColumn = Code(.missingColumn)
+        package static let missingColumn = Code("missing column")
         /// The same id appears twice in one import (strict mode).
-        package static let duplicateID = Code(.duplicateID)
+        package static let duplicateID = Code("duplicate id")
         /// The input file cannot be read or is not in the expected format at all.
-        package static let unreadableInput = Code(.unreadableInput)
+        package static let unreadableInput = Code("unreadable input")
         /// The file is not a locsim index: another SQLite database, or not SQLite at all.
-        package static let notAnIndex = Code(.notAnIndex)
+        package static let notAnIndex = Code("not a locsim index")
         /// The index was written by a newer locsim (its schema version is unknown).
-        package static let unsupportedVersion = Code(.unsupportedVersion)
+        package static let unsupportedVersion = Code("unsupported index version")
         /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` after open).
-        package static let corrupt = Code(.corrupt)
+        package static let corrupt = Code("corrupt database")
         /// The database cannot be written: opened read-only or on a read-only file
         /// (`SQLITE_READONLY`).
-        package static let readOnly = Code(.readOnly)
+        package static let readOnly = Code("read-only database")
         /// Another connection or process holds the write lock past the busy timeout
         /// (`SQLITE_BUSY`, `SQLITE_LOCKED`).
-        package static let busy = Code(.busy)
+        package static let busy = Code("database locked")
         /// The database file cannot be opened or created (`SQLITE_CANTOPEN`).
-        package static let cannotOpen = Code(.cannotOpen)
+        package static let cannotOpen = Code("cannot open database")
         /// The operating system failed to read or write (`SQLITE_IOERR`, `SQLITE_FULL`).
-        package static let io = Code(.io)
+        package static let io = Code("I/O error")
         /// The operation was cancelled; nothing was written.
-        package static let cancelled = Code(.cancelled)
+        package static let cancelled = Code("cancelled")
         /// Any other SQLite failure; `sqliteCode` and `message` carry the details.
-        package static let sqlite = Code(.sqlite)
+        package static let sqlite = Code("SQLite error")
 
-        package var description: String { base.rawValue }
+        package var description: String { name }
     }
 
     /// What kind of problem.

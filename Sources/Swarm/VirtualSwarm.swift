@@ -1,4 +1,5 @@
 package import LocationCore
+import LocationSimulation
 package import LocationIndex
 import MapFeature
 
@@ -154,11 +155,11 @@ package struct VirtualSwarm: Sendable {
                     players[i].anchor = here
                     players[i].anchorSecond = second
                     players[i].pathAtLegStart = -players[i].speed * Double(second - players[i].legStartSecond)
-                    if failureRate > 0, players[i].answerRandom.unit() < failureRate {
+                    if failureRate > 0, players[i].answerRandom.nextUnit() < failureRate {
                         load.failures += 1
                         players[i].failures &+= players[i].failures == .max ? 0 : 1
                         let delay = retry.delayMicroseconds(
-                            afterFailures: Int(players[i].failures), randomUnit: players[i].answerRandom.unit())
+                            afterFailures: Int(players[i].failures), randomUnit: players[i].answerRandom.nextUnit())
                         players[i].retryNotBeforeMicros = micros + delay
                     } else {
                         players[i].failures = 0

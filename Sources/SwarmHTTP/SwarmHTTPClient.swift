@@ -214,7 +214,7 @@ final class ConnectionPool: @unchecked Sendable {
                     }
                 case .failure(let error):
                     pool.open -= 1
-                    pool.finish(job, status: nil, outcome: .failure(.connect(Self.describe(error))))
+                    pool.finish(job, status: nil, outcome: .failure(.connect("\(error)")))
                     // The next waiting request tries its own connection.
                     if let next = pool.nextWaiting() { pool.enqueue(next) }
                 }
@@ -240,11 +240,6 @@ final class ConnectionPool: @unchecked Sendable {
     func finish(_ job: Job, status: Int?, outcome: Result<Int, SwarmFailure>) {
         let elapsed = shared.now() &- job.started
         job.completion(SwarmAnswer(send: job.send, status: status, outcome: outcome, latencyNanos: elapsed))
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? IOError { return "\(error)" }
-        return "\(error)"
     }
 }
 
@@ -336,7 +331,7 @@ final class ResponseHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let job { complete(job, outcome: .failure(.network(ConnectionPool.describe(error)))) }
+        if let job { complete(job, outcome: .failure(.network("\(error)"))) }
         keepAlive = false
         context.close(promise: nil)
     }

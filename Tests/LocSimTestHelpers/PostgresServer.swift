@@ -133,6 +133,86 @@ public final class PostgresServer: Sendable {
         try await Self.run([Self.binaries + "/psql", url, "-q", "-X", "-v", "ON_ERROR_STOP=1", "-c", sql], asPostgres: false)
     }
 
+    /// Runs SQL through `psql` and returns what it prints, unaligned and without headers (`-At`):
+    /// one row a line, columns separated by `|`, without the last line end.
+    public func psqlValues(_ sql: String) async throws -> String {
+        let outcome = try await ChildProcess.run(
+            [Self.binaries + "/psql", url, "-X", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql], timeout: .seconds(60))
+        guard outcome.termination == .exited(0) else {
+            throw HarnessError("psql -c \(sql) ended with \(outcome.termination): \(outcome.output)\(outcome.errors)")
+        }
+        var values = outcome.output
+        while values.hasSuffix("\n") { values.removeLast() }
+        return values
+    }
+
+    /// Runs `body` while a psql session of its own (`application_name` `locsim-test-lock`) holds
+    /// `LOCK TABLE table IN ACCESS EXCLUSIVE MODE` in an open transaction, as someone's
+    /// maintenance would; then ends that session (`pg_terminate_backend`, waited for), so the
+    /// lock is gone when this returns, also when `body` throws.
+    public func withLock<T>(on table: String, _ body: () async throws -> T) async throws -> T {
+        let holder = try await ChildProcess(
+            [
+                Self.binaries + "/psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "BEGIN",
+                "-c", "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE", "-c", "SELECT 'locked'", "-c", "SELECT pg_sleep(600)",
+            ], environment: ["PGAPPNAME": "locsim-test-lock"])
+        defer { holder.stop() }
+        try await holder.wait(for: "the lock on \(table)") { holder.output.contains("locked") }
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try await endLockHolder()
+            throw error
+        }
+        try await endLockHolder()
+        return result
+    }
+
+    private func endLockHolder() async throws {
+        _ = try await psqlValues(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE application_name = 'locsim-test-lock'")
+    }
+
+    /// Runs `body` while every process of the server is stopped (SIGSTOP: the postmaster first,
+    /// so it forks no new one, then its children), as a hung host or a debugger would leave it:
+    /// the kernel still accepts TCP connections and takes what is sent, nothing answers. Every
+    /// process is continued (SIGCONT) when `body` returns or throws, so the server can be
+    /// stopped as usual.
+    public func withFrozen<T>(_ body: () async throws -> T) async throws -> T {
+        let postmaster = try Self.postmasterID(directory + "/data/postmaster.pid")
+        var stopped: [Int32] = []
+        defer { for pid in stopped { kill(pid, SIGCONT) } }
+        guard kill(postmaster, SIGSTOP) == 0 else { throw HarnessError("kill -STOP \(postmaster): errno \(errno)") }
+        stopped.append(postmaster)
+        for child in try Self.children(of: postmaster) where kill(child, SIGSTOP) == 0 {
+            stopped.append(child)
+        }
+        return try await body()
+    }
+
+    /// The first line of `postmaster.pid`.
+    private static func postmasterID(_ path: String) throws -> Int32 {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let line = text.split(separator: "\n").first, let pid = Int32(line) else {
+            throw HarnessError("\(path) does not start with a process id")
+        }
+        return pid
+    }
+
+    /// The processes whose parent is `parent` (`/proc/<pid>/stat`: the fourth field, after the
+    /// parenthesised command name).
+    private static func children(of parent: Int32) throws -> [Int32] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),  // it may have ended
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+
     /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
     public static func with<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
         let server = try await start()

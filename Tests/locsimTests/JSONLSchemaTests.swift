@@ -6,6 +6,7 @@ import Testing
 @testable import LocSimCommand
 import GPXFormat
 import LocationCore
+@testable import LocationGPSD
 import LocationIndex
 import MapFeature
 
@@ -24,7 +25,6 @@ struct JSONLSchemaTests {
             time: time, coordinate: try Coordinate(latitude: 37.7577536, longitude: -122.4189538), altitude: 16.71234,
             speed: 1.23456, course: 359.987, horizontalAccuracy: 4.56789, verticalAccuracy: 7.1, source: .synthetic)
         let bare = Fix.noFix(time: time, source: .synthetic)
-        let request = FetchRequest(id: 7, center: try Coordinate(latitude: 37.5, longitude: -122.25), radius: 800, time: time, reason: .moved)
         let summary = SummaryRecord(
             fixes: 10, acceptedFixes: 9, rejectedFixes: 1, distance: 123.45678, duration: 9.5, fetches: 3,
             fetchesByReason: ["first": 1, "moved": 2], failedFetches: 0, placesSeen: 4, placesOnMap: 2, encounters: 1,
@@ -35,22 +35,25 @@ struct JSONLSchemaTests {
             GPXPoint(coordinate: try Coordinate(latitude: 1.5, longitude: 2.5), time: time),
             GPXPoint(coordinate: try Coordinate(latitude: 1.6, longitude: 2.6)),
         ]])
-        let records: [any JSONLRecord] = [
-            FixRecord(fix: full), FixRecord(fix: full, rejection: "accuracy 4.6 m"), FixRecord(fix: bare, rejection: "no position"),
-            StatusRecord(fix: bare),
-            GPSDEventRecord.connected(endpoint: "127.0.0.1:2947", release: "3.22"),
-            GPSDEventRecord.disconnected(endpoint: "127.0.0.1:2947", error: "closed"),
-            GPSDEventRecord.retrying(attempt: 2, delay: 0.5), GPSDEventRecord.deviceActivated(device: "/dev/ttyACM0"),
-            GPSDEventRecord.deviceRemoved(device: "/dev/ttyACM0"), GPSDEventRecord.daemonError(message: "no such device"),
-            FetchRecord(time: time, request: request), CoalescedRecord(time: time, reason: .elapsed, inFlight: 7),
-            AnswerRecord(time: time, id: 7, count: 12),
-            FetchFailedRecord(time: time, id: 7, error: "timed out", retryNotBefore: time.addingTimeInterval(5)),
-            RequestEndRecord(kind: .discarded, time: time, id: 7), RequestEndRecord(kind: .cancelled, time: time, id: 8),
-            ProviderFailedRecord(time: time, error: "gone"),
-            PlacesRecord(time: time, count: 2, appeared: ["a", "b"], disappeared: ["c"], changed: []),
-            EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes,
-            TrackStatsRecord(stats: stats), TrackStatsRecord(stats: GPXStatistics()),
+        let request = FetchRequest(id: 7, center: try Coordinate(latitude: 37.5, longitude: -122.25), radius: 800, time: time, reason: .moved)
+        let gpsd: [GPSDEvent] = [
+            .fix(full), .fix(bare), .connected(release: "3.22"), .disconnected(GPSDError(.daemonClosed, host: "127.0.0.1", port: 2947, detail: "closed")),
+            .retrying(attempt: 2, after: .milliseconds(500)), .deviceActivated(path: "/dev/ttyACM0"), .deviceRemoved(path: "/dev/ttyACM0"),
+            .daemonError("no such device"),
         ]
+        let timeline: [MapEvent.Kind] = [
+            .fetchStarted(request), .fetchCoalesced(reason: .elapsed, inFlight: 7), .fetchSucceeded(request, count: 12),
+            .fetchFailed(request, AppError(.networkUnavailable, message: "timed out"), retryNotBefore: time.addingTimeInterval(5)),
+            .answerDiscarded(requestID: 7), .fetchCancelled(request), .providerStateChanged(.failed(AppError(.networkUnavailable, message: "gone"))),
+        ]
+        let records: [any JSONLRecord] =
+            [FixRecord(fix: full), FixRecord(fix: full, rejection: "accuracy 4.6 m"), FixRecord(fix: bare, rejection: "no position")]
+            + gpsd.map { GPSDRecord(event: $0, endpoint: "127.0.0.1:2947") }
+            + timeline.map { MapEventRecord(event: MapEvent(time: time, kind: $0)) }
+            + [
+                PlacesRecord(time: time, count: 2, appeared: ["a", "b"], disappeared: ["c"], changed: []),
+                EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes, stats, GPXStatistics(),
+            ]
         var unplaced = place
         unplaced.level = nil
         unplaced.kind = ""

@@ -50,15 +50,13 @@ struct FeedOptions: ParsableArguments {
     struct Bridges {
         var android: [(player: String, port: Int)] = []
         var simulators: [(player: String, device: String)] = []
-        var isEmpty: Bool { android.isEmpty && simulators.isEmpty }
     }
 
     func validate() throws {
         try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
         var names = Set<String>()
-        for text in players {
-            let spec = try PlayerSpec(text, defaultSpeed: playerSpeed)
+        for spec in try specs() {
             guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
         }
         _ = try bridges(players: names)
@@ -105,14 +103,9 @@ struct FeedOptions: ParsableArguments {
         return bridges
     }
 
-    /// The checked bridge options of the players given.
-    func bridges() throws -> Bridges {
-        try bridges(players: Set(try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).name }))
-    }
-
-    /// The players, ready to run in real time under control; prints what a track file dropped.
-    func makePlayers() throws -> [FeedPlayer] {
-        try players.map { try PlayerSpec($0, defaultSpeed: playerSpeed).makePlayer() }
+    /// Every `--player`, parsed and checked.
+    func specs() throws(ValidationError) -> [PlayerSpec] {
+        try players.map { text throws(ValidationError) in try PlayerSpec(text, defaultSpeed: playerSpeed) }
     }
 }
 
@@ -146,21 +139,14 @@ struct PlayerSpec {
             throw ValidationError("--player: \(error.message)")
         }
         let spec = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        let lower = spec.lowercased()
-        if lower.hasPrefix(Self.receiverScheme) {
+        if spec.lowercased().hasPrefix(Self.receiverScheme) {
             let (address, device) = try Self.receiver(spec, player: name)
-            source = .receiver(address, device: device)
-            speed = 1
-            ownSpeed = nil
-            loops = false
-            seed = Self.seed(of: name)
+            (source, speed, ownSpeed, loops, seed) = (.receiver(address, device: device), 1, nil, false, Self.seed(of: name))
             return
         }
         if let (path, options) = Self.fileSpec(spec) {
-            source = .track(path)
             (ownSpeed, loops) = try Self.fileOptions(options, player: name)
-            speed = ownSpeed ?? defaultSpeed
-            seed = Self.seed(of: name)
+            (source, speed, seed) = (.track(path), ownSpeed ?? defaultSpeed, Self.seed(of: name))
             return
         }
         let arguments = Self.simulateArguments(spec)
@@ -178,10 +164,7 @@ struct PlayerSpec {
         }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
-        ownSpeed = simulate.speed
-        speed = simulate.speed ?? defaultSpeed
-        loops = false
-        source = .motion(simulate, arguments)
+        (source, speed, ownSpeed, loops) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, false)
     }
 
     /// A file's spec: the path (which may hold spaces) and the options after it, or nil when the
@@ -238,13 +221,12 @@ struct PlayerSpec {
             return try Self.player(
                 name: name, seed: seed, speed: speed, summary: arguments.joined(separator: " "), loops: loops, path: motion)
         case .receiver(let address, let device):
-            let printer = GPSDPrinter(format: .text, endpoint: address.description)
-            let name = name
+            let (name, endpoint) = (name, address.description)
             // Waits for gpsd and reconnects after it goes away, for as long as the server runs;
             // the connection's story goes to standard error, the fixes to the player's watchers.
             let provider = try GPSDProvider(host: address.host, port: address.port, device: device, configuration: .resilient)
                 .reportingEvents { event in
-                    Terminal.err("locsim serve: player \(name) ← \(printer.text(event).drop { $0 == "#" || $0 == " " })")
+                    Terminal.err("locsim serve: player \(name) ← \(GPSDRecord(event: event, endpoint: endpoint).text.drop { $0 == "#" || $0 == " " })")
                 }
             return try FeedPlayer(
                 name: name, seed: seed, summary: "gpsd \(address)" + (device.map { " \($0)" } ?? " (every device)"),

@@ -22,8 +22,10 @@ struct FeedRuntime {
     let services: [any Service]
 
     init(_ options: FeedOptions, host: String) throws {
-        let bridges = try options.bridges()
-        let players = try options.makePlayers()
+        let specs = try options.specs()
+        let bridges = try options.bridges(players: Set(specs.map(\.name)))
+        // Ready to run in real time under control; prints what a track file dropped.
+        let players = try specs.map { try $0.makePlayer() }
         let hub = try PlayerHub(players: players, now: { Date() }) { name, error in
             if let error {
                 Terminal.err("locsim serve: player \(name) failed: \(error)")

@@ -14,12 +14,10 @@ import ServiceLifecycle
 struct FixTrace: Service {
     static let variable = "LOCSIM_FEED_TRACE"
 
-    private final class Pending: Sendable {
-        let lines = Locked<[UInt8]>([])
-    }
     private let path: String
     private let hub: PlayerHub
-    private let pending = Pending()
+    /// The lines collected since the last write.
+    private let pending = Locked<[UInt8]>([])
 
     /// The trace asked for by the environment, if any.
     static func fromEnvironment(hub: PlayerHub) -> FixTrace? {
@@ -43,11 +41,11 @@ struct FixTrace: Service {
         let subscription = hub.subscribe { update in
             let nanoseconds = Int64((update.published.timeIntervalSince1970 * 1e9).rounded())
             let line = "\(nanoseconds) \(update.player) \(UTCTimestamp.format(update.fix.time, fractionDigits: 3))\n"
-            pending.lines.withLock { $0.append(contentsOf: line.utf8) }
+            pending.withLock { $0.append(contentsOf: line.utf8) }
         }
         defer { hub.unsubscribe(subscription) }
         func flush() throws {
-            let lines = pending.lines.withLock { lines -> [UInt8] in
+            let lines = pending.withLock { lines -> [UInt8] in
                 defer { lines.removeAll(keepingCapacity: true) }
                 return lines
             }

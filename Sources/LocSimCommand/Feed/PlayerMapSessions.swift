@@ -9,19 +9,13 @@ import ServiceLifecycle
 /// (the game's fetch rule, `serve`'s --throttle-distance and --throttle-interval), its fetches are
 /// answered by the server's own place search, and each fetch and the places that come back are
 /// posted to the players' event streams as `map` events, for the live map.
-final class PlayerMapSessions: Service, Sendable {
+struct PlayerMapSessions: Service {
     /// The most places sent for one fetch (the nearest).
     static let placeLimit = 300
 
     let hub: PlayerHub
     let repository: any LocationRepository
     let rule: FetchThrottle.Configuration
-
-    init(hub: PlayerHub, repository: any LocationRepository, rule: FetchThrottle.Configuration) {
-        self.hub = hub
-        self.repository = repository
-        self.rule = rule
-    }
 
     func run() async throws {
         let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self, bufferingPolicy: .bufferingNewest(4096))

@@ -10,12 +10,9 @@ struct CoordinateArgument: ExpressibleByArgument, Hashable {
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2,
             let latitude = decimalValue(parts[0].filter { $0 != " " }),
-            let longitude = decimalValue(parts[1].filter { $0 != " " })
+            let longitude = decimalValue(parts[1].filter { $0 != " " }),
+            let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
         else { return nil }
-        do {
-            coordinate = try Coordinate(latitude: latitude, longitude: longitude)
-        } catch {
-            return nil
-        }
+        self.coordinate = coordinate
     }
 }

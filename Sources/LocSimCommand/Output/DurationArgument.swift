@@ -3,15 +3,12 @@ import LocationCore
 
 /// A length of time on the command line, written as every locsim duration is
 /// (``LocationCore/DurationText``): `500ms`, `30s`, `5m`, `2h`, `1d`, `1h30m`, `1:30:00` or bare
-/// seconds. Every duration flag takes it:
+/// seconds. Every duration flag takes it, declared with `@Option(duration:)`:
 ///
 /// ```swift
-/// @Option(parsing: .unconditional, help: "…", transform: DurationArgument.parse)
+/// @Option(duration: "Delay every answer by this much (800ms, 1.5s).")
 /// var latency: DurationArgument?
 /// ```
-///
-/// `parsing: .unconditional` lets `-5s` reach the parser, so the message names the flag and says
-/// "must not be negative" rather than "Missing value".
 struct DurationArgument: ExpressibleByArgument, CustomStringConvertible, Sendable {
     let duration: Duration
     /// As written (or as the default is shown in help).
@@ -46,5 +43,21 @@ func checkOption(_ value: DurationArgument, in range: ClosedRange<Double>, flag:
     guard range.contains(value.seconds) else {
         throw ValidationError(
             "\(flag) must be between \(formatRangeBound(range.lowerBound)) and \(formatRangeBound(range.upperBound)) seconds, got \(value.text)")
+    }
+}
+
+extension Option {
+    /// A duration flag, `<duration>` in help. Its value is parsed unconditionally, so that `-5s`
+    /// reaches ``DurationArgument/parse(_:)`` and the message names the flag and says "must not
+    /// be negative" rather than "Missing value".
+    init(wrappedValue: DurationArgument, duration help: String) where Value == DurationArgument {
+        self.init(
+            wrappedValue: wrappedValue, parsing: .unconditional, help: ArgumentHelp(help, valueName: "duration"),
+            transform: DurationArgument.parse)
+    }
+
+    /// An optional duration flag (see ``init(wrappedValue:duration:)``).
+    init(duration help: String) where Value == DurationArgument? {
+        self.init(parsing: .unconditional, help: ArgumentHelp(help, valueName: "duration"), transform: DurationArgument.parse)
     }
 }

@@ -16,20 +16,15 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// A usage problem found after parsing, when a value can only be judged against its input (a
-/// `--start` beyond the end of the track): exit status 2, like a `ValidationError`.
-struct UsageFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// How every failure of the command is shown: exactly two lines on standard error,
 ///
 ///     locsim: error: --radius must be between 1 and 20015114 m, got 1e+19
 ///     hint: see 'locsim replay --help'
 ///
-/// and an exit status: 2 for a usage error (a bad option or value, found before anything ran),
-/// 1 for a failure at run time (a missing file, a server that is down, a port in use).
+/// and an exit status: 2 for a usage error (a bad option or value: a `ValidationError`, found
+/// before anything ran or, for a value only its input can judge, such as a `--start` beyond the
+/// end of the walk, once that is read), 1 for a failure at run time (a missing file, a server
+/// that is down, a port in use).
 struct ErrorReport: Equatable {
     var message: String
     var hint: String
@@ -39,8 +34,6 @@ struct ErrorReport: Equatable {
     static func make(for error: any Error, arguments: [String]) -> ErrorReport {
         let help = "see '\((["locsim"] + commandPath(arguments)).joined(separator: " ")) --help'"
         switch error {
-        case let failure as UsageFailure:
-            return ErrorReport(message: failure.description, hint: help, status: 2)
         case let failure as CommandFailure:
             return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
         case let failure as IndexError:

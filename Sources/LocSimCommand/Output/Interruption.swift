@@ -1,27 +1,36 @@
-import Dispatch
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation  // Dispatch, and signal(3)
 
 /// Runs `body` until it finishes or SIGINT/SIGTERM arrives; on a signal, cancels `body`
 /// (the provider closes its connection) and returns `true`. A `CancellationError` that `body`
 /// throws because of that cancellation (Ctrl-C while `nmea serve` waits for its first client)
 /// is the interruption itself, not a failure.
+///
+/// The signals' default action would kill the process before output is flushed: they are
+/// ignored, and observed through dispatch sources instead.
 func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
-    let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
-    defer { signals.stop() }
+    let (signals, arrived) = AsyncStream.makeStream(of: Void.self)
+    // A source is armed only once dispatch has registered it, some time after resume(); a signal
+    // in between would meet SIG_IGN and be lost (a Ctrl-C that does nothing). Go on only when
+    // every source is registered, so a signal sent after this is always seen.
+    let registered = DispatchGroup()
+    let sources = [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        registered.enter()
+        source.setRegistrationHandler { registered.leave() }
+        source.setEventHandler { arrived.yield() }
+        source.resume()
+        return source
+    }
+    registered.wait()
+    defer { for source in sources { source.cancel() } }
     return try await withThrowingTaskGroup(of: Bool.self) { group in
         group.addTask {
             try await body()
             return false
         }
         group.addTask {
-            await signals.wait()
+            for await _ in signals { break }  // a signal (even one before this), or cancelled
             return true
         }
         defer { group.cancelAll() }

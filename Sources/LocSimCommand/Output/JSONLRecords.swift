@@ -9,9 +9,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A record of the command's JSON output, one type per record of docs/reference/jsonl.md, written
-/// member by member through ``LocationCore/JSONWriter`` in the documented order.
-/// `JSONLSchemaTests` checks every record and member each type writes against that page, and the
+/// A record of the command's JSON output (docs/reference/jsonl.md), written member by member
+/// through ``LocationCore/JSONWriter`` in the documented order: a type per record, or for a
+/// library's event (``GPSDRecord``, ``MapEventRecord``) the record each kind of event is.
+/// `JSONLSchemaTests` checks every record and member the types write against that page, and the
 /// page against the types.
 protocol JSONLRecord {
     /// Writes the record's members, `type` first when it has one.
@@ -27,6 +28,14 @@ extension JSONLRecord {
     }
 }
 
+extension JSONWriter {
+    /// `"type":type,"t":time`: how a fix, a gpsd status and every record of the map timeline start.
+    mutating func head(_ type: String, _ time: Date) {
+        member("type", type)
+        member("t", time)
+    }
+}
+
 // MARK: Fixes
 
 /// `fix`: the same members in `replay`, `simulate` and `gpsd` (`rejected` only in a map timeline).
@@ -36,8 +45,7 @@ struct FixRecord: JSONLRecord {
     var rejection: String? = nil
 
     func write(to json: inout JSONWriter) {
-        json.member("type", "fix")
-        json.member("t", fix.time)
+        json.head("fix", fix.time)
         json.member("lat", fix.coordinate?.latitude)
         json.member("lon", fix.coordinate?.longitude)
         json.member("accuracy", fix.horizontalAccuracy, decimals: 3)
@@ -50,140 +58,49 @@ struct FixRecord: JSONLRecord {
     }
 }
 
-/// `status`: a gpsd report without a position.
-struct StatusRecord: JSONLRecord {
-    var fix: Fix
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "status")
-        json.member("t", fix.time)
-        json.member("mode", fix.mode.description)
-    }
-}
-
-/// `event`: the connection to gpsd and its devices; each event has its own members.
-enum GPSDEventRecord: JSONLRecord {
-    case connected(endpoint: String, release: String)
-    case disconnected(endpoint: String, error: String)
-    case retrying(attempt: Int, delay: Double)
-    case deviceActivated(device: String)
-    case deviceRemoved(device: String)
-    case daemonError(message: String)
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "event")
-        switch self {
-        case .connected(let endpoint, let release):
-            json.member("event", "connected")
-            json.member("endpoint", endpoint)
-            json.member("release", release)
-        case .disconnected(let endpoint, let error):
-            json.member("event", "disconnected")
-            json.member("endpoint", endpoint)
-            json.member("error", error)
-        case .retrying(let attempt, let delay):
-            json.member("event", "retrying")
-            json.member("attempt", attempt)
-            json.member("delay", delay, decimals: 3)
-        case .deviceActivated(let device):
-            json.member("event", "deviceActivated")
-            json.member("device", device)
-        case .deviceRemoved(let device):
-            json.member("event", "deviceRemoved")
-            json.member("device", device)
-        case .daemonError(let message):
-            json.member("event", "daemonError")
-            json.member("message", message)
-        }
-    }
-}
-
 // MARK: The map timeline
 
-/// `fetch`
-struct FetchRecord: JSONLRecord {
-    var time: Date
-    var request: FetchRequest
+/// `fetch`, `coalesced`, `answer`, `fetch_failed`, `discarded`, `cancelled` and `provider_failed`:
+/// a map session's event as the timeline writes it. Fixes, places and encounters have records of
+/// their own; the other events write nothing.
+struct MapEventRecord: JSONLRecord {
+    var event: MapEvent
 
     func write(to json: inout JSONWriter) {
-        json.member("type", "fetch")
-        json.member("t", time)
-        json.member("id", request.id)
-        json.member("lat", request.center.latitude)
-        json.member("lon", request.center.longitude)
-        json.member("radius", request.radius)
-        json.member("reason", request.reason.rawValue)
-    }
-}
-
-/// `coalesced`
-struct CoalescedRecord: JSONLRecord {
-    var time: Date
-    var reason: FetchThrottle.Reason
-    var inFlight: Int
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "coalesced")
-        json.member("t", time)
-        json.member("reason", reason.rawValue)
-        json.member("in_flight", inFlight)
-    }
-}
-
-/// `answer`
-struct AnswerRecord: JSONLRecord {
-    var time: Date
-    var id: Int
-    var count: Int
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "answer")
-        json.member("t", time)
-        json.member("id", id)
-        json.member("count", count)
-    }
-}
-
-/// `fetch_failed`
-struct FetchFailedRecord: JSONLRecord {
-    var time: Date
-    var id: Int
-    var error: String
-    var retryNotBefore: Date
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "fetch_failed")
-        json.member("t", time)
-        json.member("id", id)
-        json.member("error", error)
-        json.member("retry_not_before", retryNotBefore)
-    }
-}
-
-/// `discarded` (an answer a newer request superseded) and `cancelled` (a request the run's end
-/// cancelled): a time and a request's id.
-struct RequestEndRecord: JSONLRecord {
-    enum Kind { case discarded, cancelled }
-    var kind: Kind
-    var time: Date
-    var id: Int
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", kind == .discarded ? "discarded" : "cancelled")
-        json.member("t", time)
-        json.member("id", id)
-    }
-}
-
-/// `provider_failed`
-struct ProviderFailedRecord: JSONLRecord {
-    var time: Date
-    var error: String
-
-    func write(to json: inout JSONWriter) {
-        json.member("type", "provider_failed")
-        json.member("t", time)
-        json.member("error", error)
+        let time = event.time
+        switch event.kind {
+        case .fetchStarted(let request):
+            json.head("fetch", time)
+            json.member("id", request.id)
+            json.member("lat", request.center.latitude)
+            json.member("lon", request.center.longitude)
+            json.member("radius", request.radius)
+            json.member("reason", request.reason.rawValue)
+        case .fetchCoalesced(let reason, let inFlight):
+            json.head("coalesced", time)
+            json.member("reason", reason.rawValue)
+            json.member("in_flight", inFlight)
+        case .fetchSucceeded(let request, let count):
+            json.head("answer", time)
+            json.member("id", request.id)
+            json.member("count", count)
+        case .fetchFailed(let request, let error, let retryNotBefore):
+            json.head("fetch_failed", time)
+            json.member("id", request.id)
+            json.member("error", "\(error)")
+            json.member("retry_not_before", retryNotBefore)
+        case .answerDiscarded(let id):
+            json.head("discarded", time)
+            json.member("id", id)
+        case .fetchCancelled(let request):
+            json.head("cancelled", time)
+            json.member("id", request.id)
+        case .providerStateChanged(.failed(let error)):
+            json.head("provider_failed", time)
+            json.member("error", "\(error)")
+        case .fixAccepted, .fixRejected, .placesAppeared, .placesDisappeared, .placesChanged, .providerStateChanged, .stopped:
+            break
+        }
     }
 }
 
@@ -196,8 +113,7 @@ struct PlacesRecord: JSONLRecord {
     var changed: [String]
 
     func write(to json: inout JSONWriter) {
-        json.member("type", "places")
-        json.member("t", time)
+        json.head("places", time)
         json.member("count", count)
         json.member("appeared", appeared)
         json.member("disappeared", disappeared)
@@ -212,8 +128,7 @@ struct EncounterRecord: JSONLRecord {
     var distance: Double
 
     func write(to json: inout JSONWriter) {
-        json.member("type", "encounter")
-        json.member("t", time)
+        json.head("encounter", time)
         json.member("place", place.id)
         json.member("name", place.name)
         json.member("distance_m", distance, decimals: 2)
@@ -257,15 +172,33 @@ struct SummaryRecord: JSONLRecord {
         json.member("busiest_minute_fetches", busiestMinuteFetches)
     }
 
+    /// Fetches per reason, in the rule's order: `first 1, moved 0, …` for people.
+    private var reasons: String {
+        FetchThrottle.Reason.allCases.map { "\($0.rawValue) \(fetchesByReason[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+    }
+
+    /// The summary for people (`--format text`).
+    var text: [String] {
+        [
+            "Summary",
+            "  fixes:          \(fixes) (\(acceptedFixes) accepted, \(rejectedFixes) rejected)",
+            "  distance:       \(DecimalText.fixed(distance / 1000, decimals: 3)) km",
+            "  duration:       \(duration.map { DurationText.clockText($0) } ?? "-")",
+            "  fetches:        \(fetches) (\(reasons)); \(failedFetches) failed",
+            "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
+            "  places seen:    \(placesSeen) (\(placesOnMap) on the map at the end)",
+            "  encounters:     \(encounters)",
+        ]
+    }
+
     /// Each member but `type` with its value as a person reads it (the HTML report's table),
     /// under the member's name.
     var rows: [(name: String, value: String)] {
-        let reasons = FetchThrottle.Reason.allCases.map { "\($0.rawValue) \(fetchesByReason[$0.rawValue] ?? 0)" }
-        return [
+        [
             ("fixes", "\(fixes)"), ("accepted_fixes", "\(acceptedFixes)"), ("rejected_fixes", "\(rejectedFixes)"),
             ("distance_m", PeopleText.number(distance, decimals: 3)),
             ("duration_s", duration.map { PeopleText.number($0, decimals: 3) } ?? "–"), ("fetches", "\(fetches)"),
-            ("fetches_by_reason", reasons.joined(separator: ", ")), ("failed_fetches", "\(failedFetches)"),
+            ("fetches_by_reason", reasons), ("failed_fetches", "\(failedFetches)"),
             ("places_seen", "\(placesSeen)"), ("places_on_map", "\(placesOnMap)"), ("encounters", "\(encounters)"),
             ("busiest_minute_fetches", "\(busiestMinuteFetches)"),
         ]
@@ -295,18 +228,16 @@ struct QueryResultRecord: JSONLRecord {
 }
 
 /// `track stats`
-struct TrackStatsRecord: JSONLRecord {
-    var stats: GPXStatistics
-
+extension GPXStatistics: JSONLRecord {
     func write(to json: inout JSONWriter) {
-        json.member("tracks", stats.tracks)
-        json.member("segments", stats.segments)
-        json.member("points", stats.points)
-        json.member("route_points", stats.routePoints)
-        json.member("waypoints", stats.waypoints)
-        json.member("distance_m", stats.distance, decimals: 3)
-        json.member("duration_s", stats.duration, decimals: 3)
-        for (key, point): (StaticString, GPXPoint?) in [("start", stats.start), ("end", stats.end)] {
+        json.member("tracks", tracks)
+        json.member("segments", segments)
+        json.member("points", points)
+        json.member("route_points", routePoints)
+        json.member("waypoints", waypoints)
+        json.member("distance_m", distance, decimals: 3)
+        json.member("duration_s", duration, decimals: 3)
+        for (key, point): (StaticString, GPXPoint?) in [("start", start), ("end", end)] {
             json.key(key)
             guard let point else {
                 json.null()
@@ -319,7 +250,7 @@ struct TrackStatsRecord: JSONLRecord {
             }
         }
         json.key("bbox")
-        guard let box = stats.bounds else { return json.null() }
+        guard let box = bounds else { return json.null() }
         json.object { object in
             object.member("min_lat", box.minLatitude)
             object.member("min_lon", box.minLongitude)

@@ -1,5 +1,5 @@
-/// Standard output for the timeline of `replay` and `simulate --map`: lines are collected and
-/// written in blocks of 64 KiB, not one `write` per line.
+/// Standard output for long results (the timeline of `replay` and `simulate --map`, `index
+/// query`'s places): lines are collected and written in blocks of 64 KiB, not one `write` per line.
 ///
 /// A 24-hour replay writes about 90,000 lines; one system call each cost more than the replay
 /// itself. Lines are written at once only when someone watches them arrive: standard output is
@@ -17,11 +17,6 @@ final class LineOutput {
     init(flushesEachLine: Bool) {
         self.flushesEachLine = flushesEachLine
         buffer.reserveCapacity(Self.blockSize + 4096)
-    }
-
-    /// Output for the command's standard output: per line when it is a terminal or `flush` is set.
-    convenience init(standardOutputFlushing flush: Bool) {
-        self.init(flushesEachLine: flush || Terminal.isTerminal(1))
     }
 
     /// Appends `line` and a newline.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation  // isatty(3)
 import LocationCore
 
 /// Standard output and error for the command, unbuffered where it matters.

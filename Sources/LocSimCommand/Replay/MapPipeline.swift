@@ -6,11 +6,40 @@ import MapFeature
 /// `locsim replay` and `locsim simulate --map`.
 @MainActor
 struct MapPipeline {
+    let source: PlaceSourceOptions
     let repository: any LocationRepository
     let configuration: FetchThrottle.Configuration
     let recorder: ReplayRecorder
     let progress: Progress
     let output: LineOutput
+
+    /// Places from `source`, the rule of `map`, the timeline in `format` on standard output (each
+    /// line at once with `flush`, or on a terminal), and with `showsProgress` a progress line when
+    /// standard error is a terminal.
+    init(source: PlaceSourceOptions, map: MapLogicOptions, format: TimelineFormat, flush: Bool, showsProgress: Bool) throws {
+        let output = LineOutput(flushesEachLine: flush || Terminal.isTerminal(1))
+        let progress = Progress(enabled: showsProgress && Terminal.isTerminal(2), output: output)
+        recorder = try ReplayRecorder(format: format, reach: map.reach) { progress.printAbove($0) }
+        (self.source, self.output, self.progress) = (source, output, progress)
+        repository = try source.repository()
+        configuration = try map.throttleConfiguration()
+    }
+
+    /// In virtual time without `speedFactor` (``runVirtual(_:)``), else in real time at that
+    /// factor, the progress line counting down `total` (the fix time the run covers, when known).
+    func run(_ provider: some LocationProvider, speedFactor: Double?, total: Double?) async throws {
+        guard let speedFactor else { return try await runVirtual(provider) }
+        progress.total = total
+        progress.speed = speedFactor
+        try await runRealTime(provider, speedFactor: speedFactor)
+    }
+
+    /// Writes `--report` (titled `title`), then ends an `--online` run that never got an answer
+    /// (``PlaceSourceOptions/requireAnAnswer(_:)``).
+    func finish(report: String?, title: String) throws {
+        if let report { try HTMLReport(title: title, recorder: recorder).write(to: report) }
+        try source.requireAnAnswer(recorder)
+    }
 
     /// Virtual time: MapFeature's discrete-event loop (``MapFeature/MapReplayLoop``, the one the
     /// test harness runs), all on the main actor: the provider delivers on it
@@ -22,23 +51,18 @@ struct MapPipeline {
     /// - Throws: What the provider threw (a malformed file, say), after writing what came before.
     func runVirtual(_ provider: some LocationProvider) async throws {
         _ = try await runUntilInterrupted { @MainActor in
-            try await runLoop(provider)
+            var iterator = provider.makeAsyncIterator()
+            let loop = MapReplayLoop(repository: repository, configuration: configuration)
+            let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
+                try await iterator.next(isolation: MainActor.shared)
+            }
+            if let failure = outcome.failure {
+                output.flush()
+                throw failure
+            }
         }
         recorder.finish()
         output.flush()
-    }
-
-    private func runLoop(_ provider: some LocationProvider) async throws {
-        let recorder = recorder
-        var iterator = provider.makeAsyncIterator()
-        let loop = MapReplayLoop(repository: repository, configuration: configuration)
-        let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
-            try await iterator.next(isolation: MainActor.shared)
-        }
-        if let failure = outcome.failure {
-            output.flush()
-            throw failure
-        }
     }
 
     /// Real time: the model consumes the provider on the continuous clock until the provider

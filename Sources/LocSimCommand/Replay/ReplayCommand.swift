@@ -77,23 +77,14 @@ struct Replay: AsyncParsableCommand {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")
         }
         if let gpsd { _ = try Self.gpsdAddress(gpsd) }
-        try timing.validate()
-        try map.validate()
-        try source.validate()
     }
 
     @MainActor
     func run() async throws {
         if let report { try checkOutputPath(report, flag: "--report") }
         if let record { try checkOutputPath(record, flag: "--record") }
-        let output = LineOutput(standardOutputFlushing: flush)
-        defer { output.flush() }
-        let progress = Progress(enabled: !noProgress && Terminal.isTerminal(2), output: output)
-        let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: map.reach) { progress.printAbove($0) }
-        let repository = try source.repository()
-        let pipeline = MapPipeline(
-            repository: repository, configuration: try map.throttleConfiguration(), recorder: recorder, progress: progress,
-            output: output)
+        let pipeline = try MapPipeline(source: source, map: map, format: format, flush: flush, showsProgress: !noProgress)
+        defer { pipeline.output.flush() }
 
         if let gpsd {
             let address = try Self.gpsdAddress(gpsd)
@@ -102,10 +93,9 @@ struct Replay: AsyncParsableCommand {
             // 'locsim gpsd' does.
             var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
             resilience.waitForDaemon = false
-            let jsonl = format == .jsonl
-            let printer = GPSDPrinter(format: jsonl ? .jsonl : .text, endpoint: address.description)
+            let (format, endpoint, progress) = (format, address.description, pipeline.progress)
             let feed = try GPSDProvider(host: address.host, port: address.port, configuration: resilience).reportingEvents { event in
-                let line = jsonl ? printer.jsonLine(event) : printer.text(event)
+                let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
                 await MainActor.run { progress.printAbove(line) }
             }
             let recording = try record.map { try FixRecording(path: $0) }
@@ -122,24 +112,16 @@ struct Replay: AsyncParsableCommand {
                     hint: "is gpsd running at \(address)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
             }
             try recording?.finishSaying()
-            try writeReport(recorder, title: "gpsd at \(address)")
-            try source.requireAnAnswer(recorder)
-            return
+            return try pipeline.finish(report: report, title: "gpsd at \(address)")
         }
         guard let track else { return }
-        let pacing: Pacing = timing.fast ? .virtual : .timed(speedFactor: timing.speed ?? 1)
-        let (replay, warnings) = try makeReplay(track, pacing: pacing)
+        let speedFactor = timing.fast ? nil : timing.speed ?? 1
+        let (replay, warnings) = try makeReplay(track, pacing: speedFactor.map { .timed(speedFactor: $0) } ?? .virtual)
         for line in warnings { Terminal.err(line) }
-        if timing.fast {
-            try await pipeline.runVirtual(replay)
-        } else {
-            // The fix time this run covers: from the start offset to the end (unknown when looping).
-            progress.total = timing.loop ? nil : replay.analysis.duration - replay.configuration.startOffset
-            progress.speed = timing.speed ?? 1
-            try await pipeline.runRealTime(replay, speedFactor: timing.speed ?? 1)
-        }
-        try writeReport(recorder, title: track)
-        try source.requireAnAnswer(recorder)
+        // The fix time this run covers: from the start offset to the end (unknown when looping).
+        let total = timing.loop ? nil : replay.analysis.duration - replay.configuration.startOffset
+        try await pipeline.run(replay, speedFactor: speedFactor, total: total)
+        try pipeline.finish(report: report, title: track)
     }
 
     /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).
@@ -159,20 +141,9 @@ struct Replay: AsyncParsableCommand {
             // Only the track can say how far --start may go.
             let length = try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: .init(pacing: .virtual))
                 .0.analysis.duration
-            throw UsageFailure(
+            throw ValidationError(
                 "--start \(timing.start?.text ?? "") is beyond the end of \(track), which lasts \(DurationText.clockText(length)) "
                     + "(\(DecimalText.fixed(length, decimals: 3)) s)")
         }
     }
-
-    @MainActor
-    private func writeReport(_ recorder: ReplayRecorder, title: String) throws {
-        guard let report else { return }
-        try HTMLReport(title: title, recorder: recorder).write(to: report)
-    }
-}
-
-/// `--format text|jsonl`.
-enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, jsonl
 }

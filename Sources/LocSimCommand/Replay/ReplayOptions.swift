@@ -34,10 +34,7 @@ struct PlaceSourceOptions: ParsableArguments {
         if let online, let url = URL(string: online) {
             return try HTTPLocationRepository(baseURL: url, token: token)
         }
-        if let db {
-            return OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
-        }
-        return OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata))
+        return OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
     }
 
     /// Ends an `--online` run that never got an answer with exit status 1, as docs/reference/command.md
@@ -70,9 +67,7 @@ struct TimingOptions: ParsableArguments {
     @Flag(help: "Play lap after lap until interrupted; time keeps running forward.")
     var loop = false
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Start this far into the walk: 90, 49:00, 1:02:03, 5m.", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Start this far into the walk: 90, 49:00, 1:02:03, 5m.")
     var start: DurationArgument?
 
     @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
@@ -110,10 +105,7 @@ struct MapLogicOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
     var throttleDistance: Double = 100
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Fetch when more than this long passed since the last fetch (default 30s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Fetch when more than this long passed since the last fetch (default 30s).")
     var throttleInterval: DurationArgument = .seconds(30)
 
     @Option(help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))

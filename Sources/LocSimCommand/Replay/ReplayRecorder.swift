@@ -9,8 +9,6 @@ import MapFeature
 /// virtual-time run) and is deterministic: the same events give byte-identical output.
 @MainActor
 final class ReplayRecorder {
-    enum Format { case text, jsonl }
-
     /// Everything the HTML report draws.
     struct Trace {
         var fixes: [(time: Date, coordinate: Coordinate)] = []
@@ -22,32 +20,30 @@ final class ReplayRecorder {
         var failures: [(time: Date, id: Int, center: Coordinate, error: String)] = []
     }
 
-    private let format: Format
+    private let format: TimelineFormat
     private let write: (String) -> Void
     private var tracker: EncounterTracker
     private var onMap: [String: Place] = [:]
     /// Whether `onMap` changed since the tracker was last given it.
     private var mapChanged = false
-    private var pendingAppeared: [Place] = []
-    private var pendingDisappeared: [Place] = []
-    private var pendingChanged: [Place] = []
-    private var pendingPlacesTime: Date?
+    /// The map's changes not written yet: one `places` line, before the next other event.
+    private var pendingPlaces: PlacesRecord?
     /// The in-flight request a follow-up was last reported queued behind: one line per request.
     private var followUpQueuedBehind: Int?
     private(set) var trace = Trace()
 
-    // Summary figures.
-    private(set) var acceptedCount = 0
-    private(set) var rejectedCount = 0
-    private(set) var distance = 0.0
+    // Summary figures (the counts the trace keeps are derived from it, so none can drift).
+    private var acceptedCount = 0
+    private var rejectedCount = 0
+    private var distance = 0.0
     private var firstTime: Date?
     private var lastTime: Date?
-    private(set) var fetchesByReason: [String: Int] = [:]
+    private var fetchesByReason: [String: Int] = [:]
     /// Answers the model took (a server that never answered is told from one that did).
     private(set) var answers = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
 
-    init(format: Format, reach: Double, write: @escaping (String) -> Void) throws {
+    init(format: TimelineFormat, reach: Double, write: @escaping (String) -> Void) throws {
         self.format = format
         self.tracker = try EncounterTracker(reach: reach)
         self.write = write
@@ -57,35 +53,21 @@ final class ReplayRecorder {
     var placesOnMap: Int { onMap.count }
     /// Fetches so far.
     var fetchCount: Int { trace.fetches.count }
-    // Derived from what the trace keeps, so no counter can drift from it.
-    var fixCount: Int { acceptedCount + rejectedCount }
-    var placesSeenCount: Int { trace.places.count }
-    var encounterCount: Int { trace.encounters.count }
-    var failures: Int { trace.failures.count }
 
     // MARK: Events
 
     func record(_ event: MapEvent) {
         switch event.kind {
         case .placesAppeared(let places):
-            pendingPlacesTime = event.time
-            pendingAppeared += places
-            mapChanged = true
             for place in places { show(place, at: event.time) }
-            return
+            return changePlaces(at: event.time) { $0.appeared += places.map(\.id) }
         case .placesDisappeared(let places):
-            pendingPlacesTime = event.time
-            pendingDisappeared += places
             for place in places { onMap.removeValue(forKey: place.id) }
-            mapChanged = true
-            return
+            return changePlaces(at: event.time) { $0.disappeared += places.map(\.id) }
         case .placesChanged(let places):
             // Same ids, new values (a place moved, say): encounters must use where it is now.
-            pendingPlacesTime = event.time
-            pendingChanged += places
             for place in places { show(place, at: event.time) }
-            mapChanged = true
-            return
+            return changePlaces(at: event.time) { $0.changed += places.map(\.id) }
         default:
             flushPlaces()
         }
@@ -97,7 +79,7 @@ final class ReplayRecorder {
             guard let coordinate = fix.coordinate else { return }
             if let previous = trace.fixes.last?.coordinate { distance += previous.geodesicDistance(to: coordinate) }
             trace.fixes.append((fix.time, coordinate))
-            emitFix(fix, accepted: true, rejection: nil)
+            emitFix(fix, rejection: nil)
             if mapChanged {
                 // Ids are unique here, so the dictionary's order does not matter.
                 tracker.places = Array(onMap.values)
@@ -105,52 +87,42 @@ final class ReplayRecorder {
             }
             for encounter in tracker.update(position: coordinate) {
                 trace.encounters.append((fix.time, encounter.place, encounter.distance))
-                emitEncounter(encounter, at: fix.time)
+                emit(
+                    text: "\(stamp(fix.time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
+                        + "at \(DecimalText.fixed(encounter.distance, decimals: 1)) m",
+                    EncounterRecord(time: fix.time, place: encounter.place, distance: encounter.distance))
             }
         case .fixRejected(let fix, let rejection):
             rejectedCount += 1
             note(time: fix.time)
-            emitFix(fix, accepted: false, rejection: rejection)
+            emitFix(fix, rejection: rejection)
         case .fetchStarted(let request):
             fetchesByReason[request.reason.rawValue, default: 0] += 1
             fetchesPerMinute[Int64((request.time.timeIntervalSince1970 / 60).rounded(.down)), default: 0] += 1
             trace.fetches.append((request.time, request.center, request.radius, request.reason.rawValue))
-            emit(
-                text: "\(stamp(event.time))  fetch #\(request.id) \(request.reason) at \(request.center) radius \(DecimalText.fixed(request.radius, decimals: 0)) m",
-                FetchRecord(time: event.time, request: request))
+            emit(event, text: "fetch #\(request.id) \(request.reason) at \(request.center) radius \(DecimalText.fixed(request.radius, decimals: 0)) m")
         case .fetchCoalesced(let reason, let inFlight):
             // Every qualifying fix while a request is in flight is coalesced into the same one
             // follow-up: say so once per request, not once per fix.
             guard followUpQueuedBehind != inFlight else { return }
             followUpQueuedBehind = inFlight
-            emit(
-                text: "\(stamp(event.time))  fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued",
-                CoalescedRecord(time: event.time, reason: reason, inFlight: inFlight))
+            emit(event, text: "fetch due (\(reason)) while #\(inFlight) is in flight: one follow-up queued")
         case .fetchSucceeded(let request, let count):
             answers += 1
-            emit(
-                text: "\(stamp(event.time))  answer #\(request.id): \(PeopleText.count(count, "place"))",
-                AnswerRecord(time: event.time, id: request.id, count: count))
+            emit(event, text: "answer #\(request.id): \(PeopleText.count(count, "place"))")
         case .fetchFailed(let request, let error, let retryNotBefore):
             trace.failures.append((event.time, request.id, request.center, "\(error)"))
-            emit(
-                text: "\(stamp(event.time))  fetch #\(request.id) failed: \(PeopleText.escaped("\(error)")); next try not before \(stamp(retryNotBefore))",
-                FetchFailedRecord(time: event.time, id: request.id, error: "\(error)", retryNotBefore: retryNotBefore))
+            emit(event, text: "fetch #\(request.id) failed: \(PeopleText.escaped("\(error)")); next try not before \(stamp(retryNotBefore))")
         case .answerDiscarded(let id):
-            emit(
-                text: "\(stamp(event.time))  answer #\(id) discarded (a newer request superseded it)",
-                RequestEndRecord(kind: .discarded, time: event.time, id: id))
+            emit(event, text: "answer #\(id) discarded (a newer request superseded it)")
         case .fetchCancelled(let request):
-            emit(
-                text: "\(stamp(event.time))  fetch #\(request.id) cancelled",
-                RequestEndRecord(kind: .cancelled, time: event.time, id: request.id))
+            emit(event, text: "fetch #\(request.id) cancelled")
         case .providerStateChanged(let state):
             // A source that fails before its first fix has no time of its own: the failure is
-            // reported by the command's error message instead.
+            // reported by the command's error message instead; after one, it is stamped with the
+            // last fix's time.
             if case .failed(let error) = state, let time = lastTime {
-                emit(
-                    text: "\(stamp(time))  location source failed: \(PeopleText.escaped("\(error)"))",
-                    ProviderFailedRecord(time: time, error: "\(error)"))
+                emit(MapEvent(time: time, kind: event.kind), text: "location source failed: \(PeopleText.escaped("\(error)"))")
             }
         case .placesAppeared, .placesDisappeared, .placesChanged, .stopped:
             break
@@ -164,40 +136,17 @@ final class ReplayRecorder {
         case .jsonl: write(summary.line)
         case .text:
             write("")
-            for line in summaryLines() { write(line) }
+            for line in summary.text { write(line) }
         }
     }
 
-    // MARK: Summary
-
-    var duration: Double? {
-        guard let firstTime, let lastTime else { return nil }
-        return lastTime.timeIntervalSince(firstTime)
-    }
-
-    var busiestMinuteFetches: Int { fetchesPerMinute.values.max() ?? 0 }
-
-    /// The summary's figures, as the last jsonl line and the HTML report's table show them.
+    /// The summary's figures, as the last jsonl line, the text summary and the HTML report's table show them.
     var summary: SummaryRecord {
         SummaryRecord(
-            fixes: fixCount, acceptedFixes: acceptedCount, rejectedFixes: rejectedCount, distance: distance,
-            duration: duration, fetches: fetchCount, fetchesByReason: fetchesByReason, failedFetches: failures,
-            placesSeen: placesSeenCount, placesOnMap: onMap.count, encounters: encounterCount,
-            busiestMinuteFetches: busiestMinuteFetches)
-    }
-
-    func summaryLines() -> [String] {
-        let reasons = FetchThrottle.Reason.allCases.map { "\($0.rawValue) \(fetchesByReason[$0.rawValue] ?? 0)" }.joined(separator: ", ")
-        return [
-            "Summary",
-            "  fixes:          \(fixCount) (\(acceptedCount) accepted, \(rejectedCount) rejected)",
-            "  distance:       \(DecimalText.fixed(distance / 1000, decimals: 3)) km",
-            "  duration:       \(duration.map { DurationText.clockText($0) } ?? "-")",
-            "  fetches:        \(fetchCount) (\(reasons)); \(failures) failed",
-            "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
-            "  places seen:    \(placesSeenCount) (\(onMap.count) on the map at the end)",
-            "  encounters:     \(encounterCount)",
-        ]
+            fixes: acceptedCount + rejectedCount, acceptedFixes: acceptedCount, rejectedFixes: rejectedCount, distance: distance,
+            duration: firstTime.flatMap { first in lastTime?.timeIntervalSince(first) }, fetches: fetchCount,
+            fetchesByReason: fetchesByReason, failedFetches: trace.failures.count, placesSeen: trace.places.count,
+            placesOnMap: onMap.count, encounters: trace.encounters.count, busiestMinuteFetches: fetchesPerMinute.values.max() ?? 0)
     }
 
     // MARK: Output
@@ -211,35 +160,34 @@ final class ReplayRecorder {
     /// coloured by when it first was.
     private func show(_ place: Place, at time: Date) {
         onMap[place.id] = place
-        if trace.places[place.id] == nil {
-            trace.places[place.id] = (place, time)
-        } else {
-            trace.places[place.id]?.place = place
-        }
+        trace.places[place.id] = (place, trace.places[place.id]?.firstSeen ?? time)
+    }
+
+    /// Notes a change of the map at `time` for the next `places` line.
+    private func changePlaces(at time: Date, _ change: (inout PlacesRecord) -> Void) {
+        var record = pendingPlaces.take() ?? PlacesRecord(time: time, count: 0, appeared: [], disappeared: [], changed: [])
+        record.time = time
+        change(&record)
+        pendingPlaces = record
+        mapChanged = true
     }
 
     private func flushPlaces() {
-        guard let time = pendingPlacesTime else { return }
-        pendingPlacesTime = nil
-        let appeared = pendingAppeared.map(\.id)
-        let disappeared = pendingDisappeared.map(\.id)
-        let changed = pendingChanged.map(\.id)
-        pendingAppeared = []
-        pendingDisappeared = []
-        pendingChanged = []
-        trace.placeCounts.append((time, onMap.count))
-        let count = onMap.count
+        guard var record = pendingPlaces.take() else { return }
+        record.count = onMap.count
+        trace.placeCounts.append((record.time, record.count))
+        let (appeared, changed) = (record.appeared, record.changed)
         emit(
             text: {
                 let names = appeared.prefix(5).compactMap { onMap[$0].map { PeopleText.escaped($0.name) } }.joined(separator: ", ")
-                return "\(stamp(time))  map: \(PeopleText.count(count, "place")) (+\(appeared.count) −\(disappeared.count)"
+                return "\(stamp(record.time))  map: \(PeopleText.count(record.count, "place")) (+\(appeared.count) −\(record.disappeared.count)"
                     + (changed.isEmpty ? "" : " ~\(changed.count) changed") + ")"
                     + (names.isEmpty ? "" : ": " + names + (appeared.count > 5 ? ", …" : ""))
             }(),
-            PlacesRecord(time: time, count: count, appeared: appeared, disappeared: disappeared, changed: changed))
+            record)
     }
 
-    private func emitFix(_ fix: Fix, accepted: Bool, rejection: FetchThrottle.Rejection?) {
+    private func emitFix(_ fix: Fix, rejection: FetchThrottle.Rejection?) {
         guard format == .jsonl else {
             if let rejection {
                 write("\(stamp(fix.time))  fix ignored: \(Self.reason(rejection))")
@@ -259,19 +207,17 @@ final class ReplayRecorder {
         }
     }
 
-    private func emitEncounter(_ encounter: EncounterTracker.Encounter, at time: Date) {
-        emit(
-            text: "\(stamp(time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
-                + "at \(DecimalText.fixed(encounter.distance, decimals: 1)) m",
-            EncounterRecord(time: time, place: encounter.place, distance: encounter.distance))
-    }
-
     /// Writes `text` or `record`'s line, whichever the format asks for; only that one is built.
     private func emit(text: @autoclosure () -> String, _ record: some JSONLRecord) {
         switch format {
         case .text: write(text())
         case .jsonl: write(record.line)
         }
+    }
+
+    /// Writes `event`'s timeline line: its time and `text`, or its record.
+    private func emit(_ event: MapEvent, text: @autoclosure () -> String) {
+        emit(text: "\(stamp(event.time))  \(text())", MapEventRecord(event: event))
     }
 
     private func stamp(_ time: Date) -> String { UTCTimestamp.format(time, fractionDigits: 3) }

@@ -69,14 +69,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
     var maxRadius: Double = 50_000
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Delay every answer by this much (800ms, 1.5s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Delay every answer by this much (800ms, 1.5s).")
     var latency: DurationArgument?
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Spread the latency uniformly by ± this much.", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Spread the latency uniformly by ± this much.")
     var latencyJitter: DurationArgument?
 
     @Option(help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
@@ -94,15 +90,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
     var throttleDistance: Double = 100
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The audited rule: a fetch is due after more than this long (default 30s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "The audited rule: a fetch is due after more than this long (default 30s).")
     var throttleInterval: DurationArgument = .seconds(30)
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp("Slack on the audited interval for network jitter (default 1s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Slack on the audited interval for network jitter (default 1s).")
     var auditTolerance: DurationArgument = .seconds(1)
 
     @Option(help: ArgumentHelp("At shutdown, write the audit as an HTML page (map, timeline, counts).", valueName: "file.html"))
@@ -112,7 +103,7 @@ struct Serve: AsyncParsableCommand {
     var auditStrict = false
 
     @Option(help: "Access log: text or json, one line per request on standard output.")
-    var logFormat: AccessLogFormat = .text
+    var logFormat: ReportFormat = .text
 
     @Option(
         parsing: .unconditional,
@@ -207,15 +198,13 @@ struct Serve: AsyncParsableCommand {
             #else
             throw BuildTraits.missing("PostGIS", for: "--postgres \(postgres)")
             #endif
-        } else if let db {
-            repository = OfflineLocationRepository(index: try NearbyIndex(path: db, configuration: .init(access: .readOnly)))
         } else {
-            repository = OfflineLocationRepository(index: try DefaultIndex.open(geodata: geodata))
+            repository = OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
         }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
-        let accessLog = AccessLog(format: logFormat.format, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
+        let accessLog = AccessLog(format: logFormat == .text ? .text : .json, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Locked(port)
         let feedRuntime = try FeedRuntime(feed, host: host)
         let server = NearbyServer(
@@ -240,17 +229,13 @@ struct Serve: AsyncParsableCommand {
             configuration: ServiceGroupConfiguration(
                 services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
+            defer { accessLog.flush() }
             try await group.run()
         } catch let error as ListenError {
-            accessLog.flush()
             let flag = error.clients == .http ? "--port" : "--gpsd-port"
             throw CommandFailure(
                 error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
-        } catch {
-            accessLog.flush()
-            throw error
         }
-        accessLog.flush()
 
         let audit = server.state.audit
         if let auditReport {
@@ -271,11 +256,5 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-/// `--log-format text|json`.
-enum AccessLogFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-    var format: AccessLog.Format { self == .text ? .text : .json }
 }
 #endif  // Server

@@ -53,10 +53,7 @@ struct Simulate: AsyncParsableCommand {
     var profile: Profile = .walk
     @Option(help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
     var mps: Double?
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("How long the motion lasts (required for stationary, circle and random-walk).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "How long the motion lasts (required for stationary, circle and random-walk).")
     var duration: DurationArgument?
     @Option(help: ArgumentHelp("Fixes per second.", valueName: "hz"))
     var rate: Double = 1
@@ -125,8 +122,6 @@ struct Simulate: AsyncParsableCommand {
         }
         if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
         if report != nil && !map { throw ValidationError("--report needs --map") }
-        try mapLogic.validate()
-        try source.validate()
     }
 
     @MainActor
@@ -145,26 +140,10 @@ struct Simulate: AsyncParsableCommand {
             return
         }
         if map {
-            let output = LineOutput(standardOutputFlushing: flush)
-            defer { output.flush() }
-            let progress = Progress(enabled: speed != nil && Terminal.isTerminal(2), output: output)
-            let recorder = try ReplayRecorder(format: format == .jsonl ? .jsonl : .text, reach: mapLogic.reach) {
-                progress.printAbove($0)
-            }
-            let repository = try source.repository()
-            let pipeline = MapPipeline(
-                repository: repository, configuration: try mapLogic.throttleConfiguration(), recorder: recorder,
-                progress: progress, output: output)
-            if speed == nil {
-                try await pipeline.runVirtual(motion)
-            } else {
-                progress.total = duration?.seconds
-                progress.speed = speed ?? 1
-                try await pipeline.runRealTime(motion, speedFactor: speed ?? 1)
-            }
-            if let report { try HTMLReport(title: "simulated \(path.rawValue)", recorder: recorder).write(to: report) }
-            try source.requireAnAnswer(recorder)
-            return
+            let pipeline = try MapPipeline(source: source, map: mapLogic, format: format, flush: flush, showsProgress: speed != nil)
+            defer { pipeline.output.flush() }
+            try await pipeline.run(motion, speedFactor: speed, total: duration?.seconds)
+            return try pipeline.finish(report: report, title: "simulated \(path.rawValue)")
         }
         _ = try await runUntilInterrupted {
             for try await fix in motion { Terminal.out(Self.line(for: fix, format: format)) }
@@ -199,14 +178,10 @@ struct Simulate: AsyncParsableCommand {
     }
 
     static func line(for fix: Fix, format: TimelineFormat) -> String {
-        switch format {
-        case .jsonl:
-            return FixRecord(fix: fix).line
-        case .text:
-            let position = fix.coordinate?.description ?? "no fix"
-            let accuracy = fix.horizontalAccuracy.map { " ±\(DecimalText.fixed($0, decimals: 1)) m" } ?? ""
-            let speed = fix.speed.map { " \(DecimalText.fixed($0, decimals: 2)) m/s" } ?? ""
-            return "\(UTCTimestamp.format(fix.time, fractionDigits: 3))  \(position)\(accuracy)\(speed)"
-        }
+        guard format == .text else { return FixRecord(fix: fix).line }
+        let position = fix.coordinate?.description ?? "no fix"
+        let accuracy = fix.horizontalAccuracy.map { " ±\(DecimalText.fixed($0, decimals: 1)) m" } ?? ""
+        let speed = fix.speed.map { " \(DecimalText.fixed($0, decimals: 2)) m/s" } ?? ""
+        return "\(UTCTimestamp.format(fix.time, fractionDigits: 3))  \(position)\(accuracy)\(speed)"
     }
 }

@@ -57,19 +57,13 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --server: keep-alive connections per thread at most.", valueName: "n"))
     var connections: Int = 64
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("With --server: a request unanswered after this long fails (wall-clock; default 10s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "With --server: a request unanswered after this long fails (wall-clock; default 10s).")
     var timeout: DurationArgument = .seconds(10)
 
     @Option(help: ArgumentHelp("How many players.", valueName: "n"))
     var players: Int
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Game time to simulate, in whole seconds, up to 7 days (default 1h).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Game time to simulate, in whole seconds, up to 7 days (default 1h).")
     var duration: DurationArgument = DurationArgument(.seconds(3600), text: "1h")
 
     @Option(parsing: .unconditional, help: "Seed of everything random.")
@@ -89,10 +83,7 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
     var sampleAnswers: Int = 20
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Players open the app at random seconds over this long (0: all at once; default 60s).", valueName: "duration"),
-        transform: DurationArgument.parse)
+    @Option(duration: "Players open the app at random seconds over this long (0: all at once; default 60s).")
     var ramp: DurationArgument = .seconds(60)
 
     @Option(help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
@@ -105,11 +96,7 @@ struct SwarmCommand: AsyncParsableCommand {
     var threads: Int?
 
     @Option(help: "Output: text, json (--virtual) or jsonl (--server).")
-    var format: SwarmFormat = .text
-
-    enum SwarmFormat: String, ExpressibleByArgument, CaseIterable {
-        case text, json, jsonl
-    }
+    var format: DataFormat = .text
 
     func validate() throws {
         if virtual {
@@ -124,7 +111,7 @@ struct SwarmCommand: AsyncParsableCommand {
             guard let server else {
                 throw ValidationError("say where to send the requests with --server URL, or add --virtual to compute the load without sending")
             }
-            try BuildTraits.require("Server", for: "--server \(server)")
+            try BuildTraits.requireServer(for: "--server \(server)")
             #if Server
             do {
                 _ = try SwarmHTTPClient.Endpoint(url: server)

@@ -32,7 +32,7 @@ extension SwarmCommand {
         let players = motion.players
         _ = try await runUntilInterrupted {
             let stats = await runner.run(swarm, transport: client) { second, totals in
-                if jsonl { Terminal.out(SwarmSecondRecord(second: second).line) }
+                if jsonl { Terminal.out(second.line) }
                 if progress { Terminal.errRaw("\r\u{1B}[K" + Self.progressLine(second, totals: totals, players: players)) }
             }
             result.withLock { $0 = stats }
@@ -41,15 +41,10 @@ extension SwarmCommand {
         try await client.shutdown()
         guard let stats = result.withLock({ $0 }) else { return }
         let name = endpoint.description
-        if jsonl {
-            Terminal.out(SwarmSummaryRecord(stats: stats, server: name, speed: speed).line)
-        } else {
-            Terminal.out(stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count))
-        }
+        let summary = stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count)
+        Terminal.out(jsonl ? SwarmSummaryRecord(stats: stats, server: name, speed: speed).line : summary)
         if let report {
-            let page = SwarmHTMLReport(
-                stats: stats, server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count)
-            try HTMLReport.write(page.html(), to: report)
+            try HTMLReport.write(stats.htmlReport(server: name, summary: summary), to: report)
             if progress { Terminal.err("report written to \(report)") }
         }
         if stats.totalRequests > 0, stats.answered == 0 {

@@ -2,21 +2,21 @@ import LocationCore
 import MapFeature
 import Swarm
 
-/// A real-time swarm's output: jsonl records, the text summary and the HTML report, all from
-/// one ``LiveSwarmStats``.
-struct SwarmSecondRecord: JSONLRecord {
-    var second: LiveSwarmStats.Second
+// A real-time swarm's output: jsonl records, the text summary and the HTML report, all from
+// one `LiveSwarmStats`.
 
+/// `swarm_second`
+extension LiveSwarmStats.Second: JSONLRecord {
     func write(to json: inout JSONWriter) {
         json.member("type", "swarm_second")
-        json.member("second", second.second)
-        json.member("active", second.activePlayers)
-        json.member("requests", second.total)
-        for (kind, count) in zip(LiveSwarmStats.kinds, second.requests) { json.key(kind); json.integer(count) }
-        json.member("answered", second.answered)
-        json.member("failed", second.failed)
-        json.member("p50_ms", Double(second.p50Micros) / 1_000, decimals: 3)
-        json.member("p99_ms", Double(second.p99Micros) / 1_000, decimals: 3)
+        json.member("second", second)
+        json.member("active", activePlayers)
+        json.member("requests", total)
+        for (kind, count) in zip(LiveSwarmStats.kinds, requests) { json.key(kind); json.integer(count) }
+        json.member("answered", answered)
+        json.member("failed", failed)
+        json.member("p50_ms", Double(p50Micros) / 1_000, decimals: 3)
+        json.member("p99_ms", Double(p99Micros) / 1_000, decimals: 3)
     }
 }
 

@@ -51,10 +51,7 @@ struct TrackStats: AsyncParsableCommand {
             stats = try GPXStatistics(reader: reader)
             warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals)
         }
-        switch format {
-        case .json: Terminal.out(TrackStatsRecord(stats: stats).line)
-        case .text: Terminal.out(Self.text(stats, file: file))
-        }
+        Terminal.out(format == .json ? stats.line : Self.text(stats, file: file))
         for line in warnings { Terminal.err(line) }
     }
 

@@ -1,6 +1,8 @@
 /// A counter that tasks can wait on: ``bump()`` moves it on and wakes every task waiting in
-/// ``wait(after:)`` for a newer value. A player's runner waits on it for control changes, its
-/// hub for the player's removal, and a request held by a fault for the server's shutdown.
+/// ``wait(after:)`` for a newer value. The package's one way to wait for a change of shared state:
+/// a feed player's runner waits on it for control changes, its hub for the player's removal,
+/// LocationSimulation's `ReplayControl` for a resume, and a request held by a fault for the
+/// server's shutdown.
 package final class ChangeSignal: Sendable {
     private struct State {
         var generation = 0

@@ -1,12 +1,13 @@
 /// A JSON value (RFC 8259) read from text: the package's one JSON reader, for gpsd's reports
 /// (checked before libgps sees them), gpsd clients' requests and the control API's bodies,
-/// GeoJSON place files and the nearby server's fault scripts.
+/// GeoJSON place files, the nearby server's fault scripts and the game server's error bodies.
 ///
 /// Strict: one value, whitespace around it, nothing else; containers nest at most
 /// `maximumDepth` deep, so hostile text cannot exhaust the stack. Objects keep their members in
 /// the text's order, a repeated name included.
 ///
-/// Package access: its readers are LocationGPSD, LocationFeed, Places and NearbyServer (fault scripts).
+/// Package access: its readers are LocationGPSD, LocationFeed, Places, MapFeature (error bodies) and
+/// NearbyServer (fault scripts).
 package enum JSONValue: Sendable {
     case null
     case bool(Bool)

@@ -1,74 +1,30 @@
 internal import CSQLite
 
-/// SQLite primary result codes the index reacts to, with Swift names.
-///
-/// `rawValue` is the C constant (`SQLITE_BUSY` is 5). Extended codes are reduced to their primary
-/// code (low 8 bits) before matching, so `SQLITE_BUSY_SNAPSHOT` matches ``busy``.
-struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    var rawValue: Int32
-    init(rawValue: Int32) { self.rawValue = rawValue }
-
-    /// `SQLITE_OK`
-    static let ok = Self(rawValue: SQLITE_OK)
-    /// `SQLITE_ROW`
-    static let row = Self(rawValue: SQLITE_ROW)
-    /// `SQLITE_DONE`
-    static let done = Self(rawValue: SQLITE_DONE)
-    /// `SQLITE_BUSY`
-    static let busy = Self(rawValue: SQLITE_BUSY)
-    /// `SQLITE_LOCKED`
-    static let locked = Self(rawValue: SQLITE_LOCKED)
-    /// `SQLITE_READONLY`
-    static let readOnly = Self(rawValue: SQLITE_READONLY)
-    /// `SQLITE_CORRUPT`
-    static let corrupt = Self(rawValue: SQLITE_CORRUPT)
-    /// `SQLITE_NOTADB`
-    static let notADatabase = Self(rawValue: SQLITE_NOTADB)
-    /// `SQLITE_CANTOPEN`
-    static let cannotOpen = Self(rawValue: SQLITE_CANTOPEN)
-    /// `SQLITE_IOERR`
-    static let ioError = Self(rawValue: SQLITE_IOERR)
-    /// `SQLITE_FULL`
-    static let full = Self(rawValue: SQLITE_FULL)
-    /// `SQLITE_PERM`
-    static let permission = Self(rawValue: SQLITE_PERM)
-    /// `SQLITE_INTERRUPT`
-    static let interrupt = Self(rawValue: SQLITE_INTERRUPT)
-
-    /// The primary code of an extended result code.
-    var primary: Self { Self(rawValue: rawValue & 0xFF) }
-
-    var description: String { String(cString: sqlite3_errstr(rawValue)) }
-
-    /// Lets `case .busy` match an extended result code.
-    static func ~= (pattern: Self, code: Self) -> Bool { pattern == code.primary }
-}
-
 /// The index error for a failed SQLite call: maps the result code to an ``IndexError/Code`` and
 /// says what to do about it.
 func indexError(_ result: Int32, message: String, path: String) -> IndexError {
-    let code = SQLiteResultCode(rawValue: result)
     let indexCode: IndexError.Code
     var advice = ""
-    switch code {
-    case .busy, .locked:
+    // Extended result codes (SQLITE_BUSY_SNAPSHOT) are reduced to their primary code, the low 8 bits.
+    switch result & 0xFF {
+    case SQLITE_BUSY, SQLITE_LOCKED:
         indexCode = .busy
         advice = "; another process is writing to this index: retry when it has finished"
-    case .readOnly, .permission:
+    case SQLITE_READONLY, SQLITE_PERM:
         indexCode = .readOnly
         advice = "; open the index read-write and check the file and its directory are writable"
-    case .corrupt:
+    case SQLITE_CORRUPT:
         indexCode = .corrupt
         advice = "; delete the file and rebuild it with `locsim index import`"
-    case .notADatabase:
+    case SQLITE_NOTADB:
         indexCode = .notAnIndex
         advice = "; this file is not an SQLite database: pass the path of a locsim index"
-    case .cannotOpen:
+    case SQLITE_CANTOPEN:
         indexCode = .cannotOpen
         advice = "; check that the directory exists and is accessible"
-    case .ioError, .full:
+    case SQLITE_IOERR, SQLITE_FULL:
         indexCode = .io
-    case .interrupt:
+    case SQLITE_INTERRUPT:
         indexCode = .cancelled
     default:
         indexCode = .sqlite

@@ -49,27 +49,6 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
         return result
     }
 
-    /// A uniform double in [0, 1): the top 53 bits scaled by 2⁻⁵³.
-    package mutating func nextUnit() -> Double {
-        Double(next() >> 11) * 0x1p-53
-    }
-
-    /// A uniform double in `range`.
-    package mutating func nextDouble(in range: ClosedRange<Double>) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * nextUnit()
-    }
-
-    /// A standard normal deviate (mean 0, standard deviation 1) by the Box–Muller transform.
-    ///
-    /// Each call consumes two 64-bit words and uses the cosine branch only, so the stream position
-    /// never depends on a cached second value.
-    package mutating func nextGaussian() -> Double {
-        // 1 - u lies in (0, 1], so the logarithm is finite.
-        let u1 = 1 - nextUnit()
-        let u2 = nextUnit()
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-    }
-
     /// Derives an independent generator for a sub-stream (noise vs. motion), so adding draws to one
     /// does not shift the other.
     package mutating func split() -> SeededGenerator {
@@ -79,4 +58,33 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 
 @inline(__always) private func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 {
     (x << k) | (x >> (64 - k))
+}
+
+/// The derived values of every seeded generator (``SeededGenerator`` here, the swarm's 8-byte
+/// `SplitMix64`), computed here rather than by the standard library's `random(in:using:)`, whose
+/// algorithm is not promised to stay the same.
+extension RandomNumberGenerator {
+    /// A uniform double in [0, 1): the top 53 bits scaled by 2⁻⁵³.
+    @inlinable package mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
+
+    /// A uniform double in `range`.
+    @inlinable package mutating func nextDouble(in range: ClosedRange<Double>) -> Double {
+        range.lowerBound + (range.upperBound - range.lowerBound) * nextUnit()
+    }
+
+    /// A standard normal deviate (mean 0, standard deviation 1) by the Box–Muller transform.
+    ///
+    /// Each call consumes two 64-bit words and uses the cosine branch only, so the stream position
+    /// never depends on a cached second value.
+    @inlinable package mutating func nextGaussian() -> Double {
+        // 1 - u lies in (0, 1], so the logarithm is finite.
+        let u1 = 1 - nextUnit()
+        return boxMuller(u1, nextUnit())
+    }
+}
+
+@usableFromInline func boxMuller(_ u1: Double, _ u2: Double) -> Double {
+    (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
 }

@@ -15,70 +15,38 @@ import LocationCore
 /// control.resume()   // ...and released
 /// ```
 package final class ReplayControl: Sendable {
-    private struct State {
-        var isPaused = false
-        var nextID: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-        var cancelledBeforeRegistration: Set<UInt64> = []
-    }
-
-    private let state: Locked<State>
+    private let paused: Locked<Bool>
+    private let resumed = ChangeSignal()
 
     /// Creates a control; `paused: true` holds the very first fix until ``resume()``.
     package init(paused: Bool = false) {
-        state = Locked(State(isPaused: paused))
+        self.paused = Locked(paused)
     }
 
     /// Whether fixes are being held.
-    package var isPaused: Bool { state.withLock { $0.isPaused } }
+    package var isPaused: Bool { paused.withLock { $0 } }
 
     /// Holds the next fix (and everything after it) until ``resume()``.
     package func pause() {
-        state.withLock { $0.isPaused = true }
+        paused.withLock { $0 = true }
     }
 
     /// Releases a held fix and lets the provider continue.
     package func resume() {
-        let waiters = state.withLock { state in
-            state.isPaused = false
-            let waiters = Array(state.waiters.values)
-            state.waiters.removeAll()
-            return waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        paused.withLock { $0 = false }
+        resumed.bump()
     }
 
     /// Returns at once when running; otherwise suspends until ``resume()``.
     ///
     /// - Throws: `CancellationError` as soon as the waiting task is cancelled.
     func waitWhilePaused() async throws {
-        try Task.checkCancellation()
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Action { case resume, cancel, wait }
-                let action = state.withLock { state -> Action in
-                    if state.cancelledBeforeRegistration.remove(id) != nil { return .cancel }
-                    guard state.isPaused else { return .resume }
-                    state.waiters[id] = continuation
-                    return .wait
-                }
-                switch action {
-                case .resume: continuation.resume()
-                case .cancel: continuation.resume(throwing: CancellationError())
-                case .wait: break
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
-                state.cancelledBeforeRegistration.insert(id)
-                return nil
-            }
-            waiter?.resume(throwing: CancellationError())
+        while true {
+            try Task.checkCancellation()
+            // Read before looking: a resume after the look moves the signal past it.
+            let generation = resumed.generation
+            guard isPaused else { return }
+            await resumed.wait(after: generation)
         }
     }
 }

@@ -119,16 +119,23 @@ struct ServerErrorMessage: Sendable, Hashable {
     var explicitParameter: String?
 
     init(body: Data) {
-        let json: Body?
+        let json: JSONValue?
         do {
-            json = try JSONDecoder().decode(Body.self, from: body)
+            json = try JSONValue(parsing: body)
         } catch {
-            // Not a JSON object: the body is read as text below, so nothing is lost.
+            // Not JSON: the body is read as text below, so nothing is lost.
             json = nil
         }
-        if let json, let text = json.message {
+        // The first of the usual keys that holds a string (a key holding anything else is skipped).
+        func string(_ keys: [String], in object: JSONValue?) -> String? { keys.lazy.compactMap { object?[$0]?.string }.first }
+        let parameterKeys = ["parameter", "param", "field"]
+        let nested = json?["error"]
+        if let text = string(["message", "error", "detail", "reason"], in: json) {
             self.text = text
-            self.explicitParameter = json.parameter
+            self.explicitParameter = string(parameterKeys, in: json)
+        } else if let text = string(["message", "detail", "reason"], in: nested) {
+            self.text = text
+            self.explicitParameter = string(parameterKeys, in: json) ?? string(parameterKeys, in: nested)
         } else {
             let text = String(decoding: body, as: UTF8.self)
             let raw = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
@@ -143,38 +150,5 @@ struct ServerErrorMessage: Sendable, Hashable {
         if let explicitParameter { return explicitParameter }
         let words = text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
         return words.first(where: names.contains)
-    }
-
-    private struct Body: Decodable {
-        var message: String?
-        var parameter: String?
-
-        private struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(_ string: String) { stringValue = string }
-            init?(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Key.self)
-            // Probe the usual keys; a key holding something other than a string is skipped.
-            func string(_ keys: [String], in container: KeyedDecodingContainer<Key>) -> String? {
-                for key in keys where container.contains(Key(key)) {
-                    do { return try container.decode(String.self, forKey: Key(key)) } catch { continue }
-                }
-                return nil
-            }
-            var message = string(["message", "error", "detail", "reason"], in: container)
-            var parameter = string(["parameter", "param", "field"], in: container)
-            if message == nil, container.contains(Key("error")) {
-                let nested = try container.nestedContainer(keyedBy: Key.self, forKey: Key("error"))
-                message = string(["message", "detail", "reason"], in: nested)
-                parameter = parameter ?? string(["parameter", "param", "field"], in: nested)
-            }
-            self.message = message
-            self.parameter = parameter
-        }
     }
 }

@@ -11,7 +11,7 @@ extension FetchThrottle {
         /// 100 m, and the standard back-off.
         public static let game = Configuration(
             validMinimumDistance: 100, minimumInterval: .seconds(30), radius: 5_000,
-            maximumHorizontalAccuracy: 100, retry: standardRetry)
+            maximumHorizontalAccuracy: 100, retry: standardRetry, maximumFixAge: nil)
 
         /// The game's back-off after a failed fetch: 1 s, doubling, capped at 30 s, up to 20 %
         /// jitter, seed 0 (1, 2, 4, 8, 16, 30, 30 … s before jitter).
@@ -35,6 +35,9 @@ extension FetchThrottle {
         /// How failures back off (its ``/LocationCore/Backoff/maximumAttempts`` is not used: fetches
         /// are retried for as long as fixes keep coming).
         public let retry: Backoff
+        /// A fix older than this when it reaches the app is ignored (``FetchThrottle/assess(_:deliveredAt:)``);
+        /// `nil` (the game's rule, as the seed writes it) accepts a fix of any age.
+        public let maximumFixAge: Duration?
 
         @usableFromInline let minimumIntervalMicros: Int64
 
@@ -46,13 +49,15 @@ extension FetchThrottle {
         ///   - radius: Metres, finite and > 0. Default 5,000.
         ///   - maximumHorizontalAccuracy: Metres, > 0 (may be infinite to accept every fix). Default 100.
         ///   - retry: The back-off. Default ``standardRetry``.
+        ///   - maximumFixAge: > 0, or `nil` (the default) for no limit.
         /// - Throws: ``/LocationCore/ConfigurationError`` naming the parameter.
         public init(
             minimumDistance: Double = 100,
             minimumInterval: Duration = .seconds(30),
             radius: Double = 5_000,
             maximumHorizontalAccuracy: Double = 100,
-            retry: Backoff = standardRetry
+            retry: Backoff = standardRetry,
+            maximumFixAge: Duration? = nil
         ) throws(ConfigurationError) {
             guard minimumDistance.isFinite, minimumDistance >= 0 else {
                 throw ConfigurationError(parameter: "minimumDistance", "must be a finite number of metres ≥ 0, got \(minimumDistance)")
@@ -66,17 +71,21 @@ extension FetchThrottle {
             guard maximumHorizontalAccuracy > 0 else {
                 throw ConfigurationError(parameter: "maximumHorizontalAccuracy", "must be > 0 m, got \(maximumHorizontalAccuracy)")
             }
+            if let maximumFixAge, maximumFixAge <= .zero {
+                throw ConfigurationError(parameter: "maximumFixAge", "must be > 0, got \(maximumFixAge)")
+            }
             self.init(validMinimumDistance: minimumDistance, minimumInterval: minimumInterval, radius: radius,
-                      maximumHorizontalAccuracy: maximumHorizontalAccuracy, retry: retry)
+                      maximumHorizontalAccuracy: maximumHorizontalAccuracy, retry: retry, maximumFixAge: maximumFixAge)
         }
 
         private init(validMinimumDistance: Double, minimumInterval: Duration, radius: Double,
-                     maximumHorizontalAccuracy: Double, retry: Backoff) {
+                     maximumHorizontalAccuracy: Double, retry: Backoff, maximumFixAge: Duration?) {
             self.minimumDistance = validMinimumDistance
             self.minimumInterval = minimumInterval
             self.radius = radius
             self.maximumHorizontalAccuracy = maximumHorizontalAccuracy
             self.retry = retry
+            self.maximumFixAge = maximumFixAge
             self.minimumIntervalMicros = minimumInterval.wholeMicroseconds
         }
     }

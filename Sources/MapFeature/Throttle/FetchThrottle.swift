@@ -59,12 +59,15 @@ public struct FetchThrottle: Sendable, Hashable {
         case inaccurate(horizontalAccuracy: Double)
         /// The fix's time is not a finite date.
         case invalidTime
+        /// The fix was older than ``Configuration/maximumFixAge`` when it reached the app.
+        case stale(age: Duration)
 
         public var description: String {
             switch self {
             case .noPosition: "no position"
             case .inaccurate(let accuracy): "accuracy \(accuracy) m"
             case .invalidTime: "invalid time"
+            case .stale(let age): "\(age.fractionalSeconds) s old"
             }
         }
     }
@@ -129,6 +132,16 @@ public struct FetchThrottle: Sendable, Hashable {
             }
         }
         return nil
+    }
+
+    /// Whether `fix`, reaching the app at `time`, is usable at all, or why not: ``assess(_:)`` and
+    /// then, when ``Configuration/maximumFixAge`` is set, its age on arrival (a cached fix the OS
+    /// hands back when the app returns from the background carries its old time).
+    public func assess(_ fix: Fix, deliveredAt time: Date) -> Rejection? {
+        if let rejection = assess(fix) { return rejection }
+        guard let limit = configuration.maximumFixAge else { return nil }
+        let age = Duration.microseconds(Self.micros(time) - Self.micros(fix.time))
+        return age > limit ? .stale(age: age) : nil
     }
 
     /// What to do with `fix`: fetch (and why), wait, or ignore it.

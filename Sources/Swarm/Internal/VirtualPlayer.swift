@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import LocationCore
+import LocationSimulation
 import MapFeature
 
 /// One player of a virtual swarm, as small as it can be: where its current leg of motion began,
@@ -53,7 +54,7 @@ struct VirtualPlayer {
         // same whatever the number of players.
         var setup = SplitMix64(seed: configuration.seed ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
         _ = setup.next()
-        kind = UInt8(configuration.mix.moverIndex(forUnit: setup.unit()))
+        kind = UInt8(configuration.mix.moverIndex(forUnit: setup.nextUnit()))
         let origin: Coordinate
         if configuration.starts.isEmpty {
             origin = configuration.area.randomPoint(using: &setup)
@@ -65,7 +66,7 @@ struct VirtualPlayer {
         answerRandom = SplitMix64(seed: setup.next())
         legOrigin = origin
         anchor = origin
-        bearing = motionRandom.unit() * 360
+        bearing = motionRandom.nextUnit() * 360
         speed = 0
         pathAtLegStart = 0
         retryNotBeforeMicros = 0
@@ -108,10 +109,10 @@ struct VirtualPlayer {
         legStartSecond = second
         // A stop starts as a Poisson process over the time spent moving.
         if movingSeconds > 0, parameters.meanStopInterval.isFinite,
-            motionRandom.unit() < 1 - exp(-movingSeconds / parameters.meanStopInterval)
+            motionRandom.nextUnit() < 1 - exp(-movingSeconds / parameters.meanStopInterval)
         {
             let range = parameters.stopDuration
-            let stop = (range.lowerBound + (range.upperBound - range.lowerBound) * motionRandom.unit()).rounded()
+            let stop = (range.lowerBound + (range.upperBound - range.lowerBound) * motionRandom.nextUnit()).rounded()
             speed = 0
             legEndSecond = second + Int32(max(1, min(86_400, stop)))
             return
@@ -119,11 +120,11 @@ struct VirtualPlayer {
         let seconds = MoverParameters.legSeconds
         let length = seconds.lowerBound + Int32(motionRandom.next() % UInt64(seconds.upperBound - seconds.lowerBound + 1))
         legEndSecond = second + length
-        speed = min(max(0, parameters.meanSpeed + parameters.speedSigma * motionRandom.gaussian()), parameters.maximumSpeed)
+        speed = min(max(0, parameters.meanSpeed + parameters.speedSigma * motionRandom.nextGaussian()), parameters.maximumSpeed)
         if origin.distance(to: area.center) > area.radius {
             bearing = origin.bearing(to: area.center)
         } else {
-            bearing = normalizedCourse(bearing + parameters.turnSigma * Double(length).squareRoot() * motionRandom.gaussian())
+            bearing = normalizedCourse(bearing + parameters.turnSigma * Double(length).squareRoot() * motionRandom.nextGaussian())
         }
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 package import LocationCore
+import LocationSimulation
 package import MapFeature
 
 /// The players of a real-time swarm as one state machine: fixes in game time and answers in,
@@ -240,7 +241,7 @@ struct LivePlayer: Sendable {
         var random = SplitMix64(seed: motion.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15) ^ 0x5157_4152_4D4C_4956)
         _ = random.next()
         offsetMicros = Int32(random.next() % 1_000_000)
-        misbehaves = random.unit() < configuration.misbehaviour
+        misbehaves = random.nextUnit() < configuration.misbehaviour
         let tracks = configuration.tracks
         track = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks.count))
         trackOffset = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks[Int(track)].positions.count))

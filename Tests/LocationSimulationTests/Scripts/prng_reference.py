@@ -54,18 +54,27 @@ class Xoshiro256StarStar:
         u2 = self.unit()
         return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
 
+    def split(self):
+        """A new generator seeded with this one's next output (SeededGenerator.split())."""
+        return Xoshiro256StarStar(self.next())
 
-out = {}
-for seed in [0, 1, 42, 0xDEADBEEF, MASK]:
-    g = Xoshiro256StarStar(seed)
-    raw = ["%016x" % g.next() for _ in range(16)]
-    g = Xoshiro256StarStar(seed)
-    unit = [g.unit() for _ in range(16)]
-    g = Xoshiro256StarStar(seed)
-    gauss = [g.gaussian() for _ in range(16)]
-    out[str(seed)] = {"raw": raw, "unit": unit, "gaussian": gauss}
 
-here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "..", "Fixtures", "prng-reference.json"), "w") as f:
-    json.dump(out, f, indent=1, sort_keys=True)
-    f.write("\n")
+def main():
+    out = {}
+    for seed in [0, 1, 42, 0xDEADBEEF, MASK]:
+        g = Xoshiro256StarStar(seed)
+        raw = ["%016x" % g.next() for _ in range(16)]
+        g = Xoshiro256StarStar(seed)
+        unit = [g.unit() for _ in range(16)]
+        g = Xoshiro256StarStar(seed)
+        gauss = [g.gaussian() for _ in range(16)]
+        out[str(seed)] = {"raw": raw, "unit": unit, "gaussian": gauss}
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "Fixtures", "prng-reference.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
