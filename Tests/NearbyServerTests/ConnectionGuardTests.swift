@@ -219,6 +219,21 @@ import Testing
         #expect(other.guardHandler.departure.generation == 1)
     }
 
+    @Test("An idle connection its client closes is never answered 408: the end of input is a read that completes, not a head")
+    func endOfInputIsNoHead() throws {
+        let connection = try Connection(headerTimeout: .seconds(1))
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        _ = try connection.passedOn()
+        try connection.answer()
+        _ = try connection.written()
+        // What NIO does at EOF on a half-closable socket: a completed read, then input closed.
+        connection.channel.pipeline.fireChannelReadComplete()
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        connection.advance(.seconds(2))
+        #expect(try connection.written().isEmpty)
+        #expect(connection.rejections.withLock { $0 }.isEmpty)
+    }
+
     @Test("A bad request behind one being answered gets its 400 after that answer ends")
     func errorWhileAnswering() throws {
         let connection = try Connection()

@@ -135,6 +135,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Set once this handler has answered: everything read after is dropped.
     private var closing = false
     private var headerTimer: Scheduled<Void>?
+    /// Set when the client closed its side: no request head can still come.
+    private var inputClosed = false
     /// Bumped when the client leaves: it closed its side of the connection (the server's
     /// channels allow half-closure, so that is an event, not a close) or the connection ended.
     /// A request held or delayed by a fault waits on it (``NearbyResponder``).
@@ -162,7 +164,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed { departure.bump() }
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // Nothing more will arrive: no head is due (NIO reports the end of input as a read
+            // that completes, which would otherwise start the header timer on an idle connection
+            // its client just closed), and a waiting request learns its client has gone.
+            inputClosed = true
+            stopHeaderTimer()
+            departure.bump()
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -214,7 +223,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         // Bytes arrived and no request is being answered: they are the start of a request
         // head that is not complete yet (a complete one would have been read).
-        if answering == 0, !closing, pending == nil, headerTimer == nil { startHeaderTimer(context: context) }
+        if answering == 0, !closing, !inputClosed, pending == nil, headerTimer == nil { startHeaderTimer(context: context) }
         context.fireChannelReadComplete()
     }
 
