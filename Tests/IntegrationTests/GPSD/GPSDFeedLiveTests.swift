@@ -173,7 +173,7 @@ struct GPSDFeedLiveTests {
                     s.sendall(request.encode())
                     # The loop ends on what it waits for (a TPV, or a WATCH saying json false);
                     # the deadline only bounds a failure, so a loaded machine does not fail it.
-                    deadline = time.time() + 20
+                    deadline = time.time() + 10
                     watch, tpv = None, False
                     s.settimeout(0.2)
                     while time.time() < deadline:
