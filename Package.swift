@@ -48,6 +48,8 @@ let package = Package(
         // Counters read and bumped from every event loop (ServerMetrics, SwarmHTTPClient); already
         // in the build through SwiftNIO.
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        // Already built for postgres-nio and Hummingbird's TLS; NearbyServer keys its token names with it.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/guides/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -109,6 +111,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
@@ -209,6 +212,7 @@ let package = Package(
             name: "NearbyServerTests",
             dependencies: [
                 "NearbyServer", "LocationCore", "MapFeature", "LocationIndex", "LocationTestSupport", "LocSimTestHelpers",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

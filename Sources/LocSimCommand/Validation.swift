@@ -108,3 +108,47 @@ private func formatGiven(_ value: Double) -> String {
     if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return String(value)
 }
+
+/// The environment variable every command reads a bearer token from when neither `--token` nor
+/// `--token-file` is given: unlike a flag, it does not show in `ps`.
+let tokenEnvironmentVariable = "LOCSIM_TOKEN"
+
+/// The bearer token of `--token`, else of `--token-file` (the file's text, surrounding white space
+/// trimmed), else of `$LOCSIM_TOKEN` (unset or empty: none); nil when there is none. Errors name
+/// where the token came from and never show it.
+func bearerToken(
+    flag: String?, file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+) throws -> String? {
+    let token: String
+    let source: String
+    switch (flag, file) {
+    case (.some, .some):
+        throw ValidationError("give --token or --token-file, not both")
+    case (.some(let value), nil):
+        (token, source) = (value, "--token")
+    case (nil, .some(let path)):
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("--token-file \(path): cannot read it (\(FileErrorText.reason(for: error)))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ValidationError("--token-file \(path): not UTF-8 text")
+        }
+        (token, source) = (text.trimmingCharacters(in: .whitespacesAndNewlines), "--token-file \(path)")
+    case (nil, nil):
+        guard let value = environment[tokenEnvironmentVariable], !value.isEmpty else { return nil }
+        (token, source) = (value, "$" + tokenEnvironmentVariable)
+    }
+    guard !token.isEmpty else { throw ValidationError("\(source): the token is empty") }
+    // A header value cannot carry spaces or control characters; RFC 6750's tokens are visible ASCII.
+    if let index = token.unicodeScalars.firstIndex(where: { $0.value < 0x21 || $0.value > 0x7E }) {
+        let position = token.unicodeScalars.distance(from: token.unicodeScalars.startIndex, to: index) + 1
+        let value = token.unicodeScalars[index].value
+        throw ValidationError(
+            "\(source): a bearer token is visible ASCII (RFC 6750); character \(position) is U+"
+                + String(repeating: "0", count: max(0, 4 - String(value, radix: 16).count)) + String(value, radix: 16, uppercase: true))
+    }
+    return token
+}

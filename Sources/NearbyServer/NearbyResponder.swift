@@ -440,7 +440,7 @@ package struct NearbyResponder: HTTPResponder {
             return "player:" + String(player.prefix(64))
         }
         if let token = TokenRule.bearer(authorization), !token.isEmpty {
-            return TokenRule.clientName(forToken: token)
+            return tokenRule.clientName(forToken: token)
         }
         if let remoteAddress { return "address:" + remoteAddress }
         return "address:unknown"

@@ -162,6 +162,8 @@ package struct NearbyServer: Service {
     /// The live state: audit, metrics, fault plan.
     package let state: NearbyServerState
     private let responder: NearbyResponder
+    /// Who may call, and the names token clients get in the log and the audit.
+    var tokenRule: TokenRule { responder.tokenRule }
     private let logger: Logger
     private let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
 

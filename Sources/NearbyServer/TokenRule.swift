@@ -1,3 +1,4 @@
+import Crypto
 import LocationCore
 
 /// Who may call: one rule for every route but `/healthz` (which load balancers and scripts probe
@@ -8,10 +9,20 @@ import LocationCore
 /// from response times. The token is never logged, echoed or written anywhere by the server.
 package struct TokenRule: Sendable {
     private let token: [UInt8]?
+    /// The key of ``clientName(forToken:)``: random for each process unless a test gives one.
+    private let nameKey: SymmetricKey
 
-    /// - Parameter token: The bearer token required, or `nil` for anyone.
+    /// - Parameter token: The bearer token required, or `nil` for anyone. The names of token
+    ///   clients are made with a fresh random 256-bit key, so a name in a log says nothing about
+    ///   the token to anyone without it.
     package init(token: String?) {
+        self.init(token: token, nameKey: SymmetricKey(size: .bits256))
+    }
+
+    /// A rule whose token names are made with `nameKey` (tests).
+    init(token: String?, nameKey: SymmetricKey) {
         self.token = token.map { Array($0.utf8) }
+        self.nameKey = nameKey
     }
 
     /// Whether a token is required.
@@ -45,10 +56,16 @@ package struct TokenRule: Sendable {
         return difference == 0
     }
 
-    /// A short, stable name for a client known only by its token: `token#` and eight hex digits
-    /// of an FNV-1a hash, so logs can tell clients apart without showing the token.
-    static func clientName(forToken token: Substring) -> String {
-        let hex = String(FNV1a64.hash(token.utf8) >> 32, radix: 16)
-        return "token#" + String(repeating: "0", count: 8 - hex.count) + hex
+    /// A short name for a client known only by its token: `token#` and the first eight hex digits
+    /// of HMAC-SHA256 of the token under this process's ``nameKey``. The same token has the same
+    /// name for the life of the process, so logs and the audit tell clients apart; without the
+    /// key (never written anywhere) a name cannot be checked against guesses, so even a short
+    /// token cannot be recovered from a log.
+    func clientName(forToken token: Substring) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(token.utf8), using: nameKey)
+        return "token#" + code.prefix(4).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 }

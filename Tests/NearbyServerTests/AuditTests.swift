@@ -167,7 +167,7 @@ import Testing
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer abc"]) { _ in }
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { _ in }
         }
-        #expect(server.state.audit.records.map(\.client) == ["player:p1", TokenRule.clientName(forToken: "abc"), "address:unknown"])
+        #expect(server.state.audit.records.map(\.client) == ["player:p1", server.tokenRule.clientName(forToken: "abc"), "address:unknown"])
     }
 
     @Test("A flood of distinct X-Player-IDs stays within the audit's client cap; dropped clients still count")

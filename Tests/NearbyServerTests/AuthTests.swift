@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -41,14 +42,49 @@ import Testing
         }
         #expect(log.all.count > 10)
         #expect(log.all.allSatisfy { !$0.contains(Self.token) && !$0.contains(wrong) })
-        // A caller known only by its token is named by a hash of it.
-        #expect(server.state.audit.records.map(\.client) == [TokenRule.clientName(forToken: Self.token[...])])
+        // A caller known only by its token is named by a keyed hash of it.
+        #expect(server.state.audit.records.map(\.client) == [server.tokenRule.clientName(forToken: Self.token[...])])
     }
 
-    @Test("A token client's name is the top half of the token's FNV-1a 64 (LocationCore's), the same in every release")
+    @Test("A token sent in the query (access_token, token, api_key, any case, percent-encoded name) never reaches the log")
+    func queryTokenRedacted() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let log = LogLines()
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index), log: log)
+        let queries = ["access_token=\(Self.token)", "ACCESS_TOKEN=\(Self.token)&x=1", "token=\(Self.token)",
+                       "api_key=\(Self.token)", "access%5Ftoken=\(Self.token)"]
+        try await server.application().test(.router) { client in
+            for query in queries {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100) + "&" + query, method: .get) { #expect($0.status == .ok) }
+            }
+            try await client.execute(uri: "/nope?access_token=\(Self.token)", method: .get) { #expect($0.status == .notFound) }
+        }
+        #expect(log.all.count == queries.count + 1)
+        #expect(log.all.allSatisfy { !$0.contains(Self.token) && $0.contains("=REDACTED") }, "\(log.all)")
+        // The rest of the target is as sent.
+        #expect(log.all[1].contains("radius=100.0&ACCESS_TOKEN=REDACTED&x=1 200"), "\(log.all[1])")
+        #expect(AccessLog.redactingCredentials("/a?tokenish=1&b") == "/a?tokenish=1&b")
+        #expect(AccessLog.redactingCredentials("/a?token") == "/a?token")
+    }
+
+    @Test("A token client's name is HMAC-SHA256 under the process's own random key: stable within it, unrelated across keys")
     func tokenClientName() {
-        #expect(TokenRule.clientName(forToken: "abc") == "token#e71fa219")
-        #expect(TokenRule.clientName(forToken: "t0k3n") == "token#c1ee69a0")
+        // RFC 4231, test case 2: HMAC-SHA256 with key "Jefe" of "what do ya want for nothing?"
+        // begins 5bdcc146.
+        let known = TokenRule(token: nil, nameKey: SymmetricKey(data: Array("Jefe".utf8)))
+        #expect(known.clientName(forToken: "what do ya want for nothing?") == "token#5bdcc146")
+        // Two servers (two random keys) give one token different names; one server, the same name.
+        let a = TokenRule(token: nil), b = TokenRule(token: nil)
+        let tokens: [Substring] = ["abc", "t0k3n", "abcd", "live-token"]
+        #expect(tokens.map { a.clientName(forToken: $0) } == tokens.map { a.clientName(forToken: $0) })
+        #expect(zip(tokens.map { a.clientName(forToken: $0) }, tokens.map { b.clientName(forToken: $0) }).allSatisfy { $0 != $1 })
+        #expect(Set(tokens.map { a.clientName(forToken: $0) }).count == tokens.count)
+        for token in tokens {
+            let name = a.clientName(forToken: token)
+            #expect(name.count == 14 && name.hasPrefix("token#"), "\(name)")
+            #expect(name.dropFirst(6).allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(name)")
+        }
     }
 
     @Test("The token comparison is exact: every single-byte change, prefix and extension is refused")

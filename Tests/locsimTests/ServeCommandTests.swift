@@ -223,6 +223,38 @@ import Testing
         #expect(badLatency.stderr.contains("--latency"))
     }
 
+    @Test("The token from --token-file or $LOCSIM_TOKEN (not in 'ps'); bad sources refused naming them, never echoing the token")
+    func tokenSources() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-token-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/token", secret = "f1le-s3cret"
+        try Data("\(secret)\n".utf8).write(to: URL(fileURLWithPath: file))
+        for (arguments, environment, token) in [
+            (["--token-file", file], [String: String](), secret), ([], ["LOCSIM_TOKEN": "env-s3cret"], "env-s3cret"),
+        ] {
+            let server = try await ServeProcess.start(arguments, environment: environment)
+            defer { server.command.stop() }
+            #expect(try await server.call("GET", "/metrics", token: nil).status == 401, "\(arguments)")
+            #expect(try await server.call("GET", "/metrics", token: token).status == 200, "\(arguments)")
+            #expect(try await server.call("GET", "/metrics", token: token + "x").status == 401, "\(arguments)")
+        }
+        try Data("with space\n".utf8).write(to: URL(fileURLWithPath: directory + "/spaced"))
+        try Data("\n\n".utf8).write(to: URL(fileURLWithPath: directory + "/empty"))
+        for (arguments, environment, message) in [
+            (["--token-file", directory + "/missing"], [String: String](), "--token-file \(directory)/missing: cannot read it (No such file or directory)"),
+            (["--token-file", directory + "/empty"], [:], "--token-file \(directory)/empty: the token is empty"),
+            (["--token-file", directory + "/spaced"], [:], "--token-file \(directory)/spaced: a bearer token is visible ASCII (RFC 6750); character 5 is U+0020"),
+            (["--token", "a", "--token-file", file], [:], "give --token or --token-file, not both"),
+            ([], ["LOCSIM_TOKEN": "tab\tin"], "$LOCSIM_TOKEN: a bearer token is visible ASCII (RFC 6750); character 4 is U+0009"),
+        ] {
+            let result = try await CLI.run(["serve", "--port", "0"] + arguments, environment: environment)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(!result.stderr.contains("with space") && !result.stderr.contains("tab\tin"), "\(result.stderr)")
+        }
+    }
+
     @Test("An --audit-report path that cannot be written fails at start, before serving, naming flag and path")
     func auditReportCheckedAtStart() async throws {
         // CLI.run returns only when the process exits: a server that started would hang here

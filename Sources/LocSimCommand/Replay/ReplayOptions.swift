@@ -13,8 +13,11 @@ struct PlaceSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Use the game's server: GET {URL}/locations/nearby?lat=&lng=&radius=.", valueName: "url"))
     var online: String?
 
-    @Option(help: ArgumentHelp("Bearer token for --online.", valueName: "token"))
+    @Option(help: ArgumentHelp("Bearer token for --online (or use --token-file, or $LOCSIM_TOKEN).", valueName: "token"))
     var token: String?
+
+    @Option(help: ArgumentHelp("Read the --online bearer token from this file.", valueName: "path"))
+    var tokenFile: String?
 
     @Option(
         help: ArgumentHelp(
@@ -24,7 +27,10 @@ struct PlaceSourceOptions: ParsableArguments {
 
     func validate() throws {
         if db != nil && online != nil { throw ValidationError("give either --db or --online, not both") }
-        if token != nil && online == nil { throw ValidationError("--token only applies with --online") }
+        if (token != nil || tokenFile != nil) && online == nil {
+            throw ValidationError("\(token != nil ? "--token" : "--token-file") only applies with --online")
+        }
+        if online != nil { _ = try bearerToken(flag: token, file: tokenFile) }
         if let online, URL(string: online)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--online needs an http:// or https:// URL, got '\(online)'")
         }
@@ -32,7 +38,7 @@ struct PlaceSourceOptions: ParsableArguments {
 
     func repository() throws -> any LocationRepository {
         if let online, let url = URL(string: online) {
-            return try HTTPLocationRepository(baseURL: url, token: token)
+            return try HTTPLocationRepository(baseURL: url, token: try bearerToken(flag: token, file: tokenFile))
         }
         return OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
     }

@@ -60,8 +60,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one (printed at startup).")
     var port = 8080
 
-    @Option(help: ArgumentHelp("Require 'Authorization: Bearer <token>' on every route but /healthz and the live map page /.", valueName: "token"))
+    @Option(help: ArgumentHelp(
+        "Require 'Authorization: Bearer <token>' on every route but /healthz and the live map page /. A flag shows in 'ps': prefer --token-file or $LOCSIM_TOKEN.",
+        valueName: "token"))
     var token: String?
+
+    @Option(help: ArgumentHelp("Read --token from this file (surrounding white space trimmed).", valueName: "path"))
+    var tokenFile: String?
 
     @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
     var allowAnonymous = false
@@ -148,9 +153,9 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections {
             try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
         }
-        if token == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
+        if try bearerToken(flag: token, file: tokenFile) == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
-                "--host \(host) lets other machines call the server: add --token T (the app then sends "
+                "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
                     + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
         }
         // The gpsd protocol has no token: on the network only with --allow-anonymous.
@@ -174,7 +179,7 @@ struct Serve: AsyncParsableCommand {
             let rule = try FetchThrottle.Configuration(
                 minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
-                host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
+                host: host, port: port, token: try bearerToken(flag: token, file: tokenFile), allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
                 audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration),
                 headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
                 maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections)

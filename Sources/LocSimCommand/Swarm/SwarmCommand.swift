@@ -39,8 +39,11 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Send the players' requests to this server: http://HOST[:PORT][/PATH].", valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("With --server: send Authorization: Bearer TOKEN.", valueName: "token"))
+    @Option(help: ArgumentHelp("With --server: send Authorization: Bearer TOKEN (or use --token-file, or $LOCSIM_TOKEN).", valueName: "token"))
     var token: String?
+
+    @Option(help: ArgumentHelp("With --server: read --token from this file.", valueName: "path"))
+    var tokenFile: String?
 
     @Option(help: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
     var speed: Double = 1
@@ -102,7 +105,8 @@ struct SwarmCommand: AsyncParsableCommand {
         if virtual {
             guard server == nil else { throw ValidationError("--server and --virtual exclude each other: --virtual sends nothing") }
             for (flag, given) in [
-                ("--report", report != nil), ("--misbehave", misbehave != 0), ("--tracks", tracks != nil), ("--token", token != nil), ("--speed", speed != 1),
+                ("--report", report != nil), ("--misbehave", misbehave != 0), ("--tracks", tracks != nil), ("--token", token != nil),
+                ("--token-file", tokenFile != nil), ("--speed", speed != 1),
                 ("--format jsonl", format == .jsonl),
             ] where given {
                 throw ValidationError("\(flag) is for runs against --server, not --virtual")
@@ -112,6 +116,7 @@ struct SwarmCommand: AsyncParsableCommand {
                 throw ValidationError("say where to send the requests with --server URL, or add --virtual to compute the load without sending")
             }
             try BuildTraits.requireServer(for: "--server \(server)")
+            _ = try bearerToken(flag: token, file: tokenFile)
             #if Server
             do {
                 _ = try SwarmHTTPClient.Endpoint(url: server)

@@ -17,7 +17,7 @@ extension SwarmCommand {
         let limit = timeout.duration
         let client = SwarmHTTPClient(
             configuration: try SwarmHTTPClient.Configuration(
-                endpoint: endpoint, token: token, threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),
+                endpoint: endpoint, token: try bearerToken(flag: token, file: tokenFile), threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),
             now: { DispatchTime.now().uptimeNanoseconds })
         let runner = try LiveSwarmRunner(clock: ContinuousClock(), speed: speed, drainTimeout: limit + .seconds(1))
         let progress = Terminal.isTerminal(2)

@@ -19,7 +19,8 @@ package struct AccessLog: Sendable {
     package struct Record: Sendable, Hashable {
         package var time: Date
         package var method: String
-        /// Path and query as received.
+        /// Path and query as received, with the value of any credential parameter
+        /// (``AccessLog/credentialParameters``) replaced by `REDACTED`.
         package var target: String
         package var status: Int
         package var duration: Duration
@@ -41,7 +42,7 @@ package struct AccessLog: Sendable {
         ) {
             self.time = time
             self.method = method
-            self.target = target
+            self.target = AccessLog.redactingCredentials(target)
             self.status = status
             self.duration = duration
             self.client = client
@@ -51,6 +52,44 @@ package struct AccessLog: Sendable {
             self.fault = fault
             self.error = error
         }
+    }
+
+    /// Query parameters whose values are secrets (OAuth's `access_token`, RFC 6750 §2.3, and its
+    /// usual cousins), compared without case: never written to a log line.
+    package static let credentialParameters: Set<String> = ["access_token", "token", "api_key", "apikey"]
+
+    /// `target` with the value of every credential parameter in its query replaced by
+    /// `REDACTED`; everything else, including the order and any malformed part, kept as sent.
+    package static func redactingCredentials(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?") else { return target }
+        let query = target[target.index(after: question)...]
+        guard query.contains("=") else { return target }
+        var redacted = false
+        let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { part -> Substring in
+            guard let equals = part.firstIndex(of: "=") else { return part }
+            guard credentialParameters.contains(percentDecoded(part[..<equals]).lowercased()) else { return part }
+            redacted = true
+            return part[...equals] + "REDACTED"
+        }
+        guard redacted else { return target }
+        return target[...question] + parts.joined(separator: "&")
+    }
+
+    /// A query parameter's name as the router reads it (`%5F` is `_`, `+` a space).
+    private static func percentDecoded(_ name: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = name.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The format.
