@@ -141,14 +141,6 @@ func bearerToken(
         guard let value = environment[tokenEnvironmentVariable], !value.isEmpty else { return nil }
         (token, source) = (value, "$" + tokenEnvironmentVariable)
     }
-    guard !token.isEmpty else { throw ValidationError("\(source): the token is empty") }
-    // A header value cannot carry spaces or control characters; RFC 6750's tokens are visible ASCII.
-    if let index = token.unicodeScalars.firstIndex(where: { $0.value < 0x21 || $0.value > 0x7E }) {
-        let position = token.unicodeScalars.distance(from: token.unicodeScalars.startIndex, to: index) + 1
-        let value = token.unicodeScalars[index].value
-        throw ValidationError(
-            "\(source): a bearer token is visible ASCII (RFC 6750); character \(position) is U+"
-                + String(repeating: "0", count: max(0, 4 - String(value, radix: 16).count)) + String(value, radix: 16, uppercase: true))
-    }
+    if let problem = BearerToken.problem(with: token) { throw ValidationError("\(source): \(problem)") }
     return token
 }

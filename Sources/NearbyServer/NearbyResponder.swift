@@ -28,6 +28,9 @@ package struct NearbyResponder: HTTPResponder {
     let accessLog: AccessLog?
     let logger: Logger
     let tokenRule: TokenRule
+    /// The team's own device header (`--audit-client-header`), which names a client after
+    /// `X-Player-ID`.
+    let auditClientHeader: HTTPField.Name?
     let addedRoutes: (any AddedRoutes)?
 
     init(
@@ -42,7 +45,8 @@ package struct NearbyResponder: HTTPResponder {
         self.state = state
         self.accessLog = accessLog
         self.logger = logger
-        self.tokenRule = TokenRule(token: configuration.token)
+        self.tokenRule = TokenRule(token: configuration.token, acceptAnyToken: configuration.acceptAnyToken)
+        self.auditClientHeader = configuration.auditClientHeader.flatMap { HTTPField.Name($0) }
     }
 
     /// The routes and the name each has in metrics.
@@ -51,11 +55,15 @@ package struct NearbyResponder: HTTPResponder {
         case healthz = "/healthz"
         case metrics = "/metrics"
         case audit = "/audit"
+        case auditReset = "/audit/reset"
+
+        /// The methods the route answers: GET (and HEAD), or POST for the one that changes state.
+        var methods: [HTTPRequest.Method] { self == .auditReset ? [.post] : [.get, .head] }
 
         /// The route's row in ``ServerMetrics``' table.
         var metricsRow: Int {
             switch self {
-            case .audit: 0
+            case .audit, .auditReset: 0
             case .healthz: 1
             case .nearby: 2
             case .metrics: 3
@@ -67,6 +75,7 @@ package struct NearbyResponder: HTTPResponder {
     static let otherMetricsRow = ServerMetrics.routes.count - 1
 
     static let playerHeader = HTTPField.Name("X-Player-ID")!
+    static let sessionHeader = HTTPField.Name("X-Audit-Session")!
 
     /// What one request led to: the answer, and for the metrics and the access log what happened.
     struct Outcome {
@@ -114,18 +123,18 @@ package struct NearbyResponder: HTTPResponder {
     package func respond(to request: Request, context: Context) async throws -> Response {
         let started = time.elapsed()
         let arrival = time.now()
-        let client = clientName(
-            player: request.headers[Self.playerHeader], authorization: request.headers[.authorization],
-            remoteAddress: context.remoteAddress)
+        let client = clientName(request.headers, remoteAddress: context.remoteAddress)
         let route = Route(rawValue: request.uri.path)
         // HEAD is GET without the body (RFC 9110 §9.3.2): the same work, headers and length.
         let isHead = request.method == .head
         var outcome: Outcome
         if let route {
-            if request.method != .get, !isHead {
+            if !route.methods.contains(request.method) {
+                let allowed = route.methods.map(\.rawValue)
                 outcome = Self.failure(ServerError(
-                    .methodNotAllowed, status: 405, "\(request.method) is not allowed on \(route.rawValue); use GET or HEAD",
-                    allowedMethods: ["GET", "HEAD"]))
+                    .methodNotAllowed, status: 405,
+                    "\(request.method) is not allowed on \(route.rawValue); use \(allowed.joined(separator: " or "))",
+                    allowedMethods: allowed))
             } else if route != .healthz, !tokenRule.admits(authorization: request.headers[.authorization]) {
                 outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
@@ -141,6 +150,7 @@ package struct NearbyResponder: HTTPResponder {
                 case .metrics:
                     outcome = Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
                 case .audit: outcome = Self.json(ByteBuffer(bytes: state.auditJSON()), status: 200)
+                case .auditReset: outcome = auditReset(request.uri)
                 }
             }
         } else if let addedRoutes, addedRoutes.serves(path: request.uri.path) {
@@ -201,7 +211,8 @@ package struct NearbyResponder: HTTPResponder {
         } catch {
             return Self.failure(error)
         }
-        let (fault, ticket, entry) = arrive(client: client, query: query, arrival: arrival)
+        let session = request.headers[Self.sessionHeader] ?? request.uri.queryParameters["session"].map(String.init)
+        let (fault, ticket, entry) = arrive(client: client, query: query, session: session, arrival: arrival)
         let held = fault == .timeout
         let waitStarted = time.elapsed()
         let end = await waitOut(held ? configuration.timeoutHold : fault.delay, channel: channel, untilShutdown: held)
@@ -267,12 +278,13 @@ package struct NearbyResponder: HTTPResponder {
 
     /// The fault plan's draw and the audit's arrival, under one lock.
     private func arrive(
-        client: String, query: NearbyQuery, arrival: Date
+        client: String, query: NearbyQuery, session: String?, arrival: Date
     ) -> (FaultOutcome, FetchAudit.Ticket, FetchAudit.Entry) {
         let (fault, ticket, entry) = state.inner.withLock { inner in
             let fault = configuration.faults.isNone ? FaultOutcome.answer(delay: .zero) : inner.faults.next()
             let (ticket, entry) = inner.audit.arrive(
-                client: client, center: query.center, radius: query.radius, at: arrival, answered: fault != .timeout)
+                client: client, center: query.center, radius: query.radius, at: arrival,
+                session: session.map { String($0.prefix(128)) }, answered: fault != .timeout)
             return (fault, ticket, entry)
         }
         if entry.verdict.isViolation { state.metrics.recordViolation(entry.verdict.rawValue) }
@@ -435,15 +447,45 @@ package struct NearbyResponder: HTTPResponder {
 
     // MARK: Who is calling
 
-    private func clientName(player: String?, authorization: String?, remoteAddress: String?) -> String {
-        if let player, !player.isEmpty {
+    /// The audit's and the log's name for the caller: `player:ID` (`X-Player-ID`), else
+    /// `device:VALUE` (the `--audit-client-header`), else `token#…` (a keyed hash of the bearer
+    /// token), else `address:IP/USER-AGENT` (the User-Agent's first 64 characters, each space or
+    /// character that is not visible ASCII as `_`; without one, `address:IP`).
+    private func clientName(_ headers: HTTPFields, remoteAddress: String?) -> String {
+        if let player = headers[Self.playerHeader], !player.isEmpty {
             return "player:" + String(player.prefix(64))
         }
-        if let token = TokenRule.bearer(authorization), !token.isEmpty {
+        if let auditClientHeader, let device = headers[auditClientHeader], !device.isEmpty {
+            return "device:" + Self.visible(device)
+        }
+        if let token = TokenRule.bearer(headers[.authorization]), !token.isEmpty {
             return tokenRule.clientName(forToken: token)
         }
-        if let remoteAddress { return "address:" + remoteAddress }
-        return "address:unknown"
+        let address = "address:" + (remoteAddress ?? "unknown")
+        guard let agent = headers[.userAgent], !agent.isEmpty else { return address }
+        return address + "/" + Self.visible(agent)
+    }
+
+    /// The first 64 characters of a header value, each space or character that is not visible
+    /// ASCII replaced by `_`: one word in a log line.
+    private static func visible(_ value: String) -> String {
+        String(String.UnicodeScalarView(value.unicodeScalars.prefix(64).map { (0x21...0x7E).contains($0.value) ? $0 : "_" }))
+    }
+
+    /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one
+    /// named (as `/audit` names it); verdicts so far are kept and still count.
+    private func auditReset(_ uri: URI) -> Outcome {
+        let client = uri.queryParameters["client"].map(String.init)
+        if let client, client.isEmpty {
+            return Self.failure(.badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client"))
+        }
+        let restarted = state.inner.withLock { $0.audit.restart(client: client) }
+        if let client, restarted == 0 {
+            return Self.failure(ServerError(.notFound, status: 404, "the audit has no client \(client)", parameter: "client"))
+        }
+        var json = JSONWriter(capacity: 64)
+        json.object { json in json.member("restarted", restarted) }
+        return Self.json(ByteBuffer(bytes: json.bytes), status: 200)
     }
 
     // MARK: Responses

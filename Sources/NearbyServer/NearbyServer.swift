@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HTTPTypes
 package import Hummingbird
 import HummingbirdCore
 package import LocationCore
@@ -67,6 +68,12 @@ package struct NearbyServer: Service {
         /// Connections served at once (`--max-connections`); more are answered 503 and closed.
         /// Default ``defaultMaximumConnections``.
         package var maximumConnections: Int
+        /// `--accept-any-token`: with no ``token``, every route but `/healthz` needs a
+        /// well-formed bearer token, any one (the app's real token passes unchanged).
+        package var acceptAnyToken: Bool
+        /// `--audit-client-header`: a header of the team's own that names the audit's client
+        /// when `X-Player-ID` is absent (a device id), or nil.
+        package var auditClientHeader: String?
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
         /// address needs a token unless `allowAnonymous` is set.
@@ -77,7 +84,8 @@ package struct NearbyServer: Service {
             maximumRadius: Double = 50_000, faults: FaultPlan.Configuration = .none,
             audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300),
             headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
-            maximumConnections: Int = Configuration.defaultMaximumConnections
+            maximumConnections: Int = Configuration.defaultMaximumConnections, acceptAnyToken: Bool = false,
+            auditClientHeader: String? = nil
         ) throws(ServerConfigurationError) {
             guard (0...65_535).contains(port) else {
                 throw ServerConfigurationError("port must be within 0...65535, got \(port)", option: "port")
@@ -86,10 +94,16 @@ package struct NearbyServer: Service {
                 throw ServerConfigurationError(
                     "max radius must be within 1...\(Int(Sphere.halfCircumference)) m, got \(maximumRadius)", option: "max-radius")
             }
-            if let token {
-                guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                    throw ServerConfigurationError("the token must be printable ASCII without spaces", option: "token")
-                }
+            if let token, let problem = BearerToken.problem(with: token) {
+                throw ServerConfigurationError(problem, option: "token")
+            }
+            if token != nil, acceptAnyToken {
+                throw ServerConfigurationError(
+                    "give --token (one token) or --accept-any-token (any token), not both", option: "accept-any-token")
+            }
+            if let auditClientHeader, HTTPField.Name(auditClientHeader) == nil {
+                throw ServerConfigurationError(
+                    "'\(auditClientHeader.prefix(64))' is not an HTTP header name", option: "audit-client-header")
             }
             if token == nil, !allowAnonymous, !Self.isLoopback(host) {
                 throw ServerConfigurationError(
@@ -119,6 +133,8 @@ package struct NearbyServer: Service {
             self.headerTimeout = headerTimeout
             self.idleTimeout = idleTimeout
             self.maximumConnections = maximumConnections
+            self.acceptAnyToken = acceptAnyToken
+            self.auditClientHeader = auditClientHeader
         }
 
         /// The largest `--max-connections` accepted.

@@ -9,28 +9,37 @@ import LocationCore
 /// from response times. The token is never logged, echoed or written anywhere by the server.
 package struct TokenRule: Sendable {
     private let token: [UInt8]?
+    /// `--accept-any-token`: any well-formed bearer token is admitted.
+    private let acceptAnyToken: Bool
     /// The key of ``clientName(forToken:)``: random for each process unless a test gives one.
     private let nameKey: SymmetricKey
 
     /// - Parameter token: The bearer token required, or `nil` for anyone. The names of token
     ///   clients are made with a fresh random 256-bit key, so a name in a log says nothing about
     ///   the token to anyone without it.
-    package init(token: String?) {
-        self.init(token: token, nameKey: SymmetricKey(size: .bits256))
+    ///   With `acceptAnyToken` (and no token), any request with a well-formed bearer token
+    ///   (``LocationCore/BearerToken``) is admitted: the app's own token passes unchanged, and a
+    ///   request without one is refused as the real server would.
+    package init(token: String?, acceptAnyToken: Bool = false) {
+        self.init(token: token, acceptAnyToken: acceptAnyToken, nameKey: SymmetricKey(size: .bits256))
     }
 
     /// A rule whose token names are made with `nameKey` (tests).
-    init(token: String?, nameKey: SymmetricKey) {
+    init(token: String?, acceptAnyToken: Bool = false, nameKey: SymmetricKey) {
         self.token = token.map { Array($0.utf8) }
+        self.acceptAnyToken = token == nil && acceptAnyToken
         self.nameKey = nameKey
     }
 
     /// Whether a token is required.
-    package var requiresToken: Bool { token != nil }
+    package var requiresToken: Bool { token != nil || acceptAnyToken }
 
     /// Whether an `Authorization` header value admits the caller.
     package func admits(authorization: String?) -> Bool {
-        guard let token else { return true }
+        guard let token else {
+            guard acceptAnyToken else { return true }
+            return Self.bearer(authorization).map { BearerToken.problem(with: String($0)) == nil } ?? false
+        }
         guard let presented = Self.bearer(authorization) else { return false }
         return Self.constantTimeEqual(Array(presented.utf8), token)
     }

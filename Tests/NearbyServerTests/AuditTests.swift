@@ -170,6 +170,132 @@ import Testing
         #expect(server.state.audit.records.map(\.client) == ["player:p1", server.tokenRule.clientName(forToken: "abc"), "address:unknown"])
     }
 
+    @Test("A relaunched app starts afresh: a new X-Audit-Session (or ?session=), or POST /audit/reset; verdicts so far still count")
+    func sessionsAndReset() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let wall = ManualWallClock()
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index), wall: wall)
+        let center = TestIndex.tokyo
+        try await server.application().test(.router) { client in
+            func ask(_ player: String, session: String? = nil, query: String = "") async throws {
+                var headers = HTTPFields.player(player)
+                if let session { headers[HTTPField.Name("X-Audit-Session")!] = session }
+                try await client.execute(uri: nearbyURI(center) + query, method: .get, headers: headers) { #expect($0.status == .ok) }
+                wall.advance(seconds: 5)
+            }
+            // One UI test, then the app relaunched 5 s later at the same place, each in a session.
+            try await ask("ui", session: "test-1")
+            try await ask("ui", session: "test-1")  // too soon: the same launch
+            try await ask("ui", session: "test-2")  // a new launch: first
+            try await ask("ui", query: "&session=test-3")  // the query form
+            try await ask("ui", query: "&session=test-3")  // the same session: too soon
+            // A reset for one client (named as /audit names it), then for all.
+            try await ask("other")
+            try await client.execute(uri: "/audit/reset?client=player:ui", method: .post) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == #"{"restarted":1}"#)
+            }
+            try await ask("ui")
+            try await ask("other")  // not reset: too soon
+            try await client.execute(uri: "/audit/reset", method: .post) { #expect(String(buffer: $0.body) == #"{"restarted":2}"#) }
+            try await ask("other")
+            // Errors: an unknown client is a 404, GET is a 405 naming POST.
+            try await client.execute(uri: "/audit/reset?client=player:nobody", method: .post) { response in
+                #expect(response.status == .notFound)
+                let error = try response.decodeError()
+                #expect(error.parameter == "client")
+            }
+            try await client.execute(uri: "/audit/reset", method: .get) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "POST")
+            }
+            let body = try await audit(client)
+            let ui = try #require(body.clients.first { $0.client == "player:ui" })
+            #expect(ui.timeline.map(\.verdict) == ["first", "too_soon", "first", "first", "too_soon", "first"])
+            let other = try #require(body.clients.first { $0.client == "player:other" })
+            #expect(other.timeline.map(\.verdict) == ["first", "too_soon", "first"])
+            // What was seen before a restart still counts.
+            #expect(body.violations == 3)
+        }
+    }
+
+    @Test("A request in flight when its client restarts does not make the new session's first request an OVERLAP")
+    func restartWithRequestInFlight() throws {
+        var audit = FetchAudit()
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let (old, _) = audit.arrive(client: "player:a", center: TestIndex.tokyo, radius: 5_000, at: start, session: "1")
+        let (_, entry) = audit.arrive(
+            client: "player:a", center: TestIndex.tokyo, radius: 5_000, at: start.addingTimeInterval(1), session: "2")
+        #expect(entry.verdict == .first)
+        // The old request's failure arrives late: its status is filled in, the new session is untouched.
+        audit.finish(old, status: 503, failed: true, at: start.addingTimeInterval(2))
+        let (_, third) = audit.arrive(
+            client: "player:a", center: TestIndex.tokyo.destination(distance: 150, bearing: 0), radius: 5_000,
+            at: start.addingTimeInterval(2.1), session: "2")
+        #expect(third.verdict == .overlap)  // the second request is still in flight
+        #expect(audit.records.first?.entries.map(\.status) == [503, nil, nil])
+    }
+
+    @Test("--audit-speed divides the interval and the back-off (not the tolerance): a swarm at 10x is judged in its own time")
+    func auditSpeed() throws {
+        let rule = FetchThrottle.Configuration.game
+        let fast = FetchAudit.Configuration(rule: rule, tolerance: .milliseconds(100), speed: 10).auditThrottle()
+        #expect(fast.minimumInterval == rule.minimumInterval / 10 - .milliseconds(100))
+        #expect(fast.minimumDistance == rule.minimumDistance)
+        let keep = (1 - rule.retry.jitter) / 10
+        #expect(abs(fast.retry.initialDelay.fractionalSeconds - rule.retry.initialDelay.fractionalSeconds * keep) < 1e-6)
+        #expect(abs(fast.retry.maximumDelay.fractionalSeconds - rule.retry.maximumDelay.fractionalSeconds * keep) < 1e-6)
+        // 3.1 s apart at speed 10 is 31 game seconds: elapsed, not too soon.
+        var audit = FetchAudit(configuration: FetchAudit.Configuration(rule: rule, tolerance: .milliseconds(100), speed: 10))
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let (first, _) = audit.arrive(client: "p", center: TestIndex.tokyo, radius: 5_000, at: start)
+        audit.finish(first, status: 200, failed: false, at: start)
+        let (_, entry) = audit.arrive(client: "p", center: TestIndex.tokyo, radius: 5_000, at: start.addingTimeInterval(3.1))
+        #expect(entry.verdict == .elapsed)
+        // Out-of-range speeds fall back to 1.
+        #expect(FetchAudit.Configuration(speed: 0).speed == 1)
+        #expect(FetchAudit.Configuration(speed: .nan).speed == 1)
+    }
+
+    @Test("Clients named by the team's device header, then by address and User-Agent; --accept-any-token admits any well-formed token")
+    func clientHeaderAndAnyToken() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(
+            try NearbyServer.Configuration(acceptAnyToken: true, auditClientHeader: "X-Device-ID"),
+            repository: OfflineLocationRepository(index: places.index))
+        try await server.application().test(.router) { client in
+            let token: HTTPFields = [.authorization: "Bearer app-real-token.v2"]
+            var device = token
+            device[HTTPField.Name("X-Device-ID")!] = "iPhone 15 / A1"
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: device) { #expect($0.status == .ok) }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: token) { #expect($0.status == .ok) }
+            // No token, or one that is not a token, is still a 401.
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer"]) {
+                #expect($0.status == .unauthorized)
+            }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer é"]) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+        #expect(server.state.audit.records.map(\.client) == [
+            "device:iPhone_15_/_A1", server.tokenRule.clientName(forToken: "app-real-token.v2"),
+        ])
+        // Without a token or a header, the address and the User-Agent (one word, 64 characters at most).
+        let open = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        try await open.application().test(.router) { client in
+            let agent = "MyGame/1.2 CFNetwork/1494.0.7 Darwin/23.4.0 " + String(repeating: "x", count: 80)
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.userAgent: agent]) { _ in }
+        }
+        #expect(open.state.audit.records.map(\.client) == [
+            "address:unknown/MyGame/1.2_CFNetwork/1494.0.7_Darwin/23.4.0_" + String(repeating: "x", count: 20),
+        ])
+        #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "t", acceptAnyToken: true) }
+        #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(auditClientHeader: "bad header") }
+    }
+
     @Test("A flood of distinct X-Player-IDs stays within the audit's client cap; dropped clients still count")
     func clientTableIsBounded() async throws {
         let places = try TestIndex()

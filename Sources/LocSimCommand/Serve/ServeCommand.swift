@@ -68,6 +68,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read --token from this file (surrounding white space trimmed).", valueName: "path"))
     var tokenFile: String?
 
+    @Flag(help: "Admit any well-formed bearer token (the app's real one passes unchanged); none is still a 401.")
+    var acceptAnyToken = false
+
     @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
     var allowAnonymous = false
 
@@ -100,6 +103,15 @@ struct Serve: AsyncParsableCommand {
 
     @Option(duration: "Slack on the audited interval for network jitter (default 1s).")
     var auditTolerance: DurationArgument = .seconds(1)
+
+    @Option(help: ArgumentHelp(
+        "Game seconds per wall-clock second of the audited clients (a swarm's --speed): the interval and back-off are divided by it (0.01…1000).",
+        valueName: "x"))
+    var auditSpeed: Double = 1
+
+    @Option(help: ArgumentHelp(
+        "A header of the app's own that names the audited client when X-Player-ID is absent (a device id).", valueName: "name"))
+    var auditClientHeader: String?
 
     @Option(help: ArgumentHelp("At shutdown, write the audit as an HTML page (map, timeline, counts).", valueName: "file.html"))
     var auditReport: String?
@@ -148,6 +160,7 @@ struct Serve: AsyncParsableCommand {
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance")
+        try checkOption(auditSpeed, in: 0.01...1000, flag: "--audit-speed", unit: "")
         try checkOption(headerTimeout, in: 0.001...86_400, flag: "--header-timeout")
         try checkOption(idleTimeout, in: 0.001...86_400, flag: "--idle-timeout")
         if let maxConnections {
@@ -180,9 +193,10 @@ struct Serve: AsyncParsableCommand {
                 minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
                 host: host, port: port, token: try bearerToken(flag: token, file: tokenFile), allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
-                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration),
+                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration, speed: auditSpeed),
                 headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
-                maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections)
+                maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
+                acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader)
         } catch let error as FaultError {
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {

@@ -9,8 +9,8 @@ package import MapFeature
 /// The game's fetch rule checked from the outside: each caller's nearby requests, as the server
 /// sees them, against the same ``MapFeature/FetchThrottle`` the app's logic runs.
 ///
-/// Per client (the `X-Player-ID` header, else the bearer token, else the remote address), each
-/// request gets a verdict:
+/// Per client (the `X-Player-ID` header, else the team's own device header, else the bearer
+/// token, else the remote address and User-Agent), each request gets a verdict:
 ///
 /// | verdict | when | reason text |
 /// |---|---|---|
@@ -45,28 +45,35 @@ package struct FetchAudit: Sendable {
         /// `--audit-strict`), their timelines are gone. So a flood of distinct `X-Player-ID`
         /// values cannot grow the audit without bound. Default 1,000.
         package var maximumClients: Int
+        /// Game seconds per wall-clock second of the clients (a swarm's `--speed`): the rule's
+        /// interval and the back-off are divided by it; the tolerance, which is network jitter in
+        /// wall-clock time, is not. Default 1.
+        package var speed: Double
 
         /// - Parameters:
         ///   - rule: The app's rule; ``MapFeature/FetchThrottle/Configuration/game`` by default.
         ///   - tolerance: ≥ 0.
         ///   - maximumEntriesPerClient: > 0.
         ///   - maximumClients: > 0.
+        ///   - speed: > 0 and finite; anything else is taken as 1.
         package init(
             rule: FetchThrottle.Configuration = .game, tolerance: Duration = .seconds(1), maximumEntriesPerClient: Int = 10_000,
-            maximumClients: Int = 1_000
+            maximumClients: Int = 1_000, speed: Double = 1
         ) {
+            self.speed = speed.isFinite && speed > 0 ? speed : 1
             self.rule = rule
             self.tolerance = max(.zero, tolerance)
             self.maximumEntriesPerClient = max(1, maximumEntriesPerClient)
             self.maximumClients = max(1, maximumClients)
         }
 
-        /// The throttle the audit runs: the app's distance, the interval less the tolerance, and
-        /// the back-off at its shortest (no jitter, delays scaled by 1 − jitter).
+        /// The throttle the audit runs: the app's distance, the interval (divided by the speed)
+        /// less the tolerance, and the back-off at its shortest (no jitter, delays scaled by
+        /// 1 − jitter and divided by the speed).
         func auditThrottle() -> FetchThrottle.Configuration {
             let retry = rule.retry
-            let keep: Double = 1 - retry.jitter
-            let interval: Duration = max(Duration.zero, rule.minimumInterval - tolerance)
+            let keep: Double = (1 - retry.jitter) / speed
+            let interval: Duration = max(Duration.zero, rule.minimumInterval / speed - tolerance)
             // Small steps with explicit types: one long expression here defeats the type checker.
             func shortened(_ delay: Duration) -> Duration {
                 let micros: Double = (Double(delay.wholeMicroseconds) * keep).rounded(.down)
@@ -159,6 +166,11 @@ package struct FetchAudit: Sendable {
         package var violations: Int { verdicts.filter { $0.key.isViolation }.reduce(0) { $0 + $1.value } }
 
         var throttle: FetchThrottle
+        /// The session the client named last (`X-Audit-Session`), if any.
+        var session: String?
+        /// Bumped by each restart: the answers to requests of an earlier generation only fill in
+        /// their status.
+        var generation = 0
         var inFlight = 0
         var failedAt: Date?
         var entryOffset = 0
@@ -175,6 +187,7 @@ package struct FetchAudit: Sendable {
     package struct Ticket: Sendable, Hashable {
         let client: String
         let sequence: Int
+        let generation: Int
     }
 
     /// The settings.
@@ -215,16 +228,23 @@ package struct FetchAudit: Sendable {
     ///   - center: The query centre.
     ///   - radius: The query radius, metres.
     ///   - time: The arrival time.
+    ///   - session: The session the request names (`X-Audit-Session`), or nil. A session other
+    ///     than the client's last one restarts the rule for it (``restart(client:)``): an app
+    ///     relaunched by a UI test starts afresh.
     ///   - answered: `false` for a request the server will never answer (a timeout fault): it
     ///     counts as failed at once.
-    package mutating func arrive(client: String, center: Coordinate, radius: Double, at time: Date, answered: Bool = true)
-        -> (ticket: Ticket, entry: Entry)
-    {
+    package mutating func arrive(
+        client: String, center: Coordinate, radius: Double, at time: Date, session: String? = nil, answered: Bool = true
+    ) -> (ticket: Ticket, entry: Entry) {
         sequence += 1
         if clients[client] == nil {
             if clients.count >= configuration.maximumClients { evictIdleClients() }
             clientOrder.append(client)
             clients[client] = ClientRecord(client: client, rule: rule)
+        }
+        if let session, clients[client]?.session != session {
+            restart(client: client)
+            update(client) { $0.session = session }
         }
         // Mutated in place through the dictionary (a copy of the record would copy its timeline
         // on every request).
@@ -242,7 +262,7 @@ package struct FetchAudit: Sendable {
             // Drop the oldest quarter at a time, so trimming costs O(1) per request on average.
             if record.entries.count > keep + keep / 4 { record.entries.removeFirst(record.entries.count - keep) }
         }
-        let ticket = Ticket(client: client, sequence: sequence)
+        let ticket = Ticket(client: client, sequence: sequence, generation: clients[client]?.generation ?? 0)
         if !answered { finish(ticket, status: 0, failed: true, at: time) }
         return (ticket, entry)
     }
@@ -250,6 +270,12 @@ package struct FetchAudit: Sendable {
     /// The request was answered with `status` at `time`; `failed` for a 5xx (or no answer).
     package mutating func finish(_ ticket: Ticket, status: Int, failed: Bool, at time: Date) {
         update(ticket.client) { record in
+            defer {
+                // The entry is near the end unless many requests of the client overlapped.
+                if let i = record.entries.lastIndex(where: { $0.sequence == ticket.sequence }) { record.entries[i].status = status }
+            }
+            // An answer to a request from before a restart says nothing about the new session.
+            guard ticket.generation == record.generation else { return }
             record.inFlight = max(0, record.inFlight - 1)
             if failed {
                 record.throttle.recordFailure(at: time)
@@ -258,9 +284,26 @@ package struct FetchAudit: Sendable {
                 record.throttle.recordSuccess()
                 record.failedAt = nil
             }
-            // The entry is near the end unless many requests of the client overlapped.
-            if let i = record.entries.lastIndex(where: { $0.sequence == ticket.sequence }) { record.entries[i].status = status }
         }
+    }
+
+    /// Starts the rule afresh for `client` (every client when nil): its next request is judged as
+    /// a first request. The verdicts and timelines so far are kept and still count (for
+    /// `--audit-strict` too); the answers to its requests still in flight fill in their status
+    /// and nothing else. Returns the clients restarted.
+    @discardableResult
+    package mutating func restart(client: String? = nil) -> Int {
+        let names = client.map { clients[$0] == nil ? [] : [$0] } ?? clientOrder
+        let rule = rule
+        for name in names {
+            update(name) { record in
+                record.throttle = FetchThrottle(configuration: rule)
+                record.failedAt = nil
+                record.inFlight = 0
+                record.generation += 1
+            }
+        }
+        return names.count
     }
 
     /// Drops the least recently seen idle clients, an eighth of the cap (at least one), keeping
