@@ -146,3 +146,78 @@ import Testing
         #expect(error?.source == path && error?.keyPath == nil, "\(String(describing: error))")
     }
 }
+
+/// The phone a scenario describes: what the map logic is handed, when, and the notes on the way.
+@Suite struct ScenarioPhoneTests {
+    static let origin = Date(timeIntervalSince1970: 1_760_000_000)
+
+    /// A walk north at 1.4 m/s, one fix a second.
+    static func walk(_ count: Int) throws -> [Fix] {
+        try (0..<count).map { second in
+            Fix(time: origin.addingTimeInterval(Double(second)),
+                coordinate: try Coordinate(latitude: 37.7599 + Double(second) * 1.4 / 111_195, longitude: -122.4148), source: .synthetic)
+        }
+    }
+
+    static func run(_ text: String, over fixes: [Fix]) throws -> [ScenarioPhone.Input] {
+        var phone = try ScenarioPhone(scenario: try Scenario.parse(Array(text.utf8), source: "s.json", directory: ""))
+        return fixes.flatMap { phone.offer($0) } + phone.finish()
+    }
+
+    static func time(_ input: ScenarioPhone.Input) -> Date {
+        switch input {
+        case .fix(_, let time), .note(_, let time): time
+        }
+    }
+
+    @Test("Without device, trouble or app every fix is handed over at its own time, with no notes")
+    func everyFix() throws {
+        let fixes = try Self.walk(5)
+        let inputs = try Self.run("{}", over: fixes)
+        #expect(inputs.count == 5)
+        for (input, fix) in zip(inputs, fixes) {
+            guard case .fix(let delivered, let time) = input else { Issue.record("\(input)"); continue }
+            #expect(delivered == fix && time == fix.time)
+        }
+    }
+
+    @Test("A stale fix is handed over when the receiver reports it, with its old time; the delivery clock never goes back")
+    func staleFixOnTheReceiversClock() throws {
+        let fixes = try Self.walk(20)
+        let inputs = try Self.run(#"{"trouble": [{"kind": "stale", "at": "10s", "age": "5s"}]}"#, over: fixes)
+        let times = inputs.map(Self.time)
+        #expect(times == times.sorted())
+        let stale = inputs.compactMap { input -> (Fix, Date)? in
+            if case .fix(let fix, let time) = input, fix.time != time { (fix, time) } else { nil }
+        }
+        #expect(stale.count == 1)
+        #expect(stale.first?.0 == fixes[5] && stale.first?.1 == fixes[10].time)
+        #expect(inputs.contains { if case .note(.trouble(_, _, let effects), _) = $0, case .stale = effects.first { true } else { false } })
+    }
+
+    @Test("Background: a note for each move and each withheld fix; the cached fix at the return; a move after the last fix is not applied")
+    func appMoves() throws {
+        let fixes = try Self.walk(10)
+        let inputs = try Self.run(
+            #"{"app": [{"at": "3s", "state": "background"}, {"at": "6s", "state": "foreground"}, {"at": "1h", "state": "background"}]}"#,
+            over: fixes)
+        let notes = inputs.compactMap { input -> ScenarioPhone.Note? in if case .note(let note, _) = input { note } else { nil } }
+        #expect(notes.filter { if case .app = $0 { true } else { false } }.count == 2)
+        #expect(notes.filter { if case .withheld(_, .inBackground) = $0 { true } else { false } }.count == 3)
+        #expect(inputs.contains { if case .fix(let fix, let time) = $0 { fix == fixes[2] && time == fixes[6].time } else { false } })
+    }
+
+    @Test("Android batching: one note with the batch, then its last fix at the batch's deadline")
+    func batch() throws {
+        let fixes = try Self.walk(30)
+        let inputs = try Self.run(
+            #"{"device": {"platform": "android", "minUpdateIntervalMillis": 2000, "maxUpdateDelayMillis": 10000}}"#, over: fixes)
+        guard let index = inputs.firstIndex(where: { if case .note(.batch, _) = $0 { true } else { false } }),
+            case .note(.batch(let batch), let at) = inputs[index], case .fix(let last, let time) = inputs[index + 1]
+        else {
+            Issue.record("no batch: \(inputs)")
+            return
+        }
+        #expect(batch.count > 1 && last == batch.last && time == at && at == batch[0].time.addingTimeInterval(10))
+    }
+}
