@@ -305,7 +305,7 @@ if Context.environment["LOCSIM_DOCS"] != nil {
 // docs/development/fuzzing.md; it reaches their package-level parsers through @testable import):
 // they are not API.
 if Context.environment["LOCSIM_FUZZ"] != nil {
-    for target in ["LocSimCommand", "Places", "LocationGPSD"] {
+    for target in ["LocSimCommand", "Places", "LocationGPSD", "LocationSimulation"] {
         package.products.append(.library(name: target, targets: [target]))
     }
 }
