@@ -64,8 +64,9 @@ let package = Package(
         .target(name: "NMEAFormat", dependencies: ["LocationCore"], swiftSettings: strict),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"]), .brew(["gpsd"])]),
         .target(name: "LocationGPSD", dependencies: ["LocationCore", "CGPS"], swiftSettings: strict),
+        // The phone between the receiver and the app (scenarios) applies MapFeature's delivery rules.
         .target(
-            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat"], swiftSettings: strict),
+            name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat", "MapFeature"], swiftSettings: strict),
         .target(
             name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat"], swiftSettings: strict),
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
@@ -318,7 +319,7 @@ if Context.environment["LOCSIM_DOCS"] != nil {
 // docs/development/fuzzing.md; it reaches their package-level parsers through @testable import):
 // they are not API.
 if Context.environment["LOCSIM_FUZZ"] != nil {
-    for target in ["LocSimCommand", "Places", "LocationGPSD"] {
+    for target in ["LocSimCommand", "Places", "LocationGPSD", "LocationSimulation"] {
         package.products.append(.library(name: target, targets: [target]))
     }
 }

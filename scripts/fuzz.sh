@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes locsim's readers with libFuzzer (Swift's -sanitize=fuzzer,address). See docs/development/fuzzing.md.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd, options), 60 s by default
+#   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd, scenario, options), 60 s by default
 #   scripts/fuzz.sh all [SECONDS]      every target in turn
 #   scripts/fuzz.sh --smoke            every target for 20 s (what scripts/test.sh runs)
 #   scripts/fuzz.sh --replay TARGET FILE...  run saved inputs once (reproduce a finding)
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/lld-toolset.sh
 root=$(pwd)
 work=${LOCSIM_FUZZ_DIR:-$root/.build-fuzz}
-targets=(gpx nmea places gpsd options)
+targets=(gpx nmea places gpsd scenario options)
 
 usage() {
   sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -27,6 +27,7 @@ product() {
     nmea) echo FuzzNMEA ;;
     places) echo FuzzPlaces ;;
     gpsd) echo FuzzGPSDReport ;;
+    scenario) echo FuzzScenario ;;
     options) echo FuzzOptions ;;
     *) echo "fuzz: error: unknown target '$1' (known: ${targets[*]})" >&2; exit 2 ;;
   esac
@@ -110,6 +111,16 @@ EOF
       ;;
     gpsd)
       split -l 6 -d Tests/LocationGPSDTests/Fixtures/gpsd/session-3.22.jsonl "$dir/session-"
+      ;;
+    scenario)
+      # The shipped scenarios, and the scenario files in the guide's code blocks.
+      cp tracks/scenarios/*.json "$dir/"
+      python3 - "$dir" docs/guides/scenarios.md <<'EOF'
+import pathlib, re, sys
+text = pathlib.Path(sys.argv[2]).read_text()
+for number, block in enumerate(re.findall(r"```json\n(.*?)```", text, re.S)):
+    (pathlib.Path(sys.argv[1]) / f"guide-{number}.json").write_text(block)
+EOF
       ;;
     options)
       # Every `locsim ...` command line in the README and docs, its arguments joined by NUL (what

@@ -164,6 +164,12 @@ public final class MapViewModel {
         apply(session.receive(fix))
     }
 
+    /// Feeds one fix the phone handed to the app at `time` (``MapSession/receive(_:deliveredAt:)``).
+    @discardableResult
+    package func receive(_ fix: Fix, deliveredAt time: Date) -> FetchRequest? {
+        apply(session.receive(fix, deliveredAt: time))
+    }
+
     /// Feeds the answer to `request`, received at `time` in fix time.
     ///
     /// - Returns: A coalesced follow-up request the caller must perform, if one is due.

@@ -8,6 +8,7 @@ import GPXFormat
 import LocationCore
 @testable import LocationGPSD
 import LocationIndex
+import LocationSimulation
 import MapFeature
 
 /// The command's JSON output against docs/reference/jsonl.md: every record type writes exactly
@@ -46,8 +47,17 @@ struct JSONLSchemaTests {
             .fetchFailed(request, AppError(.networkUnavailable, message: "timed out"), retryNotBefore: time.addingTimeInterval(5)),
             .answerDiscarded(requestID: 7), .fetchCancelled(request), .providerStateChanged(.failed(AppError(.networkUnavailable, message: "gone"))),
         ]
+        // A scenario's phone (`replay --scenario`).
+        let phone: [any JSONLRecord] = [
+            FixRecord(fix: full, rejection: "121.0 s old", delivered: time.addingTimeInterval(121)),
+            WithheldRecord(time: time, fix: full, reason: .inBackground(since: time)), WithheldRecord(time: time, fix: bare, reason: .noPosition),
+            TroubleRecord(time: time, effect: .jumped(distance: 300, honest: false), reported: full),
+            TroubleRecord(time: time, effect: .noFix(kind: "signalLoss"), reported: nil),
+            AppRecord(time: time, state: "background"), BatchRecord(time: time, fixes: [full, full]),
+        ]
         let records: [any JSONLRecord] =
             [FixRecord(fix: full), FixRecord(fix: full, rejection: "accuracy 4.6 m"), FixRecord(fix: bare, rejection: "no position")]
+            + phone
             + gpsd.map { GPSDRecord(event: $0, endpoint: "127.0.0.1:2947") }
             + timeline.map { MapEventRecord(event: MapEvent(time: time, kind: $0)) }
             + [
@@ -69,7 +79,7 @@ struct JSONLSchemaTests {
 
     @Test("docs/reference/jsonl.md and the record types agree: every member a type writes is documented with its type, and every documented one is written")
     func documentationIsTheTypes() throws {
-        #expect(SchemaCheck.records.count >= 29, "\(SchemaCheck.records.map(\.name))")
+        #expect(SchemaCheck.records.count >= 33, "\(SchemaCheck.records.map(\.name))")
         var written = Set<String>()
         for line in try Self.samples() {
             let problems = SchemaCheck.problems(line, record: line.hasPrefix(#"{"places""#) ? SchemaCheck.record(named: "query result") : line.hasPrefix(#"{"tracks""#) ? SchemaCheck.record(named: "track stats") : nil, members: &written)

@@ -19,6 +19,13 @@ let package = Package(
         .executableTarget(name: "FuzzPlaces", dependencies: ["FuzzDriver", .product(name: "Places", package: "locsim")]),
         .executableTarget(
             name: "FuzzGPSDReport", dependencies: ["FuzzDriver", .product(name: "LocationGPSD", package: "locsim")]),
+        // The scenario reader, and the phone a scenario it accepts describes.
+        .executableTarget(
+            name: "FuzzScenario",
+            dependencies: [
+                "FuzzDriver", .product(name: "LocationSimulation", package: "locsim"),
+                .product(name: "LocationCore", package: "locsim"),
+            ]),
         // The command's option parsers (the LocSimCommand product exists only with LOCSIM_FUZZ=1).
         .executableTarget(
             name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "LocSimCommand", package: "locsim")]),

@@ -1,6 +1,7 @@
 import GPXFormat
 import LocationCore
 import LocationIndex
+import LocationSimulation
 import MapFeature
 
 #if canImport(FoundationEssentials)
@@ -43,6 +44,9 @@ struct FixRecord: JSONLRecord {
     var fix: Fix
     /// Why the map logic ignored the fix; `nil` outside a map timeline and for accepted fixes.
     var rejection: String? = nil
+    /// When the phone handed the fix to the app, when that is not the fix's own time (a
+    /// scenario's cached fix on returning from the background, a batch, a stale fix).
+    var delivered: Date? = nil
 
     func write(to json: inout JSONWriter) {
         json.head("fix", fix.time)
@@ -55,6 +59,88 @@ struct FixRecord: JSONLRecord {
         json.member("speed", ifPresent: fix.speed, decimals: 3)
         json.member("course", ifPresent: fix.course, decimals: 2)
         json.member("rejected", ifPresent: rejection)
+        if let delivered { json.member("delivered", delivered) }
+    }
+}
+
+// MARK: A scenario's phone
+
+/// `withheld`: the phone's OS kept a fix from the app (`replay --scenario`).
+struct WithheldRecord: JSONLRecord {
+    var time: Date
+    var fix: Fix
+    var reason: WithholdReason
+
+    func write(to json: inout JSONWriter) {
+        json.head("withheld", time)
+        json.member("fix_t", fix.time)
+        json.member("lat", fix.coordinate?.latitude)
+        json.member("lon", fix.coordinate?.longitude)
+        json.member("rule", Self.rule(reason))
+        json.member("reason", reason.description)
+    }
+
+    /// The rule's name, for filtering: `inBackground`, `withinDistanceFilter`, ….
+    static func rule(_ reason: WithholdReason) -> String {
+        switch reason {
+        case .noPosition: "noPosition"
+        case .withinDistanceFilter: "withinDistanceFilter"
+        case .noSignificantChange: "noSignificantChange"
+        case .tooSoon: "tooSoon"
+        case .tooClose: "tooClose"
+        case .pausedAutomatically: "pausedAutomatically"
+        case .inBackground: "inBackground"
+        }
+    }
+}
+
+/// `trouble`: a GPS trouble window changed or dropped the receiver's fix (`replay --scenario`).
+struct TroubleRecord: JSONLRecord {
+    var time: Date
+    var effect: TroubleEffect
+    /// The fix reported instead; `nil` when the window dropped it.
+    var reported: Fix?
+
+    func write(to json: inout JSONWriter) {
+        json.head("trouble", time)
+        json.member("effect", Self.name(effect))
+        json.member("lat", reported?.coordinate?.latitude)
+        json.member("lon", reported?.coordinate?.longitude)
+        json.member("accuracy", reported?.horizontalAccuracy, decimals: 3)
+        json.member("detail", effect.description)
+    }
+
+    static func name(_ effect: TroubleEffect) -> String {
+        switch effect {
+        case .noFix: "noFix"
+        case .reacquiring: "reacquiring"
+        case .multipath: "multipath"
+        case .jumped: "jumped"
+        case .stale: "stale"
+        }
+    }
+}
+
+/// `app`: the app moved to the background or the foreground (`replay --scenario`).
+struct AppRecord: JSONLRecord {
+    var time: Date
+    var state: String
+
+    func write(to json: inout JSONWriter) {
+        json.head("app", time)
+        json.member("state", state)
+    }
+}
+
+/// `batch`: several fixes handed to the app at once; the app reads the last (`replay --scenario`).
+struct BatchRecord: JSONLRecord {
+    var time: Date
+    var fixes: [Fix]
+
+    func write(to json: inout JSONWriter) {
+        json.head("batch", time)
+        json.member("count", fixes.count)
+        json.member("first_t", fixes.first?.time)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationSimulation
 import MapFeature
 
 /// Fixes → ``MapFeature/MapViewModel`` → what the player sees: the pipeline behind
@@ -16,13 +17,17 @@ struct MapPipeline {
     /// Places from `source`, the rule of `map`, the timeline in `format` on standard output (each
     /// line at once with `flush`, or on a terminal), and with `showsProgress` a progress line when
     /// standard error is a terminal.
-    init(source: PlaceSourceOptions, map: MapLogicOptions, format: TimelineFormat, flush: Bool, showsProgress: Bool) throws {
+    /// `maximumFixAge` is a scenario's `game.maximumFixAge`.
+    init(
+        source: PlaceSourceOptions, map: MapLogicOptions, format: TimelineFormat, flush: Bool, showsProgress: Bool,
+        maximumFixAge: Duration? = nil
+    ) throws {
         let output = LineOutput(flushesEachLine: flush || Terminal.isTerminal(1))
         let progress = Progress(enabled: showsProgress && Terminal.isTerminal(2), output: output)
         recorder = try ReplayRecorder(format: format, reach: map.reach) { progress.printAbove($0) }
         (self.source, self.output, self.progress) = (source, output, progress)
         repository = try source.repository()
-        configuration = try map.throttleConfiguration()
+        configuration = try map.throttleConfiguration(maximumFixAge: maximumFixAge)
     }
 
     /// In virtual time without `speedFactor` (``runVirtual(_:)``), else in real time at that
@@ -55,6 +60,43 @@ struct MapPipeline {
             let loop = MapReplayLoop(repository: repository, configuration: configuration)
             let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
                 try await iterator.next(isolation: MainActor.shared)
+            }
+            if let failure = outcome.failure {
+                output.flush()
+                throw failure
+            }
+        }
+        recorder.finish()
+        output.flush()
+    }
+
+    /// Virtual time through a scenario's phone (``LocationSimulation/ScenarioPhone``): each fix
+    /// of `provider` goes through GPS trouble and the OS's delivery rules before the map logic,
+    /// which counts on the delivery clock; what was withheld or changed on the way is logged in
+    /// time order with the map's events. The same inputs give a byte-identical log.
+    ///
+    /// - Throws: What the provider threw, after writing what came before.
+    func runScenario(_ provider: some LocationProvider, phone: ScenarioPhone) async throws {
+        _ = try await runUntilInterrupted { @MainActor in
+            var iterator = provider.makeAsyncIterator()
+            var phone = phone
+            // Inputs of the latest fix not yet handed to the loop, the next one last.
+            var pending: [ScenarioPhone.Input] = []
+            var ended = false
+            let loop = MapReplayLoop(repository: repository, configuration: configuration)
+            let outcome = await loop.run(
+                onEvent: { recorder.record($0) }, onNote: { recorder.record($0, at: $1) }
+            ) { () async throws(any Error) -> ScenarioPhone.Input? in
+                while pending.isEmpty {
+                    if ended { return nil }
+                    if let fix = try await iterator.next(isolation: MainActor.shared) {
+                        pending = phone.offer(fix).reversed()
+                    } else {
+                        ended = true
+                        pending = phone.finish().reversed()
+                    }
+                }
+                return pending.removeLast()
             }
             if let failure = outcome.failure {
                 output.flush()

@@ -58,9 +58,24 @@ struct Replay: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --gpsd: also record the fixes received to a .gpx or .nmea file, as they come.", valueName: "file"))
     var record: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run a scenario (JSON): its route, the phone's delivery rules, GPS trouble and the app's lifecycle (docs/guides/scenarios.md). Needs --fast; a track argument overrides its route.",
+            valueName: "file.json"))
+    var scenario: String?
+
     func validate() throws {
-        if track == nil && gpsd == nil {
+        if track == nil && gpsd == nil && scenario == nil {
             throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
+        }
+        if scenario != nil && gpsd != nil {
+            throw ValidationError("--scenario replays its route or a track file, not a live --gpsd source")
+        }
+        if scenario != nil && !timing.fast {
+            throw ValidationError("--scenario runs in virtual time only (for now): add --fast")
+        }
+        if scenario != nil && timing.loop {
+            throw ValidationError("--scenario and --loop exclude each other")
         }
         if track != nil && gpsd != nil {
             throw ValidationError("give either a GPX file or --gpsd, not both")
@@ -83,6 +98,7 @@ struct Replay: AsyncParsableCommand {
     func run() async throws {
         if let report { try checkOutputPath(report, flag: "--report") }
         if let record { try checkOutputPath(record, flag: "--record") }
+        if let scenario { return try await runScenario(scenario) }
         let pipeline = try MapPipeline(source: source, map: map, format: format, flush: flush, showsProgress: !noProgress)
         defer { pipeline.output.flush() }
 
@@ -122,6 +138,34 @@ struct Replay: AsyncParsableCommand {
         let total = timing.loop ? nil : replay.analysis.duration - replay.configuration.startOffset
         try await pipeline.run(replay, speedFactor: speedFactor, total: total)
         try pipeline.finish(report: report, title: track)
+    }
+
+    /// `--scenario FILE --fast`: the scenario's route (or the track argument) through its phone
+    /// (trouble, delivery rules, the app's lifecycle) and the map logic, in virtual time.
+    @MainActor
+    private func runScenario(_ path: String) async throws {
+        let scenario: Scenario
+        do {
+            scenario = try Scenario.load(path: path)
+        } catch {
+            throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
+        }
+        let walk: String
+        if let track {
+            walk = track
+        } else if case .file(let route) = scenario.route {
+            walk = route
+        } else {
+            throw ValidationError("\(path) has no route: give a track to replay, or a \"route\": {\"file\": …} in the scenario")
+        }
+        let phone = try ScenarioPhone(scenario: scenario)
+        let pipeline = try MapPipeline(
+            source: source, map: map, format: format, flush: flush, showsProgress: false, maximumFixAge: scenario.maximumFixAge)
+        defer { pipeline.output.flush() }
+        let (replay, warnings) = try makeReplay(walk, pacing: .virtual)
+        for line in warnings { Terminal.err(line) }
+        try await pipeline.runScenario(replay, phone: phone)
+        try pipeline.finish(report: report, title: walk)
     }
 
     /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).

@@ -129,10 +129,11 @@ struct MapLogicOptions: ParsableArguments {
         try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
     }
 
-    /// The rule's configuration; call after ``validate()``.
-    func throttleConfiguration() throws -> FetchThrottle.Configuration {
+    /// The rule's configuration, with a scenario's `game.maximumFixAge` when given; call after
+    /// ``validate()``.
+    func throttleConfiguration(maximumFixAge: Duration? = nil) throws -> FetchThrottle.Configuration {
         try FetchThrottle.Configuration(
             minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration,
-            radius: radius, maximumHorizontalAccuracy: minAccuracy)
+            radius: radius, maximumHorizontalAccuracy: minAccuracy, maximumFixAge: maximumFixAge)
     }
 }

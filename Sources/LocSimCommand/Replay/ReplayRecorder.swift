@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationSimulation
 import MapFeature
 
 /// Turns a map session's events into what `locsim replay` shows: a timeline (text or JSON lines),
@@ -75,27 +76,28 @@ final class ReplayRecorder {
         switch event.kind {
         case .fixAccepted(let fix):
             acceptedCount += 1
-            note(time: fix.time)
+            note(time: event.time)
             guard let coordinate = fix.coordinate else { return }
             if let previous = trace.fixes.last?.coordinate { distance += previous.geodesicDistance(to: coordinate) }
             trace.fixes.append((fix.time, coordinate))
-            emitFix(fix, rejection: nil)
+            emitFix(fix, rejection: nil, deliveredAt: event.time)
             if mapChanged {
                 // Ids are unique here, so the dictionary's order does not matter.
                 tracker.places = Array(onMap.values)
                 mapChanged = false
             }
+            // At the delivery clock: the fix's own time unless a scenario delivered it later.
             for encounter in tracker.update(position: coordinate) {
-                trace.encounters.append((fix.time, encounter.place, encounter.distance))
+                trace.encounters.append((event.time, encounter.place, encounter.distance))
                 emit(
-                    text: "\(stamp(fix.time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
+                    text: "\(stamp(event.time))  encounter: \(PeopleText.escaped(encounter.place.name)) (\(PeopleText.escaped(encounter.place.id))) "
                         + "at \(DecimalText.fixed(encounter.distance, decimals: 1)) m",
-                    EncounterRecord(time: fix.time, place: encounter.place, distance: encounter.distance))
+                    EncounterRecord(time: event.time, place: encounter.place, distance: encounter.distance))
             }
         case .fixRejected(let fix, let rejection):
             rejectedCount += 1
-            note(time: fix.time)
-            emitFix(fix, rejection: rejection)
+            note(time: event.time)
+            emitFix(fix, rejection: rejection, deliveredAt: event.time)
         case .fetchStarted(let request):
             fetchesByReason[request.reason.rawValue, default: 0] += 1
             fetchesPerMinute[Int64((request.time.timeIntervalSince1970 / 60).rounded(.down)), default: 0] += 1
@@ -126,6 +128,27 @@ final class ReplayRecorder {
             }
         case .placesAppeared, .placesDisappeared, .placesChanged, .stopped:
             break
+        }
+    }
+
+    /// What a scenario's phone did on the way to the app, at `time` (the delivery clock).
+    func record(_ note: ScenarioPhone.Note, at time: Date) {
+        flushPlaces()
+        switch note {
+        case .trouble(_, let reported, let effects):
+            for effect in effects {
+                emit(text: "\(stamp(time))  trouble: \(effect)", TroubleRecord(time: time, effect: effect, reported: reported))
+            }
+        case .withheld(let fix, let reason):
+            emit(
+                text: "\(stamp(time))  fix of \(stamp(fix.time)) withheld: \(reason)",
+                WithheldRecord(time: time, fix: fix, reason: reason))
+        case .app(let state):
+            emit(text: "\(stamp(time))  app: \(state.rawValue)", AppRecord(time: time, state: state.rawValue))
+        case .batch(let fixes):
+            emit(
+                text: "\(stamp(time))  \(PeopleText.count(fixes.count, "fix", "fixes")) delivered at once; the app reads the last",
+                BatchRecord(time: time, fixes: fixes))
         }
     }
 
@@ -187,15 +210,19 @@ final class ReplayRecorder {
             record)
     }
 
-    private func emitFix(_ fix: Fix, rejection: FetchThrottle.Rejection?) {
+    /// A fix's line; `time` is when the phone handed it over (its own time without a scenario).
+    private func emitFix(_ fix: Fix, rejection: FetchThrottle.Rejection?, deliveredAt time: Date) {
+        let delivered = time == fix.time ? nil : time
         guard format == .jsonl else {
             if let rejection {
-                write("\(stamp(fix.time))  fix ignored: \(Self.reason(rejection))")
+                write("\(stamp(time))  fix\(delivered == nil ? "" : " of \(stamp(fix.time))") ignored: \(Self.reason(rejection))")
+            } else if delivered != nil {
+                write("\(stamp(time))  fix of \(stamp(fix.time)) delivered")
             }
             return
         }
         // The most frequent line (one per fix): written straight into one string by the record.
-        write(FixRecord(fix: fix, rejection: rejection.map(Self.reason)).line)
+        write(FixRecord(fix: fix, rejection: rejection.map(Self.reason), delivered: delivered).line)
     }
 
     /// Why a fix was ignored, its accuracy rounded for people (`accuracy 48.5 m`, not the

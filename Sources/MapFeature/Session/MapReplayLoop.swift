@@ -91,6 +91,26 @@ public struct MapReplayLoop {
     public func run<Failure: Error>(
         onEvent: @escaping @MainActor (MapEvent) -> Void, next: () async throws(Failure) -> Fix?
     ) async -> Outcome<Failure> {
+        await run(onEvent: onEvent, onNote: { (_: Never, _) in }) { () async throws(Failure) -> MapReplayInput<Never>? in
+            guard let fix = try await next() else { return nil }
+            return .fix(fix, deliveredAt: fix.time)
+        }
+    }
+
+    /// Runs inputs from `next`: fixes as the phone delivers them (each at its delivery time,
+    /// the clock the fetch rule counts on) and notes of what happened on the way (a fix withheld,
+    /// GPS trouble), each handed to `onNote` in time order with the map's events: answers due by
+    /// an input's time come before it.
+    ///
+    /// - Parameters:
+    ///   - onEvent: Called with each event of the map logic, in order.
+    ///   - onNote: Called with each note and its time, in order.
+    ///   - next: The next input in time order, or `nil` at the end. Called on the main actor.
+    /// - Returns: The end state, and the error `next` threw, if it did.
+    package func run<Failure: Error, Note>(
+        onEvent: @escaping @MainActor (MapEvent) -> Void, onNote: @MainActor (Note, Date) -> Void,
+        next: () async throws(Failure) -> MapReplayInput<Note>?
+    ) async -> Outcome<Failure> {
         // The model never waits for or times anything here: answers are stamped by the loop.
         let model = MapViewModel(repository: repository, configuration: configuration, clock: ContinuousClock(), onEvent: onEvent)
         var scheduled: [ScheduledAnswer] = []
@@ -126,10 +146,17 @@ public struct MapReplayLoop {
                     model.stop()
                     return outcome(nil, cancelled: true)
                 }
-                guard let fix = try await next() else { break }
-                if epoch == nil { epoch = fix.time }
-                await deliverAnswers(upTo: FetchThrottle.micros(fix.time))
-                await schedule(model.receive(fix))
+                guard let input = try await next() else { break }
+                switch input {
+                case .fix(let fix, let time):
+                    if epoch == nil { epoch = time }
+                    await deliverAnswers(upTo: FetchThrottle.micros(time))
+                    await schedule(model.receive(fix, deliveredAt: time))
+                case .note(let note, let time):
+                    if epoch == nil { epoch = time }
+                    await deliverAnswers(upTo: FetchThrottle.micros(time))
+                    onNote(note, time)
+                }
             }
         } catch {
             return outcome(error)
@@ -156,6 +183,16 @@ public struct MapReplayLoop {
 }
 
 extension MapReplayLoop.Outcome: Sendable where Failure: Sendable {}
+
+/// One input of a ``MapReplayLoop`` run that models the phone between the receiver and the app.
+package enum MapReplayInput<Note> {
+    /// The phone hands `fix` to the app at `deliveredAt` (the delivery clock).
+    case fix(Fix, deliveredAt: Date)
+    /// Something that happened at `at` on the way (a fix withheld, GPS trouble), for the log.
+    case note(Note, at: Date)
+}
+
+extension MapReplayInput: Sendable where Note: Sendable {}
 
 private struct ScheduledAnswer {
     var micros: Int64

@@ -74,24 +74,35 @@ public struct MapSession: Sendable {
     ///
     /// - Returns: The events, and a request to perform when the fix triggers one.
     public mutating func receive(_ fix: Fix) -> Output {
+        receive(fix, deliveredAt: fix.time)
+    }
+
+    /// Feeds one fix that the phone handed to the app at `time` (the delivery clock: a cached
+    /// fix handed back on returning from the background carries an older time of its own).
+    ///
+    /// The fetch rule's 30 s, the request's time and the events count on the delivery clock, as
+    /// the app's `Date()` does; the fix keeps its own time, which
+    /// ``FetchThrottle/Configuration/maximumFixAge`` judges. With `time` the fix's own time,
+    /// ``receive(_:)``.
+    package mutating func receive(_ fix: Fix, deliveredAt time: Date) -> Output {
         guard !isStopped else { return Output() }
         var output = Output()
-        let decision = throttle.decision(for: fix)
+        let decision = throttle.decision(for: fix, deliveredAt: time)
         if case .rejected(let rejection) = decision {
-            output.events.append(MapEvent(time: fix.time, kind: .fixRejected(fix, rejection)))
+            output.events.append(MapEvent(time: time, kind: .fixRejected(fix, rejection)))
             return output
         }
-        note(fix.time)
+        note(time)
         latestFix = fix
-        output.events.append(MapEvent(time: fix.time, kind: .fixAccepted(fix)))
+        output.events.append(MapEvent(time: time, kind: .fixAccepted(fix)))
         guard case .fetch(let reason) = decision, let center = fix.coordinate else { return output }
         if let inFlight {
             // Moved beats elapsed: the follow-up says the strongest reason seen.
             if pendingFollowUp != .moved { pendingFollowUp = reason }
-            output.events.append(MapEvent(time: fix.time, kind: .fetchCoalesced(reason: reason, inFlight: inFlight.id)))
+            output.events.append(MapEvent(time: time, kind: .fetchCoalesced(reason: reason, inFlight: inFlight.id)))
             return output
         }
-        output.request = start(center: center, time: fix.time, reason: reason, events: &output.events)
+        output.request = start(center: center, time: time, reason: reason, events: &output.events)
         return output
     }
 

@@ -149,11 +149,19 @@ public struct FetchThrottle: Sendable, Hashable {
     /// While a fetch is awaiting its answer the back-off does not apply: the answer decides what
     /// follows, and the distance and time rules say whether the fix deserves a follow-up.
     public func decision(for fix: Fix) -> Decision {
-        if let rejection = assess(fix) { return .rejected(rejection) }
+        decision(for: fix, deliveredAt: fix.time)
+    }
+
+    /// What to do with `fix`, handed to the app at `time` (the delivery clock, as the app's
+    /// `Date()` reads it): the time rule and the back-off count on that clock, and
+    /// ``assess(_:deliveredAt:)`` judges the fix's age on arrival. With `time` the fix's own time,
+    /// ``decision(for:)``.
+    package func decision(for fix: Fix, deliveredAt time: Date) -> Decision {
+        if let rejection = assess(fix, deliveredAt: time) { return .rejected(rejection) }
         guard let center = fix.coordinate else { return .rejected(.noPosition) }
         let backingOff = consecutiveFailures > 0 && !isAwaitingAnswer ? retryNotBeforeMicros : nil
         let outcome = Self.rule(
-            configuration: configuration, timeMicros: Self.micros(fix.time), retryNotBeforeMicros: backingOff,
+            configuration: configuration, timeMicros: Self.micros(time), retryNotBeforeMicros: backingOff,
             lastFetchMicros: lastFetch.map { Self.micros($0.time) }, distance: { lastFetch.map { center.distance(to: $0.center) } ?? 0 })
         switch outcome {
         case .fetch(let reason): return .fetch(reason)

@@ -1,0 +1,372 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+package import LocationCore
+package import MapFeature
+
+/// One run described once: the route, the phone's delivery rules, GPS trouble, the app's
+/// lifecycle, the game's fix-age rule and the server's per-request outcomes, read from a JSON
+/// scenario file (docs/guides/scenarios.md, "The scenario file").
+///
+/// ```json
+/// {
+///   "seed": 7,
+///   "route": {"file": "sf-mission-walk.gpx"},
+///   "device": {"platform": "ios", "distanceFilter": 50},
+///   "trouble": [{"kind": "signalLoss", "at": "5m", "for": "60s"}],
+///   "app": [{"at": "10m", "state": "background"}, {"at": "12m", "state": "foreground"}],
+///   "game": {"maximumFixAge": "10s"}
+/// }
+/// ```
+///
+/// Every key is optional. Offsets and durations are strings in locsim's one duration syntax
+/// (``/LocationCore/DurationText``), counted from the route's first fix. Unknown keys, repeated
+/// keys and bad values are ``ScenarioError``s naming the file and the key path
+/// (`trouble[2].for`, `device.distanceFilter`).
+package struct Scenario: Sendable {
+    /// Where the fixes come from.
+    package enum Route: Sendable, Hashable {
+        /// A GPX file or an NMEA log, its path resolved against the scenario file's folder.
+        case file(String)
+    }
+
+    /// The app's state after a move.
+    package enum AppState: String, Sendable, Hashable {
+        case background, foreground
+    }
+
+    /// The app moves to the foreground or the background, `at` after the first fix.
+    package struct AppMove: Sendable, Hashable {
+        package var at: Duration
+        package var state: AppState
+
+        package init(at: Duration, state: AppState) {
+            self.at = at
+            self.state = state
+        }
+    }
+
+    /// The seed of the trouble windows' draws (default 1).
+    package var seed: UInt64 = 1
+    /// The route, or `nil` when the scenario leaves it to the command line.
+    package var route: Route?
+    /// The phone's delivery rules (``/MapFeature/DeliveryPolicy/everyFix`` without `device`).
+    package var delivery: DeliveryPolicy = .everyFix
+    /// GPS trouble, in the file's order.
+    package var trouble: [TroubleWindow] = []
+    /// The app's moves, in time order.
+    package var app: [AppMove] = []
+    /// `game.maximumFixAge`: the game ignores a fix older than this when it arrives.
+    package var maximumFixAge: Duration?
+    /// `server`: the per-request outcomes `serve --script` takes, kept as read for the server
+    /// (not applied by `replay`).
+    package var server: JSONValue?
+
+    package init() {}
+
+    /// Reads a scenario file; a route's relative path is resolved against the file's folder.
+    ///
+    /// - Throws: ``ScenarioError`` naming the file, and the key path when the text is wrong.
+    package static func load(path: String) throws(ScenarioError) -> Scenario {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ScenarioError(source: path, keyPath: nil, "cannot read the scenario: \(FileErrorText.reason(for: error))")
+        }
+        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        return try parse(data, source: path, directory: directory)
+    }
+
+    /// Reads a scenario from JSON bytes with the package's one JSON reader.
+    ///
+    /// - Parameters:
+    ///   - source: Names the text in errors (the file's path).
+    ///   - directory: The folder a relative route path is resolved against, ending in `/` (`""`:
+    ///     the path as given).
+    /// - Throws: ``ScenarioError`` naming `source` and the key path.
+    package static func parse(_ bytes: some Collection<UInt8>, source: String, directory: String) throws(ScenarioError) -> Scenario {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: bytes)
+        } catch {
+            throw ScenarioError(source: source, keyPath: nil, "\(error)")
+        }
+        return try Reader(source: source).scenario(json, directory: directory)
+    }
+}
+
+/// A scenario file that cannot be used: which file, which key, what is wrong.
+package struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file (or the name the text was given).
+    package let source: String
+    /// The key path (`trouble[2].for`), or `nil` when the file as a whole is wrong.
+    package let keyPath: String?
+    /// What is wrong.
+    package let message: String
+
+    package init(source: String, keyPath: String?, _ message: String) {
+        self.source = source
+        self.keyPath = keyPath
+        self.message = message
+    }
+
+    /// `file: key.path: message`.
+    package var description: String { "\(source): " + (keyPath.map { "\($0): " } ?? "") + message }
+}
+
+/// Reads the JSON tree, key by key, saying where a value is wrong.
+private struct Reader {
+    let source: String
+
+    func failure(_ keyPath: String?, _ message: String) -> ScenarioError {
+        ScenarioError(source: source, keyPath: keyPath, message)
+    }
+
+    /// The members of the object at `keyPath`, refusing names outside `allowed` and repeated names.
+    func members(_ value: JSONValue, at keyPath: String?, allowed: [String]) throws(ScenarioError) -> [String: JSONValue] {
+        guard case .object(let list) = value else { throw failure(keyPath, "expected an object, got \(value.text)") }
+        var members: [String: JSONValue] = [:]
+        for (name, member) in list {
+            let path = keyPath.map { "\($0).\(name)" } ?? name
+            guard allowed.contains(name) else {
+                throw failure(path, "unknown key (\(keyPath.map { "in \($0): " } ?? "")\(allowed.joined(separator: ", ")))")
+            }
+            guard members.updateValue(member, forKey: name) == nil else { throw failure(path, "given twice") }
+        }
+        return members
+    }
+
+    func duration(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> Duration {
+        guard let text = value.string else {
+            throw failure(keyPath, "expected a duration string such as \"30s\", \"5m\" or \"1:30\", got \(value.text)")
+        }
+        switch DurationText.parse(text) {
+        case .success(let duration): return duration
+        case .failure(let problem): throw failure(keyPath, "\(problem), got \"\(text)\"")
+        }
+    }
+
+    /// A finite number within `range`.
+    func number(_ value: JSONValue, at keyPath: String, in range: ClosedRange<Double>, unit: String) throws(ScenarioError) -> Double {
+        guard let number = value.number else { throw failure(keyPath, "expected a number of \(unit), got \(value.text)") }
+        guard number.isFinite, range.contains(number) else {
+            throw failure(keyPath, "must be \(JSONValue.number(range.lowerBound).text)...\(JSONValue.number(range.upperBound).text) \(unit), got \(value.text)")
+        }
+        return number
+    }
+
+    func bool(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> Bool {
+        guard case .bool(let flag) = value else { throw failure(keyPath, "expected true or false, got \(value.text)") }
+        return flag
+    }
+
+    func string(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> String {
+        guard let text = value.string else { throw failure(keyPath, "expected a string, got \(value.text)") }
+        return text
+    }
+
+    func list(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> [JSONValue] {
+        guard case .array(let items) = value else { throw failure(keyPath, "expected a list, got \(value.text)") }
+        return items
+    }
+
+    func scenario(_ json: JSONValue, directory: String) throws(ScenarioError) -> Scenario {
+        let top = try members(json, at: nil, allowed: ["seed", "route", "device", "trouble", "app", "game", "server"])
+        var scenario = Scenario()
+        if let value = top["seed"] {
+            // Integers JSON carries exactly (a double's 53 bits).
+            let seed = try number(value, at: "seed", in: 0...9_007_199_254_740_991, unit: "(a whole number)")
+            guard seed == seed.rounded() else { throw failure("seed", "expected a whole number, got \(value.text)") }
+            scenario.seed = UInt64(seed)
+        }
+        if let value = top["route"] { scenario.route = try route(value, directory: directory) }
+        if let value = top["device"] { scenario.delivery = try device(value) }
+        if let value = top["trouble"] {
+            for (index, item) in try list(value, at: "trouble").enumerated() {
+                scenario.trouble.append(try window(item, at: "trouble[\(index)]"))
+            }
+            // The windows' own checks (ranges), with the same key paths.
+            do {
+                _ = try GPSTrouble(windows: scenario.trouble, seed: scenario.seed)
+            } catch {
+                throw failure(error.parameter, error.message)
+            }
+        }
+        if let value = top["app"] { scenario.app = try app(value) }
+        if let value = top["game"] {
+            let game = try members(value, at: "game", allowed: ["maximumFixAge"])
+            if let age = game["maximumFixAge"] {
+                let duration = try duration(age, at: "game.maximumFixAge")
+                guard duration > .zero else { throw failure("game.maximumFixAge", "must be > 0") }
+                scenario.maximumFixAge = duration
+            }
+        }
+        if let value = top["server"] {
+            guard case .array = value else { throw failure("server", "expected a list of per-request outcomes (as serve --script takes), got \(value.text)") }
+            scenario.server = value
+        }
+        return scenario
+    }
+
+    func route(_ value: JSONValue, directory: String) throws(ScenarioError) -> Scenario.Route {
+        let route = try members(value, at: "route", allowed: ["file", "polyline", "precision", "legs"])
+        if route["polyline"] != nil || route["precision"] != nil || route["legs"] != nil {
+            let key = route["legs"] != nil ? "route.legs" : route["polyline"] != nil ? "route.polyline" : "route.precision"
+            throw failure(key, "not supported yet: give the route as {\"file\": \"walk.gpx\"} (GPX or NMEA)")
+        }
+        guard let file = route["file"] else { throw failure("route", "expected {\"file\": \"walk.gpx\"}") }
+        let path = try string(file, at: "route.file")
+        guard !path.isEmpty else { throw failure("route.file", "must not be empty") }
+        return .file(path.hasPrefix("/") ? path : directory + path)
+    }
+
+    func device(_ value: JSONValue) throws(ScenarioError) -> DeliveryPolicy {
+        let ios = ["platform", "distanceFilter", "significantChange", "reducedAccuracy", "pausesAutomatically"]
+        let android = ["platform", "minUpdateIntervalMillis", "minUpdateDistanceMeters", "maxUpdateDelayMillis"]
+        guard case .object = value else { throw failure("device", "expected an object, got \(value.text)") }
+        guard let platformValue = value["platform"] else { throw failure("device.platform", "missing: \"ios\" or \"android\"") }
+        let platform = try string(platformValue, at: "device.platform")
+        let service: DeliveryPolicy.Service
+        var pause: DeliveryPolicy.AutomaticPause?
+        let metres = 0.0...40_000_000
+        switch platform {
+        case "ios":
+            let device = try members(value, at: "device", allowed: ios)
+            var chosen: [String] = []
+            var filter: Double?
+            if let raw = device["distanceFilter"] {
+                chosen.append("distanceFilter")
+                if case .null = raw {} else { filter = try number(raw, at: "device.distanceFilter", in: metres, unit: "metres") }
+            }
+            var significant = false, reduced = false
+            if let raw = device["significantChange"] {
+                significant = try bool(raw, at: "device.significantChange")
+                if significant { chosen.append("significantChange") }
+            }
+            if let raw = device["reducedAccuracy"] {
+                reduced = try bool(raw, at: "device.reducedAccuracy")
+                if reduced { chosen.append("reducedAccuracy") }
+            }
+            if chosen.count > 1 {
+                throw failure("device.\(chosen[1])", "one service at a time: \(chosen.joined(separator: " and ")) exclude each other")
+            }
+            service = significant ? .significantChange() : reduced ? .reducedAccuracy() : .standard(distanceFilter: filter)
+            if let raw = device["pausesAutomatically"] {
+                if case .bool(false) = raw {} else {
+                    guard raw.string != nil else {
+                        throw failure("device.pausesAutomatically", "expected false or how long the player stays before updates pause (\"2m\"), got \(raw.text)")
+                    }
+                    let after = try duration(raw, at: "device.pausesAutomatically")
+                    guard after > .zero else { throw failure("device.pausesAutomatically", "must be > 0") }
+                    pause = DeliveryPolicy.AutomaticPause(after: after)
+                }
+            }
+        case "android":
+            let device = try members(value, at: "device", allowed: android)
+            let milliseconds = 0.0...86_400_000
+            func millis(_ key: String) throws(ScenarioError) -> Duration {
+                guard let raw = device[key] else { return .zero }
+                let value = try number(raw, at: "device.\(key)", in: milliseconds, unit: "milliseconds")
+                return .microseconds(Int64((value * 1000).rounded()))
+            }
+            let distance = try device["minUpdateDistanceMeters"].map { (raw) throws(ScenarioError) in
+                try number(raw, at: "device.minUpdateDistanceMeters", in: metres, unit: "metres")
+            } ?? 0
+            service = .fused(
+                minimumInterval: try millis("minUpdateIntervalMillis"), minimumDistance: distance,
+                maximumDelay: try millis("maxUpdateDelayMillis"))
+        default:
+            throw failure("device.platform", "expected \"ios\" or \"android\", got \(platformValue.text)")
+        }
+        do {
+            return try DeliveryPolicy(service: service, automaticPause: pause)
+        } catch {
+            // The values were checked above; this names the policy's own parameter if not.
+            throw failure("device", "\(error)")
+        }
+    }
+
+    func window(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> TroubleWindow {
+        guard case .object = value else { throw failure(keyPath, "expected an object, got \(value.text)") }
+        guard let kindValue = value["kind"] else {
+            throw failure("\(keyPath).kind", "missing: signalLoss, coldStart, urbanCanyon, jump or stale")
+        }
+        let kindName = try string(kindValue, at: "\(keyPath).kind")
+        let parameters: [String]
+        switch kindName {
+        case "signalLoss", "coldStart": parameters = ["for", "initialAccuracy", "recovery"]
+        case "urbanCanyon": parameters = ["for", "accuracy", "correlationTime"]
+        case "jump": parameters = ["distance", "bearing", "honestAccuracy"]
+        case "stale": parameters = ["age"]
+        default: throw failure("\(keyPath).kind", "expected signalLoss, coldStart, urbanCanyon, jump or stale, got \(kindValue.text)")
+        }
+        let item = try members(value, at: keyPath, allowed: ["kind", "at"] + parameters)
+        func required(_ key: String) throws(ScenarioError) -> JSONValue {
+            guard let value = item[key] else { throw failure("\(keyPath).\(key)", "missing (a \(kindName) window needs it)") }
+            return value
+        }
+        func optionalDuration(_ key: String) throws(ScenarioError) -> Duration? {
+            try item[key].map { (raw) throws(ScenarioError) in try duration(raw, at: "\(keyPath).\(key)") }
+        }
+        func optionalNumber(_ key: String, _ unit: String) throws(ScenarioError) -> Double? {
+            try item[key].map { (raw) throws(ScenarioError) in
+                try number(raw, at: "\(keyPath).\(key)", in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, unit: unit)
+            }
+        }
+        let at = try duration(try required("at"), at: "\(keyPath).at")
+        let kind: TroubleWindow.Kind
+        switch kindName {
+        case "signalLoss":
+            kind = .signalLoss(
+                initialAccuracy: try optionalNumber("initialAccuracy", "metres") ?? 50, recovery: try optionalDuration("recovery") ?? .seconds(30))
+        case "coldStart":
+            kind = .coldStart(
+                initialAccuracy: try optionalNumber("initialAccuracy", "metres") ?? 65, recovery: try optionalDuration("recovery") ?? .seconds(60))
+        case "urbanCanyon":
+            var range = 20.0...80
+            if let raw = item["accuracy"] {
+                let bounds = try list(raw, at: "\(keyPath).accuracy")
+                guard bounds.count == 2, let low = bounds[0].number, let high = bounds[1].number, low <= high else {
+                    throw failure("\(keyPath).accuracy", "expected [lowest, highest] in metres, got \(raw.text)")
+                }
+                range = low...high
+            }
+            kind = .urbanCanyon(accuracy: range, correlationTime: try optionalDuration("correlationTime") ?? .seconds(30))
+        case "jump":
+            let distance = try number(try required("distance"), at: "\(keyPath).distance", in: 0...20_000_000, unit: "metres")
+            let honest = try item["honestAccuracy"].map { (raw) throws(ScenarioError) in try bool(raw, at: "\(keyPath).honestAccuracy") }
+            kind = .jump(distance: distance, bearing: try optionalNumber("bearing", "degrees"), honestAccuracy: honest ?? false)
+        default:
+            kind = .stale(age: try duration(try required("age"), at: "\(keyPath).age"))
+        }
+        let length: Duration
+        if parameters.contains("for") {
+            length = try duration(try required("for"), at: "\(keyPath).for")
+        } else {
+            length = .zero
+        }
+        return TroubleWindow(kind, at: at, for: length)
+    }
+
+    func app(_ value: JSONValue) throws(ScenarioError) -> [Scenario.AppMove] {
+        var moves: [Scenario.AppMove] = []
+        for (index, item) in try list(value, at: "app").enumerated() {
+            let keyPath = "app[\(index)]"
+            let move = try members(item, at: keyPath, allowed: ["at", "state"])
+            guard let atValue = move["at"] else { throw failure("\(keyPath).at", "missing") }
+            guard let stateValue = move["state"] else { throw failure("\(keyPath).state", "missing: \"background\" or \"foreground\"") }
+            let at = try duration(atValue, at: "\(keyPath).at")
+            guard let state = Scenario.AppState(rawValue: try string(stateValue, at: "\(keyPath).state")) else {
+                throw failure("\(keyPath).state", "expected \"background\" or \"foreground\", got \(stateValue.text)")
+            }
+            if let last = moves.last, at < last.at {
+                throw failure("\(keyPath).at", "earlier than app[\(index - 1)].at: moves are listed in time order")
+            }
+            moves.append(Scenario.AppMove(at: at, state: state))
+        }
+        return moves
+    }
+}

@@ -1,0 +1,113 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+package import LocationCore
+package import MapFeature
+
+/// The phone of a ``Scenario`` between the receiver and the app: each fix the route gives goes
+/// through GPS trouble (``GPSTrouble``), then the OS's delivery rules and the app's lifecycle
+/// (``/MapFeature/LocationDelivery``), and comes out as what the map logic is handed and when,
+/// with a note of everything on the way, in time order.
+///
+/// A value with no clock: app moves are applied before the first fix at or after their time
+/// (offsets from the route's first fix); a move after the last fix is not applied. The delivery
+/// clock is the time a fix is offered (the receiver's clock, even for a stale fix that trouble
+/// put back with its old time), a held batch's deadline, or the moment of a move; it never goes
+/// back.
+package struct ScenarioPhone: Sendable {
+    /// What happened on the way, for the log.
+    package enum Note: Sendable, Hashable {
+        /// Trouble changed or dropped (`reported` is `nil`) the receiver's fix.
+        case trouble(original: Fix, reported: Fix?, effects: [TroubleEffect])
+        /// The OS kept the fix from the app, and why.
+        case withheld(Fix, WithholdReason)
+        /// The app moved to the background or the foreground.
+        case app(Scenario.AppState)
+        /// Several fixes handed over at once (Android batching); the app reads the last.
+        case batch([Fix])
+    }
+
+    package typealias Input = MapReplayInput<Note>
+
+    private var trouble: GPSTrouble?
+    private var delivery: LocationDelivery
+    private var moves: ArraySlice<Scenario.AppMove>
+    private var epoch: Date?
+    private var clock: Date?
+
+    /// The phone `scenario` describes.
+    ///
+    /// - Throws: ``SimulationError`` when a trouble window is out of range (``Scenario`` has
+    ///   checked them already when it was read from a file).
+    package init(scenario: Scenario) throws(SimulationError) {
+        trouble = scenario.trouble.isEmpty ? nil : try GPSTrouble(windows: scenario.trouble, seed: scenario.seed)
+        delivery = LocationDelivery(policy: scenario.delivery)
+        moves = scenario.app[...]
+    }
+
+    /// The receiver's next fix, in time order: what follows from it.
+    package mutating func offer(_ fix: Fix) -> [Input] {
+        let start = epoch ?? fix.time
+        epoch = start
+        var inputs: [Input] = []
+        while let move = moves.first, start.addingTimeInterval(move.at.fractionalSeconds) <= fix.time {
+            moves.removeFirst()
+            let time = start.addingTimeInterval(move.at.fractionalSeconds)
+            append(.note(.app(move.state), at: time), to: &inputs)
+            let events = move.state == .background ? delivery.moveToBackground(at: time) : delivery.moveToForeground(at: time)
+            append(events, offered: nil, at: fix.time, to: &inputs)
+        }
+        var reported: Fix? = fix
+        // Mutated in place (optional chaining): the windows' history is not copied per fix.
+        if let result = trouble?.apply(to: fix) {
+            if !result.effects.isEmpty {
+                append(.note(.trouble(original: fix, reported: result.fix, effects: result.effects), at: fix.time), to: &inputs)
+            }
+            reported = result.fix
+        }
+        guard let reported else { return inputs }
+        append(delivery.offer(reported), offered: reported, at: fix.time, to: &inputs)
+        return inputs
+    }
+
+    /// The route ended: a batch still held is delivered at its deadline.
+    package mutating func finish() -> [Input] {
+        var inputs: [Input] = []
+        append(delivery.finish(), offered: nil, at: clock ?? .distantPast, to: &inputs)
+        return inputs
+    }
+
+    /// The delivery stage's events as inputs. A fix delivered as it is offered is delivered at
+    /// `now`, the receiver's time (its own time may be older: a stale fix).
+    private mutating func append(_ events: [DeliveryEvent], offered: Fix?, at now: Date, to inputs: inout [Input]) {
+        for event in events {
+            switch event {
+            case .withheld(let fix, let reason):
+                append(.note(.withheld(fix, reason), at: now), to: &inputs)
+            case .delivered(let batch, let time):
+                guard let last = batch.last else { continue }
+                let at = batch.count == 1 && offered == last && time == last.time ? now : time
+                if batch.count > 1 { append(.note(.batch(batch), at: at), to: &inputs) }
+                append(.fix(last, deliveredAt: at), to: &inputs)
+            }
+        }
+    }
+
+    /// Appends `input`, its time no earlier than the one before.
+    private mutating func append(_ input: Input, to inputs: inout [Input]) {
+        var input = input
+        switch input {
+        case .fix(let fix, let time):
+            let at = max(time, clock ?? time)
+            clock = at
+            input = .fix(fix, deliveredAt: at)
+        case .note(let note, let time):
+            let at = max(time, clock ?? time)
+            clock = at
+            input = .note(note, at: at)
+        }
+        inputs.append(input)
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import LocationCore
+import LocationSimulation
+import MapFeature
+import Testing
+
+/// The scenario file: a valid file becomes the delivery policy, trouble windows and app moves it
+/// says; every wrong key or value is an error naming the file and the key path.
+@Suite struct ScenarioTests {
+    static func parse(_ text: String) throws(ScenarioError) -> Scenario {
+        try Scenario.parse(Array(text.utf8), source: "s.json", directory: "/walks/")
+    }
+
+    @Test("A valid file: seed, route resolved against the file's folder, iOS rules, trouble, app moves, game, server")
+    func validIOS() throws {
+        let scenario = try Self.parse("""
+            {
+              "seed": 42,
+              "route": {"file": "walk.gpx"},
+              "device": {"platform": "ios", "distanceFilter": 50, "pausesAutomatically": "2m"},
+              "trouble": [
+                {"kind": "signalLoss", "at": "5m", "for": "60s"},
+                {"kind": "coldStart", "at": "0", "for": "40s", "initialAccuracy": 70, "recovery": "1m30s"},
+                {"kind": "urbanCanyon", "at": "10m", "for": "2m", "accuracy": [25, 60], "correlationTime": "20s"},
+                {"kind": "jump", "at": "12m", "distance": 300, "bearing": 90, "honestAccuracy": true},
+                {"kind": "stale", "at": "14m", "age": "2m"}
+              ],
+              "app": [{"at": "5m", "state": "background"}, {"at": "7m", "state": "foreground"}],
+              "game": {"maximumFixAge": "10s"},
+              "server": [{}, {"status": 503}]
+            }
+            """)
+        #expect(scenario.seed == 42)
+        #expect(scenario.route == .file("/walks/walk.gpx"))
+        #expect(scenario.delivery == (try DeliveryPolicy(
+            service: .standard(distanceFilter: 50), automaticPause: DeliveryPolicy.AutomaticPause(after: .seconds(120)))))
+        #expect(scenario.trouble == [
+            TroubleWindow(.signalLoss(), at: .seconds(300), for: .seconds(60)),
+            TroubleWindow(.coldStart(initialAccuracy: 70, recovery: .seconds(90)), at: .zero, for: .seconds(40)),
+            TroubleWindow(.urbanCanyon(accuracy: 25...60, correlationTime: .seconds(20)), at: .seconds(600), for: .seconds(120)),
+            TroubleWindow(.jump(distance: 300, bearing: 90, honestAccuracy: true), at: .seconds(720)),
+            TroubleWindow(.stale(age: .seconds(120)), at: .seconds(840)),
+        ])
+        #expect(scenario.app == [.init(at: .seconds(300), state: .background), .init(at: .seconds(420), state: .foreground)])
+        #expect(scenario.maximumFixAge == .seconds(10))
+        if case .array(let steps) = scenario.server { #expect(steps.count == 2) } else { Issue.record("server kept: \(String(describing: scenario.server))") }
+    }
+
+    @Test("The other services: significant change, approximate location, Android's fused provider; an empty file is every fix")
+    func otherServices() throws {
+        #expect(try Self.parse(#"{"device": {"platform": "ios", "significantChange": true}}"#).delivery
+            == (try DeliveryPolicy(service: .significantChange())))
+        #expect(try Self.parse(#"{"device": {"platform": "ios", "reducedAccuracy": true, "significantChange": false}}"#).delivery
+            == (try DeliveryPolicy(service: .reducedAccuracy())))
+        #expect(try Self.parse(#"{"device": {"platform": "ios", "distanceFilter": null, "pausesAutomatically": false}}"#).delivery
+            == .everyFix)
+        #expect(try Self.parse("""
+            {"device": {"platform": "android", "minUpdateIntervalMillis": 5000, "minUpdateDistanceMeters": 10, "maxUpdateDelayMillis": 60000}}
+            """).delivery
+            == (try DeliveryPolicy(service: .fused(minimumInterval: .seconds(5), minimumDistance: 10, maximumDelay: .seconds(60)))))
+        let empty = try Self.parse("{}")
+        #expect(empty.delivery == .everyFix && empty.trouble.isEmpty && empty.app.isEmpty && empty.route == nil)
+        #expect(empty.seed == 1 && empty.maximumFixAge == nil)
+        #expect(try Self.parse(#"{"route": {"file": "/abs/walk.nmea"}}"#).route == .file("/abs/walk.nmea"))
+    }
+
+    @Test("Every key's wrong value or name is an error naming the file and the key path", arguments: [
+        (#"{"sede": 1}"#, "sede"),
+        (#"{"seed": 1, "seed": 2}"#, "seed"),
+        (#"{"seed": -1}"#, "seed"),
+        (#"{"seed": 1.5}"#, "seed"),
+        (#"{"seed": "7"}"#, "seed"),
+        (#"{"route": "walk.gpx"}"#, "route"),
+        (#"{"route": {}}"#, "route"),
+        (#"{"route": {"fil": "walk.gpx"}}"#, "route.fil"),
+        (#"{"route": {"file": 3}}"#, "route.file"),
+        (#"{"route": {"file": ""}}"#, "route.file"),
+        (#"{"route": {"polyline": "_p~iF~ps|U", "precision": 5}}"#, "route.polyline"),
+        (#"{"route": {"legs": []}}"#, "route.legs"),
+        (#"{"device": "ios"}"#, "device"),
+        (#"{"device": {}}"#, "device.platform"),
+        (#"{"device": {"platform": "windows"}}"#, "device.platform"),
+        (#"{"device": {"platform": "ios", "distanceFilter": -5}}"#, "device.distanceFilter"),
+        (#"{"device": {"platform": "ios", "distanceFilter": "50"}}"#, "device.distanceFilter"),
+        (#"{"device": {"platform": "ios", "significantChange": "yes"}}"#, "device.significantChange"),
+        (#"{"device": {"platform": "ios", "reducedAccuracy": 1}}"#, "device.reducedAccuracy"),
+        (#"{"device": {"platform": "ios", "significantChange": true, "reducedAccuracy": true}}"#, "device.reducedAccuracy"),
+        (#"{"device": {"platform": "ios", "distanceFilter": 10, "significantChange": true}}"#, "device.significantChange"),
+        (#"{"device": {"platform": "ios", "pausesAutomatically": true}}"#, "device.pausesAutomatically"),
+        (#"{"device": {"platform": "ios", "pausesAutomatically": "soon"}}"#, "device.pausesAutomatically"),
+        (#"{"device": {"platform": "ios", "pausesAutomatically": "0s"}}"#, "device.pausesAutomatically"),
+        (#"{"device": {"platform": "ios", "minUpdateIntervalMillis": 5}}"#, "device.minUpdateIntervalMillis"),
+        (#"{"device": {"platform": "android", "distanceFilter": 5}}"#, "device.distanceFilter"),
+        (#"{"device": {"platform": "android", "minUpdateIntervalMillis": -1}}"#, "device.minUpdateIntervalMillis"),
+        (#"{"device": {"platform": "android", "minUpdateDistanceMeters": "10"}}"#, "device.minUpdateDistanceMeters"),
+        (#"{"device": {"platform": "android", "maxUpdateDelayMillis": 1e12}}"#, "device.maxUpdateDelayMillis"),
+        (#"{"trouble": {}}"#, "trouble"),
+        (#"{"trouble": [3]}"#, "trouble[0]"),
+        (#"{"trouble": [{"at": "1m"}]}"#, "trouble[0].kind"),
+        (#"{"trouble": [{"kind": "tunnel", "at": "1m"}]}"#, "trouble[0].kind"),
+        (#"{"trouble": [{"kind": "signalLoss", "for": "1m"}]}"#, "trouble[0].at"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "-1m", "for": "1m"}]}"#, "trouble[0].at"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m"}, {"kind": "jump", "at": "2m", "distance": 300}, {"kind": "signalLoss", "at": "5m", "for": "3 s"}]}"#, "trouble[2].for"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m", "initialAccuracy": -1}]}"#, "trouble[0].initialAccuracy"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m", "recovery": "0"}]}"#, "trouble[0].recovery"),
+        (#"{"trouble": [{"kind": "coldStart", "at": "0", "for": "1m", "honestAccuracy": true}]}"#, "trouble[0].honestAccuracy"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80, 20]}]}"#, "trouble[0].accuracy"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [0, 20]}]}"#, "trouble[0].accuracy"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "correlationTime": "0s"}]}"#, "trouble[0].correlationTime"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m"}]}"#, "trouble[0].distance"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "for": "1m", "distance": 3}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": 3, "bearing": 400}]}"#, "trouble[0].bearing"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": 3, "honestAccuracy": "no"}]}"#, "trouble[0].honestAccuracy"),
+        (#"{"trouble": [{"kind": "stale", "at": "1m"}]}"#, "trouble[0].age"),
+        (#"{"trouble": [{"kind": "stale", "at": "1m", "age": 120}]}"#, "trouble[0].age"),
+        (#"{"app": {"at": "5m", "state": "background"}}"#, "app"),
+        (#"{"app": [{"at": "5m"}]}"#, "app[0].state"),
+        (#"{"app": [{"state": "background"}]}"#, "app[0].at"),
+        (#"{"app": [{"at": 300, "state": "background"}]}"#, "app[0].at"),
+        (#"{"app": [{"at": "5m", "state": "asleep"}]}"#, "app[0].state"),
+        (#"{"app": [{"at": "5m", "state": "background", "why": "a call"}]}"#, "app[0].why"),
+        (#"{"app": [{"at": "5m", "state": "background"}, {"at": "1m", "state": "foreground"}]}"#, "app[1].at"),
+        (#"{"game": {"maxFixAge": "10s"}}"#, "game.maxFixAge"),
+        (#"{"game": {"maximumFixAge": "0s"}}"#, "game.maximumFixAge"),
+        (#"{"game": {"maximumFixAge": 10}}"#, "game.maximumFixAge"),
+        (#"{"server": {"status": 503}}"#, "server"),
+    ])
+    func badKeys(text: String, keyPath: String) {
+        let error = #expect(throws: ScenarioError.self) { try Self.parse(text) }
+        #expect(error?.keyPath == keyPath, "\(String(describing: error))")
+        #expect(error?.source == "s.json")
+        #expect(error?.description.hasPrefix("s.json: \(keyPath): ") == true, "\(String(describing: error))")
+    }
+
+    @Test("Text that is not one JSON object, and a file that cannot be read, name the file", arguments: ["", "{", "[]", "{} {}", "null"])
+    func notAnObject(text: String) {
+        let error = #expect(throws: ScenarioError.self) { try Self.parse(text) }
+        #expect(error?.keyPath == nil && error?.description.hasPrefix("s.json: ") == true, "\(String(describing: error))")
+    }
+
+    @Test("A missing file names its path")
+    func missingFile() {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-scenario-\(UUID()).json").path
+        let error = #expect(throws: ScenarioError.self) { try Scenario.load(path: path) }
+        #expect(error?.source == path && error?.keyPath == nil, "\(String(describing: error))")
+    }
+}
+
+/// The phone a scenario describes: what the map logic is handed, when, and the notes on the way.
+@Suite struct ScenarioPhoneTests {
+    static let origin = Date(timeIntervalSince1970: 1_760_000_000)
+
+    /// A walk north at 1.4 m/s, one fix a second.
+    static func walk(_ count: Int) throws -> [Fix] {
+        try (0..<count).map { second in
+            Fix(time: origin.addingTimeInterval(Double(second)),
+                coordinate: try Coordinate(latitude: 37.7599 + Double(second) * 1.4 / 111_195, longitude: -122.4148), source: .synthetic)
+        }
+    }
+
+    static func run(_ text: String, over fixes: [Fix]) throws -> [ScenarioPhone.Input] {
+        var phone = try ScenarioPhone(scenario: try Scenario.parse(Array(text.utf8), source: "s.json", directory: ""))
+        return fixes.flatMap { phone.offer($0) } + phone.finish()
+    }
+
+    static func time(_ input: ScenarioPhone.Input) -> Date {
+        switch input {
+        case .fix(_, let time), .note(_, let time): time
+        }
+    }
+
+    @Test("Without device, trouble or app every fix is handed over at its own time, with no notes")
+    func everyFix() throws {
+        let fixes = try Self.walk(5)
+        let inputs = try Self.run("{}", over: fixes)
+        #expect(inputs.count == 5)
+        for (input, fix) in zip(inputs, fixes) {
+            guard case .fix(let delivered, let time) = input else { Issue.record("\(input)"); continue }
+            #expect(delivered == fix && time == fix.time)
+        }
+    }
+
+    @Test("A stale fix is handed over when the receiver reports it, with its old time; the delivery clock never goes back")
+    func staleFixOnTheReceiversClock() throws {
+        let fixes = try Self.walk(20)
+        let inputs = try Self.run(#"{"trouble": [{"kind": "stale", "at": "10s", "age": "5s"}]}"#, over: fixes)
+        let times = inputs.map(Self.time)
+        #expect(times == times.sorted())
+        let stale = inputs.compactMap { input -> (Fix, Date)? in
+            if case .fix(let fix, let time) = input, fix.time != time { (fix, time) } else { nil }
+        }
+        #expect(stale.count == 1)
+        #expect(stale.first?.0 == fixes[5] && stale.first?.1 == fixes[10].time)
+        #expect(inputs.contains { if case .note(.trouble(_, _, let effects), _) = $0, case .stale = effects.first { true } else { false } })
+    }
+
+    @Test("Background: a note for each move and each withheld fix; the cached fix at the return; a move after the last fix is not applied")
+    func appMoves() throws {
+        let fixes = try Self.walk(10)
+        let inputs = try Self.run(
+            #"{"app": [{"at": "3s", "state": "background"}, {"at": "6s", "state": "foreground"}, {"at": "1h", "state": "background"}]}"#,
+            over: fixes)
+        let notes = inputs.compactMap { input -> ScenarioPhone.Note? in if case .note(let note, _) = input { note } else { nil } }
+        #expect(notes.filter { if case .app = $0 { true } else { false } }.count == 2)
+        #expect(notes.filter { if case .withheld(_, .inBackground) = $0 { true } else { false } }.count == 3)
+        #expect(inputs.contains { if case .fix(let fix, let time) = $0 { fix == fixes[2] && time == fixes[6].time } else { false } })
+    }
+
+    @Test("Android batching: one note with the batch, then its last fix at the batch's deadline")
+    func batch() throws {
+        let fixes = try Self.walk(30)
+        let inputs = try Self.run(
+            #"{"device": {"platform": "android", "minUpdateIntervalMillis": 2000, "maxUpdateDelayMillis": 10000}}"#, over: fixes)
+        guard let index = inputs.firstIndex(where: { if case .note(.batch, _) = $0 { true } else { false } }),
+            case .note(.batch(let batch), let at) = inputs[index], case .fix(let last, let time) = inputs[index + 1]
+        else {
+            Issue.record("no batch: \(inputs)")
+            return
+        }
+        #expect(batch.count > 1 && last == batch.last && time == at && at == batch[0].time.addingTimeInterval(10))
+    }
+}
