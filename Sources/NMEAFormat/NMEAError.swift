@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Why NMEA input was rejected or a value could not be written as NMEA.
 ///
 /// Every error says where: the line number in the input, the 1-based field index inside the
@@ -119,27 +121,10 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
             column: column.map { $0 + columnOffset }, field: field, sentence: sentence)
     }
 
-    /// Renders bytes for ``sentence``: printable ASCII as is, anything else as `\xHH`, at most
-    /// 200 characters.
+    /// Renders bytes for ``sentence`` (``LocationCore/TextExcerpt``): printable ASCII as is,
+    /// anything else as `\xHH`, at most 200 characters.
     static func excerpt(_ bytes: some Collection<UInt8>) -> String {
-        if bytes.count <= 200, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        var out = ""
-        var count = 0
-        for byte in bytes {
-            if count >= 200 {
-                out += "…"
-                break
-            }
-            count += 1
-            if byte >= 0x20 && byte < 0x7F {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "\\x" + SentenceParser.hex(byte)
-            }
-        }
-        return out
+        TextExcerpt.render(bytes, limit: 200)
     }
 }
 

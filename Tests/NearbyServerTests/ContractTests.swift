@@ -154,6 +154,26 @@ import Testing
         #expect(server.state.audit.records.isEmpty, "a bad request is not audited")
     }
 
+    @Test("A 60 KB bad value is echoed as a short excerpt, control characters escaped, not whole")
+    func hugeBadValue() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        let huge = "1" + String(repeating: "x", count: 60_000)
+        try await server.application().test(.router) { client in
+            for (query, parameter) in [("lat=\(huge)&lng=0", "lat"), ("lat=0&lng=0&limit=%0A\(huge)", "limit")] {
+                try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
+                    #expect(response.status == .badRequest)
+                    let error = try response.decodeError()
+                    #expect(error.parameter == parameter)
+                    #expect(error.message.count < 200, "\(error.message.count) characters")
+                    #expect(error.message.hasSuffix("…") || error.message.hasSuffix("…'"), "\(error.message)")
+                    #expect(!error.message.contains("\n"))
+                }
+            }
+        }
+    }
+
     @Test("Unknown paths are 404 and wrong methods 405 (with Allow), as JSON")
     func notFoundAndMethod() async throws {
         let places = try TestIndex()

@@ -331,7 +331,6 @@ final class GPSDConnection {
     }
 
     private static func excerpt(_ text: String) -> String {
-        let trimmed = text.filter { $0 != "\r" && $0 != "\n" }
-        return trimmed.count > 80 ? "'\(trimmed.prefix(80))...'" : "'\(trimmed)'"
+        "'" + TextExcerpt.render(text.filter { $0 != "\r" && $0 != "\n" }, limit: 80) + "'"
     }
 }

@@ -59,16 +59,16 @@ package struct NearbyQuery: Sendable, Hashable {
         guard let lngText = try single("lng") else { throw .badRequest("lng is required (degrees, -180...180)", parameter: "lng") }
         let latitude = try Self.number(latText, name: "lat", unit: "degrees")
         guard (-90...90).contains(latitude) else {
-            throw .badRequest("lat must be within -90...90 degrees, got \(latText)", parameter: "lat")
+            throw .badRequest("lat must be within -90...90 degrees, got \(TextExcerpt.render(latText, limit: 64))", parameter: "lat")
         }
         let longitude = try Self.number(lngText, name: "lng", unit: "degrees")
         guard (-180...180).contains(longitude) else {
-            throw .badRequest("lng must be within -180...180 degrees, got \(lngText)", parameter: "lng")
+            throw .badRequest("lng must be within -180...180 degrees, got \(TextExcerpt.render(lngText, limit: 64))", parameter: "lng")
         }
         var radius = Self.defaultRadius
         if let radiusText = try single("radius") {
             radius = try Self.number(radiusText, name: "radius", unit: "metres")
-            guard radius >= 1 else { throw .badRequest("radius must be at least 1 m, got \(radiusText)", parameter: "radius") }
+            guard radius >= 1 else { throw .badRequest("radius must be at least 1 m, got \(TextExcerpt.render(radiusText, limit: 64))", parameter: "radius") }
             guard radius <= maximumRadius else {
                 throw .badRequest(
                     "radius \(radiusText) m is above this server's cap of \(Self.text(maximumRadius)) m (--max-radius)",
@@ -78,10 +78,10 @@ package struct NearbyQuery: Sendable, Hashable {
         var limit: Int?
         if let limitText = try single("limit") {
             guard !limitText.isEmpty, limitText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                throw .badRequest("limit must be a whole number 1...\(Self.maximumLimit), got '\(limitText)'", parameter: "limit")
+                throw .badRequest("limit must be a whole number 1...\(Self.maximumLimit), got '\(TextExcerpt.render(limitText, limit: 64))'", parameter: "limit")
             }
             guard let value = Int(limitText), (1...Self.maximumLimit).contains(value) else {
-                throw .badRequest("limit must be within 1...\(Self.maximumLimit), got \(limitText)", parameter: "limit")
+                throw .badRequest("limit must be within 1...\(Self.maximumLimit), got \(TextExcerpt.render(limitText, limit: 64))", parameter: "limit")
             }
             limit = value
         }
@@ -97,12 +97,12 @@ package struct NearbyQuery: Sendable, Hashable {
         guard let parsed = copy.withUTF8({ DecimalNumber(parsing: $0) }) else {
             let lowered = text.lowercased()
             if ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(lowered) {
-                throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
+                throw .badRequest("\(name) must be a finite number of \(unit), got \(TextExcerpt.render(text, limit: 64))", parameter: name)
             }
-            throw .badRequest("\(name) must be a decimal number of \(unit), got '\(text)'", parameter: name)
+            throw .badRequest("\(name) must be a decimal number of \(unit), got '\(TextExcerpt.render(text, limit: 64))'", parameter: name)
         }
         guard parsed.value.isFinite else {
-            throw .badRequest("\(name) must be a finite number of \(unit), got \(text)", parameter: name)
+            throw .badRequest("\(name) must be a finite number of \(unit), got \(TextExcerpt.render(text, limit: 64))", parameter: name)
         }
         return parsed.value
     }
