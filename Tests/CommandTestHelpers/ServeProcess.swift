@@ -26,11 +26,17 @@ package struct ServeProcess: Sendable {
             ["serve", "--port", "0"] + (gpsd ? ["--gpsd-port", "0"] : []) + arguments, environment: environment,
             openFileLimit: openFileLimit)
         do {
-            try await command.wait(for: gpsd ? "both listening lines" : "the listening line") { lines in
-                lines.contains { $0.text.hasPrefix(httpLine) } && (!gpsd || lines.contains { $0.text.hasPrefix(gpsdLine) })
+            // The start-up lines are on standard output, or on standard error with
+            // --log-format json (standard output then carries JSON lines only).
+            @Sendable func startup() -> [String] {
+                command.lines.map(\.text) + command.child.errors.split(separator: "\n").map(String.init)
+            }
+            try await command.wait(for: gpsd ? "both listening lines" : "the listening line") { _ in
+                let lines = startup()
+                return lines.contains { $0.hasPrefix(httpLine) } && (!gpsd || lines.contains { $0.hasPrefix(gpsdLine) })
             }
             func port(_ prefix: String) throws -> Int {
-                let line = command.lines.first { $0.text.hasPrefix(prefix) }!.text
+                let line = startup().first { $0.hasPrefix(prefix) }!
                 guard let port = Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
                     throw HarnessError("no port in '\(line)'")
                 }

@@ -255,6 +255,23 @@ import Testing
         }
     }
 
+    @Test("--log-format json: standard output is JSON lines only, from the first line; the start-up lines go to standard error")
+    func jsonLogOnly() async throws {
+        let server = try await ServeProcess.start(gpsd: true, ["--log-format", "json", "--player", "alice=line:35.6812,139.7671:35.6852,139.7528"])
+        defer { server.command.stop() }
+        #expect(try await server.call("GET", "/healthz").status == 200)
+        #expect(try await server.call("GET", "/locations/nearby?lat=35.68&lng=139.76&radius=100").status == 200)
+        server.command.interrupt()
+        #expect(try await server.command.waitForExit() == .exited(0), "\(server.command.child.errors)")
+        let lines = server.command.lines.map(\.text)
+        #expect(lines.count == 2, "\(lines)")
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "\(line)")
+        }
+        #expect(server.command.child.errors.contains("locsim serve: listening on http://127.0.0.1:\(server.http)"))
+        #expect(server.command.child.errors.contains("locsim serve: gpsd protocol on 127.0.0.1:"))
+    }
+
     @Test("An --audit-report path that cannot be written fails at start, before serving, naming flag and path")
     func auditReportCheckedAtStart() async throws {
         // CLI.run returns only when the process exits: a server that started would hang here

@@ -21,7 +21,9 @@ struct FeedRuntime {
     /// The hub, and the gpsd protocol server with --gpsd-port.
     let services: [any Service]
 
-    init(_ options: FeedOptions, host: String) throws {
+    /// - Parameter say: Where the start-up lines go (standard output, or standard error when
+    ///   standard output carries JSON lines).
+    init(_ options: FeedOptions, host: String, say: @escaping @Sendable (String) -> Void = Terminal.out) throws {
         let specs = try options.specs()
         let bridges = try options.bridges(players: Set(specs.map(\.name)))
         // Ready to run in real time under control; prints what a track file dropped.
@@ -49,10 +51,10 @@ struct FeedRuntime {
             configuration: .init(host: host, port: gpsdPort, release: Self.release), hub: hub, now: { Date() },
             onListening: { host, port in
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
-                Terminal.out("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
+                say("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
                 for player in players {
                     let pace = player.isControllable ? "at \(player.speedFactor)×" : "live"
-                    Terminal.out("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
+                    say("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
                 }
             })
         services = [hub, heartbeat] + traced + bridged + [gpsd]

@@ -225,7 +225,10 @@ struct Serve: AsyncParsableCommand {
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
         let accessLog = AccessLog(format: logFormat == .text ? .text : .json, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Locked(port)
-        let feedRuntime = try FeedRuntime(feed, host: host)
+        // With --log-format json, standard output carries JSON lines only: the start-up lines
+        // for people go to standard error.
+        let say: @Sendable (String) -> Void = logFormat == .json ? Terminal.err : Terminal.out
+        let feedRuntime = try FeedRuntime(feed, host: host, say: say)
         let server = NearbyServer(
             configuration: configuration, repository: repository,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
@@ -235,10 +238,10 @@ struct Serve: AsyncParsableCommand {
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
                 var line = "locsim serve: listening on http://\(shown):\(port)"
                 if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
-                Terminal.out(line)
-                Terminal.out("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
+                say(line)
+                say("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
                     + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
-                Terminal.out("  players: http://\(shown):\(port)/players (control API), live map http://\(shown):\(port)/")
+                say("  players: http://\(shown):\(port)/players (control API), live map http://\(shown):\(port)/")
             })
         // The fetches and places of each player's map screen, for the live map.
         let feedServices = feedRuntime.services + [
