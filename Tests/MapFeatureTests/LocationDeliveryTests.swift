@@ -72,18 +72,6 @@ import Testing
 
     struct ReferenceError: Error { let service: String }
 
-    static func reasonName(_ reason: WithholdReason) -> String {
-        switch reason {
-        case .noPosition: "noPosition"
-        case .withinDistanceFilter: "withinDistanceFilter"
-        case .noSignificantChange: "noSignificantChange"
-        case .tooSoon: "tooSoon"
-        case .tooClose: "tooClose"
-        case .pausedAutomatically: "pausedAutomatically"
-        case .inBackground: "inBackground"
-        }
-    }
-
     @Test("Each rule delivers the reference's fixes at its times, and the game fetches at its times",
           arguments: reference.cases.map(\.name))
     func rule(name: String) throws {
@@ -115,7 +103,7 @@ import Testing
         for event in events {
             switch event {
             case .delivered(let batch, let at): delivered.append((at, batch))
-            case .withheld(_, let reason): withheld[Self.reasonName(reason), default: 0] += 1
+            case .withheld(_, let reason): withheld[reason.name, default: 0] += 1
             }
         }
         #expect(withheld == testCase.withheld)

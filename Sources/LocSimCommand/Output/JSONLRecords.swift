@@ -76,21 +76,8 @@ struct WithheldRecord: JSONLRecord {
         json.member("fix_t", fix.time)
         json.member("lat", fix.coordinate?.latitude)
         json.member("lon", fix.coordinate?.longitude)
-        json.member("rule", Self.rule(reason))
+        json.member("rule", reason.name)
         json.member("reason", reason.description)
-    }
-
-    /// The rule's name, for filtering: `inBackground`, `withinDistanceFilter`, ….
-    static func rule(_ reason: WithholdReason) -> String {
-        switch reason {
-        case .noPosition: "noPosition"
-        case .withinDistanceFilter: "withinDistanceFilter"
-        case .noSignificantChange: "noSignificantChange"
-        case .tooSoon: "tooSoon"
-        case .tooClose: "tooClose"
-        case .pausedAutomatically: "pausedAutomatically"
-        case .inBackground: "inBackground"
-        }
     }
 }
 
@@ -103,21 +90,11 @@ struct TroubleRecord: JSONLRecord {
 
     func write(to json: inout JSONWriter) {
         json.head("trouble", time)
-        json.member("effect", Self.name(effect))
+        json.member("effect", effect.name)
         json.member("lat", reported?.coordinate?.latitude)
         json.member("lon", reported?.coordinate?.longitude)
         json.member("accuracy", reported?.horizontalAccuracy, decimals: 3)
         json.member("detail", effect.description)
-    }
-
-    static func name(_ effect: TroubleEffect) -> String {
-        switch effect {
-        case .noFix: "noFix"
-        case .reacquiring: "reacquiring"
-        case .multipath: "multipath"
-        case .jumped: "jumped"
-        case .stale: "stale"
-        }
     }
 }
 

@@ -86,6 +86,17 @@ package enum TroubleEffect: Sendable, Hashable, CustomStringConvertible {
     /// Replaced by the fix of `time`.
     case stale(time: Date)
 
+    /// The case's name, for filtering logs: `noFix`, `jumped`, ….
+    package var name: String {
+        switch self {
+        case .noFix: "noFix"
+        case .reacquiring: "reacquiring"
+        case .multipath: "multipath"
+        case .jumped: "jumped"
+        case .stale: "stale"
+        }
+    }
+
     package var description: String {
         switch self {
         case .noFix(let kind): kind == "coldStart" ? "cold start: no fix yet" : "signal lost"

@@ -210,6 +210,19 @@ public enum WithholdReason: Sendable, Hashable, CustomStringConvertible {
     /// The app is in the background (no background location mode).
     case inBackground(since: Date)
 
+    /// The case's name, for filtering logs: `withinDistanceFilter`, `inBackground`, ….
+    package var name: String {
+        switch self {
+        case .noPosition: "noPosition"
+        case .withinDistanceFilter: "withinDistanceFilter"
+        case .noSignificantChange: "noSignificantChange"
+        case .tooSoon: "tooSoon"
+        case .tooClose: "tooClose"
+        case .pausedAutomatically: "pausedAutomatically"
+        case .inBackground: "inBackground"
+        }
+    }
+
     /// A short phrase for logs, naming the rule and the numbers.
     public var description: String {
         switch self {
