@@ -132,7 +132,8 @@ import Testing
         ])
         defer { server.command.stop() }
         let announced = "  /dev/locsim/field: gpsd 127.0.0.1:\(daemon.port) (every device) live, seed "
-        #expect(server.command.lines.contains { $0.text.hasPrefix(announced) }, "\(server.command.lines.map(\.text))")
+        // The players' lines follow the gpsd line the start waited for: wait for them too.
+        try await server.command.wait(for: "the relayed player's line") { $0.contains { $0.text.hasPrefix(announced) } }
 
         // A gpsd client of locsim sees the track's own points at the track's own times.
         let pipe = try await ChildProcess([gpspipe, "-w", "-n", "40", "127.0.0.1:\(try #require(server.gpsd))"])
