@@ -121,7 +121,7 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
             column: column.map { $0 + columnOffset }, field: field, sentence: sentence)
     }
 
-    /// Renders bytes for ``sentence`` (``LocationCore/TextExcerpt``): printable ASCII as is,
+    /// Renders bytes for ``sentence`` (LocationCore's `TextExcerpt`): printable ASCII as is,
     /// anything else as `\xHH`, at most 200 characters.
     static func excerpt(_ bytes: some Collection<UInt8>) -> String {
         TextExcerpt.render(bytes, limit: 200)

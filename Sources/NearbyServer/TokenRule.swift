@@ -18,7 +18,7 @@ package struct TokenRule: Sendable {
     ///   clients are made with a fresh random 256-bit key, so a name in a log says nothing about
     ///   the token to anyone without it.
     ///   With `acceptAnyToken` (and no token), any request with a well-formed bearer token
-    ///   (``LocationCore/BearerToken``) is admitted: the app's own token passes unchanged, and a
+    ///   (LocationCore's `BearerToken`) is admitted: the app's own token passes unchanged, and a
     ///   request without one is refused as the real server would.
     package init(token: String?, acceptAnyToken: Bool = false) {
         self.init(token: token, acceptAnyToken: acceptAnyToken, nameKey: SymmetricKey(size: .bits256))
