@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
 package import LocationCore
 
 /// One simulated player: a name, a seed, and the ``/LocationCore/LocationProvider`` that moves it.
@@ -6,7 +11,7 @@ package import LocationCore
 /// `.timed(speedFactor:)` on a `ContinuousClock` in the command, on a `VirtualClock` in tests), so
 /// a player runs in real time scaled by its own factor, and in virtual time under test.
 ///
-/// A player made with ``init(name:seed:speedFactor:summary:loops:path:clock:)`` is
+/// A player made with ``init(name:seed:speedFactor:summary:loops:path:duration:clock:origin:)`` is
 /// *controlled*: its path is read unpaced and played on the given clock, so it takes
 /// ``PlayerCommand``s (pause, speed, seek, teleport, loop). One made from a self-paced provider
 /// with ``init(name:seed:speedFactor:summary:provider:)`` plays as its provider paces it and takes
@@ -20,7 +25,9 @@ package struct FeedPlayer: Sendable {
     package let speedFactor: Double
     /// What the player is (`tracks/walk.gpx`, `line …`), for people.
     package let summary: String
-    let drain: @Sendable (_ publish: @Sendable (Fix) -> Void, _ onEnd: @Sendable () -> Void) async throws -> Void
+    /// Plays the player: each fix goes to `publish` with its offset into the path (nil for a
+    /// self-paced provider, which has no path of its own).
+    let drain: @Sendable (_ publish: @Sendable (Fix, _ offset: Double?) -> Void, _ onEnd: @Sendable () -> Void) async throws -> Void
     /// The controls of a controlled player.
     let transport: PlayerTransport?
 
@@ -48,13 +55,15 @@ package struct FeedPlayer: Sendable {
         self.summary = summary
         self.transport = nil
         self.drain = { publish, _ in
-            for try await fix in provider { publish(fix) }
+            for try await fix in provider { publish(fix, nil) }
         }
     }
 
     /// Creates a controlled player: `path` is read as fast as asked for (a provider paced
-    /// `.virtual`), and its fixes go out in real time on `clock`, `speedFactor` times faster, with
-    /// their own times (moved on after a seek backwards or a loop, so they never go back).
+    /// `.virtual`), and its fixes go out in real time on `clock`, `speedFactor` times faster,
+    /// each stamped as a receiver would stamp it: with the wall-clock time it is sent at, later
+    /// than the one before (the path's own times give only the pacing; a fix's place in the path
+    /// is its offset, which the control API and its event stream report).
     ///
     /// - Parameters:
     ///   - name: The player's name (see ``name``).
@@ -67,14 +76,16 @@ package struct FeedPlayer: Sendable {
     ///     GPX replay knows it), so a seek by fraction works from the start; otherwise it is
     ///     known once the path has been played to its end.
     ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
+    ///   - origin: The wall-clock time `clock` stands for now: a fix sent a time *t* on `clock`
+    ///     from now is stamped `origin + t`.
     /// - Throws: ``/LocationCore/ConfigurationError`` for a bad name (`name`) or a speed factor
     ///   outside 0.1...1000 (`speedFactor`).
     package init<Path: LocationProvider, C: Clock>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,
-        duration: Double? = nil, clock: C
+        duration: Double? = nil, clock: C, origin: Date
     ) throws(ConfigurationError) where C.Duration == Duration {
         try Self.validate(name: name)
-        let transport = PlayerTransport(clock: clock, speed: 1, loops: loops, duration: duration)
+        let transport = PlayerTransport(clock: clock, origin: origin, speed: 1, loops: loops, duration: duration)
         try transport.apply(.speed(speedFactor))
         self.name = name
         self.seed = seed

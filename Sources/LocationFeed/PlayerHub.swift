@@ -20,11 +20,17 @@ package final class PlayerHub: Service, Sendable {
     package struct Update: Sendable {
         package let player: String
         package let device: String
+        /// The fix as clients get it: a controlled player's is stamped with the wall-clock time it
+        /// was sent at; a self-paced provider's (a relayed receiver) keeps its own.
         package let fix: Fix
+        /// Seconds into the player's path of this fix (its own time, scaled, paused or seeked
+        /// as the player was), nil for a self-paced provider.
+        package let offset: Double?
         /// When the player handed the fix to the hub (the hub's `now`), before its reports were
         /// written: where a fix's way to the clients starts.
         package let published: Date
-        /// Vertical speed from the previous 3D fix, m/s.
+        /// Vertical speed from the previous 3D fix, m/s (over the path's time for a controlled
+        /// player, so a speed factor does not scale it; none across a seek backwards).
         package let climb: Double?
         /// The `TPV` and `SKY` objects (no line end).
         package let tpv: String
@@ -260,7 +266,8 @@ package final class PlayerHub: Service, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 do {
-                    try await player.drain({ fix in self.publish(fix, of: entry) }, { self.ended(entry, error: nil) })
+                    try await player.drain(
+                        { fix, offset in self.publish(fix, offset: offset, of: entry) }, { self.ended(entry, error: nil) })
                     // A provider ends quietly when cancelled: only an end of its own is reported.
                     if !Task.isCancelled, player.transport == nil { ended(entry, error: nil) }
                 } catch is CancellationError {
@@ -308,16 +315,17 @@ package final class PlayerHub: Service, Sendable {
         await cancelWhenGracefulShutdown { await self.runPlayers() }
     }
 
-    private func publish(_ fix: Fix, of entry: Entry) {
+    private func publish(_ fix: Fix, offset: Double?, of entry: Entry) {
         let published = now()
         let player = entry.player
         let device = entry.device.path
-        let previous = state.withLock { $0.latest[player.name]?.fix }
+        let previous = state.withLock { $0.latest[player.name] }
         var climb: Double?
-        if let previous, let before = previous.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
-            previous.mode == .threeDimensional
+        if let previous, let before = previous.fix.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
+            previous.fix.mode == .threeDimensional
         {
-            let elapsed = fix.time.timeIntervalSince(previous.time)
+            let elapsed =
+                if let offset, let before = previous.offset { offset - before } else { fix.time.timeIntervalSince(previous.fix.time) }
             if elapsed > 0 { climb = (now - before) / elapsed }
         }
         let nmea: String
@@ -328,7 +336,7 @@ package final class PlayerHub: Service, Sendable {
             nmea = ""
         }
         let update = Update(
-            player: player.name, device: device, fix: fix, published: published, climb: climb,
+            player: player.name, device: device, fix: fix, offset: offset, published: published, climb: climb,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
             sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky), nmea: nmea)
         let delivery = state.withLock { state -> ([@Sendable (Update) -> Void], [@Sendable (Event) -> Void])? in

@@ -19,13 +19,16 @@ final class ControlledFeed: Sendable {
     private let log = Log()
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    /// alice walks the 120 s line of ``VirtualFeed`` (121 fixes, 1 Hz), without noise.
+    /// alice walks the 120 s line of ``VirtualFeed`` (121 fixes, 1 Hz), without noise. Her fixes
+    /// are stamped from ``VirtualFeed/start`` at the clock's start, and so is the hub's wall clock
+    /// (``VirtualFeed/start`` plus the virtual clock's time).
     init(loops: Bool = false) throws {
         let clock = clock
         let alice = try FeedPlayer(
             name: "alice", seed: Self.seed, loops: loops,
-            path: try VirtualFeed.motion(seed: Self.seed, pacing: .virtual, noise: nil, clock: ContinuousClock()), clock: clock)
-        hub = try PlayerHub(players: [alice], now: { VirtualFeed.start })
+            path: try VirtualFeed.motion(seed: Self.seed, pacing: .virtual, noise: nil, clock: ContinuousClock()), clock: clock,
+            origin: VirtualFeed.start)
+        hub = try PlayerHub(players: [alice], now: { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) })
         api = PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
             guard case .spec(let spec) = creation.source, spec == "line" else {
                 throw ConfigurationError(parameter: "spec", "this test's factory knows only 'line'")
@@ -37,7 +40,8 @@ final class ControlledFeed: Sendable {
                 throw ConfigurationError(parameter: "spec", "\(error)")
             }
             return try FeedPlayer(
-                name: creation.name, seed: 5, speedFactor: creation.speed ?? 1, loops: creation.loops, path: motion, clock: clock)
+                name: creation.name, seed: 5, speedFactor: creation.speed ?? 1, loops: creation.loops, path: motion, clock: clock,
+                origin: VirtualFeed.start)
         }
         let log = log
         _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
@@ -49,12 +53,12 @@ final class ControlledFeed: Sendable {
 
     var updates: [PlayerHub.Update] { log.updates.withLock { $0 } }
 
-    /// Steps the clock a second at a time until `count` updates have come.
-    func run(until count: Int) async {
+    /// Steps the clock `step` at a time until `count` updates have come.
+    func run(until count: Int, step: Duration = .seconds(1)) async {
         while updates.count < count {
             await clock.waitForSleepers(1)
             if updates.count >= count { break }
-            await clock.advance(by: .seconds(1))
+            await clock.advance(by: step)
         }
     }
 
@@ -245,6 +249,75 @@ struct PlayerControlTests {
         #expect(feed.updates.suffix(3).map(\.fix.coordinate) == [reference[119], reference[120], reference[0]].map(\.coordinate))
         let times = feed.updates.map(\.fix.time)
         #expect(times == times.sorted())
+    }
+
+    @Test("Each fix is stamped with the wall-clock time it is sent at, later than the one before: at 5×, after a pause, a seek back, a teleport and a loop; its offset is the path's time")
+    func wallClockStamps() async throws {
+        let feed = try ControlledFeed(loops: true)
+        let reference = try await ControlledFeed.reference()
+        await feed.run(until: 3)
+        #expect(try feed.control(#"{"action":"speed","speed":5}"#).status == 200)
+        // The runner drops its wait for the next fix at 1× before the clock moves on.
+        await feed.settle()
+        // At 5× the path's 1 Hz fixes are due every 0.2 s of the clock: step by that.
+        await feed.run(until: 13, step: .milliseconds(200))
+        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        await feed.settle()
+        let beforePause = feed.updates.count
+        for _ in 0..<40 { await feed.clock.advance(by: .seconds(1)) }
+        #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
+        #expect(try feed.control(#"{"action":"seek","offset":10}"#).status == 200)
+        await feed.waitFor(beforePause + 1)
+        #expect(try feed.control(#"{"action":"teleport","lat":35.7,"lng":139.8}"#).status == 200)
+        await feed.waitFor(beforePause + 2)
+        #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
+        await feed.waitFor(beforePause + 3)
+        await feed.run(until: beforePause + 5, step: .milliseconds(200))
+        let updates = feed.updates
+
+        // Every stamp is the time the hub saw the fix, cut to the millisecond, or a millisecond
+        // after the one before when two leave at one instant (a seek, then a teleport at once).
+        let times = updates.map(\.fix.time)
+        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later > earlier, "\(earlier) then \(later)") }
+        for update in updates {
+            let late = update.fix.time.timeIntervalSince(update.published)
+            #expect(late > -0.001 && late < 0.005, "stamped \(update.fix.time), published \(update.published)")
+        }
+        // At 5× a path second is 0.2 s of the clock: the offsets go on by 1 s a fix, the stamps by
+        // a fifth of that (to the step the test moves the clock by).
+        let fast = Array(updates[4..<beforePause])
+        let offsets = fast.compactMap(\.offset)
+        #expect(offsets == offsets.indices.map { Double($0) + (offsets.first ?? .nan) })
+        let span = try #require(fast.last).fix.time.timeIntervalSince(try #require(fast.first).fix.time)
+        #expect(abs(span - Double(fast.count - 1) / 5) <= 0.201, "\(fast.count) fixes over \(span) s")
+        // The 40 s pause is 40 s of the clock between the last fix before it and the next one.
+        let gap = updates[beforePause].fix.time.timeIntervalSince(updates[beforePause - 1].fix.time)
+        #expect(gap >= 40 && gap <= 40.201, "\(gap) s")
+        // The seek back sends the path's fix at 10 s at once; the teleport a fix of its own a
+        // millisecond later; the loop's first fix is the path's start.
+        #expect(updates[beforePause].offset == 10)
+        #expect(updates[beforePause].fix.coordinate == reference[10].coordinate)
+        #expect(updates[beforePause + 1].fix.time.timeIntervalSince(updates[beforePause].fix.time) < 0.0015)
+        #expect(updates.suffix(3).map(\.offset) == [119, 120, 0])
+        #expect(updates.last?.fix.coordinate != updates[beforePause + 2].fix.coordinate)
+    }
+
+    @Test("The event stream's fix events carry the fix's offset into the path beside its TPV")
+    func fixEventOffset() async throws {
+        let feed = try ControlledFeed()
+        let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
+        let stream = try #require(answer.events)
+        await feed.run(until: 3)
+        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        var fixes: [[String: Any]] = []
+        for await frame in stream {
+            let text = String(decoding: frame, as: UTF8.self)
+            guard text.hasPrefix("event: fix\n"), let data = text.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { continue }
+            fixes.append(try #require(try JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any]))
+        }
+        #expect(fixes.map { $0["offset"] as? Double } == [0, 1, 2])
+        let stamps = fixes.compactMap { ($0["fix"] as? [String: Any])?["time"] as? String }
+        #expect(stamps == feed.updates.prefix(3).map { UTCTimestamp.format($0.fix.time, fractionDigits: 3) })
     }
 
     @Test("Bad control bodies are 400s naming the field; an unknown player a 404; a wrong method a 405 with Allow")

@@ -25,14 +25,14 @@ struct PlayerTransportHistoryTests {
 
         init(loops: Bool) throws {
             let transport = PlayerTransport(
-                clock: clock, speed: 1, loops: loops, lookahead: 4, historyLimit: PlayerTransportHistoryTests.historyLimit)
+                clock: clock, origin: VirtualFeed.start, speed: 1, loops: loops, lookahead: 4, historyLimit: PlayerTransportHistoryTests.historyLimit)
             self.transport = transport
             let path = try VirtualFeed.motion(seed: ControlledFeed.seed, pacing: .virtual, noise: nil, clock: ContinuousClock())
             let log = log
             task = Task {
                 try await transport.run(
                     path,
-                    publish: { fix in
+                    publish: { fix, _ in
                         let kept = transport.state.withLock { $0.kept }
                         log.sent.withLock { $0.append((fix, kept)) }
                     },

@@ -266,7 +266,7 @@ struct PlayerSpec {
     ) throws(ConfigurationError) -> FeedPlayer {
         try FeedPlayer(
             name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, duration: duration,
-            clock: ContinuousClock())
+            clock: ContinuousClock(), origin: Date())
     }
 
     /// `line:A:B --profile run` → `line --from A --to B --profile run` (simulate's own options);

@@ -293,7 +293,7 @@ package final class PlayerControlAPI: Sendable {
             switch event {
             case .fix(let update):
                 guard player == nil || update.player == player else { return }
-                continuation.yield(Self.frame("fix", "{\"player\":\(JSONWriter.quoted(update.player)),\"fix\":\(update.tpv)}"))
+                continuation.yield(Self.frame("fix", Self.fixJSON(update)))
             case .changed(let info, let reason):
                 guard player == nil || info.name == player else { return }
                 continuation.yield(Self.frame("state", Self.stateJSON(info, reason: reason)))
@@ -355,6 +355,14 @@ package final class PlayerControlAPI: Sendable {
         text += ",\"fixes\":\(info.fixes)"
         if let latest = info.latest { text += ",\"fix\":\(latest.tpv)" }
         return text + "}"
+    }
+
+    /// A `fix` event: the player, the fix's offset into its path when it has one, and the `TPV`
+    /// clients of the gpsd feed get.
+    static func fixJSON(_ update: PlayerHub.Update) -> String {
+        var text = "{\"player\":\(JSONWriter.quoted(update.player))"
+        if let offset = update.offset { text += ",\"offset\":\(GPSDReport.fixed(offset, 3))" }
+        return text + ",\"fix\":\(update.tpv)}"
     }
 
     static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String) -> String {

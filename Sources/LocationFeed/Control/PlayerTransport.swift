@@ -17,8 +17,12 @@ import LocationSimulation
 /// the server does in bounded memory. It reads ahead ``lookahead`` fixes at the start to learn
 /// whether the path ends (and so its duration), and sends fix *i* when the clock reaches
 /// `anchorElapsed + (offset[i] - anchorOffset) / speed`; every command moves the anchor to "now".
-/// Each fix keeps its own time, moved on so times never go back: a seek backwards sends the
-/// fix at the target with the last time sent, a loop adds the path's length each round.
+///
+/// Each fix is stamped as a receiver stamps it: with the wall-clock time at which it is sent
+/// (`origin` plus the clock's time since the transport was made), in whole milliseconds, each
+/// later than the one before, so a jump (teleport, seek, loop) is one new fix at a new time and
+/// a pause or a speed factor never moves the stamps off the clock. The path's own time of the fix
+/// is its offset, reported beside it.
 final class PlayerTransport: Sendable {
     /// Fixes read ahead at the start to find a path's end (an hour at 1 Hz).
     static let lookahead = 3_600
@@ -66,16 +70,20 @@ final class PlayerTransport: Sendable {
     }
 
     let elapsed: @Sendable () -> Duration
+    /// The wall-clock time at which `elapsed` was zero.
+    let origin: Date
     let sleepUntil: @Sendable (Duration) async throws -> Void
     let state: Locked<State>
     let signal = ChangeSignal()
 
+    /// - Parameter origin: The wall-clock time at which `clock` reads its `now` of this call.
     init<C: Clock>(
-        clock: C, speed: Double, loops: Bool, duration: Double? = nil, lookahead: Int = PlayerTransport.lookahead,
+        clock: C, origin: Date, speed: Double, loops: Bool, duration: Double? = nil, lookahead: Int = PlayerTransport.lookahead,
         historyLimit: Int = PlayerTransport.historyLimit
     ) where C.Duration == Duration {
         self.lookahead = max(1, lookahead)
         self.historyLimit = max(4, self.lookahead, historyLimit)
+        self.origin = origin
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
@@ -174,6 +182,16 @@ final class PlayerTransport: Sendable {
 
     static func seconds(_ value: Double) -> String { String(Int(value.rounded())) }
 
+    /// The time a fix sent `elapsed` after `origin` is stamped with: that wall-clock time cut to
+    /// whole milliseconds (the resolution gpsd's reports carry), or a millisecond after `previous`
+    /// when that is not later, so no two fixes of a player share a stamp.
+    static func stamp(at elapsed: Duration, origin: Date, after previous: Date?) -> Date {
+        let milliseconds = (origin.timeIntervalSince1970 + elapsed.fractionalSeconds) * 1000
+        let time = Date(timeIntervalSince1970: milliseconds.rounded(.down) / 1000)
+        guard let previous, time <= previous else { return time }
+        return Date(timeIntervalSince1970: ((previous.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
+    }
+
     private enum Step {
         case idle
         case teleport(Coordinate)
@@ -181,12 +199,13 @@ final class PlayerTransport: Sendable {
         case play(anchorOffset: Double, anchorElapsed: Duration, speed: Double, loops: Bool)
     }
 
-    /// Plays `provider` (paced `.virtual`) until cancelled, sending each fix to `publish`;
-    /// `onEnd` is called each time the path ends without looping.
+    /// Plays `provider` (paced `.virtual`) until cancelled, sending each fix, stamped with the
+    /// time it is sent, to `publish` with its offset into the path; `onEnd` is called each time
+    /// the path ends without looping.
     ///
     /// - Throws: What the provider throws (the player is then marked failed).
     func run<Provider: LocationProvider>(
-        _ provider: Provider, publish: @Sendable (Fix) -> Void, onEnd: @Sendable () -> Void
+        _ provider: Provider, publish: @Sendable (Fix, _ offset: Double) -> Void, onEnd: @Sendable () -> Void
     ) async throws {
         var iterator = provider.makeAsyncIterator()
         // The kept window of the path: fix i of the path is fixes[i - dropped].
@@ -199,8 +218,7 @@ final class PlayerTransport: Sendable {
         var next = 0
         // The jump of the last teleport, applied to every later fix.
         var shift: (distance: Double, bearing: Double)?
-        // Added to each fix's time so times never go back (seeks backwards, loops).
-        var timeShift: TimeInterval = 0
+        // The stamp of the last fix sent: each next one is later.
         var lastTime: Date?
 
         func pull() async throws -> Bool {
@@ -249,20 +267,15 @@ final class PlayerTransport: Sendable {
             } else if let shift, let raw = fix.coordinate {
                 fix.coordinate = raw.destination(distance: shift.distance, bearing: shift.bearing)
             }
-            var time = fix.time.addingTimeInterval(timeShift)
-            if let lastTime, time < lastTime {
-                timeShift += lastTime.timeIntervalSince(time)
-                time = lastTime
-            }
-            lastTime = time
-            fix.time = time
+            fix.time = Self.stamp(at: elapsed(), origin: origin, after: lastTime)
+            lastTime = fix.time
             let offset = offsets[index - dropped]
             let kept = fixes.count
             state.withLock { state in
                 state.lastOffset = offset
                 state.kept = kept
             }
-            publish(fix)
+            publish(fix, offset)
         }
 
         while fixes.count < lookahead, try await pull() {}
@@ -321,7 +334,6 @@ final class PlayerTransport: Sendable {
                         }
                         next = 0
                         if dropped > 0 { restart() }
-                        timeShift += duration + interval
                     } else {
                         state.withLock { $0.phase = .ended }
                         signal.bump()
