@@ -185,6 +185,21 @@ import Testing
         }
         // After the teleport the walk goes on from the new point, not from the old path.
         let last = try #require(fixes.events("fix").last?["fix"] as? [String: Any])
+
+        // At 4×, through a pause and a teleport, each TPV is stamped with the wall clock it was
+        // sent at, later than the one before: none ahead of the clock, the newest just behind it.
+        let stamps = gpsd.lines.compactMap { line -> Date? in
+            guard let tpv = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                tpv["class"] as? String == "TPV", let time = tpv["time"] as? String
+            else { return nil }
+            return try? Date(time, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        }
+        #expect(stamps.count >= 3)
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "\(stamps)")
+        let newest = try #require(stamps.last)
+        #expect(newest.timeIntervalSinceNow < 0.5 && newest.timeIntervalSinceNow > -10, "newest TPV at \(newest), now \(Date())")
+        // The event stream gives the player's own time beside it: its offset into the path.
+        #expect(fixes.events("fix").allSatisfy { $0["offset"] is Double })
         #expect(abs((last["lat"] as? Double ?? 0) - 35.6895) < 0.01)
 
         // Deleting the player ends its stream with a 'removed' event.
