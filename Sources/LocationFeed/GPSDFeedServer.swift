@@ -149,6 +149,19 @@ package final class GPSDFeedServer: Service, Sendable {
                 outbox.send(session.greeting, watch: session.watch)
                 let subscription = hub.subscribe { outbox.offer($0) }
                 defer { hub.unsubscribe(subscription) }
+                // Hotplug, as gpsd reports a receiver plugged in or unplugged.
+                let devices = hub.subscribeEvents { event in
+                    switch event {
+                    case .changed(let info, reason: PlayerHub.addedReason):
+                        outbox.notice(GPSDReport.deviceAdded(path: info.device, activated: info.activated), about: info.device)
+                    case .removed(let name):
+                        let path = FeedPlayer.devicePrefix + name
+                        outbox.notice(GPSDReport.deviceRemoved(path: path), about: path)
+                    case .fix, .changed, .note:
+                        break
+                    }
+                }
+                defer { hub.unsubscribe(devices) }
                 var pending: [UInt8] = []
                 var discarding = false
                 for try await buffer in inbound {

@@ -70,6 +70,17 @@ final class GPSDOutbox: Sendable {
         if schedule { channel.eventLoop.execute { self.flush() } }
     }
 
+    /// Queues a `DEVICE` report about `device` (a player added or removed) if the client hears
+    /// of that device (``GPSDSession/hearsOf(device:watch:)``).
+    func notice(_ report: String, about device: String) {
+        let (schedule, dropped) = state.withLock { state -> (Bool, Int) in
+            guard GPSDSession.hearsOf(device: device, watch: state.watch) else { return (false, 0) }
+            return Self.append(.text(report), to: &state, limit: limit)
+        }
+        if dropped > 0 { onDrop(dropped) }
+        if schedule { channel.eventLoop.execute { self.flush() } }
+    }
+
     /// Appends `item`: whether a flush must be scheduled, and how many items were dropped.
     private static func append(_ item: Item, to state: inout State, limit: Int) -> (Bool, Int) {
         state.items.append(item)

@@ -44,6 +44,18 @@ package enum GPSDReport {
         "{\"class\":\"DEVICE\",\"path\":\(JSONWriter.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
     }
 
+    /// `DEVICE` for a device that appeared (a player added), as gpsd tells its watchers of a
+    /// receiver plugged in.
+    package static func deviceAdded(path: String, activated: Date) -> String {
+        deviceObject(path: path, activated: activated) + "\r\n"
+    }
+
+    /// `DEVICE` with `"activated":0` for a device that went (a player removed), as gpsd tells its
+    /// watchers of a receiver unplugged.
+    package static func deviceRemoved(path: String) -> String {
+        "{\"class\":\"DEVICE\",\"path\":\(JSONWriter.quoted(path)),\"activated\":0}\r\n"
+    }
+
     /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
     /// each further one (gpsd announces a device that appears the same way).
     package static func devices(_ list: [(path: String, activated: Date)]) -> String {

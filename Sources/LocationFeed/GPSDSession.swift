@@ -69,6 +69,12 @@ package struct GPSDSession: Sendable {
         return Forms(json: watch.json, nmea: watch.nmea)
     }
 
+    /// Whether a client watching with `watch` is told of `device` appearing or going (a `DEVICE`
+    /// report): as gpsd, a JSON watcher of every device or of that one.
+    package static func hearsOf(device: String, watch: GPSDWatch) -> Bool {
+        watch.enable && watch.json && (watch.device == nil || watch.device == device)
+    }
+
     private mutating func answer(_ request: String) -> String {
         let name: Substring
         let argument: Substring?

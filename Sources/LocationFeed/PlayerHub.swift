@@ -51,10 +51,15 @@ package final class PlayerHub: Service, Sendable {
     package static let nmeaOptions = NMEAWriter.Options(
         sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
 
+    /// The `reason` of the ``Event/changed(_:reason:)`` a player's addition sends.
+    package static let addedReason = "added"
+
     /// A player as the control API shows it.
     package struct PlayerInfo: Sendable {
         package let name: String
         package let device: String
+        /// When the player was added: its device's activation time.
+        package let activated: Date
         package let seed: UInt64
         /// What the player is (`tracks/walk.gpx`, `line …`).
         package let summary: String
@@ -154,7 +159,7 @@ package final class PlayerHub: Service, Sendable {
             if player.transport == nil { state.selfPaced[player.name] = .playing }
         }
         startContinuation.yield(entry)
-        if let info = info(player.name) { emit(.changed(info, reason: "added")) }
+        if let info = info(player.name) { emit(.changed(info, reason: Self.addedReason)) }
     }
 
     /// Stops and forgets the player `name`; false when there is none.
@@ -207,7 +212,7 @@ package final class PlayerHub: Service, Sendable {
                 state: selfPaced ?? .playing, speedFactor: entry.player.speedFactor, loops: false, offset: 0, duration: nil,
                 isControllable: false)
         return PlayerInfo(
-            name: name, device: entry.device.path, seed: entry.player.seed, summary: entry.player.summary, status: status,
+            name: name, device: entry.device.path, activated: entry.device.activated, seed: entry.player.seed, summary: entry.player.summary, status: status,
             fixes: count, latest: latest)
     }
 

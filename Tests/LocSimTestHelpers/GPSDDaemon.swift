@@ -27,22 +27,27 @@ public final class GPSDDaemon: Sendable {
     /// The device path gpsd reports for the feed.
     public var devicePath: String { "tcp://127.0.0.1:\(feedPort)" }
 
+    /// gpsd's control socket (`-F`), where `gpsdctl add`/`remove` plug and unplug devices, when
+    /// started with one.
+    public let controlSocket: String?
+
     private let process: ChildProcess
 
-    private init(port: Int, feedPort: Int, process: ChildProcess) {
+    private init(port: Int, feedPort: Int, controlSocket: String?, process: ChildProcess) {
         self.port = port
         self.feedPort = feedPort
+        self.controlSocket = controlSocket
         self.process = process
     }
 
     /// Starts gpsd reading `tcp://127.0.0.1:feedPort`, on `port` or a free port, and returns once
-    /// it accepts clients.
-    public static func start(feedPort: Int, port: Int? = nil) async throws -> GPSDDaemon {
+    /// it accepts clients; with `controlSocket`, gpsd also listens there for `gpsdctl`.
+    public static func start(feedPort: Int, port: Int? = nil, controlSocket: String? = nil) async throws -> GPSDDaemon {
         var lastError: any Error = HarnessError("gpsd did not start")
         for _ in 0..<5 {
             let chosen = try port ?? LoopbackSocket.freePort()
             do {
-                return try await launch(port: chosen, feedPort: feedPort)
+                return try await launch(port: chosen, feedPort: feedPort, controlSocket: controlSocket)
             } catch {
                 lastError = error
                 if port != nil { try await Task.sleep(for: .milliseconds(100)) }
@@ -53,16 +58,30 @@ public final class GPSDDaemon: Sendable {
 
     /// Starts a new gpsd on the same ports (after ``stop()`` or a kill).
     public func restarted() async throws -> GPSDDaemon {
-        try await Self.start(feedPort: feedPort, port: port)
+        try await Self.start(feedPort: feedPort, port: port, controlSocket: controlSocket)
     }
 
-    private static func launch(port: Int, feedPort: Int) async throws -> GPSDDaemon {
+    /// Plugs in (`add`) or unplugs (`remove`) the device at `path` through ``controlSocket`` with
+    /// gpsd's own `gpsdctl`.
+    public func control(_ action: String, _ path: String) async throws {
+        guard let controlSocket else { throw HarnessError("this gpsd was started without a control socket") }
+        let gpsdctl = ["/usr/sbin/gpsdctl", "/usr/local/sbin/gpsdctl", "/usr/bin/gpsdctl"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let gpsdctl else { throw HarnessError("gpsdctl is not installed (apt-get install gpsd)") }
+        let child = try await ChildProcess([gpsdctl, action, path], environment: ["GPSD_SOCKET": controlSocket])
+        let status = try await child.waitForExit(timeout: .seconds(30))
+        guard status == .exited(0) else { throw HarnessError("gpsdctl \(action) \(path): \(status), \(child.errors)") }
+    }
+
+    private static func launch(port: Int, feedPort: Int, controlSocket: String?) async throws -> GPSDDaemon {
         guard let executable else { throw HarnessError("gpsd is not installed (apt-get install gpsd)") }
         // `-D 3` makes gpsd say "listening on port N" once its socket listens: the test waits for
         // that line (or gpsd's exit: port taken, ...) rather than trying to connect until it can.
+        let control = controlSocket.map { ["-F", $0] } ?? []
         let process = try await ChildProcess(
-            [executable, "-N", "-n", "-D", "3", "-S", String(port), "tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
-        let daemon = GPSDDaemon(port: port, feedPort: feedPort, process: process)
+            [executable, "-N", "-n", "-D", "3", "-S", String(port)] + control + ["tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
+        let daemon = GPSDDaemon(port: port, feedPort: feedPort, controlSocket: controlSocket, process: process)
         do {
             try await process.wait(for: "gpsd to listen on port \(port)") { process.output.contains("listening on port \(port)") }
             // gpsd says so when either of its sockets listens: with 127.0.0.1:PORT held a moment

@@ -59,6 +59,22 @@ struct GPSDSessionTests {
         #expect(session.watch.enable && !session.watch.json && !session.watch.nmea)
     }
 
+    @Test("Of a player added or removed hear JSON watchers of every device or of that one, as gpsd tells them; not NMEA-only or idle clients")
+    func hotplugListeners() throws {
+        let feed = try VirtualFeed()
+        var session = GPSDSession(hub: feed.hub, release: "locsim-test", now: { VirtualFeed.start })
+        let bob = "/dev/locsim/bob"
+        #expect(!GPSDSession.hearsOf(device: bob, watch: session.watch))
+        _ = session.handle(line: #"?WATCH={"enable":true,"nmea":true};"#)
+        #expect(!GPSDSession.hearsOf(device: bob, watch: session.watch))
+        _ = session.handle(line: #"?WATCH={"json":true};"#)
+        #expect(GPSDSession.hearsOf(device: bob, watch: session.watch))
+        _ = session.handle(line: #"?WATCH={"device":"/dev/locsim/alice"};"#)
+        #expect(!GPSDSession.hearsOf(device: bob, watch: session.watch))
+        #expect(GPSDSession.hearsOf(device: "/dev/locsim/alice", watch: session.watch))
+        #expect(GPSDReport.deviceRemoved(path: bob) == #"{"class":"DEVICE","path":"/dev/locsim/bob","activated":0}"# + "\r\n")
+    }
+
     @Test("Unknown or malformed requests get ERROR; several requests on one line each get an answer")
     func errors() throws {
         let feed = try VirtualFeed()

@@ -213,6 +213,68 @@ struct GPSDFeedLiveTests {
     }
 
     @Test(
+        "A player added or removed is a DEVICE report to JSON watchers, as a real gpsd reports a receiver plugged in or unplugged (gpsdctl)",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func hotplugAsRealGPSD() async throws {
+        let watch = #"?WATCH={"enable":true,"json":true};"# + "\n"
+        @Sendable func devices(_ client: SocketLines, _ path: String) -> [[String: Any]] {
+            client.lines.compactMap { line in
+                guard line.hasPrefix(#"{"class":"DEVICE""#), let report = try? object(Substring(line)) else { return nil }
+                return report["path"] as? String == path ? report : nil
+            }
+        }
+
+        // locsim: bob joins alice through the hub (as POST /players does), then leaves.
+        let feed = try await LiveFeed.start()
+        defer { feed.stop() }
+        let locsimClient = try SocketLines(port: feed.port, request: watch)
+        defer { locsimClient.stop() }
+        try await locsimClient.wait("locsim's WATCH answer") { $0.lines.contains { $0.hasPrefix(#"{"class":"WATCH""#) } }
+        let bob = "/dev/locsim/bob"
+        try feed.hub.add(
+            FeedPlayer(
+                name: "bob", seed: 12,
+                provider: try FeedMotion.walk(seed: 12, pacing: .timed(speedFactor: 10), noise: 4, clock: ContinuousClock(), duration: 600)))
+        try await locsimClient.wait("bob's DEVICE report") { devices($0, bob).contains { $0["activated"] is String } }
+        #expect(feed.hub.remove("bob"))
+        try await locsimClient.wait("bob's removal") { devices($0, bob).contains { $0["activated"] as? Int == 0 } }
+
+        // A real gpsd: a second receiver plugged in and unplugged with gpsdctl.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-hotplug-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try NMEAFeed()
+        defer { first.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: first.port, controlSocket: folder + "/gpsd.sock")
+        defer { daemon.stop() }
+        try await first.acceptClient(timeout: .seconds(30))
+        let gpsdClient = try SocketLines(port: daemon.port, request: watch)
+        defer { gpsdClient.stop() }
+        try await gpsdClient.wait("gpsd's WATCH answer") { $0.lines.contains { $0.hasPrefix(#"{"class":"WATCH""#) } }
+        let second = try NMEAFeed()
+        defer { second.close() }
+        let plugged = "tcp://127.0.0.1:\(second.port)"
+        try await daemon.control("add", plugged)
+        try await second.acceptClient(timeout: .seconds(30))
+        _ = try await second.send(LiveGPSD.epochs(count: 3).flatMap(\.sentences), pace: .milliseconds(20))
+        try await gpsdClient.wait("gpsd's DEVICE report naming the driver") { devices($0, plugged).contains { $0["driver"] is String } }
+        try await daemon.control("remove", plugged)
+        try await gpsdClient.wait("gpsd's removal") { devices($0, plugged).contains { $0["activated"] as? Int == 0 } }
+
+        // The removal is the same line. The addition has the members of gpsd's report once it
+        // knows the receiver's driver (gpsd first sends path and activation alone), and `flags`,
+        // which gpsd adds once it has seen the receiver's fixes (a simulated player has them).
+        let removal = { (client: SocketLines, path: String) in client.lines.filter { $0.contains(#""activated":0"#) && $0.contains(path) } }
+        #expect(removal(locsimClient, bob).map { $0.replacingOccurrences(of: bob, with: plugged) } == removal(gpsdClient, plugged))
+        let locsimAdded = try #require(devices(locsimClient, bob).first)
+        let gpsdAdded = try #require(devices(gpsdClient, plugged).last { $0["driver"] != nil })
+        #expect(Set(locsimAdded.keys).subtracting(["flags"]) == Set(gpsdAdded.keys), "locsim \(locsimAdded), gpsd \(gpsdAdded)")
+        #expect(locsimAdded["flags"] as? Int == 1)
+        let stamp = try #require(locsimAdded["activated"] as? String)
+        #expect(try #require(gpsdAdded["activated"] as? String).count == stamp.count, "same time format: \(stamp)")
+    }
+
+    @Test(
         "GPSDProvider (libgps) gets the same fixes from locsim's server as from a real gpsd fed its NMEA",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func parityWithRealGPSD() async throws {
