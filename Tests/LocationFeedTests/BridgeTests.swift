@@ -19,17 +19,21 @@ final class FailureLog: Sendable {
 struct BridgeTests {
     static let token = "k3Yt0kenA1"
 
-    static func fix(_ latitude: Double, _ longitude: Double, altitude: Double? = 40, second: Double = 0) throws -> Fix {
-        Fix(
+    static func fix(_ latitude: Double, _ longitude: Double, altitude: Double? = 40, speed: Double? = nil, second: Double = 0) throws -> Fix {
+        var fix = Fix(
             time: Date(timeIntervalSince1970: 1_767_225_600 + second),
             coordinate: try Coordinate(latitude: latitude, longitude: longitude), altitude: altitude, source: .synthetic)
+        fix.speed = speed
+        return fix
     }
 
     /// The line the console must receive, written with C's printf rather than the library's formatter.
     static func expectedLine(_ fix: Fix) -> String {
         let coordinate = fix.coordinate!
         var words = ["geo", "fix", String(format: "%.7f", coordinate.longitude), String(format: "%.7f", coordinate.latitude)]
-        if let altitude = fix.altitude { words.append(String(format: "%.1f", altitude)) }
+        // The emulator's `help geo fix`: [<altitude> [<satellites> [<velocity>]]], velocity in knots.
+        if fix.altitude != nil || fix.speed != nil { words.append(String(format: "%.1f", fix.altitude ?? 0)) }
+        if let speed = fix.speed { words += ["8", String(format: "%.3f", speed * 3600 / 1852)] }
         return words.joined(separator: " ") + "\r\n"
     }
 
@@ -51,7 +55,7 @@ struct BridgeTests {
             })
     }
 
-    @Test("auth with the token file's token, then one 'geo fix LON LAT ALT' per fix, CR LF, in order")
+    @Test("auth with the token file's token, then one 'geo fix LON LAT [ALT [SATELLITES [KNOTS]]]' per fix, CR LF, in order")
     func authenticatesAndSendsFixes() async throws {
         let console = try ConsoleStandIn(token: Self.token)
         defer { console.stop() }
@@ -62,6 +66,8 @@ struct BridgeTests {
         let fixes = [
             try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, altitude: nil, second: 1),
             try Self.fix(0.000_000_04, 179.999_999_96, altitude: -12.26, second: 2),
+            try Self.fix(35.68, 139.76, speed: 1.4, second: 3), try Self.fix(35.68, 139.76, altitude: nil, speed: 12.5, second: 4),
+            try Self.fix(35.68, 139.76, speed: 0, second: 5),
         ]
         let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
         var expected = "auth \(Self.token)\r\n"

@@ -3,7 +3,8 @@ package import LocationCore
 import NIOCore
 import NIOPosix
 
-/// The Android emulator's console as a ``FixSink``: each fix becomes `geo fix LON LAT [ALT]`.
+/// The Android emulator's console as a ``FixSink``: each fix becomes
+/// `geo fix LON LAT [ALT [SATELLITES [KNOTS]]]`.
 ///
 /// The console is a line protocol on the emulator's console port (5554, 5556, …; it accepts
 /// connections from the same machine only). It greets with a few lines ending in `OK`; a
@@ -44,16 +45,29 @@ package struct EmulatorConsole: FixSink {
 
     package init(configuration: Configuration) { self.configuration = configuration }
 
-    /// The command for one fix: `geo fix` takes longitude first, then latitude, then the altitude in
-    /// metres when known; degrees with 7 decimals (about 1 cm).
+    /// The command for one fix. `geo fix` takes longitude first, then latitude (degrees with 7
+    /// decimals, about 1 cm), then optionally the altitude in metres, the number of satellites
+    /// used (1–12) and the speed in knots, each only after the ones before it. So a fix with a
+    /// speed sends all five (the sky's ``SkyModel/inUse`` satellites; altitude 0 when the fix has
+    /// none, since the console has no way to skip it), one with only an altitude sends three,
+    /// and one with neither sends two. The console takes no course.
     package static func command(for fix: Fix) -> String? {
         guard fix.hasPosition, let coordinate = fix.coordinate else { return nil }
         var words = [
             "geo", "fix", DecimalText.fixed(coordinate.longitude, decimals: 7), DecimalText.fixed(coordinate.latitude, decimals: 7),
         ]
-        if let altitude = fix.altitude, altitude.isFinite { words.append(DecimalText.fixed(altitude, decimals: 1)) }
+        let altitude = fix.altitude.flatMap { $0.isFinite ? $0 : nil }
+        let speed = fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        if altitude != nil || speed != nil { words.append(DecimalText.fixed(altitude ?? 0, decimals: 1)) }
+        if let speed {
+            words.append(String(SkyModel.inUse))
+            words.append(DecimalText.fixed(speed / metresPerSecondPerKnot, decimals: 3))
+        }
         return words.joined(separator: " ")
     }
+
+    /// One knot in metres per second (1,852 m an hour).
+    static let metresPerSecondPerKnot = 1852.0 / 3600.0
 
     package func withSession(_ body: (any FixSession) async throws -> Void) async throws {
         let endpoint = destination
