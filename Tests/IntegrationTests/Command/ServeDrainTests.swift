@@ -39,12 +39,16 @@ import Testing
         }
     }
 
-    @Test("10 stops (SIGTERM, SIGINT, SIGHUP in turn), each under a keep-alive burst of 8 connections: no request lost, exit 0")
-    func stopsUnderKeepAliveLoad() async throws {
+    /// 10 stops in two halves that may run side by side, each within the suite's time limit
+    /// however busy the machine (each stop starts a server).
+    @Test(
+        "10 stops (SIGTERM, SIGINT, SIGHUP in turn), each under a keep-alive burst of 8 connections: no request lost, exit 0",
+        arguments: [0..<5, 5..<10])
+    func stopsUnderKeepAliveLoad(stops: Range<Int>) async throws {
         let signals: [(Int32, String)] = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")]
         var report: [String] = []
         var total = Tally()
-        for stop in 0..<10 {
+        for stop in stops {
             let (signal, name) = signals[stop % signals.count]
             let server = try await ServeProcess.start([])
             defer { server.stop() }
@@ -53,13 +57,14 @@ import Testing
             let progress = Changes()
             let answeredSoFar = Locked(0)
             // 8 clients, each on a thread of its own, asking again as soon as an answer is in;
-            // the signal goes out once 240 have been answered, while all 8 are busy.
+            // the signal goes out once 240 have been answered, while all 8 are busy. (The
+            // limit only bounds a server that never stops; each client stops long before it.)
             let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
                 for client in 0..<8 {
                     group.addTask {
                         try await onThread("locsim.test.drain") {
                             Self.keepAliveClient(
-                                port: server.http, player: "drain-\(client)", expected: expected.body, limit: 400,
+                                port: server.http, player: "drain-\(client)", expected: expected.body, limit: 2_000,
                                 onAnswer: {
                                     answeredSoFar.withLock { $0 += 1 }
                                     progress.signal()
@@ -90,7 +95,7 @@ import Testing
             total = total + tally
         }
         print("""
-            ServeDrainTests: 10 stops under 8 keep-alive connections: \(total.sent) requests sent, \(total.answered) answered \
+            ServeDrainTests: stops \(stops.lowerBound + 1)–\(stops.upperBound) under 8 keep-alive connections: \(total.sent) requests sent, \(total.answered) answered \
             in full, \(total.lost.count) lost, \(total.toldToClose) answers with Connection: close; per stop (sent/lost): \
             \(report.joined(separator: ", "))
             """)
