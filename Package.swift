@@ -51,6 +51,8 @@ let package = Package(
         // Already built for postgres-nio and Hummingbird's TLS; NearbyServer keys its token names with it.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // gzip for serve's answers (zlib through NIO ByteBuffers; system zlib, Debian zlib1g-dev).
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         // Only LocationPostGIS, the command and its tests see this (build cost: see docs/guides/postgis.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: child processes (gpsd, PostgreSQL, gpsd clients, the command) are awaited,
@@ -113,6 +115,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict),
 

@@ -11,6 +11,8 @@ python_packages=(geographiclib gpxpy)
 apt_packages+=(gpsd-clients python3-gps)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
+# serve's gzip (compress-nio) links the system's zlib.
+apt_packages+=(zlib1g-dev)
 # scripts/scale-out.sh puts Debian's nginx in front of several `locsim serve` (docs/guides/scale-out.md).
 apt_packages+=(nginx)
 # The live map's browser test drives headless Chromium over its DevTools pipe (no driver needed).

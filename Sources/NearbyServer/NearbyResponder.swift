@@ -109,6 +109,23 @@ package struct NearbyResponder: HTTPResponder {
             body = .bytes(ByteBuffer())
         }
 
+        /// gzips a whole body of at least ``ResponseCompression/minimumBytes`` when the client
+        /// accepts it (`acceptEncoding`), and says `Vary: Accept-Encoding` on every answer that
+        /// could have been, so a cache keeps the two apart.
+        ///
+        /// - Throws: `CompressNIOError` when zlib fails; the answer is then unchanged.
+        mutating func compress(acceptEncoding: String?) throws {
+            guard case .bytes(let bytes) = body, bytes.readableBytes >= ResponseCompression.minimumBytes,
+                headers[.contentEncoding] == nil
+            else { return }
+            headers[.vary] = headers[.vary].map { $0 + ", Accept-Encoding" } ?? "Accept-Encoding"
+            guard ResponseCompression.acceptsGzip(acceptEncoding) else { return }
+            let compressed = try ResponseCompression.gzip(bytes)
+            body = .bytes(compressed)
+            headers[.contentEncoding] = "gzip"
+            headers[.contentLength] = String(compressed.readableBytes)
+        }
+
         /// The answer as Hummingbird writes it.
         var response: Response {
             switch body {
@@ -161,6 +178,12 @@ package struct NearbyResponder: HTTPResponder {
             }
         } else {
             outcome = Self.failure(ServerError(.notFound, status: 404, "no route \(request.uri.path)"))
+        }
+        do {
+            try outcome.compress(acceptEncoding: request.headers[.acceptEncoding])
+        } catch {
+            // zlib failing is the machine's trouble (memory), not the client's: it gets the plain body.
+            logger.error("gzip failed, answering uncompressed: \(error)", metadata: ["client": .string(client)])
         }
         if isHead { outcome.dropBody() }
         record(

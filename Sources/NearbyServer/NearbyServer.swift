@@ -37,9 +37,12 @@ import NIOCore
 /// try await group.run()
 /// ```
 ///
-/// Graceful shutdown (SIGTERM, SIGINT through the service group) stops accepting connections,
-/// lets every request in flight finish (held timeout faults are answered 503 at once) and then
-/// returns from ``run()``.
+/// Graceful shutdown (SIGTERM, SIGINT or SIGHUP through the service group) drains, as Envoy and
+/// Kubernetes do: the listener stops accepting; for ``Configuration/drainPeriod`` each open
+/// connection's next answer says `Connection: close` and the connection closes after it; a
+/// connection still idle at the end of the period is closed then. Every request in flight is
+/// answered in full (held timeout faults are answered 503 at once), and ``run()`` returns once the
+/// last connection has closed.
 package struct NearbyServer: Service {
     /// Where to listen and how to behave.
     package struct Configuration: Sendable {
@@ -74,6 +77,9 @@ package struct NearbyServer: Service {
         /// `--audit-client-header`: a header of the team's own that names the audit's client
         /// when `X-Player-ID` is absent (a device id), or nil.
         package var auditClientHeader: String?
+        /// How long connections are drained at graceful shutdown (`--drain-period`): each one's
+        /// next answer says `Connection: close`, and one still idle at the end is closed. Default 1 s.
+        package var drainPeriod: Duration
 
         /// Creates a configuration, applying the binding rule: a host other than a loopback
         /// address needs a token unless `allowAnonymous` is set.
@@ -85,7 +91,7 @@ package struct NearbyServer: Service {
             audit: FetchAudit.Configuration = FetchAudit.Configuration(), timeoutHold: Duration = .seconds(300),
             headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
             maximumConnections: Int = Configuration.defaultMaximumConnections, acceptAnyToken: Bool = false,
-            auditClientHeader: String? = nil
+            auditClientHeader: String? = nil, drainPeriod: Duration = .seconds(1)
         ) throws(ServerConfigurationError) {
             guard (0...65_535).contains(port) else {
                 throw ServerConfigurationError("port must be within 0...65535, got \(port)", option: "port")
@@ -118,6 +124,9 @@ package struct NearbyServer: Service {
                     throw ServerConfigurationError("\(option) must be within 1ms...1d, got \(value)", option: option)
                 }
             }
+            guard drainPeriod >= .zero, drainPeriod <= .seconds(3_600) else {
+                throw ServerConfigurationError("drain period must be within 0s...1h, got \(drainPeriod)", option: "drain-period")
+            }
             guard (1...Self.maximumConnectionsLimit).contains(maximumConnections) else {
                 throw ServerConfigurationError(
                     "max connections must be within 1...\(Self.maximumConnectionsLimit), got \(maximumConnections)",
@@ -135,6 +144,7 @@ package struct NearbyServer: Service {
             self.maximumConnections = maximumConnections
             self.acceptAnyToken = acceptAnyToken
             self.auditClientHeader = auditClientHeader
+            self.drainPeriod = drainPeriod
         }
 
         /// The largest `--max-connections` accepted.
@@ -217,7 +227,7 @@ package struct NearbyServer: Service {
         let onListening = self.onListening
         let host = configuration.host
         let guardSettings = ConnectionGuardSettings(
-            headerTimeout: configuration.headerTimeout, limit: state.connections,
+            headerTimeout: configuration.headerTimeout, limit: state.connections, drainPeriod: configuration.drainPeriod,
             onRejection: { [responder] rejection in responder.record(rejection) })
         return Application(
             responder: responder,

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import HummingbirdCore
+import Logging
 import LocationCore
 import NIOCore
 import NIOEmbedded
@@ -10,7 +12,8 @@ import NIOHTTPTypesHTTP1
 import Testing
 
 /// `ConnectionGuard` on an `EmbeddedChannel` behind NIO's real HTTP/1 decoder and the HTTP Types
-/// codec, as `HTTP1Channel` sets them up: bytes in, bytes out, time moved by hand.
+/// codec and before Hummingbird's connection handler, as `HTTP1Channel` sets them up: bytes in,
+/// bytes out, time moved by hand.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionGuardTests {
     /// One guarded connection and what it reported.
     final class Connection {
@@ -18,15 +21,22 @@ import Testing
         let rejections: Locked<[ConnectionRejection]>
         let guardHandler: ConnectionGuard
 
-        init(limit: ConnectionLimit = ConnectionLimit(maximum: 10), headerTimeout: Duration = .seconds(10)) throws {
+        init(
+            limit: ConnectionLimit = ConnectionLimit(maximum: 10), headerTimeout: Duration = .seconds(10),
+            drainPeriod: Duration = .seconds(1)
+        ) throws {
             let rejections = Locked<[ConnectionRejection]>([])
             self.rejections = rejections
             guardHandler = ConnectionGuard(settings: ConnectionGuardSettings(
-                headerTimeout: headerTimeout, limit: limit, onRejection: { rejection in rejections.withLock { $0.append(rejection) } }))
+                headerTimeout: headerTimeout, limit: limit, drainPeriod: drainPeriod,
+                onRejection: { rejection in rejections.withLock { $0.append(rejection) } }))
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
             try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try channel.pipeline.syncOperations.addHandler(guardHandler)
+            // Hummingbird's own, behind the guard as in HTTP1Channel (no idle timeout here): on a
+            // quiesce event that reached it, it would close an idle connection at once.
+            try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: Logger(label: "test")))
             try channel.connect(to: SocketAddress(ipAddress: "192.0.2.7", port: 40_000)).wait()
         }
 
@@ -49,12 +59,25 @@ import Testing
 
         /// Hummingbird's side answering the request in progress.
         func answer(status: HTTPResponse.Status = .ok, body: String = "ok\n") throws {
+            try answerHead(status: status, length: body.utf8.count)
+            try answerRest(body: body)
+        }
+
+        /// The head of an answer (`Content-Length: length`).
+        func answerHead(status: HTTPResponse.Status = .ok, length: Int = 3) throws {
             var headers = HTTPFields()
-            headers[.contentLength] = String(body.utf8.count)
+            headers[.contentLength] = String(length)
             try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: status, headerFields: headers)))
+        }
+
+        /// The body and the end of an answer whose head is out.
+        func answerRest(body: String = "ok\n") throws {
             try channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: body)))
             try channel.writeOutbound(HTTPResponsePart.end(nil))
         }
+
+        /// What NIO's `ServerQuiescingHelper` sends every open connection at graceful shutdown.
+        func quiesce() { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
 
         func advance(_ amount: TimeAmount) { channel.embeddedEventLoop.advanceTime(by: amount) }
     }
@@ -246,6 +269,164 @@ import Testing
         let second = try #require(text.range(of: "ok\n")).upperBound
         let answer = try Answer(String(text[second...]))
         #expect(answer.status == 400)
+        #expect(!connection.channel.isActive)
+    }
+
+    // MARK: Drain at graceful shutdown
+
+    /// The status and the headers (names lowercased) of each answer in `text`, in order.
+    static func heads(_ text: String) -> [(status: Int, headers: [String: String])] {
+        text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { answer in
+            let lines = answer.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            return (Int(lines[0].prefix(3)) ?? 0, headers)
+        }
+    }
+
+    static let healthz = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+
+    @Test("At a stop, a request being answered gets its answer in full with Connection: close, then the connection closes")
+    func drainBusy() throws {
+        let connection = try Connection()
+        try connection.send(Self.healthz)
+        #expect(try connection.passedOn().count == 2)
+        connection.quiesce()
+        // Hummingbird's handler never saw the event (it would have marked the connection).
+        #expect(connection.channel.isActive)
+        try connection.answer(body: "ok\n")
+        let text = try connection.written()
+        #expect(text.hasSuffix("\r\n\r\nok\n"))
+        #expect(Self.heads(text).map(\.status) == [200])
+        #expect(Self.heads(text).first?.headers["connection"] == "close")
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("At a stop, an idle keep-alive connection stays open for the drain period: its next request is answered, with Connection: close")
+    func drainIdleThenRequest() throws {
+        let connection = try Connection(drainPeriod: .seconds(1))
+        try connection.send(Self.healthz)
+        _ = try connection.passedOn()
+        try connection.answer()
+        #expect(Self.heads(try connection.written()).first?.headers["connection"] == nil)
+        connection.quiesce()
+        connection.advance(.milliseconds(999))
+        #expect(connection.channel.isActive)
+        #expect(try connection.written().isEmpty)
+        try connection.send(Self.healthz)
+        #expect(try connection.passedOn().count == 2)
+        // Answering outlasts the period: a request in progress is never cut off.
+        connection.advance(.seconds(5))
+        #expect(connection.channel.isActive)
+        try connection.answer()
+        let heads = Self.heads(try connection.written())
+        #expect(heads.map(\.status) == [200])
+        #expect(heads.first?.headers["connection"] == "close")
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("A connection still idle when the drain period ends is closed then, with nothing written")
+    func drainIdleCloses() throws {
+        let connection = try Connection(drainPeriod: .milliseconds(1_500))
+        try connection.send(Self.healthz)
+        _ = try connection.passedOn()
+        try connection.answer()
+        _ = try connection.written()
+        connection.quiesce()
+        connection.advance(.milliseconds(1_499))
+        #expect(connection.channel.isActive)
+        connection.advance(.milliseconds(1))
+        #expect(!connection.channel.isActive)
+        #expect(try connection.written().isEmpty)
+        #expect(connection.rejections.withLock { $0 }.isEmpty)
+    }
+
+    @Test("An answer begun before the stop ends as it began; the connection then waits, and its next answer says Connection: close")
+    func drainAnswerBegunBefore() throws {
+        let connection = try Connection(drainPeriod: .seconds(1))
+        try connection.send(Self.healthz)
+        _ = try connection.passedOn()
+        try connection.answerHead()
+        connection.quiesce()
+        try connection.answerRest()
+        let first = Self.heads(try connection.written())
+        #expect(first.map(\.status) == [200])
+        #expect(first.first?.headers["connection"] == nil)
+        // Its client was not told: it may send another request, which is answered.
+        #expect(connection.channel.isActive)
+        try connection.send(Self.healthz)
+        #expect(try connection.passedOn().count == 2)
+        try connection.answer()
+        #expect(Self.heads(try connection.written()).first?.headers["connection"] == "close")
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("An answer begun before the stop and still going when the period ends: the connection closes once it is out")
+    func drainLongAnswer() throws {
+        let connection = try Connection(drainPeriod: .seconds(1))
+        try connection.send(Self.healthz)
+        _ = try connection.passedOn()
+        try connection.answerHead()
+        connection.quiesce()
+        connection.advance(.seconds(2))
+        #expect(connection.channel.isActive)
+        try connection.answerRest()
+        #expect(try connection.written().hasSuffix("ok\n"))
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("Pipelined requests at a stop: each is answered, and only the last answer says Connection: close")
+    func drainPipelined() throws {
+        let connection = try Connection()
+        try connection.send(Self.healthz + Self.healthz)
+        #expect(try connection.passedOn().count == 4)
+        connection.quiesce()
+        try connection.answer()
+        #expect(connection.channel.isActive)
+        try connection.answer()
+        let heads = Self.heads(try connection.written())
+        #expect(heads.map(\.status) == [200, 200])
+        #expect(heads.map { $0.headers["connection"] } == [nil, "close"])
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("A request that arrives after the last answer began is not started (the client sends it again elsewhere)")
+    func drainRequestAfterLastAnswer() throws {
+        let connection = try Connection()
+        try connection.send(Self.healthz)
+        _ = try connection.passedOn()
+        connection.quiesce()
+        try connection.answerHead()
+        try connection.send(Self.healthz)
+        #expect(try connection.passedOn().isEmpty)
+        try connection.answerRest()
+        #expect(Self.heads(try connection.written()).count == 1)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("A head arriving when the period ends is waited for and answered with Connection: close")
+    func drainHeadArriving() throws {
+        let connection = try Connection(headerTimeout: .seconds(10), drainPeriod: .seconds(1))
+        connection.quiesce()
+        try connection.send("GET /healthz HTTP/1.1\r\nHo")
+        connection.advance(.seconds(2))
+        #expect(connection.channel.isActive)
+        try connection.send("st: a\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        try connection.answer()
+        #expect(Self.heads(try connection.written()).first?.headers["connection"] == "close")
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test("At a stop, an idle connection whose client has closed its side is closed at once")
+    func drainHalfClosed() throws {
+        let connection = try Connection()
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(connection.channel.isActive)
+        connection.quiesce()
         #expect(!connection.channel.isActive)
     }
 }

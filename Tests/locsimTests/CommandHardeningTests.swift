@@ -61,6 +61,7 @@ import Testing
         BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "1e9"], "--radius"),
         BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "10", "--limit", "0"], "--limit"),
         BadOption(["index", "query", "--lat", "100", "--lon", "1", "--radius", "10"], "--lat"),
+        BadOption(["serve", "--drain-period", "2h"], "--drain-period"),
     ]
 
     @Test("A numeric option out of range stops at parse time: exit 2, the flag named, two lines", arguments: badOptions)
@@ -78,6 +79,7 @@ import Testing
         BadOption(["serve", "--latency"], "--latency"), BadOption(["serve", "--latency-jitter"], "--latency-jitter"),
         BadOption(["serve", "--throttle-interval"], "--throttle-interval"),
         BadOption(["serve", "--audit-tolerance"], "--audit-tolerance"),
+        BadOption(["serve", "--drain-period"], "--drain-period"),
         BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start"], "--start"),
         BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--throttle-interval"], "--throttle-interval"),
         BadOption(["simulate", "stationary", "--at", "35.68,139.76", "--duration"], "--duration"),

@@ -23,8 +23,10 @@ struct Serve: AsyncParsableCommand {
             first, from the default offline index or --db. Also GET /healthz, GET /metrics (Prometheus \
             text) and GET /audit (each client's requests checked against the game's fetch rule). \
             Listens on 127.0.0.1 unless --host says otherwise; any other host needs --token or \
-            --allow-anonymous. SIGINT or SIGTERM finish the requests in flight and exit. \
-            See docs/guides/serve.md.
+            --allow-anonymous. SIGTERM, SIGINT or SIGHUP stop it gracefully: no new connection is \
+            accepted, every request in flight is answered, each open connection's next answer within \
+            --drain-period says 'Connection: close', then it exits 0 (1 with --audit-strict and a \
+            violation). See docs/guides/serve.md.
 
             --player NAME=SPEC (repeatable) runs simulated players in real time, steered through the \
             control API (GET/POST /players, POST /players/NAME/control, Server-Sent Events on \
@@ -139,6 +141,9 @@ struct Serve: AsyncParsableCommand {
             "Connections served at once; more are answered 503 and closed (default: the open-file limit less 128).", valueName: "n"))
     var maxConnections: Int?
 
+    @Option(duration: "At a stop, how long open connections are drained: each one's next answer says 'Connection: close', and one still idle at the end is closed (default 1s; 0s...1h).")
+    var drainPeriod: DurationArgument = .seconds(1)
+
     @OptionGroup(title: "Simulated players") var feed: FeedOptions
 
     func validate() throws {
@@ -163,6 +168,7 @@ struct Serve: AsyncParsableCommand {
         try checkOption(auditSpeed, in: 0.01...1000, flag: "--audit-speed", unit: "")
         try checkOption(headerTimeout, in: 0.001...86_400, flag: "--header-timeout")
         try checkOption(idleTimeout, in: 0.001...86_400, flag: "--idle-timeout")
+        try checkOption(drainPeriod, in: 0...3_600, flag: "--drain-period")
         if let maxConnections {
             try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
         }
@@ -196,7 +202,7 @@ struct Serve: AsyncParsableCommand {
                 audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration, speed: auditSpeed),
                 headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
                 maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
-                acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader)
+                acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader, drainPeriod: drainPeriod.duration)
         } catch let error as FaultError {
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {
@@ -249,7 +255,8 @@ struct Serve: AsyncParsableCommand {
         ]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
+                logger: logger))
         do {
             defer { accessLog.flush() }
             try await group.run()

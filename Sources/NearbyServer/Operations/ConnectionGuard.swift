@@ -90,10 +90,17 @@ struct ConnectionGuardSettings: Sendable {
     var limit: ConnectionLimit
     /// Called on the connection's event loop for each connection answered and closed here.
     var onRejection: @Sendable (ConnectionRejection) -> Void
+    /// How long a connection may stay open once the server stops (`--drain-period`): its next
+    /// answer within it says `Connection: close`, and a connection still idle at its end is closed.
+    var drainPeriod: Duration
 
-    init(headerTimeout: Duration, limit: ConnectionLimit, onRejection: @escaping @Sendable (ConnectionRejection) -> Void) {
+    init(
+        headerTimeout: Duration, limit: ConnectionLimit, drainPeriod: Duration = .seconds(1),
+        onRejection: @escaping @Sendable (ConnectionRejection) -> Void
+    ) {
         self.headerTimeout = headerTimeout
         self.limit = limit
+        self.drainPeriod = drainPeriod
         self.onRejection = onRejection
     }
 }
@@ -114,7 +121,17 @@ struct ConnectionGuardSettings: Sendable {
 ///   method, bytes not allowed in a target, a header over 80 KB) is answered with the same JSON
 ///   error shape as every route's (400, or 431 for headers too large) and closed, instead of
 ///   Hummingbird's empty 400. When a request is still being answered, the error answer waits
-///   for that answer's end.
+///   for that answer's end;
+/// - **the drain**: at graceful shutdown Hummingbird's listener stops accepting and NIO's
+///   `ServerQuiescingHelper` sends every connection a `ChannelShouldQuiesceEvent`. The guard takes
+///   it in Hummingbird's place (whose connection handler would close an idle keep-alive
+///   connection at once, under a client that may be sending its next request, and close a busy
+///   one after an answer that did not say so): for ``ConnectionGuardSettings/drainPeriod`` the
+///   connection is served as before, but its next answer says `Connection: close` and the
+///   connection closes once that answer is out. A connection still idle when the period ends is
+///   closed then; one with a request in progress (or a head arriving) is closed after that
+///   request's answer (or the header timeout's 408). So a client sending request after request
+///   loses none: it is told to reconnect, and is refused by the closed listener.
 ///
 /// Each connection answered here is reported to ``ConnectionGuardSettings/onRejection``, which
 /// logs and counts it. Time is the event loop's (`scheduleTask`), so an `EmbeddedChannel` test
@@ -137,6 +154,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var headerTimer: Scheduled<Void>?
     /// Set when the client closed its side: no request head can still come.
     private var inputClosed = false
+    /// Set at the server's graceful shutdown (``ConnectionGuardSettings/drainPeriod``).
+    private var draining = false
+    /// The end of the drain period, while it runs.
+    private var drainTimer: Scheduled<Void>?
+    /// Set once the drain period has ended: the connection closes as soon as it is idle.
+    private var drainOver = false
+    /// Set once an answer saying `Connection: close` has been started: the connection closes
+    /// when it ends, and a request that arrives meanwhile is not read.
+    private var lastAnswer = false
+    /// Set when a request arrived after the last answer had begun: it and all after it are dropped.
+    private var discarding = false
     /// Bumped when the client leaves: it closed its side of the connection (the server's
     /// channels allow half-closure, so that is an event, not a close) or the connection ended.
     /// A request held or delayed by a fault waits on it (``NearbyResponder``).
@@ -164,6 +192,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            // Not passed on: Hummingbird's connection handler would close at once.
+            beginDrain(context: context)
+            return
+        }
         if let event = event as? ChannelEvent, event == .inputClosed {
             // Nothing more will arrive: no head is due (NIO reports the end of input as a read
             // that completes, which would otherwise start the header timer on an idle connection
@@ -190,6 +223,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func closed() {
         headerTimer?.cancel()
         headerTimer = nil
+        drainTimer?.cancel()
+        drainTimer = nil
         if admitted != nil {
             settings.limit.release()
             admitted = nil
@@ -199,8 +234,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing, pending == nil else { return }
+        guard !closing, pending == nil, !discarding else { return }
         let part = unwrapInboundIn(data)
+        if case .head = part, lastAnswer {
+            // Sent before the client read the `Connection: close`: never started, so it is the
+            // client's to send again on a new connection (RFC 9112, 9.3.1).
+            discarding = true
+            return
+        }
         if case .head(let head) = part {
             stopHeaderTimer()
             if admitted == false {
@@ -223,7 +264,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         // Bytes arrived and no request is being answered: they are the start of a request
         // head that is not complete yet (a complete one would have been read).
-        if answering == 0, !closing, !inputClosed, pending == nil, headerTimer == nil { startHeaderTimer(context: context) }
+        if answering == 0, !closing, !inputClosed, !lastAnswer, pending == nil, headerTimer == nil {
+            startHeaderTimer(context: context)
+        }
         context.fireChannelReadComplete()
     }
 
@@ -245,16 +288,57 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        switch unwrapOutboundIn(data) {
+        case .head(var response) where draining && !closing && answering <= 1 && response.status.kind != .informational:
+            // The answer to the last request read, while draining: it says so, and is the last.
+            response.headerFields[.connection] = "close"
+            lastAnswer = true
+            context.write(wrapOutboundOut(.head(response)), promise: promise)
+        case .head, .body:
             context.write(data, promise: promise)
+        case .end:
+            answering = max(0, answering - 1)
+            if answering == 0, pending == nil, lastAnswer || drainOver {
+                // The last answer (or the drain period ended while it was being written): close
+                // once it is out.
+                let written = context.eventLoop.makePromise(of: Void.self)
+                if let promise { written.futureResult.cascade(to: promise) }
+                context.writeAndFlush(data, promise: written)
+                written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+                return
+            }
+            context.write(data, promise: promise)
+            if answering == 0, let pending {
+                self.pending = nil
+                reject(pending, context: context)
+            }
+        }
+    }
+
+    // MARK: Draining
+
+    private func beginDrain(context: ChannelHandlerContext) {
+        guard !draining else { return }
+        draining = true
+        guard !closing else { return }
+        if isIdle, inputClosed {
+            // Its client has closed its side and nothing is being answered: nothing can come.
+            context.close(promise: nil)
             return
         }
-        answering = max(0, answering - 1)
-        context.write(data, promise: promise)
-        if answering == 0, let pending {
-            self.pending = nil
-            reject(pending, context: context)
+        drainTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .microseconds(settings.drainPeriod.wholeMicroseconds)) {
+            [self] in
+            drainTimer = nil
+            drainOver = true
+            if isIdle { context.close(promise: nil) }
         }
+    }
+
+    /// No request is being answered or awaits an answer, none is arriving, and this handler is
+    /// not answering one itself. (A connection over the cap counts as idle until its head: it
+    /// would only be refused.)
+    private var isIdle: Bool {
+        answering == 0 && pending == nil && !closing && (headerTimer == nil || admitted == false)
     }
 
     // MARK: Answering here
