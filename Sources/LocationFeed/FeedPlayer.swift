@@ -97,6 +97,20 @@ package struct FeedPlayer: Sendable {
         }
     }
 
+    /// Applies `command` to a controlled player before (or while) it plays: a file player's
+    /// `--start` is a seek applied before its first fix.
+    ///
+    /// - Returns: Whether it changed anything (pausing a paused player does not).
+    /// - Throws: ``/LocationCore/ConfigurationError`` naming the field, as the control API's, and
+    ///   (`action`) for a player that takes no commands.
+    @discardableResult
+    package func apply(_ command: PlayerCommand) throws(ConfigurationError) -> Bool {
+        guard let transport else {
+            throw ConfigurationError(parameter: "action", "player '\(name)' plays a self-paced provider and takes no commands")
+        }
+        return try transport.apply(command)
+    }
+
     /// Checks a player name (the rule of ``init(name:seed:speedFactor:summary:provider:)``).
     package static func validate(name: String) throws(ConfigurationError) {
         let allowed = name.utf8.allSatisfy { byte in

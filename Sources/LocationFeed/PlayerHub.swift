@@ -189,11 +189,7 @@ package final class PlayerHub: Service, Sendable {
     ///   (pause, resume).
     package func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
-        guard let transport = entry.player.transport else {
-            throw ConfigurationError(
-                parameter: "action", "player '\(name)' plays a self-paced provider and takes no commands")
-        }
-        let changed = try transport.apply(command)
+        let changed = try entry.player.apply(command)
         guard let info = info(name) else { return nil }
         if changed { emit(.changed(info, reason: command.name)) }
         return info

@@ -1,6 +1,8 @@
 #if Server
 import ArgumentParser
+import Foundation
 import LocationCore
+import LocationFeed
 @testable import LocSimCommand
 import Testing
 
@@ -14,7 +16,7 @@ import Testing
         #expect(try PlayerSpec("bob=line:35.68,139.76:35.69,139.75 --seed 7", defaultSpeed: 1).seed == 7)
     }
 
-    @Test("A file player takes --speed and --loop after its path (a path may hold spaces); anything else is refused")
+    @Test("A file player takes --speed, --loop and --start after its path (a path may hold spaces); anything else is refused")
     func fileOptions() throws {
         let plain = try PlayerSpec("walk=tracks/sf mission.gpx", defaultSpeed: 2)
         guard case .track(let path) = plain.source else { Issue.record("\(plain.source)"); return }
@@ -22,14 +24,42 @@ import Testing
         let fast = try PlayerSpec("walk=tracks/sf mission.gpx --speed 3 --loop", defaultSpeed: 2)
         guard case .track(let fastPath) = fast.source else { Issue.record("\(fast.source)"); return }
         #expect(fastPath == "tracks/sf mission.gpx" && fast.speed == 3 && fast.ownSpeed == 3 && fast.loops)
+        #expect(fast.start == 0)
+        #expect(try PlayerSpec("walk=w.gpx --start 1:30", defaultSpeed: 1).start == 90)
+        #expect(try PlayerSpec("walk=w.gpx --loop --start 5m --speed 2", defaultSpeed: 1).start == 300)
         for (spec, message) in [
             ("walk=w.nmea --speed", "--speed takes a number"), ("walk=w.nmea --speed 0", "within 0.1...1000"),
-            ("walk=w.gpx --profile run", "takes --speed X and --loop, got '--profile'"),
+            ("walk=w.gpx --profile run", "takes --speed X, --loop and --start DURATION, got '--profile'"),
+            ("walk=w.gpx --start", "--start takes a duration"), ("walk=w.gpx --start -5s", "--start must not be negative, got '-5s'"),
+            ("walk=w.gpx --start soon", "--start must be a duration such as"),
         ] {
             #expect { try PlayerSpec(spec, defaultSpeed: 1) } throws: { error in
                 "\(error)".contains("--player walk: ") && "\(error)".contains(message)
             }
         }
+    }
+
+    @Test("--start beyond the file's path is refused naming --start and the path's length; within it, the first fix is the path's at that offset")
+    func startWithinPath() async throws {
+        let path = "tracks/sf-mission-walk.gpx"
+        guard FileManager.default.fileExists(atPath: path) else { Issue.record("run from the package root: \(path) is missing"); return }
+        #expect { try PlayerSpec("walk=\(path) --start 100h", defaultSpeed: 1).makePlayer() } throws: { error in
+            "\(error)".contains("--player walk: --start") && "\(error)".contains("past the end of the path")
+        }
+        let player = try PlayerSpec("walk=\(path) --start 10m", defaultSpeed: 1).makePlayer()
+        let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 0) })
+        let (offsets, continuation) = AsyncStream.makeStream(of: Double.self)
+        _ = hub.subscribe { update in continuation.yield(update.offset ?? -1) }
+        let run = Task { await hub.runPlayers() }
+        defer { run.cancel() }
+        var first: Double?
+        for await offset in offsets {
+            first = offset
+            break
+        }
+        // The fix at or just before 600 s into the walk (its points are a few seconds apart).
+        let offset = try #require(first)
+        #expect(offset <= 600 && offset > 590, "\(offset)")
     }
 
     @Test("A relayed receiver's address is read as replay --gpsd's is (LocationCore's HostPort), the device after it")

@@ -12,7 +12,7 @@ struct FeedOptions: ParsableArguments {
     @Option(
         name: .customLong("player"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
-            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk; '--speed 3 --loop' may follow), NAME=PATH (a 'locsim simulate' path: "
+            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk; '--speed 3 --loop --start 5m' may follow), NAME=PATH (a 'locsim simulate' path: "
                 + "line:LAT,LON:LAT,LON, route:A:B:…, circle:CENTER[:RADIUS], stationary:AT, random-walk:FROM, "
                 + "then any simulate options such as '--profile run --seed 7') or NAME=gpsd://HOST[:PORT][/DEVICE] "
                 + "(a real receiver behind gpsd, relayed live). Repeat for more.",
@@ -125,6 +125,8 @@ struct PlayerSpec {
     let ownSpeed: Double?
     /// Whether the spec asks for `--loop` (a file's path starts again at its end).
     let loops: Bool
+    /// Seconds into a file's path to start at (`--start`), 0 by default.
+    let start: Double
     let seed: UInt64
 
     /// Parses and checks a spec (a track's existence is checked when it is read).
@@ -142,10 +144,11 @@ struct PlayerSpec {
         if spec.lowercased().hasPrefix(Self.receiverScheme) {
             let (address, device) = try Self.receiver(spec, player: name)
             (source, speed, ownSpeed, loops, seed) = (.receiver(address, device: device), 1, nil, false, Self.seed(of: name))
+            start = 0
             return
         }
         if let (path, options) = Self.fileSpec(spec) {
-            (ownSpeed, loops) = try Self.fileOptions(options, player: name)
+            (ownSpeed, loops, start) = try Self.fileOptions(options, player: name)
             (source, speed, seed) = (.track(path), ownSpeed ?? defaultSpeed, Self.seed(of: name))
             return
         }
@@ -164,7 +167,7 @@ struct PlayerSpec {
         }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
-        (source, speed, ownSpeed, loops) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, false)
+        (source, speed, ownSpeed, loops, start) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, false, 0)
     }
 
     /// A file's spec: the path (which may hold spaces) and the options after it, or nil when the
@@ -181,15 +184,28 @@ struct PlayerSpec {
         return (path, spec[dashes.lowerBound...].split(whereSeparator: { $0 == " " || $0 == "\t" }))
     }
 
-    /// A file player's options: `--speed X` (0.1...1000) and `--loop`.
-    static func fileOptions(_ options: [Substring], player: String) throws(ValidationError) -> (speed: Double?, loops: Bool) {
+    /// A file player's options: `--speed X` (0.1...1000), `--loop` and `--start DURATION` (into
+    /// the path; checked against the path's length when the file is read).
+    static func fileOptions(_ options: [Substring], player: String) throws(ValidationError) -> (
+        speed: Double?, loops: Bool, start: Double
+    ) {
         var speed: Double?
         var loops = false
+        var start = 0.0
         var rest = options[...]
         while let option = rest.popFirst() {
             switch option {
             case "--loop":
                 loops = true
+            case "--start":
+                guard let text = rest.popFirst() else {
+                    throw ValidationError("--player \(player): --start takes a duration into the path (90s, 5m, 1:30:00)")
+                }
+                do {
+                    start = try DurationArgument.parse(String(text)).seconds
+                } catch {
+                    throw ValidationError("--player \(player): --start \(error.description), got '\(text)'")
+                }
             case "--speed":
                 guard let text = rest.popFirst(), let value = decimalValue(text) else {
                     throw ValidationError("--player \(player): --speed takes a number of times real time (0.1...1000)")
@@ -199,10 +215,10 @@ struct PlayerSpec {
                 }
                 speed = value
             default:
-                throw ValidationError("--player \(player): a file player takes --speed X and --loop, got '\(option)'")
+                throw ValidationError("--player \(player): a file player takes --speed X, --loop and --start DURATION, got '\(option)'")
             }
         }
-        return (speed, loops)
+        return (speed, loops, start)
     }
 
     /// The player: its path read unpaced and played in real time at its speed, under control
@@ -213,8 +229,16 @@ struct PlayerSpec {
         case .track(let path):
             let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
             for line in warnings { Terminal.err(line) }
-            return try Self.player(
+            let player = try Self.player(
                 name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay, duration: replay.analysis.duration)
+            if start > 0 {
+                do {
+                    try player.apply(.seek(offset: start))
+                } catch {
+                    throw ValidationError("--player \(name): --start \(error.message)")
+                }
+            }
+            return player
         case .motion(var simulate, let arguments):
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)

@@ -281,11 +281,11 @@ final class PlayerTransport: Sendable {
         while fixes.count < lookahead, try await pull() {}
         // The path starts now, not when the player was made (a server may take a while to start).
         let start = elapsed()
+        // A seek given before (a file player's --start) keeps its offset, from now.
         state.withLock { state in
-            if state.pendingSeek == nil, !state.paused {
-                state.anchorOffset = 0
-                state.anchorElapsed = start
-            }
+            guard !state.paused else { return }
+            if state.pendingSeek == nil { state.anchorOffset = 0 }
+            state.anchorElapsed = start
         }
         while !Task.isCancelled {
             let generation = signal.generation
