@@ -47,21 +47,27 @@ import Testing
             ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--profile", "run", "--seed", "5",
              "--start-time", Self.start, "--noise", "3", "--format", "jsonl"])
         #expect(simulated.status == 0, "\(simulated.stderr)")
-        var expected: [String: (Double, Double)] = [:]
+        var expected: [(Double, Double)] = []
         for line in simulated.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            if let t = object["t"] as? String, let lat = object["lat"] as? Double, let lng = object["lon"] as? Double {
-                expected[t] = (lat, lng)
+            if object["t"] is String, let lat = object["lat"] as? Double, let lng = object["lon"] as? Double {
+                expected.append((lat, lng))
             }
         }
         try #require(!expected.isEmpty, "\(simulated.stdout.prefix(300))")
         let alice = reports.filter { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/alice" }
         try #require(!alice.isEmpty)
+        // Each TPV is one of simulate's fixes, in simulate's order; its time is the wall clock's
+        // when it was sent (as a receiver's), not the path's.
+        var previous = -1
         for tpv in alice {
+            let (lat, lon) = (tpv["lat"] as? Double ?? .nan, tpv["lon"] as? Double ?? .nan)
+            let index = try #require(
+                expected.indices.first { $0 > previous && abs(expected[$0].0 - lat) <= 1e-7 && abs(expected[$0].1 - lon) <= 1e-7 },
+                "alice reported \(lat),\(lon), a position simulate never had after fix \(previous)")
+            previous = index
             let time = try #require(tpv["time"] as? String)
-            let position = try #require(expected[time], "alice reported \(time), a time simulate never had")
-            #expect(abs((tpv["lat"] as? Double ?? .nan) - position.0) <= 1e-7)
-            #expect(abs((tpv["lon"] as? Double ?? .nan) - position.1) <= 1e-7)
+            #expect(!time.hasPrefix("2026-01-01"), "stamped with the path's time: \(time)")
         }
         #expect(reports.contains { $0["class"] as? String == "TPV" && $0["device"] as? String == "/dev/locsim/bob" })
 
@@ -86,7 +92,7 @@ import Testing
             (["--player", "alice=\(Self.line)", "--android-console", "alice=70000"], "the port must be within 1...65535"),
             (["--player", "alice=\(Self.line)", "--android-console", "alice"], "--android-console must be NAME=PORT"),
             (["--player", "alice=\(Self.line)", "--simctl", "alice=-x"], "--simctl alice=-x: a simulator UDID, name or 'booted'"),
-            (["--player", "walk=tracks/sf-mission-walk.gpx --speed 3 --profile run"], "a file player takes --speed X and --loop, got '--profile'"),
+            (["--player", "walk=tracks/sf-mission-walk.gpx --speed 3 --profile run"], "a file player takes --speed X, --loop and --start DURATION, got '--profile'"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--android-token-file", "/t"], "--android-token-file is for --android-console"),
             // The compact path goes through simulate's own parser and rules.
             (["--gpsd-port", "0", "--player", "c=circle:35.68,139.76:150"], "circle never ends by itself"),
@@ -175,7 +181,7 @@ import Testing
         #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0), "\(server.command.child.errors)")
     }
 
-    @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT'")
+    @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT ALT SATELLITES KNOTS'")
     func androidConsole() async throws {
         let token = "t0kenFromTheEmulator"
         let console = try ConsoleStandIn(token: token)
@@ -194,11 +200,15 @@ import Testing
         let sent = try #require(console.connections.first)
         #expect(sent.hasPrefix("auth \(token)\r\n"), "\(sent.prefix(200))")
         let fixes = sent.split(separator: "\r\n").dropFirst()
-        // Every line is 'geo fix LON LAT' on the line from Tokyo station (runs have no altitude), in order of travel.
+        // Every line is 'geo fix LON LAT ALT SATELLITES KNOTS' on the line from Tokyo station (runs have no
+        // altitude: 0, as the console cannot skip it before the speed), in order of travel.
         var previousLongitude = 139.7671 + 1e-4
         for line in fixes {
             let words = line.split(separator: " ")
-            try #require(words.count == 4 && words[0] == "geo" && words[1] == "fix", "\(line)")
+            try #require(words.count == 7 && words[0] == "geo" && words[1] == "fix", "\(line)")
+            #expect(words[4] == "0.0" && words[5] == "8", "\(line)")
+            let knots = try #require(Double(words[6]))
+            #expect(knots >= 0 && knots < 20, "a run's speed in knots: \(line)")
             let longitude = try #require(Double(words[2]))
             let latitude = try #require(Double(words[3]))
             #expect((139.7528 - 1e-4)...(139.7671 + 1e-4) ~= longitude, "\(line)")
