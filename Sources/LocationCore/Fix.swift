@@ -28,6 +28,10 @@ public struct Fix: Sendable, Hashable, Codable {
     public var horizontalAccuracy: Double?
     /// Vertical accuracy in metres (1σ).
     public var verticalAccuracy: Double?
+    /// Metres by which the geoid (mean sea level) lies above the WGS 84 ellipsoid here, when the
+    /// source reports it (gpsd's `geoidSep`, NMEA GGA's separation); then ``altitude`` is above
+    /// mean sea level and the height above the ellipsoid is `altitude + geoidSeparation`.
+    public var geoidSeparation: Double?
     /// Fix quality.
     public var mode: FixMode
     /// Where the fix came from.

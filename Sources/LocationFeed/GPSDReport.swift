@@ -87,11 +87,13 @@ package enum GPSDReport {
         guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
         text += ",\"lat\":\(fixed(coordinate.latitude, 9)),\"lon\":\(fixed(coordinate.longitude, 9))"
         let horizontal = finite(fix.horizontalAccuracy)
+        let separation = finite(fix.geoidSeparation) ?? 0
         if fix.mode == .threeDimensional, let altitude = finite(fix.altitude) {
-            // No geoid model here: the altitude is reported above the ellipsoid and sea level alike
-            // (geoidSep 0), as the NMEA locsim writes leaves the separation out.
+            // The fix's geoid separation when its source gave one (a relayed receiver); no geoid
+            // model otherwise, so the altitude is reported above the ellipsoid and sea level alike
+            // (geoidSep 0).
             let value = fixed(altitude, 4)
-            text += ",\"altHAE\":\(value),\"altMSL\":\(value),\"alt\":\(value)"
+            text += ",\"altHAE\":\(fixed(altitude + separation, 4)),\"altMSL\":\(value),\"alt\":\(value)"
         }
         if let horizontal {
             let axis = fixed(horizontal / 2.0.squareRoot(), 3)
@@ -101,7 +103,7 @@ package enum GPSDReport {
         if let course = finite(fix.course) { text += ",\"track\":\(fixed(course, 4))" }
         if let speed = finite(fix.speed) { text += ",\"speed\":\(fixed(speed, 3))" }
         if fix.mode == .threeDimensional, let climb = finite(climb) { text += ",\"climb\":\(fixed(climb, 3))" }
-        if fix.mode == .threeDimensional, fix.altitude != nil { text += ",\"geoidSep\":0.000" }
+        if fix.mode == .threeDimensional, fix.altitude != nil { text += ",\"geoidSep\":\(fixed(separation, 3))" }
         if let horizontal { text += ",\"eph\":\(fixed(horizontal, 3))" }
         return text + "}"
     }

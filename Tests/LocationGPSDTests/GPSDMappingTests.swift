@@ -158,7 +158,7 @@ struct ExpectedFix {
         let eph = json["eph"] as? Double
         let epx = json["epx"] as? Double
         let epy = json["epy"] as? Double
-        fix = Fix(
+        var fix = Fix(
             time: time,
             coordinate: try Coordinate(latitude: lat, longitude: lon),
             altitude: is3D ? (json["altMSL"] as? Double ?? json["altHAE"] as? Double) : nil,
@@ -168,5 +168,8 @@ struct ExpectedFix {
             verticalAccuracy: is3D ? json["epv"] as? Double : nil,
             mode: is3D ? .threeDimensional : .twoDimensional,
             source: .gpsd)
+        // The geoid separation goes with a height above sea level.
+        if is3D, json["altMSL"] is Double { fix.geoidSeparation = json["geoidSep"] as? Double }
+        self.fix = fix
     }
 }

@@ -15,6 +15,7 @@ extension Fix {
     /// | `time` (`timespec`)            | `time`                 | seconds + nanoseconds since 1970 UTC; `tv_sec == 0` means "no time" |
     /// | `lat`, `lon`                   | `coordinate`           | WGS-84 degrees; must be finite and in range |
     /// | `altMSL`, else `altHAE`        | `altitude`             | metres; 3D fixes only (gpsd: "valid if mode == 3") |
+    /// | `geoidSep`                     | `geoidSeparation`      | metres; with `altMSL` (altHAE = altMSL + geoidSep) |
     /// | `speed`                        | `speed`                | metres per second |
     /// | `track`                        | `course`               | degrees from true north, normalised into 0..<360 |
     /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres |
@@ -64,6 +65,7 @@ extension Fix {
             verticalAccuracy: mode == .threeDimensional ? Self.finite(fix.epv) : nil,
             mode: mode,
             source: .gpsd)
+        if altitude != nil, Self.finite(fix.altMSL) != nil { geoidSeparation = Self.finite(fix.geoid_sep) }
     }
 
     private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }

@@ -141,22 +141,42 @@ import Testing
         // The players' lines follow the gpsd line the start waited for: wait for them too.
         try await server.command.wait(for: "the relayed player's line") { $0.contains { $0.text.hasPrefix(announced) } }
 
-        // A gpsd client of locsim sees the track's own points at the track's own times.
+        // A gpsd client of locsim sees the track's own points at the track's own times; one of
+        // the real gpsd, at the same time, what the relay must pass on.
+        let direct = try await ChildProcess([gpspipe, "-w", "-n", "60", "127.0.0.1:\(daemon.port)"])
+        defer { direct.stop() }
         let pipe = try await ChildProcess([gpspipe, "-w", "-n", "40", "127.0.0.1:\(try #require(server.gpsd))"])
         defer { pipe.stop() }
         #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
+        #expect(try await direct.waitForExit(timeout: .seconds(60)) == .exited(0), "\(direct.errors)")
+        var gpsdByTime: [String: [String: Any]] = [:]
+        for line in Array(direct.output.utf8).split(separator: UInt8(ascii: "\n")) {
+            guard let report = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                report["class"] as? String == "TPV", let time = report["time"] as? String
+            else { continue }
+            gpsdByTime[time] = report
+        }
         let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
             try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
         }
         let fixes = reports.filter { $0["class"] as? String == "TPV" && $0["lat"] != nil }
         #expect(fixes.count >= 5, "\(pipe.output.prefix(2_000))")
+        var compared = 0
         for tpv in fixes {
             #expect(tpv["device"] as? String == "/dev/locsim/field")
             let time = try #require(tpv["time"] as? String)
             let point = try #require(track.points[time], "relayed a fix at \(time), not a time of the track")
             #expect(abs((tpv["lat"] as? Double ?? .nan) - point.latitude) <= TrackReference.nmeaTolerance, "latitude at \(time)")
             #expect(abs((tpv["lon"] as? Double ?? .nan) - point.longitude) <= TrackReference.nmeaTolerance, "longitude at \(time)")
+            // Heights as the real gpsd gives them: its geoid separation, altHAE = altMSL + geoidSep.
+            if let real = gpsdByTime[time], real["altHAE"] != nil {
+                for key in ["altHAE", "altMSL", "geoidSep"] {
+                    #expect(abs((tpv[key] as? Double ?? .nan) - (real[key] as? Double ?? .nan)) <= 1e-3, "\(key) at \(time): \(tpv) vs \(real)")
+                }
+                compared += 1
+            }
         }
+        #expect(compared >= 3, "fixes of the same time from both: \(compared)")
 
         // The control API shows it, live and without controls; nobody makes one over HTTP.
         let field = try await server.waitFor("field", "a relayed fix") { $0["fix"] != nil }
