@@ -66,7 +66,8 @@ package final class PlayerHub: Service, Sendable {
         package let status: PlayerStatus
         /// Fixes sent so far.
         package let fixes: Int
-        /// The newest fix, if any.
+        /// The newest fix, if any; none while a seek or teleport waits for its fix
+        /// (``PlayerStatus/isJumping``).
         package let latest: Update?
     }
 
@@ -207,9 +208,11 @@ package final class PlayerHub: Service, Sendable {
             ?? PlayerStatus(
                 state: selfPaced ?? .playing, speedFactor: entry.player.speedFactor, loops: false, offset: 0, duration: nil,
                 isControllable: false)
+        // Right after a seek or teleport the newest fix is from before it: shown is the state
+        // after the action (its offset), and the fix at the new position follows as an event.
         return PlayerInfo(
-            name: name, device: entry.device.path, activated: entry.device.activated, seed: entry.player.seed, summary: entry.player.summary, status: status,
-            fixes: count, latest: latest)
+            name: name, device: entry.device.path, activated: entry.device.activated, seed: entry.player.seed,
+            summary: entry.player.summary, status: status, fixes: count, latest: status.isJumping ? nil : latest)
     }
 
     /// Every player, in the order added.

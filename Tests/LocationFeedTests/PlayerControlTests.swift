@@ -150,7 +150,14 @@ struct PlayerControlTests {
         let duration = reference.last!.time.timeIntervalSince(reference[0].time)
         await feed.run(until: 2)
         #expect(try feed.call("GET", "/players/alice").json["duration"] as? Double == duration)
-        #expect(try feed.control(#"{"action":"seek","offset":60}"#).status == 200)
+        // The answer is the state after the seek: its offset, and no fix from before it (the
+        // fix at 60 s, if the player has sent it already).
+        let answer = try feed.control(#"{"action":"seek","offset":60}"#)
+        #expect(answer.status == 200)
+        #expect(answer.json["offset"] as? Double == 60)
+        if let shown = answer.json["fix"] as? [String: Any] {
+            #expect(shown["lat"] as? Double == reference[60].coordinate.map { ($0.latitude * 1e9).rounded() / 1e9 })
+        }
         await feed.run(until: 3)
         #expect(feed.updates[2].fix.coordinate == reference[60].coordinate)
         await feed.run(until: 4)

@@ -57,6 +57,9 @@ package struct PlayerStatus: Sendable, Hashable {
     package var duration: Double?
     /// Whether ``PlayerCommand``s apply (players built on a self-paced provider take none).
     package var isControllable: Bool
+    /// Whether a seek or teleport has been applied and the fix at its new position is not sent
+    /// yet (the player's newest fix is then from before it).
+    package var isJumping = false
 
     /// `offset / duration` (0...1), when the duration is known.
     package var fraction: Double? {

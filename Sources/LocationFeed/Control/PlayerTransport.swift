@@ -105,7 +105,8 @@ final class PlayerTransport: Sendable {
                 }
             return PlayerStatus(
                 state: shown, speedFactor: state.speed, loops: state.loops, offset: state.offset(at: now),
-                duration: state.duration, isControllable: true)
+                duration: state.duration, isControllable: true,
+                isJumping: state.pendingSeek != nil || state.pendingTeleport != nil)
         }
     }
 
