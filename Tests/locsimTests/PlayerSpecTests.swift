@@ -7,7 +7,7 @@ import LocationFeed
 import Testing
 
 /// `serve --player NAME=SPEC`, parsed in-process (FeedCommandTests runs the players).
-@Suite struct PlayerSpecTests {
+@Suite(.timeLimit(.minutes(1))) struct PlayerSpecTests {
     @Test("A player without --seed moves by the FNV-1a 64 of its name (LocationCore's), the same in every release")
     func seedFromName() throws {
         #expect(PlayerSpec.seed(of: "alice") == 0x508b_2abb_65a0_3907)
