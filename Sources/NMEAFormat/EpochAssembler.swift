@@ -129,11 +129,10 @@ struct EpochAssembler: Sendable {
         guard let coordinate = gga?.coordinate ?? rmc?.coordinate else {
             return Fix.noFix(time: time, source: source)
         }
-        let knotsToMetresPerSecond = 1852.0 / 3600.0
         let speed =
-            rmc?.speedKnots.map { $0 * knotsToMetresPerSecond }
+            rmc?.speedKnots.map { $0 * Knot.metresPerSecond }
             ?? vtg?.speedKilometersPerHour.map { $0 / 3.6 }
-            ?? vtg?.speedKnots.map { $0 * knotsToMetresPerSecond }
+            ?? vtg?.speedKnots.map { $0 * Knot.metresPerSecond }
         let course = rmc?.courseTrue ?? vtg?.courseTrue
         let altitude = gga?.altitudeMSL
         let mode: FixMode =

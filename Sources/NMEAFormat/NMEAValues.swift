@@ -5,6 +5,12 @@ public import Foundation
 #endif
 import LocationCore
 
+/// NMEA's speed unit: one knot, 1,852 m an hour, in metres per second. The package's one
+/// conversion (RMC and VTG speeds, the Android console's `geo fix` velocity).
+package enum Knot {
+    package static let metresPerSecond = 1852.0 / 3600.0
+}
+
 /// The two-letter talker identifier that starts an NMEA address (`GP` in `$GPRMC`).
 ///
 /// Any two upper-case ASCII letters are accepted on read (receivers use `GP`, `GN`, `GL`, `GA`,

@@ -91,7 +91,7 @@ public struct NMEAWriter: Sendable {
 
         let coordinate = fix.mode == .noFix ? nil : fix.coordinate
         let hasPosition = coordinate != nil
-        let speedKnots = try speed(fix, hasPosition).map { $0 * 3600 / 1852 }
+        let speedKnots = try speed(fix, hasPosition).map { $0 / Knot.metresPerSecond }
         let speedKMH = try speed(fix, hasPosition).map { $0 * 3.6 }
         let course = try course(fix, hasPosition)
         let altitude = hasPosition ? fix.altitude : nil

@@ -1,5 +1,6 @@
 import Foundation
 package import LocationCore
+import NMEAFormat
 import NIOCore
 import NIOPosix
 
@@ -61,13 +62,10 @@ package struct EmulatorConsole: FixSink {
         if altitude != nil || speed != nil { words.append(DecimalText.fixed(altitude ?? 0, decimals: 1)) }
         if let speed {
             words.append(String(SkyModel.inUse))
-            words.append(DecimalText.fixed(speed / metresPerSecondPerKnot, decimals: 3))
+            words.append(DecimalText.fixed(speed / Knot.metresPerSecond, decimals: 3))
         }
         return words.joined(separator: " ")
     }
-
-    /// One knot in metres per second (1,852 m an hour).
-    static let metresPerSecondPerKnot = 1852.0 / 3600.0
 
     package func withSession(_ body: (any FixSession) async throws -> Void) async throws {
         let endpoint = destination
