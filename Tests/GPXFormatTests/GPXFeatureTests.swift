@@ -1,6 +1,7 @@
 import Foundation
 @testable import GPXFormat
 import LocationCore
+import LocSimTestHelpers
 import Testing
 
 @Suite struct GPXFeatureTests {
@@ -66,7 +67,7 @@ import Testing
         #expect(GPXPoint(coordinate: points[0].coordinate).fix() == nil, "no time, no fix")
     }
 
-    @Test("A file over 10 MB streams (XMLParser(data:) would fail here)")
+    @Test("A file over 10 MB streams (XMLParser(data:) would fail here)", .ownThread)
     func largeFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-large-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }

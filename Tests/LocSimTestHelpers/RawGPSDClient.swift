@@ -150,6 +150,19 @@ public final class RawGPSDClient: Sendable {
         try await changes.wait(for: "gpsd's WATCH reply", timeout: timeout) { [state] in state.withLock { $0.isWatching } }
     }
 
+    /// Waits until `condition` holds of what this client received, checking it now and after
+    /// every batch of lines.
+    ///
+    /// - Throws: `HarnessError` naming `what` after `timeout`, or once the connection ended and
+    ///   `condition` still does not hold.
+    public func wait(
+        for what: String, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (RawGPSDClient) -> Bool
+    ) async throws {
+        try await changes.wait(for: what, timeout: timeout, account: { [self] in "\(lastTPV.count) TPVs received" }) {
+            [self] in condition(self)
+        }
+    }
+
     /// Sends `?VERSION;` and blocks (call it off the cooperative pool) until gpsd answers.
     ///
     /// gpsd's main loop handles the input its devices delivered before it reads client commands,

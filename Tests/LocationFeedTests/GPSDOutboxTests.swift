@@ -20,18 +20,20 @@ struct GPSDOutboxTests {
         let player = try FeedPlayer(
             name: "alice", seed: 11, provider: try Self.walk(pacing: .timed(speedFactor: Self.speed)))
         let hub = try PlayerHub(players: [player], now: { Date() })
-        let bound = Locked<Int?>(nil)
+        let (listening, listened) = AsyncStream.makeStream(of: Int.self)
         let server = GPSDFeedServer(
             configuration: .init(host: "127.0.0.1", port: 0, release: "locsim-test", clientBuffer: 32), hub: hub,
-            now: { Date() }, onListening: { _, port in bound.withLock { $0 = port } })
+            now: { Date() },
+            onListening: { _, port in
+                listened.yield(port)
+                listened.finish()
+            })
         let serverTask = Task { try await server.run() }
         defer { serverTask.cancel() }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while bound.withLock({ $0 }) == nil {
-            try #require(ContinuousClock.now < deadline, "the feed server did not listen within 30 s")
-            try await Task.sleep(for: .milliseconds(10))
+        let port = try await withDeadline(.seconds(30), { "the feed server to listen" }) {
+            for await port in listening { return port }
+            throw HarnessError("the feed server stopped before it listened")
         }
-        let port = try #require(bound.withLock { $0 })
 
         // The stalled client: a small receive buffer, and nothing read after the WATCH reply until
         // the player is done. Both clients watch before the first fix.
@@ -53,9 +55,9 @@ struct GPSDOutboxTests {
         let last = try #require(reference.last?.time)
         // The reader is not held up by the stalled client: it reaches the last fix while the
         // other still reads nothing.
-        try await Self.wait("the reader's last fix", timeout: .seconds(120)) { reader.lastTPV.last?.time == last }
+        try await reader.wait(for: "the reader's last fix", timeout: .seconds(40)) { $0.lastTPV.last?.time == last }
         stalled.resume()
-        try await Self.wait("the stalled client's last fix", timeout: .seconds(60)) { stalled.lastTPV.last?.time == last }
+        try await stalled.wait(for: "the stalled client's last fix", timeout: .seconds(15)) { $0.lastTPV.last?.time == last }
         let opening = stalled.received.prefix(3).map(\.text)
         #expect(
             zip(opening, ["VERSION", "DEVICES", "WATCH"]).allSatisfy { $0.hasPrefix(#"{"class":"\#($1)""#) } && opening.count == 3,
@@ -102,13 +104,5 @@ struct GPSDOutboxTests {
                 rate: 1, pacing: pacing, duration: Double(fixes - 1), startTime: VirtualFeed.start, altitude: 40,
                 noise: NoiseModel(seed: 11, sigma: 4)),
             clock: ContinuousClock(), now: { VirtualFeed.start })
-    }
-
-    private static func wait(_ what: String, timeout: Duration, until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError("no \(what) within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 }

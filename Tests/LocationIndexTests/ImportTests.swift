@@ -10,7 +10,7 @@ func everything(_ index: NearbyIndex) throws -> [Place] {
         .map(\.place).sorted { $0.id < $1.id }
 }
 
-@Suite("Import: formats, upserts, atomicity", .timeLimit(.minutes(1)))
+@Suite("Import: formats, upserts, atomicity", .timeLimit(.minutes(1)), .ownThread)
 struct ImportTests {
     @Test("CSV: columns by name in any order, quoting, optional kind and level")
     func csvRoundTrip() throws {

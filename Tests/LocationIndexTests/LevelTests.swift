@@ -7,7 +7,7 @@ import Testing
 /// The levelled layout (schema v2): where places are stored, and that every way of getting
 /// there (fresh import, re-import across levels, interrupted import, another connection's import,
 /// a migrated v1 file) answers like a brute-force scan.
-@Suite("Levels: sparse places in coarse rows, dense ones at level 0")
+@Suite("Levels: sparse places in coarse rows, dense ones at level 0", .ownThread)
 struct LevelTests {
     /// `count` places uniform in a latitude/longitude box, on the 1e-7° storage grid.
     static func scatter(

@@ -4,7 +4,7 @@ import LocationCore
 import LocSimTestHelpers
 import Testing
 
-@Suite("Radius queries against a brute-force haversine", .timeLimit(.minutes(1)))
+@Suite("Radius queries against a brute-force haversine", .timeLimit(.minutes(1)), .ownThread)
 struct NearbyIndexQueryTests {
     static let kinds = ["", "shrine", "cafe", "park", "station"]
 

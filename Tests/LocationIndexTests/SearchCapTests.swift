@@ -5,7 +5,7 @@ import LocationCore
 import LocSimTestHelpers
 import Testing
 
-@Suite("Bounding boxes of spherical caps")
+@Suite("Bounding boxes of spherical caps", .ownThread)
 struct SearchCapTests {
     /// Longitude offset of `point` east of `center`, in −180..<180.
     func eastOffset(_ point: Coordinate, from center: Coordinate) -> Double {

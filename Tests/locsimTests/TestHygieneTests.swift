@@ -81,6 +81,23 @@ import Testing
         }
     }
 
+    @Test("A test marked .ownThread runs on a thread of its own; one without it, on the cooperative pool", .ownThread)
+    func ownThread() async throws {
+        #expect(Self.onOwnThread())
+        // After an await it is still there: the executor is the task's, not only the first job's.
+        try await Task.sleep(for: .milliseconds(1))
+        #expect(Self.onOwnThread())
+        #expect(await Task.detached { Self.onOwnThread() }.value == false)
+    }
+
+    @Test("A synchronous test marked .ownThread runs on a thread of its own too", .ownThread, arguments: [1, 2])
+    func ownThreadSynchronous(_ argument: Int) {
+        #expect(Self.onOwnThread(), "case \(argument)")
+    }
+
+    /// Synchronous: `Thread.current` is not for async code, whose thread can change at each await.
+    static func onOwnThread() -> Bool { OwnThreadTrait.isCurrentThreadOwn }
+
     @Test("One lock: LocationCore's Locked; no Synchronization.Mutex anywhere (it needs iOS 18 and TSan does not see it)")
     func oneLock() throws {
         for (path, text) in try Self.swiftFiles() where path != "Tests/locsimTests/TestHygieneTests.swift" {
