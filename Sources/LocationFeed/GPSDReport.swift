@@ -4,6 +4,7 @@ package import FoundationEssentials
 package import Foundation
 #endif
 package import LocationCore
+import NMEAFormat
 
 /// The JSON reports of gpsd's protocol (gpsd_json(5), protocol 3.14, as gpsd 3.22 writes them):
 /// members in gpsd's order, numbers with gpsd's decimals, no `null`s (an unknown value is left
@@ -118,8 +119,8 @@ package enum GPSDReport {
             text += ",\"pdop\":\(fixed(dops.p, 2))"
         }
         let satellites = sky.satellites(at: fix.time, hasFix: fix.hasPosition).map { satellite in
-            "{\"PRN\":\(satellite.prn),\"el\":\(fixed(satellite.elevation, 1)),\"az\":\(fixed(satellite.azimuth, 1)),"
-                + "\"ss\":\(fixed(satellite.signal, 1)),\"used\":\(satellite.used),\"gnssid\":0,\"svid\":\(satellite.prn)}"
+            "{\"PRN\":\(satellite.id),\"el\":\(fixed(satellite.elevation, 1)),\"az\":\(fixed(satellite.azimuth, 1)),"
+                + "\"ss\":\(fixed(satellite.signal ?? 0, 1)),\"used\":\(satellite.used),\"gnssid\":0,\"svid\":\(satellite.id)}"
         }
         return text + ",\"satellites\":[" + satellites.joined(separator: ",") + "]}"
     }

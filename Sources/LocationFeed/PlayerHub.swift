@@ -46,10 +46,11 @@ package final class PlayerHub: Service, Sendable {
         package let activated: Date
     }
 
-    /// How NMEA is written: GSA first, then RMC, GGA, VTG, HDOP by gpsd's 19 m model, 8 satellites
-    /// (the order a real gpsd 3.22 reports each epoch with its own DOPs, see docs/reference/nmea.md).
+    /// How NMEA is written: GSA first, then GSV, RMC, GGA, VTG, HDOP by gpsd's 19 m model, the
+    /// player's sky in GSA, GGA and GSV (the order a real gpsd 3.22 reports each epoch with its own
+    /// DOPs and satellites, see docs/reference/nmea.md).
     package static let nmeaOptions = NMEAWriter.Options(
-        sentences: [.gsa, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
+        sentences: [.gsa, .gsv, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
 
     /// The `reason` of the ``Event/changed(_:reason:)`` a player's addition sends.
     package static let addedReason = "added"
@@ -334,7 +335,8 @@ package final class PlayerHub: Service, Sendable {
         }
         let nmea: String
         do {
-            nmea = fix.hasPosition ? try writer.string(for: fix) : ""
+            nmea =
+                fix.hasPosition ? try writer.string(for: fix, sky: entry.sky.satellites(at: fix.time, hasFix: true)) : ""
         } catch {
             // A fix NMEA cannot carry (a date outside 1980…2079) still goes out as JSON.
             nmea = ""

@@ -4,24 +4,20 @@ package import FoundationEssentials
 package import Foundation
 #endif
 package import LocationCore
+package import NMEAFormat
 
 /// A player's sky: a seeded set of GPS satellites that drift slowly across the sky, and the
 /// dilutions of precision that match a fix's accuracy.
 ///
 /// Plausible, not an orbit model: 11 distinct PRNs of 1…32, elevations 10°…85°, azimuths
-/// turning by one degree every four minutes (a GPS satellite's apparent pace), signal 20…45 dB-Hz;
-/// the 8 highest are used in the fix (the count locsim's NMEA gives in GGA).
+/// turning by one degree every four minutes (a GPS satellite's apparent pace), signal 20…45 dB-Hz,
+/// each in whole units as NMEA's GSV tells them (so the SKY a gpsd makes of locsim's NMEA is
+/// locsim's own); the 8 highest are used in the fix (GSA lists them, GGA counts them).
 ///
 /// Package access: the seeded sky behind the feed's SKY reports.
 package struct SkyModel: Sendable, Hashable {
-    /// One satellite in view.
-    package struct Satellite: Sendable, Hashable {
-        package var prn: Int
-        package var elevation: Double
-        package var azimuth: Double
-        package var signal: Double
-        package var used: Bool
-    }
+    /// One satellite in view: the NMEA writer's satellite, so SKY and GSV are one sky.
+    package typealias Satellite = NMEAWriter.Satellite
 
     /// Dilutions of precision.
     package struct Dilutions: Sendable, Hashable {
@@ -41,13 +37,13 @@ package struct SkyModel: Sendable, Hashable {
         prns.shuffle(using: &generator)
         var satellites = prns.prefix(Self.inView).map { prn in
             Satellite(
-                prn: prn, elevation: Double.random(in: 10...85, using: &generator),
-                azimuth: Double.random(in: 0..<360, using: &generator), signal: Double.random(in: 20...45, using: &generator),
+                id: prn, elevation: Double.random(in: 10...85, using: &generator).rounded(),
+                azimuth: Double.random(in: 0..<360, using: &generator), signal: Double.random(in: 20...45, using: &generator).rounded(),
                 used: false)
         }
         satellites.sort { $0.elevation > $1.elevation }
         for index in satellites.indices.prefix(Self.inUse) { satellites[index].used = true }
-        satellites.sort { $0.prn < $1.prn }
+        satellites.sort { $0.id < $1.id }
         base = satellites
     }
 
@@ -56,8 +52,8 @@ package struct SkyModel: Sendable, Hashable {
         let turn = (time.timeIntervalSince1970 / 240).truncatingRemainder(dividingBy: 360)
         return base.map { satellite in
             var satellite = satellite
-            let azimuth = (satellite.azimuth + turn).truncatingRemainder(dividingBy: 360)
-            satellite.azimuth = azimuth < 0 ? azimuth + 360 : azimuth
+            let azimuth = ((satellite.azimuth + turn).truncatingRemainder(dividingBy: 360)).rounded()
+            satellite.azimuth = azimuth < 0 ? azimuth + 360 : azimuth == 360 ? 0 : azimuth
             satellite.used = satellite.used && hasFix
             return satellite
         }

@@ -66,6 +66,8 @@ struct EpochAssembler: Sendable {
                 current?.gsa = s
             }
             return nil
+        case .gsv:
+            return nil  // the sky, not the fix
         }
         guard let time else { return nil }  // counted by the reader; nothing to key an epoch on
 

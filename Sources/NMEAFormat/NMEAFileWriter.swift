@@ -53,7 +53,7 @@ public final class NMEAFileWriter {
     /// receiver reports it).
     ///
     /// - Throws: ``NMEAError/Code/invalidValue`` for a fix NMEA cannot express (nothing is
-    ///   written; see ``NMEAWriter/sentences(for:)``), ``NMEAError/Code/io`` naming the path when
+    ///   written; see ``NMEAWriter/sentences(for:sky:)``), ``NMEAError/Code/io`` naming the path when
     ///   the file cannot be written.
     public func write(_ fix: Fix) throws(NMEAError) {
         var text = ""

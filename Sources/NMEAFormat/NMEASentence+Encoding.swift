@@ -26,7 +26,8 @@ extension NMEASentence {
     ///
     /// Numbers are written with the decimals of ``NMEAPrecision``; empty (`nil`) values are
     /// empty fields. RMC is written with 12 fields (13 when ``RMC/navigationalStatus`` is set),
-    /// GGA with 14, VTG with 9 (8 without a mode), GSA with 17 (18 with a system ID).
+    /// GGA with 14, VTG with 9 (8 without a mode), GSA with 17 (18 with a system ID), GSV with 3
+    /// and 4 for each satellite (one more with a signal ID).
     ///
     /// - Throws: ``NMEAError/Code/invalidValue`` naming the field when a value cannot be
     ///   written: not finite, negative where NMEA has no sign, a course outside 0…360, a year
@@ -98,6 +99,29 @@ extension NMEASentence {
                 guard (0...15).contains(id) else { throw e.invalid("system ID \(id) is not one hex digit") }
                 e.field(String(id, radix: 16, uppercase: true))
             }
+        case .gsv(let s):
+            guard (1...9).contains(s.count) else { throw e.invalid("sentence count \(s.count) is outside 1…9") }
+            guard (1...s.count).contains(s.number) else {
+                throw e.invalid("sentence number \(s.number) is outside 1…\(s.count)")
+            }
+            guard (0...99).contains(s.satellitesInView) else {
+                throw e.invalid("satellites in view \(s.satellitesInView) is outside 0…99")
+            }
+            guard s.satellites.count <= 4 else { throw e.invalid("a GSV holds at most 4 satellites, not \(s.satellites.count)") }
+            e.field(String(s.count))
+            e.field(String(s.number))
+            e.field(pad2(s.satellitesInView))
+            for satellite in s.satellites {
+                guard (1...999).contains(satellite.id) else { throw e.invalid("satellite ID \(satellite.id) is outside 1…999") }
+                e.field(pad2(satellite.id))
+                try e.integer(satellite.elevation, 0...90, digits: 2, "elevation")
+                try e.integer(satellite.azimuth, 0...359, digits: 3, "azimuth")
+                try e.integer(satellite.signal, 0...99, digits: 2, "signal-to-noise ratio")
+            }
+            if let id = s.signalID {
+                guard (0...15).contains(id) else { throw e.invalid("signal ID \(id) is not one hex digit") }
+                e.field(String(id, radix: 16, uppercase: true))
+            }
         }
         return e.finish()
     }
@@ -138,6 +162,13 @@ struct SentenceEncoder {
         guard !nonNegative || value >= 0 else { throw invalid("\(name) \(value) is negative") }
         guard abs(value) < 1e12 else { throw invalid("\(name) \(value) is too large") }
         field(Self.fixed(value, decimals))
+    }
+
+    /// A whole number in `range` with at least `digits` digits; `nil` writes an empty field.
+    mutating func integer(_ value: Int?, _ range: ClosedRange<Int>, digits: Int, _ name: String) throws(NMEAError) {
+        guard let value else { return field("") }
+        guard range.contains(value) else { throw invalid("\(name) \(value) is outside \(range.lowerBound)…\(range.upperBound)") }
+        field(pad(value, digits))
     }
 
     /// A course in degrees, 0…360; a value that rounds to 360 is written as 0.

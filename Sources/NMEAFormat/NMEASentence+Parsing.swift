@@ -125,6 +125,8 @@ enum SentenceParser {
             return .vtg(try f.vtg(talker))
         case (0x47, 0x53, 0x41):  // GSA
             return .gsa(try f.gsa(talker))
+        case (0x47, 0x53, 0x56):  // GSV
+            return .gsv(try f.gsv(talker))
         default:
             throw fail(.unsupportedSentence, "\(string(s, 3..<6)) sentences are not decoded", column: 4, field: 0)
         }
@@ -490,6 +492,55 @@ private struct Fields {
         return NMEASentence.GSA(
             talker: talker, selection: selection, fixMode: fixMode, satellites: satellites, pdop: pdop,
             hdop: hdop, vdop: vdop, systemID: systemID)
+    }
+}
+
+extension Fields {
+    // $--GSV,x,x,xx,xx,xx,xxx,xx,…[,h]*hh: 3 fields, 4 a satellite, NMEA 4.10's signal ID.
+    func gsv(_ talker: NMEATalker) throws(NMEAError) -> NMEASentence.GSV {
+        let groups = (count - 3) / 4
+        let hasSignalID = (count - 3) % 4 == 1
+        // Up to 4 satellites by the standard; some receivers put more in one sentence, as gpsd reads.
+        guard count >= 3, (count - 3) % 4 == 0 || hasSignalID else {
+            throw NMEAError(
+                .wrongFieldCount,
+                message: "GSV has \(count) fields; expected 3, 4 for each satellite, and perhaps a signal ID",
+                sentence: NMEAError.excerpt(s))
+        }
+        guard let total = try integer(1, "sentence count"), (1...9).contains(total) else {
+            throw fail(.malformedField, 1, "sentence count '\(text(1))' must be 1…9")
+        }
+        guard let number = try integer(2, "sentence number"), (1...total).contains(number) else {
+            throw fail(.malformedField, 2, "sentence number '\(text(2))' must be 1…\(total)")
+        }
+        guard let inView = try integer(3, "satellites in view") else {
+            throw fail(.malformedField, 3, "satellites in view is empty")
+        }
+        var satellites: [NMEASentence.GSV.Satellite] = []
+        for group in 0..<groups {
+            let i = 4 + 4 * group
+            guard let id = try integer(i, "satellite ID") else { continue }
+            let elevation = try integer(i + 1, "elevation")
+            if let elevation, elevation > 90 { throw fail(.malformedField, i + 1, "elevation \(elevation) is over 90") }
+            var azimuth = try integer(i + 2, "azimuth")
+            if let value = azimuth {
+                guard value <= 360 else { throw fail(.malformedField, i + 2, "azimuth \(value) is over 360") }
+                if value == 360 { azimuth = 0 }
+            }
+            let signal = try integer(i + 3, "signal-to-noise ratio")
+            if let signal, signal > 99 { throw fail(.malformedField, i + 3, "signal-to-noise ratio \(signal) is over 99") }
+            satellites.append(.init(id: id, elevation: elevation, azimuth: azimuth, signal: signal))
+        }
+        var signalID: Int?
+        if hasSignalID, let c = try character(count, "signal ID") {
+            guard let value = SentenceParser.hexValue(c) else {
+                throw fail(.malformedField, count, "signal ID '\(text(count))' must be one hex digit")
+            }
+            signalID = Int(value)
+        }
+        return NMEASentence.GSV(
+            talker: talker, count: total, number: number, satellitesInView: inView, satellites: satellites,
+            signalID: signalID)
     }
 }
 

@@ -1,6 +1,6 @@
 public import LocationCore
 
-/// One decoded NMEA 0183 sentence of a type this module supports: RMC, GGA, VTG or GSA.
+/// One decoded NMEA 0183 sentence of a type this module supports: RMC, GGA, VTG, GSA or GSV.
 ///
 /// Parse a single line with ``init(parsing:requiresChecksum:)`` and write one with
 /// ``encoded()``. To turn a stream of sentences into ``/LocationCore/Fix`` values use ``NMEAReader``; to turn
@@ -22,6 +22,8 @@ public enum NMEASentence: Sendable, Hashable {
     case vtg(VTG)
     /// DOPs, fix mode and the satellites used.
     case gsa(GSA)
+    /// Satellites in view: up to four per sentence.
+    case gsv(GSV)
 
     /// The talker of whichever sentence this is.
     public var talker: NMEATalker {
@@ -30,16 +32,18 @@ public enum NMEASentence: Sendable, Hashable {
         case .gga(let s): s.talker
         case .vtg(let s): s.talker
         case .gsa(let s): s.talker
+        case .gsv(let s): s.talker
         }
     }
 
-    /// The sentence type (`RMC`, `GGA`, `VTG`, `GSA`).
+    /// The sentence type (`RMC`, `GGA`, `VTG`, `GSA`, `GSV`).
     public var type: NMEASentenceType {
         switch self {
         case .rmc: .rmc
         case .gga: .gga
         case .vtg: .vtg
         case .gsa: .gsa
+        case .gsv: .gsv
         }
     }
 
@@ -211,11 +215,70 @@ public enum NMEASentence: Sendable, Hashable {
     }
 }
 
-/// The three-letter sentence formatter (`RMC` in `$GPRMC`). The four decoded types have names.
+extension NMEASentence {
+    /// `$GPGSV,…`: satellites in view, up to four a sentence; a receiver tells a bigger sky in a
+    /// group of sentences, ``number`` 1 to ``count``.
+    ///
+    /// Fields: the group's sentence count, this sentence's number, the satellites in view, then
+    /// four fields a satellite (ID, elevation, azimuth, signal-to-noise ratio), and NMEA 4.10's
+    /// signal ID last when present.
+    public struct GSV: Sendable, Hashable {
+        /// One satellite in view.
+        public struct Satellite: Sendable, Hashable {
+            /// The satellite's ID (a GPS PRN 1…32; other systems' ranges above).
+            public var id: Int
+            /// Elevation in whole degrees, 0…90; `nil` when empty.
+            public var elevation: Int?
+            /// Azimuth in whole degrees from true north, 0…359; `nil` when empty.
+            public var azimuth: Int?
+            /// Signal-to-noise ratio in dB-Hz, 0…99; `nil` when the satellite is not tracked.
+            public var signal: Int?
+
+            /// Creates a satellite; each parameter is the property of the same name.
+            public init(id: Int, elevation: Int?, azimuth: Int?, signal: Int?) {
+                self.id = id
+                self.elevation = elevation
+                self.azimuth = azimuth
+                self.signal = signal
+            }
+        }
+
+        /// Who sent it (`GP`, `GL`, …).
+        public var talker: NMEATalker
+        /// How many sentences the group has, 1…9.
+        public var count: Int
+        /// This sentence's place in the group, 1…``count``.
+        public var number: Int
+        /// Satellites in view, over the whole group.
+        public var satellitesInView: Int
+        /// This sentence's satellites (slots with an empty ID dropped): at most four by the
+        /// standard, which is what encoding allows; some receivers put more in one sentence, and
+        /// those are read.
+        public var satellites: [Satellite]
+        /// GNSS signal ID of NMEA 4.10 (one hex digit); `nil` when absent.
+        public var signalID: Int?
+
+        /// Creates a GSV sentence; each parameter is the property of the same name. Values are
+        /// checked when the sentence is encoded (``NMEASentence/encoded()``).
+        public init(
+            talker: NMEATalker = .gps, count: Int, number: Int, satellitesInView: Int, satellites: [Satellite],
+            signalID: Int? = nil
+        ) {
+            self.talker = talker
+            self.count = count
+            self.number = number
+            self.satellitesInView = satellitesInView
+            self.satellites = satellites
+            self.signalID = signalID
+        }
+    }
+}
+
+/// The three-letter sentence formatter (`RMC` in `$GPRMC`). The five decoded types have names.
 public struct NMEASentenceType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The three letters, for example `"RMC"`.
     public let rawValue: String
-    /// Wraps three letters; only ``rmc``, ``gga``, ``vtg`` and ``gsa`` can be written.
+    /// Wraps three letters; only ``rmc``, ``gga``, ``vtg``, ``gsa`` and ``gsv`` can be written.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Recommended minimum data.
@@ -226,6 +289,8 @@ public struct NMEASentenceType: RawRepresentable, Sendable, Hashable, CustomStri
     public static let vtg = NMEASentenceType(rawValue: "VTG")
     /// DOPs and active satellites.
     public static let gsa = NMEASentenceType(rawValue: "GSA")
+    /// Satellites in view.
+    public static let gsv = NMEASentenceType(rawValue: "GSV")
 
     public var description: String { rawValue }
 }

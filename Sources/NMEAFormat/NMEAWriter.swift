@@ -21,6 +21,9 @@ public import LocationCore
 /// - altitude: GGA's altitude above mean sea level (``/LocationCore/Fix/altitude`` is written as is);
 /// - speed and course: RMC and VTG (course normalised into 0 ..< 360);
 /// - mode: GSA's fix type (1, 2, 3);
+/// - satellites: only when the fix's sky is given (``sentences(for:sky:)``): GSA lists the
+///   satellites used, GGA counts them, and GSV (when in ``Options/sentences``) tells every
+///   satellite in view, four a sentence;
 /// - accuracies: only through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
 ///   VDOP and PDOP in GSA); otherwise the DOP fields are empty.
 ///
@@ -33,13 +36,13 @@ public struct NMEAWriter: Sendable {
     public struct Options: Sendable, Hashable {
         /// The talker of every sentence. Default ``NMEATalker/gps`` (`GP`).
         public var talker: NMEATalker
-        /// Which sentences each fix becomes, in this order. Default RMC, GGA, VTG, GSA. Only
-        /// these four types can be written.
+        /// Which sentences each fix becomes, in this order. Default RMC, GGA, VTG, GSA. RMC,
+        /// GGA, VTG, GSA and GSV can be written; GSV only for a fix whose sky is given.
         public var sentences: [NMEASentenceType]
         /// An explicit accuracy → DOP conversion. Default `nil`: DOP fields are empty.
         public var accuracyModel: NMEAAccuracyModel?
-        /// The satellites-in-use count GGA reports for fixes with a position. Default `nil`
-        /// (empty field), since ``/LocationCore/Fix`` does not carry it.
+        /// The satellites-in-use count GGA reports for fixes with a position when no sky is
+        /// given. Default `nil` (empty field), since ``/LocationCore/Fix`` does not carry it.
         public var satellitesInUse: Int?
         /// The line ending. Default CR LF, as NMEA prescribes.
         public var lineEnding: String
@@ -65,12 +68,43 @@ public struct NMEAWriter: Sendable {
         self.options = options
     }
 
+    /// A satellite in view at a fix, for its GSA, GGA and GSV sentences.
+    public struct Satellite: Sendable, Hashable {
+        /// The satellite's ID (a GPS PRN, 1…32).
+        public var id: Int
+        /// Elevation in degrees, 0…90 (GSV writes whole degrees).
+        public var elevation: Double
+        /// Azimuth in degrees from true north, 0…360 (GSV writes whole degrees, 360 as 0).
+        public var azimuth: Double
+        /// Signal-to-noise ratio in dB-Hz, 0…99, or `nil` when not tracked.
+        public var signal: Double?
+        /// Whether the fix used it (GSA lists it, GGA counts it).
+        public var used: Bool
+
+        /// Creates a satellite; each parameter is the property of the same name.
+        public init(id: Int, elevation: Double, azimuth: Double, signal: Double?, used: Bool) {
+            self.id = id
+            self.elevation = elevation
+            self.azimuth = azimuth
+            self.signal = signal
+            self.used = used
+        }
+    }
+
+    /// The most satellites one fix's GSV group can tell: 9 sentences of 4.
+    public static let maximumSatellitesInView = 36
+
     /// The sentences for one fix, in ``Options/sentences`` order.
     ///
+    /// - Parameters:
+    ///   - fix: The fix.
+    ///   - sky: The satellites in view at the fix, or `nil` when unknown: then GSA lists no
+    ///     satellites, GGA gives ``Options/satellitesInUse``, and no GSV is written.
     /// - Throws: ``NMEAError/Code/invalidValue`` naming the property when the fix cannot be
     ///   written: a non-finite or negative speed, a non-finite course, altitude or accuracy, a
-    ///   date outside 1980…2079, or an unsupported sentence type in the options.
-    public func sentences(for fix: Fix) throws(NMEAError) -> [NMEASentence] {
+    ///   date outside 1980…2079, a satellite outside its ranges or more than
+    ///   ``maximumSatellitesInView``, or an unsupported sentence type in the options.
+    public func sentences(for fix: Fix, sky: [Satellite]? = nil) throws(NMEAError) -> [NMEASentence] {
         // Round date and time together to the 10 ms NMEA writes.
         let centis = (fix.time.timeIntervalSince1970 * 100).rounded()
         guard centis.isFinite, abs(centis) < 1e17 else { throw Self.invalid("time \(fix.time) is not representable") }
@@ -113,6 +147,11 @@ public struct NMEAWriter: Sendable {
             if let hdop, let vdop { pdop = (hdop * hdop + vdop * vdop).squareRoot() }
         }
 
+        let inView = try sky.map { sky throws(NMEAError) in try Self.inView(sky) }
+        let used = hasPosition ? (sky ?? []).filter(\.used).map(\.id) : []
+        guard used.count <= 12 else { throw Self.invalid("\(used.count) satellites used; GSA lists at most 12") }
+        let satellitesInUse = hasPosition ? (sky == nil ? options.satellitesInUse : used.count) : nil
+
         let modeIndicator: NMEAModeIndicator = hasPosition ? .autonomous : .notValid
         var result: [NMEASentence] = []
         result.reserveCapacity(options.sentences.count)
@@ -130,7 +169,7 @@ public struct NMEAWriter: Sendable {
                         .init(
                             talker: options.talker, time: time, coordinate: coordinate,
                             quality: hasPosition ? .gps : .invalid,
-                            satellitesInUse: hasPosition ? options.satellitesInUse : nil, hdop: hdop,
+                            satellitesInUse: satellitesInUse, hdop: hdop,
                             altitudeMSL: altitude)))
             case .vtg:
                 result.append(
@@ -143,9 +182,21 @@ public struct NMEAWriter: Sendable {
                     .gsa(
                         .init(
                             talker: options.talker, selection: .automatic,
-                            fixMode: hasPosition ? fix.mode : .noFix, pdop: pdop, hdop: hdop, vdop: vdop)))
+                            fixMode: hasPosition ? fix.mode : .noFix, satellites: used, pdop: pdop, hdop: hdop,
+                            vdop: vdop)))
+            case .gsv:
+                guard let inView else { continue }
+                let count = max(1, (inView.count + 3) / 4)
+                for number in 1...count {
+                    let part = Array(inView.dropFirst(4 * (number - 1)).prefix(4))
+                    result.append(
+                        .gsv(
+                            .init(
+                                talker: options.talker, count: count, number: number, satellitesInView: inView.count,
+                                satellites: part)))
+                }
             default:
-                throw Self.invalid("\(type) sentences cannot be written; use RMC, GGA, VTG or GSA")
+                throw Self.invalid("\(type) sentences cannot be written; use RMC, GGA, VTG, GSA or GSV")
             }
         }
         return result
@@ -153,20 +204,20 @@ public struct NMEAWriter: Sendable {
 
     /// The sentences for one fix as text, each followed by ``Options/lineEnding``.
     ///
-    /// - Throws: ``NMEAError/Code/invalidValue``; see ``sentences(for:)``.
-    public func string(for fix: Fix) throws(NMEAError) -> String {
+    /// - Throws: ``NMEAError/Code/invalidValue``; see ``sentences(for:sky:)``.
+    public func string(for fix: Fix, sky: [Satellite]? = nil) throws(NMEAError) -> String {
         var out = ""
-        try write(fix, to: &out)
+        try write(fix, sky: sky, to: &out)
         return out
     }
 
     /// Appends the sentences for one fix to `output`; nothing is appended if the fix cannot be
     /// written.
     ///
-    /// - Throws: ``NMEAError/Code/invalidValue``; see ``sentences(for:)``.
-    public func write(_ fix: Fix, to output: inout some TextOutputStream) throws(NMEAError) {
+    /// - Throws: ``NMEAError/Code/invalidValue``; see ``sentences(for:sky:)``.
+    public func write(_ fix: Fix, sky: [Satellite]? = nil, to output: inout some TextOutputStream) throws(NMEAError) {
         var text = ""
-        for sentence in try sentences(for: fix) {
+        for sentence in try sentences(for: fix, sky: sky) {
             text += try sentence.encoded()
             text += options.lineEnding
         }
@@ -192,6 +243,33 @@ public struct NMEAWriter: Sendable {
         guard hasPosition, let course = fix.course else { return nil }
         guard course.isFinite else { throw Self.invalid("course \(course) is not finite") }
         return normalizedCourse(course)
+    }
+
+    /// `sky` as GSV's satellites: whole degrees and dB-Hz, checked.
+    private static func inView(_ sky: [Satellite]) throws(NMEAError) -> [NMEASentence.GSV.Satellite] {
+        guard sky.count <= maximumSatellitesInView else {
+            throw invalid("\(sky.count) satellites in view; GSV tells at most \(maximumSatellitesInView)")
+        }
+        var result: [NMEASentence.GSV.Satellite] = []
+        result.reserveCapacity(sky.count)
+        for satellite in sky {
+            guard (1...999).contains(satellite.id) else { throw invalid("satellite ID \(satellite.id) is outside 1…999") }
+            guard satellite.elevation.isFinite, (0...90).contains(satellite.elevation) else {
+                throw invalid("satellite \(satellite.id): elevation \(satellite.elevation) is outside 0…90")
+            }
+            guard satellite.azimuth.isFinite, (0...360).contains(satellite.azimuth) else {
+                throw invalid("satellite \(satellite.id): azimuth \(satellite.azimuth) is outside 0…360")
+            }
+            if let signal = satellite.signal, !(signal.isFinite && (0...99).contains(signal)) {
+                throw invalid("satellite \(satellite.id): signal-to-noise ratio \(signal) is outside 0…99")
+            }
+            let azimuth = Int(satellite.azimuth.rounded())
+            result.append(
+                .init(
+                    id: satellite.id, elevation: Int(satellite.elevation.rounded()), azimuth: azimuth == 360 ? 0 : azimuth,
+                    signal: satellite.signal.map { Int($0.rounded()) }))
+        }
+        return result
     }
 
     private static func invalid(_ message: String) -> NMEAError {

@@ -207,8 +207,10 @@ struct RoundTripTests {
             } throws: { ($0 as? NMEAError)?.code == .invalidValue }
         }
         #expect {
-            try NMEAWriter(options: .init(sentences: [NMEASentenceType(rawValue: "GSV")])).string(for: base)
+            try NMEAWriter(options: .init(sentences: [NMEASentenceType(rawValue: "GLL")])).string(for: base)
         } throws: { ($0 as? NMEAError)?.code == .invalidValue }
+        // GSV tells a sky; a fix given without one has none to tell.
+        #expect(try NMEAWriter(options: .init(sentences: [.gsv])).string(for: base) == "")
         // Courses outside 0..<360 are normalised, not rejected.
         var wrapped = base
         wrapped.course = -90
