@@ -4,11 +4,16 @@
 set -euo pipefail
 
 apt_packages=(pkg-config libsqlite3-dev libgps-dev gpsd gpsbabel socat)
+# Each entry is a module, or MODULE:DISTRIBUTION when pip names it otherwise.
 python_packages=(geographiclib gpxpy)
 # The gpsd feed's tests read it with real gpsd clients: gpspipe (gpsd-clients; it also pulls in
 # GTK and matplotlib for xgps, which no test uses) and Python's gps module (python3-gps, for
 # Debian's /usr/bin/python3). Without them those tests are skipped and say so.
 apt_packages+=(gpsd-clients python3-gps)
+# ... and with the clients users run beside them: cgps (in tmux), gpxlogger, and the PyPI clients
+# gps3, gpsd-py3 and gpsdclient, each against locsim and a real gpsd in one test.
+apt_packages+=(tmux)
+python_packages+=(gps3 gpsd:gpsd-py3 gpsdclient)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
 # serve's gzip (compress-nio) links the system's zlib.
@@ -43,7 +48,7 @@ fi
 
 missing_py=()
 for p in "${python_packages[@]}"; do
-  python3 -c "import $p" 2>/dev/null || missing_py+=("$p")
+  python3 -c "import ${p%%:*}" 2>/dev/null || missing_py+=("${p#*:}")
 done
 if [ ${#missing_py[@]} -gt 0 ]; then
   if python3 -m pip --version >/dev/null 2>&1; then

@@ -294,25 +294,8 @@ struct GPSDFeedLiveTests {
             defer { theirSky.stop() }
             try await Task.sleep(for: .milliseconds(500))
             // locsim's NMEA, line by line, into the real gpsd's receiver feed.
-            let relay = try SocketLines(port: feed.port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
+            let relay = try NMEARelay(from: feed.port, into: nmea)
             defer { relay.stop() }
-            let pump = Task { () -> String? in
-                var forwarded = 0
-                while !Task.isCancelled {
-                    let lines = relay.lines
-                    for line in lines[forwarded...] where line.hasPrefix("$") {
-                        do {
-                            try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
-                        } catch {
-                            return "the relay to gpsd failed: \(error)"
-                        }
-                    }
-                    forwarded = lines.count
-                    do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
-                }
-                return nil
-            }
-            defer { pump.cancel() }
 
             let deadline = ContinuousClock.now + .seconds(90)
             var common: [Date] = []
@@ -325,8 +308,7 @@ struct GPSDFeedLiveTests {
                 guard let newest = relayedTimes.max() else { continue }
                 common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
             }
-            if common.count < 12 { pump.cancel() }
-            let relayFailure = common.count < 12 ? await pump.value : nil
+            let relayFailure = common.count < 12 ? await relay.stopped() : nil
             let progress =
                 "relay: \(relayFailure ?? "ok"); direct \(direct.fixes.count) fixes (\(direct.failure ?? "running")), relayed \(relayed.fixes.count) "
                 + "(\(relayed.failure ?? "running")); gpsd: \(daemon.log)"
@@ -356,6 +338,125 @@ struct GPSDFeedLiveTests {
             }
             #expect(theirs.allSatisfy { $0.filter(\.used).count == SkyModel.inUse && $0.count == SkyModel.inView })
         }
+    }
+
+    /// The `python3` on `PATH`, where scripts/bootstrap.sh installs the PyPI gpsd clients.
+    static let pathPython: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let cgps: String? = ["/usr/bin/cgps", "/usr/local/bin/cgps"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let gpxlogger: String? = ["/usr/bin/gpxlogger", "/usr/local/bin/gpxlogger"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Three positions from a PyPI client (`gps3`, `gpsd-py3` or `gpsdclient`), one JSON line each.
+    static let pypiClients = """
+        import json, sys, time
+        which, port = sys.argv[1], int(sys.argv[2])
+        def say(t, lat, lon): print(json.dumps({"time": str(t), "lat": lat, "lon": lon}), flush=True)
+        if which == "gps3":
+            from gps3 import gps3
+            socket = gps3.GPSDSocket(); socket.connect("127.0.0.1", port); socket.watch()
+            stream, seen = gps3.DataStream(), 0
+            for line in socket:
+                if line:
+                    stream.unpack(line)
+                    if stream.TPV["lat"] != "n/a":
+                        say(stream.TPV["time"], stream.TPV["lat"], stream.TPV["lon"]); seen += 1
+                        if seen == 3: break
+        elif which == "gpsd-py3":
+            import gpsd
+            gpsd.connect("127.0.0.1", port)
+            seen = []
+            while len(seen) < 3:
+                packet = gpsd.get_current()
+                if packet.mode >= 2 and packet.time not in seen:
+                    say(packet.time, packet.lat, packet.lon); seen.append(packet.time)
+                time.sleep(0.1)
+        elif which == "gpsdclient":
+            from gpsdclient import GPSDClient
+            with GPSDClient(host="127.0.0.1", port=port) as client:
+                for seen, report in enumerate(client.dict_stream(filter=["TPV"], convert_datetime=False)):
+                    say(report["time"], report["lat"], report["lon"])
+                    if seen == 2: break
+        """
+
+    @Test(
+        "The clients users run (gps3, gpsd-py3, gpsdclient from PyPI; gpxlogger; cgps in tmux) read locsim's player as they read a real gpsd fed the same walk",
+        .enabled(if: GPSDDaemon.isInstalled && gpxlogger != nil && cgps != nil && tmux != nil, "needs gpsd, gpsd-clients and tmux"),
+        .enabled(if: pathPython != nil, "needs python3 on PATH with gps3, gpsd-py3 and gpsdclient (scripts/bootstrap.sh installs them)"))
+    func clientsSideBySide() async throws {
+        try await withRealGPSDBeside { feed, nmea, daemon in
+            let relay = try NMEARelay(from: feed.port, into: nmea)
+            defer { relay.stop() }
+            let reference = try await feed.reference("alice")
+            for (server, port) in [("locsim", feed.port), ("gpsd", daemon.port)] {
+                // A position is the player's at that time, to NMEA's precision (gpsd's side).
+                func expectOnPath(_ stamp: String?, _ latitude: Double?, _ longitude: Double?, _ client: String) {
+                    guard let stamp, let time = UTCTimestamp.parse(stamp.replacingOccurrences(of: " ", with: "T")),
+                        let fix = reference.first(where: { abs($0.key.timeIntervalSince(time)) < 0.006 })?.value,
+                        let coordinate = fix.coordinate, let latitude, let longitude
+                    else {
+                        Issue.record("\(client) on \(server): \(stamp ?? "no time") \(String(describing: latitude)) is no fix of the walk")
+                        return
+                    }
+                    #expect(abs(latitude - coordinate.latitude) <= Self.degrees + 1e-9, "\(client) on \(server) at \(stamp)")
+                    #expect(abs(longitude - coordinate.longitude) <= Self.degrees + 1e-9, "\(client) on \(server) at \(stamp)")
+                }
+                for client in ["gps3", "gpsd-py3", "gpsdclient"] {
+                    let run = try await ChildProcess([Self.pathPython!, "-c", Self.pypiClients, client, String(port)])
+                    defer { run.stop() }
+                    #expect(try await run.waitForExit(timeout: .seconds(20)) == .exited(0), "\(client) on \(server): \(run.errors)")
+                    let lines = run.output.split(separator: "\n")
+                    #expect(lines.count == 3, "\(client) on \(server): \(run.output)")
+                    for line in lines {
+                        let report = try object(line)
+                        expectOnPath(report["time"] as? String, report["lat"] as? Double, report["lon"] as? Double, client)
+                    }
+                }
+                // gpxlogger: a GPX track of the fixes, on standard output.
+                let logger = try await ChildProcess([Self.gpxlogger!, "127.0.0.1:\(port)"])
+                defer { logger.stop() }
+                try await logger.wait(for: "three track points") { logger.output.components(separatedBy: "<trkpt").count > 3 }
+                let points = try Regex(#"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)">\s*(?:<ele>[^<]*</ele>\s*)?<time>([^<]+)</time>"#)
+                let matches = logger.output.matches(of: points)
+                #expect(matches.count >= 3, "gpxlogger on \(server): \(logger.output)")
+                for match in matches {
+                    expectOnPath(
+                        match.output[3].substring.map(String.init), match.output[1].substring.flatMap { Double($0) },
+                        match.output[2].substring.flatMap { Double($0) }, "gpxlogger")
+                }
+                // cgps in a terminal: the fix and the sky, 11 satellites seen and 8 used.
+                let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
+                #expect(screen.contains("Seen 11/Used  8") && screen.contains("3D FIX"), "cgps on \(server):\n\(screen)")
+                let latitude = screen.firstMatch(of: /Latitude:\s+([0-9.]+) N/).flatMap { Double($0.output.1) }
+                #expect(
+                    latitude.map { value in reference.values.contains { abs($0.coordinate!.latitude - value) <= 5e-9 + Self.degrees } } == true,
+                    "cgps on \(server): latitude \(String(describing: latitude))")
+            }
+        }
+    }
+
+    /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
+    /// its screen (or after 10 s); the session is closed before this returns.
+    static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
+        let session = "locsim-cgps-\(port)"
+        let opened = try await ChildProcess.run(
+            [tmux!, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", "\(cgps!) 127.0.0.1:\(port)"])
+        guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
+        var screen = ""
+        do {
+            for _ in 0..<50 where !ready(screen) {
+                // A terminal program has no event to await: its screen is read every 200 ms.
+                try await Task.sleep(for: .milliseconds(200))
+                screen = try await ChildProcess.run([tmux!, "capture-pane", "-p", "-t", session]).output
+            }
+        } catch {
+            _ = try? await ChildProcess.run([tmux!, "kill-session", "-t", session])
+            throw error
+        }
+        _ = try await ChildProcess.run([tmux!, "kill-session", "-t", session])
+        return screen
     }
 
     /// One satellite of a SKY report, as gpsd writes it from NMEA (whole units).
@@ -417,4 +518,49 @@ private final class FixCollector: Sendable {
     var failure: String? { box.failure.withLock { $0 } }
 
     func stop() { task.cancel() }
+}
+
+/// locsim's NMEA (a `?WATCH` with `nmea`), line by line, into a real gpsd's receiver feed, until
+/// ``stop()``.
+private final class NMEARelay: Sendable {
+    private let lines: SocketLines
+    private let pump: Task<String?, Never>
+
+    init(from port: Int, into nmea: NMEAFeed) throws {
+        let lines = try SocketLines(port: port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
+        self.lines = lines
+        pump = Task {
+            var forwarded = 0
+            while !Task.isCancelled {
+                do {
+                    try await lines.wait("locsim's next NMEA line", timeout: .seconds(3600)) { [forwarded] in
+                        $0.lines.count > forwarded
+                    }
+                } catch {
+                    return Task.isCancelled ? nil : "locsim's NMEA stopped: \(error)"
+                }
+                let received = lines.lines
+                for line in received[forwarded...] where line.hasPrefix("$") {
+                    do {
+                        try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
+                    } catch {
+                        return "the relay to gpsd failed: \(error)"
+                    }
+                }
+                forwarded = received.count
+            }
+            return nil
+        }
+    }
+
+    func stop() {
+        pump.cancel()
+        lines.stop()
+    }
+
+    /// Stops, and says why the relay failed, if it did.
+    func stopped() async -> String? {
+        stop()
+        return await pump.value
+    }
 }
