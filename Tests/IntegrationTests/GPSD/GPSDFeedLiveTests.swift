@@ -357,13 +357,14 @@ struct GPSDFeedLiveTests {
         if which == "gps3":
             from gps3 import gps3
             socket = gps3.GPSDSocket(); socket.connect("127.0.0.1", port); socket.watch()
-            stream, seen = gps3.DataStream(), 0
-            for line in socket:
+            stream, seen = gps3.DataStream(), []
+            # `for line in socket` polls without waiting (a busy loop); next(timeout=1) waits.
+            while len(seen) < 3:
+                line = socket.next(timeout=1)
                 if line:
                     stream.unpack(line)
-                    if stream.TPV["lat"] != "n/a":
-                        say(stream.TPV["time"], stream.TPV["lat"], stream.TPV["lon"]); seen += 1
-                        if seen == 3: break
+                    if stream.TPV["lat"] != "n/a" and stream.TPV["time"] not in seen:
+                        say(stream.TPV["time"], stream.TPV["lat"], stream.TPV["lon"]); seen.append(stream.TPV["time"])
         elif which == "gpsd-py3":
             import gpsd
             gpsd.connect("127.0.0.1", port)
@@ -381,61 +382,119 @@ struct GPSDFeedLiveTests {
                     if seen == 2: break
         """
 
+    /// A gpsd client users run, for ``clientsSideBySide(client:)``.
+    enum Client: String, CaseIterable, Sendable {
+        case gps3, gpsdPy3 = "gpsd-py3", gpsdclient, pythonGPS = "Python's gps", gpspipe = "gpspipe -w", gpxlogger, cgps
+
+        var isAvailable: Bool {
+            switch self {
+            case .gps3, .gpsdPy3, .gpsdclient: GPSDFeedLiveTests.pathPython != nil
+            case .pythonGPS: GPSDFeedLiveTests.hasPythonGPS
+            case .gpspipe: GPSDFeedLiveTests.gpspipe != nil
+            case .gpxlogger: GPSDFeedLiveTests.gpxlogger != nil
+            case .cgps: GPSDFeedLiveTests.cgps != nil && GPSDFeedLiveTests.tmux != nil
+            }
+        }
+    }
+
     @Test(
-        "The clients users run (gps3, gpsd-py3, gpsdclient from PyPI; gpxlogger; cgps in tmux) read locsim's player as they read a real gpsd fed the same walk",
-        .enabled(if: GPSDDaemon.isInstalled && gpxlogger != nil && cgps != nil && tmux != nil, "needs gpsd, gpsd-clients and tmux"),
-        .enabled(if: pathPython != nil, "needs python3 on PATH with gps3, gpsd-py3 and gpsdclient (scripts/bootstrap.sh installs them)"))
-    func clientsSideBySide() async throws {
+        "The clients users run (gps3, gpsd-py3, gpsdclient from PyPI; Python's gps; gpspipe; gpxlogger; cgps in tmux) read locsim's player as they read a real gpsd fed the same walk",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .serialized, arguments: Client.allCases)
+    func clientsSideBySide(client: Client) async throws {
+        guard client.isAvailable else {
+            Issue.record("\(client.rawValue) is not installed: scripts/bootstrap.sh installs gpsd-clients, tmux, python3-gps and the PyPI clients")
+            return
+        }
         try await withRealGPSDBeside { feed, nmea, daemon in
             let relay = try NMEARelay(from: feed.port, into: nmea)
             defer { relay.stop() }
             let reference = try await feed.reference("alice")
             for (server, port) in [("locsim", feed.port), ("gpsd", daemon.port)] {
-                // A position is the player's at that time, to NMEA's precision (gpsd's side).
-                func expectOnPath(_ stamp: String?, _ latitude: Double?, _ longitude: Double?, _ client: String) {
+                let what = "\(client.rawValue) on \(server)"
+                if client == .cgps {
+                    // The fix and the sky: 11 satellites seen, 8 used (gpsd's from locsim's GSA and GSV).
+                    let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
+                    #expect(screen.contains("Seen 11/Used  8") && screen.contains("3D FIX"), "\(what):\n\(screen)")
+                    let latitude = screen.firstMatch(of: /Latitude:\s+([0-9.]+) N/).flatMap { Double($0.output.1) }
+                    #expect(
+                        latitude.map { value in reference.values.contains { abs($0.coordinate!.latitude - value) <= 5e-9 + Self.degrees } } == true,
+                        "\(what): latitude \(String(describing: latitude))")
+                    continue
+                }
+                let positions = try await Self.positions(of: client, port: port)
+                #expect(positions.count >= 3, "\(what): \(positions)")
+                // Each is the player's position at that time, to NMEA's precision (gpsd's side).
+                for (stamp, latitude, longitude) in positions {
                     guard let stamp, let time = UTCTimestamp.parse(stamp.replacingOccurrences(of: " ", with: "T")),
                         let fix = reference.first(where: { abs($0.key.timeIntervalSince(time)) < 0.006 })?.value,
                         let coordinate = fix.coordinate, let latitude, let longitude
                     else {
-                        Issue.record("\(client) on \(server): \(stamp ?? "no time") \(String(describing: latitude)) is no fix of the walk")
-                        return
+                        Issue.record("\(what): \(stamp ?? "no time") \(String(describing: latitude)) is no fix of the walk")
+                        continue
                     }
-                    #expect(abs(latitude - coordinate.latitude) <= Self.degrees + 1e-9, "\(client) on \(server) at \(stamp)")
-                    #expect(abs(longitude - coordinate.longitude) <= Self.degrees + 1e-9, "\(client) on \(server) at \(stamp)")
+                    #expect(abs(latitude - coordinate.latitude) <= Self.degrees + 1e-9, "\(what) at \(stamp)")
+                    #expect(abs(longitude - coordinate.longitude) <= Self.degrees + 1e-9, "\(what) at \(stamp)")
                 }
-                for client in ["gps3", "gpsd-py3", "gpsdclient"] {
-                    let run = try await ChildProcess([Self.pathPython!, "-c", Self.pypiClients, client, String(port)])
-                    defer { run.stop() }
-                    #expect(try await run.waitForExit(timeout: .seconds(20)) == .exited(0), "\(client) on \(server): \(run.errors)")
-                    let lines = run.output.split(separator: "\n")
-                    #expect(lines.count == 3, "\(client) on \(server): \(run.output)")
-                    for line in lines {
-                        let report = try object(line)
-                        expectOnPath(report["time"] as? String, report["lat"] as? Double, report["lon"] as? Double, client)
-                    }
-                }
-                // gpxlogger: a GPX track of the fixes, on standard output.
-                let logger = try await ChildProcess([Self.gpxlogger!, "127.0.0.1:\(port)"])
-                defer { logger.stop() }
-                try await logger.wait(for: "three track points") { logger.output.components(separatedBy: "<trkpt").count > 3 }
-                let points = try Regex(#"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)">\s*(?:<ele>[^<]*</ele>\s*)?<time>([^<]+)</time>"#)
-                let matches = logger.output.matches(of: points)
-                #expect(matches.count >= 3, "gpxlogger on \(server): \(logger.output)")
-                for match in matches {
-                    expectOnPath(
-                        match.output[3].substring.map(String.init), match.output[1].substring.flatMap { Double($0) },
-                        match.output[2].substring.flatMap { Double($0) }, "gpxlogger")
-                }
-                // cgps in a terminal: the fix and the sky, 11 satellites seen and 8 used.
-                let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
-                #expect(screen.contains("Seen 11/Used  8") && screen.contains("3D FIX"), "cgps on \(server):\n\(screen)")
-                let latitude = screen.firstMatch(of: /Latitude:\s+([0-9.]+) N/).flatMap { Double($0.output.1) }
-                #expect(
-                    latitude.map { value in reference.values.contains { abs($0.coordinate!.latitude - value) <= 5e-9 + Self.degrees } } == true,
-                    "cgps on \(server): latitude \(String(describing: latitude))")
             }
         }
     }
+
+    /// The first positions (time, latitude, longitude) `client` shows watching `port`.
+    static func positions(of client: Client, port: Int) async throws -> [(String?, Double?, Double?)] {
+        func fromJSONLines(_ text: String) throws -> [(String?, Double?, Double?)] {
+            // Lines may end in CR LF, one Character in Swift: split on either.
+            try text.split(whereSeparator: \.isNewline).map { line in
+                let report = try object(line)
+                return (report["time"] as? String, report["lat"] as? Double, report["lon"] as? Double)
+            }
+        }
+        switch client {
+        case .gps3, .gpsdPy3, .gpsdclient, .pythonGPS:
+            let arguments =
+                client == .pythonGPS ? [python, "-c", pythonGPSClient, String(port)] : [pathPython!, "-c", pypiClients, client.rawValue, String(port)]
+            let run = try await ChildProcess(arguments)
+            defer { run.stop() }
+            let ended = try await run.waitForExit(timeout: .seconds(20))
+            guard ended == .exited(0) else { throw HarnessError("\(client.rawValue) ended \(ended): \(run.errors)") }
+            return try fromJSONLines(run.output)
+        case .gpspipe:
+            // gpspipe buffers what it writes to a pipe: it is read once it has ended.
+            let pipe = try await ChildProcess([gpspipe!, "-w", "-n", "20", "127.0.0.1:\(port)"])
+            defer { pipe.stop() }
+            let ended = try await pipe.waitForExit(timeout: .seconds(20))
+            guard ended == .exited(0) else { throw HarnessError("gpspipe ended \(ended): \(pipe.errors)") }
+            let positioned = pipe.output.split(whereSeparator: \.isNewline).filter {
+                $0.contains(#""class":"TPV""#) && $0.contains(#""lat":"#)
+            }
+            return try fromJSONLines(positioned.joined(separator: "\n"))
+        case .gpxlogger:
+            // A GPX track on standard output.
+            let logger = try await ChildProcess([gpxlogger!, "127.0.0.1:\(port)"])
+            defer { logger.stop() }
+            try await logger.wait(for: "three track points") { logger.output.components(separatedBy: "<trkpt").count > 3 }
+            let points = try Regex(#"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)">\s*(?:<ele>[^<]*</ele>\s*)?<time>([^<]+)</time>"#)
+            return logger.output.matches(of: points).map { match in
+                (
+                    match.output[3].substring.map(String.init), match.output[1].substring.flatMap { Double($0) },
+                    match.output[2].substring.flatMap { Double($0) }
+                )
+            }
+        case .cgps:
+            throw HarnessError("cgps shows a screen, not positions")
+        }
+    }
+
+    /// Three positioned TPVs through Debian's Python `gps` module, one JSON line each.
+    static let pythonGPSClient = """
+        import gps, json, sys
+        session = gps.gps(host="127.0.0.1", port=int(sys.argv[1]), mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
+        seen = 0
+        while seen < 3:
+            report = session.next()
+            if report["class"] == "TPV" and "lat" in report:
+                print(json.dumps({"time": report["time"], "lat": report["lat"], "lon": report["lon"]}), flush=True)
+                seen += 1
+        """
 
     /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
     /// its screen (or after 10 s); the session is closed before this returns.
