@@ -137,6 +137,20 @@ struct GPSDSessionTests {
         }
     }
 
+    @Test("epv is the fix's vertical accuracy when a 3D fix has one; a 2D fix or one without has none")
+    func verticalAccuracy() throws {
+        let at = try Coordinate(latitude: 35.68, longitude: 139.76)
+        let cases: [(Fix, Double?)] = [
+            (Fix(time: VirtualFeed.start, coordinate: at, altitude: 40, horizontalAccuracy: 5, verticalAccuracy: 9.25, source: .gpx), 9.25),
+            (Fix(time: VirtualFeed.start, coordinate: at, altitude: 40, horizontalAccuracy: 5, source: .gpx), nil),
+            (Fix(time: VirtualFeed.start, coordinate: at, horizontalAccuracy: 5, verticalAccuracy: 9.25, source: .gpx), nil),
+        ]
+        for (fix, epv) in cases {
+            let tpv = try object(GPSDReport.tpvObject(device: "/dev/locsim/alice", fix: fix, climb: nil))
+            #expect(tpv["epv"] as? Double == epv, "\(fix.mode): \(tpv)")
+        }
+    }
+
     @Test("Each update carries when its player published it, by the hub's clock")
     func published() async throws {
         let feed = try VirtualFeed(names: ["alice", "bob"], wallClock: true)
