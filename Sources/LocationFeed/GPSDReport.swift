@@ -109,16 +109,16 @@ package enum GPSDReport {
         return text + "}"
     }
 
-    /// A `SKY` object (without line end): the player's satellites at the fix's time and DOPs
-    /// that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
-    package static func skyObject(device: String, fix: Fix, sky: SkyModel) -> String {
+    /// A `SKY` object (without line end): `satellites` (the player's sky at the fix's time) and
+    /// DOPs that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
+    package static func skyObject(device: String, fix: Fix, sky: SkyModel, satellites: [SkyModel.Satellite]) -> String {
         var text = "{\"class\":\"SKY\",\"device\":\(JSONWriter.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
         if let dops = sky.dilutions(for: fix) {
             text += ",\"xdop\":\(fixed(dops.x, 2)),\"ydop\":\(fixed(dops.y, 2)),\"vdop\":\(fixed(dops.v, 2))"
             text += ",\"tdop\":\(fixed(dops.t, 2)),\"hdop\":\(fixed(dops.h, 2)),\"gdop\":\(fixed(dops.g, 2))"
             text += ",\"pdop\":\(fixed(dops.p, 2))"
         }
-        let satellites = sky.satellites(at: fix.time, hasFix: fix.hasPosition).map { satellite in
+        let satellites = satellites.map { satellite in
             "{\"PRN\":\(satellite.id),\"el\":\(fixed(satellite.elevation, 1)),\"az\":\(fixed(satellite.azimuth, 1)),"
                 + "\"ss\":\(fixed(satellite.signal ?? 0, 1)),\"used\":\(satellite.used),\"gnssid\":0,\"svid\":\(satellite.id)}"
         }

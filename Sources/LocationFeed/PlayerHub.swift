@@ -333,10 +333,11 @@ package final class PlayerHub: Service, Sendable {
                 if let offset, let before = previous.offset { offset - before } else { fix.time.timeIntervalSince(previous.fix.time) }
             if elapsed > 0 { climb = (now - before) / elapsed }
         }
+        // One sky per fix, for its NMEA (GSA, GGA, GSV) and its SKY report alike.
+        let satellites = entry.sky.satellites(at: fix.time, hasFix: fix.hasPosition)
         let nmea: String
         do {
-            nmea =
-                fix.hasPosition ? try writer.string(for: fix, sky: entry.sky.satellites(at: fix.time, hasFix: true)) : ""
+            nmea = fix.hasPosition ? try writer.string(for: fix, sky: satellites) : ""
         } catch {
             // A fix NMEA cannot carry (a date outside 1980…2079) still goes out as JSON.
             nmea = ""
@@ -344,7 +345,7 @@ package final class PlayerHub: Service, Sendable {
         let update = Update(
             player: player.name, device: device, fix: fix, offset: offset, published: published, climb: climb,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
-            sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky), nmea: nmea)
+            sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky, satellites: satellites), nmea: nmea)
         let delivery = state.withLock { state -> ([@Sendable (Update) -> Void], [@Sendable (Event) -> Void])? in
             // A removed player's last fix, sent while it was being stopped, goes nowhere.
             guard state.entries[player.name] === entry else { return nil }
