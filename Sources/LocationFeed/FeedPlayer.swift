@@ -11,7 +11,7 @@ package import LocationCore
 /// `.timed(speedFactor:)` on a `ContinuousClock` in the command, on a `VirtualClock` in tests), so
 /// a player runs in real time scaled by its own factor, and in virtual time under test.
 ///
-/// A player made with ``init(name:seed:speedFactor:summary:loops:path:duration:clock:origin:)`` is
+/// A player made with ``init(name:seed:speedFactor:summary:loops:path:end:clock:origin:)`` is
 /// *controlled*: its path is read unpaced and played on the given clock, so it takes
 /// ``PlayerCommand``s (pause, speed, seek, teleport, loop). One made from a self-paced provider
 /// with ``init(name:seed:speedFactor:summary:provider:)`` plays as its provider paces it and takes
@@ -72,9 +72,10 @@ package struct FeedPlayer: Sendable {
     ///   - summary: What the player is, for people.
     ///   - loops: Whether the path starts again at its end.
     ///   - path: The unpaced fixes; their times give the path's timing.
-    ///   - duration: The path's length in seconds when it is known before the path is played (a
-    ///     GPX replay knows it), so a seek by fraction works from the start; otherwise it is
-    ///     known once the path has been played to its end.
+    ///   - end: What is known of the path's end before it is played: its length in seconds (a
+    ///     GPX replay knows it), so a seek by fraction works from the start; that it never ends (a
+    ///     circle or a random walk with no duration); or nothing, and the player reads an hour of
+    ///     the path ahead to learn it (``PathEnd``).
     ///   - clock: Paces the fixes (a `ContinuousClock` in the command, a virtual clock in tests).
     ///   - origin: The wall-clock time `clock` stands for now: a fix sent a time *t* on `clock`
     ///     from now is stamped `origin + t`.
@@ -82,10 +83,10 @@ package struct FeedPlayer: Sendable {
     ///   outside 0.1...1000 (`speedFactor`).
     package init<Path: LocationProvider, C: Clock>(
         name: String, seed: UInt64, speedFactor: Double = 1, summary: String = "", loops: Bool = false, path: Path,
-        duration: Double? = nil, clock: C, origin: Date
+        end: PathEnd = .unknown, clock: C, origin: Date
     ) throws(ConfigurationError) where C.Duration == Duration {
         try Self.validate(name: name)
-        let transport = PlayerTransport(clock: clock, origin: origin, speed: 1, loops: loops, duration: duration)
+        let transport = PlayerTransport(clock: clock, origin: origin, speed: 1, loops: loops, end: end)
         try transport.apply(.speed(speedFactor))
         self.name = name
         self.seed = seed
@@ -124,4 +125,14 @@ package struct FeedPlayer: Sendable {
                 "a player name is 1 to 32 of the characters A-Z a-z 0-9 . _ -, got '\(name)'")
         }
     }
+}
+
+/// What a controlled player knows of where its path ends before playing it.
+package enum PathEnd: Sendable, Hashable {
+    /// It ends this many seconds after its first fix (a GPX replay knows it from its points).
+    case after(seconds: Double)
+    /// It never ends: a circle, a random walk or standing still, with no duration given.
+    case never
+    /// It may end, or not: the player reads ahead to learn it (a line at a varying walking pace).
+    case unknown
 }

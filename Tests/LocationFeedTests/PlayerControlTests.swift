@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import LocationFeed
 import LocationSimulation
@@ -15,6 +16,8 @@ final class ControlledFeed: Sendable {
     let api: PlayerControlAPI
     private final class Log: Sendable {
         let updates = Locked<[PlayerHub.Update]>([])
+        /// Told of every fix and every event (added, changed, ended, removed).
+        let changes = Changes()
     }
     private let log = Log()
     private let task = Locked<Task<Void, Never>?>(nil)
@@ -44,7 +47,11 @@ final class ControlledFeed: Sendable {
                 origin: VirtualFeed.start)
         }
         let log = log
-        _ = hub.subscribe { update in log.updates.withLock { $0.append(update) } }
+        _ = hub.subscribe { update in
+            log.updates.withLock { $0.append(update) }
+            log.changes.signal()
+        }
+        _ = hub.subscribeEvents { _ in log.changes.signal() }
         let hub = hub
         task.withLock { $0 = Task { await hub.runPlayers() } }
     }
@@ -63,8 +70,15 @@ final class ControlledFeed: Sendable {
     }
 
     /// Waits, without moving the clock, until `count` updates have come (fixes a command sends at once).
-    func waitFor(_ count: Int) async {
-        for _ in 0..<500 where updates.count < count { await settle() }
+    func waitFor(_ count: Int) async throws {
+        try await waitUntil("\(count) fixes") { $0.updates.count >= count }
+    }
+
+    /// Waits, without moving the clock, until `condition` holds, checking it after every fix and event.
+    func waitUntil(_ what: String, _ condition: @escaping @Sendable (ControlledFeed) throws -> Bool) async throws {
+        try await log.changes.wait(for: what, account: { [self] in "\(updates.count) fixes" }) { [self] in
+            (try? condition(self)) ?? false
+        }
     }
 
     /// Lets the runner see what it was sent (its task runs on the pool).
@@ -181,7 +195,7 @@ struct PlayerControlTests {
         await feed.run(until: 3)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         #expect(try feed.control(#"{"action":"teleport","lat":35.7,"lng":139.8}"#).status == 200)
-        await feed.waitFor(4)
+        try await feed.waitFor(4)
         let target = try Coordinate(latitude: 35.7, longitude: 139.8)
         #expect(feed.updates[3].fix.coordinate == target)
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
@@ -198,12 +212,12 @@ struct PlayerControlTests {
         let reference = try await ControlledFeed.reference()
         await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
-        await feed.waitFor(2)
+        try await feed.waitFor(2)
         #expect(feed.updates[1].fix.coordinate == reference.last!.coordinate)
-        for _ in 0..<100 where try feed.call("GET", "/players/alice").json["state"] as? String != "ended" { await feed.settle() }
+        try await feed.waitUntil("alice ended") { try $0.call("GET", "/players/alice").json["state"] as? String == "ended" }
         #expect(try feed.call("GET", "/players/alice").json["state"] as? String == "ended")
         #expect(try feed.control(#"{"action":"loop","loop":true}"#).json["loop"] as? Bool == true)
-        await feed.waitFor(3)
+        try await feed.waitFor(3)
         #expect(feed.updates[2].fix.coordinate == reference[0].coordinate)
         #expect(feed.updates[2].fix.time >= feed.updates[1].fix.time)
     }
@@ -213,8 +227,8 @@ struct PlayerControlTests {
         let feed = try ControlledFeed()
         await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
-        await feed.waitFor(2)
-        for _ in 0..<100 where try feed.call("GET", "/players/alice").json["state"] as? String != "ended" { await feed.settle() }
+        try await feed.waitFor(2)
+        try await feed.waitUntil("alice ended") { try $0.call("GET", "/players/alice").json["state"] as? String == "ended" }
         let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
         let stream = try #require(answer.events)
         for action in ["pause", "resume"] {
@@ -274,11 +288,11 @@ struct PlayerControlTests {
         for _ in 0..<40 { await feed.clock.advance(by: .seconds(1)) }
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
         #expect(try feed.control(#"{"action":"seek","offset":10}"#).status == 200)
-        await feed.waitFor(beforePause + 1)
+        try await feed.waitFor(beforePause + 1)
         #expect(try feed.control(#"{"action":"teleport","lat":35.7,"lng":139.8}"#).status == 200)
-        await feed.waitFor(beforePause + 2)
+        try await feed.waitFor(beforePause + 2)
         #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
-        await feed.waitFor(beforePause + 3)
+        try await feed.waitFor(beforePause + 3)
         await feed.run(until: beforePause + 5, step: .milliseconds(200))
         let updates = feed.updates
 
@@ -376,7 +390,7 @@ struct PlayerControlTests {
         #expect(feed.hub.devices.map(\.name) == ["alice", "carol"])
         await feed.clock.waitForSleepers(2)
         await feed.clock.advance(by: .seconds(1))
-        for _ in 0..<200 where !feed.updates.contains(where: { $0.player == "carol" }) { await feed.settle() }
+        try await feed.waitUntil("a fix of carol") { $0.updates.contains { $0.player == "carol" } }
         #expect(feed.updates.contains { $0.player == "carol" })
         let cases: [(String, Int, String)] = [
             (#"{"name":"carol","spec":"line"}"#, 409, "name"),

@@ -1,13 +1,15 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 @testable import LocationFeed
 import LocationSimulation
 import LocationTestSupport
 import Testing
 
-/// A controlled player keeps at most `historyLimit` fixes of its path, so an endless path runs
-/// in bounded memory; a seek before what it kept, or a loop, reads the path again from its start.
-/// Run with a window of 8 fixes over the 121-fix line, so every rule is crossed many times.
+/// A controlled player keeps at most `historyLimit` fixes it sent, and those it read ahead, so an
+/// endless path runs in bounded memory; a seek before what it kept, or a loop, reads the path
+/// again from its start. Run with a window of 8 fixes over the 121-fix line, so every rule is
+/// crossed many times.
 @Suite(.timeLimit(.minutes(1)))
 struct PlayerTransportHistoryTests {
     static let historyLimit = 8
@@ -17,17 +19,22 @@ struct PlayerTransportHistoryTests {
     final class Run: Sendable {
         final class Log: Sendable {
             let sent = Locked<[(fix: Fix, kept: Int)]>([])
+            let changes = Changes()
         }
         let clock = VirtualClock()
         let transport: PlayerTransport
         let log = Log()
         let task: Task<Void, any Error>
 
-        init(loops: Bool) throws {
+        init(
+            loops: Bool, end: PathEnd = .unknown, lookahead: Int = 4, historyLimit: Int = PlayerTransportHistoryTests.historyLimit,
+            path: SyntheticMotion<ContinuousClock>? = nil
+        ) throws {
             let transport = PlayerTransport(
-                clock: clock, origin: VirtualFeed.start, speed: 1, loops: loops, lookahead: 4, historyLimit: PlayerTransportHistoryTests.historyLimit)
+                clock: clock, origin: VirtualFeed.start, speed: 1, loops: loops, end: end, lookahead: lookahead,
+                historyLimit: historyLimit)
             self.transport = transport
-            let path = try VirtualFeed.motion(seed: ControlledFeed.seed, pacing: .virtual, noise: nil, clock: ContinuousClock())
+            let path = try path ?? VirtualFeed.motion(seed: ControlledFeed.seed, pacing: .virtual, noise: nil, clock: ContinuousClock())
             let log = log
             task = Task {
                 try await transport.run(
@@ -35,6 +42,7 @@ struct PlayerTransportHistoryTests {
                     publish: { fix, _ in
                         let kept = transport.state.withLock { $0.kept }
                         log.sent.withLock { $0.append((fix, kept)) }
+                        log.changes.signal()
                     },
                     onEnd: {})
             }
@@ -56,10 +64,10 @@ struct PlayerTransportHistoryTests {
         }
 
         /// Waits, without moving the clock, until `count` fixes were sent (a seek sends one at once).
-        func waitFor(_ count: Int) async {
-            for _ in 0..<500 where self.count < count {
-                for _ in 0..<50 { await Task.yield() }
-                try? await Task.sleep(for: .milliseconds(10))
+        func waitFor(_ count: Int) async throws {
+            let log = log
+            try await log.changes.wait(for: "\(count) fixes sent", account: { "\(log.sent.withLock { $0.count }) sent" }) {
+                log.sent.withLock { $0.count } >= count
             }
         }
     }
@@ -72,7 +80,8 @@ struct PlayerTransportHistoryTests {
         await run.run(until: total)
         let sent = run.sent
         #expect(sent.count >= total)
-        #expect(sent.map(\.kept).max()! <= Self.historyLimit)
+        // The 4 read ahead at the start, then the window (the fix sent last stays in it).
+        #expect(sent.map(\.kept).max()! <= Self.historyLimit + 4)
         // The window was in use (not everything kept, not one fix at a time).
         #expect(sent.map(\.kept).max()! > Self.historyLimit / 2)
         for (index, entry) in sent.prefix(total).enumerated() {
@@ -89,7 +98,7 @@ struct PlayerTransportHistoryTests {
         await run.run(until: 60)
         // Fix 10 was forgotten long ago: the path is read again from its start.
         try run.transport.apply(.seek(offset: 10))
-        await run.waitFor(61)
+        try await run.waitFor(61)
         await run.run(until: 63)
         var sent = run.sent
         #expect(sent[60].fix.coordinate == reference[10].coordinate)
@@ -97,13 +106,45 @@ struct PlayerTransportHistoryTests {
         #expect(sent[62].fix.coordinate == reference[12].coordinate)
         // Forward past what was read, then on from there.
         try run.transport.apply(.seek(offset: 100))
-        await run.waitFor(64)
+        try await run.waitFor(64)
         await run.run(until: 65)
         sent = run.sent
         #expect(sent[63].fix.coordinate == reference[100].coordinate)
         #expect(sent[64].fix.coordinate == reference[101].coordinate)
-        #expect(sent.map(\.kept).max()! <= Self.historyLimit)
+        #expect(sent.map(\.kept).max()! <= Self.historyLimit + 4)
         let times = sent.map(\.fix.time)
         #expect(times == times.sorted())
+    }
+
+    @Test(
+        "A path whose end is known (a GPX replay's duration, an endless circle) is read a fix at a time, not an hour ahead",
+        arguments: [PathEnd.never, .after(seconds: 120)])
+    func knownEndReadsNoFurtherThanNeeded(end: PathEnd) async throws {
+        let run = try Run(loops: false, end: end, lookahead: PlayerTransport.lookahead, historyLimit: PlayerTransport.historyLimit)
+        await run.run(until: 3)
+        // The fixes sent so far and the next one: nothing of the rest of the 121-fix line.
+        #expect(run.sent.map(\.kept) == [1, 2, 3])
+        if case .after(let seconds) = end { #expect(run.transport.status.duration == seconds) }
+    }
+
+    @Test("A path whose end is not known is read ahead to learn it: the whole 121-fix line before its first fix, and its duration")
+    func unknownEndReadsAhead() async throws {
+        let run = try Run(loops: false, lookahead: PlayerTransport.lookahead, historyLimit: PlayerTransport.historyLimit)
+        await run.run(until: 1)
+        #expect(run.sent.first?.kept == 121)
+        #expect(run.transport.status.duration == 120)
+    }
+
+    @Test("An endless circle at the default window keeps no more than the window (plus the fix sent last) over ten of them")
+    func endlessCircleStaysInItsWindow() async throws {
+        let circle = try SyntheticMotion(
+            path: .circle(center: try Coordinate(latitude: 35.68, longitude: 139.76), radius: 200), seed: 3,
+            configuration: .init(pacing: .virtual, startTime: VirtualFeed.start), clock: ContinuousClock(), now: { VirtualFeed.start })
+        #expect(circle.isEndless)
+        let limit = PlayerTransport.historyLimit
+        let run = try Run(loops: false, end: .never, lookahead: PlayerTransport.lookahead, historyLimit: limit, path: circle)
+        await run.run(until: 10 * limit)
+        #expect(run.sent.map(\.kept).max()! <= limit + 1)
+        #expect(run.sent.map(\.kept).max()! >= limit)
     }
 }

@@ -56,6 +56,27 @@ func bits(_ fix: Fix) -> [UInt64] {
         }
     }
 
+    @Test(
+        "An endless path cut by a duration knows its last fix's time before moving; without a duration it never ends; a line knows neither",
+        arguments: 0..<5)
+    func knownEnd(index: Int) async throws {
+        let (name, path) = Self.paths[index]
+        for (duration, rate) in [(10.0, 1.0), (10.6, 2.0), (7.0, 0.3)] {
+            let motion = try motion(path, duration: duration, rate: rate)
+            #expect(!motion.isEndless, "\(name)")
+            let fixes = try await collect(motion, on: VirtualClock())
+            let last = fixes.last!.fix.time.timeIntervalSince(fixes[0].fix.time)
+            if path.isEndless {
+                #expect(abs(try #require(motion.knownDuration) - last) < 1e-6, "\(name) \(duration) s at \(rate) Hz")
+            } else {
+                #expect(motion.knownDuration == nil, "\(name)")
+            }
+        }
+        let unbounded = try motion(path, duration: nil)
+        #expect(unbounded.isEndless == path.isEndless, "\(name)")
+        #expect(unbounded.knownDuration == nil, "\(name)")
+    }
+
     @Test("A line at constant speed moves exactly speed × dt per fix and ends on B")
     func line() async throws {
         let clock = VirtualClock()

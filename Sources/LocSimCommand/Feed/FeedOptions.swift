@@ -230,7 +230,7 @@ struct PlayerSpec {
             let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
             for line in warnings { Terminal.err(line) }
             let player = try Self.player(
-                name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay, duration: replay.analysis.duration)
+                name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay, end: .after(seconds: replay.analysis.duration))
             if start > 0 {
                 do {
                     try player.apply(.seek(offset: start))
@@ -243,7 +243,8 @@ struct PlayerSpec {
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)
             return try Self.player(
-                name: name, seed: seed, speed: speed, summary: arguments.joined(separator: " "), loops: loops, path: motion)
+                name: name, seed: seed, speed: speed, summary: arguments.joined(separator: " "), loops: loops, path: motion,
+                end: motion.isEndless ? .never : motion.knownDuration.map { .after(seconds: $0) } ?? .unknown)
         case .receiver(let address, let device):
             let (name, endpoint) = (name, address.description)
             // Waits for gpsd and reconnects after it goes away, for as long as the server runs;
@@ -286,10 +287,10 @@ struct PlayerSpec {
     /// A player on the continuous clock.
     static func player(
         name: String, seed: UInt64, speed: Double, summary: String, loops: Bool, path: some LocationProvider,
-        duration: Double? = nil
+        end: PathEnd = .unknown
     ) throws(ConfigurationError) -> FeedPlayer {
         try FeedPlayer(
-            name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, duration: duration,
+            name: name, seed: seed, speedFactor: speed, summary: summary, loops: loops, path: path, end: end,
             clock: ContinuousClock(), origin: Date())
     }
 

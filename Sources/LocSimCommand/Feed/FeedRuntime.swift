@@ -147,7 +147,7 @@ struct FeedRuntime {
             return try PlayerSpec.player(
                 name: creation.name, seed: PlayerSpec.seed(of: creation.name), speed: speed,
                 summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay,
-                duration: replay.analysis.duration)
+                end: .after(seconds: replay.analysis.duration))
         }
     }
 }

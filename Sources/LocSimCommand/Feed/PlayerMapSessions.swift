@@ -18,8 +18,10 @@ struct PlayerMapSessions: Service {
     let rule: FetchThrottle.Configuration
 
     func run() async throws {
-        let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self, bufferingPolicy: .bufferingNewest(4096))
-        let subscription = hub.subscribe { continuation.yield($0) }
+        // Only the player and the fix wait in the buffer, not the update's reports (about 2 KB of
+        // TPV, SKY and NMEA text each): a backlog while fetches are answered stays small.
+        let (updates, continuation) = AsyncStream.makeStream(of: (player: String, fix: Fix).self, bufferingPolicy: .bufferingNewest(4096))
+        let subscription = hub.subscribe { continuation.yield((player: $0.player, fix: $0.fix)) }
         defer { hub.unsubscribe(subscription) }
         await cancelWhenGracefulShutdown {
             var sessions: [String: MapSession] = [:]

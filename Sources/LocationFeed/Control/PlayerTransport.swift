@@ -10,13 +10,15 @@ import LocationSimulation
 /// speed, seek, teleport, loop.
 ///
 /// The path's fixes come from a provider paced `.virtual` (as fast as asked for); their offsets
-/// from the first fix are the path time. The runner keeps the fixes it read (to seek back and to
-/// loop), at most ``historyLimit`` of them: beyond that it forgets the oldest, and a seek before
-/// what it kept, or a loop, reads the path again from its start (a provider gives the same fixes
-/// each time it is iterated), so an endless path (a circle, a random walk) runs for as long as
-/// the server does in bounded memory. It reads ahead ``lookahead`` fixes at the start to learn
-/// whether the path ends (and so its duration), and sends fix *i* when the clock reaches
-/// `anchorElapsed + (offset[i] - anchorOffset) / speed`; every command moves the anchor to "now".
+/// from the first fix are the path time. The runner keeps the last ``historyLimit`` fixes it sent
+/// (to seek back without reading again) and those it read ahead: a seek before what it kept, or a
+/// loop, reads the path again from its start (a provider gives the same fixes each time it is
+/// iterated), so an endless path (a circle, a random walk) runs for as long as the server does in
+/// bounded memory. A path whose end is not known beforehand (``PathEnd/unknown``) is read ahead
+/// ``lookahead`` fixes at the start to learn whether it ends within them (and so its duration);
+/// one whose end is known (a GPX replay's duration, or never) is read a fix at a time. It sends
+/// fix *i* when the clock reaches `anchorElapsed + (offset[i] - anchorOffset) / speed`; every
+/// command moves the anchor to "now".
 ///
 /// Each fix is stamped as a receiver stamps it: with the wall-clock time at which it is sent
 /// (`origin` plus the clock's time since the transport was made), in whole milliseconds, each
@@ -24,15 +26,15 @@ import LocationSimulation
 /// a pause or a speed factor never moves the stamps off the clock. The path's own time of the fix
 /// is its offset, reported beside it.
 final class PlayerTransport: Sendable {
-    /// Fixes read ahead at the start to find a path's end (an hour at 1 Hz).
+    /// Fixes read ahead at the start of a path of unknown end, to find it (an hour at 1 Hz).
     static let lookahead = 3_600
-    /// Fixes kept at most by default (two hours at 1 Hz; about 0.8 MB a player).
-    static let historyLimit = 2 * lookahead
+    /// Sent fixes kept at most by default: a minute at 1 Hz, about 9 KB a player, so a thousand
+    /// players hold about 9 MB of path, not hundreds.
+    static let historyLimit = 64
 
-    /// Fixes kept at most (at least 4, and at least ``lookahead``): on reaching it the oldest half
-    /// is forgotten.
+    /// Sent fixes kept at most (at least 4): on reaching it the oldest half is forgotten.
     let historyLimit: Int
-    /// Fixes read before the first is sent.
+    /// Fixes read before the first is sent: ``lookahead`` for a path of unknown end, else 1.
     let lookahead: Int
 
     enum Phase: Sendable, Hashable {
@@ -78,18 +80,18 @@ final class PlayerTransport: Sendable {
 
     /// - Parameter origin: The wall-clock time at which `clock` reads its `now` of this call.
     init<C: Clock>(
-        clock: C, origin: Date, speed: Double, loops: Bool, duration: Double? = nil, lookahead: Int = PlayerTransport.lookahead,
+        clock: C, origin: Date, speed: Double, loops: Bool, end: PathEnd = .unknown, lookahead: Int = PlayerTransport.lookahead,
         historyLimit: Int = PlayerTransport.historyLimit
     ) where C.Duration == Duration {
-        self.lookahead = max(1, lookahead)
-        self.historyLimit = max(4, self.lookahead, historyLimit)
+        self.lookahead = end == .unknown ? max(1, lookahead) : 1
+        self.historyLimit = max(4, historyLimit)
         self.origin = origin
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
         self.sleepUntil = { due in try await clock.sleep(until: start.advanced(by: due), tolerance: nil) }
         var initial = State(speed: speed)
         initial.loops = loops
-        initial.duration = duration
+        if case .after(let seconds) = end { initial.duration = seconds }
         self.state = Locked(initial)
     }
 
@@ -210,8 +212,12 @@ final class PlayerTransport: Sendable {
     ) async throws {
         var iterator = provider.makeAsyncIterator()
         // The kept window of the path: fix i of the path is fixes[i - dropped].
+        // Room for the window and the fix after it, once: trimming keeps the capacity, so a player
+        // that plays for hours never grows the arrays again (nor doubles them past the window).
         var fixes: [Fix] = []
         var offsets: [Double] = []
+        fixes.reserveCapacity(historyLimit + 2)
+        offsets.reserveCapacity(historyLimit + 2)
         var dropped = 0
         var firstTime: Date?
         var exhausted = false
@@ -241,11 +247,12 @@ final class PlayerTransport: Sendable {
             state.withLock { $0.duration = duration }
             return false
         }
-        // At the limit, forgets the oldest fixes down to half of it, never path index `keeping` or later.
+        // With the limit reached by the fixes before path index `keeping`, forgets the oldest of
+        // them down to half of it; never `keeping` or later (the fix last sent, those read ahead).
         func trim(keeping: Int) {
-            guard fixes.count >= historyLimit else { return }
-            let count = min(keeping, dropped + fixes.count - historyLimit / 2) - dropped
-            guard count > 0 else { return }
+            let before = keeping - dropped
+            guard before >= historyLimit else { return }
+            let count = before - historyLimit / 2
             fixes.removeFirst(count)
             offsets.removeFirst(count)
             dropped += count
@@ -255,8 +262,8 @@ final class PlayerTransport: Sendable {
         // Reads the path again from its start (a seek before the kept window, a loop).
         func restart() {
             iterator = provider.makeAsyncIterator()
-            fixes = []
-            offsets = []
+            fixes.removeAll(keepingCapacity: true)
+            offsets.removeAll(keepingCapacity: true)
             dropped = 0
             firstTime = nil
             exhausted = false

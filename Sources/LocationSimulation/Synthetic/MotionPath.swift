@@ -46,6 +46,15 @@ package struct MotionPath: Sendable, Hashable {
         MotionPath(kind: .randomWalk(start: start, turnSigma: turnSigma, boundary: boundary))
     }
 
+    /// Whether a mover on it goes on forever (standing still, a circle, a random walk) rather than
+    /// arriving (a line, a route).
+    package var isEndless: Bool {
+        switch kind {
+        case .stationary, .circle, .randomWalk: true
+        case .route: false
+        }
+    }
+
     func validate() throws(SimulationError) {
         switch kind {
         case .stationary: break

@@ -99,6 +99,17 @@ package struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == D
         self.control = control
     }
 
+    /// Whether it gives fixes forever: an endless path (``MotionPath/isEndless``) with no duration.
+    package var isEndless: Bool { configuration.duration == nil && path.isEndless }
+
+    /// The time of its last fix after its first, when that is known before it moves: an endless
+    /// path cut by a duration ends at the last tick within it. A line or a route arrives when its
+    /// seeded pace takes it there (`nil`: known once played).
+    package var knownDuration: Double? {
+        guard path.isEndless, let duration = configuration.duration else { return nil }
+        return (duration * configuration.rate).rounded(.down) / configuration.rate
+    }
+
     package func makeAsyncIterator() -> Iterator {
         Iterator(
             simulator: MotionSimulator(path: path, profile: speed, seed: seed), configuration: configuration,
