@@ -243,7 +243,7 @@ let package = Package(
             name: "SwarmTests",
             dependencies: [
                 "Swarm", "SwarmHTTP", "LocationCore", "MapFeature", "LocationSimulation", "LocationIndex", "LocationTestSupport",
-                "LocSimTestHelpers", .product(name: "NIOCore", package: "swift-nio"),
+                "LocSimTestHelpers", "NearbyServer", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),

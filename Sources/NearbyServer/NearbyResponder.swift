@@ -166,7 +166,7 @@ package struct NearbyResponder: HTTPResponder {
                     }
                 case .metrics:
                     outcome = Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-                case .audit: outcome = Self.json(ByteBuffer(bytes: state.auditJSON()), status: 200)
+                case .audit: outcome = audit(request.uri)
                 case .auditReset: outcome = auditReset(request.uri)
                 }
             }
@@ -493,6 +493,28 @@ package struct NearbyResponder: HTTPResponder {
     /// ASCII replaced by `_`: one word in a log line.
     private static func visible(_ value: String) -> String {
         String(String.UnicodeScalarView(value.unicodeScalars.prefix(64).map { (0x21...0x7E).contains($0.value) ? $0 : "_" }))
+    }
+
+    /// `GET /audit[?cursor=SEQ][&limit=N]`: every count, and one page of the timelines (the
+    /// entries after `cursor`, at most `limit`, 1...10,000, default 1,000) with the next cursor.
+    private func audit(_ uri: URI) -> Outcome {
+        let parameters = uri.queryParameters
+        let maximum = FetchAudit.pageSizes.maximum
+        func value(_ name: String, default fallback: Int, range: ClosedRange<Int>, meaning: String) -> Result<Int, ServerError> {
+            guard let text = parameters[Substring(name)] else { return .success(fallback) }
+            guard let number = Int(text), range.contains(number) else {
+                return .failure(
+                    .badRequest("\(name) must be \(meaning), got '\(TextExcerpt.render(String(text), limit: 64))'", parameter: name))
+            }
+            return .success(number)
+        }
+        let cursor = value("cursor", default: 0, range: 0...Int.max, meaning: "a whole number >= 0 (the 'next' of the page before)")
+        let limit = value("limit", default: FetchAudit.pageSizes.default, range: 1...maximum, meaning: "a whole number within 1...\(maximum)")
+        switch (cursor, limit) {
+        case (.failure(let error), _), (_, .failure(let error)): return Self.failure(error)
+        case (.success(let cursor), .success(let limit)):
+            return Self.json(ByteBuffer(bytes: state.auditJSON(after: cursor, limit: limit)), status: 200)
+        }
     }
 
     /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one

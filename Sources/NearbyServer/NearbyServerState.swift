@@ -48,12 +48,19 @@ package final class NearbyServerState: Sendable {
     /// `{"violations":N,"evicted":{"clients":N,"requests":N,"violations":N},"clients":[{"client":…,"requests":N,"violations":N,"verdicts":{"first":N,…},
     /// "timeline":[{"seq":N,"time":"…","lat":…,"lng":…,"radius":…,"verdict":"…","reason":"…","status":N}]}]}`
     /// (`status` is null while a request is in flight, 0 for one never answered).
-    package func auditJSON() -> [UInt8] {
-        Self.json(of: audit)
+    /// Every count is the whole audit's; the timelines hold one page: the entries after `cursor`
+    /// (a `seq`), at most `limit`, oldest first over all clients, and `"next"` is the cursor of
+    /// the page after (null after the last kept entry).
+    package func auditJSON(after cursor: Int = 0, limit: Int = FetchAudit.pageSizes.default) -> [UInt8] {
+        let audit = audit
+        return Self.json(of: audit, page: audit.page(after: cursor, limit: limit))
     }
 
-    /// The audit summary JSON of `audit` (see ``auditJSON()``).
-    package static func json(of audit: FetchAudit) -> [UInt8] {
+    /// The audit summary JSON of `audit` (see ``auditJSON(after:limit:)``), with every kept
+    /// entry when `page` is nil.
+    package static func json(of audit: FetchAudit, page: FetchAudit.Page? = nil) -> [UInt8] {
+        let records = audit.records
+        let timelines = page?.timelines ?? records.map { $0.entries[...] }
         var json = JSONWriter(capacity: 4096)
         json.object { json in
             json.member("violations", audit.violationCount)
@@ -63,8 +70,10 @@ package final class NearbyServerState: Sendable {
                 json.member("requests", audit.evictedRequests)
                 json.member("violations", audit.evictedViolations)
             }
+            json.member("next", page?.next)
             json.key("clients")
-            json.array(audit.records) { json, record in
+            json.array(Array(zip(records, timelines))) { json, item in
+                let (record, timeline) = item
                 json.object { json in
                     json.member("client", record.client)
                     json.member("requests", record.requests)
@@ -77,7 +86,7 @@ package final class NearbyServerState: Sendable {
                         }
                     }
                     json.key("timeline")
-                    json.array(record.entries) { json, entry in
+                    json.array(timeline) { json, entry in
                         json.object { json in
                             json.member("seq", entry.sequence)
                             json.member("time", entry.time)

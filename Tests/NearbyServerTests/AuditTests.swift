@@ -28,11 +28,12 @@ import Testing
             var timeline: [Entry]
         }
         var violations: Int
+        var next: Int?
         var clients: [Client]
     }
 
-    func audit(_ client: some TestClientProtocol) async throws -> AuditBody {
-        try await client.execute(uri: "/audit", method: .get) { response in
+    func audit(_ client: some TestClientProtocol, query: String = "") async throws -> AuditBody {
+        try await client.execute(uri: "/audit" + query, method: .get) { response in
             try JSONDecoder().decode(AuditBody.self, from: response.bytes)
         }
     }
@@ -217,6 +218,24 @@ import Testing
             #expect(other.timeline.map(\.verdict) == ["first", "too_soon", "first"])
             // What was seen before a restart still counts.
             #expect(body.violations == 3)
+            #expect(body.next == nil)
+            // Two entries a page: the counts stay whole; the pages, followed, are the timeline.
+            var pages: [AuditBody] = [try await audit(client, query: "?limit=2")]
+            while let next = pages.last?.next { pages.append(try await audit(client, query: "?limit=2&cursor=\(next)")) }
+            #expect(pages.count == 5)
+            #expect(pages.allSatisfy { $0.violations == 3 && $0.clients.map(\.requests) == [6, 3] })
+            #expect(pages.map { $0.clients.map(\.timeline.count).reduce(0, +) } == [2, 2, 2, 2, 1])
+            #expect(pages.flatMap { $0.clients.flatMap(\.timeline) }.map(\.seq).sorted() == Array(1...9))
+            // Bad paging parameters are 400s naming them.
+            for (query, parameter) in [
+                ("?limit=0", "limit"), ("?limit=10001", "limit"), ("?limit=two", "limit"), ("?cursor=-1", "cursor"), ("?cursor=1.5", "cursor"),
+            ] {
+                try await client.execute(uri: "/audit" + query, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(query)")
+                    let error = try response.decodeError()
+                    #expect(error.parameter == parameter, "\(query)")
+                }
+            }
         }
     }
 
@@ -235,6 +254,48 @@ import Testing
             at: start.addingTimeInterval(2.1), session: "2")
         #expect(third.verdict == .overlap)  // the second request is still in flight
         #expect(audit.records.first?.entries.map(\.status) == [503, nil, nil])
+    }
+
+    @Test("Pages of the timelines: following 'next' from cursor 0 gives every kept entry once, oldest first over all clients, each page within its limit")
+    func pagesCoverTheKeptTimelines() throws {
+        // 7 clients in a seeded interleaving, 40 kept per client (so the oldest were trimmed).
+        var audit = FetchAudit(configuration: FetchAudit.Configuration(maximumEntriesPerClient: 40))
+        var random = SplitMix64(seed: 17)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        for index in 0..<700 {
+            let client = "player:p\(Int.random(in: 0..<7, using: &random))"
+            let (ticket, _) = audit.arrive(
+                client: client, center: TestIndex.tokyo, radius: 5_000, at: start.addingTimeInterval(Double(index)))
+            audit.finish(ticket, status: 200, failed: false, at: start.addingTimeInterval(Double(index)))
+        }
+        let kept = audit.records.flatMap(\.entries).map(\.sequence).sorted()
+        #expect(kept.count < 700)
+        for limit in [1, 13, 40, kept.count - 1, kept.count, 10_000] {
+            var seen: [Int] = []
+            var cursor = 0
+            var pages = 0
+            while true {
+                let page = audit.page(after: cursor, limit: limit)
+                let sequences = page.timelines.flatMap { $0.map(\.sequence) }
+                #expect(sequences.count <= limit)
+                // Each client's slice is its own entries (the page keeps the records' order).
+                for (record, timeline) in zip(audit.records, page.timelines) {
+                    #expect(Set(timeline.map(\.sequence)).isSubset(of: Set(record.entries.map(\.sequence))))
+                }
+                seen += sequences.sorted()
+                pages += 1
+                guard let next = page.next else { break }
+                #expect(sequences.count == limit)
+                #expect(next == sequences.max())
+                cursor = next
+            }
+            #expect(seen == kept, "limit \(limit)")
+            #expect(pages == max(1, (kept.count + limit - 1) / limit), "limit \(limit)")
+        }
+        // A cursor past everything: an empty page, no next.
+        let empty = audit.page(after: 700, limit: 5)
+        #expect(empty.timelines.allSatisfy { $0.isEmpty })
+        #expect(empty.next == nil)
     }
 
     @Test("--audit-speed divides the interval and the back-off (not the tolerance): a swarm at 10x is judged in its own time")

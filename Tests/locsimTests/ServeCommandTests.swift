@@ -49,11 +49,23 @@ import Testing
             var timeline: [Entry]
         }
         var violations: Int
+        var next: Int?
         var clients: [Client]
     }
 
+    /// The whole audit: its pages followed from the first (`next`), each client's timelines joined.
     func audit(_ server: ServeProcess) async throws -> Audit {
-        try JSONDecoder().decode(Audit.self, from: try await get(server.base + "/audit").body)
+        var whole = try JSONDecoder().decode(Audit.self, from: try await get(server.base + "/audit?limit=10000").body)
+        while let next = whole.next {
+            let page = try JSONDecoder().decode(Audit.self, from: try await get(server.base + "/audit?limit=10000&cursor=\(next)").body)
+            // Clients only ever join the end of the list; counts are the latest page's.
+            var clients = page.clients
+            for (index, client) in whole.clients.enumerated() where index < clients.count && clients[index].client == client.client {
+                clients[index].timeline = client.timeline + clients[index].timeline
+            }
+            whole = Audit(violations: page.violations, next: page.next, clients: clients)
+        }
+        return whole
     }
 
     @Test("replay --online against locsim serve gives the same places and fetch log as replay --db on the same index")

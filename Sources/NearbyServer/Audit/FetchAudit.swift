@@ -221,6 +221,57 @@ package struct FetchAudit: Sendable {
     /// The client records, in order of first appearance.
     package var records: [ClientRecord] { clientOrder.compactMap { clients[$0] } }
 
+    /// One page of the kept timelines (`GET /audit?cursor=&limit=`).
+    package struct Page: Sendable {
+        /// Each client's entries in the page, in the order of ``FetchAudit/records``.
+        package var timelines: [ArraySlice<Entry>]
+        /// The cursor of the next page (the sequence number of this page's last entry), or nil
+        /// when no kept entry comes after this page.
+        package var next: Int?
+    }
+
+    /// The default and largest page (`limit`) of `GET /audit`.
+    package static let pageSizes = (default: 1_000, maximum: 10_000)
+
+    /// The kept entries whose sequence number is above `cursor`, oldest first over all clients,
+    /// at most `limit` of them (each client's in its own timeline).
+    ///
+    /// Sequence numbers are unique and each client's timeline is in their order, so the page
+    /// ends at the smallest sequence number with `limit` entries up to it: found by bisection,
+    /// counting each client's entries by bisection too, without merging or copying the timelines.
+    package func page(after cursor: Int, limit: Int) -> Page {
+        let records = records
+        // The index of the first entry with a sequence number above `bound`.
+        func start(_ entries: [Entry], after bound: Int) -> Int {
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].sequence > bound { high = middle } else { low = middle + 1 }
+            }
+            return low
+        }
+        let starts = records.map { start($0.entries, after: cursor) }
+        func count(upTo bound: Int) -> Int {
+            zip(records, starts).reduce(0) { $0 + start($1.0.entries, after: bound) - $1.1 }
+        }
+        let limit = max(1, limit)
+        var end = Int.max
+        if count(upTo: sequence) > limit {
+            var low = cursor + 1
+            var high = sequence
+            while low < high {
+                let middle = low + (high - low) / 2
+                if count(upTo: middle) >= limit { high = middle } else { low = middle + 1 }
+            }
+            end = low
+        }
+        let timelines = zip(records, starts).map { record, first in
+            record.entries[first..<start(record.entries, after: end)]
+        }
+        return Page(timelines: timelines, next: end == .max ? nil : end)
+    }
+
     /// A request arrived: its verdict and reason.
     ///
     /// - Parameters:
