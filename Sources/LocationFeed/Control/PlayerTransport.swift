@@ -351,25 +351,22 @@ final class PlayerTransport: Sendable {
                 }
                 let due = anchorElapsed + .seconds((offsets[next - dropped] - anchorOffset) / speed)
                 if due > elapsed() {
-                    let changed = await withTaskGroup(of: Bool.self) { group in
-                        group.addTask { [sleepUntil] in
+                    // One child sleeps until the fix is due and then moves the signal on, as a
+                    // command does; this task waits for the signal either way and looks again
+                    // (due by then, the fix goes out; a command came, it is applied first).
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask { [sleepUntil, signal] in
                             do {
                                 try await sleepUntil(due)
+                                signal.bump()
                             } catch {
-                                // Cancelled: the loop's own check ends the player.
+                                // Cancelled: a command came first, or the player is stopping.
                             }
-                            return false
                         }
-                        group.addTask { [signal] in
-                            await signal.wait(after: generation)
-                            return true
-                        }
-                        let first = await group.next() ?? false
+                        await signal.wait(after: generation)
                         group.cancelAll()
-                        return first
                     }
-                    // A command that came as the sleep ended still wins: the fix waits for a fresh look.
-                    if changed || Task.isCancelled || signal.generation != generation { continue }
+                    continue
                 }
                 send(next)
                 next += 1
