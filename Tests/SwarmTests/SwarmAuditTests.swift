@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import LocationTestSupport
 import MapFeature
 import NearbyServer
@@ -10,8 +11,9 @@ import Testing
 /// `locsim serve --audit-speed X`, in plain numbers: each send arrives at the audit at its wall
 /// time (game time ÷ the speed), answered after 40 ms, failed (10%), or never answered (5%, the
 /// swarm giving up after its 500 ms timeout). The audit may flag only the players that ignore
-/// the rule, and must flag each of them.
-@Suite("Swarm and audit", .timeLimit(.minutes(1)))
+/// the rule, and must flag each of them. Each case computes for a while without an await, so it
+/// runs on a thread of its own (`.ownThread`), not on the cooperative pool the awaiting suites need.
+@Suite("Swarm and audit", .timeLimit(.minutes(1)), .ownThread)
 struct SwarmAuditTests {
     enum Event {
         case arrive(LiveSwarm.Send, answered: Bool)
@@ -22,7 +24,7 @@ struct SwarmAuditTests {
         "Zero false verdicts at speed 1, 10 and 100 with 10% failed and 5% unanswered requests; every misbehaving player caught",
         arguments: [1.0, 10, 100])
     func zeroFalseVerdicts(speed: Double) throws {
-        let motion = try LiveSwarmTests.motion(players: 150, seconds: 600)
+        let motion = try LiveSwarmTests.motion(players: 100, seconds: 420)
         var swarm = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, misbehaviour: 0.05))
         let misbehaving = Set(swarm.misbehavingPlayers)
         #expect(!misbehaving.isEmpty)
