@@ -188,7 +188,15 @@ public final class PostgresServer: Sendable {
         for child in try Self.children(of: postmaster) where kill(child, SIGSTOP) == 0 {
             stopped.append(child)
         }
-        return try await body()
+        // A test cancelled while it waits on the frozen server (its time limit) is thawed at
+        // once: what it awaits can then end, and the defer above runs; otherwise the test, and the
+        // server it leaves stopped, would outlive the run.
+        let frozen = stopped
+        return try await withTaskCancellationHandler {
+            try await body()
+        } onCancel: {
+            for pid in frozen { kill(pid, SIGCONT) }
+        }
     }
 
     /// The first line of `postmaster.pid`.
