@@ -375,16 +375,3 @@ final class PlayerTransport: Sendable {
         }
     }
 }
-
-extension Array where Element == Double {
-    /// The first index whose element satisfies `belongs` (elements ascending, so it is a boundary).
-    func partitioningIndex(where belongs: (Double) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
-    }
-}

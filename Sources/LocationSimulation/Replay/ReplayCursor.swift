@@ -152,21 +152,7 @@ extension Date {
 }
 
 /// First index whose value is ≥ `value` (values sorted ascending).
-func lowerBound(_ values: [Double], _ value: Double) -> Int {
-    var low = 0, high = values.count
-    while low < high {
-        let mid = (low + high) / 2
-        if values[mid] < value { low = mid + 1 } else { high = mid }
-    }
-    return low
-}
+func lowerBound(_ values: [Double], _ value: Double) -> Int { values.partitioningIndex { $0 >= value } }
 
 /// First index whose value is > `value` (values sorted ascending).
-func upperBound(_ values: [Double], _ value: Double) -> Int {
-    var low = 0, high = values.count
-    while low < high {
-        let mid = (low + high) / 2
-        if values[mid] <= value { low = mid + 1 } else { high = mid }
-    }
-    return low
-}
+func upperBound(_ values: [Double], _ value: Double) -> Int { values.partitioningIndex { $0 > value } }

@@ -242,15 +242,7 @@ package struct FetchAudit: Sendable {
     package func page(after cursor: Int, limit: Int) -> Page {
         let records = records
         // The index of the first entry with a sequence number above `bound`.
-        func start(_ entries: [Entry], after bound: Int) -> Int {
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].sequence > bound { high = middle } else { low = middle + 1 }
-            }
-            return low
-        }
+        func start(_ entries: [Entry], after bound: Int) -> Int { entries.partitioningIndex { $0.sequence > bound } }
         let starts = records.map { start($0.entries, after: cursor) }
         func count(upTo bound: Int) -> Int {
             zip(records, starts).reduce(0) { $0 + start($1.0.entries, after: bound) - $1.1 }
