@@ -43,6 +43,7 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     private struct Waiter {
+        let id: UInt64
         let count: Int
         let continuation: CheckedContinuation<Void, Never>
     }
@@ -53,6 +54,9 @@ public final class VirtualClock: Clock, Sendable {
         var sleepers: [UInt64: Sleeper] = [:]
         var cancelledBeforeRegistration: Set<UInt64> = []
         var waiters: [Waiter] = []
+        /// Waiters made but not yet registered or resumed, and those of them cancelled meanwhile.
+        var unregisteredWaiters: Set<UInt64> = []
+        var cancelledWaiters: Set<UInt64> = []
 
         /// Removes and returns the waiters whose sleeper count has been reached.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -158,18 +162,34 @@ public final class VirtualClock: Clock, Sendable {
         }
     }
 
-    /// Returns once at least `count` tasks are asleep on the clock.
+    /// Returns once at least `count` tasks are asleep on the clock, or at once when the waiting
+    /// task is cancelled (a test that also waits for something else, whichever comes first).
     ///
     /// This is the handshake for manual driving: the system under test reaches its next wait,
     /// then the test advances time. It suspends without polling.
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.waiters.append(Waiter(count: count, continuation: continuation))
-                return false
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            state.unregisteredWaiters.insert(state.nextID)
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    state.unregisteredWaiters.remove(id)
+                    if state.cancelledWaiters.remove(id) != nil || state.sleepers.count >= count { return true }
+                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                if let index = state.waiters.firstIndex(where: { $0.id == id }) { return state.waiters.remove(at: index) }
+                if state.unregisteredWaiters.contains(id) { state.cancelledWaiters.insert(id) }
+                return nil
+            }
+            waiter?.continuation.resume()
         }
     }
 }

@@ -61,11 +61,29 @@ final class ControlledFeed: Sendable {
     var updates: [PlayerHub.Update] { log.updates.withLock { $0 } }
 
     /// Steps the clock `step` at a time until `count` updates have come.
-    func run(until count: Int, step: Duration = .seconds(1)) async {
+    ///
+    /// Before each step the runner has sent every fix due so far: it is asleep on the clock until
+    /// its next one, or its path has ended (then it never sleeps again, and the count is final).
+    func run(until count: Int, step: Duration = .seconds(1)) async throws {
         while updates.count < count {
-            await clock.waitForSleepers(1)
+            try await settle(count)
             if updates.count >= count { break }
+            guard !ended else { throw HarnessError("alice's path ended after \(updates.count) fixes, before \(count)") }
             await clock.advance(by: step)
+        }
+    }
+
+    /// Whether alice's path has ended.
+    var ended: Bool { (try? call("GET", "/players/alice").json["state"] as? String) == "ended" }
+
+    /// Waits until the runner is asleep on the clock, its path has ended, or `count` fixes have come.
+    private func settle(_ count: Int) async throws {
+        let clock = clock
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await clock.waitForSleepers(1) }
+            group.addTask { try await self.waitUntil("alice asleep, ended, or \(count) fixes") { $0.ended || $0.updates.count >= count } }
+            try await group.next()
+            group.cancelAll()
         }
     }
 
@@ -117,7 +135,7 @@ struct PlayerControlTests {
     func pauseResume() async throws {
         let feed = try ControlledFeed()
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 5)
+        try await feed.run(until: 5)
         let paused = try feed.control(#"{"action":"pause"}"#)
         #expect(paused.status == 200)
         #expect(paused.json["state"] as? String == "paused")
@@ -135,7 +153,7 @@ struct PlayerControlTests {
         let lastOffset = reference[held - 1].time.timeIntervalSince(reference[0].time)
         #expect(abs((shown["offset"] as? Double ?? .nan) - lastOffset) < 1.0)
         #expect(try feed.control(#"{"action":"resume"}"#).json["state"] as? String == "playing")
-        await feed.run(until: held + 2)
+        try await feed.run(until: held + 2)
         let sent = feed.updates.map { $0.fix.coordinate }
         #expect(sent == Array(reference.prefix(held + 2)).map(\.coordinate))
     }
@@ -143,7 +161,7 @@ struct PlayerControlTests {
     @Test("speed: the path's fixes come that many times faster from then on")
     func speed() async throws {
         let feed = try ControlledFeed()
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         let answer = try feed.control(#"{"action":"speed","speed":4}"#)
         #expect(answer.status == 200)
         #expect(answer.json["speed"] as? Double == 4)
@@ -151,7 +169,7 @@ struct PlayerControlTests {
         let before = feed.updates.count
         await feed.clock.waitForSleepers(1)
         await feed.clock.advance(by: .seconds(1))
-        await feed.run(until: before + 4)
+        try await feed.run(until: before + 4)
         await feed.settle()
         // One clock second at 4× is four path seconds: four fixes of a 1 Hz path.
         #expect(feed.updates.count == before + 4)
@@ -162,7 +180,7 @@ struct PlayerControlTests {
         let feed = try ControlledFeed()
         let reference = try await ControlledFeed.reference()
         let duration = reference.last!.time.timeIntervalSince(reference[0].time)
-        await feed.run(until: 2)
+        try await feed.run(until: 2)
         #expect(try feed.call("GET", "/players/alice").json["duration"] as? Double == duration)
         // The answer is the state after the seek: its offset, and no fix from before it (the
         // fix at 60 s, if the player has sent it already).
@@ -172,13 +190,13 @@ struct PlayerControlTests {
         if let shown = answer.json["fix"] as? [String: Any] {
             #expect(shown["lat"] as? Double == reference[60].coordinate.map { ($0.latitude * 1e9).rounded() / 1e9 })
         }
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         #expect(feed.updates[2].fix.coordinate == reference[60].coordinate)
-        await feed.run(until: 4)
+        try await feed.run(until: 4)
         #expect(feed.updates[3].fix.coordinate == reference[61].coordinate)
         // Times never go back, even after a seek backwards.
         #expect(try feed.control(#"{"action":"seek","fraction":0.25}"#).status == 200)
-        await feed.run(until: 5)
+        try await feed.run(until: 5)
         let quarter = reference.firstIndex { $0.time.timeIntervalSince(reference[0].time) > duration / 4 }! - 1
         #expect(feed.updates[4].fix.coordinate == reference[quarter].coordinate)
         let times = feed.updates.map(\.fix.time)
@@ -192,25 +210,35 @@ struct PlayerControlTests {
     func teleport() async throws {
         let feed = try ControlledFeed()
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         #expect(try feed.control(#"{"action":"teleport","lat":35.7,"lng":139.8}"#).status == 200)
         try await feed.waitFor(4)
         let target = try Coordinate(latitude: 35.7, longitude: 139.8)
         #expect(feed.updates[3].fix.coordinate == target)
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
-        await feed.run(until: 5)
+        try await feed.run(until: 5)
         let from = try #require(reference[2].coordinate)
         let expected = try #require(reference[3].coordinate).destination(distance: from.distance(to: target), bearing: from.bearing(to: target))
         let got = try #require(feed.updates[4].fix.coordinate)
         #expect(abs(got.latitude - expected.latitude) < 1e-9 && abs(got.longitude - expected.longitude) < 1e-9)
     }
 
+    @Test("Stepped fix by fix, a player sends every fix of its path, the last one too, and then ends")
+    func wholePath() async throws {
+        let feed = try ControlledFeed()
+        let reference = try await ControlledFeed.reference()
+        try await feed.run(until: reference.count)
+        #expect(feed.updates.map(\.fix.coordinate) == reference.map(\.coordinate))
+        #expect(feed.updates.map(\.offset) == reference.map { $0.time.timeIntervalSince(reference[0].time) })
+        try await feed.waitUntil("alice ended") { $0.ended }
+    }
+
     @Test("At the end: ended without loop, and turning loop on starts the path again from its first fix")
     func endAndLoop() async throws {
         let feed = try ControlledFeed()
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 1)
+        try await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
         try await feed.waitFor(2)
         #expect(feed.updates[1].fix.coordinate == reference.last!.coordinate)
@@ -225,7 +253,7 @@ struct PlayerControlTests {
     @Test("An ended player refuses pause and resume (400 naming 'action') and no event says it changed")
     func endedRefusesPauseAndResume() async throws {
         let feed = try ControlledFeed()
-        await feed.run(until: 1)
+        try await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","fraction":1}"#).status == 200)
         try await feed.waitFor(2)
         try await feed.waitUntil("alice ended") { try $0.call("GET", "/players/alice").json["state"] as? String == "ended" }
@@ -250,7 +278,7 @@ struct PlayerControlTests {
         let feed = try ControlledFeed()
         let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
         let stream = try #require(answer.events)
-        await feed.run(until: 2)
+        try await feed.run(until: 2)
         for _ in 0..<2 { #expect(try feed.control(#"{"action":"pause"}"#).json["state"] as? String == "paused") }
         for _ in 0..<2 { #expect(try feed.control(#"{"action":"speed","speed":3}"#).status == 200) }
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
@@ -264,9 +292,9 @@ struct PlayerControlTests {
     func loopsByItself() async throws {
         let feed = try ControlledFeed(loops: true)
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 1)
+        try await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
-        await feed.run(until: 4)
+        try await feed.run(until: 4)
         #expect(feed.updates.suffix(3).map(\.fix.coordinate) == [reference[119], reference[120], reference[0]].map(\.coordinate))
         let times = feed.updates.map(\.fix.time)
         #expect(times == times.sorted())
@@ -276,12 +304,12 @@ struct PlayerControlTests {
     func wallClockStamps() async throws {
         let feed = try ControlledFeed(loops: true)
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         #expect(try feed.control(#"{"action":"speed","speed":5}"#).status == 200)
         // The runner drops its wait for the next fix at 1× before the clock moves on.
         await feed.settle()
         // At 5× the path's 1 Hz fixes are due every 0.2 s of the clock: step by that.
-        await feed.run(until: 13, step: .milliseconds(200))
+        try await feed.run(until: 13, step: .milliseconds(200))
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         await feed.settle()
         let beforePause = feed.updates.count
@@ -293,7 +321,7 @@ struct PlayerControlTests {
         try await feed.waitFor(beforePause + 2)
         #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
         try await feed.waitFor(beforePause + 3)
-        await feed.run(until: beforePause + 5, step: .milliseconds(200))
+        try await feed.run(until: beforePause + 5, step: .milliseconds(200))
         let updates = feed.updates
 
         // Every stamp is the time the hub saw the fix, cut to the millisecond, or a millisecond
@@ -328,7 +356,7 @@ struct PlayerControlTests {
         let feed = try ControlledFeed()
         let answer = feed.api.respond(to: .init(method: "GET", path: "/players/alice/fixes"))
         let stream = try #require(answer.events)
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
         var fixes: [[String: Any]] = []
         for await frame in stream {
@@ -424,10 +452,10 @@ struct PlayerControlTests {
         #expect(answer.status == 200)
         #expect(answer.contentType == "text/event-stream")
         let stream = try #require(answer.events)
-        await feed.run(until: 2)
+        try await feed.run(until: 2)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
         var frames: [String] = []
         for await frame in stream { frames.append(String(decoding: frame, as: UTF8.self)) }

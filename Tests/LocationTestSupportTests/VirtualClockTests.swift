@@ -75,6 +75,24 @@ import Testing
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test("A cancelled waitForSleepers returns with no sleeper, and leaves later waits working")
+    func waitForSleepersCancelled() async throws {
+        let clock = VirtualClock()
+        // Cancelled before it starts waiting, or (likely, after yields) while it waits: it returns.
+        let early = Task { await clock.waitForSleepers(1) }
+        early.cancel()
+        await early.value
+        let waiting = Task { await clock.waitForSleepers(2) }
+        for _ in 0..<10 { await Task.yield() }
+        waiting.cancel()
+        await waiting.value
+        #expect(clock.sleeperCount == 0)
+        let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1))
+        try await sleeper.value
+    }
 }
 
 actor Recorder {
