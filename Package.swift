@@ -38,8 +38,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/guides/serve.md).
-        // Without its default ConfigurationSupport trait: locsim reads no swift-configuration, and
-        // the package is then not built at all (FullFoundation, the other default, is kept).
+        // Without its default ConfigurationSupport trait: locsim reads no swift-configuration
+        // (FullFoundation, the other default, is kept). AsyncHTTPClient, which only the tests'
+        // HummingbirdTesting brings in, still builds that package.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
