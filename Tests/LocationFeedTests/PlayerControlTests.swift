@@ -62,11 +62,13 @@ final class ControlledFeed: Sendable {
 
     /// Steps the clock `step` at a time until `count` updates have come.
     ///
-    /// Before each step the runner has sent every fix due so far: it is asleep on the clock until
-    /// its next one, or its path has ended (then it never sleeps again, and the count is final).
+    /// Before each step, and before it returns, the runner has sent every fix due so far and every
+    /// listener has it: the runner is asleep on the clock until its next fix, or its path has ended
+    /// (then it never sleeps again, and the count is final). A count read while the runner is
+    /// still sending could be ahead of what an event stream has been given.
     func run(until count: Int, step: Duration = .seconds(1)) async throws {
         while updates.count < count {
-            try await settle(count)
+            try await waitForRunner()
             if updates.count >= count { break }
             guard !ended else { throw HarnessError("alice's path ended after \(updates.count) fixes, before \(count)") }
             await clock.advance(by: step)
@@ -76,12 +78,12 @@ final class ControlledFeed: Sendable {
     /// Whether alice's path has ended.
     var ended: Bool { (try? call("GET", "/players/alice").json["state"] as? String) == "ended" }
 
-    /// Waits until the runner is asleep on the clock, its path has ended, or `count` fixes have come.
-    private func settle(_ count: Int) async throws {
+    /// Waits until the runner is asleep on the clock or its path has ended.
+    private func waitForRunner() async throws {
         let clock = clock
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await clock.waitForSleepers(1) }
-            group.addTask { try await self.waitUntil("alice asleep, ended, or \(count) fixes") { $0.ended || $0.updates.count >= count } }
+            group.addTask { try await self.waitUntil("alice asleep on the clock, or ended") { $0.ended } }
             try await group.next()
             group.cancelAll()
         }
