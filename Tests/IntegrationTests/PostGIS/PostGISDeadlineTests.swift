@@ -104,8 +104,13 @@ import Testing
                     #expect(elapsed < Self.bound)
                 }
                 // The lock gone, the same store answers (on a new connection where one was closed).
+                // A wrong answer is reported as the last error, so a failure says what came back.
                 try await eventually("the store answers again") {
-                    try await store.places(near: Self.center, within: 5_000) == expected
+                    let answer = try await store.places(near: Self.center, within: 5_000)
+                    guard answer == expected else {
+                        throw HarnessError("answered \(answer.count) places, not the \(expected.count) expected")
+                    }
+                    return true
                 }
             }
         }
