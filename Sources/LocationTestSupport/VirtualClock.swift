@@ -52,11 +52,31 @@ public final class VirtualClock: Clock, Sendable {
         var now: Instant
         var nextID: UInt64 = 0
         var sleepers: [UInt64: Sleeper] = [:]
-        var cancelledBeforeRegistration: Set<UInt64> = []
         var waiters: [Waiter] = []
-        /// Waiters made but not yet registered or resumed, and those of them cancelled meanwhile.
-        var unregisteredWaiters: Set<UInt64> = []
-        var cancelledWaiters: Set<UInt64> = []
+        /// Sleepers and waiters given an id but not yet registered, and those of them whose task
+        /// was cancelled meanwhile. A cancellation after registration (or after being resumed)
+        /// is never recorded here, so neither set outlives the call that made the id.
+        var unregistered: Set<UInt64> = []
+        var cancelledBeforeRegistration: Set<UInt64> = []
+
+        /// A new id for a sleeper or a waiter, not yet registered.
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            unregistered.insert(nextID)
+            return nextID
+        }
+
+        /// Marks `id` registered; `true` when its task was cancelled before that.
+        mutating func register(_ id: UInt64) -> Bool {
+            unregistered.remove(id)
+            return cancelledBeforeRegistration.remove(id) != nil
+        }
+
+        /// Records the cancellation of an id that is not registered yet, so its registration
+        /// resumes at once; a registered or resumed id is left alone.
+        mutating func cancelUnregistered(_ id: UInt64) {
+            if unregistered.contains(id) { cancelledBeforeRegistration.insert(id) }
+        }
 
         /// Removes and returns the waiters whose sleeper count has been reached.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -88,6 +108,10 @@ public final class VirtualClock: Clock, Sendable {
     /// How many tasks are asleep on the clock right now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Ids made for sleepers and waiters that are still recorded as unregistered or cancelled
+    /// before registration; zero whenever no `sleep` or `waitForSleepers` call is in progress.
+    var unfinishedIDCount: Int { state.withLock { $0.unregistered.count + $0.cancelledBeforeRegistration.count } }
+
     /// The earliest deadline among current sleepers, if any.
     public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
@@ -102,15 +126,12 @@ public final class VirtualClock: Clock, Sendable {
             return true
         }
         if isDue { return }
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Action { case resume, cancel, wait([CheckedContinuation<Void, Never>]) }
                 let action = state.withLock { state -> Action in
-                    if state.cancelledBeforeRegistration.remove(id) != nil { return .cancel }
+                    if state.register(id) { return .cancel }
                     if deadline <= state.now { return .resume }
                     if autoAdvance {
                         state.now = deadline
@@ -128,7 +149,7 @@ public final class VirtualClock: Clock, Sendable {
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
                 if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
-                state.cancelledBeforeRegistration.insert(id)
+                state.cancelUnregistered(id)
                 return nil
             }
             sleeper?.continuation.resume(throwing: CancellationError())
@@ -168,16 +189,11 @@ public final class VirtualClock: Clock, Sendable {
     /// This is the handshake for manual driving: the system under test reaches its next wait,
     /// then the test advances time. It suspends without polling.
     public func waitForSleepers(_ count: Int = 1) async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            state.unregisteredWaiters.insert(state.nextID)
-            return state.nextID
-        }
+        let id = state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    state.unregisteredWaiters.remove(id)
-                    if state.cancelledWaiters.remove(id) != nil || state.sleepers.count >= count { return true }
+                    if state.register(id) || state.sleepers.count >= count { return true }
                     state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
                     return false
                 }
@@ -186,7 +202,7 @@ public final class VirtualClock: Clock, Sendable {
         } onCancel: {
             let waiter = state.withLock { state -> Waiter? in
                 if let index = state.waiters.firstIndex(where: { $0.id == id }) { return state.waiters.remove(at: index) }
-                if state.unregisteredWaiters.contains(id) { state.cancelledWaiters.insert(id) }
+                state.cancelUnregistered(id)
                 return nil
             }
             waiter?.continuation.resume()

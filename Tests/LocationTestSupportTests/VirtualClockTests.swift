@@ -1,4 +1,4 @@
-import LocationTestSupport
+@testable import LocationTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct VirtualClockTests {
@@ -92,6 +92,25 @@ import Testing
         await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(1))
         try await sleeper.value
+    }
+
+    @Test("sleepers and waiters cancelled before, while or after they wait leave no id behind")
+    func cancellationLeavesNoIDs() async throws {
+        let clock = VirtualClock()
+        for round in 0..<50 {
+            let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+            let waiter = Task { await clock.waitForSleepers(2) }
+            if round.isMultiple(of: 2) { waiter.cancel() }
+            await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(1))
+            // Cancelled after it was resumed: possibly still inside its cancellation handler.
+            sleeper.cancel()
+            _ = await sleeper.result
+            waiter.cancel()
+            await waiter.value
+        }
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.unfinishedIDCount == 0)
     }
 }
 
