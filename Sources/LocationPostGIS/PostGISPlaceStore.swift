@@ -477,6 +477,17 @@ package final class PostGISPlaceStore: Sendable {
         }
     }
 
+    /// Closes `connection` and waits until it is closed, so a pool that lent it sees it gone
+    /// before it is given back; a failure is logged at debug level. Only for a server that has
+    /// just answered: a frozen one could hold the TLS goodbye (see ``close(_:)``).
+    private func closeAndWait(_ connection: PostgresConnection) async {
+        do {
+            try await connection.close()
+        } catch {
+            logger.debug("closing a connection to \(url.endpoint): \(error)")
+        }
+    }
+
     static func check(radius: Double, limit: Int?) throws(PostGISError) {
         do {
             try NearbyPlace.checkQuery(radius: radius, limit: limit)
@@ -515,7 +526,19 @@ package final class PostGISPlaceStore: Sendable {
                     if case .running = phase { phase = .finished }
                 }
             }
-            return try await body(connection)
+            do {
+                return try await body(connection)
+            } catch {
+                // A pooled connection on which a read failed is not given back: postgres-nio
+                // remembers a prepared statement whose preparation failed (cancelled behind a
+                // lock by statement_timeout or by someone, a missing table) and fails every
+                // later use of it on that connection with the same error, without asking the
+                // server. Closed (and waited for, within the deadline), the pool opens a fresh
+                // connection that prepares it again. (A read the deadline stopped has had its
+                // connection closed already, without waiting: the server may be frozen.)
+                if case .pool = source, case .running = phase.withLock({ $0 }) { await self.closeAndWait(connection) }
+                throw error
+            }
         }
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {

@@ -116,6 +116,45 @@ import Testing
         }
     }
 
+    @Test("a read cancelled while its statement is prepared behind a lock: the next read on the store answers")
+    func cancelledPreparation() async throws {
+        try await withPostGIS(queryTimeout: Self.deadline) { server, writer in
+            try await withTemporaryDirectory { directory in
+                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 33)
+                try await writer.importPlaces(fromFile: directory + "/places.csv")
+                let expected = try await writer.places(near: Self.center, within: 5_000)
+                // A store whose connections have never prepared the tile read, and a deadline far
+                // away, so what ends the read is PostgreSQL cancelling it while it is prepared
+                // (someone's pg_cancel_backend; statement_timeout behind a lock does the same).
+                let store = try PostGISPlaceStore(
+                    url: try PostgresURL(parsing: server.url), queryTimeout: .seconds(60), clock: ContinuousClock(),
+                    logger: quietLogger)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await store.run() }
+                    defer { group.cancelAll() }
+                    try await server.withLock(on: "locsim_tile") {
+                        async let read = timed { _ = try await store.places(near: Self.center, within: 5_000) }
+                        var waiting = ""
+                        try await eventually("the read waits for the lock", within: .seconds(10)) {
+                            waiting = try await server.psqlValues(
+                                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%locsim_tile%' "
+                                    + "AND application_name NOT LIKE 'psql%' AND application_name <> 'locsim-test-lock'")
+                            return !waiting.isEmpty
+                        }
+                        _ = try await server.psqlValues("SELECT pg_cancel_backend(\(waiting))")
+                        let (_, error) = await read
+                        #expect(error?.code == .query, "\(String(describing: error))")
+                        #expect(error?.message.contains("57014") == true, "\(String(describing: error))")
+                    }
+                    // The lock gone, the very next read answers: the connection whose preparation
+                    // failed was not lent again (postgres-nio would repeat the failure on it).
+                    let answer = try await store.places(near: Self.center, within: 5_000)
+                    #expect(answer == expected)
+                }
+            }
+        }
+    }
+
     @Test("a frozen server (SIGSTOP): the read throws within the deadline; thawed, it answers again")
     func frozenServer() async throws {
         try await withPostGIS(queryTimeout: Self.deadline) { server, store in
