@@ -23,6 +23,25 @@ import Testing
         #expect(session.places == .idle)
     }
 
+    @Test("A fix handed over after a later answer is delivered at the answer's time: events never go backwards")
+    func lateFixAfterAnswer() throws {
+        var session = MapSession()
+        let first = try #require(session.receive(script.fix(at: 0)).request)
+        // The answer took 3 s of fix time; the fix of second 2 reaches the app after it.
+        _ = session.complete(first, with: .success([place("a", north: 10)]), at: script.time(3))
+        let late = script.fix(at: 2, north: 5)
+        let output = session.receive(late)
+        #expect(output.events.map(\.time) == [script.time(3)])
+        #expect(output.events.map(\.kind) == [.fixAccepted(late)])
+        #expect(session.latestTime == script.time(3))
+        // The fix keeps its own time; the next one on time is delivered at its own.
+        #expect(session.latestFix?.time == script.time(2))
+        #expect(session.receive(script.fix(at: 4, north: 6)).events.map(\.time) == [script.time(4)])
+        // The same for a track whose time goes backwards, rejected fixes too.
+        let backwards = session.receive(script.fix(at: 1, accuracy: 150))
+        #expect(backwards.events.map(\.time) == [script.time(4)])
+    }
+
     @Test("Moved outranks elapsed in a coalesced follow-up, whatever the order")
     func strongestReason() throws {
         var session = MapSession()

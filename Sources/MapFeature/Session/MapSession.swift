@@ -70,7 +70,8 @@ public struct MapSession: Sendable {
 
     // MARK: Inputs
 
-    /// Feeds one fix.
+    /// Feeds one fix, handed to the app at its own time (or at ``latestTime`` when that is later;
+    /// see ``receive(_:deliveredAt:)``).
     ///
     /// - Returns: The events, and a request to perform when the fix triggers one.
     public mutating func receive(_ fix: Fix) -> Output {
@@ -84,8 +85,13 @@ public struct MapSession: Sendable {
     /// the app's `Date()` does; the fix keeps its own time, which
     /// ``FetchThrottle/Configuration/maximumFixAge`` judges. With `time` the fix's own time,
     /// ``receive(_:)``.
-    package mutating func receive(_ fix: Fix, deliveredAt time: Date) -> Output {
+    ///
+    /// The app's clock never goes backwards: a fix handed over at a time before ``latestTime``
+    /// (an answer stamped later came first: a timed replay whose next fix was emitted late; or
+    /// a track whose time goes backwards) is delivered at ``latestTime``, and its events say so.
+    package mutating func receive(_ fix: Fix, deliveredAt requested: Date) -> Output {
         guard !isStopped else { return Output() }
+        let time = latestTime.map { requested < $0 ? $0 : requested } ?? requested
         var output = Output()
         let decision = throttle.decision(for: fix, deliveredAt: time)
         if case .rejected(let rejection) = decision {
