@@ -39,8 +39,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Only NearbyServer, the command and NearbyServerTests see these (build cost: see docs/guides/serve.md).
         // Without its default ConfigurationSupport trait: locsim reads no swift-configuration
-        // (FullFoundation, the other default, is kept). AsyncHTTPClient, which only the tests'
-        // HummingbirdTesting brings in, still builds that package.
+        // (FullFoundation, the other default, is kept). The tests reach the server through a
+        // harness of their own (Tests/NearbyServerTests/ServerHarness.swift), not HummingbirdTesting,
+        // which would bring AsyncHTTPClient, HTTP/2, SOCKS and swift-configuration into the build.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -221,7 +222,8 @@ let package = Package(
                 "NearbyServer", "LocationCore", "MapFeature", "LocationIndex", "LocationTestSupport", "LocSimTestHelpers",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -187,7 +187,7 @@ package struct NearbyServer: Service {
     package let configuration: Configuration
     /// The live state: audit, metrics, fault plan.
     package let state: NearbyServerState
-    private let responder: NearbyResponder
+    let responder: NearbyResponder
     /// Who may call, and the names token clients get in the log and the audit.
     var tokenRule: TokenRule { responder.tokenRule }
     private let logger: Logger
@@ -218,7 +218,7 @@ package struct NearbyServer: Service {
         self.onListening = onListening
     }
 
-    /// The Hummingbird application, for `app.test(.router)` and `.live` in tests; ``run()`` runs it.
+    /// The Hummingbird application, for the tests' harness; ``run()`` runs it.
     package func application() -> some ApplicationProtocol {
         application(onServerRunning: {})
     }

@@ -77,7 +77,7 @@ struct PlayerTransportHistoryTests {
         let reference = try await ControlledFeed.reference()
         let run = try Run(loops: true)
         let total = 3 * reference.count + 5
-        try await run.run(until: total)
+        await run.run(until: total)
         let sent = run.sent
         #expect(sent.count >= total)
         // The 4 read ahead at the start, then the window (the fix sent last stays in it).
@@ -95,11 +95,11 @@ struct PlayerTransportHistoryTests {
     func seekBeforeTheWindow() async throws {
         let reference = try await ControlledFeed.reference()
         let run = try Run(loops: false)
-        try await run.run(until: 60)
+        await run.run(until: 60)
         // Fix 10 was forgotten long ago: the path is read again from its start.
         try run.transport.apply(.seek(offset: 10))
         try await run.waitFor(61)
-        try await run.run(until: 63)
+        await run.run(until: 63)
         var sent = run.sent
         #expect(sent[60].fix.coordinate == reference[10].coordinate)
         #expect(sent[61].fix.coordinate == reference[11].coordinate)
@@ -107,7 +107,7 @@ struct PlayerTransportHistoryTests {
         // Forward past what was read, then on from there.
         try run.transport.apply(.seek(offset: 100))
         try await run.waitFor(64)
-        try await run.run(until: 65)
+        await run.run(until: 65)
         sent = run.sent
         #expect(sent[63].fix.coordinate == reference[100].coordinate)
         #expect(sent[64].fix.coordinate == reference[101].coordinate)
@@ -121,7 +121,7 @@ struct PlayerTransportHistoryTests {
         arguments: [PathEnd.never, .after(seconds: 120)])
     func knownEndReadsNoFurtherThanNeeded(end: PathEnd) async throws {
         let run = try Run(loops: false, end: end, lookahead: PlayerTransport.lookahead, historyLimit: PlayerTransport.historyLimit)
-        try await run.run(until: 3)
+        await run.run(until: 3)
         // The fixes sent so far and the next one: nothing of the rest of the 121-fix line.
         #expect(run.sent.map(\.kept) == [1, 2, 3])
         if case .after(let seconds) = end { #expect(run.transport.status.duration == seconds) }
@@ -130,7 +130,7 @@ struct PlayerTransportHistoryTests {
     @Test("A path whose end is not known is read ahead to learn it: the whole 121-fix line before its first fix, and its duration")
     func unknownEndReadsAhead() async throws {
         let run = try Run(loops: false, lookahead: PlayerTransport.lookahead, historyLimit: PlayerTransport.historyLimit)
-        try await run.run(until: 1)
+        await run.run(until: 1)
         #expect(run.sent.first?.kept == 121)
         #expect(run.transport.status.duration == 120)
     }
@@ -143,7 +143,7 @@ struct PlayerTransportHistoryTests {
         #expect(circle.isEndless)
         let limit = PlayerTransport.historyLimit
         let run = try Run(loops: false, end: .never, lookahead: PlayerTransport.lookahead, historyLimit: limit, path: circle)
-        try await run.run(until: 10 * limit)
+        await run.run(until: 10 * limit)
         #expect(run.sent.map(\.kept).max()! <= limit + 1)
         #expect(run.sent.map(\.kept).max()! >= limit)
     }

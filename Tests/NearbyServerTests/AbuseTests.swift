@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocationTestSupport
@@ -25,7 +24,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(port: 0, faults: try FaultPlan.Configuration(timeoutRate: 1)),
             repository: OfflineLocationRepository(index: places.index), clock: clock, log: log)
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let port = try #require(client.port)
             for i in 0..<3 {
                 let connection = try RawConnection(port: port)
@@ -53,7 +52,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(port: 0, faults: try FaultPlan.Configuration(latency: .seconds(3_600))),
             repository: OfflineLocationRepository(index: places.index), clock: clock, log: log)
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let connection = try RawConnection(port: try #require(client.port))
             try await connection.send(RawConnection.request(nearbyURI(TestIndex.tokyo, radius: 100)))
             await clock.waitForSleepers(1)
@@ -71,7 +70,7 @@ import Testing
         defer { places.remove() }
         let log = LogLines()
         let server = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index), log: log)
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let port = try #require(client.port)
             let connection = try RawConnection(port: port)
             try await connection.send("FOO /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -100,7 +99,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(port: 0, headerTimeout: .milliseconds(200)),
             repository: OfflineLocationRepository(index: places.index), log: log)
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let connection = try RawConnection(port: try #require(client.port))
             try await connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\nX-Slow: ")
             let answer = try await connection.readAnswer()
@@ -118,7 +117,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(port: 0, idleTimeout: .milliseconds(200)),
             repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let connection = try RawConnection(port: try #require(client.port))
             #expect(try await connection.exchange("/healthz", token: nil).status == 200)
             #expect(try await connection.waitForClose().isEmpty)
@@ -133,10 +132,9 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(port: 0, maximumConnections: 3),
             repository: OfflineLocationRepository(index: places.index), log: log)
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let port = try #require(client.port)
-            // HummingbirdTesting's own client opens a connection as the test starts, but not
-            // necessarily before ours: an answer on it makes it the first of the three.
+            // The harness's client opens its connection at its first request: the first of the three.
             #expect(try await client.execute(uri: "/healthz", method: .get) { $0.status } == .ok)
             let open = [try RawConnection(port: port), try RawConnection(port: port)]
             for connection in open { #expect(try await connection.exchange("/healthz", token: nil).status == 200) }
@@ -156,7 +154,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for uri in ["/healthz", "/audit", nearbyURI(TestIndex.tokyo, radius: 500), "/locations/nearby?lat=91&lng=0", "/nope"] {
                 let get = try await client.execute(uri: uri, method: .get) { $0 }
                 let head = try await client.execute(uri: uri, method: .head) { $0 }

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
@@ -32,7 +31,7 @@ import Testing
         var clients: [Client]
     }
 
-    func audit(_ client: some TestClientProtocol, query: String = "") async throws -> AuditBody {
+    func audit(_ client: ServerTestClient, query: String = "") async throws -> AuditBody {
         try await client.execute(uri: "/audit" + query, method: .get) { response in
             try JSONDecoder().decode(AuditBody.self, from: response.bytes)
         }
@@ -47,7 +46,7 @@ import Testing
         let start = TestIndex.tokyo
         let near = start.destination(distance: 12, bearing: 90)
         let far = start.destination(distance: 131, bearing: 0)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             // The bad client: the same corner every 2 s for 20 s, wobbling 12 m.
             for i in 0..<10 {
                 let center = i % 2 == 0 ? start : near
@@ -96,7 +95,7 @@ import Testing
             wall: wall)
         let shortest = FetchThrottle.Configuration.game.retry
         let required = shortest.initialDelay.fractionalSeconds * (1 - shortest.jitter)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             let center = TestIndex.tokyo
             // Patient: first; 31 s later fails (503, Retry-After); 1 s later retries.
             try await client.execute(uri: nearbyURI(center), method: .get, headers: .player("patient")) { #expect($0.status == .ok) }
@@ -137,7 +136,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
             clock: clock)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player("eager")) {
@@ -163,7 +162,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player("p1")) { _ in }
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer abc"]) { _ in }
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { _ in }
@@ -178,7 +177,7 @@ import Testing
         let wall = ManualWallClock()
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index), wall: wall)
         let center = TestIndex.tokyo
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             func ask(_ player: String, session: String? = nil, query: String = "") async throws {
                 var headers = HTTPFields.player(player)
                 if let session { headers[HTTPField.Name("X-Audit-Session")!] = session }
@@ -326,7 +325,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(acceptAnyToken: true, auditClientHeader: "X-Device-ID"),
             repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             let token: HTTPFields = [.authorization: "Bearer app-real-token.v2"]
             var device = token
             device[HTTPField.Name("X-Device-ID")!] = "iPhone 15 / A1"
@@ -346,7 +345,7 @@ import Testing
         ])
         // Without a token or a header, the address and the User-Agent (one word, 64 characters at most).
         let open = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await open.application().test(.router) { client in
+        try await open.test(.router) { client in
             let agent = "MyGame/1.2 CFNetwork/1494.0.7 Darwin/23.4.0 " + String(repeating: "x", count: 80)
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.userAgent: agent]) { _ in }
         }
@@ -370,7 +369,7 @@ import Testing
         // 3 × floodCount requests stay cheap when the whole suite runs at once on two cores.
         let floodCount = 4 * cap
         let uri = nearbyURI(TestIndex.tokyo, radius: 100)
-        let (requests, violations, largest) = try await server.application().test(.router) { client in
+        let (requests, violations, largest) = try await server.test(.router) { client in
             var requests = 0
             var violations = 0
             var largest = 0

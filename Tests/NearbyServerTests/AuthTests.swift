@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 @testable import NearbyServer
@@ -18,7 +17,7 @@ import Testing
         let log = LogLines()
         let server = makeServer(try NearbyServer.Configuration(token: Self.token), repository: OfflineLocationRepository(index: places.index), log: log)
         let wrong = "wrong-token-value"
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for headers: HTTPFields in [[:], [.authorization: "Bearer \(wrong)"], [.authorization: "Basic \(Self.token)"],
                                         [.authorization: "Bearer \(Self.token)x"], [.authorization: "Bearer"],
                                         [.authorization: Self.token]]
@@ -54,7 +53,7 @@ import Testing
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index), log: log)
         let queries = ["access_token=\(Self.token)", "ACCESS_TOKEN=\(Self.token)&x=1", "token=\(Self.token)",
                        "api_key=\(Self.token)", "access%5Ftoken=\(Self.token)"]
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for query in queries {
                 try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100) + "&" + query, method: .get) { #expect($0.status == .ok) }
             }

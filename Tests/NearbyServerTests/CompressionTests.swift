@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
@@ -29,7 +28,7 @@ import Testing
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         let uri = nearbyURI(TestIndex.tokyo, radius: 5_000)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             let plain = try await client.execute(uri: uri, method: .get)
             #expect(plain.status == .ok)
             #expect(plain.headers[.contentEncoding] == nil)
@@ -60,7 +59,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             let big = nearbyURI(TestIndex.tokyo, radius: 5_000)
             for refusing in ["identity", "gzip;q=0", "br, deflate", "*;q=0", "gzip;q=0, *"] {
                 let response = try await client.execute(uri: big, method: .get, headers: [Self.acceptEncoding: refusing])

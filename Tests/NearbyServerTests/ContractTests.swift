@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
@@ -33,7 +32,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(maximumRadius: 250_000), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             var nonEmpty = 0
             for query in Self.queries {
                 let center = try Coordinate(latitude: query.latitude, longitude: query.longitude)
@@ -81,7 +80,7 @@ import Testing
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         let center = TestIndex.tokyo
         let all = try places.index.places(near: center, within: NearbyQuery.defaultRadius).map(\.place)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             let answered = try await client.execute(uri: nearbyURI(center), method: .get) { try $0.decodePlaces() }
             #expect(answered == all)
             #expect(answered.count > 100)
@@ -99,7 +98,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 60), method: .get) { response in
                 let body = String(decoding: response.bytes, as: UTF8.self)
                 let decoded = try response.decodePlaces()
@@ -140,7 +139,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.headers[.contentType] == "application/json")
@@ -160,7 +159,7 @@ import Testing
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
         let huge = "1" + String(repeating: "x", count: 60_000)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for (query, parameter) in [("lat=\(huge)&lng=0", "lat"), ("lat=0&lng=0&limit=%0A\(huge)", "limit")] {
                 try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
                     #expect(response.status == .badRequest)
@@ -179,7 +178,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for path in ["/", "/locations", "/locations/nearby/", "/LOCATIONS/NEARBY", "/nearby?lat=1&lng=2"] {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .notFound, "\(path)")
@@ -205,7 +204,7 @@ import Testing
         let upstream = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "upstream-secret")
         let log = LogLines()
         let server = makeServer(try NearbyServer.Configuration(), repository: upstream, log: log)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] == "1")

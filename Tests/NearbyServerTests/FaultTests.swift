@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocationTestSupport
@@ -82,7 +81,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
             clock: clock, log: log)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             for _ in 0..<2 {
                 try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { #expect($0.status == .ok) }
             }
@@ -121,7 +120,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1)), repository: OfflineLocationRepository(index: places.index),
             clock: clock)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { #expect($0.status == .serviceUnavailable) }
@@ -149,7 +148,7 @@ import Testing
         let server = makeServer(
             try NearbyServer.Configuration(faults: try FaultPlan.Configuration(timeoutRate: 1), timeoutHold: .seconds(20)),
             repository: OfflineLocationRepository(index: places.index), clock: clock, log: log)
-        try await server.application().test(.router) { client in
+        try await server.test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in

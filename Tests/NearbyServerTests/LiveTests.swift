@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
@@ -17,7 +16,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(port: 0, token: "live-token"), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let port = try #require(client.port)
             let base = URL(string: "http://127.0.0.1:\(port)")!
             let repository = try HTTPLocationRepository(baseURL: base, token: "live-token")
@@ -55,7 +54,7 @@ import Testing
         let places = try TestIndex()
         defer { places.remove() }
         let server = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index))
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let port = try #require(client.port)
             let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
                 for i in 0..<64 {
@@ -103,7 +102,7 @@ import Testing
         @Sendable func expected(_ i: Int, radius: Double, limit: Int? = nil) async throws -> [UInt8] {
             Array(buffer: try await repository.nearbyBody(near: points[i], within: radius, limit: limit).body)
         }
-        try await server.application().test(.live) { client in
+        try await server.test(.live) { client in
             let connection = try RawConnection(port: try #require(client.port))
             // Seven requests in one write.
             var batch = RawConnection.request(nearbyURI(points[0], radius: 800))

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import LocationCore
 import LocationIndex
 import LocSimTestHelpers
