@@ -15,6 +15,11 @@ import ServiceLifecycle
 /// ``PlayerCommand``s (``control(_:_:)``); every change is an ``Event``. Players reach their end
 /// on their own (a track's end); a player that fails stops alone and is reported through
 /// `onEnd`, the others go on.
+///
+/// Every event gets the next number of the hub's sequence (``NumberedEvent/id``) and is handed to
+/// the event listeners in that order; the newest events (``eventLimit``) are kept, so a listener
+/// that lost some can be given them again (``subscribeEvents(resumingAfter:_:)``), and so is each
+/// player's bounded ``PlayerHistory`` (its trail and kept notes) for one that starts late.
 package final class PlayerHub: Service, Sendable {
     /// One new fix of one player, with its reports ready to send.
     package struct Update: Sendable {
@@ -87,6 +92,33 @@ package final class PlayerHub: Service, Sendable {
         case note(player: String, event: String, json: String)
     }
 
+    /// An ``Event`` with its number: one more than the event before it in this hub.
+    package struct NumberedEvent: Sendable {
+        package let id: Int
+        package let event: Event
+    }
+
+    /// A player as it is when a listener subscribes, with what it has done so far.
+    package struct PlayerSnapshot: Sendable {
+        package let info: PlayerInfo
+        package let history: PlayerHistory
+    }
+
+    /// Where a new event listener starts (``subscribeEvents(resumingAfter:_:)``).
+    package struct EventStart: Sendable {
+        /// The listener's id, for ``unsubscribe(_:)``.
+        package let subscription: Int
+        /// The newest event's id at subscription (the listener gets the later ones); before any
+        /// event, one less than the first event's.
+        package let last: Int
+        /// The kept events after the id asked to resume from, oldest first; nil when no id was
+        /// given, or when the events after it are not all kept (or it is not one of this hub's):
+        /// then ``players`` is where to start.
+        package let missed: [NumberedEvent]?
+        /// Every player now, in the order added, with its history (empty when ``missed`` is set).
+        package let players: [PlayerSnapshot]
+    }
+
     /// A running player and what the hub knows of it.
     private final class Entry: Sendable {
         let player: FeedPlayer
@@ -113,20 +145,61 @@ package final class PlayerHub: Service, Sendable {
         var counts: [String: Int] = [:]
         /// The state of players without controls (self-paced): playing until their end.
         var selfPaced: [String: PlayerStatus.State] = [:]
+        var histories: [String: PlayerHistory] = [:]
         var subscribers: [Int: @Sendable (Update) -> Void] = [:]
-        var listeners: [Int: @Sendable (Event) -> Void] = [:]
+        var listeners: [Int: @Sendable (NumberedEvent) -> Void] = [:]
         var nextID = 0
         var fixes = 0
+        /// The newest event's id.
+        var sequence: Int
+        /// The newest events: event `id` is at `id % log.count` while `id > sequence - kept`.
+        var log: [Event?]
+        var kept = 0
+
+        init(firstEvent: Int, eventLimit: Int) {
+            sequence = firstEvent - 1
+            log = Array(repeating: nil, count: eventLimit)
+        }
+
+        /// Numbers `event` and keeps it (forgetting the oldest kept when full).
+        mutating func record(_ event: Event) -> NumberedEvent {
+            sequence += 1
+            log[sequence % log.count] = event
+            kept = min(kept + 1, log.count)
+            return NumberedEvent(id: sequence, event: event)
+        }
+
+        /// The kept events after `id`, or nil when some of them are gone (or `id` is not one of this hub's).
+        func events(after id: Int) -> [NumberedEvent]? {
+            guard id <= sequence, id >= sequence - kept else { return nil }
+            return (id + 1..<sequence + 1).map { NumberedEvent(id: $0, event: log[$0 % log.count]!) }
+        }
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
+    /// Held while an event is numbered and handed to the listeners, and while a listener
+    /// subscribes: listeners get events in their numbers' order, each once. Taken before `state`,
+    /// never inside it; listeners may call ``unsubscribe(_:)`` (it takes `state` only).
+    private let delivery = Locked(())
+    /// How many events are kept for listeners that resume.
+    package let eventLimit: Int
+    /// How much of each player's history is kept.
+    package let historyLimits: PlayerHistory.Limits
+
+    /// The standard ``eventLimit``: a few seconds of 1,000 players, minutes of a few.
+    package static let standardEventLimit = 4_096
 
     /// - Parameters:
     ///   - players: The players to start with; names must differ. More come with ``add(_:)``.
     ///   - now: Wall-clock time (the devices' activation time, each update's ``Update/published``).
+    ///     The first event's id is its microseconds since 1970 at start: an id of an earlier run
+    ///     of the hub is never taken for one of this run's.
+    ///   - eventLimit: How many of the newest events are kept for listeners that resume.
+    ///   - historyLimits: How much of each player's history is kept.
     ///   - onEnd: Called when a player's path ends (`nil`) or its provider fails.
     /// - Throws: ``/LocationCore/ConfigurationError`` for two players of one name.
     package init(
-        players: [FeedPlayer], now: @escaping @Sendable () -> Date,
+        players: [FeedPlayer], now: @escaping @Sendable () -> Date, eventLimit: Int = PlayerHub.standardEventLimit,
+        historyLimits: PlayerHistory.Limits = .standard,
         onEnd: @escaping @Sendable (_ player: String, _ error: (any Error)?) -> Void = { _, _ in }
     ) throws(ConfigurationError) {
         var seen = Set<String>()
@@ -135,6 +208,10 @@ package final class PlayerHub: Service, Sendable {
         }
         self.now = now
         self.onEnd = onEnd
+        self.eventLimit = max(1, eventLimit)
+        self.historyLimits = historyLimits
+        let microseconds = (now().timeIntervalSince1970 * 1e6).rounded(.down)
+        state = Locked(State(firstEvent: microseconds > 0 && microseconds < 1e17 ? Int(microseconds) : 1, eventLimit: self.eventLimit))
         (starts, startContinuation) = AsyncStream.makeStream(of: Entry.self)
         for player in players { try add(player) }
     }
@@ -151,33 +228,41 @@ package final class PlayerHub: Service, Sendable {
     /// - Throws: ``/LocationCore/ConfigurationError`` (`name`) when a player has that name.
     package func add(_ player: FeedPlayer) throws(ConfigurationError) {
         let entry = Entry(player: player, device: Device(name: player.name, path: player.devicePath, activated: now()))
-        try state.withLock { (state: inout State) throws(ConfigurationError) in
-            guard state.entries[player.name] == nil else {
-                throw ConfigurationError(parameter: "name", "a player named '\(player.name)' is already playing")
+        let limits = historyLimits
+        try delivery.withLock { (_: inout Void) throws(ConfigurationError) in
+            try state.withLock { (state: inout State) throws(ConfigurationError) in
+                guard state.entries[player.name] == nil else {
+                    throw ConfigurationError(parameter: "name", "a player named '\(player.name)' is already playing")
+                }
+                state.entries[player.name] = entry
+                state.order.append(player.name)
+                state.counts[player.name] = 0
+                state.histories[player.name] = PlayerHistory(limits: limits)
+                if player.transport == nil { state.selfPaced[player.name] = .playing }
             }
-            state.entries[player.name] = entry
-            state.order.append(player.name)
-            state.counts[player.name] = 0
-            if player.transport == nil { state.selfPaced[player.name] = .playing }
+            if let info = info(player.name) { deliver(.changed(info, reason: Self.addedReason)) }
         }
         startContinuation.yield(entry)
-        if let info = info(player.name) { emit(.changed(info, reason: Self.addedReason)) }
     }
 
     /// Stops and forgets the player `name`; false when there is none.
     @discardableResult
     package func remove(_ name: String) -> Bool {
-        let entry = state.withLock { state -> Entry? in
-            guard let entry = state.entries.removeValue(forKey: name) else { return nil }
-            state.order.removeAll { $0 == name }
-            state.latest[name] = nil
-            state.counts[name] = nil
-            state.selfPaced[name] = nil
+        let entry = delivery.withLock { _ -> Entry? in
+            let entry = state.withLock { state -> Entry? in
+                guard let entry = state.entries.removeValue(forKey: name) else { return nil }
+                state.order.removeAll { $0 == name }
+                state.latest[name] = nil
+                state.counts[name] = nil
+                state.histories[name] = nil
+                state.selfPaced[name] = nil
+                return entry
+            }
+            if entry != nil { deliver(.removed(name)) }
             return entry
         }
         guard let entry else { return false }
         entry.removal.bump()
-        emit(.removed(name))
         return true
     }
 
@@ -192,9 +277,11 @@ package final class PlayerHub: Service, Sendable {
     package func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
         let changed = try entry.player.apply(command)
-        guard let info = info(name) else { return nil }
-        if changed { emit(.changed(info, reason: command.name)) }
-        return info
+        return delivery.withLock { _ -> PlayerInfo? in
+            guard let info = info(name) else { return nil }
+            if changed { deliver(.changed(info, reason: command.name)) }
+            return info
+        }
     }
 
     /// The player `name` as the control API shows it, or nil.
@@ -235,10 +322,38 @@ package final class PlayerHub: Service, Sendable {
     /// Calls `handler` with every ``Event`` from now on until ``unsubscribe(_:)``; returns its id.
     /// The handler runs on the player's or the caller's task: it must hand the event on, not wait.
     package func subscribeEvents(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
-        state.withLock { state in
-            defer { state.nextID += 1 }
-            state.listeners[state.nextID] = handler
-            return state.nextID
+        subscribeEvents(resumingAfter: nil) { _ in { handler($0.event) } }
+    }
+
+    /// Subscribes a listener that starts where a client left off, or from what there is now.
+    ///
+    /// `start` is called first, with the events after `lastID` when they are all still kept
+    /// (``EventStart/missed``), or else every player now with its history; it returns the handler
+    /// for every later event, or nil to subscribe none. No event comes between what `start` is
+    /// given and the handler's first; each comes once, in the order of the ids.
+    ///
+    /// `start` and the handler run holding the hub's delivery lock: they must hand things on, not
+    /// wait, and call nothing of the hub's but ``unsubscribe(_:)``.
+    ///
+    /// - Returns: The listener's id (``EventStart/subscription``), for ``unsubscribe(_:)``.
+    @discardableResult
+    package func subscribeEvents(
+        resumingAfter lastID: Int?, _ start: (EventStart) -> (@Sendable (NumberedEvent) -> Void)?
+    ) -> Int {
+        delivery.withLock { _ in
+            let (subscription, last, missed, names) = state.withLock { state in
+                defer { state.nextID += 1 }
+                let missed = lastID.flatMap { state.events(after: $0) }
+                return (state.nextID, state.sequence, missed, missed == nil ? state.order : [])
+            }
+            // No event is delivered while `delivery` is held: the histories are those as of `last`.
+            let players = names.compactMap { name -> PlayerSnapshot? in
+                guard let info = info(name), let history = state.withLock({ $0.histories[name] }) else { return nil }
+                return PlayerSnapshot(info: info, history: history)
+            }
+            let handler = start(EventStart(subscription: subscription, last: last, missed: missed, players: players))
+            if let handler { state.withLock { $0.listeners[subscription] = handler } }
+            return subscription
         }
     }
 
@@ -296,23 +411,38 @@ package final class PlayerHub: Service, Sendable {
         }
         guard current else { return }
         onEnd(name, error)
-        if let info = info(name) { emit(.changed(info, reason: error == nil ? "ended" : "failed")) }
+        delivery.withLock { _ in
+            if let info = info(name) { deliver(.changed(info, reason: error == nil ? "ended" : "failed")) }
+        }
     }
 
-    /// Passes a ``Event/note(player:event:json:)`` to every listener (nothing when the player is gone).
+    /// Passes a ``Event/note(player:event:json:)`` to every listener, and keeps it in the player's
+    /// history as `keeping` says (nothing when the player is gone).
     ///
     /// - Parameters:
     ///   - player: The player the event is about.
     ///   - event: The event's name, letters only (`map`).
     ///   - json: One JSON object, on one line.
-    package func post(player: String, event: String, json: String) {
-        guard state.withLock({ $0.entries[player] != nil }) else { return }
-        emit(.note(player: player, event: event, json: json))
+    ///   - keeping: Whether a page that opens later is given it too (``PlayerHistory/Keeping``).
+    package func post(player: String, event: String, json: String, keeping: PlayerHistory.Keeping = .none) {
+        delivery.withLock { _ in
+            deliver(.note(player: player, event: event, json: json)) { state in
+                guard state.entries[player] != nil else { return false }
+                state.histories[player]?.add(event: event, json: json, keeping: keeping)
+                return true
+            }
+        }
     }
 
-    private func emit(_ event: Event) {
-        let listeners = state.withLock { Array($0.listeners.values) }
-        for listener in listeners { listener(event) }
+    /// Numbers `event`, keeps it and hands it to every listener, after `update` (which may veto
+    /// it) has changed the state in the same turn of the lock. Call it holding `delivery`.
+    private func deliver(_ event: Event, update: (inout State) -> Bool = { _ in true }) {
+        let delivery = state.withLock { state -> (NumberedEvent, [@Sendable (NumberedEvent) -> Void])? in
+            guard update(&state) else { return nil }
+            return (state.record(event), Array(state.listeners.values))
+        }
+        guard let (numbered, listeners) = delivery else { return }
+        for listener in listeners { listener(numbered) }
     }
 
     /// The `Service`: the players until graceful shutdown (a finished walk does not stop the server).
@@ -346,16 +476,20 @@ package final class PlayerHub: Service, Sendable {
             player: player.name, device: device, fix: fix, offset: offset, published: published, climb: climb,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
             sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky, satellites: satellites), nmea: nmea)
-        let delivery = state.withLock { state -> ([@Sendable (Update) -> Void], [@Sendable (Event) -> Void])? in
-            // A removed player's last fix, sent while it was being stopped, goes nowhere.
-            guard state.entries[player.name] === entry else { return nil }
-            state.latest[player.name] = update
-            state.fixes += 1
-            state.counts[player.name, default: 0] += 1
-            return (Array(state.subscribers.values), Array(state.listeners.values))
+        let subscribers = delivery.withLock { _ -> [@Sendable (Update) -> Void]? in
+            var subscribers: [@Sendable (Update) -> Void]?
+            deliver(.fix(update)) { state in
+                // A removed player's last fix, sent while it was being stopped, goes nowhere.
+                guard state.entries[player.name] === entry else { return false }
+                state.latest[player.name] = update
+                state.fixes += 1
+                state.counts[player.name, default: 0] += 1
+                if let coordinate = fix.coordinate { state.histories[player.name]?.add(coordinate) }
+                subscribers = Array(state.subscribers.values)
+                return true
+            }
+            return subscribers
         }
-        guard let (subscribers, listeners) = delivery else { return }
-        for subscriber in subscribers { subscriber(update) }
-        for listener in listeners { listener(.fix(update)) }
+        for subscriber in subscribers ?? [] { subscriber(update) }
     }
 }

@@ -20,6 +20,8 @@ package struct AddedRouteRequest: Sendable {
     package var query: [(name: String, value: String)]
     package var contentType: String?
     package var body: [UInt8]
+    /// The `Last-Event-ID` header: a client of an event stream resuming after that event.
+    package var lastEventID: String?
 }
 
 /// The answer of an ``AddedRoutes`` route: a whole body, or a stream of chunks (Server-Sent

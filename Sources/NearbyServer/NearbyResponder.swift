@@ -76,6 +76,8 @@ package struct NearbyResponder: HTTPResponder {
 
     static let playerHeader = HTTPField.Name("X-Player-ID")!
     static let sessionHeader = HTTPField.Name("X-Audit-Session")!
+    /// What an event stream's client sends to resume (the Server-Sent Events reconnection).
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")!
 
     /// What one request led to: the answer, and for the metrics and the access log what happened.
     struct Outcome {
@@ -364,7 +366,7 @@ package struct NearbyResponder: HTTPResponder {
         let answer = await routes.respond(to: AddedRouteRequest(
             method: isHead ? "GET" : request.method.rawValue, path: request.uri.path,
             query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) },
-            contentType: request.headers[.contentType], body: Array(buffer: body)))
+            contentType: request.headers[.contentType], body: Array(buffer: body), lastEventID: request.headers[Self.lastEventIDHeader]))
         var headers = HTTPFields()
         headers[.contentType] = answer.contentType
         if !answer.allow.isEmpty {

@@ -25,13 +25,17 @@ final class ControlledFeed: Sendable {
     /// alice walks the 120 s line of ``VirtualFeed`` (121 fixes, 1 Hz), without noise. Her fixes
     /// are stamped from ``VirtualFeed/start`` at the clock's start, and so is the hub's wall clock
     /// (``VirtualFeed/start`` plus the virtual clock's time).
-    init(loops: Bool = false) throws {
+    init(
+        loops: Bool = false, eventLimit: Int = PlayerHub.standardEventLimit, historyLimits: PlayerHistory.Limits = .standard
+    ) throws {
         let clock = clock
         let alice = try FeedPlayer(
             name: "alice", seed: Self.seed, loops: loops,
             path: try VirtualFeed.motion(seed: Self.seed, pacing: .virtual, noise: nil, clock: ContinuousClock()), clock: clock,
             origin: VirtualFeed.start)
-        hub = try PlayerHub(players: [alice], now: { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) })
+        hub = try PlayerHub(
+            players: [alice], now: { VirtualFeed.start.addingTimeInterval(clock.now.offset.fractionalSeconds) }, eventLimit: eventLimit,
+            historyLimits: historyLimits)
         api = PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
             guard case .spec(let spec) = creation.source, spec == "line" else {
                 throw ConfigurationError(parameter: "spec", "this test's factory knows only 'line'")

@@ -188,7 +188,7 @@ struct PlayerRoutes: AddedRoutes {
         }
         let answer = api.respond(to: PlayerControlAPI.Request(
             method: request.method, path: request.path, query: request.query, contentType: request.contentType,
-            body: request.body))
+            body: request.body, lastEventID: request.lastEventID))
         return AddedRouteResponse(
             status: answer.status, contentType: answer.contentType, body: answer.body, allow: answer.allow,
             stream: answer.events)

@@ -8,10 +8,16 @@ import ServiceLifecycle
 /// What each player's map screen would show: every player's fixes go through a ``MapSession``
 /// (the game's fetch rule, `serve`'s --throttle-distance and --throttle-interval), its fetches are
 /// answered by the server's own place search, and each fetch and the places that come back are
-/// posted to the players' event streams as `map` events, for the live map.
+/// posted to the players' event streams as `map` events, for the live map. The hub keeps each
+/// player's newest fetches and its places now (``PlayerHistory``), so a page that opens later
+/// draws them too.
 struct PlayerMapSessions: Service {
     /// The most places sent for one fetch (the nearest).
     static let placeLimit = 300
+    /// How a fetch is kept: the newest 100 of a player.
+    static let fetchKeeping = PlayerHistory.Keeping.recent(kind: "fetch", limit: 100)
+    /// How the places are kept: the newest list replaces the one before.
+    static let placesKeeping = PlayerHistory.Keeping.latest(kind: "places")
 
     let hub: PlayerHub
     let repository: any LocationRepository
@@ -29,7 +35,7 @@ struct PlayerMapSessions: Service {
                 var session = sessions[update.player] ?? MapSession(configuration: self.rule)
                 var output = session.receive(update.fix)
                 while let request = output.request {
-                    self.hub.post(player: update.player, event: "map", json: Self.fetchJSON(update.player, request))
+                    self.hub.post(player: update.player, event: "map", json: Self.fetchJSON(update.player, request), keeping: Self.fetchKeeping)
                     let result: Result<[Place], AppError>
                     do {
                         result = .success(try await self.repository.fetchNearby(
@@ -39,7 +45,7 @@ struct PlayerMapSessions: Service {
                     }
                     output = session.complete(request, with: result, at: update.fix.time)
                     if let places = session.places.value {
-                        self.hub.post(player: update.player, event: "map", json: Self.placesJSON(update.player, places))
+                        self.hub.post(player: update.player, event: "map", json: Self.placesJSON(update.player, places), keeping: Self.placesKeeping)
                     }
                 }
                 sessions[update.player] = session

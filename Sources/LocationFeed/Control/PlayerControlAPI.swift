@@ -8,7 +8,8 @@ package import LocationCore
 /// - `GET /players`: every player; `POST /players`: a new player (a JSON spec or a GPX body).
 /// - `GET /players/{name}`: its state, progress and newest fix; `DELETE /players/{name}`.
 /// - `POST /players/{name}/control`: `{"action":"pause"|"resume"|"speed"|"seek"|"teleport"|"loop", …}`.
-/// - `GET /players/{name}/fixes`, `GET /players/events`: Server-Sent Events.
+/// - `GET /players/{name}/fixes`, `GET /players/events`: Server-Sent Events, every event frame
+///   with the hub's id for it; a `Last-Event-ID` resumes after that event.
 ///
 /// A bad body is a 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`),
 /// an unknown player a 404.
@@ -22,13 +23,19 @@ package final class PlayerControlAPI: Sendable {
         package var query: [(name: String, value: String)]
         package var contentType: String?
         package var body: [UInt8]
+        /// The `Last-Event-ID` header: the event stream resumes after that event.
+        package var lastEventID: String?
 
-        package init(method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = []) {
+        package init(
+            method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = [],
+            lastEventID: String? = nil
+        ) {
             self.method = method
             self.path = path
             self.query = query
             self.contentType = contentType
             self.body = body
+            self.lastEventID = lastEventID
         }
     }
 
@@ -69,7 +76,8 @@ package final class PlayerControlAPI: Sendable {
 
     let hub: PlayerHub
     let factory: Factory
-    private let streams = Locked<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
+    /// The open event streams, by their hub subscription.
+    private let streams = Locked<[Int: AsyncStream<[UInt8]>.Continuation]>([:])
 
     package init(hub: PlayerHub, factory: @escaping Factory) {
         self.hub = hub
@@ -81,9 +89,9 @@ package final class PlayerControlAPI: Sendable {
 
     /// Ends every open event stream (at shutdown, so the server can finish).
     package func finishStreams() {
-        let open = streams.withLock { state in
-            defer { state.open.removeAll() }
-            return Array(state.open.values)
+        let open = streams.withLock { open in
+            defer { open.removeAll() }
+            return Array(open.values)
         }
         for continuation in open { continuation.finish() }
     }
@@ -100,7 +108,7 @@ package final class PlayerControlAPI: Sendable {
             }
         case 2 where parts[1] == "events":
             guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
-            return stream(player: nil)
+            return stream(player: nil, lastEventID: request.lastEventID)
         case 2:
             let name = parts[1]
             switch request.method {
@@ -122,7 +130,7 @@ package final class PlayerControlAPI: Sendable {
             case "fixes":
                 guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
                 guard hub.info(name) != nil else { return Self.unknown(name) }
-                return stream(player: name)
+                return stream(player: name, lastEventID: request.lastEventID)
             default:
                 return Self.notFound("no route \(request.path)")
             }
@@ -278,40 +286,88 @@ package final class PlayerControlAPI: Sendable {
 
     // MARK: Events
 
-    private func stream(player: String?) -> Response {
-        let (frames, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(1024))
-        let id = streams.withLock { state in
-            defer { state.next += 1 }
-            state.open[state.next] = continuation
-            return state.next
-        }
-        // What is there now, first: a client starts from the current state.
-        for info in hub.players where player == nil || info.name == player {
-            continuation.yield(Self.frame("state", Self.stateJSON(info, reason: "current")))
-        }
-        let subscription = hub.subscribeEvents { event in
-            switch event {
-            case .fix(let update):
-                guard player == nil || update.player == player else { return }
-                continuation.yield(Self.frame("fix", Self.fixJSON(update)))
-            case .changed(let info, let reason):
-                guard player == nil || info.name == player else { return }
-                continuation.yield(Self.frame("state", Self.stateJSON(info, reason: reason)))
-            case .note(let name, let event, let json):
-                guard player == nil || name == player else { return }
-                continuation.yield(Self.frame(event, json))
-            case .removed(let name):
-                guard player == nil || name == player else { return }
-                continuation.yield(Self.frame("removed", "{\"player\":\(JSONWriter.quoted(name))}"))
-                if player != nil { continuation.finish() }
+    /// The frames a client may be behind before its stream is ended (it then resumes with
+    /// `Last-Event-ID` from the events the hub keeps): a stream never skips an event.
+    package static let streamBuffer = 1_024
+
+    /// The event named by a ``resetEvent`` frame: the stream could not resume after the client's
+    /// `Last-Event-ID` (too old, or not this server's), so what follows is the current state.
+    package static let resetEvent = "reset"
+
+    private func stream(player: String?, lastEventID: String?) -> Response {
+        let after = lastEventID.flatMap { Int($0) }
+        let hub = hub
+        var made: PlayerEventStream?
+        hub.subscribeEvents(resumingAfter: after) { start in
+            // What the client has not seen, first: the events it missed, or the current state.
+            var frames: [[UInt8]] = []
+            var ended = false
+            if let missed = start.missed {
+                for numbered in missed {
+                    guard let frame = Self.frame(numbered, for: player) else { continue }
+                    frames.append(frame)
+                    if player != nil, case .removed = numbered.event {
+                        ended = true
+                        break
+                    }
+                }
+            } else {
+                var opening: [(event: String, data: String)] = []
+                if let lastEventID, !lastEventID.isEmpty {
+                    opening.append((Self.resetEvent, "{\"lastEventId\":\(JSONWriter.quoted(lastEventID))}"))
+                }
+                for snapshot in start.players where player == nil || snapshot.info.name == player {
+                    opening.append(("state", Self.stateJSON(snapshot.info, reason: "current", history: snapshot.history)))
+                }
+                // Only the last carries the id: a stream cut before it resumes with the whole opening again.
+                for (index, item) in opening.enumerated() {
+                    frames.append(Self.frame(item.event, item.data, id: index == opening.count - 1 ? start.last : nil))
+                }
+            }
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: [UInt8].self, bufferingPolicy: .bufferingOldest(frames.count + Self.streamBuffer))
+            made = PlayerEventStream(frames: stream)
+            for frame in frames { continuation.yield(frame) }
+            let subscription = start.subscription
+            if ended {
+                continuation.finish()
+                return nil
+            }
+            streams.withLock { $0[subscription] = continuation }
+            continuation.onTermination = { [weak self] _ in
+                hub.unsubscribe(subscription)
+                _ = self?.streams.withLock { $0.removeValue(forKey: subscription) }
+            }
+            return { numbered in
+                guard let frame = Self.frame(numbered, for: player) else { return }
+                if case .dropped = continuation.yield(frame) {
+                    // Too far behind: end the stream after what it has; the client resumes from its last id.
+                    continuation.finish()
+                } else if player != nil, case .removed = numbered.event {
+                    continuation.finish()
+                }
             }
         }
-        let hub = hub
-        continuation.onTermination = { [weak self] _ in
-            hub.unsubscribe(subscription)
-            _ = self?.streams.withLock { $0.open.removeValue(forKey: id) }
+        guard let made else { return Self.error(500, "internal", "the event stream was not made") }
+        return Response(status: 200, contentType: "text/event-stream", body: [], events: made)
+    }
+
+    /// The frame of `numbered` on a stream of `player` (all players: nil), or nil when it is not for it.
+    static func frame(_ numbered: PlayerHub.NumberedEvent, for player: String?) -> [UInt8]? {
+        switch numbered.event {
+        case .fix(let update):
+            guard player == nil || update.player == player else { return nil }
+            return frame("fix", fixJSON(update), id: numbered.id)
+        case .changed(let info, let reason):
+            guard player == nil || info.name == player else { return nil }
+            return frame("state", stateJSON(info, reason: reason), id: numbered.id)
+        case .note(let name, let event, let json):
+            guard player == nil || name == player else { return nil }
+            return frame(event, json, id: numbered.id)
+        case .removed(let name):
+            guard player == nil || name == player else { return nil }
+            return frame("removed", "{\"player\":\(JSONWriter.quoted(name))}", id: numbered.id)
         }
-        return Response(status: 200, contentType: "text/event-stream", body: [], events: PlayerEventStream(frames: frames))
     }
 
     /// The comment frame ``sendHeartbeats(every:clock:)`` sends: clients ignore it.
@@ -332,13 +388,14 @@ package final class PlayerControlAPI: Sendable {
             } catch {
                 return  // cancelled: the server is stopping
             }
-            let open = streams.withLock { Array($0.open.values) }
+            let open = streams.withLock { Array($0.values) }
             for continuation in open { continuation.yield(Self.heartbeat) }
         }
     }
 
-    static func frame(_ event: String, _ data: String) -> [UInt8] {
-        Array("event: \(event)\ndata: \(data)\n\n".utf8)
+    /// One frame: `event:`, `id:` when given, `data:`, a blank line.
+    static func frame(_ event: String, _ data: String, id: Int?) -> [UInt8] {
+        Array("event: \(event)\n\(id.map { "id: \($0)\n" } ?? "")data: \(data)\n\n".utf8)
     }
 
     // MARK: JSON
@@ -365,8 +422,10 @@ package final class PlayerControlAPI: Sendable {
         return text + ",\"fix\":\(update.tpv)}"
     }
 
-    static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String) -> String {
-        "{\"reason\":\(JSONWriter.quoted(reason)),\"player\":\(infoJSON(info))}"
+    /// A `state` event; the opening one of a stream (`current`) has the player's `history`.
+    static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String, history: PlayerHistory? = nil) -> String {
+        "{\"reason\":\(JSONWriter.quoted(reason)),\"player\":\(infoJSON(info))"
+            + (history.map { ",\"history\":\($0.json)" } ?? "") + "}"
     }
 
     static func json(_ status: Int, _ text: String) -> Response {

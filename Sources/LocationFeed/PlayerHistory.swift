@@ -1,0 +1,144 @@
+package import LocationCore
+
+/// What a player has done so far, in bounded memory, for a page that opens mid-run: its trail (the
+/// position of every fix, thinned evenly to at most ``Limits/trail`` points) and the notes posted
+/// about it that are worth keeping (the map's fetches, the places it shows).
+///
+/// The trail keeps every fix until it is full, then every other one of what it holds, and from then
+/// on every second fix; full again, every fourth; and so on: the whole run, evenly spaced by fix,
+/// plus the newest position. A point takes 8 bytes (latitude and longitude in 1e-7 degrees, about
+/// 1 cm), so 2,000 points are 16 KB a player.
+///
+/// Package access: ``PlayerHub`` keeps one per player; the control API sends it in the first
+/// `state` frame of an event stream.
+package struct PlayerHistory: Sendable {
+    /// How much is kept.
+    package struct Limits: Sendable {
+        /// The most trail points (the newest position comes on top).
+        package var trail: Int
+        /// The most notes of all kinds together (each kind also has its own limit, see ``Keeping``).
+        package var notes: Int
+
+        package init(trail: Int = 2_000, notes: Int = 200) {
+            self.trail = max(2, trail)
+            self.notes = max(1, notes)
+        }
+
+        package static let standard = Limits()
+    }
+
+    /// How a note posted about a player is kept for later.
+    package enum Keeping: Sendable, Equatable {
+        /// Not kept: only for those listening when it is posted.
+        case none
+        /// Kept with at most `limit` others of the same `kind`, the oldest going first (the map's fetches).
+        case recent(kind: String, limit: Int)
+        /// Kept until the next note of `kind` replaces it (the places the map shows now).
+        case latest(kind: String)
+    }
+
+    /// A kept note: the event name and its JSON object, as posted.
+    package struct Note: Sendable, Equatable {
+        package let kind: String
+        package let event: String
+        package let json: String
+    }
+
+    /// A position in 1e-7 degrees.
+    struct Point: Sendable, Equatable {
+        let latitude: Int32
+        let longitude: Int32
+
+        init(_ coordinate: Coordinate) {
+            latitude = Int32((coordinate.latitude * 1e7).rounded())
+            longitude = Int32((coordinate.longitude * 1e7).rounded())
+        }
+    }
+
+    package let limits: Limits
+    private var points: [Point] = []
+    /// Keep one fix in `stride`; `skipped` have gone by since the last kept.
+    private var stride = 1
+    private var skipped = 0
+    /// The newest position when it was not kept (it is the trail's end until the next is kept).
+    private var newest: Point?
+    package private(set) var notes: [Note] = []
+
+    package init(limits: Limits = .standard) {
+        self.limits = limits
+        points.reserveCapacity(min(limits.trail, 64))
+    }
+
+    /// How many points ``trailJSON`` writes: at most ``Limits/trail`` plus one.
+    package var trailCount: Int { points.count + (newest == nil ? 0 : 1) }
+
+    /// Adds a fix's position to the trail.
+    package mutating func add(_ coordinate: Coordinate) {
+        let point = Point(coordinate)
+        if skipped + 1 < stride {
+            skipped += 1
+            newest = point
+            return
+        }
+        skipped = 0
+        newest = nil
+        if points.count == limits.trail {
+            // Full: every other point goes (the first stays), and from now on every other fix.
+            var kept = 0
+            for index in Swift.stride(from: 0, to: points.count, by: 2) {
+                points[kept] = points[index]
+                kept += 1
+            }
+            points.removeLast(points.count - kept)
+            stride *= 2
+        }
+        points.append(point)
+    }
+
+    /// Keeps a note as `keeping` says (nothing for ``Keeping/none``).
+    package mutating func add(event: String, json: String, keeping: Keeping) {
+        let kind: String
+        switch keeping {
+        case .none:
+            return
+        case .latest(let name):
+            kind = name
+            notes.removeAll { $0.kind == kind }
+        case .recent(let name, let limit):
+            kind = name
+            let same = notes.lazy.filter { $0.kind == kind }.count
+            if same >= max(1, limit), let oldest = notes.firstIndex(where: { $0.kind == kind }) {
+                notes.remove(at: oldest)
+            }
+        }
+        notes.append(Note(kind: kind, event: event, json: json))
+        if notes.count > limits.notes { notes.removeFirst(notes.count - limits.notes) }
+    }
+
+    /// The trail as a JSON array of `[lat,lon]` pairs, oldest first, 7 decimals.
+    package var trailJSON: String {
+        var text = "["
+        text.reserveCapacity(trailCount * 26 + 2)
+        var first = true
+        for point in points + (newest.map { [$0] } ?? []) {
+            if !first { text += "," }
+            first = false
+            text += "[" + Self.degrees(point.latitude) + "," + Self.degrees(point.longitude) + "]"
+        }
+        return text + "]"
+    }
+
+    /// `{"trail":[[lat,lon],…],"notes":[{"event":"map","data":{…}},…]}`, the notes in the order posted.
+    package var json: String {
+        var text = "{\"trail\":" + trailJSON + ",\"notes\":["
+        text += notes.map { "{\"event\":\(JSONWriter.quoted($0.event)),\"data\":\($0.json)}" }.joined(separator: ",")
+        return text + "]}"
+    }
+
+    /// 1e-7 degrees as a decimal with 7 digits after the point, exactly.
+    static func degrees(_ value: Int32) -> String {
+        let magnitude = Int64(value).magnitude
+        let fraction = String(magnitude % 10_000_000)
+        return (value < 0 ? "-" : "") + String(magnitude / 10_000_000) + "." + String(repeating: "0", count: 7 - fraction.count) + fraction
+    }
+}
