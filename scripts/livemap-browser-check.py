@@ -2,11 +2,19 @@
 """Drives headless Chromium through the live map of `locsim serve` (docs/guides/feeds.md).
 
 Usage: livemap-browser-check.py URL PLAYER [SCREENSHOT.png]
+       livemap-browser-check.py reload URL PLAYER BEFORE.png AFTER.png [WORLD.png]
 
 Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors 3 and 4), so it needs
 nothing but Chromium and Python's standard library. Loads URL (the live map, with #token=T when the
 server has a token), checks that PLAYER's marker moves between two DOM states, takes a screenshot,
 presses PLAYER's pause button with a real mouse click, and checks that the marker then stays put.
+With `reload`: loads URL mid-run, takes BEFORE.png, reloads the page, and checks that PLAYER's
+trail is drawn from the server's history at once (about as many points as the player has sent
+fixes), that the fetch circles and places drawn before are drawn again, that the progress shown
+matches the API's `fraction` and moves on with the player, and takes AFTER.png; then adds a player
+in London through the API, checks that no name label lies over another or over a marker and that
+the scale bar reads a length that fits the view (WORLD.png), and removes that player.
+
 Prints one JSON line of what it saw; exit status 0 when every check held, 1 otherwise, 2 when
 Chromium cannot be started.
 """
@@ -87,7 +95,132 @@ def wait_for(what, check, timeout=60.0):
     raise RuntimeError(f"timed out waiting for {what}")
 
 
+def screenshot_to(browser, path):
+    import base64
+    data = browser.call("Page.captureScreenshot", {"format": "png"})["data"]
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(data))
+
+
+# What the page shows of PLAYER, and what the API says of it at the same moment.
+SHOWN = """(async () => {
+  const name = %s;
+  const line = document.querySelector('#map g.player[data-name="' + name + '"] polyline.track');
+  const row = document.getElementById('player-' + name);
+  const answer = await fetch('/players/' + encodeURIComponent(name), {headers});
+  const api = await answer.json();
+  const text = row ? row.querySelector('.progress').textContent : null;
+  return {points: line ? line.getAttribute('points').trim().split(/\\s+/).length : 0,
+    shown: text, shownFraction: text && text.endsWith(' %%') ? parseFloat(text) / 100 : null,
+    fraction: api.fraction === undefined ? null : api.fraction, fixes: api.fixes, state: api.state,
+    fetches: document.querySelectorAll('#map g.player[data-name="' + name + '"] circle.fetch').length,
+    places: document.querySelectorAll('#map g.player[data-name="' + name + '"] circle.place').length};
+})()"""
+
+# Every name label's box and every marker's, the scale bar's text and length.
+LAYOUT = """(() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return {labels: [...document.querySelectorAll('#map text.label')].map(e => ({name: e.textContent, box: box(e)})),
+    markers: [...document.querySelectorAll('#map circle.position')].map(e => ({name: e.closest('g.player').dataset.name, box: box(e)})),
+    scale: document.querySelector('#map g.scale text').textContent,
+    bar: (l => Number(l.getAttribute('x2')) - Number(l.getAttribute('x1')))(document.querySelector('#map g.scale line'))};
+})()"""
+
+
+def overlaps(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def reload_check(url, player, before_shot, after_shot, world_shot):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if not chromium:
+        print(json.dumps({"error": "no chromium on PATH"}))
+        return 2
+    profile = tempfile.mkdtemp(prefix="locsim-livemap-")
+    seen = {"url": url, "player": player}
+    browser = None
+    failures = []
+    try:
+        browser = DevTools(chromium, profile)
+        target = browser.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        browser.session = browser.call(
+            "Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        browser.call("Page.enable")
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1000, "height": 1100, "deviceScaleFactor": 1, "mobile": False})
+        shown = SHOWN % json.dumps(player)
+        browser.call("Page.navigate", {"url": url})
+        first = wait_for("the player's trail", lambda: (lambda s: s if s and s["points"] > 1 else None)(browser.evaluate(shown)))
+        # Let the fetch circles and places of the opening come in, then the first picture.
+        time.sleep(1.0)
+        loaded = browser.evaluate(shown)
+        seen["loaded"] = loaded
+        screenshot_to(browser, before_shot)
+        browser.call("Page.reload", {"ignoreCache": True})
+        # Right after the reload: the trail comes from the server's history, not from fixes since.
+        again = wait_for("the trail after the reload", lambda: (lambda s: s if s and s["points"] > 1 else None)(browser.evaluate(shown)))
+        seen["reloaded"] = again
+        if again["points"] < 0.9 * min(again["fixes"], 2000):
+            failures.append(f"after the reload the trail has {again['points']} points for {again['fixes']} fixes")
+        time.sleep(1.0)
+        settled = browser.evaluate(shown)
+        seen["settled"] = settled
+        if settled["fetches"] < loaded["fetches"] or (loaded["places"] > 0 and settled["places"] == 0):
+            failures.append(f"fetch circles or places lost in the reload: {loaded} then {settled}")
+        # The progress moves with the player and matches the API's.
+        time.sleep(2.0)
+        later = browser.evaluate(shown)
+        seen["later"] = later
+        for moment in (settled, later):
+            if moment["fraction"] is None or moment["shownFraction"] is None:
+                failures.append(f"no fraction to compare: {moment}")
+            elif abs(moment["fraction"] - moment["shownFraction"]) > 0.01:
+                failures.append(f"progress shown {moment['shown']}, the API's fraction {moment['fraction']}")
+        if later["shown"] == settled["shown"] and later["fraction"] != settled["fraction"]:
+            failures.append(f"the progress stayed at {later['shown']} while the player moved")
+        screenshot_to(browser, after_shot)
+        # Players across the world: labels clear of each other and of the markers, a scale that fits.
+        added = browser.evaluate("""(async () => (await fetch('/players', {method: 'POST', headers: Object.assign({'Content-Type': 'application/json'}, headers),
+          body: JSON.stringify({name: 'london', spec: 'line:51.5074,-0.1278:51.5155,-0.1410'})})).status)()""")
+        seen["added"] = added
+        wait_for("the player in London on the map", lambda: browser.evaluate(
+            "document.querySelector('#map g.player[data-name=\"london\"] circle.position') !== null"))
+        time.sleep(0.5)
+        layout = browser.evaluate(LAYOUT)
+        seen["layout"] = layout
+        labels = layout["labels"]
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                if overlaps(a["box"], b["box"]):
+                    failures.append(f"labels {a['name']} and {b['name']} overlap")
+            for marker in layout["markers"]:
+                if overlaps(a["box"], marker["box"]):
+                    failures.append(f"label {a['name']} lies over the marker of {marker['name']}")
+        import re
+        match = re.fullmatch(r"(\d+) (m|km)", layout["scale"])
+        if not match or (match.group(2) == "m" and int(match.group(1)) >= 1000) or not 40 <= layout["bar"] <= 160:
+            failures.append(f"scale bar {layout['scale']!r}, {layout['bar']} px long")
+        if world_shot:
+            screenshot_to(browser, world_shot)
+        browser.evaluate("(async () => (await fetch('/players/london', {method: 'DELETE', headers})).status)()")
+        seen["failures"] = failures
+        seen["ok"] = not failures
+        print(json.dumps(seen))
+        return 0 if seen["ok"] else 1
+    except Exception as error:  # report what was seen so far, with the reason
+        seen["error"] = str(error)
+        seen["failures"] = failures
+        print(json.dumps(seen))
+        return 1
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
+    if len(sys.argv) >= 6 and sys.argv[1] == "reload":
+        return reload_check(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] if len(sys.argv) > 6 else None)
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2

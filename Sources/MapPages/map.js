@@ -42,10 +42,15 @@ function niceLength(metres) {
   return [5, 2, 1].map(step => step * power).find(length => length <= metres) || power;
 }
 
+/** A length for a scale bar: metres below a kilometre, kilometres from one (`10000 km`, not `10000000 m`). */
+const lengthText = metres => metres >= 1000 ? (metres / 1000) + ' km' : metres + ' m';
+
 /**
  * Draws `shapes` on `map` (an <svg> with a width and a height; its <title> stays) in an
  * equirectangular projection about the mean latitude of `extent` ([lat, lon] pairs), padded by
- * 15 % or 150 m, whichever is more, then a scale bar; `empty` is said when `extent` is empty.
+ * 15 % or 150 m, whichever is more, then a scale bar (true at that latitude, 60 to 150 pixels
+ * long); `empty` is said when `extent` is empty. Returns the projection ([lat, lon] to [x, y]),
+ * or null when nothing was drawn.
  * A shape is {tag, attributes, title, text, children (shapes)}, placed by `at` ([lat, lon]: cx and
  * cy, or x and y moved by dx and dy for text), `points` (a polyline's [lat, lon]s) or `metres` (a
  * radius on the ground); with `cross` it is an × of that size at `at`; `clip` leaves it out off the map.
@@ -53,7 +58,7 @@ function niceLength(metres) {
 function drawMap(map, extent, shapes, empty) {
   const width = +map.getAttribute('width'), height = +map.getAttribute('height');
   map.replaceChildren(...[...map.children].filter(child => child.tagName === 'title'));
-  if (extent.length === 0) { map.append(svg('text', {x: 20, y: 60}, null, empty)); return; }
+  if (extent.length === 0) { map.append(svg('text', {x: 20, y: 60}, null, empty)); return null; }
   const radians = Math.PI / 180, lat0 = extent.reduce((sum, c) => sum + c[0], 0) / extent.length, lon0 = extent[0][1];
   const k = Math.cos(lat0 * radians);
   const local = c => [EARTH_RADIUS * (((c[1] - lon0 + 540) % 360) - 180) * radians * k, EARTH_RADIUS * (c[0] - lat0) * radians];
@@ -80,7 +85,8 @@ function drawMap(map, extent, shapes, empty) {
   const bar = niceLength(150 / scale);
   map.append(svg('g', {class: 'scale'}, null, null, [
     svg('line', {x1: 20, y1: height - 20, x2: fixed(20 + bar * scale), y2: height - 20, stroke: '#333', 'stroke-width': 2}),
-    svg('text', {x: 20, y: height - 26, 'font-size': 12}, null, bar + ' m')]));
+    svg('text', {x: 20, y: height - 26, 'font-size': 12}, null, lengthText(bar))]));
+  return xy;
 }
 
 /** Fills a legend: [style of the swatch, label] pairs as swatches, elements as they are. */
