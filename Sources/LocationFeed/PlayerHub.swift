@@ -340,8 +340,8 @@ package final class PlayerHub: Service, Sendable {
     package func subscribeEvents(
         resumingAfter lastID: Int?, _ start: (EventStart) -> (@Sendable (NumberedEvent) -> Void)?
     ) -> Int {
-        delivery.withLock { _ in
-            let (subscription, last, missed, names) = state.withLock { state in
+        delivery.withLock { _ -> Int in
+            let (subscription, last, missed, names) = state.withLock { state -> (Int, Int, [NumberedEvent]?, [String]) in
                 defer { state.nextID += 1 }
                 let missed = lastID.flatMap { state.events(after: $0) }
                 return (state.nextID, state.sequence, missed, missed == nil ? state.order : [])
