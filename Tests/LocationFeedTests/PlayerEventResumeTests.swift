@@ -71,11 +71,11 @@ struct PlayerEventResumeTests {
     @Test("Every frame has an id: the opening state the newest event's, each later event the next number, from the hub's start time")
     func idsCount() async throws {
         let feed = try ControlledFeed()
-        await feed.run(until: 3)
+        try await feed.run(until: 3)
         let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
-        await feed.run(until: 6)
+        try await feed.run(until: 6)
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
         let frames = await reader.all()
         let opening = try #require(frames.first)
@@ -91,16 +91,16 @@ struct PlayerEventResumeTests {
     @Test("Resuming after an id gives exactly the frames a stream that stayed open got after it, then the live ones")
     func resumeWithoutGapOrDuplicate() async throws {
         let feed = try ControlledFeed()
-        await feed.run(until: 5)
+        try await feed.run(until: 5)
         let stayed = FrameReader(try Self.events(feed))
-        await feed.run(until: 15)
+        try await feed.run(until: 15)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         await stayed.wait { $0.contains { $0.json["reason"] as? String == "pause" } }
         // A client whose stream dropped after the fourth frame it got.
         let cut = try #require(stayed.seen.count > 8 ? stayed.seen[3].id : nil, "\(stayed.seen)")
         let resumed = FrameReader(try Self.events(feed, after: String(cut)))
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
-        await feed.run(until: 25)
+        try await feed.run(until: 25)
         await stayed.wait { $0.filter { $0.event == "fix" }.count >= 20 }
         await resumed.wait { $0.filter { $0.event == "fix" }.count >= 20 - 3 }
         feed.api.finishStreams()
@@ -114,7 +114,7 @@ struct PlayerEventResumeTests {
     @Test("An id no longer kept, not a number or not yet given: a reset frame, then the current state with its history")
     func resetWhenNotKept() async throws {
         let feed = try ControlledFeed(eventLimit: 8)
-        await feed.run(until: 20)
+        try await feed.run(until: 20)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
         let newest = try #require(await FrameReader(try Self.events(feed)).all(after: { feed.api.finishStreams() }).first?.id)
         // The 8 newest are kept: after newest - 8 all of them come again; after newest - 9 one is gone.
@@ -159,7 +159,7 @@ struct PlayerEventResumeTests {
     func historyInOpening() async throws {
         let feed = try ControlledFeed()
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: 40)
+        try await feed.run(until: 40)
         for n in 0..<150 {
             feed.hub.post(
                 player: "alice", event: "map", json: #"{"player":"alice","fetch":{"n":\#(n)}}"#,
@@ -199,7 +199,7 @@ struct PlayerEventResumeTests {
     func trailBoundedInHub() async throws {
         let feed = try ControlledFeed(historyLimits: .init(trail: 16))
         let reference = try await ControlledFeed.reference()
-        await feed.run(until: reference.count)
+        try await feed.run(until: reference.count)
         let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
         await reader.wait { !$0.isEmpty }
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
