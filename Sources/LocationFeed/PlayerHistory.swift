@@ -38,10 +38,15 @@ package struct PlayerHistory: Sendable {
     }
 
     /// A kept note: the event name and its JSON object, as posted.
-    package struct Note: Sendable, Equatable {
+    ///
+    /// The JSON is written when asked for (``json``), from what the poster keeps anyway: a map
+    /// session's places are then held once, by the session, not again as text in every
+    /// player's history (300 places are about 27 KB of JSON; 1,000 players, 27 MB).
+    package struct Note: Sendable {
         package let kind: String
         package let event: String
-        package let json: String
+        let render: @Sendable () -> String
+        package var json: String { render() }
     }
 
     /// A position in 1e-7 degrees.
@@ -97,6 +102,11 @@ package struct PlayerHistory: Sendable {
 
     /// Keeps a note as `keeping` says (nothing for ``Keeping/none``).
     package mutating func add(event: String, json: String, keeping: Keeping) {
+        add(event: event, keeping: keeping) { json }
+    }
+
+    /// Keeps a note whose JSON `render` writes when a page asks for the history.
+    package mutating func add(event: String, keeping: Keeping, render: @escaping @Sendable () -> String) {
         let kind: String
         switch keeping {
         case .none:
@@ -111,7 +121,7 @@ package struct PlayerHistory: Sendable {
                 notes.remove(at: oldest)
             }
         }
-        notes.append(Note(kind: kind, event: event, json: json))
+        notes.append(Note(kind: kind, event: event, render: render))
         if notes.count > limits.notes { notes.removeFirst(notes.count - limits.notes) }
     }
 

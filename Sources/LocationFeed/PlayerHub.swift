@@ -431,10 +431,21 @@ package final class PlayerHub: Service, Sendable {
     ///   - json: One JSON object, on one line.
     ///   - keeping: Whether a page that opens later is given it too (``PlayerHistory/Keeping``).
     package func post(player: String, event: String, json: String, keeping: PlayerHistory.Keeping = .none) {
+        post(player: player, event: event, keeping: keeping) { json }
+    }
+
+    /// ``post(player:event:json:keeping:)`` with JSON that `render` writes: now, for the
+    /// listeners, and again whenever a page asks for the player's history, so a kept note costs
+    /// no more than what `render` captures (let it capture what the poster keeps anyway, such as
+    /// the places a map session shows).
+    package func post(
+        player: String, event: String, keeping: PlayerHistory.Keeping, render: @escaping @Sendable () -> String
+    ) {
+        let json = render()
         delivery.withLock { _ in
             deliver(.note(player: player, event: event, json: json)) { state in
                 guard state.entries[player] != nil else { return false }
-                state.histories[player]?.add(event: event, json: json, keeping: keeping)
+                state.histories[player]?.add(event: event, keeping: keeping, render: render)
                 return true
             }
         }

@@ -45,7 +45,9 @@ struct PlayerMapSessions: Service {
                     }
                     output = session.complete(request, with: result, at: update.fix.time)
                     if let places = session.places.value {
-                        self.hub.post(player: update.player, event: "map", json: Self.placesJSON(update.player, places), keeping: Self.placesKeeping)
+                        // The history keeps these places, not their text: the same array as the session's.
+                        let player = update.player
+                        self.hub.post(player: player, event: "map", keeping: Self.placesKeeping) { Self.placesJSON(player, places) }
                     }
                 }
                 sessions[update.player] = session
