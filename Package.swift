@@ -264,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "locsim", "LocSimCommand", "LocationCore", "LocationGPSD", "LocationFeed", "LocationPostGIS", "LocationIndex",
+                "locsim", "LocSimCommand", "LocationCore", "LocationGPSD", "LocationFeed", "LocationPostGIS", "LocationIndex", "Places",
                 "LocationSimulation", "LocationTestSupport", "GPXFormat", "NMEAFormat", "LocSimTestHelpers", "CommandTestHelpers",
                 .product(name: "Logging", package: "swift-log"),
             ],

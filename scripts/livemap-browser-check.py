@@ -85,6 +85,18 @@ class DevTools:
             self.process.wait()
 
 
+def open_browser(chromium, profile):
+    """A headless Chromium with one blank page attached, 1000 x 1100 CSS pixels."""
+    browser = DevTools(chromium, profile)
+    target = browser.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+    browser.session = browser.call(
+        "Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+    browser.call("Page.enable")
+    browser.call("Emulation.setDeviceMetricsOverride",
+                 {"width": 1000, "height": 1100, "deviceScaleFactor": 1, "mobile": False})
+    return browser
+
+
 def wait_for(what, check, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -141,13 +153,7 @@ def reload_check(url, player, before_shot, after_shot, world_shot):
     browser = None
     failures = []
     try:
-        browser = DevTools(chromium, profile)
-        target = browser.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        browser.session = browser.call(
-            "Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
-        browser.call("Page.enable")
-        browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": 1000, "height": 1100, "deviceScaleFactor": 1, "mobile": False})
+        browser = open_browser(chromium, profile)
         shown = SHOWN % json.dumps(player)
         browser.call("Page.navigate", {"url": url})
         first = wait_for("the player's trail", lambda: (lambda s: s if s and s["points"] > 1 else None)(browser.evaluate(shown)))
@@ -234,13 +240,7 @@ def main():
     seen = {"url": url, "player": player}
     browser = None
     try:
-        browser = DevTools(chromium, profile)
-        target = browser.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        browser.session = browser.call(
-            "Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
-        browser.call("Page.enable")
-        browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": 1000, "height": 1100, "deviceScaleFactor": 1, "mobile": False})
+        browser = open_browser(chromium, profile)
         browser.call("Page.navigate", {"url": url})
         marker = f"document.querySelector('#map g.player[data-name=\"{player}\"] circle.position')"
         position = f"(() => {{ const m = {marker}; return m ? [Number(m.dataset.lat), Number(m.dataset.lon)] : null; }})()"

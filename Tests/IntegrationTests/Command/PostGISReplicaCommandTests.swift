@@ -8,17 +8,6 @@ import Testing
 /// replica down, both down, recovery without restarting `serve`, and an import on the primary
 /// seen through the replica. Every server and process is stopped, even when the test fails.
 @Suite(.timeLimit(.minutes(1))) struct PostGISReplicaCommandTests {
-    /// Polls `condition` every 200 ms for up to 30 s; no timing is asserted, only that it happens.
-    func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        Issue.record("not within 30 s: \(what)")
-        throw CancellationError()
-    }
-
     @Test("serve --replica: reads from the replica, fail-over both ways, 503 with both down, recovery, imports seen")
     func replicaFailover() async throws {
         if let reason = PostgresServer.unavailableReason {

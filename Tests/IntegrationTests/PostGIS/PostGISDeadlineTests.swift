@@ -2,6 +2,7 @@ import Foundation
 import LocSimTestHelpers
 import LocationCore
 import LocationPostGIS
+import Places
 import Testing
 
 /// Never hang (issue #30): a read past its deadline (2 s, the default) is cancelled and fails
@@ -42,21 +43,20 @@ import Testing
         }
     }
 
-    /// Checks `condition` every 100 ms for up to `limit` (a server ends a cancelled statement, a
-    /// backend is checked again after its back-off); it never times what it waits for.
-    func eventually(_ what: String, within limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        var lastError: (any Error)?
-        while ContinuousClock.now < deadline {
-            do {
-                if try await condition() { return }
-            } catch {
-                lastError = error  // e.g. a replica that has not replayed the import yet
+    /// A PostgreSQL server whose store (with the 2 s deadline) has imported the seeded test
+    /// places, and the store's answer at ``center`` within 5 km, not empty.
+    func withImportedPlaces(
+        seed: UInt64, _ body: (PostgresServer, PostGISPlaceStore, [NearbyPlace]) async throws -> Void
+    ) async throws {
+        try await withPostGIS(queryTimeout: Self.deadline) { server, store in
+            try await withTemporaryDirectory { directory in
+                _ = try writeTestPlaces(to: directory + "/places.csv", seed: seed)
+                try await store.importPlaces(fromFile: directory + "/places.csv")
+                let expected = try await store.places(near: Self.center, within: 5_000)
+                #expect(!expected.isEmpty)
+                try await body(server, store, expected)
             }
-            try await Task.sleep(for: .milliseconds(100))
         }
-        Issue.record("not within \(limit): \(what); last error: \(lastError.map { "\($0)" } ?? "none")")
-        throw CancellationError()
     }
 
     /// The statements of this store's sessions (not psql's) still running on the server.
@@ -68,120 +68,103 @@ import Testing
 
     @Test("a lock on locsim_tile: the read throws timedOut within the deadline, its statement is gone, then it answers")
     func lockedTable() async throws {
-        try await withPostGIS(queryTimeout: Self.deadline) { server, store in
-            try await withTemporaryDirectory { directory in
-                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 30)
-                try await store.importPlaces(fromFile: directory + "/places.csv")
-                let expected = try await store.places(near: Self.center, within: 5_000)
-                #expect(!expected.isEmpty)
-
-                // The table people edit: reads never touch it, so a lock on it holds none of them.
-                try await server.withLock(on: "locsim_place") {
-                    let (elapsed, error) = await timed {
-                        let answer = try await store.places(near: Self.center, within: 5_000)
-                        #expect(answer == expected)
-                    }
-                    #expect(error == nil)
-                    #expect(elapsed < Self.bound)
-                }
-
-                // The table reads come from: each read ends at its deadline, and so does its statement.
-                try await server.withLock(on: "locsim_tile") {
-                    for attempt in 1...2 {
-                        let (elapsed, error) = await timed { _ = try await store.places(near: Self.center, within: 5_000) }
-                        print("read \(attempt) behind a lock on locsim_tile: \(elapsed), \(error.map { "\($0)" } ?? "answered")")
-                        #expect(error?.code == .timedOut, "\(String(describing: error))")
-                        #expect(error?.endpoint == "127.0.0.1:\(server.port)")
-                        #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
-                        #expect(elapsed < Self.bound)
-                        try await eventually("the cancelled statement has left the server", within: .seconds(1)) {
-                            try await runningReads(server) == "0"
-                        }
-                    }
-                    // The health check is a real read: it fails too, saying why.
-                    let (elapsed, error) = await timed { try await store.checkHealth() }
-                    #expect(error?.code == .timedOut)
-                    #expect(elapsed < Self.bound)
-                }
-                // The lock gone, the same store answers (on a new connection where one was closed).
-                // A wrong answer is reported as the last error, so a failure says what came back.
-                try await eventually("the store answers again") {
+        try await withImportedPlaces(seed: 30) { server, store, expected in
+            // The table people edit: reads never touch it, so a lock on it holds none of them.
+            try await server.withLock(on: "locsim_place") {
+                let (elapsed, error) = await timed {
                     let answer = try await store.places(near: Self.center, within: 5_000)
-                    guard answer == expected else {
-                        throw HarnessError("answered \(answer.count) places, not the \(expected.count) expected")
-                    }
-                    return true
+                    #expect(answer == expected)
                 }
+                #expect(error == nil)
+                #expect(elapsed < Self.bound)
+            }
+
+            // The table reads come from: each read ends at its deadline, and so does its statement.
+            try await server.withLock(on: "locsim_tile") {
+                for attempt in 1...2 {
+                    let (elapsed, error) = await timed { _ = try await store.places(near: Self.center, within: 5_000) }
+                    print("read \(attempt) behind a lock on locsim_tile: \(elapsed), \(error.map { "\($0)" } ?? "answered")")
+                    #expect(error?.code == .timedOut, "\(String(describing: error))")
+                    #expect(error?.endpoint == "127.0.0.1:\(server.port)")
+                    #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
+                    #expect(elapsed < Self.bound)
+                    try await eventually("the cancelled statement has left the server", within: .seconds(1)) {
+                        try await runningReads(server) == "0"
+                    }
+                }
+                // The health check is a real read: it fails too, saying why.
+                let (elapsed, error) = await timed { try await store.checkHealth() }
+                #expect(error?.code == .timedOut)
+                #expect(elapsed < Self.bound)
+            }
+            // The lock gone, the same store answers (on a new connection where one was closed).
+            // A wrong answer is reported as the last error, so a failure says what came back.
+            try await eventually("the store answers again") {
+                let answer = try await store.places(near: Self.center, within: 5_000)
+                guard answer == expected else {
+                    throw HarnessError("answered \(answer.count) places, not the \(expected.count) expected")
+                }
+                return true
             }
         }
     }
 
     @Test("a read cancelled while its statement is prepared behind a lock: the next read on the store answers")
     func cancelledPreparation() async throws {
-        try await withPostGIS(queryTimeout: Self.deadline) { server, writer in
-            try await withTemporaryDirectory { directory in
-                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 33)
-                try await writer.importPlaces(fromFile: directory + "/places.csv")
-                let expected = try await writer.places(near: Self.center, within: 5_000)
-                // A store whose connections have never prepared the tile read, and a deadline far
-                // away, so what ends the read is PostgreSQL cancelling it while it is prepared
-                // (someone's pg_cancel_backend; statement_timeout behind a lock does the same).
-                let store = try PostGISPlaceStore(
-                    url: try PostgresURL(parsing: server.url), queryTimeout: .seconds(60), clock: ContinuousClock(),
-                    logger: quietLogger)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { await store.run() }
-                    defer { group.cancelAll() }
-                    try await server.withLock(on: "locsim_tile") {
-                        async let read = timed { _ = try await store.places(near: Self.center, within: 5_000) }
-                        var waiting = ""
-                        try await eventually("the read waits for the lock", within: .seconds(10)) {
-                            waiting = try await server.psqlValues(
-                                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%locsim_tile%' "
-                                    + "AND application_name NOT LIKE 'psql%' AND application_name <> 'locsim-test-lock'")
-                            return !waiting.isEmpty
-                        }
-                        _ = try await server.psqlValues("SELECT pg_cancel_backend(\(waiting))")
-                        let (_, error) = await read
-                        #expect(error?.code == .query, "\(String(describing: error))")
-                        #expect(error?.message.contains("57014") == true, "\(String(describing: error))")
+        try await withImportedPlaces(seed: 33) { server, writer, expected in
+            // A store whose connections have never prepared the tile read, and a deadline far
+            // away, so what ends the read is PostgreSQL cancelling it while it is prepared
+            // (someone's pg_cancel_backend; statement_timeout behind a lock does the same).
+            let store = try PostGISPlaceStore(
+                url: try PostgresURL(parsing: server.url), queryTimeout: .seconds(60), clock: ContinuousClock(),
+                logger: quietLogger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await store.run() }
+                defer { group.cancelAll() }
+                try await server.withLock(on: "locsim_tile") {
+                    async let read = timed { _ = try await store.places(near: Self.center, within: 5_000) }
+                    var waiting = ""
+                    try await eventually("the read waits for the lock", within: .seconds(10)) {
+                        waiting = try await server.psqlValues(
+                            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%locsim_tile%' "
+                                + "AND application_name NOT LIKE 'psql%' AND application_name <> 'locsim-test-lock'")
+                        return !waiting.isEmpty
                     }
-                    // The lock gone, the very next read answers: the connection whose preparation
-                    // failed was not lent again (postgres-nio would repeat the failure on it).
-                    let answer = try await store.places(near: Self.center, within: 5_000)
-                    #expect(answer == expected)
+                    _ = try await server.psqlValues("SELECT pg_cancel_backend(\(waiting))")
+                    let (_, error) = await read
+                    #expect(error?.code == .query, "\(String(describing: error))")
+                    #expect(error?.message.contains("57014") == true, "\(String(describing: error))")
                 }
+                // The lock gone, the very next read answers: the connection whose preparation
+                // failed was not lent again (postgres-nio would repeat the failure on it).
+                let answer = try await store.places(near: Self.center, within: 5_000)
+                #expect(answer == expected)
             }
         }
     }
 
     @Test("a frozen server (SIGSTOP): the read throws within the deadline; thawed, it answers again")
     func frozenServer() async throws {
-        try await withPostGIS(queryTimeout: Self.deadline) { server, store in
-            try await withTemporaryDirectory { directory in
-                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 31)
-                try await store.importPlaces(fromFile: directory + "/places.csv")
-                let expected = try await store.places(near: Self.center, within: 5_000)
-                try await server.withFrozen {
-                    for attempt in 1...3 {
-                        let (elapsed, error) = await timed { _ = try await store.places(near: Self.center, within: 5_000) }
-                        print("read \(attempt) from a frozen server: \(elapsed), \(error.map { "\($0)" } ?? "answered")")
-                        // The first read's query is sent on the pooled connection and cancelled
-                        // (timedOut); later ones may still be waiting for a new connection (unavailable).
-                        #expect(error?.code == .timedOut || error?.code == .unavailable, "\(String(describing: error))")
-                        // A timed-out read names its deadline; a later one may fail at once on the
-                        // pool's closed connection, and then says so rather than a generic text.
-                        if error?.code == .timedOut {
-                            #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
-                        } else {
-                            #expect(error?.message.contains("Generic description") == false, "\(String(describing: error))")
-                        }
-                        #expect(elapsed < Self.bound)
+        try await withImportedPlaces(seed: 31) { server, store, expected in
+            try await server.withFrozen {
+                for attempt in 1...3 {
+                    let (elapsed, error) = await timed { _ = try await store.places(near: Self.center, within: 5_000) }
+                    print("read \(attempt) from a frozen server: \(elapsed), \(error.map { "\($0)" } ?? "answered")")
+                    // The first read's query is sent on the pooled connection and cancelled
+                    // (timedOut); later ones may still be waiting for a new connection (unavailable).
+                    #expect(error?.code == .timedOut || error?.code == .unavailable, "\(String(describing: error))")
+                    // A timed-out read names its deadline; a later one may fail at once on the
+                    // pool's closed connection, and then says so rather than a generic text.
+                    if error?.code == .timedOut {
+                        #expect(error?.message.contains("2 s deadline") == true, "\(String(describing: error))")
+                    } else {
+                        #expect(error?.message.contains("Generic description") == false, "\(String(describing: error))")
                     }
+                    #expect(elapsed < Self.bound)
                 }
-                try await eventually("the thawed server answers") {
-                    try await store.places(near: Self.center, within: 5_000) == expected
-                }
+            }
+            try await eventually("the thawed server answers") {
+                try await store.places(near: Self.center, within: 5_000) == expected
             }
         }
     }

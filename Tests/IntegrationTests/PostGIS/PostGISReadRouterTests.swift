@@ -35,24 +35,6 @@ import Testing
             url: try PostgresURL(parsing: server.url), queryTimeout: .seconds(2), clock: ContinuousClock(), logger: quietLogger)
     }
 
-    /// Polls `condition` every 100 ms for up to 30 s (a replica replays, a backend is checked
-    /// again after its back-off); no timing is asserted, only that it happens. Errors meanwhile
-    /// count as "not yet" and the last one is reported.
-    func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        var lastError: (any Error)?
-        while ContinuousClock.now < deadline {
-            do {
-                if try await condition() { return }
-            } catch {
-                lastError = error  // e.g. the replica has not replayed the table yet
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("not within 30 s: \(what); last error: \(lastError.map { "\($0)" } ?? "none")")
-        throw CancellationError()
-    }
-
     @Test("reads go round robin to the replicas, fail over to the primary, 503 with all down, and recover")
     func failoverAndRecovery() async throws {
         try await withCluster(replicaCount: 2) { primary, replicas in

@@ -31,6 +31,25 @@ func withPostGIS(
     }
 }
 
+/// Checks `condition` every 100 ms for up to `limit`, for what a PostgreSQL server does in its
+/// own time (a cancelled statement ends, a replica replays an import, a backend is checked again
+/// after its back-off): the server tells no one. A thrown error counts as "not yet" and the last
+/// one is reported if time runs out. It never times what it waits for.
+func eventually(_ what: String, within limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    var lastError: (any Error)?
+    while ContinuousClock.now < deadline {
+        do {
+            if try await condition() { return }
+        } catch {
+            lastError = error
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    Issue.record("not within \(limit): \(what); last error: \(lastError.map { "\($0)" } ?? "none")")
+    throw CancellationError()
+}
+
 let quietLogger: Logger = {
     var logger = Logger(label: "locsim.test.postgis", factory: { _ in SwiftLogNoOpLogHandler() })
     logger.logLevel = .critical
