@@ -85,6 +85,14 @@ class DevTools:
             self.process.wait()
 
 
+def find_chromium():
+    """The Chromium on PATH, or None after printing the error the caller reports."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if not chromium:
+        print(json.dumps({"error": "no chromium on PATH"}))
+    return chromium
+
+
 def open_browser(chromium, profile):
     """A headless Chromium with one blank page attached, 1000 x 1100 CSS pixels."""
     browser = DevTools(chromium, profile)
@@ -143,19 +151,36 @@ def overlaps(a, b):
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def reload_check(url, player, before_shot, after_shot, world_shot):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+def run_check(url, player, check):
+    """Opens `url` in a headless Chromium and runs `check(browser, seen, failures)`; prints what
+    was seen (with the failures, or the error that stopped it) as one JSON object. Exit status:
+    0 when nothing failed, 1 otherwise, 2 without Chromium."""
+    chromium = find_chromium()
     if not chromium:
-        print(json.dumps({"error": "no chromium on PATH"}))
         return 2
     profile = tempfile.mkdtemp(prefix="locsim-livemap-")
     seen = {"url": url, "player": player}
-    browser = None
     failures = []
+    browser = None
     try:
         browser = open_browser(chromium, profile)
-        shown = SHOWN % json.dumps(player)
         browser.call("Page.navigate", {"url": url})
+        check(browser, seen, failures)
+    except Exception as error:  # report what was seen so far, with the reason
+        seen["error"] = str(error)
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    seen["failures"] = failures
+    seen["ok"] = not failures and "error" not in seen
+    print(json.dumps(seen))
+    return 0 if seen["ok"] else 1
+
+
+def reload_check(url, player, before_shot, after_shot, world_shot):
+    def check(browser, seen, failures):
+        shown = SHOWN % json.dumps(player)
         first = wait_for("the player's trail", lambda: (lambda s: s if s and s["points"] > 1 else None)(browser.evaluate(shown)))
         # Let the fetch circles and places of the opening come in, then the first picture.
         time.sleep(1.0)
@@ -209,19 +234,8 @@ def reload_check(url, player, before_shot, after_shot, world_shot):
         if world_shot:
             screenshot_to(browser, world_shot)
         browser.evaluate("(async () => (await fetch('/players/london', {method: 'DELETE', headers})).status)()")
-        seen["failures"] = failures
-        seen["ok"] = not failures
-        print(json.dumps(seen))
-        return 0 if seen["ok"] else 1
-    except Exception as error:  # report what was seen so far, with the reason
-        seen["error"] = str(error)
-        seen["failures"] = failures
-        print(json.dumps(seen))
-        return 1
-    finally:
-        if browser:
-            browser.close()
-        shutil.rmtree(profile, ignore_errors=True)
+
+    return run_check(url, player, check)
 
 
 def main():
@@ -232,16 +246,8 @@ def main():
         return 2
     url, player = sys.argv[1], sys.argv[2]
     screenshot = sys.argv[3] if len(sys.argv) > 3 else None
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if not chromium:
-        print(json.dumps({"error": "no chromium on PATH"}))
-        return 2
-    profile = tempfile.mkdtemp(prefix="locsim-livemap-")
-    seen = {"url": url, "player": player}
-    browser = None
-    try:
-        browser = open_browser(chromium, profile)
-        browser.call("Page.navigate", {"url": url})
+
+    def check(browser, seen, failures):
         marker = f"document.querySelector('#map g.player[data-name=\"{player}\"] circle.position')"
         position = f"(() => {{ const m = {marker}; return m ? [Number(m.dataset.lat), Number(m.dataset.lon)] : null; }})()"
         first = wait_for("the player's marker", lambda: browser.evaluate(position))
@@ -250,10 +256,7 @@ def main():
         if screenshot:
             # Let a fetch circle and its places come in, then take the picture.
             time.sleep(1.5)
-            data = browser.call("Page.captureScreenshot", {"format": "png"})["data"]
-            import base64
-            with open(screenshot, "wb") as out:
-                out.write(base64.b64decode(data))
+            screenshot_to(browser, screenshot)
             seen["screenshot"] = screenshot
         button = f"document.querySelector('button[data-player=\"{player}\"][data-action=\"pause\"]')"
         box = wait_for("the pause button", lambda: browser.evaluate(
@@ -269,17 +272,10 @@ def main():
         time.sleep(2.0)
         after = browser.evaluate(position)
         seen["paused"] = [held, after]
-        seen["ok"] = held == after
-        print(json.dumps(seen))
-        return 0 if seen["ok"] else 1
-    except Exception as error:  # report what was seen so far, with the reason
-        seen["error"] = str(error)
-        print(json.dumps(seen))
-        return 1
-    finally:
-        if browser:
-            browser.close()
-        shutil.rmtree(profile, ignore_errors=True)
+        if held != after:
+            failures.append(f"the paused player moved from {held} to {after}")
+
+    return run_check(url, player, check)
 
 
 if __name__ == "__main__":
