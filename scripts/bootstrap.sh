@@ -16,6 +16,8 @@ apt_packages+=(tmux)
 python_packages+=(gps3 gpsd:gpsd-py3 gpsdclient)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
+# ... and the TLS test makes its own certificate authority and server certificate with openssl.
+apt_packages+=(openssl)
 # serve's gzip (compress-nio) links the system's zlib.
 apt_packages+=(zlib1g-dev)
 # scripts/scale-out.sh puts Debian's nginx in front of several `locsim serve` (docs/guides/scale-out.md).

@@ -49,6 +49,8 @@ package final class PostGISPlaceStore: Sendable {
     /// The server and login.
     package let url: PostgresURL
     let client: PostgresClient
+    /// How connections use TLS (``PostgresURL/tlsMode``), with the trusted roots read once.
+    private let tls: TLSSettings
     let logger: Logger
     /// The deadline of a read (not an import): how long it may wait for a connection and its
     /// answer together; also each session's `statement_timeout`.
@@ -88,14 +90,16 @@ package final class PostGISPlaceStore: Sendable {
         }
         self.url = url
         self.logger = logger
-        let tls: PostgresClient.Configuration.TLS
-        switch url.tlsMode {
-        case .disable: tls = .disable
-        case .prefer: tls = .prefer(.makeClientConfiguration())
-        case .require: tls = .require(.makeClientConfiguration())
+        let tls = try TLSSettings(url)
+        self.tls = tls
+        let poolTLS: PostgresClient.Configuration.TLS
+        switch tls {
+        case .disable: poolTLS = .disable
+        case .prefer(let configuration): poolTLS = .prefer(configuration)
+        case .require(let configuration): poolTLS = .require(configuration)
         }
         var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: poolTLS)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = connectTimeout
         configuration.options.additionalStartupParameters = Self.sessionSettings(queryTimeout: queryTimeout)
@@ -455,10 +459,10 @@ package final class PostGISPlaceStore: Sendable {
     /// session settings.
     private func connect() async throws -> PostgresConnection {
         let tls: PostgresConnection.Configuration.TLS
-        switch url.tlsMode {
+        switch self.tls {
         case .disable: tls = .disable
-        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer(let configuration): tls = .prefer(try NIOSSLContext(configuration: configuration))
+        case .require(let configuration): tls = .require(try NIOSSLContext(configuration: configuration))
         }
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
@@ -474,17 +478,6 @@ package final class PostGISPlaceStore: Sendable {
         let endpoint = url.endpoint
         connection.close().whenFailure { error in
             logger.debug("closing a connection to \(endpoint): \(error)")
-        }
-    }
-
-    /// Closes `connection` and waits until it is closed, so a pool that lent it sees it gone
-    /// before it is given back; a failure is logged at debug level. Only for a server that has
-    /// just answered: a frozen one could hold the TLS goodbye (see ``close(_:)``).
-    private func closeAndWait(_ connection: PostgresConnection) async {
-        do {
-            try await connection.close()
-        } catch {
-            logger.debug("closing a connection to \(url.endpoint): \(error)")
         }
     }
 
@@ -533,10 +526,11 @@ package final class PostGISPlaceStore: Sendable {
                 // remembers a prepared statement whose preparation failed (cancelled behind a
                 // lock by statement_timeout or by someone, a missing table) and fails every
                 // later use of it on that connection with the same error, without asking the
-                // server. Closed (and waited for, within the deadline), the pool opens a fresh
-                // connection that prepares it again. (A read the deadline stopped has had its
-                // connection closed already, without waiting: the server may be frozen.)
-                if case .pool = source, case .running = phase.withLock({ $0 }) { await self.closeAndWait(connection) }
+                // server. Closed, the pool opens a fresh connection that prepares it again.
+                // Not waited for: the server may be frozen, and a close waited for under a read
+                // that has failed would hold it past its deadline (a read the deadline stopped
+                // has had its connection closed already).
+                if case .pool = source, case .running = phase.withLock({ $0 }) { self.close(connection) }
                 throw error
             }
         }
@@ -663,6 +657,10 @@ package final class PostGISPlaceStore: Sendable {
         // A PSQLError's own description is deliberately generic; its code, and an underlying
         // cause that is not another PSQLError (a socket error), say what happened.
         if let inner = error.underlying as? PSQLError { return translate(inner) }
+        if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
+            return PostGISError(
+                .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint)
+        }
         let reason = error.underlying.map { "\(error.code) (\($0))" } ?? "\(error.code)"
         return PostGISError(.unavailable, "cannot reach the server: \(reason)", endpoint: url.endpoint)
     }
@@ -727,4 +725,47 @@ struct TextbookStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> PlaceRow { try PlaceRow(row) }
+}
+
+/// TLS as libpq's `sslmode` asks for it (``PostgresURL/TLSMode``): whether to use it, and how
+/// the server's certificate is checked.
+enum TLSSettings: Sendable {
+    case disable
+    /// TLS when the server offers it.
+    case prefer(TLSConfiguration)
+    /// TLS or no connection.
+    case require(TLSConfiguration)
+
+    /// - Throws: ``PostGISError/Code/invalidURL`` naming `sslrootcert` when its file cannot be
+    ///   read as PEM certificates.
+    init(_ url: PostgresURL) throws(PostGISError) {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch url.rootCertificates {
+        case .file(let path):
+            do {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+            } catch {
+                throw PostGISError(.invalidURL, "cannot read '\(path)' as PEM certificates: \(error)", parameter: "sslrootcert")
+            }
+        case .system, nil:
+            configuration.trustRoots = .default
+        }
+        switch url.tlsMode {
+        case .disable:
+            self = .disable
+        case .allow, .prefer:
+            configuration.certificateVerification = .none
+            self = .prefer(configuration)
+        case .require:
+            // libpq: with a root certificate given, require checks the chain as verify-ca does.
+            configuration.certificateVerification = url.rootCertificates == nil ? .none : .noHostnameVerification
+            self = .require(configuration)
+        case .verifyCA:
+            configuration.certificateVerification = .noHostnameVerification
+            self = .require(configuration)
+        case .verifyFull:
+            configuration.certificateVerification = .fullVerification
+            self = .require(configuration)
+        }
+    }
 }

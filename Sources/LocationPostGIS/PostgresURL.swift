@@ -1,8 +1,8 @@
 import LocationCore
 
 /// Where a PostgreSQL server is and how to log in: `postgres://user[:password]@host[:port]/database`
-/// (or `postgresql://`). Query parameters other than `sslmode` are refused so that a typo does
-/// not pass silently.
+/// (or `postgresql://`). Query parameters other than `sslmode` and `sslrootcert` are refused so
+/// that a typo does not pass silently.
 ///
 /// The password is looked up like libpq does: the URL's, else `PGPASSWORD`, else the first
 /// matching line of the password file (`PGPASSFILE`, or `~/.pgpass`). ``description`` never
@@ -14,10 +14,38 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package var database: String
     /// The password, if any source had one.
     package var password: String?
-    /// `sslmode=disable|prefer|require` (default prefer, like libpq; loopback servers in tests use disable).
+    /// `sslmode`, else `PGSSLMODE`, else prefer, as libpq (loopback servers in tests use disable).
     package var tlsMode: TLSMode
+    /// `sslrootcert`, else `PGSSLROOTCERT`: the certificate authorities that ``TLSMode/verifyCA``
+    /// and ``TLSMode/verifyFull`` trust (and ``TLSMode/require`` too when given, as in libpq);
+    /// nil for the system's store.
+    package var rootCertificates: RootCertificates?
 
-    package enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
+    /// libpq's `sslmode` values, with libpq's meanings.
+    package enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// No TLS.
+        case disable
+        /// TLS when the server offers it, unverified. (libpq tries without TLS first; postgres-nio
+        /// cannot, so this is ``prefer``.)
+        case allow
+        /// TLS when the server offers it, unverified.
+        case prefer
+        /// TLS or no connection; the certificate is not verified unless ``rootCertificates`` is
+        /// given, then its chain is (as ``verifyCA``).
+        case require
+        /// TLS, with a certificate chain that ends at a trusted authority; any host name.
+        case verifyCA = "verify-ca"
+        /// TLS, with a trusted chain and a certificate for the host connected to (name or IP).
+        case verifyFull = "verify-full"
+    }
+
+    /// Where trusted authorities come from.
+    package enum RootCertificates: Sendable, Hashable {
+        /// A PEM file of one or more certificates.
+        case file(String)
+        /// The system's store (`sslrootcert=system`, as libpq 16).
+        case system
+    }
 
     /// `host:port`, for messages.
     package var endpoint: String { HostPort(host: host, port: port).description }
@@ -30,7 +58,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - text: The URL.
-    ///   - environment: The process environment (`PGPASSWORD`, `PGUSER`, `USER`).
+    ///   - environment: The process environment (`PGPASSWORD`, `PGUSER`, `USER`, `PGSSLMODE`,
+    ///     `PGSSLROOTCERT`).
     ///   - passwordFile: The text of the password file, if it exists (the caller reads it, so
     ///     this type does no I/O).
     /// - Throws: ``PostGISError/Code/invalidURL`` naming the part at fault.
@@ -95,17 +124,27 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         user = urlUser ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
         guard !user.isEmpty else { throw fail("the user name is empty", "user") }
         database = path.isEmpty ? user : try Self.decode(path, part: "database")
-        tlsMode = .prefer
+        func mode(_ value: String, _ source: String) throws(PostGISError) -> TLSMode {
+            guard let mode = TLSMode(rawValue: value) else {
+                let known = TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("'\(value)' is not one of \(known)", source)
+            }
+            return mode
+        }
+        func roots(_ value: String, _ source: String) throws(PostGISError) -> RootCertificates {
+            guard !value.isEmpty else { throw fail("is empty: give a PEM file, or system", source) }
+            return value == "system" ? .system : .file(value)
+        }
+        tlsMode = try environment["PGSSLMODE"].map { value throws(PostGISError) in try mode(value, "PGSSLMODE") } ?? .prefer
+        rootCertificates = try environment["PGSSLROOTCERT"].map { value throws(PostGISError) in try roots(value, "PGSSLROOTCERT") }
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1)
             let name = String(parts[0])
-            let value = parts.count > 1 ? String(parts[1]) : ""
-            guard name == "sslmode" else { throw fail("unknown parameter '\(name)' (only sslmode is understood)", name) }
-            switch value {
-            case "disable": tlsMode = .disable
-            case "prefer", "allow": tlsMode = .prefer
-            case "require", "verify-ca", "verify-full": tlsMode = .require
-            default: throw fail("sslmode '\(value)' is not disable, prefer or require", "sslmode")
+            let value = try Self.decode(parts.count > 1 ? parts[1] : "", part: name)
+            switch name {
+            case "sslmode": tlsMode = try mode(value, name)
+            case "sslrootcert": rootCertificates = try roots(value, name)
+            default: throw fail("unknown parameter '\(name)' (only sslmode and sslrootcert are understood)", name)
             }
         }
         password = urlPassword ?? environment["PGPASSWORD"]

@@ -221,6 +221,21 @@ public final class PostgresServer: Sendable {
         }
     }
 
+    /// Turns TLS on (`ssl = on`, reloaded, no restart) with the PEM certificate and key at these
+    /// paths, copied into the server's directory for its user; connections without TLS still work.
+    public func enableTLS(certificate: String, key: String) async throws {
+        let certificateCopy = directory + "/server.crt", keyCopy = directory + "/server.key"
+        for (source, copy) in [(certificate, certificateCopy), (key, keyCopy)] {
+            try FileManager.default.copyItem(atPath: source, toPath: copy)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy)
+            if getuid() == 0 { try await Self.run(["/bin/chown", "postgres:postgres", copy], asPostgres: false) }
+        }
+        try await psql("ALTER SYSTEM SET ssl_cert_file = '\(certificateCopy)'")
+        try await psql("ALTER SYSTEM SET ssl_key_file = '\(keyCopy)'")
+        try await psql("ALTER SYSTEM SET ssl = on")
+        guard try await psqlValues("SELECT pg_reload_conf()") == "t" else { throw HarnessError("pg_reload_conf() failed") }
+    }
+
     /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
     public static func with<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
         let server = try await start()

@@ -31,16 +31,23 @@ public final class SocketLines: Sendable {
     /// The lines read so far, without their line ends (LF or CR LF).
     public var lines: [String] { received.withLock { $0 } }
 
-    /// The `data:` objects of the events named `event`, in order.
+    /// The `data:` objects of the complete events named `event`, in order: each frame's fields in
+    /// any order (`event:`, `id:`, `data:` lines), ended by an empty line, as the SSE format has it.
     public func events(_ event: String) -> [[String: Any]] {
-        let lines = lines
         var out: [[String: Any]] = []
-        for (index, line) in lines.enumerated() where line == "event: \(event)" && index + 1 < lines.count {
-            let data = lines[index + 1]
-            guard data.hasPrefix("data: "),
-                let object = (try? JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8))) as? [String: Any]
-            else { continue }
-            out.append(object)
+        var name: String?
+        var data: String?
+        for line in lines {
+            if line.isEmpty {
+                if name == event, let data, let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] {
+                    out.append(object)
+                }
+                (name, data) = (nil, nil)
+            } else if line.hasPrefix("event: ") {
+                name = String(line.dropFirst(7))
+            } else if line.hasPrefix("data: ") {
+                data = (data.map { $0 + "\n" } ?? "") + line.dropFirst(6)
+            }
         }
         return out
     }

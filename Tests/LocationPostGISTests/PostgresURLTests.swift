@@ -48,10 +48,35 @@ import Testing
         #expect(none.password == nil)
     }
 
+    @Test("sslmode takes libpq's six values; sslrootcert a file or system; PGSSLMODE and PGSSLROOTCERT when the URL has none")
+    func tlsParameters() throws {
+        for mode in PostgresURL.TLSMode.allCases {
+            #expect(try PostgresURL(parsing: "postgres://h/d?sslmode=\(mode.rawValue)").tlsMode == mode)
+        }
+        #expect(try PostgresURL(parsing: "postgres://h/d").tlsMode == .prefer)
+        let url = try PostgresURL(parsing: "postgres://h/d?sslmode=verify-ca&sslrootcert=/etc/ssl/a%20b.pem")
+        #expect(url.tlsMode == .verifyCA)
+        #expect(url.rootCertificates == .file("/etc/ssl/a b.pem"))
+        #expect(try PostgresURL(parsing: "postgres://h/d?sslrootcert=system").rootCertificates == .system)
+        let environment = ["PGSSLMODE": "verify-full", "PGSSLROOTCERT": "/ca.pem"]
+        let fromEnvironment = try PostgresURL(parsing: "postgres://h/d", environment: environment)
+        #expect(fromEnvironment.tlsMode == .verifyFull)
+        #expect(fromEnvironment.rootCertificates == .file("/ca.pem"))
+        let overridden = try PostgresURL(parsing: "postgres://h/d?sslmode=require&sslrootcert=/other.pem", environment: environment)
+        #expect(overridden.tlsMode == .require)
+        #expect(overridden.rootCertificates == .file("/other.pem"))
+        #expect {
+            try PostgresURL(parsing: "postgres://h/d", environment: ["PGSSLMODE": "verify"])
+        } throws: { error in
+            (error as? PostGISError)?.parameter == "PGSSLMODE" && "\(error)".contains("verify-full")
+        }
+    }
+
     @Test(arguments: [
         ("mysql://h/d", "scheme"), ("postgres://h:0/d", "port"), ("postgres://h:99999/d", "port"), ("postgres://h:x1/d", "port"),
         ("postgres://h/d?sslmode=maybe", "sslmode"), ("postgres://h/d?timeout=3", "timeout"), ("postgres://u%zz@h/d", "user"),
-        ("postgres://u:%4@h/d", "password"),
+        ("postgres://u:%4@h/d", "password"), ("postgres://h/d?sslrootcert=", "sslrootcert"),
+        ("postgres://h/d?sslmode=verify_full", "sslmode"),
     ])
     func malformedURLsNameThePart(text: String, part: String) {
         #expect {
