@@ -70,8 +70,9 @@ public struct MapSession: Sendable {
 
     // MARK: Inputs
 
-    /// Feeds one fix, handed to the app at its own time (or at ``latestTime`` when that is later;
-    /// see ``receive(_:deliveredAt:)``).
+    /// Feeds one fix, handed to the app at its own time, or at ``latestTime`` when that is later:
+    /// the app's clock never goes backwards (a timed replay's fix emitted late, after an answer
+    /// stamped later; a track whose time goes backwards). The fix keeps its own time.
     ///
     /// - Returns: The events, and a request to perform when the fix triggers one.
     public mutating func receive(_ fix: Fix) -> Output {
