@@ -31,23 +31,20 @@ public final class SocketLines: Sendable {
     /// The lines read so far, without their line ends (LF or CR LF).
     public var lines: [String] { received.withLock { $0 } }
 
-    /// The `data:` objects of the complete events named `event`, in order: each frame's fields in
-    /// any order (`event:`, `id:`, `data:` lines), ended by an empty line, as the SSE format has it.
+    /// The `data:` objects of the complete events named `event`, in order (``EventFrame``: fields
+    /// in any order, a frame ended by an empty line).
     public func events(_ event: String) -> [[String: Any]] {
         var out: [[String: Any]] = []
-        var name: String?
-        var data: String?
+        var frame: [String] = []
         for line in lines {
-            if line.isEmpty {
-                if name == event, let data, let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] {
-                    out.append(object)
-                }
-                (name, data) = (nil, nil)
-            } else if line.hasPrefix("event: ") {
-                name = String(line.dropFirst(7))
-            } else if line.hasPrefix("data: ") {
-                data = (data.map { $0 + "\n" } ?? "") + line.dropFirst(6)
+            guard line.isEmpty else {
+                frame.append(line)
+                continue
             }
+            if let parsed = EventFrame(frame.joined(separator: "\n")), parsed.event == event, let object = parsed.object {
+                out.append(object)
+            }
+            frame = []
         }
         return out
     }
@@ -84,4 +81,43 @@ public final class SocketLines: Sendable {
         close(fd)
         changes.end()
     }
+}
+
+/// One Server-Sent Events frame as a client reads it: its `event:` (default `message`), `id:`
+/// and `data:` lines, in any order.
+public struct EventFrame: Equatable, CustomStringConvertible, Sendable {
+    public var event: String
+    public var id: Int?
+    public var data: String
+    public var raw: String
+
+    /// The frame in `text`, or nil for one without data (a `: keep-alive` comment).
+    public init?(_ text: String) {
+        raw = text
+        event = "message"
+        data = ""
+        var lines = 0
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("event: ") { event = String(line.dropFirst(7)) }
+            if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+            if line.hasPrefix("data: ") {
+                data += (lines > 0 ? "\n" : "") + line.dropFirst(6)
+                lines += 1
+            }
+        }
+        if lines == 0 { return nil }
+    }
+
+    /// The frame in `bytes` (UTF-8).
+    public init?(_ bytes: [UInt8]) {
+        self.init(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `data` as a JSON object, or nil when it is not one.
+    public var object: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] }
+
+    /// ``object``, or an empty one.
+    public var json: [String: Any] { object ?? [:] }
+
+    public var description: String { "\(event)#\(id.map(String.init) ?? "-")" }
 }

@@ -1,51 +1,33 @@
 import Foundation
 import LocationCore
 import LocationFeed
+import LocSimTestHelpers
 import Testing
-
-/// One Server-Sent Events frame as a client reads it.
-struct EventFrame: Equatable, CustomStringConvertible {
-    var event: String
-    var id: Int?
-    var data: String
-    var raw: String
-
-    /// The frame in `bytes`, or nil for a comment (`: keep-alive`).
-    init?(_ bytes: [UInt8]) {
-        raw = String(decoding: bytes, as: UTF8.self)
-        event = "message"
-        data = ""
-        for line in raw.split(separator: "\n") {
-            if line.hasPrefix("event: ") { event = String(line.dropFirst(7)) }
-            if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
-            if line.hasPrefix("data: ") { data += line.dropFirst(6) }
-        }
-        if data.isEmpty { return nil }
-    }
-
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:] }
-
-    var description: String { "\(event)#\(id.map(String.init) ?? "-")" }
-}
 
 /// Reads an event stream on a task of its own, keeping every frame.
 final class FrameReader: Sendable {
     private let frames = Locked<[EventFrame]>([])
+    private let changes = Changes()
     private let task: Task<Void, Never>
 
     init(_ stream: PlayerEventStream) {
         let frames = frames
-        task = Task { for await bytes in stream { if let frame = EventFrame(bytes) { frames.withLock { $0.append(frame) } } } }
+        let changes = changes
+        task = Task {
+            for await bytes in stream {
+                if let frame = EventFrame(bytes) { frames.withLock { $0.append(frame) } }
+                changes.signal()
+            }
+            changes.end()
+        }
     }
 
     var seen: [EventFrame] { frames.withLock { $0 } }
 
-    /// Waits (without moving any clock) until `done` holds for what was read.
-    func wait(until done: ([EventFrame]) -> Bool) async {
-        for _ in 0..<500 where !done(seen) {
-            await Task.yield()
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+    /// Waits (without moving any clock) until `done` holds for what was read; throws when the
+    /// stream ends, or 30 s pass, first.
+    func wait(until done: @escaping @Sendable ([EventFrame]) -> Bool) async throws {
+        try await changes.wait(for: "event frames", account: { "read \(self.seen)" }) { done(self.seen) }
     }
 
     /// Every frame, once the stream has ended.
@@ -95,14 +77,14 @@ struct PlayerEventResumeTests {
         let stayed = FrameReader(try Self.events(feed))
         try await feed.run(until: 15)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
-        await stayed.wait { $0.contains { $0.json["reason"] as? String == "pause" } }
+        try await stayed.wait { $0.contains { $0.json["reason"] as? String == "pause" } }
         // A client whose stream dropped after the fourth frame it got.
         let cut = try #require(stayed.seen.count > 8 ? stayed.seen[3].id : nil, "\(stayed.seen)")
         let resumed = FrameReader(try Self.events(feed, after: String(cut)))
         #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
         try await feed.run(until: 25)
-        await stayed.wait { $0.filter { $0.event == "fix" }.count >= 20 }
-        await resumed.wait { $0.filter { $0.event == "fix" }.count >= 20 - 3 }
+        try await stayed.wait { $0.filter { $0.event == "fix" }.count >= 20 }
+        try await resumed.wait { $0.filter { $0.event == "fix" }.count >= 20 - 3 }
         feed.api.finishStreams()
         let whole = await stayed.all()
         let after = await resumed.all()
@@ -116,14 +98,14 @@ struct PlayerEventResumeTests {
         let feed = try ControlledFeed(eventLimit: 8)
         try await feed.run(until: 20)
         #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
-        let newest = try #require(await FrameReader(try Self.events(feed)).all(after: { feed.api.finishStreams() }).first?.id)
+        let newest = try #require(try await FrameReader(try Self.events(feed)).all(after: { feed.api.finishStreams() }).first?.id)
         // The 8 newest are kept: after newest - 8 all of them come again; after newest - 9 one is gone.
         let kept = FrameReader(try Self.events(feed, after: String(newest - 8)))
         let asked = [String(newest - 9), String(Self.firstID), "yesterday", String(newest + 1)]
         let readers = try asked.map { FrameReader(try Self.events(feed, after: $0)) }
         let fresh = FrameReader(try Self.events(feed))
-        await kept.wait { $0.count == 8 }
-        for reader in readers + [fresh] { await reader.wait { !$0.isEmpty && $0.last?.id != nil } }
+        try await kept.wait { $0.count == 8 }
+        for reader in readers + [fresh] { try await reader.wait { !$0.isEmpty && $0.last?.id != nil } }
         feed.api.finishStreams()
         #expect(await kept.all().map(\.id) == (newest - 7...newest).map { $0 })
         for (id, reader) in zip(asked, readers) {
@@ -149,7 +131,7 @@ struct PlayerEventResumeTests {
         #expect(first.count == 1 + PlayerControlAPI.streamBuffer)
         let last = try #require(first.last?.id)
         let rest = FrameReader(try Self.events(feed, after: String(last)))
-        await rest.wait { $0.count == total - PlayerControlAPI.streamBuffer }
+        try await rest.wait { $0.count == total - PlayerControlAPI.streamBuffer }
         feed.api.finishStreams()
         let numbers = (first.dropFirst() + (await rest.all())).map { $0.json["n"] as? Int ?? -1 }
         #expect(numbers == Array(0..<total))
@@ -171,7 +153,7 @@ struct PlayerEventResumeTests {
             feed.hub.post(player: "alice", event: "map", json: #"{"player":"alice","passing":\#(n)}"#)
         }
         let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
-        await reader.wait { !$0.isEmpty }
+        try await reader.wait { !$0.isEmpty }
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
         let opening = try #require(await reader.all().first)
         let history = try #require(opening.json["history"] as? [String: Any])
@@ -201,7 +183,7 @@ struct PlayerEventResumeTests {
         let reference = try await ControlledFeed.reference()
         try await feed.run(until: reference.count)
         let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
-        await reader.wait { !$0.isEmpty }
+        try await reader.wait { !$0.isEmpty }
         #expect(try feed.call("DELETE", "/players/alice").status == 200)
         let opening = try #require(await reader.all().first)
         let trail = try #require((opening.json["history"] as? [String: Any])?["trail"] as? [[Double]])
@@ -266,8 +248,8 @@ struct PlayerHistoryTests {
 
 extension FrameReader {
     /// Every frame, after `finish` has been called once the stream has something to read.
-    func all(after finish: () -> Void) async -> [EventFrame] {
-        await wait { !$0.isEmpty }
+    func all(after finish: () -> Void) async throws -> [EventFrame] {
+        try await wait { !$0.isEmpty }
         finish()
         return await all()
     }
