@@ -12,13 +12,27 @@ enum PostgresTarget {
         let environment = ProcessInfo.processInfo.environment
         let passFilePath =
             environment["PGPASSFILE"] ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.pgpass")
-        // A missing or unreadable password file simply has no password for us, as for libpq.
-        let passFile = FileManager.default.contents(atPath: passFilePath).flatMap { String(data: $0, encoding: .utf8) }
+        let passFile = passwordFile(at: passFilePath)
         do {
             return try PostgresURL(parsing: text, environment: environment, passwordFile: passFile)
-        } catch {
+        } catch where error.code == .invalidURL {
             throw ValidationError("\(flag): \(error.description) (expected postgres://user@host:port/database)")
+        } catch {
+            throw ValidationError("\(flag): \(error.description)")
         }
+    }
+
+    /// The password file at `path`, or nil as libpq has none: no such file, not a regular file,
+    /// not readable. (Its permissions are checked when a password is taken from it.)
+    private static func passwordFile(at path: String) -> PostgresURL.PasswordFile? {
+        let manager = FileManager.default
+        guard let attributes = try? manager.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let data = manager.contents(atPath: path)
+        else { return nil }
+        return PostgresURL.PasswordFile(
+            path: path, contents: String(decoding: data, as: UTF8.self),
+            permissions: (attributes[.posixPermissions] as? NSNumber)?.intValue)
     }
 
     /// Checks `--postgres URL` at parse time (a build without the PostGIS trait refuses it here).

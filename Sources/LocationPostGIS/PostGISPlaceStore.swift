@@ -55,8 +55,6 @@ package final class PostGISPlaceStore: Sendable {
     /// The deadline of a read (not an import): how long it may wait for a connection and its
     /// answer together; also each session's `statement_timeout`.
     package let queryTimeout: Duration
-    /// How long one connection attempt (TCP, TLS, login) may take.
-    let connectTimeout: Duration
     let clock: any Clock<Duration>
     /// Whether `locsim_tile` has been seen to exist. Until then every query first asks (an
     /// unprepared statement): postgres-nio remembers a prepared statement that failed to
@@ -67,7 +65,6 @@ package final class PostGISPlaceStore: Sendable {
     /// - Parameters:
     ///   - url: Where the server is (the password is sent, never logged).
     ///   - maximumConnections: Pool size, ≥ 1.
-    ///   - connectTimeout: How long one connection attempt may take.
     ///   - queryTimeout: The deadline of a read: how long it may wait for a connection and its
     ///     answer. Past it, a read that has no connection yet throws ``PostGISError/Code/unavailable``
     ///     (the pool meanwhile keeps reconnecting with back-off), one that was sent is cancelled and
@@ -76,14 +73,13 @@ package final class PostGISPlaceStore: Sendable {
     ///   - clock: The clock `queryTimeout` is measured on.
     ///   - logger: Background messages of the pool (connection failures, reconnects).
     package init(
-        url: PostgresURL, maximumConnections: Int = 8, connectTimeout: Duration = .seconds(3),
+        url: PostgresURL, maximumConnections: Int = 8,
         queryTimeout: Duration = .seconds(2), clock: any Clock<Duration>, logger: Logger
     ) throws(PostGISError) {
         guard queryTimeout > .zero else {
             throw PostGISError(.invalidArgument, "must be > 0, got \(queryTimeout)", parameter: "queryTimeout")
         }
         self.queryTimeout = queryTimeout
-        self.connectTimeout = connectTimeout
         self.clock = clock
         guard maximumConnections >= 1 else {
             throw PostGISError(.invalidArgument, "must be ≥ 1, got \(maximumConnections)", parameter: "maximumConnections")
@@ -101,13 +97,15 @@ package final class PostGISPlaceStore: Sendable {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: poolTLS)
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectTimeout = connectTimeout
-        configuration.options.additionalStartupParameters = Self.sessionSettings(queryTimeout: queryTimeout)
+        configuration.options.connectTimeout = url.connectTimeout
+        configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
     /// The settings every connection's session starts with (sent in the startup message, so
     /// they cost no round trip):
+    /// - `application_name`: ``PostgresURL/applicationName``, so the server's activity view and
+    ///   log say which sessions are locsim's;
     /// - `statement_timeout`: the read deadline, enforced by the server itself, so a statement
     ///   stuck behind a lock ends there even when this process cannot cancel it (imports set it
     ///   to 0 in their own transaction);
@@ -118,8 +116,9 @@ package final class PostGISPlaceStore: Sendable {
     /// - `tcp_keepalives_idle`/`_interval`/`_count`: the server's TCP keepalives on the
     ///   connection (first probe after 30 s idle, then every 10 s, dead after 3 lost), so a
     ///   backend whose client host or network vanished is ended in about a minute, with its locks.
-    static func sessionSettings(queryTimeout: Duration) -> [(String, String)] {
+    static func sessionSettings(url: PostgresURL, queryTimeout: Duration) -> [(String, String)] {
         [
+            ("application_name", url.applicationName),
             ("statement_timeout", String(milliseconds(queryTimeout))),
             ("client_connection_check_interval", "1000"),
             ("tcp_keepalives_idle", "30"),
@@ -466,8 +465,8 @@ package final class PostGISPlaceStore: Sendable {
         }
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
-        configuration.options.connectTimeout = TimeAmount(connectTimeout)
-        configuration.options.additionalStartupParameters = Self.sessionSettings(queryTimeout: queryTimeout)
+        configuration.options.connectTimeout = TimeAmount(url.connectTimeout)
+        configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
         return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
     }
 
@@ -657,6 +656,11 @@ package final class PostGISPlaceStore: Sendable {
         // A PSQLError's own description is deliberately generic; its code, and an underlying
         // cause that is not another PSQLError (a socket error), say what happened.
         if let inner = error.underlying as? PSQLError { return translate(inner) }
+        if let underlying = error.underlying as? ChannelError, case .connectTimeout = underlying {
+            return PostGISError(
+                .unavailable, "no connection within \(url.connectTimeout) (connect_timeout): TCP, TLS and the login must "
+                    + "finish within it", endpoint: url.endpoint)
+        }
         if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
             return PostGISError(
                 .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint)

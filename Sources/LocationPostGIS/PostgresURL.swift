@@ -1,12 +1,18 @@
 import LocationCore
 
 /// Where a PostgreSQL server is and how to log in: `postgres://user[:password]@host[:port]/database`
-/// (or `postgresql://`). Query parameters other than `sslmode` and `sslrootcert` are refused so
-/// that a typo does not pass silently.
+/// (or `postgresql://`), with libpq's query parameters `sslmode`, `sslrootcert`,
+/// `application_name`, `fallback_application_name` and `connect_timeout`. Every other parameter
+/// is refused by name (libpq's own ones as "not supported", anything else as unknown), so that a
+/// typo does not pass silently.
+///
+/// The user information ends at the first `@` (as in libpq; an `@` in a password is written
+/// `%40`), so a `/`, `?` or `:` in a password does not split the URL. Any part may be
+/// percent-encoded. No message ever echoes the user information.
 ///
 /// The password is looked up like libpq does: the URL's, else `PGPASSWORD`, else the first
-/// matching line of the password file (`PGPASSFILE`, or `~/.pgpass`). ``description`` never
-/// shows it.
+/// matching line of the password file (`PGPASSFILE`, or `~/.pgpass`), which, as for libpq and
+/// psql, must not be readable by group or others. ``description`` never shows it.
 package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package var host: String
     package var port: Int
@@ -20,6 +26,33 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// and ``TLSMode/verifyFull`` trust (and ``TLSMode/require`` too when given, as in libpq);
     /// nil for the system's store.
     package var rootCertificates: RootCertificates?
+    /// The name the server shows for our sessions (`pg_stat_activity.application_name`, its log's
+    /// `%a`): `application_name`, else `PGAPPNAME`, else `fallback_application_name`, else
+    /// `locsim`.
+    package var applicationName: String
+    /// How long one connection attempt (TCP, TLS, login) may take: `connect_timeout` (whole
+    /// seconds, ≥ 1), else `PGCONNECT_TIMEOUT`, else 3 s. (libpq waits forever by default and
+    /// for 0; locsim never does, so 0 is refused.)
+    package var connectTimeout: Duration
+
+    /// The default of ``connectTimeout``.
+    package static let defaultConnectTimeout = Duration.seconds(3)
+
+    /// The query parameters understood.
+    package static let supportedParameters = [
+        "sslmode", "sslrootcert", "application_name", "fallback_application_name", "connect_timeout",
+    ]
+
+    /// libpq's other connection parameters (PostgreSQL 17), refused as "not supported" rather
+    /// than as unknown.
+    static let libpqParameters: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",
+        "client_encoding", "options", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+        "tcp_user_timeout", "replication", "gssencmode", "sslnegotiation", "sslcompression", "sslcert", "sslkey",
+        "sslpassword", "sslcertmode", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+        "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs",
+        "load_balance_hosts",
+    ]
 
     /// libpq's `sslmode` values, with libpq's meanings.
     package enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -47,6 +80,22 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         case system
     }
 
+    /// A password file as the caller read it (this type does no I/O).
+    package struct PasswordFile: Sendable, Hashable {
+        /// Where it is, for messages.
+        package var path: String
+        /// Its text.
+        package var contents: String
+        /// Its permission bits (`st_mode & 0o7777`), or nil where not known.
+        package var permissions: Int?
+
+        package init(path: String, contents: String, permissions: Int?) {
+            self.path = path
+            self.contents = contents
+            self.permissions = permissions
+        }
+    }
+
     /// `host:port`, for messages.
     package var endpoint: String { HostPort(host: host, port: port).description }
 
@@ -54,16 +103,20 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package var description: String { "postgres://\(user)@\(endpoint)/\(database)" }
 
     /// Parses `text`, taking the password from `environment` (`PGPASSWORD`) or from the
-    /// password file's contents when the URL has none.
+    /// password file when the URL has none.
     ///
     /// - Parameters:
     ///   - text: The URL.
     ///   - environment: The process environment (`PGPASSWORD`, `PGUSER`, `USER`, `PGSSLMODE`,
-    ///     `PGSSLROOTCERT`).
-    ///   - passwordFile: The text of the password file, if it exists (the caller reads it, so
-    ///     this type does no I/O).
-    /// - Throws: ``PostGISError/Code/invalidURL`` naming the part at fault.
-    package init(parsing text: String, environment: [String: String] = [:], passwordFile: String? = nil) throws(PostGISError) {
+    ///     `PGSSLROOTCERT`, `PGAPPNAME`, `PGCONNECT_TIMEOUT`).
+    ///   - passwordFile: The password file, if it exists (the caller reads it, so this type does
+    ///     no I/O).
+    /// - Throws: ``PostGISError/Code/invalidURL`` naming the part or parameter at fault;
+    ///   ``PostGISError/Code/invalidArgument`` naming the password file when the password would
+    ///   come from a file that group or others may read.
+    package init(
+        parsing text: String, environment: [String: String] = [:], passwordFile: PasswordFile? = nil
+    ) throws(PostGISError) {
         func fail(_ message: String, _ part: String) -> PostGISError {
             // Never echo the URL: it may hold a password.
             PostGISError(.invalidURL, message, parameter: part)
@@ -76,6 +129,13 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         } else {
             throw fail("must start with postgres:// or postgresql://", "scheme")
         }
+        // The user information ends at the first `@`, unless that `@` is inside the query (a
+        // `?` then a parameter name and `=` come before it).
+        var userInfo: Substring?
+        if let at = rest.firstIndex(of: "@"), !Self.hasQuery(rest[..<at]) {
+            userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+        }
         var query: Substring = ""
         if let mark = rest.firstIndex(of: "?") {
             query = rest[rest.index(after: mark)...]
@@ -85,11 +145,6 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         if let slash = rest.firstIndex(of: "/") {
             path = rest[rest.index(after: slash)...]
             rest = rest[..<slash]
-        }
-        var userInfo: Substring?
-        if let at = rest.lastIndex(of: "@") {
-            userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
         }
         var urlUser: String?
         var urlPassword: String?
@@ -102,6 +157,10 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             }
         }
         var hostPart = rest
+        guard !hostPart.contains("@") else {
+            // `user:p@ss@host`: the rest of a password, which must not be printed.
+            throw fail("holds an @: write an @ in the user name or password as %40", "host")
+        }
         var portText: Substring?
         if hostPart.hasPrefix("[") {
             guard let close = hostPart.firstIndex(of: "]") else { throw fail("an IPv6 host needs its closing ]", "host") }
@@ -112,10 +171,12 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             portText = hostPart[hostPart.index(after: colon)...]
             hostPart = hostPart[..<colon]
         }
-        host = hostPart.isEmpty ? "localhost" : String(hostPart)
+        host = hostPart.isEmpty ? "localhost" : try Self.decode(hostPart, part: "host")
         if let portText {
             guard let value = Int(portText), (1...65_535).contains(value) else {
-                throw fail("port '\(portText)' is not within 1...65535", "port")
+                // Digits are no secret; anything else might be part of a password.
+                let shown = portText.allSatisfy(\.isASCII) && portText.allSatisfy(\.isNumber) ? " '\(portText)'" : ""
+                throw fail("the port\(shown) is not a number within 1...65535", "port")
             }
             port = value
         } else {
@@ -135,20 +196,73 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             guard !value.isEmpty else { throw fail("is empty: give a PEM file, or system", source) }
             return value == "system" ? .system : .file(value)
         }
+        func seconds(_ value: String, _ source: String) throws(PostGISError) -> Duration {
+            guard let seconds = Int(value), seconds >= 1, seconds <= 86_400 else {
+                throw fail(
+                    "'\(value)' is not whole seconds within 1...86400 (libpq's 0, wait forever, is not supported: "
+                        + "locsim never waits without a limit)", source)
+            }
+            return .seconds(seconds)
+        }
         tlsMode = try environment["PGSSLMODE"].map { value throws(PostGISError) in try mode(value, "PGSSLMODE") } ?? .prefer
         rootCertificates = try environment["PGSSLROOTCERT"].map { value throws(PostGISError) in try roots(value, "PGSSLROOTCERT") }
+        connectTimeout =
+            try environment["PGCONNECT_TIMEOUT"].map { value throws(PostGISError) in try seconds(value, "PGCONNECT_TIMEOUT") }
+            ?? Self.defaultConnectTimeout
+        var applicationName = environment["PGAPPNAME"]
+        var fallbackApplicationName: String?
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1)
             let name = String(parts[0])
+            let supported = Self.supportedParameters.joined(separator: ", ")
+            guard Self.supportedParameters.contains(name) else {
+                // Never echo the value: a misplaced password could be in it.
+                if Self.libpqParameters.contains(name) {
+                    throw fail("libpq's '\(name)' is not supported by locsim (supported: \(supported))", name)
+                }
+                throw fail("unknown parameter '\(name)' (supported: \(supported))", name)
+            }
             let value = try Self.decode(parts.count > 1 ? parts[1] : "", part: name)
             switch name {
             case "sslmode": tlsMode = try mode(value, name)
             case "sslrootcert": rootCertificates = try roots(value, name)
-            default: throw fail("unknown parameter '\(name)' (only sslmode and sslrootcert are understood)", name)
+            case "application_name": applicationName = value
+            case "fallback_application_name": fallbackApplicationName = value
+            default: connectTimeout = try seconds(value, name)
             }
         }
-        password = urlPassword ?? environment["PGPASSWORD"]
-            ?? passwordFile.flatMap { Self.passwordFileLookup($0, host: host, port: port, database: database, user: user) }
+        self.applicationName = applicationName ?? fallbackApplicationName ?? "locsim"
+        if let password = urlPassword ?? environment["PGPASSWORD"] {
+            self.password = password
+        } else if let passwordFile,
+            let password = Self.passwordFileLookup(
+                passwordFile.contents, host: host, port: port, database: database, user: user)
+        {
+            // libpq and psql ignore such a file with a warning; here it is an error that says why.
+            if let permissions = passwordFile.permissions, permissions & 0o077 != 0 {
+                throw PostGISError(
+                    .invalidArgument,
+                    "holds the password for \(user)@\(HostPort(host: host, port: port)) but group or others may read it "
+                        + "(mode \(String(permissions & 0o777, radix: 8))); as libpq and psql require, restrict it: "
+                        + "chmod 600 \(passwordFile.path)",
+                    parameter: passwordFile.path)
+            }
+            self.password = password
+        } else {
+            password = nil
+        }
+    }
+
+    /// Whether `text` (the URL after its scheme, up to an `@`) holds the start of a query: a `?`
+    /// followed by a parameter name and `=`.
+    private static func hasQuery(_ text: Substring) -> Bool {
+        var rest = text
+        while let mark = rest.firstIndex(of: "?") {
+            rest = rest[rest.index(after: mark)...]
+            let name = rest.prefix { $0.isASCII && ($0.isLetter || $0 == "_") }
+            if !name.isEmpty, rest.dropFirst(name.count).first == "=" { return true }
+        }
+        return false
     }
 
     /// Percent-decodes one URL part.

@@ -185,7 +185,7 @@ package struct ParsedPlaceFile: Sendable {
                     id: place.id, name: place.name, latitudeE7: PlaceRecord.latitudeE7(place.coordinate.latitude),
                     longitudeE7: PlaceRecord.longitudeE7(place.coordinate.longitude), kind: place.kind,
                     level: place.level.map { Int32($0) } ?? PlaceRecord.noLevel, origin: "place \(number)"),
-                line: nil, column: nil)
+                line: nil, column: nil, nameColumn: nil)
         }
         self.init(collector)
     }

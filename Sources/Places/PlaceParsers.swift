@@ -64,7 +64,27 @@ struct ImportCollector {
         if issues.count < 100 { issues.append(error) }
     }
 
-    mutating func accept(_ place: ParsedPlace, line: Int?, column: String?) throws(IndexError) {
+    /// Takes a parsed place, or rejects it (strict: throws; lenient: skips it) when its text
+    /// cannot be stored by every backend or its id repeats an earlier one.
+    ///
+    /// - Parameters:
+    ///   - column: The id's column (CSV header name, GeoJSON member path), for messages.
+    ///   - nameColumn: The name's column; `kindColumn`: the kind's.
+    mutating func accept(
+        _ place: ParsedPlace, line: Int?, column: String?, nameColumn: String?, kindColumn: String? = nil
+    ) throws(IndexError) {
+        // PostgreSQL's text cannot hold U+0000 (SQLite's can): the same file must get the same
+        // verdict from both backends, so neither stores it.
+        for (field, text, fieldColumn) in [("id", place.id, column), ("name", place.name, nameColumn), ("kind", place.kind, kindColumn)]
+        where text.utf8.contains(0) {
+            try reject(
+                IndexError(
+                    .malformedRow,
+                    "\(place.origin): the \(field) holds a NUL character (U+0000), which PostgreSQL cannot store; "
+                        + "remove it (or import with --lenient to skip the row)",
+                    path: path, line: line, column: fieldColumn ?? field))
+            return
+        }
         let textBytes = place.id.utf8.count + place.name.utf8.count
         guard textBytes <= PlaceRecord.maximumTextBytes else {
             try reject(
@@ -193,7 +213,7 @@ package enum PlaceParsers {
                 ParsedPlace(
                     id: id, name: reader.string(fields[nameColumn]), latitudeE7: latitudeE7, longitudeE7: longitudeE7,
                     kind: kind, level: level, origin: "line \(line)"),
-                line: line, column: "id")
+                line: line, column: header[idColumn], nameColumn: header[nameColumn], kindColumn: kindColumn.map { header[$0] })
         }
     }
 
@@ -245,7 +265,7 @@ package enum PlaceParsers {
                 ParsedPlace(
                     id: id, name: texts[2], latitudeE7: latitudeE7, longitudeE7: longitudeE7, kind: "city",
                     level: PlaceRecord.noLevel, origin: "line \(line)"),
-                line: line, column: nil)
+                line: line, column: nil, nameColumn: "name")
         }
     }
 
@@ -336,7 +356,8 @@ package enum PlaceParsers {
                 ParsedPlace(
                     id: id, name: name, latitudeE7: latitudeE7, longitudeE7: longitudeE7, kind: kind, level: level,
                     origin: origin),
-                line: nil, column: "\(origin).id")
+                line: nil, column: "\(origin).id", nameColumn: "\(origin).properties.name",
+                kindColumn: "\(origin).properties.kind")
         }
     }
 }

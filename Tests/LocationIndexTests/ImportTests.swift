@@ -237,6 +237,28 @@ struct ImportTests {
         }
     }
 
+    @Test("A NUL character (U+0000) in an id, name or kind is a row error naming its column, as PostgreSQL cannot store it")
+    func nulCharacter() throws {
+        try withTemporaryDirectory { directory in
+            let csv = directory.file("nul.csv")
+            try "id,name,lat,lon,kind\nok,Fine,10,20,\nbad,Caf\u{0}e,11,21,shop\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let json = directory.file("nul.geojson")
+            try #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[20,10]},"#
+                .appending(#""properties":{"id":"k","name":"K","kind":"a\u0000b"}}]}"#)
+                .write(toFile: json, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let strict = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: csv) }
+            #expect(strict.code == .malformedRow && strict.line == 3 && strict.column == "name", "\(strict)")
+            #expect(strict.message.contains("NUL"), "\(strict)")
+            let fromJSON = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: json) }
+            #expect(fromJSON.column == "features[0].properties.kind", "\(fromJSON)")
+            #expect(try everything(index).isEmpty, "nothing half-written")
+            let report = try index.importPlaces(fromFile: csv, options: .init(isLenient: true))
+            #expect(report.inserted == 1 && report.skipped == 1)
+            #expect(try everything(index).map(\.id) == ["ok"])
+        }
+    }
+
     @Test("A place whose id and name exceed what one tile row holds is a row error, not a crash")
     func oversizedText() throws {
         try withTemporaryDirectory { directory in

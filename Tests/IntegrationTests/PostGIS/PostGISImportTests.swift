@@ -45,13 +45,15 @@ struct StopImport: Error {}
 
     /// A bad row fails with the same error an SQLite import gives, and nothing is written.
     @Test func badInputGivesTheIndexErrorsAndWritesNothing() async throws {
-        try await withPostGIS { _, store in
+        try await withPostGIS { server, store in
             try await withTemporaryDirectory { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 let cases = [
                     "id,name,lat,lon\nx,X,35.x,139\n", "id,name,lat\nx,X,35\n", "id,name,lat,lon\nx,X,95,139\n",
                     "id,name,lat,lon\nx,X,35,139\nx,Y,35,139\n",
+                    // U+0000, which PostgreSQL's text cannot hold: rejected by both, naming the column.
+                    "id,name,lat,lon\nx,X\u{0}Y,35,139\n", "id,name,lat,lon,kind\nx,X,35,139,k\u{0}\n",
                 ]
                 for (number, text) in cases.enumerated() {
                     let path = directory + "/bad\(number).csv"
@@ -64,6 +66,16 @@ struct StopImport: Error {}
                     #expect(sqliteError != nil)
                     #expect(postgisError == sqliteError, "case \(number)")
                 }
+                // Lenient: both skip the NUL row and keep the others.
+                let nul = directory + "/nul.csv"
+                try "id,name,lat,lon\nn1,Fine,35.1,139.1\nn2,Bad\u{0},35.1,139.1\n".write(toFile: nul, atomically: true, encoding: .utf8)
+                let lenient = ImportOptions(isLenient: true)
+                let sqliteReport = try NearbyIndex(path: directory + "/nul.sqlite").importPlaces(fromFile: nul, options: lenient)
+                let postgisReport = try await store.importPlaces(fromFile: nul, options: lenient)
+                #expect(sqliteReport.skipped == 1 && postgisReport.skipped == 1)
+                #expect(sqliteReport.inserted == 1 && postgisReport.inserted == 1)
+                #expect(postgisReport.issues == sqliteReport.issues)
+                try await server.psql("DELETE FROM locsim_place WHERE id = 'n1'")
                 do {
                     try await store.importPlaces(fromFile: directory + "/missing.csv")
                     Issue.record("a missing file imported")
