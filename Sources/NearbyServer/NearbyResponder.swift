@@ -160,11 +160,19 @@ package struct NearbyResponder: HTTPResponder {
                 switch route {
                 case .nearby: outcome = await nearby(request: request, channel: context.channel, client: client, arrival: arrival)
                 case .healthz:
+                    // /healthz is open to probes; which backend (host, port) failed and why is
+                    // for callers the token admits (all of them without --token), and the log.
+                    let detailed = tokenRule.admits(authorization: request.headers[.authorization])
                     if let problem = await serving?.healthProblem() {
-                        outcome = Self.failure(ServerError(.unavailable, status: 503, problem, retryAfter: 1), error: problem)
+                        let shown = detailed ? problem : "no backend answers (send the bearer token for which and why)"
+                        outcome = Self.failure(ServerError(.unavailable, status: 503, shown, retryAfter: 1), error: problem)
                     } else {
-                        let warnings = (await serving?.healthWarnings() ?? []).map { "degraded: \($0)\n" }.joined()
-                        outcome = Self.text("ok\n" + warnings, contentType: "text/plain; charset=utf-8")
+                        let warnings = await serving?.healthWarnings() ?? []
+                        let lines =
+                            detailed || warnings.isEmpty
+                            ? warnings.map { "degraded: \($0)\n" }.joined()
+                            : "degraded: \(warnings.count) of the backends down (send the bearer token for which and why)\n"
+                        outcome = Self.text("ok\n" + lines, contentType: "text/plain; charset=utf-8")
                     }
                 case .metrics:
                     outcome = Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")

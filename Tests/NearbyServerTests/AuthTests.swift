@@ -121,4 +121,48 @@ import Testing
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(maximumRadius: .nan) }
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(port: 70_000) }
     }
+
+    /// A backend that reports itself down (or degraded) by host and port, as PostGIS does.
+    struct DownBackend: NearbyServing {
+        var problem: String?
+        var warnings: [String]
+        func fetchNearby(center: Coordinate, radius: Double, limit: Int?) async throws -> [Place] { [] }
+        func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] { [] }
+        func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
+            (ByteBuffer(string: #"{"locations":[]}"#), 0)
+        }
+        func healthProblem() async -> String? { problem }
+        func healthWarnings() async -> [String] { warnings }
+    }
+
+    @Test("/healthz says which backend is down, and why, only to a caller the token admits")
+    func healthDetailsNeedTheToken() async throws {
+        let down = "backend postgres 10.1.2.3:5432 (primary) is down: password authentication failed"
+        let degraded = "backend postgres 10.1.2.4:5432 (replica 1) is down: no answer"
+        let withToken: HTTPFields = [.authorization: "Bearer \(Self.token)"]
+        for (configuration, anonymousSeesDetails) in [
+            (try NearbyServer.Configuration(token: Self.token), false), (try NearbyServer.Configuration(), true),
+        ] {
+            let log = LogLines()
+            let failing = makeServer(configuration, repository: DownBackend(problem: down, warnings: []), log: log)
+            try await failing.test(.router) { client in
+                let anonymous = try await client.execute(uri: "/healthz", method: .get)
+                #expect(anonymous.status == .serviceUnavailable)
+                #expect(try anonymous.decodeError().message.contains("10.1.2.3") == anonymousSeesDetails)
+                let admitted = try await client.execute(uri: "/healthz", method: .get, headers: withToken)
+                #expect(try admitted.decodeError().message == down)
+            }
+            #expect(log.all.contains { $0.contains("10.1.2.3") }, "the log keeps the reason")
+            let half = makeServer(configuration, repository: DownBackend(problem: nil, warnings: [degraded]))
+            try await half.test(.router) { client in
+                let anonymous = try await client.execute(uri: "/healthz", method: .get)
+                let text = String(buffer: anonymous.body)
+                #expect(anonymous.status == .ok)
+                #expect(text.hasPrefix("ok\ndegraded: "))
+                #expect(text.contains("10.1.2.4") == anonymousSeesDetails, "\(text)")
+                let admitted = try await client.execute(uri: "/healthz", method: .get, headers: withToken)
+                #expect(String(buffer: admitted.body) == "ok\ndegraded: \(degraded)\n")
+            }
+        }
+    }
 }
