@@ -9,12 +9,16 @@ import LocationPostGIS
 /// `locsim index stats`
 struct IndexStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stats", abstract: "Counts and sizes of an index; --verify also checks every page.")
+        commandName: "stats",
+        abstract: "Counts and sizes of an index; --verify also checks every page (SQLite) or every tile (PostGIS).")
 
     @OptionGroup var location: IndexLocation
 
-    @Flag(help: "Run SQLite's integrity check too.")
+    @Flag(help: "Run SQLite's integrity check too; with --postgres, compare every tile with locsim_place.")
     var verify = false
+
+    @Flag(help: "With --postgres --verify: rebuild every tile from locsim_place when any disagrees.")
+    var repair = false
 
     @Option(help: "Output: text or json.")
     var format: DataFormat = .text
@@ -25,8 +29,10 @@ struct IndexStats: AsyncParsableCommand {
     func validate() throws {
         if let postgres {
             guard location.db == nil else { throw ValidationError("give one of --db PATH and --postgres URL, not both") }
-            guard !verify else { throw ValidationError("--verify checks an SQLite index; it does not apply to --postgres") }
+            guard !repair || verify else { throw ValidationError("--repair goes with --verify: give --verify --repair") }
             try PostgresTarget.validate(postgres)
+        } else if repair {
+            throw ValidationError("--repair rebuilds a PostGIS database's tiles; it needs --postgres URL --verify")
         }
         guard format != .jsonl else { throw ValidationError("--format jsonl is for 'index query --queries'; stats prints text or json") }
     }
@@ -56,27 +62,52 @@ struct IndexStats: AsyncParsableCommand {
 
     #if PostGIS
     private func postgresStatistics(_ url: PostgresURL) async throws {
+        var tiles: TileCheck?
+        var rebuilt: Int?
         let statistics: PostGISStatistics
         do {
             statistics = try await PostGISPlaceStore.withRunning(
                 url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.stats")
-            ) { store in try await store.statistics() }
+            ) { store in
+                let statistics = try await store.statistics()
+                guard verify else { return statistics }
+                var check = try await store.verifyTiles()
+                if repair, check.disagreeing > 0 {
+                    rebuilt = try await store.rebuildTiles()
+                    check = try await store.verifyTiles()
+                }
+                tiles = check
+                return statistics
+            }
         } catch let error as PostGISError {
             throw PostgresTarget.failure(error, url: url)
         }
         if format == .json {
-            Terminal.out(
-                "{\"database\":\(JSONWriter.quoted(url.description)),\"places\":\(statistics.placeCount),"
-                    + "\"kinds\":\(statistics.kindCount),\"tableBytes\":\(statistics.tableBytes),"
-                    + "\"indexBytes\":\(statistics.indexBytes),\"postgis\":\(JSONWriter.quoted(statistics.postgisVersion)),"
-                    + "\"server\":\(JSONWriter.quoted(statistics.serverVersion))}")
-            return
+            var fields = [
+                "\"database\":\(JSONWriter.quoted(url.description))", "\"places\":\(statistics.placeCount)",
+                "\"kinds\":\(statistics.kindCount)", "\"tableBytes\":\(statistics.tableBytes)",
+                "\"indexBytes\":\(statistics.indexBytes)", "\"postgis\":\(JSONWriter.quoted(statistics.postgisVersion))",
+                "\"server\":\(JSONWriter.quoted(statistics.serverVersion))",
+            ]
+            if let tiles { fields += ["\"tiles\":\(tiles.tiles)", "\"tilesDisagreeing\":\(tiles.disagreeing)"] }
+            if let rebuilt { fields.append("\"tilesRebuilt\":\(rebuilt)") }
+            Terminal.out("{" + fields.joined(separator: ",") + "}")
+        } else {
+            print("database:       \(url)")
+            print("places:         \(statistics.placeCount)")
+            print("kinds:          \(statistics.kindCount) (including none)")
+            print("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
+            print("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
+            if let rebuilt { print("repaired:       every tile rebuilt from locsim_place (\(rebuilt) tiles)") }
+            if let tiles, tiles.disagreeing == 0 { print("tiles:          \(tiles.tiles), each as locsim_place gives it") }
         }
-        print("database:       \(url)")
-        print("places:         \(statistics.placeCount)")
-        print("kinds:          \(statistics.kindCount) (including none)")
-        print("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
-        print("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
+        if let tiles, tiles.disagreeing > 0 {
+            throw CommandFailure(
+                "\(tiles.disagreeing) tiles of locsim_tile disagree with locsim_place (of \(tiles.tiles) it fills): nearby answers "
+                    + "there are stale; locsim_place was changed with its triggers off (session_replication_role = replica, "
+                    + "pg_restore --disable-triggers) or locsim_tile was written directly",
+                hint: "rebuild them from locsim_place: locsim index stats --postgres URL --verify --repair")
+        }
     }
     #endif
 }

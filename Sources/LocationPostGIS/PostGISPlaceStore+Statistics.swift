@@ -29,17 +29,7 @@ extension PostGISPlaceStore {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockTimeout)"), logger: logger)
-                var exists = false
-                for try await (value) in try await connection.query(
-                    "SELECT to_regclass('locsim_place') IS NOT NULL", logger: logger
-                ).decode(Bool.self) {
-                    exists = value
-                }
-                guard exists else {
-                    throw PostGISError(
-                        .schema, "database \(url.database) has no locsim_place table; import places into it first",
-                        endpoint: url.endpoint)
-                }
+                try await self.requireTables(on: connection, tiles: false)
                 var result = PostGISStatistics(
                     placeCount: 0, kindCount: 0, tableBytes: 0, indexBytes: 0, postgisVersion: "", serverVersion: "")
                 for try await (places, kinds, table, indexes, postgis, server) in try await connection.query(
@@ -55,6 +45,98 @@ extension PostGISPlaceStore {
                         postgisVersion: postgis, serverVersion: server)
                 }
                 return result
+            }
+        }
+    }
+}
+
+/// How `locsim_tile`, the derived table the query reads, compares with `locsim_place`.
+package struct TileCheck: Sendable, Hashable {
+    /// Tiles `locsim_place`'s places fill.
+    package var tiles: Int
+    /// Tiles whose stored bytes differ from what `locsim_place` gives, are missing, or have no
+    /// place left (0 when the triggers kept every change).
+    package var disagreeing: Int
+
+    package init(tiles: Int, disagreeing: Int) {
+        self.tiles = tiles
+        self.disagreeing = disagreeing
+    }
+}
+
+extension PostGISPlaceStore {
+    /// Rebuilds each tile from `locsim_place` in the query and compares it with the stored one:
+    /// the check behind `locsim index stats --postgres URL --verify`. The triggers keep the two
+    /// equal for every change made while they are enabled; a change made with them disabled
+    /// (`session_replication_role = replica`, as logical replication and `pg_restore
+    /// --disable-triggers` apply rows, or `ALTER TABLE … DISABLE TRIGGER`), or a write to
+    /// `locsim_tile` itself, is what this finds. One statement, so one snapshot; like
+    /// ``statistics()``, no read deadline but a lock timeout.
+    package func verifyTiles() async throws -> TileCheck {
+        try await checkReachable()
+        let lockTimeout = Self.milliseconds(queryTimeout)
+        return try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockTimeout)"), logger: logger)
+                try await self.requireTables(on: connection, tiles: true)
+                var check = TileCheck(tiles: 0, disagreeing: 0)
+                for try await (tiles, disagreeing) in try await connection.query(
+                    PostgresQuery(unsafeSQL: """
+                    WITH expected AS (
+                        SELECT tile, string_agg(\(PlaceTiles.packExpression), ''::bytea ORDER BY id COLLATE "C") AS places
+                        FROM locsim_place GROUP BY tile)
+                    SELECT count(e.tile), count(*) FILTER (WHERE e.places IS DISTINCT FROM t.places)
+                    FROM expected e FULL JOIN locsim_tile t ON t.tile = e.tile
+                    """), logger: logger
+                ).decode((Int64, Int64).self) {
+                    check = TileCheck(tiles: Int(tiles), disagreeing: Int(disagreeing))
+                }
+                return check
+            }
+        }
+    }
+
+    /// Rebuilds every tile from `locsim_place` in one transaction, under the lock imports and
+    /// the triggers take (readers see the old tiles until the commit): the repair for what
+    /// ``verifyTiles()`` finds. Returns the tiles written.
+    @discardableResult
+    package func rebuildTiles() async throws -> Int {
+        try await checkReachable()
+        let written = try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+                try await self.requireTables(on: connection, tiles: true)
+                try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
+                try await connection.query("DELETE FROM locsim_tile", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "true")), logger: logger)
+                var count = 0
+                for try await (value) in try await connection.query("SELECT count(*) FROM locsim_tile", logger: logger).decode(
+                    Int64.self)
+                {
+                    count = Int(value)
+                }
+                return count
+            }
+        }
+        try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+                try await connection.query("ANALYZE locsim_tile", logger: logger)
+            }
+        }
+        return written
+    }
+
+    /// ``PostGISError/Code/schema`` unless `locsim_place` (and, with `tiles`, `locsim_tile`) exists.
+    private func requireTables(on connection: PostgresConnection, tiles: Bool) async throws {
+        for try await (place, tile) in try await connection.query(
+            "SELECT to_regclass('locsim_place') IS NOT NULL, to_regclass('locsim_tile') IS NOT NULL", logger: logger
+        ).decode((Bool, Bool).self) {
+            guard place, tile || !tiles else {
+                throw PostGISError(
+                    .schema, "database \(url.database) has no \(place ? "locsim_tile" : "locsim_place") table; import places into it first",
+                    endpoint: url.endpoint)
             }
         }
     }

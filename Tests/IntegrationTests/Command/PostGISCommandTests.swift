@@ -100,4 +100,28 @@ import Testing
             #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
         }
     }
+
+    @Test("stats --verify finds stale tiles (exit 1, saying how to repair), --verify --repair rebuilds them")
+    func verifyAndRepairTiles() async throws {
+        #expect(try await CLI.run(["index", "stats", "--postgres", "postgres://h/d", "--repair"]).status == 2)
+        #expect(try await CLI.run(["index", "stats", "--db", "x.sqlite", "--repair"]).status == 2)
+        try await withServer { postgres in
+            #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", postgres.url]).status == 0)
+            let clean = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(clean.stdout.contains("each as locsim_place gives it"), "\(clean.stdout)")
+            try await postgres.psql(
+                "BEGIN; SET LOCAL session_replication_role = replica; UPDATE locsim_place SET lat_e7 = lat_e7 + 1000000; COMMIT")
+            let stale = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(stale.status == 1)
+            #expect(stale.stderr.contains("tiles of locsim_tile disagree with locsim_place"), "\(stale.stderr)")
+            #expect(stale.stderr.contains("hint: rebuild them from locsim_place: locsim index stats --postgres URL --verify --repair"))
+            let repaired = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify", "--repair", "--format", "json"])
+            #expect(repaired.status == 0, "\(repaired.stderr)")
+            let fields = try JSONSerialization.jsonObject(with: Data(repaired.stdout.utf8)) as? [String: Any]
+            #expect(fields?["tilesDisagreeing"] as? Int == 0, "\(repaired.stdout)")
+            #expect((fields?["tilesRebuilt"] as? Int ?? 0) > 0, "\(repaired.stdout)")
+            #expect(try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"]).status == 0)
+        }
+    }
 }

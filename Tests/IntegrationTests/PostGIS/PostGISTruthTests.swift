@@ -158,4 +158,31 @@ import Testing
                 """)
         }
     }
+
+    @Test("verifyTiles finds the tiles a change with the triggers off left stale, and rebuildTiles repairs them")
+    func tilesCheckedAndRebuilt() async throws {
+        try await Self.withImportedPlaces { server, store, _ in
+            #expect(try await store.verifyTiles() == TileCheck(tiles: 1, disagreeing: 0))
+            // Rows applied as logical replication and pg_restore --disable-triggers apply them:
+            // no trigger fires, so a's and b's tiles are not rebuilt.
+            try await server.psql("""
+                BEGIN; SET LOCAL session_replication_role = replica;
+                UPDATE locsim_place SET lat_e7 = 347025000, lon_e7 = 1354959000 WHERE id = 'b';
+                DELETE FROM locsim_place WHERE id = 'a';
+                COMMIT
+                """)
+            #expect(try await Self.ids(store, near: Self.tokyo) == ["a", "b", "c"], "stale: what the check is for")
+            // Tokyo's tile differs, Osaka's is missing.
+            #expect(try await store.verifyTiles() == TileCheck(tiles: 2, disagreeing: 2))
+            // A tile no place fills any more counts too.
+            try await server.psql("INSERT INTO locsim_tile VALUES (1, ''::bytea)")
+            #expect(try await store.verifyTiles() == TileCheck(tiles: 2, disagreeing: 3))
+            #expect(try await store.rebuildTiles() == 2)
+            #expect(try await store.verifyTiles() == TileCheck(tiles: 2, disagreeing: 0))
+            #expect(try await Self.ids(store, near: Self.tokyo) == ["c"])
+            #expect(try await Self.ids(store, near: Self.osaka) == ["b"])
+            let textbook = try await store.textbookPlaces(near: Self.tokyo, within: Sphere.halfCircumference).map(\.place.id)
+            #expect(try await store.places(near: Self.tokyo, within: Sphere.halfCircumference).map(\.place.id) == textbook)
+        }
+    }
 }
