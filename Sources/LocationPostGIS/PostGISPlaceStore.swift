@@ -8,7 +8,8 @@ import PostgresNIO
 /// (``/LocationCore/Coordinate/distance(to:)``, sphere of 6,371,008.8 m) is ≤ the radius, ordered by
 /// distance then id, correct at the poles and across ±180°.
 ///
-/// Schema (version 3, created by ``prepareSchema()``, which also upgrades versions 1 and 2):
+/// Schema (version 4, created by ``prepareSchema()``, which also upgrades versions 1 to 3), in
+/// the first schema of the session's `search_path` (`public` unless the URL's `options` say):
 ///
 /// ```sql
 /// CREATE TABLE locsim_place (
@@ -104,6 +105,8 @@ package final class PostGISPlaceStore: Sendable {
 
     /// The settings every connection's session starts with (sent in the startup message, so
     /// they cost no round trip):
+    /// - `options`: ``PostgresURL/options`` (a `search_path`, say), applied by the server
+    ///   before the settings below, which therefore win;
     /// - `application_name`: ``PostgresURL/applicationName``, so the server's activity view and
     ///   log say which sessions are locsim's;
     /// - `statement_timeout`: the read deadline, enforced by the server itself, so a statement
@@ -117,7 +120,8 @@ package final class PostGISPlaceStore: Sendable {
     ///   connection (first probe after 30 s idle, then every 10 s, dead after 3 lost), so a
     ///   backend whose client host or network vanished is ended in about a minute, with its locks.
     static func sessionSettings(url: PostgresURL, queryTimeout: Duration) -> [(String, String)] {
-        [
+        url.options.map { [("options", $0)] } ?? []
+        + [
             ("application_name", url.applicationName),
             ("statement_timeout", String(milliseconds(queryTimeout))),
             ("client_connection_check_interval", "1000"),
@@ -160,7 +164,7 @@ package final class PostGISPlaceStore: Sendable {
 
     // MARK: Schema
 
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// The `geog` column every version has.
     static let geographyColumn = """
@@ -178,13 +182,17 @@ package final class PostGISPlaceStore: Sendable {
         "ALTER TABLE locsim_tile ALTER COLUMN places SET STORAGE EXTERNAL",
     ]
 
-    /// The triggers (version 3) that keep `locsim_tile` equal to `locsim_place` in the transaction
-    /// of any change to it, by anyone (an import, psql, QGIS): after each statement, the tiles
+    /// The triggers (version 3; version 4 pins the function's `search_path`) that keep
+    /// `locsim_tile` equal to `locsim_place` in the transaction of any change to it, by anyone (an import, psql, QGIS): after each statement, the tiles
     /// its rows left or entered are rebuilt from `locsim_place`. The advisory lock (the one
     /// imports hold) makes writers of places take turns until they commit, so a rebuild in
     /// READ COMMITTED sees every committed change to its tiles; at REPEATABLE READ or above, a
     /// writer whose snapshot misses another's tile fails (a serialization failure or a duplicate
     /// tile) instead of writing a stale tile.
+    ///
+    /// The function runs with the `search_path` set to the schema it was made in, so an edit
+    /// by a session whose `search_path` differs (`UPDATE team.locsim_place …` from psql)
+    /// rebuilds that schema's tiles, not another's or none.
     static let triggerStatements: [String] = [
         """
         CREATE OR REPLACE FUNCTION locsim_place_retile() RETURNS trigger LANGUAGE plpgsql AS $locsim$
@@ -202,6 +210,11 @@ package final class PostGISPlaceStore: Sendable {
             RETURN NULL;
         END
         $locsim$
+        """,
+        """
+        DO $locsim$ BEGIN
+            EXECUTE format('ALTER FUNCTION locsim_place_retile() SET search_path = %I', current_schema());
+        END $locsim$
         """,
         "DROP TRIGGER IF EXISTS locsim_place_tiles_insert ON locsim_place",
         "DROP TRIGGER IF EXISTS locsim_place_tiles_update ON locsim_place",
@@ -235,7 +248,7 @@ package final class PostGISPlaceStore: Sendable {
         """
     }
 
-    /// A new database: schema version 3.
+    /// A new database: schema version 4.
     static let schemaStatements: [String] = [
         "CREATE EXTENSION IF NOT EXISTS postgis",
         """
@@ -253,7 +266,7 @@ package final class PostGISPlaceStore: Sendable {
         "CREATE INDEX IF NOT EXISTS locsim_place_geog ON locsim_place USING gist (geog)",
     ] + tileStatements + triggerStatements + [
         "CREATE TABLE IF NOT EXISTS locsim_meta (key text PRIMARY KEY, value text NOT NULL)",
-        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '3') ON CONFLICT (key) DO NOTHING",
+        "INSERT INTO locsim_meta VALUES ('format', 'locsim-places'), ('version', '\(schemaVersion)') ON CONFLICT (key) DO NOTHING",
     ]
 
     /// Rebuilds every tile from `locsim_place` (the end of an upgrade: a version-2 database's
@@ -261,22 +274,28 @@ package final class PostGISPlaceStore: Sendable {
     static let retileAllStatements: [String] = [
         "DELETE FROM locsim_tile",
         PlaceTiles.rebuildStatement(where: "true"),
-        "UPDATE locsim_meta SET value = '3' WHERE key = 'version'",
+        setVersion,
     ]
 
-    /// Version 1 (a planar `cell` column and its GiST index, no tiles) to version 3, in the
+    /// Marks the schema as this version's.
+    static let setVersion = "UPDATE locsim_meta SET value = '\(schemaVersion)' WHERE key = 'version'"
+
+    /// Version 1 (a planar `cell` column and its GiST index, no tiles) to version 4, in the
     /// transaction of ``prepareSchema()``: the column becomes `tile`, the triggers are made, every tile is built.
     static let upgradeStatementsFrom1: [String] = [
         "ALTER TABLE locsim_place DROP COLUMN IF EXISTS cell",
         "ALTER TABLE locsim_place ADD COLUMN IF NOT EXISTS tile integer GENERATED ALWAYS AS (\(PlaceTiles.keyExpression)) STORED",
     ] + tileStatements + triggerStatements + retileAllStatements
 
-    /// Version 2 (tiles maintained only by locsim's import) to version 3: the triggers, and every tile rebuilt.
+    /// Version 2 (tiles maintained only by locsim's import) to version 4: the triggers, and every tile rebuilt.
     static let upgradeStatementsFrom2: [String] = triggerStatements + retileAllStatements
 
+    /// Version 3 (a trigger function that followed the writer's `search_path`) to version 4.
+    static let upgradeStatementsFrom3: [String] = triggerStatements + [setVersion]
+
     /// Creates the PostGIS extension, the tables and their indexes if missing, upgrades a
-    /// version-1 or version-2 schema (making the triggers, rebuilding the tiles), all in one transaction, and checks that an
-    /// existing schema is this version's.
+    /// version 1 to 3 schema (making the triggers, rebuilding the tiles), all in one
+    /// transaction, and checks that an existing schema is this version's.
     ///
     /// - Throws: ``PostGISError/Code/schema`` for a newer or foreign schema; connection and
     ///   server errors as ``PostGISError``.
@@ -306,6 +325,7 @@ package final class PostGISPlaceStore: Sendable {
                 case nil: statements = Self.schemaStatements
                 case "1": statements = Self.upgradeStatementsFrom1
                 case "2": statements = Self.upgradeStatementsFrom2
+                case "3": statements = Self.upgradeStatementsFrom3
                 case String(Self.schemaVersion): statements = []
                 case let version?:
                     throw PostGISError(

@@ -2,7 +2,7 @@ import LocationCore
 
 /// Where a PostgreSQL server is and how to log in: `postgres://user[:password]@host[:port]/database`
 /// (or `postgresql://`), with libpq's query parameters `sslmode`, `sslrootcert`,
-/// `application_name`, `fallback_application_name` and `connect_timeout`. Every other parameter
+/// `application_name`, `fallback_application_name`, `connect_timeout` and `options`. Every other parameter
 /// is refused by name (libpq's own ones as "not supported", anything else as unknown), so that a
 /// typo does not pass silently.
 ///
@@ -34,20 +34,25 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// seconds, ≥ 1), else `PGCONNECT_TIMEOUT`, else 3 s. (libpq waits forever by default and
     /// for 0; locsim never does, so 0 is refused.)
     package var connectTimeout: Duration
+    /// Server settings for every session, in libpq's form: `options`, else `PGOPTIONS`
+    /// (`-c search_path=team,public` keeps the place tables in schema `team`). Sent as the
+    /// startup packet's `options`, which the server applies before locsim's own settings
+    /// (the read deadline), so those cannot be overridden here.
+    package var options: String?
 
     /// The default of ``connectTimeout``.
     package static let defaultConnectTimeout = Duration.seconds(3)
 
     /// The query parameters understood.
     package static let supportedParameters = [
-        "sslmode", "sslrootcert", "application_name", "fallback_application_name", "connect_timeout",
+        "sslmode", "sslrootcert", "application_name", "fallback_application_name", "connect_timeout", "options",
     ]
 
     /// libpq's other connection parameters (PostgreSQL 17), refused as "not supported" rather
     /// than as unknown.
     static let libpqParameters: Set<String> = [
         "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",
-        "client_encoding", "options", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+        "client_encoding", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
         "tcp_user_timeout", "replication", "gssencmode", "sslnegotiation", "sslcompression", "sslcert", "sslkey",
         "sslpassword", "sslcertmode", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
         "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs",
@@ -108,7 +113,7 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - text: The URL.
     ///   - environment: The process environment (`PGPASSWORD`, `PGUSER`, `USER`, `PGSSLMODE`,
-    ///     `PGSSLROOTCERT`, `PGAPPNAME`, `PGCONNECT_TIMEOUT`).
+    ///     `PGSSLROOTCERT`, `PGAPPNAME`, `PGCONNECT_TIMEOUT`, `PGOPTIONS`).
     ///   - passwordFile: The password file, if it exists (the caller reads it, so this type does
     ///     no I/O).
     /// - Throws: ``PostGISError/Code/invalidURL`` naming the part or parameter at fault;
@@ -210,6 +215,7 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             try environment["PGCONNECT_TIMEOUT"].map { value throws(PostGISError) in try seconds(value, "PGCONNECT_TIMEOUT") }
             ?? Self.defaultConnectTimeout
         var applicationName = environment["PGAPPNAME"]
+        options = environment["PGOPTIONS"]
         var fallbackApplicationName: String?
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1)
@@ -228,6 +234,7 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             case "sslrootcert": rootCertificates = try roots(value, name)
             case "application_name": applicationName = value
             case "fallback_application_name": fallbackApplicationName = value
+            case "options": options = value
             default: connectTimeout = try seconds(value, name)
             }
         }

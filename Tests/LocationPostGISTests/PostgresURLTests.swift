@@ -144,7 +144,7 @@ import Testing
 
     @Test("libpq's other parameters are refused by name as unsupported, others as unknown, values never shown")
     func otherParameters() {
-        for (name, kind) in [("options", "not supported"), ("target_session_attrs", "not supported"), ("password", "not supported"),
+        for (name, kind) in [("sslcert", "not supported"), ("target_session_attrs", "not supported"), ("password", "not supported"),
                              ("timeout", "unknown parameter")] {
             #expect {
                 try PostgresURL(parsing: "postgres://h/d?\(name)=s3cr3t")
@@ -175,5 +175,13 @@ import Testing
             let file = PostgresURL.PasswordFile(path: "/p", contents: line, permissions: permissions)
             #expect(try PostgresURL(parsing: "postgres://alice@h:1/d", passwordFile: file).password == "from-file")
         }
+    }
+
+    @Test("options, else PGOPTIONS: server settings in libpq's form, percent-decoded")
+    func options() throws {
+        #expect(try PostgresURL(parsing: "postgres://h/d").options == nil)
+        let url = try PostgresURL(parsing: "postgres://h/d?options=-c%20search_path%3Dteam,public")
+        #expect(url.options == "-c search_path=team,public")
+        #expect(try PostgresURL(parsing: "postgres://h/d", environment: ["PGOPTIONS": "-c search_path=x"]).options == "-c search_path=x")
     }
 }

@@ -153,7 +153,7 @@ import Testing
             try await server.psql(
                 """
                 DO $$ BEGIN
-                    IF (SELECT value FROM locsim_meta WHERE key = 'version') <> '3' THEN RAISE EXCEPTION 'not version 3'; END IF;
+                    IF (SELECT value FROM locsim_meta WHERE key = 'version') <> '4' THEN RAISE EXCEPTION 'not version 4'; END IF;
                 END $$
                 """)
         }
@@ -183,6 +183,40 @@ import Testing
             #expect(try await Self.ids(store, near: Self.osaka) == ["b"])
             let textbook = try await store.textbookPlaces(near: Self.tokyo, within: Sphere.halfCircumference).map(\.place.id)
             #expect(try await store.places(near: Self.tokyo, within: Sphere.halfCircumference).map(\.place.id) == textbook)
+        }
+    }
+
+    @Test("options=-c search_path keeps the tables in a team's schema; a psql edit there, under another search_path, is served")
+    func placesInTheirOwnSchema() async throws {
+        try await withPostGIS { server, _ in
+            try await server.psql("CREATE EXTENSION postgis; CREATE SCHEMA team")
+            let url = try PostgresURL(parsing: server.url + "&options=-c%20search_path%3Dteam,public")
+            #expect(url.options == "-c search_path=team,public")
+            try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { store in
+                try await withTemporaryDirectory { directory in
+                    try Self.places.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                    try await store.importPlaces(fromFile: directory + "/a.csv")
+                }
+                #expect(try await server.psqlValues("SELECT count(*) FROM team.locsim_place") == "3")
+                #expect(try await server.psqlValues("SELECT to_regclass('public.locsim_place') IS NULL") == "t")
+                // psql's search_path is the default ("$user", public): the trigger still rebuilds team's tiles.
+                try await server.psql("UPDATE team.locsim_place SET lat_e7 = 347025000, lon_e7 = 1354959000 WHERE id = 'b'")
+                #expect(try await Self.ids(store, near: Self.tokyo) == ["a", "c"])
+                #expect(try await Self.ids(store, near: Self.osaka) == ["b"])
+                #expect(try await store.verifyTiles().disagreeing == 0)
+            }
+        }
+    }
+
+    /// A version-3 database (its trigger function followed the writer's search_path) gets the
+    /// pinned function from the next prepare.
+    @Test func upgradeFromVersion3PinsTheTriggerSearchPath() async throws {
+        try await Self.withImportedPlaces { server, store, _ in
+            try await server.psql("ALTER FUNCTION locsim_place_retile() RESET search_path; UPDATE locsim_meta SET value = '3' WHERE key = 'version'")
+            try await store.prepareSchema()
+            let settings = try await server.psqlValues("SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE proname = 'locsim_place_retile'")
+            #expect(settings == "search_path=public")
+            #expect(try await server.psqlValues("SELECT value FROM locsim_meta WHERE key = 'version'") == "4")
         }
     }
 }
