@@ -9,7 +9,8 @@
 # 2. one streaming replica of it (`pg_basebackup -R`, another port);
 # 3. three `locsim serve --postgres PRIMARY --replica REPLICA` (reads go to the replica);
 # 4. nginx in front (round robin, keep-alive to the upstreams, a request that fails on one
-#    upstream with a connection error, a timeout, 502 or 503 is retried on the next);
+#    upstream with a connection error, a timeout or a 502 is retried on the next; a 503 is not:
+#    every server reads the same databases);
 # 5. `locsim swarm` through nginx; KILL_AFTER seconds in, one `locsim serve` is killed with
 #    SIGKILL; afterwards: requests per upstream from nginx's access log, retries, and the swarm's
 #    failures (none expected: every request nginx could retry was retried);
@@ -21,7 +22,9 @@
 # Environment: LOCSIM (a locsim binary; default: a release build of this tree), DATA (the place
 # file, default geodata/tokyo-central.csv; the swarm plays around Tokyo station), PLAYERS (300),
 # DURATION (game time, 120s), SPEED (10), RAMP (game time over which the apps open, 60s),
-# KILL_AFTER (wall seconds, 4), CPU (0), WRK_SECONDS (10).
+# KILL_AFTER (wall seconds, 4), CPU (0), WRK_SECONDS (10), LOCSIM_PORT_BASE (the six ports:
+# primary, replica, three serves, nginx, from this one on, each checked free; best outside the
+# kernel's ephemeral range, /proc/sys/net/ipv4/ip_local_port_range; default: ports the kernel picks).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +40,12 @@ RAMP=${RAMP:-60s}
 DATA=${DATA:-$ROOT/geodata/tokyo-central.csv}
 CPU=${CPU:-0}
 WRK_SECONDS=${WRK_SECONDS:-10}
+# The next port: LOCSIM_PORT_BASE, +1, ... (each must be free), else one the kernel picks.
+NEXT_PORT=${LOCSIM_PORT_BASE:-}
+if [ -n "$NEXT_PORT" ] && ! [[ "$NEXT_PORT" =~ ^[0-9]+$ && "$NEXT_PORT" -ge 1024 && "$NEXT_PORT" -le 65530 ]]; then
+    echo "scale-out: LOCSIM_PORT_BASE must be a port within 1024...65530 (six ports from it are used), got '$NEXT_PORT'" >&2
+    exit 2
+fi
 PG=/usr/lib/postgresql/15/bin
 
 for tool in "$PG/pg_ctl" /usr/sbin/nginx; do
@@ -52,7 +61,17 @@ fi
 
 # PostgreSQL refuses to run as root: as root, its commands run as `postgres`.
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+free_port() {
+    if [ -z "$NEXT_PORT" ]; then
+        python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+        return
+    fi
+    if ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1])))' "$NEXT_PORT" 2>/dev/null; then
+        echo "scale-out: port $NEXT_PORT (from LOCSIM_PORT_BASE) is in use on 127.0.0.1" >&2
+        return 1
+    fi
+    echo "$NEXT_PORT"
+}
 pg_options() { echo "-p $1 -k $WORK -c listen_addresses=127.0.0.1 -c wal_retrieve_retry_interval=1s"; }
 
 SERVE_PIDS=()
@@ -74,7 +93,14 @@ export PGPASSWORD=scale-out-secret   # locsim, psql and pg_basebackup read it; n
 [ "$(id -u)" = 0 ] && chown postgres "$WORK"
 echo "$PGPASSWORD" >"$WORK/pw"
 
-P1=$(free_port)
+# Every port before anything starts: the servers' own outgoing connections take ephemeral ports
+# (ip_local_port_range) that a later pick from LOCSIM_PORT_BASE could otherwise collide with.
+PORTS=()
+for _ in 1 2 3 4 5 6; do
+    PORTS+=("$(free_port)")
+    if [ -n "$NEXT_PORT" ]; then NEXT_PORT=$((NEXT_PORT + 1)); fi
+done
+P1=${PORTS[0]} P2=${PORTS[1]} NGINX_PORT=${PORTS[5]}
 echo "== primary: PostgreSQL + PostGIS on 127.0.0.1:$P1 ($WORK/primary)"
 as_pg "$PG/initdb" -D "$WORK/primary" -U postgres -A scram-sha-256 --pwfile="$WORK/pw" -E UTF8 --locale=C \
     --no-instructions >/dev/null
@@ -82,7 +108,6 @@ as_pg "$PG/pg_ctl" -D "$WORK/primary" -l "$WORK/primary.log" -w -o "$(pg_options
 PRIMARY="postgres://postgres@127.0.0.1:$P1/postgres?sslmode=disable"
 "$LOCSIM" index import "$DATA" --postgres "$PRIMARY"
 
-P2=$(free_port)
 echo "== replica: pg_basebackup -R from the primary, on 127.0.0.1:$P2 ($WORK/replica)"
 as_pg env PGPASSWORD="$PGPASSWORD" "$PG/pg_basebackup" -h 127.0.0.1 -p "$P1" -U postgres -D "$WORK/replica" -R -X stream -c fast
 as_pg "$PG/pg_ctl" -D "$WORK/replica" -l "$WORK/replica.log" -w -o "$(pg_options "$P2")" start >/dev/null
@@ -93,7 +118,7 @@ echo "   in recovery (a standby): $(psql_at "$P2" 'SELECT pg_is_in_recovery()');
 echo "== three locsim serve --postgres (primary) --replica (replica)"
 SERVE_PORTS=()
 for n in 1 2 3; do
-    port=$(free_port)
+    port=${PORTS[$((n + 1))]}
     "$LOCSIM" serve --postgres "$PRIMARY" --replica "$REPLICA" --port "$port" >"$WORK/serve-$n.log" 2>"$WORK/serve-$n.err" &
     SERVE_PIDS+=($!)
     SERVE_PORTS+=("$port")
@@ -104,7 +129,6 @@ for n in 0 1 2; do
     echo "   serve $((n + 1)): http://127.0.0.1:${SERVE_PORTS[$n]} (pid ${SERVE_PIDS[$n]})"
 done
 
-NGINX_PORT=$(free_port)
 echo "== nginx on 127.0.0.1:$NGINX_PORT"
 mkdir -p "$WORK/nginx"
 cat >"$WORK/nginx/nginx.conf" <<EOF
