@@ -21,7 +21,11 @@ import argparse
 import math
 import random
 import re
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
+from place_uuid import place_uuid  # noqa: E402  (one definition of the bundled ids' UUIDs)
 
 R = 6_371_008.8  # the sphere of LocationCore's Sphere.radius
 
@@ -100,7 +104,11 @@ def main():
     parser.add_argument("--buffer", type=float, default=300, help="corridor half-width in metres (with --track)")
     parser.add_argument("--density", type=float, required=True, help="places per square kilometre")
     parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--prefix", required=True, help="id prefix, unique per file (ids are PREFIX-NNNNN)")
+    parser.add_argument("--prefix", required=True, help="id prefix, unique per file (ids are named PREFIX-NNNNN)")
+    parser.add_argument(
+        "--id-format", choices=["uuid", "plain"], default="uuid",
+        help="uuid: the name-based UUID of PREFIX-NNNNN, as `locsim serve --id-format uuid` maps it "
+        "(scripts/reference/place_uuid.py; the game's Location.id is a UUID); plain: PREFIX-NNNNN")
     parser.add_argument("--kinds", default=DEFAULT_KINDS, help="kind:weight,... (default %(default)s)")
     parser.add_argument("--levels", default="1-10", help="level range LOW-HIGH; about 1 in 8 places has none")
     args = parser.parse_args()
@@ -129,7 +137,10 @@ def main():
         base = f"{rng.choice(ADJECTIVES)} {kind.capitalize()}"
         names[base] = names.get(base, 0) + 1
         name = base if names[base] == 1 else f"{base} {names[base]}"
-        out.write(f"{args.prefix}-{number:05d},{name},{lat:.7f},{lon:.7f},{kind},{level}\n")
+        place_id = f"{args.prefix}-{number:05d}"
+        if args.id_format == "uuid":
+            place_id = place_uuid(place_id)
+        out.write(f"{place_id},{name},{lat:.7f},{lon:.7f},{kind},{level}\n")
     print(f"{count} places over {area_km2:.2f} km2", file=sys.stderr)
 
 

@@ -70,7 +70,10 @@ import Testing
             ["index", "query", "--lat", "37.7765499", "--lon", "-122.4219638", "--radius", "1", "--format", "json"],
             environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim", directory: prefix)
         #expect(found.status == 0, "\(found.stderr)")
-        #expect(found.stdout.contains("mission-00000"), "\(found.stdout)")
+        // The file's first place, whose coordinates the query gave.
+        let csv = try String(contentsOfFile: share + "/sf-mission.csv", encoding: .utf8)
+        let firstID = csv.split(separator: "\n")[1].prefix { $0 != "," }
+        #expect(found.stdout.contains("\"\(firstID)\""), "\(found.stdout)")
         #expect(Self.cachedIndexes(in: prefix + "/cache").count == 1)
     }
 }

@@ -13,6 +13,8 @@ import NearbyServer
 import ServiceLifecycle
 import UnixSignals
 
+extension PlaceIDFormat: ExpressibleByArgument {}
+
 /// `locsim serve`: the game's `GET /locations/nearby` over HTTP, so the real app can be pointed
 /// at locsim. A thin shell: it parses options, opens the index and runs a ``NearbyServer``.
 struct Serve: AsyncParsableCommand {
@@ -78,6 +80,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
     var maxRadius: Double = 50_000
+
+    @Option(
+        help: ArgumentHelp(
+            "Place ids as stored, or uuid: each id that is not a UUID as its stable name-based UUID (the game's Location.id is a UUID; docs/guides/serve.md).",
+            valueName: "format"))
+    var idFormat: PlaceIDFormat = .stored
 
     @Option(duration: "Delay every answer by this much (800ms, 1.5s).")
     var latency: DurationArgument?
@@ -208,7 +216,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerConfigurationError {
             throw ValidationError("--\(error.option): \(error.message)")
         }
-        let repository: any LocationRepository
+        var repository: any LocationRepository
         var backends: [any Service] = []
         if let postgres {
             #if PostGIS
@@ -226,6 +234,7 @@ struct Serve: AsyncParsableCommand {
         } else {
             repository = OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
         }
+        if idFormat == .uuid { repository = UUIDIdentifiedRepository(base: repository) }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
         logger.logLevel = Logger.Level.notice
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.

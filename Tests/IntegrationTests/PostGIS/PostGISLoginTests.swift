@@ -8,7 +8,7 @@ import Testing
 /// The URL's login and libpq parameters against a real PostgreSQL (#30 item 4): passwords with
 /// the characters that split URLs, `application_name` as the server sees it, `connect_timeout`
 /// against a server that never answers.
-@Suite(.timeLimit(.minutes(2))) struct PostGISLoginTests {
+@Suite(.timeLimit(.minutes(1))) struct PostGISLoginTests {
     /// A password with every character a URL gives a meaning to.
     static let oddPassword = "p/a?s:s@w#o&r=d%1"
 
