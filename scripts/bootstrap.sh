@@ -14,6 +14,8 @@ apt_packages+=(gpsd-clients python3-gps)
 # gps3, gpsd-py3 and gpsdclient, each against locsim and a real gpsd in one test.
 apt_packages+=(tmux)
 python_packages+=(gps3 gpsd:gpsd-py3 gpsdclient)
+# serve's OpenAPI document is checked against the running server by schemathesis.
+python_packages+=(schemathesis)
 # LocationPostGIS tests start a private PostgreSQL 15 + PostGIS 3 server per test (initdb, pg_ctl).
 apt_packages+=(postgresql-15 postgresql-15-postgis-3)
 # ... and the TLS test makes its own certificate authority and server certificate with openssl.

@@ -56,9 +56,14 @@ package struct NearbyResponder: HTTPResponder {
         case metrics = "/metrics"
         case audit = "/audit"
         case auditReset = "/audit/reset"
+        /// The contract itself (OpenAPI 3), open to anyone as `/healthz` is.
+        case openAPI = "/openapi.json"
 
         /// The methods the route answers: GET (and HEAD), or POST for the one that changes state.
         var methods: [HTTPRequest.Method] { self == .auditReset ? [.post] : [.get, .head] }
+
+        /// Whether the route answers without the token: probes and the contract.
+        var isPublic: Bool { self == .healthz || self == .openAPI }
 
         /// The route's row in ``ServerMetrics``' table.
         var metricsRow: Int {
@@ -67,9 +72,14 @@ package struct NearbyResponder: HTTPResponder {
             case .healthz: 1
             case .nearby: 2
             case .metrics: 3
+            case .openAPI: NearbyResponder.otherMetricsRow
             }
         }
     }
+
+    /// The OpenAPI 3 document of every route (Contract/openapi.json, compiled into the binary):
+    /// what `GET /openapi.json` answers and schemathesis checks the server against.
+    static let openAPIDocument = String(decoding: PackageResources.openapi_json, as: UTF8.self)
 
     /// ``ServerMetrics``' row for unknown paths.
     static let otherMetricsRow = ServerMetrics.routes.count - 1
@@ -154,7 +164,7 @@ package struct NearbyResponder: HTTPResponder {
                     .methodNotAllowed, status: 405,
                     "\(request.method) is not allowed on \(route.rawValue); use \(allowed.joined(separator: " or "))",
                     allowedMethods: allowed))
-            } else if route != .healthz, !tokenRule.admits(authorization: request.headers[.authorization]) {
+            } else if !route.isPublic, !tokenRule.admits(authorization: request.headers[.authorization]) {
                 outcome = unauthorized(authorization: request.headers[.authorization])
             } else {
                 switch route {
@@ -176,6 +186,7 @@ package struct NearbyResponder: HTTPResponder {
                     }
                 case .metrics:
                     outcome = Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+                case .openAPI: outcome = Self.text(Self.openAPIDocument, contentType: "application/json")
                 case .audit: outcome = audit(request.uri)
                 case .auditReset: outcome = auditReset(request.uri)
                 }

@@ -268,4 +268,25 @@ import Testing
             #expect(text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil, "\(text)")
         }
     }
+
+    @Test("GET /openapi.json: the OpenAPI 3 document, without the token, naming every route the server has")
+    func openAPIDocument() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(token: "t0ken-value"), repository: OfflineLocationRepository(index: places.index))
+        let response = try await server.test(.router) { try await $0.execute(uri: "/openapi.json", method: .get) }
+        #expect(response.status == .ok)
+        #expect(response.headers[.contentType] == "application/json")
+        let document = try #require(try JSONSerialization.jsonObject(with: response.bytes) as? [String: Any])
+        #expect((document["openapi"] as? String)?.hasPrefix("3.") == true)
+        let paths = try #require(document["paths"] as? [String: Any])
+        for route in NearbyResponder.Route.allCases {
+            let operations = paths[route.rawValue] as? [String: Any]
+            #expect(operations != nil, "\(route.rawValue) is not in the document")
+            for method in route.methods {
+                #expect(operations?[method.rawValue.lowercased()] != nil, "\(method) \(route.rawValue) is not in the document")
+            }
+        }
+    }
 }
+
