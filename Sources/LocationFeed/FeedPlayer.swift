@@ -124,6 +124,14 @@ package struct FeedPlayer: Sendable {
                 parameter: "name",
                 "a player name is 1 to 32 of the characters A-Z a-z 0-9 . _ -, got '\(name)'")
         }
+        // Names its routes could not reach: /players/events is every player's stream, and
+        // clients (curl, browsers, urllib3) rewrite the path segments . and .. before sending.
+        if PlayerControlAPI.reservedNames.contains(name) {
+            throw ConfigurationError(parameter: "name", "'\(name)' is kept for GET /players/\(name)")
+        }
+        guard name != ".", name != ".." else {
+            throw ConfigurationError(parameter: "name", "'\(name)' cannot be a player name: clients rewrite it out of /players/\(name)")
+        }
     }
 }
 

@@ -375,11 +375,12 @@ package struct NearbyResponder: HTTPResponder {
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: NearbyServer.Configuration.maximumBodyBytes)
-        } catch {
+        } catch is NIOTooManyBytesError {
             return Self.failure(ServerError(
-                .badRequest, status: 413,
-                "the body is over \(NearbyServer.Configuration.maximumBodyBytes >> 20) MiB or could not be read: \(error)",
+                .payloadTooLarge, status: 413, "the body is over \(NearbyServer.Configuration.maximumBodyBytes >> 20) MiB",
                 parameter: "body"))
+        } catch {
+            return Self.failure(ServerError(.badRequest, status: 400, "the body could not be read: \(error)", parameter: "body"))
         }
         // The routes answer GET; HEAD is answered as GET, without the body.
         let answer = await routes.respond(to: AddedRouteRequest(

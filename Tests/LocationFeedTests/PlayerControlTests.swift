@@ -430,6 +430,8 @@ struct PlayerControlTests {
             (#"{"name":"carol","spec":"line"}"#, 409, "name"),
             (#"{"name":"events","spec":"line"}"#, 400, "name"),
             (#"{"name":"a/b","spec":"line"}"#, 400, "name"),
+            // Clients rewrite these path segments: /players/.. would never reach the player.
+            (#"{"name":".","spec":"line"}"#, 400, "name"), (#"{"name":"..","spec":"line"}"#, 400, "name"),
             (#"{"spec":"line"}"#, 400, "name"),
             (#"{"name":"dave"}"#, 400, "spec"),
             (#"{"name":"dave","spec":"circle"}"#, 400, "spec"),

@@ -143,9 +143,6 @@ package final class PlayerControlAPI: Sendable {
         let creation: Creation
         do throws(ConfigurationError) {
             creation = try Self.creation(request)
-            guard !Self.reservedNames.contains(creation.name) else {
-                throw ConfigurationError(parameter: "name", "'\(creation.name)' is kept for GET /players/\(creation.name)")
-            }
             try FeedPlayer.validate(name: creation.name)
             guard hub.info(creation.name) == nil else {
                 return Self.error(409, "conflict", "a player named '\(creation.name)' is already playing", parameter: "name")

@@ -20,6 +20,7 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             case injectedFailure = "injected_failure"
             case requestTimeout = "request_timeout"
             case headersTooLarge = "headers_too_large"
+            case payloadTooLarge = "payload_too_large"
         }
         fileprivate let value: Value
 
@@ -39,6 +40,8 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let requestTimeout = Code(value: .requestTimeout)
         /// The request's headers are over the decoder's limit (431).
         package static let headersTooLarge = Code(value: .headersTooLarge)
+        /// A request body over the routes' limit (413).
+        package static let payloadTooLarge = Code(value: .payloadTooLarge)
 
         /// The wire string, e.g. `bad_request`.
         package var description: String { value.rawValue }

@@ -85,6 +85,8 @@ import Testing
         var cases: [([String], String)] = [
             (["--gpsd-port", "0", "--player", "alice"], "--player must be NAME=SPEC"),
             (["--gpsd-port", "0", "--player", "a/b=\(Self.line)"], "a player name is 1 to 32"),
+            (["--gpsd-port", "0", "--player", "events=\(Self.line)"], "'events' is kept for GET /players/events"),
+            (["--gpsd-port", "0", "--player", "..=\(Self.line)"], "cannot be a player name"),
             (["--gpsd-port", "0", "--player", "alice=line:35.68,139.76"], "--player alice: "),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line) --map"], "--map does not apply to a player"),
             (["--gpsd-port", "0", "--player", "alice=\(Self.line)", "--player", "alice=\(Self.line)"], "two players"),

@@ -41,6 +41,10 @@ import Testing
                 "examples,coverage,fuzzing",
             ],
         ]
+        // A body over the 16 MiB the players' routes read: 413, with its own code, as documented.
+        let huge = try await server.call("POST", "/players", String(repeating: "x", count: 17 << 20), contentType: "application/gpx+xml")
+        #expect(huge.status == 413)
+        #expect((huge.json["error"] as? [String: Any])?["code"] as? String == "payload_too_large", "\(huge.body.prefix(300))")
         for arguments in runs {
             let outcome = try await ChildProcess.run(common + arguments, timeout: .seconds(40))
             #expect(outcome.termination == .exited(0), "\(outcome.output.suffix(6_000))\(outcome.errors.suffix(2_000))")
