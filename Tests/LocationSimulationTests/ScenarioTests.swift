@@ -75,7 +75,16 @@ import Testing
         (#"{"route": {"fil": "walk.gpx"}}"#, "route.fil"),
         (#"{"route": {"file": 3}}"#, "route.file"),
         (#"{"route": {"file": ""}}"#, "route.file"),
-        (#"{"route": {"polyline": "_p~iF~ps|U", "precision": 5}}"#, "route.polyline"),
+        (#"{"route": {"polyline": "_p~iF~ps|U", "precision": 5}}"#, "route.polyline"),  // one point
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "precision": 7}}"#, "route.precision"),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "precision": 5.5}}"#, "route.precision"),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulL", "precision": 5}}"#, "route.polyline"),  // a latitude alone
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnq", "precision": 5}}"#, "route.polyline"),  // cut short
+        (#"{"route": {"polyline": "_p~iF~ps|U_ul Lnnq", "precision": 5}}"#, "route.polyline"),  // a space
+        (#"{"route": {"polyline": 5}}"#, "route.polyline"),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "speed": 0}}"#, "route.speed"),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "start": "yesterday"}}"#, "route.start"),
+        (#"{"route": {"file": "walk.gpx", "speed": 2}}"#, "route.speed"),
         (#"{"route": {"legs": []}}"#, "route.legs"),
         (#"{"device": "ios"}"#, "device"),
         (#"{"device": {}}"#, "device.platform"),
@@ -220,4 +229,44 @@ import Testing
         }
         #expect(batch.count > 1 && last == batch.last && time == at && at == batch[0].time.addingTimeInterval(10))
     }
+
+    @Test("route.polyline: decoded as the PyPI polyline package decodes it, bit for bit, at precision 5 and 6")
+    func polylineMatchesReference() throws {
+        struct Reference: Decodable {
+            struct Case: Decodable {
+                let precision: Int
+                let encoded: String
+                let points: [[Double]]
+            }
+            let cases: [Case]
+        }
+        let reference = try JSONDecoder().decode(
+            Reference.self, from: Data(contentsOf: TestFiles.fixture("polyline-reference.json")))
+        #expect(reference.cases.count >= 14)
+        for item in reference.cases {
+            let points = try EncodedPolyline.decode(item.encoded, precision: item.precision)
+            #expect(points.map { [$0.latitude, $0.longitude] } == item.points, "\(item.encoded.prefix(40))")
+        }
+    }
+
+    @Test("A polyline route: its points, walked at route.speed from route.start (defaults 1.4 m/s, 2000-01-01T00:00:00Z)")
+    func polylineRoute() throws {
+        let scenario = try ScenarioTests.parse(
+            #"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC_mqNvxq`@", "speed": 3, "start": "2024-11-07T18:00:00Z"}}"#)
+        guard case .points(let points, let speed, let start) = scenario.route else {
+            Issue.record("not a points route: \(String(describing: scenario.route))")
+            return
+        }
+        #expect(points.map { [$0.latitude, $0.longitude] } == [[38.5, -120.2], [40.7, -120.95], [43.252, -126.453]])
+        #expect(speed == 3)
+        #expect(start == Date(timeIntervalSince1970: 1_731_002_400))
+        let plain = try ScenarioTests.parse(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "precision": 6}}"#)
+        guard case .points(let six, let defaultSpeed, let defaultStart) = plain.route else {
+            Issue.record("not a points route")
+            return
+        }
+        #expect(six.first.map { [$0.latitude, $0.longitude] } == [3.85, -12.02])
+        #expect(defaultSpeed == 1.4 && defaultStart == Scenario.defaultRouteStart)
+    }
 }
+

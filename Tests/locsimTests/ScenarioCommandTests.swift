@@ -229,6 +229,24 @@ import Testing
         #expect((firstFix?.latitude ?? 0) > 35 && (firstFix?.latitude ?? 0) < 36, "the Tokyo drive, not the scenario's route")
     }
 
+    @Test("A polyline route (as routing services return one) replays from route.start at 1 Hz, the same on every run")
+    func polylineRoute() async throws {
+        let arguments = [
+            "replay", "--scenario", "tracks/scenarios/polyline-walk.json", "--fast", "--format", "jsonl", "--geodata", "geodata",
+            "--radius", "100",
+        ]
+        let first = try await CLI.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let types = try SchemaCheck.check(first.stdout)
+        #expect(types.isSuperset(of: ["fix", "fetch", "answer", "trouble", "summary"]), "\(types)")
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix(#"{"type":"fix","t":"2024-11-07T18:00:00.000Z""#) == true, "\(lines.first ?? "")")
+        // Between the route's 12 points, a fix a second: more fixes than points reach the phone.
+        #expect(lines.filter { $0.hasPrefix(#"{"type":"fix""#) }.count > 12)
+        let again = try await CLI.run(arguments)
+        #expect(again.stdout == first.stdout)
+    }
+
     @Test("A bad scenario is refused naming the file and the key path; --scenario needs --fast")
     func refused() async throws {
         let file = try Self.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "bad")

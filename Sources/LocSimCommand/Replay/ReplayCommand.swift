@@ -150,22 +150,42 @@ struct Replay: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
         }
-        let walk: String
-        if let track {
-            walk = track
-        } else if case .file(let route) = scenario.route {
-            walk = route
-        } else {
-            throw ValidationError("\(path) has no route: give a track to replay, or a \"route\": {\"file\": …} in the scenario")
-        }
         let phone = try ScenarioPhone(scenario: scenario)
         let pipeline = try MapPipeline(
             source: source, map: map, format: format, flush: flush, showsProgress: false, maximumFixAge: scenario.maximumFixAge)
         defer { pipeline.output.flush() }
-        let (replay, warnings) = try makeReplay(walk, pacing: .virtual)
-        for line in warnings { Terminal.err(line) }
+        let replay: GPXReplay<ContinuousClock>
+        let title: String
+        if let track {
+            let warnings: [String]
+            (replay, warnings) = try makeReplay(track, pacing: .virtual)
+            for line in warnings { Terminal.err(line) }
+            title = track
+        } else {
+            switch scenario.route {
+            case .file(let route)?:
+                let warnings: [String]
+                (replay, warnings) = try makeReplay(route, pacing: .virtual)
+                for line in warnings { Terminal.err(line) }
+                title = route
+            case .points(let points, let speed, let start)?:
+                // An untimed route, walked at its speed from its start (no wall clock: the
+                // same file gives the same output).
+                var configuration = timing.replayConfiguration(pacing: .virtual)
+                configuration.untimedSpeed = speed
+                // A fix a second between the route's points, as a receiver gives them (unless --rate says).
+                configuration.rate = configuration.rate ?? 1
+                replay = try GPXReplay(
+                    path: ReplayPath(kind: .route, segments: [points.map { GPXPoint(coordinate: $0) }]),
+                    configuration: configuration, clock: ContinuousClock(), now: { start })
+                title = "\(path) (its route)"
+            case nil:
+                throw ValidationError(
+                    "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …} or {\"polyline\": …}) in the scenario")
+            }
+        }
         try await pipeline.runScenario(replay, phone: phone)
-        try pipeline.finish(report: report, title: walk)
+        try pipeline.finish(report: report, title: title)
     }
 
     /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 package import LocationCore
 package import MapFeature
@@ -30,7 +30,14 @@ package struct Scenario: Sendable {
     package enum Route: Sendable, Hashable {
         /// A GPX file or an NMEA log, its path resolved against the scenario file's folder.
         case file(String)
+        /// Points with no times (`{"polyline": …}`, as routing services return a route), walked
+        /// at `speed` metres a second from `start`, the time of the first fix.
+        case points([Coordinate], speed: Double, start: Date)
     }
+
+    /// When an untimed route's first fix is, unless `route.start` says: a fixed instant, so a
+    /// scenario's output is the same on every run (the run is in virtual time anyway).
+    package static let defaultRouteStart = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
 
     /// The app's state after a move.
     package enum AppState: String, Sendable, Hashable {
@@ -212,15 +219,49 @@ private struct Reader {
     }
 
     func route(_ value: JSONValue, directory: String) throws(ScenarioError) -> Scenario.Route {
-        let route = try members(value, at: "route", allowed: ["file", "polyline", "precision", "legs"])
-        if route["polyline"] != nil || route["precision"] != nil || route["legs"] != nil {
-            let key = route["legs"] != nil ? "route.legs" : route["polyline"] != nil ? "route.polyline" : "route.precision"
-            throw failure(key, "not supported yet: give the route as {\"file\": \"walk.gpx\"} (GPX or NMEA)")
+        let route = try members(value, at: "route", allowed: ["file", "polyline", "precision", "speed", "start", "legs"])
+        if route["legs"] != nil {
+            throw failure("route.legs", "not supported yet: give the route as {\"file\": \"walk.gpx\"} or {\"polyline\": \"…\"}")
         }
-        guard let file = route["file"] else { throw failure("route", "expected {\"file\": \"walk.gpx\"}") }
-        let path = try string(file, at: "route.file")
-        guard !path.isEmpty else { throw failure("route.file", "must not be empty") }
-        return .file(path.hasPrefix("/") ? path : directory + path)
+        if let file = route["file"] {
+            for key in ["polyline", "precision", "speed", "start"] where route[key] != nil {
+                throw failure("route.\(key)", "goes with route.polyline, not route.file (a file's times say when and how fast)")
+            }
+            let path = try string(file, at: "route.file")
+            guard !path.isEmpty else { throw failure("route.file", "must not be empty") }
+            return .file(path.hasPrefix("/") ? path : directory + path)
+        }
+        guard let encoded = route["polyline"] else {
+            throw failure("route", "expected {\"file\": \"walk.gpx\"} or {\"polyline\": \"…\", \"precision\": 5}")
+        }
+        var precision = 5
+        if let value = route["precision"] {
+            let digits = try number(value, at: "route.precision", in: 5...6, unit: "decimal digits")
+            guard digits == digits.rounded() else { throw failure("route.precision", "expected 5 or 6, got \(value.text)") }
+            precision = Int(digits)
+        }
+        let text = try string(encoded, at: "route.polyline")
+        let points: [Coordinate]
+        do {
+            points = try EncodedPolyline.decode(text, precision: precision)
+        } catch {
+            throw failure("route.polyline", error.description)
+        }
+        guard points.count >= 2 else {
+            throw failure("route.polyline", "a route needs at least 2 points, got \(points.count)")
+        }
+        let speed = try route["speed"].map { value throws(ScenarioError) in
+            try number(value, at: "route.speed", in: 0.1...1000, unit: "m/s")
+        } ?? 1.4
+        var start = Scenario.defaultRouteStart
+        if let value = route["start"] {
+            let text = try string(value, at: "route.start")
+            guard let date = UTCTimestamp.parse(text) else {
+                throw failure("route.start", "expected a UTC time such as 2024-11-07T18:00:00Z, got \(value.text)")
+            }
+            start = date
+        }
+        return .points(points, speed: speed, start: start)
     }
 
     func device(_ value: JSONValue) throws(ScenarioError) -> DeliveryPolicy {
