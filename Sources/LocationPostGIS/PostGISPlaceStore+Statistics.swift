@@ -23,29 +23,22 @@ extension PostGISPlaceStore {
     /// held on the tables fails them promptly (PostgreSQL's "canceling statement due to lock
     /// timeout", SQLSTATE 55P03) rather than waiting for it.
     package func statistics() async throws -> PostGISStatistics {
-        try await checkReachable()
-        let lockTimeout = Self.milliseconds(queryTimeout)
-        return try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockTimeout)"), logger: logger)
-                try await self.requireTables(on: connection, tiles: false)
-                var result = PostGISStatistics(
-                    placeCount: 0, kindCount: 0, tableBytes: 0, indexBytes: 0, postgisVersion: "", serverVersion: "")
-                for try await (places, kinds, table, indexes, postgis, server) in try await connection.query(
-                    """
-                    SELECT (SELECT count(*) FROM locsim_place), (SELECT count(DISTINCT kind) FROM locsim_place),
-                        pg_table_size('locsim_place') + coalesce(pg_table_size(to_regclass('locsim_tile')), 0),
-                        pg_indexes_size('locsim_place') + coalesce(pg_indexes_size(to_regclass('locsim_tile')), 0),
-                        postgis_lib_version(), current_setting('server_version')
-                    """, logger: logger
-                ).decode((Int64, Int64, Int64, Int64, String, String).self) {
-                    result = PostGISStatistics(
-                        placeCount: Int(places), kindCount: Int(kinds), tableBytes: Int(table), indexBytes: Int(indexes),
-                        postgisVersion: postgis, serverVersion: server)
-                }
-                return result
+        try await withMaintenanceTransaction(lockTimeout: true, tiles: false) { connection in
+            var result = PostGISStatistics(
+                placeCount: 0, kindCount: 0, tableBytes: 0, indexBytes: 0, postgisVersion: "", serverVersion: "")
+            for try await (places, kinds, table, indexes, postgis, server) in try await connection.query(
+                """
+                SELECT (SELECT count(*) FROM locsim_place), (SELECT count(DISTINCT kind) FROM locsim_place),
+                    pg_table_size('locsim_place') + coalesce(pg_table_size(to_regclass('locsim_tile')), 0),
+                    pg_indexes_size('locsim_place') + coalesce(pg_indexes_size(to_regclass('locsim_tile')), 0),
+                    postgis_lib_version(), current_setting('server_version')
+                """, logger: logger
+            ).decode((Int64, Int64, Int64, Int64, String, String).self) {
+                result = PostGISStatistics(
+                    placeCount: Int(places), kindCount: Int(kinds), tableBytes: Int(table), indexBytes: Int(indexes),
+                    postgisVersion: postgis, serverVersion: server)
             }
+            return result
         }
     }
 }
@@ -73,27 +66,20 @@ extension PostGISPlaceStore {
     /// `locsim_tile` itself, is what this finds. One statement, so one snapshot; like
     /// ``statistics()``, no read deadline but a lock timeout.
     package func verifyTiles() async throws -> TileCheck {
-        try await checkReachable()
-        let lockTimeout = Self.milliseconds(queryTimeout)
-        return try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockTimeout)"), logger: logger)
-                try await self.requireTables(on: connection, tiles: true)
-                var check = TileCheck(tiles: 0, disagreeing: 0)
-                for try await (tiles, disagreeing) in try await connection.query(
-                    PostgresQuery(unsafeSQL: """
-                    WITH expected AS (
-                        SELECT tile, string_agg(\(PlaceTiles.packExpression), ''::bytea ORDER BY id COLLATE "C") AS places
-                        FROM locsim_place GROUP BY tile)
-                    SELECT count(e.tile), count(*) FILTER (WHERE e.places IS DISTINCT FROM t.places)
-                    FROM expected e FULL JOIN locsim_tile t ON t.tile = e.tile
-                    """), logger: logger
-                ).decode((Int64, Int64).self) {
-                    check = TileCheck(tiles: Int(tiles), disagreeing: Int(disagreeing))
-                }
-                return check
+        try await withMaintenanceTransaction(lockTimeout: true, tiles: true) { connection in
+            var check = TileCheck(tiles: 0, disagreeing: 0)
+            for try await (tiles, disagreeing) in try await connection.query(
+                PostgresQuery(unsafeSQL: """
+                WITH expected AS (
+                    SELECT tile, string_agg(\(PlaceTiles.packExpression), ''::bytea ORDER BY id COLLATE "C") AS places
+                    FROM locsim_place GROUP BY tile)
+                SELECT count(e.tile), count(*) FILTER (WHERE e.places IS DISTINCT FROM t.places)
+                FROM expected e FULL JOIN locsim_tile t ON t.tile = e.tile
+                """), logger: logger
+            ).decode((Int64, Int64).self) {
+                check = TileCheck(tiles: Int(tiles), disagreeing: Int(disagreeing))
             }
+            return check
         }
     }
 
@@ -102,30 +88,45 @@ extension PostGISPlaceStore {
     /// ``verifyTiles()`` finds. Returns the tiles written.
     @discardableResult
     package func rebuildTiles() async throws -> Int {
-        try await checkReachable()
-        let written = try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                try await self.requireTables(on: connection, tiles: true)
-                try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
-                try await connection.query("DELETE FROM locsim_tile", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "true")), logger: logger)
-                var count = 0
-                for try await (value) in try await connection.query("SELECT count(*) FROM locsim_tile", logger: logger).decode(
-                    Int64.self)
-                {
-                    count = Int(value)
-                }
-                return count
+        let written = try await withMaintenanceTransaction(lockTimeout: false, tiles: true) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
+            try await connection.query("DELETE FROM locsim_tile", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "true")), logger: logger)
+            var count = 0
+            for try await (value) in try await connection.query("SELECT count(*) FROM locsim_tile", logger: logger).decode(
+                Int64.self)
+            {
+                count = Int(value)
             }
+            return count
         }
-        try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                try await connection.query("ANALYZE locsim_tile", logger: logger)
-            }
+        try await withMaintenanceTransaction(lockTimeout: false, tiles: nil) { connection in
+            _ = try await connection.query("ANALYZE locsim_tile", logger: logger)
         }
         return written
+    }
+
+    /// Runs `body` in a transaction for work that is not a read (counts, checks, rebuilds): the
+    /// server must first answer `SELECT 1` within ``queryTimeout``; then no `statement_timeout`
+    /// (counting or rebuilding millions of places may take longer than a read may), and with
+    /// `lockTimeout` a `lock_timeout` at the read deadline, so a lock held on the tables fails the
+    /// work promptly (SQLSTATE 55P03) rather than waiting for it. `tiles`: the tables required
+    /// first (`false`: `locsim_place`; `true`: it and `locsim_tile`; `nil`: none).
+    private func withMaintenanceTransaction<T>(
+        lockTimeout: Bool, tiles: Bool?, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await checkReachable()
+        let milliseconds = Self.milliseconds(queryTimeout)
+        return try await withTranslatedErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+                if lockTimeout {
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: logger)
+                }
+                if let tiles { try await self.requireTables(on: connection, tiles: tiles) }
+                return try await body(connection)
+            }
+        }
     }
 
     /// ``PostGISError/Code/schema`` unless `locsim_place` (and, with `tiles`, `locsim_tile`) exists.
