@@ -1,12 +1,15 @@
 import ArgumentParser
 import Foundation
+import LocationSimulation
 
-/// The two kinds of file locsim reads walks from and records them to, chosen by the file's
+/// The kinds of file locsim reads walks from and records them to, chosen by the file's
 /// extension (case does not matter): `.gpx` is GPX; `.nmea` is NMEA 0183 (what `locsim`
 /// writes, and `gpspipe -r` output saved under that name), and on input `.log` too (gpsd's
-/// receiver logs). Anything else is a usage error that says which extensions work.
+/// receiver logs) and `.geojson` (a route; read only). Anything else is a usage error that says
+/// which extensions work.
 enum FixFileFormat: Equatable {
-    case gpx, nmea
+    /// GPX, an NMEA 0183 log, or (to read only) a GeoJSON route.
+    case gpx, nmea, geojson
 
     /// The format of a file to read.
     ///
@@ -18,9 +21,25 @@ enum FixFileFormat: Equatable {
         switch fileExtension(path) {
         case "gpx": return .gpx
         case "nmea", "log": return .nmea
+        case "geojson": return .geojson
         default:
             throw ValidationError(
-                "\(what) '\(path)' has \(describe(path)); locsim reads .gpx (GPX) and .nmea or .log (NMEA 0183, such as gpspipe -r output)")
+                "\(what) '\(path)' has \(describe(path)); locsim reads .gpx (GPX), .nmea or .log (NMEA 0183, such as gpspipe -r "
+                    + "output) and .geojson (a GeoJSON LineString route)")
+        }
+    }
+
+    /// The route of a `.geojson` file (``/LocationSimulation/ReplayPath/init(geoJSON:source:)``).
+    ///
+    /// - Throws: `CommandFailure` naming the file and the member at fault.
+    static func geoJSONPath(_ path: String) throws -> ReplayPath {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(path): cannot be read (no such file, or no permission)")
+        }
+        do {
+            return try ReplayPath(geoJSON: Array(data), source: path)
+        } catch {
+            throw CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
         }
     }
 

@@ -86,7 +86,11 @@ struct NMEALog {
     static func replay(
         _ track: String, what: String, lenient: Bool = false, configuration: GPXReplay<ContinuousClock>.Configuration
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
-        if try FixFileFormat.input(track, what: what) == .nmea {
+        let format = try FixFileFormat.input(track, what: what)
+        if format == .geojson {
+            return (try GPXReplay(path: try FixFileFormat.geoJSONPath(track), configuration: configuration), [])
+        }
+        if format == .nmea {
             let log = try NMEALog(path: track)
             var configuration = configuration
             configuration.horizontalAccuracyPerHDOP = horizontalAccuracyPerHDOP

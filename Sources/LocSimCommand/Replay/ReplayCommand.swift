@@ -24,13 +24,14 @@ struct Replay: AsyncParsableCommand {
             walk takes milliseconds; the same inputs give a byte-identical --format jsonl log).
 
             The walk is a GPX file (.gpx) or an NMEA 0183 log (.nmea or .log: gpspipe -r output, a \
-            receiver's log, or a recording made with --record), paced by its own times. With \
+            receiver's log, or a recording made with --record), paced by its own times, or a GeoJSON \
+            route (.geojson), walked at 1.4 m/s. With \
             --gpsd, --record FILE.gpx|FILE.nmea also writes the fixes received, as they come.
             """
     )
 
     @Argument(
-        help: "The walk to replay: GPX (tracks; a route or waypoints are walked as a path), or an NMEA log (.nmea, .log). Omit with --gpsd.")
+        help: "The walk to replay: GPX (tracks; a route or waypoints are walked as a path), an NMEA log (.nmea, .log), or a GeoJSON LineString route (.geojson, walked as a path). Omit with --gpsd.")
     var track: String?
 
     @OptionGroup var source: PlaceSourceOptions

@@ -6,7 +6,7 @@ import LocationSimulation
 struct TrackStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Print counts, geodesic length, duration and bounds of a GPX file.",
+        abstract: "Print counts, geodesic length, duration and bounds of a walk: GPX, NMEA or GeoJSON.",
         discussion: """
             distance_m is the WGS-84 geodesic length summed between consecutive track points of \
             each segment, never across a segment break. duration_s is the last track-point time \
@@ -22,7 +22,7 @@ struct TrackStats: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The GPX file (1.0 or 1.1), or an NMEA log (.nmea, .log).")
+    @Argument(help: "The GPX file (1.0 or 1.1), an NMEA log (.nmea, .log), or a GeoJSON route (.geojson).")
     var file: String
 
     @Option(help: "Output format: text or json.")
@@ -38,7 +38,11 @@ struct TrackStats: AsyncParsableCommand {
     func run() async throws {
         let stats: GPXStatistics
         let warnings: [String]
-        if try FixFileFormat.input(file, what: "the file") == .nmea {
+        let kind = try FixFileFormat.input(file, what: "the file")
+        if kind == .geojson {
+            stats = GPXStatistics(trackSegments: try FixFileFormat.geoJSONPath(file).segments)
+            warnings = []
+        } else if kind == .nmea {
             let log = try NMEALog(path: file)
             stats = GPXStatistics(trackSegments: log.segments)
             // The fixes a replay would drop are the ones counted out of order here.
