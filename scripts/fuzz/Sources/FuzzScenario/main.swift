@@ -8,11 +8,16 @@ import FuzzDriver
 import LocationCore
 @testable import LocationSimulation
 
-/// Reads the input as a scenario file; a scenario it accepts then runs its phone (trouble,
-/// delivery rules, app moves) over a short walk. Any error is an answer; a crash, a hang or
-/// runaway memory is a finding.
+/// Reads the input as a GeoJSON route file (a scenario's `route.file` may be one), then as a
+/// scenario file; a scenario it accepts then runs its phone (trouble, delivery rules, app moves)
+/// over a short walk. Any error is an answer; a crash, a hang or runaway memory is a finding.
 func fuzzScenario(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    do {
+        _ = try ReplayPath(geoJSON: bytes, source: "fuzz.geojson").segments.count
+    } catch {
+        _ = error.description
+    }
     let scenario: Scenario
     do {
         scenario = try Scenario.parse(bytes, source: "fuzz.json", directory: "/walks/")
