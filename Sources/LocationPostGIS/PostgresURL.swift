@@ -261,13 +261,16 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `text` (the URL after its scheme, up to an `@`) holds the start of a query: a `?`
-    /// followed by a parameter name and `=`.
+    /// followed by one of libpq's parameter names and `=` (so an `@` in `sslrootcert=/a@b.pem`
+    /// is not taken for the end of a password, while a password such as `p?x=1` stays one).
     private static func hasQuery(_ text: Substring) -> Bool {
         var rest = text
         while let mark = rest.firstIndex(of: "?") {
             rest = rest[rest.index(after: mark)...]
-            let name = rest.prefix { $0.isASCII && ($0.isLetter || $0 == "_") }
-            if !name.isEmpty, rest.dropFirst(name.count).first == "=" { return true }
+            let name = String(rest.prefix { $0.isASCII && ($0.isLetter || $0 == "_") })
+            if supportedParameters.contains(name) || libpqParameters.contains(name), rest.dropFirst(name.count).first == "=" {
+                return true
+            }
         }
         return false
     }

@@ -98,6 +98,9 @@ import Testing
         #expect(url.database == "places")
         #expect(url.tlsMode == .disable)
         #expect(!url.description.contains("p/a"))
+        // `?name=` in a password stays in the password unless the name is libpq's.
+        let question = try PostgresURL(parsing: "postgres://alice:p?x=1@h/d?sslmode=require")
+        #expect(question.password == "p?x=1" && question.host == "h" && question.tlsMode == .require)
         // An @ in a query value is not the end of user information.
         let query = try PostgresURL(parsing: "postgres://h/d?sslrootcert=/etc/ca@2.pem")
         #expect(query.host == "h")
