@@ -8,7 +8,7 @@ import Testing
 /// A route from a GeoJSON file: the positions gpsbabel (a writer no one here wrote) puts in a
 /// GeoJSON export of a walk are the walk's own points; every malformed member is named.
 @Suite(.timeLimit(.minutes(1))) struct GeoJSONRouteTests {
-    static func read(_ text: String) throws(GeoJSONRouteError) -> ReplayPath {
+    static func read(_ text: String) throws(JSONFileError) -> ReplayPath {
         try ReplayPath(geoJSON: Array(text.utf8), source: "r.geojson")
     }
 
@@ -72,7 +72,7 @@ import Testing
         #expect {
             try Self.read(text)
         } throws: { error in
-            guard let error = error as? GeoJSONRouteError else { return false }
+            guard let error = error as? JSONFileError else { return false }
             return error.keyPath == keyPath && error.description.hasPrefix("r.geojson: ")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// The scenario file: a valid file becomes the delivery policy, trouble windows and app moves it
 /// says; every wrong key or value is an error naming the file and the key path.
 @Suite struct ScenarioTests {
-    static func parse(_ text: String) throws(ScenarioError) -> Scenario {
+    static func parse(_ text: String) throws(JSONFileError) -> Scenario {
         try Scenario.parse(Array(text.utf8), source: "s.json", directory: "/walks/")
     }
 
@@ -136,7 +136,7 @@ import Testing
         (#"{"server": {"status": 503}}"#, "server"),
     ])
     func badKeys(text: String, keyPath: String) {
-        let error = #expect(throws: ScenarioError.self) { try Self.parse(text) }
+        let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }
         #expect(error?.keyPath == keyPath, "\(String(describing: error))")
         #expect(error?.source == "s.json")
         #expect(error?.description.hasPrefix("s.json: \(keyPath): ") == true, "\(String(describing: error))")
@@ -144,14 +144,14 @@ import Testing
 
     @Test("Text that is not one JSON object, and a file that cannot be read, name the file", arguments: ["", "{", "[]", "{} {}", "null"])
     func notAnObject(text: String) {
-        let error = #expect(throws: ScenarioError.self) { try Self.parse(text) }
+        let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }
         #expect(error?.keyPath == nil && error?.description.hasPrefix("s.json: ") == true, "\(String(describing: error))")
     }
 
     @Test("A missing file names its path")
     func missingFile() {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-scenario-\(UUID()).json").path
-        let error = #expect(throws: ScenarioError.self) { try Scenario.load(path: path) }
+        let error = #expect(throws: JSONFileError.self) { try Scenario.load(path: path) }
         #expect(error?.source == path && error?.keyPath == nil, "\(String(describing: error))")
     }
 }

@@ -6,24 +6,6 @@ import Foundation
 import GPXFormat
 import LocationCore
 
-/// What is wrong with a GeoJSON route file: the file and the member at fault
-/// (`features[2].geometry.coordinates[5]`).
-package struct GeoJSONRouteError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file, as given.
-    package var path: String
-    /// The member at fault, or nil for the file as a whole.
-    package var keyPath: String?
-    package var message: String
-
-    package init(path: String, keyPath: String?, _ message: String) {
-        self.path = path
-        self.keyPath = keyPath
-        self.message = message
-    }
-
-    package var description: String { path + ": " + (keyPath.map { "\($0): " } ?? "") + message }
-}
-
 extension ReplayPath {
     /// The route of a GeoJSON file (RFC 7946), as exported by gpsbabel, QGIS, geojson.io or a
     /// routing service: every `LineString` (one segment) and `MultiLineString` (one segment per
@@ -38,12 +20,12 @@ extension ReplayPath {
     /// - Parameters:
     ///   - bytes: The file's contents.
     ///   - source: The file's name, for messages.
-    /// - Throws: ``GeoJSONRouteError`` naming the member: not JSON, not GeoJSON, no line, a
+    /// - Throws: ``JSONFileError`` naming the member: not JSON, not GeoJSON, no line, a
     ///   position that is not two or three numbers or not a coordinate, `coordTimes` of the wrong
     ///   length or with a time that is not one.
-    package init(geoJSON bytes: [UInt8], source: String) throws(GeoJSONRouteError) {
-        func fail(_ keyPath: String?, _ message: String) -> GeoJSONRouteError {
-            GeoJSONRouteError(path: source, keyPath: keyPath, message)
+    package init(geoJSON bytes: [UInt8], source: String) throws(JSONFileError) {
+        func fail(_ keyPath: String?, _ message: String) -> JSONFileError {
+            JSONFileError(source: source, keyPath: keyPath, message)
         }
         let document: JSONValue
         do {
@@ -52,7 +34,7 @@ extension ReplayPath {
             throw fail(nil, error.description)
         }
         var segments: [[GPXPoint]] = []
-        func positions(_ value: JSONValue?, at keyPath: String, times: [Date]?) throws(GeoJSONRouteError) -> [GPXPoint] {
+        func positions(_ value: JSONValue?, at keyPath: String, times: [Date]?) throws(JSONFileError) -> [GPXPoint] {
             guard case .array(let items)? = value else { throw fail(keyPath, "expected a list of positions") }
             if let times, times.count != items.count {
                 throw fail(keyPath, "has \(items.count) positions but properties.coordTimes has \(times.count) times")
@@ -80,7 +62,7 @@ extension ReplayPath {
             }
             return points
         }
-        func times(_ properties: JSONValue?, at keyPath: String) throws(GeoJSONRouteError) -> [Date]? {
+        func times(_ properties: JSONValue?, at keyPath: String) throws(JSONFileError) -> [Date]? {
             guard let value = properties?["coordTimes"] else { return nil }
             guard case .array(let items) = value else { throw fail("\(keyPath).properties.coordTimes", "expected a list of UTC times") }
             var times: [Date] = []
@@ -92,7 +74,7 @@ extension ReplayPath {
             }
             return times
         }
-        func geometry(_ value: JSONValue, at keyPath: String, times: [Date]?) throws(GeoJSONRouteError) {
+        func geometry(_ value: JSONValue, at keyPath: String, times: [Date]?) throws(JSONFileError) {
             guard let type = value["type"]?.string else { throw fail("\(keyPath).type", "missing: a GeoJSON geometry has a type") }
             switch type {
             case "LineString":
@@ -120,7 +102,7 @@ extension ReplayPath {
                 throw fail("\(keyPath).type", "'\(type)' is not a GeoJSON geometry type")
             }
         }
-        func feature(_ value: JSONValue, at keyPath: String) throws(GeoJSONRouteError) {
+        func feature(_ value: JSONValue, at keyPath: String) throws(JSONFileError) {
             guard let shape = value["geometry"] else { throw fail("\(keyPath).geometry", "missing") }
             if case .null = shape { return }
             try geometry(shape, at: "\(keyPath).geometry", times: try times(value["properties"], at: keyPath))

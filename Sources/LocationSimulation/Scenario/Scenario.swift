@@ -23,7 +23,7 @@ package import MapFeature
 ///
 /// Every key is optional. Offsets and durations are strings in locsim's one duration syntax
 /// (``/LocationCore/DurationText``), counted from the route's first fix. Unknown keys, repeated
-/// keys and bad values are ``ScenarioError``s naming the file and the key path
+/// keys and bad values are ``JSONFileError``s naming the file and the key path
 /// (`trouble[2].for`, `device.distanceFilter`).
 package struct Scenario: Sendable {
     /// Where the fixes come from.
@@ -75,13 +75,13 @@ package struct Scenario: Sendable {
 
     /// Reads a scenario file; a route's relative path is resolved against the file's folder.
     ///
-    /// - Throws: ``ScenarioError`` naming the file, and the key path when the text is wrong.
-    package static func load(path: String) throws(ScenarioError) -> Scenario {
+    /// - Throws: ``JSONFileError`` naming the file, and the key path when the text is wrong.
+    package static func load(path: String) throws(JSONFileError) -> Scenario {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ScenarioError(source: path, keyPath: nil, "cannot read the scenario: \(FileErrorText.reason(for: error))")
+            throw JSONFileError(source: path, keyPath: nil, "cannot read the scenario: \(FileErrorText.reason(for: error))")
         }
         let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
         return try parse(data, source: path, directory: directory)
@@ -93,47 +93,28 @@ package struct Scenario: Sendable {
     ///   - source: Names the text in errors (the file's path).
     ///   - directory: The folder a relative route path is resolved against, ending in `/` (`""`:
     ///     the path as given).
-    /// - Throws: ``ScenarioError`` naming `source` and the key path.
-    package static func parse(_ bytes: some Collection<UInt8>, source: String, directory: String) throws(ScenarioError) -> Scenario {
+    /// - Throws: ``JSONFileError`` naming `source` and the key path.
+    package static func parse(_ bytes: some Collection<UInt8>, source: String, directory: String) throws(JSONFileError) -> Scenario {
         let json: JSONValue
         do {
             json = try JSONValue(parsing: bytes)
         } catch {
-            throw ScenarioError(source: source, keyPath: nil, "\(error)")
+            throw JSONFileError(source: source, keyPath: nil, "\(error)")
         }
         return try Reader(source: source).scenario(json, directory: directory)
     }
-}
-
-/// A scenario file that cannot be used: which file, which key, what is wrong.
-package struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file (or the name the text was given).
-    package let source: String
-    /// The key path (`trouble[2].for`), or `nil` when the file as a whole is wrong.
-    package let keyPath: String?
-    /// What is wrong.
-    package let message: String
-
-    package init(source: String, keyPath: String?, _ message: String) {
-        self.source = source
-        self.keyPath = keyPath
-        self.message = message
-    }
-
-    /// `file: key.path: message`.
-    package var description: String { "\(source): " + (keyPath.map { "\($0): " } ?? "") + message }
 }
 
 /// Reads the JSON tree, key by key, saying where a value is wrong.
 private struct Reader {
     let source: String
 
-    func failure(_ keyPath: String?, _ message: String) -> ScenarioError {
-        ScenarioError(source: source, keyPath: keyPath, message)
+    func failure(_ keyPath: String?, _ message: String) -> JSONFileError {
+        JSONFileError(source: source, keyPath: keyPath, message)
     }
 
     /// The members of the object at `keyPath`, refusing names outside `allowed` and repeated names.
-    func members(_ value: JSONValue, at keyPath: String?, allowed: [String]) throws(ScenarioError) -> [String: JSONValue] {
+    func members(_ value: JSONValue, at keyPath: String?, allowed: [String]) throws(JSONFileError) -> [String: JSONValue] {
         guard case .object(let list) = value else { throw failure(keyPath, "expected an object, got \(value.text)") }
         var members: [String: JSONValue] = [:]
         for (name, member) in list {
@@ -146,7 +127,7 @@ private struct Reader {
         return members
     }
 
-    func duration(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> Duration {
+    func duration(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> Duration {
         guard let text = value.string else {
             throw failure(keyPath, "expected a duration string such as \"30s\", \"5m\" or \"1:30\", got \(value.text)")
         }
@@ -157,7 +138,7 @@ private struct Reader {
     }
 
     /// A finite number within `range`.
-    func number(_ value: JSONValue, at keyPath: String, in range: ClosedRange<Double>, unit: String) throws(ScenarioError) -> Double {
+    func number(_ value: JSONValue, at keyPath: String, in range: ClosedRange<Double>, unit: String) throws(JSONFileError) -> Double {
         guard let number = value.number else { throw failure(keyPath, "expected a number of \(unit), got \(value.text)") }
         guard number.isFinite, range.contains(number) else {
             throw failure(keyPath, "must be \(JSONValue.number(range.lowerBound).text)...\(JSONValue.number(range.upperBound).text) \(unit), got \(value.text)")
@@ -165,22 +146,22 @@ private struct Reader {
         return number
     }
 
-    func bool(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> Bool {
+    func bool(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> Bool {
         guard case .bool(let flag) = value else { throw failure(keyPath, "expected true or false, got \(value.text)") }
         return flag
     }
 
-    func string(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> String {
+    func string(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> String {
         guard let text = value.string else { throw failure(keyPath, "expected a string, got \(value.text)") }
         return text
     }
 
-    func list(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> [JSONValue] {
+    func list(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> [JSONValue] {
         guard case .array(let items) = value else { throw failure(keyPath, "expected a list, got \(value.text)") }
         return items
     }
 
-    func scenario(_ json: JSONValue, directory: String) throws(ScenarioError) -> Scenario {
+    func scenario(_ json: JSONValue, directory: String) throws(JSONFileError) -> Scenario {
         let top = try members(json, at: nil, allowed: ["seed", "route", "device", "trouble", "app", "game", "server"])
         var scenario = Scenario()
         if let value = top["seed"] {
@@ -218,7 +199,7 @@ private struct Reader {
         return scenario
     }
 
-    func route(_ value: JSONValue, directory: String) throws(ScenarioError) -> Scenario.Route {
+    func route(_ value: JSONValue, directory: String) throws(JSONFileError) -> Scenario.Route {
         let route = try members(value, at: "route", allowed: ["file", "polyline", "precision", "speed", "start", "legs"])
         if route["legs"] != nil {
             throw failure("route.legs", "not supported yet: give the route as {\"file\": \"walk.gpx\"} or {\"polyline\": \"…\"}")
@@ -250,7 +231,7 @@ private struct Reader {
         guard points.count >= 2 else {
             throw failure("route.polyline", "a route needs at least 2 points, got \(points.count)")
         }
-        let speed = try route["speed"].map { value throws(ScenarioError) in
+        let speed = try route["speed"].map { value throws(JSONFileError) in
             try number(value, at: "route.speed", in: 0.1...1000, unit: "m/s")
         } ?? 1.4
         var start = Scenario.defaultRouteStart
@@ -264,7 +245,7 @@ private struct Reader {
         return .points(points, speed: speed, start: start)
     }
 
-    func device(_ value: JSONValue) throws(ScenarioError) -> DeliveryPolicy {
+    func device(_ value: JSONValue) throws(JSONFileError) -> DeliveryPolicy {
         let ios = ["platform", "distanceFilter", "significantChange", "reducedAccuracy", "pausesAutomatically"]
         let android = ["platform", "minUpdateIntervalMillis", "minUpdateDistanceMeters", "maxUpdateDelayMillis"]
         guard case .object = value else { throw failure("device", "expected an object, got \(value.text)") }
@@ -308,12 +289,12 @@ private struct Reader {
         case "android":
             let device = try members(value, at: "device", allowed: android)
             let milliseconds = 0.0...86_400_000
-            func millis(_ key: String) throws(ScenarioError) -> Duration {
+            func millis(_ key: String) throws(JSONFileError) -> Duration {
                 guard let raw = device[key] else { return .zero }
                 let value = try number(raw, at: "device.\(key)", in: milliseconds, unit: "milliseconds")
                 return .microseconds(Int64((value * 1000).rounded()))
             }
-            let distance = try device["minUpdateDistanceMeters"].map { (raw) throws(ScenarioError) in
+            let distance = try device["minUpdateDistanceMeters"].map { (raw) throws(JSONFileError) in
                 try number(raw, at: "device.minUpdateDistanceMeters", in: metres, unit: "metres")
             } ?? 0
             service = .fused(
@@ -330,7 +311,7 @@ private struct Reader {
         }
     }
 
-    func window(_ value: JSONValue, at keyPath: String) throws(ScenarioError) -> TroubleWindow {
+    func window(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> TroubleWindow {
         guard case .object = value else { throw failure(keyPath, "expected an object, got \(value.text)") }
         guard let kindValue = value["kind"] else {
             throw failure("\(keyPath).kind", "missing: signalLoss, coldStart, urbanCanyon, jump or stale")
@@ -345,15 +326,15 @@ private struct Reader {
         default: throw failure("\(keyPath).kind", "expected signalLoss, coldStart, urbanCanyon, jump or stale, got \(kindValue.text)")
         }
         let item = try members(value, at: keyPath, allowed: ["kind", "at"] + parameters)
-        func required(_ key: String) throws(ScenarioError) -> JSONValue {
+        func required(_ key: String) throws(JSONFileError) -> JSONValue {
             guard let value = item[key] else { throw failure("\(keyPath).\(key)", "missing (a \(kindName) window needs it)") }
             return value
         }
-        func optionalDuration(_ key: String) throws(ScenarioError) -> Duration? {
-            try item[key].map { (raw) throws(ScenarioError) in try duration(raw, at: "\(keyPath).\(key)") }
+        func optionalDuration(_ key: String) throws(JSONFileError) -> Duration? {
+            try item[key].map { (raw) throws(JSONFileError) in try duration(raw, at: "\(keyPath).\(key)") }
         }
-        func optionalNumber(_ key: String, _ unit: String) throws(ScenarioError) -> Double? {
-            try item[key].map { (raw) throws(ScenarioError) in
+        func optionalNumber(_ key: String, _ unit: String) throws(JSONFileError) -> Double? {
+            try item[key].map { (raw) throws(JSONFileError) in
                 try number(raw, at: "\(keyPath).\(key)", in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, unit: unit)
             }
         }
@@ -378,7 +359,7 @@ private struct Reader {
             kind = .urbanCanyon(accuracy: range, correlationTime: try optionalDuration("correlationTime") ?? .seconds(30))
         case "jump":
             let distance = try number(try required("distance"), at: "\(keyPath).distance", in: 0...20_000_000, unit: "metres")
-            let honest = try item["honestAccuracy"].map { (raw) throws(ScenarioError) in try bool(raw, at: "\(keyPath).honestAccuracy") }
+            let honest = try item["honestAccuracy"].map { (raw) throws(JSONFileError) in try bool(raw, at: "\(keyPath).honestAccuracy") }
             kind = .jump(distance: distance, bearing: try optionalNumber("bearing", "degrees"), honestAccuracy: honest ?? false)
         default:
             kind = .stale(age: try duration(try required("age"), at: "\(keyPath).age"))
@@ -392,7 +373,7 @@ private struct Reader {
         return TroubleWindow(kind, at: at, for: length)
     }
 
-    func app(_ value: JSONValue) throws(ScenarioError) -> [Scenario.AppMove] {
+    func app(_ value: JSONValue) throws(JSONFileError) -> [Scenario.AppMove] {
         var moves: [Scenario.AppMove] = []
         for (index, item) in try list(value, at: "app").enumerated() {
             let keyPath = "app[\(index)]"
