@@ -49,9 +49,14 @@ import PostgresNIO
 package final class PostGISPlaceStore: Sendable {
     /// The server and login.
     package let url: PostgresURL
-    let client: PostgresClient
-    /// How connections use TLS (``PostgresURL/tlsMode``), with the trusted roots read once.
-    private let tls: TLSSettings
+    /// A pool for each way of connecting (``TLSSettings/attempts(_:)``): one, or two for `allow`
+    /// and `prefer`; only the settled one ever connects.
+    private let clients: [PostgresClient]
+    /// How connections use TLS, in the order libpq tries them, with the trusted roots read once.
+    private let attempts: [TLSSettings]
+    /// Which of ``attempts`` a login succeeded with, once one has: the way every later
+    /// connection, pooled or not, is made.
+    private let settled = Locked<Int?>(nil)
     let logger: Logger
     /// The deadline of a read (not an import): how long it may wait for a connection and its
     /// answer together; also each session's `statement_timeout`.
@@ -87,21 +92,26 @@ package final class PostGISPlaceStore: Sendable {
         }
         self.url = url
         self.logger = logger
-        let tls = try TLSSettings(url)
-        self.tls = tls
-        let poolTLS: PostgresClient.Configuration.TLS
-        switch tls {
-        case .disable: poolTLS = .disable
-        case .prefer(let configuration): poolTLS = .prefer(configuration)
-        case .require(let configuration): poolTLS = .require(configuration)
+        let attempts = try TLSSettings.attempts(url)
+        self.attempts = attempts
+        clients = attempts.map { attempt in
+            let poolTLS: PostgresClient.Configuration.TLS
+            switch attempt {
+            case .disable: poolTLS = .disable
+            case .prefer(let configuration): poolTLS = .prefer(configuration)
+            case .require(let configuration): poolTLS = .require(configuration)
+            }
+            var configuration = PostgresClient.Configuration(
+                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: poolTLS)
+            configuration.options.maximumConnections = maximumConnections
+            configuration.options.connectTimeout = url.connectTimeout
+            configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
+            return PostgresClient(configuration: configuration, backgroundLogger: logger)
         }
-        var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: poolTLS)
-        configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectTimeout = url.connectTimeout
-        configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
+
+    /// The pool of the way of connecting that has worked (the first way until one has).
+    var client: PostgresClient { clients[settled.withLock { $0 } ?? 0] }
 
     /// The settings every connection's session starts with (sent in the startup message, so
     /// they cost no round trip):
@@ -147,7 +157,9 @@ package final class PostGISPlaceStore: Sendable {
 
     /// Drives the connection pool until the calling task is cancelled. Queries wait for it.
     package func run() async {
-        await client.run()
+        await withDiscardingTaskGroup { group in
+            for client in clients { group.addTask { await client.run() } }
+        }
     }
 
     /// Runs `body` with a store whose pool runs for the duration, then closes it.
@@ -475,19 +487,50 @@ package final class PostGISPlaceStore: Sendable {
     }
 
     /// A connection of its own, not the pool's: the same server, login, TLS mode, timeouts and
-    /// session settings.
+    /// session settings. Until a login has succeeded, `allow` and `prefer` try their second way
+    /// when the server refuses the first (``TLSSettings/attempts(_:)``), and the way that worked
+    /// is the one every later connection, the pool's too, is made.
     private func connect() async throws -> PostgresConnection {
-        let tls: PostgresConnection.Configuration.TLS
-        switch self.tls {
-        case .disable: tls = .disable
-        case .prefer(let configuration): tls = .prefer(try NIOSSLContext(configuration: configuration))
-        case .require(let configuration): tls = .require(try NIOSSLContext(configuration: configuration))
+        let settled = self.settled.withLock { $0 }
+        let order = settled.map { [$0] } ?? Array(attempts.indices)
+        for (position, index) in order.enumerated() {
+            let tls: PostgresConnection.Configuration.TLS
+            switch attempts[index] {
+            case .disable: tls = .disable
+            case .prefer(let configuration): tls = .prefer(try NIOSSLContext(configuration: configuration))
+            case .require(let configuration): tls = .require(try NIOSSLContext(configuration: configuration))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+            configuration.options.connectTimeout = TimeAmount(url.connectTimeout)
+            configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                if settled == nil { self.settled.withLock { $0 = index } }
+                return connection
+            } catch let error as PSQLError where error.serverInfo != nil && position < order.count - 1 {
+                // The server refused this way's login: libpq tries the next way.
+                logger.debug("\(url.endpoint) refused a login (\(translate(error).message)); trying sslmode=\(url.tlsMode.rawValue)'s other way")
+            }
         }
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
-        configuration.options.connectTimeout = TimeAmount(url.connectTimeout)
-        configuration.options.additionalStartupParameters = Self.sessionSettings(url: url, queryTimeout: queryTimeout)
-        return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// Settles the way of connecting (``connect()``) before the pool's first connection, when
+    /// there is a choice: the pool only retries a login the server refuses, so it cannot be the
+    /// one to find that the other way works. A server that cannot be reached leaves it unsettled,
+    /// for the pool to wait on as it does for one way.
+    private func settleConnectionWay() async throws {
+        guard attempts.count > 1, settled.withLock({ $0 }) == nil else { return }
+        let connection: PostgresConnection
+        do {
+            connection = try await connect()
+        } catch let error as PSQLError where error.serverInfo == nil {
+            return
+        }
+        // The server has just answered a login: its goodbye is prompt (and the caller's
+        // deadline bounds it).
+        try await connection.close()
     }
 
     /// Closes `connection` without waiting (a frozen server would hold a TLS goodbye); a failure
@@ -558,6 +601,7 @@ package final class PostGISPlaceStore: Sendable {
                 try await self.withTranslatedErrors {
                     switch source {
                     case .pool:
+                        try await self.settleConnectionWay()
                         return try await self.client.withConnection { connection in try await run(connection) }
                     case .ownConnection:
                         let connection = try await self.connect()
@@ -751,18 +795,24 @@ struct TextbookStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> PlaceRow { try PlaceRow(row) }
 }
 
-/// TLS as libpq's `sslmode` asks for it (``PostgresURL/TLSMode``): whether to use it, and how
-/// the server's certificate is checked.
+/// One way of connecting as libpq's `sslmode` asks for it (``PostgresURL/TLSMode``): whether to
+/// use TLS, and how the server's certificate is checked.
 enum TLSSettings: Sendable {
     case disable
-    /// TLS when the server offers it.
+    /// TLS when the server offers it (postgres-nio's `prefer`: plain when the server answers
+    /// that it has no TLS).
     case prefer(TLSConfiguration)
     /// TLS or no connection.
     case require(TLSConfiguration)
 
+    /// The ways libpq tries, in its order: `allow` first without TLS, then with it; `prefer` first
+    /// with TLS, then without; every other mode one way. The second is tried when the server
+    /// refuses the login made the first way (an error during the startup, as a `pg_hba.conf` that
+    /// takes only `hostssl` or only `hostnossl` connections answers), as libpq retries.
+    ///
     /// - Throws: ``PostGISError/Code/invalidURL`` naming `sslrootcert` when its file cannot be
     ///   read as PEM certificates.
-    init(_ url: PostgresURL) throws(PostGISError) {
+    static func attempts(_ url: PostgresURL) throws(PostGISError) -> [TLSSettings] {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch url.rootCertificates {
         case .file(let path):
@@ -776,20 +826,23 @@ enum TLSSettings: Sendable {
         }
         switch url.tlsMode {
         case .disable:
-            self = .disable
-        case .allow, .prefer:
+            return [.disable]
+        case .allow:
             configuration.certificateVerification = .none
-            self = .prefer(configuration)
+            return [.disable, .prefer(configuration)]
+        case .prefer:
+            configuration.certificateVerification = .none
+            return [.prefer(configuration), .disable]
         case .require:
             // libpq: with a root certificate given, require checks the chain as verify-ca does.
             configuration.certificateVerification = url.rootCertificates == nil ? .none : .noHostnameVerification
-            self = .require(configuration)
+            return [.require(configuration)]
         case .verifyCA:
             configuration.certificateVerification = .noHostnameVerification
-            self = .require(configuration)
+            return [.require(configuration)]
         case .verifyFull:
             configuration.certificateVerification = .fullVerification
-            self = .require(configuration)
+            return [.require(configuration)]
         }
     }
 }

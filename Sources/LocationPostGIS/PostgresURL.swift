@@ -63,10 +63,10 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     package enum TLSMode: String, Sendable, Hashable, CaseIterable {
         /// No TLS.
         case disable
-        /// TLS when the server offers it, unverified. (libpq tries without TLS first; postgres-nio
-        /// cannot, so this is ``prefer``.)
+        /// First without TLS; with TLS (unverified) when the server refuses that login.
         case allow
-        /// TLS when the server offers it, unverified.
+        /// First with TLS, unverified, when the server offers it; without when the server refuses
+        /// that login.
         case prefer
         /// TLS or no connection; the certificate is not verified unless ``rootCertificates`` is
         /// given, then its chain is (as ``verifyCA``).

@@ -236,6 +236,15 @@ public final class PostgresServer: Sendable {
         guard try await psqlValues("SELECT pg_reload_conf()") == "t" else { throw HarnessError("pg_reload_conf() failed") }
     }
 
+    /// Puts `rules` (lines of `pg_hba.conf`, e.g. `hostssl all alice 127.0.0.1/32 scram-sha-256`)
+    /// before the server's own, which the first match wins, and reloads the configuration.
+    public func addAccessRules(_ rules: [String]) async throws {
+        let file = try await psqlValues("SHOW hba_file")
+        let current = try String(contentsOfFile: file, encoding: .utf8)
+        try (rules.joined(separator: "\n") + "\n" + current).write(toFile: file, atomically: false, encoding: .utf8)
+        guard try await psqlValues("SELECT pg_reload_conf()") == "t" else { throw HarnessError("pg_reload_conf() failed") }
+    }
+
     /// Runs `body` with a started server and stops it afterwards, even when `body` throws.
     public static func with<T>(_ body: (PostgresServer) async throws -> T) async throws -> T {
         let server = try await start()

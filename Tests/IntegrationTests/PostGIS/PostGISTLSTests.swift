@@ -7,7 +7,8 @@ import Testing
 /// TLS as libpq does it (issue #30 item 3), against a private PostgreSQL whose certificate was
 /// signed by a certificate authority the test makes with `openssl`, for the name `localhost`
 /// only: `require` takes any certificate, `verify-ca` needs the authority (`sslrootcert`) but not
-/// the name, `verify-full` both; a missing or unreadable `sslrootcert` is refused up front.
+/// the name, `verify-full` both; `allow` and `prefer` take the other way when the server refuses
+/// the first; a missing or unreadable `sslrootcert` is refused up front.
 @Suite(.timeLimit(.minutes(1))) struct PostGISTLSTests {
     static let openssl = "/usr/bin/openssl"
 
@@ -93,7 +94,7 @@ import Testing
                 let full = try await health(byName + "?sslmode=verify-full" + authority, on: server)
                 #expect(full.error == nil, "\(String(describing: full.error))")
                 #expect(full.tls >= 1)
-                for mode in ["verify-ca" + authority, "require", "require" + authority, "prefer", "allow"] {
+                for mode in ["verify-ca" + authority, "require", "require" + authority, "prefer"] {
                     let outcome = try await health(byAddress + "?sslmode=" + mode, on: server)
                     #expect(outcome.error == nil, "\(mode): \(String(describing: outcome.error))")
                     #expect(outcome.tls >= 1, "\(mode)")
@@ -111,6 +112,84 @@ import Testing
                     print("sslmode=\(mode): \(error.map { "\($0)" } ?? "connected")")
                 }
                 print("verify-full by address: \(wrongName.map { "\($0)" } ?? "connected")")
+            }
+        }
+    }
+
+    /// For `user` on a store made from `url`: what a health check and then a pooled read say
+    /// (nil when both read), and how many of the user's sessions use TLS and how many do not,
+    /// while the store still runs.
+    func sessions(_ url: String, user: String, on server: PostgresServer) async throws -> (error: PostGISError?, tls: Int, plain: Int) {
+        let store = try PostGISPlaceStore(
+            url: try PostgresURL(parsing: url), queryTimeout: .seconds(2), clock: ContinuousClock(), logger: quietLogger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            defer { group.cancelAll() }
+            var error: PostGISError?
+            do {
+                try await store.checkHealth()
+                _ = try await store.places(near: try Coordinate(latitude: 0, longitude: 0), within: 5000)
+            } catch let failure as PostGISError {
+                error = failure
+            }
+            let counts = try await server.psqlValues(
+                "SELECT count(*) FILTER (WHERE ssl) || '|' || count(*) FILTER (WHERE NOT ssl) "
+                    + "FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE usename = '\(user)'"
+            ).split(separator: "|").map { Int($0) ?? -1 }
+            return (error, counts.first ?? -1, counts.last ?? -1)
+        }
+    }
+
+    @Test("allow and prefer as libpq: allow first without TLS, prefer first with it; each the other way when the server refuses that login")
+    func allowAndPrefer() async throws {
+        if let reason = PostgresServer.unavailableReason {
+            print("skipped: \(reason)")
+            return
+        }
+        guard FileManager.default.isExecutableFile(atPath: Self.openssl) else {
+            print("skipped: \(Self.openssl) is missing; run scripts/bootstrap.sh (it installs openssl)")
+            return
+        }
+        try await withTemporaryDirectory { directory in
+            try await Self.makeCertificates(in: directory)
+            try await withPostGIS { server, store in
+                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 41)
+                try await store.importPlaces(fromFile: directory + "/places.csv")
+                try await server.enableTLS(certificate: directory + "/server.crt", key: directory + "/server.key")
+                try await eventually("TLS is on") { try await server.psqlValues("SHOW ssl") == "on" }
+                // Three users: one the server takes either way, one only over TLS, one only without.
+                for user in ["either", "tls_only", "plain_only"] {
+                    try await server.psql("CREATE ROLE \(user) LOGIN PASSWORD 'pw-\(user)'")
+                    try await server.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(user)")
+                }
+                try await server.addAccessRules([
+                    "hostnossl all tls_only 127.0.0.1/32 reject",
+                    "hostssl all plain_only 127.0.0.1/32 reject",
+                ])
+                func url(_ user: String, _ mode: String) -> String {
+                    "postgres://\(user):pw-\(user)@127.0.0.1:\(server.port)/postgres?sslmode=\(mode)"
+                }
+                func expectConnected(_ user: String, _ mode: String, tls: Bool) async throws {
+                    let outcome = try await sessions(url(user, mode), user: user, on: server)
+                    #expect(outcome.error == nil, "\(user) \(mode): \(String(describing: outcome.error))")
+                    #expect(tls ? outcome.tls >= 1 && outcome.plain == 0 : outcome.plain >= 1 && outcome.tls == 0,
+                            "\(user) \(mode): \(outcome.tls) sessions with TLS, \(outcome.plain) without")
+                }
+                try await expectConnected("either", "allow", tls: false)
+                try await expectConnected("either", "prefer", tls: true)
+                try await expectConnected("tls_only", "allow", tls: true)
+                try await expectConnected("tls_only", "prefer", tls: true)
+                try await expectConnected("plain_only", "allow", tls: false)
+                try await expectConnected("plain_only", "prefer", tls: false)
+                // One way only: the server's refusal is the answer, in PostgreSQL's words.
+                for (user, mode) in [("tls_only", "disable"), ("plain_only", "require")] {
+                    let error = try await sessions(url(user, mode), user: user, on: server).error
+                    #expect(error?.message.contains("pg_hba.conf") == true, "\(user) \(mode): \(String(describing: error))")
+                }
+                // A wrong password is refused both ways, and said once.
+                let wrong = try await sessions(
+                    "postgres://either:wrong@127.0.0.1:\(server.port)/postgres?sslmode=allow", user: "either", on: server).error
+                #expect(wrong?.message.contains("password authentication failed") == true, "\(String(describing: wrong))")
             }
         }
     }
