@@ -76,4 +76,16 @@ import Testing
             return error.keyPath == keyPath && error.description.hasPrefix("r.geojson: ")
         }
     }
+
+    @Test("A route file that cannot be read says which and the system's reason")
+    func unreadable() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        for (path, reason) in [("/nonexistent/walk.geojson", "No such file or directory"), (directory, "Is a directory")] {
+            #expect {
+                try ReplayPath(geoJSONFile: path)
+            } throws: { error in
+                (error as? JSONFileError)?.description == "\(path): cannot read the route: \(reason)"
+            }
+        }
+    }
 }

@@ -33,20 +33,22 @@ enum FixFileFormat: Equatable {
     ///
     /// - Throws: `CommandFailure` naming the file and the member at fault.
     static func geoJSONPath(_ path: String) throws -> ReplayPath {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(path): cannot be read (no such file, or no permission)")
-        }
         do {
-            return try ReplayPath(geoJSON: Array(data), source: path)
+            return try ReplayPath(geoJSONFile: path)
         } catch {
             throw CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
         }
     }
 
+    /// The kinds of file locsim records fixes to.
+    enum Output: Equatable {
+        case gpx, nmea
+    }
+
     /// The format of a file to write.
     ///
     /// - Throws: `ValidationError` (exit status 2) naming `flag` and the extensions known.
-    static func output(_ path: String, flag: String) throws(ValidationError) -> FixFileFormat {
+    static func output(_ path: String, flag: String) throws(ValidationError) -> Output {
         switch fileExtension(path) {
         case "gpx": return .gpx
         case "nmea": return .nmea

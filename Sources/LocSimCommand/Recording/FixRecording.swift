@@ -42,7 +42,6 @@ final class FixRecording: Sendable {
             switch format {
             case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
             case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsd())
-            case .geojson: preconditionFailure("FixFileFormat.output gives .gpx or .nmea only")
             }
         }
         self.sink = Locked(sink)

@@ -23,6 +23,20 @@ extension ReplayPath {
     /// - Throws: ``JSONFileError`` naming the member: not JSON, not GeoJSON, no line, a
     ///   position that is not two or three numbers or not a coordinate, `coordTimes` of the wrong
     ///   length or with a time that is not one.
+    /// The route of the GeoJSON file at `path` (``init(geoJSON:source:)``).
+    ///
+    /// - Throws: ``JSONFileError`` naming the file and the operating system's reason when it
+    ///   cannot be read, else the member at fault.
+    package init(geoJSONFile path: String) throws(JSONFileError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw JSONFileError(source: path, keyPath: nil, "cannot read the route: \(FileErrorText.reason(for: error))")
+        }
+        try self.init(geoJSON: Array(data), source: path)
+    }
+
     package init(geoJSON bytes: [UInt8], source: String) throws(JSONFileError) {
         func fail(_ keyPath: String?, _ message: String) -> JSONFileError {
             JSONFileError(source: source, keyPath: keyPath, message)
