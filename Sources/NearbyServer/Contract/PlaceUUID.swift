@@ -37,25 +37,32 @@ package enum PlaceUUID {
         var bytes = Array(hasher.finalize().prefix(16))
         bytes[6] = bytes[6] & 0x0F | 0x50  // version 5
         bytes[8] = bytes[8] & 0x3F | 0x80  // the RFC's variant
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (position, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(position) { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var written = 0
+            func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10 }
+            for (position, byte) in bytes.enumerated() {
+                switch position {
+                case 4, 6, 8, 10:
+                    text[written] = UInt8(ascii: "-")
+                    written += 1
+                default: break
+                }
+                text[written] = digit(byte >> 4)
+                text[written + 1] = digit(byte & 0x0F)
+                written += 2
+            }
+            return written
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether `text` is a UUID in the 8-4-4-4-12 hex form.
     package static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (position, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(position) {
+        guard text.utf8.count == 36 else { return false }
+        for (position, byte) in text.utf8.enumerated() {
+            switch position {
+            case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else {
+            default:
                 guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                     || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
                 else { return false }
