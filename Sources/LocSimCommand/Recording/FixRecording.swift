@@ -1,6 +1,7 @@
 import ArgumentParser
 import GPXFormat
 import LocationCore
+import LocationSimulation
 import NMEAFormat
 
 /// `--record FILE.gpx|FILE.nmea`: writes the fixes a live source delivered, as they come, through

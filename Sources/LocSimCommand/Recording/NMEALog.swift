@@ -4,51 +4,9 @@ import LocationCore
 import LocationSimulation
 import NMEAFormat
 
-/// An NMEA 0183 log read for `replay`, `track stats` and `nmea serve`: a receiver's log (gpsd's
-/// regression logs, `gpspipe -r` output) or locsim's own `.nmea`.
-///
-/// Read by ``NMEAFormat/NMEAFileReader`` in lenient mode (real logs always hold sentences it
-/// does not decode: GSV, GLL, TXT, proprietary ones), with gpsd's accuracy model, so HDOP
-/// becomes the horizontal accuracy gpsd would report. The fixes with a position become one
-/// track; an epoch without a position (the receiver lost its fix) starts a new segment, as in
-/// a GPX recording. Each point keeps its accuracy as `<hdop>` (accuracy / 19 m), which a replay
-/// configured with ``horizontalAccuracyPerHDOP`` turns back into the accuracy.
-struct NMEALog {
-    /// Metres per unit of HDOP: gpsd's model, used both ways (writing: ``/NMEAFormat/NMEAWriter/Options/gpsd(satellitesInUse:)``).
-    static let horizontalAccuracyPerHDOP = NMEAAccuracyModel.gpsd.userEquivalentRangeError
-
-    let path: String
-    /// Segments of points with a position, in file order.
-    let segments: [[GPXPoint]]
-    /// Everything the reader saw and skipped.
-    let statistics: NMEAReader.Statistics
-
-    /// The points as a track for ``LocationSimulation/GPXReplay``.
-    var replayPath: ReplayPath { ReplayPath(kind: .track, segments: segments) }
-
-    /// Reads the whole log.
-    ///
-    /// - Throws: ``NMEAFormat/NMEAError`` when the file cannot be opened or read (it names the file).
-    init(path: String) throws(NMEAError) {
-        var options = NMEAReader.Options.lenient
-        options.accuracyModel = .gpsd
-        var file = try NMEAFileReader(path: path, options: options)
-        var segments: [[GPXPoint]] = []
-        var current: [GPXPoint] = []
-        while let fix = try file.next() {
-            guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: Self.horizontalAccuracyPerHDOP) else {
-                if !current.isEmpty { segments.append(current) }
-                current = []
-                continue
-            }
-            current.append(point)
-        }
-        if !current.isEmpty { segments.append(current) }
-        self.path = path
-        self.segments = segments
-        self.statistics = file.statistics
-    }
-
+/// What `replay`, `track stats` and `nmea serve` print about an NMEA log
+/// (``/LocationSimulation/NMEALog``) and replay it with.
+extension NMEALog {
     /// What the lenient read skipped, apart from the sentence types it does not decode (every
     /// real log has them): one warning line and the first problems, or nothing.
     var warnings: [String] {

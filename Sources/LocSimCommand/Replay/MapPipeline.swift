@@ -80,23 +80,11 @@ struct MapPipeline {
         _ = try await runUntilInterrupted { @MainActor in
             var iterator = provider.makeAsyncIterator()
             var phone = phone
-            // Inputs of the latest fix not yet handed to the loop, the next one last.
-            var pending: [ScenarioPhone.Input] = []
-            var ended = false
             let loop = MapReplayLoop(repository: repository, configuration: configuration)
             let outcome = await loop.run(
                 onEvent: { recorder.record($0) }, onNote: { recorder.record($0, at: $1) }
             ) { () async throws(any Error) -> ScenarioPhone.Input? in
-                while pending.isEmpty {
-                    if ended { return nil }
-                    if let fix = try await iterator.next(isolation: MainActor.shared) {
-                        pending = phone.offer(fix).reversed()
-                    } else {
-                        ended = true
-                        pending = phone.finish().reversed()
-                    }
-                }
-                return pending.removeLast()
+                try await phone.next { () async throws(any Error) -> Fix? in try await iterator.next(isolation: MainActor.shared) }
             }
             if let failure = outcome.failure {
                 output.flush()

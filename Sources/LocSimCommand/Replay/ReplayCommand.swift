@@ -172,13 +172,9 @@ struct Replay: AsyncParsableCommand {
             case .points(let points, let speed, let start)?:
                 // An untimed route, walked at its speed from its start (no wall clock: the
                 // same file gives the same output).
-                var configuration = timing.replayConfiguration(pacing: .virtual)
-                configuration.untimedSpeed = speed
-                // A fix a second between the route's points, as a receiver gives them (unless --rate says).
-                configuration.rate = configuration.rate ?? 1
                 replay = try GPXReplay(
-                    path: ReplayPath(kind: .route, segments: [points.map { GPXPoint(coordinate: $0) }]),
-                    configuration: configuration, clock: ContinuousClock(), now: { start })
+                    untimedRoute: points, speed: speed, start: start, configuration: timing.replayConfiguration(pacing: .virtual),
+                    clock: ContinuousClock())
                 title = "\(path) (its route)"
             case nil:
                 throw ValidationError(

@@ -36,6 +36,10 @@ package struct ScenarioPhone: Sendable {
     private var moves: ArraySlice<Scenario.AppMove>
     private var epoch: Date?
     private var clock: Date?
+    /// Inputs of the latest fix not yet handed on by ``next(receiving:)``, the next one last.
+    private var pending: [Input] = []
+    /// The receiver's fixes have ended.
+    private var ended = false
 
     /// The phone `scenario` describes.
     ///
@@ -70,6 +74,24 @@ package struct ScenarioPhone: Sendable {
         guard let reported else { return inputs }
         append(delivery.offer(reported), offered: reported, at: fix.time, to: &inputs)
         return inputs
+    }
+
+    /// The next input, in time order, drawing the receiver's fixes from `receive` as they are
+    /// needed (``offer(_:)``, then ``finish()`` when it returns `nil`); `nil` when they have
+    /// ended and nothing is held. What a replay loop calls for each step.
+    package mutating func next<Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation, receiving receive: () async throws(Failure) -> Fix?
+    ) async throws(Failure) -> Input? {
+        while pending.isEmpty {
+            if ended { return nil }
+            if let fix = try await receive() {
+                pending = offer(fix).reversed()
+            } else {
+                ended = true
+                pending = finish().reversed()
+            }
+        }
+        return pending.removeLast()
     }
 
     /// The route ended: a batch still held is delivered at its deadline.
