@@ -98,8 +98,9 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
 }
 
 @MainActor
-private final class EventRecorder {
+final class EventRecorder {
     var events: [MapEvent] = []
+    var phone: [PhoneNote] = []
 }
 
 extension MapReplay {

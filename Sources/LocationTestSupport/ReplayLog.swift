@@ -20,13 +20,20 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     public var finalPlaces: Loadable<[Place]>
     /// The model's latest accepted fix when the replay ended.
     public var finalFix: Fix?
+    /// What a scenario's phone did on the way to the app (``MapReplay/run(scenarioFile:)``), in
+    /// order; empty without a scenario.
+    public var phone: [PhoneNote]
 
     /// Creates a log; the epoch defaults to the first event's time.
-    public init(events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil) {
+    public init(
+        events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil,
+        phone: [PhoneNote] = []
+    ) {
         self.events = events
         self.epoch = epoch ?? events.first?.time
         self.finalPlaces = finalPlaces
         self.finalFix = finalFix
+        self.phone = phone
     }
 
     // MARK: Queries
@@ -103,6 +110,11 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
         return ids
     }
 
+    /// The fixes a scenario's phone kept from the app, with why, in order.
+    public var withheldFixes: [(fix: Fix, reason: WithholdReason, time: Date)] {
+        phone.compactMap { if case .withheld(let fix, let reason) = $0.kind { (fix, reason, $0.time) } else { nil } }
+    }
+
     /// The events after the first `stopped` event (should be none).
     public var eventsAfterStop: [MapEvent] {
         guard let index = events.firstIndex(where: { $0.kind == .stopped }) else { return [] }
@@ -111,12 +123,25 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Rendering
 
-    /// One line per event, times relative to ``epoch`` (`t+12.000s`), for diffs and golden files.
+    /// One line per event, and per note of the phone (``phone``) in between, times relative to
+    /// ``epoch`` (`t+12.000s`), for diffs and golden files.
     public var lines: [String] {
-        events.map { event in
-            guard let epoch else { return event.description }
-            return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: event.time))) \(event.kind)"
+        func line(_ time: Date, _ text: String) -> String {
+            guard let epoch else { return text }
+            return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time))) \(text)"
         }
+        var lines: [String] = []
+        lines.reserveCapacity(events.count + phone.count)
+        var notes = phone[...]
+        for (index, event) in events.enumerated() {
+            while let note = notes.first, note.eventsBefore <= index {
+                lines.append(line(note.time, "phone: \(note)"))
+                notes.removeFirst()
+            }
+            lines.append(epoch == nil ? event.description : line(event.time, "\(event.kind)"))
+        }
+        lines += notes.map { line($0.time, "phone: \($0)") }
+        return lines
     }
 
     public var description: String { lines.joined(separator: "\n") }

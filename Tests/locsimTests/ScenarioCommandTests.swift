@@ -11,132 +11,24 @@ import Testing
 /// Serialized: each case is one short run, and cases racing for two cores would only make every
 /// one of them slow.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ScenarioCommandTests {
-    struct Reference: Decodable {
-        struct Case: Decodable {
-            let name: String
-            let track: String
-            let rule: Rule
-            let deliveries: [Delivery]
-            let withheld: [String: Int]
-            let fetches: [[Int]]
-        }
-        struct Rule: Decodable {
-            let service: String
-            let distanceFilter: Double?
-            let pause: Pause?
-            let cellSize: Double?
-            let minimumInterval: Double?
-            let minimumDistance: Double?
-            let maximumDelay: Double?
-            let app: [[AppMove]]?
-            let maximumFixAge: Double?
-        }
-        struct Pause: Decodable { let radius: Double, after: Double }
-        struct Delivery: Decodable { let t: Int }
-        enum AppMove: Decodable {
-            case time(Int), state(String)
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.singleValueContainer()
-                if let time = try? container.decode(Int.self) { self = .time(time) } else { self = .state(try container.decode(String.self)) }
-            }
-        }
-        let t0: Int
-        let tracks: [String: [[Double]]]
-        let cases: [Case]
-    }
-
-    static let reference: Reference = {
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: PackagePaths.path("Tests/MapFeatureTests/Fixtures/delivery-reference.json")))
-            return try JSONDecoder().decode(Reference.self, from: data)
-        } catch {
-            fatalError("delivery-reference.json: \(error)")
-        }
-    }()
-
-    /// The cases a scenario file can say (approximate location with its documented 5 km and 900 s only).
-    static var caseNames: [String] {
-        reference.cases.filter { $0.rule.service != "reducedAccuracy" || ($0.rule.cellSize == 5000 && $0.rule.minimumInterval == 900) }
-            .map(\.name)
-    }
-
-    /// A folder with the reference's tracks as GPX files.
-    static let folder: String = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-scenario-\(getpid())").path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for (name, points) in reference.tracks {
-                var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
-                for (index, point) in points.enumerated() {
-                    let time = Date(timeIntervalSince1970: Double(reference.t0 + index)).formatted(.iso8601)
-                    gpx += #"<trkpt lat="\#(point[0])" lon="\#(point[1])"><time>\#(time)</time></trkpt>"#
-                }
-                try (gpx + "</trkseg></trk></gpx>\n").write(toFile: "\(folder)/\(name).gpx", atomically: true, encoding: .utf8)
-            }
-        } catch {
-            fatalError("cannot write the reference tracks: \(error)")
-        }
-        return folder
-    }()
-
-    /// The case's rule as a scenario file's text.
-    static func scenario(for rule: Reference.Rule, track: String, extra: String = "") throws -> String {
-        var device: [String] = []
-        switch rule.service {
-        case "standard":
-            device = [#""platform": "ios""#]
-            if let filter = rule.distanceFilter { device.append(#""distanceFilter": \#(filter)"#) }
-            if let pause = rule.pause {
-                #expect(pause.radius == 25, "a scenario's pause has the documented 25 m")
-                device.append(#""pausesAutomatically": "\#(Int(pause.after))s""#)
-            }
-        case "significantChange": device = [#""platform": "ios""#, #""significantChange": true"#]
-        case "reducedAccuracy": device = [#""platform": "ios""#, #""reducedAccuracy": true"#]
-        case "fused":
-            device = [
-                #""platform": "android""#, #""minUpdateIntervalMillis": \#(try #require(rule.minimumInterval) * 1000)"#,
-                #""minUpdateDistanceMeters": \#(try #require(rule.minimumDistance))"#,
-                #""maxUpdateDelayMillis": \#(try #require(rule.maximumDelay) * 1000)"#,
-            ]
-        default: Issue.record("unknown service \(rule.service)")
-        }
-        var keys = [#""route": {"file": "\#(track).gpx"}"#, #""device": {\#(device.joined(separator: ", "))}"#]
-        if let app = rule.app {
-            let moves = app.map { move -> String in
-                guard case .time(let t) = move[0], case .state(let state) = move[1] else { return "" }
-                return #"{"at": "\#(t)s", "state": "\#(state)"}"#
-            }
-            keys.append(#""app": [\#(moves.joined(separator: ", "))]"#)
-        }
-        if let age = rule.maximumFixAge { keys.append(#""game": {"maximumFixAge": "\#(Int(age))s"}"#) }
-        if !extra.isEmpty { keys.append(extra) }
-        return "{\n  " + keys.joined(separator: ",\n  ") + "\n}\n"
-    }
-
-    static func write(_ text: String, name: String) throws -> String {
-        let path = "\(folder)/\(name).json"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// A 100 m radius: the fetch rule does not depend on it, and small answers keep each run short.
     static func replay(_ scenario: String, _ extra: [String] = []) async throws -> CLI.Result {
         try await CLI.run(["replay", "--scenario", scenario, "--fast", "--format", "jsonl", "--geodata", "geodata", "--radius", "100"] + extra)
     }
 
     @Test("Each delivery case replayed from a scenario file: the reference's fetches (delivery time, position), deliveries and withheld fixes",
-        arguments: caseNames)
+        arguments: DeliveryReference.scenarioCaseNames)
     func referenceCase(name: String) async throws {
-        let reference = try #require(Self.reference.cases.first { $0.name == name })
-        let points = try #require(Self.reference.tracks[reference.track])
-        let file = try Self.write(try Self.scenario(for: reference.rule, track: reference.track), name: "case-" + name.filter { $0.isLetter || $0.isNumber })
+        let reference = try #require(DeliveryReference.shared.cases.first { $0.name == name })
+        let points = try #require(DeliveryReference.shared.tracks[reference.track])
+        let file = try DeliveryReference.write(try DeliveryReference.scenario(for: reference.rule, track: reference.track), name: "case-" + name.filter { $0.isLetter || $0.isNumber })
         let result = try await Self.replay(file)
         #expect(result.status == 0, "\(result.stderr)")
         // Only the lines compared are parsed (ScenarioCommandTests.reproducible checks them all against the schema).
         let all = result.stdout.split(separator: "\n")
         let lines = all.filter { $0.hasPrefix(#"{"type":"fetch""#) || $0.hasPrefix(#"{"type":"withheld""#) }
             .compactMap { LiveCommand.parse(String($0)) }
-        let t0 = Date(timeIntervalSince1970: Double(Self.reference.t0))
+        let t0 = Date(timeIntervalSince1970: Double(DeliveryReference.shared.t0))
         func offset(_ line: LiveCommand.JSONLine) -> Int? {
             line.time.map { Int(($0.timeIntervalSince(t0) * 1000).rounded()) }
         }
@@ -155,17 +47,17 @@ import Testing
 
     @Test("Background for 2 minutes at walking pace: on return the app fetches at the stale cached position; with game.maximumFixAge it does not")
     func backgroundStaleFetch() async throws {
-        let stale = try #require(Self.reference.cases.first { $0.name == "background 2 minutes while walking" })
-        let guarded = try #require(Self.reference.cases.first { $0.name == "background 2 minutes while walking, maximumFixAge 10 s" })
+        let stale = try #require(DeliveryReference.shared.cases.first { $0.name == "background 2 minutes while walking" })
+        let guarded = try #require(DeliveryReference.shared.cases.first { $0.name == "background 2 minutes while walking, maximumFixAge 10 s" })
         let back = try #require(stale.rule.app?.last.flatMap { move -> Int? in if case .time(let t) = move[0] { t } else { nil } })
         // The reference's fetch at the moment of return is at a fix from before the background.
         let staleFetch = try #require(stale.fetches.first { $0[0] == back && $0[1] < back })
         #expect(!guarded.fetches.contains { $0[1] < $0[0] }, "with maximumFixAge every fetch is at a fresh fix")
 
-        let result = try await Self.replay(try Self.write(try Self.scenario(for: stale.rule, track: stale.track), name: "stale"))
+        let result = try await Self.replay(try DeliveryReference.write(try DeliveryReference.scenario(for: stale.rule, track: stale.track), name: "stale"))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }
-        let t0 = Date(timeIntervalSince1970: Double(Self.reference.t0))
+        let t0 = Date(timeIntervalSince1970: Double(DeliveryReference.shared.t0))
         let returned = t0.addingTimeInterval(Double(back))
         // The cached fix: its own time, delivered at the return.
         let cached = try #require(lines.first { $0.type == "fix" && $0.strings["delivered"] != nil })
@@ -173,10 +65,10 @@ import Testing
         #expect(cached.strings["delivered"].flatMap(LiveCommand.parseTimestamp) == returned)
         let fetchesOnReturn = lines.filter { $0.type == "fetch" && $0.time == returned }
         #expect(fetchesOnReturn.count == 2, "the stale fetch, then the fresh one")
-        let point = Self.reference.tracks[stale.track]?[staleFetch[1]] ?? []
+        let point = DeliveryReference.shared.tracks[stale.track]?[staleFetch[1]] ?? []
         #expect(fetchesOnReturn.first?.latitude == point.first && fetchesOnReturn.first?.longitude == point.last)
 
-        let age = try await Self.replay(try Self.write(try Self.scenario(for: guarded.rule, track: guarded.track), name: "max-age"))
+        let age = try await Self.replay(try DeliveryReference.write(try DeliveryReference.scenario(for: guarded.rule, track: guarded.track), name: "max-age"))
         #expect(age.status == 0, "\(age.stderr)")
         let ageLines = age.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }
         let rejected = try #require(ageLines.first { $0.type == "fix" && $0.strings["delivered"] != nil })
@@ -195,11 +87,11 @@ import Testing
                 {"kind": "stale", "at": "10m", "age": "2m"}
               ]
             """
-        let rule = try #require(Self.reference.cases.first { $0.rule.service == "fused" && ($0.rule.maximumDelay ?? 0) > 0 }).rule
-        let text = try Self.scenario(for: rule, track: "walk-stop-walk", extra: #""seed": 7,"# + "\n  " + trouble)
-        let first = try await Self.replay(try Self.write(text, name: "seed-7"))
-        let second = try await Self.replay(try Self.write(text, name: "seed-7-again"))
-        let other = try await Self.replay(try Self.write(text.replacingOccurrences(of: #""seed": 7"#, with: #""seed": 8"#), name: "seed-8"))
+        let rule = try #require(DeliveryReference.shared.cases.first { $0.rule.service == "fused" && ($0.rule.maximumDelay ?? 0) > 0 }).rule
+        let text = try DeliveryReference.scenario(for: rule, track: "walk-stop-walk", extra: #""seed": 7,"# + "\n  " + trouble)
+        let first = try await Self.replay(try DeliveryReference.write(text, name: "seed-7"))
+        let second = try await Self.replay(try DeliveryReference.write(text, name: "seed-7-again"))
+        let other = try await Self.replay(try DeliveryReference.write(text.replacingOccurrences(of: #""seed": 7"#, with: #""seed": 8"#), name: "seed-8"))
         #expect(first.status == 0 && second.status == 0 && other.status == 0, "\(first.stderr)\(other.stderr)")
         #expect(first.stdout == second.stdout)
         #expect(first.stdout != other.stdout)
@@ -221,7 +113,7 @@ import Testing
         #expect(types.isSuperset(of: ["fix", "fetch", "app", "withheld", "summary"]), "\(types)")
         // The reference's drive, in Tokyo.
         let overridden = try await CLI.run([
-            "replay", "\(Self.folder)/drive.gpx", "--scenario", "tracks/scenarios/background-walk.json", "--fast", "--format",
+            "replay", "\(DeliveryReference.folder)/drive.gpx", "--scenario", "tracks/scenarios/background-walk.json", "--fast", "--format",
             "jsonl", "--geodata", "geodata", "--radius", "100",
         ])
         #expect(overridden.status == 0, "\(overridden.stderr)")
@@ -249,7 +141,7 @@ import Testing
 
     @Test("A bad scenario is refused naming the file and the key path; --scenario needs --fast")
     func refused() async throws {
-        let file = try Self.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "bad")
+        let file = try DeliveryReference.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "bad")
         let bad = try await Self.replay(file)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("\(file): trouble[0].for: "), "\(bad.stderr)")
