@@ -126,17 +126,25 @@ public final class MapViewModel {
     ///
     /// - Important: Run one `run` at a time per model.
     public func run(_ provider: some LocationProvider) async {
+        await run(deliveries: provider.map { fix in (fix: fix, deliveredAt: fix.time) })
+    }
+
+    /// Consumes fixes as a phone hands them to the app, each with its delivery time (the clock
+    /// the fetch rule counts on; a cached fix handed back on returning from the background
+    /// carries an older time of its own), as ``run(_:)`` does a provider's.
+    package func run<Deliveries: AsyncSequence>(deliveries: Deliveries) async
+    where Deliveries.Element == (fix: Fix, deliveredAt: Date) {
         guard !Task.isCancelled else { return }
         session.resume()
         setProviderState(.running)
         var ending: ProviderState = .finished
         await withDiscardingTaskGroup { group in
             do {
-                for try await fix in provider {
+                for try await (fix, time) in deliveries {
                     // A fix the provider has delivered is the app's, even when the task was
                     // cancelled meanwhile: dropping it here would lose a fix a recording of the
                     // provider holds (`replay --gpsd --record`, Ctrl-C).
-                    if let request = apply(session.receive(fix)) {
+                    if let request = apply(session.receive(fix, deliveredAt: time)) {
                         startWorker(for: request, in: &group)
                     }
                     if Task.isCancelled { break }

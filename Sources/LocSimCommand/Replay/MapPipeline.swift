@@ -70,13 +70,22 @@ struct MapPipeline {
         output.flush()
     }
 
-    /// Virtual time through a scenario's phone (``LocationSimulation/ScenarioPhone``): each fix
-    /// of `provider` goes through GPS trouble and the OS's delivery rules before the map logic,
-    /// which counts on the delivery clock; what was withheld or changed on the way is logged in
-    /// time order with the map's events. The same inputs give a byte-identical log.
+    /// Through a scenario's phone (``LocationSimulation/ScenarioPhone``): each fix of `provider`
+    /// goes through GPS trouble and the OS's delivery rules before the map logic, which counts on
+    /// the delivery clock; what was withheld or changed on the way is logged in time order with
+    /// the map's events. In virtual time without `speedFactor` (the same inputs give a
+    /// byte-identical log), else in real time at that factor, as ``run(_:speedFactor:total:)``.
     ///
     /// - Throws: What the provider threw, after writing what came before.
-    func runScenario(_ provider: some LocationProvider, phone: ScenarioPhone) async throws {
+    func runScenario(_ provider: some LocationProvider, phone: ScenarioPhone, speedFactor: Double?, total: Double?) async throws {
+        if let speedFactor {
+            progress.total = total
+            progress.speed = speedFactor
+            let recorder = recorder
+            return try await runRealTime(speedFactor: speedFactor) { model in
+                await model.run(deliveries: PhoneDeliveries(provider, phone: phone) { recorder.record($0, at: $1) })
+            }
+        }
         _ = try await runUntilInterrupted { @MainActor in
             var iterator = provider.makeAsyncIterator()
             var phone = phone
@@ -102,6 +111,12 @@ struct MapPipeline {
     ///   stamped in the fixes' time base.
     /// - Throws: ``CommandFailure`` when the provider failed.
     func runRealTime(_ provider: some LocationProvider, speedFactor: Double = 1) async throws {
+        try await runRealTime(speedFactor: speedFactor) { model in await model.run(provider) }
+    }
+
+    /// Real time: `consume` drives the model (on the continuous clock) until its fixes end or
+    /// SIGINT/SIGTERM arrives; either way the summary is printed.
+    private func runRealTime(speedFactor: Double, _ consume: @escaping @MainActor (MapViewModel) async -> Void) async throws {
         let recorder = recorder, progress = progress
         let model = MapViewModel(
             repository: repository, configuration: configuration, clock: ContinuousClock(), speedFactor: speedFactor,
@@ -109,7 +124,7 @@ struct MapPipeline {
                 recorder.record(event)
                 progress.update(recorder: recorder, event: event)
             })
-        _ = try await runUntilInterrupted { await model.run(provider) }
+        _ = try await runUntilInterrupted { await consume(model) }
         let finalState = model.providerState
         model.stop()
         progress.clear()

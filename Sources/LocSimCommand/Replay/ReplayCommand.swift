@@ -61,7 +61,7 @@ struct Replay: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Run a scenario (JSON): its route, the phone's delivery rules, GPS trouble and the app's lifecycle (docs/guides/scenarios.md). Needs --fast; a track argument overrides its route.",
+            "Run a scenario (JSON): its route, the phone's delivery rules, GPS trouble and the app's lifecycle (docs/guides/scenarios.md), in real time or with --fast; a track argument overrides its route.",
             valueName: "file.json"))
     var scenario: String?
 
@@ -71,9 +71,6 @@ struct Replay: AsyncParsableCommand {
         }
         if scenario != nil && gpsd != nil {
             throw ValidationError("--scenario replays its route or a track file, not a live --gpsd source")
-        }
-        if scenario != nil && !timing.fast {
-            throw ValidationError("--scenario runs in virtual time only (for now): add --fast")
         }
         if scenario != nil && timing.loop {
             throw ValidationError("--scenario and --loop exclude each other")
@@ -141,8 +138,9 @@ struct Replay: AsyncParsableCommand {
         try pipeline.finish(report: report, title: track)
     }
 
-    /// `--scenario FILE --fast`: the scenario's route (or the track argument) through its phone
-    /// (trouble, delivery rules, the app's lifecycle) and the map logic, in virtual time.
+    /// `--scenario FILE`: the scenario's route (or the track argument) through its phone
+    /// (trouble, delivery rules, the app's lifecycle) and the map logic, in real time at
+    /// `--speed`, or in virtual time with `--fast`.
     @MainActor
     private func runScenario(_ path: String) async throws {
         let scenario: Scenario
@@ -152,28 +150,30 @@ struct Replay: AsyncParsableCommand {
             throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
         }
         let phone = try ScenarioPhone(scenario: scenario)
+        let speedFactor = timing.fast ? nil : timing.speed ?? 1
+        let pacing: Pacing = speedFactor.map { .timed(speedFactor: $0) } ?? .virtual
         let pipeline = try MapPipeline(
-            source: source, map: map, format: format, flush: flush, showsProgress: false, maximumFixAge: scenario.maximumFixAge)
+            source: source, map: map, format: format, flush: flush, showsProgress: !noProgress, maximumFixAge: scenario.maximumFixAge)
         defer { pipeline.output.flush() }
         let replay: GPXReplay<ContinuousClock>
         let title: String
         if let track {
             let warnings: [String]
-            (replay, warnings) = try makeReplay(track, pacing: .virtual)
+            (replay, warnings) = try makeReplay(track, pacing: pacing)
             for line in warnings { Terminal.err(line) }
             title = track
         } else {
             switch scenario.route {
             case .file(let route)?:
                 let warnings: [String]
-                (replay, warnings) = try makeReplay(route, pacing: .virtual)
+                (replay, warnings) = try makeReplay(route, pacing: pacing)
                 for line in warnings { Terminal.err(line) }
                 title = route
             case .points(let points, let speed, let start)?:
                 // An untimed route, walked at its speed from its start (no wall clock: the
                 // same file gives the same output).
                 replay = try GPXReplay(
-                    untimedRoute: points, speed: speed, start: start, configuration: timing.replayConfiguration(pacing: .virtual),
+                    untimedRoute: points, speed: speed, start: start, configuration: timing.replayConfiguration(pacing: pacing),
                     clock: ContinuousClock())
                 title = "\(path) (its route)"
             case nil:
@@ -181,7 +181,8 @@ struct Replay: AsyncParsableCommand {
                     "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …} or {\"polyline\": …}) in the scenario")
             }
         }
-        try await pipeline.runScenario(replay, phone: phone)
+        try await pipeline.runScenario(
+            replay, phone: phone, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
         try pipeline.finish(report: report, title: title)
     }
 

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 package import LocationCore
 package import MapFeature
@@ -131,5 +131,47 @@ package struct ScenarioPhone: Sendable {
             input = .note(note, at: at)
         }
         inputs.append(input)
+    }
+}
+
+/// A provider's fixes as a scenario's phone hands them to the app, as they come (real time):
+/// each delivered fix with its delivery time, for ``/MapFeature/MapViewModel``; what happened on
+/// the way goes to `onNote` as it happens. The phone never delivers ahead of the receiver (a
+/// held batch or an app move is handed on with the next fix past its time), so nothing here
+/// waits on a clock.
+package struct PhoneDeliveries<Base: LocationProvider>: AsyncSequence, Sendable {
+    package typealias Element = (fix: Fix, deliveredAt: Date)
+
+    let base: Base
+    let phone: ScenarioPhone
+    let onNote: @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
+
+    package init(_ base: Base, phone: ScenarioPhone, onNote: @escaping @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void) {
+        self.base = base
+        self.phone = phone
+        self.onNote = onNote
+    }
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        var phone: ScenarioPhone
+        let onNote: @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
+
+        package mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
+            while true {
+                guard let input = try await phone.next(receiving: { () async throws(any Error) -> Fix? in try await base.next(isolation: actor) })
+                else { return nil }
+                switch input {
+                case .fix(let fix, let time): return (fix, time)
+                case .note(let note, let time): await onNote(note, time)
+                }
+            }
+        }
+
+        package mutating func next() async throws -> Element? { try await next(isolation: nil) }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), phone: phone, onNote: onNote)
     }
 }
