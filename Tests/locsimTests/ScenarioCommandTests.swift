@@ -169,4 +169,23 @@ import Testing
         }
         #expect(lines(real.stdout, "fetch").first == lines(virtual.stdout, "fetch").first)
     }
+
+    @Test("simulate --map --scenario: the synthetic motion goes through the scenario's phone (its moves, withheld fixes and trouble), the same on every run; without --map it is refused")
+    func simulate() async throws {
+        let arguments = [
+            "simulate", "line", "--from", "37.76,-122.42", "--to", "37.78,-122.40", "--start-time", "2024-01-01T00:00:00Z", "--map",
+            "--scenario", "tracks/scenarios/background-walk.json", "--geodata", "geodata", "--radius", "100", "--format", "jsonl",
+        ]
+        let first = try await CLI.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let types = try SchemaCheck.check(first.stdout)
+        #expect(types.isSuperset(of: ["fix", "fetch", "app", "withheld", "trouble", "summary"]), "\(types)")
+        // The motion is the route: the first fix is at --from, not on the scenario's walk.
+        let firstFix = first.stdout.split(separator: "\n").first { $0.hasPrefix(#"{"type":"fix""#) }.flatMap { LiveCommand.parse(String($0)) }
+        #expect(firstFix?.latitude == 37.76 && firstFix?.longitude == -122.42)
+        let again = try await CLI.run(arguments)
+        #expect(again.stdout == first.stdout)
+        let refused = try await CLI.run(["simulate", "line", "--from", "37.76,-122.42", "--to", "37.78,-122.40", "--scenario", "x.json"])
+        #expect(refused.status == 2 && refused.stderr.contains("--scenario needs --map"), "\(refused.stderr)")
+    }
 }

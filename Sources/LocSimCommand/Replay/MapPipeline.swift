@@ -39,6 +39,17 @@ struct MapPipeline {
         try await runRealTime(provider, speedFactor: speedFactor)
     }
 
+    /// The scenario file at `path` (`--scenario`).
+    ///
+    /// - Throws: ``CommandFailure`` naming the file and the key path.
+    static func loadScenario(_ path: String) throws -> Scenario {
+        do {
+            return try Scenario.load(path: path)
+        } catch {
+            throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
+        }
+    }
+
     /// Writes `--report` (titled `title`), then ends an `--online` run that never got an answer
     /// (``PlaceSourceOptions/requireAnAnswer(_:)``).
     func finish(report: String?, title: String) throws {

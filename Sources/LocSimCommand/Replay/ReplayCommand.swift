@@ -143,12 +143,7 @@ struct Replay: AsyncParsableCommand {
     /// `--speed`, or in virtual time with `--fast`.
     @MainActor
     private func runScenario(_ path: String) async throws {
-        let scenario: Scenario
-        do {
-            scenario = try Scenario.load(path: path)
-        } catch {
-            throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
-        }
+        let scenario = try MapPipeline.loadScenario(path)
         let phone = try ScenarioPhone(scenario: scenario)
         let speedFactor = timing.fast ? nil : timing.speed ?? 1
         let pacing: Pacing = speedFactor.map { .timed(speedFactor: $0) } ?? .virtual

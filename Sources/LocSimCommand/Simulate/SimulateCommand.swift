@@ -76,6 +76,12 @@ struct Simulate: AsyncParsableCommand {
     @OptionGroup var source: PlaceSourceOptions
     @OptionGroup var mapLogic: MapLogicOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "With --map: run the motion through a scenario's phone (its delivery rules, GPS trouble and the app's lifecycle; docs/guides/scenarios.md). The motion replaces the scenario's route.",
+            valueName: "file.json"))
+    var scenario: String?
+
     @Option(help: "Output: text or jsonl.")
     var format: TimelineFormat = .text
 
@@ -122,6 +128,7 @@ struct Simulate: AsyncParsableCommand {
         }
         if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
         if report != nil && !map { throw ValidationError("--report needs --map") }
+        if scenario != nil && !map { throw ValidationError("--scenario needs --map: the phone hands its fixes to the map logic") }
     }
 
     @MainActor
@@ -140,9 +147,16 @@ struct Simulate: AsyncParsableCommand {
             return
         }
         if map {
-            let pipeline = try MapPipeline(source: source, map: mapLogic, format: format, flush: flush, showsProgress: speed != nil)
+            let scenario = try scenario.map { try MapPipeline.loadScenario($0) }
+            let pipeline = try MapPipeline(
+                source: source, map: mapLogic, format: format, flush: flush, showsProgress: speed != nil,
+                maximumFixAge: scenario?.maximumFixAge)
             defer { pipeline.output.flush() }
-            try await pipeline.run(motion, speedFactor: speed, total: duration?.seconds)
+            if let scenario {
+                try await pipeline.runScenario(motion, phone: try ScenarioPhone(scenario: scenario), speedFactor: speed, total: duration?.seconds)
+            } else {
+                try await pipeline.run(motion, speedFactor: speed, total: duration?.seconds)
+            }
             return try pipeline.finish(report: report, title: "simulated \(path.rawValue)")
         }
         _ = try await runUntilInterrupted {
