@@ -13,19 +13,6 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct MapReplayScenarioTests {
     let replay = MapReplay(repository: InMemoryNearbyIndex(places: []))
 
-    /// The name a reference file gives a withholding rule.
-    static func name(_ reason: WithholdReason) -> String {
-        switch reason {
-        case .noPosition: "noPosition"
-        case .withinDistanceFilter: "withinDistanceFilter"
-        case .noSignificantChange: "noSignificantChange"
-        case .tooSoon: "tooSoon"
-        case .tooClose: "tooClose"
-        case .pausedAutomatically: "pausedAutomatically"
-        case .inBackground: "inBackground"
-        }
-    }
-
     @Test("Each delivery case from a scenario file: the reference's fetches, deliveries and withheld fixes", arguments: DeliveryReference.scenarioCaseNames)
     func referenceCase(name: String) async throws {
         let reference = try #require(DeliveryReference.shared.cases.first { $0.name == name })
@@ -44,7 +31,7 @@ import Testing
         }
         #expect(log.acceptedFixes.count + log.rejectedFixes.count == reference.deliveries.count, "one fix event per delivery")
         var withheld: [String: Int] = [:]
-        for entry in log.withheldFixes { withheld[Self.name(entry.reason), default: 0] += 1 }
+        for entry in log.withheldFixes { withheld[entry.reason.name, default: 0] += 1 }
         #expect(withheld == reference.withheld)
     }
 

@@ -210,8 +210,8 @@ public enum WithholdReason: Sendable, Hashable, CustomStringConvertible {
     /// The app is in the background (no background location mode).
     case inBackground(since: Date)
 
-    /// The case's name, for filtering logs: `withinDistanceFilter`, `inBackground`, ….
-    package var name: String {
+    /// The case's name, for filtering logs and counting: `withinDistanceFilter`, `inBackground`, ….
+    public var name: String {
         switch self {
         case .noPosition: "noPosition"
         case .withinDistanceFilter: "withinDistanceFilter"

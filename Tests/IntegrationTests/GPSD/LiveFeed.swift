@@ -26,7 +26,7 @@ final class LiveFeed: Sendable {
         self.tasks = tasks
     }
 
-    static func start(names: [String] = ["alice"], noise: Double? = 4) async throws -> LiveFeed {
+    static func start(names: [String] = ["alice"], noise: Double? = 4, speed: Double = LiveFeed.speed) async throws -> LiveFeed {
         let specs = names.enumerated().map { ($0.element, UInt64($0.offset + 11)) }
         let players = try specs.map { spec in
             try FeedPlayer(

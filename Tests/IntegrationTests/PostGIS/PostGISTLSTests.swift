@@ -48,27 +48,6 @@ import Testing
         }
     }
 
-    /// What `checkHealth()` of a store on `url` says (nil when it reached the server and read),
-    /// and how many client connections to `server` use TLS while the store is still running.
-    func health(_ url: String, on server: PostgresServer) async throws -> (error: PostGISError?, tls: Int) {
-        let store = try PostGISPlaceStore(
-            url: try PostgresURL(parsing: url), queryTimeout: .seconds(2), clock: ContinuousClock(), logger: quietLogger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await store.run() }
-            defer { group.cancelAll() }
-            var error: PostGISError?
-            do {
-                try await store.checkHealth()
-            } catch let failure as PostGISError {
-                error = failure
-            }
-            // psql's own connection (sslmode=disable in the server's URL) never counts.
-            let tls = try await server.psqlValues(
-                "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE ssl AND backend_type = 'client backend'")
-            return (error, Int(tls) ?? -1)
-        }
-    }
-
     @Test("sslmode as libpq: require takes any certificate; verify-ca needs the authority, verify-full the address too")
     func sslModes() async throws {
         if let reason = PostgresServer.unavailableReason {
@@ -91,22 +70,22 @@ import Testing
                 let authority = "&sslrootcert=" + directory + "/ca.crt"
 
                 // The certificate's authority and name: verify-full connects, over TLS.
-                let full = try await health(byName + "?sslmode=verify-full" + authority, on: server)
+                let full = try await sessions(byName + "?sslmode=verify-full" + authority, on: server)
                 #expect(full.error == nil, "\(String(describing: full.error))")
                 #expect(full.tls >= 1)
                 for mode in ["verify-ca" + authority, "require", "require" + authority, "prefer"] {
-                    let outcome = try await health(byAddress + "?sslmode=" + mode, on: server)
+                    let outcome = try await sessions(byAddress + "?sslmode=" + mode, on: server)
                     #expect(outcome.error == nil, "\(mode): \(String(describing: outcome.error))")
                     #expect(outcome.tls >= 1, "\(mode)")
                 }
-                #expect(try await health(byAddress + "?sslmode=disable", on: server).error == nil)
+                #expect(try await sessions(byAddress + "?sslmode=disable", on: server).error == nil)
                 // The address, which is not on the certificate: verify-ca takes it, verify-full not.
-                let wrongName = try await health(byAddress + "?sslmode=verify-full" + authority, on: server).error
+                let wrongName = try await sessions(byAddress + "?sslmode=verify-full" + authority, on: server).error
                 #expect(wrongName?.message.contains("TLS with the server failed") == true, "\(String(describing: wrongName))")
                 // An authority that did not sign it, and the system's store, which knows neither.
                 for mode in ["verify-ca&sslrootcert=" + directory + "/other-ca.crt", "require&sslrootcert=" + directory + "/other-ca.crt",
                              "verify-ca", "verify-full"] {
-                    let error = try await health(byName + "?sslmode=" + mode, on: server).error
+                    let error = try await sessions(byName + "?sslmode=" + mode, on: server).error
                     #expect(error != nil, "\(mode)")
                     #expect(error?.message.contains("TLS with the server failed") == true, "\(String(describing: error))")
                     print("sslmode=\(mode): \(error.map { "\($0)" } ?? "connected")")
@@ -116,10 +95,10 @@ import Testing
         }
     }
 
-    /// For `user` on a store made from `url`: what a health check and then a pooled read say
-    /// (nil when both read), and how many of the user's sessions use TLS and how many do not,
-    /// while the store still runs.
-    func sessions(_ url: String, user: String, on server: PostgresServer) async throws -> (error: PostGISError?, tls: Int, plain: Int) {
+    /// What a store made from `url` says to a health check and then a pooled read (nil when
+    /// both read), and how many sessions of `user` use TLS and how many do not while it still
+    /// runs. The server's own psql connections are the user `postgres`'s without TLS.
+    func sessions(_ url: String, user: String = "postgres", on server: PostgresServer) async throws -> (error: PostGISError?, tls: Int, plain: Int) {
         let store = try PostGISPlaceStore(
             url: try PostgresURL(parsing: url), queryTimeout: .seconds(2), clock: ContinuousClock(), logger: quietLogger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -133,8 +112,8 @@ import Testing
                 error = failure
             }
             let counts = try await server.psqlValues(
-                "SELECT count(*) FILTER (WHERE ssl) || '|' || count(*) FILTER (WHERE NOT ssl) "
-                    + "FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE usename = '\(user)'"
+                "SELECT count(*) FILTER (WHERE ssl) || '|' || count(*) FILTER (WHERE NOT ssl) FROM pg_stat_ssl "
+                    + "JOIN pg_stat_activity USING (pid) WHERE backend_type = 'client backend' AND usename = '\(user)'"
             ).split(separator: "|").map { Int($0) ?? -1 }
             return (error, counts.first ?? -1, counts.last ?? -1)
         }
