@@ -51,18 +51,23 @@ extension MapReplay {
                 var iterator = fixes.makeIterator()
                 next = { iterator.next() }
             } else {
-                let replay: GPXReplay<ContinuousClock>
                 switch scenario.route {
                 case .file(let route)?:
-                    replay = try GPXReplay(routeFile: route, configuration: .init(pacing: .virtual), clock: ContinuousClock(), now: { .distantPast })
+                    var iterator = try GPXReplay(
+                        routeFile: route, configuration: .init(pacing: .virtual), clock: ContinuousClock(), now: { .distantPast }
+                    ).makeAsyncIterator()
+                    next = { try await iterator.next(isolation: MainActor.shared) }
                 case .points(let points, let speed, let start)?:
-                    replay = try GPXReplay(
-                        untimedRoute: points, speed: speed, start: start, configuration: .init(pacing: .virtual), clock: ContinuousClock())
+                    var iterator = try GPXReplay(
+                        untimedRoute: points, speed: speed, start: start, configuration: .init(pacing: .virtual), clock: ContinuousClock()
+                    ).makeAsyncIterator()
+                    next = { try await iterator.next(isolation: MainActor.shared) }
+                case .legs(let legs)?:
+                    var iterator = try legs.motion(pacing: .virtual, clock: ContinuousClock()).makeAsyncIterator()
+                    next = { try await iterator.next(isolation: MainActor.shared) }
                 case nil:
                     throw ScenarioWithoutRoute(path: path)
                 }
-                var iterator = replay.makeAsyncIterator()
-                next = { try await iterator.next(isolation: MainActor.shared) }
             }
         } catch {
             throw ReplayError(underlying: "\(error)", log: ReplayLog())

@@ -86,6 +86,20 @@ import Testing
         (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "start": "yesterday"}}"#, "route.start"),
         (#"{"route": {"file": "walk.gpx", "speed": 2}}"#, "route.speed"),
         (#"{"route": {"legs": []}}"#, "route.legs"),
+        (#"{"route": {"legs": {}}}"#, "route.legs"),
+        (#"{"route": {"legs": [{"to": "1,2"}]}}"#, "route.legs[0].from"),
+        (#"{"route": {"legs": [{"from": "1,2"}]}}"#, "route.legs[0].to"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3"}, {"from": "1,3", "to": "1,4"}]}}"#, "route.legs[1].from"),
+        (#"{"route": {"legs": [{"from": "91,2", "to": "1,3"}]}}"#, "route.legs[0].from"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1;3"}]}}"#, "route.legs[0].to"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": [1, 3]}]}}"#, "route.legs[0].to"),
+        (#"{"route": {"legs": [{"from": "1,2", "via": ["1,2", "x"], "to": "1,3"}]}}"#, "route.legs[0].via[1]"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "speed": 2, "profile": "run"}]}}"#, "route.legs[0].profile"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "profile": "fly"}]}}"#, "route.legs[0].profile"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "speed": 0}]}}"#, "route.legs[0].speed"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": 60}]}}"#, "route.legs[0].stop"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "wait": "1m"}]}}"#, "route.legs[0].wait"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3"}], "speed": 3}}"#, "route.speed"),
         (#"{"device": "ios"}"#, "device"),
         (#"{"device": {}}"#, "device.platform"),
         (#"{"device": {"platform": "windows"}}"#, "device.platform"),
@@ -268,5 +282,42 @@ import Testing
         #expect(six.first.map { [$0.latitude, $0.longitude] } == [3.85, -12.02])
         #expect(defaultSpeed == 1.4 && defaultStart == Scenario.defaultRouteStart)
     }
-}
 
+    @Test("route.legs: each leg from where the one before ended, at its speed or profile, its stop standing at its end; times always later; the same seed, the same fixes")
+    func legsRoute() async throws {
+        let text = """
+            {"seed": 3, "route": {"start": "2024-11-07T18:00:00Z", "legs": [
+              {"from": "37.7651,-122.4197", "to": "37.7600,-122.4190", "profile": "walk", "stop": "2m"},
+              {"to": "37.7560,-122.4180", "via": ["37.7580,-122.4200"], "speed": 5.5},
+              {"to": "37.7500,-122.4150", "profile": "drive"}
+            ]}}
+            """
+        let scenario = try ScenarioTests.parse(text)
+        guard case .legs(let legs) = scenario.route else {
+            Issue.record("not legs: \(String(describing: scenario.route))")
+            return
+        }
+        let points = ["37.7651,-122.4197", "37.7600,-122.4190", "37.7580,-122.4200", "37.7560,-122.4180", "37.7500,-122.4150"]
+            .compactMap { Coordinate(latitudeLongitude: $0) }
+        #expect(legs.legs.map(\.through) == [[points[0], points[1]], [points[1], points[2], points[3]], [points[3], points[4]]])
+        #expect(legs.legs.map(\.speed) == [.walk, .constant(5.5), .drive])
+        #expect(legs.legs.map(\.stop) == [.seconds(120), .zero, .zero])
+        #expect(legs.seed == 3 && legs.start == Date(timeIntervalSince1970: 1_731_002_400))
+
+        func fixes() async throws -> [Fix] {
+            var fixes: [Fix] = []
+            for try await fix in try legs.motion(pacing: .virtual, clock: ContinuousClock()) { fixes.append(fix) }
+            return fixes
+        }
+        let walked = try await fixes()
+        #expect(walked.first?.time == legs.start && walked.first?.coordinate == points[0])
+        #expect(zip(walked, walked.dropFirst()).allSatisfy { $0.time < $1.time }, "times strictly increase")
+        #expect(walked.last.flatMap(\.coordinate).map { $0.distance(to: points[4]) < 1 } == true, "ends at the last leg's to")
+        // Standing at the first leg's end for the stop's two minutes, then off at 5.5 m/s.
+        let standing = walked.filter { $0.coordinate.map { $0.distance(to: points[1]) < 0.01 } == true }
+        let stood = (standing.last?.time).flatMap { last in standing.first.map { last.timeIntervalSince($0.time) } }
+        #expect(stood == 120, "stood \(String(describing: stood)) s at the first leg's end")
+        #expect(walked.contains { $0.speed == 5.5 })
+        #expect(try await fixes() == walked)
+    }
+}

@@ -49,6 +49,14 @@ import Testing
         #expect(try await replay.run(scenarioFile: path) == log)
     }
 
+    @Test("A route as legs: its fixes through the phone, from the first leg's from")
+    func legs() async throws {
+        let log = try await replay.run(scenarioFile: PackagePaths.path("tracks/scenarios/legs-walk.json"))
+        #expect(log.acceptedFixes.first?.coordinate == Coordinate(uncheckedLatitude: 37.7651, longitude: -122.4197))
+        #expect(log.fetches.count > 5 && !log.withheldFixes.isEmpty)
+        #expect(log.phone.contains { $0.kind == .movedToBackground })
+    }
+
     @Test("Fixes given replace the scenario's route, as a track argument does on the command line")
     func fixesReplaceTheRoute() async throws {
         let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.68, longitude: 139.76))

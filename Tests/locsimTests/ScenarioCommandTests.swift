@@ -188,4 +188,18 @@ import Testing
         let refused = try await CLI.run(["simulate", "line", "--from", "37.76,-122.42", "--to", "37.78,-122.40", "--scenario", "x.json"])
         #expect(refused.status == 2 && refused.stderr.contains("--scenario needs --map"), "\(refused.stderr)")
     }
+
+    @Test("A route as legs (walk, stop, cycle, drive) replays through the phone, the same on every run")
+    func legsRoute() async throws {
+        let arguments = [
+            "replay", "--scenario", "tracks/scenarios/legs-walk.json", "--fast", "--format", "jsonl", "--geodata", "geodata", "--radius", "100",
+        ]
+        let first = try await CLI.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        let types = try SchemaCheck.check(first.stdout)
+        #expect(types.isSuperset(of: ["fix", "fetch", "app", "withheld", "summary"]), "\(types)")
+        #expect(first.stdout.hasPrefix(#"{"type":"fix","t":"2024-11-07T18:00:00.000Z","lat":37.7651,"lon":-122.4197"#), "\(first.stdout.prefix(200))")
+        let again = try await CLI.run(arguments)
+        #expect(again.stdout == first.stdout)
+    }
 }

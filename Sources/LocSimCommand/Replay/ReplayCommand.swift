@@ -171,9 +171,14 @@ struct Replay: AsyncParsableCommand {
                     untimedRoute: points, speed: speed, start: start, configuration: timing.replayConfiguration(pacing: pacing),
                     clock: ContinuousClock())
                 title = "\(path) (its route)"
+            case .legs(let legs)?:
+                // Legs are synthetic motion, not a path to replay: --start does not apply.
+                let motion = try legs.motion(rate: timing.rate ?? 1, pacing: pacing, clock: ContinuousClock())
+                try await pipeline.runScenario(motion, phone: phone, speedFactor: speedFactor, total: nil)
+                return try pipeline.finish(report: report, title: "\(path) (its legs)")
             case nil:
                 throw ValidationError(
-                    "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …} or {\"polyline\": …}) in the scenario")
+                    "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
             }
         }
         try await pipeline.runScenario(

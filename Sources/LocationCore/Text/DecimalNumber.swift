@@ -159,3 +159,22 @@ private let exactPowersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
     1e20, 1e21, 1e22,
 ]
+
+extension Coordinate {
+    /// `LAT,LON` in decimal degrees, as `--from 37.76,-122.42` and a scenario's route legs take
+    /// it (spaces around either number are ignored); `nil` unless it is two decimal numbers of a
+    /// valid coordinate.
+    package init?(latitudeLongitude text: some StringProtocol) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        func number(_ part: some StringProtocol) -> Double? {
+            var digits = String(part.filter { $0 != " " })
+            return digits.withUTF8 { DecimalNumber(parsing: $0)?.value }
+        }
+        guard parts.count == 2, let latitude = number(parts[0]), let longitude = number(parts[1]) else { return nil }
+        do {
+            self = try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            return nil  // out of range: not a coordinate, which is what nil says
+        }
+    }
+}

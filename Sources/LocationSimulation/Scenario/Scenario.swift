@@ -33,6 +33,8 @@ package struct Scenario: Sendable {
         /// Points with no times (`{"polyline": …}`, as routing services return a route), walked
         /// at `speed` metres a second from `start`, the time of the first fix.
         case points([Coordinate], speed: Double, start: Date)
+        /// Legs (`{"legs": […]}`): from, via, to, at a speed or a motion profile, with stops.
+        case legs(RouteLegs)
     }
 
     /// When an untimed route's first fix is, unless `route.start` says: a fixed instant, so a
@@ -170,7 +172,7 @@ private struct Reader {
             guard seed == seed.rounded() else { throw failure("seed", "expected a whole number, got \(value.text)") }
             scenario.seed = UInt64(seed)
         }
-        if let value = top["route"] { scenario.route = try route(value, directory: directory) }
+        if let value = top["route"] { scenario.route = try route(value, directory: directory, seed: scenario.seed) }
         if let value = top["device"] { scenario.delivery = try device(value) }
         if let value = top["trouble"] {
             for (index, item) in try list(value, at: "trouble").enumerated() {
@@ -199,10 +201,13 @@ private struct Reader {
         return scenario
     }
 
-    func route(_ value: JSONValue, directory: String) throws(JSONFileError) -> Scenario.Route {
+    func route(_ value: JSONValue, directory: String, seed: UInt64) throws(JSONFileError) -> Scenario.Route {
         let route = try members(value, at: "route", allowed: ["file", "polyline", "precision", "speed", "start", "legs"])
-        if route["legs"] != nil {
-            throw failure("route.legs", "not supported yet: give the route as {\"file\": \"walk.gpx\"} or {\"polyline\": \"…\"}")
+        if let legs = route["legs"] {
+            for key in ["file", "polyline", "precision", "speed"] where route[key] != nil {
+                throw failure("route.\(key)", "does not go with route.legs (each leg has its own speed or profile)")
+            }
+            return .legs(RouteLegs(legs: try self.legs(legs), start: try start(route["start"]), seed: seed))
         }
         if let file = route["file"] {
             for key in ["polyline", "precision", "speed", "start"] where route[key] != nil {
@@ -234,15 +239,70 @@ private struct Reader {
         let speed = try route["speed"].map { value throws(JSONFileError) in
             try number(value, at: "route.speed", in: 0.1...1000, unit: "m/s")
         } ?? 1.4
-        var start = Scenario.defaultRouteStart
-        if let value = route["start"] {
-            let text = try string(value, at: "route.start")
-            guard let date = UTCTimestamp.parse(text) else {
-                throw failure("route.start", "expected a UTC time such as 2024-11-07T18:00:00Z, got \(value.text)")
-            }
-            start = date
+        return .points(points, speed: speed, start: try start(route["start"]))
+    }
+
+    /// `route.start`, or ``Scenario/defaultRouteStart``.
+    func start(_ value: JSONValue?) throws(JSONFileError) -> Date {
+        guard let value else { return Scenario.defaultRouteStart }
+        let text = try string(value, at: "route.start")
+        guard let date = UTCTimestamp.parse(text) else {
+            throw failure("route.start", "expected a UTC time such as 2024-11-07T18:00:00Z, got \(value.text)")
         }
-        return .points(points, speed: speed, start: start)
+        return date
+    }
+
+    /// `route.legs`: the first leg has `from`; each has `to`, and may have `via`, `speed` or
+    /// `profile`, and `stop`.
+    func legs(_ value: JSONValue) throws(JSONFileError) -> [RouteLegs.Leg] {
+        let items = try list(value, at: "route.legs")
+        guard !items.isEmpty else { throw failure("route.legs", "must hold at least one leg") }
+        var legs: [RouteLegs.Leg] = []
+        var end: Coordinate?
+        for (index, item) in items.enumerated() {
+            let at = "route.legs[\(index)]"
+            let leg = try members(item, at: at, allowed: ["from", "to", "via", "speed", "profile", "stop"])
+            func point(_ value: JSONValue, _ keyPath: String) throws(JSONFileError) -> Coordinate {
+                let text = try string(value, at: keyPath)
+                guard let coordinate = Coordinate(latitudeLongitude: text) else {
+                    throw failure(keyPath, "expected \"LAT,LON\" in decimal degrees, such as \"37.7651,-122.4197\", got \(value.text)")
+                }
+                return coordinate
+            }
+            let from: Coordinate
+            switch (leg["from"], end) {
+            case (let value?, nil): from = try point(value, at + ".from")
+            case (nil, let previous?): from = previous
+            case (nil, nil): throw failure(at + ".from", "missing: the first leg says where the route starts")
+            case (_?, _?): throw failure(at + ".from", "a later leg starts where the one before ended; leave out from")
+            }
+            guard let toValue = leg["to"] else { throw failure(at + ".to", "missing: where the leg goes") }
+            var through = [from]
+            if let via = leg["via"] {
+                for (number, value) in try list(via, at: at + ".via").enumerated() { through.append(try point(value, at + ".via[\(number)]")) }
+            }
+            through.append(try point(toValue, at + ".to"))
+            let speed: SpeedProfile
+            switch (leg["speed"], leg["profile"]) {
+            case (_?, _?): throw failure(at + ".profile", "give speed or profile, not both")
+            case (let value?, nil): speed = .constant(try number(value, at: at + ".speed", in: 0.1...1000, unit: "m/s"))
+            case (nil, let value?):
+                let name = try string(value, at: at + ".profile")
+                switch name {
+                case "walk": speed = .walk
+                case "run": speed = .run
+                case "cycle": speed = .cycle
+                case "drive": speed = .drive
+                default: throw failure(at + ".profile", "expected walk, run, cycle or drive, got \(value.text)")
+                }
+            case (nil, nil): speed = .walk
+            }
+            var stop = Duration.zero
+            if let value = leg["stop"] { stop = try duration(value, at: at + ".stop") }
+            legs.append(RouteLegs.Leg(through: through, speed: speed, stop: stop))
+            end = through.last
+        }
+        return legs
     }
 
     func device(_ value: JSONValue) throws(JSONFileError) -> DeliveryPolicy {
