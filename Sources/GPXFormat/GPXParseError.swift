@@ -15,6 +15,8 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let truncated = Code("truncated")
         /// The root element is not `<gpx>`.
         public static let notGPX = Code("notGPX")
+        /// A KML file (``KMLLines``) whose root is not `<kml>`, or that has no line in it.
+        package static let notKML = Code("notKML")
         /// A point lacks its `lat` or `lon` attribute.
         public static let missingCoordinate = Code("missingCoordinate")
         /// A `lat`/`lon` that is not a number, not finite, or out of range.

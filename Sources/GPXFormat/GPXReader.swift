@@ -230,32 +230,7 @@ public final class GPXReader {
     }
 
     private func failure(_ failure: XMLScanner.Failure) -> GPXParseError {
-        switch failure {
-        case .io(let reason):
-            return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
-        case .truncated(let message):
-            let at = scanner.endLocation
-            return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: message)
-        case .malformed(let message, let position):
-            return error(.malformedXML, message, at: position)
-        case .unsupportedEncoding(let name, let line, let column):
-            return GPXParseError(
-                .unsupportedEncoding, file: file, line: line, column: column,
-                message:
-                    "encoding \"\(name)\" is not supported (locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252); "
-                    + "convert the file: iconv -f \(name) -t UTF-8 \(file ?? "in.gpx") > out.gpx")
-        case .tooLong(let kind, let position):
-            return error(
-                .limitExceeded,
-                "\(kind.rawValue) longer than \(Self.describeBytes(scanner.maximumTokenLength)) starts here "
-                    + "(the most the reader holds of one text or tag; is this a GPX file?)",
-                at: position)
-        }
-    }
-
-    /// `16 MiB (16777216 bytes)`, or just the bytes when not a whole number of MiB.
-    private static func describeBytes(_ count: Int) -> String {
-        count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB (\(count) bytes)" : "\(count) bytes"
+        scanner.parseError(failure, file: file, format: "GPX", fileExtension: "gpx")
     }
 
     private func error(_ code: GPXParseError.Code, _ message: String, at mark: XMLScanner.Mark) -> GPXParseError {
@@ -264,8 +239,7 @@ public final class GPXReader {
     }
 
     private func error(_ code: GPXParseError.Code, _ message: String, at position: Int) -> GPXParseError {
-        let at = scanner.location(of: position)
-        return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
+        scanner.parseError(code, message, at: position, file: file)
     }
 
     private func finish() throws(GPXParseError) {
@@ -470,7 +444,7 @@ public final class GPXReader {
         guard text.count > options.maximumTokenLength else { return }
         throw error(
             .limitExceeded,
-            "an element whose text is longer than \(Self.describeBytes(options.maximumTokenLength)) starts here "
+            "an element whose text is longer than \(XMLScanner.describeBytes(options.maximumTokenLength)) starts here "
                 + "(the most the reader holds of one text; is this a GPX file?)",
             at: .capture)
     }

@@ -45,7 +45,7 @@ struct NMEAServe: AsyncParsableCommand {
     )
 
     @Argument(
-        help: "A GPX file (its track, or route, or waypoints), an NMEA log (.nmea, .log) or a GeoJSON route (.geojson), served in order by the replay rules of docs/guides/replay.md.")
+        help: "A GPX file (its track, or route, or waypoints), an NMEA log (.nmea, .log), a GeoJSON route (.geojson) or KML lines (.kml), served in order by the replay rules of docs/guides/replay.md.")
     var track: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))

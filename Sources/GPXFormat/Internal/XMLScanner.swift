@@ -634,3 +634,40 @@ final class XMLScanner {
     }
 
 }
+
+extension XMLScanner {
+    /// `failure` as the error of a `format` document (`GPX`, `KML`) read from `file`, located.
+    func parseError(_ failure: Failure, file: String?, format: String, fileExtension: String) -> GPXParseError {
+        switch failure {
+        case .io(let reason):
+            return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
+        case .truncated(let message):
+            let at = endLocation
+            return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: message)
+        case .malformed(let message, let position):
+            return parseError(.malformedXML, message, at: position, file: file)
+        case .unsupportedEncoding(let name, let line, let column):
+            return GPXParseError(
+                .unsupportedEncoding, file: file, line: line, column: column,
+                message:
+                    "encoding \"\(name)\" is not supported (locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252); "
+                    + "convert the file: iconv -f \(name) -t UTF-8 \(file ?? "in.\(fileExtension)") > out.\(fileExtension)")
+        case .tooLong(let kind, let position):
+            return parseError(
+                .limitExceeded,
+                "\(kind.rawValue) longer than \(Self.describeBytes(maximumTokenLength)) starts here (the most the reader holds of one text or tag; is this a \(format) file?)",
+                at: position, file: file)
+        }
+    }
+
+    /// `16 MiB (16777216 bytes)`, or just the bytes when not a whole number of MiB.
+    static func describeBytes(_ count: Int) -> String {
+        count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB (\(count) bytes)" : "\(count) bytes"
+    }
+
+    /// An error of `code` at `position` of the window.
+    func parseError(_ code: GPXParseError.Code, _ message: String, at position: Int, file: String?) -> GPXParseError {
+        let at = location(of: position)
+        return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
+    }
+}

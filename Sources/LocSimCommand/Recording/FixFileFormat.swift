@@ -5,7 +5,7 @@ import LocationSimulation
 /// The kinds of file locsim reads walks from and records them to, chosen by the file's
 /// extension (case does not matter): `.gpx` is GPX; `.nmea` is NMEA 0183 (what `locsim`
 /// writes, and `gpspipe -r` output saved under that name), and on input `.log` too (gpsd's
-/// receiver logs) and `.geojson` (a route; read only). Anything else is a usage error that says
+/// receiver logs), `.geojson` and `.kml` (routes; read only). Anything else is a usage error that says
 /// which extensions work.
 enum FixFileFormat {
     /// The format of a file to read (``/LocationSimulation/RouteFileFormat``).

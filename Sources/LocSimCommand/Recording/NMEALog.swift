@@ -48,6 +48,9 @@ extension NMEALog {
         if format == .geojson {
             return (try GPXReplay(path: try FixFileFormat.geoJSONPath(track), configuration: configuration), [])
         }
+        if format == .kml {
+            return (try GPXReplay(path: try ReplayPath(kmlFile: track), configuration: configuration), [])
+        }
         if format == .nmea {
             let log = try NMEALog(path: track)
             var configuration = configuration

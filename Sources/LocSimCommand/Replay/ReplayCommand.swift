@@ -25,13 +25,13 @@ struct Replay: AsyncParsableCommand {
 
             The walk is a GPX file (.gpx) or an NMEA 0183 log (.nmea or .log: gpspipe -r output, a \
             receiver's log, or a recording made with --record), paced by its own times, or a GeoJSON \
-            route (.geojson), walked at 1.4 m/s. With \
+            route (.geojson) or KML lines (.kml), walked at 1.4 m/s when untimed. With \
             --gpsd, --record FILE.gpx|FILE.nmea also writes the fixes received, as they come.
             """
     )
 
     @Argument(
-        help: "The walk to replay: GPX (tracks; a route or waypoints are walked as a path), an NMEA log (.nmea, .log), or a GeoJSON LineString route (.geojson, walked as a path). Omit with --gpsd.")
+        help: "The walk to replay: GPX (tracks; a route or waypoints are walked as a path), an NMEA log (.nmea, .log), a GeoJSON LineString route (.geojson, walked as a path), or KML lines (.kml: a LineString walked as a path, a gx:Track by its times). Omit with --gpsd.")
     var track: String?
 
     @OptionGroup var source: PlaceSourceOptions

@@ -22,7 +22,7 @@ struct TrackStats: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The GPX file (1.0 or 1.1), an NMEA log (.nmea, .log), or a GeoJSON route (.geojson).")
+    @Argument(help: "The GPX file (1.0 or 1.1), an NMEA log (.nmea, .log), a GeoJSON route (.geojson) or KML lines (.kml).")
     var file: String
 
     @Option(help: "Output format: text or json.")
@@ -41,6 +41,9 @@ struct TrackStats: AsyncParsableCommand {
         let kind = try FixFileFormat.input(file, what: "the file")
         if kind == .geojson {
             stats = GPXStatistics(trackSegments: try FixFileFormat.geoJSONPath(file).segments)
+            warnings = []
+        } else if kind == .kml {
+            stats = GPXStatistics(trackSegments: try ReplayPath(kmlFile: file).segments)
             warnings = []
         } else if kind == .nmea {
             let log = try NMEALog(path: file)

@@ -5,10 +5,11 @@ package import LocationCore
 
 /// The kinds of file a walk is read from, by the file's extension (case does not matter):
 /// `.gpx` (GPX), `.nmea` or `.log` (an NMEA 0183 log: locsim's own, `gpspipe -r` output, gpsd's
-/// receiver logs) and `.geojson` (a GeoJSON route). The one place that decides it, for the
+/// receiver logs), `.geojson` (a GeoJSON route) and `.kml` (KML lines: a `LineString` route or
+/// a timed `gx:Track`). The one place that decides it, for the
 /// command and for ``Scenario`` routes in the test harness alike.
 package enum RouteFileFormat: Sendable, Hashable {
-    case gpx, nmea, geojson
+    case gpx, nmea, geojson, kml
 
     /// The format of `path`, or `nil` for an extension no reader takes. A directory is taken as
     /// GPX, so the GPX reader says what is wrong with it.
@@ -22,12 +23,14 @@ package enum RouteFileFormat: Sendable, Hashable {
         case "gpx": self = .gpx
         case "nmea", "log": self = .nmea
         case "geojson": self = .geojson
+        case "kml": self = .kml
         default: return nil
         }
     }
 
     /// What the readers take, for messages.
-    package static let known = ".gpx (GPX), .nmea or .log (NMEA 0183, such as gpspipe -r output) and .geojson (a GeoJSON LineString route)"
+    package static let known =
+        ".gpx (GPX), .nmea or .log (NMEA 0183, such as gpspipe -r output), .geojson (a GeoJSON LineString route) and .kml (KML lines)"
 
     /// The lower-cased extension of the file name, or nil.
     package static func fileExtension(_ path: String) -> String? {
@@ -88,6 +91,17 @@ package struct NMEALog: Sendable {
     }
 }
 
+extension ReplayPath {
+    /// The lines of a KML file (``/GPXFormat/KMLLines``): `gx:Track`s as a timed track, else
+    /// `LineString`s as an untimed route (walked at the replay's untimed speed), as GeoJSON's.
+    ///
+    /// - Throws: ``/GPXFormat/GPXParseError`` naming the file, line and column.
+    package init(kmlFile path: String) throws(GPXParseError) {
+        let lines = try KMLLines(contentsOfFile: path)
+        self.init(kind: lines.isTimed ? .track : .route, segments: lines.segments)
+    }
+}
+
 extension GPXReplay {
     /// The replay of the walk in `path` (``RouteFileFormat``): a GPX file read strictly, an NMEA
     /// log with its accuracy coming back from HDOP (``NMEALog``), or a GeoJSON route.
@@ -105,6 +119,7 @@ extension GPXReplay {
             route = try NMEALog(path: path).replayPath
             configuration.horizontalAccuracyPerHDOP = NMEALog.horizontalAccuracyPerHDOP
         case .geojson?: route = try ReplayPath(geoJSONFile: path)
+        case .kml?: route = try ReplayPath(kmlFile: path)
         case nil:
             throw SimulationError(
                 .invalidParameter, parameter: "path",

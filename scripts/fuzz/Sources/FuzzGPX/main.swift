@@ -6,8 +6,9 @@ import Darwin
 import FuzzDriver
 @testable import GPXFormat
 
-/// Reads the input as a GPX file, strictly and leniently, to the end or the first error.
-/// Any error is an answer; a crash, a hang or runaway memory is a finding.
+/// Reads the input as a GPX file, strictly and leniently, to the end or the first error, then as
+/// a KML file's lines (the same XML scanner). Any error is an answer; a crash, a hang or runaway
+/// memory is a finding.
 func fuzzGPX(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     for options in [GPXReader.Options.strict, .lenient] {
@@ -23,6 +24,11 @@ func fuzzGPX(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
                 _ = error.description
             }
         }
+    }
+    do {
+        _ = try KMLLines(bytes: bytes, source: "fuzz.kml").segments.count
+    } catch {
+        _ = error.description
     }
     return 0
 }
