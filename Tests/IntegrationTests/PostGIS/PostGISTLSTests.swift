@@ -48,8 +48,10 @@ import Testing
         }
     }
 
-    @Test("sslmode as libpq: require takes any certificate; verify-ca needs the authority, verify-full the address too")
-    func sslModes() async throws {
+    /// Runs `body` with a private PostgreSQL holding test places, TLS on with a certificate from
+    /// the test's own authority (``makeCertificates(in:)``, in `directory`); skipped, saying why,
+    /// without PostgreSQL or openssl.
+    func withTLSServer(_ body: (_ directory: String, _ server: PostgresServer) async throws -> Void) async throws {
         if let reason = PostgresServer.unavailableReason {
             print("skipped: \(reason)")
             return
@@ -65,33 +67,40 @@ import Testing
                 try await store.importPlaces(fromFile: directory + "/places.csv")
                 try await server.enableTLS(certificate: directory + "/server.crt", key: directory + "/server.key")
                 try await eventually("TLS is on") { try await server.psqlValues("SHOW ssl") == "on" }
-                let byAddress = "postgres://postgres:\(PostgresServer.password)@127.0.0.1:\(server.port)/postgres"
-                let byName = "postgres://postgres:\(PostgresServer.password)@localhost:\(server.port)/postgres"
-                let authority = "&sslrootcert=" + directory + "/ca.crt"
-
-                // The certificate's authority and name: verify-full connects, over TLS.
-                let full = try await sessions(byName + "?sslmode=verify-full" + authority, on: server)
-                #expect(full.error == nil, "\(String(describing: full.error))")
-                #expect(full.tls >= 1)
-                for mode in ["verify-ca" + authority, "require", "require" + authority, "prefer"] {
-                    let outcome = try await sessions(byAddress + "?sslmode=" + mode, on: server)
-                    #expect(outcome.error == nil, "\(mode): \(String(describing: outcome.error))")
-                    #expect(outcome.tls >= 1, "\(mode)")
-                }
-                #expect(try await sessions(byAddress + "?sslmode=disable", on: server).error == nil)
-                // The address, which is not on the certificate: verify-ca takes it, verify-full not.
-                let wrongName = try await sessions(byAddress + "?sslmode=verify-full" + authority, on: server).error
-                #expect(wrongName?.message.contains("TLS with the server failed") == true, "\(String(describing: wrongName))")
-                // An authority that did not sign it, and the system's store, which knows neither.
-                for mode in ["verify-ca&sslrootcert=" + directory + "/other-ca.crt", "require&sslrootcert=" + directory + "/other-ca.crt",
-                             "verify-ca", "verify-full"] {
-                    let error = try await sessions(byName + "?sslmode=" + mode, on: server).error
-                    #expect(error != nil, "\(mode)")
-                    #expect(error?.message.contains("TLS with the server failed") == true, "\(String(describing: error))")
-                    print("sslmode=\(mode): \(error.map { "\($0)" } ?? "connected")")
-                }
-                print("verify-full by address: \(wrongName.map { "\($0)" } ?? "connected")")
+                try await body(directory, server)
             }
+        }
+    }
+
+    @Test("sslmode as libpq: require takes any certificate; verify-ca needs the authority, verify-full the address too")
+    func sslModes() async throws {
+        try await withTLSServer { directory, server in
+            let byAddress = "postgres://postgres:\(PostgresServer.password)@127.0.0.1:\(server.port)/postgres"
+            let byName = "postgres://postgres:\(PostgresServer.password)@localhost:\(server.port)/postgres"
+            let authority = "&sslrootcert=" + directory + "/ca.crt"
+
+            // The certificate's authority and name: verify-full connects, over TLS.
+            let full = try await sessions(byName + "?sslmode=verify-full" + authority, on: server)
+            #expect(full.error == nil, "\(String(describing: full.error))")
+            #expect(full.tls >= 1)
+            for mode in ["verify-ca" + authority, "require", "require" + authority, "prefer"] {
+                let outcome = try await sessions(byAddress + "?sslmode=" + mode, on: server)
+                #expect(outcome.error == nil, "\(mode): \(String(describing: outcome.error))")
+                #expect(outcome.tls >= 1, "\(mode)")
+            }
+            #expect(try await sessions(byAddress + "?sslmode=disable", on: server).error == nil)
+            // The address, which is not on the certificate: verify-ca takes it, verify-full not.
+            let wrongName = try await sessions(byAddress + "?sslmode=verify-full" + authority, on: server).error
+            #expect(wrongName?.message.contains("TLS with the server failed") == true, "\(String(describing: wrongName))")
+            // An authority that did not sign it, and the system's store, which knows neither.
+            for mode in ["verify-ca&sslrootcert=" + directory + "/other-ca.crt", "require&sslrootcert=" + directory + "/other-ca.crt",
+                         "verify-ca", "verify-full"] {
+                let error = try await sessions(byName + "?sslmode=" + mode, on: server).error
+                #expect(error != nil, "\(mode)")
+                #expect(error?.message.contains("TLS with the server failed") == true, "\(String(describing: error))")
+                print("sslmode=\(mode): \(error.map { "\($0)" } ?? "connected")")
+            }
+            print("verify-full by address: \(wrongName.map { "\($0)" } ?? "connected")")
         }
     }
 
@@ -121,55 +130,40 @@ import Testing
 
     @Test("allow and prefer as libpq: allow first without TLS, prefer first with it; each the other way when the server refuses that login")
     func allowAndPrefer() async throws {
-        if let reason = PostgresServer.unavailableReason {
-            print("skipped: \(reason)")
-            return
-        }
-        guard FileManager.default.isExecutableFile(atPath: Self.openssl) else {
-            print("skipped: \(Self.openssl) is missing; run scripts/bootstrap.sh (it installs openssl)")
-            return
-        }
-        try await withTemporaryDirectory { directory in
-            try await Self.makeCertificates(in: directory)
-            try await withPostGIS { server, store in
-                _ = try writeTestPlaces(to: directory + "/places.csv", seed: 41)
-                try await store.importPlaces(fromFile: directory + "/places.csv")
-                try await server.enableTLS(certificate: directory + "/server.crt", key: directory + "/server.key")
-                try await eventually("TLS is on") { try await server.psqlValues("SHOW ssl") == "on" }
-                // Three users: one the server takes either way, one only over TLS, one only without.
-                for user in ["either", "tls_only", "plain_only"] {
-                    try await server.psql("CREATE ROLE \(user) LOGIN PASSWORD 'pw-\(user)'")
-                    try await server.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(user)")
-                }
-                try await server.addAccessRules([
-                    "hostnossl all tls_only 127.0.0.1/32 reject",
-                    "hostssl all plain_only 127.0.0.1/32 reject",
-                ])
-                func url(_ user: String, _ mode: String) -> String {
-                    "postgres://\(user):pw-\(user)@127.0.0.1:\(server.port)/postgres?sslmode=\(mode)"
-                }
-                func expectConnected(_ user: String, _ mode: String, tls: Bool) async throws {
-                    let outcome = try await sessions(url(user, mode), user: user, on: server)
-                    #expect(outcome.error == nil, "\(user) \(mode): \(String(describing: outcome.error))")
-                    #expect(tls ? outcome.tls >= 1 && outcome.plain == 0 : outcome.plain >= 1 && outcome.tls == 0,
-                            "\(user) \(mode): \(outcome.tls) sessions with TLS, \(outcome.plain) without")
-                }
-                try await expectConnected("either", "allow", tls: false)
-                try await expectConnected("either", "prefer", tls: true)
-                try await expectConnected("tls_only", "allow", tls: true)
-                try await expectConnected("tls_only", "prefer", tls: true)
-                try await expectConnected("plain_only", "allow", tls: false)
-                try await expectConnected("plain_only", "prefer", tls: false)
-                // One way only: the server's refusal is the answer, in PostgreSQL's words.
-                for (user, mode) in [("tls_only", "disable"), ("plain_only", "require")] {
-                    let error = try await sessions(url(user, mode), user: user, on: server).error
-                    #expect(error?.message.contains("pg_hba.conf") == true, "\(user) \(mode): \(String(describing: error))")
-                }
-                // A wrong password is refused both ways, and said once.
-                let wrong = try await sessions(
-                    "postgres://either:wrong@127.0.0.1:\(server.port)/postgres?sslmode=allow", user: "either", on: server).error
-                #expect(wrong?.message.contains("password authentication failed") == true, "\(String(describing: wrong))")
+        try await withTLSServer { directory, server in
+            // Three users: one the server takes either way, one only over TLS, one only without.
+            for user in ["either", "tls_only", "plain_only"] {
+                try await server.psql("CREATE ROLE \(user) LOGIN PASSWORD 'pw-\(user)'")
+                try await server.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(user)")
             }
+            try await server.addAccessRules([
+                "hostnossl all tls_only 127.0.0.1/32 reject",
+                "hostssl all plain_only 127.0.0.1/32 reject",
+            ])
+            func url(_ user: String, _ mode: String) -> String {
+                "postgres://\(user):pw-\(user)@127.0.0.1:\(server.port)/postgres?sslmode=\(mode)"
+            }
+            func expectConnected(_ user: String, _ mode: String, tls: Bool) async throws {
+                let outcome = try await sessions(url(user, mode), user: user, on: server)
+                #expect(outcome.error == nil, "\(user) \(mode): \(String(describing: outcome.error))")
+                #expect(tls ? outcome.tls >= 1 && outcome.plain == 0 : outcome.plain >= 1 && outcome.tls == 0,
+                        "\(user) \(mode): \(outcome.tls) sessions with TLS, \(outcome.plain) without")
+            }
+            try await expectConnected("either", "allow", tls: false)
+            try await expectConnected("either", "prefer", tls: true)
+            try await expectConnected("tls_only", "allow", tls: true)
+            try await expectConnected("tls_only", "prefer", tls: true)
+            try await expectConnected("plain_only", "allow", tls: false)
+            try await expectConnected("plain_only", "prefer", tls: false)
+            // One way only: the server's refusal is the answer, in PostgreSQL's words.
+            for (user, mode) in [("tls_only", "disable"), ("plain_only", "require")] {
+                let error = try await sessions(url(user, mode), user: user, on: server).error
+                #expect(error?.message.contains("pg_hba.conf") == true, "\(user) \(mode): \(String(describing: error))")
+            }
+            // A wrong password is refused both ways, and said once.
+            let wrong = try await sessions(
+                "postgres://either:wrong@127.0.0.1:\(server.port)/postgres?sslmode=allow", user: "either", on: server).error
+            #expect(wrong?.message.contains("password authentication failed") == true, "\(String(describing: wrong))")
         }
     }
 
