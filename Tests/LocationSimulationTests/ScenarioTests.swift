@@ -6,7 +6,7 @@ import Testing
 
 /// The scenario file: a valid file becomes the delivery policy, trouble windows and app moves it
 /// says; every wrong key or value is an error naming the file and the key path.
-@Suite struct ScenarioTests {
+@Suite(.timeLimit(.minutes(1))) struct ScenarioTests {
     static func parse(_ text: String) throws(JSONFileError) -> Scenario {
         try Scenario.parse(Array(text.utf8), source: "s.json", directory: "/walks/")
     }
@@ -171,7 +171,7 @@ import Testing
 }
 
 /// The phone a scenario describes: what the map logic is handed, when, and the notes on the way.
-@Suite struct ScenarioPhoneTests {
+@Suite(.timeLimit(.minutes(1))) struct ScenarioPhoneTests {
     static let origin = Date(timeIntervalSince1970: 1_760_000_000)
 
     /// A walk north at 1.4 m/s, one fix a second.
