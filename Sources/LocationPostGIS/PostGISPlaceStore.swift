@@ -596,76 +596,91 @@ package final class PostGISPlaceStore: Sendable {
                 throw error
             }
         }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await self.withTranslatedErrors {
-                    switch source {
-                    case .pool:
-                        try await self.settleConnectionWay()
-                        return try await self.client.withConnection { connection in try await run(connection) }
-                    case .ownConnection:
-                        let connection = try await self.connect()
-                        do {
-                            let answer = try await run(connection)
-                            try await connection.close()
-                            return answer
-                        } catch {
-                            self.close(connection)
-                            throw error
-                        }
+        // The read runs in a task of its own and the caller waits for whichever comes first, the
+        // read or the deadline, never for the read to notice it was cancelled: a child of a task
+        // group would be waited for, and postgres-nio's pool has been seen to leave a cancelled
+        // wait for a connection unanswered (a read once hung past its deadline this way).
+        let work = Task { () async throws -> T in
+            try await self.withTranslatedErrors {
+                switch source {
+                case .pool:
+                    try await self.settleConnectionWay()
+                    return try await self.client.withConnection { connection in try await run(connection) }
+                case .ownConnection:
+                    let connection = try await self.connect()
+                    do {
+                        let answer = try await run(connection)
+                        try await connection.close()
+                        return answer
+                    } catch {
+                        self.close(connection)
+                        throw error
                     }
                 }
             }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            /// Stops the read unless it has finished: a query sent is cancelled by closing its
-            /// connection, which fails it at once (before any TLS goodbye to a frozen peer; the
-            /// pool drops the connection and opens another when it needs one).
-            func stop() -> ReadPhase {
-                let before = phase.withLock { phase in
-                    let before = phase
-                    if case .finished = phase {} else { phase = .expired }
-                    return before
-                }
-                if case .running(let connection) = before { close(connection) }
+        }
+        /// Stops the read unless it has finished: a query sent is cancelled by closing its
+        /// connection, which fails it at once (before any TLS goodbye to a frozen peer; the pool
+        /// drops the connection and opens another when it needs one).
+        func stop() -> ReadPhase {
+            let before = phase.withLock { phase in
+                let before = phase
+                if case .finished = phase {} else { phase = .expired }
                 return before
             }
-            let first: T?
+            if case .running(let connection) = before { close(connection) }
+            work.cancel()
+            return before
+        }
+        let race = DeadlineRace<T>()
+        let timer = Task {
             do {
-                first = try await group.next() ?? nil
+                try await clock.sleep(for: timeout)
+                race.finish(.deadline)
             } catch {
-                // The caller gave up (its task was cancelled): stop the read too, or the group
-                // would wait for a query that nothing else ends.
-                if Task.isCancelled { _ = stop() }
-                throw error
+                // Cancelled: the read finished first, or the caller gave up.
             }
-            if let first { return first }
-            // The deadline passed first.
-            switch stop() {
-            case .finished:
-                // The read finished as the deadline passed: its answer (or error) is next.
-                if let answer = try await group.next() ?? nil { return answer }
-                throw PostGISError(.timedOut, "query gave no answer within its \(deadlineText) deadline", endpoint: url.endpoint)
-            case .running:
+        }
+        Task {
+            let result = await work.result
+            race.finish(.read(result))
+        }
+        let end = await withTaskCancellationHandler {
+            await race.wait()
+        } onCancel: {
+            race.finish(.cancelled)
+        }
+        timer.cancel()
+        switch end {
+        case .read(let result):
+            return try result.get()
+        case .cancelled:
+            // The caller gave up (its task was cancelled): stop the read too.
+            _ = stop()
+            throw CancellationError()
+        case .deadline:
+            break
+        }
+        switch stop() {
+        case .finished:
+            // The read finished as the deadline passed: its answer (or error) is there.
+            return try await work.value
+        case .running:
+            throw PostGISError(
+                .timedOut,
+                "query got no answer within its \(deadlineText) deadline; cancelled (its connection closed)",
+                endpoint: url.endpoint)
+        case .waitingForConnection, .expired:
+            switch source {
+            case .pool:
                 throw PostGISError(
-                    .timedOut,
-                    "query got no answer within its \(deadlineText) deadline; cancelled (its connection closed)",
+                    .unavailable,
+                    "no connection within the \(deadlineText) deadline (the pool cannot connect or log in, "
+                        + "or every connection is busy)",
                     endpoint: url.endpoint)
-            case .waitingForConnection, .expired:
-                switch source {
-                case .pool:
-                    throw PostGISError(
-                        .unavailable,
-                        "no connection within the \(deadlineText) deadline (the pool cannot connect or log in, "
-                            + "or every connection is busy)",
-                        endpoint: url.endpoint)
-                case .ownConnection:
-                    throw PostGISError(
-                        .unavailable, "could not connect and log in within the \(deadlineText) deadline", endpoint: url.endpoint)
-                }
+            case .ownConnection:
+                throw PostGISError(
+                    .unavailable, "could not connect and log in within the \(deadlineText) deadline", endpoint: url.endpoint)
             }
         }
     }
@@ -745,6 +760,45 @@ enum ConnectionSource: Sendable {
 
 /// Where a read under ``PostGISPlaceStore/withDeadline(on:_:)`` is. The read and its deadline each
 /// move it under its lock, so exactly one of "answered" and "cancelled" happens.
+/// Which came first for a read under ``PostGISPlaceStore/withDeadline(on:_:)``, handed to the one
+/// caller waiting: the first ``finish(_:)`` wins, later ones are dropped.
+final class DeadlineRace<T: Sendable>: Sendable {
+    enum End: Sendable {
+        case read(Result<T, any Error>)
+        case deadline
+        case cancelled
+    }
+
+    private struct State {
+        var end: End?
+        var waiter: CheckedContinuation<End, Never>?
+    }
+
+    private let state = Locked(State())
+
+    func finish(_ end: End) {
+        let waiter = state.withLock { state -> CheckedContinuation<End, Never>? in
+            if state.end != nil { return nil }
+            state.end = end
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: end)
+    }
+
+    /// The first end, once there is one.
+    func wait() async -> End {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state -> End? in
+                if let end = state.end { return end }
+                state.waiter = continuation
+                return nil
+            }
+            if let ended { continuation.resume(returning: ended) }
+        }
+    }
+}
+
 enum ReadPhase: Sendable {
     case waitingForConnection
     /// Its query was sent on this connection.
