@@ -406,10 +406,10 @@ struct GPSDFeedLiveTests {
             print("skipped: \(client.rawValue) is not installed (scripts/bootstrap.sh installs gpsd-clients, tmux, python3-gps and the PyPI clients)")
             return
         }
-        // gps3 reads each line through a new buffered file and drops whatever else that read
-        // took: once it falls 8 KB behind (about a second of a 4× walk's TPV and SKY, a moment on a
-        // busy machine: it failed so 1 run in 3 beside two CPU hogs) it reads only fragments, from
-        // locsim as from gpsd would. At 1× it has four times as long.
+        // gps3 watches a 1× walk. Beside two CPU hogs its leg against locsim fails about 1 run in 3
+        // (one position, then nothing for 20 s), at 4× and at 1× alike: cause not yet known (gps3
+        // reads each line through a new buffered file, dropping the rest of that read, which may
+        // be part of it; the gpsd leg has not failed).
         try await withRealGPSDBeside(speed: client == .gps3 ? 1 : LiveFeed.speed) { feed, nmea, daemon in
             let relay = try NMEARelay(from: feed.port, into: nmea)
             defer { relay.stop() }
