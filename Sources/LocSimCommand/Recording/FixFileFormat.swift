@@ -18,10 +18,14 @@ enum FixFileFormat {
         return format
     }
 
-    /// The route of a `.geojson` file (``/LocationSimulation/ReplayPath/init(geoJSON:source:)``).
+    /// The route of a `.geojson` or `.kml` file (``/LocationSimulation/ReplayPath/init(geoJSONFile:)``,
+    /// ``/LocationSimulation/ReplayPath/init(kmlFile:)``): the read-only route formats, which
+    /// carry no warnings of their own.
     ///
-    /// - Throws: `CommandFailure` naming the file and the member at fault.
-    static func geoJSONPath(_ path: String) throws -> ReplayPath {
+    /// - Throws: `CommandFailure` naming the file and the member at fault (GeoJSON), or the KML
+    ///   reader's error with its line and column.
+    static func routePath(_ path: String, format: RouteFileFormat) throws -> ReplayPath {
+        if format == .kml { return try ReplayPath(kmlFile: path) }
         do {
             return try ReplayPath(geoJSONFile: path)
         } catch {

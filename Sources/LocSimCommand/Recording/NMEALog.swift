@@ -45,11 +45,8 @@ extension NMEALog {
         _ track: String, what: String, lenient: Bool = false, configuration: GPXReplay<ContinuousClock>.Configuration
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         let format = try FixFileFormat.input(track, what: what)
-        if format == .geojson {
-            return (try GPXReplay(path: try FixFileFormat.geoJSONPath(track), configuration: configuration), [])
-        }
-        if format == .kml {
-            return (try GPXReplay(path: try ReplayPath(kmlFile: track), configuration: configuration), [])
+        if format == .geojson || format == .kml {
+            return (try GPXReplay(path: try FixFileFormat.routePath(track, format: format), configuration: configuration), [])
         }
         if format == .nmea {
             let log = try NMEALog(path: track)

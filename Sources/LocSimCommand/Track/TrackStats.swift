@@ -39,11 +39,8 @@ struct TrackStats: AsyncParsableCommand {
         let stats: GPXStatistics
         let warnings: [String]
         let kind = try FixFileFormat.input(file, what: "the file")
-        if kind == .geojson {
-            stats = GPXStatistics(trackSegments: try FixFileFormat.geoJSONPath(file).segments)
-            warnings = []
-        } else if kind == .kml {
-            stats = GPXStatistics(trackSegments: try ReplayPath(kmlFile: file).segments)
+        if kind == .geojson || kind == .kml {
+            stats = GPXStatistics(trackSegments: try FixFileFormat.routePath(file, format: kind).segments)
             warnings = []
         } else if kind == .nmea {
             let log = try NMEALog(path: file)
