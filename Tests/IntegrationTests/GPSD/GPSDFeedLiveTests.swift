@@ -416,6 +416,27 @@ struct GPSDFeedLiveTests {
             let reference = try await feed.reference("alice")
             for (server, port) in [("locsim", feed.port), ("gpsd", daemon.port)] {
                 let what = "\(client.rawValue) on \(server)"
+                // A watcher of our own beside the client: when the client sees too little, it
+                // says whether the server went quiet or the client missed what came.
+                let beside = try RawGPSDClient(port: port)
+                defer { beside.stop() }
+                do {
+                    try await Self.readSideBySide(client, port: port, what: what, reference: reference)
+                } catch {
+                    let arrivals = beside.received.filter { $0.text.hasPrefix(#"{"class":"TPV""#) }.map(\.receivedAt)
+                    let gaps = zip(arrivals, arrivals.dropFirst()).map { $1 - $0 }
+                    let since = arrivals.last.map { ContinuousClock.now - $0 }
+                    throw HarnessError(
+                        "\(what): \(error)\nbeside it, a watcher read \(arrivals.count) TPV reports, longest gap "
+                            + "\(gaps.max() ?? .zero), the last \(since.map { "\($0)" } ?? "never") ago; locsim: clients "
+                            + "\(feed.server.clients), dropped \(feed.server.droppedReports); relay: \(relay.status); gpsd: \(daemon.log)")
+                }
+            }
+        }
+    }
+
+    /// One leg of ``clientsSideBySide(client:)``: `client` watching `port` shows the player's positions.
+    static func readSideBySide(_ client: Client, port: Int, what: String, reference: [Date: Fix]) async throws {
                 if client == .cgps {
                     // The fix and the sky: 11 satellites seen, 8 used (gpsd's from locsim's GSA and GSV).
                     let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
@@ -424,7 +445,7 @@ struct GPSDFeedLiveTests {
                     #expect(
                         latitude.map { value in reference.values.contains { abs($0.coordinate!.latitude - value) <= 5e-9 + Self.degrees } } == true,
                         "\(what): latitude \(String(describing: latitude))")
-                    continue
+                    return
                 }
                 let positions = try await Self.positions(of: client, port: port)
                 #expect(positions.count >= 3, "\(what): \(positions)")
@@ -440,8 +461,6 @@ struct GPSDFeedLiveTests {
                     #expect(abs(latitude - coordinate.latitude) <= Self.degrees + 1e-9, "\(what) at \(stamp)")
                     #expect(abs(longitude - coordinate.longitude) <= Self.degrees + 1e-9, "\(what) at \(stamp)")
                 }
-            }
-        }
     }
 
     /// The first positions (time, latitude, longitude) `client` shows watching `port`.
@@ -591,10 +610,13 @@ private final class FixCollector: Sendable {
 private final class NMEARelay: Sendable {
     private let lines: SocketLines
     private let pump: Task<String?, Never>
+    /// Sentences written into gpsd's feed so far, and when the last was.
+    private let written = Locked<(count: Int, last: ContinuousClock.Instant?)>((0, nil))
 
     init(from port: Int, into nmea: NMEAFeed) throws {
         let lines = try SocketLines(port: port, request: #"?WATCH={"enable":true,"nmea":true};"# + "\n")
         self.lines = lines
+        let written = written
         pump = Task {
             var forwarded = 0
             while !Task.isCancelled {
@@ -609,6 +631,7 @@ private final class NMEARelay: Sendable {
                 for line in received[forwarded...] where line.hasPrefix("$") {
                     do {
                         try nmea.write(String(line.dropLast(line.hasSuffix("\r") ? 1 : 0)))
+                        written.withLock { $0 = ($0.count + 1, ContinuousClock.now) }
                     } catch {
                         return "the relay to gpsd failed: \(error)"
                     }
@@ -617,6 +640,12 @@ private final class NMEARelay: Sendable {
             }
             return nil
         }
+    }
+
+    /// How far it got: sentences written, and how long ago the last was.
+    var status: String {
+        let (count, last) = written.withLock { $0 }
+        return "\(count) sentences written, the last \(last.map { "\(ContinuousClock.now - $0)" } ?? "never") ago"
     }
 
     func stop() {
