@@ -127,6 +127,30 @@ import Testing
         #expect(lag1 > 0.8)
     }
 
+    @Test("TroubledFixes: a provider's fixes as GPSTrouble reports them, each change told with its offset; read again, the same")
+    func troubledFixes() async throws {
+        let start = Date(timeIntervalSince1970: 1_000)
+        let place = try Coordinate(latitude: 10, longitude: 10)
+        let fixes = (0..<120).map { Fix(time: start.addingTimeInterval(Double($0)), coordinate: place, source: .synthetic) }
+        let windows = [TroubleWindow(.signalLoss(), at: .seconds(30), for: .seconds(20))]
+        let told = Locked<[(offset: Double, dropped: Bool)]>([])
+        let provider = try TroubledFixes(ArrayProvider(fixes: fixes), windows: windows, seed: 5) { offset, _, reported, _ in
+            told.withLock { $0.append((offset, reported == nil)) }
+        }
+        var expected = try GPSTrouble(windows: windows, seed: 5)
+        let direct = fixes.compactMap { expected.apply(to: $0).fix }
+        var first: [Fix] = []
+        for try await fix in provider { first.append(fix) }
+        #expect(first == direct)
+        #expect(first.count == 100, "20 s of signal loss drop 20 fixes")
+        let notes = told.withLock { $0 }
+        #expect(notes.filter(\.dropped).map(\.offset) == (30..<50).map(Double.init))
+        #expect(notes.contains { !$0.dropped && $0.offset == 50 }, "reacquiring from the first fix after the tunnel")
+        var again: [Fix] = []
+        for try await fix in provider { again.append(fix) }
+        #expect(again == first)
+    }
+
     @Test("Bad windows are refused, naming the key path",
           arguments: [
             (TroubleWindow(.signalLoss(), at: .seconds(-1), for: .seconds(5)), "trouble[1].at"),
@@ -141,4 +165,16 @@ import Testing
         let fine = TroubleWindow(.jump(distance: 10), at: .zero)
         #expect { try GPSTrouble(windows: [fine, window], seed: 1) } throws: { ($0 as? SimulationError)?.parameter == key }
     }
+}
+
+/// Fixes from an array, as a provider.
+private struct ArrayProvider: LocationProvider {
+    let fixes: [Fix]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<Fix>
+        mutating func next() async -> Fix? { rest.popFirst() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: fixes[...]) }
 }

@@ -202,4 +202,61 @@ import Testing
         let again = try await CLI.run(arguments)
         #expect(again.stdout == first.stdout)
     }
+
+    @Test("serve --player NAME=SCENARIO.json: the route with its trouble on the gpsd feed and the event stream, its phone's notes on the event stream, its server outcomes for the app; conflicts refused")
+    func servePlayer() async throws {
+        let walk = PackagePaths.path("tracks/sf-mission-walk.gpx")
+        let file = try DeliveryReference.write(
+            """
+            {"seed": 3, "route": {"file": "\(walk)"}, "device": {"platform": "ios", "distanceFilter": 50},
+             "trouble": [{"kind": "signalLoss", "at": "30s", "for": "20s"}],
+             "app": [{"at": "60s", "state": "background"}, {"at": "80s", "state": "foreground"}],
+             "server": [{"status": 503}]}
+            """, name: "serve-tunnel")
+        // At 10× the tunnel is 3 s after the start, the app is back 8 s after it.
+        let server = try await ServeProcess.start(gpsd: true, ["--player", "alice=\(file) --speed 10"])
+        defer { server.command.stop() }
+        let stream = try SocketLines.events(port: server.http, path: "/players/alice/fixes", token: nil)
+        defer { stream.stop() }
+        let gpsd = try RawGPSDClient(port: try #require(server.gpsd))
+        defer { gpsd.stop() }
+        // What was posted before the stream opened is in its first state's history.
+        @Sendable func notes(_ event: String) -> [[String: Any]] {
+            let history = (stream.events("state").first?["history"] as? [String: Any])?["notes"] as? [[String: Any]] ?? []
+            return history.filter { $0["event"] as? String == event }.compactMap { $0["data"] as? [String: Any] } + stream.events(event)
+        }
+        try await stream.wait("the app back in the foreground", timeout: .seconds(45)) { _ in
+            notes("phone").contains { $0["type"] as? String == "app" && $0["state"] as? String == "foreground" }
+        }
+        let trouble = notes("trouble")
+        #expect(trouble.contains { $0["effect"] as? String == "noFix" }, "\(trouble.prefix(3))")
+        #expect(trouble.contains { $0["effect"] as? String == "reacquiring" })
+        #expect(trouble.allSatisfy { $0["player"] as? String == "alice" && ($0["offset"] as? Double ?? -1) >= 30 }, "\(trouble.prefix(3))")
+        let phone = notes("phone")
+        #expect(phone.allSatisfy { $0["player"] as? String == "alice" })
+        #expect(phone.contains { $0["type"] as? String == "withheld" && $0["rule"] as? String == "withinDistanceFilter" })
+        #expect(phone.contains { $0["type"] as? String == "withheld" && $0["rule"] as? String == "inBackground" })
+        #expect(phone.contains { $0["type"] as? String == "app" && $0["state"] as? String == "background" })
+        // The receiver reacquiring after the tunnel, as a gpsd client reads it: 50 m at first.
+        try await gpsd.wait(for: "a TPV reacquiring after the tunnel") { client in
+            client.tpvs.contains { ($0.horizontalError ?? 0) > 30 }
+        }
+        // The app's first nearby request meets the scenario's first outcome; the next the real answer.
+        let nearby = "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&limit=5"
+        await #expect(try server.call("GET", nearby, token: nil).status == 503)
+        await #expect(try server.call("GET", nearby, token: nil).status == 200)
+
+        // One list of server outcomes: two scenarios that give one, or one and --script, are refused.
+        let twice = try await CLI.run(["serve", "--port", "0", "--player", "alice=\(file)", "--player", "bob=\(file)"])
+        #expect(twice.status == 2 && twice.stderr.contains("the server takes one list"), "\(twice.stderr)")
+        let script = try DeliveryReference.write("[{}]", name: "serve-script")
+        let both = try await CLI.run(["serve", "--port", "0", "--player", "alice=\(file)", "--script", script])
+        #expect(both.status == 2 && both.stderr.contains("--script and the scenario \(file)"), "\(both.stderr)")
+        let noRoute = try DeliveryReference.write(#"{"device": {"platform": "ios", "distanceFilter": 50}}"#, name: "serve-no-route")
+        let routeless = try await CLI.run(["serve", "--port", "0", "--player", "alice=\(noRoute)"])
+        #expect(routeless.status == 2 && routeless.stderr.contains("\(noRoute) has no route"), "\(routeless.stderr)")
+        let bad = try DeliveryReference.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "serve-bad")
+        let refused = try await CLI.run(["serve", "--port", "0", "--player", "alice=\(bad)"])
+        #expect(refused.status == 2 && refused.stderr.contains("\(bad): trouble[0].for: "), "\(refused.stderr)")
+    }
 }

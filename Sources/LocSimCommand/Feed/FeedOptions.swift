@@ -12,7 +12,9 @@ struct FeedOptions: ParsableArguments {
     @Option(
         name: .customLong("player"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
-            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk; '--speed 3 --loop --start 5m' may follow), NAME=PATH (a 'locsim simulate' path: "
+            "A simulated player: NAME=FILE.gpx|.nmea (a replayed walk; '--speed 3 --loop --start 5m' may follow), "
+                + "NAME=SCENARIO.json (its route with its GPS trouble, its phone on the live map, its server outcomes; the same options), "
+                + "NAME=PATH (a 'locsim simulate' path: "
                 + "line:LAT,LON:LAT,LON, route:A:B:…, circle:CENTER[:RADIUS], stationary:AT, random-walk:FROM, "
                 + "then any simulate options such as '--profile run --seed 7') or NAME=gpsd://HOST[:PORT][/DEVICE] "
                 + "(a real receiver behind gpsd, relayed live). Repeat for more.",
@@ -60,6 +62,7 @@ struct FeedOptions: ParsableArguments {
             guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
         }
         _ = try bridges(players: names)
+        _ = try scenarioServerScript()
         if androidTokenFile != nil, androidConsoles.isEmpty {
             throw ValidationError("--android-token-file is for --android-console")
         }
@@ -103,6 +106,21 @@ struct FeedOptions: ParsableArguments {
         return bridges
     }
 
+    /// The server's outcomes a player's scenario gives (its `server` list), with the scenario
+    /// file: at most one player's scenario may give them.
+    func scenarioServerScript() throws(ValidationError) -> (file: String, steps: JSONValue)? {
+        var found: (file: String, steps: JSONValue)?
+        for spec in try specs() {
+            guard case .scenario(let file, let scenario) = spec.source, let steps = scenario.server else { continue }
+            if let first = found {
+                throw ValidationError(
+                    "--player \(spec.name): \(file) gives the server's outcomes (\"server\"), and so does \(first.file): the server takes one list")
+            }
+            found = (file, steps)
+        }
+        return found
+    }
+
     /// Every `--player`, parsed and checked.
     func specs() throws(ValidationError) -> [PlayerSpec] {
         try players.map { text throws(ValidationError) in try PlayerSpec(text, defaultSpeed: playerSpeed) }
@@ -113,6 +131,10 @@ struct FeedOptions: ParsableArguments {
 struct PlayerSpec {
     enum Source {
         case track(String)
+        /// A scenario file (docs/guides/scenarios.md): its route played with its GPS trouble; its
+        /// phone (delivery rules, the app's moves, `game`) runs on the player's map session, and
+        /// its `server` outcomes are the server's script.
+        case scenario(String, Scenario)
         case motion(Simulate, [String])
         /// A receiver behind gpsd, relayed as it reports (self-paced: no speed, no controls).
         case receiver(HostPort, device: String?)
@@ -149,7 +171,22 @@ struct PlayerSpec {
         }
         if let (path, options) = Self.fileSpec(spec) {
             (ownSpeed, loops, start) = try Self.fileOptions(options, player: name)
-            (source, speed, seed) = (.track(path), ownSpeed ?? defaultSpeed, Self.seed(of: name))
+            (speed, seed) = (ownSpeed ?? defaultSpeed, Self.seed(of: name))
+            guard path.lowercased().hasSuffix(".json") else {
+                source = .track(path)
+                return
+            }
+            let scenario: Scenario
+            do {
+                scenario = try Scenario.load(path: path)
+            } catch {
+                throw ValidationError("--player \(name): \(error)")
+            }
+            guard scenario.route != nil else {
+                throw ValidationError(
+                    "--player \(name): \(path) has no route: a player walks the scenario's \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]})")
+            }
+            source = .scenario(path, scenario)
             return
         }
         let arguments = Self.simulateArguments(spec)
@@ -171,11 +208,11 @@ struct PlayerSpec {
     }
 
     /// A file's spec: the path (which may hold spaces) and the options after it, or nil when the
-    /// spec names no GPX or NMEA file (`walk.gpx`, `walk.gpx --speed 3 --loop`).
+    /// spec names no GPX or NMEA file or scenario (`walk.gpx`, `walk.gpx --speed 3 --loop`, `tunnel.json`).
     static func fileSpec(_ spec: String) -> (path: String, options: [Substring])? {
         func isFile(_ path: some StringProtocol) -> Bool {
             let lower = path.lowercased()
-            return lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log")
+            return lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log") || lower.hasSuffix(".json")
         }
         if isFile(spec) { return (spec, []) }
         guard let dashes = spec.range(of: " --") else { return nil }
@@ -222,23 +259,47 @@ struct PlayerSpec {
     }
 
     /// The player: its path read unpaced and played in real time at its speed, under control
-    /// (pause, speed, seek, teleport, loop through the control API).
-    func makePlayer(loops: Bool = false) throws -> FeedPlayer {
+    /// (pause, speed, seek, teleport, loop through the control API). A scenario's trouble effects
+    /// go to `onTrouble` as its fixes are read.
+    func makePlayer(loops: Bool = false, onTrouble: GPSTrouble.EffectsHandler? = nil) throws -> FeedPlayer {
         let loops = loops || self.loops
         switch source {
         case .track(let path):
             let (replay, warnings) = try NMEAServe.trackReplay(path, speed: speed, originalTimes: false, pacing: .virtual)
             for line in warnings { Terminal.err(line) }
-            let player = try Self.player(
-                name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay, end: .after(seconds: replay.analysis.duration))
-            if start > 0 {
-                do {
-                    try player.apply(.seek(offset: start))
-                } catch {
-                    throw ValidationError("--player \(name): --start \(error.message)")
-                }
+            return try startingAt(
+                Self.player(
+                    name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay,
+                    end: .after(seconds: replay.analysis.duration)))
+        case .scenario(let file, let scenario):
+            let summary = "\(file) (a scenario)"
+            let (windows, troubleSeed) = (scenario.trouble, scenario.seed)
+            switch scenario.route {
+            case .file(let route)?:
+                let (replay, warnings) = try NMEAServe.trackReplay(route, speed: speed, originalTimes: false, pacing: .virtual)
+                for line in warnings { Terminal.err(line) }
+                return try startingAt(
+                    Self.player(
+                        name: name, seed: seed, speed: speed, summary: summary, loops: loops,
+                        path: TroubledFixes(replay, windows: windows, seed: troubleSeed, onEffects: onTrouble),
+                        end: .after(seconds: replay.analysis.duration)))
+            case .points(let points, let speed, let start)?:
+                let replay = try GPXReplay(
+                    untimedRoute: points, speed: speed, start: start, configuration: .init(pacing: .virtual), clock: ContinuousClock())
+                return try startingAt(
+                    Self.player(
+                        name: name, seed: seed, speed: self.speed, summary: summary, loops: loops,
+                        path: TroubledFixes(replay, windows: windows, seed: troubleSeed, onEffects: onTrouble),
+                        end: .after(seconds: replay.analysis.duration)))
+            case .legs(let legs)?:
+                let motion = try legs.motion(pacing: .virtual, clock: ContinuousClock())
+                return try startingAt(
+                    Self.player(
+                        name: name, seed: seed, speed: speed, summary: summary, loops: loops,
+                        path: TroubledFixes(motion, windows: windows, seed: troubleSeed, onEffects: onTrouble), end: .unknown))
+            case nil:
+                throw ValidationError("--player \(name): \(file) has no route")
             }
-            return player
         case .motion(var simulate, let arguments):
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)
@@ -257,6 +318,17 @@ struct PlayerSpec {
                 name: name, seed: seed, summary: "gpsd \(address)" + (device.map { " \($0)" } ?? " (every device)"),
                 provider: provider)
         }
+    }
+
+    /// `player`, moved to `--start` when the spec gives one.
+    private func startingAt(_ player: FeedPlayer) throws -> FeedPlayer {
+        guard start > 0 else { return player }
+        do {
+            try player.apply(.seek(offset: start))
+        } catch {
+            throw ValidationError("--player \(name): --start \(error.message)")
+        }
+        return player
     }
 
     /// How a relayed receiver's spec starts.

@@ -18,6 +18,8 @@ struct FeedRuntime {
 
     let hub: PlayerHub
     let routes: PlayerRoutes
+    /// The players that walk a scenario, by name: their phones run on their map sessions.
+    let scenarios: [String: Scenario]
     /// The hub, and the gpsd protocol server with --gpsd-port.
     let services: [any Service]
 
@@ -26,8 +28,17 @@ struct FeedRuntime {
     init(_ options: FeedOptions, host: String, say: @escaping @Sendable (String) -> Void = Terminal.out) throws {
         let specs = try options.specs()
         let bridges = try options.bridges(players: Set(specs.map(\.name)))
-        // Ready to run in real time under control; prints what a track file dropped.
-        let players = try specs.map { try $0.makePlayer() }
+        // Ready to run in real time under control; prints what a track file dropped. A scenario's
+        // trouble is told on its player's event stream, once the hub is there to tell it.
+        let troubleNotes = TroubleNotes(now: { Date() })
+        let players = try specs.map { spec in
+            try spec.makePlayer(onTrouble: troubleNotes.handler(player: spec.name))
+        }
+        var scenarios: [String: Scenario] = [:]
+        for spec in specs {
+            if case .scenario(_, let scenario) = spec.source { scenarios[spec.name] = scenario }
+        }
+        self.scenarios = scenarios
         let hub = try PlayerHub(players: players, now: { Date() }) { name, error in
             if let error {
                 Terminal.err("locsim serve: player \(name) failed: \(error)")
@@ -36,6 +47,7 @@ struct FeedRuntime {
             }
         }
         self.hub = hub
+        troubleNotes.attach(hub)
         let defaultSpeed = options.playerSpeed
         routes = PlayerRoutes(api: PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
             try Self.makePlayer(creation, defaultSpeed: defaultSpeed)
@@ -110,7 +122,7 @@ struct FeedRuntime {
                     parameter: "speed", "the spec says --speed \(PeopleText.number(own, decimals: 3)) and 'speed' is \(PeopleText.number(asked, decimals: 3)): give one")
             }
             switch spec.source {
-            case .track:
+            case .track, .scenario:
                 throw ConfigurationError(
                     parameter: "spec", "a file on the server is not read over HTTP: send the GPX document as the body")
             case .receiver:

@@ -198,11 +198,18 @@ struct Serve: AsyncParsableCommand {
         if let auditReport { try checkOutputPath(auditReport, flag: "--audit-report") }
         let configuration: NearbyServer.Configuration
         do {
+            // The per-request outcomes: --script's, or those of a player's scenario (`server`).
+            var steps = try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? []
+            if let (file, list) = try feed.scenarioServerScript() {
+                guard script == nil else {
+                    throw ValidationError("--script and the scenario \(file) (its \"server\" list) both give the server's outcomes: give one")
+                }
+                steps = try FaultScript.parse(list, source: "\(file): server")
+            }
             let faults = try FaultPlan.Configuration(
                 latency: latency?.duration ?? .zero,
                 latencyJitter: latencyJitter?.duration ?? .zero,
-                failRate: failRate, timeoutRate: timeoutRate, seed: seed,
-                script: try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? [])
+                failRate: failRate, timeoutRate: timeoutRate, seed: seed, script: steps)
             let rule = try FetchThrottle.Configuration(
                 minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
@@ -260,7 +267,8 @@ struct Serve: AsyncParsableCommand {
             })
         // The fetches and places of each player's map screen, for the live map.
         let feedServices = feedRuntime.services + [
-            PlayerMapSessions(hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule)
+            PlayerMapSessions(
+                hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule, scenarios: feedRuntime.scenarios)
         ]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

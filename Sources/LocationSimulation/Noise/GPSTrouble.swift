@@ -119,6 +119,10 @@ package enum TroubleEffect: Sendable, Hashable, CustomStringConvertible {
 /// let (reported, effects) = trouble.apply(to: fix)   // reported is nil inside the tunnel
 /// ```
 package struct GPSTrouble: Sendable {
+    /// Told of a fix the windows changed or dropped: its offset from the first fix (seconds), the
+    /// receiver's fix, what is reported instead (`nil`: nothing), and what each window did.
+    package typealias EffectsHandler = @Sendable (_ offset: Double, _ original: Fix, _ reported: Fix?, _ effects: [TroubleEffect]) -> Void
+
     /// The accuracy a clean fix (one without its own) is taken to have, in metres: a settled
     /// receiver in the open (``NoiseModel``'s default).
     package static let cleanAccuracy = 5.0

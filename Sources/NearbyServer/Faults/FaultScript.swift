@@ -1,5 +1,5 @@
 import Foundation
-import LocationCore
+package import LocationCore
 
 /// A QA script of per-request outcomes (`--script FILE`): a JSON list whose n-th entry decides
 /// the n-th nearby request; requests after the list get the real answer (and the random faults,
@@ -56,6 +56,14 @@ package enum FaultScript {
         } catch {
             throw FaultError("\(source): \(error)", parameter: "script")
         }
+        return try parse(json, source: source)
+    }
+
+    /// Reads a script already read as JSON (a scenario file's `server` list); `source` names it
+    /// in errors.
+    ///
+    /// - Throws: ``FaultError`` naming `source` and the entry (1-based) that is wrong.
+    package static func parse(_ json: JSONValue, source: String) throws(FaultError) -> [Step] {
         guard case .array(let list) = json else { throw FaultError("\(source): expected a JSON list of steps", parameter: "script") }
         var steps: [Step] = []
         for (i, item) in list.enumerated() {
