@@ -41,12 +41,7 @@ extension MapReplay {
         do {
             scenario = try Scenario.load(path: path)
             phone = try ScenarioPhone(scenario: scenario)
-            if let maximumFixAge = scenario.maximumFixAge {
-                configuration = try FetchThrottle.Configuration(
-                    minimumDistance: configuration.minimumDistance, minimumInterval: configuration.minimumInterval,
-                    radius: configuration.radius, maximumHorizontalAccuracy: configuration.maximumHorizontalAccuracy,
-                    retry: configuration.retry, maximumFixAge: maximumFixAge)
-            }
+            configuration = try configuration.with(maximumFixAge: scenario.maximumFixAge)
             if let fixes {
                 var iterator = fixes.makeIterator()
                 next = { iterator.next() }

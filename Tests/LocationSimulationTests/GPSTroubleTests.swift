@@ -8,7 +8,7 @@ import Testing
 /// Scheduled GPS trouble against scripts/reference/make_trouble_reference.py, which computes the
 /// reported fixes and the game's fetches from the definitions, with its own copy of the seeded
 /// streams (Fixtures/trouble-reference.json).
-@Suite struct GPSTroubleTests {
+@Suite(.timeLimit(.minutes(1))) struct GPSTroubleTests {
     struct Reference: Decodable {
         struct Window: Decodable {
             let kind: String

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationSimulation
 import LocationTestSupport
 import MapFeature
 import Swarm
@@ -160,6 +161,35 @@ struct LiveSwarmTests {
         #expect(closed.withLock { $0 } == Array(0...60))
         #expect(stats.seconds.map(\.total).reduce(0, +) == stats.totalRequests)
         #expect(stats.wallMicros == 60_000_000)
+    }
+
+    @Test("a share of players on a scenario's phone: none of them sends while its app is in the background; the others send as without a scenario")
+    func scenarioShare() throws {
+        let motion = try Self.motion(players: 60)
+        let scenario = try Scenario.parse(
+            Array(#"{"app": [{"at": "120s", "state": "background"}, {"at": "300s", "state": "foreground"}], "device": {"platform": "ios", "distanceFilter": 20}}"#.utf8),
+            source: "test.json", directory: "")
+        var plain = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion))
+        var mixed = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, scenario: scenario, scenarioShare: 0.5))
+        let without = Self.drive(&plain)
+        let with = Self.drive(&mixed)
+        let onPhone = Set(mixed.scenarioPlayers)
+        #expect((15...45).contains(onPhone.count), "\(onPhone.count) of 60 on the phone")
+        #expect(mixed.withheldFixes > 0)
+        for player in 0..<motion.players {
+            let sent = with.filter { $0.player == player }.map(\.micros)
+            guard onPhone.contains(player) else {
+                #expect(sent == without.filter { $0.player == player }.map(\.micros), "player \(player), not on the phone")
+                continue
+            }
+            // Its first fix is in its opening second; the background runs from 120 s to 300 s after it.
+            let first = Int64(mixed.startSecond(of: player)) * 1_000_000
+            let background = sent.filter { $0 > first + 121_000_000 && $0 < first + 300_000_000 }
+            #expect(background.isEmpty, "player \(player) sent in the background: \(background)")
+            #expect(sent.contains { $0 >= first + 300_000_000 && $0 < first + 302_000_000 }, "player \(player) fetches on returning")
+        }
+        #expect(throws: ConfigurationError.self) { try LiveSwarm.Configuration(motion: motion, scenarioShare: 0.5) }
+        #expect(throws: ConfigurationError.self) { try LiveSwarm.Configuration(motion: motion, scenario: scenario, scenarioShare: 1.5) }
     }
 }
 

@@ -93,6 +93,35 @@ import Testing
         }
     }
 
+    @Test("--scenario: the players' fixes go through its phone (fixes withheld, the app in the background); still no violation; misuse refused")
+    func scenarioPlayers() async throws {
+        let scenario = try DeliveryReference.write(
+            #"{"device": {"platform": "ios", "distanceFilter": 30}, "app": [{"at": "20s", "state": "background"}, {"at": "40s", "state": "foreground"}]}"#,
+            name: "swarm-phone")
+        let server = try await ServeProcess.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let run = try await CLI.run(Self.swarmArguments(server.base) + ["--scenario", scenario, "--scenario-share", "0.5", "--format", "jsonl"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let last = try #require(run.stdout.split(separator: "\n").last)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        let onPhone = try #require(summary["scenario_players"] as? Int)
+        #expect((60...140).contains(onPhone), "\(onPhone) of 200")
+        #expect((summary["withheld"] as? Int ?? 0) > onPhone, "\(summary)")
+        let audit = try await ServeCommandTests().audit(server)
+        #expect(audit.clients.allSatisfy { $0.violations == 0 }, "\(audit.clients.filter { $0.violations > 0 }.map(\.client))")
+        let text = try await CLI.run(Self.swarmArguments(server.base) + ["--scenario", scenario, "--duration", "20s", "--ramp", "2s"])
+        #expect(text.stdout.contains("  scenario: 200 players on the phone of \(scenario); "), "\(text.stdout)\(text.stderr)")
+
+        for (arguments, message) in [
+            (["--virtual", "--scenario", scenario], "--scenario is for runs against --server"),
+            (["--server", server.base, "--scenario-share", "0.5"], "--scenario-share needs --scenario FILE"),
+            (["--server", server.base, "--scenario", scenario, "--scenario-share", "2"], "--scenario-share must be"),
+        ] {
+            let refused = try await CLI.run(["swarm", "--players", "2"] + arguments)
+            #expect(refused.status == 2 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     @Test("text summary and --report FILE.html; a progress line on a terminal only")
     func reportAndProgress() async throws {
         let server = try await ServeProcess.start(Self.serveArguments)

@@ -53,7 +53,7 @@ struct PlayerMapSessions: Service {
         let subscription = hub.subscribe { continuation.yield((player: $0.player, fix: $0.fix, offset: $0.offset)) }
         defer { hub.unsubscribe(subscription) }
         // Each scenario player's fetch rule, and its phone as it starts (a value: a copy is a fresh phone).
-        let rules = try scenarios.mapValues { try Self.configuration(rule, maximumFixAge: $0.maximumFixAge) }
+        let rules = try scenarios.mapValues { try rule.with(maximumFixAge: $0.maximumFixAge) }
         let newPhones = try scenarios.mapValues { try ScenarioPhone(scenario: Self.onPhone($0)) }
         await cancelWhenGracefulShutdown {
             var sessions: [String: MapSession] = [:]
@@ -85,14 +85,6 @@ struct PlayerMapSessions: Service {
                 sessions[update.player] = session
             }
         }
-    }
-
-    /// The server's fetch rule with a scenario's `game.maximumFixAge`.
-    static func configuration(_ rule: FetchThrottle.Configuration, maximumFixAge: Duration?) throws -> FetchThrottle.Configuration {
-        guard let maximumFixAge else { return rule }
-        return try FetchThrottle.Configuration(
-            minimumDistance: rule.minimumDistance, minimumInterval: rule.minimumInterval, radius: rule.radius,
-            maximumHorizontalAccuracy: rule.maximumHorizontalAccuracy, retry: rule.retry, maximumFixAge: maximumFixAge)
     }
 
     /// The phone of a feed player's scenario: its trouble is on the player's fixes already.

@@ -42,7 +42,7 @@ struct MapPipeline {
     /// The scenario file at `path` (`--scenario`).
     ///
     /// - Throws: ``CommandFailure`` naming the file and the key path.
-    static func loadScenario(_ path: String) throws -> Scenario {
+    nonisolated static func loadScenario(_ path: String) throws -> Scenario {
         do {
             return try Scenario.load(path: path)
         } catch {

@@ -19,7 +19,10 @@ struct SwarmCommand: AsyncParsableCommand {
             the end a summary (requests per second by reason, latency percentiles, status codes, \
             errors, places per answer, the interval between a player's requests), --format jsonl \
             for one line per second and a summary line, --report FILE.html for a page with charts. \
-            --misbehave P makes that share of players ignore the rule, for testing a server's audit.
+            --misbehave P makes that share of players ignore the rule, for testing a server's audit. \
+            --scenario FILE (with --scenario-share P, every player by default) puts that share of the \
+            players following the rule on a scenario's phone: its GPS trouble, delivery rules, app moves \
+            and game.maximumFixAge, with the player's own motion as the route (docs/guides/scenarios.md).
 
             --virtual runs every player's fix stream (1 Hz) and the game's fetch rule (first fix, then \
             more than 100 m or more than 30 s) in virtual time, in-process, and prints the request rate \
@@ -50,6 +53,15 @@ struct SwarmCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
     var misbehave: Double = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "With --server: players' fixes go through this scenario's phone (its trouble, delivery rules, app moves; their own motion is the route).",
+            valueName: "file.json"))
+    var scenario: String?
+
+    @Option(help: ArgumentHelp("With --scenario: the share of the players following the rule that run it (0…1, default 1).", valueName: "fraction"))
+    var scenarioShare: Double?
 
     @Option(help: ArgumentHelp("With --server: write an HTML report with charts to this file.", valueName: "file.html"))
     var report: String?
@@ -106,6 +118,7 @@ struct SwarmCommand: AsyncParsableCommand {
             guard server == nil else { throw ValidationError("--server and --virtual exclude each other: --virtual sends nothing") }
             for (flag, given) in [
                 ("--report", report != nil), ("--misbehave", misbehave != 0), ("--tracks", tracks != nil), ("--token", token != nil),
+                ("--scenario", scenario != nil),
                 ("--token-file", tokenFile != nil), ("--speed", speed != 1),
                 ("--format jsonl", format == .jsonl),
             ] where given {
@@ -131,6 +144,10 @@ struct SwarmCommand: AsyncParsableCommand {
             }
             try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
             try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")
+            if let scenarioShare {
+                guard scenario != nil else { throw ValidationError("--scenario-share needs --scenario FILE") }
+                try checkOption(scenarioShare, in: 0...1, flag: "--scenario-share", unit: "")
+            }
             try checkOption(connections, in: 1...100_000, flag: "--connections")
             try checkOption(timeout, in: 0.001...3600, flag: "--timeout")
         }

@@ -13,7 +13,11 @@ extension SwarmCommand {
         guard let server else { return }
         let endpoint = try SwarmHTTPClient.Endpoint(url: server)
         let paths = try tracks.map(Self.loadTracks) ?? []
-        let swarm = LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion, misbehaviour: misbehave, tracks: paths))
+        let scenario = try scenario.map { try MapPipeline.loadScenario($0) }
+        let swarm = LiveSwarm(
+            configuration: try LiveSwarm.Configuration(
+                motion: motion, misbehaviour: misbehave, tracks: paths, scenario: scenario,
+                scenarioShare: scenario == nil ? 0 : scenarioShare ?? 1))
         let limit = timeout.duration
         let client = SwarmHTTPClient(
             configuration: try SwarmHTTPClient.Configuration(
@@ -41,7 +45,8 @@ extension SwarmCommand {
         try await client.shutdown()
         guard let stats = result.withLock({ $0 }) else { return }
         let name = endpoint.description
-        let summary = stats.text(server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count)
+        let summary = stats.text(
+            server: name, speed: speed, configuration: motion, playersByKind: swarm.playersByKind, tracks: paths.count, scenario: self.scenario)
         Terminal.out(jsonl ? SwarmSummaryRecord(stats: stats, server: name, speed: speed).line : summary)
         if let report {
             try HTMLReport.write(stats.htmlReport(server: name, summary: summary), to: report)

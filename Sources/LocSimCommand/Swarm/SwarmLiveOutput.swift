@@ -30,6 +30,8 @@ struct SwarmSummaryRecord: JSONLRecord {
         json.member("server", server)
         json.member("players", stats.players)
         json.member("misbehaving", stats.misbehavingPlayers.map(LiveSwarm.playerID))
+        json.member("scenario_players", stats.scenarioPlayers)
+        json.member("withheld", stats.withheldFixes)
         json.member("speed", speed)
         json.member("game_s", Double(stats.gameMicros) / 1_000_000, decimals: 3)
         json.member("wall_s", Double(stats.wallMicros) / 1_000_000, decimals: 3)
@@ -135,7 +137,9 @@ extension LiveSwarmStats {
     }
 
     /// The summary for people.
-    func text(server: String, speed: Double, configuration: VirtualSwarm.Configuration, playersByKind: [Int], tracks: Int = 0) -> String {
+    func text(
+        server: String, speed: Double, configuration: VirtualSwarm.Configuration, playersByKind: [Int], tracks: Int = 0, scenario: String? = nil
+    ) -> String {
         var lines: [String] = []
         let game = SwarmLoad.clock(Int(gameMicros / 1_000_000))
         lines.append(
@@ -149,6 +153,9 @@ extension LiveSwarmStats {
         lines.append(
             "  players:  \(mix); opening the app over the first \(configuration.rampSeconds) s"
                 + (misbehavingPlayers.isEmpty ? "" : "; \(misbehavingPlayers.count) ignore the rule"))
+        if let scenario {
+            lines.append("  scenario: \(scenarioPlayers) players on the phone of \(scenario); \(withheldFixes) fixes withheld from their apps")
+        }
         let kinds = zip(Self.kinds, requests).map { "\($0) \($1)" }.joined(separator: ", ")
         lines.append(
             "  requests: \(totalRequests), \(DecimalText.fixed(requestsPerSecond, decimals: 1))/s (peak \(peakSecond?.total ?? 0) in one second); \(kinds)")

@@ -78,6 +78,16 @@ extension FetchThrottle {
                       maximumHorizontalAccuracy: maximumHorizontalAccuracy, retry: retry, maximumFixAge: maximumFixAge)
         }
 
+        /// This rule with a scenario's `game.maximumFixAge` (or `nil`: this rule's own).
+        ///
+        /// - Throws: ``/LocationCore/ConfigurationError`` (`maximumFixAge`) for an age ≤ 0.
+        package func with(maximumFixAge age: Duration?) throws(ConfigurationError) -> Configuration {
+            guard let age else { return self }
+            return try Configuration(
+                minimumDistance: minimumDistance, minimumInterval: minimumInterval, radius: radius,
+                maximumHorizontalAccuracy: maximumHorizontalAccuracy, retry: retry, maximumFixAge: age)
+        }
+
         private init(validMinimumDistance: Double, minimumInterval: Duration, radius: Double,
                      maximumHorizontalAccuracy: Double, retry: Backoff, maximumFixAge: Duration?) {
             self.minimumDistance = validMinimumDistance

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 package import LocationCore
-import LocationSimulation
+package import LocationSimulation
 package import MapFeature
 
 /// The players of a real-time swarm as one state machine: fixes in game time and answers in,
@@ -24,6 +24,11 @@ package import MapFeature
 ///
 /// Players chosen by ``Configuration/misbehaviour`` ignore the rule: they send a request at every
 /// fix (still one at a time), so a server's audit has something to catch.
+///
+/// Players chosen by ``Configuration/scenarioShare`` (among those following the rule) have a
+/// scenario's phone between their motion and their session: its GPS trouble, its delivery rules
+/// and app moves (offsets from the player's first fix) and its `game.maximumFixAge`, as
+/// `simulate --map --scenario` runs them; the motion replaces the scenario's route.
 package struct LiveSwarm: Sendable {
     /// What to run.
     package struct Configuration: Sendable {
@@ -36,15 +41,41 @@ package struct LiveSwarm: Sendable {
         /// random offset, looping it, instead of the random walk; the kinds of ``motion``'s mix
         /// are then not used.
         package let tracks: [SwarmTrack]
+        /// The share of players (0…1, each drawn from its own seeded stream) whose fixes go
+        /// through ``phone`` (players ignoring the rule are never among them).
+        package let scenarioShare: Double
+        /// The scenario's phone as it starts (a value: each player gets a copy), or `nil`.
+        let phone: ScenarioPhone?
+        /// The fetch rule of the scenario's players: ``VirtualSwarm/Configuration/throttle`` with
+        /// the scenario's `game.maximumFixAge`.
+        let scenarioThrottle: FetchThrottle.Configuration
 
-        /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `misbehave`) when the share is out of 0…1.
-        package init(motion: VirtualSwarm.Configuration, misbehaviour: Double = 0, tracks: [SwarmTrack] = []) throws(ConfigurationError) {
+        /// - Throws: ``/LocationCore/ConfigurationError`` (parameter `misbehave` or
+        ///   `scenario-share`) when a share is out of 0…1, or (`scenario`) a share without a
+        ///   scenario.
+        package init(
+            motion: VirtualSwarm.Configuration, misbehaviour: Double = 0, tracks: [SwarmTrack] = [], scenario: Scenario? = nil,
+            scenarioShare: Double = 0
+        ) throws(ConfigurationError) {
             guard misbehaviour.isFinite, (0...1).contains(misbehaviour) else {
                 throw ConfigurationError(parameter: "misbehave", "must be between 0 and 1, got \(misbehaviour)")
+            }
+            guard scenarioShare.isFinite, (0...1).contains(scenarioShare) else {
+                throw ConfigurationError(parameter: "scenario-share", "must be between 0 and 1, got \(scenarioShare)")
+            }
+            if scenarioShare > 0, scenario == nil {
+                throw ConfigurationError(parameter: "scenario", "a share of players on a scenario needs the scenario")
             }
             self.motion = motion
             self.misbehaviour = misbehaviour
             self.tracks = tracks
+            self.scenarioShare = scenario == nil ? 0 : scenarioShare
+            do {
+                phone = try scenario.map { scenario throws(SimulationError) in try ScenarioPhone(scenario: scenario) }
+                scenarioThrottle = try motion.throttle.with(maximumFixAge: scenario?.maximumFixAge)
+            } catch {
+                throw ConfigurationError(parameter: "scenario", "\(error)")
+            }
         }
     }
 
@@ -78,8 +109,10 @@ package struct LiveSwarm: Sendable {
     package private(set) var activePlayers = 0
     /// Players of each mover, in the mix's order.
     package let playersByKind: [Int]
-    /// Fixes fed to sessions so far.
+    /// Fixes fed to sessions so far (a scenario player's: offered to its phone).
     package private(set) var fixes = 0
+    /// Fixes the scenario players' phones kept from their apps so far.
+    package private(set) var withheldFixes = 0
     /// Requests sent and not answered yet.
     package private(set) var inFlight = 0
 
@@ -111,6 +144,9 @@ package struct LiveSwarm: Sendable {
     /// The indices of the players that ignore the rule, ascending.
     package var misbehavingPlayers: [Int] { players.indices.filter { players[$0].misbehaves } }
 
+    /// The indices of the players on the scenario's phone, ascending.
+    package var scenarioPlayers: [Int] { players.indices.filter { players[$0].phone != nil } }
+
     /// The second player `index` opens the app.
     package func startSecond(of index: Int) -> Int { Int(players[index].motion.startSecond) }
 
@@ -137,9 +173,7 @@ package struct LiveSwarm: Sendable {
                 cursor = 0
                 second += 1
             }
-            if let send = fix(player: index, second: current, micros: time) {
-                sends.append(send)
-            }
+            fix(player: index, second: current, micros: time, into: &sends)
         }
         return sends
     }
@@ -166,23 +200,42 @@ package struct LiveSwarm: Sendable {
         return started(request, reason: request.reason, player: index, micros: micros)
     }
 
-    private mutating func fix(player index: Int, second: Int32, micros: Int64) -> Send? {
-        guard players[index].motion.startSecond <= second else { return nil }
+    private mutating func fix(player index: Int, second: Int32, micros: Int64, into sends: inout [Send]) {
+        guard players[index].motion.startSecond <= second else { return }
         if players[index].motion.startSecond == second { activePlayers += 1 }
         let here = position(of: index, at: second)
         fixes += 1
         if players[index].misbehaves {
-            guard !players[index].rogueInFlight else { return nil }
+            guard !players[index].rogueInFlight else { return }
             players[index].rogueInFlight = true
             players[index].rogueRequests += 1
             let request = FetchRequest(
                 id: players[index].rogueRequests, center: here, radius: configuration.motion.throttle.radius,
                 time: Self.date(micros: micros), reason: .elapsed)
-            return started(request, reason: nil, player: index, micros: micros)
+            sends.append(started(request, reason: nil, player: index, micros: micros))
+            return
         }
         let fix = Fix(time: Self.date(micros: micros), coordinate: here, source: .synthetic)
-        guard let request = players[index].session.receive(fix).request else { return nil }
-        return started(request, reason: request.reason, player: index, micros: micros)
+        guard let inputs = players[index].phone?.offer(fix) else {
+            if let request = players[index].session.receive(fix).request {
+                sends.append(started(request, reason: request.reason, player: index, micros: micros))
+            }
+            return
+        }
+        // The phone delivers at or before the fix it was offered (a cached fix on returning to
+        // the foreground, a batch's last): each at its delivery time, sent now.
+        for input in inputs {
+            switch input {
+            case .fix(let delivered, let time):
+                if let request = players[index].session.receive(delivered, deliveredAt: time).request {
+                    sends.append(started(request, reason: request.reason, player: index, micros: micros))
+                }
+            case .note(.withheld, _):
+                withheldFixes += 1
+            case .note:
+                break
+            }
+        }
     }
 
     /// Where player `index` is at `second` (its app open): on its track, or on its random walk.
@@ -229,6 +282,8 @@ struct LivePlayer: Sendable {
     /// With tracks: which one, and the second of it the player starts at.
     let track: UInt32
     let trackOffset: UInt32
+    /// The scenario's phone, for a player on it.
+    var phone: ScenarioPhone?
     var rogueInFlight = false
     var rogueRequests = 0
     var lastSendMicros: Int64 = -1
@@ -245,5 +300,10 @@ struct LivePlayer: Sendable {
         let tracks = configuration.tracks
         track = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks.count))
         trackOffset = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks[Int(track)].positions.count))
+        // Drawn last, so every draw above is what it was without a scenario.
+        if random.nextUnit() < configuration.scenarioShare, !misbehaves, let phone = configuration.phone {
+            self.phone = phone
+            session = MapSession(configuration: configuration.scenarioThrottle)
+        }
     }
 }

@@ -95,6 +95,8 @@ package struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration,
         stats.players = swarm.configuration.motion.players
         stats.fixes = swarm.fixes
         stats.misbehavingPlayers = swarm.misbehavingPlayers
+        stats.scenarioPlayers = swarm.scenarioPlayers.count
+        stats.withheldFixes = swarm.withheldFixes
         stats.wallMicros = wallMicros
         stats.gameMicros = min(swarm.endMicros, Int64((Double(wallMicros) * speed).rounded(.down)))
         stats.unanswered = swarm.inFlight

@@ -51,6 +51,9 @@ package struct LiveSwarmStats: Sendable {
     package internal(set) var players = 0
     package internal(set) var fixes = 0
     package internal(set) var misbehavingPlayers: [Int] = []
+    /// Players on a scenario's phone, and the fixes their phones withheld.
+    package internal(set) var scenarioPlayers = 0
+    package internal(set) var withheldFixes = 0
     package internal(set) var wallMicros: Int64 = 0
     package internal(set) var gameMicros: Int64 = 0
     /// Requests still unanswered when the run stopped.
