@@ -280,7 +280,7 @@ package struct NearbyResponder: HTTPResponder {
             failed = status >= 500
             outcome = Self.failure(ServerError(
                 .injectedFailure, status: status, "injected failure (--fail-rate or --script)",
-                retryAfter: status == 503 ? 1 : nil))
+                retryAfter: status == 503 || status == 429 ? 1 : nil))
             outcome.fault = "fail \(status)" + Self.delayNote(delay)
         case (.body(let status, let body, let delay), _):
             failed = status >= 500

@@ -76,7 +76,8 @@ import Testing
         defer { places.remove() }
         let clock = VirtualClock()
         let script = try FaultScript.parse(
-            Data(#"[{}, {}, {"status": 503}, {"delay": "800ms"}, {"status": 200, "body": "not json"}]"#.utf8), source: "qa.json")
+            Data(#"[{}, {}, {"status": 503}, {"delay": "800ms"}, {"status": 200, "body": "not json"}, {"status": 429}, {"status": 500}]"#.utf8),
+            source: "qa.json")
         let log = LogLines()
         let server = makeServer(
             try NearbyServer.Configuration(faults: try FaultPlan.Configuration(script: script)), repository: OfflineLocationRepository(index: places.index),
@@ -104,9 +105,18 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(String(decoding: response.bytes, as: UTF8.self) == "not json")
             }
+            // Too many requests says when to come back, as an unavailable server does; a 500 does not.
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.retryAfter] == "1")
+            }
+            try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 100), method: .get) { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.headers[.retryAfter] == nil)
+            }
         }
         let lines = log.all
-        #expect(lines.count == 5)
+        #expect(lines.count == 7)
         #expect(lines[2].contains(" 503 ") && lines[2].contains("fault: fail 503"))
         #expect(lines[3].contains("fault: delay after 800 ms"))
         #expect(lines[4].contains("fault: scripted body 200"))

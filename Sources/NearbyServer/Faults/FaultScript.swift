@@ -16,8 +16,9 @@ package import LocationCore
 /// ]
 /// ```
 ///
-/// Keys: `status` (100…599; ≥ 400 without `body` gives the server's JSON error body with
-/// `Retry-After: 1` for 503; 2xx without `body` gives the real answer with that status),
+/// Keys: `status` (100…599; ≥ 400 without `body` gives the server's JSON error body, with
+/// `Retry-After: 1` for 503 and 429; 200 without `body` is the real answer; any other status
+/// needs a `body`),
 /// `delay` (milliseconds as a number, or a string `800ms`, `2s`, `1.5s`), `body` (a string sent
 /// as it is, for malformed or surprising answers), `timeout` (`true`: never answered).
 /// Unknown and repeated keys are refused, so a typo does not silently give the real answer. The
