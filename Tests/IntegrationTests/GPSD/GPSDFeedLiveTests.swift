@@ -349,7 +349,8 @@ struct GPSDFeedLiveTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// Three positions from a PyPI client (`gps3`, `gpsd-py3` or `gpsdclient`), one JSON line each.
+    /// Three positions from a PyPI client (`gps3`, `gpsd-py3` or `gpsdclient`), one JSON line each
+    /// (gps3: what it shows within 15 s, up to three; see ``clientsSideBySide(client:)``).
     static let pypiClients = """
         import json, sys, time
         which, port = sys.argv[1], int(sys.argv[2])
@@ -357,9 +358,9 @@ struct GPSDFeedLiveTests {
         if which == "gps3":
             from gps3 import gps3
             socket = gps3.GPSDSocket(); socket.connect("127.0.0.1", port); socket.watch()
-            stream, seen = gps3.DataStream(), []
+            stream, seen, deadline = gps3.DataStream(), [], time.monotonic() + 15
             # `for line in socket` polls without waiting (a busy loop); next(timeout=1) waits.
-            while len(seen) < 3:
+            while len(seen) < 3 and time.monotonic() < deadline:
                 line = socket.next(timeout=1)
                 if line:
                     stream.unpack(line)
@@ -406,10 +407,13 @@ struct GPSDFeedLiveTests {
             print("skipped: \(client.rawValue) is not installed (scripts/bootstrap.sh installs gpsd-clients, tmux, python3-gps and the PyPI clients)")
             return
         }
-        // gps3 watches a 1× walk. Beside two CPU hogs its leg against locsim fails about 1 run in 3
-        // (one position, then nothing for 20 s), at 4× and at 1× alike: cause not yet known (gps3
-        // reads each line through a new buffered file, dropping the rest of that read, which may
-        // be part of it; the gpsd leg has not failed).
+        // gps3 reads each line through a new buffered file and drops the rest of that read: it sees
+        // a TPV only when a read begins with one. locsim writes each fix's TPV first, with its SKY,
+        // in one write; gpsd writes an epoch's reports one by one as the sentences come, so a gps3
+        // slowed by a busy machine reads mid-epoch and can miss every TPV for seconds (seen beside
+        // two CPU hogs: 2 positions in 20 s while a watcher beside it read 20 TPVs, 1.07 s apart at
+        // most). Against gpsd, gps3 must then show at least one true position, and the watcher
+        // beside it at least three TPVs: gpsd sent them. Against locsim, three, as every client.
         try await withRealGPSDBeside(speed: client == .gps3 ? 1 : LiveFeed.speed) { feed, nmea, daemon in
             let relay = try NMEARelay(from: feed.port, into: nmea)
             defer { relay.stop() }
@@ -421,7 +425,12 @@ struct GPSDFeedLiveTests {
                 let beside = try RawGPSDClient(port: port)
                 defer { beside.stop() }
                 do {
-                    try await Self.readSideBySide(client, port: port, what: what, reference: reference)
+                    let lossy = client == .gps3 && server == "gpsd"
+                    try await Self.readSideBySide(client, port: port, what: what, reference: reference, minimum: lossy ? 1 : 3)
+                    if lossy {
+                        let sent = beside.received.filter { $0.text.hasPrefix(#"{"class":"TPV""#) }.count
+                        #expect(sent >= 3, "\(what): gpsd sent \(sent) TPV reports")
+                    }
                 } catch {
                     let arrivals = beside.received.filter { $0.text.hasPrefix(#"{"class":"TPV""#) }.map(\.receivedAt)
                     let gaps = zip(arrivals, arrivals.dropFirst()).map { $1 - $0 }
@@ -436,7 +445,7 @@ struct GPSDFeedLiveTests {
     }
 
     /// One leg of ``clientsSideBySide(client:)``: `client` watching `port` shows the player's positions.
-    static func readSideBySide(_ client: Client, port: Int, what: String, reference: [Date: Fix]) async throws {
+    static func readSideBySide(_ client: Client, port: Int, what: String, reference: [Date: Fix], minimum: Int) async throws {
                 if client == .cgps {
                     // The fix and the sky: 11 satellites seen, 8 used (gpsd's from locsim's GSA and GSV).
                     let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
@@ -448,7 +457,7 @@ struct GPSDFeedLiveTests {
                     return
                 }
                 let positions = try await Self.positions(of: client, port: port)
-                #expect(positions.count >= 3, "\(what): \(positions)")
+                #expect(positions.count >= minimum, "\(what): \(positions)")
                 // Each is the player's position at that time, to NMEA's precision (gpsd's side).
                 for (stamp, latitude, longitude) in positions {
                     guard let stamp, let time = UTCTimestamp.parse(stamp.replacingOccurrences(of: " ", with: "T")),
