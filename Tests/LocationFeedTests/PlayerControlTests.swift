@@ -300,6 +300,11 @@ struct PlayerControlTests {
         let reference = try await ControlledFeed.reference()
         try await feed.run(until: 1)
         #expect(try feed.control(#"{"action":"seek","offset":119}"#).status == 200)
+        try await feed.run(until: 3)
+        // Asleep until the path's first fix comes again, one fix interval after its last: the
+        // player is at the path's start, not before it (a negative offset broke the API's schema).
+        await feed.clock.waitForSleepers(1)
+        #expect(try feed.call("GET", "/players/alice").json["offset"] as? Double == 0)
         try await feed.run(until: 4)
         #expect(feed.updates.suffix(3).map(\.fix.coordinate) == [reference[119], reference[120], reference[0]].map(\.coordinate))
         let times = feed.updates.map(\.fix.time)

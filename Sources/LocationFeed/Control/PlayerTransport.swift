@@ -64,8 +64,10 @@ final class PlayerTransport: Sendable {
             case .ended: return duration ?? lastOffset
             case .failed: return lastOffset
             case .running:
-                guard !paused else { return anchorOffset }
-                let moved = anchorOffset + max(0, (now - anchorElapsed).fractionalSeconds) * speed
+                // A loop starts again one fix interval before the path's start (a negative
+                // anchor): until its first fix the player is at the start, not before it.
+                guard !paused else { return max(0, anchorOffset) }
+                let moved = max(0, anchorOffset + max(0, (now - anchorElapsed).fractionalSeconds) * speed)
                 return duration.map { min($0, moved) } ?? moved
             }
         }
