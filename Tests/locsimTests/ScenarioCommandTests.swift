@@ -213,18 +213,27 @@ import Testing
              "app": [{"at": "60s", "state": "background"}, {"at": "80s", "state": "foreground"}],
              "server": [{"status": 503}]}
             """, name: "serve-tunnel")
+        // The same phone, no server list, for a player started 70 s into the route.
+        let late = try DeliveryReference.write(
+            """
+            {"route": {"file": "\(walk)"}, "device": {"platform": "ios", "distanceFilter": 50},
+             "app": [{"at": "60s", "state": "background"}, {"at": "80s", "state": "foreground"}]}
+            """, name: "serve-late")
         // At 10× the tunnel is 3 s after the start, the app is back 8 s after it.
-        let server = try await ServeProcess.start(gpsd: true, ["--player", "alice=\(file) --speed 10"])
+        let server = try await ServeProcess.start(gpsd: true, ["--player", "alice=\(file) --speed 10", "--player", "bob=\(late) --speed 10 --start 70s"])
         defer { server.command.stop() }
+        let bob = try SocketLines.events(port: server.http, path: "/players/bob/fixes", token: nil)
+        defer { bob.stop() }
         let stream = try SocketLines.events(port: server.http, path: "/players/alice/fixes", token: nil)
         defer { stream.stop() }
         let gpsd = try RawGPSDClient(port: try #require(server.gpsd))
         defer { gpsd.stop() }
         // What was posted before the stream opened is in its first state's history.
-        @Sendable func notes(_ event: String) -> [[String: Any]] {
+        @Sendable func notes(_ event: String, on stream: SocketLines) -> [[String: Any]] {
             let history = (stream.events("state").first?["history"] as? [String: Any])?["notes"] as? [[String: Any]] ?? []
             return history.filter { $0["event"] as? String == event }.compactMap { $0["data"] as? [String: Any] } + stream.events(event)
         }
+        @Sendable func notes(_ event: String) -> [[String: Any]] { notes(event, on: stream) }
         try await stream.wait("the app back in the foreground", timeout: .seconds(45)) { _ in
             notes("phone").contains { $0["type"] as? String == "app" && $0["state"] as? String == "foreground" }
         }
@@ -237,6 +246,14 @@ import Testing
         #expect(phone.contains { $0["type"] as? String == "withheld" && $0["rule"] as? String == "withinDistanceFilter" })
         #expect(phone.contains { $0["type"] as? String == "withheld" && $0["rule"] as? String == "inBackground" })
         #expect(phone.contains { $0["type"] as? String == "app" && $0["state"] as? String == "background" })
+        // Started 70 s in, the app moves stay where the route puts them: in the background from
+        // its first fix (the move at 60 s is behind it), back at 80 s.
+        try await bob.wait("bob's app back in the foreground", timeout: .seconds(45)) { lines in
+            notes("phone", on: lines).contains { $0["type"] as? String == "app" && $0["state"] as? String == "foreground" }
+        }
+        let moves = notes("phone", on: bob).filter { $0["type"] as? String == "app" }
+        #expect(moves.map { $0["state"] as? String } == ["background", "foreground"], "\(moves)")
+        #expect(abs((moves.last?["offset"] as? Double ?? 0) - 80) < 1.5, "\(moves)")
         // The receiver reacquiring after the tunnel, as a gpsd client reads it: 50 m at first.
         try await gpsd.wait(for: "a TPV reacquiring after the tunnel") { client in
             client.tpvs.contains { ($0.horizontalError ?? 0) > 30 }

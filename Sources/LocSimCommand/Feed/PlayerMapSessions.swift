@@ -19,8 +19,8 @@ import ServiceLifecycle
 /// minutes into the walk at any speed. What the phone did goes to the event stream as `phone`
 /// events: the `withheld`, `app` and `batch` records of docs/reference/jsonl.md (their times on
 /// the player's own clock, which a `--speed` above 1 runs ahead of the wall clock), with the
-/// player and `offset`, seconds into the route.
-/// The phone starts again when the player goes back along its route (a loop, a seek back).
+/// player and `offset`, seconds into the route. The phone starts again when the player goes back
+/// along its route (a loop, a seek back).
 struct PlayerMapSessions: Service {
     /// The most places sent for one fetch (the nearest).
     static let placeLimit = 300
@@ -65,10 +65,17 @@ struct PlayerMapSessions: Service {
                     sessions[update.player] = session
                     continue
                 }
-                // The phone's clock is the route's: offset 0 is when the player's walk began.
-                var current = phones[update.player] ?? Phone(phone: newPhone, epoch: update.fix.time.addingTimeInterval(-offset), lastOffset: offset)
-                if offset < current.lastOffset {
-                    current = Phone(phone: newPhone, epoch: update.fix.time.addingTimeInterval(-offset), lastOffset: offset)
+                // The phone's clock is the route's: its offset 0 is the route's first fix (the
+                // app moves count from there, as the trouble does, even for a player started at
+                // --start). Going back along the route starts a new phone whose clock goes on
+                // from the last fix's, a second later: the session's clock never goes back.
+                var current: Phone
+                if let running = phones[update.player], offset >= running.lastOffset {
+                    current = running
+                } else {
+                    let resume = phones[update.player].map { $0.epoch.addingTimeInterval($0.lastOffset + 1) } ?? update.fix.time
+                    let epoch = resume.addingTimeInterval(-offset)
+                    current = Phone(phone: newPhone.starting(at: epoch), epoch: epoch, lastOffset: offset)
                 }
                 current.lastOffset = offset
                 var fix = update.fix

@@ -51,6 +51,15 @@ package struct ScenarioPhone: Sendable {
         moves = scenario.app[...]
     }
 
+    /// This phone with its offsets counted from `origin` rather than from the first fix it is
+    /// offered: for a route played from its middle (`serve --player NAME=FILE.json --start 5m`),
+    /// whose app moves stay where the route puts them.
+    package func starting(at origin: Date) -> ScenarioPhone {
+        var phone = self
+        phone.epoch = origin
+        return phone
+    }
+
     /// The receiver's next fix, in time order: what follows from it.
     package mutating func offer(_ fix: Fix) -> [Input] {
         let start = epoch ?? fix.time
