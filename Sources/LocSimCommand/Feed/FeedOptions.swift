@@ -58,11 +58,12 @@ struct FeedOptions: ParsableArguments {
         try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
         var names = Set<String>()
-        for spec in try specs() {
+        let specs = try specs()
+        for spec in specs {
             guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
         }
         _ = try bridges(players: names)
-        _ = try scenarioServerScript()
+        _ = try Self.scenarioServerScript(of: specs)
         if androidTokenFile != nil, androidConsoles.isEmpty {
             throw ValidationError("--android-token-file is for --android-console")
         }
@@ -108,9 +109,9 @@ struct FeedOptions: ParsableArguments {
 
     /// The server's outcomes a player's scenario gives (its `server` list), with the scenario
     /// file: at most one player's scenario may give them.
-    func scenarioServerScript() throws(ValidationError) -> (file: String, steps: JSONValue)? {
+    static func scenarioServerScript(of specs: [PlayerSpec]) throws(ValidationError) -> (file: String, steps: JSONValue)? {
         var found: (file: String, steps: JSONValue)?
-        for spec in try specs() {
+        for spec in specs {
             guard case .scenario(let file, let scenario) = spec.source, let steps = scenario.server else { continue }
             if let first = found {
                 throw ValidationError(
@@ -273,33 +274,30 @@ struct PlayerSpec {
                     end: .after(seconds: replay.analysis.duration)))
         case .scenario(let file, let scenario):
             let summary = "\(file) (a scenario)"
-            let (windows, troubleSeed) = (scenario.trouble, scenario.seed)
+            let replay: GPXReplay<ContinuousClock>
             switch scenario.route {
             case .file(let route)?:
-                let (replay, warnings) = try NMEAServe.trackReplay(route, speed: speed, originalTimes: false, pacing: .virtual)
+                let warnings: [String]
+                (replay, warnings) = try NMEAServe.trackReplay(route, speed: speed, originalTimes: false, pacing: .virtual)
                 for line in warnings { Terminal.err(line) }
-                return try startingAt(
-                    Self.player(
-                        name: name, seed: seed, speed: speed, summary: summary, loops: loops,
-                        path: TroubledFixes(replay, windows: windows, seed: troubleSeed, onEffects: onTrouble),
-                        end: .after(seconds: replay.analysis.duration)))
-            case .points(let points, let speed, let start)?:
-                let replay = try GPXReplay(
-                    untimedRoute: points, speed: speed, start: start, configuration: .init(pacing: .virtual), clock: ContinuousClock())
-                return try startingAt(
-                    Self.player(
-                        name: name, seed: seed, speed: self.speed, summary: summary, loops: loops,
-                        path: TroubledFixes(replay, windows: windows, seed: troubleSeed, onEffects: onTrouble),
-                        end: .after(seconds: replay.analysis.duration)))
+            case .points(let points, let walking, let routeStart)?:
+                replay = try GPXReplay(
+                    untimedRoute: points, speed: walking, start: routeStart, configuration: .init(pacing: .virtual), clock: ContinuousClock())
             case .legs(let legs)?:
+                // Synthetic motion: its end is not known before it is played.
                 let motion = try legs.motion(pacing: .virtual, clock: ContinuousClock())
                 return try startingAt(
                     Self.player(
                         name: name, seed: seed, speed: speed, summary: summary, loops: loops,
-                        path: TroubledFixes(motion, windows: windows, seed: troubleSeed, onEffects: onTrouble), end: .unknown))
+                        path: TroubledFixes(motion, windows: scenario.trouble, seed: scenario.seed, onEffects: onTrouble), end: .unknown))
             case nil:
                 throw ValidationError("--player \(name): \(file) has no route")
             }
+            return try startingAt(
+                Self.player(
+                    name: name, seed: seed, speed: speed, summary: summary, loops: loops,
+                    path: TroubledFixes(replay, windows: scenario.trouble, seed: scenario.seed, onEffects: onTrouble),
+                    end: .after(seconds: replay.analysis.duration)))
         case .motion(var simulate, let arguments):
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)

@@ -23,10 +23,11 @@ struct FeedRuntime {
     /// The hub, and the gpsd protocol server with --gpsd-port.
     let services: [any Service]
 
-    /// - Parameter say: Where the start-up lines go (standard output, or standard error when
-    ///   standard output carries JSON lines).
-    init(_ options: FeedOptions, host: String, say: @escaping @Sendable (String) -> Void = Terminal.out) throws {
-        let specs = try options.specs()
+    /// - Parameters:
+    ///   - specs: `options.specs()`, read once by the caller.
+    ///   - say: Where the start-up lines go (standard output, or standard error when standard
+    ///     output carries JSON lines).
+    init(_ options: FeedOptions, specs: [PlayerSpec], host: String, say: @escaping @Sendable (String) -> Void = Terminal.out) throws {
         let bridges = try options.bridges(players: Set(specs.map(\.name)))
         // Ready to run in real time under control; prints what a track file dropped. A scenario's
         // trouble is told on its player's event stream, once the hub is there to tell it.

@@ -196,11 +196,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         // A report path that cannot be written fails now, not at shutdown after the whole run.
         if let auditReport { try checkOutputPath(auditReport, flag: "--audit-report") }
+        // The players, each scenario file read once: for the server's script and for the feed.
+        let specs = try feed.specs()
         let configuration: NearbyServer.Configuration
         do {
             // The per-request outcomes: --script's, or those of a player's scenario (`server`).
             var steps = try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? []
-            if let (file, list) = try feed.scenarioServerScript() {
+            if let (file, list) = try FeedOptions.scenarioServerScript(of: specs) {
                 guard script == nil else {
                     throw ValidationError("--script and the scenario \(file) (its \"server\" list) both give the server's outcomes: give one")
                 }
@@ -250,7 +252,7 @@ struct Serve: AsyncParsableCommand {
         // With --log-format json, standard output carries JSON lines only: the start-up lines
         // for people go to standard error.
         let say: @Sendable (String) -> Void = logFormat == .json ? Terminal.err : Terminal.out
-        let feedRuntime = try FeedRuntime(feed, host: host, say: say)
+        let feedRuntime = try FeedRuntime(feed, specs: specs, host: host, say: say)
         let server = NearbyServer(
             configuration: configuration, repository: repository,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,

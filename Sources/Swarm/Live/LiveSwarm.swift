@@ -100,6 +100,9 @@ package struct LiveSwarm: Sendable {
     package let endMicros: Int64
 
     private var players: [LivePlayer]
+    /// The phones of the players on the scenario (``LivePlayer/phone`` indexes it): kept apart,
+    /// so a player without one costs four bytes for it, not a whole phone.
+    private var phones: [ScenarioPhone]
     private let parameters: [MoverParameters]
     /// Player indices by their offset within the second: the order fixes come in each second.
     private let order: [Int32]
@@ -125,9 +128,16 @@ package struct LiveSwarm: Sendable {
         endMicros = Int64(motion.durationSeconds) * 1_000_000
         var players: [LivePlayer] = []
         players.reserveCapacity(motion.players)
+        var phones: [ScenarioPhone] = []
         for index in 0..<motion.players {
-            players.append(LivePlayer(index: index, configuration: configuration, parameters: parameters))
+            var player = LivePlayer(index: index, configuration: configuration, parameters: parameters)
+            if player.phone >= 0, let phone = configuration.phone {
+                player.phone = Int32(phones.count)
+                phones.append(phone)
+            }
+            players.append(player)
         }
+        self.phones = phones
         var byKind = [Int](repeating: 0, count: parameters.count)
         for player in players { byKind[Int(player.motion.kind)] += 1 }
         playersByKind = byKind
@@ -145,7 +155,7 @@ package struct LiveSwarm: Sendable {
     package var misbehavingPlayers: [Int] { players.indices.filter { players[$0].misbehaves } }
 
     /// The indices of the players on the scenario's phone, ascending.
-    package var scenarioPlayers: [Int] { players.indices.filter { players[$0].phone != nil } }
+    package var scenarioPlayers: [Int] { players.indices.filter { players[$0].phone >= 0 } }
 
     /// The second player `index` opens the app.
     package func startSecond(of index: Int) -> Int { Int(players[index].motion.startSecond) }
@@ -216,12 +226,14 @@ package struct LiveSwarm: Sendable {
             return
         }
         let fix = Fix(time: Self.date(micros: micros), coordinate: here, source: .synthetic)
-        guard let inputs = players[index].phone?.offer(fix) else {
+        let phone = Int(players[index].phone)
+        guard phone >= 0 else {
             if let request = players[index].session.receive(fix).request {
                 sends.append(started(request, reason: request.reason, player: index, micros: micros))
             }
             return
         }
+        let inputs = phones[phone].offer(fix)
         // The phone delivers at or before the fix it was offered (a cached fix on returning to
         // the foreground, a batch's last): each at its delivery time, sent now.
         for input in inputs {
@@ -282,8 +294,8 @@ struct LivePlayer: Sendable {
     /// With tracks: which one, and the second of it the player starts at.
     let track: UInt32
     let trackOffset: UInt32
-    /// The scenario's phone, for a player on it.
-    var phone: ScenarioPhone?
+    /// Its phone in ``LiveSwarm``'s list, for a player on the scenario; -1 otherwise.
+    var phone: Int32 = -1
     var rogueInFlight = false
     var rogueRequests = 0
     var lastSendMicros: Int64 = -1
@@ -301,8 +313,8 @@ struct LivePlayer: Sendable {
         track = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks.count))
         trackOffset = tracks.isEmpty ? 0 : UInt32(random.next() % UInt64(tracks[Int(track)].positions.count))
         // Drawn last, so every draw above is what it was without a scenario.
-        if random.nextUnit() < configuration.scenarioShare, !misbehaves, let phone = configuration.phone {
-            self.phone = phone
+        if random.nextUnit() < configuration.scenarioShare, !misbehaves, configuration.phone != nil {
+            phone = 0  // Its own, given by LiveSwarm.
             session = MapSession(configuration: configuration.scenarioThrottle)
         }
     }
