@@ -37,6 +37,7 @@ extension MapReplay {
         let scenario: Scenario
         var phone: ScenarioPhone
         var configuration = configuration
+        var warnings: [String] = []
         var next: () async throws -> Fix?
         do {
             scenario = try Scenario.load(path: path)
@@ -48,9 +49,10 @@ extension MapReplay {
             } else {
                 switch scenario.route {
                 case .file(let route)?:
-                    var iterator = try GPXReplay(
-                        routeFile: route, configuration: .init(pacing: .virtual), clock: ContinuousClock(), now: { .distantPast }
-                    ).makeAsyncIterator()
+                    let read = try GPXReplay.reading(
+                        routeFile: route, configuration: .init(pacing: .virtual), clock: ContinuousClock(), now: { .distantPast })
+                    warnings = read.warnings
+                    var iterator = read.replay.makeAsyncIterator()
                     next = { try await iterator.next(isolation: MainActor.shared) }
                 case .points(let points, let speed, let start)?:
                     var iterator = try GPXReplay(
@@ -77,7 +79,7 @@ extension MapReplay {
         }
         let log = ReplayLog(
             events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces, finalFix: outcome.finalFix,
-            phone: recorder.phone)
+            phone: recorder.phone, warnings: warnings)
         if let failure = outcome.failure { throw ReplayError(underlying: "\(failure)", log: log) }
         return log
     }

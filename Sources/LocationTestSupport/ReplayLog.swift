@@ -23,17 +23,22 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// What a scenario's phone did on the way to the app (``MapReplay/run(scenarioFile:)``), in
     /// order; empty without a scenario.
     public var phone: [PhoneNote]
+    /// What reading a scenario's route file skipped and its replay dropped (points whose time
+    /// goes backwards, an NMEA log's bad sentences), in the words `locsim replay` prints them;
+    /// empty when nothing was.
+    public var warnings: [String]
 
     /// Creates a log; the epoch defaults to the first event's time.
     public init(
         events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil,
-        phone: [PhoneNote] = []
+        phone: [PhoneNote] = [], warnings: [String] = []
     ) {
         self.events = events
         self.epoch = epoch ?? events.first?.time
         self.finalPlaces = finalPlaces
         self.finalFix = finalFix
         self.phone = phone
+        self.warnings = warnings
     }
 
     // MARK: Queries

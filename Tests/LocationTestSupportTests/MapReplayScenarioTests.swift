@@ -57,6 +57,19 @@ import Testing
         #expect(log.phone.contains { $0.kind == .movedToBackground })
     }
 
+    @Test("What the route file's replay dropped is in the log's warnings, as locsim replay says it (gpxpy's count)")
+    func routeFileWarnings() async throws {
+        let directory = PackagePaths.path("Tests/GPXFormatTests/Fixtures/realworld/")
+        let reference = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "backwards-times.json")))
+        let count = try #require((reference as? [String: Any])?["track_reversals"] as? Int)
+        let file = try DeliveryReference.write(
+            #"{"route": {"file": "\#(directory)backwards-times.gpx"}}"#, name: "harness-backwards")
+        let log = try await replay.run(scenarioFile: file)
+        #expect(log.warnings.first == "locsim: warning: dropped \(count) points whose time goes backwards (a replay never reorders); first:")
+        #expect(log.warnings.count == 1 + min(count, 5), "\(log.warnings)")
+        #expect(log.acceptedFixes.count + log.rejectedFixes.count > 0)
+    }
+
     @Test("Fixes given replace the scenario's route, as a track argument does on the command line")
     func fixesReplaceTheRoute() async throws {
         let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.68, longitude: 139.76))

@@ -26,9 +26,15 @@ enum FixFileFormat {
     ///   reader's error with its line and column.
     static func routePath(_ path: String, format: RouteFileFormat) throws -> ReplayPath {
         if format == .kml { return try ReplayPath(kmlFile: path) }
+        return try explainingGeoJSON { try ReplayPath(geoJSONFile: path) }
+    }
+
+    /// `body`, a GeoJSON route's error (``/LocationSimulation/JSONFileError``) told with the
+    /// shape such a route has.
+    static func explainingGeoJSON<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try ReplayPath(geoJSONFile: path)
-        } catch {
+            return try body()
+        } catch let error as JSONFileError {
             throw CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
         }
     }

@@ -102,30 +102,82 @@ extension ReplayPath {
     }
 }
 
+extension NMEALog {
+    /// What the lenient read skipped, apart from the sentence types it does not decode (every
+    /// real log has them): one warning line and the first problems, or nothing.
+    package var warnings: [String] {
+        var skipped = statistics.skipped
+        skipped[.unsupportedSentence] = nil
+        let total = skipped.values.reduce(0, +)
+        guard total > 0 else { return [] }
+        let counts = skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let shown = statistics.firstErrors.filter { $0.code != .unsupportedSentence }.prefix(GPXReadReport.shown)
+        return ["locsim: warning: skipped \(PeopleText.count(total, "bad sentence")) in \(path) (\(counts)); first problems:"]
+            + shown.map { "  \($0)" }
+    }
+
+    /// Fixes whose time is earlier than the latest before them (what ``ReplayAnalysis`` lists as
+    /// dropped), as `file: warning: fix N …` lines under ``GPXReadReport/reversalHead(_:_:_:before:dropped:)``.
+    ///
+    /// - Parameter dropped: `true` for a replay (which drops them), `false` for `track stats`
+    ///   (which counts them in file order).
+    package func reversalWarnings(_ reversals: [ReplayAnomaly], dropped: Bool) -> [String] {
+        guard !reversals.isEmpty else { return [] }
+        return [GPXReadReport.reversalHead(reversals.count, "fix", "fixes", before: "fix", dropped: dropped)]
+            + reversals.prefix(GPXReadReport.shown).map { reversal in
+                let fix = segments[..<reversal.position.segment].reduce(reversal.position.index + 1) { $0 + $1.count }
+                let back = reversal.latestTime.timeIntervalSince(reversal.time)
+                let seconds = back == back.rounded() && back < 1e15 ? String(Int64(back)) : String(back)
+                return "  \(path): warning: fix \(fix) at \(UTCTimestamp.format(reversal.time, fractionDigits: 3)) is \(seconds) s "
+                    + "before \(UTCTimestamp.format(reversal.latestTime, fractionDigits: 3)), the latest time before it"
+            }
+    }
+}
+
 extension GPXReplay {
-    /// The replay of the walk in `path` (``RouteFileFormat``): a GPX file read strictly, an NMEA
-    /// log with its accuracy coming back from HDOP (``NMEALog``), or a GeoJSON route.
+    /// The replay of the walk in `path` (``RouteFileFormat``), and the lines to tell its reader
+    /// about what the read skipped and the replay dropped (``GPXReadReport``; none for the route
+    /// formats): the one way every user of a walk file reads it (`replay`, `nmea serve`,
+    /// `serve --player NAME=walk.gpx`, ``Scenario`` routes).
+    ///
+    /// A GPX file is read strictly unless `lenient` (then its untimed points are left out); an
+    /// NMEA log's accuracy comes back from its HDOP (``NMEALog``); a GeoJSON or KML route is
+    /// walked at `configuration.untimedSpeed` when it has no times.
     ///
     /// - Throws: The reader's error, naming the file (and line, column or member); a
     ///   ``SimulationError`` for an extension no reader takes or a configuration out of range.
-    package init(
-        routeFile path: String, configuration: Configuration, clock: C, now: @escaping @Sendable () -> Date
-    ) throws {
+    package static func reading(
+        routeFile path: String, lenient: Bool = false, configuration: Configuration, clock: C,
+        now: @escaping @Sendable () -> Date
+    ) throws -> (replay: GPXReplay, warnings: [String]) {
         var configuration = configuration
-        let route: ReplayPath
+        func replay(_ route: ReplayPath) throws -> GPXReplay {
+            try GPXReplay(path: route, configuration: configuration, control: nil, clock: clock, now: now)
+        }
         switch RouteFileFormat(path: path) {
-        case .gpx?: route = try ReplayPath(document: GPXDocument(reader: GPXReader(contentsOfFile: path)))
+        case .gpx?:
+            let reader = try GPXReader(contentsOfFile: path, options: lenient ? .lenient : .strict)
+            var route = try ReplayPath(document: GPXDocument(reader: reader))
+            var untimed: [ReplayPointPosition] = []
+            if lenient { (route, untimed) = route.removingUntimedPoints() }
+            let replay = try replay(route)
+            return (
+                replay,
+                GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+                    + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: route.kind)
+            )
         case .nmea?:
-            route = try NMEALog(path: path).replayPath
+            let log = try NMEALog(path: path)
             configuration.horizontalAccuracyPerHDOP = NMEALog.horizontalAccuracyPerHDOP
-        case .geojson?: route = try ReplayPath(geoJSONFile: path)
-        case .kml?: route = try ReplayPath(kmlFile: path)
+            let replay = try replay(log.replayPath)
+            return (replay, log.warnings + log.reversalWarnings(replay.analysis.droppedBackwardsPoints, dropped: true))
+        case .geojson?: return (try replay(ReplayPath(geoJSONFile: path)), [])
+        case .kml?: return (try replay(ReplayPath(kmlFile: path)), [])
         case nil:
             throw SimulationError(
                 .invalidParameter, parameter: "path",
                 message: "'\(path)' has \(RouteFileFormat.describeExtension(path)); a walk is read from \(RouteFileFormat.known)")
         }
-        try self.init(path: route, configuration: configuration, control: nil, clock: clock, now: now)
     }
 
     /// A route without times (a scenario's `route.polyline`) walked at `speed` metres a second

@@ -1,22 +1,20 @@
-import LocationCore
-
-/// Pieces of the command's text output (`--format text`), written for people: counts with the
-/// right plural, numbers without float noise, and names that cannot break a line or drive the
-/// terminal.
-enum PeopleText {
+/// Pieces of text written for people (the command's `--format text`, warnings about a file read):
+/// counts with the right plural, numbers without float noise, and names that cannot break a line
+/// or drive the terminal.
+package enum PeopleText {
     /// `1 place`, `2 places`, `0 places`.
     ///
     /// - Parameters:
     ///   - count: How many.
     ///   - singular: The noun for one.
     ///   - plural: The noun for any other count; `singular` + `s` when not given.
-    static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+    package static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
         "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
     }
 
     /// `value` rounded to at most `decimals` decimals, without trailing zeros or exponent for
     /// everyday sizes: `300`, `12.5`, `0.25` (the jsonl writer's number text).
-    static func number(_ value: Double, decimals: Int) -> String {
+    package static func number(_ value: Double, decimals: Int) -> String {
         var json = JSONWriter(capacity: DecimalText.maximumLength)
         json.number(value, decimals: decimals)
         return json.text
@@ -26,7 +24,7 @@ enum PeopleText {
     /// written as escapes, `\n`, `\r`, `\t` or `\u{1B}`, so that a place name or a message from
     /// elsewhere stays on its line and cannot send terminal commands. Everything else, backslash
     /// included, is kept.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {

@@ -1,13 +1,13 @@
-import GPXFormat
-import LocationSimulation
+package import GPXFormat
+import LocationCore
 
 /// What reading a GPX file skipped, dropped or found out of order, said on standard error by
 /// `track stats` and `replay` (the same words for both), first five of each with file:line:column.
-enum GPXReadReport {
-    static let shown = 5
+package enum GPXReadReport {
+    package static let shown = 5
 
     /// Points skipped and values dropped by a lenient read, with the first problems.
-    static func lenientProblems(_ reader: GPXReader) -> [String] {
+    package static func lenientProblems(_ reader: GPXReader) -> [String] {
         guard reader.skippedPoints > 0 || reader.droppedValues > 0 else { return [] }
         var parts: [String] = []
         if reader.skippedPoints > 0 {
@@ -22,7 +22,7 @@ enum GPXReadReport {
 
     /// The line above the first points whose time goes backwards, GPX's or NMEA's: `dropped` by a
     /// replay (which never reorders), or kept in file order (`track stats`).
-    static func reversalHead(_ n: Int, _ singular: String, _ plural: String? = nil, before: String, dropped: Bool) -> String {
+    package static func reversalHead(_ n: Int, _ singular: String, _ plural: String? = nil, before: String, dropped: Bool) -> String {
         dropped
             ? "locsim: warning: dropped \(PeopleText.count(n, singular, plural)) whose time goes backwards (a replay never reorders); first:"
             : "locsim: warning: \(PeopleText.count(n, singular, plural)) \(n == 1 ? "has" : "have") a time earlier than a \(before) before "
@@ -30,13 +30,13 @@ enum GPXReadReport {
     }
 
     /// Track points whose time goes backwards, kept in file order (`track stats`).
-    static func reversalsKept(_ reader: GPXReader, trackPoints: Int) -> [String] {
+    package static func reversalsKept(_ reader: GPXReader, trackPoints: Int) -> [String] {
         guard trackPoints > 0 else { return [] }
         return [reversalHead(trackPoints, "track point", before: "point", dropped: false)] + reader.timeReversals.filter { $0.kind == .trackPoint }.prefix(shown).map { "  \($0)" }
     }
 
     /// Points a replay dropped because their time goes backwards (`replay`).
-    static func reversalsDropped(_ reader: GPXReader, analysis: ReplayAnalysis, kind: ReplayPath.Kind) -> [String] {
+    package static func reversalsDropped(_ reader: GPXReader, analysis: ReplayAnalysis, kind: ReplayPath.Kind) -> [String] {
         let dropped = analysis.droppedBackwardsPoints.count
         guard dropped > 0 else { return [] }
         let pointKind: GPXPointKind =
@@ -49,7 +49,7 @@ enum GPXReadReport {
     }
 
     /// Points a lenient replay left out because their `<time>` was dropped.
-    static func untimedRemoved(_ removed: [ReplayPointPosition]) -> [String] {
+    package static func untimedRemoved(_ removed: [ReplayPointPosition]) -> [String] {
         guard !removed.isEmpty else { return [] }
         let listed = removed.prefix(shown).map(\.description).joined(separator: "; ")
         return [
