@@ -47,23 +47,15 @@ extension MapReplay {
                 var iterator = fixes.makeIterator()
                 next = { iterator.next() }
             } else {
-                switch scenario.route {
-                case .file(let route)?:
-                    let read = try GPXReplay.reading(
-                        routeFile: route, configuration: .init(pacing: .virtual), clock: ContinuousClock(), now: { .distantPast })
-                    warnings = read.warnings
-                    var iterator = read.replay.makeAsyncIterator()
+                guard let route = scenario.route else { throw ScenarioWithoutRoute(path: path) }
+                switch try route.playable(configuration: .init(pacing: .virtual), now: { .distantPast }) {
+                case .path(let replay, let read):
+                    warnings = read
+                    var iterator = replay.makeAsyncIterator()
                     next = { try await iterator.next(isolation: MainActor.shared) }
-                case .points(let points, let speed, let start)?:
-                    var iterator = try GPXReplay(
-                        untimedRoute: points, speed: speed, start: start, configuration: .init(pacing: .virtual), clock: ContinuousClock()
-                    ).makeAsyncIterator()
+                case .motion(let motion):
+                    var iterator = motion.makeAsyncIterator()
                     next = { try await iterator.next(isolation: MainActor.shared) }
-                case .legs(let legs)?:
-                    var iterator = try legs.motion(pacing: .virtual, clock: ContinuousClock()).makeAsyncIterator()
-                    next = { try await iterator.next(isolation: MainActor.shared) }
-                case nil:
-                    throw ScenarioWithoutRoute(path: path)
                 }
             }
         } catch {

@@ -273,31 +273,25 @@ struct PlayerSpec {
                     name: name, seed: seed, speed: speed, summary: path, loops: loops, path: replay,
                     end: .after(seconds: replay.analysis.duration)))
         case .scenario(let file, let scenario):
+            guard let route = scenario.route else { throw ValidationError("--player \(name): \(file) has no route") }
             let summary = "\(file) (a scenario)"
-            let replay: GPXReplay<ContinuousClock>
-            switch scenario.route {
-            case .file(let route)?:
-                let warnings: [String]
-                (replay, warnings) = try NMEAServe.trackReplay(route, speed: speed, originalTimes: false, pacing: .virtual)
-                for line in warnings { Terminal.err(line) }
-            case .points(let points, let walking, let routeStart)?:
-                replay = try GPXReplay(
-                    untimedRoute: points, speed: walking, start: routeStart, configuration: .init(pacing: .virtual), clock: ContinuousClock())
-            case .legs(let legs)?:
-                // Synthetic motion: its end is not known before it is played.
-                let motion = try legs.motion(pacing: .virtual, clock: ContinuousClock())
-                return try startingAt(
+            let configuration = GPXReplay<ContinuousClock>.Configuration(
+                pacing: .virtual, timestamps: .rebased, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+            let playable = try FixFileFormat.explainingGeoJSON { try route.playable(configuration: configuration, now: { Date() }) }
+            func play(_ path: some LocationProvider, end: PathEnd) throws -> FeedPlayer {
+                try startingAt(
                     Self.player(
                         name: name, seed: seed, speed: speed, summary: summary, loops: loops,
-                        path: TroubledFixes(motion, windows: scenario.trouble, seed: scenario.seed, onEffects: onTrouble), end: .unknown))
-            case nil:
-                throw ValidationError("--player \(name): \(file) has no route")
+                        path: TroubledFixes(path, windows: scenario.trouble, seed: scenario.seed, onEffects: onTrouble), end: end))
             }
-            return try startingAt(
-                Self.player(
-                    name: name, seed: seed, speed: speed, summary: summary, loops: loops,
-                    path: TroubledFixes(replay, windows: scenario.trouble, seed: scenario.seed, onEffects: onTrouble),
-                    end: .after(seconds: replay.analysis.duration)))
+            switch playable {
+            case .path(let replay, let warnings):
+                for line in warnings { Terminal.err(line) }
+                return try play(replay, end: .after(seconds: replay.analysis.duration))
+            case .motion(let motion):
+                // Synthetic motion: its end is not known before it is played.
+                return try play(motion, end: .unknown)
+            }
         case .motion(var simulate, let arguments):
             simulate.seed = seed
             let motion = try simulate.makeMotion(pacing: .virtual)

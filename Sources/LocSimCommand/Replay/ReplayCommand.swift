@@ -158,27 +158,28 @@ struct Replay: AsyncParsableCommand {
             for line in warnings { Terminal.err(line) }
             title = track
         } else {
-            switch scenario.route {
-            case .file(let route)?:
-                let warnings: [String]
-                (replay, warnings) = try makeReplay(route, pacing: pacing)
-                for line in warnings { Terminal.err(line) }
-                title = route
-            case .points(let points, let speed, let start)?:
-                // An untimed route, walked at its speed from its start (no wall clock: the
-                // same file gives the same output).
-                replay = try GPXReplay(
-                    untimedRoute: points, speed: speed, start: start, configuration: timing.replayConfiguration(pacing: pacing),
-                    clock: ContinuousClock())
-                title = "\(path) (its route)"
-            case .legs(let legs)?:
-                // Legs are synthetic motion, not a path to replay: --start does not apply.
-                let motion = try legs.motion(rate: timing.rate ?? 1, pacing: pacing, clock: ContinuousClock())
-                try await pipeline.runScenario(motion, phone: phone, speedFactor: speedFactor, total: nil)
-                return try pipeline.finish(report: report, title: "\(path) (its legs)")
-            case nil:
+            guard let route = scenario.route else {
                 throw ValidationError(
                     "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
+            }
+            let what: String
+            if case .file(let file) = route { what = file } else { what = "\(path) (its route)" }
+            let playable = try startChecked(what, pacing: pacing) { configuration in
+                try FixFileFormat.explainingGeoJSON { try route.playable(configuration: configuration, lenient: lenient, now: { Date() }) }
+            } length: { playable in
+                if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
+            }
+            switch playable {
+            case .path(let path, let warnings):
+                // An untimed route is walked at its speed from its start (no wall clock: the
+                // same file gives the same output).
+                replay = path
+                for line in warnings { Terminal.err(line) }
+                title = what
+            case .motion(let motion):
+                // Legs are synthetic motion, not a path to replay: --start does not apply.
+                try await pipeline.runScenario(motion, phone: phone, speedFactor: speedFactor, total: nil)
+                return try pipeline.finish(report: report, title: "\(path) (its legs)")
             }
         }
         try await pipeline.runScenario(
@@ -197,14 +198,24 @@ struct Replay: AsyncParsableCommand {
 
     /// The replay of `track`; a `--start` beyond its end is a usage error that names the flag.
     private func makeReplay(_ track: String, pacing: Pacing) throws -> (GPXReplay<ContinuousClock>, [String]) {
+        try startChecked(track, pacing: pacing) { configuration in
+            try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: configuration)
+        } length: { $0.0.analysis.duration }
+    }
+
+    /// `read` with the timing options' configuration. A `--start` beyond the end of what it
+    /// reads is a usage error that names the flag and the length of `what` (only the walk can say
+    /// how far --start may go: `read` again from its start to learn it; `length` nil when it has
+    /// no end known before it plays).
+    private func startChecked<T>(
+        _ what: String, pacing: Pacing, _ read: (GPXReplay<ContinuousClock>.Configuration) throws -> T, length: (T) -> Double?
+    ) throws -> T {
         do {
-            return try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: timing.replayConfiguration(pacing: pacing))
+            return try read(timing.replayConfiguration(pacing: pacing))
         } catch let error as SimulationError where error.code == .offsetOutOfRange {
-            // Only the track can say how far --start may go.
-            let length = try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: .init(pacing: .virtual))
-                .0.analysis.duration
+            guard let length = length(try read(.init(pacing: .virtual))) else { throw error }
             throw ValidationError(
-                "--start \(timing.start?.text ?? "") is beyond the end of \(track), which lasts \(DurationText.clockText(length)) "
+                "--start \(timing.start?.text ?? "") is beyond the end of \(what), which lasts \(DurationText.clockText(length)) "
                     + "(\(DecimalText.fixed(length, decimals: 3)) s)")
         }
     }

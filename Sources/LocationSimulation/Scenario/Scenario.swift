@@ -452,3 +452,42 @@ private struct Reader {
         return moves
     }
 }
+
+extension Scenario.Route {
+    /// A route made ready to play: a path (a file or a polyline, whose end is known before it
+    /// plays) or motion (legs, whose end is known only once played).
+    package enum Playable {
+        /// A replay, with what reading its file warned about (``GPXReplay/reading(routeFile:lenient:configuration:clock:now:)``).
+        case path(GPXReplay<ContinuousClock>, warnings: [String])
+        /// Legs' synthetic motion, at the configuration's rate (one fix a second unless it says).
+        case motion(RouteLegs.Motion<ContinuousClock>)
+    }
+
+    /// The route read and made ready to play with `configuration` (pacing, rate, offset,
+    /// timestamps): the one place a scenario's kinds of route are told apart, for `replay`,
+    /// `serve --player NAME=scenario.json` and ``MapReplay``-style harnesses alike. A polyline is
+    /// walked at its speed from its start, a fix a second unless `configuration.rate` says;
+    /// legs take the rate, and the replay's `startOffset` does not apply to them.
+    ///
+    /// - Parameters:
+    ///   - lenient: A GPX file is read leniently (``GPXReplay/reading(routeFile:lenient:configuration:clock:now:)``).
+    ///   - now: The time a replay's rebased timestamps start from.
+    /// - Throws: The route file's reader's error, or a ``SimulationError`` for a configuration
+    ///   out of range.
+    package func playable(
+        configuration: GPXReplay<ContinuousClock>.Configuration, lenient: Bool = false, now: @escaping @Sendable () -> Date
+    ) throws -> Playable {
+        switch self {
+        case .file(let path):
+            let read = try GPXReplay.reading(
+                routeFile: path, lenient: lenient, configuration: configuration, clock: ContinuousClock(), now: now)
+            return .path(read.replay, warnings: read.warnings)
+        case .points(let points, let speed, let start):
+            return .path(
+                try GPXReplay(untimedRoute: points, speed: speed, start: start, configuration: configuration, clock: ContinuousClock()),
+                warnings: [])
+        case .legs(let legs):
+            return .motion(try legs.motion(rate: configuration.rate ?? 1, pacing: configuration.pacing, clock: ContinuousClock()))
+        }
+    }
+}
