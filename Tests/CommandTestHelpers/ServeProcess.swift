@@ -67,16 +67,22 @@ package struct ServeProcess: Sendable {
         try await RawHTTP.request(method, port: http, path, token: token, body: body, contentType: contentType, headers: headers)
     }
 
-    /// Polls `GET /players/NAME` until `condition` holds (the control API's state has no event of
-    /// its own to wait on for every field a test reads).
+    /// `GET /players/NAME` until `condition` holds, asked again after each frame of the
+    /// player's event stream (`/players/NAME/fixes`): every field a test waits for here (a fix,
+    /// the count of fixes, a teleported position) changes with a fix, which the stream reports.
     package func waitFor(
         _ name: String, _ what: String, until condition: @escaping @Sendable ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
+        let stream = try SocketLines.events(port: http, path: "/players/\(name)/fixes", token: token)
+        defer { stream.stop() }
         let answer = try await withDeadline(.seconds(30), { "timed out waiting for \(what)" }) { () -> RawHTTP.Answer in
             while true {
+                // Counted before asking: a frame that comes while the answer is on its way
+                // makes the wait below return at once, so no change is missed.
+                let seen = stream.lines.count
                 let answer = try await call("GET", "/players/\(name)")
                 if condition(answer.json) { return answer }
-                try await Task.sleep(for: .milliseconds(50))
+                try await stream.wait(what) { $0.lines.count > seen }
             }
         }
         return answer.json

@@ -341,31 +341,34 @@ extension LiveGPSD {
 private final class FixCollector: Sendable {
     private let fixes = Locked<[Fix]>([])
     private let task = Locked<Task<Void, Never>?>(nil)
-
     private let failure = Locked<String?>(nil)
+    /// Signalled after each fix, and ended with the view.
+    private let changes = Changes()
 
     init<C: Clock>(_ provider: GPSDProvider<C>) where C.Duration == Duration {
         let handle = Task { [self] in
             do {
-                for try await fix in provider { fixes.withLock { $0.append(fix) } }
+                for try await fix in provider {
+                    fixes.withLock { $0.append(fix) }
+                    changes.signal()
+                }
             } catch {
                 failure.withLock { $0 = "\(error)" }
             }
+            changes.end()
         }
         task.withLock { $0 = handle }
     }
 
     var current: [Fix] { fixes.withLock { $0 } }
 
-    func wait(timeout: Duration = .seconds(30), _ condition: ([Fix]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(fixes.withLock({ $0 })) {
-            if let failure = failure.withLock({ $0 }) { throw HarnessError("Fix view threw \(failure)") }
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("Fix view: timed out; got \(fixes.withLock { $0.map { $0.hasPosition ? "fix" : "nofix" } })")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+    /// Waits until `condition` holds for the fixes so far, checking it after each one; when the
+    /// view ends first, the error says what it threw.
+    func wait(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable ([Fix]) -> Bool) async throws {
+        try await changes.wait(
+            for: "the Fix view", timeout: timeout,
+            account: { [self] in "got \(current.map { $0.hasPosition ? "fix" : "nofix" }); error: \(failure.withLock { $0 } ?? "none")" }
+        ) { [self] in condition(current) }
     }
 
     func cancelNow() { task.withLock { $0?.cancel() } }
