@@ -178,20 +178,10 @@ struct StopImport: Error {}
                 }
                 try await server.restart()
                 // The pool reconnects after its back-off (postgres-nio: 100 ms growing by 1.25 per
-                // failed attempt while the server was down); each failure here is the store's own.
-                let clock = ContinuousClock()
-                let giveUp = clock.now + .seconds(30)
-                var answered: [NearbyPlace]?
-                var failures: [String] = []
-                while answered == nil, clock.now < giveUp {
-                    do {
-                        answered = try await store.places(near: center, within: 1_000)
-                    } catch {
-                        failures.append("\(error)")
-                        try await Task.sleep(for: .milliseconds(250))
-                    }
+                // failed attempt while the server was down).
+                try await eventually("the store answers after the restart") {
+                    try await store.places(near: center, within: 1_000).count == 3
                 }
-                #expect(answered?.count == 3, "\(failures.count) reads failed after the restart; the last: \(failures.suffix(2))")
             }
         }
     }
