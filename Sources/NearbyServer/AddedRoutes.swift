@@ -6,7 +6,8 @@ package protocol AddedRoutes: Sendable {
     func serves(path: String) -> Bool
     /// Whether `path` is open without the token (a page that holds no data of its own).
     func isPublic(path: String) -> Bool
-    /// The answer to a request on one of these routes.
+    /// The answer to a request on one of these routes. A HEAD is answered as a GET (the server
+    /// sends only the headers); a route that takes no GET names HEAD in its 405.
     func respond(to request: AddedRouteRequest) async -> AddedRouteResponse
     /// Graceful shutdown has begun: end every open stream so the server can finish.
     func beginShutdown()

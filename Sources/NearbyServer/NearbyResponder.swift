@@ -382,9 +382,9 @@ package struct NearbyResponder: HTTPResponder {
         } catch {
             return Self.failure(ServerError(.badRequest, status: 400, "the body could not be read: \(error)", parameter: "body"))
         }
-        // The routes answer GET; HEAD is answered as GET, without the body.
+        // The routes answer HEAD as GET; the body is dropped here.
         let answer = await routes.respond(to: AddedRouteRequest(
-            method: isHead ? "GET" : request.method.rawValue, path: request.uri.path,
+            method: request.method.rawValue, path: request.uri.path,
             query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) },
             contentType: request.headers[.contentType], body: Array(buffer: body), lastEventID: request.headers[Self.lastEventIDHeader]))
         var headers = HTTPFields()

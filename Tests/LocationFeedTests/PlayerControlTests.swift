@@ -417,6 +417,11 @@ struct PlayerControlTests {
         let wrong = feed.api.respond(to: .init(method: "PUT", path: "/players/alice"))
         #expect(wrong.status == 405)
         #expect(wrong.allow == ["GET", "DELETE"])
+        // HEAD is answered as GET where GET works, and named as itself where it does not.
+        #expect(try feed.call("HEAD", "/players/alice").status == 200)
+        let head = try feed.call("HEAD", "/players/alice/control")
+        #expect(head.status == 405)
+        #expect(((head.json["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("HEAD is not allowed") == true, "\(head.json)")
     }
 
     @Test("POST /players adds a player (JSON spec) that plays at once; bad specs are 400s naming the field; DELETE removes it")

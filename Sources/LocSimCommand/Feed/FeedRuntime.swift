@@ -191,7 +191,7 @@ struct PlayerRoutes: AddedRoutes {
 
     func respond(to request: AddedRouteRequest) async -> AddedRouteResponse {
         if request.path == "/" {
-            guard request.method == "GET" else {
+            guard request.method == "GET" || request.method == "HEAD" else {
                 return AddedRouteResponse(
                     status: 405, contentType: "application/json",
                     body: Array("{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"\(request.method) is not allowed on /; use GET\"}}".utf8),

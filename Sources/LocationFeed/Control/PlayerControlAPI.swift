@@ -99,19 +99,22 @@ package final class PlayerControlAPI: Sendable {
     package func respond(to request: Request) -> Response {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard parts.first == "players", parts.count <= 3 else { return Self.notFound("no route \(request.path)") }
+        // HEAD is routed as GET (the server sends the answer's headers only); a route that does
+        // not take GET says HEAD is not allowed.
+        let method = request.method == "HEAD" ? "GET" : request.method
         switch parts.count {
         case 1:
-            switch request.method {
+            switch method {
             case "GET": return Self.json(200, "{\"players\":[" + hub.players.map(Self.infoJSON).joined(separator: ",") + "]}")
             case "POST": return create(request)
             default: return Self.methodNotAllowed(request, allow: ["GET", "POST"])
             }
         case 2 where parts[1] == "events":
-            guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
+            guard method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
             return stream(player: nil, lastEventID: request.lastEventID)
         case 2:
             let name = parts[1]
-            switch request.method {
+            switch method {
             case "GET":
                 guard let info = hub.info(name) else { return Self.unknown(name) }
                 return Self.json(200, Self.infoJSON(info))
@@ -124,11 +127,11 @@ package final class PlayerControlAPI: Sendable {
             let name = parts[1]
             switch parts[2] {
             case "control":
-                guard request.method == "POST" else { return Self.methodNotAllowed(request, allow: ["POST"]) }
+                guard method == "POST" else { return Self.methodNotAllowed(request, allow: ["POST"]) }
                 guard hub.info(name) != nil else { return Self.unknown(name) }
                 return control(name, body: request.body)
             case "fixes":
-                guard request.method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
+                guard method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
                 guard hub.info(name) != nil else { return Self.unknown(name) }
                 return stream(player: name, lastEventID: request.lastEventID)
             default:
