@@ -255,7 +255,7 @@ package struct NearbyResponder: HTTPResponder {
         } catch {
             return Self.failure(error)
         }
-        let session = request.headers[Self.sessionHeader] ?? request.uri.queryParameters["session"].map(String.init)
+        let session = request.headers[Self.sessionHeader] ?? QueryParameters.first("session", in: request.uri).map(String.init)
         let (fault, ticket, entry) = arrive(client: client, query: query, session: session, arrival: arrival)
         let held = fault == .timeout
         let waitStarted = time.elapsed()
@@ -316,7 +316,7 @@ package struct NearbyResponder: HTTPResponder {
 
     private func nearbyQuery(_ uri: URI) throws(ServerError) -> NearbyQuery {
         try NearbyQuery(
-            parameters: uri.queryParameters.lazy.map { (name: $0.key, value: $0.value) },
+            parameters: uri.queryParameters.lazy.map { (name: QueryParameters.name($0.key), value: $0.value) },
             maximumRadius: configuration.maximumRadius)
     }
 
@@ -385,7 +385,7 @@ package struct NearbyResponder: HTTPResponder {
         // The routes answer HEAD as GET; the body is dropped here.
         let answer = await routes.respond(to: AddedRouteRequest(
             method: request.method.rawValue, path: request.uri.path,
-            query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) },
+            query: QueryParameters.of(request.uri).map { (name: String($0.name), value: String($0.value)) },
             contentType: request.headers[.contentType], body: Array(buffer: body), lastEventID: request.headers[Self.lastEventIDHeader]))
         var headers = HTTPFields()
         headers[.contentType] = answer.contentType
@@ -520,10 +520,10 @@ package struct NearbyResponder: HTTPResponder {
     /// `GET /audit[?cursor=SEQ][&limit=N]`: every count, and one page of the timelines (the
     /// entries after `cursor`, at most `limit`, 1...10,000, default 1,000) with the next cursor.
     private func audit(_ uri: URI) -> Outcome {
-        let parameters = uri.queryParameters
+        let parameters = QueryParameters.of(uri)
         let maximum = FetchAudit.pageSizes.maximum
         func value(_ name: String, default fallback: Int, range: ClosedRange<Int>, meaning: String) -> Result<Int, ServerError> {
-            guard let text = parameters[Substring(name)] else { return .success(fallback) }
+            guard let text = parameters.first(where: { $0.name == name })?.value else { return .success(fallback) }
             guard let number = Int(text), range.contains(number) else {
                 return .failure(
                     .badRequest("\(name) must be \(meaning), got '\(TextExcerpt.render(String(text), limit: 64))'", parameter: name))
@@ -542,7 +542,7 @@ package struct NearbyResponder: HTTPResponder {
     /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one
     /// named (as `/audit` names it); verdicts so far are kept and still count.
     private func auditReset(_ uri: URI) -> Outcome {
-        let client = uri.queryParameters["client"].map(String.init)
+        let client = QueryParameters.first("client", in: uri).map(String.init)
         if let client, client.isEmpty {
             return Self.failure(.badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client"))
         }

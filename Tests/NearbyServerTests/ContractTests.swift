@@ -90,6 +90,9 @@ import Testing
                 let limited = try await client.execute(uri: nearbyURI(center, limit: limit), method: .get) { try $0.decodePlaces() }
                 #expect(limited == Array(all.prefix(limit)))
             }
+            // A percent-encoded name is the parameter it decodes to (as a value is).
+            let encoded = "/locations/nearby?l%61t=\(center.latitude)&%6Cng=\(center.longitude)&limi%74=2"
+            #expect(try await client.execute(uri: encoded, method: .get) { try $0.decodePlaces() } == Array(all.prefix(2)))
         }
     }
 

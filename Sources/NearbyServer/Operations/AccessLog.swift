@@ -67,29 +67,12 @@ package struct AccessLog: Sendable {
         var redacted = false
         let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { part -> Substring in
             guard let equals = part.firstIndex(of: "=") else { return part }
-            guard credentialParameters.contains(percentDecoded(part[..<equals]).lowercased()) else { return part }
+            guard credentialParameters.contains(QueryParameters.name(part[..<equals]).lowercased()) else { return part }
             redacted = true
             return part[...equals] + "REDACTED"
         }
         guard redacted else { return target }
         return target[...question] + parts.joined(separator: "&")
-    }
-
-    /// A query parameter's name as the router reads it (`%5F` is `_`, `+` a space).
-    private static func percentDecoded(_ name: Substring) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = name.utf8[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The format.

@@ -1,0 +1,35 @@
+import HummingbirdCore
+
+/// A request's query parameters as every route reads them: Hummingbird's pairs, whose values it
+/// percent-decodes, with the names decoded too (Hummingbird leaves a name as sent, so `l%61t=35`
+/// was no `lat` and `access%5Ftoken` no credential), `+` in a name a space as in a form.
+enum QueryParameters {
+    /// The pairs of `uri`'s query, in request order.
+    static func of(_ uri: URI) -> [(name: Substring, value: Substring)] {
+        uri.queryParameters.map { (name: name($0.key), value: $0.value) }
+    }
+
+    /// The first value of the parameter called `wanted`, or nil.
+    static func first(_ wanted: String, in uri: URI) -> Substring? {
+        uri.queryParameters.first { name($0.key) == wanted }?.value
+    }
+
+    /// `name` percent-decoded (`%5F` is `_`, `+` a space); returned as it is when it has
+    /// neither, which is every name a client normally sends (no copy on the nearby path).
+    static func name(_ name: Substring) -> Substring {
+        guard name.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return name }
+        var bytes: [UInt8] = []
+        var utf8 = name.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)[...]
+    }
+}
