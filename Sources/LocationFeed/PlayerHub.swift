@@ -292,13 +292,16 @@ package final class PlayerHub: Service, Sendable {
 
     /// The player `name` as the control API shows it, or nil.
     package func info(_ name: String) -> PlayerInfo? {
-        let found = state.withLock { state -> (Entry, Update?, Int, PlayerStatus.State?)? in
-            guard let entry = state.entries[name] else { return nil }
-            return (entry, state.latest[name], state.counts[name] ?? 0, state.selfPaced[name])
+        guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
+        // The transport's status is read before the newest fix: a seek's or teleport's fix is
+        // published before the transport stops saying it is jumping, so a status that is not
+        // jumping any more comes with that fix or a later one, never the one from before.
+        let transportStatus: PlayerStatus? = entry.player.transport?.status
+        let (latest, count, selfPaced) = state.withLock { state -> (Update?, Int, PlayerStatus.State?) in
+            (state.latest[name], state.counts[name] ?? 0, state.selfPaced[name])
         }
-        guard let (entry, latest, count, selfPaced) = found else { return nil }
-        let status =
-            entry.player.transport?.status
+        let status: PlayerStatus =
+            transportStatus
             ?? PlayerStatus(
                 state: selfPaced ?? .playing, speedFactor: entry.player.speedFactor, loops: false, offset: 0, duration: nil,
                 isControllable: false)

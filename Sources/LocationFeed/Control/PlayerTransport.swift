@@ -54,6 +54,9 @@ final class PlayerTransport: Sendable {
         var duration: Double?
         var pendingSeek: Double?
         var pendingTeleport: Coordinate?
+        /// A seek or teleport taken from the pending ones whose fix has not gone out yet: the
+        /// player is still jumping until it has (the newest fix shown is from before the jump).
+        var jumpInFlight = false
         /// Path time of the last fix sent.
         var lastOffset = 0.0
         /// Fixes of the path kept in memory.
@@ -110,7 +113,7 @@ final class PlayerTransport: Sendable {
             return PlayerStatus(
                 state: shown, speedFactor: state.speed, loops: state.loops, offset: state.offset(at: now),
                 duration: state.duration, isControllable: true,
-                isJumping: state.pendingSeek != nil || state.pendingTeleport != nil)
+                isJumping: state.pendingSeek != nil || state.pendingTeleport != nil || state.jumpInFlight)
         }
     }
 
@@ -302,10 +305,12 @@ final class PlayerTransport: Sendable {
             let step = state.withLock { state -> Step in
                 if let coordinate = state.pendingTeleport {
                     state.pendingTeleport = nil
+                    state.jumpInFlight = true
                     return .teleport(coordinate)
                 }
                 if let offset = state.pendingSeek {
                     state.pendingSeek = nil
+                    state.jumpInFlight = true
                     return .seek(offset)
                 }
                 guard state.phase == .running, !state.paused else { return .idle }
@@ -317,12 +322,16 @@ final class PlayerTransport: Sendable {
             case .idle:
                 await signal.wait(after: generation)
             case .teleport(let target):
-                guard !fixes.isEmpty else { continue }
+                guard !fixes.isEmpty else {
+                    state.withLock { $0.jumpInFlight = false }
+                    continue
+                }
                 let index = max(dropped, next - 1)
                 if let raw = fixes[index - dropped].coordinate {
                     shift = (raw.distance(to: target), raw.bearing(to: target))
                 }
                 send(index, at: target)
+                state.withLock { $0.jumpInFlight = false }
             case .seek(let offset):
                 if dropped > 0, let kept = offsets.first, offset < kept { restart() }
                 while (offsets.last ?? -1) < offset, try await pull() {
@@ -331,6 +340,7 @@ final class PlayerTransport: Sendable {
                 // The first fix after the offset is next; the one at or before it goes out now.
                 next = dropped + offsets.partitioningIndex { $0 > offset }
                 if next > 0 { send(next - 1) }
+                state.withLock { $0.jumpInFlight = false }
             case .play(let anchorOffset, let anchorElapsed, let speed, let loops):
                 if next >= dropped + fixes.count, !(try await pull()) {
                     let duration = offsets.last ?? 0
