@@ -61,7 +61,7 @@ public final class ConsoleStandIn: Sendable {
         var connectionIndex = 0
         while !isStopping {
             guard LoopbackSocket.waitReadable(listener, timeout: .milliseconds(20)) else { continue }
-            let client = accept(listener, nil, nil)
+            let client = LoopbackSocket.accept(listener)
             guard client >= 0 else { continue }
             received.withLock { $0.append([]) }
             serve(client, index: connectionIndex)

@@ -15,14 +15,38 @@ public enum LoopbackSocket {
         return listener.port
     }
 
+    /// A TCP socket no child process inherits (close-on-exec from its creation). A test's
+    /// socket a child kept open would never close for its peer: a gpsd reading a test's feed
+    /// once saw no end of it for 30 s after the test closed it (a program spawned meanwhile by
+    /// Foundation's `Process`, which closes only the descriptors it listed before the spawn,
+    /// would keep it).
+    static func streamSocket() -> Int32 {
+        #if canImport(Glibc)
+        socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        #else
+        closingOnExec(socket(AF_INET, SOCK_STREAM, 0))
+        #endif
+    }
+
+    /// `accept(listener)`, the connection made close-on-exec at once (Swift's Glibc module has no
+    /// `accept4`); -1 on failure (`errno` says why).
+    public static func accept(_ listener: Int32) -> Int32 {
+        #if canImport(Glibc)
+        closingOnExec(Glibc.accept(listener, nil, nil))
+        #else
+        closingOnExec(Darwin.accept(listener, nil, nil))
+        #endif
+    }
+
+    private static func closingOnExec(_ fd: Int32) -> Int32 {
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return fd
+    }
+
     /// A listening socket on 127.0.0.1 with a kernel-chosen port (`SO_REUSEADDR`, so a port
     /// just released can be bound again).
     public static func makeListener() throws -> (descriptor: Int32, port: Int) {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = streamSocket()
         guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -47,11 +71,7 @@ public enum LoopbackSocket {
     /// - Parameter receiveBuffer: The socket's receive buffer (`SO_RCVBUF`, set before connecting
     ///   so the window the peer sees is small from the start), or nil for the system's default.
     public static func connectTo(port: Int, receiveBuffer: Int32? = nil) -> Int32? {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = streamSocket()
         guard fd >= 0 else { return nil }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

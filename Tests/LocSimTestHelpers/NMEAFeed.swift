@@ -31,7 +31,7 @@ public final class NMEAFeed: Sendable {
             guard LoopbackSocket.waitReadable(listener, timeout: timeout) else {
                 throw HarnessError("gpsd did not connect to the feed within \(timeout)")
             }
-            let fd = accept(listener, nil, nil)
+            let fd = LoopbackSocket.accept(listener)
             guard fd >= 0 else { throw HarnessError("accept: \(String(cString: strerror(errno)))") }
             // Each sentence leaves when written, as from a serial port: without this, Nagle's
             // algorithm holds small writes back and gpsd receives (and reports) in bursts.

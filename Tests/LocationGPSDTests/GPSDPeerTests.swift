@@ -160,7 +160,7 @@ private final class LinePeer: Sendable {
         let bytes = Array(lines.map { $0 + lineEnd }.joined().utf8)
         let state = self.state
         let thread = Thread {
-            let fd = accept(listener, nil, nil)
+            let fd = LoopbackSocket.accept(listener)
             guard fd >= 0 else { return }
             state.client.withLock { $0 = fd }
             var offset = 0
