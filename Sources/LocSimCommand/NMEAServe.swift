@@ -131,10 +131,16 @@ struct NMEAServe: AsyncParsableCommand {
         _ track: String, speed: Double, originalTimes: Bool, pacing: Pacing? = nil
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         try NMEALog.replay(
-            track, what: "the track",
-            configuration: .init(
-                pacing: pacing ?? .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
-                horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP))
+            track, what: "the track", configuration: trackConfiguration(speed: speed, originalTimes: originalTimes, pacing: pacing))
+    }
+
+    /// How a walk is replayed onto a feed (``trackReplay(_:speed:originalTimes:pacing:)``, and a
+    /// scenario player's route): at `speed` in real time unless `pacing` says, rebased to now
+    /// unless `originalTimes`, a point's HDOP giving its accuracy.
+    static func trackConfiguration(speed: Double, originalTimes: Bool, pacing: Pacing? = nil) -> GPXReplay<ContinuousClock>.Configuration {
+        .init(
+            pacing: pacing ?? .timed(speedFactor: speed), timestamps: originalTimes ? .recorded : .rebased,
+            horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
     }
 
     private func serve(_ provider: some LocationProvider, describing what: String) async throws {

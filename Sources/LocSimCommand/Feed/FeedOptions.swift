@@ -275,8 +275,7 @@ struct PlayerSpec {
         case .scenario(let file, let scenario):
             guard let route = scenario.route else { throw ValidationError("--player \(name): \(file) has no route") }
             let summary = "\(file) (a scenario)"
-            let configuration = GPXReplay<ContinuousClock>.Configuration(
-                pacing: .virtual, timestamps: .rebased, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+            let configuration = NMEAServe.trackConfiguration(speed: speed, originalTimes: false, pacing: .virtual)
             let playable = try FixFileFormat.explainingGeoJSON { try route.playable(configuration: configuration, now: { Date() }) }
             func play(_ path: some LocationProvider, end: PathEnd) throws -> FeedPlayer {
                 try startingAt(

@@ -170,10 +170,10 @@ struct Replay: AsyncParsableCommand {
                 if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
             }
             switch playable {
-            case .path(let path, let warnings):
+            case .path(let routeReplay, let warnings):
                 // An untimed route is walked at its speed from its start (no wall clock: the
                 // same file gives the same output).
-                replay = path
+                replay = routeReplay
                 for line in warnings { Terminal.err(line) }
                 title = what
             case .motion(let motion):
