@@ -533,23 +533,31 @@ struct GPSDFeedLiveTests {
 
     /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
     /// its screen (or after 10 s); the session is closed before this returns.
+    ///
+    /// Each screen has a tmux server of its own (`-L`, no configuration file): the two legs run
+    /// at once, and on one shared server the first leg's `kill-session` ends the server while
+    /// the other leg's `new-session` is connecting ("server exited unexpectedly").
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
-        let session = "locsim-cgps-\(port)"
+        let server = [tmux!, "-L", "locsim-cgps-\(port)", "-f", "/dev/null"]
         let opened = try await ChildProcess.run(
-            [tmux!, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", "\(cgps!) 127.0.0.1:\(port)"])
+            server + ["new-session", "-d", "-s", "cgps", "-x", "100", "-y", "30", "\(cgps!) 127.0.0.1:\(port)"])
         guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
         var screen = ""
         do {
             for _ in 0..<50 where !ready(screen) {
                 // A terminal program has no event to await: its screen is read every 200 ms.
                 try await Task.sleep(for: .milliseconds(200))
-                screen = try await ChildProcess.run([tmux!, "capture-pane", "-p", "-t", session]).output
+                let captured = try await ChildProcess.run(server + ["capture-pane", "-p", "-t", "cgps"])
+                guard captured.termination == .exited(0) else {
+                    throw HarnessError("tmux capture-pane: \(captured.errors); the screen before: \(screen)")
+                }
+                screen = captured.output
             }
         } catch {
-            _ = try? await ChildProcess.run([tmux!, "kill-session", "-t", session])
+            _ = try? await ChildProcess.run(server + ["kill-server"])
             throw error
         }
-        _ = try await ChildProcess.run([tmux!, "kill-session", "-t", session])
+        _ = try await ChildProcess.run(server + ["kill-server"])
         return screen
     }
 
