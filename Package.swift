@@ -130,7 +130,10 @@ let package = Package(
         .target(
             name: "LocationFeed",
             dependencies: [
-                "LocationCore", "NMEAFormat", "LocationSimulation",
+                "LocationCore", "NMEAFormat", "LocationSimulation", "MapPages",
+                // The control API's routes (PlayerControlAPI.addRoutes), on the server's router.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -240,8 +243,11 @@ let package = Package(
             name: "LocationFeedTests",
             dependencies: [
                 "LocationFeed", "LocationCore", "LocationSimulation", "NMEAFormat", "LocationGPSD", "LocationTestSupport",
-                "LocSimTestHelpers", .product(name: "NIOCore", package: "swift-nio"),
+                "LocSimTestHelpers", "NearbyServer", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(

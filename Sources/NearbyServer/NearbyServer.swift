@@ -18,9 +18,12 @@ import NIOCore
 /// ``/LocationCore/LocationRepository`` (``NearbyServing`` for what a backend adds), with the token rule, injected faults, the fetch-rule audit,
 /// metrics and an access log, as one swift-service-lifecycle `Service` on Hummingbird 2.
 ///
-/// Routes: `GET /locations/nearby`, `GET /healthz`, `GET /metrics`, `GET /audit`, and any
-/// ``AddedRoutes`` given (the players' control API in `locsim serve`); `HEAD` wherever `GET`
-/// works. Every answer that is not places or operations text is a ``ServerError`` JSON body.
+/// Routes, all on one Hummingbird router (``NearbyRoutes``): `GET /locations/nearby`,
+/// `GET /healthz`, `GET /metrics`, `GET /audit`, `POST /audit/reset`, `GET /openapi.json`, and
+/// any ``AddedRoutes`` given (the players' control API in `locsim serve`); `HEAD` wherever `GET`
+/// works. The token rule is a middleware on the guarded routes; the access log, metrics, gzip and
+/// the JSON error shape one middleware around all (``ExchangeMiddleware``). Every answer that is
+/// not places or operations text is a ``/LocationCore/ServerError`` JSON body.
 ///
 /// Under abuse: each connection's ``ConnectionGuard`` caps the connections served
 /// (``Configuration/maximumConnections``, 503 beyond), closes a connection whose request head
@@ -174,9 +177,6 @@ package struct NearbyServer: Service {
             return Int(limit.rlim_cur)
         }
 
-        /// The largest request body an ``AddedRoutes`` route is given (16 MiB); more is a 413.
-        package static let maximumBodyBytes = 16 << 20
-
         /// `127.0.0.0/8`, `::1` and `localhost`.
         package static func isLoopback(_ host: String) -> Bool {
             host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
@@ -187,9 +187,16 @@ package struct NearbyServer: Service {
     package let configuration: Configuration
     /// The live state: audit, metrics, fault plan.
     package let state: NearbyServerState
-    let responder: NearbyResponder
+    /// The routes' handlers and what they share.
+    let routes: NearbyRoutes
+    /// Hummingbird's router with every route.
+    let responder: RouterResponder<NearbyRequestContext>
+    /// Every route's path and methods.
+    let routeTable = RouteMethodTable()
+    /// The routes added beside the contract's, for their shutdown.
+    private let addedRoutes: AddedRoutes?
     /// Who may call, and the names token clients get in the log and the audit.
-    var tokenRule: TokenRule { responder.tokenRule }
+    var tokenRule: TokenRule { routes.tokenRule }
     private let logger: Logger
     private let onListening: @Sendable (_ host: String, _ port: Int) async -> Void
 
@@ -205,15 +212,16 @@ package struct NearbyServer: Service {
     ///   - onListening: Called once with the bound host and port (the real one when port is 0).
     package init(
         configuration: Configuration, repository: any LocationRepository, time: ServerTime, accessLog: AccessLog? = nil,
-        logger: Logger = Logger(label: "locsim.serve"), addedRoutes: (any AddedRoutes)? = nil,
+        logger: Logger = Logger(label: "locsim.serve"), addedRoutes: AddedRoutes? = nil,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.state = NearbyServerState(
             faults: configuration.faults, audit: configuration.audit, maximumConnections: configuration.maximumConnections)
-        self.responder = NearbyResponder(
-            configuration: configuration, repository: repository, time: time, state: state, accessLog: accessLog, logger: logger,
-            addedRoutes: addedRoutes)
+        self.routes = NearbyRoutes(
+            configuration: configuration, repository: repository, time: time, state: state, accessLog: accessLog, logger: logger)
+        self.responder = routes.responder(added: addedRoutes, table: routeTable)
+        self.addedRoutes = addedRoutes
         self.logger = logger
         self.onListening = onListening
     }
@@ -228,7 +236,7 @@ package struct NearbyServer: Service {
         let host = configuration.host
         let guardSettings = ConnectionGuardSettings(
             headerTimeout: configuration.headerTimeout, limit: state.connections, drainPeriod: configuration.drainPeriod,
-            onRejection: { [responder] rejection in responder.record(rejection) })
+            onRejection: { [routes] rejection in ExchangeMiddleware.record(rejection, routes: routes) })
         return Application(
             responder: responder,
             server: .http1(configuration: HTTP1Channel.Configuration(
@@ -267,8 +275,8 @@ package struct NearbyServer: Service {
 
     private func serve(_ application: some ApplicationProtocol) async throws {
         let state = self.state
-        let accessLog = responder.accessLog
-        let time = responder.time
+        let accessLog = routes.accessLog
+        let time = routes.time
         defer { accessLog?.flush() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             if let accessLog, let interval = accessLog.flushInterval {
@@ -285,7 +293,7 @@ package struct NearbyServer: Service {
             }
             try await withGracefulShutdownHandler {
                 try await application.run()
-            } onGracefulShutdown: { [addedRoutes = responder.addedRoutes] in
+            } onGracefulShutdown: { [addedRoutes] in
                 state.beginShutdown()
                 addedRoutes?.beginShutdown()
             }

@@ -10,7 +10,7 @@ final class FrameReader: Sendable {
     private let changes = Changes()
     private let task: Task<Void, Never>
 
-    init(_ stream: PlayerEventStream) {
+    init(_ stream: some AsyncSequence<[UInt8], Never> & Sendable) {
         let frames = frames
         let changes = changes
         task = Task {
@@ -38,27 +38,27 @@ final class FrameReader: Sendable {
 }
 
 /// Event ids, `Last-Event-ID` and the players' history, through the control API's own code
-/// (``PlayerControlAPI/respond(to:)``, no socket), on the virtual clock of ``ControlledFeed``.
+/// (``PlayerControlAPI/events(of:after:)``, no socket), on the virtual clock of ``ControlledFeed``.
 @Suite(.timeLimit(.minutes(1)))
 struct PlayerEventResumeTests {
     /// The first event's id of a hub started at ``VirtualFeed/start``: its microseconds since 1970.
     static let firstID = Int((VirtualFeed.start.timeIntervalSince1970 * 1e6).rounded(.down))
 
-    static func events(_ feed: ControlledFeed, _ path: String = "/players/events", after id: String? = nil) throws -> PlayerEventStream {
-        let answer = feed.api.respond(to: .init(method: "GET", path: path, lastEventID: id))
-        #expect(answer.status == 200)
-        return try #require(answer.events)
+    /// The stream of `player` (every player: nil) straight from the API, so what its buffer
+    /// holds is exactly what a reader gets (an HTTP body would add its writer's frame).
+    static func events(_ feed: ControlledFeed, _ player: String? = nil, after id: String? = nil) throws -> PlayerEventStream {
+        try feed.api.events(of: player, after: id)
     }
 
     @Test("Every frame has an id: the opening state the newest event's, each later event the next number, from the hub's start time")
     func idsCount() async throws {
         let feed = try ControlledFeed()
         try await feed.run(until: 3)
-        let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
-        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
-        #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
+        let reader = FrameReader(try Self.events(feed, "alice"))
+        #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try await feed.control(#"{"action":"resume"}"#).status == 200)
         try await feed.run(until: 6)
-        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        #expect(try await feed.call("DELETE", "/players/alice").status == 200)
         let frames = await reader.all()
         let opening = try #require(frames.first)
         #expect(opening.event == "state" && opening.json["reason"] as? String == "current")
@@ -76,12 +76,12 @@ struct PlayerEventResumeTests {
         try await feed.run(until: 5)
         let stayed = FrameReader(try Self.events(feed))
         try await feed.run(until: 15)
-        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
         try await stayed.wait { $0.contains { $0.json["reason"] as? String == "pause" } }
         // A client whose stream dropped after the fourth frame it got.
         let cut = try #require(stayed.seen.count > 8 ? stayed.seen[3].id : nil, "\(stayed.seen)")
         let resumed = FrameReader(try Self.events(feed, after: String(cut)))
-        #expect(try feed.control(#"{"action":"resume"}"#).status == 200)
+        #expect(try await feed.control(#"{"action":"resume"}"#).status == 200)
         try await feed.run(until: 25)
         try await stayed.wait { $0.filter { $0.event == "fix" }.count >= 20 }
         try await resumed.wait { $0.filter { $0.event == "fix" }.count >= 20 - 3 }
@@ -97,12 +97,13 @@ struct PlayerEventResumeTests {
     func resetWhenNotKept() async throws {
         let feed = try ControlledFeed(eventLimit: 8)
         try await feed.run(until: 20)
-        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
         let newest = try #require(try await FrameReader(try Self.events(feed)).all(after: { feed.api.finishStreams() }).first?.id)
         // The 8 newest are kept: after newest - 8 all of them come again; after newest - 9 one is gone.
         let kept = FrameReader(try Self.events(feed, after: String(newest - 8)))
         let asked = [String(newest - 9), String(Self.firstID), "yesterday", String(newest + 1)]
-        let readers = try asked.map { FrameReader(try Self.events(feed, after: $0)) }
+        var readers: [FrameReader] = []
+        for id in asked { readers.append(FrameReader(try Self.events(feed, after: id))) }
         let fresh = FrameReader(try Self.events(feed))
         try await kept.wait { $0.count == 8 }
         for reader in readers + [fresh] { try await reader.wait { !$0.isEmpty && $0.last?.id != nil } }
@@ -122,7 +123,7 @@ struct PlayerEventResumeTests {
     @Test("A client more than the buffer behind has its stream ended where it got to; resuming from there loses nothing")
     func slowClientResumes() async throws {
         let feed = try ControlledFeed()
-        #expect(try feed.control(#"{"action":"pause"}"#).status == 200)
+        #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
         let unread = try Self.events(feed)
         let total = PlayerControlAPI.streamBuffer + 300
         for n in 0..<total { feed.hub.post(player: "alice", event: "map", json: #"{"player":"alice","n":\#(n)}"#) }
@@ -152,9 +153,9 @@ struct PlayerEventResumeTests {
             }
             feed.hub.post(player: "alice", event: "map", json: #"{"player":"alice","passing":\#(n)}"#)
         }
-        let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
+        let reader = FrameReader(try Self.events(feed, "alice"))
         try await reader.wait { !$0.isEmpty }
-        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        #expect(try await feed.call("DELETE", "/players/alice").status == 200)
         let opening = try #require(await reader.all().first)
         let history = try #require(opening.json["history"] as? [String: Any])
         let trail = try #require(history["trail"] as? [[Double]])
@@ -182,9 +183,9 @@ struct PlayerEventResumeTests {
         let feed = try ControlledFeed(historyLimits: .init(trail: 16))
         let reference = try await ControlledFeed.reference()
         try await feed.run(until: reference.count)
-        let reader = FrameReader(try Self.events(feed, "/players/alice/fixes"))
+        let reader = FrameReader(try Self.events(feed, "alice"))
         try await reader.wait { !$0.isEmpty }
-        #expect(try feed.call("DELETE", "/players/alice").status == 200)
+        #expect(try await feed.call("DELETE", "/players/alice").status == 200)
         let opening = try #require(await reader.all().first)
         let trail = try #require((opening.json["history"] as? [String: Any])?["trail"] as? [[Double]])
         #expect((9...17).contains(trail.count), "\(trail.count)")

@@ -130,7 +130,7 @@ import Testing
         #expect(!connection.channel.isActive)
         let rejections = connection.rejections.withLock { $0 }
         #expect(rejections.map(\.reason) == [.protocolError])
-        #expect(rejections.first?.error.status == status)
+        #expect(rejections.first?.error.statusCode == status)
         #expect(rejections.first?.remoteAddress == "192.0.2.7")
     }
 

@@ -95,7 +95,7 @@ extension NearbyServer {
     /// One request through `responder`, as Hummingbird's server would hand it over; a thrown
     /// error is a 500, as the server answers one.
     private static func respond(
-        _ responder: NearbyResponder, method: HTTPRequest.Method, uri: String, headers: HTTPFields, body: ByteBuffer?
+        _ responder: RouterResponder<NearbyRequestContext>, method: HTTPRequest.Method, uri: String, headers: HTTPFields, body: ByteBuffer?
     ) async throws -> TestResponse {
         var headers = headers
         if let body { headers[.contentLength] = String(body.readableBytes) }

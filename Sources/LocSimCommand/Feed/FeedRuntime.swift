@@ -17,7 +17,7 @@ struct FeedRuntime {
     static let release = "locsim-\(LocSim.configuration.version)"
 
     let hub: PlayerHub
-    let routes: PlayerRoutes
+    let api: PlayerControlAPI
     /// The players that walk a scenario, by name: their phones run on their map sessions.
     let scenarios: [String: Scenario]
     /// The hub, and the gpsd protocol server with --gpsd-port.
@@ -50,11 +50,11 @@ struct FeedRuntime {
         self.hub = hub
         troubleNotes.attach(hub)
         let defaultSpeed = options.playerSpeed
-        routes = PlayerRoutes(api: PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
+        api = PlayerControlAPI(hub: hub) { creation throws(ConfigurationError) in
             try Self.makePlayer(creation, defaultSpeed: defaultSpeed)
-        })
+        }
         let bridged = try Self.bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
-        let heartbeat = EventHeartbeat(api: routes.api)
+        let heartbeat = EventHeartbeat(api: api)
         let traced: [any Service] = FixTrace.fromEnvironment(hub: hub).map { [$0] } ?? []
         guard let gpsdPort = options.gpsdPort else {
             services = [hub, heartbeat] + traced + bridged
@@ -176,37 +176,12 @@ struct EventHeartbeat: Service {
     }
 }
 
-/// The control API (`/players…`) and the live map (`/`) as routes of the nearby server.
-struct PlayerRoutes: AddedRoutes {
-    let api: PlayerControlAPI
-
-    func serves(path: String) -> Bool { path == "/" || PlayerControlAPI.serves(path: path) }
-
-    /// The live map (MapPages' live.html; docs/guides/feeds.md): it draws what `GET /players/events`
-    /// streams and presses `POST /players/{name}/control`.
-    static let liveMap = Array(MapPage.live.html(json: "null").utf8)
-
-    /// The page holds no data: what it shows comes from the API, with the token it is given.
-    func isPublic(path: String) -> Bool { path == "/" }
-
-    func respond(to request: AddedRouteRequest) async -> AddedRouteResponse {
-        if request.path == "/" {
-            guard request.method == "GET" || request.method == "HEAD" else {
-                return AddedRouteResponse(
-                    status: 405, contentType: "application/json",
-                    body: Array("{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"\(request.method) is not allowed on /; use GET\"}}".utf8),
-                    allow: ["GET"])
-            }
-            return AddedRouteResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.liveMap)
-        }
-        let answer = api.respond(to: PlayerControlAPI.Request(
-            method: request.method, path: request.path, query: request.query, contentType: request.contentType,
-            body: request.body, lastEventID: request.lastEventID))
-        return AddedRouteResponse(
-            status: answer.status, contentType: answer.contentType, body: answer.body, allow: answer.allow,
-            stream: answer.events)
+extension FeedRuntime {
+    /// The control API and the live map as routes of the nearby server.
+    var routes: AddedRoutes {
+        AddedRoutes(
+            register: { [api] open, guarded in api.addRoutes(open: open, guarded: guarded) },
+            beginShutdown: { [api] in api.finishStreams() })
     }
-
-    func beginShutdown() { api.finishStreams() }
 }
 #endif  // Server

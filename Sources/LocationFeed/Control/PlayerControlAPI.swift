@@ -1,8 +1,11 @@
+import HTTPTypes
+package import Hummingbird
 package import LocationCore
+import MapPages
+import NIOCore
 
-/// The players' control API, independent of any HTTP server: ``respond(to:)`` takes a method,
-/// path, query and body and gives a status and JSON body, or an event stream to send as
-/// `text/event-stream`.
+/// The players' control API as routes of Hummingbird's router (``addRoutes(to:)``), for any
+/// request context: `locsim serve` adds them to its server beside the nearby contract.
 ///
 /// Routes (docs/guides/feeds.md):
 /// - `GET /players`: every player; `POST /players`: a new player (a JSON spec or a GPX body).
@@ -12,44 +15,11 @@ package import LocationCore
 ///   with the hub's id for it; a `Last-Event-ID` resumes after that event.
 ///
 /// A bad body is a 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`),
-/// an unknown player a 404.
+/// an unknown player a 404: each thrown as a ``/LocationCore/ServerError``, which the server
+/// writes in that shape. HEAD is answered wherever GET is, with no body (and no subscription).
 ///
 /// Package access: `locsim serve` mounts it on its HTTP server; apps drive players through `PlayerHub` directly.
 package final class PlayerControlAPI: Sendable {
-    /// A request, as the HTTP server received it.
-    package struct Request: Sendable {
-        package var method: String
-        package var path: String
-        package var query: [(name: String, value: String)]
-        package var contentType: String?
-        package var body: [UInt8]
-        /// The `Last-Event-ID` header: the event stream resumes after that event.
-        package var lastEventID: String?
-
-        package init(
-            method: String, path: String, query: [(name: String, value: String)] = [], contentType: String? = nil, body: [UInt8] = [],
-            lastEventID: String? = nil
-        ) {
-            self.method = method
-            self.path = path
-            self.query = query
-            self.contentType = contentType
-            self.body = body
-            self.lastEventID = lastEventID
-        }
-    }
-
-    /// An answer: a JSON body, or (status 200) an event stream.
-    package struct Response: Sendable {
-        package var status: Int
-        package var contentType: String
-        package var body: [UInt8]
-        /// For 405: the methods the path takes.
-        package var allow: [String] = []
-        /// For the event routes: the frames to send, in place of `body`.
-        package var events: PlayerEventStream?
-    }
-
     /// What `POST /players` asks for; the command line turns it into a player.
     package struct Creation: Sendable {
         package enum Source: Sendable {
@@ -84,9 +54,6 @@ package final class PlayerControlAPI: Sendable {
         self.factory = factory
     }
 
-    /// Whether `path` is one of this API's (`/players` and below).
-    package static func serves(path: String) -> Bool { path == "/players" || path.hasPrefix("/players/") }
-
     /// Ends every open event stream (at shutdown, so the server can finish).
     package func finishStreams() {
         let open = streams.withLock { open in
@@ -96,78 +63,104 @@ package final class PlayerControlAPI: Sendable {
         for continuation in open { continuation.finish() }
     }
 
-    package func respond(to request: Request) -> Response {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        guard parts.first == "players", parts.count <= 3 else { return Self.notFound("no route \(request.path)") }
-        // HEAD is routed as GET (the server sends the answer's headers only); a route that does
-        // not take GET says HEAD is not allowed.
-        let method = request.method == "HEAD" ? "GET" : request.method
-        switch parts.count {
-        case 1:
-            switch method {
-            case "GET": return Self.json(200, "{\"players\":[" + hub.players.map(Self.infoJSON).joined(separator: ",") + "]}")
-            case "POST": return create(request)
-            default: return Self.methodNotAllowed(request, allow: ["GET", "POST"])
-            }
-        case 2 where parts[1] == "events":
-            guard method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
-            return stream(player: nil, lastEventID: request.lastEventID)
-        case 2:
-            let name = parts[1]
-            switch method {
-            case "GET":
-                guard let info = hub.info(name) else { return Self.unknown(name) }
-                return Self.json(200, Self.infoJSON(info))
-            case "DELETE":
-                guard hub.remove(name) else { return Self.unknown(name) }
-                return Self.json(200, "{\"removed\":\(JSONWriter.quoted(name))}")
-            default: return Self.methodNotAllowed(request, allow: ["GET", "DELETE"])
-            }
-        default:
-            let name = parts[1]
-            switch parts[2] {
-            case "control":
-                guard method == "POST" else { return Self.methodNotAllowed(request, allow: ["POST"]) }
-                guard hub.info(name) != nil else { return Self.unknown(name) }
-                return control(name, body: request.body)
-            case "fixes":
-                guard method == "GET" else { return Self.methodNotAllowed(request, allow: ["GET"]) }
-                guard hub.info(name) != nil else { return Self.unknown(name) }
-                return stream(player: name, lastEventID: request.lastEventID)
-            default:
-                return Self.notFound("no route \(request.path)")
-            }
+    /// Adds the live map to `open` (the page holds no data: what it shows comes from the API,
+    /// with the token it is given) and the control API to `guarded` (a group behind the
+    /// server's token rule).
+    package func addRoutes<Context: RequestContext>(open: some RouterMethods<Context>, guarded: some RouterMethods<Context>) {
+        open.get("/") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.liveMap)))
+        }
+        addRoutes(to: guarded)
+    }
+
+    /// The live map (MapPages' live.html; docs/guides/feeds.md): it draws what `GET /players/events`
+    /// streams and presses `POST /players/{name}/control`.
+    static let liveMap = Array(MapPage.live.html(json: "null").utf8)
+
+    /// Adds the control API's routes to `routes` (a router, or a group with the server's middleware).
+    package func addRoutes<Context: RequestContext>(to routes: some RouterMethods<Context>) {
+        routes.get("/players") { [hub] _, _ in
+            Self.json(200, "{\"players\":[" + hub.players.map(Self.infoJSON).joined(separator: ",") + "]}")
+        }
+        routes.post("/players") { request, _ in try await self.create(request) }
+        routes.get("/players/events") { request, _ in try self.stream(player: nil, request: request) }
+        routes.get("/players/{name}") { [hub] _, context in
+            let name = try Self.name(context)
+            guard let info = hub.info(name) else { throw Self.unknown(name) }
+            return Self.json(200, Self.infoJSON(info))
+        }
+        routes.delete("/players/{name}") { [hub] _, context in
+            let name = try Self.name(context)
+            guard hub.remove(name) else { throw Self.unknown(name) }
+            return Self.json(200, "{\"removed\":\(JSONWriter.quoted(name))}")
+        }
+        routes.post("/players/{name}/control") { request, context in
+            try self.control(try Self.name(context), body: try await Self.body(of: request))
+        }
+        routes.get("/players/{name}/fixes") { [hub] request, context in
+            let name = try Self.name(context)
+            guard hub.info(name) != nil else { throw Self.unknown(name) }
+            return try self.stream(player: name, request: request)
+        }
+    }
+
+    /// The `{name}` of the path.
+    private static func name(_ context: some RequestContext) throws(ServerError) -> String {
+        guard let name = context.parameters.get("name") else { throw .notFound("no player name in the path") }
+        return name
+    }
+
+    /// The whole request body, at most ``maximumBodyBytes``.
+    private static func body(of request: Request) async throws(ServerError) -> [UInt8] {
+        var request = request
+        do {
+            return Array(buffer: try await request.collectBody(upTo: maximumBodyBytes))
+        } catch is NIOTooManyBytesError {
+            throw ServerError(.payloadTooLarge, status: 413, "the body is over \(maximumBodyBytes >> 20) MiB", parameter: "body")
+        } catch {
+            throw ServerError(.badRequest, status: 400, "the body could not be read: \(error)", parameter: "body")
         }
     }
 
     // MARK: Routes
 
-    private func create(_ request: Request) -> Response {
+    private func create(_ request: Request) async throws(ServerError) -> Response {
+        let body = try await Self.body(of: request)
         let creation: Creation
         do throws(ConfigurationError) {
-            creation = try Self.creation(request)
+            creation = try Self.creation(
+                body: body, contentType: request.headers[.contentType],
+                query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) })
             try FeedPlayer.validate(name: creation.name)
-            guard hub.info(creation.name) == nil else {
-                return Self.error(409, "conflict", "a player named '\(creation.name)' is already playing", parameter: "name")
-            }
+        } catch {
+            throw Self.badRequest(error)
+        }
+        guard hub.info(creation.name) == nil else {
+            throw ServerError(.conflict, status: 409, "a player named '\(creation.name)' is already playing", parameter: "name")
+        }
+        do throws(ConfigurationError) {
             try hub.add(try factory(creation))
         } catch {
-            return Self.badRequest(error)
+            throw Self.badRequest(error)
         }
-        guard let info = hub.info(creation.name) else { return Self.unknown(creation.name) }
+        guard let info = hub.info(creation.name) else { throw Self.unknown(creation.name) }
         return Self.json(201, Self.infoJSON(info))
     }
 
     /// A JSON body `{"name":…,"spec":…,"speed":…,"loop":…}`, or a GPX body with `name`, `speed`
     /// and `loop` in the query.
-    package static func creation(_ request: Request) throws(ConfigurationError) -> Creation {
-        let firstByte = request.body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D })
-        let type = request.contentType?.lowercased() ?? ""
+    package static func creation(
+        body: [UInt8], contentType: String?, query: [(name: String, value: String)]
+    ) throws(ConfigurationError) -> Creation {
+        let firstByte = body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D })
+        let type = contentType?.lowercased() ?? ""
         if firstByte == UInt8(ascii: "<") || type.contains("xml") || type.contains("gpx") {
             var name: String?
             var speed: Double?
             var loops = false
-            for (key, value) in request.query {
+            for (key, value) in query {
                 switch key {
                 case "name": name = value
                 case "speed":
@@ -181,9 +174,9 @@ package final class PlayerControlAPI: Sendable {
                 }
             }
             guard let name else { throw ConfigurationError(parameter: "name", "a GPX body needs ?name=NAME") }
-            return Creation(name: name, source: .gpx(request.body), speed: speed, loops: loops)
+            return Creation(name: name, source: .gpx(body), speed: speed, loops: loops)
         }
-        let members = try object(request.body)
+        let members = try object(body)
         var name: String?
         var spec: String?
         var speed: Double?
@@ -208,14 +201,16 @@ package final class PlayerControlAPI: Sendable {
         return Creation(name: name, source: .spec(spec), speed: speed, loops: loops)
     }
 
-    private func control(_ name: String, body: [UInt8]) -> Response {
+    private func control(_ name: String, body: [UInt8]) throws(ServerError) -> Response {
+        guard hub.info(name) != nil else { throw Self.unknown(name) }
+        let info: PlayerHub.PlayerInfo?
         do throws(ConfigurationError) {
-            let command = try Self.command(body)
-            guard let info = try hub.control(name, command) else { return Self.unknown(name) }
-            return Self.json(200, Self.infoJSON(info))
+            info = try hub.control(name, try Self.command(body))
         } catch {
-            return Self.badRequest(error)
+            throw Self.badRequest(error)
         }
+        guard let info else { throw Self.unknown(name) }
+        return Self.json(200, Self.infoJSON(info))
     }
 
     /// `{"action":"pause"}`, `{"action":"speed","speed":5}`, `{"action":"seek","offset":120}` or
@@ -294,7 +289,31 @@ package final class PlayerControlAPI: Sendable {
     /// `Last-Event-ID` (too old, or not this server's), so what follows is the current state.
     package static let resetEvent = "reset"
 
-    private func stream(player: String?, lastEventID: String?) -> Response {
+    /// What a client of an event stream sends to resume (the Server-Sent Events reconnection).
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")!
+
+    /// The event stream of `player` (all players: nil) as a `text/event-stream` answer; for
+    /// HEAD, its headers only, with no subscription made.
+    private func stream(player: String?, request: Request) throws(ServerError) -> Response {
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        guard request.method != .head else { return Response(status: .ok, headers: headers) }
+        let frames = try events(of: player, after: request.headers[Self.lastEventIDHeader])
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                for await frame in frames {
+                    try await writer.write(ByteBuffer(bytes: frame))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The frames of the event stream of `player` (all players: nil), resuming after the event
+    /// `lastEventID` names: what the event routes send, and what a test reads without a socket.
+    ///
+    /// The stream holds at most ``streamBuffer`` frames its reader has not taken; one more ends
+    /// it where the reader got to (the reader resumes with the last id it saw).
+    package func events(of player: String?, after lastEventID: String?) throws(ServerError) -> PlayerEventStream {
         let after = lastEventID.flatMap { Int($0) }
         let hub = hub
         var made: PlayerEventStream?
@@ -348,8 +367,8 @@ package final class PlayerControlAPI: Sendable {
                 }
             }
         }
-        guard let made else { return Self.error(500, "internal", "the event stream was not made") }
-        return Response(status: 200, contentType: "text/event-stream", body: [], events: made)
+        guard let made else { throw ServerError(.internal, status: 500, "the event stream was not made") }
+        return made
     }
 
     /// The frame of `numbered` on a stream of `player` (all players: nil), or nil when it is not for it.
@@ -429,28 +448,14 @@ package final class PlayerControlAPI: Sendable {
     }
 
     static func json(_ status: Int, _ text: String) -> Response {
-        Response(status: status, contentType: "application/json", body: Array(text.utf8))
+        Response(
+            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    static func error(_ status: Int, _ code: String, _ message: String, parameter: String? = nil) -> Response {
-        var text = "{\"error\":{\"code\":\"\(code)\",\"message\":\(JSONWriter.quoted(message))"
-        if let parameter { text += ",\"parameter\":\(JSONWriter.quoted(parameter))" }
-        return json(status, text + "}}")
+    static func badRequest(_ error: ConfigurationError) -> ServerError {
+        .badRequest(error.message, parameter: error.parameter)
     }
 
-    static func badRequest(_ error: ConfigurationError) -> Response {
-        Self.error(400, "bad_request", error.message, parameter: error.parameter)
-    }
-
-    static func notFound(_ message: String) -> Response { error(404, "not_found", message) }
-
-    static func unknown(_ name: String) -> Response { notFound("no player '\(name)'") }
-
-    static func methodNotAllowed(_ request: Request, allow: [String]) -> Response {
-        var response = error(
-            405, "method_not_allowed",
-            "\(request.method) is not allowed on \(request.path); use \(allow.joined(separator: " or "))")
-        response.allow = allow
-        return response
-    }
+    static func unknown(_ name: String) -> ServerError { .notFound("no player '\(name)'") }
 }

@@ -1,7 +1,7 @@
 import Atomics
 import HTTPTypes
 import HummingbirdCore
-import LocationCore
+package import LocationCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -167,7 +167,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var discarding = false
     /// Bumped when the client leaves: it closed its side of the connection (the server's
     /// channels allow half-closure, so that is an event, not a close) or the connection ended.
-    /// A request held or delayed by a fault waits on it (``NearbyResponder``).
+    /// A request held or delayed by a fault waits on it (``NearbyRoutes``).
     let departure = ChangeSignal()
 
     init(settings: ConnectionGuardSettings) {
@@ -375,7 +375,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         headers[.contentLength] = String(body.count)
         headers[.connection] = "close"
         if let retryAfter = rejection.error.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        let head = HTTPResponse(status: HTTPResponse.Status(code: rejection.error.status), headerFields: headers)
+        let head = HTTPResponse(status: HTTPResponse.Status(code: rejection.error.statusCode), headerFields: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)

@@ -1,5 +1,3 @@
-import LocationCore
-
 /// An error answer of the server: an HTTP status and the JSON body
 /// `{"error":{"code":"…","message":"…","parameter":"lat"}}` (`parameter` only when one is to blame).
 ///
@@ -7,7 +5,10 @@ import LocationCore
 /// one shape: bad parameters (400), a missing or wrong token (401), an unknown path (404), a
 /// wrong method (405), a database failure (503, the reason logged, not sent), injected faults, and
 /// what the connection's guard answers itself (a request that is not HTTP, 400 or 431; a head
-/// not complete in time, 408; too many connections, 503).
+/// not complete in time, 408; too many connections, 503), the players' control API included.
+///
+/// A route throws one; the server's outermost middleware (NearbyServer's `ExchangeMiddleware`)
+/// writes it, logs and counts it.
 package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as the `code` string on the wire.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -21,6 +22,8 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             case requestTimeout = "request_timeout"
             case headersTooLarge = "headers_too_large"
             case payloadTooLarge = "payload_too_large"
+            case conflict
+            case `internal`
         }
         fileprivate let value: Value
 
@@ -43,6 +46,11 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A request body over the routes' limit (413).
         package static let payloadTooLarge = Code(value: .payloadTooLarge)
 
+        /// The name asked for is taken (409): a player of that name is playing.
+        package static let conflict = Code(value: .conflict)
+        /// The server failed in a way that is its own fault (500).
+        package static let `internal` = Code(value: .internal)
+
         /// The wire string, e.g. `bad_request`.
         package var description: String { value.rawValue }
     }
@@ -50,7 +58,7 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The code.
     package var code: Code
     /// The HTTP status.
-    package var status: Int
+    package var statusCode: Int
     /// The human message (never contains a token).
     package var message: String
     /// The query parameter to blame, if any.
@@ -66,7 +74,7 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         allowedMethods: [String] = []
     ) {
         self.code = code
-        self.status = status
+        self.statusCode = status
         self.message = message
         self.parameter = parameter
         self.retryAfter = retryAfter
@@ -78,8 +86,13 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         ServerError(.badRequest, status: 400, message, parameter: parameter)
     }
 
+    /// A 404 saying what is not there.
+    package static func notFound(_ message: String, parameter: String? = nil) -> ServerError {
+        ServerError(.notFound, status: 404, message, parameter: parameter)
+    }
+
     package var description: String {
-        "HTTP \(status) \(code): \(message)" + (parameter.map { " (parameter \($0))" } ?? "")
+        "HTTP \(statusCode) \(code): \(message)" + (parameter.map { " (parameter \($0))" } ?? "")
     }
 
     /// The JSON body: `{"error":{"code":…,"message":…,"parameter":…}}`.

@@ -1,0 +1,107 @@
+package import HTTPTypes
+package import Hummingbird
+import LocationCore
+import NIOCore
+
+/// Hummingbird's router as ``NearbyServer``'s routes are added to it: each route goes to the
+/// router, and its path and method are remembered in a ``RouteMethodTable``, so a request on a
+/// path that exists with a method it does not take is a 405 naming the methods it does (the
+/// router alone would answer 404).
+///
+/// Anything registered through it with Hummingbird's `get`, `post`, `group`… is counted: the
+/// nearby contract's routes and those ``AddedRoutes`` brings (the players' control API).
+package struct ServerRoutes: RouterMethods {
+    package typealias Context = NearbyRequestContext
+
+    let base: any RouterMethods<Context>
+    let table: RouteMethodTable
+
+    @discardableResult
+    package func on<Responder: HTTPResponder>(
+        _ path: RouterPath, method: HTTPRequest.Method, responder: Responder
+    ) -> Self where Responder.Context == Context {
+        base.on(path, method: method, responder: responder)
+        table.add(path, method: method)
+        return self
+    }
+
+    @discardableResult
+    package func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self {
+        ServerRoutes(base: base.add(middleware: middleware), table: table)
+    }
+}
+
+/// Every route's path with the methods it takes, matched by a Hummingbird router of its own
+/// (one `GET` per path answering its methods), so a path is matched here exactly as the real
+/// router matches it.
+final class RouteMethodTable: Sendable {
+    private struct Entry {
+        var path: RouterPath
+        var methods: [HTTPRequest.Method]
+    }
+
+    private let entries = Locked<[Entry]>([])
+    private let matcher = Locked<RouterResponder<NearbyRequestContext>?>(nil)
+
+    func add(_ path: RouterPath, method: HTTPRequest.Method) {
+        entries.withLock { entries in
+            if let index = entries.firstIndex(where: { $0.path.description == path.description }) {
+                entries[index].methods.append(method)
+            } else {
+                entries.append(Entry(path: path, methods: [method]))
+            }
+        }
+    }
+
+    /// Every route's path (as Hummingbird spells it, `/players/{name}`) and its methods, in the
+    /// order they were added.
+    var routes: [(path: String, methods: [HTTPRequest.Method])] {
+        entries.withLock { $0.map { (path: $0.path.description, methods: $0.methods) } }
+    }
+
+    /// Builds the matcher from the routes added so far (once every route is in).
+    func seal() {
+        let router = Router(context: NearbyRequestContext.self)
+        for entry in entries.withLock({ $0 }) {
+            var methods = entry.methods.map(\.rawValue)
+            // HEAD is answered wherever GET is (the router makes it from the GET route).
+            if methods.contains("GET"), !methods.contains("HEAD") { methods.append("HEAD") }
+            let allow = methods.joined(separator: ", ")
+            router.get(entry.path) { _, _ in Response(status: .noContent, headers: [.allow: allow]) }
+        }
+        let responder = router.buildResponder()
+        matcher.withLock { $0 = responder }
+    }
+
+    /// The methods the path of `request` takes, or nil when no route has that path.
+    func methods(for request: Request, context: NearbyRequestContext) async -> [String]? {
+        guard let matcher = matcher.withLock({ $0 }) else { return nil }
+        var head = request.head
+        head.method = .get
+        do {
+            let answer = try await matcher.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+            return answer.headers[.allow]?.split(separator: ",").map { String($0.drop(while: { $0 == " " })) }
+        } catch {
+            return nil  // no route: the router's not-found error
+        }
+    }
+}
+
+/// Refuses a request without the server's bearer token (``TokenRule``): a 401 naming what is
+/// missing, before the route runs.
+struct TokenMiddleware: RouterMiddleware {
+    typealias Context = NearbyRequestContext
+    let rule: TokenRule
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let authorization = request.headers[.authorization]
+        guard rule.admits(authorization: authorization) else {
+            throw ServerError(
+                .unauthorized, status: 401,
+                authorization == nil ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's")
+        }
+        return try await next(request, context)
+    }
+}
