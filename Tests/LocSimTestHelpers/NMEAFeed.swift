@@ -84,7 +84,7 @@ public final class NMEAFeed: Sendable {
             defer { state.client = nil }
             return state.client
         }
-        if let client { Glibc.close(client) }
+        if let client { Self.hangUp(client) }
     }
 
     /// Closes everything: gpsd can no longer reconnect.
@@ -93,7 +93,21 @@ public final class NMEAFeed: Sendable {
             defer { state = State() }
             return (state.listener, state.client)
         }
-        if let client { Glibc.close(client) }
+        if let client { Self.hangUp(client) }
         if let listener { Glibc.close(listener) }
+    }
+
+    /// Ends the connection as a pulled cable does, with a reset (`SO_LINGER` 0, then `close`).
+    ///
+    /// gpsd 3.22 reports a TCP feed's device removed only on a read error: on the plain end of
+    /// the stream (a `close` that sends FIN) it logs nothing and keeps the device (shown with
+    /// `shutdown` before `close`: all three removal tests waited 30 s, every time). A bare `close`
+    /// used to reset the connection only because gpsd's probe bytes were still unread in this
+    /// socket; under load they had sometimes not arrived yet, and no removal came (the
+    /// occasional failure of these tests beside CPU hogs, gpsd's log showing no end of the feed).
+    private static func hangUp(_ fd: Int32) {
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        Glibc.close(fd)
     }
 }

@@ -40,6 +40,8 @@ import Testing
         BadOption(["replay", "--fast", "--rate", "1000", track], "--rate"),
         BadOption(["replay", "--fast", "--start", "99:00:00", track], "--start"),
         BadOption(["replay", "--fast", "--start", "1e300", track], "--start"),
+        // A scenario's polyline route goes through the same check as a file's path.
+        BadOption(["replay", "--scenario", "tracks/scenarios/polyline-walk.json", "--fast", "--start", "99:00:00"], "--start"),
         BadOption(["replay", "--speed", "1e9", track], "--speed"),
         BadOption(["replay", "--gpsd", "127.0.0.1:99999"], "--gpsd"),
         BadOption(line + ["--map", "--radius", "1e19"], "--radius"),
