@@ -88,30 +88,19 @@ struct NearbyRoutes: Sendable {
     static let playerHeader = HTTPField.Name("X-Player-ID")!
     static let sessionHeader = HTTPField.Name("X-Audit-Session")!
 
-    /// What the nearby route led to: the answer, and for the metrics and the access log what happened.
+    /// What a route led to: the answer, and what the metrics and the access log say of it.
     struct Outcome {
         var response: Response
-        var places: Int?
-        var verdict: String?
-        var reason: String?
-        var fault: String?
-        var error: String?
+        var notes = ExchangeNotes.Values()
 
-        init(_ response: Response, places: Int? = nil, error: String? = nil) {
+        init(_ response: Response, error: String? = nil) {
             self.response = response
-            self.places = places
-            self.error = error
+            notes.error = error
         }
 
         /// The answer, its notes handed to the access log through `context`.
         func answer(in context: Context) -> Response {
-            context.notes.update { notes in
-                notes.places = places
-                notes.verdict = verdict
-                notes.reason = reason
-                notes.fault = fault
-                notes.error = error
-            }
+            context.notes.update { $0 = notes }
             return response
         }
     }
@@ -162,21 +151,21 @@ struct NearbyRoutes: Sendable {
             failed = true
             outcome = Self.failure(ServerError(.unavailable, status: Self.clientClosedStatus, "the client closed the connection"))
             let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
-            outcome.fault = (held ? "timeout" : fault.name) + ", client left after \(waited) ms"
+            outcome.notes.fault = (held ? "timeout" : fault.name) + ", client left after \(waited) ms"
         case (.timeout, _):
             outcome = Self.failure(ServerError(
                 .unavailable, status: 503, end == .shutdown ? "the server is shutting down" : "request held (timeout fault)"))
-            outcome.fault = "timeout"
+            outcome.notes.fault = "timeout"
         case (.failure(let status, let delay), _):
             failed = status >= 500
             outcome = Self.failure(ServerError(
                 .injectedFailure, status: status, "injected failure (--fail-rate or --script)",
                 retryAfter: status == 503 || status == 429 ? 1 : nil))
-            outcome.fault = "fail \(status)" + Self.delayNote(delay)
+            outcome.notes.fault = "fail \(status)" + Self.delayNote(delay)
         case (.body(let status, let body, let delay), _):
             failed = status >= 500
             outcome = Self.json(ByteBuffer(bytes: body), status: status)
-            outcome.fault = "scripted body \(status)" + Self.delayNote(delay)
+            outcome.notes.fault = "scripted body \(status)" + Self.delayNote(delay)
         case (.answer(let delay), _):
             let answer: Result<(body: ByteBuffer, places: Int), any Error>
             do {
@@ -185,7 +174,7 @@ struct NearbyRoutes: Sendable {
                 answer = .failure(error)
             }
             (outcome, failed) = placesOutcome(answer, client: client)
-            if delay > .zero { outcome.fault = "delay" + Self.delayNote(delay) }
+            if delay > .zero { outcome.notes.fault = "delay" + Self.delayNote(delay) }
         }
         return conclude(
             outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft ? 0 : outcome.response.status.code, ticket: ticket,
@@ -233,7 +222,7 @@ struct NearbyRoutes: Sendable {
         switch answer {
         case .success(let (body, places)):
             var outcome = Self.json(body, status: 200)
-            outcome.places = places
+            outcome.notes.places = places
             return (outcome, false)
         case .failure(let error):
             logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])
@@ -253,9 +242,9 @@ struct NearbyRoutes: Sendable {
             let finished = time.now()
             state.inner.withLock { $0.audit.finish(ticket, status: auditStatus, failed: failed, at: finished) }
         }
-        outcome.verdict = entry.verdict.rawValue
+        outcome.notes.verdict = entry.verdict.rawValue
         // The reason's text is only for the log line.
-        if accessLog != nil { outcome.reason = entry.reason }
+        if accessLog != nil { outcome.notes.reason = entry.reason }
         return outcome
     }
 

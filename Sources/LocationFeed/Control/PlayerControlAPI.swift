@@ -132,7 +132,7 @@ package final class PlayerControlAPI: Sendable {
         do throws(ConfigurationError) {
             creation = try Self.creation(
                 body: body, contentType: request.headers[.contentType],
-                query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) })
+                query: request.uri.queryParameters.map { (name: String(QueryParameters.name($0.key)), value: String($0.value)) })
             try FeedPlayer.validate(name: creation.name)
         } catch {
             throw Self.badRequest(error)

@@ -1,22 +1,13 @@
-import HummingbirdCore
-
 /// A request's query parameters as every route reads them: Hummingbird's pairs, whose values it
 /// percent-decodes, with the names decoded too (Hummingbird leaves a name as sent, so `l%61t=35`
 /// was no `lat` and `access%5Ftoken` no credential), `+` in a name a space as in a form.
-enum QueryParameters {
-    /// The pairs of `uri`'s query, in request order.
-    static func of(_ uri: URI) -> [(name: Substring, value: Substring)] {
-        uri.queryParameters.map { (name: name($0.key), value: $0.value) }
-    }
-
-    /// The first value of the parameter called `wanted`, or nil.
-    static func first(_ wanted: String, in uri: URI) -> Substring? {
-        uri.queryParameters.first { name($0.key) == wanted }?.value
-    }
-
+///
+/// Here the name's decoding, for every module with routes (NearbyServer's contract, LocationFeed's
+/// control API); NearbyServer adds the readers of a Hummingbird `URI`.
+package enum QueryParameters {
     /// `name` percent-decoded (`%5F` is `_`, `+` a space); returned as it is when it has
     /// neither, which is every name a client normally sends (no copy on the nearby path).
-    static func name(_ name: Substring) -> Substring {
+    package static func name(_ name: Substring) -> Substring {
         guard name.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return name }
         var bytes: [UInt8] = []
         var utf8 = name.utf8[...]
