@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    /// docs/openapi.yaml, the document for people to read, says what the served one says
+    /// (scripts/openapi-yaml.py writes it from Contract/openapi.json, and checks it here).
+    @Test("docs/openapi.yaml is the document GET /openapi.json answers")
+    func yamlDocument() async throws {
+        let probe = try await ChildProcess.run(["/usr/bin/env", "python3", "-c", "import yaml"])
+        guard probe.termination == .exited(0) else {
+            print("skipped: PyYAML is not installed (scripts/bootstrap.sh installs schemathesis, which brings it)")
+            return
+        }
+        let outcome = try await ChildProcess.run(
+            ["/usr/bin/env", "python3", PackagePaths.path("scripts/openapi-yaml.py"), "--check"], timeout: .seconds(30))
+        #expect(outcome.termination == .exited(0), "\(outcome.errors)")
+    }
+
     /// Starts `serve --token … --player …`, runs schemathesis with `arguments` against its
     /// document, and `more` with the server. With a token: the document says every route but
     /// /healthz, /openapi.json and / needs it, and schemathesis checks that a call without it, or
