@@ -50,6 +50,27 @@ struct PlayerEventResumeTests {
         try feed.api.events(of: player, after: id)
     }
 
+    @Test("A player's history is written when the reader takes the opening frame, not while the hub holds every fix back")
+    func openingWrittenWhenRead() async throws {
+        let feed = try ControlledFeed()
+        try await feed.run(until: 2)
+        let renders = Locked(0)
+        feed.hub.post(player: "alice", event: "map", keeping: .latest(kind: "places")) {
+            renders.withLock { $0 += 1 }
+            return #"{"places":[]}"#
+        }
+        #expect(renders.withLock { $0 } == 1, "written once, for the listeners of the post")
+        let stream = try Self.events(feed, "alice")
+        #expect(renders.withLock { $0 } == 1, "the history was written while the stream was made")
+        var frames = stream.makeAsyncIterator()
+        let first = try #require(await frames.next())
+        let opening = try #require(EventFrame(first))
+        #expect(renders.withLock { $0 } == 2)
+        #expect(opening.event == "state" && opening.json["reason"] as? String == "current")
+        let notes = try #require((opening.json["history"] as? [String: Any])?["notes"] as? [[String: Any]])
+        #expect(notes.map { $0["event"] as? String } == ["map"], "\(opening)")
+    }
+
     @Test("Every frame has an id: the opening state the newest event's, each later event the next number, from the hub's start time")
     func idsCount() async throws {
         let feed = try ControlledFeed()

@@ -47,7 +47,7 @@ package final class PlayerControlAPI: Sendable {
     let hub: PlayerHub
     let factory: Factory
     /// The open event streams, by their hub subscription.
-    private let streams = Locked<[Int: AsyncStream<[UInt8]>.Continuation]>([:])
+    private let streams = Locked<[Int: AsyncStream<PlayerEventStream.Item>.Continuation]>([:])
 
     package init(hub: PlayerHub, factory: @escaping Factory) {
         self.hub = hub
@@ -318,34 +318,34 @@ package final class PlayerControlAPI: Sendable {
         let hub = hub
         var made: PlayerEventStream?
         hub.subscribeEvents(resumingAfter: after) { start in
-            // What the client has not seen, first: the events it missed, or the current state.
-            var frames: [[UInt8]] = []
+            // What the client has not seen, first: the events it missed, or the current state
+            // (each player's opening frame written when the reader takes it, not here, under the
+            // hub's delivery lock).
+            var frames: [PlayerEventStream.Item] = []
             var ended = false
             if let missed = start.missed {
                 for numbered in missed {
                     guard let frame = Self.frame(numbered, for: player) else { continue }
-                    frames.append(frame)
+                    frames.append(.frame(frame))
                     if player != nil, case .removed = numbered.event {
                         ended = true
                         break
                     }
                 }
             } else {
-                var opening: [(event: String, data: String)] = []
-                if let lastEventID, !lastEventID.isEmpty {
-                    opening.append((Self.resetEvent, "{\"lastEventId\":\(JSONWriter.quoted(lastEventID))}"))
-                }
-                for snapshot in start.players where player == nil || snapshot.info.name == player {
-                    opening.append(("state", Self.stateJSON(snapshot.info, reason: "current", history: snapshot.history)))
-                }
+                let snapshots = start.players.filter { player == nil || $0.info.name == player }
                 // Only the last carries the id: a stream cut before it resumes with the whole opening again.
-                for (index, item) in opening.enumerated() {
-                    frames.append(Self.frame(item.event, item.data, id: index == opening.count - 1 ? start.last : nil))
+                if let lastEventID, !lastEventID.isEmpty {
+                    let data = "{\"lastEventId\":\(JSONWriter.quoted(lastEventID))}"
+                    frames.append(.frame(Self.frame(Self.resetEvent, data, id: snapshots.isEmpty ? start.last : nil)))
+                }
+                for (index, snapshot) in snapshots.enumerated() {
+                    frames.append(.opening(snapshot, id: index == snapshots.count - 1 ? start.last : nil))
                 }
             }
             let (stream, continuation) = AsyncStream.makeStream(
-                of: [UInt8].self, bufferingPolicy: .bufferingOldest(frames.count + Self.streamBuffer))
-            made = PlayerEventStream(frames: stream)
+                of: PlayerEventStream.Item.self, bufferingPolicy: .bufferingOldest(frames.count + Self.streamBuffer))
+            made = PlayerEventStream(items: stream)
             for frame in frames { continuation.yield(frame) }
             let subscription = start.subscription
             if ended {
@@ -359,7 +359,7 @@ package final class PlayerControlAPI: Sendable {
             }
             return { numbered in
                 guard let frame = Self.frame(numbered, for: player) else { return }
-                if case .dropped = continuation.yield(frame) {
+                if case .dropped = continuation.yield(.frame(frame)) {
                     // Too far behind: end the stream after what it has; the client resumes from its last id.
                     continuation.finish()
                 } else if player != nil, case .removed = numbered.event {
@@ -408,7 +408,7 @@ package final class PlayerControlAPI: Sendable {
                 return  // cancelled: the server is stopping
             }
             let open = streams.withLock { Array($0.values) }
-            for continuation in open { continuation.yield(Self.heartbeat) }
+            for continuation in open { continuation.yield(.frame(Self.heartbeat)) }
         }
     }
 
