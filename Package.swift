@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "LocationSimulation", dependencies: ["LocationCore", "GPXFormat", "NMEAFormat", "MapFeature"], swiftSettings: strict),
         .target(
-            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "GPXFormat", "LocationSimulation"], swiftSettings: strict),
+            name: "LocationTestSupport", dependencies: ["LocationCore", "MapFeature", "LocationSimulation"], swiftSettings: strict),
         .target(name: "MapFeature", dependencies: ["LocationCore"], swiftSettings: strict),
         // System SQLite (Debian libsqlite3-dev); only LocationIndex imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import GPXFormat
+import LocationSimulation
 public import LocationCore
 public import MapFeature
 
@@ -104,48 +104,42 @@ final class EventRecorder {
 }
 
 extension MapReplay {
-    /// Replays the track points of a GPX file, in file order, streaming (flat memory).
+    /// Replays the walk in a file as `locsim replay` reads it: a GPX file's track (or, without
+    /// one, its route or waypoints), an NMEA log, a GeoJSON or KML route; by the file's
+    /// extension. Fixes happen at their recorded times, with the speed and course derived from
+    /// the points where the file has none; a route without times starts at `Date.distantPast`
+    /// and is walked at 1.4 m/s, as a scenario's route is.
     ///
-    /// Every track point becomes a fix at its `<time>` (GPX carries no accuracy, so every
-    /// positioned point is accepted; `<fix>none</fix>` points are reports without a position).
-    /// Route points and waypoints are ignored.
+    /// It is the one reading every user of a walk file shares (the command, `nmea serve`,
+    /// `serve --player`, ``run(scenarioFile:)``): a point whose time goes backwards is dropped
+    /// (a replay never reorders), and what was skipped or dropped is in the log's
+    /// ``ReplayLog/warnings``, in the words `locsim replay` prints.
     ///
     /// - Parameters:
-    ///   - path: The GPX file.
-    ///   - options: `.strict` (default) or `.lenient` (skip points with bad coordinates, drop
-    ///     bad values, and leave out points whose `<time>` was dropped).
-    /// - Throws: ``ReplayError`` when the file cannot be read (the message names file, line and
-    ///   column) or, in strict mode, a track point has no time (the message names its index);
-    ///   its ``ReplayError/log`` holds everything up to that point.
-    public func run(gpxFile path: String, options: GPXReader.Options = .strict) async throws(ReplayError) -> ReplayLog {
-        let reader: GPXReader
+    ///   - path: The file.
+    ///   - lenient: Read a GPX file leniently: skip points with bad coordinates, drop bad
+    ///     values alone, and leave out points whose `<time>` was dropped (each listed in the
+    ///     warnings). Default: any problem throws.
+    /// - Throws: ``ReplayError`` when the file cannot be read (the message names the file and the
+    ///   line and column, or the member, at fault) or its path cannot be replayed; its
+    ///   ``ReplayError/log`` holds everything up to that point.
+    public func run(routeFile path: String, lenient: Bool = false) async throws(ReplayError) -> ReplayLog {
+        let read: (replay: GPXReplay<VirtualClock>, warnings: [String])
         do {
-            reader = try GPXReader(contentsOfFile: path, options: options)
+            read = try GPXReplay.reading(
+                routeFile: path, lenient: lenient, configuration: .init(pacing: .virtual), clock: VirtualClock(autoAdvance: true),
+                now: { .distantPast })
         } catch {
-            throw ReplayError(underlying: "\(error)", log: ReplayLog())
+            throw ReplayError(underlying: "\(error)", log: ReplayLog(warnings: []))
         }
-        var pointIndex = 0
-        let (log, failure) = await replay { () async throws(any Error) -> Fix? in
-            while let event = try reader.next() {
-                guard case .point(let point, .trackPoint) = event else { continue }
-                defer { pointIndex += 1 }
-                guard let fix = point.fix() else {
-                    // A lenient read drops a bad <time> but keeps the point: it cannot be placed in time.
-                    if options.isLenient { continue }
-                    throw GPXTimeMissing(path: path, index: pointIndex)
-                }
-                return fix
-            }
-            return nil
+        do {
+            var log = try await run(read.replay)
+            log.warnings = read.warnings
+            return log
+        } catch {
+            var failure = error
+            failure.log.warnings = read.warnings
+            throw failure
         }
-        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
-        return log
     }
-}
-
-/// A track point without a `<time>` cannot be placed in virtual time.
-private struct GPXTimeMissing: Error, CustomStringConvertible {
-    var path: String
-    var index: Int
-    var description: String { "\(path): track point #\(index) has no <time>, so it cannot be replayed in time" }
 }

@@ -66,8 +66,11 @@ import Testing
     func mapReplayLenient() async throws {
         let reference = try Self.reference("bad-values")
         let log = try await MapReplay(repository: RecordingRepository(clock: VirtualClock(), places: []))
-            .run(gpxFile: Self.fixture("bad-values.gpx"), options: .lenient)
+            .run(routeFile: Self.fixture("bad-values.gpx"), lenient: true)
         let fixes = log.acceptedFixes.count + log.rejectedFixes.count
         #expect(fixes == reference.segments[0].filter { $0.time != nil }.count)
+        // What the read dropped and the replay left out is in the log, as `locsim replay` says it.
+        #expect(log.warnings.contains { $0.hasPrefix("locsim: warning: ") && $0.contains("bad value") }, "\(log.warnings)")
+        #expect(log.warnings.contains { $0.contains("without a usable <time> out of the replay") }, "\(log.warnings)")
     }
 }

@@ -94,10 +94,53 @@ import Testing
         try writer.finish()
 
         let index = InMemoryNearbyIndex(places: places)
-        let fromFile = try await MapReplay(repository: index).run(gpxFile: path)
+        let fromFile = try await MapReplay(repository: index).run(routeFile: path)
         let fromFixes = await MapReplay(repository: index).run(fixes: fixes.map { GPXPoint(fix: $0)!.fix()! })
-        #expect(fromFile == fromFixes)
         #expect(fromFile.acceptedFixes.count == 120)
+        #expect(fromFile.acceptedFixes.map(\.time) == fromFixes.acceptedFixes.map(\.time))
+        #expect(fromFile.acceptedFixes.map(\.coordinate) == fromFixes.acceptedFixes.map(\.coordinate))
+        #expect(fromFile.lines.filter { !$0.contains(" fix ") } == fromFixes.lines.filter { !$0.contains(" fix ") })
+        // The file has no speed or course: the replay derives them from the points, as `locsim replay` does.
+        #expect(fromFile.acceptedFixes.dropFirst().allSatisfy { $0.speed != nil && $0.course != nil })
+    }
+
+    @Test("A walk file replays as locsim replay reads it: a point whose time goes backwards is dropped, and said")
+    func backwardsTimeDropped() async throws {
+        let seconds = [0, 10, 20, 15, 30]
+        let points = seconds.enumerated().map { index, second in
+            let fix = script.fix(at: Double(second), north: 20 * Double(index))
+            let time = ISO8601DateFormatter().string(from: fix.time)
+            return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time></trkpt>"#
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("backwards-\(UUID().uuidString).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+
+        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+        #expect(log.acceptedFixes.count + log.rejectedFixes.count == 4)
+        #expect(log.warnings.first?.contains("dropped 1 point whose time goes backwards") == true, "\(log.warnings)")
+        #expect(log.warnings.count == 2 && log.warnings[1].contains(path), "\(log.warnings)")
+    }
+
+    @Test("A GeoJSON route without times is walked from Date.distantPast to its end at 1.4 m/s")
+    func geoJSONRoute() async throws {
+        let end = script.origin.destination(distance: 1_400, bearing: 0)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("route-\(UUID().uuidString).geojson").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"type":"LineString","coordinates":[[\#(script.origin.longitude),\#(script.origin.latitude)],[\#(end.longitude),\#(end.latitude)]]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+
+        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+        #expect(log.epoch == .distantPast)
+        let first = try #require(log.acceptedFixes.first)
+        let last = try #require(log.acceptedFixes.last)
+        #expect(first.time == .distantPast)
+        #expect(try #require(last.coordinate).distance(to: end) < 1, "\(last)")
+        // Walked at 1.4 m/s: the route's length over the time from its first fix to its last.
+        let speed = try #require(first.coordinate).distance(to: end) / last.time.timeIntervalSince(first.time)
+        #expect(abs(speed - 1.4) < 0.01, "\(speed) m/s")
+        #expect(log.warnings.isEmpty)
     }
 
     @Test("A GPX file that cannot be read names the file, line and column")
@@ -107,7 +150,7 @@ import Testing
         try #"<gpx version="1.1"><trk><trkseg><trkpt lat="91" lon="0"><time>2020-01-01T00:00:00Z</time></trkpt>"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         do {
-            _ = try await MapReplay(repository: InMemoryNearbyIndex(places: [])).run(gpxFile: path)
+            _ = try await MapReplay(repository: InMemoryNearbyIndex(places: [])).run(routeFile: path)
             Issue.record("no error")
         } catch {
             #expect(error.description.contains(path))

@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test("A GPX file replays the same through run(gpxFile:) and through GPXReplay")
+    @Test("A GPX file replays the same through run(routeFile:) and through a GPXReplay of it")
     func gpxFileAndGPXReplay() async throws {
         // A walk written by the synthetic mover, then read back both ways.
         var fixes: [Fix] = []
@@ -90,7 +90,7 @@ import Testing
 
         try await withIndex(Self.places) { index in
             let replay = MapReplay(repository: OfflineLocationRepository(index: index))
-            let fromFile = try await replay.run(gpxFile: path)
+            let fromFile = try await replay.run(routeFile: path)
             let provider = try GPXReplay(
                 path: ReplayPath(document: GPXDocument(contentsOfFile: path)), configuration: .init(pacing: .virtual),
                 clock: VirtualClock(autoAdvance: true), now: { Self.start })
@@ -123,7 +123,7 @@ struct PhoneRecordingIndexReplayTests {
         #expect(report.placeCount > 140_000)
 
         let log = try await MapReplay(repository: OfflineLocationRepository(index: index))
-            .run(gpxFile: SharedData.path("tracks/\(track).gpx"))
+            .run(routeFile: SharedData.path("tracks/\(track).gpx"))
         log.expectWellBehaved()
         let epoch = try #require(log.epoch)
         let actual = zip(log.fetches, log.answers).map { request, answer -> [PhoneRecordingReplayTests.FetchEntry] in

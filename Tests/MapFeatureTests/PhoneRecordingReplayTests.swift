@@ -41,7 +41,7 @@ struct PhoneRecordingReplayTests {
     func replay(track: String) async throws {
         let reference = try #require(Self.references[track])
         let index = try GeoNamesPlaces.index()
-        let log = try await MapReplay(repository: index).run(gpxFile: SharedData.path("tracks/\(track).gpx"))
+        let log = try await MapReplay(repository: index).run(routeFile: SharedData.path("tracks/\(track).gpx"))
 
         log.expectWellBehaved()
         #expect(log.acceptedFixes.count == reference.fixes)
@@ -64,9 +64,9 @@ struct PhoneRecordingReplayTests {
         let index = try GeoNamesPlaces.index()
         let replay = MapReplay(repository: RecordingRepository(clock: VirtualClock(), otherwise: .forward(to: index, after: .milliseconds(1_700))))
         let path = SharedData.path("tracks/tokyo-iphone-2018.gpx")
-        let first = try await replay.run(gpxFile: path)
+        let first = try await replay.run(routeFile: path)
         let second = try await MapReplay(repository: RecordingRepository(clock: VirtualClock(), otherwise: .forward(to: index, after: .milliseconds(1_700))))
-            .run(gpxFile: path)
+            .run(routeFile: path)
         #expect(first == second)
         first.expectWellBehaved()
         #expect(first.coalescedCount > 0, "with 1.7 s answers some fixes must have been coalesced")
