@@ -137,6 +137,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The iOS Simulator bridge runs `xcrun simctl` per fix as a child it awaits.
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict),
 

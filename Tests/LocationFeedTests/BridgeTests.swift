@@ -198,21 +198,58 @@ struct BridgeTests {
         #expect(console.connections == [Self.expectedLine(fixes[0]) + Self.expectedLine(fixes[3])])
     }
 
+    /// A stand-in for `xcrun` (which Linux has not): a script that tells a FIFO its pid and its
+    /// arguments, then does `rest`; `cat` holds the FIFO open (read and write, so it never sees
+    /// an end) and the test waits on what cat prints, with no polling.
+    struct StandIn {
+        let directory: URL
+        let reader: ChildProcess
+
+        init() async throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-simctl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let fifo = directory.appendingPathComponent("calls").path
+            guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
+            reader = try await ChildProcess(["/bin/sh", "-c", "exec cat 0<> '\(fifo)'"])
+        }
+
+        /// Writes the script `name` and returns its path.
+        func script(_ name: String, then rest: String = "") throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            let fifo = directory.appendingPathComponent("calls").path
+            try Data("#!/bin/sh\necho \"$$ $*\" > '\(fifo)'\n\(rest)\n".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            return path
+        }
+
+        /// The calls so far: pid and arguments.
+        var calls: [(pid: pid_t, arguments: String)] {
+            reader.output.split(separator: "\n").map { line in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                return (pid_t(parts[0]) ?? 0, parts.count > 1 ? String(parts[1]) : "")
+            }
+        }
+
+        func wait(forCalls count: Int) async throws {
+            let reader = reader
+            try await reader.wait(for: "\(count) simctl calls") { reader.output.split(separator: "\n").count >= count }
+        }
+
+        func stop() {
+            reader.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     @Test("simctl: one 'simctl location DEVICE set LAT,LON' per fix; a failing simctl says what it printed")
     func simulatorLocation() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-simctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // xcrun does not exist on Linux: a stand-in that records its arguments, one call per line.
-        let log = directory.appendingPathComponent("calls").path
-        let standIn = directory.appendingPathComponent("xcrun").path
-        try Data("#!/bin/sh\necho \"$*\" >> '\(log)'\n".utf8).write(to: URL(fileURLWithPath: standIn))
-        let failing = directory.appendingPathComponent("xcrun-failing").path
-        try Data("#!/bin/sh\necho 'Invalid device: nope' >&2\nexit 148\n".utf8).write(to: URL(fileURLWithPath: failing))
-        for path in [standIn, failing] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+        let standIn = try await StandIn()
+        defer { standIn.stop() }
+        let recording = try standIn.script("xcrun")
+        let failing = try standIn.script("xcrun-failing", then: "echo 'Invalid device: nope' >&2\nexit 148")
 
         let fixes = [try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, second: 1)]
-        let sink = SimulatorLocation(configuration: try .init(device: "booted", executable: standIn))
+        let sink = SimulatorLocation(configuration: try .init(device: "booted", executable: recording), clock: ContinuousClock())
         let mailbox = FixMailbox()
         let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
         var expected: [String] = []
@@ -220,16 +257,13 @@ struct BridgeTests {
             mailbox.post(fix)
             let c = fix.coordinate!
             expected.append("simctl location booted set \(String(format: "%.7f", c.latitude)),\(String(format: "%.7f", c.longitude))")
-            for _ in 0..<1_000 {
-                if (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count == expected.count { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await standIn.wait(forCalls: expected.count)
         }
         mailbox.finish()
         try await run.value
-        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init) == expected)
+        #expect(standIn.calls.map(\.arguments) == expected)
 
-        let failingSink = SimulatorLocation(configuration: try .init(device: "nope", executable: failing))
+        let failingSink = SimulatorLocation(configuration: try .init(device: "nope", executable: failing), clock: ContinuousClock())
         let again = FixMailbox()
         again.post(fixes[0])
         let error = await #expect(throws: SimulatorLocationError.self) {
@@ -237,5 +271,31 @@ struct BridgeTests {
         }
         #expect(error?.message == "exit status 148: Invalid device: nope")
         #expect(throws: ConfigurationError.self) { try SimulatorLocation.Configuration(device: "--help") }
+    }
+
+    @Test("simctl: a run past its timeout is killed and the fix fails, naming the timeout; a missing xcrun says it cannot start")
+    func simulatorTimeout() async throws {
+        let standIn = try await StandIn()
+        defer { standIn.stop() }
+        let hanging = try standIn.script("xcrun-hanging", then: "exec sleep 300")
+        let clock = VirtualClock()
+        let sink = SimulatorLocation(configuration: try .init(device: "booted", executable: hanging, timeout: .seconds(10)), clock: clock)
+        let fix = try Self.fix(35.6811824, 139.7670915)
+        let sent = Task { try await sink.withSession { try await $0.send(fix) } }
+        // The stand-in is running (it told the FIFO) and the timeout is waiting on the clock.
+        try await standIn.wait(forCalls: 1)
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(10))
+        let error = await #expect(throws: SimulatorLocationError.self) { try await sent.value }
+        #expect(error?.message == "no result within 10.0 seconds; stopped")
+        // Killed and reaped before the error was thrown.
+        let pid = try #require(standIn.calls.first?.pid)
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the stand-in \(pid) is still there")
+
+        let missing = SimulatorLocation(
+            configuration: try .init(device: "booted", executable: standIn.directory.appendingPathComponent("no-xcrun").path), clock: clock)
+        let notStarted = await #expect(throws: SimulatorLocationError.self) { try await missing.withSession { try await $0.send(fix) } }
+        #expect(notStarted?.message.hasPrefix("cannot start ") == true, "\(String(describing: notStarted))")
+        #expect(notStarted?.message.contains("simctl needs macOS with Xcode") == true, "\(String(describing: notStarted))")
     }
 }

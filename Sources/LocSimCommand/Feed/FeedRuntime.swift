@@ -84,7 +84,7 @@ struct FeedRuntime {
             sinks.append((player, EmulatorConsole(configuration: try .init(port: port, tokenFile: tokenFile)), .milliseconds(200)))
         }
         for (player, device) in bridges.simulators {
-            sinks.append((player, SimulatorLocation(configuration: try .init(device: device)), .seconds(1)))
+            sinks.append((player, SimulatorLocation(configuration: try .init(device: device), clock: ContinuousClock()), .seconds(1)))
         }
         return try sinks.map { player, sink, interval in
             let forwarder = try FixForwarder(

@@ -1,6 +1,11 @@
-import Dispatch
 import Foundation
 package import LocationCore
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// The iOS Simulator as a ``FixSink`` (macOS with Xcode only): each fix runs
 /// `xcrun simctl location DEVICE set LAT,LON`.
@@ -34,8 +39,14 @@ package struct SimulatorLocation: FixSink {
 
     package let configuration: Configuration
     package var destination: String { "simctl \(configuration.device)" }
+    /// What ``Configuration/timeout`` is measured on.
+    let sleep: @Sendable (Duration) async throws -> Void
 
-    package init(configuration: Configuration) { self.configuration = configuration }
+    /// - Parameter clock: The clock the timeout is measured on (the command's `ContinuousClock`).
+    package init<C: Clock>(configuration: Configuration, clock: C) where C.Duration == Duration {
+        self.configuration = configuration
+        self.sleep = { try await clock.sleep(for: $0) }
+    }
 
     /// The arguments for one fix: `simctl location DEVICE set LAT,LON` (7 decimals, about 1 cm).
     package static func arguments(for fix: Fix, device: String) -> [String]? {
@@ -47,64 +58,70 @@ package struct SimulatorLocation: FixSink {
     }
 
     package func withSession(_ body: (any FixSession) async throws -> Void) async throws {
-        try await body(Session(configuration: configuration, destination: destination))
+        try await body(Session(sink: self))
     }
 
     final class Session: FixSession {
-        let configuration: Configuration
-        let destination: String
+        let sink: SimulatorLocation
 
-        init(configuration: Configuration, destination: String) {
-            self.configuration = configuration
-            self.destination = destination
-        }
+        init(sink: SimulatorLocation) { self.sink = sink }
 
         func send(_ fix: Fix) async throws {
-            guard let arguments = SimulatorLocation.arguments(for: fix, device: configuration.device) else { return }
-            try await SimulatorLocation.run(configuration.executable, arguments, timeout: configuration.timeout)
+            guard let arguments = SimulatorLocation.arguments(for: fix, device: sink.configuration.device) else { return }
+            try await sink.run(arguments)
         }
     }
 
-    /// Runs the executable and waits for it; a failure says what it wrote on standard error.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+    /// What standard error of one run is read up to (simctl's messages are a line or two).
+    static let errorLimit = 64 << 10
+
+    /// Runs the executable with `arguments` and waits for it without holding a thread (a
+    /// swift-subprocess child); one still running after the timeout is killed. A failure says
+    /// what it wrote on standard error.
+    func run(_ arguments: [String]) async throws {
+        let executable = configuration.executable
         let shown = ([executable] + arguments).joined(separator: " ")
-        let timedOut = Locked(false)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(
-                    throwing: SimulatorLocationError(
-                        command: shown, "cannot start \(executable): \(FileErrorText.reason(for: error)) (simctl needs macOS with Xcode)"))
-                return
+        let timeout = configuration.timeout
+        let sleep = sleep
+        // The child, or the timeout: whichever ends first; the other is cancelled (a cancelled
+        // child is killed by swift-subprocess's teardown).
+        let outcome = try await withThrowingTaskGroup(of: (status: TerminationStatus, errors: String)?.self) { group in
+            group.addTask {
+                do {
+                    let result = try await Subprocess.run(
+                        .path(FilePath(executable)), arguments: Arguments(arguments), input: .none, output: .discarded,
+                        error: .string(limit: Self.errorLimit))
+                    return (result.terminationStatus, result.standardError)
+                } catch let error as SubprocessError {
+                    throw SimulatorLocationError(command: shown, Self.reason(error, executable: executable))
+                }
             }
-            let deadline = DispatchTime.now() + .microseconds(Int(clamping: timeout.wholeMicroseconds))
-            DispatchQueue.global().asyncAfter(deadline: deadline) { [process] in
-                guard process.isRunning else { return }
-                timedOut.withLock { $0 = true }
-                process.terminate()
+            group.addTask {
+                try await sleep(timeout)
+                return nil
             }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        if timedOut.withLock({ $0 }) {
-            throw SimulatorLocationError(command: shown, "no result within \(timeout); stopped")
+        guard let outcome else { throw SimulatorLocationError(command: shown, "no result within \(timeout); stopped") }
+        let message = outcome.errors.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch outcome.status {
+        case .exited(0):
+            return
+        case .exited(let status):
+            throw SimulatorLocationError(command: shown, "exit status \(status)\(message.isEmpty ? "" : ": " + message)")
+        case .signaled(let signal):
+            throw SimulatorLocationError(command: shown, "signal \(signal)\(message.isEmpty ? "" : ": " + message)")
         }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let status =
-                process.terminationReason == .exit
-                ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
-            throw SimulatorLocationError(command: shown, "\(status)\(message.isEmpty ? "" : ": " + message)")
+    }
+
+    /// Why the child could not be run: it could not be started (no such file, not executable),
+    /// or it wrote more than ``errorLimit`` bytes.
+    static func reason(_ error: SubprocessError, executable: String) -> String {
+        if let underlying = error.underlyingError {
+            return "cannot start \(executable): \(String(cString: strerror(underlying.rawValue))) (simctl needs macOS with Xcode)"
         }
+        return "\(error)"
     }
 }
 
