@@ -19,6 +19,7 @@
 #    has ranged from 18,000 to 48,000 per second here), the CPU per request much less;
 # 6. wrk (4 connections) on HelloServer's /hello (bare Hummingbird, and bare SwiftNIO without
 #    Hummingbird) and locsim's /healthz: the HTTP layer alone, with the same CPU figure;
+#    Then 5 km again with `Accept-Encoding: gzip` (the answer's size both ways, REPS rounds);
 # 7. wrk with 64 connections for latency percentiles, then a SOAK-second run (half 5 km, half
 #    100 m) with the server's RSS at the start, the middle and the end.
 # Every server is stopped on exit, whatever happens (trap).
@@ -149,6 +150,8 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$HELLO_NIO_PORT/hello" >/de
 # wrk's request rotation: one path per point, in turn, on every connection.
 cat >"$WORK/points.lua" <<'LUA'
 local paths, i = {}, 0
+-- WRK_GZIP=1: every request admits a gzipped answer, as a phone's URLSession does.
+local headers = os.getenv("WRK_GZIP") == "1" and { ["Accept-Encoding"] = "gzip" } or nil
 init = function(args)
   for line in io.lines(os.getenv("POINTS_FILE")) do
     local lat, lng = line:match("(%S+) (%S+)")
@@ -157,7 +160,7 @@ init = function(args)
 end
 request = function()
   i = i % #paths + 1
-  return wrk.format("GET", paths[i])
+  return wrk.format("GET", paths[i], headers)
 end
 LUA
 
@@ -248,6 +251,25 @@ CPU per request: locsim $ours_cpu µs, redis $theirs_cpu µs (locsim/redis $(pyt
     fi
     echo "$line"
 done
+
+# The 5 km answer with gzip (a client that sends Accept-Encoding: gzip), beside the plain one above.
+PLAIN_BYTES=0
+GZIP_BYTES=0
+while read -r lat lng; do
+    PLAIN_BYTES=$((PLAIN_BYTES + $(curl -s "$BASE/locations/nearby?lat=$lat&lng=$lng&radius=5000" | wc -c)))
+    GZIP_BYTES=$((GZIP_BYTES + $(curl -s -H 'Accept-Encoding: gzip' "$BASE/locations/nearby?lat=$lat&lng=$lng&radius=5000" | wc -c)))
+done <"$WORK/points.txt"
+echo "== radius 5000 m with gzip, 4 connections: $((GZIP_BYTES / POINTS)) bytes an answer (plain $((PLAIN_BYTES / POINTS)))"
+: >"$WORK/gzip-5000.txt"
+: >"$WORK/gzip-cpu-5000.txt"
+for rep in $(seq 1 "$REPS"); do
+    read -r rps p50 _ bad cpu < <(WRK_GZIP=1 run_wrk 5000 4 "$DURATION")
+    echo "$rps" >>"$WORK/gzip-5000.txt"
+    echo "$cpu" >>"$WORK/gzip-cpu-5000.txt"
+    echo "   run $rep: locsim $rps req/s (p50 $p50, non-2xx $bad, $cpu µs CPU/req)"
+done
+gzipped=$(median <"$WORK/gzip-5000.txt")
+echo "   median: $gzipped req/s, $(median <"$WORK/gzip-cpu-5000.txt") µs CPU/req; $(python3 -c "print(round($gzipped / $(median <"$WORK/redis-5000.txt"), 1))")x Redis's 5 km median above"
 
 echo "== the HTTP layer alone, 4 connections, ${DURATION}s each: req/s, µs CPU per request"
 echo "   HelloServer GET /hello (Hummingbird's defaults):  $(run_plain "http://127.0.0.1:$HELLO_PORT/hello" "$HELLO_PID")"
