@@ -537,10 +537,16 @@ struct GPSDFeedLiveTests {
     /// Each screen has a tmux server of its own (`-L`, no configuration file): the two legs run
     /// at once, and on one shared server the first leg's `kill-session` ends the server while
     /// the other leg's `new-session` is connecting ("server exited unexpectedly").
+    /// What the cgps pane says after cgps has ended, with its exit status.
+    static let cgpsEnded = "locsim-test: cgps ended with status"
+
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
         let server = [tmux!, "-L", "locsim-cgps-\(port)", "-f", "/dev/null"]
+        // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
+        // with it what cgps said on the way out), and the screen says how it ended.
+        let command = "\(cgps!) 127.0.0.1:\(port); echo \"\(Self.cgpsEnded) $?\"; exec sleep 600"
         let opened = try await ChildProcess.run(
-            server + ["new-session", "-d", "-s", "cgps", "-x", "100", "-y", "30", "\(cgps!) 127.0.0.1:\(port)"])
+            server + ["new-session", "-d", "-s", "cgps", "-x", "100", "-y", "30", command])
         guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
         var screen = ""
         do {
@@ -552,6 +558,7 @@ struct GPSDFeedLiveTests {
                     throw HarnessError("tmux capture-pane: \(captured.errors); the screen before: \(screen)")
                 }
                 screen = captured.output
+                if screen.contains(Self.cgpsEnded) { throw HarnessError("cgps ended before showing the fix:\n\(screen)") }
             }
         } catch {
             _ = try? await ChildProcess.run(server + ["kill-server"])
