@@ -130,7 +130,7 @@ extension MapReplay {
                 routeFile: path, lenient: lenient, configuration: .init(pacing: .virtual), clock: VirtualClock(autoAdvance: true),
                 now: { .distantPast })
         } catch {
-            throw ReplayError(underlying: "\(error)", log: ReplayLog(warnings: []))
+            throw ReplayError(underlying: "\(error)", log: ReplayLog())
         }
         do {
             var log = try await run(read.replay)

@@ -116,12 +116,11 @@ package struct SimulatorLocation: FixSink {
     }
 
     /// Why the child could not be run: it could not be started (no such file, not executable),
-    /// or it wrote more than ``errorLimit`` bytes.
+    /// or something went wrong while it ran (more than ``errorLimit`` bytes on standard error).
     static func reason(_ error: SubprocessError, executable: String) -> String {
-        if let underlying = error.underlyingError {
-            return "cannot start \(executable): \(String(cString: strerror(underlying.rawValue))) (simctl needs macOS with Xcode)"
-        }
-        return "\(error)"
+        guard error.code == .executableNotFound || error.code == .spawnFailed else { return "\(error)" }
+        let why = error.underlyingError.map { ": \($0.description)" } ?? ""
+        return "cannot start \(executable)\(why) (simctl needs macOS with Xcode)"
     }
 }
 
