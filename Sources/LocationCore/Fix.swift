@@ -29,9 +29,13 @@ public struct Fix: Sendable, Hashable, Codable {
     /// Vertical accuracy in metres (1σ).
     public var verticalAccuracy: Double?
     /// Metres by which the geoid (mean sea level) lies above the WGS 84 ellipsoid here, when the
-    /// source reports it (gpsd's `geoidSep`, NMEA GGA's separation); then ``altitude`` is above
+    /// source reports it (gpsd's `geoidSep`, NMEA GGA's separation); then an ``altitude`` is above
     /// mean sea level and the height above the ellipsoid is `altitude + geoidSeparation`.
     public var geoidSeparation: Double?
+    /// What a real receiver reported beyond these fields (gpsd's `TPV` members such as
+    /// `magvar`, `status`, `epx`/`epy`, `sep`), passed on whole when the fix is relayed; `nil`
+    /// for every other source.
+    public var receiver: ReceiverReport?
     /// Fix quality.
     public var mode: FixMode
     /// Where the fix came from.

@@ -82,9 +82,16 @@ package enum GPSDReport {
     ///
     /// Mode 1 (no fix) carries only the time. Accuracy: `eph` is the fix's horizontal accuracy,
     /// `epx` = `epy` = eph / √2 (a circular error split over two axes), `epv` the vertical one.
+    /// A relayed receiver's own members (``Fix/receiver``: its `status`, `ept`, `epx`/`epy`,
+    /// `climb`, `magvar`, `sep` and the rest) are written as it gave them, each in gpsd's place
+    /// and with gpsd's decimals, so a client of the relay reads what a client of its gpsd reads.
     package static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
-        var text = "{\"class\":\"TPV\",\"device\":\(JSONWriter.quoted(device)),\"mode\":\(mode(of: fix))"
-        text += ",\"time\":\"\(timestamp(fix.time))\",\"ept\":\(fixed(timeError, 3))"
+        let receiver = fix.receiver
+        var text = "{\"class\":\"TPV\",\"device\":\(JSONWriter.quoted(device))"
+        append(receiver, Self.status, 0, to: &text)
+        text += ",\"mode\":\(mode(of: fix)),\"time\":\"\(timestamp(fix.time))\""
+        append(receiver, Self.leapSeconds, 0, to: &text)
+        text += ",\"ept\":\(fixed(receiver?[.ept] ?? timeError, 3))"
         guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
         text += ",\"lat\":\(fixed(coordinate.latitude, 9)),\"lon\":\(fixed(coordinate.longitude, 9))"
         let horizontal = finite(fix.horizontalAccuracy)
@@ -96,17 +103,60 @@ package enum GPSDReport {
             let value = fixed(altitude, 4)
             text += ",\"altHAE\":\(fixed(altitude + separation, 4)),\"altMSL\":\(value),\"alt\":\(value)"
         }
-        if let horizontal {
+        if let receiver {
+            // A receiver's own axes, or none when it gave none.
+            append(receiver, Self.axisErrors, 3, to: &text)
+        } else if let horizontal {
             let axis = fixed(horizontal / 2.0.squareRoot(), 3)
             text += ",\"epx\":\(axis),\"epy\":\(axis)"
         }
         if fix.mode == .threeDimensional, let vertical = finite(fix.verticalAccuracy) { text += ",\"epv\":\(fixed(vertical, 3))" }
         if let course = finite(fix.course) { text += ",\"track\":\(fixed(course, 4))" }
+        append(receiver, Self.magneticTrack, 4, to: &text)
+        append(receiver, Self.magneticVariation, 1, to: &text)
         if let speed = finite(fix.speed) { text += ",\"speed\":\(fixed(speed, 3))" }
-        if fix.mode == .threeDimensional, let climb = finite(climb) { text += ",\"climb\":\(fixed(climb, 3))" }
-        if fix.mode == .threeDimensional, fix.altitude != nil { text += ",\"geoidSep\":\(fixed(separation, 3))" }
+        if let climb = receiver?[.climb] {
+            text += ",\"climb\":\(fixed(climb, 3))"
+        } else if fix.mode == .threeDimensional, let climb = finite(climb) {
+            text += ",\"climb\":\(fixed(climb, 3))"
+        }
+        append(receiver, Self.courseError, 4, to: &text)
+        append(receiver, Self.speedAndClimbErrors, 2, to: &text)
+        append(receiver, Self.earthCentred, 2, to: &text)
+        if fix.mode == .threeDimensional, fix.altitude != nil {
+            text += ",\"geoidSep\":\(fixed(separation, 3))"
+        } else if let separation = finite(fix.geoidSeparation) {
+            text += ",\"geoidSep\":\(fixed(separation, 3))"
+        }
         if let horizontal { text += ",\"eph\":\(fixed(horizontal, 3))" }
+        append(receiver, Self.sphericalErrorAndDepth, 3, to: &text)
+        append(receiver, Self.differentialAge, 1, to: &text)
+        append(receiver, Self.differentialStation, 0, to: &text)
+        append(receiver, Self.wind, 1, to: &text)
         return text + "}"
+    }
+
+    // A receiver's members in the groups gpsd writes them in, each group with its decimals.
+    private static let status: [ReceiverReport.Member] = [.status]
+    private static let leapSeconds: [ReceiverReport.Member] = [.leapseconds]
+    private static let axisErrors: [ReceiverReport.Member] = [.epx, .epy]
+    private static let magneticTrack: [ReceiverReport.Member] = [.magtrack]
+    private static let magneticVariation: [ReceiverReport.Member] = [.magvar]
+    private static let courseError: [ReceiverReport.Member] = [.epd]
+    private static let speedAndClimbErrors: [ReceiverReport.Member] = [.eps, .epc]
+    private static let earthCentred: [ReceiverReport.Member] = [.ecefx, .ecefy, .ecefz, .ecefvx, .ecefvy, .ecefvz, .ecefpAcc, .ecefvAcc]
+    private static let sphericalErrorAndDepth: [ReceiverReport.Member] = [.sep, .depth]
+    private static let differentialAge: [ReceiverReport.Member] = [.dgpsAge]
+    private static let differentialStation: [ReceiverReport.Member] = [.dgpsSta]
+    private static let wind: [ReceiverReport.Member] = [.wanglem, .wangler, .wanglet, .wspeedr, .wspeedt]
+
+    /// Appends each of `members` the receiver gave, with `decimals` decimals.
+    private static func append(_ receiver: ReceiverReport?, _ members: [ReceiverReport.Member], _ decimals: Int, to text: inout String) {
+        guard let receiver else { return }
+        for member in members {
+            guard let value = receiver[member] else { continue }
+            text += ",\"\(member.rawValue)\":\(fixed(value, decimals))"
+        }
     }
 
     /// A `SKY` object (without line end): `satellites` (the player's sky at the fix's time) and

@@ -475,8 +475,9 @@ package final class PlayerHub: Service, Sendable {
         let player = entry.player
         let device = entry.device.path
         let previous = state.withLock { $0.latest[player.name] }
-        var climb: Double?
-        if let previous, let before = previous.fix.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
+        // A relayed receiver's own climb, else the change of altitude since the last fix.
+        var climb = fix.receiver?[.climb]
+        if climb == nil, let previous, let before = previous.fix.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
             previous.fix.mode == .threeDimensional
         {
             let elapsed =

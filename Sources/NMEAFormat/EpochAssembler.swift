@@ -150,8 +150,11 @@ struct EpochAssembler: Sendable {
             horizontalAccuracy = (gga?.hdop ?? epoch.gsa?.hdop).map { $0 * uere }
             verticalAccuracy = epoch.gsa?.vdop.map { $0 * uere }
         }
-        return Fix(
+        var fix = Fix(
             time: time, coordinate: coordinate, altitude: altitude, speed: speed, course: course,
             horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy, mode: mode, source: source)
+        // GGA's altitude is above mean sea level, its separation the geoid's height here.
+        fix.geoidSeparation = gga?.geoidSeparation
+        return fix
     }
 }

@@ -152,7 +152,12 @@ public struct NMEAWriter: Sendable {
         guard used.count <= 12 else { throw Self.invalid("\(used.count) satellites used; GSA lists at most 12") }
         let satellitesInUse = hasPosition ? (sky == nil ? options.satellitesInUse : used.count) : nil
 
-        let modeIndicator: NMEAModeIndicator = hasPosition ? .autonomous : .notValid
+        // A relayed receiver's own status, corrections and magnetic variation; a simulated fix
+        // has none and is written as an autonomous fix.
+        let receiver = hasPosition ? fix.receiver : nil
+        let (quality, modeIndicator) = hasPosition ? Self.quality(gpsdStatus: receiver?[.status]) : (.invalid, .notValid)
+        let separation = hasPosition && altitude != nil ? fix.geoidSeparation.flatMap { $0.isFinite ? $0 : nil } : nil
+        let station = receiver?[.dgpsSta].map { String(Int($0)) }
         var result: [NMEASentence] = []
         result.reserveCapacity(options.sentences.count)
         for type in options.sentences {
@@ -162,15 +167,16 @@ public struct NMEAWriter: Sendable {
                     .rmc(
                         .init(
                             talker: options.talker, time: time, isActive: hasPosition, coordinate: coordinate,
-                            speedKnots: speedKnots, courseTrue: course, date: date, mode: modeIndicator)))
+                            speedKnots: speedKnots, courseTrue: course, date: date,
+                            magneticVariation: receiver?[.magvar], mode: modeIndicator)))
             case .gga:
                 result.append(
                     .gga(
                         .init(
                             talker: options.talker, time: time, coordinate: coordinate,
-                            quality: hasPosition ? .gps : .invalid,
-                            satellitesInUse: satellitesInUse, hdop: hdop,
-                            altitudeMSL: altitude)))
+                            quality: quality, satellitesInUse: satellitesInUse, hdop: hdop,
+                            altitudeMSL: altitude, geoidSeparation: separation,
+                            differentialAge: receiver?[.dgpsAge], differentialStation: station)))
             case .vtg:
                 result.append(
                     .vtg(
@@ -200,6 +206,21 @@ public struct NMEAWriter: Sendable {
             }
         }
         return result
+    }
+
+    /// GGA's quality and RMC's mode for gpsd's fix status (`STATUS_*` in gps.h): DGPS, RTK fixed
+    /// and float, dead reckoning, time only, simulated, PPS; an autonomous fix otherwise.
+    static func quality(gpsdStatus status: Double?) -> (NMEAFixQuality, NMEAModeIndicator) {
+        switch status.map(Int.init) {
+        case 2: (.differential, .differential)
+        case 3: (.rtkFixed, .rtkFixed)
+        case 4: (.rtkFloat, .rtkFloat)
+        case 5, 6: (.estimated, .estimated)
+        case 7: (.manual, .manual)
+        case 8: (.simulation, .simulator)
+        case 9: (.pps, .autonomous)
+        default: (.gps, .autonomous)
+        }
     }
 
     /// The sentences for one fix as text, each followed by ``Options/lineEnding``.

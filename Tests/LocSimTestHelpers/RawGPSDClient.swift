@@ -26,6 +26,8 @@ public final class RawGPSDClient: Sendable {
         public let longitude: Double?
         /// The estimated horizontal error: `eph`, else √(`epx`² + `epy`²), in metres.
         public let horizontalError: Double?
+        /// The report as gpsd wrote it.
+        public let json: String
 
         /// What the provider turns into a positioned fix: mode 2 or 3, a time, and a valid position.
         public var isPositioned: Bool {
@@ -64,6 +66,7 @@ public final class RawGPSDClient: Sendable {
             guard let data = text.data(using: .utf8),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { return nil }
+            json = text
             mode = object["mode"] as? Int ?? 0
             time = (object["time"] as? String).flatMap { UTCTimestamp.parse($0) }
             latitude = object["lat"] as? Double

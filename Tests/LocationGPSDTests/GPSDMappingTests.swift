@@ -168,8 +168,12 @@ struct ExpectedFix {
             verticalAccuracy: is3D ? json["epv"] as? Double : nil,
             mode: is3D ? .threeDimensional : .twoDimensional,
             source: .gpsd)
-        // The geoid separation goes with a height above sea level.
-        if is3D, json["altMSL"] is Double { fix.geoidSeparation = json["geoidSep"] as? Double }
+        // The geoid separation goes with a height above sea level, or with no height.
+        if fix.altitude == nil || json["altMSL"] is Double { fix.geoidSeparation = json["geoidSep"] as? Double }
+        // Every member the fix has no field for, by gpsd's name, as the receiver's report.
+        var report = ReceiverReport()
+        for member in ReceiverReport.Member.allCases { report[member] = json[member.rawValue] as? Double }
+        fix.receiver = report.isEmpty ? nil : report
         self.fix = fix
     }
 }

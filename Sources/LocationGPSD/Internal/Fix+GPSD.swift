@@ -15,11 +15,12 @@ extension Fix {
     /// | `time` (`timespec`)            | `time`                 | seconds + nanoseconds since 1970 UTC; `tv_sec == 0` means "no time" |
     /// | `lat`, `lon`                   | `coordinate`           | WGS-84 degrees; must be finite and in range |
     /// | `altMSL`, else `altHAE`        | `altitude`             | metres; 3D fixes only (gpsd: "valid if mode == 3") |
-    /// | `geoidSep`                     | `geoidSeparation`      | metres; with `altMSL` (altHAE = altMSL + geoidSep) |
+    /// | `geoidSep`                     | `geoidSeparation`      | metres; with `altMSL` (altHAE = altMSL + geoidSep) or without an altitude |
     /// | `speed`                        | `speed`                | metres per second |
     /// | `track`                        | `course`               | degrees from true north, normalised into 0..<360 |
     /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres |
     /// | `epv`                          | `verticalAccuracy`     | metres; 3D fixes only |
+    /// | every other member libgps reads (`status`, `ept`, `epx`, `epy`, `epd`, `eps`, `climb`, `epc`, `magtrack`, `magvar`, ECEF, `sep`, `depth`, `dgpsAge`, `dgpsSta`, wind, `leapseconds`) | `receiver` | as gpsd gives it, so a relay passes it on |
     ///
     /// Any field gpsd leaves out arrives as NaN and becomes `nil`. The result has a position only
     /// when `mode` ≥ 2, the report has a time and latitude/longitude are valid. Every other report
@@ -65,7 +66,35 @@ extension Fix {
             verticalAccuracy: mode == .threeDimensional ? Self.finite(fix.epv) : nil,
             mode: mode,
             source: .gpsd)
-        if altitude != nil, Self.finite(fix.altMSL) != nil { geoidSeparation = Self.finite(fix.geoid_sep) }
+        // The geoid's height here, with an altitude above sea level or with none (never beside an
+        // altitude above the ellipsoid, which it would mislabel).
+        if altitude == nil || Self.finite(fix.altMSL) != nil { geoidSeparation = Self.finite(fix.geoid_sep) }
+        let report = Self.receiverReport(data)
+        if !report.isEmpty { receiver = report }
+    }
+
+    /// The members of the `TPV` that ``Fix`` has no field for; libgps leaves each one it did not
+    /// read NaN (a status of 0, a station of -1, no leap seconds 0). Not the north-east-down
+    /// members, which libgps 3.22 mixes up (``ReceiverReport``).
+    private static func receiverReport(_ data: UnsafePointer<gps_data_t>) -> ReceiverReport {
+        let fix = data.pointee.fix
+        var report = ReceiverReport()
+        if fix.status > 0 { report[.status] = Double(fix.status) }
+        if data.pointee.leap_seconds != 0 { report[.leapseconds] = Double(data.pointee.leap_seconds) }
+        let numbers: [(ReceiverReport.Member, Double)] = [
+            (.ept, fix.ept), (.epx, fix.epx), (.epy, fix.epy), (.epd, fix.epd), (.eps, fix.eps), (.climb, fix.climb),
+            (.epc, fix.epc), (.magtrack, fix.magnetic_track), (.magvar, fix.magnetic_var),
+            (.ecefx, fix.ecef.x), (.ecefy, fix.ecef.y), (.ecefz, fix.ecef.z),
+            (.ecefvx, fix.ecef.vx), (.ecefvy, fix.ecef.vy), (.ecefvz, fix.ecef.vz),
+            // libgps 3.22 reads `ecefpAcc` into `ecef.vAcc` and `ecefvAcc` into `ecef.pAcc`.
+            (.ecefpAcc, fix.ecef.vAcc), (.ecefvAcc, fix.ecef.pAcc),
+            (.sep, fix.sep), (.depth, fix.depth), (.dgpsAge, fix.dgps_age),
+            (.wanglem, fix.wanglem), (.wangler, fix.wangler), (.wanglet, fix.wanglet),
+            (.wspeedr, fix.wspeedr), (.wspeedt, fix.wspeedt),
+        ]
+        for (member, value) in numbers { report[member] = value }
+        if fix.dgps_station >= 0, report[.dgpsAge] != nil { report[.dgpsSta] = Double(fix.dgps_station) }
+        return report
     }
 
     private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationFeed
 import LocationGPSD
 import LocationTestSupport
 import LocSimTestHelpers
@@ -84,14 +85,18 @@ struct GPSDReceiverLogTests {
         // 1. What this gpsd sent, in order. Live data keeps the newest fix when the consumer is
         //    behind, so the reports gpsd sent for one sentence may reach it as one; but every fix
         //    is one of gpsd's reports, in gpsd's order, and every epoch gpsd reported is there.
+        //    Relayed, each is the report gpsd sent, member for member (``RelayedReport``).
         var cursor = reference.startIndex
+        var relayed = RelayedReport()
         for fix in fixes {
             guard let index = reference[cursor...].firstIndex(where: { $0.matches(fix) }) else {
                 Issue.record("\(name): fix \(fix) is not among gpsd's reports after index \(cursor)")
                 break
             }
             cursor = index + 1
+            try relayed.compare(fix, with: reference[index].json)
         }
+        #expect(relayed.differences.isEmpty, "\(name): \(relayed.differences.count) members relayed unlike gpsd: \(relayed.differences.prefix(5))")
         #expect(
             Set(fixes.map(\.time)) == Set(reference.compactMap(\.time)),
             "\(name): the provider's epochs differ from gpsd's")
@@ -152,5 +157,51 @@ struct ExpectedReport {
     static func timeOfDay(_ date: Date) -> Int {
         let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
         return ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
+    }
+}
+
+/// What the feed writes for a relayed receiver's fix beside what gpsd wrote for it: the same
+/// members (but `device`), each with the same value to the decimals gpsd writes, but for the
+/// differences ``isIntended(_:ours:theirs:mode:)`` names.
+struct RelayedReport {
+    private(set) var differences: [String] = []
+
+    mutating func compare(_ fix: Fix, with gpsd: String) throws {
+        let theirs = try Self.members(gpsd)
+        let ours = try Self.members(GPSDReport.tpvObject(device: "relay", fix: fix, climb: nil))
+        compare(ours, with: theirs, at: "\(fix.time)")
+    }
+
+    /// Compares a relayed `TPV`'s members with gpsd's own.
+    mutating func compare(_ ours: [String: Any], with theirs: [String: Any], at time: String) {
+        for name in Set(theirs.keys).union(ours.keys).subtracting(["device"]).sorted() {
+            switch (theirs[name], ours[name]) {
+            case let (a as Double, b as Double) where abs(a - b) <= 1e-9 * max(1, abs(a)): continue
+            case let (a as String, b as String) where a == b: continue
+            case let (a, b) where Self.isIntended(name, ours: b, theirs: a, mode: theirs["mode"] as? Int ?? 0): continue
+            case let (a, b):
+                differences.append("\(name) \(b.map { "\($0)" } ?? "missing") for gpsd's \(a.map { "\($0)" } ?? "none") at \(time)")
+            }
+        }
+    }
+
+    /// The relay's departures from gpsd, each for a reason of ``Fix``'s:
+    /// - a 2D fix's heights and `epv`: gpsd_json(5) calls them valid in mode 3 only, and a fix
+    ///   keeps them for 3D fixes alone (sl869 and ait250 send them with a 2D fix);
+    /// - `eph` where gpsd sent only `epx` and `epy`: the fix's horizontal accuracy,
+    ///   √(epx² + epy²), which the feed writes for every fix that has one (ait250);
+    /// - `altHAE` to 1 mm: the feed writes `altMSL` + `geoidSep`, each as gpsd rounded it
+    ///   (quectelLC79D's receiver gives the height above the ellipsoid to 0.1 mm).
+    static func isIntended(_ name: String, ours: Any?, theirs: Any?, mode: Int) -> Bool {
+        switch (name, ours, theirs) {
+        case ("alt", nil, _?), ("altHAE", nil, _?), ("altMSL", nil, _?), ("epv", nil, _?): mode == 2
+        case ("eph", _?, nil): true
+        case let ("altHAE", a as Double, b as Double): abs(a - b) <= 1e-3
+        default: false
+        }
+    }
+
+    private static func members(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
     }
 }

@@ -1,0 +1,61 @@
+/// What a GNSS receiver reported beyond what every source has: the members of gpsd's `TPV`
+/// that ``Fix`` has no field of its own for (its error estimates per axis, magnetic variation,
+/// fix status, ECEF vectors, differential age, depth, wind), kept so that a relayed receiver
+/// reaches its clients whole.
+///
+/// gpsd's north-east-down members (`velN`, `velE`, `velD`, `relN`, `relE`, `relD`) are not
+/// among them: libgps 3.22 reads `velN`/`velE`/`velD` into the fields of `relN`/`relE`/`relD`,
+/// so a client of gpsd cannot tell the two apart (the velocity is in ``Fix/speed``,
+/// ``Fix/course`` and the climb).
+///
+/// Names, units and meanings are gpsd's (gpsd_json(5)): metres, metres per second, degrees,
+/// seconds. Only a real receiver has one; a simulated or replayed fix has none, and a source
+/// that moves a fix must not keep the report of the position it left.
+///
+/// Stored as one dictionary, so a fix without a report costs a word, not a field per member.
+public struct ReceiverReport: Sendable, Hashable, Codable {
+    /// A `TPV` member, named as gpsd names it.
+    public enum Member: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
+        /// gpsd's fix status: 1 GPS, 2 DGPS, 3 RTK fixed, 4 RTK float, 5 dead reckoning,
+        /// 6 GNSS and dead reckoning, 7 time only, 8 simulated, 9 PPS.
+        case status
+        /// Leap seconds between GPS time and UTC, when the receiver says.
+        case leapseconds
+        /// Time uncertainty, seconds.
+        case ept
+        /// Longitude and latitude errors, metres.
+        case epx, epy
+        /// Course, speed and climb errors (degrees, m/s, m/s).
+        case epd, eps, epc
+        /// Climb (vertical speed), m/s, positive up.
+        case climb
+        /// Course over ground relative to magnetic north, and the magnetic variation, degrees.
+        case magtrack, magvar
+        /// Earth-centred, earth-fixed position (m) and velocity (m/s), with their accuracies.
+        case ecefx, ecefy, ecefz, ecefvx, ecefvy, ecefvz, ecefpAcc, ecefvAcc
+        /// Spherical (3D) position error, metres.
+        case sep
+        /// Depth below the transducer, metres (a marine instrument on the same bus).
+        case depth
+        /// Age of the differential corrections (seconds) and the station sending them.
+        case dgpsAge, dgpsSta
+        /// Wind angle (magnetic, relative, true; degrees) and speed (relative, true; m/s).
+        case wanglem, wangler, wanglet, wspeedr, wspeedt
+    }
+
+    /// The members the receiver gave, each a finite number.
+    public private(set) var values: [Member: Double]
+
+    /// An empty report.
+    public init() { values = [:] }
+
+    /// The value of `member`, or `nil` when the receiver did not give it. Setting a value that
+    /// is not finite removes the member.
+    public subscript(member: Member) -> Double? {
+        get { values[member] }
+        set { values[member] = newValue.flatMap { $0.isFinite ? $0 : nil } }
+    }
+
+    /// `true` when the receiver gave none of the members.
+    public var isEmpty: Bool { values.isEmpty }
+}
