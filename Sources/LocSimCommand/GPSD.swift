@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LocationCore
 import LocationGPSD
 
@@ -55,7 +56,7 @@ struct GPSD: AsyncParsableCommand {
         if let record { try checkOutputPath(record, flag: "--record") }
         let provider = try GPSDProvider(
             host: host, port: port, device: device,
-            configuration: reconnect ? .resilient : .failFast)
+            configuration: reconnect ? .resilient : .failFast, clock: ContinuousClock(), now: { Date() })
         let (format, endpoint) = (format, "\(host):\(port)")
         let recording = try record.map { try FixRecording(path: $0) }
         let allReports = allReports

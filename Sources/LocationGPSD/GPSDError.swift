@@ -4,7 +4,7 @@ import LocationCore
 ///
 /// ```swift
 /// do {
-///     for try await fix in try GPSDProvider(port: 2947) { print(fix) }
+///     for try await fix in try GPSDProvider(port: 2947, clock: ContinuousClock(), now: { Date() }) { print(fix) }
 /// } catch GPSDError.Code.connectionRefused {
 ///     print("is gpsd running?")
 /// }

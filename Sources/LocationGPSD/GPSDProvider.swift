@@ -45,7 +45,8 @@ package import LocationCore
 /// Back-off delays are slept on the injected `clock`, so tests drive reconnection in virtual time.
 ///
 /// ```swift
-/// let gpsd = try GPSDProvider(host: "127.0.0.1", port: 2947, configuration: .resilient)
+/// let gpsd = try GPSDProvider(
+///     host: "127.0.0.1", port: 2947, configuration: .resilient, clock: ContinuousClock(), now: { Date() })
 /// for try await fix in gpsd where fix.hasPosition {
 ///     print(fix.coordinate!, fix.horizontalAccuracy ?? .nan)
 /// }
@@ -113,7 +114,8 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
     /// connection's story, with the gap rule kept here, in one place.
     ///
     /// ```swift
-    /// let gpsd = try GPSDProvider(configuration: .resilient).reportingEvents { event in print(event) }
+    /// let gpsd = try GPSDProvider(configuration: .resilient, clock: ContinuousClock(), now: { Date() })
+///     .reportingEvents { event in print(event) }
     /// for try await fix in gpsd { … }   // prints "disconnected(…)", "retrying(…)" between fixes
     /// ```
     ///
@@ -164,27 +166,6 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
             }
             return nil
         }
-    }
-}
-
-extension GPSDProvider where C == ContinuousClock {
-    /// Creates a provider on the real clocks: back-off on `ContinuousClock`, status stamps from
-    /// the system's wall clock. For tests, use the initializer that takes `clock` and `now`.
-    ///
-    /// - Parameters:
-    ///   - host: gpsd's host name or address; default `127.0.0.1`.
-    ///   - port: gpsd's TCP port, 1...65535; default 2947.
-    ///   - device: Watch only this device path; `nil` (default) watches every device.
-    ///   - configuration: Fault handling; default ``Configuration/failFast``.
-    /// - Throws: ``GPSDError/Code/invalidArgument`` for an empty host, a port outside 1...65535,
-    ///   or a back-off whose delays are not positive and finite (naming the field).
-    package init(
-        host: String = "127.0.0.1", port: Int = 2947, device: String? = nil,
-        configuration: Configuration = Configuration()
-    ) throws(GPSDError) {
-        try self.init(
-            host: host, port: port, device: device, configuration: configuration,
-            clock: ContinuousClock(), now: { Date() })
     }
 }
 

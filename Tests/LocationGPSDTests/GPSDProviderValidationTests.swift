@@ -21,8 +21,8 @@ struct GPSDProviderValidationTests {
 
     @Test("Invalid arguments are refused with a typed error")
     func invalidArguments() throws {
-        #expect(throws: GPSDError.self) { try GPSDProvider(host: "", port: 2947) }
-        let error = #expect(throws: GPSDError.self) { try GPSDProvider(host: "127.0.0.1", port: 70_000) }
+        #expect(throws: GPSDError.self) { try GPSDProvider(host: "", port: 2947, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) }) }
+        let error = #expect(throws: GPSDError.self) { try GPSDProvider(host: "127.0.0.1", port: 70_000, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) }) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.detail.contains("70000") == true)
     }

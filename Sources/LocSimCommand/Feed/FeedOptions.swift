@@ -301,7 +301,9 @@ struct PlayerSpec {
             let (name, endpoint) = (name, address.description)
             // Waits for gpsd and reconnects after it goes away, for as long as the server runs;
             // the connection's story goes to standard error, the fixes to the player's watchers.
-            let provider = try GPSDProvider(host: address.host, port: address.port, device: device, configuration: .resilient)
+            let provider = try GPSDProvider(
+                host: address.host, port: address.port, device: device, configuration: .resilient, clock: ContinuousClock(),
+                now: { Date() })
                 .reportingEvents { event in
                     Terminal.err("locsim serve: player \(name) ← \(GPSDRecord(event: event, endpoint: endpoint).text.drop { $0 == "#" || $0 == " " })")
                 }

@@ -108,7 +108,9 @@ struct Replay: AsyncParsableCommand {
             var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
             resilience.waitForDaemon = false
             let (format, endpoint, progress) = (format, address.description, pipeline.progress)
-            let feed = try GPSDProvider(host: address.host, port: address.port, configuration: resilience).reportingEvents { event in
+            let feed = try GPSDProvider(
+                host: address.host, port: address.port, configuration: resilience, clock: ContinuousClock(), now: { Date() }
+            ).reportingEvents { event in
                 let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
                 await MainActor.run { progress.printAbove(line) }
             }

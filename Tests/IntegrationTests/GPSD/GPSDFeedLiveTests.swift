@@ -283,9 +283,9 @@ struct GPSDFeedLiveTests {
         try await withRealGPSDBeside { feed, nmea, daemon in
 
             // Both sides watched through libgps before the relay starts, so both see the same epochs.
-            let direct = FixCollector(try GPSDProvider(port: feed.port))
+            let direct = FixCollector(try GPSDProvider(port: feed.port, clock: ContinuousClock(), now: { Date() }))
             defer { direct.stop() }
-            let relayed = FixCollector(try GPSDProvider(port: daemon.port))
+            let relayed = FixCollector(try GPSDProvider(port: daemon.port, clock: ContinuousClock(), now: { Date() }))
             defer { relayed.stop() }
             // And the sky: each side's SKY reports, read as they come.
             let ourSky = try RawGPSDClient(port: feed.port)
