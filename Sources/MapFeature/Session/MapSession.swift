@@ -126,6 +126,10 @@ public struct MapSession: Sendable {
         }
         note(time)
         inFlight = nil
+        // Only a request in flight needs the places from before it (to restore on a cancel or
+        // show beside a failure); holding them longer kept a second fetch's places alive per session.
+        let before = placesBeforeFetch
+        placesBeforeFetch = .idle
         switch result {
         case .success(let answer):
             throttle.recordSuccess()
@@ -141,7 +145,7 @@ public struct MapSession: Sendable {
         case .failure(let error):
             let retryNotBefore = throttle.recordFailure(at: time)
             pendingFollowUp = nil
-            setPlaces(.failed(error, previous: placesBeforeFetch.value))
+            setPlaces(.failed(error, previous: before.value))
             output.events.append(MapEvent(time: time, kind: .fetchFailed(request, error, retryNotBefore: retryNotBefore)))
         }
         return output
@@ -163,6 +167,7 @@ public struct MapSession: Sendable {
             pendingFollowUp = nil
             throttle.recordCancellation()
             setPlaces(placesBeforeFetch)
+            placesBeforeFetch = .idle
             output.events.append(MapEvent(time: when, kind: .fetchCancelled(request)))
         }
         output.events.append(MapEvent(time: when, kind: .stopped))
