@@ -23,48 +23,23 @@
 # commit's release build; nothing is built then).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=${1:-$(mktemp -d /tmp/locsim-bench-feeds.XXXXXX)}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
+. "$(dirname "$0")/lib/bench.sh"
+GPSD=$(command -v gpsd || echo /usr/sbin/gpsd)
+[ -x "$GPSD" ] || { echo "gpsd is missing: apt-get install gpsd" >&2; exit 1; }
 PLAYERS=${PLAYERS:-1000}
 CLIENTS=${CLIENTS:-10}
 SECONDS_MEASURED=${DURATION:-600}
 WARM=${WARM:-30}
-GPSD=$(command -v gpsd || echo /usr/sbin/gpsd)
-PROBE="$ROOT/scripts/feed-probe.py"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
-
-command -v gpspipe > /dev/null || { echo "gpspipe is missing: apt-get install gpsd-clients" >&2; exit 1; }
-[ -x "$GPSD" ] || { echo "gpsd is missing: apt-get install gpsd" >&2; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 sleep_until() { local left=$(( $1 - $(date +%s) )); if (( left > 0 )); then sleep "$left"; fi; }
 TICKS=$(getconf CLK_TCK)
-
-cd "$ROOT"
-if [ -n "${LOCSIM_BIN:-}" ]; then
-  LOCSIM=$LOCSIM_BIN
-else
-  swift build -c release --product locsim >&2
-  LOCSIM="$ROOT/.build/release/locsim"
-fi
+bench_setup bench-feeds "${1:-}"
+PROBE="$ROOT/scripts/feed-probe.py"
 
 # Players: circles of 50-500 m around points spread over central Tokyo, each with its own seed.
-mapfile -d '' ARGS < <(python3 -c '
-import sys
-for i in range(1, int(sys.argv[1]) + 1):
-    lat = round(35.60 + (i * 7919 % 1000) / 5000, 5)
-    lon = round(139.65 + (i * 104729 % 1000) / 4000, 5)
-    sys.stdout.write(f"--player\0p{i}=circle:{lat},{lon}:{50 + i % 450} --duration 86400 --noise 4 --seed {i}\0")
-' "$PLAYERS")
+mapfile -d '' ARGS < <(python3 "$PROBE" players 1 "$PLAYERS")
 
 PORT=$(free_port)
 LOCSIM_FEED_TRACE="$WORK/trace.txt" "$LOCSIM" serve --port 0 --gpsd-port "$PORT" "${ARGS[@]}" > "$WORK/serve.log" 2>&1 &
@@ -112,7 +87,7 @@ echo "$(( SECONDS_MEASURED / 60 )) $RSS_END $GPSD_RSS_END $(load)" >> "$WORK/sam
 echo "load average at end: $(load)" | tee -a "$WORK/load.txt"
 wait "$LOCSIM_PROBE" "$GPSD_PROBE" || true
 # Everything stops before the pairing: the relay and locsim's trace write their last lines as they go.
-cleanup
+bench_cleanup
 PIDS=()
 
 echo

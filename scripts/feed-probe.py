@@ -13,6 +13,11 @@ what it feeds a real gpsd, and the analysis that pairs them (see docs/benchmarks
   feed-probe.py analyse WORK
       Reads WORK/{trace.txt, locsim-watch.txt, relay.txt, gpsd-watch.txt} and prints the latency
       and drift tables (markdown) and a JSON summary to WORK/summary.json.
+  feed-probe.py players FIRST LAST
+      Writes `--player pI=SPEC` for players FIRST...LAST as NUL-separated arguments: seeded
+      circles of 50-500 m around points spread over central Tokyo, 1 Hz, 4 m noise, seed I.
+  feed-probe.py add-players HTTP_PORT FIRST LAST
+      Adds the same players to a running `locsim serve` through its control API (POST /players).
 """
 import json
 import os
@@ -215,8 +220,30 @@ def analyse(work):
         print(f"| {name} | {s['p50']:.2f} | {s['p99']:.2f} | {s['max']:.2f} |")
 
 
+def player_spec(i):
+    lat = round(35.60 + (i * 7919 % 1000) / 5000, 5)
+    lon = round(139.65 + (i * 104729 % 1000) / 4000, 5)
+    return f"circle:{lat},{lon}:{50 + i % 450} --duration 86400 --noise 4 --seed {i}"
+
+
+def players(first, last):
+    for i in range(int(first), int(last) + 1):
+        sys.stdout.write(f"--player\0p{i}={player_spec(i)}\0")
+
+
+def add_players(http_port, first, last):
+    import urllib.request
+    for i in range(int(first), int(last) + 1):
+        body = json.dumps({"name": f"p{i}", "spec": player_spec(i)}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{http_port}/players", data=body, headers={"Content-Type": "application/json"},
+            method="POST")
+        urllib.request.urlopen(request).read()
+
+
 if __name__ == "__main__":
     # Stopped by the benchmark (SIGTERM): close the record files so nothing buffered is lost.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     command, arguments = sys.argv[1], sys.argv[2:]
-    {"watch": watch, "relay": relay, "analyse": analyse}[command](*arguments)
+    commands = {"watch": watch, "relay": relay, "analyse": analyse, "players": players, "add-players": add_players}
+    commands[command](*arguments)
