@@ -115,7 +115,7 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
     ///
     /// ```swift
     /// let gpsd = try GPSDProvider(configuration: .resilient, clock: ContinuousClock(), now: { Date() })
-///     .reportingEvents { event in print(event) }
+    ///     .reportingEvents { event in print(event) }
     /// for try await fix in gpsd { … }   // prints "disconnected(…)", "retrying(…)" between fixes
     /// ```
     ///
