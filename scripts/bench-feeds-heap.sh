@@ -55,7 +55,7 @@ kill -INT "$SERVE"
 wait "${PIDS[0]}" || true
 if [ "$USE_HEAPTRACK" = 1 ]; then
   heaptrack_print -f "$WORK/heaptrack.locsim.zst" --print-peaks 1 --print-allocators 0 --print-temporary 0 \
-    --print-leaks 0 --print-histogram 0 --peak-limit 25 > "$WORK/peaks.txt" 2>/dev/null || true
+    --print-leaks 0 --peak-limit 25 > "$WORK/peaks.txt" 2>/dev/null || true
   tail -6 "$WORK/peaks.txt"
   echo "peak consumers: $WORK/peaks.txt"
 fi
