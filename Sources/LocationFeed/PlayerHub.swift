@@ -34,9 +34,6 @@ package final class PlayerHub: Service, Sendable {
         /// When the player handed the fix to the hub (the hub's `now`), before its reports were
         /// written: where a fix's way to the clients starts.
         package let published: Date
-        /// Vertical speed from the previous 3D fix, m/s (over the path's time for a controlled
-        /// player, so a speed factor does not scale it; none across a seek backwards).
-        package let climb: Double?
         /// The `TPV` and `SKY` objects (no line end).
         package let tpv: String
         package let sky: String
@@ -475,9 +472,11 @@ package final class PlayerHub: Service, Sendable {
         let player = entry.player
         let device = entry.device.path
         let previous = state.withLock { $0.latest[player.name] }
-        // A relayed receiver's own climb, else the change of altitude since the last fix.
-        var climb = fix.receiver?[.climb]
-        if climb == nil, let previous, let before = previous.fix.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
+        // Vertical speed from the previous 3D fix (over the path's time for a controlled player,
+        // so a speed factor does not scale it; none across a seek backwards). The TPV writer
+        // prefers a relayed receiver's own.
+        var climb: Double?
+        if let previous, let before = previous.fix.altitude, let now = fix.altitude, fix.mode == .threeDimensional,
             previous.fix.mode == .threeDimensional
         {
             let elapsed =
@@ -494,7 +493,7 @@ package final class PlayerHub: Service, Sendable {
             nmea = ""
         }
         let update = Update(
-            player: player.name, device: device, fix: fix, offset: offset, published: published, climb: climb,
+            player: player.name, device: device, fix: fix, offset: offset, published: published,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
             sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky, satellites: satellites), nmea: nmea)
         let subscribers = delivery.withLock { _ -> [@Sendable (Update) -> Void]? in
@@ -519,7 +518,7 @@ extension PlayerHub.Update {
     /// This update without its `SKY` and NMEA: what a kept event needs.
     var keptForResume: PlayerHub.Update {
         PlayerHub.Update(
-            player: player, device: device, fix: fix, offset: offset, published: published, climb: climb, tpv: tpv, sky: "",
+            player: player, device: device, fix: fix, offset: offset, published: published, tpv: tpv, sky: "",
             nmea: "")
     }
 }

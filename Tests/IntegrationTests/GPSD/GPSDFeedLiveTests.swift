@@ -531,15 +531,15 @@ struct GPSDFeedLiveTests {
                 seen += 1
         """
 
+    /// What the cgps pane says after cgps has ended, with its exit status.
+    static let cgpsEnded = "locsim-test: cgps ended with status"
+
     /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
     /// its screen (or after 10 s); the session is closed before this returns.
     ///
     /// Each screen has a tmux server of its own (`-L`, no configuration file): the two legs run
     /// at once, and on one shared server the first leg's `kill-session` ends the server while
     /// the other leg's `new-session` is connecting ("server exited unexpectedly").
-    /// What the cgps pane says after cgps has ended, with its exit status.
-    static let cgpsEnded = "locsim-test: cgps ended with status"
-
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
         let server = [tmux!, "-L", "locsim-cgps-\(port)", "-f", "/dev/null"]
         // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
