@@ -111,6 +111,11 @@ EOF
       ;;
     gpsd)
       split -l 6 -d Tests/LocationGPSDTests/Fixtures/gpsd/session-3.22.jsonl "$dir/session-"
+      # A SKY as gpsd 3.22 writes it (the one class with an array that libgps decodes), then a fix.
+      cat > "$dir/sky" <<'EOF'
+{"class":"SKY","device":"/dev/ttyACM0","xdop":0.61,"ydop":0.83,"vdop":1.52,"tdop":0.90,"hdop":1.03,"gdop":2.07,"pdop":1.84,"nSat":3,"uSat":2,"satellites":[{"PRN":7,"el":61.0,"az":212.0,"ss":44.0,"used":true,"gnssid":0,"svid":7},{"PRN":72,"el":12.0,"az":31.0,"used":true,"gnssid":6,"svid":8,"sigid":1,"freqid":3,"health":1},{"PRN":131,"az":150.0,"ss":0.0,"used":false,"gnssid":1,"svid":131}]}
+{"class":"TPV","device":"/dev/ttyACM0","mode":2,"time":"2026-11-30T10:00:00.000Z","lat":35.68,"lon":139.76}
+EOF
       ;;
     scenario)
       # The shipped scenarios, and the scenario files in the guide's code blocks.

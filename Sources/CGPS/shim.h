@@ -79,6 +79,15 @@ static inline int CGPS_fd(const struct gps_data_t *data) { return (int)data->gps
 /// The device path of the last DEVICE report (or of the device that sent the last TPV).
 static inline const char *CGPS_devicePath(const struct gps_data_t *data) { return data->dev.path; }
 
+/// Satellite `index` of the last SKY report (0 ≤ index < satellites_visible ≤ MAXCHANNELS): a
+/// pointer, because Swift imports the skyview array as a tuple of MAXCHANNELS elements.
+static inline const struct satellite_t *CGPS_satellite(const struct gps_data_t *data, int index) {
+    return &data->skyview[index];
+}
+
+/// How many satellites the skyview array holds (this libgps's MAXCHANNELS; 140 in gpsd 3.22).
+static const int CGPS_maximumSatellites = MAXCHANNELS;
+
 /// The text of the last ERROR report.
 static inline const char *CGPS_errorMessage(const struct gps_data_t *data) { return data->error; }
 

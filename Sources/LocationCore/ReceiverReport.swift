@@ -1,7 +1,7 @@
 /// What a GNSS receiver reported beyond what every source has: the members of gpsd's `TPV`
 /// that ``Fix`` has no field of its own for (its error estimates per axis, magnetic variation,
-/// fix status, ECEF vectors, differential age, depth, wind), kept so that a relayed receiver
-/// reaches its clients whole.
+/// fix status, ECEF vectors, differential age, depth, wind) and its sky (``Sky``: satellites and
+/// dilutions from gpsd's `SKY`), kept so that a relayed receiver reaches its clients whole.
 ///
 /// gpsd's north-east-down members (`velN`, `velE`, `velD`, `relN`, `relE`, `relD`) are not
 /// among them: libgps 3.22 reads `velN`/`velE`/`velD` into the fields of `relN`/`relE`/`relD`,
@@ -12,7 +12,8 @@
 /// seconds. Only a real receiver has one; a simulated or replayed fix has none, and a source
 /// that moves a fix must not keep the report of the position it left.
 ///
-/// Stored as one dictionary, so a fix without a report costs a word, not a field per member.
+/// Stored as one dictionary and an optional sky, so a fix without a report costs three words, not
+/// a field per member.
 public struct ReceiverReport: Sendable, Hashable, Codable {
     /// A `TPV` member, named as gpsd names it.
     public enum Member: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
@@ -46,6 +47,29 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     /// The members the receiver gave, each a finite number.
     public private(set) var values: [Member: Double]
 
+    /// The receiver's sky as its newest `SKY` before this fix told it, or `nil` when it has sent
+    /// none or the newest could not be read (a relay then shows its player's own sky).
+    public var sky: Sky?
+
+    /// What a receiver's `SKY` report says: its satellites in view and the dilutions of precision.
+    public struct Sky: Sendable, Hashable, Codable {
+        /// A dilution of precision, named as gpsd names it.
+        public enum Dilution: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
+            case xdop, ydop, vdop, tdop, hdop, gdop, pdop
+        }
+
+        /// The dilutions the receiver gave, each a finite number.
+        public var dilutions: [Dilution: Double]
+        /// The satellites in view, in the receiver's order.
+        public var satellites: [Satellite]
+
+        /// Creates a sky; each parameter is the property of the same name.
+        public init(dilutions: [Dilution: Double] = [:], satellites: [Satellite] = []) {
+            self.dilutions = dilutions.filter(\.value.isFinite)
+            self.satellites = satellites
+        }
+    }
+
     /// An empty report.
     public init() { values = [:] }
 
@@ -56,6 +80,6 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
         set { values[member] = newValue.flatMap { $0.isFinite ? $0 : nil } }
     }
 
-    /// `true` when the receiver gave none of the members.
-    public var isEmpty: Bool { values.isEmpty }
+    /// `true` when the receiver gave none of the members and no sky.
+    public var isEmpty: Bool { values.isEmpty && sky == nil }
 }

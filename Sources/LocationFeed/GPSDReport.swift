@@ -159,18 +159,29 @@ package enum GPSDReport {
         }
     }
 
-    /// A `SKY` object (without line end): `satellites` (the player's sky at the fix's time) and
-    /// DOPs that give back the fix's accuracy by gpsd's model (HDOP = eph / 19 m, VDOP = epv / 23 m).
-    package static func skyObject(device: String, fix: Fix, sky: SkyModel, satellites: [SkyModel.Satellite]) -> String {
-        var text = "{\"class\":\"SKY\",\"device\":\(JSONWriter.quoted(device)),\"time\":\"\(timestamp(fix.time))\""
-        if let dops = sky.dilutions(for: fix) {
-            text += ",\"xdop\":\(fixed(dops.x, 2)),\"ydop\":\(fixed(dops.y, 2)),\"vdop\":\(fixed(dops.v, 2))"
-            text += ",\"tdop\":\(fixed(dops.t, 2)),\"hdop\":\(fixed(dops.h, 2)),\"gdop\":\(fixed(dops.g, 2))"
-            text += ",\"pdop\":\(fixed(dops.p, 2))"
+    /// A `SKY` object (without line end) stamped `time`: `sky`'s dilutions and satellites, each
+    /// member as gpsd 3.22 writes it (in its order, with its decimals, a member not known left
+    /// out) and `nSat`/`uSat` counted from the satellites.
+    package static func skyObject(device: String, time: Date, sky: ReceiverReport.Sky) -> String {
+        var text = "{\"class\":\"SKY\",\"device\":\(JSONWriter.quoted(device)),\"time\":\"\(timestamp(time))\""
+        for dilution in ReceiverReport.Sky.Dilution.allCases {
+            guard let value = sky.dilutions[dilution] else { continue }
+            text += ",\"\(dilution.rawValue)\":\(fixed(value, 2))"
         }
-        let satellites = satellites.map { satellite in
-            "{\"PRN\":\(satellite.id),\"el\":\(fixed(satellite.elevation, 1)),\"az\":\(fixed(satellite.azimuth, 1)),"
-                + "\"ss\":\(fixed(satellite.signal ?? 0, 1)),\"used\":\(satellite.used),\"gnssid\":0,\"svid\":\(satellite.id)}"
+        text += ",\"nSat\":\(sky.satellites.count),\"uSat\":\(sky.satellites.count(where: \.used))"
+        let satellites = sky.satellites.map { satellite in
+            var member = "{\"PRN\":\(satellite.id)"
+            if let elevation = finite(satellite.elevation) { member += ",\"el\":\(fixed(elevation, 1))" }
+            if let azimuth = finite(satellite.azimuth) { member += ",\"az\":\(fixed(azimuth, 1))" }
+            if let signal = finite(satellite.signal) { member += ",\"ss\":\(fixed(signal, 1))" }
+            member += ",\"used\":\(satellite.used)"
+            // A simulated satellite is a GPS one, numbered as its PRN.
+            let identity = satellite.signalIdentity ?? Satellite.SignalIdentity(gnssID: 0, svID: satellite.id)
+            member += ",\"gnssid\":\(identity.gnssID),\"svid\":\(identity.svID)"
+            if identity.signalID != 0 { member += ",\"sigid\":\(identity.signalID)" }
+            if let frequency = identity.frequencyID { member += ",\"freqid\":\(frequency)" }
+            if identity.health != 0 { member += ",\"health\":\(identity.health)" }
+            return member + "}"
         }
         return text + ",\"satellites\":[" + satellites.joined(separator: ",") + "]}"
     }

@@ -56,8 +56,10 @@ package struct GPSDSession: Sendable {
             if json {
                 body(update.tpv)
                 body("\r\n")
-                body(update.sky)
-                body("\r\n")
+                if !update.sky.isEmpty {
+                    body(update.sky)
+                    body("\r\n")
+                }
             }
             if nmea { body(update.nmea) }
         }
@@ -150,7 +152,7 @@ package struct GPSDSession: Sendable {
     private func poll() -> String {
         let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
         let updates = listed.compactMap { hub.latest($0.name) }.prefix(GPSDReport.maximumDevicesPerReport)
-        return GPSDReport.poll(time: now(), tpv: updates.map(\.tpv), sky: updates.map(\.sky))
+        return GPSDReport.poll(time: now(), tpv: updates.map(\.tpv), sky: updates.map(\.sky).filter { !$0.isEmpty })
     }
 
     /// Whether bytes read with no `;` or line end after them are already a whole request, as

@@ -34,7 +34,8 @@ package final class PlayerHub: Service, Sendable {
         /// When the player handed the fix to the hub (the hub's `now`), before its reports were
         /// written: where a fix's way to the clients starts.
         package let published: Date
-        /// The `TPV` and `SKY` objects (no line end).
+        /// The `TPV` and `SKY` objects (no line end); no `SKY` (empty) for a relayed receiver
+        /// that gave no sky, as gpsd sends none.
         package let tpv: String
         package let sky: String
         /// The NMEA sentences (GSA, RMC, GGA, VTG; CR LF), empty when the fix cannot be written.
@@ -483,11 +484,12 @@ package final class PlayerHub: Service, Sendable {
                 if let offset, let before = previous.offset { offset - before } else { fix.time.timeIntervalSince(previous.fix.time) }
             if elapsed > 0 { climb = (now - before) / elapsed }
         }
-        // One sky per fix, for its NMEA (GSA, GGA, GSV) and its SKY report alike.
-        let satellites = entry.sky.satellites(at: fix.time, hasFix: fix.hasPosition)
+        // One sky per fix, for its NMEA (GSA, GGA, GSV) and its SKY report alike: a relayed
+        // receiver's own (none, as from gpsd, when it gave none), else the player's.
+        let sky = fix.source == .gpsd ? fix.receiver?.sky : entry.sky.sky(for: fix)
         let nmea: String
         do {
-            nmea = fix.hasPosition ? try writer.string(for: fix, sky: satellites) : ""
+            nmea = fix.hasPosition ? try writer.string(for: fix, sky: sky.map { NMEAWriter.tellable($0.satellites) }) : ""
         } catch {
             // A fix NMEA cannot carry (a date outside 1980…2079) still goes out as JSON.
             nmea = ""
@@ -495,7 +497,7 @@ package final class PlayerHub: Service, Sendable {
         let update = Update(
             player: player.name, device: device, fix: fix, offset: offset, published: published,
             tpv: GPSDReport.tpvObject(device: device, fix: fix, climb: climb),
-            sky: GPSDReport.skyObject(device: device, fix: fix, sky: entry.sky, satellites: satellites), nmea: nmea)
+            sky: sky.map { GPSDReport.skyObject(device: device, time: fix.time, sky: $0) } ?? "", nmea: nmea)
         let subscribers = delivery.withLock { _ -> [@Sendable (Update) -> Void]? in
             var subscribers: [@Sendable (Update) -> Void]?
             deliver(.fix(update)) { state in

@@ -1,10 +1,9 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+import FoundationEssentials
 #else
-package import Foundation
+import Foundation
 #endif
 package import LocationCore
-package import NMEAFormat
 
 /// A player's sky: a seeded set of GPS satellites that drift slowly across the sky, and the
 /// dilutions of precision that match a fix's accuracy.
@@ -16,14 +15,6 @@ package import NMEAFormat
 ///
 /// Package access: the seeded sky behind the feed's SKY reports.
 package struct SkyModel: Sendable, Hashable {
-    /// One satellite in view: the NMEA writer's satellite, so SKY and GSV are one sky.
-    package typealias Satellite = NMEAWriter.Satellite
-
-    /// Dilutions of precision.
-    package struct Dilutions: Sendable, Hashable {
-        package var x: Double, y: Double, h: Double, v: Double, p: Double, t: Double, g: Double
-    }
-
     /// Satellites in view, and used.
     package static let inView = 11
     package static let inUse = 8
@@ -41,33 +32,36 @@ package struct SkyModel: Sendable, Hashable {
                 azimuth: Double.random(in: 0..<360, using: &generator), signal: Double.random(in: 20...45, using: &generator).rounded(),
                 used: false)
         }
-        satellites.sort { $0.elevation > $1.elevation }
+        satellites.sort { ($0.elevation ?? 0) > ($1.elevation ?? 0) }
         for index in satellites.indices.prefix(Self.inUse) { satellites[index].used = true }
         satellites.sort { $0.id < $1.id }
         base = satellites
     }
 
-    /// The satellites at `time`; none is used without a fix.
-    package func satellites(at time: Date, hasFix: Bool) -> [Satellite] {
-        let turn = (time.timeIntervalSince1970 / 240).truncatingRemainder(dividingBy: 360)
-        return base.map { satellite in
+    /// The sky at `fix`: the satellites at its time (none used without a position) and DOPs
+    /// that give back its accuracy by gpsd's error model (HDOP = horizontal accuracy / 19 m,
+    /// VDOP = vertical accuracy / 23 m, else 1.5 × HDOP as for a typical sky; none when the fix
+    /// has no horizontal accuracy).
+    package func sky(for fix: Fix) -> ReceiverReport.Sky {
+        let turn = (fix.time.timeIntervalSince1970 / 240).truncatingRemainder(dividingBy: 360)
+        let satellites = base.map { satellite in
             var satellite = satellite
-            let azimuth = ((satellite.azimuth + turn).truncatingRemainder(dividingBy: 360)).rounded()
+            let azimuth = (((satellite.azimuth ?? 0) + turn).truncatingRemainder(dividingBy: 360)).rounded()
             satellite.azimuth = azimuth < 0 ? azimuth + 360 : azimuth == 360 ? 0 : azimuth
-            satellite.used = satellite.used && hasFix
+            satellite.used = satellite.used && fix.hasPosition
             return satellite
         }
-    }
-
-    /// DOPs that give back `fix`'s accuracy by gpsd's error model (HDOP = horizontal accuracy / 19 m,
-    /// VDOP = vertical accuracy / 23 m, else 1.5 × HDOP as for a typical sky), or `nil` when the
-    /// fix has no horizontal accuracy.
-    package func dilutions(for fix: Fix) -> Dilutions? {
-        guard fix.hasPosition, let accuracy = GPSDReport.finite(fix.horizontalAccuracy) else { return nil }
+        guard fix.hasPosition, let accuracy = GPSDReport.finite(fix.horizontalAccuracy) else {
+            return ReceiverReport.Sky(satellites: satellites)
+        }
         let h = accuracy / GPSDReport.horizontalRangeError
         let v = GPSDReport.finite(fix.verticalAccuracy).map { $0 / GPSDReport.verticalRangeError } ?? 1.5 * h
         let p = (h * h + v * v).squareRoot()
         let t = 0.6 * v
-        return Dilutions(x: h / 2.0.squareRoot(), y: h / 2.0.squareRoot(), h: h, v: v, p: p, t: t, g: (p * p + t * t).squareRoot())
+        let dilutions: [ReceiverReport.Sky.Dilution: Double] = [
+            .xdop: h / 2.0.squareRoot(), .ydop: h / 2.0.squareRoot(), .hdop: h, .vdop: v, .pdop: p, .tdop: t,
+            .gdop: (p * p + t * t).squareRoot(),
+        ]
+        return ReceiverReport.Sky(dilutions: dilutions, satellites: satellites)
     }
 }

@@ -68,31 +68,39 @@ public struct NMEAWriter: Sendable {
         self.options = options
     }
 
-    /// A satellite in view at a fix, for its GSA, GGA and GSV sentences.
-    public struct Satellite: Sendable, Hashable {
-        /// The satellite's ID (a GPS PRN, 1…32).
-        public var id: Int
-        /// Elevation in degrees, 0…90 (GSV writes whole degrees).
-        public var elevation: Double
-        /// Azimuth in degrees from true north, 0…360 (GSV writes whole degrees, 360 as 0).
-        public var azimuth: Double
-        /// Signal-to-noise ratio in dB-Hz, 0…99, or `nil` when not tracked.
-        public var signal: Double?
-        /// Whether the fix used it (GSA lists it, GGA counts it).
-        public var used: Bool
-
-        /// Creates a satellite; each parameter is the property of the same name.
-        public init(id: Int, elevation: Double, azimuth: Double, signal: Double?, used: Bool) {
-            self.id = id
-            self.elevation = elevation
-            self.azimuth = azimuth
-            self.signal = signal
-            self.used = used
-        }
-    }
-
     /// The most satellites one fix's GSV group can tell: 9 sentences of 4.
     public static let maximumSatellitesInView = 36
+
+    /// The most satellites one GSA can list as used.
+    public static let maximumSatellitesInUse = 12
+
+    /// What of a receiver's sky one talker's GSA and GSV can tell: ``maximumSatellitesInView``
+    /// in all (the used ones first, then the strongest signals; the rest are left out), of
+    /// which the first ``maximumSatellitesInUse`` used stay used, IDs 1…999, an elevation below
+    /// the horizon or an azimuth or signal out of range left empty. A real multi-constellation
+    /// receiver sees more than one group can say (it writes a GSV group per constellation).
+    public static func tellable(_ sky: [Satellite]) -> [Satellite] {
+        var kept = sky.filter { (1...999).contains($0.id) }.map { satellite in
+            var satellite = satellite
+            if let elevation = satellite.elevation, !(elevation.isFinite && (0...90).contains(elevation)) { satellite.elevation = nil }
+            if let azimuth = satellite.azimuth, !(azimuth.isFinite && (0...360).contains(azimuth)) { satellite.azimuth = nil }
+            if let signal = satellite.signal, !(signal.isFinite && (0...99).contains(signal)) { satellite.signal = nil }
+            return satellite
+        }
+        if kept.count > maximumSatellitesInView {
+            let order = kept.indices.sorted { a, b in
+                (kept[a].used ? 1 : 0, kept[a].signal ?? -1) > (kept[b].used ? 1 : 0, kept[b].signal ?? -1)
+            }
+            let chosen = Set(order.prefix(maximumSatellitesInView))
+            kept = kept.indices.filter(chosen.contains).map { kept[$0] }
+        }
+        var used = 0
+        for index in kept.indices where kept[index].used {
+            used += 1
+            if used > maximumSatellitesInUse { kept[index].used = false }
+        }
+        return kept
+    }
 
     /// The sentences for one fix, in ``Options/sentences`` order.
     ///
@@ -149,7 +157,7 @@ public struct NMEAWriter: Sendable {
 
         let inView = try sky.map { sky throws(NMEAError) in try Self.inView(sky) }
         let used = hasPosition ? (sky ?? []).filter(\.used).map(\.id) : []
-        guard used.count <= 12 else { throw Self.invalid("\(used.count) satellites used; GSA lists at most 12") }
+        guard used.count <= Self.maximumSatellitesInUse else { throw Self.invalid("\(used.count) satellites used; GSA lists at most \(Self.maximumSatellitesInUse)") }
         let satellitesInUse = hasPosition ? (sky == nil ? options.satellitesInUse : used.count) : nil
 
         // A relayed receiver's own status, corrections and magnetic variation; a simulated fix
@@ -275,20 +283,20 @@ public struct NMEAWriter: Sendable {
         result.reserveCapacity(sky.count)
         for satellite in sky {
             guard (1...999).contains(satellite.id) else { throw invalid("satellite ID \(satellite.id) is outside 1…999") }
-            guard satellite.elevation.isFinite, (0...90).contains(satellite.elevation) else {
-                throw invalid("satellite \(satellite.id): elevation \(satellite.elevation) is outside 0…90")
+            if let elevation = satellite.elevation, !(elevation.isFinite && (0...90).contains(elevation)) {
+                throw invalid("satellite \(satellite.id): elevation \(elevation) is outside 0…90")
             }
-            guard satellite.azimuth.isFinite, (0...360).contains(satellite.azimuth) else {
-                throw invalid("satellite \(satellite.id): azimuth \(satellite.azimuth) is outside 0…360")
+            if let azimuth = satellite.azimuth, !(azimuth.isFinite && (0...360).contains(azimuth)) {
+                throw invalid("satellite \(satellite.id): azimuth \(azimuth) is outside 0…360")
             }
             if let signal = satellite.signal, !(signal.isFinite && (0...99).contains(signal)) {
                 throw invalid("satellite \(satellite.id): signal-to-noise ratio \(signal) is outside 0…99")
             }
-            let azimuth = Int(satellite.azimuth.rounded())
+            let azimuth = satellite.azimuth.map { Int($0.rounded()) }
             result.append(
                 .init(
-                    id: satellite.id, elevation: Int(satellite.elevation.rounded()), azimuth: azimuth == 360 ? 0 : azimuth,
-                    signal: satellite.signal.map { Int($0.rounded()) }))
+                    id: satellite.id, elevation: satellite.elevation.map { Int($0.rounded()) },
+                    azimuth: azimuth == 360 ? 0 : azimuth, signal: satellite.signal.map { Int($0.rounded()) }))
         }
         return result
     }

@@ -28,6 +28,8 @@ public final class RawGPSDClient: Sendable {
         public let horizontalError: Double?
         /// The report as gpsd wrote it.
         public let json: String
+        /// The newest `SKY` gpsd sent before this report, as it wrote it.
+        public fileprivate(set) var sky: String?
 
         /// What the provider turns into a positioned fix: mode 2 or 3, a time, and a valid position.
         public var isPositioned: Bool {
@@ -84,6 +86,7 @@ public final class RawGPSDClient: Sendable {
     private struct State {
         var lines: [Line] = []
         var tpvs: [TPV] = []
+        var lastSky: String?
         /// The NMEA sentences gpsd echoed (with `echo`), in order.
         var echoed: [String] = []
         /// For each answer to a `?VERSION` sent after the WATCH: how many sentences had been
@@ -224,8 +227,11 @@ public final class RawGPSDClient: Sendable {
             state.withLock { state in
                 for (line, tpv) in zip(lines, tpvs) {
                     state.lines.append(line)
-                    if let tpv {
+                    if var tpv {
+                        tpv.sky = state.lastSky
                         state.tpvs.append(tpv)
+                    } else if line.text.hasPrefix(#"{"class":"SKY""#) {
+                        state.lastSky = line.text
                     } else if line.text.hasPrefix(#"{"class":"WATCH""#) {
                         state.isWatching = true
                     } else if line.text.hasPrefix(#"{"class":"VERSION""#), state.isWatching {

@@ -2,13 +2,14 @@ import Foundation
 import LocationCore
 import LocationFeed
 @testable import LocationGPSD
+import LocationTestSupport
 import NMEAFormat
 import Testing
 
 /// A real receiver's fix relayed (`--player NAME=gpsd://…`): every member of its `TPV` reaches
 /// the feed's clients. The live check against a real gpsd fed 30 receivers' logs is
 /// `GPSDReceiverLogTests`; these check each member through libgps's own parser.
-@Suite
+@Suite(.timeLimit(.minutes(1)))
 struct RelayedReceiverTests {
     /// A receiver's fix with every member libgps 3.22 reads, each a value its decimals keep.
     static func fullReport() throws -> Fix {
@@ -58,6 +59,75 @@ struct RelayedReceiverTests {
             try JSONSerialization.jsonObject(with: Data(GPSDReport.tpvObject(device: "d", fix: simulated, climb: nil).utf8))
                 as? [String: Any])
         #expect(Set(plain.keys).isDisjoint(with: ["status", "magvar", "sep", "ecefx", "velN", "dgpsAge", "wanglem"]))
+    }
+
+    /// A multi-constellation sky larger than one GSV group: 40 satellites, 20 used, GPS and
+    /// GLONASS, one without an elevation, one below the horizon.
+    static func bigSky() -> ReceiverReport.Sky {
+        let satellites = (0..<40).map { index in
+            let glonass = index >= 25
+            return Satellite(
+                id: glonass ? 65 + index - 25 : index + 1, elevation: index == 3 ? nil : index == 4 ? -2 : Double(5 + 2 * index),
+                azimuth: Double((index * 37) % 360), signal: index == 7 ? nil : Double(20 + index % 25), used: index % 2 == 0,
+                signalIdentity: Satellite.SignalIdentity(
+                    gnssID: glonass ? 6 : 0, svID: glonass ? index - 24 : index + 1, signalID: glonass ? 2 : 0,
+                    frequencyID: glonass ? index % 14 : nil, health: index == 9 ? 2 : 1))
+        }
+        return ReceiverReport.Sky(dilutions: [.hdop: 0.81, .vdop: 1.27, .pdop: 1.5, .xdop: 0.5], satellites: satellites)
+    }
+
+    @Test("A relayed receiver's sky: the SKY the feed writes reads back through libgps as it was; NMEA tells what one GSV group can")
+    func skyThroughLibgps() throws {
+        var fix = try Self.fullReport()
+        fix.receiver?.sky = Self.bigSky()
+        let sky = GPSDReport.skyObject(device: "/dev/locsim/field", time: fix.time, sky: Self.bigSky())
+        let tpv = GPSDReport.tpvObject(device: "/dev/locsim/field", fix: fix, climb: nil)
+        let messages = try GPSDConnection.decode([sky, tpv], receivedAt: Date(timeIntervalSince1970: 0))
+        guard case .fix(let decoded)? = messages.last else {
+            Issue.record("libgps did not read a fix from \(tpv)")
+            return
+        }
+        #expect(decoded.receiver?.sky == Self.bigSky(), "\(sky)")
+
+        let tellable = NMEAWriter.tellable(Self.bigSky().satellites)
+        #expect(tellable.count == NMEAWriter.maximumSatellitesInView)
+        #expect(tellable.count(where: \.used) == NMEAWriter.maximumSatellitesInUse)
+        // The used ones are kept before the unused, then the strongest.
+        let dropped = Self.bigSky().satellites.filter { satellite in !tellable.contains { $0.id == satellite.id } }
+        #expect(dropped.allSatisfy { !$0.used })
+        let usedBefore = Set(Self.bigSky().satellites.filter(\.used).map(\.id))
+        let weakestKept = tellable.filter { !usedBefore.contains($0.id) }.compactMap(\.signal).min() ?? 0
+        #expect(dropped.allSatisfy { ($0.signal ?? -1) <= weakestKept })
+        #expect(tellable.first { $0.id == 5 }?.elevation == nil, "below the horizon: GSV leaves it empty")
+        let sentences = try NMEAWriter(options: .init(sentences: [.gsa, .gsv, .rmc, .gga])).sentences(for: fix, sky: tellable)
+        let inView = sentences.compactMap { if case .gsv(let gsv) = $0 { gsv.satellitesInView } else { nil } }
+        #expect(inView.first == NMEAWriter.maximumSatellitesInView)
+    }
+
+    @Test("The hub sends a relayed receiver's own sky, and no SKY at all for a fix of one that told none, as gpsd")
+    func hubRelaysTheReceiversSky() async throws {
+        var told = try Self.fullReport()
+        told.receiver?.sky = Self.bigSky()
+        var untold = try Self.fullReport()
+        untold.time += 1
+        untold.receiver?.sky = nil
+        let clock = VirtualClock()
+        let player = try FeedPlayer(name: "field", seed: 1, provider: ScriptedProvider(fixes: [told, untold], clock: clock))
+        let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self)
+        _ = hub.subscribe { update in continuation.yield(update) }
+        let run = Task { await hub.runPlayers() }
+        defer { run.cancel() }
+        var received = updates.makeAsyncIterator()
+        // The first fix comes at once, the second a second later on the clock.
+        let first = try #require(await received.next())
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1))
+        let second = try #require(await received.next())
+        #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/field", time: told.time, sky: Self.bigSky()))
+        #expect(first.nmea.contains("GSV,9,1,36,"), "\(first.nmea)")
+        #expect(second.sky.isEmpty, "\(second.sky)")
+        #expect(!second.nmea.contains("GSV"), "\(second.nmea)")
     }
 
     @Test("A relayed receiver's status, corrections and magnetic variation reach its NMEA: GGA's quality, age and station, RMC's variation and mode")

@@ -42,8 +42,8 @@ import Testing
 
     /// Found by fuzzing: any bad value inside DEVICES's array of objects (a key of 31 bytes, a
     /// driver name of 100, a string where a number goes) hangs gps_unpack too, so only the
-    /// flat classes the provider maps are decoded at all.
-    @Test("Arrays of objects never reach libgps: DEVICES and SKY are only named", arguments: [
+    /// flat classes the provider maps, and a SKY shaped as gpsd writes it, are decoded at all.
+    @Test("Arrays of objects never reach libgps: DEVICES is only named, a SKY unlike gpsd's too", arguments: [
         #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x","aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa":"2026"}]}"#,
         #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"x","driver":""# + String(repeating: "d", count: 100)
             + #""}]}"#,

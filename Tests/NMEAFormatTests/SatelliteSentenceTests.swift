@@ -74,13 +74,13 @@ struct SatelliteSentenceTests {
     }
 
     /// Eleven satellites, the eight highest used; one with no signal.
-    static let sky: [NMEAWriter.Satellite] = {
+    static let sky: [Satellite] = {
         let ids = [3, 6, 9, 11, 14, 17, 19, 22, 25, 28, 31]
-        return ids.indices.map { (index: Int) -> NMEAWriter.Satellite in
+        return ids.indices.map { (index: Int) -> Satellite in
             let step = Double(index)
             let azimuth: Double = index == 10 ? 359.6 : 33 * step + 0.5
             let signal: Double? = index == 4 ? nil : 20 + 2 * step
-            return NMEAWriter.Satellite(id: ids[index], elevation: 10 + 7 * step + 0.4, azimuth: azimuth, signal: signal, used: index >= 3)
+            return Satellite(id: ids[index], elevation: 10 + 7 * step + 0.4, azimuth: azimuth, signal: signal, used: index >= 3)
         }
     }()
 
@@ -102,8 +102,8 @@ struct SatelliteSentenceTests {
                 let part = Array(Self.sky.dropFirst(4 * (gsv.number - 1)).prefix(4))
                 #expect(gsv.satellites.map(\.id) == part.map(\.id))
                 // Whole degrees and dB-Hz, rounded; an azimuth that rounds to 360 is 0.
-                #expect(gsv.satellites.map(\.elevation) == part.map { Int($0.elevation.rounded()) })
-                #expect(gsv.satellites.map(\.azimuth) == part.map { Int($0.azimuth.rounded()) % 360 })
+                #expect(gsv.satellites.map(\.elevation) == part.map { $0.elevation.map { Int($0.rounded()) } })
+                #expect(gsv.satellites.map(\.azimuth) == part.map { $0.azimuth.map { Int($0.rounded()) % 360 } })
                 #expect(gsv.satellites.map(\.signal) == part.map { $0.signal.map { Int($0.rounded()) } })
             default: break
             }
@@ -124,15 +124,15 @@ struct SatelliteSentenceTests {
     func unwritableSky() throws {
         let fix = Fix(time: Date(timeIntervalSince1970: 1_700_000_000), coordinate: try Coordinate(latitude: 1, longitude: 2), mode: .twoDimensional, source: .synthetic)
         let writer = NMEAWriter(options: .init(sentences: [.gsa, .gsv]))
-        let one = NMEAWriter.Satellite(id: 1, elevation: 10, azimuth: 10, signal: 30, used: false)
+        let one = Satellite(id: 1, elevation: 10, azimuth: 10, signal: 30, used: false)
         var high = one
         high.elevation = 90.6
         var noisy = one
         noisy.signal = .nan
-        let cases: [([NMEAWriter.Satellite], String)] = [
+        let cases: [([Satellite], String)] = [
             (Array(repeating: one, count: NMEAWriter.maximumSatellitesInView + 1), "at most 36"),
             ([high], "elevation"), ([noisy], "signal-to-noise"),
-            (Array(repeating: NMEAWriter.Satellite(id: 1, elevation: 10, azimuth: 10, signal: 30, used: true), count: 13), "at most 12"),
+            (Array(repeating: Satellite(id: 1, elevation: 10, azimuth: 10, signal: 30, used: true), count: 13), "at most 12"),
         ]
         for (sky, name) in cases {
             let error = #expect(throws: NMEAError.self) { try writer.sentences(for: fix, sky: sky) }

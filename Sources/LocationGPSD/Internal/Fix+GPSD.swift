@@ -99,3 +99,33 @@ extension Fix {
 
     private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 }
+
+extension ReceiverReport.Sky {
+    /// Maps libgps's decoded `SKY` report: its dilutions (each that is finite) and its
+    /// satellites, as gpsd gives them (NaN elevation, azimuth or signal → `nil`; an `svid` of 0
+    /// → no ``/LocationCore/Satellite/SignalIdentity``).
+    ///
+    /// Pure: reads `data` and nothing else.
+    init(gpsd data: UnsafePointer<gps_data_t>) {
+        let dop = data.pointee.dop
+        let dilutions: [Dilution: Double] = [
+            .xdop: dop.xdop, .ydop: dop.ydop, .vdop: dop.vdop, .tdop: dop.tdop, .hdop: dop.hdop, .gdop: dop.gdop, .pdop: dop.pdop,
+        ]
+        let count = min(max(Int(data.pointee.satellites_visible), 0), Int(CGPS_maximumSatellites))
+        let satellites = (0..<count).map { index in
+            let satellite = CGPS_satellite(data, Int32(index)).pointee
+            let identity =
+                satellite.svid == 0
+                ? nil
+                : Satellite.SignalIdentity(
+                    gnssID: Int(satellite.gnssid), svID: Int(satellite.svid), signalID: Int(satellite.sigid),
+                    frequencyID: satellite.freqid >= 0 ? Int(satellite.freqid) : nil, health: Int(satellite.health))
+            return Satellite(
+                id: Int(satellite.PRN), elevation: Self.finite(satellite.elevation), azimuth: Self.finite(satellite.azimuth),
+                signal: Self.finite(satellite.ss), used: satellite.used, signalIdentity: identity)
+        }
+        self.init(dilutions: dilutions, satellites: satellites)
+    }
+
+    private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+}

@@ -45,6 +45,8 @@ final class GPSDConnection {
     private var pending: [UInt8] = []
     /// Where the first unread byte of ``pending`` is.
     private var pendingStart = 0
+    /// The newest `SKY` and the device it came from: it goes with that device's next fixes.
+    private var sky: (device: String, report: ReceiverReport.Sky)?
 
     /// The longest report accepted: gpsd's own limit is GPS_JSON_RESPONSE_MAX (10 KiB in API 14+).
     static let maximumReportLength = 32 * 1024
@@ -215,12 +217,15 @@ final class GPSDConnection {
     /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
     /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
     /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,
-    /// ERROR), as valid JSON compacted as gpsd writes it, with `"class"` first and member names
+    /// ERROR) or, for SKY, with one array of flat satellites (``JSONSyntax/skyProblem(_:maximumSatellites:)``),
+    /// as valid JSON compacted as gpsd writes it, with `"class"` first and member names
     /// libgps can hold; one that breaks a rule is a
-    /// ``GPSDError/Code/malformedReport``. Every other class is only named, never decoded, so a
-    /// damaged SKY does not end a session.
+    /// ``GPSDError/Code/malformedReport``, except a SKY: one that breaks a rule or that libgps
+    /// rejects (a newer gpsd's satellite members, say) is only named, and the device's fixes go
+    /// without a sky until its next SKY, so a sky never ends a session. Every other class is
+    /// only named, never decoded.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
-        let report = JSONSyntax.check(text)
+        let report = JSONSyntax.check(text, maximumSatellites: Int(CGPS_maximumSatellites))
         let named = report.topLevelClass ?? Self.messageClass(of: text)
         guard let messageClass = named else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
@@ -235,14 +240,24 @@ final class GPSDConnection {
             ?? (report.classMembers > 1 ? "more than one \"class\" member, which gpsd never writes" : nil)
             ?? (report.longestName > Self.maximumNameLength
                 ? "a member name longer than \(Self.maximumNameLength) bytes, which libgps cannot hold" : nil)
-            ?? (report.depth > 1 ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
+            ?? report.skyProblem
+            ?? (report.depth > (messageClass == "SKY" ? 3 : 1)
+                ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
         if let problem {
+            guard messageClass != "SKY" else {
+                sky = nil
+                return .other(messageClass)
+            }
             throw GPSDError(.malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
         }
         errno = 0
         let status = CGPS_unpack(String(decoding: report.compact, as: UTF8.self), data)
         // gps_unpack answers -1 (or, in some releases, a positive JSON_ERR_* code) for text it
         // cannot decode.
+        if status != 0, messageClass == "SKY" {
+            sky = nil
+            return .other(messageClass)
+        }
         guard status == 0 else {
             throw GPSDError(
                 .malformedReport, host: host, port: port,
@@ -250,11 +265,23 @@ final class GPSDConnection {
         }
         switch messageClass {
         case "TPV":
-            return .fix(Fix(gpsd: data, receivedAt: receivedAt))
+            var fix = Fix(gpsd: data, receivedAt: receivedAt)
+            // The device's newest sky goes with each of its fixes.
+            if let sky, sky.device == String(cString: CGPS_devicePath(data)) {
+                var receiver = fix.receiver ?? ReceiverReport()
+                receiver.sky = sky.report
+                fix.receiver = receiver
+            }
+            return .fix(fix)
+        case "SKY":
+            sky = (String(cString: CGPS_devicePath(data)), ReceiverReport.Sky(gpsd: data))
+            return .other(messageClass)
         case "DEVICE":
             let path = String(cString: CGPS_devicePath(data))
             let activated = data.pointee.dev.activated
-            return .device(path: path, isActive: activated.tv_sec != 0 || activated.tv_nsec != 0)
+            let isActive = activated.tv_sec != 0 || activated.tv_nsec != 0
+            if !isActive, sky?.device == path { sky = nil }
+            return .device(path: path, isActive: isActive)
         case "VERSION":
             return .version(release: String(cString: CGPS_release(data)))
         case "WATCH":
@@ -320,7 +347,7 @@ final class GPSDConnection {
     static let maximumNameLength = 30
 
     /// The classes whose content the provider reads through libgps.
-    static let decodedClasses: Set<String> = ["TPV", "DEVICE", "VERSION", "ERROR"]
+    static let decodedClasses: Set<String> = ["TPV", "SKY", "DEVICE", "VERSION", "ERROR"]
 
     /// How far into a report ``messageClass(of:)`` looks for `"class"`.
     static let classSearchLength = 128

@@ -29,9 +29,44 @@ enum JSONSyntax {
         /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
         /// when there is a problem.
         var compact: [UInt8] = []
+        /// For a `SKY`: why its shape is not the one gpsd writes (``skyProblem(_:maximumSatellites:)``), or nil.
+        var skyProblem: String?
     }
 
-    static func check(_ text: String) -> Report {
+    /// The members libgps reads from each of `SKY`'s satellites, all numbers but `used`.
+    static let satelliteMembers: Set<String> = ["PRN", "el", "az", "ss", "used", "gnssid", "svid", "sigid", "freqid", "health"]
+
+    /// Why a `SKY` is not shaped as gpsd writes it, or nil: every member a number, string or
+    /// boolean but `satellites`, an array of at most `maximumSatellites` flat objects holding
+    /// only ``satelliteMembers``, each a number (a whole one in -32768…32767 for the IDs) but
+    /// `used`, a boolean. gpsd 3.22's `gps_unpack` never returns on some bad values inside an
+    /// array of objects (docs/development/fuzzing.md), so nothing else reaches it.
+    static func skyProblem(_ members: [(name: String, value: JSONValue)], maximumSatellites: Int) -> String? {
+        for (name, value) in members where name != "satellites" {
+            switch value {
+            case .array, .object: return "\"\(name)\" is \(value.text), where gpsd writes a number or a string"
+            default: continue
+            }
+        }
+        guard let satellites = members.first(where: { $0.name == "satellites" })?.value else { return nil }
+        guard case .array(let list) = satellites else { return "\"satellites\" is \(satellites.text), not an array" }
+        guard list.count <= maximumSatellites else { return "\(list.count) satellites; libgps holds \(maximumSatellites)" }
+        for (index, satellite) in list.enumerated() {
+            guard case .object(let fields) = satellite else { return "satellite \(index + 1) is \(satellite.text), not an object" }
+            for (name, value) in fields {
+                guard satelliteMembers.contains(name) else { return "satellite \(index + 1) has \"\(name)\", which libgps does not read" }
+                switch (name, value) {
+                case ("used", .bool): continue
+                case ("el", .number), ("az", .number), ("ss", .number): continue
+                case (_, .number(let number)) where name != "used" && number.rounded() == number && abs(number) <= 32767: continue
+                default: return "satellite \(index + 1)'s \"\(name)\" is \(value.text)"
+                }
+            }
+        }
+        return nil
+    }
+
+    static func check(_ text: String, maximumSatellites: Int = 140) -> Report {
         var report = Report()
         let bytes = Array(text.utf8)
         let members: [(name: String, value: JSONValue)]
@@ -48,6 +83,7 @@ enum JSONSyntax {
         report.topLevelClass = members.lazy.compactMap { $0.name == "class" ? $0.value.string : nil }.first
         report.classComesFirst = members.first?.name == "class"
         report.classMembers = members.count { $0.name == "class" }
+        if report.topLevelClass == "SKY" { report.skyProblem = skyProblem(members, maximumSatellites: maximumSatellites) }
         var escapedName = false
         (report.compact, report.longestName, report.depth, escapedName) = compacted(bytes)
         // gpsd never escapes a name, and libgps compares names as written.

@@ -152,10 +152,11 @@ import Testing
         #expect(try await pipe.waitForExit(timeout: .seconds(60)) == .exited(0), "\(pipe.errors)")
         #expect(try await direct.waitForExit(timeout: .seconds(60)) == .exited(0), "\(direct.errors)")
         var gpsdByTime: [String: [String: Any]] = [:]
+        var gpsdSkies: Set<String> = []
         for line in Array(direct.output.utf8).split(separator: UInt8(ascii: "\n")) {
-            guard let report = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                report["class"] as? String == "TPV", let time = report["time"] as? String
-            else { continue }
+            guard let report = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+            if report["class"] as? String == "SKY" { gpsdSkies.insert(try Self.satellites(of: report)) }
+            guard report["class"] as? String == "TPV", let time = report["time"] as? String else { continue }
             gpsdByTime[time] = report
         }
         let reports = try Array(pipe.output.utf8).split(separator: UInt8(ascii: "\n")).map {
@@ -180,6 +181,12 @@ import Testing
         }
         #expect(compared >= 3, "fixes of the same time from both: \(compared)")
         #expect(relayed.differences.isEmpty, "\(relayed.differences.prefix(5))")
+        // Its sky is the receiver's, and this one tells none (`nmea serve` writes no GSV): gpsd
+        // sends no SKY, and neither does the relay (GPSDReceiverLogTests holds the relayed SKY
+        // of 30 real receivers to gpsd's, member for member).
+        let skies = try reports.filter { $0["class"] as? String == "SKY" }.map(Self.satellites(of:))
+        #expect(gpsdSkies.isEmpty, "gpsd sent a SKY: the receiver now tells its sky; compare it")
+        #expect(skies.allSatisfy(gpsdSkies.contains), "a relayed sky gpsd never sent: \(skies.first { !gpsdSkies.contains($0) } ?? "")")
 
         // The control API shows it, live and without controls; nobody makes one over HTTP.
         let field = try await server.waitFor("field", "a relayed fix") { $0["fix"] != nil }
@@ -202,6 +209,13 @@ import Testing
         await #expect(try server.call("GET", "/players/field").status == 200)
         server.command.interrupt()
         #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0), "\(server.command.child.errors)")
+    }
+
+    /// A SKY's satellites, member for member, as one comparable text.
+    static func satellites(of sky: [String: Any]) throws -> String {
+        let satellites = sky["satellites"] as? [[String: Any]] ?? []
+        let data = try JSONSerialization.data(withJSONObject: satellites, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
     }
 
     @Test("--android-console: a player's fixes reach an emulator console (a loopback stand-in) after 'auth TOKEN', as 'geo fix LON LAT ALT SATELLITES KNOTS'")

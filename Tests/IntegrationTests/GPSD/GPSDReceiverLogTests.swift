@@ -95,6 +95,7 @@ struct GPSDReceiverLogTests {
             }
             cursor = index + 1
             try relayed.compare(fix, with: reference[index].json)
+            try relayed.compareSky(fix, with: reference[index].sky)
         }
         #expect(relayed.differences.isEmpty, "\(name): \(relayed.differences.count) members relayed unlike gpsd: \(relayed.differences.prefix(5))")
         #expect(
@@ -170,6 +171,34 @@ struct RelayedReport {
         let theirs = try Self.members(gpsd)
         let ours = try Self.members(GPSDReport.tpvObject(device: "relay", fix: fix, climb: nil))
         compare(ours, with: theirs, at: "\(fix.time)")
+    }
+
+    /// Compares the `SKY` the feed writes beside a relayed fix with gpsd's newest `SKY` before
+    /// the fix's `TPV`, member for member and satellite for satellite (`time` aside: the feed
+    /// stamps its SKY with the fix's time, gpsd 3.22 gives an NMEA receiver's none).
+    mutating func compareSky(_ fix: Fix, with gpsd: String?) throws {
+        guard let gpsd else {
+            if let sky = fix.receiver?.sky { differences.append("a sky \(sky) where gpsd sent no SKY, at \(fix.time)") }
+            return
+        }
+        guard let sky = fix.receiver?.sky else {
+            differences.append("no sky relayed where gpsd sent \(gpsd.prefix(80)), at \(fix.time)")
+            return
+        }
+        var theirs = try Self.members(gpsd)
+        var ours = try Self.members(GPSDReport.skyObject(device: "relay", time: fix.time, sky: sky))
+        theirs["time"] = nil
+        ours["time"] = nil
+        let theirSatellites = theirs.removeValue(forKey: "satellites") as? [[String: Any]] ?? []
+        let ourSatellites = ours.removeValue(forKey: "satellites") as? [[String: Any]] ?? []
+        compare(ours, with: theirs, at: "SKY \(fix.time)")
+        guard theirSatellites.count == ourSatellites.count else {
+            differences.append("\(ourSatellites.count) satellites for gpsd's \(theirSatellites.count) at \(fix.time)")
+            return
+        }
+        for (index, (mine, gpsds)) in zip(ourSatellites, theirSatellites).enumerated() {
+            compare(mine, with: gpsds, at: "SKY \(fix.time) satellite \(index + 1)")
+        }
     }
 
     /// Compares a relayed `TPV`'s members with gpsd's own.
