@@ -12,8 +12,7 @@
 /// seconds. Only a real receiver has one; a simulated or replayed fix has none, and a source
 /// that moves a fix must not keep the report of the position it left.
 ///
-/// Stored as one dictionary and an optional sky, so a fix without a report costs three words, not
-/// a field per member.
+/// Stored behind one reference, so a fix costs a word for it whether it has one or not.
 public struct ReceiverReport: Sendable, Hashable, Codable {
     /// A `TPV` member, named as gpsd names it.
     public enum Member: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
@@ -44,12 +43,28 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
         case wanglem, wangler, wanglet, wspeedr, wspeedt
     }
 
+    /// What the report holds, never changed once made (a change makes a new one): one word in
+    /// every ``Fix``.
+    private final class Storage: Sendable {
+        let values: [Member: Double]
+        let sky: Sky?
+        init(values: [Member: Double], sky: Sky?) {
+            self.values = values
+            self.sky = sky
+        }
+    }
+
+    private var storage: Storage
+
     /// The members the receiver gave, each a finite number.
-    public private(set) var values: [Member: Double]
+    public var values: [Member: Double] { storage.values }
 
     /// The receiver's sky as its newest `SKY` before this fix told it, or `nil` when it has sent
-    /// none or the newest could not be read (a relay then shows its player's own sky).
-    public var sky: Sky?
+    /// none or the newest could not be read.
+    public var sky: Sky? {
+        get { storage.sky }
+        set { storage = Storage(values: storage.values, sky: newValue) }
+    }
 
     /// What a receiver's `SKY` report says: its satellites in view and the dilutions of precision.
     public struct Sky: Sendable, Hashable, Codable {
@@ -71,15 +86,45 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     }
 
     /// An empty report.
-    public init() { values = [:] }
+    public init() { storage = Storage(values: [:], sky: nil) }
 
     /// The value of `member`, or `nil` when the receiver did not give it. Setting a value that
     /// is not finite removes the member.
     public subscript(member: Member) -> Double? {
-        get { values[member] }
-        set { values[member] = newValue.flatMap { $0.isFinite ? $0 : nil } }
+        get { storage.values[member] }
+        set {
+            var values = storage.values
+            values[member] = newValue.flatMap { $0.isFinite ? $0 : nil }
+            storage = Storage(values: values, sky: storage.sky)
+        }
     }
 
     /// `true` when the receiver gave none of the members and no sky.
     public var isEmpty: Bool { values.isEmpty && sky == nil }
+
+    public static func == (lhs: ReceiverReport, rhs: ReceiverReport) -> Bool {
+        lhs.storage === rhs.storage || (lhs.values == rhs.values && lhs.sky == rhs.sky)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+        hasher.combine(sky)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case values, sky
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        storage = Storage(
+            values: try container.decode([Member: Double].self, forKey: .values).filter(\.value.isFinite),
+            sky: try container.decodeIfPresent(Sky.self, forKey: .sky))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(values, forKey: .values)
+        try container.encodeIfPresent(sky, forKey: .sky)
+    }
 }
