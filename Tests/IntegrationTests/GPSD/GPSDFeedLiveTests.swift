@@ -283,35 +283,42 @@ struct GPSDFeedLiveTests {
         try await withRealGPSDBeside { feed, nmea, daemon in
 
             // Both sides watched through libgps before the relay starts, so both see the same epochs.
-            let direct = FixCollector(try GPSDProvider(port: feed.port, clock: ContinuousClock(), now: { Date() }))
-            defer { direct.stop() }
-            let relayed = FixCollector(try GPSDProvider(port: daemon.port, clock: ContinuousClock(), now: { Date() }))
-            defer { relayed.stop() }
+            let direct = EventRecorder(try GPSDProvider(port: feed.port, clock: ContinuousClock(), now: { Date() }).events)
+            defer { direct.cancelNow() }
+            let relayed = EventRecorder(try GPSDProvider(port: daemon.port, clock: ContinuousClock(), now: { Date() }).events)
+            defer { relayed.cancelNow() }
             // And the sky: each side's SKY reports, read as they come.
             let ourSky = try RawGPSDClient(port: feed.port)
             defer { ourSky.stop() }
             let theirSky = try RawGPSDClient(port: daemon.port)
             defer { theirSky.stop() }
-            try await Task.sleep(for: .milliseconds(500))
+            let isConnected: @Sendable ([GPSDEvent]) -> Bool = { $0.contains { if case .connected = $0 { true } else { false } } }
+            try await direct.wait(for: "the provider watching locsim", isConnected)
+            try await relayed.wait(for: "the provider watching gpsd", isConnected)
+            try await ourSky.waitUntilWatching()
+            try await theirSky.waitUntilWatching()
             // locsim's NMEA, line by line, into the real gpsd's receiver feed.
             let relay = try NMEARelay(from: feed.port, into: nmea)
             defer { relay.stop() }
 
-            let deadline = ContinuousClock.now + .seconds(90)
-            var common: [Date] = []
-            while common.count < 12, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                let relayedFixes = relayed.fixes.filter(\.hasPosition)
-                let relayedTimes = Set(relayedFixes.map(\.time))
-                // An epoch is complete on gpsd's side once a later one has begun: the newest may still
-                // be missing its GGA (a 2D report without altitude), so it is not compared yet.
-                guard let newest = relayedTimes.max() else { continue }
-                common = direct.fixes.filter { $0.hasPosition && $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
+            // The epochs both reported. An epoch is complete on gpsd's side once a later one has
+            // begun: the newest may still be missing its GGA (a 2D report without altitude), so it
+            // is not compared yet. gpsd's side is the later one, so its reports are what to await.
+            @Sendable func common() -> [Date] {
+                let relayedTimes = Set(relayed.positions.map(\.time))
+                guard let newest = relayedTimes.max() else { return [] }
+                return direct.positions.filter { $0.time < newest && relayedTimes.contains($0.time) }.map(\.time)
             }
-            let relayFailure = common.count < 12 ? await relay.stopped() : nil
+            var relayFailure: String?
+            do {
+                try await relayed.wait(for: "12 epochs both sides reported", timeout: .seconds(90)) { _ in common().count >= 12 }
+            } catch {
+                relayFailure = await relay.stopped() ?? "\(error)"
+            }
+            let common = common()
             let progress =
-                "relay: \(relayFailure ?? "ok"); direct \(direct.fixes.count) fixes (\(direct.failure ?? "running")), relayed \(relayed.fixes.count) "
-                + "(\(relayed.failure ?? "running")); gpsd: \(daemon.log)"
+                "relay: \(relayFailure ?? "ok"); direct \(direct.fixCount) fixes (\(direct.summary.suffix(200))), relayed "
+                + "\(relayed.fixCount) (\(relayed.summary.suffix(200))); gpsd: \(daemon.log)"
             try #require(common.count >= 12, "\(progress)")
             for time in common {
                 let mine = try #require(direct.fixes.last { $0.time == time })
@@ -337,6 +344,16 @@ struct GPSDFeedLiveTests {
                 #expect(ours.contains(sky), "gpsd's sky \(sky) is none of locsim's \(ours.count)")
             }
             #expect(theirs.allSatisfy { $0.filter(\.used).count == SkyModel.inUse && $0.count == SkyModel.inView })
+            // And a relay of that gpsd (its provider, as `serve --player NAME=gpsd://` runs it)
+            // passes that sky on: each relayed fix's sky, written as the feed writes it, is one
+            // locsim sent.
+            let relayedSkies = relayed.positions.compactMap { fix in
+                fix.receiver?.sky.flatMap { Self.skySatellites(GPSDReport.skyObject(device: "relay", time: fix.time, sky: $0)) }
+            }.filter { !$0.isEmpty }
+            #expect(relayedSkies.count >= 6, "relayed fixes with a sky: \(relayedSkies.count)")
+            for sky in relayedSkies {
+                #expect(ours.contains(sky), "the relayed sky \(sky) is none of locsim's \(ours.count)")
+            }
         }
     }
 
@@ -602,33 +619,6 @@ struct GPSDFeedLiveTests {
         try await nmea.acceptClient(timeout: .seconds(30))
         try await body(feed, nmea, daemon)
     }
-}
-
-/// Collects a provider's fixes on a task of its own.
-private final class FixCollector: Sendable {
-    private final class Box: Sendable {
-        let fixes = Locked<[Fix]>([])
-        let failure = Locked<String?>(nil)
-    }
-    private let box = Box()
-    private let task: Task<Void, Never>
-
-    init(_ provider: GPSDProvider<ContinuousClock>) {
-        let box = box
-        task = Task {
-            do {
-                for try await fix in provider { box.fixes.withLock { $0.append(fix) } }
-            } catch {
-                box.failure.withLock { $0 = "\(error)" }
-            }
-        }
-    }
-
-    var fixes: [Fix] { box.fixes.withLock { $0 } }
-    /// Why the provider stopped, if it failed.
-    var failure: String? { box.failure.withLock { $0 } }
-
-    func stop() { task.cancel() }
 }
 
 /// locsim's NMEA (a `?WATCH` with `nmea`), line by line, into a real gpsd's receiver feed, until
