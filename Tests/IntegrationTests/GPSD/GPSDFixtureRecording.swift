@@ -29,9 +29,12 @@ struct GPSDFixtureRecording {
             ).sentences
         }
         try await live.feed.send(sentences, pace: .milliseconds(20))
-        try await Task.sleep(for: .milliseconds(300))
+        // gpsd reads the feed in order: its end comes after every sentence, so once gpsd reports
+        // the device gone, every report the sentences caused has been sent.
         live.feed.close()
-        try await Task.sleep(for: .milliseconds(500))
+        try await raw.wait(for: "gpsd to report the device gone") { raw in
+            raw.received.contains { $0.text.hasPrefix(#"{"class":"DEVICE""#) && $0.text.contains(#""activated":0"#) }
+        }
 
         let text = raw.received.map(\.text).filter { !$0.isEmpty }
             // The device path names this run's random port; keep the file stable.
