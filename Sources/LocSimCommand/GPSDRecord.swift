@@ -44,6 +44,9 @@ struct GPSDRecord: JSONLRecord {
         case .daemonError(let message):
             event("daemonError")
             json.member("message", message)
+        case .skyUnreadable(let reason):
+            event("skyUnreadable")
+            json.member("reason", reason)
         }
     }
 
@@ -71,6 +74,8 @@ struct GPSDRecord: JSONLRecord {
             return "# device removed: \(path)"
         case .daemonError(let message):
             return "# gpsd error: \(PeopleText.escaped(message))"
+        case .skyUnreadable(let reason):
+            return "# SKY not read (fixes go without the receiver's sky until one is): \(PeopleText.escaped(reason))"
         }
     }
 }

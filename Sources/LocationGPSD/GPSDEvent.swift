@@ -39,4 +39,9 @@ package enum GPSDEvent: Sendable, Hashable {
     /// ``disconnected(_:)`` with ``GPSDError/Code/watchRejected`` follows, then a retry or the
     /// throw, as for a connection that could not be made. Once reports flow, the session goes on.
     case daemonError(String)
+    /// gpsd sent a `SKY` the provider could not read (a member libgps 3.22 does not know, a
+    /// string where a number goes; why, and the report's start), the first of a run of them.
+    /// The fixes go without the receiver's sky (``/LocationCore/ReceiverReport/sky``) until a
+    /// `SKY` is read again; the session goes on.
+    case skyUnreadable(String)
 }

@@ -152,6 +152,8 @@ package struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Dura
                 return .deviceRemoved(path: path)
             case .error(let text):
                 return .daemonError(text)
+            case .skyUnreadable(let reason):
+                return .skyUnreadable(reason)
             case .version, .watch, .other:
                 return nil
             }

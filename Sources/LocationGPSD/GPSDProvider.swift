@@ -160,7 +160,7 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
                     guard !inGap else { continue }
                     inGap = true
                     return .noFix(time: now(), source: .gpsd)
-                case .connected, .deviceActivated, .retrying, .daemonError:
+                case .connected, .deviceActivated, .retrying, .daemonError, .skyUnreadable:
                     await report?(event)
                 }
             }

@@ -81,6 +81,7 @@ package final class EventRecorder: Sendable {
             case .deviceActivated: "deviceActivated"
             case .deviceRemoved: "deviceRemoved"
             case .daemonError(let text): "daemonError(\(text))"
+            case .skyUnreadable(let reason): "skyUnreadable(\(reason))"
             }
         }.joined(separator: " ")
     }

@@ -187,7 +187,7 @@ import Testing
     /// gpsd 3.22's gps_unpack never returns on some bad values inside an array of objects (found
     /// by fuzzing), so a SKY shaped otherwise than gpsd writes it never reaches it; and a sky
     /// libgps cannot read must not end the session.
-    @Test("A SKY shaped unlike gpsd's is named, not decoded and not fatal, and the sky it replaces is dropped", arguments: [
+    @Test("A SKY shaped unlike gpsd's is reported, not decoded and not fatal, and the sky it replaces is dropped", arguments: [
         #"{"class":"SKY","device":"/dev/ttyACM0","satellites":[{"PRN":"not a number"}]}"#,
         #"{"class":"SKY","device":"/dev/ttyACM0","satellites":[{"PRN":7,"used":1}]}"#,
         #"{"class":"SKY","device":"/dev/ttyACM0","satellites":[{"PRN":7.5}]}"#,
@@ -203,9 +203,18 @@ import Testing
     func skyShapedUnlikeGPSD(line: String) throws {
         let messages = try GPSDConnection.decode([Self.sky, line, Self.tpv(device: "/dev/ttyACM0")], receivedAt: Self.receivedAt)
         #expect(messages.count == 3)
-        #expect(messages[1] == .other("SKY"))
+        guard case .skyUnreadable(let reason) = messages[1] else { throw HarnessError("not reported: \(messages[1])") }
+        #expect(reason.contains("{\"class\":\"SKY\""), "the report is quoted: \(reason)")
         guard case .fix(let fix) = messages.last else { throw HarnessError("no fix: \(messages)") }
         #expect(fix.receiver?.sky == nil)
+    }
+
+    @Test("A run of unreadable SKYs is reported once; a SKY read again ends the run")
+    func unreadableSkyRun() throws {
+        let bad = #"{"class":"SKY","device":"/dev/ttyACM0","satellites":[{"PRN":7,"prRes":2.5}]}"#
+        let messages = try GPSDConnection.decode([bad, bad, Self.sky, bad], receivedAt: Self.receivedAt)
+        let reported = messages.map { if case .skyUnreadable = $0 { true } else { false } }
+        #expect(reported == [true, false, false, true], "\(messages)")
     }
 
     @Test("JSON strings for ?WATCH device paths are escaped")

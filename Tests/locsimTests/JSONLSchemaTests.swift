@@ -40,7 +40,7 @@ struct JSONLSchemaTests {
         let gpsd: [GPSDEvent] = [
             .fix(full), .fix(bare), .connected(release: "3.22"), .disconnected(GPSDError(.daemonClosed, host: "127.0.0.1", port: 2947, detail: "closed")),
             .retrying(attempt: 2, after: .milliseconds(500)), .deviceActivated(path: "/dev/ttyACM0"), .deviceRemoved(path: "/dev/ttyACM0"),
-            .daemonError("no such device"),
+            .daemonError("no such device"), .skyUnreadable("satellite 1 has \"prRes\", which libgps does not read"),
         ]
         let timeline: [MapEvent.Kind] = [
             .fetchStarted(request), .fetchCoalesced(reason: .elapsed, inFlight: 7), .fetchSucceeded(request, count: 12),

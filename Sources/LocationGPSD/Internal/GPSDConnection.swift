@@ -25,7 +25,11 @@ enum GPSDMessage: Sendable, Hashable {
     case device(path: String, isActive: Bool)
     /// `ERROR`: gpsd's complaint, in its words.
     case error(String)
-    /// Any other class (`SKY`, `DEVICES`, `GST`, ...), named.
+    /// A `SKY` the provider could not read (why, and the report's start), the first of a run of
+    /// them: the device's fixes go without a sky until a `SKY` is read again.
+    case skyUnreadable(String)
+    /// Any other class (`DEVICES`, `GST`, ...), named; also a `SKY` that is not read, after the
+    /// first of a run.
     case other(String)
 }
 
@@ -47,6 +51,8 @@ final class GPSDConnection {
     private var pendingStart = 0
     /// The newest `SKY` and the device it came from: it goes with that device's next fixes.
     private var sky: (device: String, report: ReceiverReport.Sky)?
+    /// Whether the last `SKY` could not be read (a run of them is reported once).
+    private var skyUnreadable = false
 
     /// The longest report accepted: gpsd's own limit is GPS_JSON_RESPONSE_MAX (10 KiB in API 14+).
     static let maximumReportLength = 32 * 1024
@@ -221,9 +227,9 @@ final class GPSDConnection {
     /// as valid JSON compacted as gpsd writes it, with `"class"` first and member names
     /// libgps can hold; one that breaks a rule is a
     /// ``GPSDError/Code/malformedReport``, except a SKY: one that breaks a rule or that libgps
-    /// rejects (a newer gpsd's satellite members, say) is only named, and the device's fixes go
-    /// without a sky until its next SKY, so a sky never ends a session. Every other class is
-    /// only named, never decoded.
+    /// rejects (a newer gpsd's satellite members, say) is reported (``GPSDMessage/skyUnreadable(_:)``,
+    /// once per run of them) and the fixes go without a sky until a SKY is read again, so a sky
+    /// never ends a session. Every other class is only named, never decoded.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
         let report = JSONSyntax.check(text, maximumSatellites: Int(CGPS_maximumSatellites))
         let named = report.topLevelClass ?? Self.messageClass(of: text)
@@ -244,10 +250,7 @@ final class GPSDConnection {
             ?? (report.depth > (messageClass == "SKY" ? 3 : 1)
                 ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
         if let problem {
-            guard messageClass != "SKY" else {
-                sky = nil
-                return .other(messageClass)
-            }
+            guard messageClass != "SKY" else { return unreadableSky("\(problem) in \(Self.excerpt(text))") }
             throw GPSDError(.malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
         }
         errno = 0
@@ -255,8 +258,7 @@ final class GPSDConnection {
         // gps_unpack answers -1 (or, in some releases, a positive JSON_ERR_* code) for text it
         // cannot decode.
         if status != 0, messageClass == "SKY" {
-            sky = nil
-            return .other(messageClass)
+            return unreadableSky("gps_unpack rejected \(Self.excerpt(text)) (status \(status))")
         }
         guard status == 0 else {
             throw GPSDError(
@@ -275,6 +277,7 @@ final class GPSDConnection {
             return .fix(fix)
         case "SKY":
             sky = (String(cString: CGPS_devicePath(data)), ReceiverReport.Sky(gpsd: data))
+            skyUnreadable = false
             return .other(messageClass)
         case "DEVICE":
             let path = String(cString: CGPS_devicePath(data))
@@ -291,6 +294,13 @@ final class GPSDConnection {
         default:
             return .other(messageClass)
         }
+    }
+
+    /// Drops the sky a `SKY` that cannot be read replaces; reports the first of a run.
+    private func unreadableSky(_ reason: String) -> GPSDMessage {
+        sky = nil
+        defer { skyUnreadable = true }
+        return skyUnreadable ? .other("SKY") : .skyUnreadable(reason)
     }
 
     /// Turns a negative libgps status into a ``GPSDError``; passes other values through.
