@@ -50,7 +50,7 @@ package final class PlayerHub: Service, Sendable {
     }
 
     /// How NMEA is written: GSA first, then GSV, RMC, GGA, VTG, HDOP by gpsd's 19 m model, the
-    /// player's sky in GSA, GGA and GSV (the order a real gpsd 3.22 reports each epoch with its own
+    /// player's sky (a relayed receiver's own) in GSA, GGA and GSV (the order a real gpsd 3.22 reports each epoch with its own
     /// DOPs and satellites, see docs/reference/nmea.md).
     package static let nmeaOptions = NMEAWriter.Options(
         sentences: [.gsa, .gsv, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
