@@ -74,17 +74,24 @@ public struct NMEAWriter: Sendable {
     /// The most satellites one GSA can list as used.
     public static let maximumSatellitesInUse = 12
 
+    // What GSV can say of a satellite: its ID, whole degrees of elevation and azimuth (360 as 0),
+    // whole dB-Hz.
+    private static let satelliteIDs = 1...999
+    private static let elevations = 0.0...90
+    private static let azimuths = 0.0...360
+    private static let signals = 0.0...99
+
     /// What of a receiver's sky one talker's GSA and GSV can tell: ``maximumSatellitesInView``
     /// in all (the used ones first, then the strongest signals; the rest are left out), of
     /// which the first ``maximumSatellitesInUse`` used stay used, IDs 1…999, an elevation below
     /// the horizon or an azimuth or signal out of range left empty. A real multi-constellation
     /// receiver sees more than one group can say (it writes a GSV group per constellation).
     public static func tellable(_ sky: [Satellite]) -> [Satellite] {
-        var kept = sky.filter { (1...999).contains($0.id) }.map { satellite in
+        var kept = sky.filter { satelliteIDs.contains($0.id) }.map { satellite in
             var satellite = satellite
-            if let elevation = satellite.elevation, !(elevation.isFinite && (0...90).contains(elevation)) { satellite.elevation = nil }
-            if let azimuth = satellite.azimuth, !(azimuth.isFinite && (0...360).contains(azimuth)) { satellite.azimuth = nil }
-            if let signal = satellite.signal, !(signal.isFinite && (0...99).contains(signal)) { satellite.signal = nil }
+            satellite.elevation = satellite.elevation.flatMap { elevations.contains($0) ? $0 : nil }
+            satellite.azimuth = satellite.azimuth.flatMap { azimuths.contains($0) ? $0 : nil }
+            satellite.signal = satellite.signal.flatMap { signals.contains($0) ? $0 : nil }
             return satellite
         }
         if kept.count > maximumSatellitesInView {
@@ -282,14 +289,14 @@ public struct NMEAWriter: Sendable {
         var result: [NMEASentence.GSV.Satellite] = []
         result.reserveCapacity(sky.count)
         for satellite in sky {
-            guard (1...999).contains(satellite.id) else { throw invalid("satellite ID \(satellite.id) is outside 1…999") }
-            if let elevation = satellite.elevation, !(elevation.isFinite && (0...90).contains(elevation)) {
+            guard satelliteIDs.contains(satellite.id) else { throw invalid("satellite ID \(satellite.id) is outside 1…999") }
+            if let elevation = satellite.elevation, !elevations.contains(elevation) {
                 throw invalid("satellite \(satellite.id): elevation \(elevation) is outside 0…90")
             }
-            if let azimuth = satellite.azimuth, !(azimuth.isFinite && (0...360).contains(azimuth)) {
+            if let azimuth = satellite.azimuth, !azimuths.contains(azimuth) {
                 throw invalid("satellite \(satellite.id): azimuth \(azimuth) is outside 0…360")
             }
-            if let signal = satellite.signal, !(signal.isFinite && (0...99).contains(signal)) {
+            if let signal = satellite.signal, !signals.contains(signal) {
                 throw invalid("satellite \(satellite.id): signal-to-noise ratio \(signal) is outside 0…99")
             }
             let azimuth = satellite.azimuth.map { Int($0.rounded()) }

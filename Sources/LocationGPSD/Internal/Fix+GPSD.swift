@@ -50,25 +50,25 @@ extension Fix {
             return
         }
         let coordinate = Coordinate(uncheckedLatitude: fix.latitude, longitude: fix.longitude)
-        let altitude = mode == .threeDimensional ? (Self.finite(fix.altMSL) ?? Self.finite(fix.altHAE)) : nil
-        var horizontal = Self.finite(fix.eph)
-        if horizontal == nil, let x = Self.finite(fix.epx), let y = Self.finite(fix.epy) {
+        let altitude = mode == .threeDimensional ? (finite(fix.altMSL) ?? finite(fix.altHAE)) : nil
+        var horizontal = finite(fix.eph)
+        if horizontal == nil, let x = finite(fix.epx), let y = finite(fix.epy) {
             horizontal = (x * x + y * y).squareRoot()
         }
-        let course = Self.finite(fix.track).map(normalizedCourse)
+        let course = finite(fix.track).map(normalizedCourse)
         self.init(
             time: time,
             coordinate: coordinate,
             altitude: altitude,
-            speed: Self.finite(fix.speed),
+            speed: finite(fix.speed),
             course: course,
             horizontalAccuracy: horizontal,
-            verticalAccuracy: mode == .threeDimensional ? Self.finite(fix.epv) : nil,
+            verticalAccuracy: mode == .threeDimensional ? finite(fix.epv) : nil,
             mode: mode,
             source: .gpsd)
         // The geoid's height here, with an altitude above sea level or with none (never beside an
         // altitude above the ellipsoid, which it would mislabel).
-        if altitude == nil || Self.finite(fix.altMSL) != nil { geoidSeparation = Self.finite(fix.geoid_sep) }
+        if altitude == nil || finite(fix.altMSL) != nil { geoidSeparation = finite(fix.geoid_sep) }
         let report = Self.receiverReport(data)
         if !report.isEmpty { receiver = report }
     }
@@ -96,8 +96,6 @@ extension Fix {
         if fix.dgps_station >= 0, report[.dgpsAge] != nil { report[.dgpsSta] = Double(fix.dgps_station) }
         return report
     }
-
-    private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 }
 
 extension ReceiverReport.Sky {
@@ -111,7 +109,7 @@ extension ReceiverReport.Sky {
         let dilutions: [Dilution: Double] = [
             .xdop: dop.xdop, .ydop: dop.ydop, .vdop: dop.vdop, .tdop: dop.tdop, .hdop: dop.hdop, .gdop: dop.gdop, .pdop: dop.pdop,
         ]
-        let count = min(max(Int(data.pointee.satellites_visible), 0), Int(CGPS_maximumSatellites))
+        let count = min(max(Int(data.pointee.satellites_visible), 0), GPSDConnection.maximumSatellites)
         let satellites = (0..<count).map { index in
             let satellite = CGPS_satellite(data, Int32(index)).pointee
             let identity =
@@ -121,11 +119,13 @@ extension ReceiverReport.Sky {
                     gnssID: Int(satellite.gnssid), svID: Int(satellite.svid), signalID: Int(satellite.sigid),
                     frequencyID: satellite.freqid >= 0 ? Int(satellite.freqid) : nil, health: Int(satellite.health))
             return Satellite(
-                id: Int(satellite.PRN), elevation: Self.finite(satellite.elevation), azimuth: Self.finite(satellite.azimuth),
-                signal: Self.finite(satellite.ss), used: satellite.used, signalIdentity: identity)
+                id: Int(satellite.PRN), elevation: finite(satellite.elevation), azimuth: finite(satellite.azimuth),
+                signal: finite(satellite.ss), used: satellite.used, signalIdentity: identity)
         }
         self.init(dilutions: dilutions, satellites: satellites)
     }
 
-    private static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 }
+
+/// `value`, or `nil` for libgps's NaN (a member the report did not have).
+private func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }

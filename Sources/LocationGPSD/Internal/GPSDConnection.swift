@@ -223,7 +223,7 @@ final class GPSDConnection {
     /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
     /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
     /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,
-    /// ERROR) or, for SKY, with one array of flat satellites (``JSONSyntax/skyProblem(_:maximumSatellites:)``),
+    /// ERROR) or, for SKY, with one array of flat satellites (``JSONSyntax/skyProblem(_:)``),
     /// as valid JSON compacted as gpsd writes it, with `"class"` first and member names
     /// libgps can hold; one that breaks a rule is a
     /// ``GPSDError/Code/malformedReport``, except a SKY: one that breaks a rule or that libgps
@@ -231,7 +231,7 @@ final class GPSDConnection {
     /// once per run of them) and the fixes go without a sky until a SKY is read again, so a sky
     /// never ends a session. Every other class is only named, never decoded.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
-        let report = JSONSyntax.check(text, maximumSatellites: Int(CGPS_maximumSatellites))
+        let report = JSONSyntax.check(text)
         let named = report.topLevelClass ?? Self.messageClass(of: text)
         guard let messageClass = named else {
             throw GPSDError(.malformedReport, host: host, port: port, detail: "no \"class\" in \(Self.excerpt(text))")
@@ -352,6 +352,9 @@ final class GPSDConnection {
         }
         return nil
     }
+
+    /// The most satellites a `SKY` may list: libgps's skyview holds MAXCHANNELS (140 in gpsd 3.22).
+    static let maximumSatellites = Int(CGPS_maximumSatellites)
 
     /// The longest member name libgps keeps (JSON_ATTR_MAX − 1).
     static let maximumNameLength = 30

@@ -29,7 +29,7 @@ enum JSONSyntax {
         /// The text without whitespace outside strings (as gpsd writes it), for libgps; empty
         /// when there is a problem.
         var compact: [UInt8] = []
-        /// For a `SKY`: why its shape is not the one gpsd writes (``skyProblem(_:maximumSatellites:)``), or nil.
+        /// For a `SKY`: why its shape is not the one gpsd writes (``skyProblem(_:)``), or nil.
         var skyProblem: String?
     }
 
@@ -37,11 +37,12 @@ enum JSONSyntax {
     static let satelliteMembers: Set<String> = ["PRN", "el", "az", "ss", "used", "gnssid", "svid", "sigid", "freqid", "health"]
 
     /// Why a `SKY` is not shaped as gpsd writes it, or nil: every member a number, string or
-    /// boolean but `satellites`, an array of at most `maximumSatellites` flat objects holding
+    /// boolean but `satellites`, an array of at most ``GPSDConnection/maximumSatellites`` flat objects holding
     /// only ``satelliteMembers``, each a number (a whole one in -32768…32767 for the IDs) but
     /// `used`, a boolean. gpsd 3.22's `gps_unpack` never returns on some bad values inside an
     /// array of objects (docs/development/fuzzing.md), so nothing else reaches it.
-    static func skyProblem(_ members: [(name: String, value: JSONValue)], maximumSatellites: Int) -> String? {
+    static func skyProblem(_ members: [(name: String, value: JSONValue)]) -> String? {
+        let maximumSatellites = GPSDConnection.maximumSatellites
         for (name, value) in members where name != "satellites" {
             switch value {
             case .array, .object: return "\"\(name)\" is \(value.text), where gpsd writes a number or a string"
@@ -66,7 +67,7 @@ enum JSONSyntax {
         return nil
     }
 
-    static func check(_ text: String, maximumSatellites: Int = 140) -> Report {
+    static func check(_ text: String) -> Report {
         var report = Report()
         let bytes = Array(text.utf8)
         let members: [(name: String, value: JSONValue)]
@@ -83,7 +84,7 @@ enum JSONSyntax {
         report.topLevelClass = members.lazy.compactMap { $0.name == "class" ? $0.value.string : nil }.first
         report.classComesFirst = members.first?.name == "class"
         report.classMembers = members.count { $0.name == "class" }
-        if report.topLevelClass == "SKY" { report.skyProblem = skyProblem(members, maximumSatellites: maximumSatellites) }
+        if report.topLevelClass == "SKY" { report.skyProblem = skyProblem(members) }
         var escapedName = false
         (report.compact, report.longestName, report.depth, escapedName) = compacted(bytes)
         // gpsd never escapes a name, and libgps compares names as written.
