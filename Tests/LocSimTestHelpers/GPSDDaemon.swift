@@ -30,24 +30,34 @@ public final class GPSDDaemon: Sendable {
     /// gpsd's control socket (`-F`), where `gpsdctl add`/`remove` plug and unplug devices, when
     /// started with one.
     public let controlSocket: String?
+    /// Whether gpsd runs with `-b`, never writing to the feed (``start(feedPort:port:controlSocket:readOnly:)``).
+    public let readOnly: Bool
 
     private let process: ChildProcess
 
-    private init(port: Int, feedPort: Int, controlSocket: String?, process: ChildProcess) {
+    private init(port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool, process: ChildProcess) {
         self.port = port
         self.feedPort = feedPort
         self.controlSocket = controlSocket
+        self.readOnly = readOnly
         self.process = process
     }
 
     /// Starts gpsd reading `tcp://127.0.0.1:feedPort`, on `port` or a free port, and returns once
     /// it accepts clients; with `controlSocket`, gpsd also listens there for `gpsdctl`.
-    public static func start(feedPort: Int, port: Int? = nil, controlSocket: String? = nil) async throws -> GPSDDaemon {
+    ///
+    /// With `readOnly`, gpsd runs with `-b` and never writes to the feed (its driver probes): for
+    /// a feed that the test ends with a reset. Linux reports a reset once, to the first read or
+    /// write on the socket; a probe written after it takes the error, the read that follows sees
+    /// a plain end of stream, and gpsd 3.22 then keeps the device as if it had only gone quiet.
+    public static func start(
+        feedPort: Int, port: Int? = nil, controlSocket: String? = nil, readOnly: Bool = false
+    ) async throws -> GPSDDaemon {
         var lastError: any Error = HarnessError("gpsd did not start")
         for _ in 0..<5 {
             let chosen = try port ?? LoopbackSocket.freePort()
             do {
-                return try await launch(port: chosen, feedPort: feedPort, controlSocket: controlSocket)
+                return try await launch(port: chosen, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly)
             } catch {
                 lastError = error
                 if port != nil { try await Task.sleep(for: .milliseconds(100)) }
@@ -58,7 +68,7 @@ public final class GPSDDaemon: Sendable {
 
     /// Starts a new gpsd on the same ports (after ``stop()`` or a kill).
     public func restarted() async throws -> GPSDDaemon {
-        try await Self.start(feedPort: feedPort, port: port, controlSocket: controlSocket)
+        try await Self.start(feedPort: feedPort, port: port, controlSocket: controlSocket, readOnly: readOnly)
     }
 
     /// Plugs in (`add`) or unplugs (`remove`) the device at `path` through ``controlSocket`` with
@@ -74,14 +84,15 @@ public final class GPSDDaemon: Sendable {
         guard status == .exited(0) else { throw HarnessError("gpsdctl \(action) \(path): \(status), \(child.errors)") }
     }
 
-    private static func launch(port: Int, feedPort: Int, controlSocket: String?) async throws -> GPSDDaemon {
+    private static func launch(port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool) async throws -> GPSDDaemon {
         guard let executable else { throw HarnessError("gpsd is not installed (apt-get install gpsd)") }
         // `-D 3` makes gpsd say "listening on port N" once its socket listens: the test waits for
         // that line (or gpsd's exit: port taken, ...) rather than trying to connect until it can.
         let control = controlSocket.map { ["-F", $0] } ?? []
         let process = try await ChildProcess(
-            [executable, "-N", "-n", "-D", "3", "-S", String(port)] + control + ["tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
-        let daemon = GPSDDaemon(port: port, feedPort: feedPort, controlSocket: controlSocket, process: process)
+            [executable, "-N", "-n", "-D", "3", "-S", String(port)] + (readOnly ? ["-b"] : []) + control
+                + ["tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
+        let daemon = GPSDDaemon(port: port, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly, process: process)
         do {
             try await process.wait(for: "gpsd to listen on port \(port)") { process.output.contains("listening on port \(port)") }
             // gpsd says so when either of its sockets listens: with 127.0.0.1:PORT held a moment

@@ -105,6 +105,8 @@ public final class NMEAFeed: Sendable {
     /// used to reset the connection only because gpsd's probe bytes were still unread in this
     /// socket; under load they had sometimes not arrived yet, and no removal came (the
     /// occasional failure of these tests beside CPU hogs, gpsd's log showing no end of the feed).
+    /// The reset reaches gpsd only if gpsd reads before it writes: a gpsd that may still send a
+    /// driver probe must run read-only (``GPSDDaemon/start(feedPort:port:controlSocket:readOnly:)``).
     private static func hangUp(_ fd: Int32) {
         var reset = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))

@@ -4,7 +4,7 @@ import LocationCore
 import LocationGPSD
 import LocationTestSupport
 
-/// One test's private receiver feed and gpsd: `gpsd -N -n -S PORT tcp://127.0.0.1:FEED`.
+/// One test's private receiver feed and gpsd: `gpsd -N -n -b -S PORT tcp://127.0.0.1:FEED`.
 ///
 /// ```swift
 /// let live = try await LiveGPSD.start()
@@ -17,7 +17,8 @@ struct LiveGPSD: Sendable {
     static func start() async throws -> LiveGPSD {
         let feed = try NMEAFeed()
         do {
-            let daemon = try await GPSDDaemon.start(feedPort: feed.port)
+            // The tests unplug the receiver with a reset: gpsd must not write to the feed (see `readOnly`).
+            let daemon = try await GPSDDaemon.start(feedPort: feed.port, readOnly: true)
             do {
                 try await feed.acceptClient()
             } catch {
