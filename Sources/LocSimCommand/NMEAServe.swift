@@ -161,7 +161,9 @@ struct NMEAServe: AsyncParsableCommand {
                         try await server.waitForFirstClient()
                         var previous: Fix?
                         for try await fix in provider {
-                            server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous)))
+                            // A replayed receiver's own sky as GSA and GSV (an NMEA log's), else none.
+                            let sky = fix.receiver?.sky.map { NMEAWriter.tellable($0.satellites) }
+                            server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous), sky: sky))
                             previous = fix
                         }
                     }

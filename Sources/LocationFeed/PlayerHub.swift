@@ -52,8 +52,7 @@ package final class PlayerHub: Service, Sendable {
     /// How NMEA is written: GSA first, then GSV, RMC, GGA, VTG, HDOP by gpsd's 19 m model, the
     /// player's sky (a relayed receiver's own) in GSA, GGA and GSV (the order a real gpsd 3.22 reports each epoch with its own
     /// DOPs and satellites, see docs/reference/nmea.md).
-    package static let nmeaOptions = NMEAWriter.Options(
-        sentences: [.gsa, .gsv, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: SkyModel.inUse)
+    package static let nmeaOptions = NMEAWriter.Options.gpsd(satellitesInUse: SkyModel.inUse)
 
     /// The `reason` of the ``Event/changed(_:reason:)`` a player's addition sends.
     package static let addedReason = "added"
@@ -484,9 +483,10 @@ package final class PlayerHub: Service, Sendable {
                 if let offset, let before = previous.offset { offset - before } else { fix.time.timeIntervalSince(previous.fix.time) }
             if elapsed > 0 { climb = (now - before) / elapsed }
         }
-        // One sky per fix, for its NMEA (GSA, GGA, GSV) and its SKY report alike: a relayed
-        // receiver's own (none, as from gpsd, when it gave none), else the player's.
-        let sky = fix.source == .gpsd ? fix.receiver?.sky : entry.sky.sky(for: fix)
+        // One sky per fix, for its NMEA (GSA, GGA, GSV) and its SKY report alike: the receiver's
+        // own (a relayed receiver's, a replayed NMEA log's; none, as from gpsd, for a relayed
+        // receiver that gave none), else the player's.
+        let sky = fix.receiver?.sky ?? (fix.source == .gpsd ? nil : entry.sky.sky(for: fix))
         let nmea: String
         do {
             nmea = fix.hasPosition ? try writer.string(for: fix, sky: sky.map { NMEAWriter.tellable($0.satellites) }) : ""

@@ -17,6 +17,9 @@ internal import LocationCore
 /// - The date comes from the epoch's RMC; an epoch without RMC takes the last date seen and
 ///   rolls it forward a day when its time of day is more than 12 hours before the previous
 ///   epoch's (midnight), or back when more than 12 hours after.
+/// - The fix carries the receiver's sky as it stood when the epoch closed (``SkyAssembler``): its
+///   ``/LocationCore/Fix/receiver``'s ``/LocationCore/ReceiverReport/sky``, none before a whole
+///   GSV group.
 struct EpochAssembler: Sendable {
     struct Epoch: Sendable {
         var time: NMEATimeOfDay
@@ -33,6 +36,7 @@ struct EpochAssembler: Sendable {
     private var current: Epoch?
     private var waitingVTG: NMEASentence.VTG?
     private var waitingGSA: NMEASentence.GSA?
+    private var sky = SkyAssembler()
     /// Days since 1970 and time of day of the last dated epoch.
     private var lastDay: Int?
     private var lastTime: Double?
@@ -51,7 +55,9 @@ struct EpochAssembler: Sendable {
         let time: NMEATimeOfDay?
         switch sentence {
         case .rmc(let s): time = s.time
-        case .gga(let s): time = s.time
+        case .gga(let s):
+            time = s.time
+            sky.add(s)
         case .vtg(let s):
             if current == nil {
                 if waitingVTG == nil { waitingVTG = s }
@@ -60,14 +66,16 @@ struct EpochAssembler: Sendable {
             }
             return nil
         case .gsa(let s):
+            sky.add(s)
             if current == nil {
                 if waitingGSA == nil { waitingGSA = s }
             } else if current?.gsa == nil {
                 current?.gsa = s
             }
             return nil
-        case .gsv:
-            return nil  // the sky, not the fix
+        case .gsv(let s):
+            sky.add(s)
+            return nil
         }
         guard let time else { return nil }  // counted by the reader; nothing to key an epoch on
 
@@ -76,6 +84,7 @@ struct EpochAssembler: Sendable {
             closed = complete(epoch)
         }
         if current == nil {
+            sky.beginEpoch()
             current = Epoch(time: time, line: line, sentence: text(), vtg: waitingVTG, gsa: waitingGSA)
             waitingVTG = nil
             waitingGSA = nil
@@ -121,7 +130,9 @@ struct EpochAssembler: Sendable {
         lastDay = day
         lastTime = seconds
         let time = Date(timeIntervalSince1970: Double(day) * 86_400 + seconds)
-        return .success(fix(epoch, at: time))
+        var fix = fix(epoch, at: time)
+        fix.receiver = sky.currentReport()
+        return .success(fix)
     }
 
     private func fix(_ epoch: Epoch, at time: Date) -> Fix {

@@ -6,12 +6,13 @@ public import LocationCore
 /// string) and call ``finish()`` at the end. Memory stays flat: the reader keeps one partial
 /// line (at most ``Options/maximumLineLength`` bytes) and one epoch.
 ///
-/// Decoded: RMC, GGA, VTG and GSA from any two-letter talker (`GP`, `GN`, `GL`, `GA`, `GB`,
+/// Decoded: RMC, GGA, VTG, GSA and GSV from any two-letter talker (`GP`, `GN`, `GL`, `GA`, `GB`,
 /// `BD`, …), with `*hh` checksums and CR LF, LF or CR line endings. The epoch rules (which
 /// sentences merge into one fix, where the date comes from) are described in docs/reference/nmea.md and
 /// summarised here: RMC and GGA with the same time of day form one epoch, VTG and GSA join the
 /// epoch in progress, RMC supplies the date, GGA the altitude, GSA the 2D/3D mode, RMC (else
-/// VTG) speed and course. A fix is returned when the next epoch begins or at ``finish()``.
+/// VTG) speed and course. A fix is returned when the next epoch begins or at ``finish()``, with
+/// the receiver's sky as its GSV and GSA told it (``/LocationCore/Fix/receiver``), as gpsd reads it.
 ///
 /// In ``Options/Mode/strict`` mode the first bad line throws. In ``Options/Mode/lenient`` mode
 /// it is skipped and counted per ``NMEAError/Code`` in ``statistics``.
@@ -81,7 +82,7 @@ public struct NMEAReader: Sendable {
     public struct Statistics: Sendable, Hashable {
         /// Lines read (including blank and comment lines).
         public var lines = 0
-        /// Sentences decoded (RMC, GGA, VTG, GSA).
+        /// Sentences decoded (RMC, GGA, VTG, GSA, GSV).
         public var sentences = 0
         /// Decoded RMC or GGA sentences with an empty time field, which cannot join an epoch
         /// and so were not used (receivers send them before their first fix).

@@ -104,6 +104,23 @@ struct RelayedReceiverTests {
         #expect(inView.first == NMEAWriter.maximumSatellitesInView)
     }
 
+    /// What the hub sends for a player whose provider gives `first` at once and `second` a second
+    /// later on the clock.
+    static func hubUpdates(player name: String, _ first: Fix, _ second: Fix) async throws -> (PlayerHub.Update, PlayerHub.Update) {
+        let clock = VirtualClock()
+        let player = try FeedPlayer(name: name, seed: 1, provider: ScriptedProvider(fixes: [first, second], clock: clock))
+        let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self)
+        _ = hub.subscribe { update in continuation.yield(update) }
+        let run = Task { await hub.runPlayers() }
+        defer { run.cancel() }
+        var received = updates.makeAsyncIterator()
+        let one = try #require(await received.next())
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1))
+        return (one, try #require(await received.next()))
+    }
+
     @Test("The hub sends a relayed receiver's own sky, and no SKY at all for a fix of one that told none, as gpsd")
     func hubRelaysTheReceiversSky() async throws {
         var told = try Self.fullReport()
@@ -111,23 +128,27 @@ struct RelayedReceiverTests {
         var untold = try Self.fullReport()
         untold.time += 1
         untold.receiver?.sky = nil
-        let clock = VirtualClock()
-        let player = try FeedPlayer(name: "field", seed: 1, provider: ScriptedProvider(fixes: [told, untold], clock: clock))
-        let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 1_700_000_000) })
-        let (updates, continuation) = AsyncStream.makeStream(of: PlayerHub.Update.self)
-        _ = hub.subscribe { update in continuation.yield(update) }
-        let run = Task { await hub.runPlayers() }
-        defer { run.cancel() }
-        var received = updates.makeAsyncIterator()
-        // The first fix comes at once, the second a second later on the clock.
-        let first = try #require(await received.next())
-        await clock.waitForSleepers(1)
-        await clock.advance(by: .seconds(1))
-        let second = try #require(await received.next())
+        let (first, second) = try await Self.hubUpdates(player: "field", told, untold)
         #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/field", time: told.time, sky: Self.bigSky()))
         #expect(first.nmea.contains("GSV,9,1,36,"), "\(first.nmea)")
         #expect(second.sky.isEmpty, "\(second.sky)")
         #expect(!second.nmea.contains("GSV"), "\(second.nmea)")
+    }
+
+    @Test("The hub sends a replayed NMEA log's own sky; a replayed fix that tells none gets the player's")
+    func hubSendsAReplayedLogsSky() async throws {
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        var told = Fix(time: time, coordinate: try Coordinate(latitude: 48.1, longitude: 11.5), mode: .threeDimensional, source: .nmea)
+        told.receiver = ReceiverReport()
+        told.receiver?.sky = Self.bigSky()
+        var untold = told
+        untold.time += 1
+        untold.receiver = nil
+        let (first, second) = try await Self.hubUpdates(player: "log", told, untold)
+        #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/log", time: told.time, sky: Self.bigSky()))
+        #expect(first.nmea.contains("GSV,9,1,36,"), "\(first.nmea)")
+        #expect(second.sky.contains(#""class":"SKY""#) && !second.sky.contains(#""PRN":65"#), "the player's own sky: \(second.sky)")
+        #expect(second.nmea.contains("GSV"), "\(second.nmea)")
     }
 
     @Test("A relayed receiver's status, corrections and magnetic variation reach its NMEA: GGA's quality, age and station, RMC's variation and mode")

@@ -108,10 +108,12 @@ struct SatelliteSentenceTests {
             default: break
             }
         }
-        // The sky changes nothing a reader makes of the fix.
+        // The sky changes nothing a reader makes of the fix, but for the sky it reads beside it.
         let text = try writer.string(for: fix, sky: Self.sky)
         let plain = try writer.string(for: fix)
-        #expect(try NMEAReader.fixes(in: text).fixes == NMEAReader.fixes(in: plain).fixes)
+        let read = try NMEAReader.fixes(in: text).fixes
+        #expect(try read.map { fix in var fix = fix; fix.receiver = nil; return fix } == NMEAReader.fixes(in: plain).fixes)
+        #expect(read.first?.receiver?.sky?.satellites.map(\.id) == Self.sky.map(\.id))
         #expect(!plain.contains("GSV"))
         // With no satellites in view, one GSV says so; without a position nothing is used.
         let empty = try writer.sentences(for: fix, sky: [])

@@ -137,6 +137,15 @@ struct ReplayCursor: Sendable {
         guard var fix = Fix.interpolated(from: a, to: timeline.fixes[j], at: lapZeroDate.clamped(a.time, timeline.fixes[j].time))
         else { return .noFix(time: date, source: a.source) }
         fix.time = date
+        // The receiver's sky holds until its next report; what it said of a position does not.
+        if let receiver = a.receiver, let sky = receiver.sky {
+            if receiver.values.isEmpty {
+                fix.receiver = receiver
+            } else {
+                fix.receiver = ReceiverReport()
+                fix.receiver?.sky = sky
+            }
+        }
         let derived = timeline.derived[i].union(timeline.derived[j])
         if !derived.isEmpty {
             let move = timeline.velocity(from: i, to: j)

@@ -1,4 +1,5 @@
 package import GPXFormat
+package import LocationCore
 
 /// What a ``GPXReplay`` plays: the points of a track, a route or a waypoint list, in file order.
 ///
@@ -16,11 +17,15 @@ package struct ReplayPath: Sendable, Hashable {
     package var kind: Kind
     /// The points, segment by segment, in file order. Empty segments are allowed and ignored.
     package var segments: [[GPXPoint]]
+    /// What the receiver reported beside each point (an NMEA log's sky), segment by segment as
+    /// ``segments``; `nil` for the formats that tell nothing of a receiver.
+    package var receivers: [[ReceiverReport?]]?
 
-    /// A path of explicit segments.
-    package init(kind: Kind, segments: [[GPXPoint]]) {
+    /// A path of explicit segments, with what a receiver reported beside each point when known.
+    package init(kind: Kind, segments: [[GPXPoint]], receivers: [[ReceiverReport?]]? = nil) {
         self.kind = kind
         self.segments = segments
+        self.receivers = receivers
     }
 
     /// One track, segments kept.

@@ -151,7 +151,8 @@ struct ReplayTimeline: Sendable {
         var lastKeptSegment = -1
         for (s, segment) in path.segments.enumerated() {
             for (i, point) in segment.enumerated() {
-                guard let time = point.time, let fix = fix(of: point) else { continue }
+                guard let time = point.time, var fix = fix(of: point) else { continue }
+                fix.receiver = path.receivers?[s][i]
                 let position = ReplayPointPosition(kind: path.kind, segment: s, index: i)
                 var isBreak = false
                 if let latestTime = latest {

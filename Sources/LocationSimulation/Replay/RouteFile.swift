@@ -49,7 +49,7 @@ package enum RouteFileFormat: Sendable, Hashable {
 /// output) or locsim's own `.nmea`.
 ///
 /// Read by ``NMEAFormat/NMEAFileReader`` in lenient mode (real logs always hold sentences it
-/// does not decode: GSV, GLL, TXT, proprietary ones), with gpsd's accuracy model, so HDOP
+/// does not decode: GLL, TXT, proprietary ones), with gpsd's accuracy model, so HDOP
 /// becomes the horizontal accuracy gpsd would report. The fixes with a position become one
 /// track; an epoch without a position (the receiver lost its fix) starts a new segment, as in
 /// a GPX recording. Each point keeps its accuracy as `<hdop>` (accuracy / 19 m), which a replay
@@ -61,11 +61,14 @@ package struct NMEALog: Sendable {
     package let path: String
     /// Segments of points with a position, in file order.
     package let segments: [[GPXPoint]]
+    /// The receiver's sky beside each point (``/NMEAFormat/NMEAReader`` reads it from GSV and
+    /// GSA), as ``segments``; `nil` for a point before the log's first whole GSV group.
+    package let receivers: [[ReceiverReport?]]
     /// Everything the reader saw and skipped.
     package let statistics: NMEAReader.Statistics
 
     /// The points as a track for ``GPXReplay``.
-    package var replayPath: ReplayPath { ReplayPath(kind: .track, segments: segments) }
+    package var replayPath: ReplayPath { ReplayPath(kind: .track, segments: segments, receivers: receivers) }
 
     /// Reads the whole log.
     ///
@@ -75,18 +78,29 @@ package struct NMEALog: Sendable {
         options.accuracyModel = .gpsd
         var file = try NMEAFileReader(path: path, options: options)
         var segments: [[GPXPoint]] = []
+        var receivers: [[ReceiverReport?]] = []
         var current: [GPXPoint] = []
+        var currentReceivers: [ReceiverReport?] = []
         while let fix = try file.next() {
             guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: Self.horizontalAccuracyPerHDOP) else {
-                if !current.isEmpty { segments.append(current) }
+                if !current.isEmpty {
+                    segments.append(current)
+                    receivers.append(currentReceivers)
+                }
                 current = []
+                currentReceivers = []
                 continue
             }
             current.append(point)
+            currentReceivers.append(fix.receiver)
         }
-        if !current.isEmpty { segments.append(current) }
+        if !current.isEmpty {
+            segments.append(current)
+            receivers.append(currentReceivers)
+        }
         self.path = path
         self.segments = segments
+        self.receivers = receivers
         self.statistics = file.statistics
     }
 }

@@ -6,6 +6,8 @@ import Darwin
 import Foundation
 import CommandTestHelpers
 import LocSimTestHelpers
+import LocationCore
+import NMEAFormat
 import Testing
 
 /// Record a field test, replay it later (issue 17, item 4): `gpsd --record`, `replay --gpsd
@@ -16,6 +18,46 @@ import Testing
     /// NMEA writes positions to 10⁻⁵ minute: a value read back is within half of that (8.3e-8°);
     /// two independently rounded copies of one position within one unit.
     static let positionTolerance = 1.0e-5 / 60 + 1e-9
+
+    // MARK: Live: a receiver's log → nmea serve → gpsd
+
+    @Test(
+        "nmea serve of a real receiver's log (../shared/data): a gpsd fed it reports the log's own satellites, not none",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"),
+        .enabled(if: GPSDLogs.isPresent, SharedData.absentReason))
+    func servesTheLogsSky() async throws {
+        let path = GPSDLogs.url("mt3339.log").path
+        // Each sky the reader reads from the log, as its GSA and GSV can tell it.
+        let read = try NMEAReader.fixes(contentsOfFile: path, options: .lenient).fixes
+        let skies = Set(read.compactMap { $0.receiver?.sky }.map { Self.sortedSatellites(NMEAWriter.tellable($0.satellites)) })
+        #expect(!skies.isEmpty, "the log has GSV")
+
+        let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
+        defer { serve.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+        defer { daemon.stop() }
+        let raw = try RawGPSDClient(port: daemon.port)
+        defer { raw.stop() }
+        try await raw.wait(for: "a SKY with satellites") { raw in raw.received.contains { Self.isSkyWithSatellites($0.text) } }
+        let line = try #require(raw.received.first { Self.isSkyWithSatellites($0.text) }).text
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let satellites = try #require(object["satellites"] as? [[String: Any]]).map { member in
+            Satellite(
+                id: member["PRN"] as? Int ?? -1, elevation: member["el"] as? Double, azimuth: member["az"] as? Double,
+                signal: member["ss"] as? Double, used: member["used"] as? Bool ?? false)
+        }
+        #expect(skies.contains(Self.sortedSatellites(satellites)), "gpsd: \(line)")
+    }
+
+    private static func isSkyWithSatellites(_ line: String) -> Bool { line.contains(#""class":"SKY""#) && line.contains(#""PRN""#) }
+
+    /// The satellites in PRN order, numbered and valued as NMEA carries them (whole degrees and
+    /// dB-Hz; an empty field is 0, as gpsd 3.22 writes it).
+    private static func sortedSatellites(_ satellites: [Satellite]) -> [[Double]] {
+        satellites.sorted { $0.id < $1.id }.map {
+            [Double($0.id), $0.elevation ?? 0, $0.azimuth ?? 0, $0.signal ?? 0, $0.used ? 1 : 0]
+        }
+    }
 
     // MARK: Live: gpsd → --record
 

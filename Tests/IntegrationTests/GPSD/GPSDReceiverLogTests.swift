@@ -3,6 +3,7 @@ import LocationCore
 import LocationFeed
 import LocationGPSD
 import LocationTestSupport
+import NMEAFormat
 import LocSimTestHelpers
 import Testing
 
@@ -102,7 +103,14 @@ struct GPSDReceiverLogTests {
             Set(fixes.map(\.time)) == Set(reference.compactMap(\.time)),
             "\(name): the provider's epochs differ from gpsd's")
 
-        // 2. gpsd's regression expectations.
+        // 2. The log read by locsim's own NMEA reader: each fix's sky is one gpsd reported.
+        let gpsdSkies = lockStep.raw.received.map(\.text).filter { $0.contains(#""class":"SKY""#) }
+        let read = try NMEAReader.fixes(in: sentences.joined(separator: "\r\n"), options: .lenient).fixes
+        var skies = ReadSky(log: name)
+        try skies.compare(read, with: gpsdSkies)
+        #expect(skies.differences.isEmpty, "\(name): \(skies.differences.count) skies unlike gpsd's: \(skies.differences.prefix(3))")
+
+        // 3. gpsd's regression expectations.
         let difference = Self.knownDifferences[name]
         if difference?.relaxation == .daemonOnly { return }
         let unexpected = fixes.filter { fix in !expected.contains { $0.matches(fix) } }
@@ -232,5 +240,128 @@ struct RelayedReport {
 
     private static func members(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+}
+
+/// The sky ``NMEAReader`` reads from a receiver's log beside the `SKY` reports a real gpsd made
+/// of it: every fix's sky must be one of gpsd's, satellite for satellite (`PRN`, `gnssid`,
+/// `svid`, `sigid`, `el`, `az`, `ss`, in order; gpsd 3.22 writes an empty field as 0), with the same
+/// satellites used and the same PDOP, HDOP and VDOP; and from the first sky on, every fix has one.
+/// An empty sky is not compared: gpsd 3.22 empties its sky on a GSV group with no satellite (or
+/// none with an azimuth) without a report.
+///
+/// Where gpsd 3.22 reads a log otherwise (``Departure``), only the rest is compared.
+struct ReadSky {
+    /// How gpsd 3.22 departs from the reader on some receivers' logs.
+    enum Departure {
+        /// gpsd restarts its sky at each `GPGSV` group (of the L1 signal, as it reads NMEA 4.10
+        /// signal IDs), taking it to come first in an epoch; these receivers send other groups
+        /// before it, and gpsd's skies lack them or the GPS satellites. Each satellite read
+        /// that gpsd reported at all must be one of its reports, with the same values.
+        case restartsAtGPGSV
+        /// gpsd numbers IDs above 32 from a `GA` or `BD` talker (Galileo E33–E36, BeiDou
+        /// C33–C63) as SBAS satellites, at least in some signals' groups: compared as gpsd
+        /// numbers them.
+        case numbersHighIDsAsSBAS
+        /// The satellites used are not compared: the reason is in ``departures``.
+        case marksUsedOtherwise
+        /// gpsd ignores the DOPs of a GSA with more than 12 satellite slots and computes its
+        /// own: the DOPs are not compared.
+        case computesDOPs
+    }
+
+    static let departures: [String: (Set<Departure>, reason: String)] = [
+        "quectel-eg25-g": ([.restartsAtGPGSV], "GLGSV before GPGSV"),
+        "telit-pls83-w": ([.restartsAtGPGSV], "GLGSV, BDGSV and GAGSV before GPGSV"),
+        "st-teseo-liv4f": (
+            [.restartsAtGPGSV, .numbersHighIDsAsSBAS],
+            "a second GPGSV group, of signal 8, after the GAGSV and BDGSV groups; BeiDou C38 of signal 1 numbered as SBAS"
+        ),
+        "ublox-zed-f9p-nmea": (
+            [.numbersHighIDsAsSBAS, .marksUsedOtherwise],
+            "Galileo E33 in GAGSV; gpsd reads the GNGSA lists without their system IDs and marks no Galileo or BeiDou satellite used"
+        ),
+        "furuno_gl_ga": ([.marksUsedOtherwise], "gpsd reads the Galileo GNGSA without its system ID and marks SBAS 36 used for Galileo E36"),
+        "quectel": ([.marksUsedOtherwise], "at 02:20:25 gpsd marks PRN 1 used, which that epoch's GSA does not list (the next one does); cause not found"),
+        "ch-4701": ([.computesDOPs], "its GSA lists 24 satellite slots"),
+    ]
+
+    let departures: Set<Departure>
+    private(set) var differences: [String] = []
+
+    init(log name: String) { departures = Self.departures[name]?.0 ?? [] }
+
+    private struct Key: Hashable, CustomStringConvertible {
+        var prn: Int, gnssID: Int, svID: Int, signalID: Int, elevation: Double, azimuth: Double, signal: Double
+        var description: String { "\(prn)(\(gnssID):\(svID):\(signalID)) \(elevation)/\(azimuth)/\(signal)" }
+
+        /// As gpsd 3.22 numbers it (``Departure/numbersHighIDsAsSBAS``).
+        var asGPSD: Key {
+            guard gnssID == 2 || gnssID == 3, (33...64).contains(svID) else { return self }
+            var key = self
+            (key.prn, key.gnssID, key.svID) = (svID, 1, svID + 87)
+            return key
+        }
+    }
+
+    private struct Report {
+        var keys: [Key]
+        var used: [Bool]
+        var dops: [Double?]
+    }
+
+    mutating func compare(_ fixes: [Fix], with gpsd: [String]) throws {
+        let theirs = try gpsd.map(Self.report)
+        let reported = Set(theirs.flatMap(\.keys))
+        let reportedPRNs = Set(reported.map(\.prn))
+        var seenSky = false
+        for fix in fixes {
+            guard let sky = fix.receiver?.sky else {
+                if seenSky { differences.append("no sky at \(fix.time) after one") }
+                continue
+            }
+            seenSky = true
+            if sky.satellites.isEmpty { continue }
+            var ours = try Self.report(GPSDReport.skyObject(device: "log", time: fix.time, sky: sky))
+            if departures.contains(.restartsAtGPGSV) {
+                let unlike = ours.keys.filter { key in
+                    let gpsds = departures.contains(.numbersHighIDsAsSBAS) ? key.asGPSD : key
+                    return (reportedPRNs.contains(key.prn) && !reported.contains(key)) && !reported.contains(gpsds)
+                }
+                if !unlike.isEmpty { differences.append("at \(fix.time) satellites unlike gpsd's reports: \(unlike.prefix(4))") }
+                continue
+            }
+            if departures.contains(.numbersHighIDsAsSBAS) { ours.keys = ours.keys.map(\.asGPSD) }
+            let same = theirs.filter { $0.keys == ours.keys }
+            guard !same.isEmpty else {
+                let nearest = theirs.max { Set($0.keys).intersection(ours.keys).count < Set($1.keys).intersection(ours.keys).count }
+                differences.append(
+                    "at \(fix.time) \(ours.keys.count) satellites, none of gpsd's skies; the nearest has \(nearest?.keys.count ?? 0), "
+                        + "only ours \(Array(Set(ours.keys).subtracting(nearest?.keys ?? [])).prefix(4)), "
+                        + "only gpsd's \(Array(Set(nearest?.keys ?? []).subtracting(ours.keys)).prefix(4))")
+                continue
+            }
+            let usedAlike = departures.contains(.marksUsedOtherwise) ? same : same.filter { $0.used == ours.used }
+            guard !usedAlike.isEmpty else {
+                func usedPRNs(_ report: Report) -> [Int] { report.keys.indices.filter { report.used[$0] }.map { report.keys[$0].prn } }
+                differences.append("at \(fix.time) used: ours \(usedPRNs(ours)), gpsd's \(same.prefix(2).map(usedPRNs))")
+                continue
+            }
+            if !departures.contains(.computesDOPs), !usedAlike.contains(where: { $0.dops == ours.dops }) {
+                differences.append("at \(fix.time) DOPs: ours \(ours.dops), gpsd's \(usedAlike.prefix(2).map(\.dops))")
+            }
+        }
+    }
+
+    private static func report(_ line: String) throws -> Report {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        let satellites = object["satellites"] as? [[String: Any]] ?? []
+        let keys = satellites.map { s in
+            Key(
+                prn: s["PRN"] as? Int ?? -1, gnssID: s["gnssid"] as? Int ?? -1, svID: s["svid"] as? Int ?? -1,
+                signalID: s["sigid"] as? Int ?? 0, elevation: s["el"] as? Double ?? 0, azimuth: s["az"] as? Double ?? 0, signal: s["ss"] as? Double ?? 0)
+        }
+        return Report(
+            keys: keys, used: satellites.map { $0["used"] as? Bool ?? false }, dops: ["pdop", "hdop", "vdop"].map { object[$0] as? Double })
     }
 }
