@@ -131,7 +131,7 @@ struct EpochAssembler: Sendable {
         lastTime = seconds
         let time = Date(timeIntervalSince1970: Double(day) * 86_400 + seconds)
         var fix = fix(epoch, at: time)
-        fix.receiver = sky.currentReport()
+        fix.receiver = sky.report
         return .success(fix)
     }
 

@@ -29,15 +29,14 @@ struct SkyAssembler: Sendable {
     private var accumulatedGroups: [String] = []
     private var epochHasGroup = false
     private var group: Group?
-    /// The newest whole sky.
-    private var sky: ReceiverReport.Sky?
 
     private var epochHasGSA = false
     private var used: Set<Satellite.SignalIdentity> = []
     private var dilutions: [ReceiverReport.Sky.Dilution: Double] = [:]
 
-    /// The report handed out last, shared by every fix until the sky changes.
-    private var report: ReceiverReport?
+    /// The newest whole sky, as the report every fix shares until the sky changes; `nil` before
+    /// the first whole GSV group.
+    private(set) var report: ReceiverReport?
 
     /// A new epoch begins: its first GSV group and its first GSA start afresh.
     mutating func beginEpoch() {
@@ -89,9 +88,8 @@ struct SkyAssembler: Sendable {
         }
         epochHasGroup = true
         accumulatedGroups.append(key)
-        let system = current.talker.system
         for (satellite, signalID) in current.satellites {
-            guard let (prn, identity) = Self.identify(satellite.id, talker: current.talker, system: system) else { continue }
+            guard let (prn, identity) = Self.identify(satellite.id, talker: current.talker, system: nil) else { continue }
             var signalIdentity = identity
             signalIdentity.signalID = Self.signal(signalID)
             accumulated.append(
@@ -102,7 +100,7 @@ struct SkyAssembler: Sendable {
         // No satellite with an azimuth: what SiRF receivers send when they see none (gpsd's
         // rule), an empty sky.
         let sane = accumulated.contains { ($0.azimuth ?? 0) != 0 }
-        sky = ReceiverReport.Sky(
+        let sky = ReceiverReport.Sky(
             dilutions: dilutions,
             satellites: !sane ? [] : accumulated.map { satellite in
                 var satellite = satellite
@@ -111,17 +109,11 @@ struct SkyAssembler: Sendable {
                 }
                 return satellite
             })
-    }
-
-    /// The receiver's sky now, as a report shared with the fixes before it when unchanged; `nil`
-    /// before the first whole GSV group.
-    mutating func currentReport() -> ReceiverReport? {
-        guard let sky else { return nil }
-        if let report, report.sky == sky { return report }
-        var made = ReceiverReport()
-        made.sky = sky
-        report = made
-        return made
+        if report?.sky != sky {
+            var made = ReceiverReport()
+            made.sky = sky
+            report = made
+        }
     }
 
     // MARK: - Numbering
