@@ -468,7 +468,11 @@ struct GPSDFeedLiveTests {
                 if client == .cgps {
                     // The fix and the sky: 11 satellites seen, 8 used (gpsd's from locsim's GSA and GSV).
                     let screen = try await Self.cgpsScreen(port: port) { $0.contains("Seen 11/Used  8") && $0.contains("3D FIX") }
-                    #expect(screen.contains("Seen 11/Used  8") && screen.contains("3D FIX"), "\(what):\n\(screen)")
+                    // Thrown, not expected: the caller then says what the watcher beside cgps read,
+                    // the relay's state and gpsd's log.
+                    guard screen.contains("Seen 11/Used  8") && screen.contains("3D FIX") else {
+                        throw HarnessError("cgps showed no 3D fix with 11 seen and 8 used within 10 s:\n\(screen)")
+                    }
                     let latitude = screen.firstMatch(of: /Latitude:\s+([0-9.]+) N/).flatMap { Double($0.output.1) }
                     #expect(
                         latitude.map { value in reference.values.contains { abs($0.coordinate!.latitude - value) <= 5e-9 + Self.degrees } } == true,
