@@ -23,8 +23,13 @@ public import LocationCore
 /// - mode: GSA's fix type (1, 2, 3);
 /// - satellites: only when the fix's sky is given (``sentences(for:sky:)``): GSA lists the
 ///   satellites used, GGA counts them, and GSV (when in ``Options/sentences``) tells every
-///   satellite in view, four a sentence;
-/// - accuracies: only through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
+///   satellite in view, four a sentence. A sky of GPS alone is one GSA and one GSV group from
+///   the writer's talker; a sky of several constellations (or signals) is a GSA for each
+///   constellation and a GSV group for each constellation and signal, from the constellation's
+///   own talker (`GP`, `GL`, `GA`, `GB`), numbered as gpsd 3.22 reads them back, with NMEA
+///   4.10's signal ID when there are several signals (``tellable(_:)`` says what can be told);
+/// - accuracies: a receiver's own DOPs (its sky's, ``/LocationCore/ReceiverReport/Sky/dilutions``)
+///   as it told them, else through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
 ///   VDOP and PDOP in GSA); otherwise the DOP fields are empty.
 ///
 /// ```swift
@@ -68,47 +73,6 @@ public struct NMEAWriter: Sendable {
         self.options = options
     }
 
-    /// The most satellites one fix's GSV group can tell: 9 sentences of 4.
-    public static let maximumSatellitesInView = 36
-
-    /// The most satellites one GSA can list as used.
-    public static let maximumSatellitesInUse = 12
-
-    // What GSV can say of a satellite: its ID, whole degrees of elevation and azimuth (360 as 0),
-    // whole dB-Hz.
-    private static let satelliteIDs = 1...999
-    private static let elevations = 0.0...90
-    private static let azimuths = 0.0...360
-    private static let signals = 0.0...99
-
-    /// What of a receiver's sky one talker's GSA and GSV can tell: ``maximumSatellitesInView``
-    /// in all (the used ones first, then the strongest signals; the rest are left out), of
-    /// which the first ``maximumSatellitesInUse`` used stay used, IDs 1…999, an elevation below
-    /// the horizon or an azimuth or signal out of range left empty. A real multi-constellation
-    /// receiver sees more than one group can say (it writes a GSV group per constellation).
-    public static func tellable(_ sky: [Satellite]) -> [Satellite] {
-        var kept = sky.filter { satelliteIDs.contains($0.id) }.map { satellite in
-            var satellite = satellite
-            satellite.elevation = satellite.elevation.flatMap { elevations.contains($0) ? $0 : nil }
-            satellite.azimuth = satellite.azimuth.flatMap { azimuths.contains($0) ? $0 : nil }
-            satellite.signal = satellite.signal.flatMap { signals.contains($0) ? $0 : nil }
-            return satellite
-        }
-        if kept.count > maximumSatellitesInView {
-            let order = kept.indices.sorted { a, b in
-                (kept[a].used ? 1 : 0, kept[a].signal ?? -1) > (kept[b].used ? 1 : 0, kept[b].signal ?? -1)
-            }
-            let chosen = Set(order.prefix(maximumSatellitesInView))
-            kept = kept.indices.filter(chosen.contains).map { kept[$0] }
-        }
-        var used = 0
-        for index in kept.indices where kept[index].used {
-            used += 1
-            if used > maximumSatellitesInUse { kept[index].used = false }
-        }
-        return kept
-    }
-
     /// The sentences for one fix, in ``Options/sentences`` order.
     ///
     /// - Parameters:
@@ -117,8 +81,10 @@ public struct NMEAWriter: Sendable {
     ///     satellites, GGA gives ``Options/satellitesInUse``, and no GSV is written.
     /// - Throws: ``NMEAError/Code/invalidValue`` naming the property when the fix cannot be
     ///   written: a non-finite or negative speed, a non-finite course, altitude or accuracy, a
-    ///   date outside 1980…2079, a satellite outside its ranges or more than
-    ///   ``maximumSatellitesInView``, or an unsupported sentence type in the options.
+    ///   date outside 1980…2079, a satellite NMEA cannot number or outside its ranges, more than
+    ///   ``maximumSatellitesInView`` of one constellation and signal or more than
+    ///   ``maximumSatellitesInUse`` used of one constellation, or an unsupported sentence type in
+    ///   the options. ``tellable(_:)`` keeps what can be written.
     public func sentences(for fix: Fix, sky: [Satellite]? = nil) throws(NMEAError) -> [NMEASentence] {
         // Round date and time together to the 10 ms NMEA writes.
         let centis = (fix.time.timeIntervalSince1970 * 100).rounded()
@@ -161,11 +127,16 @@ public struct NMEAWriter: Sendable {
             }
             if let hdop, let vdop { pdop = (hdop * hdop + vdop * vdop).squareRoot() }
         }
+        // A receiver's own DOPs, as its sky told them (a relayed receiver's, a replayed log's),
+        // over any model's: a gpsd reading the NMEA then reports what the receiver did.
+        if hasPosition, let told = fix.receiver?.sky?.dilutions.filter({ $0.value >= 0 }),
+            told[.pdop] != nil || told[.hdop] != nil || told[.vdop] != nil
+        {
+            (pdop, hdop, vdop) = (told[.pdop], told[.hdop], told[.vdop])
+        }
 
-        let inView = try sky.map { sky throws(NMEAError) in try Self.inView(sky) }
-        let used = hasPosition ? (sky ?? []).filter(\.used).map(\.id) : []
-        guard used.count <= Self.maximumSatellitesInUse else { throw Self.invalid("\(used.count) satellites used; GSA lists at most \(Self.maximumSatellitesInUse)") }
-        let satellitesInUse = hasPosition ? (sky == nil ? options.satellitesInUse : used.count) : nil
+        let layout = try sky.map { sky throws(NMEAError) in try SkyLayout(sky, hasPosition: hasPosition) }
+        let satellitesInUse = hasPosition ? (layout.map(\.usedCount) ?? options.satellitesInUse) : nil
 
         // A relayed receiver's own status, corrections and magnetic variation; a simulated fix
         // has none and is written as an autonomous fix.
@@ -199,22 +170,30 @@ public struct NMEAWriter: Sendable {
                             talker: options.talker, courseTrue: course, speedKnots: speedKnots,
                             speedKilometersPerHour: speedKMH, mode: modeIndicator)))
             case .gsa:
-                result.append(
-                    .gsa(
-                        .init(
-                            talker: options.talker, selection: .automatic,
-                            fixMode: hasPosition ? fix.mode : .noFix, satellites: used, pdop: pdop, hdop: hdop,
-                            vdop: vdop)))
-            case .gsv:
-                guard let inView else { continue }
-                let count = max(1, (inView.count + 3) / 4)
-                for number in 1...count {
-                    let part = Array(inView.dropFirst(4 * (number - 1)).prefix(4))
+                // One GSA, or with several constellations one from each one's talker.
+                let single = layout?.isSingle ?? true
+                for used in layout?.used ?? [.init(talker: options.talker, ids: [])] {
                     result.append(
-                        .gsv(
+                        .gsa(
                             .init(
-                                talker: options.talker, count: count, number: number, satellitesInView: inView.count,
-                                satellites: part)))
+                                talker: single ? options.talker : used.talker, selection: .automatic,
+                                fixMode: hasPosition ? fix.mode : .noFix, satellites: used.ids, pdop: pdop, hdop: hdop,
+                                vdop: vdop)))
+                }
+            case .gsv:
+                guard let layout else { continue }
+                let groups = layout.groups.isEmpty ? [.init(talker: options.talker, signal: 1, satellites: [])] : layout.groups
+                for group in groups {
+                    let count = max(1, (group.satellites.count + 3) / 4)
+                    for number in 1...count {
+                        result.append(
+                            .gsv(
+                                .init(
+                                    talker: layout.isSingle ? options.talker : group.talker, count: count, number: number,
+                                    satellitesInView: group.satellites.count,
+                                    satellites: Array(group.satellites.dropFirst(4 * (number - 1)).prefix(4)),
+                                    signalID: layout.namesSignals ? group.signal : nil)))
+                    }
                 }
             default:
                 throw Self.invalid("\(type) sentences cannot be written; use RMC, GGA, VTG, GSA or GSV")
@@ -281,34 +260,7 @@ public struct NMEAWriter: Sendable {
         return normalizedCourse(course)
     }
 
-    /// `sky` as GSV's satellites: whole degrees and dB-Hz, checked.
-    private static func inView(_ sky: [Satellite]) throws(NMEAError) -> [NMEASentence.GSV.Satellite] {
-        guard sky.count <= maximumSatellitesInView else {
-            throw invalid("\(sky.count) satellites in view; GSV tells at most \(maximumSatellitesInView)")
-        }
-        var result: [NMEASentence.GSV.Satellite] = []
-        result.reserveCapacity(sky.count)
-        for satellite in sky {
-            guard satelliteIDs.contains(satellite.id) else { throw invalid("satellite ID \(satellite.id) is outside 1…999") }
-            if let elevation = satellite.elevation, !elevations.contains(elevation) {
-                throw invalid("satellite \(satellite.id): elevation \(elevation) is outside 0…90")
-            }
-            if let azimuth = satellite.azimuth, !azimuths.contains(azimuth) {
-                throw invalid("satellite \(satellite.id): azimuth \(azimuth) is outside 0…360")
-            }
-            if let signal = satellite.signal, !signals.contains(signal) {
-                throw invalid("satellite \(satellite.id): signal-to-noise ratio \(signal) is outside 0…99")
-            }
-            let azimuth = satellite.azimuth.map { Int($0.rounded()) }
-            result.append(
-                .init(
-                    id: satellite.id, elevation: satellite.elevation.map { Int($0.rounded()) },
-                    azimuth: azimuth == 360 ? 0 : azimuth, signal: satellite.signal.map { Int($0.rounded()) }))
-        }
-        return result
-    }
-
-    private static func invalid(_ message: String) -> NMEAError {
+    static func invalid(_ message: String) -> NMEAError {
         NMEAError(.invalidValue, message: message)
     }
 }

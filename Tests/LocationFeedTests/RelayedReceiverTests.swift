@@ -76,7 +76,7 @@ struct RelayedReceiverTests {
         return ReceiverReport.Sky(dilutions: [.hdop: 0.81, .vdop: 1.27, .pdop: 1.5, .xdop: 0.5], satellites: satellites)
     }
 
-    @Test("A relayed receiver's sky: the SKY the feed writes reads back through libgps as it was; NMEA tells what one GSV group can")
+    @Test("A relayed receiver's sky: the SKY the feed writes reads back through libgps as it was; NMEA tells it whole, a GSV group for each constellation")
     func skyThroughLibgps() throws {
         var fix = try Self.fullReport()
         fix.receiver?.sky = Self.bigSky()
@@ -89,19 +89,15 @@ struct RelayedReceiverTests {
         }
         #expect(decoded.receiver?.sky == Self.bigSky(), "\(sky)")
 
+        // 25 GPS satellites (13 used) and 15 GLONASS on L2 OF: every one told, 12 of GPS used.
         let tellable = NMEAWriter.tellable(Self.bigSky().satellites)
-        #expect(tellable.count == NMEAWriter.maximumSatellitesInView)
-        #expect(tellable.count(where: \.used) == NMEAWriter.maximumSatellitesInUse)
-        // The used ones are kept before the unused, then the strongest.
-        let dropped = Self.bigSky().satellites.filter { satellite in !tellable.contains { $0.id == satellite.id } }
-        #expect(dropped.allSatisfy { !$0.used })
-        let usedBefore = Set(Self.bigSky().satellites.filter(\.used).map(\.id))
-        let weakestKept = tellable.filter { !usedBefore.contains($0.id) }.compactMap(\.signal).min() ?? 0
-        #expect(dropped.allSatisfy { ($0.signal ?? -1) <= weakestKept })
+        #expect(tellable.count == Self.bigSky().satellites.count)
+        #expect(tellable.filter { $0.used && $0.id <= 32 }.count == NMEAWriter.maximumSatellitesInUse)
+        #expect(tellable.filter { $0.used && $0.id > 64 }.count == 7)
         #expect(tellable.first { $0.id == 5 }?.elevation == nil, "below the horizon: GSV leaves it empty")
         let sentences = try NMEAWriter(options: .init(sentences: [.gsa, .gsv, .rmc, .gga])).sentences(for: fix, sky: tellable)
-        let inView = sentences.compactMap { if case .gsv(let gsv) = $0 { gsv.satellitesInView } else { nil } }
-        #expect(inView.first == NMEAWriter.maximumSatellitesInView)
+        let groups = sentences.compactMap { if case .gsv(let gsv) = $0, gsv.number == 1 { "\(gsv.talker) \(gsv.satellitesInView) \(gsv.signalID ?? 0)" } else { nil } }
+        #expect(groups == ["GP 25 1", "GL 15 3"], "GLONASS's L2 OF is NMEA 4.10's signal 3")
     }
 
     /// What the hub sends for a player whose provider gives `first` at once and `second` a second
@@ -130,7 +126,8 @@ struct RelayedReceiverTests {
         untold.receiver?.sky = nil
         let (first, second) = try await Self.hubUpdates(player: "field", told, untold)
         #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/field", time: told.time, sky: Self.bigSky()))
-        #expect(first.nmea.contains("GSV,9,1,36,"), "\(first.nmea)")
+        #expect(first.nmea.contains("$GPGSV,7,1,25,") && first.nmea.contains("$GLGSV,4,1,15,"), "\(first.nmea)")
+        #expect(first.nmea.contains(",1.50,0.81,1.27*"), "the receiver's own DOPs: \(first.nmea)")
         #expect(second.sky.isEmpty, "\(second.sky)")
         #expect(!second.nmea.contains("GSV"), "\(second.nmea)")
     }
@@ -146,7 +143,7 @@ struct RelayedReceiverTests {
         untold.receiver = nil
         let (first, second) = try await Self.hubUpdates(player: "log", told, untold)
         #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/log", time: told.time, sky: Self.bigSky()))
-        #expect(first.nmea.contains("GSV,9,1,36,"), "\(first.nmea)")
+        #expect(first.nmea.contains("$GPGSV,7,1,25,") && first.nmea.contains("$GLGSV,4,1,15,"), "\(first.nmea)")
         #expect(second.sky.contains(#""class":"SKY""#) && !second.sky.contains(#""PRN":65"#), "the player's own sky: \(second.sky)")
         #expect(second.nmea.contains("GSV"), "\(second.nmea)")
     }

@@ -134,7 +134,7 @@ struct SatelliteSentenceTests {
         let cases: [([Satellite], String)] = [
             (Array(repeating: one, count: NMEAWriter.maximumSatellitesInView + 1), "at most 36"),
             ([high], "elevation"), ([noisy], "signal-to-noise"),
-            (Array(repeating: Satellite(id: 1, elevation: 10, azimuth: 10, signal: 30, used: true), count: 13), "at most 12"),
+            ((1...13).map { Satellite(id: $0, elevation: 10, azimuth: 10, signal: 30, used: true) }, "at most 12"),
         ]
         for (sky, name) in cases {
             let error = #expect(throws: NMEAError.self) { try writer.sentences(for: fix, sky: sky) }

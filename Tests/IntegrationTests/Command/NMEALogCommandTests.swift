@@ -22,14 +22,17 @@ import Testing
     // MARK: Live: a receiver's log → nmea serve → gpsd
 
     @Test(
-        "nmea serve of a real receiver's log (../shared/data): a gpsd fed it reports the log's own satellites, not none",
+        "nmea serve of a real receiver's log (../shared/data): a gpsd fed it reports the log's own sky, every constellation and signal, and its DOPs",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"),
-        .enabled(if: GPSDLogs.isPresent, SharedData.absentReason))
-    func servesTheLogsSky() async throws {
-        let path = GPSDLogs.url("mt3339.log").path
-        // Each sky the reader reads from the log, as its GSA and GSV can tell it.
+        .enabled(if: GPSDLogs.isPresent, SharedData.absentReason),
+        // GPS alone; GPS, SBAS and GLONASS; GPS, GLONASS, Galileo, QZSS and BeiDou on two signals.
+        arguments: ["mt3339", "ublox-8", "quectelLC79D"])
+    func servesTheLogsSky(log: String) async throws {
+        let path = GPSDLogs.url(log + ".log").path
+        // Each sky the reader reads from the log, as GSA and GSV can tell it.
         let read = try NMEAReader.fixes(contentsOfFile: path, options: .lenient).fixes
-        let skies = Set(read.compactMap { $0.receiver?.sky }.map { Self.sortedSatellites(NMEAWriter.tellable($0.satellites)) })
+        let skies = Set(read.compactMap { $0.receiver?.sky }.map { Self.told(NMEAWriter.tellable($0.satellites), $0.dilutions) })
+        let constellations = Set(read.compactMap { $0.receiver?.sky }.flatMap(\.satellites).compactMap(\.signalIdentity?.gnssID))
         #expect(!skies.isEmpty, "the log has GSV")
 
         let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
@@ -38,25 +41,54 @@ import Testing
         defer { daemon.stop() }
         let raw = try RawGPSDClient(port: daemon.port)
         defer { raw.stop() }
-        try await raw.wait(for: "a SKY with satellites") { raw in raw.received.contains { Self.isSkyWithSatellites($0.text) } }
-        let line = try #require(raw.received.first { Self.isSkyWithSatellites($0.text) }).text
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        let satellites = try #require(object["satellites"] as? [[String: Any]]).map { member in
-            Satellite(
-                id: member["PRN"] as? Int ?? -1, elevation: member["el"] as? Double, azimuth: member["az"] as? Double,
-                signal: member["ss"] as? Double, used: member["used"] as? Bool ?? false)
+        // gpsd reports a SKY after each GSV group, the epoch's sky so far: one of them is whole.
+        do {
+            try await raw.wait(for: "a SKY the reader read") { raw in
+                raw.received.contains { Self.isSkyWithSatellites($0.text) && (try? Self.told(sky: $0.text)).map(skies.contains) == true }
+            }
+        } catch {
+            let sent = raw.received.map(\.text).filter(Self.isSkyWithSatellites)
+            throw HarnessError("\(error)\ngpsd's last SKY of \(sent.count): \(sent.last ?? "none")\nthe reader's first: \(skies.first.map { "\($0)" } ?? "none")")
         }
-        #expect(skies.contains(Self.sortedSatellites(satellites)), "gpsd: \(line)")
+        let whole = try #require(raw.received.first { Self.isSkyWithSatellites($0.text) && (try? Self.told(sky: $0.text)).map(skies.contains) == true })
+        let gnss = try Self.told(sky: whole.text).satellites.map { $0[1] }
+        #expect(Set(gnss).count == constellations.count, "every constellation the log tells: \(whole.text)")
     }
 
     private static func isSkyWithSatellites(_ line: String) -> Bool { line.contains(#""class":"SKY""#) && line.contains(#""PRN""#) }
 
-    /// The satellites in PRN order, numbered and valued as NMEA carries them (whole degrees and
-    /// dB-Hz; an empty field is 0, as gpsd 3.22 writes it).
-    private static func sortedSatellites(_ satellites: [Satellite]) -> [[Double]] {
-        satellites.sorted { $0.id < $1.id }.map {
-            [Double($0.id), $0.elevation ?? 0, $0.azimuth ?? 0, $0.signal ?? 0, $0.used ? 1 : 0]
+    /// A sky as NMEA carries it and gpsd 3.22 reports it: each satellite's `PRN`, `gnssid`,
+    /// `svid`, `sigid`, whole degrees and dB-Hz (an empty field 0) and used flag, in `PRN` and
+    /// signal order; the PDOP, HDOP and VDOP.
+    private struct Told: Hashable, CustomStringConvertible {
+        var satellites: [[Double]]
+        var dops: [Double?]
+        var description: String { "\(satellites.count) satellites \(satellites.prefix(3))…, DOPs \(dops)" }
+    }
+
+    private static func told(_ satellites: [Satellite], _ dilutions: [ReceiverReport.Sky.Dilution: Double]) -> Told {
+        let rows = satellites.map { satellite -> [Double] in
+            let identity = satellite.signalIdentity
+            return [
+                Double(satellite.id), Double(identity?.gnssID ?? 0), Double(identity?.svID ?? satellite.id), Double(identity?.signalID ?? 0),
+                satellite.elevation ?? 0, satellite.azimuth ?? 0, satellite.signal ?? 0, satellite.used ? 1 : 0,
+            ]
         }
+        return Told(satellites: rows.sorted { ($0[0], $0[3]) < ($1[0], $1[3]) }, dops: [dilutions[.pdop], dilutions[.hdop], dilutions[.vdop]])
+    }
+
+    private static func told(sky line: String) throws -> Told {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let satellites = try #require(object["satellites"] as? [[String: Any]]).map { member in
+            Satellite(
+                id: member["PRN"] as? Int ?? -1, elevation: member["el"] as? Double, azimuth: member["az"] as? Double,
+                signal: member["ss"] as? Double, used: member["used"] as? Bool ?? false,
+                signalIdentity: Satellite.SignalIdentity(
+                    gnssID: member["gnssid"] as? Int ?? -1, svID: member["svid"] as? Int ?? -1, signalID: member["sigid"] as? Int ?? 0))
+        }
+        var dilutions: [ReceiverReport.Sky.Dilution: Double] = [:]
+        for dilution in [ReceiverReport.Sky.Dilution.pdop, .hdop, .vdop] { dilutions[dilution] = object[dilution.rawValue] as? Double }
+        return told(satellites, dilutions)
     }
 
     // MARK: Live: gpsd → --record
