@@ -65,8 +65,10 @@ struct LevelTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Int {
         var nonEmpty = 0
+        let reference = BruteForce(places)
+        reference.selfCheck(queries.prefix(10).map { ($0.center, $0.radius) }, sourceLocation: sourceLocation)
         for query in queries {
-            let expected = bruteForce(places, center: query.center, radius: query.radius, limit: query.limit)
+            let expected = reference.answer(center: query.center, radius: query.radius, limit: query.limit)
             let actual = try index.places(near: query.center, within: query.radius, limit: query.limit)
             #expect(actual == expected, "\(query)", sourceLocation: sourceLocation)
             if actual != expected { break }

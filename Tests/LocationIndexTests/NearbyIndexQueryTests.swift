@@ -88,8 +88,10 @@ struct NearbyIndexQueryTests {
                 path: directory.file("q.sqlite"), configuration: .init(tileSize: tileSize))
             try index.importPlaces(places)
             var nonEmpty = 0
+            let reference = BruteForce(places)
+            reference.selfCheck(queries.prefix(10).map { ($0.center, $0.radius) })
             for query in queries {
-                let expected = bruteForce(places, center: query.center, radius: query.radius, limit: query.limit)
+                let expected = reference.answer(center: query.center, radius: query.radius, limit: query.limit)
                 let actual = try index.places(near: query.center, within: query.radius, limit: query.limit)
                 #expect(actual == expected, "\(query)")
                 if actual != expected { break }

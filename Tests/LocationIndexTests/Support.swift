@@ -48,6 +48,47 @@ func bruteForce(_ places: [Place], center: Coordinate, radius: Double, limit: In
     return hits
 }
 
+/// The reference answer for many queries over one set of places: ``bruteForce(_:center:radius:limit:)``
+/// over the places whose latitude alone does not put them out of reach. A great circle is at
+/// least as long as its latitude difference along a meridian (haversine: h ≥ sin²(Δφ/2), so
+/// d ≥ R·|Δφ|), so the places outside that band, widened for rounding, are never within the
+/// radius; the answer is the whole scan's (``selfCheck(_:)`` compares the two). In a debug build
+/// the whole scan made these suites the test run's largest use of CPU.
+struct BruteForce {
+    /// The places by latitude.
+    private let places: [Place]
+    private let latitudes: [Double]
+
+    init(_ places: [Place]) {
+        self.places = places.sorted { $0.coordinate.latitude < $1.coordinate.latitude }
+        latitudes = self.places.map(\.coordinate.latitude)
+    }
+
+    func answer(center: Coordinate, radius: Double, limit: Int? = nil) -> [NearbyPlace] {
+        let band = (radius * (1 + 1e-6) + 1) / Sphere.radius * 180 / .pi
+        let low = partition { $0 >= center.latitude - band }
+        let high = partition { $0 > center.latitude + band }
+        return bruteForce(Array(places[low..<max(low, high)]), center: center, radius: radius, limit: limit)
+    }
+
+    /// The whole scan and the band's answer are the same for `queries`.
+    func selfCheck(_ queries: some Sequence<(Coordinate, Double)>, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (center, radius) in queries {
+            #expect(answer(center: center, radius: radius) == bruteForce(places, center: center, radius: radius), sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The first index whose latitude is `above` (binary search), or the count.
+    private func partition(_ above: (Double) -> Bool) -> Int {
+        var (low, high) = (0, latitudes.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if above(latitudes[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
 extension SharedData {
     /// GeoNames' cities1000 extract in the shared data folder.
     static var geoNamesCities: String { path("places/geonames-cities1000.csv") }
