@@ -107,6 +107,26 @@ struct MultiConstellationSkyTests {
         #expect(error?.message.contains("at most") == true, "\(String(describing: error))")
     }
 
+    @Test("A receiver's own DOPs are written over the accuracy model's; one no DOP can be is left out, the fix still written")
+    func receiversDOPs() throws {
+        var fix = Self.fix
+        fix.horizontalAccuracy = 19
+        fix.receiver = ReceiverReport()
+        fix.receiver?.sky = ReceiverReport.Sky(dilutions: [.pdop: 1.9, .hdop: 1.1, .vdop: 1.55], satellites: Self.sky)
+        let writer = NMEAWriter(options: .init(sentences: [.gga, .gsa], accuracyModel: .gpsd))
+        func dops(_ fix: Fix) throws -> [Double?] {
+            let sentences = try writer.sentences(for: fix, sky: Self.sky)
+            let gsa = sentences.compactMap { if case .gsa(let gsa) = $0 { gsa } else { nil } }.first
+            let gga = sentences.compactMap { if case .gga(let gga) = $0 { gga } else { nil } }.first
+            return [gsa?.pdop, gsa?.hdop, gsa?.vdop, gga?.hdop]
+        }
+        #expect(try dops(fix) == [1.9, 1.1, 1.55, 1.1])
+        fix.receiver?.sky?.dilutions = [.pdop: .infinity, .hdop: -1, .vdop: .nan]
+        #expect(try dops(fix) == [nil, 1, nil, 1], "none of the receiver's: the model's HDOP (19 m / 19 m)")
+        fix.receiver?.sky?.dilutions = [.hdop: .infinity, .vdop: 2]
+        #expect(try dops(fix) == [nil, nil, 2, nil])
+    }
+
     @Test(
         "Every real receiver's sky (../shared/data), written as NMEA and read back, is the sky as GSA and GSV can tell it, DOPs too",
         .enabled(if: GPSDLogs.isPresent, SharedData.absentReason))
