@@ -40,8 +40,9 @@ extension NMEAWriter {
             return (satellite, placement)
         }
         var dropped = Set<Int>()
-        for indices in Dictionary(grouping: kept.indices, by: { kept[$0].placement.group }).values
-        where indices.count > maximumSatellitesInView {
+        // No group can be over the limit when the whole sky is not (every player's own sky).
+        let groups = kept.count <= maximumSatellitesInView ? [] : Array(Dictionary(grouping: kept.indices) { kept[$0].placement.group }.values)
+        for indices in groups where indices.count > maximumSatellitesInView {
             let order = indices.sorted { a, b in
                 let (x, y) = (kept[a].satellite, kept[b].satellite)
                 return (x.used ? 1 : 0, x.signal ?? -1) > (y.used ? 1 : 0, y.signal ?? -1)
@@ -73,7 +74,6 @@ extension NMEAWriter {
 
         /// The talkers, in GSA order.
         static let talkers: [NMEATalker] = [.gps, .glonass, .galileo, .beidou]
-        var talker: NMEATalker { Self.talkers[gsa] }
 
         /// The GSV group it is told in.
         var group: Group { Group(gsa: gsa, signal: signal) }
