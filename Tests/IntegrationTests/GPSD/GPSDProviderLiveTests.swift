@@ -269,15 +269,20 @@ struct GPSDProviderLiveTests {
         let daemon = try await GPSDDaemon.start(feedPort: laterFeed.port, port: live.port)
         defer { daemon.stop() }
         try await laterFeed.acceptClient()
-        // Each retry waits on the virtual clock; wake it until one connects (a retry may still
-        // meet the old daemon's rejection, or find the new one not listening yet).
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !recorder.recorded.contains(where: isConnected) {
-            guard recorder.end == nil, ContinuousClock.now < deadline else {
-                throw HarnessError("never connected to the restarted gpsd; events: \(recorder.summary)")
+        // Each retry's back-off is the only sleep on the virtual clock: wake it each time the
+        // provider is asleep there, until a retry connects (one may still meet the old daemon's
+        // rejection). The wait for the connection ends the waking; it throws, with the events, if
+        // iteration ends or no retry connects.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    await clock.waitForSleepers(1)
+                    if let next = clock.nextDeadline { await clock.advance(to: next) }
+                }
             }
-            if let next = clock.nextDeadline { await clock.advance(to: next) }
-            try await Task.sleep(for: .milliseconds(5))
+            group.addTask { try await recorder.wait(for: "a retry connected to the restarted gpsd", isConnected) }
+            defer { group.cancelAll() }
+            try await group.next()
         }
         let epochs = LiveGPSD.epochs(count: 4)
         try await laterFeed.send(epochs.flatMap(\.sentences), pace: .milliseconds(2))
