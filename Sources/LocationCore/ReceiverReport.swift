@@ -73,8 +73,13 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
             case xdop, ydop, vdop, tdop, hdop, gdop, pdop
         }
 
-        /// The dilutions the receiver gave, each a finite number.
-        public var dilutions: [Dilution: Double]
+        /// The dilutions the receiver gave, each a finite number: a value that is not finite,
+        /// given here or to ``init(dilutions:satellites:)``, is left out.
+        public var dilutions: [Dilution: Double] {
+            didSet {
+                if dilutions.values.contains(where: { !$0.isFinite }) { dilutions = dilutions.filter(\.value.isFinite) }
+            }
+        }
         /// The satellites in view, in the receiver's order.
         public var satellites: [Satellite]
 

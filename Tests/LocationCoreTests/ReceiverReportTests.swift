@@ -37,6 +37,12 @@ import Testing
         copy[.magvar] = .infinity
         #expect(copy[.magvar] == nil)
         #expect(original.sky?.dilutions[.vdop] == nil)
+        // Set after the sky was made, too: the sky keeps only finite dilutions.
+        copy.sky?.dilutions[.pdop] = .nan
+        copy.sky?.dilutions = [.gdop: -.infinity, .tdop: 1.1]
+        #expect(copy.sky?.dilutions == [.tdop: 1.1])
+        copy.sky?.dilutions[.xdop] = .infinity
+        #expect(copy.sky?.dilutions == [.tdop: 1.1])
         #expect(MemoryLayout<ReceiverReport?>.size == MemoryLayout<Int>.size)
     }
 

@@ -102,6 +102,16 @@ struct RelayedReceiverTests {
 
     /// What the hub sends for a player whose provider gives `first` at once and `second` a second
     /// later on the clock.
+    @Test("A dilution that is not finite never reaches a SKY: the report stays JSON, without it")
+    func nonFiniteDilution() throws {
+        var sky = Self.bigSky()
+        sky.dilutions[.hdop] = .nan
+        sky.dilutions[.vdop] = .infinity
+        let report = GPSDReport.skyObject(device: "/dev/locsim/field", time: Date(timeIntervalSince1970: 1_750_000_000), sky: sky)
+        #expect(!report.contains("hdop") && !report.contains("vdop") && report.contains(#""pdop":1.50"#), "\(report)")
+        #expect(try JSONSerialization.jsonObject(with: Data(report.utf8)) is [String: Any])
+    }
+
     static func hubUpdates(player name: String, _ first: Fix, _ second: Fix) async throws -> (PlayerHub.Update, PlayerHub.Update) {
         let clock = VirtualClock()
         let player = try FeedPlayer(name: name, seed: 1, provider: ScriptedProvider(fixes: [first, second], clock: clock))
