@@ -30,16 +30,19 @@ public final class GPSDDaemon: Sendable {
     /// gpsd's control socket (`-F`), where `gpsdctl add`/`remove` plug and unplug devices, when
     /// started with one.
     public let controlSocket: String?
-    /// Whether gpsd runs with `-b`, never writing to the feed (``start(feedPort:port:controlSocket:readOnly:)``).
+    /// Whether gpsd runs with `-b`, never writing to the feed (``start(feedPort:port:controlSocket:readOnly:opensOnWatch:)``).
     public let readOnly: Bool
+    /// Whether gpsd runs without `-n`: it opens the feed when a client first watches, not at start.
+    public let opensOnWatch: Bool
 
     private let process: ChildProcess
 
-    private init(port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool, process: ChildProcess) {
+    private init(port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool, opensOnWatch: Bool, process: ChildProcess) {
         self.port = port
         self.feedPort = feedPort
         self.controlSocket = controlSocket
         self.readOnly = readOnly
+        self.opensOnWatch = opensOnWatch
         self.process = process
     }
 
@@ -50,14 +53,19 @@ public final class GPSDDaemon: Sendable {
     /// a feed that the test ends with a reset. Linux reports a reset once, to the first read or
     /// write on the socket; a probe written after it takes the error, the read that follows sees
     /// a plain end of stream, and gpsd 3.22 then keeps the device as if it had only gone quiet.
+    ///
+    /// With `opensOnWatch`, gpsd runs without `-n`: it connects to the feed only when its first
+    /// client watches, so that client sees every report of the feed from its start (a feed that
+    /// plays once, from when gpsd connects, would otherwise run ahead of a client still connecting).
     public static func start(
-        feedPort: Int, port: Int? = nil, controlSocket: String? = nil, readOnly: Bool = false
+        feedPort: Int, port: Int? = nil, controlSocket: String? = nil, readOnly: Bool = false, opensOnWatch: Bool = false
     ) async throws -> GPSDDaemon {
         var lastError: any Error = HarnessError("gpsd did not start")
         for _ in 0..<5 {
             let chosen = try port ?? LoopbackSocket.freePort()
             do {
-                return try await launch(port: chosen, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly)
+                return try await launch(
+                    port: chosen, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly, opensOnWatch: opensOnWatch)
             } catch {
                 lastError = error
                 if port != nil { try await Task.sleep(for: .milliseconds(100)) }
@@ -68,7 +76,7 @@ public final class GPSDDaemon: Sendable {
 
     /// Starts a new gpsd on the same ports (after ``stop()`` or a kill).
     public func restarted() async throws -> GPSDDaemon {
-        try await Self.start(feedPort: feedPort, port: port, controlSocket: controlSocket, readOnly: readOnly)
+        try await Self.start(feedPort: feedPort, port: port, controlSocket: controlSocket, readOnly: readOnly, opensOnWatch: opensOnWatch)
     }
 
     /// Plugs in (`add`) or unplugs (`remove`) the device at `path` through ``controlSocket`` with
@@ -84,15 +92,18 @@ public final class GPSDDaemon: Sendable {
         guard status == .exited(0) else { throw HarnessError("gpsdctl \(action) \(path): \(status), \(child.errors)") }
     }
 
-    private static func launch(port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool) async throws -> GPSDDaemon {
+    private static func launch(
+        port: Int, feedPort: Int, controlSocket: String?, readOnly: Bool, opensOnWatch: Bool
+    ) async throws -> GPSDDaemon {
         guard let executable else { throw HarnessError("gpsd is not installed (apt-get install gpsd)") }
         // `-D 3` makes gpsd say "listening on port N" once its socket listens: the test waits for
         // that line (or gpsd's exit: port taken, ...) rather than trying to connect until it can.
         let control = controlSocket.map { ["-F", $0] } ?? []
         let process = try await ChildProcess(
-            [executable, "-N", "-n", "-D", "3", "-S", String(port)] + (readOnly ? ["-b"] : []) + control
+            [executable, "-N"] + (opensOnWatch ? [] : ["-n"]) + ["-D", "3", "-S", String(port)] + (readOnly ? ["-b"] : []) + control
                 + ["tcp://127.0.0.1:\(feedPort)"], mergeErrors: true)
-        let daemon = GPSDDaemon(port: port, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly, process: process)
+        let daemon = GPSDDaemon(
+            port: port, feedPort: feedPort, controlSocket: controlSocket, readOnly: readOnly, opensOnWatch: opensOnWatch, process: process)
         do {
             try await process.wait(for: "gpsd to listen on port \(port)") { process.output.contains("listening on port \(port)") }
             // gpsd says so when either of its sockets listens: with 127.0.0.1:PORT held a moment

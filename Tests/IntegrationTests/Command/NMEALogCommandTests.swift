@@ -37,22 +37,28 @@ import Testing
 
         let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
         defer { serve.stop() }
-        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+        // gpsd connects to the feed (which then starts the log) only when the client watches, so
+        // the client sees the log from its first epoch (quectelLC79D tells BeiDou in that one alone).
+        let daemon = try await GPSDDaemon.start(feedPort: feedPort, opensOnWatch: true)
         defer { daemon.stop() }
         let raw = try RawGPSDClient(port: daemon.port)
         defer { raw.stop() }
-        // gpsd reports a SKY after each GSV group, the epoch's sky so far: one of them is whole.
+        // gpsd reports a SKY after each GSV group, the epoch's sky so far: one of them is whole,
+        // and one has every constellation the log tells.
+        @Sendable func wholeSky(_ line: String) -> Bool {
+            guard Self.isSkyWithSatellites(line), let told = try? Self.told(sky: line), skies.contains(told) else { return false }
+            return Set(told.satellites.map { $0[1] }).count == constellations.count
+        }
         do {
-            try await raw.wait(for: "a SKY the reader read") { raw in
-                raw.received.contains { Self.isSkyWithSatellites($0.text) && (try? Self.told(sky: $0.text)).map(skies.contains) == true }
+            try await raw.wait(for: "a SKY the reader read, with every constellation the log tells") { raw in
+                raw.received.contains { wholeSky($0.text) }
             }
         } catch {
             let sent = raw.received.map(\.text).filter(Self.isSkyWithSatellites)
-            throw HarnessError("\(error)\ngpsd's last SKY of \(sent.count): \(sent.last ?? "none")\nthe reader's first: \(skies.first.map { "\($0)" } ?? "none")")
+            throw HarnessError(
+                "\(error)\nconstellations \(constellations.sorted()); gpsd's last SKY of \(sent.count): \(sent.last ?? "none")\n"
+                    + "the reader's first: \(skies.first.map { "\($0)" } ?? "none")")
         }
-        let whole = try #require(raw.received.first { Self.isSkyWithSatellites($0.text) && (try? Self.told(sky: $0.text)).map(skies.contains) == true })
-        let gnss = try Self.told(sky: whole.text).satellites.map { $0[1] }
-        #expect(Set(gnss).count == constellations.count, "every constellation the log tells: \(whole.text)")
     }
 
     private static func isSkyWithSatellites(_ line: String) -> Bool { line.contains(#""class":"SKY""#) && line.contains(#""PRN""#) }
