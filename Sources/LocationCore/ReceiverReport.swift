@@ -44,13 +44,16 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     }
 
     /// What the report holds, never changed once made (a change makes a new one): one word in
-    /// every ``Fix``.
+    /// every ``Fix``. The sky is kept packed where it fits (``StoredSky``).
     private final class Storage: Sendable {
         let values: [Member: Double]
-        let sky: Sky?
-        init(values: [Member: Double], sky: Sky?) {
+        let sky: StoredSky?
+        init(values: [Member: Double], sky: StoredSky?) {
             self.values = values
             self.sky = sky
+        }
+        convenience init(values: [Member: Double], sky: Sky?) {
+            self.init(values: values, sky: sky.map(StoredSky.init))
         }
     }
 
@@ -62,7 +65,7 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     /// The receiver's sky as its newest `SKY` before this fix told it, or `nil` when it has sent
     /// none or the newest could not be read.
     public var sky: Sky? {
-        get { storage.sky }
+        get { storage.sky?.unpacked }
         set { storage = Storage(values: storage.values, sky: newValue) }
     }
 
@@ -91,7 +94,7 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     }
 
     /// An empty report.
-    public init() { storage = Storage(values: [:], sky: nil) }
+    public init() { storage = Storage(values: [:], sky: nil as StoredSky?) }
 
     /// The value of `member`, or `nil` when the receiver did not give it. Setting a value that
     /// is not finite removes the member.
@@ -105,7 +108,7 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     }
 
     /// `true` when the receiver gave none of the members and no sky.
-    public var isEmpty: Bool { values.isEmpty && sky == nil }
+    public var isEmpty: Bool { storage.values.isEmpty && storage.sky == nil }
 
     public static func == (lhs: ReceiverReport, rhs: ReceiverReport) -> Bool {
         lhs.storage === rhs.storage || (lhs.values == rhs.values && lhs.sky == rhs.sky)

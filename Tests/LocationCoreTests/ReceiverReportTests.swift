@@ -1,5 +1,5 @@
 import Foundation
-import LocationCore
+@testable import LocationCore
 import Testing
 
 /// A receiver's report is one word in every fix, and still a value: copies change apart, equal
@@ -44,6 +44,74 @@ import Testing
         copy.sky?.dilutions[.xdop] = .infinity
         #expect(copy.sky?.dilutions == [.tdop: 1.1])
         #expect(MemoryLayout<ReceiverReport?>.size == MemoryLayout<Int>.size)
+    }
+
+    /// Skies of every kind the report may be given: whole numbers as NMEA's GSV has them, gpsd's
+    /// fractions, values left out, numbers too large for the packed form, a NaN measurement.
+    static func skies() -> [ReceiverReport.Sky] {
+        var random = SplitMix64(seed: 17)
+        func satellite(_ index: Int, wholeNumbers: Bool) -> Satellite {
+            func measure(_ range: ClosedRange<Double>) -> Double? {
+                if random.next() % 7 == 0 { return nil }
+                let value = random.uniform(range)
+                return wholeNumbers ? value.rounded() : value
+            }
+            let identity: Satellite.SignalIdentity? =
+                random.next() % 4 == 0
+                ? nil
+                : .init(
+                    gnssID: Int(random.next() % 8), svID: Int(random.next() % 64) + 1, signalID: Int(random.next() % 8),
+                    frequencyID: random.next() % 2 == 0 ? nil : Int(random.next() % 14), health: Int(random.next() % 3))
+            return Satellite(
+                id: index + 1, elevation: measure(-10...90), azimuth: measure(0...359), signal: measure(0...55),
+                used: random.next() % 2 == 0, signalIdentity: identity)
+        }
+        var skies: [ReceiverReport.Sky] = []
+        for round in 0..<40 {
+            let wholeNumbers = round % 2 == 0
+            let count = Int(random.next() % 40)
+            var dilutions: [ReceiverReport.Sky.Dilution: Double] = [:]
+            for dilution in ReceiverReport.Sky.Dilution.allCases where random.next() % 3 != 0 {
+                dilutions[dilution] = (random.uniform(0.5...20) * 100).rounded() / 100
+            }
+            skies.append(ReceiverReport.Sky(dilutions: dilutions, satellites: (0..<count).map { satellite($0, wholeNumbers: wholeNumbers) }))
+        }
+        let odd: [Satellite] = [
+            Satellite(id: 1 << 40, elevation: 10, azimuth: 20, signal: 30, used: true),
+            Satellite(id: 3, elevation: .nan, azimuth: nil, signal: 1e300, used: false),
+            Satellite(id: 4, elevation: 1, azimuth: 2, signal: 3, used: true, signalIdentity: .init(gnssID: 300, svID: 70_000, health: -1)),
+        ]
+        for satellite in odd { skies.append(ReceiverReport.Sky(dilutions: [.pdop: 1.5], satellites: [satellite])) }
+        skies.append(ReceiverReport.Sky())
+        return skies
+    }
+
+    @Test("A sky comes back from a report as it was given, value for value, whether it is kept packed or not")
+    func skyKeptExactly() {
+        for (round, sky) in Self.skies().enumerated() {
+            // NMEA's skies (whole numbers, small integers) are kept packed; the odd ones at the end are not.
+            if case .packed = ReceiverReport.StoredSky(sky) {
+                #expect(round % 2 == 0 || round >= 40 && sky.satellites.isEmpty, "round \(round) packed")
+            } else {
+                #expect(round % 2 == 1 || round >= 40, "round \(round) not packed")
+            }
+            var report = ReceiverReport()
+            report.sky = sky
+            let back = report.sky
+            // Satellite by satellite, for a readable failure; a NaN is never equal to itself.
+            #expect(back?.dilutions == sky.dilutions)
+            #expect(back?.satellites.count == sky.satellites.count)
+            for (given, kept) in zip(sky.satellites, back?.satellites ?? []) {
+                #expect(kept.id == given.id && kept.used == given.used && kept.signalIdentity == given.signalIdentity)
+                for (a, b) in [(kept.elevation, given.elevation), (kept.azimuth, given.azimuth), (kept.signal, given.signal)] {
+                    #expect(a == b || (a?.isNaN == true && b?.isNaN == true), "\(String(describing: a)) for \(String(describing: b))")
+                }
+            }
+            var copy = report
+            copy[.status] = 1
+            #expect(copy.sky == report.sky || sky.satellites.contains { $0.elevation?.isNaN == true })
+            #expect(!report.isEmpty)
+        }
     }
 
     @Test("Codable: members and sky come back as they were")
