@@ -37,6 +37,9 @@ struct SkyAssembler: Sendable {
     /// The newest whole sky, as the report every fix shares until the sky changes; `nil` before
     /// the first whole GSV group.
     private(set) var report: ReceiverReport?
+    /// ``report``'s sky as made, to tell a change without reading it back from the report (which
+    /// keeps it packed).
+    private var reported: ReceiverReport.Sky?
 
     /// A new epoch begins: its first GSV group and its first GSA start afresh.
     mutating func beginEpoch() {
@@ -109,10 +112,11 @@ struct SkyAssembler: Sendable {
                 }
                 return satellite
             })
-        if report?.sky != sky {
+        if reported != sky {
             var made = ReceiverReport()
             made.sky = sky
             report = made
+            reported = sky
         }
     }
 
