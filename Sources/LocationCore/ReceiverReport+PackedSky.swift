@@ -20,6 +20,14 @@ extension ReceiverReport {
             case .plain(let sky): sky
             }
         }
+
+        /// The sky's dilutions, without unpacking its satellites.
+        var dilutions: [Sky.Dilution: Double] {
+            switch self {
+            case .packed(let packed): packed.dilutionValues
+            case .plain(let sky): sky.dilutions
+            }
+        }
     }
 
     /// A sky whose every value fits: each dilution a `Double` in its slot, each satellite a
@@ -50,7 +58,7 @@ extension ReceiverReport {
             }
         }
 
-        var sky: Sky {
+        var dilutionValues: [Sky.Dilution: Double] {
             var told: [Sky.Dilution: Double] = [:]
             withUnsafeBytes(of: dilutions) { slots in
                 let values = slots.bindMemory(to: Double.self)
@@ -58,8 +66,10 @@ extension ReceiverReport {
                     told[dilution] = values[index]
                 }
             }
-            return Sky(dilutions: told, satellites: satellites.map(\.satellite))
+            return told
         }
+
+        var sky: Sky { Sky(dilutions: dilutionValues, satellites: satellites.map(\.satellite)) }
     }
 
     /// One satellite in 24 bytes: its numbers in the narrowest integers gpsd's own fit (PRN,

@@ -69,6 +69,10 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
         set { storage = Storage(values: storage.values, sky: newValue) }
     }
 
+    /// ``sky``'s dilutions alone, without reading its satellites back (the sky is kept packed):
+    /// for a writer that needs the DOPs of every fix.
+    package var skyDilutions: [Sky.Dilution: Double]? { storage.sky?.dilutions }
+
     /// What a receiver's `SKY` report says: its satellites in view and the dilutions of precision.
     public struct Sky: Sendable, Hashable, Codable {
         /// A dilution of precision, named as gpsd names it.

@@ -130,7 +130,7 @@ public struct NMEAWriter: Sendable {
         // A receiver's own DOPs, as its sky told them (a relayed receiver's, a replayed log's),
         // over any model's: a gpsd reading the NMEA then reports what the receiver did.
         // The sky keeps only finite dilutions; a negative one, which no DOP can be, is left out.
-        if hasPosition, let told = fix.receiver?.sky?.dilutions.filter({ $0.value >= 0 }),
+        if hasPosition, let told = fix.receiver?.skyDilutions?.filter({ $0.value >= 0 }),
             told[.pdop] != nil || told[.hdop] != nil || told[.vdop] != nil
         {
             (pdop, hdop, vdop) = (told[.pdop], told[.hdop], told[.vdop])

@@ -100,6 +100,7 @@ import Testing
             let back = report.sky
             // Satellite by satellite, for a readable failure; a NaN is never equal to itself.
             #expect(back?.dilutions == sky.dilutions)
+            #expect(report.skyDilutions == sky.dilutions)
             #expect(back?.satellites.count == sky.satellites.count)
             for (given, kept) in zip(sky.satellites, back?.satellites ?? []) {
                 #expect(kept.id == given.id && kept.used == given.used && kept.signalIdentity == given.signalIdentity)
