@@ -1,6 +1,8 @@
-/// A JSON value (RFC 8259) read from text: the package's one JSON reader, for gpsd's reports
-/// (checked before libgps sees them), gpsd clients' requests and the control API's bodies,
-/// GeoJSON place files, the nearby server's fault scripts and the game server's error bodies.
+/// A JSON value (RFC 8259) read from text: the package's JSON reader for what has no fixed type
+/// or must be read as it stands, for gpsd's reports (checked before libgps sees them), gpsd
+/// clients' requests, GeoJSON place files, scenarios, the nearby server's fault scripts and the
+/// game server's error bodies. Typed request bodies (the control API's) are `Decodable` and read
+/// with Foundation's `JSONDecoder`, as the app's own client reads the nearby answer.
 ///
 /// Strict: one value, whitespace around it, nothing else; containers nest at most
 /// `maximumDepth` deep, so hostile text cannot exhaust the stack. Objects keep their members in

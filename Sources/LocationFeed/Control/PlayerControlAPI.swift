@@ -14,9 +14,13 @@ import NIOCore
 /// - `GET /players/{name}/fixes`, `GET /players/events`: Server-Sent Events, every event frame
 ///   with the hub's id for it; a `Last-Event-ID` resumes after that event.
 ///
-/// A bad body is a 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`),
-/// an unknown player a 404: each thrown as a ``/LocationCore/ServerError``, which the server
-/// writes in that shape. HEAD is answered wherever GET is, with no body (and no subscription).
+/// Request bodies are `Decodable` types (``NewPlayerRequest``, ``ControlRequest``). A bad body is a
+/// 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`), an unknown
+/// player a 404: each thrown as a ``/LocationCore/ServerError``, which the server writes in that
+/// shape. HEAD is answered wherever GET is, with no body (and no subscription). Answers are
+/// written by the package's `JSONWriter` from ``PlayerHub/PlayerInfo``, not `Encodable`: a
+/// player's answer carries its newest fix as the very `TPV` text its gpsd clients got, which
+/// `JSONEncoder` could only re-encode after parsing it back.
 ///
 /// Package access: `locsim serve` mounts it on its HTTP server; apps drive players through `PlayerHub` directly.
 package final class PlayerControlAPI: Sendable {
@@ -149,8 +153,7 @@ package final class PlayerControlAPI: Sendable {
         return Self.json(201, Self.infoJSON(info))
     }
 
-    /// A JSON body `{"name":…,"spec":…,"speed":…,"loop":…}`, or a GPX body with `name`, `speed`
-    /// and `loop` in the query.
+    /// A JSON body (``NewPlayerRequest``), or a GPX body with `name`, `speed` and `loop` in the query.
     package static func creation(
         body: [UInt8], contentType: String?, query: [(name: String, value: String)]
     ) throws(ConfigurationError) -> Creation {
@@ -176,107 +179,21 @@ package final class PlayerControlAPI: Sendable {
             guard let name else { throw ConfigurationError(parameter: "name", "a GPX body needs ?name=NAME") }
             return Creation(name: name, source: .gpx(body), speed: speed, loops: loops)
         }
-        let members = try object(body)
-        var name: String?
-        var spec: String?
-        var speed: Double?
-        var loops = false
-        for (key, value) in members {
-            switch (key, value) {
-            case ("name", .string(let text)): name = text
-            case ("spec", .string(let text)): spec = text
-            case ("speed", .number(let number)): speed = number
-            case ("loop", .bool(let flag)): loops = flag
-            case ("name", _), ("spec", _): throw ConfigurationError(parameter: key, "must be a string")
-            case ("speed", _): throw ConfigurationError(parameter: key, "must be a number")
-            case ("loop", _): throw ConfigurationError(parameter: key, "must be true or false")
-            default: throw ConfigurationError(parameter: key, "unknown field (a player takes name, spec, speed, loop)")
-            }
-        }
-        guard let name else { throw ConfigurationError(parameter: "name", "missing: the player's name") }
-        guard let spec, !spec.isEmpty else {
-            throw ConfigurationError(
-                parameter: "spec", "missing: a path such as \"line:35.68,139.76:35.69,139.75\" (or send a GPX body)")
-        }
-        return Creation(name: name, source: .spec(spec), speed: speed, loops: loops)
+        let request = try NewPlayerRequest.decode(body)
+        guard !request.spec.isEmpty else { throw ConfigurationError(parameter: "spec", NewPlayerRequest.missing(.spec)) }
+        return Creation(name: request.name, source: .spec(request.spec), speed: request.speed, loops: request.loop ?? false)
     }
 
     private func control(_ name: String, body: [UInt8]) throws(ServerError) -> Response {
         guard hub.info(name) != nil else { throw Self.unknown(name) }
         let info: PlayerHub.PlayerInfo?
         do throws(ConfigurationError) {
-            info = try hub.control(name, try Self.command(body))
+            info = try hub.control(name, try ControlRequest.decode(body).command())
         } catch {
             throw Self.badRequest(error)
         }
         guard let info else { throw Self.unknown(name) }
         return Self.json(200, Self.infoJSON(info))
-    }
-
-    /// `{"action":"pause"}`, `{"action":"speed","speed":5}`, `{"action":"seek","offset":120}` or
-    /// `{"action":"seek","fraction":0.5}`, `{"action":"teleport","lat":35.68,"lng":139.76}`,
-    /// `{"action":"loop","loop":true}`.
-    static func command(_ body: [UInt8]) throws(ConfigurationError) -> PlayerCommand {
-        var fields: [String: JSONValue] = [:]
-        for (key, value) in try object(body) { fields[key] = value }
-        guard let actionValue = fields.removeValue(forKey: "action") else {
-            throw ConfigurationError(parameter: "action", "missing: one of pause, resume, speed, seek, teleport, loop")
-        }
-        guard case .string(let action) = actionValue else { throw ConfigurationError(parameter: "action", "must be a string") }
-        func number(_ key: String) throws(ConfigurationError) -> Double? {
-            guard let value = fields.removeValue(forKey: key) else { return nil }
-            guard case .number(let number) = value else { throw ConfigurationError(parameter: key, "must be a number") }
-            return number
-        }
-        func required(_ key: String, _ what: String) throws(ConfigurationError) -> Double {
-            guard let value = try number(key) else { throw ConfigurationError(parameter: key, "missing: \(what)") }
-            return value
-        }
-        let command: PlayerCommand
-        switch action {
-        case "pause": command = .pause
-        case "resume": command = .resume
-        case "speed": command = .speed(try required("speed", "the speed factor, 0.1...1000"))
-        case "seek":
-            let offset = try number("offset")
-            let fraction = try number("fraction")
-            switch (offset, fraction) {
-            case (let offset?, nil): command = .seek(offset: offset)
-            case (nil, let fraction?): command = .seekFraction(fraction)
-            case (nil, nil): throw ConfigurationError(parameter: "offset", "missing: 'offset' (seconds) or 'fraction' (0...1)")
-            case (.some, .some): throw ConfigurationError(parameter: "fraction", "give 'offset' or 'fraction', not both")
-            }
-        case "teleport":
-            let latitude = try required("lat", "the latitude in degrees")
-            let longitude = try required("lng", "the longitude in degrees")
-            do {
-                command = .teleport(try Coordinate(latitude: latitude, longitude: longitude))
-            } catch {
-                throw ConfigurationError(parameter: error.component == .latitude ? "lat" : "lng", error.description)
-            }
-        case "loop":
-            guard let value = fields.removeValue(forKey: "loop") else { throw ConfigurationError(parameter: "loop", "missing: true or false") }
-            guard case .bool(let flag) = value else { throw ConfigurationError(parameter: "loop", "must be true or false") }
-            command = .loop(flag)
-        default:
-            throw ConfigurationError(parameter: "action", "unknown action '\(action)': one of pause, resume, speed, seek, teleport, loop")
-        }
-        if let extra = fields.keys.sorted().first {
-            throw ConfigurationError(parameter: extra, "not a field of the '\(action)' action")
-        }
-        return command
-    }
-
-    private static func object(_ body: [UInt8]) throws(ConfigurationError) -> [(name: String, value: JSONValue)] {
-        guard !body.isEmpty else { throw ConfigurationError(parameter: "body", "empty: send a JSON object") }
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: body)
-        } catch {
-            throw ConfigurationError(parameter: "body", "not a JSON object: \(error)")
-        }
-        guard case .object(let members) = value else { throw ConfigurationError(parameter: "body", "not a JSON object") }
-        return members
     }
 
     // MARK: Events
