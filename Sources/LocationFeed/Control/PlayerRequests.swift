@@ -140,9 +140,14 @@ extension StrictRequestBody {
             let fields = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
             throw ConfigurationError(parameter: unknown.name, "unknown field (this body takes \(fields))")
         }
-        // JSONDecoder refuses such a number as the whole body's fault.
-        if let huge = members.first(where: { $0.value.number.map { !$0.isFinite } ?? false }) {
-            throw ConfigurationError(parameter: huge.name, "too large for a number")
+        for member in members {
+            switch member.value {
+            // The contract (docs/openapi.yaml) has no nullable field: an optional one is left out.
+            case .null: throw ConfigurationError(parameter: member.name, "must not be null (leave the field out)")
+            // JSONDecoder refuses such a number as the whole body's fault.
+            case .number(let number) where !number.isFinite: throw ConfigurationError(parameter: member.name, "too large for a number")
+            default: continue
+            }
         }
         do {
             return try JSONDecoder().decode(Self.self, from: Data(body))
