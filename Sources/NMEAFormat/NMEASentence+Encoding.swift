@@ -221,7 +221,9 @@ struct SentenceEncoder {
     mutating func finish() -> String {
         var sum: UInt8 = 0
         for byte in out.utf8.dropFirst() { sum ^= byte }
-        return out + "*" + SentenceParser.hex(sum)
+        out += "*"
+        out += SentenceParser.hex(sum)
+        return out
     }
 
     /// `|degrees|` as degrees and minutes with ``NMEAPrecision/minuteDecimals`` decimals, rounded

@@ -141,9 +141,15 @@ enum SentenceParser {
         }
     }
 
+    /// `value` as two upper-case hex digits (a checksum), with no allocation (a two-byte string
+    /// lives inside the value).
     static func hex(_ value: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(value >> 4)], digits[Int(value & 0xF)]])
+        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x41 + nibble - 10 }
+        return String(unsafeUninitializedCapacity: 2) { out in
+            out[0] = digit(value >> 4)
+            out[1] = digit(value & 0xF)
+            return 2
+        }
     }
 
     @inline(__always) static func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }

@@ -115,6 +115,29 @@ struct DecimalTextTests {
         #expect(DecimalText.fixed(9.3e17, decimals: 1) == (9.3e17).description)
     }
 
+    @Test("JSONWriter's fixed-decimal numbers are DecimalText.fixed's text written into its bytes; null when not finite")
+    func fixedInJSON() {
+        var random = SplitMix64(seed: 13)
+        for _ in 0..<5_000 {
+            let decimals = Int(random.next() % 19)
+            let value = random.uniform(-9...20).exp10 * (random.next() % 2 == 0 ? 1 : -1)
+            var json = JSONWriter()
+            json.array { json in
+                json.number(value, fixedDecimals: decimals)
+                json.number(-value, fixedDecimals: decimals)
+            }
+            let expected = "[\(DecimalText.fixed(value, decimals: decimals)),\(DecimalText.fixed(-value, decimals: decimals))]"
+            #expect(json.text == expected, "\(value) with \(decimals) decimals")
+        }
+        var json = JSONWriter()
+        json.object { json in
+            json.member("nan", .nan, fixedDecimals: 3)
+            json.member("inf", -.infinity, fixedDecimals: 0)
+            json.member("x", 0.125, fixedDecimals: 2)
+        }
+        #expect(json.text == #"{"nan":null,"inf":null,"x":0.13}"#)
+    }
+
     @Test("Zero padding agrees with printf's %0*ld; a negative value pads its digits after the sign")
     func zeroPadded() {
         var random = SplitMix64(seed: 5)

@@ -96,41 +96,60 @@ package enum DecimalText {
     /// DecimalText.fixed(1e19, decimals: 0)    // "1e+19"
     /// ```
     package static func fixed(_ value: Double, decimals: Int) -> String {
+        text(capacity: maximumLength) { write(value, decimals: decimals, into: $0) }
+    }
+
+    /// Writes ``fixed(_:decimals:)``'s text of `value` at the start of `out`, which must hold at
+    /// least ``maximumLength`` bytes.
+    ///
+    /// - Returns: The number of bytes written.
+    package static func write(_ value: Double, decimals: Int, into out: UnsafeMutableRawBufferPointer) -> Int {
         precondition((0...18).contains(decimals), "DecimalText.fixed: decimals must be 0…18, got \(decimals)")
-        guard value.isFinite else { return value.description }
+        precondition(out.count >= maximumLength, "DecimalText needs \(maximumLength) bytes")
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (value.magnitude * scale).rounded()
-        guard scaled < 9.2e18 else { return value.description }
+        guard value.isFinite, scaled < 9.2e18 else {
+            var text = value.description
+            return text.withUTF8 { utf8 in
+                out.copyMemory(from: UnsafeRawBufferPointer(utf8))
+                return utf8.count
+            }
+        }
         let units = UInt64(scaled)
         let unit = UInt64(scale)
-        return String(unsafeUninitializedCapacity: 2 * maximumLength) { buffer in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            var at = 0
-            if value < 0 && units != 0 {
-                out[0] = UInt8(ascii: "-")
-                at = 1
-            }
-            at += writeDigits(UInt(units / unit), minimumCount: 1, into: out, at: at)
-            guard decimals > 0 else { return at }
-            out[at] = UInt8(ascii: ".")
-            return at + 1 + writeDigits(UInt(units % unit), minimumCount: decimals, into: out, at: at + 1)
+        var at = 0
+        if value < 0 && units != 0 {
+            out[0] = UInt8(ascii: "-")
+            at = 1
         }
+        at += writeDigits(UInt(units / unit), minimumCount: 1, into: out, at: at)
+        guard decimals > 0 else { return at }
+        out[at] = UInt8(ascii: ".")
+        return at + 1 + writeDigits(UInt(units % unit), minimumCount: decimals, into: out, at: at + 1)
     }
 
     /// `value` in decimal digits, zero-padded on the left to `width` digits (`7` → `"07"`); a
     /// negative value gets its sign before the padded digits. The package's one zero-pad (NMEA
     /// fields, timestamps, clocks).
     package static func zeroPadded(_ value: Int, width: Int) -> String {
-        let digits = max(width, 20)
-        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
-            let out = UnsafeMutableRawBufferPointer(buffer)
+        text(capacity: max(width, 20) + 1) { out in
             var at = 0
             if value < 0 {
                 out[0] = UInt8(ascii: "-")
                 at = 1
             }
             return at + writeDigits(value.magnitude, minimumCount: width, into: out, at: at)
+        }
+    }
+
+    /// The bytes `write` puts in a buffer of `capacity` bytes (it returns how many), as a
+    /// `String`. Written on the stack first: a `String` of up to 15 bytes lives inside the value,
+    /// with no allocation, where `String(unsafeUninitializedCapacity:)` allocates for any
+    /// capacity over 15; so the short numbers of NMEA fields and gpsd reports cost none.
+    private static func text(capacity: Int, _ write: (UnsafeMutableRawBufferPointer) -> Int) -> String {
+        withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { out in
+            String(decoding: UnsafeRawBufferPointer(rebasing: out[..<write(out)]), as: UTF8.self)
         }
     }
 
