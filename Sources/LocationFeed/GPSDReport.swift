@@ -87,53 +87,62 @@ package enum GPSDReport {
     /// and with gpsd's decimals, so a client of the relay reads what a client of its gpsd reads.
     package static func tpvObject(device: String, fix: Fix, climb: Double?) -> String {
         let receiver = fix.receiver
-        var text = "{\"class\":\"TPV\",\"device\":\(JSONWriter.quoted(device))"
-        append(receiver, Self.status, 0, to: &text)
-        text += ",\"mode\":\(mode(of: fix)),\"time\":\"\(timestamp(fix.time))\""
-        append(receiver, Self.leapSeconds, 0, to: &text)
-        text += ",\"ept\":\(fixed(receiver?[.ept] ?? timeError, 3))"
-        guard let coordinate = fix.coordinate, fix.hasPosition else { return text + "}" }
-        text += ",\"lat\":\(fixed(coordinate.latitude, 9)),\"lon\":\(fixed(coordinate.longitude, 9))"
-        let horizontal = finite(fix.horizontalAccuracy)
-        let separation = finite(fix.geoidSeparation) ?? 0
-        if fix.mode == .threeDimensional, let altitude = finite(fix.altitude) {
-            // The fix's geoid separation when its source gave one (a relayed receiver); no geoid
-            // model otherwise, so the altitude is reported above the ellipsoid and sea level alike
-            // (geoidSep 0).
-            let value = fixed(altitude, 4)
-            text += ",\"altHAE\":\(fixed(altitude + separation, 4)),\"altMSL\":\(value),\"alt\":\(value)"
+        var json = JSONWriter(capacity: receiver == nil ? 320 : 640)
+        json.object { json in
+            json.member("class", "TPV")
+            json.member("device", device)
+            append(receiver, Self.status, 0, to: &json)
+            json.member("mode", mode(of: fix))
+            json.member("time", fix.time)
+            append(receiver, Self.leapSeconds, 0, to: &json)
+            json.member("ept", receiver?[.ept] ?? timeError, fixedDecimals: 3)
+            guard let coordinate = fix.coordinate, fix.hasPosition else { return }
+            json.member("lat", coordinate.latitude, fixedDecimals: 9)
+            json.member("lon", coordinate.longitude, fixedDecimals: 9)
+            let horizontal = finite(fix.horizontalAccuracy)
+            let separation = finite(fix.geoidSeparation) ?? 0
+            if fix.mode == .threeDimensional, let altitude = finite(fix.altitude) {
+                // The fix's geoid separation when its source gave one (a relayed receiver); no geoid
+                // model otherwise, so the altitude is reported above the ellipsoid and sea level alike
+                // (geoidSep 0).
+                json.member("altHAE", altitude + separation, fixedDecimals: 4)
+                json.member("altMSL", altitude, fixedDecimals: 4)
+                json.member("alt", altitude, fixedDecimals: 4)
+            }
+            if let receiver {
+                // A receiver's own axes, or none when it gave none.
+                append(receiver, Self.axisErrors, 3, to: &json)
+            } else if let horizontal {
+                json.member("epx", horizontal / 2.0.squareRoot(), fixedDecimals: 3)
+                json.member("epy", horizontal / 2.0.squareRoot(), fixedDecimals: 3)
+            }
+            if fix.mode == .threeDimensional, let vertical = finite(fix.verticalAccuracy) {
+                json.member("epv", vertical, fixedDecimals: 3)
+            }
+            if let course = finite(fix.course) { json.member("track", course, fixedDecimals: 4) }
+            append(receiver, Self.magneticTrack, 4, to: &json)
+            append(receiver, Self.magneticVariation, 1, to: &json)
+            if let speed = finite(fix.speed) { json.member("speed", speed, fixedDecimals: 3) }
+            if let climb = receiver?[.climb] {
+                json.member("climb", climb, fixedDecimals: 3)
+            } else if fix.mode == .threeDimensional, let climb = finite(climb) {
+                json.member("climb", climb, fixedDecimals: 3)
+            }
+            append(receiver, Self.courseError, 4, to: &json)
+            append(receiver, Self.speedAndClimbErrors, 2, to: &json)
+            append(receiver, Self.earthCentred, 2, to: &json)
+            if fix.mode == .threeDimensional, fix.altitude != nil {
+                json.member("geoidSep", separation, fixedDecimals: 3)
+            } else if let separation = finite(fix.geoidSeparation) {
+                json.member("geoidSep", separation, fixedDecimals: 3)
+            }
+            if let horizontal { json.member("eph", horizontal, fixedDecimals: 3) }
+            append(receiver, Self.sphericalErrorAndDepth, 3, to: &json)
+            append(receiver, Self.differentialAge, 1, to: &json)
+            append(receiver, Self.differentialStation, 0, to: &json)
+            append(receiver, Self.wind, 1, to: &json)
         }
-        if let receiver {
-            // A receiver's own axes, or none when it gave none.
-            append(receiver, Self.axisErrors, 3, to: &text)
-        } else if let horizontal {
-            let axis = fixed(horizontal / 2.0.squareRoot(), 3)
-            text += ",\"epx\":\(axis),\"epy\":\(axis)"
-        }
-        if fix.mode == .threeDimensional, let vertical = finite(fix.verticalAccuracy) { text += ",\"epv\":\(fixed(vertical, 3))" }
-        if let course = finite(fix.course) { text += ",\"track\":\(fixed(course, 4))" }
-        append(receiver, Self.magneticTrack, 4, to: &text)
-        append(receiver, Self.magneticVariation, 1, to: &text)
-        if let speed = finite(fix.speed) { text += ",\"speed\":\(fixed(speed, 3))" }
-        if let climb = receiver?[.climb] {
-            text += ",\"climb\":\(fixed(climb, 3))"
-        } else if fix.mode == .threeDimensional, let climb = finite(climb) {
-            text += ",\"climb\":\(fixed(climb, 3))"
-        }
-        append(receiver, Self.courseError, 4, to: &text)
-        append(receiver, Self.speedAndClimbErrors, 2, to: &text)
-        append(receiver, Self.earthCentred, 2, to: &text)
-        if fix.mode == .threeDimensional, fix.altitude != nil {
-            text += ",\"geoidSep\":\(fixed(separation, 3))"
-        } else if let separation = finite(fix.geoidSeparation) {
-            text += ",\"geoidSep\":\(fixed(separation, 3))"
-        }
-        if let horizontal { text += ",\"eph\":\(fixed(horizontal, 3))" }
-        append(receiver, Self.sphericalErrorAndDepth, 3, to: &text)
-        append(receiver, Self.differentialAge, 1, to: &text)
-        append(receiver, Self.differentialStation, 0, to: &text)
-        append(receiver, Self.wind, 1, to: &text)
-        return text + "}"
+        return json.text
     }
 
     // A receiver's members in the groups gpsd writes them in, each group with its decimals.
@@ -151,11 +160,12 @@ package enum GPSDReport {
     private static let wind: [ReceiverReport.Member] = [.wanglem, .wangler, .wanglet, .wspeedr, .wspeedt]
 
     /// Appends each of `members` the receiver gave, with `decimals` decimals.
-    private static func append(_ receiver: ReceiverReport?, _ members: [ReceiverReport.Member], _ decimals: Int, to text: inout String) {
+    private static func append(_ receiver: ReceiverReport?, _ members: [ReceiverReport.Member], _ decimals: Int, to json: inout JSONWriter) {
         guard let receiver else { return }
         for member in members {
             guard let value = receiver[member] else { continue }
-            text += ",\"\(member.rawValue)\":\(fixed(value, decimals))"
+            json.key(member.rawValue)
+            json.number(value, fixedDecimals: decimals)
         }
     }
 
@@ -163,27 +173,37 @@ package enum GPSDReport {
     /// member as gpsd 3.22 writes it (in its order, with its decimals, a member not known left
     /// out) and `nSat`/`uSat` counted from the satellites.
     package static func skyObject(device: String, time: Date, sky: ReceiverReport.Sky) -> String {
-        var text = "{\"class\":\"SKY\",\"device\":\(JSONWriter.quoted(device)),\"time\":\"\(timestamp(time))\""
-        for dilution in ReceiverReport.Sky.Dilution.allCases {
-            guard let value = sky.dilutions[dilution] else { continue }
-            text += ",\"\(dilution.rawValue)\":\(fixed(value, 2))"
+        var json = JSONWriter(capacity: 256 + 112 * sky.satellites.count)
+        json.object { json in
+            json.member("class", "SKY")
+            json.member("device", device)
+            json.member("time", time)
+            for dilution in ReceiverReport.Sky.Dilution.allCases {
+                guard let value = sky.dilutions[dilution] else { continue }
+                json.key(dilution.rawValue)
+                json.number(value, fixedDecimals: 2)
+            }
+            json.member("nSat", sky.satellites.count)
+            json.member("uSat", sky.satellites.count(where: \.used))
+            json.key("satellites")
+            json.array(sky.satellites) { json, satellite in
+                json.object { json in
+                    json.member("PRN", satellite.id)
+                    if let elevation = finite(satellite.elevation) { json.member("el", elevation, fixedDecimals: 1) }
+                    if let azimuth = finite(satellite.azimuth) { json.member("az", azimuth, fixedDecimals: 1) }
+                    if let signal = finite(satellite.signal) { json.member("ss", signal, fixedDecimals: 1) }
+                    json.member("used", satellite.used)
+                    // A simulated satellite is a GPS one, numbered as its PRN.
+                    let identity = satellite.signalIdentity ?? Satellite.SignalIdentity(gnssID: 0, svID: satellite.id)
+                    json.member("gnssid", identity.gnssID)
+                    json.member("svid", identity.svID)
+                    if identity.signalID != 0 { json.member("sigid", identity.signalID) }
+                    if let frequency = identity.frequencyID { json.member("freqid", frequency) }
+                    if identity.health != 0 { json.member("health", identity.health) }
+                }
+            }
         }
-        text += ",\"nSat\":\(sky.satellites.count),\"uSat\":\(sky.satellites.count(where: \.used))"
-        let satellites = sky.satellites.map { satellite in
-            var member = "{\"PRN\":\(satellite.id)"
-            if let elevation = finite(satellite.elevation) { member += ",\"el\":\(fixed(elevation, 1))" }
-            if let azimuth = finite(satellite.azimuth) { member += ",\"az\":\(fixed(azimuth, 1))" }
-            if let signal = finite(satellite.signal) { member += ",\"ss\":\(fixed(signal, 1))" }
-            member += ",\"used\":\(satellite.used)"
-            // A simulated satellite is a GPS one, numbered as its PRN.
-            let identity = satellite.signalIdentity ?? Satellite.SignalIdentity(gnssID: 0, svID: satellite.id)
-            member += ",\"gnssid\":\(identity.gnssID),\"svid\":\(identity.svID)"
-            if identity.signalID != 0 { member += ",\"sigid\":\(identity.signalID)" }
-            if let frequency = identity.frequencyID { member += ",\"freqid\":\(frequency)" }
-            if identity.health != 0 { member += ",\"health\":\(identity.health)" }
-            return member + "}"
-        }
-        return text + ",\"satellites\":[" + satellites.joined(separator: ",") + "]}"
+        return json.text
     }
 
     /// `POLL`: the newest `TPV` and `SKY` of up to ``maximumDevicesPerReport`` devices.

@@ -146,17 +146,35 @@ struct PlayerMapSessions: Service {
     }
 
     static func fetchJSON(_ player: String, _ request: FetchRequest) -> String {
-        "{\"player\":\(JSONWriter.quoted(player)),\"fetch\":{\"lat\":\(DecimalText.fixed(request.center.latitude, decimals: 7))"
-            + ",\"lng\":\(DecimalText.fixed(request.center.longitude, decimals: 7)),\"radius\":\(DecimalText.fixed(request.radius, decimals: 1))"
-            + ",\"reason\":\"\(request.reason.rawValue)\"}}"
+        var json = JSONWriter(capacity: 160)
+        json.object { json in
+            json.member("player", player)
+            json.key("fetch")
+            json.object { json in
+                json.member("lat", request.center.latitude, fixedDecimals: 7)
+                json.member("lng", request.center.longitude, fixedDecimals: 7)
+                json.member("radius", request.radius, fixedDecimals: 1)
+                json.member("reason", request.reason.rawValue)
+            }
+        }
+        return json.text
     }
 
     static func placesJSON(_ player: String, _ places: [Place]) -> String {
-        let list = places.map { place in
-            "{\"id\":\(JSONWriter.quoted(place.id)),\"name\":\(JSONWriter.quoted(place.name))"
-                + ",\"lat\":\(DecimalText.fixed(place.coordinate.latitude, decimals: 7)),\"lng\":\(DecimalText.fixed(place.coordinate.longitude, decimals: 7))}"
+        var json = JSONWriter(capacity: 64 + 112 * places.count)
+        json.object { json in
+            json.member("player", player)
+            json.key("places")
+            json.array(places) { json, place in
+                json.object { json in
+                    json.member("id", place.id)
+                    json.member("name", place.name)
+                    json.member("lat", place.coordinate.latitude, fixedDecimals: 7)
+                    json.member("lng", place.coordinate.longitude, fixedDecimals: 7)
+                }
+            }
         }
-        return "{\"player\":\(JSONWriter.quoted(player)),\"places\":[\(list.joined(separator: ","))]}"
+        return json.text
     }
 }
 /// A scenario player's GPS trouble on its event stream: a `trouble` event for each fix a window

@@ -7,7 +7,7 @@ package import Foundation
 /// The package's one JSON writer: compact JSON as UTF-8 bytes, member by member, deterministic
 /// (the same values give the same bytes). The command's jsonl records, the nearby server's bodies
 /// and logs, the gpsd and feed reports and the HTML pages' data are written with it; nothing goes
-/// through `JSONEncoder`.
+/// through `JSONEncoder`. Numbers go straight into the bytes: writing one allocates nothing.
 ///
 /// ```swift
 /// var json = JSONWriter()
@@ -67,6 +67,11 @@ package struct JSONWriter: Sendable {
     }
 
     /// An array with one element per element of `elements`, each written by `body`.
+    ///
+    /// Inlinable so that it is specialised where it is called: unspecialised, a call from another
+    /// module boxes each element larger than three words (a `Place`, a `Satellite`) in an
+    /// allocation of its own.
+    @inlinable
     package mutating func array<Elements: Sequence>(_ elements: Elements, _ body: (inout JSONWriter, Elements.Element) -> Void) {
         array { json in for element in elements { body(&json, element) } }
     }
@@ -172,6 +177,17 @@ package struct JSONWriter: Sendable {
         }
     }
 
+    /// A number with exactly `decimals` decimals (``DecimalText/fixed(_:decimals:)``: `12.30`,
+    /// `7`), as C's `%.*f` writes it; `null` if not finite.
+    package mutating func number(_ value: Double, fixedDecimals decimals: Int) {
+        guard value.isFinite else { return null() }
+        separate()
+        withUnsafeTemporaryAllocation(byteCount: DecimalText.maximumLength, alignment: 1) { digits in
+            let count = DecimalText.write(value, decimals: decimals, into: digits)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[..<count]))
+        }
+    }
+
     package mutating func bool(_ value: Bool) {
         separate()
         if value { put("true") } else { put("false") }
@@ -207,6 +223,17 @@ package struct JSONWriter: Sendable {
     package mutating func member(_ key: StaticString, _ value: Double?, decimals: Int? = nil) {
         self.key(key)
         if let value { number(value, decimals: decimals) } else { null() }
+    }
+
+    /// A number with exactly `decimals` decimals (``number(_:fixedDecimals:)``).
+    package mutating func member(_ key: StaticString, _ value: Double, fixedDecimals decimals: Int) {
+        self.key(key)
+        number(value, fixedDecimals: decimals)
+    }
+
+    package mutating func member(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        bool(value)
     }
 
     /// A time (``timestamp(_:)``), `null` when nil.
