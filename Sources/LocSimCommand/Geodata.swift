@@ -23,18 +23,44 @@ enum DefaultIndex {
     ///
     /// - Throws: ``CommandFailure`` naming the places looked at and the flag that settles it.
     static func geodataDirectory(_ explicit: String?) throws(CommandFailure) -> String {
-        try geodataDirectory(
-            explicit, environment: ProcessInfo.processInfo.environment,
-            executable: Bundle.main.executableURL?.resolvingSymlinksInPath().path,
-            exists: { FileManager.default.fileExists(atPath: $0) })
+        try found(searchGeodata(explicit))
     }
 
     /// ``geodataDirectory(_:)`` with its inputs injected (for tests).
     static func geodataDirectory(
         _ explicit: String?, environment: [String: String], executable: String?, exists: (String) -> Bool
     ) throws(CommandFailure) -> String {
-        if let explicit { return explicit }
-        if let fromEnvironment = environment["LOCSIM_GEODATA"], !fromEnvironment.isEmpty { return fromEnvironment }
+        try found(searchGeodata(explicit, environment: environment, executable: executable, exists: exists))
+    }
+
+    /// The folders looked in, when neither `--geodata` nor `$LOCSIM_GEODATA` names one and none
+    /// of them exists (nil when one does): `serve` with players then runs without places.
+    static func missingGeodata() -> [String]? {
+        let search = searchGeodata(nil)
+        return search.found == nil ? search.candidates : nil
+    }
+
+    private static func found(_ search: (found: String?, candidates: [String])) throws(CommandFailure) -> String {
+        if let found = search.found { return found }
+        throw CommandFailure(
+            "no place data for the default index (looked in \(search.candidates.joined(separator: ", ")))",
+            hint: "pass --geodata DIR (a folder of place CSVs) or --db FILE (an index), or set LOCSIM_GEODATA")
+    }
+
+    /// ``searchGeodata(_:environment:executable:exists:)`` in this process's environment and file system.
+    private static func searchGeodata(_ explicit: String?) -> (found: String?, candidates: [String]) {
+        searchGeodata(
+            explicit, environment: ProcessInfo.processInfo.environment,
+            executable: Bundle.main.executableURL?.resolvingSymlinksInPath().path,
+            exists: { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// ``geodataDirectory(_:)``'s search: the folder found, if any, and the folders looked in.
+    private static func searchGeodata(
+        _ explicit: String?, environment: [String: String], executable: String?, exists: (String) -> Bool
+    ) -> (found: String?, candidates: [String]) {
+        if let explicit { return (explicit, [explicit]) }
+        if let fromEnvironment = environment["LOCSIM_GEODATA"], !fromEnvironment.isEmpty { return (fromEnvironment, [fromEnvironment]) }
         var candidates = ["geodata"]
         if let executable {
             let binary = URL(fileURLWithPath: executable).deletingLastPathComponent()
@@ -49,10 +75,7 @@ enum DefaultIndex {
                 folder.deleteLastPathComponent()
             }
         }
-        if let found = candidates.first(where: exists) { return found }
-        throw CommandFailure(
-            "no place data for the default index (looked in \(candidates.joined(separator: ", ")))",
-            hint: "pass --geodata DIR (a folder of place CSVs) or --db FILE (an index), or set LOCSIM_GEODATA")
+        return (candidates.first(where: exists), candidates)
     }
 
     /// Where the built default index is kept: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`,

@@ -226,6 +226,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--\(error.option): \(error.message)")
         }
         var repository: any LocationRepository
+        var noPlaces: NoPlaceData?
         var backends: [any Service] = []
         if let postgres {
             #if PostGIS
@@ -240,6 +241,10 @@ struct Serve: AsyncParsableCommand {
             #else
             throw BuildTraits.missing("PostGIS", for: "--postgres \(postgres)")
             #endif
+        } else if db == nil, geodata == nil, !specs.isEmpty, let looked = DefaultIndex.missingGeodata() {
+            // Players want no places: without any, the feeds still run (the nearby route says why not).
+            noPlaces = NoPlaceData(looked: looked)
+            repository = noPlaces!
         } else {
             repository = OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
         }
@@ -253,6 +258,7 @@ struct Serve: AsyncParsableCommand {
         // for people go to standard error.
         let say: @Sendable (String) -> Void = logFormat == .json ? Terminal.err : Terminal.out
         let feedRuntime = try FeedRuntime(feed, specs: specs, host: host, say: say)
+        let placesMissing = noPlaces?.reason
         let server = NearbyServer(
             configuration: configuration, repository: repository,
             time: ServerTime(clock: ContinuousClock(), now: { Date() }), accessLog: accessLog, logger: logger,
@@ -266,12 +272,17 @@ struct Serve: AsyncParsableCommand {
                 say("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
                     + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
                 say("  players: http://\(shown):\(port)/players (control API), live map http://\(shown):\(port)/")
+                if let reason = placesMissing { say("  \(reason)") }
             })
-        // The fetches and places of each player's map screen, for the live map.
-        let feedServices = feedRuntime.services + [
-            PlayerMapSessions(
-                hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule, scenarios: feedRuntime.scenarios)
-        ]
+        // The fetches and places of each player's map screen, for the live map (none without places).
+        let feedServices =
+            feedRuntime.services
+            + (noPlaces != nil
+                ? []
+                : [
+                    PlayerMapSessions(
+                        hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule, scenarios: feedRuntime.scenarios)
+                ])
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint, .sighup],

@@ -256,6 +256,48 @@ import Testing
         #expect(command.child.errors.contains("player alice → 127.0.0.1:\(console.port): connected"), "\(command.child.errors)")
     }
 
+    @Test("Players with no place data where serve looks: the players run, the nearby route answers 503 and /healthz says why; without players it is still an error")
+    func playersWithoutPlaceData() async throws {
+        // The binary outside the source tree (linked, else copied), run in an empty folder: no
+        // geodata/ beside it, no share/locsim/geodata beside its bin/, no Package.swift above it.
+        let folder = NSTemporaryDirectory() + "locsim-no-places-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let binary = folder + "/bin/locsim"
+        do {
+            try FileManager.default.linkItem(atPath: CLI.binary, toPath: binary)
+        } catch {
+            try FileManager.default.copyItem(atPath: CLI.binary, toPath: binary)
+        }
+        let environment = ["LOCSIM_CACHE_DIR": folder + "/cache"]
+        let serve = try await ChildProcess(
+            [binary, "serve", "--port", "0", "--player", "alice=\(Self.line)"], environment: environment, removing: ["LOCSIM_GEODATA"],
+            directory: folder)
+        defer { serve.stop() }
+        try await serve.wait(for: "the listening line and the no-places notice", timeout: .seconds(60)) {
+            serve.output.contains("serving players only")
+        }
+        let prefix = "locsim serve: listening on http://127.0.0.1:"
+        let line = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        let port = try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }))
+        #expect(serve.output.contains("no place data (looked in geodata, \(folder)/share/locsim/geodata)"), "\(serve.output)")
+
+        let nearby = try await RawHTTP.request("GET", port: port, "/locations/nearby?lat=35.68&lng=139.76")
+        #expect(nearby.status == 503, "\(nearby.body)")
+        let health = try await RawHTTP.request("GET", port: port, "/healthz")
+        #expect(health.status == 200)
+        #expect(health.body.contains("degraded: no place data"), "\(health.body)")
+        let players = try await RawHTTP.request("GET", port: port, "/players")
+        #expect(((players.json["players"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } == ["alice"])
+        #expect(await serve.stopped() == .exited(0), "\(serve.errors)")
+
+        // Without players, there is nothing to serve: the error says where it looked.
+        let bare = try await ChildProcess(
+            [binary, "serve", "--port", "0"], environment: environment, removing: ["LOCSIM_GEODATA"], directory: folder)
+        #expect(try await bare.waitForExit() == .exited(1))
+        #expect(bare.errors.hasPrefix("locsim: error: no place data for the default index"), "\(bare.errors)")
+    }
+
     @Test("A gpsd port in use is a run-time error (exit 1) naming host and port, with a hint")
     func portInUse() async throws {
         let (listener, port) = try LoopbackSocket.makeListener()
