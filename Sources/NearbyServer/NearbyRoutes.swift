@@ -215,7 +215,8 @@ struct NearbyRoutes: Sendable {
         return (fault, ticket, entry)
     }
 
-    /// The places answer, or the 503 (with the reason logged) when the backend failed.
+    /// The places answer, or the 503 (with the reason logged) when the backend failed; a backend
+    /// that throws a ``/LocationCore/ServerError`` chose what the client reads, and gets it.
     private func placesOutcome(
         _ answer: Result<(body: ByteBuffer, places: Int), any Error>, client: String
     ) -> (Outcome, failed: Bool) {
@@ -224,6 +225,8 @@ struct NearbyRoutes: Sendable {
             var outcome = Self.json(body, status: 200)
             outcome.notes.places = places
             return (outcome, false)
+        case .failure(let error as ServerError):
+            return (Self.failure(error, error: error.message), true)
         case .failure(let error):
             logger.error("nearby query failed: \(error)", metadata: ["client": .string(client)])
             return (Self.failure(

@@ -5,14 +5,10 @@ import NearbyServer
 
 /// The backend of `locsim serve` started with players and no place data where it looks (no
 /// `--db`, `--geodata`, `--postgres` or `$LOCSIM_GEODATA`, no `geodata` folder): the feeds, the
-/// control API and the live map run; `GET /locations/nearby` answers 503, its log line and
-/// `GET /healthz` (200, degraded) saying why.
+/// control API and the live map run; `GET /locations/nearby` answers 503 saying there are no
+/// places, and `GET /healthz` (200, degraded) and the start-up line say where serve looked.
 struct NoPlaceData: NearbyServing {
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Why there are no places and what gives some, as the start-up line, the log and `/healthz` say it.
+    /// Why there are no places and what gives some, as the start-up line and `/healthz` say it.
     let reason: String
 
     /// - Parameter looked: The folders looked in for place CSVs.
@@ -22,12 +18,16 @@ struct NoPlaceData: NearbyServing {
             + "start serve with --geodata DIR or --db FILE for GET /locations/nearby"
     }
 
+    /// What a nearby request is answered (no folder names: they are the server's business).
+    static let answer = ServerError(
+        .unavailable, status: 503, "this server has no place data: it serves players only (started without --geodata or --db)")
+
     func fetchNearby(center: Coordinate, radius: Double) async throws -> [Place] {
-        throw Missing(description: reason)
+        throw Self.answer
     }
 
     func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
-        throw Missing(description: reason)
+        throw Self.answer
     }
 
     func healthWarnings() async -> [String] { [reason] }

@@ -284,6 +284,7 @@ import Testing
 
         let nearby = try await RawHTTP.request("GET", port: port, "/locations/nearby?lat=35.68&lng=139.76")
         #expect(nearby.status == 503, "\(nearby.body)")
+        #expect(((nearby.json["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("this server has no place data") == true, "\(nearby.body)")
         let health = try await RawHTTP.request("GET", port: port, "/healthz")
         #expect(health.status == 200)
         #expect(health.body.contains("degraded: no place data"), "\(health.body)")
