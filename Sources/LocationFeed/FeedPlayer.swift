@@ -87,7 +87,11 @@ package struct FeedPlayer: Sendable {
     ) throws(ConfigurationError) where C.Duration == Duration {
         try Self.validate(name: name)
         let transport = PlayerTransport(clock: clock, origin: origin, speed: 1, loops: loops, end: end)
-        try transport.apply(.speed(speedFactor))
+        do throws(PlayerCommandError) {
+            try transport.apply(.speed(speedFactor))
+        } catch {
+            throw error.problem
+        }
         self.name = name
         self.seed = seed
         self.speedFactor = speedFactor
@@ -105,9 +109,9 @@ package struct FeedPlayer: Sendable {
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field, as the control API's, and
     ///   (`action`) for a player that takes no commands.
     @discardableResult
-    package func apply(_ command: PlayerCommand) throws(ConfigurationError) -> Bool {
+    package func apply(_ command: PlayerCommand) throws(PlayerCommandError) -> Bool {
         guard let transport else {
-            throw ConfigurationError(parameter: "action", "player '\(name)' plays a self-paced provider and takes no commands")
+            throw .conflict("action", "player '\(name)' plays a self-paced provider and takes no commands")
         }
         return try transport.apply(command)
     }

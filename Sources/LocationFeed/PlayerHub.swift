@@ -277,7 +277,7 @@ package final class PlayerHub: Service, Sendable {
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field for a value the player
     ///   cannot take, or (`action`) when the player takes no commands or its path has ended
     ///   (pause, resume).
-    package func control(_ name: String, _ command: PlayerCommand) throws(ConfigurationError) -> PlayerInfo? {
+    package func control(_ name: String, _ command: PlayerCommand) throws(PlayerCommandError) -> PlayerInfo? {
         guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
         let changed = try entry.player.apply(command)
         return delivery.withLock { _ -> PlayerInfo? in

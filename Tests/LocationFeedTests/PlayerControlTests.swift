@@ -315,7 +315,7 @@ struct PlayerControlTests {
         #expect(feed.updates[2].fix.time >= feed.updates[1].fix.time)
     }
 
-    @Test("An ended player refuses pause and resume (400 naming 'action') and no event says it changed")
+    @Test("An ended player refuses pause and resume (409 naming 'action') and no event says it changed")
     func endedRefusesPauseAndResume() async throws {
         let feed = try ControlledFeed()
         try await feed.run(until: 1)
@@ -325,7 +325,8 @@ struct PlayerControlTests {
         let stream = try await feed.events("/players/alice/fixes")
         for action in ["pause", "resume"] {
             let refused = try await feed.control(#"{"action":"\#(action)"}"#)
-            #expect(refused.status == 400)
+            #expect(refused.status == 409)
+            #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "conflict")
             #expect(errorParameter(refused.json) == "action")
             let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.contains("ended"), "\(message)")

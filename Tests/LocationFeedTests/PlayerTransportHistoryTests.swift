@@ -147,4 +147,16 @@ struct PlayerTransportHistoryTests {
         #expect(run.sent.map(\.kept).max()! <= limit + 1)
         #expect(run.sent.map(\.kept).max()! >= limit)
     }
+
+    @Test("A seek by fraction on a path with no known end is a conflict naming 'fraction'; one out of 0...1 is invalid")
+    func fractionNeedsAnEnd() async throws {
+        let run = try Run(loops: false, end: .never)
+        await run.run(until: 2)
+        #expect(throws: PlayerCommandError.conflict("fraction", "this player's path has no known end (give 'offset' in seconds instead)")) {
+            try run.transport.apply(.seekFraction(0.5))
+        }
+        #expect(throws: PlayerCommandError.invalid("fraction", "must be within 0...1, got 2.0")) {
+            try run.transport.apply(.seekFraction(2))
+        }
+    }
 }

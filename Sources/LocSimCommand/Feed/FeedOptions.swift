@@ -319,7 +319,7 @@ struct PlayerSpec {
         do {
             try player.apply(.seek(offset: start))
         } catch {
-            throw ValidationError("--player \(name): --start \(error.message)")
+            throw ValidationError("--player \(name): --start \(error.problem.message)")
         }
         return player
     }

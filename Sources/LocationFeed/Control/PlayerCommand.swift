@@ -32,6 +32,26 @@ package enum PlayerCommand: Sendable, Hashable {
     }
 }
 
+/// Why a ``PlayerCommand`` was refused: a value out of range (the control API's 400), or an
+/// action the player's state refuses (its 409): a pause of a player whose path has ended, a
+/// seek by fraction on a path with no known end, any command to a self-paced player.
+package struct PlayerCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The field to blame (`speed`, `offset`, `fraction`, `action`) and what is wrong.
+    package var problem: ConfigurationError
+    /// Whether the player's state, not the value, refuses it.
+    package var isConflict: Bool
+
+    package static func invalid(_ parameter: String, _ message: String) -> PlayerCommandError {
+        PlayerCommandError(problem: ConfigurationError(parameter: parameter, message), isConflict: false)
+    }
+
+    package static func conflict(_ parameter: String, _ message: String) -> PlayerCommandError {
+        PlayerCommandError(problem: ConfigurationError(parameter: parameter, message), isConflict: true)
+    }
+
+    package var description: String { problem.description }
+}
+
 /// Where a player is and what it is doing, as `GET /players/{name}` shows it.
 package struct PlayerStatus: Sendable, Hashable {
     /// What the player is doing.

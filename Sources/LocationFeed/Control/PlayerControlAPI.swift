@@ -15,8 +15,8 @@ import NIOCore
 ///   with the hub's id for it; a `Last-Event-ID` resumes after that event.
 ///
 /// Request bodies are `Decodable` types (``NewPlayerRequest``, ``ControlRequest``). A bad body is a
-/// 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`), an unknown
-/// player a 404: each thrown as a ``/LocationCore/ServerError``, which the server writes in that
+/// 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`), an action
+/// the player's state refuses a 409 (``PlayerCommandError``), an unknown player a 404: each thrown as a ``/LocationCore/ServerError``, which the server writes in that
 /// shape. HEAD is answered wherever GET is, with no body (and no subscription). Answers are
 /// written by the package's `JSONWriter` from ``PlayerHub/PlayerInfo``, not `Encodable`: a
 /// player's answer carries its newest fix as the very `TPV` text its gpsd clients got, which
@@ -186,11 +186,20 @@ package final class PlayerControlAPI: Sendable {
 
     private func control(_ name: String, body: [UInt8]) throws(ServerError) -> Response {
         guard hub.info(name) != nil else { throw Self.unknown(name) }
-        let info: PlayerHub.PlayerInfo?
+        let command: PlayerCommand
         do throws(ConfigurationError) {
-            info = try hub.control(name, try ControlRequest.decode(body).command())
+            command = try ControlRequest.decode(body).command()
         } catch {
             throw Self.badRequest(error)
+        }
+        let info: PlayerHub.PlayerInfo?
+        do throws(PlayerCommandError) {
+            info = try hub.control(name, command)
+        } catch where error.isConflict {
+            // Well formed, but not for this player as it is now (RFC 9110, 409).
+            throw ServerError(.conflict, status: 409, error.problem.message, parameter: error.problem.parameter)
+        } catch {
+            throw Self.badRequest(error.problem)
         }
         guard let info else { throw Self.unknown(name) }
         return Self.json(200, Self.infoJSON(info))

@@ -121,19 +121,20 @@ final class PlayerTransport: Sendable {
     ///
     /// - Returns: Whether it changed anything (pausing a paused player, or setting the speed or
     ///   loop it already has, does not).
-    /// - Throws: ``/LocationCore/ConfigurationError`` naming the field (`speed`, `offset`,
-    ///   `fraction`) for a value out of range or a seek the path cannot take, and (`action`) for
-    ///   a pause or resume of a player whose path has ended.
+    /// - Throws: ``PlayerCommandError`` naming the field: invalid for a value out of range or
+    ///   past the path's end (`speed`, `offset`, `fraction`); a conflict for a pause or resume of
+    ///   a player whose path has ended (`action`) and a seek by fraction on a path with no known
+    ///   end (`fraction`).
     @discardableResult
-    func apply(_ command: PlayerCommand) throws(ConfigurationError) -> Bool {
+    func apply(_ command: PlayerCommand) throws(PlayerCommandError) -> Bool {
         let now = elapsed()
-        let changed = try state.withLock { (state: inout State) throws(ConfigurationError) -> Bool in
+        let changed = try state.withLock { (state: inout State) throws(PlayerCommandError) -> Bool in
             let current = state.offset(at: now)
             switch command {
             case .pause, .resume:
                 if state.phase == .ended {
-                    throw ConfigurationError(
-                        parameter: "action", "the player's path has ended: nothing to \(command.name) (seek, or turn loop on, to play it again)")
+                    throw .conflict(
+                        "action", "the player's path has ended: nothing to \(command.name) (seek, or turn loop on, to play it again)")
                 }
                 let pausing = command == .pause
                 guard state.paused != pausing else { return false }
@@ -142,8 +143,8 @@ final class PlayerTransport: Sendable {
                 state.paused = pausing
             case .speed(let factor):
                 guard factor.isFinite, Pacing.speedFactorRange.contains(factor) else {
-                    throw ConfigurationError(
-                        parameter: "speed",
+                    throw .invalid(
+                        "speed",
                         "must be within \(Pacing.speedFactorRange.lowerBound)...\(Pacing.speedFactorRange.upperBound) (times real time), got \(factor)")
                 }
                 guard factor != state.speed else { return false }
@@ -152,20 +153,20 @@ final class PlayerTransport: Sendable {
                 state.speed = factor
             case .seek(let offset):
                 guard offset.isFinite, offset >= 0 else {
-                    throw ConfigurationError(parameter: "offset", "must be a number of seconds >= 0, got \(offset)")
+                    throw .invalid("offset", "must be a number of seconds >= 0, got \(offset)")
                 }
                 if let duration = state.duration, offset > duration {
-                    throw ConfigurationError(
-                        parameter: "offset", "\(offset) s is past the end of the path (\(Self.seconds(duration)) s long)")
+                    throw .invalid(
+                        "offset", "\(offset) s is past the end of the path (\(Self.seconds(duration)) s long)")
                 }
                 Self.seek(to: offset, state: &state, now: now)
             case .seekFraction(let fraction):
                 guard fraction.isFinite, (0...1).contains(fraction) else {
-                    throw ConfigurationError(parameter: "fraction", "must be within 0...1, got \(fraction)")
+                    throw .invalid("fraction", "must be within 0...1, got \(fraction)")
                 }
                 guard let duration = state.duration else {
-                    throw ConfigurationError(
-                        parameter: "fraction", "this player's path has no known end (give 'offset' in seconds instead)")
+                    throw .conflict(
+                        "fraction", "this player's path has no known end (give 'offset' in seconds instead)")
                 }
                 Self.seek(to: fraction * duration, state: &state, now: now)
             case .teleport(let coordinate):

@@ -193,7 +193,7 @@ import Testing
         #expect(field["controllable"] as? Bool == false)
         #expect(field["state"] as? String == "playing")
         let pause = try await server.call("POST", "/players/field/control", #"{"action":"pause"}"#)
-        #expect(pause.status == 400)
+        #expect(pause.status == 409)
         #expect(pause.errorParameter == "action", "\(pause.body)")
         let added = try await server.call("POST", "/players", #"{"name":"other","spec":"gpsd://127.0.0.1:\#(daemon.port)"}"#)
         #expect(added.status == 400)
