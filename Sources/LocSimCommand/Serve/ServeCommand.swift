@@ -243,8 +243,9 @@ struct Serve: AsyncParsableCommand {
             #endif
         } else if db == nil, geodata == nil, !specs.isEmpty, let looked = DefaultIndex.missingGeodata() {
             // Players want no places: without any, the feeds still run (the nearby route says why not).
-            noPlaces = NoPlaceData(looked: looked)
-            repository = noPlaces!
+            let missing = NoPlaceData(looked: looked)
+            noPlaces = missing
+            repository = missing
         } else {
             repository = OfflineLocationRepository(index: try DefaultIndex.open(db: db, geodata: geodata))
         }
