@@ -56,12 +56,17 @@ import Testing
                 let value = random.uniform(range)
                 return wholeNumbers ? value.rounded() : value
             }
-            let identity: Satellite.SignalIdentity? =
-                random.next() % 4 == 0
-                ? nil
-                : .init(
-                    gnssID: Int(random.next() % 8), svID: Int(random.next() % 64) + 1, signalID: Int(random.next() % 8),
-                    frequencyID: random.next() % 2 == 0 ? nil : Int(random.next() % 14), health: Int(random.next() % 3))
+            // In steps: as one expression the type checker took ten seconds over it.
+            var identity: Satellite.SignalIdentity?
+            if random.next() % 4 != 0 {
+                let gnssID = Int(random.next() % 8)
+                let svID = Int(random.next() % 64) + 1
+                let signalID = Int(random.next() % 8)
+                let frequencyID: Int? = random.next() % 2 == 0 ? nil : Int(random.next() % 14)
+                let health = Int(random.next() % 3)
+                identity = Satellite.SignalIdentity(
+                    gnssID: gnssID, svID: svID, signalID: signalID, frequencyID: frequencyID, health: health)
+            }
             return Satellite(
                 id: index + 1, elevation: measure(-10...90), azimuth: measure(0...359), signal: measure(0...55),
                 used: random.next() % 2 == 0, signalIdentity: identity)

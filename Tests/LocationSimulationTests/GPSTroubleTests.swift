@@ -123,7 +123,9 @@ import Testing
         // Lag-1 correlation of a 30 s Gauss–Markov error is about exp(−1/30) ≈ 0.97; white noise's is 0.
         let mean = offsets.reduce(0, +) / Double(offsets.count)
         let centred = offsets.map { $0 - mean }
-        let lag1 = zip(centred, centred.dropFirst()).map(*).reduce(0, +) / centred.map { $0 * $0 }.reduce(0, +)
+        let products: [Double] = zip(centred, centred.dropFirst()).map { $0 * $1 }
+        let squares: [Double] = centred.map { $0 * $0 }
+        let lag1 = products.reduce(0, +) / squares.reduce(0, +)
         #expect(lag1 > 0.8)
     }
 
@@ -144,7 +146,8 @@ import Testing
         #expect(first == direct)
         #expect(first.count == 100, "20 s of signal loss drop 20 fixes")
         let notes = told.withLock { $0 }
-        #expect(notes.filter(\.dropped).map(\.offset) == (30..<50).map(Double.init))
+        let droppedAt: [Double] = (30..<50).map { Double($0) }
+        #expect(notes.filter(\.dropped).map(\.offset) == droppedAt)
         #expect(notes.contains { !$0.dropped && $0.offset == 50 }, "reacquiring from the first fix after the tunnel")
         var again: [Fix] = []
         for try await fix in provider { again.append(fix) }

@@ -29,7 +29,8 @@ import Testing
         let replay = try GPXReplay(
             path: track([0, 1, 2]), configuration: .init(rate: 2, loops: true), clock: clock, now: fixedNow)
         let delivered = try await collect(replay, on: clock, limit: 12)
-        #expect(delivered.map(\.at) == (0..<12).map { .seconds(Double($0) / 2) })
+        let due: [Duration] = (0..<12).map { Duration.seconds(Double($0) / 2) }
+        #expect(delivered.map(\.at) == due)
     }
 
     @Test("Seeking starts at the first point at or after the offset, on the clock at once")
@@ -95,7 +96,8 @@ import Testing
         #expect(log.events.contains(.resumed(heldFor: .seconds(60))))
         let t0 = path.segments[0][0].time!
         let times = delivered.map { $0.fix.time.timeIntervalSince(rebased ? wallStart : t0) }
-        #expect(times == (rebased ? expected : (0...8).map(Double.init)))
+        let unrebased: [Double] = (0...8).map { Double($0) }
+        #expect(times == (rebased ? expected : unrebased))
     }
 
     @Test("Pause in virtual pacing holds the next fix and changes no time")

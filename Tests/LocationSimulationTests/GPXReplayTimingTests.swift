@@ -154,6 +154,7 @@ import Testing
         let replay = try GPXReplay(
             path: track([0, 1, 2]), configuration: .init(pacing: .realTime, rate: 4), clock: clock, now: fixedNow)
         let delivered = try await collect(replay, on: clock)
-        #expect(delivered.map(\.at) == (0...8).map { .seconds(Double($0) / 4) })
+        let due: [Duration] = (0...8).map { Duration.seconds(Double($0) / 4) }
+        #expect(delivered.map(\.at) == due)
     }
 }

@@ -64,7 +64,8 @@ import Testing
         #expect(try Self.parse(#"{"route": {"file": "/abs/walk.nmea"}}"#).route == .file("/abs/walk.nmea"))
     }
 
-    @Test("Every key's wrong value or name is an error naming the file and the key path", arguments: [
+    /// A typed constant: as a literal in `arguments:` the type checker takes over a second on it.
+    static let badKeyCases: [(String, String)] = [
         (#"{"sede": 1}"#, "sede"),
         (#"{"seed": 1, "seed": 2}"#, "seed"),
         (#"{"seed": -1}"#, "seed"),
@@ -148,7 +149,9 @@ import Testing
         (#"{"game": {"maximumFixAge": "0s"}}"#, "game.maximumFixAge"),
         (#"{"game": {"maximumFixAge": 10}}"#, "game.maximumFixAge"),
         (#"{"server": {"status": 503}}"#, "server"),
-    ])
+    ]
+
+    @Test("Every key's wrong value or name is an error naming the file and the key path", arguments: Self.badKeyCases)
     func badKeys(text: String, keyPath: String) {
         let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }
         #expect(error?.keyPath == keyPath, "\(String(describing: error))")

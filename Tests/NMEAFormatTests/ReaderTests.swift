@@ -85,7 +85,8 @@ struct ReaderTests {
         #expect(fix.coordinate == Coordinate(uncheckedLatitude: -(48 + 7.038 / 60), longitude: -(11 + 31.0 / 60)))
         #expect(fix.altitude == 545.4)
         #expect(fix.mode == .twoDimensional)
-        #expect(fix.speed == 19.438 * 1852 / 3600)  // from RMC, in knots
+        let knots: Double = 19.438 * 1852 / 3600
+        #expect(fix.speed == knots)  // from RMC, in knots
         #expect(fix.course == 84.4)
         #expect(fix.horizontalAccuracy == nil)
         #expect(result.statistics.sentences == 4)

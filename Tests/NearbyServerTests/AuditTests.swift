@@ -226,10 +226,11 @@ import Testing
             #expect(pages.map { $0.clients.map(\.timeline.count).reduce(0, +) } == [2, 2, 2, 2, 1])
             #expect(pages.flatMap { $0.clients.flatMap(\.timeline) }.map(\.seq).sorted() == Array(1...9))
             // Bad paging parameters are 400s naming them.
-            for (query, parameter) in [
+            let badPaging: [(query: String, parameter: String)] = [
                 ("?limit=0", "limit"), ("?limit=10001", "limit"), ("?limit=two", "limit"), ("?cursor=-1", "cursor"), ("?cursor=1.5", "cursor"),
-            ] {
-                try await client.execute(uri: "/audit" + query, method: .get) { response in
+            ]
+            for (query, parameter) in badPaging {
+                try await client.execute(uri: "/audit" + query, method: .get) { (response: TestResponse) throws -> Void in
                     #expect(response.status == .badRequest, "\(query)")
                     let error = try response.decodeError()
                     #expect(error.parameter == parameter, "\(query)")

@@ -182,7 +182,12 @@ public struct HaversineOrigin: Sendable {
             let c = Series.cos(halfDPhi)
             let sinHalfDLambda = Series.sin(halfDLambda)
             let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi
-            let h = s * s + cosPhi * cosPhi2 * sinHalfDLambda * sinHalfDLambda
+            // s² + cos φ1 · cos φ2 · sin²(Δλ/2), multiplied left to right as the one-point version
+            // does; in typed steps, as one expression the type checker takes seconds over it.
+            let cosProduct: SIMD4<Double> = cosPhi * cosPhi2
+            let once: SIMD4<Double> = cosProduct * sinHalfDLambda
+            let twice: SIMD4<Double> = once * sinHalfDLambda
+            let h: SIMD4<Double> = s * s + twice
             // √h ≤ 1/32 < 1, so the one-point version's min(1, √h) is √h here.
             let root = h.squareRoot()
             if all(root .<= limit) { return Series.diameter * Series.asin(root) }

@@ -61,7 +61,8 @@ struct GPSDCommandTests {
         #expect(fixes.contains { $0.accuracy != nil }, "gpsd estimates the accuracy from the DOPs sent")
         // Every fix line is one of the epochs sent, at its own time, in order, in the documented form.
         #expect(Set(fixes.map(\.timestamp)).count >= epochs.count - 1)
-        #expect(fixes.map { $0.time ?? .distantPast } == fixes.map { $0.time ?? .distantPast }.sorted())
+        let times: [Date] = fixes.map { $0.time ?? .distantPast }
+        #expect(times == times.sorted())
         for line in command.lines where line.json?.type == "fix" {
             let fix = try #require(line.json)
             #expect(fix.time != nil, "t is ISO-8601 UTC with milliseconds: \(line.text)")
@@ -158,7 +159,8 @@ struct GPSDCommandTests {
 
         let fixes = command.objects.filter { $0.type == "fix" }
         #expect(command.lines.allSatisfy { $0.json != nil })
-        #expect(fixes.map { $0.time ?? .distantPast } == fixes.map { $0.time ?? .distantPast }.sorted(), "in order")
+        let times: [Date] = fixes.map { $0.time ?? .distantPast }
+        #expect(times == times.sorted(), "in order")
         for fix in fixes {
             let stamp = try #require(fix.timestamp)
             let point = try #require(track.points[stamp], "fix at \(stamp) is not a time of the track")
