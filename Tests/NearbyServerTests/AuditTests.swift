@@ -233,7 +233,8 @@ import Testing
                 try await client.execute(uri: "/audit" + query, method: .get) { (response: TestResponse) throws -> Void in
                     #expect(response.status == .badRequest, "\(query)")
                     let error = try response.decodeError()
-                    #expect(error.parameter == parameter, "\(query)")
+                    let named: String? = parameter
+                    #expect(error.parameter == named, "\(query)")
                 }
             }
         }

@@ -181,9 +181,14 @@ public struct HaversineOrigin: Sendable {
             let s = Series.sin(halfDPhi)
             let c = Series.cos(halfDPhi)
             let sinHalfDLambda = Series.sin(halfDLambda)
-            let cosPhi2 = cosPhi * (1 - 2 * s * s) - 2 * s * c * sinPhi
-            // s² + cos φ1 · cos φ2 · sin²(Δλ/2), multiplied left to right as the one-point version
-            // does; in typed steps, as one expression the type checker takes seconds over it.
+            // The one-point version's expressions, operation for operation in the same order, in
+            // typed steps: written as one expression each, the type checker takes seconds over them.
+            // cos φ2 = cos φ1 · (1 − 2 s²) − 2 s · c · sin φ1
+            let twoS: SIMD4<Double> = 2 * s
+            let cosDPhi: SIMD4<Double> = 1 - twoS * s
+            let sinDPhiTerm: SIMD4<Double> = twoS * c * sinPhi
+            let cosPhi2: SIMD4<Double> = cosPhi * cosDPhi - sinDPhiTerm
+            // h = s² + cos φ1 · cos φ2 · sin²(Δλ/2)
             let cosProduct: SIMD4<Double> = cosPhi * cosPhi2
             let once: SIMD4<Double> = cosProduct * sinHalfDLambda
             let twice: SIMD4<Double> = once * sinHalfDLambda

@@ -29,7 +29,7 @@ struct GPSDCommandTests {
         defer { lockStep.stop() }
         try await lockStep.activate()
         let start = Date(timeIntervalSince1970: 1_750_000_000.25)
-        let epochs = (0..<6).map { index in
+        let epochs: [TestNMEA.Epoch] = (0..<6).map { (index: Int) -> TestNMEA.Epoch in
             TestNMEA.epoch(
                 time: start.addingTimeInterval(Double(index)), latitude: 51.5 + Double(index) * 0.0001,
                 longitude: -0.12 - Double(index) * 0.00013)
