@@ -96,10 +96,14 @@ public final class PostgresServer: Sendable {
     }
 
     /// `postgres` options: the port, loopback only, the socket in the server's directory, and
-    /// no durability (a test's data need not survive a crash). A replica reconnects to its
+    /// no durability against the machine's crash (`fsync=off`: a test's data need not outlive the
+    /// machine). A commit is still written to the WAL before it returns (`synchronous_commit` left
+    /// on; without fsync that is a write to the OS, no wait for the disk), so it survives the
+    /// server's own crash, which ``halt()`` is: with `synchronous_commit=off`, an import committed
+    /// a moment before `halt()` was once gone after ``restart()``. A replica reconnects to its
     /// primary every second rather than every 5 s.
     private static func serverOptions(port: Int, directory: String) -> String {
-        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off "
             + "-c full_page_writes=off -c wal_retrieve_retry_interval=1s"
     }
 

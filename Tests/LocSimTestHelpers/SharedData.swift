@@ -58,16 +58,25 @@ public enum GPSDLogs {
     public static var isPresent: Bool { SharedData.isPresent && FileManager.default.fileExists(atPath: folder.path) }
 
     /// The `NAME` of every log that has its `NAME.tpv.jsonl` (empty when the data is absent),
-    /// optionally narrowed with `GPSD_LOGS=name,name` while investigating one.
+    /// optionally narrowed with `GPSD_LOGS=name,name` while investigating one; the largest log
+    /// first.
+    ///
+    /// Largest first because a `.serialized` test's cases each wait for a free place among the
+    /// test cases running side by side: in name order the largest log (bundg_zeus_9, 5,009 lines,
+    /// about 28 s fed in lock-step through gpsd) came near the end and was most of the run's last
+    /// half-minute; first, it runs while the rest of the suite does.
     public static let names: [String] = {
-        let logs = SharedData.files(in: "gpsd", withExtension: "log").map {
-            URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent
-        }
+        let logs = SharedData.files(in: "gpsd", withExtension: "log")
         let narrowed = ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").map(String.init) }
-        return logs.filter { name in
-            FileManager.default.fileExists(atPath: folder.appendingPathComponent(name + ".tpv.jsonl").path)
-                && (narrowed?.contains(name) ?? true)
+        let kept = logs.compactMap { path -> (name: String, size: Int)? in
+            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(name + ".tpv.jsonl").path),
+                narrowed?.contains(name) ?? true
+            else { return nil }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            return (name, size)
         }
+        return kept.sorted { ($0.size, $1.name) > ($1.size, $0.name) }.map(\.name)
     }()
 
     /// A file in the folder.

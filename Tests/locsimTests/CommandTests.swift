@@ -3,7 +3,9 @@ import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
 
-@Suite(.serialized, .timeLimit(.minutes(1))) struct CommandTests {
+/// Not serialized (``ScenarioCommandTests`` says why): each test runs its own child processes
+/// and writes only files of its own.
+@Suite(.timeLimit(.minutes(1))) struct CommandTests {
     static let commands: [[String]] = [
         [], ["replay"], ["simulate"], ["track", "stats"], ["index", "import"], ["index", "query"], ["index", "stats"],
         ["gpsd"], ["nmea", "serve"], ["serve"], ["swarm"],
