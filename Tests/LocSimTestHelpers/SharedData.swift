@@ -73,10 +73,11 @@ public enum GPSDLogs {
             guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(name + ".tpv.jsonl").path),
                 narrowed?.contains(name) ?? true
             else { return nil }
+            // Only the order depends on the size: a log whose size cannot be read goes last.
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             return (name, size)
         }
-        return kept.sorted { ($0.size, $1.name) > ($1.size, $0.name) }.map(\.name)
+        return kept.sorted { $0.size != $1.size ? $0.size > $1.size : $0.name < $1.name }.map(\.name)
     }()
 
     /// A file in the folder.
