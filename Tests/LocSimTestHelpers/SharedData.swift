@@ -61,9 +61,9 @@ public enum GPSDLogs {
     /// optionally narrowed with `GPSD_LOGS=name,name` while investigating one; the largest log
     /// first.
     ///
-    /// Largest first because a `.serialized` test's cases each wait for a free place among the
-    /// test cases running side by side: in name order the largest log (bundg_zeus_9, 5,009 lines,
-    /// about 28 s fed in lock-step through gpsd) came near the end and was most of the run's last
+    /// Largest first because test cases take their places among those running side by side in
+    /// the order they are listed: in name order the largest log (bundg_zeus_9, 5,009 lines, about
+    /// 28 s fed in lock-step through gpsd) came near the end and was most of the run's last
     /// half-minute; first, it runs while the rest of the suite does.
     public static let names: [String] = {
         let logs = SharedData.files(in: "gpsd", withExtension: "log")

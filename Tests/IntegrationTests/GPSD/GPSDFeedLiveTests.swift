@@ -417,7 +417,7 @@ struct GPSDFeedLiveTests {
 
     @Test(
         "The clients users run (gps3, gpsd-py3, gpsdclient from PyPI; Python's gps; gpspipe; gpxlogger; cgps in tmux) read locsim's player as they read a real gpsd fed the same walk",
-        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), .serialized, arguments: Client.allCases)
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"), arguments: Client.allCases)
     func clientsSideBySide(client: Client) async throws {
         guard client.isAvailable else {
             // Absent tools skip a test, never fail it (docs/development/testing.md).
