@@ -155,13 +155,20 @@ final class ControlledFeed: Sendable {
     func call(_ method: String, _ path: String, _ body: String = "", query: [(name: String, value: String)] = [], contentType: String? = nil)
         async throws -> (status: Int, json: [String: Any])
     {
+        let answer = try await text(method, path, body, query: query, contentType: contentType)
+        // A HEAD answer has no body.
+        let object = answer.utf8.isEmpty ? [:] : try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any] ?? [:]
+        return (answer.status, object)
+    }
+
+    /// The body of an answer, as text.
+    func text(_ method: String, _ path: String, _ body: String = "", query: [(name: String, value: String)] = [], contentType: String? = nil)
+        async throws -> (status: Int, utf8: [UInt8])
+    {
         let answer = try await send(method, path, body, query: query, contentType: contentType)
         let writer = CollectedBody()
         try await answer.body.write(writer)
-        let bytes = writer.bytes.withLock { $0 }
-        // A HEAD answer has no body.
-        let object = bytes.isEmpty ? [:] : try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] ?? [:]
-        return (answer.status.code, object)
+        return (answer.status.code, writer.bytes.withLock { $0 })
     }
 
     func control(_ body: String) async throws -> (status: Int, json: [String: Any]) {
@@ -196,6 +203,30 @@ func errorParameter(_ json: [String: Any]) -> String? { (json["error"] as? [Stri
 
 @Suite(.timeLimit(.minutes(1)))
 struct PlayerControlTests {
+    @Test("A player's answer has openapi.json's Player members in its order, the newest fix the very TPV the feed's clients got")
+    func answerShape() async throws {
+        let feed = try ControlledFeed()
+        try await feed.run(until: 3)
+        let document = try JSONValue(parsing: try await feed.text("GET", "/openapi.json").utf8)
+        guard case .object(let properties) = document["components"]?["schemas"]?["Player"]?["properties"] else {
+            Issue.record("openapi.json has no Player schema with properties")
+            return
+        }
+        let answer = try await feed.text("GET", "/players/alice")
+        #expect(answer.status == 200)
+        guard case .object(let members) = try JSONValue(parsing: answer.utf8) else {
+            Issue.record("not an object: \(String(decoding: answer.utf8, as: UTF8.self))")
+            return
+        }
+        // Every member the schema has, in its order (the seeded line has a known end: all of them).
+        #expect(members.map(\.name) == properties.map(\.name))
+        let text = String(decoding: answer.utf8, as: UTF8.self)
+        let newest = try #require(feed.hub.latest("alice"))
+        #expect(text.hasSuffix(",\"fix\":\(newest.tpv)}"), "\(text) does not end with \(newest.tpv)")
+        let listed = try await feed.text("GET", "/players")
+        #expect(String(decoding: listed.utf8, as: UTF8.self) == "{\"players\":[\(text)]}")
+    }
+
     @Test("pause holds the player (no fixes however long the clock runs); resume goes on from the fix after")
     func pauseResume() async throws {
         let feed = try ControlledFeed()

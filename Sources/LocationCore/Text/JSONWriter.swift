@@ -6,8 +6,9 @@ package import Foundation
 
 /// The package's one JSON writer: compact JSON as UTF-8 bytes, member by member, deterministic
 /// (the same values give the same bytes). The command's jsonl records, the nearby server's bodies
-/// and logs, the gpsd and feed reports and the HTML pages' data are written with it; nothing goes
-/// through `JSONEncoder`. Numbers go straight into the bytes: writing one allocates nothing.
+/// and logs, the gpsd and feed reports and the HTML pages' data are written with it, and so are
+/// `Encodable` answers (``encode(_:)``, the control API's); nothing goes through `JSONEncoder`.
+/// Numbers go straight into the bytes: writing one allocates nothing.
 ///
 /// ```swift
 /// var json = JSONWriter()

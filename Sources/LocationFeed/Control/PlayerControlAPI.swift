@@ -18,9 +18,9 @@ import NIOCore
 /// 400 naming the field (`{"error":{"code":"bad_request","message":…,"parameter":…}}`), an action
 /// the player's state refuses a 409 (``PlayerCommandError``), an unknown player a 404: each thrown as a ``/LocationCore/ServerError``, which the server writes in that
 /// shape. HEAD is answered wherever GET is, with no body (and no subscription). Answers are
-/// written by the package's `JSONWriter` from ``PlayerHub/PlayerInfo``, not `Encodable`: a
-/// player's answer carries its newest fix as the very `TPV` text its gpsd clients got, which
-/// `JSONEncoder` could only re-encode after parsing it back.
+/// `Encodable` types (``PlayerAnswer``, ``PlayerListAnswer``, ``PlayerRemovedAnswer``) written
+/// by the package's one JSON writer, which keeps a player's newest fix the very `TPV` text its
+/// gpsd clients got (``/LocationCore/JSONFragment``).
 ///
 /// Package access: `locsim serve` mounts it on its HTTP server; apps drive players through `PlayerHub` directly.
 package final class PlayerControlAPI: Sendable {
@@ -86,19 +86,19 @@ package final class PlayerControlAPI: Sendable {
     /// Adds the control API's routes to `routes` (a router, or a group with the server's middleware).
     package func addRoutes<Context: RequestContext>(to routes: some RouterMethods<Context>) {
         routes.get("/players") { [hub] _, _ in
-            Self.json(200, "{\"players\":[" + hub.players.map(Self.infoJSON).joined(separator: ",") + "]}")
+            PlayerListAnswer(players: hub.players.map(PlayerAnswer.init))
         }
         routes.post("/players") { request, _ in try await self.create(request) }
         routes.get("/players/events") { request, _ in try self.stream(player: nil, request: request) }
         routes.get("/players/{name}") { [hub] _, context in
             let name = try Self.name(context)
             guard let info = hub.info(name) else { throw Self.unknown(name) }
-            return Self.json(200, Self.infoJSON(info))
+            return PlayerAnswer(info)
         }
         routes.delete("/players/{name}") { [hub] _, context in
             let name = try Self.name(context)
             guard hub.remove(name) else { throw Self.unknown(name) }
-            return Self.json(200, "{\"removed\":\(JSONWriter.quoted(name))}")
+            return PlayerRemovedAnswer(removed: name)
         }
         routes.post("/players/{name}/control") { request, context in
             try self.control(try Self.name(context), body: try await Self.body(of: request))
@@ -130,7 +130,7 @@ package final class PlayerControlAPI: Sendable {
 
     // MARK: Routes
 
-    private func create(_ request: Request) async throws(ServerError) -> Response {
+    private func create(_ request: Request) async throws(ServerError) -> EditedResponse<PlayerAnswer> {
         let body = try await Self.body(of: request)
         let creation: Creation
         do throws(ConfigurationError) {
@@ -150,7 +150,7 @@ package final class PlayerControlAPI: Sendable {
             throw Self.badRequest(error)
         }
         guard let info = hub.info(creation.name) else { throw Self.unknown(creation.name) }
-        return Self.json(201, Self.infoJSON(info))
+        return EditedResponse(status: .created, response: PlayerAnswer(info))
     }
 
     /// A JSON body (``NewPlayerRequest``), or a GPX body with `name`, `speed` and `loop` in the query.
@@ -184,7 +184,7 @@ package final class PlayerControlAPI: Sendable {
         return Creation(name: request.name, source: .spec(request.spec), speed: request.speed, loops: request.loop ?? false)
     }
 
-    private func control(_ name: String, body: [UInt8]) throws(ServerError) -> Response {
+    private func control(_ name: String, body: [UInt8]) throws(ServerError) -> PlayerAnswer {
         guard hub.info(name) != nil else { throw Self.unknown(name) }
         let command: PlayerCommand
         do throws(ConfigurationError) {
@@ -202,7 +202,7 @@ package final class PlayerControlAPI: Sendable {
             throw Self.badRequest(error.problem)
         }
         guard let info else { throw Self.unknown(name) }
-        return Self.json(200, Self.infoJSON(info))
+        return PlayerAnswer(info)
     }
 
     // MARK: Events
@@ -305,7 +305,7 @@ package final class PlayerControlAPI: Sendable {
             return frame("fix", fixJSON(update), id: numbered.id)
         case .changed(let info, let reason):
             guard player == nil || info.name == player else { return nil }
-            return frame("state", stateJSON(info, reason: reason), id: numbered.id)
+            return stateFrame(info, reason: reason, id: numbered.id)
         case .note(let name, let event, let json):
             guard player == nil || name == player else { return nil }
             return frame(event, json, id: numbered.id)
@@ -345,20 +345,6 @@ package final class PlayerControlAPI: Sendable {
 
     // MARK: JSON
 
-    static func infoJSON(_ info: PlayerHub.PlayerInfo) -> String {
-        let status = info.status
-        var text = "{\"name\":\(JSONWriter.quoted(info.name)),\"device\":\(JSONWriter.quoted(info.device))"
-        text += ",\"summary\":\(JSONWriter.quoted(info.summary)),\"seed\":\"\(info.seed)\""
-        text += ",\"state\":\"\(status.state.rawValue)\",\"controllable\":\(status.isControllable)"
-        text += ",\"speed\":\(GPSDReport.fixed(status.speedFactor, 3)),\"loop\":\(status.loops)"
-        text += ",\"offset\":\(GPSDReport.fixed(status.offset, 3))"
-        if let duration = status.duration { text += ",\"duration\":\(GPSDReport.fixed(duration, 3))" }
-        if let fraction = status.fraction { text += ",\"fraction\":\(GPSDReport.fixed(fraction, 6))" }
-        text += ",\"fixes\":\(info.fixes)"
-        if let latest = info.latest { text += ",\"fix\":\(latest.tpv)" }
-        return text + "}"
-    }
-
     /// A `fix` event: the player, the fix's offset into its path when it has one, and the `TPV`
     /// clients of the gpsd feed get.
     static func fixJSON(_ update: PlayerHub.Update) -> String {
@@ -367,16 +353,18 @@ package final class PlayerControlAPI: Sendable {
         return text + ",\"fix\":\(update.tpv)}"
     }
 
-    /// A `state` event; the opening one of a stream (`current`) has the player's `history`.
-    static func stateJSON(_ info: PlayerHub.PlayerInfo, reason: String, history: PlayerHistory? = nil) -> String {
-        "{\"reason\":\(JSONWriter.quoted(reason)),\"player\":\(infoJSON(info))"
-            + (history.map { ",\"history\":\($0.json)" } ?? "") + "}"
-    }
-
-    static func json(_ status: Int, _ text: String) -> Response {
-        Response(
-            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    /// A `state` frame; the opening one of a stream (`current`) has the player's `history`.
+    ///
+    /// The event's types throw nothing as they encode; were one to, the client gets an `error`
+    /// frame saying so in the state's place, never a silent gap in its stream.
+    static func stateFrame(_ info: PlayerHub.PlayerInfo, reason: String, history: PlayerHistory? = nil, id: Int?) -> [UInt8] {
+        do {
+            let event = PlayerStateEvent(reason: reason, player: PlayerAnswer(info), history: history.map { JSONFragment($0.json) })
+            return frame("state", try JSONWriter.text(of: event), id: id)
+        } catch {
+            let message = JSONWriter.quoted("the state of player '\(info.name)' could not be written: \(error)")
+            return frame("error", "{\"error\":{\"code\":\"internal\",\"message\":\(message)}}", id: id)
+        }
     }
 
     static func badRequest(_ error: ConfigurationError) -> ServerError {

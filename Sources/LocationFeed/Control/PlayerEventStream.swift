@@ -23,8 +23,7 @@ package struct PlayerEventStream: AsyncSequence, Sendable {
             switch self {
             case .frame(let bytes): bytes
             case .opening(let snapshot, let id):
-                PlayerControlAPI.frame(
-                    "state", PlayerControlAPI.stateJSON(snapshot.info, reason: "current", history: snapshot.history), id: id)
+                PlayerControlAPI.stateFrame(snapshot.info, reason: "current", history: snapshot.history, id: id)
             }
         }
     }
