@@ -165,17 +165,20 @@ package struct JSONWriter: Sendable {
     /// A number as the command's jsonl writes it: rounded to `decimals` when given; a whole number
     /// below 10¹⁵ without a fraction (`800`, not `800.0`); otherwise as ``number(_:)``.
     package mutating func number(_ value: Double, decimals: Int?) {
-        var value = value
-        if let decimals {
-            var scale = 1.0
-            for _ in 0..<decimals { scale *= 10 }
-            value = (value * scale).rounded() / scale
-        }
+        let value = decimals.map { Self.rounded(value, decimals: $0) } ?? value
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
             integer(Int(value))
         } else {
             number(value)
         }
+    }
+
+    /// `value` rounded to `decimals` decimals, as ``number(_:decimals:)`` writes it (for a value
+    /// that an `Encodable` answer holds already rounded).
+    package static func rounded(_ value: Double, decimals: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        return (value * scale).rounded() / scale
     }
 
     /// A number with exactly `decimals` decimals (``DecimalText/fixed(_:decimals:)``: `12.30`,

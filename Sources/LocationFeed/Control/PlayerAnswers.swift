@@ -52,20 +52,13 @@ package struct PlayerAnswer: ControlAnswer, Sendable {
         seed = String(info.seed)
         state = status.state
         controllable = status.isControllable
-        speed = Self.rounded(status.speedFactor, 3)
+        speed = JSONWriter.rounded(status.speedFactor, decimals: 3)
         loop = status.loops
-        offset = Self.rounded(status.offset, 3)
-        duration = status.duration.map { Self.rounded($0, 3) }
-        fraction = status.fraction.map { Self.rounded($0, 6) }
+        offset = JSONWriter.rounded(status.offset, decimals: 3)
+        duration = status.duration.map { JSONWriter.rounded($0, decimals: 3) }
+        fraction = status.fraction.map { JSONWriter.rounded($0, decimals: 6) }
         fixes = info.fixes
         fix = info.latest.map { JSONFragment($0.tpv) }
-    }
-
-    /// `value` to `decimals` decimals (JSON has no fixed-point numbers: `1.5`, not `1.500`).
-    static func rounded(_ value: Double, _ decimals: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        return (value * scale).rounded() / scale
     }
 }
 

@@ -362,8 +362,8 @@ package final class PlayerControlAPI: Sendable {
             let event = PlayerStateEvent(reason: reason, player: PlayerAnswer(info), history: history.map { JSONFragment($0.json) })
             return frame("state", try JSONWriter.text(of: event), id: id)
         } catch {
-            let message = JSONWriter.quoted("the state of player '\(info.name)' could not be written: \(error)")
-            return frame("error", "{\"error\":{\"code\":\"internal\",\"message\":\(message)}}", id: id)
+            let failure = ServerError(.internal, status: 500, "the state of player '\(info.name)' could not be written: \(error)")
+            return frame("error", String(decoding: failure.body, as: UTF8.self), id: id)
         }
     }
 
