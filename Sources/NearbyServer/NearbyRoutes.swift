@@ -136,7 +136,9 @@ struct NearbyRoutes: Sendable {
             return Self.failure(error)
         }
         let session = request.headers[Self.sessionHeader] ?? QueryParameters.first("session", in: request.uri).map(String.init)
-        let (fault, ticket, entry) = arrive(client: client, query: query, session: session, arrival: arrival)
+        // A HEAD reads no places: it is answered (faults included) but is not a fetch to audit.
+        let (fault, audited) = arrive(
+            client: client, query: query, session: session, arrival: arrival, audited: request.method != .head)
         let held = fault == .timeout
         let waitStarted = time.elapsed()
         let end = await waitOut(held ? configuration.timeoutHold : fault.delay, channel: channel, untilShutdown: held)
@@ -177,8 +179,8 @@ struct NearbyRoutes: Sendable {
             if delay > .zero { outcome.notes.fault = "delay" + Self.delayNote(delay) }
         }
         return conclude(
-            outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft ? 0 : outcome.response.status.code, ticket: ticket,
-            entry: entry)
+            outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft ? 0 : outcome.response.status.code,
+            audited: audited)
     }
 
     /// What the access log and the metrics record for a request whose client left before its
@@ -200,19 +202,23 @@ struct NearbyRoutes: Sendable {
             maximumRadius: configuration.maximumRadius)
     }
 
-    /// The fault plan's draw and the audit's arrival, under one lock.
+    /// A fetch the audit noted at its arrival: its ticket for the finish, and its verdict.
+    private typealias AuditedFetch = (ticket: FetchAudit.Ticket, entry: FetchAudit.Entry)
+
+    /// The fault plan's draw and, for an `audited` request, the audit's arrival, under one lock.
     private func arrive(
-        client: String, query: NearbyQuery, session: String?, arrival: Date
-    ) -> (FaultOutcome, FetchAudit.Ticket, FetchAudit.Entry) {
-        let (fault, ticket, entry) = state.inner.withLock { inner in
+        client: String, query: NearbyQuery, session: String?, arrival: Date, audited: Bool
+    ) -> (FaultOutcome, AuditedFetch?) {
+        let (fault, audit) = state.inner.withLock { inner -> (FaultOutcome, AuditedFetch?) in
             let fault = configuration.faults.isNone ? FaultOutcome.answer(delay: .zero) : inner.faults.next()
-            let (ticket, entry) = inner.audit.arrive(
+            guard audited else { return (fault, nil) }
+            let audit = inner.audit.arrive(
                 client: client, center: query.center, radius: query.radius, at: arrival,
                 session: session.map { String($0.prefix(128)) }, answered: fault != .timeout)
-            return (fault, ticket, entry)
+            return (fault, audit)
         }
-        if entry.verdict.isViolation { state.metrics.recordViolation(entry.verdict.rawValue) }
-        return (fault, ticket, entry)
+        if let entry = audit?.entry, entry.verdict.isViolation { state.metrics.recordViolation(entry.verdict.rawValue) }
+        return (fault, audit)
     }
 
     /// The places answer, or the 503 (with the reason logged) when the backend failed; a backend
@@ -236,10 +242,12 @@ struct NearbyRoutes: Sendable {
     }
 
     /// The audit's finish (for a request the server meant to answer: `auditStatus`, 0 when the
-    /// client left first) and its verdict on the outcome.
+    /// client left first) and its verdict on the outcome; nothing for a request not audited (HEAD).
     private func conclude(
-        _ outcome: Outcome, failed: Bool, answered: Bool, auditStatus: Int, ticket: FetchAudit.Ticket, entry: FetchAudit.Entry
+        _ outcome: Outcome, failed: Bool, answered: Bool, auditStatus: Int,
+        audited: AuditedFetch?
     ) -> Outcome {
+        guard let (ticket, entry) = audited else { return outcome }
         var outcome = outcome
         if answered {
             let finished = time.now()

@@ -163,6 +163,10 @@ import Testing
                 #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(uri)")
                 #expect(head.body.readableBytes == 0, "\(uri)")
             }
+            // A HEAD reads no places, so it is no fetch: the audit holds the one GET, no TOO SOON.
+            let audit = try await AuditTests().audit(client)
+            #expect(audit.clients.map(\.requests) == [1])
+            #expect(audit.violations == 0)
             try await client.execute(uri: "/metrics", method: .head) { response in
                 #expect(response.status == .ok)
                 #expect(response.body.readableBytes == 0)
