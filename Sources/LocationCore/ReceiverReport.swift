@@ -1,7 +1,8 @@
 /// What a GNSS receiver reported beyond what every source has: the members of gpsd's `TPV`
 /// that ``Fix`` has no field of its own for (its error estimates per axis, magnetic variation,
-/// fix status, ECEF vectors, differential age, depth, wind) and its sky (``Sky``: satellites and
-/// dilutions from gpsd's `SKY`), kept so that a relayed receiver reaches its clients whole.
+/// fix status, ECEF vectors, differential age, depth, wind, the map datum) and its sky (``Sky``:
+/// satellites and dilutions from gpsd's `SKY`), kept so that a relayed receiver reaches its
+/// clients whole.
 ///
 /// gpsd's north-east-down members (`velN`, `velE`, `velD`, `relN`, `relE`, `relD`) are not
 /// among them: libgps 3.22 reads `velN`/`velE`/`velD` into the fields of `relN`/`relE`/`relD`,
@@ -48,12 +49,14 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     private final class Storage: Sendable {
         let values: [Member: Double]
         let sky: StoredSky?
-        init(values: [Member: Double], sky: StoredSky?) {
+        let datum: String?
+        init(values: [Member: Double], sky: StoredSky?, datum: String?) {
             self.values = values
             self.sky = sky
+            self.datum = datum
         }
-        convenience init(values: [Member: Double], sky: Sky?) {
-            self.init(values: values, sky: sky.map(StoredSky.init))
+        convenience init(values: [Member: Double], sky: Sky?, datum: String?) {
+            self.init(values: values, sky: sky.map(StoredSky.init), datum: datum)
         }
     }
 
@@ -66,7 +69,15 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     /// none or the newest could not be read.
     public var sky: Sky? {
         get { storage.sky?.unpacked }
-        set { storage = Storage(values: storage.values, sky: newValue) }
+        set { storage = Storage(values: storage.values, sky: newValue, datum: storage.datum) }
+    }
+
+    /// The map datum the receiver names (gpsd's `datum`, from an NMEA `DTM` sentence: `"WGS72"`,
+    /// or the receiver's own code for one gpsd does not know), or `nil` when it names none. An
+    /// empty name is none.
+    public var datum: String? {
+        get { storage.datum }
+        set { storage = Storage(values: storage.values, sky: storage.sky, datum: newValue.flatMap { $0.isEmpty ? nil : $0 }) }
     }
 
     /// ``sky``'s dilutions alone, without reading its satellites back (the sky is kept packed):
@@ -98,7 +109,7 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
     }
 
     /// An empty report.
-    public init() { storage = Storage(values: [:], sky: nil as StoredSky?) }
+    public init() { storage = Storage(values: [:], sky: nil as StoredSky?, datum: nil) }
 
     /// The value of `member`, or `nil` when the receiver did not give it. Setting a value that
     /// is not finite removes the member.
@@ -107,36 +118,39 @@ public struct ReceiverReport: Sendable, Hashable, Codable {
         set {
             var values = storage.values
             values[member] = newValue.flatMap { $0.isFinite ? $0 : nil }
-            storage = Storage(values: values, sky: storage.sky)
+            storage = Storage(values: values, sky: storage.sky, datum: storage.datum)
         }
     }
 
-    /// `true` when the receiver gave none of the members and no sky.
-    public var isEmpty: Bool { storage.values.isEmpty && storage.sky == nil }
+    /// `true` when the receiver gave none of the members, no sky and no datum.
+    public var isEmpty: Bool { storage.values.isEmpty && storage.sky == nil && storage.datum == nil }
 
     public static func == (lhs: ReceiverReport, rhs: ReceiverReport) -> Bool {
-        lhs.storage === rhs.storage || (lhs.values == rhs.values && lhs.sky == rhs.sky)
+        lhs.storage === rhs.storage || (lhs.values == rhs.values && lhs.sky == rhs.sky && lhs.datum == rhs.datum)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(values)
         hasher.combine(sky)
+        hasher.combine(datum)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case values, sky
+        case values, sky, datum
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         storage = Storage(
             values: try container.decode([Member: Double].self, forKey: .values).filter(\.value.isFinite),
-            sky: try container.decodeIfPresent(Sky.self, forKey: .sky))
+            sky: try container.decodeIfPresent(Sky.self, forKey: .sky),
+            datum: try container.decodeIfPresent(String.self, forKey: .datum).flatMap { $0.isEmpty ? nil : $0 })
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(values, forKey: .values)
         try container.encodeIfPresent(sky, forKey: .sky)
+        try container.encodeIfPresent(datum, forKey: .datum)
     }
 }

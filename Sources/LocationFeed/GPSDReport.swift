@@ -137,7 +137,9 @@ package enum GPSDReport {
                 json.member("geoidSep", separation, fixedDecimals: 3)
             }
             if let horizontal { json.member("eph", horizontal, fixedDecimals: 3) }
-            append(receiver, Self.sphericalErrorAndDepth, 3, to: &json)
+            append(receiver, Self.sphericalError, 3, to: &json)
+            if let datum = receiver?.datum { json.member("datum", datum) }
+            append(receiver, Self.depth, 3, to: &json)
             append(receiver, Self.differentialAge, 1, to: &json)
             append(receiver, Self.differentialStation, 0, to: &json)
             append(receiver, Self.wind, 1, to: &json)
@@ -154,7 +156,8 @@ package enum GPSDReport {
     private static let courseError: [ReceiverReport.Member] = [.epd]
     private static let speedAndClimbErrors: [ReceiverReport.Member] = [.eps, .epc]
     private static let earthCentred: [ReceiverReport.Member] = [.ecefx, .ecefy, .ecefz, .ecefvx, .ecefvy, .ecefvz, .ecefpAcc, .ecefvAcc]
-    private static let sphericalErrorAndDepth: [ReceiverReport.Member] = [.sep, .depth]
+    private static let sphericalError: [ReceiverReport.Member] = [.sep]
+    private static let depth: [ReceiverReport.Member] = [.depth]
     private static let differentialAge: [ReceiverReport.Member] = [.dgpsAge]
     private static let differentialStation: [ReceiverReport.Member] = [.dgpsSta]
     private static let wind: [ReceiverReport.Member] = [.wanglem, .wangler, .wanglet, .wspeedr, .wspeedt]

@@ -9,6 +9,7 @@ import Testing
         var report = ReceiverReport()
         report[.status] = 2
         report[.magvar] = -7.5
+        report.datum = "WGS72"
         report.sky = ReceiverReport.Sky(
             dilutions: [.hdop: 0.9, .vdop: .nan],
             satellites: [
@@ -120,11 +121,28 @@ import Testing
         }
     }
 
-    @Test("Codable: members and sky come back as they were")
+    @Test("Codable: members, sky and datum come back as they were")
     func codable() throws {
         let data = try JSONEncoder().encode(Self.report())
         #expect(try JSONDecoder().decode(ReceiverReport.self, from: data) == Self.report())
         let empty = try JSONEncoder().encode(ReceiverReport())
         #expect(try JSONDecoder().decode(ReceiverReport.self, from: empty).isEmpty)
+    }
+
+    @Test("A datum is a report of its own: it tells reports apart, and an empty name is none")
+    func datum() {
+        var named = ReceiverReport()
+        #expect(named.isEmpty)
+        named.datum = "WGS72"
+        #expect(!named.isEmpty)
+        #expect(named != ReceiverReport())
+        var other = named
+        other.datum = "User Defined"
+        #expect(other != named)
+        #expect(named.datum == "WGS72")
+        other.datum = ""
+        #expect(other.datum == nil)
+        #expect(other.isEmpty)
+        #expect(other == ReceiverReport())
     }
 }

@@ -20,7 +20,7 @@ extension Fix {
     /// | `track`                        | `course`               | degrees from true north, normalised into 0..<360 |
     /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres |
     /// | `epv`                          | `verticalAccuracy`     | metres; 3D fixes only |
-    /// | every other member libgps reads (`status`, `ept`, `epx`, `epy`, `epd`, `eps`, `climb`, `epc`, `magtrack`, `magvar`, ECEF, `sep`, `depth`, `dgpsAge`, `dgpsSta`, wind, `leapseconds`) | `receiver` | as gpsd gives it, so a relay passes it on |
+    /// | every other member libgps reads (`status`, `ept`, `epx`, `epy`, `epd`, `eps`, `climb`, `epc`, `magtrack`, `magvar`, ECEF, `sep`, `depth`, `dgpsAge`, `dgpsSta`, wind, `leapseconds`, `datum`) | `receiver` | as gpsd gives it, so a relay passes it on |
     ///
     /// Any field gpsd leaves out arrives as NaN and becomes `nil`. The result has a position only
     /// when `mode` ≥ 2, the report has a time and latitude/longitude are valid. Every other report
@@ -94,6 +94,10 @@ extension Fix {
         ]
         for (member, value) in numbers { report[member] = value }
         if fix.dgps_station >= 0, report[.dgpsAge] != nil { report[.dgpsSta] = Double(fix.dgps_station) }
+        // A C string of up to 40 bytes, empty when the receiver named no datum.
+        report.datum = withUnsafeBytes(of: fix.datum) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
         return report
     }
 }

@@ -135,6 +135,49 @@ struct GPSDReceiverLogTests {
         }
         #expect(!fixes.isEmpty || epochs.isEmpty, "\(name): no fixes at all")
     }
+
+    /// No log here has a `DTM` sentence, so a receiver that sends one is made: each epoch names
+    /// the datum right after its RMC (gpsd starts a new report at an RMC of a new time, so a
+    /// datum before it is lost), and a DGPS GGA gives the members gpsd writes after `datum`.
+    @Test("A receiver naming its map datum (DTM): the relay passes gpsd's datum on, in gpsd's place", arguments: ["W72", "999"])
+    func mapDatum(code: String) async throws {
+        let sentences = LiveGPSD.epochs(count: 6).flatMap { epoch in
+            [
+                epoch.sentences[0], TestNMEA.checksummed("GPDTM,\(code),,0.00,N,0.00,E,0.0,W84"),
+                epoch.sentences[1].replacingOccurrences(of: ",1,08,", with: ",2,08,")
+                    .replacingOccurrences(of: ",M,,*", with: ",M,2.0,0120*"),
+                epoch.sentences[2],
+            ]
+        }.map { sentence in
+            // The GGA's checksum again, for the quality and DGPS fields it now has.
+            sentence.hasPrefix("$GPGGA") ? TestNMEA.checksummed(String(sentence.dropFirst().prefix { $0 != "*" })) : sentence
+        }
+        let live = try await LiveGPSD.start()
+        defer { live.stop() }
+        let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
+        defer { recorder.cancelNow() }
+        try await recorder.wait(for: "connected") { $0.contains { if case .connected = $0 { true } else { false } } }
+        let lockStep = try await live.lockStep(recorder)
+        defer { lockStep.stop() }
+        try await lockStep.send(sentences)
+        let reference = lockStep.raw.tpvs.filter(\.isPositioned)
+        let last = try #require(reference.last, "gpsd reported no position")
+        try await recorder.wait(for: "the last of \(reference.count) reports") { _ in
+            recorder.positions.last.map { last.matches($0) } ?? false
+        }
+        // gpsd itself names the datum (its name for a code it knows, the code otherwise).
+        let named = reference.filter { $0.json.contains(#""datum":"#) }
+        #expect(named.count >= 3, "gpsd named no datum: \(reference.last?.json ?? "")")
+        var relayed = RelayedReport()
+        var cursor = reference.startIndex
+        for fix in recorder.positions {
+            let index = try #require(reference[cursor...].firstIndex { $0.matches(fix) }, "fix \(fix) is not among gpsd's reports")
+            cursor = index + 1
+            try relayed.compare(fix, with: reference[index].json)
+        }
+        #expect(relayed.differences.isEmpty, "\(relayed.differences.prefix(5))")
+        #expect(recorder.positions.contains { $0.receiver?.datum != nil })
+    }
 }
 
 /// One positioned `TPV` from `NAME.tpv.jsonl`.
