@@ -17,8 +17,8 @@ python3 -c "import gpxpy" 2>/dev/null || pip install -q gpxpy
 
 echo "building locsim and GPXBenchmark (release)…"
 export LOCSIM_BENCHMARKS=1
-swift build -c release --product locsim >/dev/null
-swift build -c release --product GPXBenchmark >/dev/null
+SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product locsim >/dev/null
+SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product GPXBenchmark >/dev/null
 locsim=$(swift build -c release --show-bin-path)/locsim
 reader=$(swift build -c release --show-bin-path)/GPXBenchmark
 

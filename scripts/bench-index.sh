@@ -37,7 +37,7 @@ if [ ! -f /usr/share/postgresql/15/extension/postgis.control ]; then
 fi
 
 echo "== building IndexBenchmark (release)"
-(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
+(cd "$ROOT" && LOCSIM_BENCHMARKS=1 SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product IndexBenchmark >/dev/null)
 BENCH=$ROOT/.build/release/IndexBenchmark
 
 echo "== generating data"

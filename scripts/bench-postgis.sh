@@ -48,8 +48,8 @@ echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d
 if [ -z "${SKIP_BUILD:-}" ]; then
     echo "== building (release)"
     # One product per `swift build` (benchmark targets exist only with LOCSIM_BENCHMARKS=1).
-    (cd "$ROOT" && swift build -c release --product locsim >/dev/null)
-    (cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
+    (cd "$ROOT" && SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product locsim >/dev/null)
+    (cd "$ROOT" && LOCSIM_BENCHMARKS=1 SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product IndexBenchmark >/dev/null)
 fi
 BIN=$ROOT/.build/release
 LOCSIM=$BIN/locsim

@@ -52,9 +52,9 @@ for tool in redis-server redis-benchmark redis-cli wrk; do
 done
 
 echo "== building (release)"
-(cd "$ROOT" && swift build -c release --product locsim >/dev/null)
-(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product IndexBenchmark >/dev/null)
-(cd "$ROOT" && LOCSIM_BENCHMARKS=1 swift build -c release --product HelloServer >/dev/null)
+(cd "$ROOT" && SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product locsim >/dev/null)
+(cd "$ROOT" && LOCSIM_BENCHMARKS=1 SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product IndexBenchmark >/dev/null)
+(cd "$ROOT" && LOCSIM_BENCHMARKS=1 SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product HelloServer >/dev/null)
 BIN=$(cd "$ROOT" && swift build -c release --show-bin-path)
 LOCSIM=$BIN/locsim
 

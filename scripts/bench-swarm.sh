@@ -53,7 +53,7 @@ fi
 echo "== $(python3 -m locust --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1)"
 
 echo "== building locsim (release)"
-(cd "$ROOT" && swift build -c release --product locsim >/dev/null)
+(cd "$ROOT" && SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product locsim >/dev/null)
 LOCSIM=$(cd "$ROOT" && swift build -c release --show-bin-path)/locsim
 
 [ -f "$WORK/bench.sqlite" ] || "$LOCSIM" index import "$ROOT/geodata/sf-mission.csv" --db "$WORK/bench.sqlite" >/dev/null

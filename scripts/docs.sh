@@ -30,7 +30,8 @@ status=0
 # of the modules it imports, so ``LocationCore/Fix`` in MapFeature's docs resolves (and a link to
 # something that is not public fails). --warnings-as-errors makes `docc convert` exit non-zero on
 # any warning, and the plugin then fails the command.
-swift package --allow-writing-to-directory "$out" \
+# A fixed hash seed keeps SwiftPM's trait flags in one order (scripts/test.sh says why).
+SWIFT_DETERMINISTIC_HASHING=1 swift package --allow-writing-to-directory "$out" \
   generate-documentation "${targets[@]}" --output-path "$out" \
   --enable-experimental-combined-documentation --warnings-as-errors 2>&1 | tee "$log" || status=$?
 if [ "$status" -ne 0 ]; then

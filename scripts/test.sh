@@ -39,5 +39,10 @@ esac
 # run, eight at a time let one test pass its minute; four at a time, none came near it.
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$((cores * 2))}
-swift build --build-tests "${flags[@]}"
+# SwiftPM 6.3 passes the package's traits to every module as -DServer -DPostGIS in the order of
+# a hash set, seeded anew in each process: when a build plans again (a new file, an edited
+# Package.swift, often just another day's first build) the two may swap, and every locsim module
+# is compiled again with nothing changed, about 300 s here (swift-package-manager #10525, fixed
+# after 6.3). A fixed seed in SwiftPM's own process keeps the order; the tests keep theirs.
+SWIFT_DETERMINISTIC_HASHING=1 swift build --build-tests "${flags[@]}"
 swift test --skip-build "${flags[@]}" "$@"

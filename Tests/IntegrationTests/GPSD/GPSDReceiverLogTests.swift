@@ -63,27 +63,8 @@ struct GPSDReceiverLogTests {
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("$") || $0.hasPrefix("!") }
         let expected = try ExpectedReport.load(GPSDLogs.url(name + ".tpv.jsonl"))
-
-        let live = try await LiveGPSD.start()
-        defer { live.stop() }
-        let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
-        defer { recorder.cancelNow() }
-        try await recorder.wait(for: "connected") { $0.contains { if case .connected = $0 { true } else { false } } }
-        // Each sentence only once gpsd has handled the one before and the provider has yielded
-        // what gpsd reported for it: the provider keeps only the newest fix while its consumer is
-        // behind (by design, for live data), and a loaded machine must not make this test miss
-        // an epoch. The lock-step's raw client is the reference for what this gpsd sent.
-        let lockStep = try await live.lockStep(recorder)
-        defer { lockStep.stop() }
-        try await lockStep.send(sentences)
-
-        let reference = lockStep.raw.tpvs.filter(\.isPositioned)
-        if let last = reference.last {
-            try await recorder.wait(for: "the last of \(reference.count) reports") { _ in
-                recorder.positions.last.map { last.matches($0) } ?? false
-            }
-        }
-        let fixes = recorder.positions
+        let run = try await LiveGPSD.lockStepRun(sentences)
+        let (reference, fixes) = (run.reference, run.fixes)
 
         // 1. What this gpsd sent, in order. Live data keeps the newest fix when the consumer is
         //    behind, so the reports gpsd sent for one sentence may reach it as one; but every fix
@@ -106,7 +87,7 @@ struct GPSDReceiverLogTests {
             "\(name): the provider's epochs differ from gpsd's")
 
         // 2. The log read by locsim's own NMEA reader: each fix's sky is one gpsd reported.
-        let gpsdSkies = lockStep.raw.received.map(\.text).filter { $0.contains(#""class":"SKY""#) }
+        let gpsdSkies = run.received.map(\.text).filter { $0.contains(#""class":"SKY""#) }
         let read = try NMEAReader.fixes(in: sentences.joined(separator: "\r\n"), options: .lenient).fixes
         var skies = ReadSky(log: name)
         try skies.compare(read, with: gpsdSkies)
@@ -152,31 +133,20 @@ struct GPSDReceiverLogTests {
             // The GGA's checksum again, for the quality and DGPS fields it now has.
             sentence.hasPrefix("$GPGGA") ? TestNMEA.checksummed(String(sentence.dropFirst().prefix { $0 != "*" })) : sentence
         }
-        let live = try await LiveGPSD.start()
-        defer { live.stop() }
-        let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
-        defer { recorder.cancelNow() }
-        try await recorder.wait(for: "connected") { $0.contains { if case .connected = $0 { true } else { false } } }
-        let lockStep = try await live.lockStep(recorder)
-        defer { lockStep.stop() }
-        try await lockStep.send(sentences)
-        let reference = lockStep.raw.tpvs.filter(\.isPositioned)
-        let last = try #require(reference.last, "gpsd reported no position")
-        try await recorder.wait(for: "the last of \(reference.count) reports") { _ in
-            recorder.positions.last.map { last.matches($0) } ?? false
-        }
+        let run = try await LiveGPSD.lockStepRun(sentences)
+        let reference = run.reference
         // gpsd itself names the datum (its name for a code it knows, the code otherwise).
         let named = reference.filter { $0.json.contains(#""datum":"#) }
         #expect(named.count >= 3, "gpsd named no datum: \(reference.last?.json ?? "")")
         var relayed = RelayedReport()
         var cursor = reference.startIndex
-        for fix in recorder.positions {
+        for fix in run.fixes {
             let index = try #require(reference[cursor...].firstIndex { $0.matches(fix) }, "fix \(fix) is not among gpsd's reports")
             cursor = index + 1
             try relayed.compare(fix, with: reference[index].json)
         }
         #expect(relayed.differences.isEmpty, "\(relayed.differences.prefix(5))")
-        #expect(recorder.positions.contains { $0.receiver?.datum != nil })
+        #expect(run.fixes.contains { $0.receiver?.datum != nil })
     }
 }
 

@@ -63,24 +63,11 @@ struct GPSDRoundTripTests {
 
     private func roundTrip(_ originals: [Fix]) async throws {
         try #require(originals.count >= 2)
-        let live = try await LiveGPSD.start()
-        defer { live.stop() }
-        let recorder = EventRecorder(try live.provider(clock: VirtualClock()).events)
-        defer { recorder.cancelNow() }
-        try await recorder.wait(for: "connected") { $0.contains { if case .connected = $0 { true } else { false } } }
-        // In lock-step: the provider keeps only the newest fix while its consumer is behind, and
-        // a loaded machine must not make this test miss an epoch.
-        let lockStep = try await live.lockStep(recorder)
-        defer { lockStep.stop() }
-        try await lockStep.activate()
-
         let writer = NMEAWriter(options: .init(satellitesInUse: 8))
         let lines = try originals.flatMap { fix in try writer.sentences(for: fix).map { try $0.encoded() } }
-        try await lockStep.send(lines)
-        let last = originals.last!.time
-        try await recorder.wait(for: "the last fix") { _ in recorder.positions.contains { $0.time == last } }
-
-        let received = recorder.positions
+        // In lock-step: the provider keeps only the newest fix while its consumer is behind, and
+        // a loaded machine must not make this test miss an epoch.
+        let received = try await LiveGPSD.lockStepRun(lines, activate: true).fixes
         for original in originals {
             // gpsd reports an epoch once per sentence; its last report has everything.
             let fix = try #require(received.last { $0.time == original.time }, "no fix at \(original.time)")
