@@ -62,9 +62,9 @@ public enum GPSDLogs {
     /// first.
     ///
     /// Largest first because test cases take their places among those running side by side in
-    /// the order they are listed: in name order the largest log (bundg_zeus_9, 5,009 lines, about
-    /// 28 s fed in lock-step through gpsd) came near the end and was most of the run's last
-    /// half-minute; first, it runs while the rest of the suite does.
+    /// the order they are listed: in name order the largest log (bundg_zeus_9, 5,009 lines, then
+    /// about 28 s fed in lock-step through gpsd in one case) came near the end and was most of the
+    /// run's last half-minute; first, it runs while the rest of the suite does.
     public static let names: [String] = {
         let logs = SharedData.files(in: "gpsd", withExtension: "log")
         let narrowed = ProcessInfo.processInfo.environment["GPSD_LOGS"].map { $0.split(separator: ",").map(String.init) }
