@@ -49,6 +49,10 @@ final class GPSDConnection {
     private var pending: [UInt8] = []
     /// Where the first unread byte of ``pending`` is.
     private var pendingStart = 0
+    /// Where `recv` writes, made once: a read copies what arrived into ``pending`` and costs no
+    /// more than that (growing ``pending`` by a whole chunk of zeros for every read cost a 16 KiB
+    /// fill each time, most of the reading thread's time in a debug build).
+    private var received = [UInt8](repeating: 0, count: 16 * 1024)
     /// The newest `SKY` and the device it came from: it goes with that device's next fixes.
     private var sky: (device: String, report: ReceiverReport.Sky)?
     /// Whether the last `SKY` could not be read (a run of them is reported once).
@@ -144,14 +148,11 @@ final class GPSDConnection {
             pending.removeSubrange(..<pendingStart)
             pendingStart = 0
         }
-        let chunk = 16 * 1024
-        let before = pending.count
-        pending.append(contentsOf: repeatElement(0, count: chunk))
         errno = 0
-        let count = pending.withUnsafeMutableBytes { buffer in
-            recv(CGPS_fd(data), buffer.baseAddress! + before, chunk, Int32(MSG_DONTWAIT))
+        let count = received.withUnsafeMutableBytes { buffer in
+            recv(CGPS_fd(data), buffer.baseAddress!, buffer.count, Int32(MSG_DONTWAIT))
         }
-        pending.removeLast(chunk - max(count, 0))
+        if count > 0 { pending.append(contentsOf: received[..<count]) }
         if count == 0 {
             throw GPSDError(.daemonClosed, host: host, port: port, detail: "gpsd closed the connection")
         }
