@@ -2,7 +2,6 @@ import Foundation
 import LocationCore
 import LocationGPSD
 import NMEAFormat
-import Synchronization
 
 /// Latency from the receiver writing an epoch (RMC, GGA, GSA in one write; gpsd answers with one
 /// TPV per sentence) to the epoch's last report being delivered (the `Fix` the provider yields;
@@ -27,7 +26,7 @@ struct GPSDLatency {
         try feed.accept()
 
         // The two clients, subscribed before any data flows.
-        let provider = try GPSDProvider(port: daemon.port)
+        let provider = try GPSDProvider(port: daemon.port, clock: ContinuousClock(), now: { Date() })
         let recorder = FixArrivals()
         let iteration = Task {
             for try await event in provider.events { recorder.record(event) }
@@ -82,7 +81,7 @@ struct GPSDLatency {
 
         // Cancellation to close, through a relay that sees the provider hang up.
         let proxy = try ClosingProxy(target: daemon.port)
-        let relayed = try GPSDProvider(port: proxy.port)
+        let relayed = try GPSDProvider(port: proxy.port, clock: ContinuousClock(), now: { Date() })
         var idleClose: [Duration] = []
         var busyClose: [Duration] = []
         for round in 0..<(2 * closes) {
@@ -147,7 +146,7 @@ final class FixArrivals: Sendable {
         var activated = false
         var release = ""
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func record(_ event: GPSDEvent) {
         let now = ContinuousClock.now

@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Foundation
 import LocationCore
-import Synchronization
 
 // Just enough of a receiver, a gpsd and two clients for the benchmark; the tests have their own,
 // richer harness (Tests/LocSimTestHelpers).
@@ -16,13 +15,26 @@ struct BenchmarkError: Error, CustomStringConvertible {
 }
 
 enum Sockets {
+    /// A socket listening on a free loopback port.
     static func listener() throws -> (fd: Int32, port: Int) {
-        do {
-            let listening = try TCPListener.listen(host: "127.0.0.1", port: 0, backlog: 16)
-            return (listening.descriptor, listening.port)
-        } catch {
-            throw BenchmarkError(error.description)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchmarkError("socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw BenchmarkError("listening on 127.0.0.1: \(reason)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     static func freePort() throws -> Int {
@@ -158,8 +170,8 @@ final class Feed {
 /// newline splitter, recording when the last TPV for each time arrived.
 final class RawClient: Sendable {
     private let fd: Int32
-    private let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
-    private let watching = Mutex(false)
+    private let arrivals = Locked<[String: ContinuousClock.Instant]>([:])
+    private let watching = Locked(false)
 
     init(port: Int) throws {
         guard let fd = Sockets.connectTo(port) else { throw BenchmarkError("raw client cannot connect") }
@@ -206,7 +218,7 @@ final class ClosingProxy: Sendable {
     let port: Int
     private let listener: Int32
     private let target: Int
-    private let closedAt = Mutex<ContinuousClock.Instant?>(nil)
+    private let closedAt = Locked<ContinuousClock.Instant?>(nil)
 
     init(target: Int) throws {
         (listener, port) = try Sockets.listener()
