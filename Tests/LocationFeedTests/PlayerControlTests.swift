@@ -119,12 +119,6 @@ final class ControlledFeed: Sendable {
         }
     }
 
-    /// Lets the runner see what it was sent (its task runs on the pool).
-    func settle() async {
-        for _ in 0..<50 { await Task.yield() }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-
     /// One request through the server's responder; the answer's status, headers and body.
     func send(
         _ method: String, _ path: String, _ body: String = "", query: [(name: String, value: String)] = [], contentType: String? = nil,
@@ -235,20 +229,19 @@ struct PlayerControlTests {
         let paused = try await feed.control(#"{"action":"pause"}"#)
         #expect(paused.status == 200)
         #expect(paused.json["state"] as? String == "paused")
-        await feed.settle()
+        // run(until:) left the runner asleep on the clock with nothing due: the count is final.
         let held = feed.updates.count
-        for _ in 0..<30 {
-            await feed.clock.advance(by: .seconds(1))
-            await Task.yield()
-        }
-        await feed.settle()
-        #expect(feed.updates.count == held)
+        for _ in 0..<30 { await feed.clock.advance(by: .seconds(1)) }
         let shown = try await feed.call("GET", "/players/alice").json
         #expect(shown["state"] as? String == "paused")
         // Progress is where it stopped: the last fix's path time.
         let lastOffset = reference[held - 1].time.timeIntervalSince(reference[0].time)
         #expect(abs((shown["offset"] as? Double ?? .nan) - lastOffset) < 1.0)
         #expect(try await feed.control(#"{"action":"resume"}"#).json["state"] as? String == "playing")
+        // Asleep on the clock again: every fix due so far has been sent (a fix sent while paused
+        // among them), and the one after the pause is a second away.
+        await feed.clock.waitForSleepers(1)
+        #expect(feed.updates.count == held)
         try await feed.run(until: held + 2)
         let sent = feed.updates.map { $0.fix.coordinate }
         #expect(sent == Array(reference.prefix(held + 2)).map(\.coordinate))
@@ -261,13 +254,15 @@ struct PlayerControlTests {
         let answer = try await feed.control(#"{"action":"speed","speed":4}"#)
         #expect(answer.status == 200)
         #expect(answer.json["speed"] as? Double == 4)
-        await feed.settle()
+        // The speed is the player's from the command on, whether or not the runner has woken
+        // to it yet: one clock second from here is four path seconds.
         let before = feed.updates.count
-        await feed.clock.waitForSleepers(1)
         await feed.clock.advance(by: .seconds(1))
         try await feed.run(until: before + 4)
-        await feed.settle()
-        // One clock second at 4× is four path seconds: four fixes of a 1 Hz path.
+        // Asleep on the clock again (the advance woke whatever slept before it): every fix due
+        // in that second has been sent.
+        await feed.clock.waitForSleepers(1)
+        // Four path seconds are four fixes of a 1 Hz path.
         #expect(feed.updates.count == before + 4)
     }
 
@@ -406,12 +401,11 @@ struct PlayerControlTests {
         let reference = try await ControlledFeed.reference()
         try await feed.run(until: 3)
         #expect(try await feed.control(#"{"action":"speed","speed":5}"#).status == 200)
-        // The runner drops its wait for the next fix at 1× before the clock moves on.
-        await feed.settle()
-        // At 5× the path's 1 Hz fixes are due every 0.2 s of the clock: step by that.
+        // At 5× the path's 1 Hz fixes are due every 0.2 s of the clock, from the command on:
+        // step by that.
         try await feed.run(until: 13, step: .milliseconds(200))
         #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
-        await feed.settle()
+        // run(until:) left the runner asleep on the clock with nothing due: the count is final.
         let beforePause = feed.updates.count
         for _ in 0..<40 { await feed.clock.advance(by: .seconds(1)) }
         #expect(try await feed.control(#"{"action":"resume"}"#).status == 200)
@@ -594,37 +588,53 @@ struct PlayerControlTests {
         #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
         let one = try await feed.events("/players/alice/fixes")
         let all = try await feed.events("/players/events")
-        final class Frames: Sendable { let byStream = Locked<[String: [[UInt8]]]>([:]) }
+        final class Frames: Sendable {
+            let byStream = Locked<[String: [[UInt8]]]>([:])
+            let changes = Changes()
+            func beats(_ name: String) -> Int {
+                byStream.withLock { $0[name, default: []].filter { $0 == PlayerControlAPI.heartbeat }.count }
+            }
+            /// Waits until each stream has read `counts` beats, then checks it read no more: the
+            /// heartbeat task is asleep on its clock by then, so nothing else is on its way.
+            func expectBeats(one: Int, all: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                try await changes.wait(for: "\(one) and \(all) beats", account: { "\(self.beats("one")) and \(self.beats("all"))" }) {
+                    self.beats("one") >= one && self.beats("all") >= all
+                }
+                #expect(beats("one") == one && beats("all") == all, sourceLocation: sourceLocation)
+            }
+        }
         let frames = Frames()
         let readers = [("one", one), ("all", all)].map { name, stream in
-            Task { for await frame in stream { frames.byStream.withLock { $0[name, default: []].append(frame) } } }
+            Task {
+                for await frame in stream {
+                    frames.byStream.withLock { $0[name, default: []].append(frame) }
+                    frames.changes.signal()
+                }
+            }
         }
-        func beats(_ name: String) -> Int {
-            frames.byStream.withLock { $0[name, default: []].filter { $0 == PlayerControlAPI.heartbeat }.count }
-        }
+        func beats(_ name: String) -> Int { frames.beats(name) }
         // Its own clock: the paused player's sleeps do not move it.
         let beat = VirtualClock()
         let heart = Task { await feed.api.sendHeartbeats(every: .seconds(15), clock: beat) }
         await beat.waitForSleepers(1)
+        // 14 s: the heartbeat task is still asleep on its clock (its deadline is 15 s), so no beat
+        // has been sent; a beat sent early would be counted by the exact checks below.
         await beat.advance(by: .seconds(14))
-        await feed.settle()
+        await beat.waitForSleepers(1)
         #expect(beats("one") == 0 && beats("all") == 0, "none before the interval")
         await beat.advance(by: .seconds(1))
         await beat.waitForSleepers(1)
-        await feed.settle()
-        #expect(beats("one") == 1 && beats("all") == 1)
+        try await frames.expectBeats(one: 1, all: 1)
         await beat.advance(by: .seconds(15))
         await beat.waitForSleepers(1)
-        await feed.settle()
-        #expect(beats("one") == 2 && beats("all") == 2)
+        try await frames.expectBeats(one: 2, all: 2)
 
         // alice removed: her stream ends; the stream of every player goes on beating.
         #expect(try await feed.call("DELETE", "/players/alice").status == 200)
         await readers[0].value
         await beat.advance(by: .seconds(15))
         await beat.waitForSleepers(1)
-        await feed.settle()
-        #expect(beats("one") == 2 && beats("all") == 3)
+        try await frames.expectBeats(one: 2, all: 3)
         let text = frames.byStream.withLock { $0["one", default: []].map { String(decoding: $0, as: UTF8.self) } }
         #expect(text.first?.hasPrefix("event: state") == true, "the heartbeats come beside the events: \(text)")
         #expect(text.last?.hasPrefix("event: removed") == true)
