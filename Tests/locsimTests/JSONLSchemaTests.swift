@@ -107,7 +107,7 @@ struct JSONLSchemaTests {
     }
 
     @Test("The checker catches what it must: unknown or missing members, order, type, rounding, presence")
-    func checkerFailsOnBadLines() {
+    func checkerFailsOnBadLines() throws {
         let good = #"{"type":"answer","t":"2024-11-07T18:00:00.000Z","id":1,"count":3}"#
         #expect(SchemaCheck.problems(good).isEmpty)
         let bad = [
@@ -115,6 +115,12 @@ struct JSONLSchemaTests {
             #"{"type":"answer","t":"2024-11-07T18:00:00.000Z","id":1}"#,
             #"{"type":"answer","id":1,"t":"2024-11-07T18:00:00.000Z","count":3}"#,
             #"{"type":"answer","t":"2024-11-07 18:00","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-11-07T18:00:00Z","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-11-07T18:00:00.0Z","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-11-07T18:00:00.000+00:00","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-11-07t18:00:00.000Z","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-13-07T18:00:00.000Z","id":1,"count":3}"#,
+            #"{"type":"answer","t":"2024-11-07T18:00:00.000Z ","id":1,"count":3}"#,
             #"{"type":"answer","t":"2024-11-07T18:00:00.000Z","id":1.5,"count":3}"#,
             #"{"type":"answer","t":"2024-11-07T18:00:00.000Z","id":null,"count":3}"#,
             #"{"type":"encounter","t":"2024-11-07T18:00:00.000Z","place":"a","name":"b","distance_m":1.234}"#,
@@ -123,6 +129,15 @@ struct JSONLSchemaTests {
             #"{"type":"nonsense"}"#,
         ]
         for line in bad { #expect(!SchemaCheck.problems(line).isEmpty, "accepted: \(line)") }
+        // The documented form reads to the instant Foundation's ISO 8601 formatter reads (to
+        // a microsecond: the two may round the last bit of the double differently).
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for text in ["2024-11-07T18:00:00.300Z", "2024-11-07T18:00:01.000Z", "1999-12-31T23:59:59.999Z"] {
+            let read = try #require(LiveCommand.parseTimestamp(text), "\(text)")
+            let reference = try #require(formatter.date(from: text))
+            #expect(abs(read.timeIntervalSince(reference)) < 1e-6, "\(text): \(read) and \(reference)")
+        }
     }
 
     @Test("replay and simulate --map: every jsonl line matches its record, for a walk and an index")
