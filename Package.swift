@@ -294,7 +294,8 @@ let package = Package(
 )
 
 // MARK: Benchmarks (release builds; see docs/benchmarks/)
-// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so tests and CI never build them.
+// Only with LOCSIM_BENCHMARKS=1 (the scripts set it), so the tests never build them; .ci/run
+// builds them (debug) as a step of its own, so that none stops compiling unseen.
 if Context.environment["LOCSIM_BENCHMARKS"] != nil {
     // IndexBenchmark's `ranges`, `floor` and `rtree` reach the index's internals with
     // `@testable import` rather than through API the library would carry only for them.
