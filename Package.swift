@@ -310,7 +310,7 @@ if Context.environment["LOCSIM_BENCHMARKS"] != nil {
             name: "NMEABenchmark", dependencies: ["NMEAFormat", "LocationCore"], path: "Benchmarks/NMEABenchmark",
             exclude: ["run.sh", "pynmea2_read.py"], swiftSettings: strict),
         .executableTarget(
-            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat"],
+            name: "GPSDLatency", dependencies: ["LocationGPSD", "LocationCore", "NMEAFormat", "LocSimTestHelpers"],
             path: "Benchmarks/GPSDLatency", swiftSettings: strict),
         .executableTarget(
             name: "ReplayBenchmark",

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 
 // Just enough of a receiver, a gpsd and two clients for the benchmark; the tests have their own,
 // richer harness (Tests/LocSimTestHelpers).
@@ -14,71 +15,14 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// The loopback sockets are the tests' (`LoopbackSocket`); the benchmark only adds the text form
+/// of a write and `TCP_NODELAY` on an accepted socket.
 enum Sockets {
-    /// A socket listening on a free loopback port.
-    static func listener() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchmarkError("socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = loopback(0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw BenchmarkError("listening on 127.0.0.1: \(reason)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
-    static func freePort() throws -> Int {
-        let (fd, port) = try listener()
-        close(fd)
-        return port
-    }
-
-    static func connectTo(_ port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = loopback(port)
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard status == 0 else {
-            close(fd)
-            return nil
-        }
-        noDelay(fd)
-        return fd
-    }
+    static func writeAll(_ fd: Int32, _ text: String) -> Bool { LoopbackSocket.writeAll(fd, Array(text.utf8)) }
 
     static func noDelay(_ fd: Int32) {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-    }
-
-    static func writeAll(_ fd: Int32, _ text: String) -> Bool {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
-
-    private static func loopback(_ port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
 
@@ -88,7 +32,7 @@ final class Daemon {
     private var pid: pid_t
 
     init(feedPort: Int) throws {
-        port = try Sockets.freePort()
+        port = try LoopbackSocket.freePort()
         let executable = ["/usr/sbin/gpsd", "/usr/local/sbin/gpsd", "/opt/homebrew/sbin/gpsd"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let executable else { throw BenchmarkError("gpsd is not installed (apt-get install gpsd)") }
@@ -117,7 +61,7 @@ final class Daemon {
         guard status == 0 else { throw BenchmarkError("cannot start gpsd") }
         self.pid = pid
         for _ in 0..<500 {
-            if let fd = Sockets.connectTo(port) {
+            if let fd = LoopbackSocket.connectTo(port: port) {
                 close(fd)
                 return
             }
@@ -143,7 +87,7 @@ final class Feed {
     private var client: Int32 = -1
 
     init() throws {
-        (listener, port) = try Sockets.listener()
+        (listener, port) = try LoopbackSocket.makeListener()
     }
 
     func accept() throws {
@@ -174,7 +118,7 @@ final class RawClient: Sendable {
     private let watching = Locked(false)
 
     init(port: Int) throws {
-        guard let fd = Sockets.connectTo(port) else { throw BenchmarkError("raw client cannot connect") }
+        guard let fd = LoopbackSocket.connectTo(port: port) else { throw BenchmarkError("raw client cannot connect") }
         self.fd = fd
         guard Sockets.writeAll(fd, "?WATCH={\"enable\":true,\"json\":true}\n") else { throw BenchmarkError("WATCH failed") }
         Thread { [self] in loop() }.start()
@@ -221,7 +165,7 @@ final class ClosingProxy: Sendable {
     private let closedAt = Locked<ContinuousClock.Instant?>(nil)
 
     init(target: Int) throws {
-        (listener, port) = try Sockets.listener()
+        (listener, port) = try LoopbackSocket.makeListener()
         self.target = target
         Thread { [self] in acceptLoop() }.start()
     }
@@ -243,7 +187,7 @@ final class ClosingProxy: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            guard let upstream = Sockets.connectTo(target) else {
+            guard let upstream = LoopbackSocket.connectTo(port: target) else {
                 close(client)
                 continue
             }
