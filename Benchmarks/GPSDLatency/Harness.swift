@@ -8,22 +8,11 @@ import LocationCore
 import LocSimTestHelpers
 
 // Just enough of a receiver, a gpsd and two clients for the benchmark; the tests have their own,
-// richer harness (Tests/LocSimTestHelpers).
+// richer harness (Tests/LocSimTestHelpers), whose loopback sockets (`LoopbackSocket`) these use.
 
 struct BenchmarkError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// The loopback sockets are the tests' (`LoopbackSocket`); the benchmark only adds the text form
-/// of a write and `TCP_NODELAY` on an accepted socket.
-enum Sockets {
-    static func writeAll(_ fd: Int32, _ text: String) -> Bool { LoopbackSocket.writeAll(fd, Array(text.utf8)) }
-
-    static func noDelay(_ fd: Int32) {
-        var yes: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-    }
 }
 
 /// `gpsd -N -n -S PORT tcp://127.0.0.1:FEED`, with a clean signal mask so SIGTERM stops it.
@@ -94,13 +83,13 @@ final class Feed {
         var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
         guard poll(&entry, 1, 5000) > 0 else { throw BenchmarkError("gpsd never connected to the feed") }
         client = Glibc.accept(listener, nil, nil)
-        Sockets.noDelay(client)
+        LoopbackSocket.noDelay(client)
     }
 
     /// Writes the lines and returns the instant the last byte was handed to the kernel.
     @discardableResult
     func send(_ lines: [String]) throws -> ContinuousClock.Instant {
-        guard Sockets.writeAll(client, lines.map { $0 + "\r\n" }.joined()) else { throw BenchmarkError("feed closed") }
+        guard LoopbackSocket.writeAll(client, Array(lines.map { $0 + "\r\n" }.joined().utf8)) else { throw BenchmarkError("feed closed") }
         return .now
     }
 
@@ -120,7 +109,7 @@ final class RawClient: Sendable {
     init(port: Int) throws {
         guard let fd = LoopbackSocket.connectTo(port: port) else { throw BenchmarkError("raw client cannot connect") }
         self.fd = fd
-        guard Sockets.writeAll(fd, "?WATCH={\"enable\":true,\"json\":true}\n") else { throw BenchmarkError("WATCH failed") }
+        guard LoopbackSocket.writeAll(fd, Array("?WATCH={\"enable\":true,\"json\":true}\n".utf8)) else { throw BenchmarkError("WATCH failed") }
         Thread { [self] in loop() }.start()
     }
 
@@ -191,7 +180,7 @@ final class ClosingProxy: Sendable {
                 close(client)
                 continue
             }
-            Sockets.noDelay(client)
+            LoopbackSocket.noDelay(client)
             Thread { [self] in relay(client: client, upstream: upstream) }.start()
         }
     }

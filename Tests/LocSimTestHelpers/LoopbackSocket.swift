@@ -86,9 +86,14 @@ public enum LoopbackSocket {
             close(fd)
             return nil
         }
+        noDelay(fd)
+        return fd
+    }
+
+    /// Sends small writes at once (`TCP_NODELAY`): a connected or accepted socket.
+    public static func noDelay(_ fd: Int32) {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        return fd
     }
 
     /// Waits up to `timeout` for `fd` to become readable (or closed by the peer). A signal that

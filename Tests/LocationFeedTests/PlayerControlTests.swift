@@ -594,8 +594,8 @@ struct PlayerControlTests {
             func beats(_ name: String) -> Int {
                 byStream.withLock { $0[name, default: []].filter { $0 == PlayerControlAPI.heartbeat }.count }
             }
-            /// Waits until each stream has read `counts` beats, then checks it read no more: the
-            /// heartbeat task is asleep on its clock by then, so nothing else is on its way.
+            /// Waits until the two streams have read `one` and `all` beats, then checks they read
+            /// no more: the heartbeat task is asleep on its clock by then, so none is on its way.
             func expectBeats(one: Int, all: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
                 try await changes.wait(for: "\(one) and \(all) beats", account: { "\(self.beats("one")) and \(self.beats("all"))" }) {
                     self.beats("one") >= one && self.beats("all") >= all
@@ -612,7 +612,6 @@ struct PlayerControlTests {
                 }
             }
         }
-        func beats(_ name: String) -> Int { frames.beats(name) }
         // Its own clock: the paused player's sleeps do not move it.
         let beat = VirtualClock()
         let heart = Task { await feed.api.sendHeartbeats(every: .seconds(15), clock: beat) }
@@ -621,7 +620,7 @@ struct PlayerControlTests {
         // has been sent; a beat sent early would be counted by the exact checks below.
         await beat.advance(by: .seconds(14))
         await beat.waitForSleepers(1)
-        #expect(beats("one") == 0 && beats("all") == 0, "none before the interval")
+        #expect(frames.beats("one") == 0 && frames.beats("all") == 0, "none before the interval")
         await beat.advance(by: .seconds(1))
         await beat.waitForSleepers(1)
         try await frames.expectBeats(one: 1, all: 1)
