@@ -10,13 +10,16 @@ internal import LocationCore
 /// Rules (also in docs/reference/nmea.md):
 /// - RMC and GGA carry a time of day; consecutive timed sentences with the same time belong to
 ///   one epoch. A timed sentence with a different time closes the epoch in progress.
-/// - VTG and GSA carry no time: they join the epoch in progress; before the first timed
+/// - VTG, GSA and DTM carry no time: they join the epoch in progress; before the first timed
 ///   sentence they wait for the first epoch.
 /// - Of each type the first sentence in an epoch is used (`$GPGGA` and `$GLGGA` repeat the
 ///   same solution).
 /// - The date comes from the epoch's RMC; an epoch without RMC takes the last date seen and
 ///   rolls it forward a day when its time of day is more than 12 hours before the previous
 ///   epoch's (midnight), or back when more than 12 hours after.
+/// - The fix's ``/LocationCore/Fix/receiver`` names the epoch's map datum when it has a DTM
+///   (``NMEASentence/DTM/datumName``, as gpsd 3.22 names it); an epoch without one names none,
+///   as gpsd's report of it does.
 /// - The fix carries the receiver's sky as it stood when the epoch closed (``SkyAssembler``): its
 ///   ``/LocationCore/Fix/receiver``'s ``/LocationCore/ReceiverReport/sky``, none before a whole
 ///   GSV group.
@@ -29,6 +32,7 @@ struct EpochAssembler: Sendable {
         var gga: NMEASentence.GGA?
         var vtg: NMEASentence.VTG?
         var gsa: NMEASentence.GSA?
+        var dtm: NMEASentence.DTM?
     }
 
     let source: FixSource
@@ -36,6 +40,7 @@ struct EpochAssembler: Sendable {
     private var current: Epoch?
     private var waitingVTG: NMEASentence.VTG?
     private var waitingGSA: NMEASentence.GSA?
+    private var waitingDTM: NMEASentence.DTM?
     private var sky = SkyAssembler()
     /// Days since 1970 and time of day of the last dated epoch.
     private var lastDay: Int?
@@ -76,6 +81,13 @@ struct EpochAssembler: Sendable {
         case .gsv(let s):
             sky.add(s)
             return nil
+        case .dtm(let s):
+            if current == nil {
+                if waitingDTM == nil { waitingDTM = s }
+            } else if current?.dtm == nil {
+                current?.dtm = s
+            }
+            return nil
         }
         guard let time else { return nil }  // counted by the reader; nothing to key an epoch on
 
@@ -85,9 +97,10 @@ struct EpochAssembler: Sendable {
         }
         if current == nil {
             sky.beginEpoch()
-            current = Epoch(time: time, line: line, sentence: text(), vtg: waitingVTG, gsa: waitingGSA)
+            current = Epoch(time: time, line: line, sentence: text(), vtg: waitingVTG, gsa: waitingGSA, dtm: waitingDTM)
             waitingVTG = nil
             waitingGSA = nil
+            waitingDTM = nil
         }
         switch sentence {
         case .rmc(let s) where current?.rmc == nil: current?.rmc = s
@@ -103,6 +116,7 @@ struct EpochAssembler: Sendable {
             current = nil
             waitingVTG = nil
             waitingGSA = nil
+            waitingDTM = nil
         }
         return current.take().map { complete($0) }
     }
@@ -132,6 +146,11 @@ struct EpochAssembler: Sendable {
         let time = Date(timeIntervalSince1970: Double(day) * 86_400 + seconds)
         var fix = fix(epoch, at: time)
         fix.receiver = sky.report
+        if let datum = epoch.dtm?.datumName {
+            var receiver = fix.receiver ?? ReceiverReport()
+            receiver.datum = datum
+            fix.receiver = receiver
+        }
         return .success(fix)
     }
 

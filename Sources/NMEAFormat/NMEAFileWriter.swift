@@ -93,16 +93,18 @@ public final class NMEAFileWriter {
 
 extension NMEAWriter.Options {
     /// How locsim writes NMEA for gpsd (`--record`, `simulate --out`, `nmea serve`, the feeds):
-    /// GSA, GSV (for a fix written with a sky), RMC, GGA, VTG per epoch, HDOP from the accuracy
-    /// by gpsd's model (``NMEAAccuracyModel/gpsd``), and a satellite count in GGA (gpsd 3.22
-    /// takes an empty one for "no fix").
+    /// GSA, GSV (for a fix written with a sky), RMC, DTM (for a fix whose receiver names a datum),
+    /// GGA, VTG per epoch, HDOP from the accuracy by gpsd's model (``NMEAAccuracyModel/gpsd``),
+    /// and a satellite count in GGA (gpsd 3.22 takes an empty one for "no fix").
     ///
     /// GSA comes first because gpsd 3.22 reports an epoch before a GSA that follows its RMC and
     /// GGA, with the previous GSA's DOPs: written last, every accuracy gpsd reports would be the
     /// epoch before's (measured: the field-test tests fail that way). Written first, gpsd reports
     /// each epoch with its own. ``NMEAReader`` takes the accuracy from GGA's HDOP, so it reads
     /// either order right; only the 2D/3D mode, which it takes from GSA, is then the next epoch's.
+    /// DTM follows RMC because gpsd 3.22 starts a new report at an RMC of a new time: a datum
+    /// named before it would be lost.
     public static func gpsd(satellitesInUse: Int = 8) -> Self {
-        Self(sentences: [.gsa, .gsv, .rmc, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: satellitesInUse)
+        Self(sentences: [.gsa, .gsv, .rmc, .dtm, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: satellitesInUse)
     }
 }

@@ -19,6 +19,9 @@ public enum NMEAPrecision {
     public static let altitudeDecimals = 2
     /// PDOP, HDOP and VDOP: 0.01.
     public static let dopDecimals = 2
+    /// A datum's latitude and longitude offsets in minutes (DTM): 10⁻⁴′ ≈ 1.9 mm. Its altitude
+    /// offset is in metres with ``altitudeDecimals``.
+    public static let datumOffsetDecimals = 4
 }
 
 extension NMEASentence {
@@ -27,7 +30,7 @@ extension NMEASentence {
     /// Numbers are written with the decimals of ``NMEAPrecision``; empty (`nil`) values are
     /// empty fields. RMC is written with 12 fields (13 when ``RMC/navigationalStatus`` is set),
     /// GGA with 14, VTG with 9 (8 without a mode), GSA with 17 (18 with a system ID), GSV with 3
-    /// and 4 for each satellite (one more with a signal ID).
+    /// and 4 for each satellite (one more with a signal ID), DTM with 8.
     ///
     /// - Throws: ``NMEAError/Code/invalidValue`` naming the field when a value cannot be
     ///   written: not finite, negative where NMEA has no sign, a course outside 0…360, a year
@@ -122,6 +125,13 @@ extension NMEASentence {
                 guard (0...15).contains(id) else { throw e.invalid("signal ID \(id) is not one hex digit") }
                 e.field(String(id, radix: 16, uppercase: true))
             }
+        case .dtm(let s):
+            try e.text(s.localDatum ?? "", "local datum")
+            try e.text(s.subdivision ?? "", "datum subdivision")
+            try e.signed(s.latitudeOffset, NMEAPrecision.datumOffsetDecimals, "latitude offset", positive: "N", negative: "S")
+            try e.signed(s.longitudeOffset, NMEAPrecision.datumOffsetDecimals, "longitude offset", positive: "E", negative: "W")
+            try e.number(s.altitudeOffset, NMEAPrecision.altitudeDecimals, "altitude offset")
+            try e.text(s.referenceDatum ?? "", "reference datum")
         }
         return e.finish()
     }
@@ -162,6 +172,16 @@ struct SentenceEncoder {
         guard !nonNegative || value >= 0 else { throw invalid("\(name) \(value) is negative") }
         guard abs(value) < 1e12 else { throw invalid("\(name) \(value) is too large") }
         field(Self.fixed(value, decimals))
+    }
+
+    /// `|value|` and the letter for its sign (`positive` for zero); `nil` writes two empty fields.
+    mutating func signed(_ value: Double?, _ decimals: Int, _ name: String, positive: String, negative: String) throws(NMEAError) {
+        guard let value else {
+            field("")
+            return field("")
+        }
+        try number(abs(value), decimals, name)
+        field(value < 0 ? negative : positive)
     }
 
     /// A whole number in `range` with at least `digits` digits; `nil` writes an empty field.

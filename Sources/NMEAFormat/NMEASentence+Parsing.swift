@@ -127,6 +127,8 @@ enum SentenceParser {
             return .gsa(try f.gsa(talker))
         case (0x47, 0x53, 0x56):  // GSV
             return .gsv(try f.gsv(talker))
+        case (0x44, 0x54, 0x4D):  // DTM
+            return .dtm(try f.dtm(talker))
         default:
             throw fail(.unsupportedSentence, "\(string(s, 3..<6)) sentences are not decoded", column: 4, field: 0)
         }
@@ -547,6 +549,34 @@ extension Fields {
         return NMEASentence.GSV(
             talker: talker, count: total, number: number, satellitesInView: inView, satellites: satellites,
             signalID: signalID)
+    }
+}
+
+extension Fields {
+    // $--DTM,ccc,a,x.x,a,x.x,a,x.x,ccc*hh; receivers that send fewer fields leave the rest empty.
+    func dtm(_ talker: NMEATalker) throws(NMEAError) -> NMEASentence.DTM {
+        try expectCount(1...8, "DTM")
+        func code(_ i: Int) -> String? { i <= count && !isEmpty(i) ? text(i) : nil }
+        /// An offset at `i` signed by its letter at `i + 1`: `positive` adds, `negative` subtracts.
+        func offset(_ i: Int, _ name: String, positive: UInt8, negative: UInt8) throws(NMEAError) -> Double? {
+            let value = i <= count ? try double(i, name) : nil
+            let letter = i + 1 <= count ? try character(i + 1, "\(name) direction") : nil
+            guard let value else { return nil }  // a direction with no value says nothing
+            switch letter {
+            case positive?: return value
+            case negative?: return -value
+            case nil: throw fail(.missingField, i + 1, "\(name) has no direction letter")
+            default:
+                let expected = "\(Character(Unicode.Scalar(positive))) or \(Character(Unicode.Scalar(negative)))"
+                throw fail(.malformedField, i + 1, "\(name) direction '\(text(i + 1))' must be \(expected)")
+            }
+        }
+        let latitude = try offset(3, "latitude offset", positive: UInt8(ascii: "N"), negative: UInt8(ascii: "S"))
+        let longitude = try offset(5, "longitude offset", positive: UInt8(ascii: "E"), negative: UInt8(ascii: "W"))
+        let altitude = count >= 7 ? try double(7, "altitude offset") : nil
+        return NMEASentence.DTM(
+            talker: talker, localDatum: code(1), subdivision: code(2), latitudeOffset: latitude,
+            longitudeOffset: longitude, altitudeOffset: altitude, referenceDatum: code(8))
     }
 }
 

@@ -1,6 +1,6 @@
 public import LocationCore
 
-/// One decoded NMEA 0183 sentence of a type this module supports: RMC, GGA, VTG, GSA or GSV.
+/// One decoded NMEA 0183 sentence of a type this module supports: RMC, GGA, VTG, GSA, GSV or DTM.
 ///
 /// Parse a single line with ``init(parsing:requiresChecksum:)`` and write one with
 /// ``encoded()``. To turn a stream of sentences into ``/LocationCore/Fix`` values use ``NMEAReader``; to turn
@@ -24,6 +24,8 @@ public enum NMEASentence: Sendable, Hashable {
     case gsa(GSA)
     /// Satellites in view: up to four per sentence.
     case gsv(GSV)
+    /// The datum positions are given in.
+    case dtm(DTM)
 
     /// The talker of whichever sentence this is.
     public var talker: NMEATalker {
@@ -33,10 +35,11 @@ public enum NMEASentence: Sendable, Hashable {
         case .vtg(let s): s.talker
         case .gsa(let s): s.talker
         case .gsv(let s): s.talker
+        case .dtm(let s): s.talker
         }
     }
 
-    /// The sentence type (`RMC`, `GGA`, `VTG`, `GSA`, `GSV`).
+    /// The sentence type (`RMC`, `GGA`, `VTG`, `GSA`, `GSV`, `DTM`).
     public var type: NMEASentenceType {
         switch self {
         case .rmc: .rmc
@@ -44,6 +47,7 @@ public enum NMEASentence: Sendable, Hashable {
         case .vtg: .vtg
         case .gsa: .gsa
         case .gsv: .gsv
+        case .dtm: .dtm
         }
     }
 
@@ -274,11 +278,73 @@ extension NMEASentence {
     }
 }
 
-/// The three-letter sentence formatter (`RMC` in `$GPRMC`). The five decoded types have names.
+extension NMEASentence {
+    /// `$GPDTM,…`: the datum the receiver gives positions in (the local datum) and its offsets
+    /// from a reference datum, for the sentences that follow (8 fields: local datum code,
+    /// subdivision, latitude offset and N/S, longitude offset and E/W, altitude offset, reference
+    /// datum code). Some receivers send fewer fields (`$GPDTM,W84,C`); the missing ones read as
+    /// empty, as gpsd reads them.
+    ///
+    /// Datum codes: `W84` (WGS 84), `W72` (WGS 72), `S85` (SGS 85), `P90` (PE 90), `999` (user
+    /// defined), or an IHO datum code. ``datumName`` is the local datum as gpsd 3.22 names it in a
+    /// `TPV`'s `datum`, which is how ``NMEAReader`` reports it
+    /// (``/LocationCore/ReceiverReport/datum``).
+    public struct DTM: Sendable, Hashable {
+        /// Who sent it (`GP`, `GN`, …).
+        public var talker: NMEATalker
+        /// The local datum's code, as sent; `nil` when empty.
+        public var localDatum: String?
+        /// The local datum's subdivision code, as sent; `nil` when empty.
+        public var subdivision: String?
+        /// The local datum's latitude offset from the reference datum, in minutes, north positive.
+        public var latitudeOffset: Double?
+        /// The local datum's longitude offset from the reference datum, in minutes, east positive.
+        public var longitudeOffset: Double?
+        /// The local datum's altitude offset from the reference datum, in metres.
+        public var altitudeOffset: Double?
+        /// The reference datum's code (usually `W84`), as sent; `nil` when empty.
+        public var referenceDatum: String?
+
+        /// Creates a DTM sentence; each parameter is the property of the same name (units there).
+        /// Values are checked when the sentence is encoded (``NMEASentence/encoded()``).
+        public init(
+            talker: NMEATalker = .gps, localDatum: String?, subdivision: String? = nil, latitudeOffset: Double? = nil,
+            longitudeOffset: Double? = nil, altitudeOffset: Double? = nil, referenceDatum: String? = "W84"
+        ) {
+            self.talker = talker
+            self.localDatum = localDatum
+            self.subdivision = subdivision
+            self.latitudeOffset = latitudeOffset
+            self.longitudeOffset = longitudeOffset
+            self.altitudeOffset = altitudeOffset
+            self.referenceDatum = referenceDatum
+        }
+
+        /// The codes gpsd 3.22 names (its NMEA driver's table); every other code is its own name.
+        static let names: [(code: String, name: String)] = [
+            ("W84", "WGS84"), ("W72", "WGS72"), ("S85", "SGS85"), ("P90", "PE90"), ("999", "User Defined"),
+        ]
+
+        /// The local datum's name as gpsd 3.22 reports it: `WGS84`, `WGS72`, `SGS85`, `PE90`,
+        /// `User Defined` for `999`, any other code as sent; `nil` when the code is empty.
+        public var datumName: String? {
+            localDatum.map { code in Self.names.first { $0.code == code }?.name ?? code }
+        }
+
+        /// The code for a datum name, ``datumName``'s inverse: `W72` for `WGS72`, a name gpsd
+        /// does not shorten (an IHO code) as it is.
+        public static func code(forDatumName name: String) -> String {
+            names.first { $0.name == name }?.code ?? name
+        }
+    }
+}
+
+/// The three-letter sentence formatter (`RMC` in `$GPRMC`). The six decoded types have names.
 public struct NMEASentenceType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The three letters, for example `"RMC"`.
     public let rawValue: String
-    /// Wraps three letters; only ``rmc``, ``gga``, ``vtg``, ``gsa`` and ``gsv`` can be written.
+    /// Wraps three letters; only ``rmc``, ``gga``, ``vtg``, ``gsa``, ``gsv`` and ``dtm`` can be
+    /// written.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Recommended minimum data.
@@ -291,6 +357,8 @@ public struct NMEASentenceType: RawRepresentable, Sendable, Hashable, CustomStri
     public static let gsa = NMEASentenceType(rawValue: "GSA")
     /// Satellites in view.
     public static let gsv = NMEASentenceType(rawValue: "GSV")
+    /// Datum reference.
+    public static let dtm = NMEASentenceType(rawValue: "DTM")
 
     public var description: String { rawValue }
 }

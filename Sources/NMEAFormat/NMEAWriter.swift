@@ -28,6 +28,10 @@ public import LocationCore
 ///   constellation and a GSV group for each constellation and signal, from the constellation's
 ///   own talker (`GP`, `GL`, `GA`, `GB`), numbered as gpsd 3.22 reads them back, with NMEA
 ///   4.10's signal ID when there are several signals (``tellable(_:)`` says what can be told);
+/// - datum: a DTM (when in ``Options/sentences``) for a fix whose receiver names its map datum
+///   (``/LocationCore/ReceiverReport/datum``, a relayed receiver's or a read log's), with the
+///   code for gpsd's name (``NMEASentence/DTM/code(forDatumName:)``) and `W84` as the reference;
+///   a fix without a datum has no DTM;
 /// - accuracies: a receiver's own DOPs (its sky's, ``/LocationCore/ReceiverReport/Sky/dilutions``)
 ///   as it told them, else through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
 ///   VDOP and PDOP in GSA); otherwise the DOP fields are empty.
@@ -42,7 +46,8 @@ public struct NMEAWriter: Sendable {
         /// The talker of every sentence. Default ``NMEATalker/gps`` (`GP`).
         public var talker: NMEATalker
         /// Which sentences each fix becomes, in this order. Default RMC, GGA, VTG, GSA. RMC,
-        /// GGA, VTG, GSA and GSV can be written; GSV only for a fix whose sky is given.
+        /// GGA, VTG, GSA, GSV and DTM can be written; GSV only for a fix whose sky is given, DTM
+        /// only for a fix whose receiver names a datum.
         public var sentences: [NMEASentenceType]
         /// An explicit accuracy → DOP conversion. Default `nil`: DOP fields are empty.
         public var accuracyModel: NMEAAccuracyModel?
@@ -196,8 +201,18 @@ public struct NMEAWriter: Sendable {
                                     signalID: layout.namesSignals ? group.signal : nil)))
                     }
                 }
+            case .dtm:
+                guard let datum = fix.receiver?.datum else { continue }
+                let code = NMEASentence.DTM.code(forDatumName: datum)
+                // WGS 84 is the reference itself; another datum's offsets are not known here.
+                let offset: Double? = code == "W84" ? 0 : nil
+                result.append(
+                    .dtm(
+                        .init(
+                            talker: options.talker, localDatum: code, latitudeOffset: offset, longitudeOffset: offset,
+                            altitudeOffset: offset, referenceDatum: "W84")))
             default:
-                throw Self.invalid("\(type) sentences cannot be written; use RMC, GGA, VTG, GSA or GSV")
+                throw Self.invalid("\(type) sentences cannot be written; use RMC, GGA, VTG, GSA, GSV or DTM")
             }
         }
         return result

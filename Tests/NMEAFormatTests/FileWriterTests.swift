@@ -51,10 +51,10 @@ struct FileWriterTests {
         try file.finish()
     }
 
-    @Test("The gpsd dialect writes GSA first, GSV for a fix with a sky, gpsd's accuracy model and the satellite count")
+    @Test("The gpsd dialect writes GSA first, GSV for a fix with a sky, DTM after RMC, gpsd's accuracy model and the satellite count")
     func gpsdOptions() {
         let options = NMEAWriter.Options.gpsd(satellitesInUse: 6)
-        #expect(options.sentences == [.gsa, .gsv, .rmc, .gga, .vtg])
+        #expect(options.sentences == [.gsa, .gsv, .rmc, .dtm, .gga, .vtg])
         #expect(options.accuracyModel == .gpsd)
         #expect(options.satellitesInUse == 6)
     }

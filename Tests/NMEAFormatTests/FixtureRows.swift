@@ -82,6 +82,13 @@ struct VariantRow: Decodable {
     let pdop: Double?
     let vdop: Double?
     let systemID: Int?
+    // DTM
+    let localDatum: String?
+    let subdivision: String?
+    let latitudeOffset: Double?
+    let longitudeOffset: Double?
+    let altitudeOffset: Double?
+    let referenceDatum: String?
 }
 
 extension Fixtures {

@@ -26,7 +26,8 @@ struct SentenceTests {
     @Test("Sentence layouts from real receivers decode as pynmea2 decodes them")
     func variantsMatchPynmea2() throws {
         let rows = try Fixtures.jsonLines("variants.jsonl", as: VariantRow.self)
-        #expect(rows.count >= 15)
+        #expect(rows.count >= 21)
+        #expect(rows.contains { $0.type == "DTM" })
         for row in rows {
             let text = row.sentence
             let sentence = try NMEASentence(parsing: text)
@@ -69,6 +70,13 @@ struct SentenceTests {
                 #expect(s.systemID == row.systemID, "\(text)")
             case .gsv:
                 Issue.record("variants.jsonl has no GSV rows (SatelliteSentenceTests covers GSV): \(text)")
+            case .dtm(let s):
+                #expect(s.localDatum == row.localDatum, "\(text)")
+                #expect(s.subdivision == row.subdivision, "\(text)")
+                #expect(s.latitudeOffset == row.latitudeOffset, "\(text)")
+                #expect(s.longitudeOffset == row.longitudeOffset, "\(text)")
+                #expect(s.altitudeOffset == row.altitudeOffset, "\(text)")
+                #expect(s.referenceDatum == row.referenceDatum, "\(text)")
             }
         }
     }
@@ -96,8 +104,8 @@ struct SentenceTests {
                     #expect(s.courseTrue == e.vtg.course, "\(line)")
                 case .gsa(let s):
                     #expect(s.fixMode?.rawValue == e.gsa.fixType, "\(line)")
-                case .gsv:
-                    Issue.record("the writer reference has no GSV: \(line)")
+                case .gsv, .dtm:
+                    Issue.record("the writer reference has no GSV or DTM: \(line)")
                 }
             }
         }
@@ -116,6 +124,9 @@ struct SentenceTests {
             switch (sentence, again) {
             case (.gsa(let a), .gsa(let b)): #expect(a == b)
             case (.vtg(let a), .vtg(let b)): #expect(a == b)
+            case (.dtm(let a), .dtm(let b)):
+                // Every field reads back as written (a short DTM is written with all 8 fields).
+                #expect(a == b)
             case (.rmc(let a), .rmc(let b)):
                 #expect(a.date == b.date && a.isActive == b.isActive && a.mode == b.mode && a.speedKnots == b.speedKnots)
                 #expect(a.navigationalStatus == b.navigationalStatus && a.magneticVariation == b.magneticVariation)

@@ -154,14 +154,21 @@ struct GPSDReceiverLogTests {
         #expect(!fixes.isEmpty || epochs.isEmpty, "\(name): no fixes at all")
     }
 
-    /// No log here has a `DTM` sentence, so a receiver that sends one is made: each epoch names
-    /// the datum right after its RMC (gpsd starts a new report at an RMC of a new time, so a
-    /// datum before it is lost), and a DGPS GGA gives the members gpsd writes after `datum`.
-    @Test("A receiver naming its map datum (DTM): the relay passes gpsd's datum on, in gpsd's place", arguments: ["W72", "999"])
-    func mapDatum(code: String) async throws {
-        let sentences = LiveGPSD.epochs(count: 6).flatMap { epoch in
-            [
-                epoch.sentences[0], TestNMEA.checksummed("GPDTM,\(code),,0.00,N,0.00,E,0.0,W84"),
+    /// No log here has a `DTM` sentence, so a receiver that sends one is made: an epoch names
+    /// a datum right after its RMC (gpsd starts a new report at an RMC of a new time, so a datum
+    /// before it is lost), by each code gpsd's table names and by one it does not, and some
+    /// epochs name none; a DGPS GGA gives the members gpsd writes after `datum`.
+    ///
+    /// Three readers of the same sentences, each held to what this gpsd reported for each epoch:
+    /// the relay (``GPSDProvider``'s fixes, written as the feed's `TPV`), ``NMEAReader`` (the
+    /// datum it names), and ``NMEAWriter``'s output of the reader's fixes fed to a second gpsd.
+    static let datumCodes: [String?] = ["W72", "999", nil, "S85", "P90", nil, "W84", "N27"]
+
+    @Test("A receiver naming its map datum (DTM): the relay, the NMEA reader and writer each give gpsd's datum")
+    func mapDatum() async throws {
+        let sentences = LiveGPSD.epochs(count: Self.datumCodes.count).enumerated().flatMap { index, epoch in
+            let dtm = Self.datumCodes[index].map { [TestNMEA.checksummed("GPDTM,\($0),,0.00,N,0.00,E,0.0,W84")] } ?? []
+            return [epoch.sentences[0]] + dtm + [
                 epoch.sentences[1].replacingOccurrences(of: ",1,08,", with: ",2,08,")
                     .replacingOccurrences(of: ",M,,*", with: ",M,2.0,0120*"),
                 epoch.sentences[2],
@@ -174,7 +181,8 @@ struct GPSDReceiverLogTests {
         let reference = run.reference
         // gpsd itself names the datum (its name for a code it knows, the code otherwise).
         let named = reference.filter { $0.json.contains(#""datum":"#) }
-        #expect(named.count >= 3, "gpsd named no datum: \(reference.last?.json ?? "")")
+        #expect(named.count >= 5, "gpsd named no datum: \(reference.last?.json ?? "")")
+
         var relayed = RelayedReport()
         var cursor = reference.startIndex
         for fix in run.fixes {
@@ -184,6 +192,34 @@ struct GPSDReceiverLogTests {
         }
         #expect(relayed.differences.isEmpty, "\(relayed.differences.prefix(5))")
         #expect(run.fixes.contains { $0.receiver?.datum != nil })
+
+        // The reader names each epoch's datum as gpsd's last report of the epoch did (gpsd
+        // reports an epoch as its sentences come; the reader makes one fix of the whole epoch).
+        let epochs = try Self.lastDatums(reference)
+        #expect(epochs.count == Self.datumCodes.count)
+        #expect(epochs.values.contains { $0 == nil } && epochs.values.filter { $0 != nil }.count == 6, "\(epochs)")
+        let read = try NMEAReader.fixes(in: sentences.joined(separator: "\r\n")).fixes
+        #expect(read.count == epochs.count)
+        for fix in read {
+            let datum = try #require(epochs[fix.time], "the reader's fix at \(fix.time) is no epoch gpsd reported")
+            #expect(fix.receiver?.datum == datum, "at \(fix.time)")
+        }
+
+        // The writer's NMEA of those fixes makes a gpsd name the same datums.
+        let writer = NMEAWriter(options: .gpsd())
+        let written = try read.flatMap { fix in try writer.sentences(for: fix).map { try $0.encoded() } }
+        let again = try Self.lastDatums(try await LiveGPSD.lockStepRun(written).reference)
+        #expect(again == epochs)
+    }
+
+    /// The `datum` of gpsd's last report of each epoch (`nil` when it names none), by time.
+    static func lastDatums(_ reports: [RawGPSDClient.TPV]) throws -> [Date: String?] {
+        var datums: [Date: String?] = [:]
+        for report in reports {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
+            datums[try #require(report.time)] = .some(object["datum"] as? String)
+        }
+        return datums
     }
 }
 

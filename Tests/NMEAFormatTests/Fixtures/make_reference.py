@@ -19,7 +19,8 @@ text, and pynmea2's decoding of it.
 
 variants.jsonl holds sentence layouts real receivers send (NMEA 2.0 RMC without mode, NMEA 4.10
 RMC with navigational status and GSA with system ID, 8-decimal RTK minutes, other talkers, a
-lower-case checksum, VTG without mode), written here by hand, checksummed by pynmea2, and
+lower-case checksum, VTG without mode, DTM in u-blox's 8 fields and in the 2 some receivers send),
+written here by hand, checksummed by pynmea2, and
 decoded by pynmea2.
 """
 import os
@@ -182,6 +183,12 @@ VARIANTS = [
     "GPVTG,054.7,T,034.4,M,005.5,N,010.2,K",
     "GNVTG,359.95,T,,M,0.029,N,0.053,K,A",
     "GAVTG,,T,,M,,N,,K,N",
+    "GPDTM,W84,,0.0,N,0.0,E,0.0,W84",
+    "GPDTM,W84,C",
+    "GNDTM,999,,0.08,S,0.07,W,-2.8,W84",
+    "GPDTM,P90,,0.1234,N,12.5,E,,W84",
+    "GPDTM,S85,,,,,,,W84",
+    "GPDTM,N27,A,1.0,S,0.5,E,12.25,W84",
 ]
 
 
@@ -233,6 +240,16 @@ def variant(text):
         out["hdop"] = number(m.hdop)
         out["vdop"] = number(m.vdop)
         out["systemID"] = int(m.data[17], 16) if len(m.data) > 17 and m.data[17] else None
+    elif m.sentence_type == "DTM":
+        def signed(value, direction, negative):
+            value = number(value)
+            return None if value is None else (-value if direction == negative else value)
+        out["localDatum"] = m.datum or None
+        out["subdivision"] = m.subd_datum or None
+        out["latitudeOffset"] = signed(m.lat, m.lat_dir, "S")
+        out["longitudeOffset"] = signed(m.lon, m.lon_dir, "W")
+        out["altitudeOffset"] = number(m.altitude)
+        out["referenceDatum"] = m.datum_code or None
     return out
 
 
