@@ -127,10 +127,11 @@ struct RelayedReceiverTests {
         return (one, try #require(await received.next()))
     }
 
-    @Test("The hub sends a relayed receiver's own sky, and no SKY at all for a fix of one that told none, as gpsd")
+    @Test("The hub sends a relayed receiver's own sky and datum, and no SKY at all for a fix of one that told none, as gpsd")
     func hubRelaysTheReceiversSky() async throws {
         var told = try Self.fullReport()
         told.receiver?.sky = Self.bigSky()
+        told.receiver?.datum = "WGS72"
         var untold = try Self.fullReport()
         untold.time += 1
         untold.receiver?.sky = nil
@@ -138,8 +139,11 @@ struct RelayedReceiverTests {
         #expect(first.sky == GPSDReport.skyObject(device: "/dev/locsim/field", time: told.time, sky: Self.bigSky()))
         #expect(first.nmea.contains("$GPGSV,7,1,25,") && first.nmea.contains("$GLGSV,4,1,15,"), "\(first.nmea)")
         #expect(first.nmea.contains(",1.50,0.81,1.27*"), "the receiver's own DOPs: \(first.nmea)")
+        let read = try NMEAReader.fixes(in: first.nmea).fixes
+        #expect(read.map { $0.receiver?.datum } == ["WGS72"], "the receiver's datum, in a DTM: \(first.nmea)")
         #expect(second.sky.isEmpty, "\(second.sky)")
         #expect(!second.nmea.contains("GSV"), "\(second.nmea)")
+        #expect(!second.nmea.contains("DTM"), "\(second.nmea)")
     }
 
     @Test("The hub sends a replayed NMEA log's own sky; a replayed fix that tells none gets the player's")
