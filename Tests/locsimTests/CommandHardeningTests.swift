@@ -64,6 +64,8 @@ import Testing
         BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "10", "--limit", "0"], "--limit"),
         BadOption(["index", "query", "--lat", "100", "--lon", "1", "--radius", "10"], "--lat"),
         BadOption(["serve", "--drain-period", "2h"], "--drain-period"),
+        BadOption(["serve", "--event-heartbeat", "0s"], "--event-heartbeat"),
+        BadOption(["serve", "--event-heartbeat", "2h"], "--event-heartbeat"),
     ]
 
     @Test("A numeric option out of range stops at parse time: exit 2, the flag named, two lines", arguments: badOptions)
@@ -81,7 +83,7 @@ import Testing
         BadOption(["serve", "--latency"], "--latency"), BadOption(["serve", "--latency-jitter"], "--latency-jitter"),
         BadOption(["serve", "--throttle-interval"], "--throttle-interval"),
         BadOption(["serve", "--audit-tolerance"], "--audit-tolerance"),
-        BadOption(["serve", "--drain-period"], "--drain-period"),
+        BadOption(["serve", "--drain-period"], "--drain-period"), BadOption(["serve", "--event-heartbeat"], "--event-heartbeat"),
         BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start"], "--start"),
         BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--throttle-interval"], "--throttle-interval"),
         BadOption(["simulate", "stationary", "--at", "35.68,139.76", "--duration"], "--duration"),

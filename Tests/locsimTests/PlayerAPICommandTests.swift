@@ -142,7 +142,8 @@ import Testing
 
     @Test("Server-Sent Events show pause, resume and teleport as they happen, a gpsd client sees the teleport, a quiet stream gets heartbeats")
     func eventsAndGPSD() async throws {
-        let server = try await ServeProcess.start(gpsd: true, ["--token", Self.token, "--player", "alice=\(Self.line)", "--player-speed", "4"])
+        let server = try await ServeProcess.start(
+            gpsd: true, ["--token", Self.token, "--player", "alice=\(Self.line)", "--player-speed", "4", "--event-heartbeat", "500ms"])
         defer { server.command.stop() }
         let fixes = try SocketLines.events(port: server.http, path: "/players/alice/fixes", token: Self.token)
         defer { fixes.stop() }
@@ -207,8 +208,10 @@ import Testing
         try await fixes.wait("the removed event") { $0.lines.contains("event: removed") }
         try await all.wait("the removed event on /players/events") { $0.lines.contains("event: removed") }
 
-        // With no player left nothing happens, yet the open stream gets its keep-alive comment (every 15 s).
-        try await all.wait("a heartbeat on the quiet stream") { $0.lines.contains(": keep-alive") }
+        // With no player left nothing happens, yet the open stream gets its keep-alive comment
+        // (every 500 ms here, by --event-heartbeat; 15 s unless told).
+        let beats = all.lines.filter { $0 == ": keep-alive" }.count
+        try await all.wait("a heartbeat on the quiet stream") { $0.lines.filter { $0 == ": keep-alive" }.count > beats }
 
         // SIGINT with event streams open: they end and the server exits 0.
         server.command.interrupt()

@@ -28,6 +28,11 @@ struct FeedOptions: ParsableArguments {
     var gpsdPort: Int?
 
     @Option(
+        duration: "How often each open player event stream gets a ': keep-alive' comment, so a proxy's idle timeout "
+            + "does not close a quiet stream (default 15s; 0.1s...1h).")
+    var eventHeartbeat: DurationArgument = .seconds(15)
+
+    @Option(
         name: .customLong("android-console"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "Send a player's fixes to an Android emulator's console as 'geo fix': NAME=PORT (5554 is the first "
@@ -57,6 +62,7 @@ struct FeedOptions: ParsableArguments {
     func validate() throws {
         try checkOption(playerSpeed, in: Pacing.speedFactorRange, flag: "--player-speed", unit: "(times real time)")
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
+        try checkOption(eventHeartbeat, in: 0.1...3_600, flag: "--event-heartbeat")
         var names = Set<String>()
         let specs = try specs()
         for spec in specs {

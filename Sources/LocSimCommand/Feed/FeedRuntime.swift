@@ -54,7 +54,7 @@ struct FeedRuntime {
             try Self.makePlayer(creation, defaultSpeed: defaultSpeed)
         }
         let bridged = try Self.bridgeServices(bridges, hub: hub, tokenFile: options.androidTokenFile)
-        let heartbeat = EventHeartbeat(api: api)
+        let heartbeat = EventHeartbeat(api: api, interval: options.eventHeartbeat.duration)
         let traced: [any Service] = FixTrace.fromEnvironment(hub: hub).map { [$0] } ?? []
         guard let gpsdPort = options.gpsdPort else {
             services = [hub, heartbeat] + traced + bridged
@@ -165,14 +165,15 @@ struct FeedRuntime {
     }
 }
 
-/// A comment frame on every open event stream every 15 s (`PlayerControlAPI.sendHeartbeats`), so
-/// proxies keep quiet streams open and a client gone unseen is found by the next write.
+/// A comment frame on every open event stream every `interval` (`serve --event-heartbeat`, 15 s
+/// unless told; `PlayerControlAPI.sendHeartbeats`), so proxies keep quiet streams open and a
+/// client gone unseen is found by the next write.
 struct EventHeartbeat: Service {
-    static let interval = Duration.seconds(15)
     let api: PlayerControlAPI
+    let interval: Duration
 
     func run() async {
-        await cancelWhenGracefulShutdown { await api.sendHeartbeats(every: Self.interval, clock: ContinuousClock()) }
+        await cancelWhenGracefulShutdown { [api, interval] in await api.sendHeartbeats(every: interval, clock: ContinuousClock()) }
     }
 }
 
