@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
@@ -8,9 +9,9 @@ import Testing
 /// sentences are in IntegrationTests' `GPSDReceiverLogTests.mapDatum`.
 @Suite("Datum (DTM)")
 struct DatumTests {
-    static let rmc = NMEATestLine.make("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,84.40,150624,,,A")
-    static let gga = NMEATestLine.make("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
-    static let nextRMC = NMEATestLine.make("GPRMC,120001.00,A,4807.03900,N,01131.00100,E,1.000,84.40,150624,,,A")
+    static let rmc = TestNMEA.checksummed("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,84.40,150624,,,A")
+    static let gga = TestNMEA.checksummed("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
+    static let nextRMC = TestNMEA.checksummed("GPRMC,120001.00,A,4807.03900,N,01131.00100,E,1.000,84.40,150624,,,A")
 
     @Test(
         "A DTM that cannot be read names its field",
@@ -24,7 +25,7 @@ struct DatumTests {
         ] as [(String, NMEAError.Code, Int?, String)])
     func errors(body: String, code: NMEAError.Code, field: Int?, message: String) {
         #expect {
-            try NMEASentence(parsing: NMEATestLine.make(body))
+            try NMEASentence(parsing: TestNMEA.checksummed(body))
         } throws: { error in
             guard let error = error as? NMEAError else { return false }
             return error.code == code && error.field == field && error.message == message
@@ -33,7 +34,7 @@ struct DatumTests {
 
     @Test("A direction letter with no offset says nothing, as an empty hemisphere does")
     func directionWithoutValue() throws {
-        guard case .dtm(let dtm) = try NMEASentence(parsing: NMEATestLine.make("GPDTM,W72,,,N,,E,,W84")) else {
+        guard case .dtm(let dtm) = try NMEASentence(parsing: TestNMEA.checksummed("GPDTM,W72,,,N,,E,,W84")) else {
             Issue.record("not DTM")
             return
         }
@@ -43,7 +44,7 @@ struct DatumTests {
 
     @Test("A read fix names its epoch's datum; an epoch without a DTM names none")
     func readDatum() throws {
-        let dtm = NMEATestLine.make("GPDTM,W72,,0.0,N,0.0,E,0.0,W84")
+        let dtm = TestNMEA.checksummed("GPDTM,W72,,0.0,N,0.0,E,0.0,W84")
         let text = [Self.rmc, dtm, Self.gga, Self.nextRMC].joined(separator: "\r\n") + "\r\n"
         let fixes = try NMEAReader.fixes(in: text).fixes
         #expect(fixes.count == 2)
@@ -58,7 +59,7 @@ struct DatumTests {
 
     @Test("A DTM before the first timed sentence joins the first epoch, as VTG and GSA do")
     func leadingDTM() throws {
-        let text = [NMEATestLine.make("GPDTM,S85,,,,,,,W84"), Self.rmc, Self.gga].joined(separator: "\r\n")
+        let text = [TestNMEA.checksummed("GPDTM,S85,,,,,,,W84"), Self.rmc, Self.gga].joined(separator: "\r\n")
         let fixes = try NMEAReader.fixes(in: text).fixes
         #expect(fixes.count == 1)
         #expect(fixes.first?.receiver?.datum == NMEASentence.DTM(localDatum: "S85").datumName)
@@ -103,8 +104,8 @@ struct DatumTests {
     @Test("WGS 84 is written with zero offsets; another datum's offsets are unknown, so empty")
     func writtenOffsets() throws {
         let writer = NMEAWriter(options: .init(sentences: [.dtm]))
-        #expect(try writer.string(for: try Self.fix(datum: "WGS84")) == NMEATestLine.make("GPDTM,W84,,0.0000,N,0.0000,E,0.00,W84") + "\r\n")
-        #expect(try writer.string(for: try Self.fix(datum: "WGS72")) == NMEATestLine.make("GPDTM,W72,,,,,,,W84") + "\r\n")
+        #expect(try writer.string(for: try Self.fix(datum: "WGS84")) == TestNMEA.checksummed("GPDTM,W84,,0.0000,N,0.0000,E,0.00,W84") + "\r\n")
+        #expect(try writer.string(for: try Self.fix(datum: "WGS72")) == TestNMEA.checksummed("GPDTM,W72,,,,,,,W84") + "\r\n")
         #expect(try writer.string(for: try Self.fix(datum: nil)) == "")
     }
 
@@ -112,7 +113,7 @@ struct DatumTests {
     func signedOffsets() throws {
         let dtm = NMEASentence.dtm(.init(localDatum: "999", latitudeOffset: -0.08, longitudeOffset: -0.07, altitudeOffset: -2.8))
         let text = try dtm.encoded()
-        #expect(text == NMEATestLine.make("GPDTM,999,,0.0800,S,0.0700,W,-2.80,W84"))
+        #expect(text == TestNMEA.checksummed("GPDTM,999,,0.0800,S,0.0700,W,-2.80,W84"))
         #expect(try NMEASentence(parsing: text) == dtm)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
@@ -7,10 +8,10 @@ import Testing
 /// sentence, counts it, and still returns the fixes around it.
 @Suite("Bad input")
 struct ErrorTests {
-    static let rmc1 = NMEATestLine.make("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,45.00,230394,,,A")
-    static let gga1 = NMEATestLine.make("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
-    static let rmc2 = NMEATestLine.make("GPRMC,120001.00,A,4807.03900,N,01131.00100,E,1.000,45.00,230394,,,A")
-    static let gga2 = NMEATestLine.make("GPGGA,120001.00,4807.03900,N,01131.00100,E,1,08,0.90,545.40,M,46.90,M,,")
+    static let rmc1 = TestNMEA.checksummed("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,45.00,230394,,,A")
+    static let gga1 = TestNMEA.checksummed("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
+    static let rmc2 = TestNMEA.checksummed("GPRMC,120001.00,A,4807.03900,N,01131.00100,E,1.000,45.00,230394,,,A")
+    static let gga2 = TestNMEA.checksummed("GPGGA,120001.00,4807.03900,N,01131.00100,E,1,08,0.90,545.40,M,46.90,M,,")
 
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -28,7 +29,7 @@ struct ErrorTests {
     static let cases: [Case] = [
         Case(
             name: "bad checksum",
-            bad: String(NMEATestLine.make("GPGGA,120000.50,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,").dropLast(2)) + "00",
+            bad: String(TestNMEA.checksummed("GPGGA,120000.50,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,").dropLast(2)) + "00",
             code: .badChecksum, columnAt: "*"),
         Case(
             name: "checksum not hex", bad: "$GPGGA,120000.50,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,*ZZ",
@@ -41,53 +42,53 @@ struct ErrorTests {
             code: .truncated, atEndWithoutNewline: true),
         Case(
             name: "truncated by the next sentence",
-            bad: "$GPGGA,120000.50,4807.0" + NMEATestLine.make("GPVTG,45.00,T,,M,1.000,N,1.852,K,A"),
+            bad: "$GPGGA,120000.50,4807.0" + TestNMEA.checksummed("GPVTG,45.00,T,,M,1.000,N,1.852,K,A"),
             code: .truncated),
         Case(
-            name: "truncated checksum", bad: String(NMEATestLine.make("GPGGA,120000.50,,,,,0,00,,,,,,,").dropLast()),
+            name: "truncated checksum", bad: String(TestNMEA.checksummed("GPGGA,120000.50,,,,,0,00,,,,,,,").dropLast()),
             code: .truncated, columnAt: "*"),
         Case(
             name: "non-numeric latitude",
-            bad: NMEATestLine.make("GPGGA,120000.50,4807.0x8,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
+            bad: TestNMEA.checksummed("GPGGA,120000.50,4807.0x8,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
             code: .malformedField, field: 2, columnAt: "4807.0x8"),
         Case(
             name: "non-numeric altitude",
-            bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.90,5x5.40,M,46.90,M,,"),
+            bad: TestNMEA.checksummed("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.90,5x5.40,M,46.90,M,,"),
             code: .malformedField, field: 9, columnAt: "5x5.40"),
         Case(
             name: "HDOP with more decimals than a double can scale (leading zeros)",
-            bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.000000000000000000000001,545.40,M,46.90,M,,"),
+            bad: TestNMEA.checksummed("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.000000000000000000000001,545.40,M,46.90,M,,"),
             code: .malformedField, field: 8, columnAt: "0.000000000000000000000001"),
         Case(
             name: "minutes of 60 or more",
-            bad: NMEATestLine.make("GPRMC,120000.50,A,4860.00000,N,01131.00000,E,1.0,45.0,230394,,,A"),
+            bad: TestNMEA.checksummed("GPRMC,120000.50,A,4860.00000,N,01131.00000,E,1.0,45.0,230394,,,A"),
             code: .malformedField, field: 3, columnAt: "4860.00000"),
         Case(
-            name: "bad hemisphere", bad: NMEATestLine.make("GPRMC,120000.50,A,4807.038,Q,01131.00000,E,1.0,45.0,230394,,,A"),
+            name: "bad hemisphere", bad: TestNMEA.checksummed("GPRMC,120000.50,A,4807.038,Q,01131.00000,E,1.0,45.0,230394,,,A"),
             code: .malformedField, field: 4, columnAt: "Q"),
         Case(
-            name: "bad date", bad: NMEATestLine.make("GPRMC,120000.50,A,4807.038,N,01131.00000,E,1.0,45.0,310294,,,A"),
+            name: "bad date", bad: TestNMEA.checksummed("GPRMC,120000.50,A,4807.038,N,01131.00000,E,1.0,45.0,310294,,,A"),
             code: .malformedField, field: 9, columnAt: "310294"),
         Case(
-            name: "bad time", bad: NMEATestLine.make("GPGGA,126000.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
+            name: "bad time", bad: TestNMEA.checksummed("GPGGA,126000.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
             code: .malformedField, field: 1, columnAt: "126000.50"),
         Case(
-            name: "empty fix quality", bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,,08,0.90,545.40,M,46.90,M,,"),
+            name: "empty fix quality", bad: TestNMEA.checksummed("GPGGA,120000.50,4807.038,N,01131.00000,E,,08,0.90,545.40,M,46.90,M,,"),
             code: .missingField, field: 6),
         Case(
             name: "latitude without hemisphere",
-            bad: NMEATestLine.make("GPGGA,120000.50,4807.038,,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
+            bad: TestNMEA.checksummed("GPGGA,120000.50,4807.038,,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,"),
             code: .missingField, field: 3),
         Case(
             name: "wrong field count (GGA with 13 fields)",
-            bad: NMEATestLine.make("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,"),
+            bad: TestNMEA.checksummed("GPGGA,120000.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,"),
             code: .wrongFieldCount),
         Case(
             name: "wrong field count (RMC with 14 fields)",
-            bad: NMEATestLine.make("GPRMC,120000.50,A,4807.038,N,01131.00000,E,1.0,45.0,230394,,,A,S,X"),
+            bad: TestNMEA.checksummed("GPRMC,120000.50,A,4807.038,N,01131.00000,E,1.0,45.0,230394,,,A,S,X"),
             code: .wrongFieldCount),
-        Case(name: "unknown sentence type", bad: NMEATestLine.make("GPXYZ,1,2,3"), code: .unsupportedSentence, field: 0),
-        Case(name: "proprietary sentence", bad: NMEATestLine.make("PGRME,15.0,M,45.0,M,25.0,M"), code: .unsupportedSentence, field: 0),
+        Case(name: "unknown sentence type", bad: TestNMEA.checksummed("GPXYZ,1,2,3"), code: .unsupportedSentence, field: 0),
+        Case(name: "proprietary sentence", bad: TestNMEA.checksummed("PGRME,15.0,M,45.0,M,25.0,M"), code: .unsupportedSentence, field: 0),
         Case(name: "noise before the sentence", bad: "\u{01}\u{02}garbage", code: .unexpectedBytes, columnAt: "\u{01}"),
         Case(
             name: "line too long", bad: "$GPTXT," + String(repeating: "A", count: 5000),
@@ -190,7 +191,7 @@ struct ErrorTests {
             guard let error = error as? NMEAError else { return false }
             return error.code == .badChecksum && error.line == 1 && error.column == starColumn
         }
-        let fixed = "  " + NMEATestLine.make("GPGGA,1200x0.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
+        let fixed = "  " + TestNMEA.checksummed("GPGGA,1200x0.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")
         let timeColumn = Array(fixed.utf8).firstIndex(of: UInt8(ascii: "1"))! + 1
         #expect {
             try NMEASentence(parsing: fixed)

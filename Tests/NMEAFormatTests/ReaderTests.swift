@@ -1,15 +1,16 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
 /// Streaming (chunks, line endings, files) and the epoch rules that merge sentences into fixes.
 @Suite("Reader")
 struct ReaderTests {
-    static let rmc = NMEATestLine.make("GPRMC,235959.00,A,4807.03800,S,01131.00000,W,19.438,84.40,311299,003.1,W,A")
-    static let gga = NMEATestLine.make("GPGGA,235959.00,4807.03800,S,01131.00000,W,1,08,0.90,545.40,M,46.90,M,,")
-    static let vtg = NMEATestLine.make("GPVTG,84.40,T,,M,19.438,N,36.000,K,A")
-    static let gsa2D = NMEATestLine.make("GPGSA,A,2,04,05,09,12,,,,,,,,,2.5,1.3,2.1")
+    static let rmc = TestNMEA.checksummed("GPRMC,235959.00,A,4807.03800,S,01131.00000,W,19.438,84.40,311299,003.1,W,A")
+    static let gga = TestNMEA.checksummed("GPGGA,235959.00,4807.03800,S,01131.00000,W,1,08,0.90,545.40,M,46.90,M,,")
+    static let vtg = TestNMEA.checksummed("GPVTG,84.40,T,,M,19.438,N,36.000,K,A")
+    static let gsa2D = TestNMEA.checksummed("GPGSA,A,2,04,05,09,12,,,,,,,,,2.5,1.3,2.1")
 
     /// A longer stream: the writer's rendering of a seeded track (crossing midnight).
     static func stream() throws -> String {
@@ -110,7 +111,7 @@ struct ReaderTests {
 
     @Test("Two talkers repeating one solution give one fix; the first of each type is used")
     func duplicateTalkers() throws {
-        let glgga = NMEATestLine.make("GLGGA,235959.00,4807.03900,S,01131.00000,W,1,02,0.90,999.00,M,46.90,M,,")
+        let glgga = TestNMEA.checksummed("GLGGA,235959.00,4807.03900,S,01131.00000,W,1,02,0.90,999.00,M,46.90,M,,")
         let text = [Self.rmc, Self.gga, glgga].joined(separator: "\n") + "\n"
         let fixes = try NMEAReader.fixes(in: text).fixes
         #expect(fixes.count == 1)
@@ -119,9 +120,9 @@ struct ReaderTests {
 
     @Test("Void RMC and invalid GGA give a no-fix report; time-less sentences are counted")
     func noFix() throws {
-        let rmc = NMEATestLine.make("GPRMC,120000.00,V,,,,,,,311299,,,N")
-        let gga = NMEATestLine.make("GPGGA,120000.00,,,,,0,00,99.99,,,,,,")
-        let timeless = NMEATestLine.make("GPRMC,,V,,,,,,,,,,N")
+        let rmc = TestNMEA.checksummed("GPRMC,120000.00,V,,,,,,,311299,,,N")
+        let gga = TestNMEA.checksummed("GPGGA,120000.00,,,,,0,00,99.99,,,,,,")
+        let timeless = TestNMEA.checksummed("GPRMC,,V,,,,,,,,,,N")
         let result = try NMEAReader.fixes(in: [timeless, rmc, gga].joined(separator: "\n") + "\n")
         #expect(result.fixes == [Fix.noFix(time: UTCTimestamp.parse("1999-12-31T12:00:00Z")!, source: .nmea)])
         #expect(result.statistics.sentencesWithoutTime == 1)
@@ -129,7 +130,7 @@ struct ReaderTests {
 
     @Test("Epochs without RMC take the last date and roll it over at midnight")
     func dateRollover() throws {
-        let nextDay = NMEATestLine.make("GPGGA,000001.00,4807.03800,S,01131.00000,W,1,08,0.90,545.40,M,46.90,M,,")
+        let nextDay = TestNMEA.checksummed("GPGGA,000001.00,4807.03800,S,01131.00000,W,1,08,0.90,545.40,M,46.90,M,,")
         let fixes = try NMEAReader.fixes(in: [Self.rmc, Self.gga, nextDay].joined(separator: "\n") + "\n").fixes
         #expect(fixes.map(\.time) == [UTCTimestamp.parse("1999-12-31T23:59:59Z"), UTCTimestamp.parse("2000-01-01T00:00:01Z")])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
@@ -12,9 +13,9 @@ struct ReceiverSkyTests {
     static func epoch(_ second: Int, _ more: [String] = [], hdop: String = "0.9") -> [String] {
         let time = String(format: "1200%02d.00", second)
         return [
-            NMEATestLine.make("GPRMC,\(time),A,4807.038,N,01131.000,E,0.0,0.0,010324,,,A"),
-            NMEATestLine.make("GPGGA,\(time),4807.038,N,01131.000,E,1,08,\(hdop),545.4,M,46.9,M,,"),
-        ] + more.map(NMEATestLine.make)
+            TestNMEA.checksummed("GPRMC,\(time),A,4807.038,N,01131.000,E,0.0,0.0,010324,,,A"),
+            TestNMEA.checksummed("GPGGA,\(time),4807.038,N,01131.000,E,1,08,\(hdop),545.4,M,46.9,M,,"),
+        ] + more.map(TestNMEA.checksummed)
     }
 
     static func skies(_ lines: [String]) throws -> [ReceiverReport.Sky?] {

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
@@ -35,9 +36,9 @@ struct SatelliteSentenceTests {
 
     @Test("A GSV read from a receiver: empty slots dropped, more than four satellites read, 360° is 0°")
     func reading() throws {
-        let padded = try NMEASentence(parsing: NMEATestLine.make("GPGSV,3,3,09,32,21,287,,,,,"))
+        let padded = try NMEASentence(parsing: TestNMEA.checksummed("GPGSV,3,3,09,32,21,287,,,,,"))
         #expect(padded == .gsv(GSV(count: 3, number: 3, satellitesInView: 9, satellites: [.init(id: 32, elevation: 21, azimuth: 287, signal: nil)])))
-        let long = try NMEASentence(parsing: NMEATestLine.make("GPGSV,1,1,05,01,10,360,20,02,20,020,21,03,30,030,22,04,40,040,23,05,50,050,24"))
+        let long = try NMEASentence(parsing: TestNMEA.checksummed("GPGSV,1,1,05,01,10,360,20,02,20,020,21,03,30,030,22,04,40,040,23,05,50,050,24"))
         guard case .gsv(let gsv) = long else {
             Issue.record("not GSV: \(long)")
             return
@@ -51,7 +52,7 @@ struct SatelliteSentenceTests {
         ("GPGSV,1,1,01,07,45,361,30", 6), ("GPGSV,1,1,01,07,45,100,100", 7), ("GPGSV,1,1,01,07,45,100", nil),
     ] as [(String, Int?)])
     func malformed(body: String, field: Int?) throws {
-        let error = #expect(throws: NMEAError.self) { try NMEASentence(parsing: NMEATestLine.make(body)) }
+        let error = #expect(throws: NMEAError.self) { try NMEASentence(parsing: TestNMEA.checksummed(body)) }
         #expect(error?.code == (field == nil ? .wrongFieldCount : .malformedField), "\(body): \(String(describing: error))")
         #expect(error?.field == field, "\(body): \(String(describing: error))")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import NMEAFormat
 import Testing
 
@@ -145,7 +146,7 @@ struct SentenceTests {
 
     @Test("A leap second 23:59:60 folds into the next day's first second, as UTCTimestamp does")
     func leapSecond() throws {
-        let sentence = try NMEASentence(parsing: NMEATestLine.make("GPRMC,235960.25,A,4807.038,N,01131.000,E,0.0,,311216,,,A"))
+        let sentence = try NMEASentence(parsing: TestNMEA.checksummed("GPRMC,235960.25,A,4807.038,N,01131.000,E,0.0,,311216,,,A"))
         guard case .rmc(let rmc) = sentence else { Issue.record("not RMC"); return }
         let time = try #require(rmc.time)
         #expect(time.hour == 23 && time.minute == 59)
@@ -157,7 +158,7 @@ struct SentenceTests {
     func extendedGSA() throws {
         let ids = (1...20).map { $0 < 10 ? "0\($0)" : "\($0)" }
         let body = "GPGSA,A,3," + ids.joined(separator: ",") + ",,,,,3.1,2.2,1.3"
-        guard case .gsa(let gsa) = try NMEASentence(parsing: NMEATestLine.make(body)) else {
+        guard case .gsa(let gsa) = try NMEASentence(parsing: TestNMEA.checksummed(body)) else {
             Issue.record("not GSA")
             return
         }
@@ -168,7 +169,7 @@ struct SentenceTests {
 
     @Test("An RMC that puts its mode letter where the variation direction belongs (Motorola) is read")
     func rmcModeInVariationField() throws {
-        guard case .rmc(let rmc) = try NMEASentence(parsing: NMEATestLine.make("GPRMC,212614.879,A,4839.9488,N,00214.8863,E,0.56,344.41,181207,0,A"))
+        guard case .rmc(let rmc) = try NMEASentence(parsing: TestNMEA.checksummed("GPRMC,212614.879,A,4839.9488,N,00214.8863,E,0.56,344.41,181207,0,A"))
         else {
             Issue.record("not RMC")
             return
@@ -184,15 +185,5 @@ struct SentenceTests {
         #expect(NMEATalker(rawValue: "gp") == nil)
         #expect(NMEATalker(rawValue: "GPS") == nil)
         #expect(NMEATalker(rawValue: "G1") == nil)
-    }
-}
-
-/// Builds test input lines with a correct checksum, so each test breaks exactly one thing.
-enum NMEATestLine {
-    /// `$body*hh` with the XOR checksum of `body`.
-    static func make(_ body: String) -> String {
-        let sum = body.utf8.reduce(UInt8(0), ^)
-        let hex = String(sum, radix: 16, uppercase: true)
-        return "$" + body + "*" + (hex.count == 1 ? "0" + hex : hex)
     }
 }
