@@ -63,30 +63,19 @@ struct EpochAssembler: Sendable {
         case .gga(let s):
             time = s.time
             sky.add(s)
+        // Untimed: each joins the epoch in progress, or waits for the first one.
         case .vtg(let s):
-            if current == nil {
-                if waitingVTG == nil { waitingVTG = s }
-            } else if current?.vtg == nil {
-                current?.vtg = s
-            }
+            if current != nil { Self.keepFirst(s, in: &current!.vtg) } else { Self.keepFirst(s, in: &waitingVTG) }
             return nil
         case .gsa(let s):
             sky.add(s)
-            if current == nil {
-                if waitingGSA == nil { waitingGSA = s }
-            } else if current?.gsa == nil {
-                current?.gsa = s
-            }
+            if current != nil { Self.keepFirst(s, in: &current!.gsa) } else { Self.keepFirst(s, in: &waitingGSA) }
             return nil
         case .gsv(let s):
             sky.add(s)
             return nil
         case .dtm(let s):
-            if current == nil {
-                if waitingDTM == nil { waitingDTM = s }
-            } else if current?.dtm == nil {
-                current?.dtm = s
-            }
+            if current != nil { Self.keepFirst(s, in: &current!.dtm) } else { Self.keepFirst(s, in: &waitingDTM) }
             return nil
         }
         guard let time else { return nil }  // counted by the reader; nothing to key an epoch on
@@ -108,6 +97,11 @@ struct EpochAssembler: Sendable {
         default: break
         }
         return closed
+    }
+
+    /// The first sentence of a type is the one used (`$GPGSA` then `$GLGSA`: the first).
+    private static func keepFirst<S>(_ sentence: S, in slot: inout S?) {
+        if slot == nil { slot = sentence }
     }
 
     /// Closes the epoch in progress at the end of the input.
