@@ -325,10 +325,16 @@ extension NMEASentence {
             ("W84", "WGS84"), ("W72", "WGS72"), ("S85", "SGS85"), ("P90", "PE90"), ("999", "User Defined"),
         ]
 
+        /// The longest name gpsd 3.22 keeps: its `datum` is 40 bytes with the terminating zero.
+        static let longestName = 39
+
         /// The local datum's name as gpsd 3.22 reports it: `WGS84`, `WGS72`, `SGS85`, `PE90`,
-        /// `User Defined` for `999`, any other code as sent; `nil` when the code is empty.
+        /// `User Defined` for `999`, any other code as sent (its first 39 bytes, all gpsd keeps);
+        /// `nil` when the code is empty.
         public var datumName: String? {
-            localDatum.map { code in Self.names.first { $0.code == code }?.name ?? code }
+            localDatum.map { code in
+                Self.names.first { $0.code == code }?.name ?? String(decoding: code.utf8.prefix(Self.longestName), as: UTF8.self)
+            }
         }
 
         /// The code for a datum name, ``datumName``'s inverse: `W72` for `WGS72`, a name gpsd

@@ -156,13 +156,14 @@ struct GPSDReceiverLogTests {
 
     /// No log here has a `DTM` sentence, so a receiver that sends one is made: an epoch names
     /// a datum right after its RMC (gpsd starts a new report at an RMC of a new time, so a datum
-    /// before it is lost), by each code gpsd's table names and by one it does not, and some
-    /// epochs name none; a DGPS GGA gives the members gpsd writes after `datum`.
+    /// before it is lost), by each code gpsd's table names, by one it does not, by one longer than
+    /// gpsd keeps, and some epochs name none; a DGPS GGA gives the members gpsd writes after
+    /// `datum`.
     ///
     /// Three readers of the same sentences, each held to what this gpsd reported for each epoch:
     /// the relay (``GPSDProvider``'s fixes, written as the feed's `TPV`), ``NMEAReader`` (the
     /// datum it names), and ``NMEAWriter``'s output of the reader's fixes fed to a second gpsd.
-    static let datumCodes: [String?] = ["W72", "999", nil, "S85", "P90", nil, "W84", "N27"]
+    static let datumCodes: [String?] = ["W72", "999", nil, "S85", "P90", nil, "W84", "N27", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghi"]
 
     @Test("A receiver naming its map datum (DTM): the relay, the NMEA reader and writer each give gpsd's datum")
     func mapDatum() async throws {
@@ -197,7 +198,7 @@ struct GPSDReceiverLogTests {
         // reports an epoch as its sentences come; the reader makes one fix of the whole epoch).
         let epochs = try Self.lastDatums(reference)
         #expect(epochs.count == Self.datumCodes.count)
-        #expect(epochs.values.contains { $0 == nil } && epochs.values.filter { $0 != nil }.count == 6, "\(epochs)")
+        #expect(epochs.values.contains { $0 == nil } && epochs.values.filter { $0 != nil }.count == 7, "\(epochs)")
         let read = try NMEAReader.fixes(in: sentences.joined(separator: "\r\n")).fixes
         #expect(read.count == epochs.count)
         for fix in read {
