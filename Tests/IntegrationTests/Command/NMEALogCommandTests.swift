@@ -61,6 +61,33 @@ import Testing
         }
     }
 
+    @Test(
+        "nmea serve of a log whose receiver names its map datum (DTM): a gpsd fed it reports that datum",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func servesTheLogsDatum() async throws {
+        // A receiver on WGS 72 (no log in ../shared/data has a DTM): each epoch names it after its RMC.
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        let sentences = (0..<20).flatMap { index in
+            let epoch = TestNMEA.epoch(
+                time: start.addingTimeInterval(Double(index)), latitude: 51.5 + Double(index) * 0.0001, longitude: -0.12)
+            return [epoch.sentences[0], TestNMEA.checksummed("GPDTM,W72,,,,,,,W84")] + epoch.sentences.dropFirst()
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-datum-\(UUID().uuidString).nmea").path
+        try (sentences.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let named = try #require(NMEAReader.fixes(contentsOfFile: path).fixes.first?.receiver?.datum)
+
+        let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
+        defer { serve.stop() }
+        let daemon = try await GPSDDaemon.start(feedPort: feedPort, opensOnWatch: true)
+        defer { daemon.stop() }
+        let raw = try RawGPSDClient(port: daemon.port)
+        defer { raw.stop() }
+        try await raw.wait(for: "a TPV naming the log's datum, \(named)") { raw in
+            raw.received.contains { $0.text.contains(#""class":"TPV""#) && $0.text.contains(#""datum":"\#(named)""#) }
+        }
+    }
+
     private static func isSkyWithSatellites(_ line: String) -> Bool { line.contains(#""class":"SKY""#) && line.contains(#""PRN""#) }
 
     /// A sky as NMEA carries it and gpsd 3.22 reports it: each satellite's `PRN`, `gnssid`,
