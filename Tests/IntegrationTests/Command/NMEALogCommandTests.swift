@@ -35,29 +35,24 @@ import Testing
         let constellations = Set(read.compactMap { $0.receiver?.sky }.flatMap(\.satellites).compactMap(\.signalIdentity?.gnssID))
         #expect(!skies.isEmpty, "the log has GSV")
 
-        let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
-        defer { serve.stop() }
-        // gpsd connects to the feed (which then starts the log) only when the client watches, so
-        // the client sees the log from its first epoch (quectelLC79D tells BeiDou in that one alone).
-        let daemon = try await GPSDDaemon.start(feedPort: feedPort, opensOnWatch: true)
-        defer { daemon.stop() }
-        let raw = try RawGPSDClient(port: daemon.port)
-        defer { raw.stop() }
-        // gpsd reports a SKY after each GSV group, the epoch's sky so far: one of them is whole,
-        // and one has every constellation the log tells.
-        @Sendable func wholeSky(_ line: String) -> Bool {
-            guard Self.isSkyWithSatellites(line), let told = try? Self.told(sky: line), skies.contains(told) else { return false }
-            return Set(told.satellites.map { $0[1] }).count == constellations.count
-        }
-        do {
-            try await raw.wait(for: "a SKY the reader read, with every constellation the log tells") { raw in
-                raw.received.contains { wholeSky($0.text) }
+        // The client sees the log from its first epoch (quectelLC79D tells BeiDou in that one alone).
+        try await Self.withServedLog(path) { raw in
+            // gpsd reports a SKY after each GSV group, the epoch's sky so far: one of them is whole,
+            // and one has every constellation the log tells.
+            @Sendable func wholeSky(_ line: String) -> Bool {
+                guard Self.isSkyWithSatellites(line), let told = try? Self.told(sky: line), skies.contains(told) else { return false }
+                return Set(told.satellites.map { $0[1] }).count == constellations.count
             }
-        } catch {
-            let sent = raw.received.map(\.text).filter(Self.isSkyWithSatellites)
-            throw HarnessError(
-                "\(error)\nconstellations \(constellations.sorted()); gpsd's last SKY of \(sent.count): \(sent.last ?? "none")\n"
-                    + "the reader's first: \(skies.first.map { "\($0)" } ?? "none")")
+            do {
+                try await raw.wait(for: "a SKY the reader read, with every constellation the log tells") { raw in
+                    raw.received.contains { wholeSky($0.text) }
+                }
+            } catch {
+                let sent = raw.received.map(\.text).filter(Self.isSkyWithSatellites)
+                throw HarnessError(
+                    "\(error)\nconstellations \(constellations.sorted()); gpsd's last SKY of \(sent.count): \(sent.last ?? "none")\n"
+                        + "the reader's first: \(skies.first.map { "\($0)" } ?? "none")")
+            }
         }
     }
 
@@ -77,15 +72,24 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let named = try #require(NMEAReader.fixes(contentsOfFile: path).fixes.first?.receiver?.datum)
 
+        try await Self.withServedLog(path) { raw in
+            try await raw.wait(for: "a TPV naming the log's datum, \(named)") { raw in
+                raw.received.contains { $0.text.contains(#""class":"TPV""#) && $0.text.contains(#""datum":"\#(named)""#) }
+            }
+        }
+    }
+
+    /// `locsim nmea serve PATH --speed 4`, a real gpsd fed by it and a raw client of that gpsd for
+    /// `body`; all stopped after it. gpsd connects to the feed (which then starts the log) only when
+    /// the client watches, so the client sees the log from its first epoch.
+    private static func withServedLog(_ path: String, _ body: (RawGPSDClient) async throws -> Void) async throws {
         let (serve, feedPort) = try await NMEAServe.start([path, "--speed", "4"])
         defer { serve.stop() }
         let daemon = try await GPSDDaemon.start(feedPort: feedPort, opensOnWatch: true)
         defer { daemon.stop() }
         let raw = try RawGPSDClient(port: daemon.port)
         defer { raw.stop() }
-        try await raw.wait(for: "a TPV naming the log's datum, \(named)") { raw in
-            raw.received.contains { $0.text.contains(#""class":"TPV""#) && $0.text.contains(#""datum":"\#(named)""#) }
-        }
+        try await body(raw)
     }
 
     private static func isSkyWithSatellites(_ line: String) -> Bool { line.contains(#""class":"SKY""#) && line.contains(#""PRN""#) }
