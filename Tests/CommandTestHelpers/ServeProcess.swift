@@ -64,7 +64,14 @@ package struct ServeProcess: Sendable {
         _ method: String, _ path: String, _ body: String = "", token: String?, contentType: String = "application/json",
         headers: [String: String] = [:]
     ) async throws -> RawHTTP.Answer {
-        try await RawHTTP.request(method, port: http, path, token: token, body: body, contentType: contentType, headers: headers)
+        do {
+            return try await RawHTTP.request(method, port: http, path, token: token, body: body, contentType: contentType, headers: headers)
+        } catch {
+            // Say how the server was: a request closed unanswered is the server's story.
+            throw HarnessError(
+                "\(error) (\(command.child.termination.map { "server: \($0)" } ?? "server running"); "
+                    + "its standard error ends: \(command.child.errors.suffix(2_000)))")
+        }
     }
 
     /// `GET /players/NAME` until `condition` holds, asked again after each frame of the
