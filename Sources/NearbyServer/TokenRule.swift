@@ -31,9 +31,6 @@ package struct TokenRule: Sendable {
         self.nameKey = nameKey
     }
 
-    /// Whether a token is required.
-    package var requiresToken: Bool { token != nil || acceptAnyToken }
-
     /// Whether an `Authorization` header value admits the caller.
     package func admits(authorization: String?) -> Bool {
         guard let token else {

@@ -41,8 +41,6 @@ final class InputDecoder {
     private var mode: Mode
     /// The encoding being decoded (`nil` until the first bytes were read).
     private(set) var encoding: GPXTextEncoding?
-    /// Whether the encoding was switched to windows-1252 because the input was not UTF-8.
-    private(set) var isSniffed = false
     private var staging: UnsafeMutablePointer<UInt8>
     private var stagingCapacity: Int
     /// Raw bytes read but not yet decoded: `staging[rawStart..<rawEnd]`.
@@ -145,7 +143,6 @@ final class InputDecoder {
     private func switchToWindows1252() {
         mode = .windows1252
         encoding = .windows1252
-        isSniffed = true
     }
 
     private func convert(into out: UnsafeMutablePointer<UInt8>, capacity: Int) throws(Failure) -> Int {

@@ -89,8 +89,6 @@ final class XMLScanner {
 
     /// The encoding the input is decoded from (`nil` before the first bytes were read).
     var encoding: GPXTextEncoding? { decoder.encoding }
-    /// Whether ``encoding`` is windows-1252 because the undeclared input was not UTF-8.
-    var isEncodingSniffed: Bool { decoder.isSniffed }
 
     /// Opens a file for streaming.
     init(path: String, chunkSize: Int = 1 << 18, maximumTokenLength: Int = 16 << 20) throws(Failure) {

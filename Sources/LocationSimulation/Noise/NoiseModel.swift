@@ -104,9 +104,6 @@ package struct NoiseModel: Sendable, Hashable {
         self.dropouts = dropouts
     }
 
-    /// The settled reported accuracy, `σ · 1.5096`, in metres.
-    package var settledAccuracy: Double { sigma * Self.accuracyPerSigma }
-
     /// Checks every parameter against its documented range.
     ///
     /// - Throws: ``SimulationError/Code/invalidParameter`` naming the parameter.

@@ -173,7 +173,6 @@ package struct FetchAudit: Sendable {
         var generation = 0
         var inFlight = 0
         var failedAt: Date?
-        var entryOffset = 0
         /// The sequence number of the client's latest request (for dropping the least recently seen).
         var lastSeen = 0
 
