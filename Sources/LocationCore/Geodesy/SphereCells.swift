@@ -30,8 +30,10 @@ package struct SphereCells: Sendable, Hashable {
     package let places: [Place]
     /// Indices into ``places``, grouped by cube (each cube's indices ascending).
     @usableFromInline let order: [Int]
-    /// Each non-empty cube's range in ``order``.
-    @usableFromInline let cubes: [Cube: Range<Int>]
+    /// Each non-empty cube's number, in the order the places first meet it.
+    @usableFromInline let cubes: [Cube: Int]
+    /// Each numbered cube's range in ``order``.
+    @usableFromInline let ranges: [Range<Int>]
     /// The box half-width r on the unit sphere for the radius the cells are built for (a quarter
     /// of the cube side).
     @usableFromInline let halfWidth: Double
@@ -56,20 +58,44 @@ package struct SphereCells: Sendable, Hashable {
         self.places = places
         let halfWidth = Self.halfWidth(radius: radius)
         self.halfWidth = halfWidth
-        let keys = places.map { Self.cube(Self.unitVector($0.coordinate), side: 4 * halfWidth) }
-        // Stable: within a cube, indices stay ascending.
-        let sorted = places.indices.sorted { (keys[$0].x, keys[$0].y, keys[$0].z, $0) < (keys[$1].x, keys[$1].y, keys[$1].z, $1) }
-        var cubes: [Cube: Range<Int>] = [:]
-        var start = 0
-        while start < sorted.count {
-            let key = keys[sorted[start]]
-            var end = start + 1
-            while end < sorted.count && keys[sorted[end]] == key { end += 1 }
-            cubes[key] = start..<end
-            start = end
+        // A counting sort, one hash a place (a map of thousands of places is bucketed again at
+        // each change): number each cube as the places meet it, count its places, then lay the
+        // indices out cube by cube, each cube's ascending.
+        var cubes = [Cube: Int](minimumCapacity: places.count)
+        var numbers: [Int] = []
+        numbers.reserveCapacity(places.count)
+        var counts: [Int] = []
+        for place in places {
+            let cube = Self.cube(Self.unitVector(place.coordinate), side: 4 * halfWidth)
+            let number = Self.number(&cubes[cube, default: -1], next: counts.count)
+            if number == counts.count { counts.append(0) }
+            counts[number] += 1
+            numbers.append(number)
         }
-        order = sorted
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(counts.count)
+        var next: [Int] = []
+        next.reserveCapacity(counts.count)
+        var start = 0
+        for count in counts {
+            ranges.append(start..<start + count)
+            next.append(start)
+            start += count
+        }
+        var order = [Int](repeating: 0, count: places.count)
+        for (index, number) in numbers.enumerated() {
+            order[next[number]] = index
+            next[number] += 1
+        }
+        self.order = order
         self.cubes = cubes
+        self.ranges = ranges
+    }
+
+    /// The cube's number: `slot`'s, or `next` for a cube not numbered yet (-1).
+    private static func number(_ slot: inout Int, next: Int) -> Int {
+        if slot < 0 { slot = next }
+        return slot
     }
 
     /// The box half-width on the unit sphere around every point within `radius` metres.
@@ -98,8 +124,8 @@ package struct SphereCells: Sendable, Hashable {
         for x in low.x...high.x {
             for y in low.y...high.y {
                 for z in low.z...high.z {
-                    guard let range = cubes[Cube(x: x, y: y, z: z)] else { continue }
-                    for slot in range { body(order[slot]) }
+                    guard let number = cubes[Cube(x: x, y: y, z: z)] else { continue }
+                    for slot in ranges[number] { body(order[slot]) }
                 }
             }
         }

@@ -207,22 +207,36 @@ public struct MapSession: Sendable {
     private func appendDifference(from old: [Place], to new: [Place], at time: Date, into events: inout [MapEvent]) {
         // Often the very same list (when the order changes too, the maps below decide).
         if old == new { return }
-        // A repeated id counts once: its first occurrence, as the map shows it.
-        var oldByID = [String: Place](minimumCapacity: old.count)
-        for place in old where oldByID[place.id] == nil { oldByID[place.id] = place }
+        // A repeated id counts once: its first occurrence, as the map shows it. One hash of each
+        // id in `old` and one in `new` (a map of thousands of places is compared at each answer).
+        var firstInOld = [String: Int](minimumCapacity: old.count)
+        var isFirstInOld = [Bool](repeating: false, count: old.count)
+        for index in old.indices {
+            isFirstInOld[index] = Self.claim(&firstInOld[old[index].id, default: -1], for: index)
+        }
         var appeared: [Place] = [], changed: [Place] = []
-        var newIDs = Set<String>(minimumCapacity: new.count)
-        for place in new where newIDs.insert(place.id).inserted {
-            if let before = oldByID[place.id] {
-                if before != place { changed.append(place) }
-            } else {
+        var keptFromOld = [Bool](repeating: false, count: old.count)
+        var appearedIDs = Set<String>()
+        for place in new {
+            if let index = firstInOld[place.id] {
+                guard !keptFromOld[index] else { continue }
+                keptFromOld[index] = true
+                if old[index] != place { changed.append(place) }
+            } else if appearedIDs.insert(place.id).inserted {
                 appeared.append(place)
             }
         }
-        var disappeared: [Place] = [], gone = Set<String>()
-        for place in old where !newIDs.contains(place.id) && gone.insert(place.id).inserted { disappeared.append(place) }
+        var disappeared: [Place] = []
+        for index in old.indices where isFirstInOld[index] && !keptFromOld[index] { disappeared.append(old[index]) }
         if !appeared.isEmpty { events.append(MapEvent(time: time, kind: .placesAppeared(appeared))) }
         if !disappeared.isEmpty { events.append(MapEvent(time: time, kind: .placesDisappeared(disappeared))) }
         if !changed.isEmpty { events.append(MapEvent(time: time, kind: .placesChanged(changed))) }
+    }
+
+    /// Gives an unclaimed `slot` (-1) to `index`; whether it was unclaimed.
+    private static func claim(_ slot: inout Int, for index: Int) -> Bool {
+        guard slot < 0 else { return false }
+        slot = index
+        return true
     }
 }
