@@ -69,6 +69,22 @@ import Testing
         #expect(earlyRetry.ruleViolations().count == 1)
     }
 
+    @Test("The map's timeline: the ids shown after each change of the map, and every place ever shown")
+    func visiblePlaces() {
+        let a = Place(id: "a", name: "A", coordinate: script.origin)
+        let b = Place(id: "b", name: "B", coordinate: script.position(north: 10))
+        let c = Place(id: "c", name: "C", coordinate: script.position(north: 20))
+        let movedB = Place(id: "b", name: "B", coordinate: script.position(north: 15))
+        let log = ReplayLog(events: [
+            event(1, .placesAppeared([a, b])), event(2, .fixAccepted(script.fix(at: 2))),
+            event(31, .placesDisappeared([a])), event(31, .placesChanged([movedB])), event(32, .placesAppeared([c])),
+        ])
+        // A fix and a change of values leave the ids as they were: no entry of their own.
+        #expect(log.visiblePlaceIDs.map(\.time) == [script.time(1), script.time(31), script.time(32)])
+        #expect(log.visiblePlaceIDs.map(\.ids) == [["a", "b"], ["b"], ["b", "c"]])
+        #expect(log.placesEverShown == ["a", "b", "c"])
+    }
+
     @Test("Places vanishing while refreshing (the seed's markers) are reported")
     func vanished() {
         let first = request(1, at: 0, .first), refresh = request(2, at: 31, .elapsed)
