@@ -67,7 +67,7 @@ package struct SphereCells: Sendable, Hashable {
         var counts: [Int] = []
         for place in places {
             let cube = Self.cube(Self.unitVector(place.coordinate), side: 4 * halfWidth)
-            let number = Self.number(&cubes[cube, default: -1], next: counts.count)
+            let number = cubes.firstValue(for: cube, storing: counts.count)
             if number == counts.count { counts.append(0) }
             counts[number] += 1
             numbers.append(number)
@@ -90,12 +90,6 @@ package struct SphereCells: Sendable, Hashable {
         self.order = order
         self.cubes = cubes
         self.ranges = ranges
-    }
-
-    /// The cube's number: `slot`'s, or `next` for a cube not numbered yet (-1).
-    private static func number(_ slot: inout Int, next: Int) -> Int {
-        if slot < 0 { slot = next }
-        return slot
     }
 
     /// The box half-width on the unit sphere around every point within `radius` metres.

@@ -212,7 +212,7 @@ public struct MapSession: Sendable {
         var firstInOld = [String: Int](minimumCapacity: old.count)
         var isFirstInOld = [Bool](repeating: false, count: old.count)
         for index in old.indices {
-            isFirstInOld[index] = Self.claim(&firstInOld[old[index].id, default: -1], for: index)
+            isFirstInOld[index] = firstInOld.firstValue(for: old[index].id, storing: index) == index
         }
         var appeared: [Place] = [], changed: [Place] = []
         var keptFromOld = [Bool](repeating: false, count: old.count)
@@ -231,12 +231,5 @@ public struct MapSession: Sendable {
         if !appeared.isEmpty { events.append(MapEvent(time: time, kind: .placesAppeared(appeared))) }
         if !disappeared.isEmpty { events.append(MapEvent(time: time, kind: .placesDisappeared(disappeared))) }
         if !changed.isEmpty { events.append(MapEvent(time: time, kind: .placesChanged(changed))) }
-    }
-
-    /// Gives an unclaimed `slot` (-1) to `index`; whether it was unclaimed.
-    private static func claim(_ slot: inout Int, for index: Int) -> Bool {
-        guard slot < 0 else { return false }
-        slot = index
-        return true
     }
 }
