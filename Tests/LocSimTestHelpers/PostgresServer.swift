@@ -2,8 +2,9 @@ import Foundation
 
 /// A private PostgreSQL 15 + PostGIS 3 server for one test: a fresh cluster in a temporary
 /// directory (a copy of one `initdb` made once a test process, see ``template``), `pg_ctl start`
-/// on a free loopback port, and `stop()` (immediate shutdown, directory removed). As root (the tests' usual user) the server runs as `postgres` through
-/// `runuser`, since PostgreSQL refuses to run as root.
+/// on a free loopback port, and `stop()` (immediate shutdown, directory removed). As root (the
+/// tests' usual user) the server runs as `postgres` through `runuser`, since PostgreSQL refuses
+/// to run as root.
 ///
 /// The superuser is `postgres` with password ``password`` (SCRAM), database `postgres`.
 public final class PostgresServer: Sendable {
