@@ -83,15 +83,22 @@ struct IndexStats: AsyncParsableCommand {
             throw PostgresTarget.failure(error, url: url)
         }
         if format == .json {
-            var fields = [
-                "\"database\":\(JSONWriter.quoted(url.description))", "\"places\":\(statistics.placeCount)",
-                "\"kinds\":\(statistics.kindCount)", "\"tableBytes\":\(statistics.tableBytes)",
-                "\"indexBytes\":\(statistics.indexBytes)", "\"postgis\":\(JSONWriter.quoted(statistics.postgisVersion))",
-                "\"server\":\(JSONWriter.quoted(statistics.serverVersion))",
-            ]
-            if let tiles { fields += ["\"tiles\":\(tiles.tiles)", "\"tilesDisagreeing\":\(tiles.disagreeing)"] }
-            if let rebuilt { fields.append("\"tilesRebuilt\":\(rebuilt)") }
-            Terminal.out("{" + fields.joined(separator: ",") + "}")
+            var json = JSONWriter()
+            json.object { json in
+                json.member("database", url.description)
+                json.member("places", statistics.placeCount)
+                json.member("kinds", statistics.kindCount)
+                json.member("tableBytes", statistics.tableBytes)
+                json.member("indexBytes", statistics.indexBytes)
+                json.member("postgis", statistics.postgisVersion)
+                json.member("server", statistics.serverVersion)
+                if let tiles {
+                    json.member("tiles", tiles.tiles)
+                    json.member("tilesDisagreeing", tiles.disagreeing)
+                }
+                json.member("tilesRebuilt", ifPresent: rebuilt)
+            }
+            Terminal.out(json.text)
         } else {
             print("database:       \(url)")
             print("places:         \(statistics.placeCount)")

@@ -31,18 +31,38 @@ package enum GPSDReport {
 
     /// `VERSION`, sent on connect and for `?VERSION;`.
     package static func version(release: String, revision: String) -> String {
-        "{\"class\":\"VERSION\",\"release\":\(JSONWriter.quoted(release)),\"rev\":\(JSONWriter.quoted(revision)),"
-            + "\"proto_major\":\(protocolMajor),\"proto_minor\":\(protocolMinor)}\r\n"
+        line { json in
+            json.member("class", "VERSION")
+            json.member("release", release)
+            json.member("rev", revision)
+            json.member("proto_major", protocolMajor)
+            json.member("proto_minor", protocolMinor)
+        }
     }
 
     /// `ERROR` with a message (cut so the line stays within the limit).
     package static func error(_ message: String) -> String {
-        "{\"class\":\"ERROR\",\"message\":\(JSONWriter.quoted(String(message.prefix(200))))}\r\n"
+        line { json in
+            json.member("class", "ERROR")
+            json.member("message", String(message.prefix(200)))
+        }
     }
 
     /// One `DEVICE` object (without line end), as in `DEVICES`.
     package static func deviceObject(path: String, activated: Date) -> String {
-        "{\"class\":\"DEVICE\",\"path\":\(JSONWriter.quoted(path)),\"driver\":\"locsim\",\"activated\":\"\(timestamp(activated))\",\"flags\":1}"
+        var json = JSONWriter(capacity: 128)
+        device(path: path, activated: activated, to: &json)
+        return json.text
+    }
+
+    private static func device(path: String, activated: Date, to json: inout JSONWriter) {
+        json.object { json in
+            json.member("class", "DEVICE")
+            json.member("path", path)
+            json.member("driver", "locsim")
+            json.member("activated", activated)
+            json.member("flags", 1)
+        }
     }
 
     /// `DEVICE` for a device that appeared (a player added), as gpsd tells its watchers of a
@@ -54,28 +74,48 @@ package enum GPSDReport {
     /// `DEVICE` with `"activated":0` for a device that went (a player removed), as gpsd tells its
     /// watchers of a receiver unplugged.
     package static func deviceRemoved(path: String) -> String {
-        "{\"class\":\"DEVICE\",\"path\":\(JSONWriter.quoted(path)),\"activated\":0}\r\n"
+        line { json in
+            json.member("class", "DEVICE")
+            json.member("path", path)
+            json.member("activated", 0)
+        }
     }
 
     /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
     /// each further one (gpsd announces a device that appears the same way).
     package static func devices(_ list: [(path: String, activated: Date)]) -> String {
-        let head = list.prefix(maximumDevicesPerReport).map { deviceObject(path: $0.path, activated: $0.activated) }
-        var text = "{\"class\":\"DEVICES\",\"devices\":[" + head.joined(separator: ",") + "]}\r\n"
+        var text = line { json in
+            json.member("class", "DEVICES")
+            json.key("devices")
+            json.array(list.prefix(maximumDevicesPerReport)) { device(path: $1.path, activated: $1.activated, to: &$0) }
+        }
         for device in list.dropFirst(maximumDevicesPerReport) {
-            text += deviceObject(path: device.path, activated: device.activated) + "\r\n"
+            text += deviceAdded(path: device.path, activated: device.activated)
         }
         return text
     }
 
     /// `WATCH`: the client's watch settings as they now stand.
     package static func watch(_ watch: GPSDWatch) -> String {
-        var text =
-            "{\"class\":\"WATCH\",\"enable\":\(watch.enable),\"json\":\(watch.json),\"nmea\":\(watch.nmea),"
-            + "\"raw\":\(watch.raw),\"scaled\":\(watch.scaled),\"timing\":\(watch.timing),\"split24\":\(watch.split24),"
-            + "\"pps\":\(watch.pps)"
-        if let device = watch.device { text += ",\"device\":" + JSONWriter.quoted(device) }
-        return text + "}\r\n"
+        line { json in
+            json.member("class", "WATCH")
+            json.member("enable", watch.enable)
+            json.member("json", watch.json)
+            json.member("nmea", watch.nmea)
+            json.member("raw", watch.raw)
+            json.member("scaled", watch.scaled)
+            json.member("timing", watch.timing)
+            json.member("split24", watch.split24)
+            json.member("pps", watch.pps)
+            json.member("device", ifPresent: watch.device)
+        }
+    }
+
+    /// One report written by `body`, ended by CR LF.
+    private static func line(_ body: (inout JSONWriter) -> Void) -> String {
+        var json = JSONWriter(capacity: 160)
+        json.object(body)
+        return json.text + "\r\n"
     }
 
     /// A `TPV` object (without line end) for `fix` of `device`; `climb` in m/s when known.
@@ -211,8 +251,15 @@ package enum GPSDReport {
 
     /// `POLL`: the newest `TPV` and `SKY` of up to ``maximumDevicesPerReport`` devices.
     package static func poll(time: Date, tpv: [String], sky: [String]) -> String {
-        "{\"class\":\"POLL\",\"time\":\"\(timestamp(time))\",\"active\":\(tpv.count),\"tpv\":["
-            + tpv.joined(separator: ",") + "],\"sky\":[" + sky.joined(separator: ",") + "]}\r\n"
+        line { json in
+            json.member("class", "POLL")
+            json.member("time", time)
+            json.member("active", tpv.count)
+            json.key("tpv")
+            json.array(tpv) { $0.json($1) }
+            json.key("sky")
+            json.array(sky) { $0.json($1) }
+        }
     }
 
     /// gpsd's mode: 1 no fix, 2 2D, 3 3D.

@@ -127,28 +127,40 @@ package struct PlayerHistory: Sendable {
 
     /// The trail as a JSON array of `[lat,lon]` pairs, oldest first, 7 decimals.
     package var trailJSON: String {
-        var text = "["
-        text.reserveCapacity(trailCount * 26 + 2)
-        var first = true
-        for point in points + (newest.map { [$0] } ?? []) {
-            if !first { text += "," }
-            first = false
-            text += "[" + Self.degrees(point.latitude) + "," + Self.degrees(point.longitude) + "]"
+        var json = JSONWriter(capacity: trailCount * 26 + 2)
+        writeTrail(to: &json)
+        return json.text
+    }
+
+    private func writeTrail(to json: inout JSONWriter) {
+        func pair(_ point: Point, _ json: inout JSONWriter) {
+            // 1e-7 degrees to 7 decimals: exact (|degrees| ≤ 180 is far inside a double's precision).
+            json.array { json in
+                json.number(Double(point.latitude) / 1e7, fixedDecimals: 7)
+                json.number(Double(point.longitude) / 1e7, fixedDecimals: 7)
+            }
         }
-        return text + "]"
+        json.array { json in
+            for point in points { pair(point, &json) }
+            if let newest { pair(newest, &json) }
+        }
     }
 
     /// `{"trail":[[lat,lon],…],"notes":[{"event":"map","data":{…}},…]}`, the notes in the order posted.
     package var json: String {
-        var text = "{\"trail\":" + trailJSON + ",\"notes\":["
-        text += notes.map { "{\"event\":\(JSONWriter.quoted($0.event)),\"data\":\($0.json)}" }.joined(separator: ",")
-        return text + "]}"
-    }
-
-    /// 1e-7 degrees as a decimal with 7 digits after the point, exactly.
-    static func degrees(_ value: Int32) -> String {
-        let magnitude = Int64(value).magnitude
-        let fraction = String(magnitude % 10_000_000)
-        return (value < 0 ? "-" : "") + String(magnitude / 10_000_000) + "." + String(repeating: "0", count: 7 - fraction.count) + fraction
+        var json = JSONWriter(capacity: trailCount * 26 + 64)
+        json.object { json in
+            json.key("trail")
+            writeTrail(to: &json)
+            json.key("notes")
+            json.array(notes) { json, note in
+                json.object { json in
+                    json.member("event", note.event)
+                    json.key("data")
+                    json.json(note.json)
+                }
+            }
+        }
+        return json.text
     }
 }

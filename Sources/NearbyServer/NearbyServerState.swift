@@ -59,9 +59,15 @@ package final class NearbyServerState: Sendable {
     /// The audit summary JSON of `audit` (see ``auditJSON(after:limit:)``), with every kept
     /// entry when `page` is nil.
     package static func json(of audit: FetchAudit, page: FetchAudit.Page? = nil) -> [UInt8] {
+        var json = JSONWriter(capacity: 4096)
+        write(audit, page: page, to: &json)
+        return json.bytes
+    }
+
+    /// Writes the audit summary of ``json(of:page:)`` as the next value of `json`.
+    static func write(_ audit: FetchAudit, page: FetchAudit.Page? = nil, to json: inout JSONWriter) {
         let records = audit.records
         let timelines = page?.timelines ?? records.map { $0.entries[...] }
-        var json = JSONWriter(capacity: 4096)
         json.object { json in
             json.member("violations", audit.violationCount)
             json.key("evicted")
@@ -90,12 +96,9 @@ package final class NearbyServerState: Sendable {
                         json.object { json in
                             json.member("seq", entry.sequence)
                             json.member("time", entry.time)
-                            json.key("lat")
-                            json.number(entry.center.latitude)
-                            json.key("lng")
-                            json.number(entry.center.longitude)
-                            json.key("radius")
-                            json.number(entry.radius)
+                            json.member("lat", shortest: entry.center.latitude)
+                            json.member("lng", shortest: entry.center.longitude)
+                            json.member("radius", shortest: entry.radius)
                             json.member("verdict", entry.verdict.rawValue)
                             json.member("reason", entry.reason)
                             json.member("status", entry.status)
@@ -104,6 +107,5 @@ package final class NearbyServerState: Sendable {
                 }
             }
         }
-        return json.bytes
     }
 }

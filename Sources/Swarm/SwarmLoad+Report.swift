@@ -40,25 +40,64 @@ extension SwarmLoad {
 
     /// The load as one JSON object (keys in a fixed order; rates as shortest decimals).
     package func json(configuration: VirtualSwarm.Configuration) -> String {
-        func rateObject(_ rates: Rates) -> String {
-            "{\"total\":\(rates.total),\"mean_per_s\":\(rates.mean),\"peak_1s\":\(rates.peakSecond),"
-                + "\"peak_1s_at\":\(rates.peakSecondAt),\"peak_1min_per_s\":\(rates.peakMinuteRate),"
-                + "\"peak_1min_at\":\(rates.peakMinuteAt)}"
+        func rateObject(_ rates: Rates, _ json: inout JSONWriter) {
+            json.object { json in
+                json.member("total", rates.total)
+                json.member("mean_per_s", shortest: rates.mean)
+                json.member("peak_1s", rates.peakSecond)
+                json.member("peak_1s_at", rates.peakSecondAt)
+                json.member("peak_1min_per_s", shortest: rates.peakMinuteRate)
+                json.member("peak_1min_at", rates.peakMinuteAt)
+            }
         }
-        let mix = zip(configuration.mix.shares, playersByKind).map {
-            "{\"kind\":\"\($0.mover.name)\",\"share\":\($0.share),\"players\":\($1)}"
-        }.joined(separator: ",")
-        let reasons = FetchThrottle.Reason.allCases.map { "\"\($0.rawValue)\":\(rateObject(rates($0)))" }.joined(separator: ",")
-        return "{\"players\":\(configuration.players),\"duration_s\":\(configuration.durationSeconds),"
-            + "\"seed\":\(configuration.seed),\"ramp_s\":\(configuration.rampSeconds),\"mix\":[\(mix)],"
-            + "\"area\":{\"lat\":\(configuration.area.center.latitude),\"lng\":\(configuration.area.center.longitude),"
-            + "\"radius_m\":\(configuration.area.radius)},\"starts\":\(configuration.starts.count),"
-            + "\"failure_rate\":\(configuration.failureRate),\"failures\":\(failures),\"fixes\":\(fixes),"
-            + "\"evaluations\":\(evaluations),\"reasons\":{\(reasons)},\"all\":\(rateObject(rates(nil)))"
-            + (answerSummary.map {
-                ",\"places_per_answer\":{\"answers\":\($0.count),\"players\":\($0.players),\"mean\":\($0.mean),"
-                    + "\"median\":\($0.median),\"p99\":\($0.p99),\"max\":\($0.maximum)}"
-            } ?? "") + "}\n"
+        var json = JSONWriter(capacity: 1024)
+        json.object { json in
+            json.member("players", configuration.players)
+            json.member("duration_s", configuration.durationSeconds)
+            json.key("seed")
+            json.json(String(configuration.seed))  // a UInt64: beyond Int's range
+            json.member("ramp_s", configuration.rampSeconds)
+            json.key("mix")
+            json.array(zip(configuration.mix.shares, playersByKind)) { json, kind in
+                json.object { json in
+                    json.member("kind", kind.0.mover.name)
+                    json.member("share", shortest: kind.0.share)
+                    json.member("players", kind.1)
+                }
+            }
+            json.key("area")
+            json.object { json in
+                json.member("lat", shortest: configuration.area.center.latitude)
+                json.member("lng", shortest: configuration.area.center.longitude)
+                json.member("radius_m", shortest: configuration.area.radius)
+            }
+            json.member("starts", configuration.starts.count)
+            json.member("failure_rate", shortest: configuration.failureRate)
+            json.member("failures", failures)
+            json.member("fixes", fixes)
+            json.member("evaluations", evaluations)
+            json.key("reasons")
+            json.object { json in
+                for reason in FetchThrottle.Reason.allCases {
+                    json.key(reason.rawValue)
+                    rateObject(rates(reason), &json)
+                }
+            }
+            json.key("all")
+            rateObject(rates(nil), &json)
+            if let answers = answerSummary {
+                json.key("places_per_answer")
+                json.object { json in
+                    json.member("answers", answers.count)
+                    json.member("players", answers.players)
+                    json.member("mean", shortest: answers.mean)
+                    json.member("median", answers.median)
+                    json.member("p99", answers.p99)
+                    json.member("max", answers.maximum)
+                }
+            }
+        }
+        return json.text + "\n"
     }
 
     /// Places per sampled answer: count, mean, median, 99th percentile (nearest rank), maximum.

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 import Testing
 
 // Expected values: Fixtures/text-escaping.json, written by

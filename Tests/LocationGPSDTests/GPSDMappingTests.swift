@@ -217,12 +217,16 @@ import Testing
         #expect(reported == [true, false, false, true], "\(messages)")
     }
 
-    @Test("JSON strings for ?WATCH device paths are escaped")
+    @Test("?WATCH names a device path as a JSON string, escaped")
     func jsonEscaping() throws {
         let path = "/dev/odd \"name\"\\with\ttab"
-        let literal = GPSDConnection.jsonString(path)
-        let decoded = try JSONSerialization.jsonObject(with: Data("[\(literal)]".utf8)) as? [String]
-        #expect(decoded == [path])
+        let command = GPSDConnection.watchCommand(device: path)
+        #expect(command.hasPrefix("?WATCH={") && command.hasSuffix("};\n"))
+        let object = try #require(command.dropFirst("?WATCH=".count).dropLast(2).data(using: .utf8))
+        let decoded = try #require(try JSONSerialization.jsonObject(with: object) as? [String: Any])
+        #expect(decoded["device"] as? String == path)
+        #expect(decoded["enable"] as? Bool == true && decoded["json"] as? Bool == true)
+        #expect(GPSDConnection.watchCommand(device: nil) == "?WATCH={\"enable\":true,\"json\":true};\n")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocSimTestHelpers
 @testable import LocationIndex
 @testable import Places
 import Testing

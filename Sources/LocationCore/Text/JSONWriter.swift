@@ -39,13 +39,6 @@ package struct JSONWriter: Sendable {
     /// The JSON written so far, as text.
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// `value` as a JSON string literal, quotes included (for JSON assembled as text).
-    package static func quoted(_ value: String) -> String {
-        var json = JSONWriter(capacity: value.utf8.count + 2)
-        json.string(value)
-        return json.text
-    }
-
     // MARK: Structure
 
     /// An object, its members written by `body`.
@@ -227,6 +220,12 @@ package struct JSONWriter: Sendable {
     package mutating func member(_ key: StaticString, _ value: Double?, decimals: Int? = nil) {
         self.key(key)
         if let value { number(value, decimals: decimals) } else { null() }
+    }
+
+    /// A number in its shortest round-trip text (``number(_:)``), `null` if not finite.
+    package mutating func member(_ key: StaticString, shortest value: Double) {
+        self.key(key)
+        number(value)
     }
 
     /// A number with exactly `decimals` decimals (``number(_:fixedDecimals:)``).

@@ -108,11 +108,19 @@ final class GPSDConnection {
     ///
     /// - Throws: ``GPSDError/Code/sendFailed``.
     func watch(device: String?) throws(GPSDError) {
-        var command = #"?WATCH={"enable":true,"json":true"#
-        if let device { command += #","device":"# + Self.jsonString(device) }
-        command += "};\n"
         errno = 0
-        try check(CGPS_send(data, command), .sendFailed, "gps_send")
+        try check(CGPS_send(data, Self.watchCommand(device: device)), .sendFailed, "gps_send")
+    }
+
+    /// `?WATCH={"enable":true,"json":true}` with the device, when given, as a JSON string.
+    static func watchCommand(device: String?) -> String {
+        var json = JSONWriter(capacity: 64)
+        json.object { json in
+            json.member("enable", true)
+            json.member("json", true)
+            json.member("device", ifPresent: device)
+        }
+        return "?WATCH=" + json.text + ";\n"
     }
 
     /// Waits up to `timeout` for a message (`poll` on gpsd's socket).
@@ -365,11 +373,6 @@ final class GPSDConnection {
 
     /// How far into a report ``messageClass(of:)`` looks for `"class"`.
     static let classSearchLength = 128
-
-    /// A JSON string literal for `value` (the `?WATCH` command's device path).
-    static func jsonString(_ value: String) -> String {
-        JSONWriter.quoted(value)
-    }
 
     private static func excerpt(_ text: String) -> String {
         "'" + TextExcerpt.render(text.filter { $0 != "\r" && $0 != "\n" }, limit: 80) + "'"

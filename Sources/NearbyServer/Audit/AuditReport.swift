@@ -20,7 +20,12 @@ package struct AuditReport: Sendable {
 
     /// The page.
     package func render() -> String {
-        let audit = String(decoding: NearbyServerState.json(of: audit), as: UTF8.self)
-        return MapPage.audit.html(json: "{\"title\":\(JSONWriter.quoted(title)),\"audit\":\(audit)}")
+        var json = JSONWriter(capacity: 4096)
+        json.object { json in
+            json.member("title", title)
+            json.key("audit")
+            NearbyServerState.write(audit, to: &json)
+        }
+        return MapPage.audit.html(json: json.text)
     }
 }
