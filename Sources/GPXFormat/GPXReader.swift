@@ -461,36 +461,37 @@ public final class GPXReader {
         let tag = scanner.tokenStart
         var latitude: Double?
         var longitude: Double?
-        var latitudeText: String?
-        var longitudeText: String?
+        // The attributes' values, as text only for a message (most points have none).
+        var latitudeValue: XMLScanner.Attribute?
+        var longitudeValue: XMLScanner.Attribute?
         for attribute in scanner.attributes {
             let name = scanner.bytes(attribute.nameStart, attribute.nameEnd)
-            let value = scanner.bytes(attribute.valueStart, attribute.valueEnd)
             if name.elementsEqual("lat".utf8) {
-                latitude = parseDecimal(value)
-                latitudeText = String(decoding: value, as: UTF8.self)
+                latitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
+                latitudeValue = attribute
             } else if name.elementsEqual("lon".utf8) {
-                longitude = parseDecimal(value)
-                longitudeText = String(decoding: value, as: UTF8.self)
+                longitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
+                longitudeValue = attribute
             }
         }
+        func text(_ attribute: XMLScanner.Attribute) -> String { scanner.string(attribute.valueStart, attribute.valueEnd) }
         let element = kind.rawValue
-        guard let latitudeText else {
+        guard let latitudeValue else {
             return try pointProblem(.missingCoordinate, "<\(element)> has no lat attribute", at: tag)
         }
-        guard let longitudeText else {
+        guard let longitudeValue else {
             return try pointProblem(.missingCoordinate, "<\(element)> has no lon attribute", at: tag)
         }
         guard let latitude else {
-            return try pointProblem(.invalidCoordinate, "lat \"\(latitudeText)\" is not a number", at: tag)
+            return try pointProblem(.invalidCoordinate, "lat \"\(text(latitudeValue))\" is not a number", at: tag)
         }
         guard let longitude else {
-            return try pointProblem(.invalidCoordinate, "lon \"\(longitudeText)\" is not a number", at: tag)
+            return try pointProblem(.invalidCoordinate, "lon \"\(text(longitudeValue))\" is not a number", at: tag)
         }
         do {
             point = GPXPoint(coordinate: try Coordinate(latitude: latitude, longitude: longitude))
         } catch {
-            let text = error.component == .latitude ? latitudeText : longitudeText
+            let text = text(error.component == .latitude ? latitudeValue : longitudeValue)
             return try pointProblem(
                 .invalidCoordinate, "\(error.component == .latitude ? "lat" : "lon") \"\(text)\" is \(error.code); expected \(error.component == .latitude ? "-90...90" : "-180...180")",
                 at: tag)

@@ -90,6 +90,22 @@ let malformedCases: [MalformedCase] = [
         #expect(reader.problems.map(\.column) == [1, column(of: "<time>"), column(of: "<ele>"), 1])
     }
 
+    @Test("A bad coordinate's message quotes the attribute as the file has it", arguments: [
+        ("<trkpt lat=\"4x7.5\" lon=\"8.5\"/>", "lat \"4x7.5\" is not a number"),
+        ("<trkpt lat=\"47.5\" lon=\" 8,5 \"/>", "lon \" 8,5 \" is not a number"),
+        ("<trkpt lat=\"91.000000000000001\" lon=\"8.5\"/>", "lat \"91.000000000000001\" is "),
+        ("<trkpt lat=\"47.5\" lon=\"-180.5\"/>", "lon \"-180.5\" is "),
+        ("<trkpt lon=\"8.5\"/>", "<trkpt> has no lat attribute"),
+        ("<trkpt lat=\"47.5\"/>", "<trkpt> has no lon attribute"),
+    ])
+    func coordinateMessages(_ point: String, _ message: String) {
+        #expect {
+            _ = try GPXDocument(string: head + point + "\n" + tail)
+        } throws: { error in
+            (error as? GPXParseError)?.message.contains(message) == true
+        }
+    }
+
     @Test("Lenient mode still stops at malformed XML")
     func lenientMalformed() {
         #expect(throws: GPXParseError.self) {
