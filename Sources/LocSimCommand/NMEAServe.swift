@@ -48,7 +48,7 @@ struct NMEAServe: AsyncParsableCommand {
         help: "A GPX file (its track, or route, or waypoints), an NMEA log (.nmea, .log), a GeoJSON route (.geojson) or KML lines (.kml), served in order by the replay rules of docs/guides/replay.md.")
     var track: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Straight-line motion instead of a track: the start.", valueName: "lat,lon"))
+    @Option(coordinate: "Straight-line motion instead of a track: the start.")
     var from: CoordinateArgument?
 
     @Option(help: "Straight-line motion: direction in degrees from true north.")

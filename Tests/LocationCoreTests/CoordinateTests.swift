@@ -42,4 +42,21 @@ import Testing
         #expect(try Coordinate(latitude: -33.8688, longitude: 151.2093).description == "-33.8688000,151.2093000")
         #expect(try Coordinate(latitude: -0.00000004, longitude: 0).description == "0.0000000,0.0000000")
     }
+
+    @Test("LAT,LON text: a coordinate, or why not (the shape, which number, or its range)")
+    func latitudeLongitudeText() throws {
+        #expect(try Coordinate.parse(latitudeLongitude: " -33.8688 , 151.2093 ").get() == Coordinate(latitude: -33.8688, longitude: 151.2093))
+        #expect(Coordinate.parse(latitudeLongitude: "35") == .failure(.shape))
+        #expect(Coordinate.parse(latitudeLongitude: "35,139,7") == .failure(.shape))
+        #expect(Coordinate.parse(latitudeLongitude: "3x5,139") == .failure(.notANumber(.latitude, "3x5")))
+        #expect(Coordinate.parse(latitudeLongitude: "35,") == .failure(.notANumber(.longitude, "")))
+        #expect(Coordinate.parse(latitudeLongitude: "nan,139") == .failure(.notANumber(.latitude, "nan")))
+        guard case .failure(.invalid(let error)) = Coordinate.parse(latitudeLongitude: "35,180.5") else {
+            Issue.record("180.5 is no longitude")
+            return
+        }
+        #expect(error.component == .longitude && error.code == .outOfRange && error.value == 180.5)
+        #expect(Coordinate(latitudeLongitude: "91,0") == nil)
+        #expect(Coordinate(latitudeLongitude: "1,2") == (try Coordinate(latitude: 1, longitude: 2)))
+    }
 }

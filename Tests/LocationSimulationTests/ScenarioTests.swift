@@ -159,6 +159,20 @@ import Testing
         #expect(error?.description.hasPrefix("s.json: \(keyPath): ") == true, "\(String(describing: error))")
     }
 
+    @Test("A route leg's point says what is wrong with it: the shape, which number, or its range")
+    func legPointMessages() {
+        for (point, says) in [
+            ("1;3", "route.legs[0].to: expected \"LAT,LON\" in decimal degrees, such as \"37.7651,-122.4197\", got \"1;3\""),
+            ("1,x", "route.legs[0].to: the longitude 'x' is not a number (LAT,LON in decimal degrees), got \"1,x\""),
+            ("91,3", "route.legs[0].to: the latitude 91.0 is out of range; expected degrees in -90...90, got \"91,3\""),
+        ] {
+            let error = #expect(throws: JSONFileError.self) {
+                try Self.parse(#"{"route": {"legs": [{"from": "1,2", "to": "\#(point)"}]}}"#)
+            }
+            #expect(error?.description == "s.json: " + says, "\(String(describing: error))")
+        }
+    }
+
     @Test("Text that is not one JSON object, and a file that cannot be read, name the file", arguments: ["", "{", "[]", "{} {}", "null"])
     func notAnObject(text: String) {
         let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }

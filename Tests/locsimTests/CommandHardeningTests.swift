@@ -106,6 +106,31 @@ import Testing
         }
     }
 
+    /// Every coordinate flag: the command line before it, and the flag.
+    static let coordinateFlags: [BadOption] = [
+        BadOption(["simulate", "stationary", "--duration", "2", "--at"], "--at"),
+        BadOption(["simulate", "line", "--to", "35.69,139.77", "--from"], "--from"),
+        BadOption(["simulate", "line", "--from", "35.68,139.76", "--to"], "--to"),
+        BadOption(["simulate", "route", "--from", "35.68,139.76", "--to", "35.69,139.77", "--via"], "--via"),
+        BadOption(["simulate", "circle", "--duration", "2", "--center"], "--center"),
+        BadOption(["nmea", "serve", "--port", "1", "--from"], "--from"),
+    ]
+
+    @Test("Every coordinate flag says what is wrong with its value: the shape, which number, or its range",
+        arguments: coordinateFlags)
+    func coordinateFlag(_ option: BadOption) async throws {
+        for (value, says) in [
+            ("35.68", "must be LAT,LON in decimal degrees, such as 35.6812,139.7671"),
+            ("35.68,east", "the longitude 'east' is not a number (LAT,LON in decimal degrees)"),
+            ("-91,139", "the latitude -91.0 is out of range; expected degrees in -90...90"),
+        ] {
+            let result = try await CLI.run(option.arguments + [value])
+            #expect(result.status == 2, "\(value): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains("'\(option.flag) <lat,lon>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
+        }
+    }
+
     /// A run-time failure, the environment it needs, and what the message must say.
     struct Failure: CustomTestStringConvertible, Sendable {
         let arguments: [String]

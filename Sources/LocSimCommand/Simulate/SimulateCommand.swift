@@ -34,15 +34,15 @@ struct Simulate: AsyncParsableCommand {
     @Argument(help: "The path: stationary, line, route, circle or random-walk.")
     var path: PathKind
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where a stationary receiver stands.", valueName: "lat,lon"))
+    @Option(coordinate: "Where a stationary receiver stands.")
     var at: CoordinateArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start of a line, route or random walk.", valueName: "lat,lon"))
+    @Option(coordinate: "Start of a line, route or random walk.")
     var from: CoordinateArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("End of a line or route.", valueName: "lat,lon"))
+    @Option(coordinate: "End of a line or route.")
     var to: CoordinateArgument?
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("A route's intermediate point (repeat for more).", valueName: "lat,lon"))
+    @Option(coordinates: "A route's intermediate point (repeat for more).")
     var via: [CoordinateArgument] = []
-    @Option(parsing: .unconditional, help: ArgumentHelp("Centre of a circle.", valueName: "lat,lon"))
+    @Option(coordinate: "Centre of a circle.")
     var center: CoordinateArgument?
     @Option(help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = 200

@@ -205,13 +205,16 @@ struct SwarmCommand: AsyncParsableCommand {
     /// `--area LAT,LNG,RADIUS`, checked.
     private func parsedArea() throws(ValidationError) -> (Coordinate, Double) {
         let parts = area.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 3, let point = CoordinateArgument(argument: parts[0] + "," + parts[1]),
-            let radius = decimalValue(parts[2].filter { $0 != " " })
-        else {
+        guard parts.count == 3, let radius = decimalValue(parts[2].filter { $0 != " " }) else {
             throw ValidationError("--area must be LAT,LNG,RADIUS in degrees and metres, such as 35.6812,139.7671,3000; got '\(area)'")
         }
+        let point: Coordinate
+        switch Coordinate.parse(latitudeLongitude: parts[0] + "," + parts[1]) {
+        case .success(let coordinate): point = coordinate
+        case .failure(let problem): throw ValidationError("--area: \(problem); got '\(area)'")
+        }
         try checkOption(radius, in: OptionRange.radius, flag: "--area radius", unit: "metres")
-        return (point.coordinate, radius)
+        return (point, radius)
     }
 }
 

@@ -161,20 +161,46 @@ private let exactPowersOfTen: [Double] = [
 ]
 
 extension Coordinate {
-    /// `LAT,LON` in decimal degrees, as `--from 37.76,-122.42` and a scenario's route legs take
-    /// it (spaces around either number are ignored); `nil` unless it is two decimal numbers of a
-    /// valid coordinate.
-    package init?(latitudeLongitude text: some StringProtocol) {
+    /// Why a `LAT,LON` text is not a coordinate (shown after the flag or key it was given for).
+    package enum TextProblem: Error, Equatable, CustomStringConvertible {
+        /// Not two parts around one comma.
+        case shape
+        /// A part that is not a decimal number, as written.
+        case notANumber(CoordinateError.Component, String)
+        /// Two numbers that are no coordinate (out of range).
+        case invalid(CoordinateError)
+
+        package var description: String {
+            switch self {
+            case .shape: "must be LAT,LON in decimal degrees, such as 35.6812,139.7671"
+            case .notANumber(let component, let text): "the \(component.rawValue) '\(text)' is not a number (LAT,LON in decimal degrees)"
+            case .invalid(let error): "the \(error)"
+            }
+        }
+    }
+
+    /// The coordinate `LAT,LON` in decimal degrees says (spaces around either number are
+    /// ignored), as `--from 37.76,-122.42` and a scenario's route legs take it, or why it says none.
+    package static func parse(latitudeLongitude text: some StringProtocol) -> Result<Coordinate, TextProblem> {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .failure(.shape) }
         func number(_ part: some StringProtocol) -> Double? {
             var digits = String(part.filter { $0 != " " })
             return digits.withUTF8 { DecimalNumber(parsing: $0)?.value }
         }
-        guard parts.count == 2, let latitude = number(parts[0]), let longitude = number(parts[1]) else { return nil }
-        do {
-            self = try Coordinate(latitude: latitude, longitude: longitude)
+        guard let latitude = number(parts[0]) else { return .failure(.notANumber(.latitude, String(parts[0]))) }
+        guard let longitude = number(parts[1]) else { return .failure(.notANumber(.longitude, String(parts[1]))) }
+        do throws(CoordinateError) {
+            return .success(try Coordinate(latitude: latitude, longitude: longitude))
         } catch {
-            return nil  // out of range: not a coordinate, which is what nil says
+            return .failure(.invalid(error))
         }
+    }
+
+    /// ``parse(latitudeLongitude:)``'s coordinate; `nil` unless it is two decimal numbers of a
+    /// valid coordinate.
+    package init?(latitudeLongitude text: some StringProtocol) {
+        guard case .success(let coordinate) = Self.parse(latitudeLongitude: text) else { return nil }
+        self = coordinate
     }
 }

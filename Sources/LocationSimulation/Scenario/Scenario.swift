@@ -264,10 +264,12 @@ private struct Reader {
             let leg = try members(item, at: at, allowed: ["from", "to", "via", "speed", "profile", "stop"])
             func point(_ value: JSONValue, _ keyPath: String) throws(JSONFileError) -> Coordinate {
                 let text = try string(value, at: keyPath)
-                guard let coordinate = Coordinate(latitudeLongitude: text) else {
+                switch Coordinate.parse(latitudeLongitude: text) {
+                case .success(let coordinate): return coordinate
+                case .failure(.shape):
                     throw failure(keyPath, "expected \"LAT,LON\" in decimal degrees, such as \"37.7651,-122.4197\", got \(value.text)")
+                case .failure(let problem): throw failure(keyPath, "\(problem), got \(value.text)")
                 }
-                return coordinate
             }
             let from: Coordinate
             switch (leg["from"], end) {
