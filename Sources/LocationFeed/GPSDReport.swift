@@ -271,16 +271,7 @@ package enum GPSDReport {
         }
     }
 
-    /// ISO 8601 UTC with milliseconds, as gpsd writes times.
-    static func timestamp(_ date: Date) -> String { UTCTimestamp.format(date, fractionDigits: 3) }
-
     static func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-
-    /// `value` with `digits` decimals, as gpsd's `%.*f` writes them (the package's one fixed-decimal
-    /// formatter; a value that rounds to zero has no sign, where C would write `-0.000`).
-    static func fixed(_ value: Double, _ digits: Int) -> String {
-        DecimalText.fixed(value, decimals: digits)
-    }
 }
 
 /// A client's `?WATCH` settings.
