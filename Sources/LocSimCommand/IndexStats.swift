@@ -83,8 +83,7 @@ struct IndexStats: AsyncParsableCommand {
             throw PostgresTarget.failure(error, url: url)
         }
         if format == .json {
-            var json = JSONWriter()
-            json.object { json in
+            Terminal.out(JSONWriter.objectText { json in
                 json.member("database", url.description)
                 json.member("places", statistics.placeCount)
                 json.member("kinds", statistics.kindCount)
@@ -97,8 +96,7 @@ struct IndexStats: AsyncParsableCommand {
                     json.member("tilesDisagreeing", tiles.disagreeing)
                 }
                 json.member("tilesRebuilt", ifPresent: rebuilt)
-            }
-            Terminal.out(json.text)
+            })
         } else {
             print("database:       \(url)")
             print("places:         \(statistics.placeCount)")

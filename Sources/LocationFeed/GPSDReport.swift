@@ -113,9 +113,7 @@ package enum GPSDReport {
 
     /// One report written by `body`, ended by CR LF.
     private static func line(_ body: (inout JSONWriter) -> Void) -> String {
-        var json = JSONWriter(capacity: 160)
-        json.object(body)
-        return json.text + "\r\n"
+        JSONWriter.objectText(capacity: 160, body) + "\r\n"
     }
 
     /// A `TPV` object (without line end) for `fix` of `device`; `climb` in m/s when known.

@@ -148,8 +148,7 @@ package struct PlayerHistory: Sendable {
 
     /// `{"trail":[[lat,lon],…],"notes":[{"event":"map","data":{…}},…]}`, the notes in the order posted.
     package var json: String {
-        var json = JSONWriter(capacity: trailCount * 26 + 64)
-        json.object { json in
+        JSONWriter.objectText(capacity: trailCount * 26 + 64) { json in
             json.key("trail")
             writeTrail(to: &json)
             json.key("notes")
@@ -161,6 +160,5 @@ package struct PlayerHistory: Sendable {
                 }
             }
         }
-        return json.text
     }
 }

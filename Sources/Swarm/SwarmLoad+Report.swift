@@ -50,8 +50,7 @@ extension SwarmLoad {
                 json.member("peak_1min_at", rates.peakMinuteAt)
             }
         }
-        var json = JSONWriter(capacity: 1024)
-        json.object { json in
+        return JSONWriter.objectText(capacity: 1024) { json in
             json.member("players", configuration.players)
             json.member("duration_s", configuration.durationSeconds)
             json.key("seed")
@@ -96,8 +95,7 @@ extension SwarmLoad {
                     json.member("max", answers.maximum)
                 }
             }
-        }
-        return json.text + "\n"
+        } + "\n"
     }
 
     /// Places per sampled answer: count, mean, median, 99th percentile (nearest rank), maximum.

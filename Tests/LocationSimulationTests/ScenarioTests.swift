@@ -162,7 +162,7 @@ import Testing
     @Test("A route leg's point says what is wrong with it: the shape, which number, or its range")
     func legPointMessages() {
         for (point, says) in [
-            ("1;3", "route.legs[0].to: expected \"LAT,LON\" in decimal degrees, such as \"37.7651,-122.4197\", got \"1;3\""),
+            ("1;3", "route.legs[0].to: must be LAT,LON in decimal degrees, such as 35.6812,139.7671, got \"1;3\""),
             ("1,x", "route.legs[0].to: the longitude 'x' is not a number (LAT,LON in decimal degrees), got \"1,x\""),
             ("91,3", "route.legs[0].to: the latitude 91.0 is out of range; expected degrees in -90...90, got \"91,3\""),
         ] {

@@ -39,6 +39,13 @@ package struct JSONWriter: Sendable {
     /// The JSON written so far, as text.
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// One object, its members written by `body`, as text (a report, an event's data, a line).
+    package static func objectText(capacity: Int = 256, _ body: (inout JSONWriter) -> Void) -> String {
+        var json = JSONWriter(capacity: capacity)
+        json.object(body)
+        return json.text
+    }
+
     // MARK: Structure
 
     /// An object, its members written by `body`.

@@ -262,7 +262,7 @@ package final class PlayerControlAPI: Sendable {
                 let snapshots = start.players.filter { player == nil || $0.info.name == player }
                 // Only the last carries the id: a stream cut before it resumes with the whole opening again.
                 if let lastEventID, !lastEventID.isEmpty {
-                    let data = Self.object { $0.member("lastEventId", lastEventID) }
+                    let data = JSONWriter.objectText { $0.member("lastEventId", lastEventID) }
                     frames.append(.frame(Self.frame(Self.resetEvent, data, id: snapshots.isEmpty ? start.last : nil)))
                 }
                 for (index, snapshot) in snapshots.enumerated() {
@@ -311,7 +311,7 @@ package final class PlayerControlAPI: Sendable {
             return frame(event, json, id: numbered.id)
         case .removed(let name):
             guard player == nil || name == player else { return nil }
-            return frame("removed", object { $0.member("player", name) }, id: numbered.id)
+            return frame("removed", JSONWriter.objectText { $0.member("player", name) }, id: numbered.id)
         }
     }
 
@@ -348,19 +348,12 @@ package final class PlayerControlAPI: Sendable {
     /// A `fix` event: the player, the fix's offset into its path when it has one, and the `TPV`
     /// clients of the gpsd feed get.
     static func fixJSON(_ update: PlayerHub.Update) -> String {
-        object { json in
+        JSONWriter.objectText(capacity: 128) { json in
             json.member("player", update.player)
             if let offset = update.offset { json.member("offset", offset, fixedDecimals: 3) }
             json.key("fix")
             json.json(update.tpv)
         }
-    }
-
-    /// An event's data: one object written by `body`.
-    static func object(_ body: (inout JSONWriter) -> Void) -> String {
-        var json = JSONWriter(capacity: 128)
-        json.object(body)
-        return json.text
     }
 
     /// A `state` frame; the opening one of a stream (`current`) has the player's `history`.

@@ -114,13 +114,12 @@ final class GPSDConnection {
 
     /// `?WATCH={"enable":true,"json":true}` with the device, when given, as a JSON string.
     static func watchCommand(device: String?) -> String {
-        var json = JSONWriter(capacity: 64)
-        json.object { json in
+        let watch = JSONWriter.objectText(capacity: 64) { json in
             json.member("enable", true)
             json.member("json", true)
             json.member("device", ifPresent: device)
         }
-        return "?WATCH=" + json.text + ";\n"
+        return "?WATCH=" + watch + ";\n"
     }
 
     /// Waits up to `timeout` for a message (`poll` on gpsd's socket).

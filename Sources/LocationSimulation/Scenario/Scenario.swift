@@ -266,8 +266,6 @@ private struct Reader {
                 let text = try string(value, at: keyPath)
                 switch Coordinate.parse(latitudeLongitude: text) {
                 case .success(let coordinate): return coordinate
-                case .failure(.shape):
-                    throw failure(keyPath, "expected \"LAT,LON\" in decimal degrees, such as \"37.7651,-122.4197\", got \(value.text)")
                 case .failure(let problem): throw failure(keyPath, "\(problem), got \(value.text)")
                 }
             }

@@ -20,12 +20,11 @@ package struct AuditReport: Sendable {
 
     /// The page.
     package func render() -> String {
-        var json = JSONWriter(capacity: 4096)
-        json.object { json in
+        let data = JSONWriter.objectText(capacity: 4096) { json in
             json.member("title", title)
             json.key("audit")
             NearbyServerState.write(audit, to: &json)
         }
-        return MapPage.audit.html(json: json.text)
+        return MapPage.audit.html(json: data)
     }
 }
