@@ -133,3 +133,45 @@ public enum LoopbackSocket {
         return address
     }
 }
+
+/// A connected socket that one thread reads to its end and then closes, while other threads may
+/// shut it down (to stop the reader) or write to it.
+///
+/// Those calls take the lock the close takes and do nothing once it is closed: a descriptor is a
+/// number the process hands to the next socket it opens, so a `shutdown` after the reader's
+/// `close` would end some other connection. (It did: a test's stream stopped after the reader had
+/// closed it shut down a parallel test's HTTP request, which then read "closed without an
+/// answer".)
+public final class ReaderSocket: Sendable {
+    /// For the reading thread's reads: it alone closes the socket, after its last read.
+    public let descriptor: Int32
+    private let isOpen = Locked(true)
+
+    public init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Sends FIN both ways, so a blocked read returns; nothing once closed.
+    public func shutDown() {
+        isOpen.withLock { isOpen in
+            if isOpen { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Writes every byte (``LoopbackSocket/writeAll(_:_:)``); false once closed.
+    public func write(_ bytes: [UInt8]) -> Bool {
+        isOpen.withLock { isOpen in isOpen && LoopbackSocket.writeAll(descriptor, bytes) }
+    }
+
+    /// Closes the socket: for the reading thread, when its reads have ended. Idempotent.
+    public func close() {
+        isOpen.withLock { isOpen in
+            if isOpen {
+                #if canImport(Glibc)
+                _ = Glibc.close(descriptor)
+                #else
+                _ = Darwin.close(descriptor)
+                #endif
+                isOpen = false
+            }
+        }
+    }
+}

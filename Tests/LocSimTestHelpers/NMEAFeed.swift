@@ -72,9 +72,12 @@ public final class NMEAFeed: Sendable {
     /// Writes one line (terminated with CR LF) at once, blocking: for code already running on a
     /// dedicated thread, such as ``LockStepFeed``.
     public func write(_ line: String) throws {
-        guard let client = state.withLock({ $0.client }) else { throw HarnessError("no gpsd connected to the feed") }
-        guard LoopbackSocket.writeAll(client, Array((line + "\r\n").utf8)) else {
-            throw HarnessError("gpsd closed the feed connection")
+        let bytes = Array((line + "\r\n").utf8)
+        // Written under the lock that the connection's replacement and close take, so a write
+        // never reaches a descriptor number closed meanwhile (and perhaps another socket's now).
+        try state.withLock { state throws(HarnessError) in
+            guard let client = state.client else { throw HarnessError("no gpsd connected to the feed") }
+            guard LoopbackSocket.writeAll(client, bytes) else { throw HarnessError("gpsd closed the feed connection") }
         }
     }
 

@@ -98,7 +98,7 @@ public final class RawGPSDClient: Sendable {
         var paused = false
     }
 
-    private let fd: Int32
+    private let socket: ReaderSocket
     private let state = Locked(State())
     /// Broadcast after every batch of lines, and when the connection ends.
     private let changed = NSCondition()
@@ -115,12 +115,12 @@ public final class RawGPSDClient: Sendable {
         guard let fd = LoopbackSocket.connectTo(port: port, receiveBuffer: receiveBuffer) else {
             throw HarnessError("raw client: nothing at port \(port)")
         }
-        self.fd = fd
+        socket = ReaderSocket(fd)
         state.withLock { $0.paused = pauseAfterWatch }
         let watch = echo ? #"?WATCH={"enable":true,"json":true,"nmea":true}"# : #"?WATCH={"enable":true,"json":true}"#
         Self.acknowledgeAtOnce(fd)
-        guard LoopbackSocket.writeAll(fd, Array(watch.utf8) + [10]) else {
-            close(fd)
+        guard socket.write(Array(watch.utf8) + [10]) else {
+            socket.close()
             throw HarnessError("raw client: WATCH failed")
         }
         let thread = Thread { [self] in readLoop() }
@@ -179,7 +179,7 @@ public final class RawGPSDClient: Sendable {
     /// - Throws: `HarnessError` when gpsd closes the connection or does not answer within `timeout`.
     public func sync(timeout: Duration) throws -> Int {
         let target = state.withLock { $0.answers.count } + 1
-        guard LoopbackSocket.writeAll(fd, Array("?VERSION;\n".utf8)) else {
+        guard socket.write(Array("?VERSION;\n".utf8)) else {
             throw HarnessError("raw client: gpsd closed the connection")
         }
         let deadline = Date().addingTimeInterval(timeout.timeInterval)
@@ -198,7 +198,7 @@ public final class RawGPSDClient: Sendable {
     }
 
     public func stop() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        socket.shutDown()
         resume()
     }
 
@@ -212,9 +212,9 @@ public final class RawGPSDClient: Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var pending: [UInt8] = []
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(socket.descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
-            Self.acknowledgeAtOnce(fd)
+            Self.acknowledgeAtOnce(socket.descriptor)
             let now = ContinuousClock.now
             pending.append(contentsOf: buffer[0..<count])
             var lines: [Line] = []
@@ -251,7 +251,7 @@ public final class RawGPSDClient: Sendable {
         state.withLock { $0.isClosed = true }
         signal()
         changes.end()
-        close(fd)
+        socket.close()
     }
 
     /// Wakes both kinds of waiter: ``sync(timeout:)`` on its thread, async waits on their tasks.

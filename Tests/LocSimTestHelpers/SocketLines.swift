@@ -9,15 +9,18 @@ import LocationCore
 /// Lines read from a socket on a thread of its own: a Server-Sent Events stream over HTTP (its
 /// `event:`/`data:` lines), a gpsd client's reports or its NMEA.
 public final class SocketLines: Sendable {
-    private let fd: Int32
+    private let socket: ReaderSocket
     private let received = Locked<[String]>([])
     private let changes = Changes()
 
     /// Connects and sends `request` (an HTTP request or a gpsd `?WATCH`).
     public init(port: Int, request: String) throws {
         guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
-        self.fd = fd
-        guard LoopbackSocket.writeAll(fd, Array(request.utf8)) else { throw HarnessError("cannot send the request") }
+        socket = ReaderSocket(fd)
+        guard socket.write(Array(request.utf8)) else {
+            socket.close()
+            throw HarnessError("cannot send the request")
+        }
         Thread { [self] in readLoop() }.start()
     }
 
@@ -58,13 +61,13 @@ public final class SocketLines: Sendable {
         }
     }
 
-    public func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func stop() { socket.shutDown() }
 
     private func readLoop() {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = read(fd, &buffer, buffer.count)
+            let count = read(socket.descriptor, &buffer, buffer.count)
             guard count > 0 else { break }
             for byte in buffer[0..<count] {
                 if byte == UInt8(ascii: "\n") {
@@ -78,7 +81,7 @@ public final class SocketLines: Sendable {
                 }
             }
         }
-        close(fd)
+        socket.close()
         changes.end()
     }
 }

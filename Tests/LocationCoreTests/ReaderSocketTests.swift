@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LocSimTestHelpers
+import Testing
+
+/// The harness's socket that a reader thread closes while others may stop it: after the close,
+/// nothing it does reaches the number, which the process may have given to another socket.
+@Suite struct ReaderSocketTests {
+    @Test("Shut down or written after its close, it leaves the socket now at that number alone")
+    func closedIsInert() throws {
+        var first: [Int32] = [0, 0]
+        var second: [Int32] = [0, 0]
+        #if canImport(Glibc)
+        let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+        let stream = SOCK_STREAM
+        #endif
+        try #require(socketpair(AF_UNIX, stream, 0, &first) == 0)
+        try #require(socketpair(AF_UNIX, stream, 0, &second) == 0)
+        defer { for fd in second { close(fd) } }
+        let socket = ReaderSocket(first[0])
+        #expect(socket.write(Array("before".utf8)))
+        socket.close()
+        close(first[1])
+        // Another connection gets the number, as the next socket the process opens would.
+        try #require(dup2(second[0], socket.descriptor) == socket.descriptor)
+        defer { close(socket.descriptor) }
+
+        socket.shutDown()
+        #expect(!socket.write(Array("stray".utf8)))
+        socket.close()
+
+        // The other connection still works both ways and got nothing stray.
+        #expect(LoopbackSocket.writeAll(second[1], Array("ping".utf8)))
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(read(socket.descriptor, &buffer, buffer.count) == 4)
+        #expect(LoopbackSocket.writeAll(socket.descriptor, Array("pong".utf8)))
+        #expect(read(second[1], &buffer, buffer.count) == 4)
+        #expect(String(decoding: buffer.prefix(4), as: UTF8.self) == "pong")
+    }
+}
