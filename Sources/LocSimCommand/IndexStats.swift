@@ -83,20 +83,8 @@ struct IndexStats: AsyncParsableCommand {
             throw PostgresTarget.failure(error, url: url)
         }
         if format == .json {
-            Terminal.out(JSONWriter.objectText { json in
-                json.member("database", url.description)
-                json.member("places", statistics.placeCount)
-                json.member("kinds", statistics.kindCount)
-                json.member("tableBytes", statistics.tableBytes)
-                json.member("indexBytes", statistics.indexBytes)
-                json.member("postgis", statistics.postgisVersion)
-                json.member("server", statistics.serverVersion)
-                if let tiles {
-                    json.member("tiles", tiles.tiles)
-                    json.member("tilesDisagreeing", tiles.disagreeing)
-                }
-                json.member("tilesRebuilt", ifPresent: rebuilt)
-            })
+            Terminal.out(
+                PostGISStatsRecord(database: url.description, statistics: statistics, tiles: tiles, rebuilt: rebuilt).line)
         } else {
             print("database:       \(url)")
             print("places:         \(statistics.placeCount)")

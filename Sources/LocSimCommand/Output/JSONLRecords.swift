@@ -1,6 +1,9 @@
 import GPXFormat
 import LocationCore
 import LocationIndex
+#if PostGIS
+import LocationPostGIS
+#endif
 import LocationSimulation
 import MapFeature
 
@@ -344,3 +347,30 @@ struct IndexStatsRecord: JSONLRecord {
         json.member("page_size", statistics.pageSize)
     }
 }
+
+#if PostGIS
+/// `index stats --postgres`
+struct PostGISStatsRecord: JSONLRecord {
+    var database: String
+    var statistics: PostGISStatistics
+    /// With `--verify`: the tiles checked against `locsim_place`.
+    var tiles: TileCheck?
+    /// With `--repair`, when tiles disagreed: how many were rebuilt.
+    var rebuilt: Int?
+
+    func write(to json: inout JSONWriter) {
+        json.member("database", database)
+        json.member("places", statistics.placeCount)
+        json.member("kinds", statistics.kindCount)
+        json.member("table_bytes", statistics.tableBytes)
+        json.member("index_bytes", statistics.indexBytes)
+        json.member("postgis", statistics.postgisVersion)
+        json.member("server", statistics.serverVersion)
+        if let tiles {
+            json.member("tiles", tiles.tiles)
+            json.member("tiles_disagreeing", tiles.disagreeing)
+        }
+        json.member("tiles_rebuilt", ifPresent: rebuilt)
+    }
+}
+#endif

@@ -40,6 +40,12 @@ import Testing
             }
             #expect(try count(stats.stdout) != nil)
             #expect(try count(stats.stdout) == count(sqliteStats.stdout))
+            // The record as documented, without --verify's members; the URL without its password.
+            let record = try #require(SchemaCheck.record(named: "index stats --postgres"))
+            var members = Set<String>()
+            #expect(SchemaCheck.problems(String(stats.stdout.dropLast()), record: record, members: &members).isEmpty, "\(stats.stdout)")
+            #expect(members == Set(record.fields.filter { $0.presence == .always }.map { "index stats --postgres.\($0.name)" }))
+            #expect(stats.stdout.contains(#""database":"postgres://postgres@127.0.0.1:\#(postgres.port)/postgres""#), "\(stats.stdout)")
 
             let sqliteServer = try await ServeProcess.start(["--db", db])
             let (sqlite, sqliteBase) = (sqliteServer.command, sqliteServer.base)
@@ -115,9 +121,14 @@ import Testing
             #expect(stale.stderr.contains("hint: rebuild them from locsim_place: locsim index stats --postgres URL --verify --repair"))
             let repaired = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify", "--repair", "--format", "json"])
             #expect(repaired.status == 0, "\(repaired.stderr)")
+            // Every member as docs/reference/jsonl.md gives it, the optional ones present.
+            let record = try #require(SchemaCheck.record(named: "index stats --postgres"))
+            var members = Set<String>()
+            #expect(SchemaCheck.problems(String(repaired.stdout.dropLast()), record: record, members: &members).isEmpty, "\(repaired.stdout)")
+            #expect(members == Set(record.fields.map { "index stats --postgres.\($0.name)" }), "\(repaired.stdout)")
             let fields = try JSONSerialization.jsonObject(with: Data(repaired.stdout.utf8)) as? [String: Any]
-            #expect(fields?["tilesDisagreeing"] as? Int == 0, "\(repaired.stdout)")
-            #expect((fields?["tilesRebuilt"] as? Int ?? 0) > 0, "\(repaired.stdout)")
+            #expect(fields?["tiles_disagreeing"] as? Int == 0, "\(repaired.stdout)")
+            #expect((fields?["tiles_rebuilt"] as? Int ?? 0) > 0, "\(repaired.stdout)")
             #expect(try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"]).status == 0)
         }
     }
