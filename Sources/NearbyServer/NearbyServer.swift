@@ -317,3 +317,9 @@ package struct ServerConfigurationError: Error, Sendable, Hashable, CustomString
 
     package var description: String { message }
 }
+
+extension NearbyServer: CustomStringConvertible {
+    /// How the service group's log names the server (`serve --log-level debug`): where it
+    /// listens, never its configuration, which holds the token.
+    package var description: String { "NearbyServer(\(HostPort(host: configuration.host, port: configuration.port)))" }
+}

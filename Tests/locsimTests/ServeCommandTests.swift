@@ -94,7 +94,8 @@ import Testing
 
     @Test("SIGTERM under load: every request in flight is answered in full, then exit 0")
     func sigtermLosesNoAnswer() async throws {
-        let server = try await ServeProcess.start(["--latency", "1500ms"])
+        // At debug the server logs each request as it arrives: the test knows when all are in.
+        let server = try await ServeProcess.start(["--latency", "1500ms", "--log-level", "debug"])
         defer { server.command.stop() }
         let count = 32
         // A raw socket per request, each on a thread of its own: an empty reply is the server's,
@@ -115,20 +116,45 @@ import Testing
             for try await answer in group { all.append(answer) }
             return all
         }
-        // Wait until the audit shows all of them arrived and unanswered (status null), then SIGTERM.
-        var inFlight = 0
-        let deadline = ContinuousClock.now + .seconds(60)
-        while inFlight < count, ContinuousClock.now < deadline {
-            let audit = try await audit(server)
-            inFlight = audit.clients.filter { $0.client.hasPrefix("player:load-") && $0.timeline.last?.status == nil }.count
-            if inFlight < count { try await Task.sleep(for: .milliseconds(20)) }
+        // Once the server's log says every one of them has arrived (each is then held for the
+        // latency), SIGTERM.
+        try await server.command.wait(for: "\(count) requests arrived", timeout: .seconds(60)) { _ in
+            let arrived = Set(server.command.child.errors.split(separator: "\n").filter { $0.contains("] arrived: GET ") }
+                .compactMap { line in line.firstRange(of: "client=player:load-").map { found in line[found.upperBound...].prefix(while: \.isNumber) } })
+            return arrived.count == count
         }
-        #expect(inFlight == count)
         server.command.child.send(SIGTERM)
         let results = try await answers
         #expect(results.count == count)
         #expect(results.allSatisfy { $0.0 == 200 && $0.1 == expected.body })
         #expect(try await server.command.waitForExit() == .exited(0))
+    }
+
+    @Test("--log-level debug logs each request as it arrives, credentials redacted; at trace the token still never shows; the default logs no arrivals")
+    func logLevel() async throws {
+        let token = "t0k3n-never-logged"
+        let path = "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300&access_token=\(token)"
+        let server = try await ServeProcess.start(["--token", token, "--log-level", "trace"])
+        defer { server.command.stop() }
+        #expect(try await server.call("GET", path, headers: ["X-Player-ID": "logged"]).status == 200)
+        let arrival = "arrived: GET /locations/nearby?lat=37.7599&lng=-122.4148&radius=300&access_token=REDACTED"
+        try await server.command.wait(for: "the arrival line") { _ in
+            server.command.child.errors.split(separator: "\n").contains { $0.contains("client=player:logged") && $0.hasSuffix(arrival) }
+        }
+        server.command.child.send(SIGTERM)
+        #expect(try await server.command.waitForExit() == .exited(0))
+        // Everything it wrote: the service group's account of its services, Hummingbird's and
+        // the access log included.
+        #expect(!server.command.child.errors.contains(token))
+        #expect(!server.command.lines.contains { $0.text.contains(token) })
+
+        let quiet = try await ServeProcess.start([])
+        defer { quiet.command.stop() }
+        #expect(try await quiet.call("GET", path).status == 200)
+        quiet.command.child.send(SIGTERM)
+        #expect(try await quiet.command.waitForExit() == .exited(0))
+        #expect(!quiet.command.child.errors.contains("arrived:"), "\(quiet.command.child.errors)")
+        #expect(quiet.command.lines.contains { $0.text.contains("GET /locations/nearby?") && $0.text.contains("access_token=REDACTED") })
     }
 
     @Test("The batched access log: a quiet server's line appears on its own, and no line is lost at SIGTERM")

@@ -168,9 +168,10 @@ struct FeedRuntime {
 /// A comment frame on every open event stream every `interval` (`serve --event-heartbeat`, 15 s
 /// unless told; `PlayerControlAPI.sendHeartbeats`), so proxies keep quiet streams open and a
 /// client gone unseen is found by the next write.
-struct EventHeartbeat: Service {
+struct EventHeartbeat: Service, CustomStringConvertible {
     let api: PlayerControlAPI
     let interval: Duration
+    var description: String { "EventHeartbeat(every \(interval))" }
 
     func run() async {
         await cancelWhenGracefulShutdown { [api, interval] in await api.sendHeartbeats(every: interval, clock: ContinuousClock()) }

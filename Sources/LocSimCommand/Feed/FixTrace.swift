@@ -11,13 +11,15 @@ import ServiceLifecycle
 /// with the `TPV`s a client reads to measure fix-to-client latency; nothing else reads them.
 ///
 /// The lines are collected as fixes come and written once a second, off the players' tasks.
-struct FixTrace: Service {
+struct FixTrace: Service, CustomStringConvertible {
     static let variable = "LOCSIM_FEED_TRACE"
 
     private let path: String
     private let hub: PlayerHub
     /// The lines collected since the last write.
     private let pending = Locked<[UInt8]>([])
+
+    var description: String { "FixTrace(\(path))" }
 
     /// The trace asked for by the environment, if any.
     static func fromEnvironment(hub: PlayerHub) -> FixTrace? {

@@ -21,7 +21,7 @@ import ServiceLifecycle
 /// the player's own clock, which a `--speed` above 1 runs ahead of the wall clock), with the
 /// player and `offset`, seconds into the route. The phone starts again when the player goes back
 /// along its route (a loop, a seek back).
-struct PlayerMapSessions: Service {
+struct PlayerMapSessions: Service, CustomStringConvertible {
     /// The most places sent for one fetch (the nearest).
     static let placeLimit = 300
     /// How a fetch is kept: the newest 100 of a player.
@@ -36,6 +36,10 @@ struct PlayerMapSessions: Service {
     let rule: FetchThrottle.Configuration
     /// The scenarios of the players that walk one, by name.
     var scenarios: [String: Scenario] = [:]
+
+    /// How the service group's log names it: never the repository's settings (an upstream
+    /// server's token).
+    var description: String { "PlayerMapSessions" }
 
     /// A scenario player's phone, and where its time stands.
     private struct Phone {

@@ -52,8 +52,10 @@ struct PostGISRepository: NearbyServing {
 /// Runs the backends' connection pools and their recovery checks for as long as the server
 /// runs; it stops after the HTTP server (services shut down in reverse order), so requests in
 /// flight can finish.
-struct PostGISPoolService: Service {
+struct PostGISPoolService: Service, CustomStringConvertible {
     let router: PostGISReadRouter
+    /// How the service group's log names it (never a connection's settings).
+    var description: String { "PostGISPoolService" }
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await router.run() }

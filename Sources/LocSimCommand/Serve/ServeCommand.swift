@@ -132,6 +132,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Access log: text or json, one line per request on standard output.")
     var logFormat: ReportFormat = .text
 
+    @Option(help: "The server's own log on standard error: notice (start, stop, failures), debug adds each request as it arrives.")
+    var logLevel: LogLevel = .notice
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Close a connection whose request head is not complete this long after its first byte (408).", valueName: "duration"),
@@ -251,7 +254,7 @@ struct Serve: AsyncParsableCommand {
         }
         if idFormat == .uuid { repository = UUIDIdentifiedRepository(base: repository) }
         var logger = Logger(label: "locsim.serve", factory: { label in StreamLogHandler.standardError(label: label) })
-        logger.logLevel = Logger.Level.notice
+        logger.logLevel = logLevel.level
         // Lines go out in batches (one write per 64 KiB or 100 ms), not one system call per request.
         let accessLog = AccessLog(format: logFormat == .text ? .text : .json, buffer: AccessLogBuffer { Terminal.writeAll(1, $0) })
         let boundPort = Locked(port)
@@ -317,4 +320,23 @@ struct Serve: AsyncParsableCommand {
         }
     }
 }
+
+/// `serve --log-level`: swift-log's levels, from the most said to the least.
+enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
+}
+
 #endif  // Server
+

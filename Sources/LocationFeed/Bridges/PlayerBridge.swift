@@ -32,3 +32,9 @@ package struct PlayerBridge<C: Clock>: Service where C.Duration == Duration {
         try await cancelWhenGracefulShutdown { try await forwarder.run(mailbox) }
     }
 }
+
+extension PlayerBridge: CustomStringConvertible {
+    /// How the service group's log names the bridge: its player, never the sink's settings (an
+    /// emulator console's auth token).
+    package var description: String { "PlayerBridge(\(player))" }
+}

@@ -17,7 +17,8 @@ import NIOCore
 /// it says, the router's not-found as a 404, or a 405 with `Allow` when the path exists with other
 /// methods, anything else a 500 whose cause is logged); gzips a whole body the client accepts
 /// compressed; answers HEAD with the headers alone; and writes the metrics and the access log line
-/// with what the route noted (``ExchangeNotes``).
+/// with what the route noted (``ExchangeNotes``). The server's logger hears of each arrival at
+/// `debug` (`serve --log-level debug`).
 struct ExchangeMiddleware: RouterMiddleware {
     typealias Context = NearbyRequestContext
 
@@ -31,6 +32,11 @@ struct ExchangeMiddleware: RouterMiddleware {
         var context = context
         context.arrival = routes.time.now()
         context.client = routes.clientName(request.headers, remoteAddress: context.remoteAddress)
+        // At debug, each request as it arrives (the access log's line comes with the answer): what
+        // is in flight right now, a held or slow request included. Credentials redacted as there.
+        routes.logger.debug(
+            "arrived: \(request.method) \(AccessLog.redactingCredentials(request.uri.description))",
+            metadata: ["client": .string(context.client)])
         var response: Response
         do {
             response = try await next(request, context)
