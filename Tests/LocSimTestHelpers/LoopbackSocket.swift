@@ -46,18 +46,36 @@ public enum LoopbackSocket {
     /// A listening socket on 127.0.0.1 with a kernel-chosen port (`SO_REUSEADDR`, so a port
     /// just released can be bound again).
     public static func makeListener() throws -> (descriptor: Int32, port: Int) {
+        try bindLoopback(listening: true)
+    }
+
+    /// Runs `body` with a port on 127.0.0.1 where every connection is refused until it returns:
+    /// a socket bound there that does not listen. Unlike ``freePort()``'s port, which was free
+    /// only when asked, no other socket can take this one meanwhile (bound without
+    /// `SO_REUSEADDR`), so a test in parallel cannot be listening there when this one connects.
+    public static func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+        let (fd, port) = try bindLoopback(listening: false)
+        defer { close(fd) }
+        return try await body(port)
+    }
+
+    /// A socket bound to a kernel-chosen port on 127.0.0.1: listening (`SO_REUSEADDR`, so a port
+    /// just released can be bound again), or only holding the port (refusing connections).
+    private static func bindLoopback(listening: Bool) throws -> (descriptor: Int32, port: Int) {
         let fd = streamSocket()
         guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        if listening {
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 8) == 0 else {
+        guard bound == 0, !listening || listen(fd, 8) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw HarnessError("cannot listen on 127.0.0.1: \(reason)")
+            throw HarnessError("cannot \(listening ? "listen" : "bind") on 127.0.0.1: \(reason)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {

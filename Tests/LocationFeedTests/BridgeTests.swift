@@ -130,25 +130,26 @@ struct BridgeTests {
 
     @Test("Nothing listening, or a console that never answers: connect and timeout errors, not a hang")
     func unreachableAndSilent() async throws {
-        let port = try LoopbackSocket.freePort()
-        let mailbox = FixMailbox()
-        mailbox.post(try Self.fix(1, 2))
-        let closed = EmulatorConsole(configuration: try .init(port: port, tokenFile: "/unused"))
-        let connectError = await #expect(throws: EmulatorConsoleError.self) {
-            try await Self.forwarder(closed, clock: ContinuousClock()).run(mailbox)
-        }
-        #expect(connectError?.code == .connect)
-        #expect(connectError?.endpoint == "127.0.0.1:\(port)")
+        try await LoopbackSocket.withRefusingPort { port in
+            let mailbox = FixMailbox()
+            mailbox.post(try Self.fix(1, 2))
+            let closed = EmulatorConsole(configuration: try .init(port: port, tokenFile: "/unused"))
+            let connectError = await #expect(throws: EmulatorConsoleError.self) {
+                try await Self.forwarder(closed, clock: ContinuousClock()).run(mailbox)
+            }
+            #expect(connectError?.code == .connect)
+            #expect(connectError?.endpoint == "127.0.0.1:\(port)")
 
-        let silent = try ConsoleStandIn(token: Self.token, behaviour: .silentAfterGreeting)
-        defer { silent.stop() }
-        let tokenFile = try Self.tokenFile(Self.token)
-        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
-        let sink = EmulatorConsole(configuration: try .init(port: silent.port, tokenFile: tokenFile, replyTimeout: .milliseconds(200)))
-        let timeoutError = await #expect(throws: EmulatorConsoleError.self) {
-            try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+            let silent = try ConsoleStandIn(token: Self.token, behaviour: .silentAfterGreeting)
+            defer { silent.stop() }
+            let tokenFile = try Self.tokenFile(Self.token)
+            defer { try? FileManager.default.removeItem(atPath: tokenFile) }
+            let sink = EmulatorConsole(configuration: try .init(port: silent.port, tokenFile: tokenFile, replyTimeout: .milliseconds(200)))
+            let timeoutError = await #expect(throws: EmulatorConsoleError.self) {
+                try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+            }
+            #expect(timeoutError?.code == .timeout)
         }
-        #expect(timeoutError?.code == .timeout)
     }
 
     @Test("A dropped connection is opened again and the fix that failed goes first")

@@ -18,18 +18,19 @@ import Testing
 
     @Test("Giving up after maximumAttempts throws the last error")
     func givesUp() async throws {
-        let port = try LoopbackSocket.freePort()
-        let clock = VirtualClock(autoAdvance: true)
-        let provider = try GPSDProvider(
-            host: "127.0.0.1", port: port,
-            configuration: .init(waitForDaemon: true, backoff: try Backoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(8), maximumAttempts: 3)),
-            clock: clock, now: { .init(timeIntervalSince1970: 0) })
-        var events: [GPSDEvent] = []
-        let error = await #expect(throws: GPSDError.self) {
-            for try await event in provider.events { events.append(event) }
+        try await LoopbackSocket.withRefusingPort { port in
+            let clock = VirtualClock(autoAdvance: true)
+            let provider = try GPSDProvider(
+                host: "127.0.0.1", port: port,
+                configuration: .init(waitForDaemon: true, backoff: try Backoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(8), maximumAttempts: 3)),
+                clock: clock, now: { .init(timeIntervalSince1970: 0) })
+            var events: [GPSDEvent] = []
+            let error = await #expect(throws: GPSDError.self) {
+                for try await event in provider.events { events.append(event) }
+            }
+            #expect(error?.code == .connectionRefused)
+            let retries = events.compactMap { if case .retrying(let attempt, _) = $0 { attempt } else { nil } }
+            #expect(retries == [1, 2, 3])
         }
-        #expect(error?.code == .connectionRefused)
-        let retries = events.compactMap { if case .retrying(let attempt, _) = $0 { attempt } else { nil } }
-        #expect(retries == [1, 2, 3])
     }
 }

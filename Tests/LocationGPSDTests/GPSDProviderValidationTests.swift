@@ -10,13 +10,14 @@ import Testing
 struct GPSDProviderValidationTests {
     @Test("No gpsd at host:port: the error names host and port")
     func noDaemon() async throws {
-        let port = try LoopbackSocket.freePort()
-        let provider = try GPSDProvider(
-            host: "127.0.0.1", port: port, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) })
-        var iterator = provider.makeAsyncIterator()
-        let error = await #expect(throws: GPSDError.self) { _ = try await iterator.next() }
-        #expect(error?.code == .connectionRefused)
-        #expect(error?.description.contains("127.0.0.1:\(port)") == true)
+        try await LoopbackSocket.withRefusingPort { port in
+            let provider = try GPSDProvider(
+                host: "127.0.0.1", port: port, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) })
+            var iterator = provider.makeAsyncIterator()
+            let error = await #expect(throws: GPSDError.self) { _ = try await iterator.next() }
+            #expect(error?.code == .connectionRefused)
+            #expect(error?.description.contains("127.0.0.1:\(port)") == true)
+        }
     }
 
     @Test("Invalid arguments are refused with a typed error")

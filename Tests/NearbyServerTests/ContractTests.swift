@@ -207,23 +207,24 @@ import Testing
     @Test("A backend failure is a 503 with Retry-After, and the reason goes to the log, not the body")
     func backendFailure() async throws {
         // A real upstream that is not there: the HTTP repository pointed at a port nobody listens on.
-        let port = try LoopbackSocket.freePort()
-        let upstream = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "upstream-secret")
-        let log = LogLines()
-        let server = makeServer(try NearbyServer.Configuration(), repository: upstream, log: log)
-        try await server.test(.router) { client in
-            try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
-                #expect(response.status == .serviceUnavailable)
-                #expect(response.headers[.retryAfter] == "1")
-                let error = try response.decodeError()
-                #expect(error.code == "unavailable")
-                #expect(!error.message.contains("\(port)"))
+        try await LoopbackSocket.withRefusingPort { port in
+            let upstream = try HTTPLocationRepository(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "upstream-secret")
+            let log = LogLines()
+            let server = makeServer(try NearbyServer.Configuration(), repository: upstream, log: log)
+            try await server.test(.router) { client in
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] == "1")
+                    let error = try response.decodeError()
+                    #expect(error.code == "unavailable")
+                    #expect(!error.message.contains("\(port)"))
+                }
+                // The server is still there.
+                try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
             }
-            // The server is still there.
-            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            #expect(log.all.first?.contains("error: ") == true)
+            #expect(log.all.first?.contains("127.0.0.1:\(port)") == true)
         }
-        #expect(log.all.first?.contains("error: ") == true)
-        #expect(log.all.first?.contains("127.0.0.1:\(port)") == true)
     }
 
     @Test("The nearby body escapes exactly like JSONWriter, and JSONWriter writes shortest round-trip numbers")

@@ -65,18 +65,21 @@ import Testing
     func everyFetchFailed(_ scenario: String) async throws {
         let server = try await LocalHTTPServer()
         defer { server.stop() }
-        let base = scenario == "down" ? "http://127.0.0.1:\(try LoopbackSocket.freePort())" : "http://127.0.0.1:\(server.port)\(scenario)"
-        let result = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
-        #expect(result.status == 1, "\(result.stderr)")
-        let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 2, "\(result.stderr)")
-        #expect(lines.first?.hasPrefix("locsim: error: every fetch from \(base) failed") == true, "\(result.stderr)")
-        #expect(lines.last?.hasPrefix("hint: ") == true)
-        #expect(result.stdout.contains("Summary"), "the timeline and summary come first")
+        // "down": a port where nothing can be listening for as long as the run lasts.
+        try await LoopbackSocket.withRefusingPort { refused in
+            let base = scenario == "down" ? "http://127.0.0.1:\(refused)" : "http://127.0.0.1:\(server.port)\(scenario)"
+            let result = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", base])
+            #expect(result.status == 1, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 2, "\(result.stderr)")
+            #expect(lines.first?.hasPrefix("locsim: error: every fetch from \(base) failed") == true, "\(result.stderr)")
+            #expect(lines.last?.hasPrefix("hint: ") == true)
+            #expect(result.stdout.contains("Summary"), "the timeline and summary come first")
 
-        // One answer is enough: the run succeeded.
-        let ok = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
-        #expect(ok.status == 0, "\(ok.stderr)")
+            // One answer is enough: the run succeeded.
+            let ok = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online", "http://127.0.0.1:\(server.port)/ok"])
+            #expect(ok.status == 0, "\(ok.stderr)")
+        }
     }
 
     @Test("A place that keeps its id but moves is reported as changed, and encounters use where it is now")

@@ -230,12 +230,13 @@ import Testing
 
     @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")
     func serverDown() async throws {
-        let port = try LoopbackSocket.freePort()
-        let run = try await CLI.run(["swarm", "--server", "http://127.0.0.1:\(port)", "--players", "5", "--speed", "20", "--duration", "10s", "--ramp", "0"])
-        #expect(run.status == 1)
-        #expect(run.stdout.contains("  errors:   connect "))
-        #expect(run.stderr.hasPrefix("locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"))
-        #expect(run.stderr.contains("\nhint: "))
+        try await LoopbackSocket.withRefusingPort { port in
+            let run = try await CLI.run(["swarm", "--server", "http://127.0.0.1:\(port)", "--players", "5", "--speed", "20", "--duration", "10s", "--ramp", "0"])
+            #expect(run.status == 1)
+            #expect(run.stdout.contains("  errors:   connect "))
+            #expect(run.stderr.hasPrefix("locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"))
+            #expect(run.stderr.contains("\nhint: "))
+        }
     }
 
     @Test("bad options stop before anything runs, naming the flag", arguments: [

@@ -293,11 +293,12 @@ struct GPSDCommandTests {
 @Suite(.timeLimit(.minutes(1))) struct GPSDCommandFailureTests {
     @Test("gpsd with nothing at host:port: exit status 1, and the message names 127.0.0.1:PORT")
     func noDaemon() async throws {
-        let port = try LoopbackSocket.freePort()
-        for format in ["text", "jsonl"] {
-            let result = try await CLI.run(["gpsd", "--port", String(port), "--format", format])
-            #expect(result.status == 1, "\(result.stderr)")
-            #expect(result.stderr.contains("127.0.0.1:\(port)"), "\(result.stderr)")
+        try await LoopbackSocket.withRefusingPort { port in
+            for format in ["text", "jsonl"] {
+                let result = try await CLI.run(["gpsd", "--port", String(port), "--format", format])
+                #expect(result.status == 1, "\(result.stderr)")
+                #expect(result.stderr.contains("127.0.0.1:\(port)"), "\(result.stderr)")
+            }
         }
     }
 

@@ -92,17 +92,18 @@ import Testing
         #expect(malformed.stderr.contains("--postgres"))
         let both = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", "postgres://h/d", "--db", "x.sqlite"])
         #expect(both.status == 2)
-        let port = try LoopbackSocket.freePort()
-        let unreachable = try await CLI.run(
-            ["index", "stats", "--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable"])
-        #expect(unreachable.status == 1)
-        #expect(unreachable.stderr.hasPrefix("locsim: error: 127.0.0.1:\(port): "), "\(unreachable.stderr)")
-        #expect(unreachable.stderr.contains("\nhint: "))
-        #expect(!unreachable.stderr.contains("topsecret"))
-        try await withServer { postgres in
-            let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
-            #expect(empty.status == 1)
-            #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
+        try await LoopbackSocket.withRefusingPort { port in
+            let unreachable = try await CLI.run(
+                ["index", "stats", "--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable"])
+            #expect(unreachable.status == 1)
+            #expect(unreachable.stderr.hasPrefix("locsim: error: 127.0.0.1:\(port): "), "\(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("\nhint: "))
+            #expect(!unreachable.stderr.contains("topsecret"))
+            try await withServer { postgres in
+                let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
+                #expect(empty.status == 1)
+                #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
+            }
         }
     }
 

@@ -42,3 +42,39 @@ import Testing
         #expect(String(decoding: buffer.prefix(4), as: UTF8.self) == "pong")
     }
 }
+
+/// The harness's port for "nothing listens here": refused while held, and no other socket can
+/// take it meanwhile.
+@Suite struct RefusingPortTests {
+    @Test("Connections are refused and the port cannot be bound again while it is held; free after")
+    func heldAndRefused() async throws {
+        let held = try await LoopbackSocket.withRefusingPort { port in
+            #expect(LoopbackSocket.connectTo(port: port) == nil)
+            // A server asking for this very port (with SO_REUSEADDR, as servers do) is refused it.
+            #expect(Self.bindListening(port: port) == EADDRINUSE)
+            return port
+        }
+        #expect(Self.bindListening(port: held) == 0)
+    }
+
+    /// Binds a listening socket with `SO_REUSEADDR` to 127.0.0.1:`port`: 0, or `errno`.
+    static func bindListening(port: Int) -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { return errno }
+        return listen(fd, 1) == 0 ? 0 : errno
+    }
+}
