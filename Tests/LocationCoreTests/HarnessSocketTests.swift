@@ -8,7 +8,7 @@ import Testing
 
 /// The harness's socket that a reader thread closes while others may stop it: after the close,
 /// nothing it does reaches the number, which the process may have given to another socket.
-@Suite struct ReaderSocketTests {
+@Suite(.timeLimit(.minutes(1))) struct ReaderSocketTests {
     @Test("Shut down or written after its close, it leaves the socket now at that number alone")
     func closedIsInert() throws {
         var first: [Int32] = [0, 0]
@@ -45,7 +45,7 @@ import Testing
 
 /// The harness's port for "nothing listens here": refused while held, and no other socket can
 /// take it meanwhile.
-@Suite struct RefusingPortTests {
+@Suite(.timeLimit(.minutes(1))) struct RefusingPortTests {
     @Test("Connections are refused and the port cannot be bound again while it is held; free after")
     func heldAndRefused() async throws {
         let held = try await LoopbackSocket.withRefusingPort { port in
