@@ -56,7 +56,5 @@ import Testing
             return
         }
         #expect(error.component == .longitude && error.code == .outOfRange && error.value == 180.5)
-        #expect(Coordinate(latitudeLongitude: "91,0") == nil)
-        #expect(Coordinate(latitudeLongitude: "1,2") == (try Coordinate(latitude: 1, longitude: 2)))
     }
 }

@@ -315,7 +315,7 @@ import Testing
             return
         }
         let points = ["37.7651,-122.4197", "37.7600,-122.4190", "37.7580,-122.4200", "37.7560,-122.4180", "37.7500,-122.4150"]
-            .compactMap { Coordinate(latitudeLongitude: $0) }
+            .compactMap { try? Coordinate.parse(latitudeLongitude: $0).get() }
         #expect(legs.legs.map(\.through) == [[points[0], points[1]], [points[1], points[2], points[3]], [points[3], points[4]]])
         #expect(legs.legs.map(\.speed) == [.walk, .constant(5.5), .drive])
         #expect(legs.legs.map(\.stop) == [.seconds(120), .zero, .zero])

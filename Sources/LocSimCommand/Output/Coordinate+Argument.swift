@@ -4,13 +4,8 @@ import LocationCore
 /// A command-line coordinate: `LAT,LON` in decimal degrees, for example `35.6812,139.7671`,
 /// validated like ``LocationCore/Coordinate``. Every coordinate flag takes it, declared with
 /// `@Option(coordinate:)`, so a bad value's message says what is wrong with it.
-struct CoordinateArgument: ExpressibleByArgument, Hashable {
+struct CoordinateArgument: Hashable {
     let coordinate: Coordinate
-
-    init?(argument: String) {
-        guard let coordinate = Coordinate(latitudeLongitude: argument) else { return nil }
-        self.coordinate = coordinate
-    }
 
     /// The value of a coordinate flag, or why `argument` is none (shown after the flag's name).
     static func parse(_ argument: String) throws(Coordinate.TextProblem) -> CoordinateArgument {

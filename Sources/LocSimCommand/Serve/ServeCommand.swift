@@ -339,4 +339,3 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
 }
 
 #endif  // Server
-

@@ -196,11 +196,4 @@ extension Coordinate {
             return .failure(.invalid(error))
         }
     }
-
-    /// ``parse(latitudeLongitude:)``'s coordinate; `nil` unless it is two decimal numbers of a
-    /// valid coordinate.
-    package init?(latitudeLongitude text: some StringProtocol) {
-        guard case .success(let coordinate) = Self.parse(latitudeLongitude: text) else { return nil }
-        self = coordinate
-    }
 }
