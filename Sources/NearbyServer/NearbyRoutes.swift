@@ -328,11 +328,12 @@ struct NearbyRoutes: Sendable {
 
     /// The audit's and the log's name for the caller: `player:ID` (`X-Player-ID`), else
     /// `device:VALUE` (the `--audit-client-header`), else `token#…` (a keyed hash of the bearer
-    /// token), else `address:IP/USER-AGENT` (the User-Agent's first 64 characters, each space or
-    /// character that is not visible ASCII as `_`; without one, `address:IP`).
+    /// token), else `address:IP/USER-AGENT` (without a User-Agent, `address:IP`). A header's
+    /// value is cut to its first 64 characters, each space or character that is not visible
+    /// ASCII as `_`: one word in a log line, which a client cannot forge more of.
     func clientName(_ headers: HTTPFields, remoteAddress: String?) -> String {
         if let player = headers[Self.playerHeader], !player.isEmpty {
-            return "player:" + String(player.prefix(64))
+            return "player:" + Self.visible(player)
         }
         if let auditClientHeader, let device = headers[auditClientHeader], !device.isEmpty {
             return "device:" + Self.visible(device)

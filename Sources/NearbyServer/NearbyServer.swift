@@ -78,8 +78,11 @@ package struct NearbyServer: Service {
         /// well-formed bearer token, any one (the app's real token passes unchanged).
         package var acceptAnyToken: Bool
         /// `--audit-client-header`: a header of the team's own that names the audit's client
-        /// when `X-Player-ID` is absent (a device id), or nil.
+        /// when `X-Player-ID` is absent (a device id), or nil. Never one of
+        /// ``credentialHeaders``.
         package var auditClientHeader: String?
+        /// Headers that carry credentials, refused as ``auditClientHeader``.
+        package static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
         /// How long connections are drained at graceful shutdown (`--drain-period`): each one's
         /// next answer says `Connection: close`, and one still idle at the end is closed. Default 1 s.
         package var drainPeriod: Duration
@@ -108,11 +111,21 @@ package struct NearbyServer: Service {
             }
             if token != nil, acceptAnyToken {
                 throw ServerConfigurationError(
-                    "give --token (one token) or --accept-any-token (any token), not both", option: "accept-any-token")
+                    "give one token (--token or --token-file) or --accept-any-token (any token), not both", option: "accept-any-token")
             }
-            if let auditClientHeader, HTTPField.Name(auditClientHeader) == nil {
-                throw ServerConfigurationError(
-                    "'\(auditClientHeader.prefix(64))' is not an HTTP header name", option: "audit-client-header")
+            if let auditClientHeader {
+                guard let name = HTTPField.Name(auditClientHeader) else {
+                    throw ServerConfigurationError(
+                        "'\(TextExcerpt.render(auditClientHeader, limit: 64))' is not an HTTP header name", option: "audit-client-header")
+                }
+                // The client's name is logged, listed by /audit and written in the report: a header
+                // that carries a credential would put it in all three.
+                if Self.credentialHeaders.contains(name) {
+                    throw ServerConfigurationError(
+                        "\(name) carries credentials, and the client's name is logged and shown in /audit: "
+                            + "name a device header of the app's own (a bearer token already names its client by a keyed hash)",
+                        option: "audit-client-header")
+                }
             }
             if token == nil, !allowAnonymous, !Self.isLoopback(host) {
                 throw ServerConfigurationError(

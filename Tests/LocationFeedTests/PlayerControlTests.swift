@@ -496,6 +496,16 @@ struct PlayerControlTests {
             #expect(answer.status == 400, "\(body)")
             #expect(errorParameter(answer.json) == parameter, "\(body): \(answer.json)")
         }
+        // A 60 KB value or field name is not echoed whole: an error answer stays short.
+        let long = String(repeating: "x", count: 60_000)
+        for body in [#"{"action":"\#(long)"}"#, #"{"action":"pause","\#(long)":1}"#] {
+            let (status, bytes) = try await feed.text("POST", "/players/alice/control", body)
+            #expect(status == 400)
+            #expect(bytes.count < 2_000, "\(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        }
+        let created = try await feed.text("POST", "/players", #"{"name":"\#(long)","spec":"line:35.68,139.76:35.69,139.77"}"#)
+        #expect(created.status == 400)
+        #expect(created.utf8.count < 2_000, "\(String(decoding: created.utf8.prefix(200), as: UTF8.self))")
         #expect(try await feed.call("POST", "/players/nobody/control", #"{"action":"pause"}"#).status == 404)
         #expect(try await feed.call("GET", "/players/nobody").status == 404)
         #expect(try await feed.call("DELETE", "/players/nobody").status == 404)

@@ -356,6 +356,26 @@ import Testing
         ])
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "t", acceptAnyToken: true) }
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(auditClientHeader: "bad header") }
+        // A header that carries a credential would put it in the log, /audit and the report.
+        for header in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie"] {
+            #expect(throws: ServerConfigurationError.self, "\(header)") { try NearbyServer.Configuration(auditClientHeader: header) }
+        }
+    }
+
+    @Test("An X-Player-ID is one visible word of at most 64 characters: a client cannot write a log line of its own")
+    func playerIDIsOneWord() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        let forged = "bob GET /locations/nearby?lat=0&lng=0 200 0.1 ms 1 places first"
+        try await server.test(.router) { client in
+            for id in [forged, "a\u{202E}b", String(repeating: "y", count: 100)] {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player(id)) { #expect($0.status == .ok) }
+            }
+        }
+        #expect(server.state.audit.records.map(\.client) == [
+            "player:bob_GET_/locations/nearby?lat=0&lng=0_200_0.1_ms_1_places_first", "player:a_b", "player:" + String(repeating: "y", count: 64),
+        ])
     }
 
     @Test("A flood of distinct X-Player-IDs stays within the audit's client cap; dropped clients still count")

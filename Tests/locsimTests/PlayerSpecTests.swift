@@ -62,6 +62,37 @@ import Testing
         #expect(offset <= 600 && offset > 590, "\(offset)")
     }
 
+    @Test("simulate options a player has no use for are refused naming the flag; a last option naming a file is no file spec")
+    func simulateOnlyOptions() throws {
+        let line = "line:35.68,139.76:35.69,139.75"
+        for flag in ["--out /tmp/x.gpx", "--db /etc/passwd", "--online http://127.0.0.1:1", "--format jsonl", "--report r.html",
+            "--scenario tracks/scenarios/legs-walk.json", "--radius 100", "--token=t"]
+        {
+            let name = String(flag.split(whereSeparator: { $0 == " " || $0 == "=" })[0])
+            #expect { try PlayerSpec("a=\(line) \(flag)", defaultSpeed: 1) } throws: { error in
+                "\(error)".contains("--player a: \(name) does not apply to a player")
+            }
+        }
+        #expect(PlayerSpec.fileSpec("\(line) --out /tmp/x.gpx") == nil)
+        #expect(PlayerSpec.fileSpec("my walk.gpx --speed 2")?.path == "my walk.gpx")
+    }
+
+    @Test("Over HTTP a spec naming a file is refused before anything is read: a caller learns nothing of the server's files")
+    func httpSpecReadsNoFile() throws {
+        let directory = NSTemporaryDirectory() + "locsim-spec-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secret = directory + "/s.json"
+        try #"{"seed":"SECRET-TOKEN-123","route":{"polyline":"abc"}}"#.write(toFile: secret, atomically: true, encoding: .utf8)
+        for spec in [secret, directory + "/missing.json", directory + "/bad.json --speed 2", directory + "/w.gpx"] {
+            let creation = PlayerControlAPI.Creation(name: "o", source: .spec(spec), speed: nil, loops: false)
+            #expect { try FeedRuntime.makePlayer(creation, defaultSpeed: 1) } throws: { error in
+                let text = "\(error)"
+                return text.contains("a file on the server is not read over HTTP") && !text.contains("SECRET") && !text.contains("No such file")
+            }
+        }
+    }
+
     @Test("A relayed receiver's address is read as replay --gpsd's is (LocationCore's HostPort), the device after it")
     func receiverAddress() throws {
         let spec = try PlayerSpec("field=gpsd://[::1]:2948/dev/ttyUSB0", defaultSpeed: 1)

@@ -281,6 +281,7 @@ import Testing
             (["--token-file", directory + "/spaced"], [:], "--token-file \(directory)/spaced: a bearer token is visible ASCII (RFC 6750); character 5 is U+0020"),
             (["--token", "a", "--token-file", file], [:], "give --token or --token-file, not both"),
             ([], ["LOCSIM_TOKEN": "tab\tin"], "$LOCSIM_TOKEN: a bearer token is visible ASCII (RFC 6750); character 4 is U+0009"),
+            ([], ["LOCSIM_TOKEN": ""], "$LOCSIM_TOKEN: the token is empty"),
         ] {
             let result = try await CLI.run(["serve", "--port", "0"] + arguments, environment: environment)
             #expect(result.status == 2, "\(arguments)")

@@ -21,10 +21,10 @@ struct FeedOptions: ParsableArguments {
             valueName: "name=spec"))
     var players: [String] = []
 
-    @Option(help: ArgumentHelp("Real-time speed factor of every player without its own --speed (0.1...1000).", valueName: "x"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Real-time speed factor of every player without its own --speed (0.1...1000).", valueName: "x"))
     var playerSpeed: Double = 1
 
-    @Option(help: ArgumentHelp("Serve the players over gpsd's JSON protocol on this port (0: a free one).", valueName: "port"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Serve the players over gpsd's JSON protocol on this port (0: a free one).", valueName: "port"))
     var gpsdPort: Int?
 
     @Option(
@@ -197,32 +197,39 @@ struct PlayerSpec {
             return
         }
         let arguments = Self.simulateArguments(spec)
+        // What only `simulate` itself does (a file, the map logic and its place source): a
+        // player's map screen is the server's, with the server's rule and places.
+        let given = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
+        for flag in Self.simulateOnlyFlags where given.contains(flag) {
+            throw ValidationError("--player \(name): \(flag) does not apply to a player")
+        }
         let simulate: Simulate
         do {
             simulate = try Simulate.parse(arguments)
         } catch {
             throw ValidationError("--player \(name): \(Simulate.message(for: error))")
         }
-        for (given, flag) in [
-            (simulate.out != nil, "--out"), (simulate.map, "--map"), (simulate.report != nil, "--report"),
-            (simulate.xcode, "--xcode"), (simulate.flush, "--flush"),
-        ] where given {
-            throw ValidationError("--player \(name): \(flag) does not apply to a player")
-        }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
         (source, speed, ownSpeed, loops, start) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, false, 0)
     }
 
+    /// `simulate` options a synthetic player refuses, naming the flag.
+    static let simulateOnlyFlags = [
+        "--out", "--xcode", "--map", "--report", "--flush", "--format", "--scenario", "--db", "--online", "--token",
+        "--token-file", "--geodata", "--radius", "--throttle-distance", "--throttle-interval", "--min-accuracy", "--reach",
+    ]
+
     /// A file's spec: the path (which may hold spaces) and the options after it, or nil when the
     /// spec names no GPX or NMEA file or scenario (`walk.gpx`, `walk.gpx --speed 3 --loop`, `tunnel.json`).
+    /// The path is what comes before the first ` --`: a synthetic spec whose last option names a
+    /// file (`line:… --out x.gpx`) is no file spec.
     static func fileSpec(_ spec: String) -> (path: String, options: [Substring])? {
         func isFile(_ path: some StringProtocol) -> Bool {
             let lower = path.lowercased()
             return lower.hasSuffix(".gpx") || lower.hasSuffix(".nmea") || lower.hasSuffix(".log") || lower.hasSuffix(".json")
         }
-        if isFile(spec) { return (spec, []) }
-        guard let dashes = spec.range(of: " --") else { return nil }
+        guard let dashes = spec.range(of: " --") else { return isFile(spec) ? (spec, []) : nil }
         let path = spec[..<dashes.lowerBound].trimmingCharacters(in: .whitespaces)
         guard isFile(path) else { return nil }
         return (path, spec[dashes.lowerBound...].split(whereSeparator: { $0 == " " || $0 == "\t" }))

@@ -112,6 +112,12 @@ struct FeedRuntime {
         }
         switch creation.source {
         case .spec(let text):
+            // Refused before the spec is parsed, which reads a scenario file: a caller must not
+            // learn whether a file exists on the server, or what it holds.
+            if PlayerSpec.fileSpec(text.trimmingCharacters(in: .whitespaces)) != nil {
+                throw ConfigurationError(
+                    parameter: "spec", "a file on the server is not read over HTTP: send the GPX document as the body")
+            }
             let spec: PlayerSpec
             do {
                 spec = try PlayerSpec("\(creation.name)=\(text)", defaultSpeed: speed)

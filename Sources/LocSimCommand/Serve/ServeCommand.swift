@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on. Anything but loopback needs --token or --allow-anonymous.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on; 0 picks a free one (printed at startup).")
+    @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one (printed at startup).")
     var port = 8080
 
     @Option(help: ArgumentHelp(
@@ -78,7 +78,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
     var allowAnonymous = false
 
-    @Option(help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
     var maxRadius: Double = 50_000
 
     @Option(
@@ -93,19 +93,19 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Spread the latency uniformly by ± this much.")
     var latencyJitter: DurationArgument?
 
-    @Option(help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
     var failRate: Double = 0
 
-    @Option(help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
     var timeoutRate: Double = 0
 
-    @Option(help: "Seed of the fault draws.")
+    @Option(parsing: .unconditional, help: "Seed of the fault draws.")
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/guides/serve.md).", valueName: "file.json"))
     var script: String?
 
-    @Option(help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
     var throttleDistance: Double = 100
 
     @Option(duration: "The audited rule: a fetch is due after more than this long (default 30s).")
@@ -114,7 +114,7 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Slack on the audited interval for network jitter (default 1s).")
     var auditTolerance: DurationArgument = .seconds(1)
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Game seconds per wall-clock second of the audited clients (a swarm's --speed): the interval and back-off are divided by it (0.01…1000).",
         valueName: "x"))
     var auditSpeed: Double = 1
@@ -183,7 +183,7 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections {
             try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
         }
-        if try bearerToken(flag: token, file: tokenFile) == nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
+        if try serverToken() == nil, !acceptAnyToken, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
                     + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
@@ -194,6 +194,14 @@ struct Serve: AsyncParsableCommand {
                 "--gpsd-port on --host \(host) lets other machines watch the players, and gpsd's protocol has no "
                     + "token: add --allow-anonymous, or serve on 127.0.0.1")
         }
+    }
+
+    /// The one token the server requires: `--token`, `--token-file` or `$LOCSIM_TOKEN`. With
+    /// `--accept-any-token` the environment is not read (a shell that exports a token for `swarm`
+    /// or `replay --online` still serves any token); a flag or file beside it is refused.
+    private func serverToken() throws -> String? {
+        if acceptAnyToken, token == nil, tokenFile == nil { return nil }
+        return try bearerToken(flag: token, file: tokenFile)
     }
 
     func run() async throws {
@@ -218,7 +226,7 @@ struct Serve: AsyncParsableCommand {
             let rule = try FetchThrottle.Configuration(
                 minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
             configuration = try NearbyServer.Configuration(
-                host: host, port: port, token: try bearerToken(flag: token, file: tokenFile), allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
+                host: host, port: port, token: try serverToken(), allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
                 audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration, speed: auditSpeed),
                 headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
                 maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
@@ -269,13 +277,14 @@ struct Serve: AsyncParsableCommand {
             addedRoutes: feedRuntime.routes,
             onListening: { host, port in
                 boundPort.withLock { $0 = port }
-                let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
-                var line = "locsim serve: listening on http://\(shown):\(port)"
+                // `http://[::1]:8080`: an IPv6 address goes in brackets in a URL.
+                let base = "http://" + HostPort(host: NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1", port: port).description
+                var line = "locsim serve: listening on \(base)"
                 if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
                 say(line)
-                say("  set the app's server base URL to http://\(shown):\(port); it calls GET /locations/nearby"
+                say("  set the app's server base URL to \(base); it calls GET /locations/nearby"
                     + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
-                say("  players: http://\(shown):\(port)/players (control API), live map http://\(shown):\(port)/")
+                say("  players: \(base)/players (control API), live map \(base)/")
                 if let reason = placesMissing { say("  \(reason)") }
             })
         // The fetches and places of each player's map screen, for the live map (none without places).

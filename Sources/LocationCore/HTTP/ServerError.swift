@@ -68,17 +68,29 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For 405: the methods the path accepts (the `Allow` header).
     package var allowedMethods: [String]
 
-    /// Creates an error answer.
+    /// The longest ``message`` an answer carries, in characters; a longer one is cut, ending in `…`.
+    package static let messageLimit = 1_024
+    /// The longest ``parameter`` an answer carries, in characters (a parameter's name comes
+    /// from the client: an unknown 60 KB field name is echoed cut).
+    package static let parameterLimit = 64
+
+    /// Creates an error answer. A message or parameter over its limit (``messageLimit``,
+    /// ``parameterLimit``) is cut, whatever the client sent: an error answer stays short.
     package init(
         _ code: Code, status: Int, _ message: String, parameter: String? = nil, retryAfter: Int? = nil,
         allowedMethods: [String] = []
     ) {
         self.code = code
         self.statusCode = status
-        self.message = message
-        self.parameter = parameter
+        self.message = Self.cut(message, to: Self.messageLimit)
+        self.parameter = parameter.map { Self.cut($0, to: Self.parameterLimit) }
         self.retryAfter = retryAfter
         self.allowedMethods = allowedMethods
+    }
+
+    private static func cut(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        return text.prefix(limit) + "…"
     }
 
     /// A 400 naming `parameter`.

@@ -37,6 +37,13 @@ package final class PlayerControlAPI: Sendable {
         /// The speed factor asked for, if any.
         package var speed: Double?
         package var loops: Bool
+
+        package init(name: String, source: Source, speed: Double? = nil, loops: Bool = false) {
+            self.name = name
+            self.source = source
+            self.speed = speed
+            self.loops = loops
+        }
     }
 
     /// Makes a player from a ``Creation``; throws ``/LocationCore/ConfigurationError`` naming the field to blame.
@@ -142,7 +149,7 @@ package final class PlayerControlAPI: Sendable {
             throw Self.badRequest(error)
         }
         guard hub.info(creation.name) == nil else {
-            throw ServerError(.conflict, status: 409, "a player named '\(creation.name)' is already playing", parameter: "name")
+            throw ServerError(.conflict, status: 409, "a player named '\(TextExcerpt.render(creation.name, limit: 64))' is already playing", parameter: "name")
         }
         do throws(ConfigurationError) {
             try hub.add(try factory(creation))
@@ -167,10 +174,10 @@ package final class PlayerControlAPI: Sendable {
                 switch key {
                 case "name": name = value
                 case "speed":
-                    guard let number = Double(value) else { throw ConfigurationError(parameter: "speed", "must be a number, got '\(value)'") }
+                    guard let number = Double(value) else { throw ConfigurationError(parameter: "speed", "must be a number, got '\(TextExcerpt.render(value, limit: 64))'") }
                     speed = number
                 case "loop":
-                    guard let flag = Bool(value) else { throw ConfigurationError(parameter: "loop", "must be true or false, got '\(value)'") }
+                    guard let flag = Bool(value) else { throw ConfigurationError(parameter: "loop", "must be true or false, got '\(TextExcerpt.render(value, limit: 64))'") }
                     loops = flag
                 default:
                     throw ConfigurationError(parameter: key, "unknown query parameter (a GPX body takes name, speed and loop)")

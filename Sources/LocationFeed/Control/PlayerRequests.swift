@@ -36,7 +36,7 @@ package struct ControlRequest: Sendable, Hashable, Decodable, StrictRequestBody 
             let text = try decoder.singleValueContainer().decode(String.self)
             guard let action = Action(rawValue: text) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "unknown action '\(text)': one of \(Self.names)"))
+                    .init(codingPath: decoder.codingPath, debugDescription: "unknown action '\(TextExcerpt.render(text, limit: 64))': one of \(Self.names)"))
             }
             self = action
         }
