@@ -27,7 +27,7 @@ struct GPSD: AsyncParsableCommand {
     @Option(help: "gpsd's host.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "gpsd's TCP port.")
+    @Option(parsing: .unconditional, help: "gpsd's TCP port.")
     var port: Int = 2947
 
     @Option(help: "Watch only this device (as gpsd names it, e.g. /dev/ttyACM0).")
@@ -72,7 +72,7 @@ struct GPSD: AsyncParsableCommand {
                     Terminal.out(GPSDRecord(event: event, endpoint: endpoint).line(format))
                     previous = event
                 }
-            }
+            } != nil
         } catch {
             try recording?.finish()
             throw error

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocationCore
 import LocationIndex
 #if PostGIS
 import LocationPostGIS
@@ -61,24 +62,51 @@ struct IndexImport: AsyncParsableCommand {
 
     func run() async throws {
         let options = ImportOptions(format: format, isLenient: lenient, progressInterval: 100_000)
-        let (report, target): (ImportReport, String)
+        let target: String
+        #if PostGIS
+        let url = try postgres.map { try PostgresTarget.url($0) }
+        #endif
         if let postgres {
             #if PostGIS
-            let url = try PostgresTarget.url(postgres)
-            (report, target) = (try await importIntoPostgres(url, options: options), url.description)
+            target = url?.description ?? postgres
             #else
             return
             #endif
         } else {
             guard let db else { return }
-            (report, target) = (try importIntoIndex(db, options: options), db)
+            target = db
+        }
+        // Ctrl-C or SIGTERM cancels the import, which is one transaction: nothing of it is
+        // written, and a new index file is removed again.
+        let outcome = Locked<ImportReport?>(nil)
+        let signal = try await runUntilInterrupted {
+            do {
+                #if PostGIS
+                if let url {
+                    let report = try await importIntoPostgres(url, options: options)
+                    outcome.withLock { $0 = report }
+                    return
+                }
+                #endif
+                let report = try importIntoIndex(target, options: options)
+                outcome.withLock { $0 = report }
+            } catch where Task.isCancelled {
+                // The signal (the import's own cancellation error, or one from the database
+                // connection it closed): the transaction was rolled back, said below.
+                return
+            }
+        }
+        // A signal after the import's commit changes nothing: it is reported as done.
+        guard let report = outcome.withLock({ $0 }) else {
+            Terminal.err("locsim: interrupted: nothing was imported; \(target) is as it was before")
+            throw ExitCode(128 + (signal ?? SIGINT))
         }
         for issue in report.issues.prefix(10) { Terminal.err("skipped: \(issue)") }
         if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
         print(
-            "imported \(report.rowsRead) rows from \(file): \(report.inserted) new, \(report.updated) updated, "
+            "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, "
                 + (replace ? "\(report.deleted) deleted, " : "")
-                + "\(report.skipped) skipped; \(target) now holds \(report.placeCount) places")
+                + "\(report.skipped) skipped; \(target) now holds \(PeopleText.count(report.placeCount, "place", "places"))")
     }
 
     /// Opens (or creates) the index, imports, and closes it again before returning. A failed

@@ -24,10 +24,10 @@ struct IndexQuery: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Longitude of the centre, degrees, -180...180 (negative values work as is).")
     var lon: Double?
 
-    @Option(help: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")
+    @Option(parsing: .unconditional, help: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")
     var radius: Double?
 
-    @Option(help: "At most this many places (the nearest).")
+    @Option(parsing: .unconditional, help: "At most this many places (the nearest).")
     var limit: Int?
 
     @Option(help: ArgumentHelp("CSV of queries: lat,lon,radius per line.", valueName: "file"))

@@ -51,31 +51,31 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(coordinate: "Straight-line motion instead of a track: the start.")
     var from: CoordinateArgument?
 
-    @Option(help: "Straight-line motion: direction in degrees from true north.")
+    @Option(parsing: .unconditional, help: "Straight-line motion: direction in degrees from true north.")
     var bearing: Double = 0
 
-    @Option(help: "Straight-line motion: ground speed in metres per second.")
+    @Option(parsing: .unconditional, help: "Straight-line motion: ground speed in metres per second.")
     var walkSpeed: Double = 1.4
 
     @Option(duration: "Straight-line motion: time between fixes (default 1s).")
     var interval: DurationArgument = .seconds(1)
 
-    @Option(help: "Straight-line motion: number of fixes.")
+    @Option(parsing: .unconditional, help: "Straight-line motion: number of fixes.")
     var count: Int = 600
 
-    @Option(help: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
+    @Option(parsing: .unconditional, help: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
     var altitude: Double?
 
-    @Option(help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
+    @Option(parsing: .unconditional, help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
     @Option(help: "IPv4 address or host name (localhost) to listen on.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "TCP port to listen on (0: any free port, printed when listening).")
+    @Option(parsing: .unconditional, help: "TCP port to listen on (0: any free port, printed when listening).")
     var port: Int
 
-    @Option(help: "Satellites in use to report in GGA (gpsd treats an empty count as no fix).")
+    @Option(parsing: .unconditional, help: "Satellites in use to report in GGA (gpsd treats an empty count as no fix).")
     var satellites: Int = 8
 
     @Flag(help: "Keep the track's own fix times instead of the wall-clock time of sending.")

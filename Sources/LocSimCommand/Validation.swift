@@ -72,6 +72,9 @@ func validateSpeed(_ speed: Double) throws(ValidationError) {
 ///
 /// - Throws: ``CommandFailure`` naming `flag`, the path and the system's reason.
 func checkOutputPath(_ path: String, flag: String) throws(CommandFailure) {
+    guard !path.isEmpty else {
+        throw CommandFailure("\(flag) was given an empty file name", hint: "give a file name, e.g. \(flag) out\(extensionHint(flag))")
+    }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
         throw CommandFailure("\(flag) \(path) is a directory", hint: "give a file name, e.g. \(flag) \(path)/out\(extensionHint(flag))")
@@ -114,7 +117,7 @@ private func formatGiven(_ value: Double) -> String {
 let tokenEnvironmentVariable = "LOCSIM_TOKEN"
 
 /// The bearer token of `--token`, else of `--token-file` (the file's text, surrounding white space
-/// trimmed), else of `$LOCSIM_TOKEN` (unset or empty: none); nil when there is none. Errors name
+/// trimmed), else of `$LOCSIM_TOKEN` (unset: none; set but empty: refused); nil when there is none. Errors name
 /// where the token came from and never show it.
 func bearerToken(
     flag: String?, file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
@@ -138,7 +141,8 @@ func bearerToken(
         }
         (token, source) = (text.trimmingCharacters(in: .whitespacesAndNewlines), "--token-file \(path)")
     case (nil, nil):
-        guard let value = environment[tokenEnvironmentVariable], !value.isEmpty else { return nil }
+        // Set but empty is refused like an empty file: it was meant to hold a token.
+        guard let value = environment[tokenEnvironmentVariable] else { return nil }
         (token, source) = (value, "$" + tokenEnvironmentVariable)
     }
     if let problem = BearerToken.problem(with: token) { throw ValidationError("\(source): \(problem)") }

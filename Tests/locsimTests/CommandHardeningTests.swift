@@ -219,6 +219,48 @@ import Testing
         #expect(try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
     }
 
+    @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")
+    func simulateOutInterrupted() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["walk.gpx", "walk.nmea"] {
+            let out = directory + "/" + name
+            let command = try await LiveCommand(Self.line + ["--speed", "1", "--out", out])
+            defer { command.stop() }
+            try await command.child.wait(for: "the start line") { command.child.errors.contains("Ctrl-C stops the walk there") }
+            command.interrupt()
+            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+            #expect(command.child.errors.contains("locsim: interrupted: wrote \(out) with the walk up to the signal"), "\(command.child.errors)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial-") }
+            #expect(left.isEmpty, "left \(left)")
+            let read = try await CLI.run(["track", "stats", out])
+            #expect(read.status == 0, "the file is whole: \(read.stderr)")
+        }
+    }
+
+    @Test("index import: Ctrl-C mid-way imports nothing, says so, exits 130, and a new index file is not left behind")
+    func importInterrupted() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Enough rows that the signal, sent at the first progress line (100,000 rows read), finds
+        // the import still running.
+        let csv = directory + "/many.csv"
+        var text = "id,name,lat,lon\n"
+        for i in 0..<600_000 { text += "p\(i),P,\(35 + Double(i % 1000) / 1000),\(139 + Double(i / 1000) / 1000)\n" }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+        let db = directory + "/new.sqlite"
+        let command = try await LiveCommand(["index", "import", csv, "--db", db, "--progress"])
+        defer { command.stop() }
+        try await command.child.wait(for: "the first progress line") { command.child.errors.contains("read ") }
+        command.interrupt()
+        #expect(try await command.waitForExit(timeout: .seconds(60)) == .exited(130), "\(command.child.errors)")
+        #expect(command.child.errors.contains("locsim: interrupted: nothing was imported; \(db) is as it was before"), "\(command.child.errors)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
+        #expect(left.isEmpty, "left \(left)")
+    }
+
     @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
     func nmeaServeInterruptedWhileWaiting() async throws {
         for host in ["127.0.0.1", "localhost"] {

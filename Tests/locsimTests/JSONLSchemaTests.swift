@@ -29,7 +29,7 @@ struct JSONLSchemaTests {
         let summary = SummaryRecord(
             fixes: 10, acceptedFixes: 9, rejectedFixes: 1, distance: 123.45678, duration: 9.5, fetches: 3,
             fetchesByReason: ["first": 1, "moved": 2], failedFetches: 0, placesSeen: 4, placesOnMap: 2, encounters: 1,
-            busiestMinuteFetches: 2)
+            busiestMinuteFetches: 2, interrupted: false)
         var noFixes = summary
         noFixes.duration = nil
         let stats = GPXStatistics(trackSegments: [[
@@ -93,7 +93,7 @@ struct JSONLSchemaTests {
         let summary = try #require(SchemaCheck.record(type: "summary"))
         #expect(SummaryRecord(
             fixes: 0, acceptedFixes: 0, rejectedFixes: 0, distance: 0, duration: nil, fetches: 0, fetchesByReason: [:], failedFetches: 0,
-            placesSeen: 0, placesOnMap: 0, encounters: 0, busiestMinuteFetches: 0
+            placesSeen: 0, placesOnMap: 0, encounters: 0, busiestMinuteFetches: 0, interrupted: true
         ).rows.map(\.name) == summary.fields.dropFirst().map(\.name))
     }
 

@@ -215,6 +215,8 @@ struct SummaryRecord: JSONLRecord {
     var placesOnMap: Int
     var encounters: Int
     var busiestMinuteFetches: Int
+    /// Stopped early by SIGINT or SIGTERM.
+    var interrupted: Bool
 
     func write(to json: inout JSONWriter) {
         json.member("type", "summary")
@@ -236,6 +238,7 @@ struct SummaryRecord: JSONLRecord {
         json.member("places_on_map", placesOnMap)
         json.member("encounters", encounters)
         json.member("busiest_minute_fetches", busiestMinuteFetches)
+        json.member("interrupted", interrupted ? 1 : 0)
     }
 
     /// Fetches per reason, in the rule's order: `first 1, moved 0, …` for people.
@@ -246,7 +249,7 @@ struct SummaryRecord: JSONLRecord {
     /// The summary for people (`--format text`).
     var text: [String] {
         [
-            "Summary",
+            interrupted ? "Summary (interrupted: stopped early by a signal)" : "Summary",
             "  fixes:          \(fixes) (\(acceptedFixes) accepted, \(rejectedFixes) rejected)",
             "  distance:       \(DecimalText.fixed(distance / 1000, decimals: 3)) km",
             "  duration:       \(duration.map { DurationText.clockText($0) } ?? "-")",
@@ -266,7 +269,7 @@ struct SummaryRecord: JSONLRecord {
             ("duration_s", duration.map { PeopleText.number($0, decimals: 3) } ?? "–"), ("fetches", "\(fetches)"),
             ("fetches_by_reason", reasons), ("failed_fetches", "\(failedFetches)"),
             ("places_seen", "\(placesSeen)"), ("places_on_map", "\(placesOnMap)"), ("encounters", "\(encounters)"),
-            ("busiest_minute_fetches", "\(busiestMinuteFetches)"),
+            ("busiest_minute_fetches", "\(busiestMinuteFetches)"), ("interrupted", interrupted ? "yes" : "no"),
         ]
     }
 }

@@ -10,12 +10,19 @@ extension NMEALog {
     ///
     /// - Throws: `ValidationError` naming `what` for an extension no reader takes; the reader's
     ///   error otherwise (a GeoJSON one with the shape such a route has).
+    ///
+    /// A file without times is walked from `untimedStart`, or from the wall clock's now when it
+    /// is nil (a real-time replay); `replay --fast` gives a fixed instant, so its log is the same
+    /// on every run.
     static func replay(
-        _ track: String, what: String, lenient: Bool = false, configuration: GPXReplay<ContinuousClock>.Configuration
+        _ track: String, what: String, lenient: Bool = false, configuration: GPXReplay<ContinuousClock>.Configuration,
+        untimedStart: Date? = nil
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         _ = try FixFileFormat.input(track, what: what)
         return try FixFileFormat.explainingGeoJSON {
-            try GPXReplay.reading(routeFile: track, lenient: lenient, configuration: configuration, clock: ContinuousClock(), now: { Date() })
+            try GPXReplay.reading(
+                routeFile: track, lenient: lenient, configuration: configuration, clock: ContinuousClock(),
+                now: { untimedStart ?? Date() })
         }
     }
 }

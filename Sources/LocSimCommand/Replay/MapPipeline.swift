@@ -66,7 +66,7 @@ struct MapPipeline {
     ///
     /// - Throws: What the provider threw (a malformed file, say), after writing what came before.
     func runVirtual(_ provider: some LocationProvider) async throws {
-        _ = try await runUntilInterrupted { @MainActor in
+        let signal = try await runUntilInterrupted { @MainActor in
             var iterator = provider.makeAsyncIterator()
             let loop = MapReplayLoop(repository: repository, configuration: configuration)
             let outcome = await loop.run(onEvent: { recorder.record($0) }) { () async throws(any Error) -> Fix? in
@@ -77,6 +77,7 @@ struct MapPipeline {
                 throw failure
             }
         }
+        recorder.interrupted = signal != nil
         recorder.finish()
         output.flush()
     }
@@ -97,7 +98,7 @@ struct MapPipeline {
                 await model.run(deliveries: PhoneDeliveries(provider, phone: phone) { recorder.record($0, at: $1) })
             }
         }
-        _ = try await runUntilInterrupted { @MainActor in
+        let signal = try await runUntilInterrupted { @MainActor in
             var iterator = provider.makeAsyncIterator()
             var phone = phone
             let loop = MapReplayLoop(repository: repository, configuration: configuration)
@@ -111,6 +112,7 @@ struct MapPipeline {
                 throw failure
             }
         }
+        recorder.interrupted = signal != nil
         recorder.finish()
         output.flush()
     }
@@ -135,10 +137,11 @@ struct MapPipeline {
                 recorder.record(event)
                 progress.update(recorder: recorder, event: event)
             })
-        _ = try await runUntilInterrupted { await consume(model) }
+        let signal = try await runUntilInterrupted { await consume(model) }
         let finalState = model.providerState
         model.stop()
         progress.clear()
+        recorder.interrupted = signal != nil
         recorder.finish()
         output.flush()
         if case .failed(let error) = finalState {

@@ -166,8 +166,11 @@ struct Replay: AsyncParsableCommand {
             }
             let what: String
             if case .file(let file) = route { what = file } else { what = "\(path) (its route)" }
+            let start = untimedStart
             let playable = try startChecked(what, pacing: pacing) { configuration in
-                try FixFileFormat.explainingGeoJSON { try route.playable(configuration: configuration, lenient: lenient, now: { Date() }) }
+                try FixFileFormat.explainingGeoJSON {
+                    try route.playable(configuration: configuration, lenient: lenient, now: { start ?? Date() })
+                }
             } length: { playable in
                 if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
             }
@@ -198,10 +201,15 @@ struct Replay: AsyncParsableCommand {
         }
     }
 
+    /// Where a walk without times starts: with `--fast`, the instant a scenario's untimed route
+    /// starts at (``/LocationSimulation/Scenario/defaultRouteStart``, 2000-01-01T00:00:00Z), so
+    /// the same file gives the same log on every run; in real time, now.
+    private var untimedStart: Date? { timing.fast ? Scenario.defaultRouteStart : nil }
+
     /// The replay of `track`; a `--start` beyond its end is a usage error that names the flag.
     private func makeReplay(_ track: String, pacing: Pacing) throws -> (GPXReplay<ContinuousClock>, [String]) {
         try startChecked(track, pacing: pacing) { configuration in
-            try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: configuration)
+            try NMEALog.replay(track, what: "the walk", lenient: lenient, configuration: configuration, untimedStart: untimedStart)
         } length: { $0.0.analysis.duration }
     }
 

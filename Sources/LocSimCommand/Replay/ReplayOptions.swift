@@ -61,13 +61,13 @@ struct PlaceSourceOptions: ParsableArguments {
 
 /// How fast, from where and how often fixes are played.
 struct TimingOptions: ParsableArguments {
-    @Option(help: "Play at this multiple of real time (0.1...1000). Default: real time.")
+    @Option(parsing: .unconditional, help: "Play at this multiple of real time (0.1...1000). Default: real time.")
     var speed: Double?
 
     @Flag(help: "Virtual time: as fast as possible, fix times unchanged; the jsonl log is reproducible byte for byte.")
     var fast = false
 
-    @Option(help: ArgumentHelp("Resample at this rate in Hz (1 Hz is what CoreLocation delivers). Default: the recorded points.", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Resample at this rate in Hz (1 Hz is what CoreLocation delivers). Default: the recorded points.", valueName: "hz"))
     var rate: Double?
 
     @Flag(help: "Play lap after lap until interrupted; time keeps running forward.")
@@ -76,7 +76,7 @@ struct TimingOptions: ParsableArguments {
     @Option(duration: "Start this far into the walk: 90, 49:00, 1:02:03, 5m.")
     var start: DurationArgument?
 
-    @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
     @Option(parsing: .unconditional, help: "Seed of the noise.")
@@ -105,19 +105,19 @@ func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
 
 /// The map rule's numbers.
 struct MapLogicOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
     var radius: Double = 5000
 
-    @Option(help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
     var throttleDistance: Double = 100
 
     @Option(duration: "Fetch when more than this long passed since the last fetch (default 30s).")
     var throttleInterval: DurationArgument = .seconds(30)
 
-    @Option(help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))
     var minAccuracy: Double = 100
 
-    @Option(help: ArgumentHelp("Encounter distance in metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Encounter distance in metres.", valueName: "m"))
     var reach: Double = 40
 
     func validate() throws {

@@ -153,6 +153,9 @@ final class ReplayRecorder {
     }
 
     /// Flushes pending output and writes the summary line.
+    /// Set when SIGINT or SIGTERM stopped the run: the summary says so.
+    var interrupted = false
+
     func finish() {
         flushPlaces()
         switch format {
@@ -169,7 +172,8 @@ final class ReplayRecorder {
             fixes: acceptedCount + rejectedCount, acceptedFixes: acceptedCount, rejectedFixes: rejectedCount, distance: distance,
             duration: firstTime.flatMap { first in lastTime?.timeIntervalSince(first) }, fetches: fetchCount,
             fetchesByReason: fetchesByReason, failedFetches: trace.failures.count, placesSeen: trace.places.count,
-            placesOnMap: onMap.count, encounters: trace.encounters.count, busiestMinuteFetches: fetchesPerMinute.values.max() ?? 0)
+            placesOnMap: onMap.count, encounters: trace.encounters.count, busiestMinuteFetches: fetchesPerMinute.values.max() ?? 0,
+            interrupted: interrupted)
     }
 
     // MARK: Output

@@ -44,26 +44,26 @@ struct Simulate: AsyncParsableCommand {
     var via: [CoordinateArgument] = []
     @Option(coordinate: "Centre of a circle.")
     var center: CoordinateArgument?
-    @Option(help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = 200
-    @Option(help: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
     var within: Double?
 
     @Option(help: "Speed profile: walk, run, cycle or drive.")
     var profile: Profile = .walk
-    @Option(help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
     var mps: Double?
     @Option(duration: "How long the motion lasts (required for stationary, circle and random-walk).")
     var duration: DurationArgument?
-    @Option(help: ArgumentHelp("Fixes per second.", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fixes per second.", valueName: "hz"))
     var rate: Double = 1
-    @Option(help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
     @Option(parsing: .unconditional, help: "Seed of the motion and the noise.")
     var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
     var startTime: String?
-    @Option(help: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
+    @Option(parsing: .unconditional, help: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
     var speed: Double?
 
     @Option(help: ArgumentHelp("Write the fixes to a .gpx or .nmea file instead of printing them.", valueName: "file"))
@@ -138,12 +138,26 @@ struct Simulate: AsyncParsableCommand {
         let motion = try makeMotion(pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual)
 
         if let out {
-            if out.hasSuffix(".nmea") {
-                try await motion.writeNMEA(toFile: out, options: .gpsd())
-            } else {
-                try await motion.writeGPX(toFile: out, form: xcode ? .xcodeSimulator : .track)
+            // Ctrl-C or SIGTERM ends the walk there: the file is still written whole (the writer
+            // renames it into place only when complete), with the fixes up to the signal.
+            let written = Locked(0)
+            let form: GPXExportForm = xcode ? .xcodeSimulator : .track
+            let pace = speed
+            let signal = try await runUntilInterrupted {
+                // In real time the file can take as long as the walk: say so, and how to stop it.
+                if let pace {
+                    Terminal.err("writing \(out) in real time at \(PeopleText.number(pace, decimals: 3))×; Ctrl-C stops the walk there and keeps it")
+                }
+                let count =
+                    out.hasSuffix(".nmea")
+                    ? try await motion.writeNMEA(toFile: out, options: .gpsd()) : try await motion.writeGPX(toFile: out, form: form)
+                written.withLock { $0 = count }
             }
-            Terminal.err("wrote \(out)")
+            if signal != nil {
+                Terminal.err("locsim: interrupted: wrote \(out) with the walk up to the signal (\(PeopleText.count(written.withLock { $0 }, "fix", "fixes")))")
+            } else {
+                Terminal.err("wrote \(out)")
+            }
             return
         }
         if map {

@@ -48,10 +48,10 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --server: read --token from this file.", valueName: "path"))
     var tokenFile: String?
 
-    @Option(help: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
     var misbehave: Double = 0
 
     @Option(
@@ -60,7 +60,7 @@ struct SwarmCommand: AsyncParsableCommand {
             valueName: "file.json"))
     var scenario: String?
 
-    @Option(help: ArgumentHelp("With --scenario: the share of the players following the rule that run it (0…1, default 1).", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --scenario: the share of the players following the rule that run it (0…1, default 1).", valueName: "fraction"))
     var scenarioShare: Double?
 
     @Option(help: ArgumentHelp("With --server: write an HTML report with charts to this file.", valueName: "file.html"))
@@ -69,13 +69,13 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --server: players follow the GPX tracks of this folder (each a random one, from a random offset, looping) instead of random walks.", valueName: "dir"))
     var tracks: String?
 
-    @Option(help: ArgumentHelp("With --server: keep-alive connections per thread at most.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --server: keep-alive connections per thread at most.", valueName: "n"))
     var connections: Int = 64
 
     @Option(duration: "With --server: a request unanswered after this long fails (wall-clock; default 10s).")
     var timeout: DurationArgument = .seconds(10)
 
-    @Option(help: ArgumentHelp("How many players.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many players.", valueName: "n"))
     var players: Int
 
     @Option(duration: "Game time to simulate, in whole seconds, up to 7 days (default 1h).")
@@ -95,19 +95,19 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Start players at random places of this index within --area.", valueName: "path"))
     var db: String?
 
-    @Option(help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
     var sampleAnswers: Int = 20
 
     @Option(duration: "Players open the app at random seconds over this long (0: all at once; default 60s).")
     var ramp: DurationArgument = .seconds(60)
 
-    @Option(help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
     var failureRate: Double = 0
 
     @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
     var everyFix = false
 
-    @Option(help: ArgumentHelp("Threads to run on (--virtual: default one per core, the numbers do not depend on it; --server: the client's event loops, default 1).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads to run on (--virtual: default one per core, the numbers do not depend on it; --server: the client's event loops, default 1).", valueName: "n"))
     var threads: Int?
 
     @Option(help: "Output: text, json (--virtual) or jsonl (--server).")

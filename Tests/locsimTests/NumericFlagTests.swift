@@ -1,0 +1,66 @@
+import ArgumentParser
+import CommandTestHelpers
+import Foundation
+@testable import LocSimCommand
+import Testing
+
+/// Every numeric flag of every command takes a negative value to its own check, so `--radius -5`
+/// says what is wrong with -5 (naming the flag), never "Missing value for '--radius <m>'".
+///
+/// The flags come from the command's own description (`--experimental-dump-help`), so a numeric
+/// flag added later is checked too: an option is numeric when `5` parses and `five` does not.
+@Suite(.timeLimit(.minutes(1))) struct NumericFlagTests {
+    struct Flag: Sendable, CustomStringConvertible {
+        let command: [String]
+        let name: String
+        var description: String { (command + [name]).joined(separator: " ") }
+    }
+
+    /// Every option of every command, from the command's description.
+    static func options() async throws -> [Flag] {
+        let result = try await CLI.run(["--experimental-dump-help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        var flags: [Flag] = []
+        func walk(_ command: [String: Any], path: [String]) {
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["kind"] as? String == "option" {
+                let names = (argument["names"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "long" }
+                if let name = names.first?["name"] as? String { flags.append(Flag(command: path, name: "--" + name)) }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path: path + [sub["commandName"] as? String ?? ""])
+            }
+        }
+        walk(try #require(root["command"] as? [String: Any]), path: [])
+        return flags
+    }
+
+    /// What parsing `arguments` says, or nil when it parses (and validates).
+    static func message(_ arguments: [String]) -> String? {
+        do {
+            _ = try LocSim.parseAsRoot(arguments)
+            return nil
+        } catch {
+            return LocSim.message(for: error)
+        }
+    }
+
+    @Test("A negative value of any numeric flag reaches the flag's own check (never 'Missing value')")
+    func negativeValues() async throws {
+        let flags = try await Self.options()
+        #expect(flags.count > 100, "the description lists every option")
+        var numeric: [Flag] = []
+        for flag in flags {
+            let word = Self.message(flag.command + [flag.name, "five"]) ?? ""
+            let number = Self.message(flag.command + [flag.name, "5"]) ?? ""
+            guard word.contains("is invalid for"), !number.contains("is invalid for") else { continue }
+            numeric.append(flag)
+            let negative = Self.message(flag.command + [flag.name, "-5"]) ?? ""
+            #expect(!negative.contains("Missing value"), "\(flag): \(negative)")
+        }
+        // The classifier finds the flags it should (durations and numbers of several commands).
+        for known in ["replay --radius", "serve --port", "swarm --players", "index query --limit", "simulate --mps"] {
+            #expect(numeric.contains { $0.description == known }, "\(known) is numeric")
+        }
+    }
+}
