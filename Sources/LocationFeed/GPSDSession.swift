@@ -113,7 +113,10 @@ package struct GPSDSession: Sendable {
         } catch {
             return GPSDReport.error("Invalid WATCH: \(error)")
         }
+        // As gpsd 3.22: each WATCH with an argument is `enable` unless it says otherwise
+        // (`{"json":true}` alone watches); the other flags keep their values.
         var next = watch
+        next.enable = true
         for (key, value) in members {
             switch (key, value) {
             case ("enable", .bool(let flag)): next.enable = flag
@@ -144,9 +147,10 @@ package struct GPSDSession: Sendable {
                 return GPSDReport.error("Invalid WATCH: unknown member \(key.prefix(40))")
             }
         }
-        // As gpsd 3.22: `{"enable":true}` alone turns on neither form (`"json":false`, no reports).
+        // As gpsd 3.22: `{"enable":true}` alone turns on neither form (`"json":false`, no reports),
+        // and every WATCH, disabling too, is answered with DEVICES, then WATCH.
         watch = next
-        return (watch.enable ? devicesReport() : "") + GPSDReport.watch(watch)
+        return devicesReport() + GPSDReport.watch(watch)
     }
 
     private func poll() -> String {

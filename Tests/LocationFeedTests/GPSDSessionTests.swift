@@ -38,10 +38,17 @@ struct GPSDSessionTests {
         #expect(watch["json"] as? Bool == true)
         #expect(watch["nmea"] as? Bool == false)
         #expect(session.watch.enable && session.watch.json)
-        // Disabling answers WATCH alone.
+        // As gpsd 3.22: disabling answers DEVICES, then WATCH, and keeps the forms asked for;
+        // a WATCH that does not say `enable` enables.
         let off = lines(session.handle(line: #"?WATCH={"enable":false};"#))
-        #expect(off.count == 1)
-        #expect(try object(off[0])["enable"] as? Bool == false)
+        #expect(off.count == 2)
+        #expect(try object(off[0])["class"] as? String == "DEVICES")
+        #expect(try object(off[1])["enable"] as? Bool == false)
+        #expect(try object(off[1])["json"] as? Bool == true)
+        var fresh = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let on = lines(fresh.handle(line: #"?WATCH={"json":true};"#))
+        #expect(try object(on.last!)["enable"] as? Bool == true)
+        #expect(fresh.watch.enable && fresh.watch.json)
     }
 
     @Test("A request read with nothing after it is whole once its JSON argument closes; 'enable' alone turns on no form")
