@@ -81,14 +81,17 @@ package enum GPSDReport {
         }
     }
 
-    /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then a `DEVICE` line for
-    /// each further one (gpsd announces a device that appears the same way).
-    package static func devices(_ list: [(path: String, activated: Date)]) -> String {
+    /// `DEVICES` naming the first ``maximumDevicesPerReport`` devices, then, with
+    /// `announcingTheRest`, a `DEVICE` line for each further one (gpsd announces a device that
+    /// appears the same way). Only a client that reads reports should get those lines: one that
+    /// reads a fixed exchange (gpsd-py3: `DEVICES`, then `WATCH`) fails on a line it did not expect.
+    package static func devices(_ list: [(path: String, activated: Date)], announcingTheRest: Bool) -> String {
         var text = line { json in
             json.member("class", "DEVICES")
             json.key("devices")
             json.array(list.prefix(maximumDevicesPerReport)) { device(path: $1.path, activated: $1.activated, to: &$0) }
         }
+        guard announcingTheRest else { return text }
         for device in list.dropFirst(maximumDevicesPerReport) {
             text += deviceAdded(path: device.path, activated: device.activated)
         }
@@ -247,16 +250,26 @@ package enum GPSDReport {
         return json.text
     }
 
-    /// `POLL`: the newest `TPV` and `SKY` of up to ``maximumDevicesPerReport`` devices.
-    package static func poll(time: Date, tpv: [String], sky: [String]) -> String {
-        line { json in
-            json.member("class", "POLL")
-            json.member("time", time)
-            json.member("active", tpv.count)
-            json.key("tpv")
-            json.array(tpv) { $0.json($1) }
-            json.key("sky")
-            json.array(sky) { $0.json($1) }
+    /// `POLL`: the newest `TPV` and `SKY` (an empty string: none) of as many of `reports`' devices
+    /// as fit in one line of ``maximumLineLength`` bytes, ``maximumDevicesPerReport`` at most, with
+    /// gpsd 3.22's members in its order (`gst` empty: a player has no pseudorange noise report).
+    package static func poll(time: Date, reports: [(tpv: String, sky: String)]) -> String {
+        var count = min(reports.count, maximumDevicesPerReport)
+        while true {
+            let included = reports.prefix(count)
+            let text = line { json in
+                json.member("class", "POLL")
+                json.member("time", time)
+                json.member("active", included.count)
+                json.key("tpv")
+                json.array(included) { $0.json($1.tpv) }
+                json.key("gst")
+                json.array([String]()) { $0.json($1) }
+                json.key("sky")
+                json.array(included.filter { !$0.sky.isEmpty }) { $0.json($1.sky) }
+            }
+            if text.utf8.count <= maximumLineLength || count == 0 { return text }
+            count -= 1
         }
     }
 

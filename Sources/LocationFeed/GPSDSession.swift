@@ -100,7 +100,7 @@ package struct GPSDSession: Sendable {
 
     private func devicesReport() -> String {
         let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
-        return GPSDReport.devices(listed.map { ($0.path, $0.activated) })
+        return GPSDReport.devices(listed.map { ($0.path, $0.activated) }, announcingTheRest: watch.enable && watch.json)
     }
 
     private mutating func changeWatch(_ argument: Substring) -> String {
@@ -155,8 +155,8 @@ package struct GPSDSession: Sendable {
 
     private func poll() -> String {
         let listed = hub.devices.filter { watch.device == nil || $0.path == watch.device }
-        let updates = listed.compactMap { hub.latest($0.name) }.prefix(GPSDReport.maximumDevicesPerReport)
-        return GPSDReport.poll(time: now(), tpv: updates.map(\.tpv), sky: updates.map(\.sky).filter { !$0.isEmpty })
+        let updates = listed.compactMap { hub.latest($0.name) }
+        return GPSDReport.poll(time: now(), reports: updates.map { ($0.tpv, $0.sky) })
     }
 
     /// Whether bytes read with no `;` or line end after them are already a whole request, as

@@ -224,20 +224,42 @@ struct GPSDSessionTests {
         #expect(try object(lines(session.handle(line: "?POLL;"))[0])["active"] as? Int == 1)
     }
 
-    @Test("Beyond four players, DEVICES names four (libgps keeps no more) and a DEVICE line follows for each other")
+    @Test("Beyond four players, DEVICES names four (libgps keeps no more); a JSON watcher gets a DEVICE line for each other, a client that reads a fixed exchange none")
     func manyDevices() throws {
         let names = (1...7).map { "p\($0)" }
         let feed = try VirtualFeed(names: names)
         var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
-        let reply = lines(session.handle(line: "?DEVICES;"))
-        try #require(reply.count == 4)
+        // gpsd-py3 sends ?WATCH={"enable":true} and reads exactly DEVICES, then WATCH.
+        let plain = lines(session.handle(line: #"?WATCH={"enable":true};"#))
+        #expect(plain.count == 2)
+        #expect(try object(plain[0])["class"] as? String == "DEVICES" && object(plain[1])["class"] as? String == "WATCH")
+        let reply = lines(session.handle(line: #"?WATCH={"enable":true,"json":true};"#))
+        try #require(reply.count == 5)
         let listed = try #require(try object(reply[0])["devices"] as? [[String: Any]])
         #expect(listed.count == GPSDReport.maximumDevicesPerReport)
-        let rest = try reply.dropFirst().map { try object($0) }
+        let rest = try reply.dropFirst().dropLast().map { try object($0) }
         #expect(rest.allSatisfy { $0["class"] as? String == "DEVICE" })
         #expect(
             listed.compactMap { $0["path"] as? String } + rest.compactMap { $0["path"] as? String }
                 == names.map { "/dev/locsim/\($0)" })
+    }
+
+    @Test("POLL fits gpsd_json(5)'s 4,096-byte line whatever the number of players, with gpsd 3.22's members in order")
+    func pollFits() async throws {
+        let feed = try VirtualFeed(names: (1...7).map { "p\($0)" })
+        defer { feed.stop() }
+        await feed.run(until: 14)
+        var session = GPSDSession(hub: feed.hub, release: "t", now: { VirtualFeed.start })
+        let reply = session.handle(line: "?POLL;")
+        #expect(reply.utf8.count <= GPSDReport.maximumLineLength, "\(reply.utf8.count) bytes")
+        let poll = try object(try #require(lines(reply).first))
+        let tpvs = try #require(poll["tpv"] as? [[String: Any]])
+        #expect(!tpvs.isEmpty && tpvs.count <= GPSDReport.maximumDevicesPerReport)
+        #expect(poll["active"] as? Int == tpvs.count)
+        #expect((poll["gst"] as? [Any])?.isEmpty == true)
+        let order = ["class", "time", "active", "tpv", "gst", "sky"].map { #""\#($0)":"# }
+        let positions = order.compactMap { reply.range(of: $0)?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted(), "members in gpsd's order")
     }
 
     @Test("Player names are checked, and two players may not share one")
