@@ -318,9 +318,11 @@ package final class PostGISPlaceStore: Sendable {
                 try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
                 try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: logger)
+                // In the schema the tables are created in (the first of the search_path that
+                // exists): a `team,public` path must not find `public`'s tables and write there.
                 var hasMeta = false
                 for try await (exists) in try await connection.query(
-                    "SELECT to_regclass('locsim_meta') IS NOT NULL", logger: logger
+                    "SELECT to_regclass(format('%I.locsim_meta', current_schema())) IS NOT NULL", logger: logger
                 ).decode(Bool.self) {
                     hasMeta = exists
                 }

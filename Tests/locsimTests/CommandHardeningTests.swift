@@ -219,6 +219,21 @@ import Testing
         #expect(try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
     }
 
+    @Test("Hints name only what the command takes: --format geonames for a GeoNames header, no --lenient for index query")
+    func hintsFitTheCommand() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "lat,lon,name,admin1,admin2,cc\n35.68,139.76,Tokyo,13,,JP\n".write(toFile: directory + "/g.csv", atomically: true, encoding: .utf8)
+        let geonames = try await CLI.run(["index", "import", directory + "/g.csv", "--db", directory + "/g.sqlite"])
+        #expect(geonames.status == 1)
+        #expect(try Self.expectErrorLines(geonames)[1].contains("--format geonames"), "\(geonames.stderr)")
+        try "lat,lon,radius\n35.68,east,100\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
+        let query = try await CLI.run(["index", "query", "--queries", directory + "/q.csv", "--format", "jsonl"])
+        #expect(query.status == 1, "\(query.stderr)")
+        #expect(!query.stderr.contains("--lenient"), "\(query.stderr)")
+    }
+
     @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")
     func simulateOutInterrupted() async throws {
         let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"

@@ -116,7 +116,7 @@ import Testing
         let result = try await CLI.run(["track", "stats", path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("locsim: error: \(path):1:1: a NUL byte"), "\(result.stderr)")
-        #expect(result.stderr.contains("hint: the file is not well-formed GPX there"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: the file is not well-formed XML there"), "\(result.stderr)")
     }
 
     @Test("An encoding locsim cannot read is an error naming it, with a hint to convert")

@@ -37,7 +37,7 @@ struct ErrorReport: Equatable {
         case let failure as CommandFailure:
             return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
         case let failure as IndexError:
-            return ErrorReport(message: failure.description, hint: hint(for: failure), status: 1)
+            return ErrorReport(message: failure.description, hint: hint(for: failure, command: commandPath(arguments)), status: 1)
         case let failure as GPSDError:
             return ErrorReport(
                 message: failure.description,
@@ -50,10 +50,12 @@ struct ErrorReport: Equatable {
                     "check that the path names a readable GPX file"
                 } else if failure.code == .unsupportedEncoding {
                     "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/reference/gpx.md)"
-                } else if failure.code.isPointLevel {
+                } else if failure.code.isPointLevel, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }) {
                     "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
+                } else if failure.code.isPointLevel {
+                    "fix the file at that line and column (a KML coordinate is lon,lat[,alt]; docs/guides/replay.md says what is read)"
                 } else {
-                    "the file is not well-formed GPX there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
+                    "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as SimulationError:
@@ -85,15 +87,22 @@ struct ErrorReport: Equatable {
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
-    private static func hint(for error: IndexError) -> String {
+    /// The hint for an index error in `command` (`["index", "import"]`): only `index import`
+    /// takes `--lenient` or `--format`, so only its hints name them.
+    private static func hint(for error: IndexError, command: [String]) -> String {
         if error.message.contains("cache directory") {
             return "set LOCSIM_CACHE_DIR (or XDG_CACHE_HOME) to a writable folder"
         }
+        let importing = command == ["index", "import"]
         return switch error.code {
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
-        case .malformedRow, .missingColumn, .duplicateID:
+        case .missingColumn where importing:
+            "a CSV header names id, name, lat and lon (kind and level optional); a GeoNames file is read with --format geonames"
+        case .malformedRow where importing, .duplicateID where importing:
             "fix the row, or add --lenient to skip bad rows and list them"
+        case .malformedRow, .missingColumn, .duplicateID:
+            "fix the file there (docs/reference/place-index.md says what each format holds)"
         case .unreadableInput:
             "check that the path exists and can be read"
         case .corrupt:
