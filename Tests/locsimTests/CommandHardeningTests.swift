@@ -64,6 +64,7 @@ import Testing
         BadOption(["index", "query", "--lat", "1", "--lon", "1", "--radius", "10", "--limit", "0"], "--limit"),
         BadOption(["index", "query", "--lat", "100", "--lon", "1", "--radius", "10"], "--lat"),
         BadOption(["serve", "--drain-period", "2h"], "--drain-period"),
+        BadOption(["serve", "--port", "18183", "--gpsd-port", "18183"], "--gpsd-port"),
         BadOption(["serve", "--event-heartbeat", "0s"], "--event-heartbeat"),
         BadOption(["serve", "--event-heartbeat", "2h"], "--event-heartbeat"),
     ]
@@ -232,6 +233,29 @@ import Testing
         let query = try await CLI.run(["index", "query", "--queries", directory + "/q.csv", "--format", "jsonl"])
         #expect(query.status == 1, "\(query.stderr)")
         #expect(!query.stderr.contains("--lenient"), "\(query.stderr)")
+    }
+
+    @Test("A walk where only some points have a time: the file and the point named, the command's remedy (not a library setting)")
+    func someTimesMissing() async throws {
+        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let track = directory + "/mixed.gpx"
+        try """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="35.6812" lon="139.7671"><time>2024-01-01T00:00:00Z</time></trkpt>
+            <trkpt lat="35.6822" lon="139.7681"/>
+            <trkpt lat="35.6832" lon="139.7691"><time>2024-01-01T00:00:20Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.write(toFile: track, atomically: true, encoding: .utf8)
+        let result = try await CLI.run(["replay", track, "--fast"])
+        #expect(result.status == 1)
+        let lines = try Self.expectErrorLines(result)
+        #expect(lines[0] == "locsim: error: \(track): 2 of 3 points have a <time> but this one has none (track segment 0, point 1)", "\(lines[0])")
+        #expect(lines[1].contains("--lenient") && !result.stderr.contains("ignoresTimestamps"), "\(lines[1])")
+        let lenient = try await CLI.run(["replay", track, "--fast", "--lenient"])
+        #expect(lenient.status == 0, "\(lenient.stderr)")
     }
 
     @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")

@@ -132,6 +132,9 @@ import Testing
         let events = try await server.call("HEAD", "/players/events")
         #expect(events.status == 200)
         #expect(events.body.isEmpty)
+        // The GET's length is unknown: no Content-Length (a 0 would be false), framed as the GET.
+        #expect(events.headers["content-length"] == nil, "\(events.headers)")
+        #expect(events.headers["transfer-encoding"] == "chunked", "\(events.headers)")
 
         await #expect(try server.call("DELETE", "/players/bob").status == 200)
         await #expect(try server.call("GET", "/players/bob").status == 404)

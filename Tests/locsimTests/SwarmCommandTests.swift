@@ -74,6 +74,13 @@ import Testing
             (["--failure-rate", "2"], "--failure-rate"),
             (["--failure-rate", "nan"], "--failure-rate"),
             (["--threads", "0"], "--threads"),
+            // Options a --virtual run has no use for, and game time in fractions of a second.
+            (["--connections", "0"], "--connections"),
+            (["--scenario-share", "2"], "--scenario-share"),
+            (["--timeout", "5s"], "--timeout"),
+            (["--sample-answers", "5"], "--sample-answers"),
+            (["--duration", "1.5", "--ramp", "0"], "--duration"),
+            (["--ramp", "0.5"], "--ramp"),
         ])
     func badOption(_ extra: [String], flag: String) async throws {
         let result = try await CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "1h"] + extra)

@@ -19,10 +19,17 @@ extension NMEALog {
         untimedStart: Date? = nil
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         _ = try FixFileFormat.input(track, what: what)
-        return try FixFileFormat.explainingGeoJSON {
-            try GPXReplay.reading(
-                routeFile: track, lenient: lenient, configuration: configuration, clock: ContinuousClock(),
-                now: { untimedStart ?? Date() })
+        do {
+            return try FixFileFormat.explainingGeoJSON {
+                try GPXReplay.reading(
+                    routeFile: track, lenient: lenient, configuration: configuration, clock: ContinuousClock(),
+                    now: { untimedStart ?? Date() })
+            }
+        } catch let error as SimulationError where error.code == .missingTimestamp {
+            // The library's remedies are its own settings: say the command's, and which file.
+            throw CommandFailure(
+                "\(track): \(error.message.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces)) (\(error.parameter))",
+                hint: "give every point a <time>, or none (then it is walked at constant speed); replay --lenient leaves the points without one out, each listed")
         }
     }
 }

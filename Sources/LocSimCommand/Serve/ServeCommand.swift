@@ -188,6 +188,9 @@ struct Serve: AsyncParsableCommand {
                 "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
                     + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
         }
+        if let gpsdPort = feed.gpsdPort, gpsdPort != 0, gpsdPort == port {
+            throw ValidationError("--gpsd-port \(gpsdPort) is --port's too: the HTTP server and the gpsd feed need a port each")
+        }
         // The gpsd protocol has no token: on the network only with --allow-anonymous.
         if feed.gpsdPort != nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
@@ -296,10 +299,15 @@ struct Serve: AsyncParsableCommand {
                     PlayerMapSessions(
                         hub: feedRuntime.hub, repository: repository, rule: configuration.audit.rule, scenarios: feedRuntime.scenarios)
                 ])
+        // A service that fails (a port in use, say) shuts the others down gracefully: the HTTP
+        // server drains instead of being cancelled mid-start, which Hummingbird logs as an error
+        // before the one that matters.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: backends + [server] + feedServices, gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
-                logger: logger))
+                services: (backends + [server] + feedServices).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
+                gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         do {
             defer { accessLog.flush() }
             try await group.run()

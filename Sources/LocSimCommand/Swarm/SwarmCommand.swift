@@ -120,7 +120,8 @@ struct SwarmCommand: AsyncParsableCommand {
                 ("--report", report != nil), ("--misbehave", misbehave != 0), ("--tracks", tracks != nil), ("--token", token != nil),
                 ("--scenario", scenario != nil),
                 ("--token-file", tokenFile != nil), ("--speed", speed != 1),
-                ("--format jsonl", format == .jsonl),
+                ("--format jsonl", format == .jsonl), ("--scenario-share", scenarioShare != nil), ("--connections", connections != 64),
+                ("--timeout", timeout.seconds != 10),
             ] where given {
                 throw ValidationError("\(flag) is for runs against --server, not --virtual")
             }
@@ -137,10 +138,11 @@ struct SwarmCommand: AsyncParsableCommand {
                 throw ValidationError("--server: \(error.message)")
             }
             #endif
-            for (flag, given) in [
-                ("--failure-rate", failureRate != 0), ("--every-fix", everyFix), ("--format json", format == .json),
-            ] where given {
-                throw ValidationError("\(flag) is for --virtual (against a server, failures are the server's)")
+            if failureRate != 0 {
+                throw ValidationError("--failure-rate is for --virtual (against a server, failures are the server's)")
+            }
+            for (flag, given) in [("--every-fix", everyFix), ("--format json", format == .json)] where given {
+                throw ValidationError("\(flag) is for --virtual (against a server, each request is reported as it is made)")
             }
             try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
             try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")
@@ -153,16 +155,20 @@ struct SwarmCommand: AsyncParsableCommand {
         }
         try checkOption(players, in: 1...VirtualSwarm.Configuration.maximumPlayers, flag: "--players")
         try checkOption(duration, in: 1...Double(VirtualSwarm.Configuration.maximumDurationSeconds), flag: "--duration")
+        for (value, flag) in [(duration, "--duration"), (ramp, "--ramp")] where value.seconds != value.seconds.rounded() {
+            throw ValidationError("\(flag) is in whole seconds of game time, got \(value.text)")
+        }
         guard ramp.seconds <= duration.seconds else {
             throw ValidationError("--ramp must not be longer than --duration \(duration.text), got \(ramp.text)")
         }
         try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
         if let threads { try checkOption(threads, in: 1...256, flag: "--threads") }
         try checkOption(sampleAnswers, in: 0...VirtualSwarm.Configuration.maximumPlayers, flag: "--sample-answers")
+        if sampleAnswers != 20, db == nil { throw ValidationError("--sample-answers needs --db PATH: the answers come from that index") }
         do {
             _ = try SwarmMix(parsing: mix)
         } catch {
-            throw ValidationError("--mix: \(error.message), got '\(mix)'")
+            throw ValidationError("--mix '\(mix)': \(error.message)")
         }
         _ = try parsedArea()
     }

@@ -96,7 +96,10 @@ package final class PlayerControlAPI: Sendable {
             PlayerListAnswer(players: hub.players.map(PlayerAnswer.init))
         }
         routes.post("/players") { request, _ in try await self.create(request) }
+        // The event streams take HEAD themselves: the router's HEAD from a GET would say
+        // `Content-Length: 0` for a body whose length is unknown.
         routes.get("/players/events") { request, _ in try self.stream(player: nil, request: request) }
+        routes.head("/players/events") { request, _ in try self.stream(player: nil, request: request) }
         routes.get("/players/{name}") { [hub] _, context in
             let name = try Self.name(context)
             guard let info = hub.info(name) else { throw Self.unknown(name) }
@@ -110,10 +113,12 @@ package final class PlayerControlAPI: Sendable {
         routes.post("/players/{name}/control") { request, context in
             try self.control(try Self.name(context), body: try await Self.body(of: request))
         }
-        routes.get("/players/{name}/fixes") { [hub] request, context in
-            let name = try Self.name(context)
-            guard hub.info(name) != nil else { throw Self.unknown(name) }
-            return try self.stream(player: name, request: request)
+        for method in [HTTPRequest.Method.get, .head] {
+            routes.on("/players/{name}/fixes", method: method) { [hub] request, context in
+                let name = try Self.name(context)
+                guard hub.info(name) != nil else { throw Self.unknown(name) }
+                return try self.stream(player: name, request: request)
+            }
         }
     }
 
@@ -229,7 +234,10 @@ package final class PlayerControlAPI: Sendable {
     /// HEAD, its headers only, with no subscription made.
     private func stream(player: String?, request: Request) throws(ServerError) -> Response {
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
-        guard request.method != .head else { return Response(status: .ok, headers: headers) }
+        // HEAD: a body of unknown length, as the GET's, that writes nothing (no subscription).
+        guard request.method != .head else {
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) })
+        }
         let frames = try events(of: player, after: request.headers[Self.lastEventIDHeader])
         return Response(
             status: .ok, headers: headers,

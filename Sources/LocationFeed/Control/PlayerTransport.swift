@@ -21,7 +21,7 @@ import LocationSimulation
 /// command moves the anchor to "now".
 ///
 /// Each fix is stamped as a receiver stamps it: with the wall-clock time at which it is sent
-/// (`origin` plus the clock's time since the transport was made), in whole milliseconds, each
+/// (`origin` plus the clock's time since the transport was made), in whole centiseconds, each
 /// later than the one before, so a jump (teleport, seek, loop) is one new fix at a new time and
 /// a pause or a speed factor never moves the stamps off the clock. The path's own time of the fix
 /// is its offset, reported beside it.
@@ -192,13 +192,14 @@ final class PlayerTransport: Sendable {
     static func seconds(_ value: Double) -> String { String(Int(value.rounded())) }
 
     /// The time a fix sent `elapsed` after `origin` is stamped with: that wall-clock time cut to
-    /// whole milliseconds (the resolution gpsd's reports carry), or a millisecond after `previous`
-    /// when that is not later, so no two fixes of a player share a stamp.
+    /// whole centiseconds (the resolution of an NMEA time, which a receiver's fixes carry), or a
+    /// centisecond after `previous` when that is not later, so no two fixes of a player share a
+    /// stamp in any form a client reads (a TPV's milliseconds, an RMC's `hhmmss.ss`).
     static func stamp(at elapsed: Duration, origin: Date, after previous: Date?) -> Date {
-        let milliseconds = (origin.timeIntervalSince1970 + elapsed.fractionalSeconds) * 1000
-        let time = Date(timeIntervalSince1970: milliseconds.rounded(.down) / 1000)
-        guard let previous, time <= previous else { return time }
-        return Date(timeIntervalSince1970: ((previous.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
+        let centiseconds = ((origin.timeIntervalSince1970 + elapsed.fractionalSeconds) * 100).rounded(.down)
+        guard let previous else { return Date(timeIntervalSince1970: centiseconds / 100) }
+        let after = (previous.timeIntervalSince1970 * 100).rounded() + 1
+        return Date(timeIntervalSince1970: max(centiseconds, after) / 100)
     }
 
     private enum Step {

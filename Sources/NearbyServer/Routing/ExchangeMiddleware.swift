@@ -59,8 +59,15 @@ struct ExchangeMiddleware: RouterMiddleware {
             // zlib failing is the machine's trouble (memory), not the client's: it gets the plain body.
             routes.logger.error("gzip failed, answering uncompressed: \(error)", metadata: ["client": .string(context.client)])
         }
-        // HEAD is GET without the body (RFC 9110 §9.3.2): the same work, headers and length.
-        if request.method == .head { response = response.createHeadResponse() }
+        // HEAD is GET without the body (RFC 9110 §9.3.2): the same work, headers and length. A
+        // body of unknown length (an event stream) stays so: no `Content-Length: 0` that the GET
+        // would not send; NIO's encoder then frames the HEAD answer as the GET's, with no body.
+        if request.method == .head {
+            response =
+                response.body.contentLength == nil
+                ? Response(status: response.status, headers: response.headers, body: ResponseBody { writer in try await writer.finish(nil) })
+                : response.createHeadResponse()
+        }
         record(response.status.code, request: request, context: context, started: started)
         return response
     }
