@@ -355,17 +355,22 @@ struct NearbyRoutes: Sendable {
     /// `GET /audit[?cursor=SEQ][&limit=N]`: every count, and one page of the timelines (the
     /// entries after `cursor`, at most `limit`, 1...10,000, default 1,000) with the next cursor.
     private func audit(_ uri: URI) throws(ServerError) -> Response {
-        let parameters = QueryParameters.of(uri)
         let maximum = FetchAudit.pageSizes.maximum
         func value(_ name: String, default fallback: Int, range: ClosedRange<Int>, meaning: String) -> Result<Int, ServerError> {
-            guard let text = parameters.first(where: { $0.name == name })?.value else { return .success(fallback) }
+            let given: Substring?
+            do throws(ServerError) {
+                given = try QueryParameters.only(name, in: uri)
+            } catch {
+                return .failure(error)
+            }
+            guard let text = given else { return .success(fallback) }
             guard let number = Int(text), range.contains(number) else {
                 return .failure(
                     .badRequest("\(name) must be \(meaning), got '\(TextExcerpt.render(String(text), limit: 64))'", parameter: name))
             }
             return .success(number)
         }
-        let cursor = value("cursor", default: 0, range: 0...Int.max, meaning: "a whole number >= 0 (the 'next' of the page before)")
+        let cursor = value("cursor", default: 0, range: 0...Int.max, meaning: "a whole number within 0...\(Int.max) (the 'next' of the page before)")
         let limit = value("limit", default: FetchAudit.pageSizes.default, range: 1...maximum, meaning: "a whole number within 1...\(maximum)")
         switch (cursor, limit) {
         case (.failure(let error), _), (_, .failure(let error)): throw error
@@ -377,7 +382,7 @@ struct NearbyRoutes: Sendable {
     /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one
     /// named (as `/audit` names it); verdicts so far are kept and still count.
     private func auditReset(_ uri: URI) throws(ServerError) -> Response {
-        let client = QueryParameters.first("client", in: uri).map(String.init)
+        let client = try QueryParameters.only("client", in: uri).map(String.init)
         if let client, client.isEmpty {
             throw .badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client")
         }

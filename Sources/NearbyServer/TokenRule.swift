@@ -33,12 +33,21 @@ package struct TokenRule: Sendable {
 
     /// Whether an `Authorization` header value admits the caller.
     package func admits(authorization: String?) -> Bool {
-        guard let token else {
-            guard acceptAnyToken else { return true }
-            return Self.bearer(authorization).map { BearerToken.problem(with: String($0)) == nil } ?? false
+        refusal(authorization: authorization) == nil
+    }
+
+    /// Why an `Authorization` header value does not admit the caller (never showing the token),
+    /// or nil when it does.
+    package func refusal(authorization: String?) -> String? {
+        guard token != nil || acceptAnyToken else { return nil }
+        guard let authorization else { return "this server needs 'Authorization: Bearer <token>'" }
+        guard let presented = Self.bearer(authorization), !presented.isEmpty else {
+            return "the Authorization header is not 'Bearer <token>'"
         }
-        guard let presented = Self.bearer(authorization) else { return false }
-        return Self.constantTimeEqual(Array(presented.utf8), token)
+        guard let token else {
+            return BearerToken.problem(with: String(presented)).map { "the bearer token is malformed: \($0)" }
+        }
+        return Self.constantTimeEqual(Array(presented.utf8), token) ? nil : "the bearer token is not this server's"
     }
 
     /// The token of a `Bearer` header value (the scheme is case-insensitive), or nil.

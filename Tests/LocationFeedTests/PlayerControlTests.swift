@@ -496,6 +496,7 @@ struct PlayerControlTests {
             (#"{"action":"loop"}"#, "loop"),
             (#"{"action":"loop","loop":"yes"}"#, "loop"),
             (#"{"action":"pause","speed":2}"#, "speed"),
+            (#"{"action":"speed","speed":2,"speed":3}"#, "speed"),
         ]
         for (body, parameter) in cases {
             let answer = try await feed.control(body)

@@ -340,6 +340,15 @@ import Testing
             }
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: "Bearer é"]) {
                 #expect($0.status == .unauthorized)
+                #expect(String(buffer: $0.body).contains("the bearer token is malformed"), "\(String(buffer: $0.body))")
+            }
+            // Each refusal says what is wrong with the header (never that the token is not the
+            // server's: any well-formed one is).
+            for value in ["Basic dXNlcjpwdw==", "Bearer", "Bearer a b"] {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.authorization: value]) {
+                    #expect($0.status == .unauthorized, "\(value)")
+                    #expect(!String(buffer: $0.body).contains("not this server's"), "\(value): \(String(buffer: $0.body))")
+                }
             }
         }
         #expect(server.state.audit.records.map(\.client) == [
@@ -359,6 +368,24 @@ import Testing
         // A header that carries a credential would put it in the log, /audit and the report.
         for header in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie"] {
             #expect(throws: ServerConfigurationError.self, "\(header)") { try NearbyServer.Configuration(auditClientHeader: header) }
+        }
+    }
+
+    @Test("A parameter of /audit or /audit/reset given twice is a 400 naming it, as on the nearby route")
+    func repeatedParameters() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        try await server.test(.router) { client in
+            for (uri, method, parameter) in [
+                ("/audit?limit=3&limit=4", HTTPRequest.Method.get, "limit"), ("/audit?cursor=1&cursor=2", .get, "cursor"),
+                ("/audit/reset?client=player:a&client=player:b", .post, "client"),
+            ] {
+                try await client.execute(uri: uri, method: method) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(String(buffer: response.body).contains(#""parameter":"\#(parameter)""#), "\(uri): \(String(buffer: response.body))")
+                }
+            }
         }
     }
 

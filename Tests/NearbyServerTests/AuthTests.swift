@@ -65,6 +65,12 @@ import Testing
         #expect(log.all[1].contains("radius=100.0&ACCESS_TOKEN=REDACTED&x=1 200"), "\(log.all[1])")
         #expect(AccessLog.redactingCredentials("/a?tokenish=1&b") == "/a?tokenish=1&b")
         #expect(AccessLog.redactingCredentials("/a?token") == "/a?token")
+        // A 60 KB query is a short line, its length said.
+        let long = AccessLog.Record(
+            time: Date(timeIntervalSince1970: 0), method: "GET", target: "/a?x=" + String(repeating: "y", count: 60_000), status: 400,
+            duration: .milliseconds(1), client: "c")
+        #expect(long.target.utf8.count < AccessLog.targetLimit + 40)
+        #expect(long.target.hasSuffix("…(60005 bytes)"), "\(long.target.suffix(40))")
     }
 
     @Test("A token client's name is HMAC-SHA256 under the process's own random key: stable within it, unrelated across keys")

@@ -256,6 +256,12 @@ import Testing
         #expect(lines[1].contains("--lenient") && !result.stderr.contains("ignoresTimestamps"), "\(lines[1])")
         let lenient = try await CLI.run(["replay", track, "--fast", "--lenient"])
         #expect(lenient.status == 0, "\(lenient.stderr)")
+        // A log with no fix at all names the file too.
+        let empty = directory + "/nothing.nmea"
+        try "hello\nnot a sentence\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let none = try await CLI.run(["replay", empty, "--fast"])
+        #expect(none.status == 1)
+        #expect(try Self.expectErrorLines(none)[0].hasPrefix("locsim: error: \(empty)"), "\(none.stderr)")
     }
 
     @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")

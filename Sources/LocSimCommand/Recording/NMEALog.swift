@@ -30,6 +30,9 @@ extension NMEALog {
             throw CommandFailure(
                 "\(track): \(error.message.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces)) (\(error.parameter))",
                 hint: "give every point a <time>, or none (then it is walked at constant speed); replay --lenient leaves the points without one out, each listed")
+        } catch let error as SimulationError where error.code == .emptyPath {
+            throw CommandFailure(
+                "\(track): \(error.message)", hint: "a walk needs at least one point with a position; 'locsim track stats \(track)' shows what the file holds")
         }
     }
 }

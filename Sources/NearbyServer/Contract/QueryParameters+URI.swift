@@ -11,4 +11,12 @@ extension QueryParameters {
     static func first(_ wanted: String, in uri: URI) -> Substring? {
         uri.queryParameters.first { name($0.key) == wanted }?.value
     }
+
+    /// The value of the parameter called `wanted`, or nil when it is absent; a 400 naming it when
+    /// it is given more than once (as the nearby route says it: which one was meant is a guess).
+    static func only(_ wanted: String, in uri: URI) throws(ServerError) -> Substring? {
+        let values = uri.queryParameters.filter { name($0.key) == wanted }.map(\.value)
+        guard values.count <= 1 else { throw .badRequest("\(wanted) is given \(values.count) times; give it once", parameter: wanted) }
+        return values.first
+    }
 }

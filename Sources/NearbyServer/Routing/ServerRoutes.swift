@@ -96,11 +96,8 @@ struct TokenMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let authorization = request.headers[.authorization]
-        guard rule.admits(authorization: authorization) else {
-            throw ServerError(
-                .unauthorized, status: 401,
-                authorization == nil ? "this server needs 'Authorization: Bearer <token>'" : "the bearer token is not this server's")
+        if let refusal = rule.refusal(authorization: request.headers[.authorization]) {
+            throw ServerError(.unauthorized, status: 401, refusal)
         }
         return try await next(request, context)
     }
