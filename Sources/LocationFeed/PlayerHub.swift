@@ -487,9 +487,17 @@ package final class PlayerHub: Service, Sendable {
         // own (a relayed receiver's, a replayed NMEA log's; none, as from gpsd, for a relayed
         // receiver that gave none), else the player's.
         let sky = fix.receiver?.sky ?? (fix.source == .gpsd ? nil : entry.sky.sky(for: fix))
+        // The NMEA's DOPs are the sky's too (GSA's PDOP, HDOP, VDOP), as a receiver's would be:
+        // a gpsd reading it then reports the SKY's DOPs, not ones of its own making.
+        var told = fix
+        if told.receiver == nil, let sky {
+            var report = ReceiverReport()
+            report.sky = sky
+            told.receiver = report
+        }
         let nmea: String
         do {
-            nmea = fix.hasPosition ? try writer.string(for: fix, sky: sky.map { NMEAWriter.tellable($0.satellites) }) : ""
+            nmea = fix.hasPosition ? try writer.string(for: told, sky: sky.map { NMEAWriter.tellable($0.satellites) }) : ""
         } catch {
             // A fix NMEA cannot carry (a date outside 1980…2079) still goes out as JSON.
             nmea = ""

@@ -244,6 +244,25 @@ struct GPSDSessionTests {
                 == names.map { "/dev/locsim/\($0)" })
     }
 
+    @Test("A player's GSA carries its SKY's PDOP, HDOP and VDOP (a gpsd fed the NMEA reports those, not its own)")
+    func nmeaDOPsAreTheSky() async throws {
+        let feed = try VirtualFeed()
+        defer { feed.stop() }
+        await feed.run(until: 4)
+        #expect(feed.received.contains { $0.fix.hasPosition })
+        for update in feed.received where update.fix.hasPosition {
+            let sky = try object(Substring(update.sky))
+            let gsa = try #require(update.nmea.split(separator: "\r\n").first { $0.hasPrefix("$GPGSA") })
+            // $GPGSA,A,3,<12 satellites>,PDOP,HDOP,VDOP*CS
+            let fields = gsa.split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false)
+            let dops = fields.suffix(3).map { Double($0) }
+            for (value, name) in zip(dops, ["pdop", "hdop", "vdop"]) {
+                let said = try #require(sky[name] as? Double, "\(name) in \(update.sky)")
+                #expect(value.map { abs($0 - said) <= 0.005 + 1e-9 } == true, "\(name): GSA \(String(describing: value)), SKY \(said)")
+            }
+        }
+    }
+
     @Test("POLL fits gpsd_json(5)'s 4,096-byte line whatever the number of players, with gpsd 3.22's members in order")
     func pollFits() async throws {
         let feed = try VirtualFeed(names: (1...7).map { "p\($0)" })

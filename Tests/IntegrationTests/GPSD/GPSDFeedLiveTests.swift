@@ -195,14 +195,14 @@ struct GPSDFeedLiveTests {
                             break
                     s.close()
                     return {"watch": watch, "tpv": tpv}
-                for request in ['?WATCH={"enable":true,"json":true}', '?WATCH={"enable":true};']:
+                for request in ['?WATCH={"enable":true,"json":true}', '?WATCH={"enable":true};', '?WATCH={"json":true};']:
                     print(json.dumps({"request": request, "locsim": ask(int(sys.argv[1]), request, True), "gpsd": ask(int(sys.argv[2]), request, False)}), flush=True)
                 """
             let child = try await ChildProcess([Self.python, "-c", script, String(feed.port), String(daemon.port)])
             defer { child.stop() }
             #expect(try await child.waitForExit(timeout: .seconds(60)) == .exited(0), "\(child.errors)")
             let rows = try child.output.split(separator: "\n").map { try object($0) }
-            try #require(rows.count == 2, "\(child.output)")
+            try #require(rows.count == 3, "\(child.output)")
             for row in rows {
                 let locsim = try #require(row["locsim"] as? [String: Any]), gpsd = try #require(row["gpsd"] as? [String: Any])
                 let locsimWatch = locsim["watch"] as? [String: Bool], gpsdWatch = gpsd["watch"] as? [String: Bool]
@@ -211,6 +211,8 @@ struct GPSDFeedLiveTests {
             // The bare JSON request streams reports; 'enable' alone streams none, from either.
             #expect((rows[0]["locsim"] as? [String: Any])?["tpv"] as? Bool == true, "\(rows[0])")
             #expect((rows[1]["locsim"] as? [String: Any])?["tpv"] as? Bool == false, "\(rows[1])")
+            // A WATCH that does not say 'enable' enables: JSON alone streams, from either.
+            #expect((rows[2]["locsim"] as? [String: Any])?["tpv"] as? Bool == true, "\(rows[2])")
         }
     }
 
