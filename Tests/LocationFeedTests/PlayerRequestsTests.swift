@@ -34,8 +34,8 @@ import Testing
             (#"{"name":"dave"}"#, "spec", "missing: a path such as"),
             (#"{"name":null,"spec":"line"}"#, "name", "must not be null"),
             (#"{"name":7,"spec":"line"}"#, "name", "must be a string"),
-            (#"{"name":"dave","spec":"line","speed":true}"#, "speed", "must be a number"),
-            (#"{"name":"dave","spec":"line","loop":"yes"}"#, "loop", "must be true or false"),
+            (#"{"name":"dave","spec":"line","speed":true}"#, "speed", "must be a number, got true"),
+            (#"{"name":"dave","spec":"line","loop":"yes"}"#, "loop", "must be true or false, got \"yes\""),
             (#"{"name":"dave","spec":"line","colour":"red"}"#, "colour", "unknown field (this body takes name, spec, speed, loop)"),
         ])
     func newPlayerFailures(body: String, parameter: String, message: String) throws {
@@ -60,10 +60,10 @@ import Testing
         "A bad control body names the field and says what is wrong",
         arguments: [
             (#"{}"#, "action", "missing"),
-            (#"{"action":7}"#, "action", "must be a string"),
+            (#"{"action":7}"#, "action", "must be a string, got 7"),
             (#"{"action":"fly"}"#, "action", "unknown action 'fly': one of pause, resume, speed, seek, teleport, loop"),
             (#"{"action":"speed"}"#, "speed", "missing: the speed factor"),
-            (#"{"action":"speed","speed":"fast"}"#, "speed", "must be a number"),
+            (#"{"action":"speed","speed":"fast"}"#, "speed", "must be a number, got \"fast\""),
             (#"{"action":"seek"}"#, "offset", "missing: 'offset' (seconds) or 'fraction'"),
             (#"{"action":"seek","offset":1,"fraction":0.5}"#, "fraction", "give 'offset' or 'fraction', not both"),
             (#"{"action":"teleport","lat":91,"lng":0}"#, "lat", ""),

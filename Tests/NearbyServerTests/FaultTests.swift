@@ -54,6 +54,7 @@ import Testing
         (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
         (#"[{"delay": "fast"}]"#, #"step 1: delay must be milliseconds or a duration like 800ms or 2s, got "fast""#),
         (#"[{"delay": -5}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got -5"),
+        (#"[{"delay": 1e400}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got a number too large for a Double"),
         (#"[{"delay": true}]"#, "got true"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
         (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"),
         (#"[{}, {"status": 503, "status": 200}]"#, "step 2: 'status' is given twice"),

@@ -58,17 +58,20 @@ package enum JSONValue: Sendable {
         if case .number(let value) = self { value } else { nil }
     }
 
-    /// The value as an error message quotes it: `null`, `true`, `800`, `1.5`, `"fast"`, `an array`,
-    /// `an object`.
+    /// The value as an error message quotes it: `null`, `true`, `800`, `1.5`, `"fast"` (a string
+    /// cut to 64 characters), `an array`, `an object`, and a number too large for a `Double`
+    /// (`1e400`) as such rather than as the `null` JSON would write.
     package var text: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return String(value)
+        case .number(let value) where !value.isFinite:
+            return "a number too large for a Double"  // 1e400: JSON would write it as null
         case .number(let value):
             var json = JSONWriter(capacity: 32)
             json.number(value, decimals: nil)
             return json.text
-        case .string(let value): return "\"\(value)\""
+        case .string(let value): return "\"\(TextExcerpt.render(value, limit: 64))\""
         case .array: return "an array"
         case .object: return "an object"
         }

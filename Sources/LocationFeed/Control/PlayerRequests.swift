@@ -156,14 +156,19 @@ extension StrictRequestBody {
         do {
             return try JSONDecoder().decode(Self.self, from: Data(body))
         } catch let error as DecodingError {
-            throw Self.problem(error)
+            throw Self.problem(error, members: members)
         } catch {
             throw ConfigurationError(parameter: "body", "could not be read: \(error)")
         }
     }
 
-    /// `error` in the words of the control API's other answers, naming the field.
-    static func problem(_ error: DecodingError) -> ConfigurationError {
+    /// `error` in the words of the control API's other answers, naming the field and, for a
+    /// value of the wrong type, quoting it (cut to 64 characters) as the query string's errors do.
+    static func problem(_ error: DecodingError, members: [(name: String, value: JSONValue)] = []) -> ConfigurationError {
+        func given(_ path: [any CodingKey]) -> String {
+            guard path.count == 1, let value = members.first(where: { $0.name == path[0].stringValue })?.value else { return "" }
+            return ", got " + value.text
+        }
         func field(_ path: [any CodingKey]) -> String {
             path.isEmpty ? "body" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }
@@ -182,7 +187,7 @@ extension StrictRequestBody {
                 case is Double.Type, is Int.Type: "a number"
                 default: "\(type)"
                 }
-            return ConfigurationError(parameter: field(context.codingPath), "must be \(expected)")
+            return ConfigurationError(parameter: field(context.codingPath), "must be \(expected)\(given(context.codingPath))")
         case .dataCorrupted(let context):
             return ConfigurationError(parameter: field(context.codingPath), context.debugDescription)
         @unknown default:
