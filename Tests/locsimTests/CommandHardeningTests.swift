@@ -222,88 +222,84 @@ import Testing
 
     @Test("Hints name only what the command takes: --format geonames for a GeoNames header, no --lenient for index query")
     func hintsFitTheCommand() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "lat,lon,name,admin1,admin2,cc\n35.68,139.76,Tokyo,13,,JP\n".write(toFile: directory + "/g.csv", atomically: true, encoding: .utf8)
-        let geonames = try await CLI.run(["index", "import", directory + "/g.csv", "--db", directory + "/g.sqlite"])
-        #expect(geonames.status == 1)
-        #expect(try Self.expectErrorLines(geonames)[1].contains("--format geonames"), "\(geonames.stderr)")
-        try "lat,lon,radius\n35.68,east,100\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
-        let query = try await CLI.run(["index", "query", "--queries", directory + "/q.csv", "--format", "jsonl"])
-        #expect(query.status == 1, "\(query.stderr)")
-        #expect(!query.stderr.contains("--lenient"), "\(query.stderr)")
+        try await withScratchFolder("locsim-hardening") { directory in
+            try "lat,lon,name,admin1,admin2,cc\n35.68,139.76,Tokyo,13,,JP\n".write(toFile: directory + "/g.csv", atomically: true, encoding: .utf8)
+            let geonames = try await CLI.run(["index", "import", directory + "/g.csv", "--db", directory + "/g.sqlite"])
+            #expect(geonames.status == 1)
+            #expect(try Self.expectErrorLines(geonames)[1].contains("--format geonames"), "\(geonames.stderr)")
+            try "lat,lon,radius\n35.68,east,100\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
+            let query = try await CLI.run(["index", "query", "--queries", directory + "/q.csv", "--format", "jsonl"])
+            #expect(query.status == 1, "\(query.stderr)")
+            #expect(!query.stderr.contains("--lenient"), "\(query.stderr)")
+        }
     }
 
     @Test("A walk where only some points have a time: the file and the point named, the command's remedy (not a library setting)")
     func someTimesMissing() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let track = directory + "/mixed.gpx"
-        try """
-            <?xml version="1.0"?>
-            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
-            <trkpt lat="35.6812" lon="139.7671"><time>2024-01-01T00:00:00Z</time></trkpt>
-            <trkpt lat="35.6822" lon="139.7681"/>
-            <trkpt lat="35.6832" lon="139.7691"><time>2024-01-01T00:00:20Z</time></trkpt>
-            </trkseg></trk></gpx>
-            """.write(toFile: track, atomically: true, encoding: .utf8)
-        let result = try await CLI.run(["replay", track, "--fast"])
-        #expect(result.status == 1)
-        let lines = try Self.expectErrorLines(result)
-        #expect(lines[0] == "locsim: error: \(track): 2 of 3 points have a <time> but this one has none (track segment 0, point 1)", "\(lines[0])")
-        #expect(lines[1].contains("--lenient") && !result.stderr.contains("ignoresTimestamps"), "\(lines[1])")
-        let lenient = try await CLI.run(["replay", track, "--fast", "--lenient"])
-        #expect(lenient.status == 0, "\(lenient.stderr)")
-        // A log with no fix at all names the file too.
-        let empty = directory + "/nothing.nmea"
-        try "hello\nnot a sentence\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        let none = try await CLI.run(["replay", empty, "--fast"])
-        #expect(none.status == 1)
-        #expect(try Self.expectErrorLines(none)[0].hasPrefix("locsim: error: \(empty)"), "\(none.stderr)")
+        try await withScratchFolder("locsim-hardening") { directory in
+            let track = directory + "/mixed.gpx"
+            try """
+                <?xml version="1.0"?>
+                <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+                <trkpt lat="35.6812" lon="139.7671"><time>2024-01-01T00:00:00Z</time></trkpt>
+                <trkpt lat="35.6822" lon="139.7681"/>
+                <trkpt lat="35.6832" lon="139.7691"><time>2024-01-01T00:00:20Z</time></trkpt>
+                </trkseg></trk></gpx>
+                """.write(toFile: track, atomically: true, encoding: .utf8)
+            let result = try await CLI.run(["replay", track, "--fast"])
+            #expect(result.status == 1)
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0] == "locsim: error: \(track): 2 of 3 points have a <time> but this one has none (track segment 0, point 1)", "\(lines[0])")
+            #expect(lines[1].contains("--lenient") && !result.stderr.contains("ignoresTimestamps"), "\(lines[1])")
+            let lenient = try await CLI.run(["replay", track, "--fast", "--lenient"])
+            #expect(lenient.status == 0, "\(lenient.stderr)")
+            // A log with no fix at all names the file too.
+            let empty = directory + "/nothing.nmea"
+            try "hello\nnot a sentence\n".write(toFile: empty, atomically: true, encoding: .utf8)
+            let none = try await CLI.run(["replay", empty, "--fast"])
+            #expect(none.status == 1)
+            #expect(try Self.expectErrorLines(none)[0].hasPrefix("locsim: error: \(empty)"), "\(none.stderr)")
+        }
     }
 
     @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")
     func simulateOutInterrupted() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for name in ["walk.gpx", "walk.nmea"] {
-            let out = directory + "/" + name
-            let command = try await LiveCommand(Self.line + ["--speed", "1", "--out", out])
-            defer { command.stop() }
-            try await command.child.wait(for: "the start line") { command.child.errors.contains("Ctrl-C stops the walk there") }
-            command.interrupt()
-            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
-            #expect(command.child.errors.contains("locsim: interrupted: wrote \(out) with the walk up to the signal"), "\(command.child.errors)")
-            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial-") }
-            #expect(left.isEmpty, "left \(left)")
-            let read = try await CLI.run(["track", "stats", out])
-            #expect(read.status == 0, "the file is whole: \(read.stderr)")
+        try await withScratchFolder("locsim-hardening") { directory in
+            for name in ["walk.gpx", "walk.nmea"] {
+                let out = directory + "/" + name
+                let command = try await LiveCommand(Self.line + ["--speed", "1", "--out", out])
+                defer { command.stop() }
+                try await command.child.wait(for: "the start line") { command.child.errors.contains("Ctrl-C stops the walk there") }
+                command.interrupt()
+                #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+                #expect(command.child.errors.contains("locsim: interrupted: wrote \(out) with the walk up to the signal"), "\(command.child.errors)")
+                let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial-") }
+                #expect(left.isEmpty, "left \(left)")
+                let read = try await CLI.run(["track", "stats", out])
+                #expect(read.status == 0, "the file is whole: \(read.stderr)")
+            }
         }
     }
 
     @Test("index import: Ctrl-C mid-way imports nothing, says so, exits 130, and a new index file is not left behind")
     func importInterrupted() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-hardening-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // Enough rows that the signal, sent at the first progress line (100,000 rows read), finds
-        // the import still running.
-        let csv = directory + "/many.csv"
-        var text = "id,name,lat,lon\n"
-        for i in 0..<600_000 { text += "p\(i),P,\(35 + Double(i % 1000) / 1000),\(139 + Double(i / 1000) / 1000)\n" }
-        try text.write(toFile: csv, atomically: true, encoding: .utf8)
-        let db = directory + "/new.sqlite"
-        let command = try await LiveCommand(["index", "import", csv, "--db", db, "--progress"])
-        defer { command.stop() }
-        try await command.child.wait(for: "the first progress line") { command.child.errors.contains("read ") }
-        command.interrupt()
-        #expect(try await command.waitForExit(timeout: .seconds(60)) == .exited(130), "\(command.child.errors)")
-        #expect(command.child.errors.contains("locsim: interrupted: nothing was imported; \(db) is as it was before"), "\(command.child.errors)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
-        #expect(left.isEmpty, "left \(left)")
+        try await withScratchFolder("locsim-hardening") { directory in
+            // Enough rows that the signal, sent at the first progress line (100,000 rows read), finds
+            // the import still running.
+            let csv = directory + "/many.csv"
+            var text = "id,name,lat,lon\n"
+            for i in 0..<600_000 { text += "p\(i),P,\(35 + Double(i % 1000) / 1000),\(139 + Double(i / 1000) / 1000)\n" }
+            try text.write(toFile: csv, atomically: true, encoding: .utf8)
+            let db = directory + "/new.sqlite"
+            let command = try await LiveCommand(["index", "import", csv, "--db", db, "--progress"])
+            defer { command.stop() }
+            try await command.child.wait(for: "the first progress line") { command.child.errors.contains("read ") }
+            command.interrupt()
+            #expect(try await command.waitForExit(timeout: .seconds(60)) == .exited(130), "\(command.child.errors)")
+            #expect(command.child.errors.contains("locsim: interrupted: nothing was imported; \(db) is as it was before"), "\(command.child.errors)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
+            #expect(left.isEmpty, "left \(left)")
+        }
     }
 
     @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")

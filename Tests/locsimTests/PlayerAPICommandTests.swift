@@ -143,6 +143,30 @@ import Testing
         #expect(try await server.command.waitForExit(timeout: .seconds(30)) == .exited(0))
     }
 
+    @Test("A page of another origin cannot change the server's state (CSRF): its POST or DELETE is a 403 naming Origin; the server's own page and non-browser clients can")
+    func otherOriginsRefused() async throws {
+        let server = try await ServeProcess.start(["--player", "alice=\(Self.line)"])
+        defer { server.command.stop() }
+        let evil = ["Origin": "http://evil.example"]
+        for (method, path, body) in [
+            ("POST", "/players/alice/control", #"{"action":"pause"}"#),
+            ("POST", "/players", #"{"name":"csrf","spec":"stationary:35.68,139.76 --duration 1m"}"#),
+            ("DELETE", "/players/alice", ""), ("POST", "/audit/reset", ""),
+        ] {
+            let refused = try await server.call(method, path, body, contentType: "text/plain", headers: evil)
+            #expect(refused.status == 403, "\(method) \(path): \(refused.body)")
+            #expect((refused.json["error"] as? [String: Any])?["parameter"] as? String == "Origin", "\(refused.body)")
+        }
+        #expect(try await server.call("GET", "/players/csrf").status == 404, "no player was added")
+        #expect(try await server.call("GET", "/players/alice").json["state"] as? String != "paused")
+        // The live map (this server's own origin) and a client with no Origin are served.
+        let own = ["Origin": server.base]
+        #expect(try await server.call("POST", "/players/alice/control", #"{"action":"pause"}"#, headers: own).status == 200)
+        #expect(try await server.call("POST", "/players/alice/control", #"{"action":"resume"}"#).status == 200)
+        // Reading stays open to any origin (a browser keeps the answer from the other page).
+        #expect(try await server.call("GET", "/players", headers: evil).status == 200)
+    }
+
     @Test("Server-Sent Events show pause, resume and teleport as they happen, a gpsd client sees the teleport, a quiet stream gets heartbeats")
     func eventsAndGPSD() async throws {
         let server = try await ServeProcess.start(

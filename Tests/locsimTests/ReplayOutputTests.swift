@@ -125,23 +125,22 @@ import Testing
 
     @Test("--fast of a walk without times gives the same log on every run: it starts at 2000-01-01T00:00:00Z, as a scenario's untimed route")
     func fastUntimedIsReproducible() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let track = directory + "/untimed.gpx"
-        try """
-            <?xml version="1.0"?>
-            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
-            <trkpt lat="35.6812" lon="139.7671"/><trkpt lat="35.6822" lon="139.7681"/><trkpt lat="35.6832" lon="139.7691"/>
-            </trkseg></trk></gpx>
-            """.write(toFile: track, atomically: true, encoding: .utf8)
-        let index = try await Self.emptyIndex(in: directory)
-        let arguments = ["replay", track, "--fast", "--format", "jsonl", "--db", index]
-        let first = try await CLI.run(arguments)
-        #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains(#""t":"2000-01-01T00:00:00.000Z""#), "\(first.stdout.prefix(300))")
-        let second = try await CLI.run(arguments)
-        #expect(second.stdout == first.stdout)
+        try await withScratchFolder("locsim-replay-output") { directory in
+            let track = directory + "/untimed.gpx"
+            try """
+                <?xml version="1.0"?>
+                <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+                <trkpt lat="35.6812" lon="139.7671"/><trkpt lat="35.6822" lon="139.7681"/><trkpt lat="35.6832" lon="139.7691"/>
+                </trkseg></trk></gpx>
+                """.write(toFile: track, atomically: true, encoding: .utf8)
+            let index = try await Self.emptyIndex(in: directory)
+            let arguments = ["replay", track, "--fast", "--format", "jsonl", "--db", index]
+            let first = try await CLI.run(arguments)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains(#""t":"2000-01-01T00:00:00.000Z""#), "\(first.stdout.prefix(300))")
+            let second = try await CLI.run(arguments)
+            #expect(second.stdout == first.stdout)
+        }
     }
 
     /// How many fix lines a jsonl log has.

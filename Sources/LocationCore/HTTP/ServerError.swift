@@ -15,6 +15,7 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Value: String, Sendable {
             case badRequest = "bad_request"
             case unauthorized
+            case forbidden
             case notFound = "not_found"
             case methodNotAllowed = "method_not_allowed"
             case unavailable
@@ -31,6 +32,9 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let badRequest = Code(value: .badRequest)
         /// No bearer token, or the wrong one (401).
         package static let unauthorized = Code(value: .unauthorized)
+        /// A request the server refuses whoever sends it (403): one that would change its state,
+        /// sent by a page of another origin.
+        package static let forbidden = Code(value: .forbidden)
         /// No such path (404).
         package static let notFound = Code(value: .notFound)
         /// The path exists, the method does not (405).

@@ -87,6 +87,38 @@ final class RouteMethodTable: Sendable {
     }
 }
 
+/// Refuses a request that would change the server's state (any method but GET and HEAD: add,
+/// control or remove a player, reset the audit) when a browser says it comes from a page of
+/// another origin: otherwise any site open in the tester's browser could do so to a server on
+/// their machine, which needs no token on 127.0.0.1 (cross-site request forgery; a `text/plain`
+/// or form POST needs no preflight). Browsers send `Origin` with such requests; the live map,
+/// served by this server, is of its origin. Clients that are not browsers send no `Origin` and
+/// are not affected. A 403 naming `Origin`.
+struct SameOriginMiddleware: RouterMiddleware {
+    typealias Context = NearbyRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if request.method != .get, request.method != .head, let origin = request.headers[.origin],
+            !Self.isSameOrigin(origin, authority: request.head.authority)
+        {
+            throw ServerError(
+                .forbidden, status: 403,
+                "a page of another origin (\(TextExcerpt.render(origin, limit: 64))) may not change this server's players or audit",
+                parameter: "Origin")
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether `origin` (`http://127.0.0.1:8080`) is the server the request was sent to
+    /// (its `Host`, `authority`). `null` (a sandboxed page, a file) is no origin of this server.
+    static func isSameOrigin(_ origin: String, authority: String?) -> Bool {
+        guard let authority, !authority.isEmpty else { return false }
+        return origin.lowercased() == "http://" + authority.lowercased()
+    }
+}
+
 /// Refuses a request without the server's bearer token (``TokenRule``): a 401 naming what is
 /// missing, before the route runs.
 struct TokenMiddleware: RouterMiddleware {

@@ -168,7 +168,7 @@ import Testing
                 #expect(error.code == .schema)
                 #expect(error.message.contains("locsim index import"), "\(error)")
             }
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 // The same places into SQLite, then one file into both: b moves to c's tile, d is new.
                 try "id,name,lat,lon,kind,level\na,Alpha,35.6812,139.7671,shop,2\nb,Beta,35.6813,139.7672,,\nc,Gamma,35.7,139.8,park,\n"
                     .write(toFile: directory + "/v1.csv", atomically: true, encoding: .utf8)

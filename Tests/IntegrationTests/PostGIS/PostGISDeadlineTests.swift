@@ -49,7 +49,7 @@ import Testing
         seed: UInt64, _ body: (PostgresServer, PostGISPlaceStore, [NearbyPlace]) async throws -> Void
     ) async throws {
         try await withPostGIS(queryTimeout: Self.deadline) { server, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 _ = try writeTestPlaces(to: directory + "/places.csv", seed: seed)
                 try await store.importPlaces(fromFile: directory + "/places.csv")
                 let expected = try await store.places(near: Self.center, within: 5_000)
@@ -178,7 +178,7 @@ import Testing
         try await PostgresServer.with { primary in
             let replica = try await PostgresServer.startReplica(of: primary)
             do {
-                try await withTemporaryDirectory { directory in
+                try await withScratchFolder { directory in
                     _ = try writeTestPlaces(to: directory + "/places.csv", seed: 32)
                     let writer = try store(primary)
                     let router = PostGISReadRouter(

@@ -12,7 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)), .ownThread) struct PostGISEquivalenceTests {
     @Test func sameAnswersAsSQLiteOnThreeThousandQueries() async throws {
         try await withPostGIS { _, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 let csv = directory + "/places.csv"
                 let count = try writeTestPlaces(to: csv, seed: 16)
                 let index = try NearbyIndex(path: directory + "/places.sqlite")
@@ -74,7 +74,7 @@ import Testing
     /// except possibly those within PostGIS's different sphere radius of the edge.
     @Test func textbookQueryAgreesAwayFromTheEdge() async throws {
         try await withPostGIS { _, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 let csv = directory + "/places.csv"
                 _ = try writeTestPlaces(to: csv, seed: 17)
                 try await store.importPlaces(fromFile: csv)

@@ -17,7 +17,7 @@ struct StopImport: Error {}
 
     @Test func upsertByIDAndTextRoundTrips() async throws {
         try await withPostGIS { _, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 let report = try await store.importPlaces(fromFile: directory + "/a.csv")
                 #expect(report.inserted == 3)
@@ -46,7 +46,7 @@ struct StopImport: Error {}
     /// A bad row fails with the same error an SQLite import gives, and nothing is written.
     @Test func badInputGivesTheIndexErrorsAndWritesNothing() async throws {
         try await withPostGIS { server, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 let cases = [
@@ -91,7 +91,7 @@ struct StopImport: Error {}
     /// task) leaves the previous places.
     @Test func interruptedImportKeepsThePreviousData() async throws {
         try await withPostGIS { _, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 let center = try Coordinate(latitude: 35.68, longitude: 139.76)
@@ -122,7 +122,7 @@ struct StopImport: Error {}
     /// Readers during an import see all of the previous places or all of the new ones.
     @Test func readersDuringAnImportSeeWholeGenerations() async throws {
         try await withPostGIS { _, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 let big = directory + "/big.csv"
@@ -153,7 +153,7 @@ struct StopImport: Error {}
 
     @Test func wrongPasswordAndDownServerAreUnavailable() async throws {
         try await withPostGIS(queryTimeout: .seconds(2)) { server, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 let wrong = try PostgresURL(parsing: server.urlWithoutPassword, environment: ["PGPASSWORD": "not-it"])

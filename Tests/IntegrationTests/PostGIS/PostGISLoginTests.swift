@@ -44,7 +44,7 @@ import Testing
     func applicationName() async throws {
         try await withPostGIS { server, store in
             let center = try Coordinate(latitude: 0, longitude: 0)
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 let file = directory + "/p.csv"
                 try "id,name,lat,lon\na,A,0,0\n".write(toFile: file, atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: file)

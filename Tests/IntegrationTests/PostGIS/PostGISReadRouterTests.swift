@@ -38,7 +38,7 @@ import Testing
     @Test("reads go round robin to the replicas, fail over to the primary, 503 with all down, and recover")
     func failoverAndRecovery() async throws {
         try await withCluster(replicaCount: 2) { primary, replicas in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 let csv = directory + "/places.csv"
                 _ = try writeTestPlaces(to: csv, seed: 16)
                 let writer = try store(primary)

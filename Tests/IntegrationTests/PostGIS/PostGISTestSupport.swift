@@ -56,14 +56,6 @@ let quietLogger: Logger = {
     return logger
 }()
 
-/// A fresh directory, removed afterwards.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-    let path = NSTemporaryDirectory() + "locsim-postgis-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
-}
-
 /// An SQLite index at `directory/x.sqlite` holding `files` (in `directory`), imported in turn: what a
 /// PostGIS store that imported the same files must answer.
 func sqliteIndex(in directory: String, importing files: [String]) throws -> NearbyIndex {

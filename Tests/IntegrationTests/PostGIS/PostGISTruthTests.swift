@@ -20,7 +20,7 @@ import Testing
     /// A fresh server whose store imported ``places`` (`a.csv` in a temporary directory).
     static func withImportedPlaces(_ body: (PostgresServer, PostGISPlaceStore, String) async throws -> Void) async throws {
         try await withPostGIS { server, store in
-            try await withTemporaryDirectory { directory in
+            try await withScratchFolder { directory in
                 try places.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                 try await store.importPlaces(fromFile: directory + "/a.csv")
                 try await body(server, store, directory)
@@ -193,7 +193,7 @@ import Testing
             // The team's tables go in its schema even when public already holds locsim's (the
             // guide's order: the public import first).
             try await PostGISPlaceStore.withRunning(try PostgresURL(parsing: server.url), clock: ContinuousClock(), logger: quietLogger) { store in
-                try await withTemporaryDirectory { directory in
+                try await withScratchFolder { directory in
                     try "id,name,lat,lon\np,P,35.6812,139.7671\n".write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
                     try await store.importPlaces(fromFile: directory + "/p.csv")
                 }
@@ -201,7 +201,7 @@ import Testing
             let url = try PostgresURL(parsing: server.url + "&options=-c%20search_path%3Dteam,public")
             #expect(url.options == "-c search_path=team,public")
             try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { store in
-                try await withTemporaryDirectory { directory in
+                try await withScratchFolder { directory in
                     try Self.places.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
                     try await store.importPlaces(fromFile: directory + "/a.csv")
                 }
