@@ -72,6 +72,13 @@ package final class SwarmHTTPClient: SwarmTransport {
                 throw ConfigurationError(parameter: "server", "the URL must not have a query or fragment, got '\(url)'")
             }
             while path.hasSuffix("/") { path.removeLast() }
+            // RFC 3986 path characters only (a space, `<`, `"` or `東京` go percent-encoded):
+            // anything else could never be sent, and every request would fail.
+            if let bad = path.unicodeScalars.first(where: { !Self.pathCharacters.contains($0) }) {
+                throw ConfigurationError(
+                    parameter: "server",
+                    "the path may hold only URL characters (percent-encode the others), got '\(bad.escaped(asASCII: true))' in '\(TextExcerpt.render(url, limit: 64))'")
+            }
             var host = Substring(authority)
             var port = 80
             if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
@@ -93,6 +100,9 @@ package final class SwarmHTTPClient: SwarmTransport {
         package var description: String {
             "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(pathPrefix)"
         }
+
+        /// What a URL path may hold as it is (RFC 3986 `pchar` and `/`; `%` for percent-encoding).
+        static let pathCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/%".unicodeScalars)
     }
 
     let configuration: Configuration

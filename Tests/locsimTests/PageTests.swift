@@ -40,6 +40,20 @@ import Testing
         }
     }
 
+    @Test("The audit report, drawn: totals that count the clients let go, a row for them, long names cut clear of the dots (whole in the tooltip)",
+          .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
+    func auditDrawn() async throws {
+        let long = "address:10.0.0.5/MyGame/1.2_CFNetwork/1494.0.7_Darwin/23.4.0"
+        let entry = #"{"seq":1,"time":"2026-12-02T10:00:00Z","lat":35.68,"lng":139.76,"radius":5000,"verdict":"first","reason":"first request","status":200}"#
+        let shown = try await HTMLPage.rendered(html: MapPage.audit.html(json: """
+            {"title":"127.0.0.1:8080","audit":{"violations":3,"evicted":{"clients":2,"requests":4,"violations":3},"next":null,
+             "clients":[{"client":"\(long)","requests":1,"violations":0,"verdicts":{"first":1},"timeline":[\(entry)]}]}}
+            """))
+        #expect(shown.contains("127.0.0.1:8080 · 5 requests from 3 clients · 3 violations"), "\(shown.prefix(2_000))")
+        #expect(shown.contains("2 older clients let go to keep the audit within its cap: 3 violations among them"))
+        #expect(shown.contains("<title>\(long)</title>") && shown.contains(String(long.prefix(23)) + "…"))
+    }
+
     @Test("The swarm report, drawn: stacked request bars, two latency lines, the interval histogram, the tables",
           .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
     func swarmDrawn() async throws {

@@ -92,6 +92,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("A run shorter than a minute needs no --ramp: the players open the app over the whole run")
+    func shortRunRampsOverItself() async throws {
+        let result = try await CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "30s"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("opening the app over the first 30 s"), "\(result.stdout.prefix(400))")
+    }
+
     @Test("without --virtual it says what exists")
     func needsVirtual() async throws {
         let result = try await CLI.run(["swarm", "--players", "10"])

@@ -242,6 +242,8 @@ import Testing
     @Test("bad options stop before anything runs, naming the flag", arguments: [
         (["--server", "https://x"], "--server: https is not supported"),
         (["--server", "http://h:0"], "--server: the port must be 1…65535"),
+        (["--server", "http://h/東京"], "--server: the path may hold only URL characters"),
+        (["--server", "http://h/a b"], "--server: the path may hold only URL characters"),
         (["--server", "http://h", "--speed", "0"], "--speed must be between"),
         (["--server", "http://h", "--misbehave", "2"], "--misbehave must be between"),
         (["--server", "http://h", "--failure-rate", "0.1"], "--failure-rate is for --virtual"),

@@ -98,8 +98,11 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("With --db: answer every fetch of the first N players from the index, to report places per answer.", valueName: "n"))
     var sampleAnswers: Int = 20
 
-    @Option(duration: "Players open the app at random seconds over this long (0: all at once; default 60s).")
-    var ramp: DurationArgument = .seconds(60)
+    @Option(duration: "Players open the app at random seconds over this long (0: all at once; default 60s, or --duration when shorter).")
+    var ramp: DurationArgument?
+
+    /// `--ramp`, else 60 s, or the whole run when that is shorter (`--duration 30s` alone is a run).
+    private var rampSeconds: Double { ramp?.seconds ?? min(60, duration.seconds) }
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
     var failureRate: Double = 0
@@ -155,10 +158,11 @@ struct SwarmCommand: AsyncParsableCommand {
         }
         try checkOption(players, in: 1...VirtualSwarm.Configuration.maximumPlayers, flag: "--players")
         try checkOption(duration, in: 1...Double(VirtualSwarm.Configuration.maximumDurationSeconds), flag: "--duration")
-        for (value, flag) in [(duration, "--duration"), (ramp, "--ramp")] where value.seconds != value.seconds.rounded() {
+        for (value, flag) in [(duration, "--duration"), (ramp, "--ramp")] {
+            guard let value, value.seconds != value.seconds.rounded() else { continue }
             throw ValidationError("\(flag) is in whole seconds of game time, got \(value.text)")
         }
-        guard ramp.seconds <= duration.seconds else {
+        if let ramp, ramp.seconds > duration.seconds {
             throw ValidationError("--ramp must not be longer than --duration \(duration.text), got \(ramp.text)")
         }
         try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
@@ -204,7 +208,7 @@ struct SwarmCommand: AsyncParsableCommand {
         }
         let configuration = try VirtualSwarm.Configuration(
             players: players, durationSeconds: Int(duration.seconds), seed: seed, mix: SwarmMix(parsing: mix), area: area,
-            starts: starts, rampSeconds: Int(ramp.seconds), failureRate: failureRate, evaluatesEveryFix: everyFix)
+            starts: starts, rampSeconds: Int(rampSeconds), failureRate: failureRate, evaluatesEveryFix: everyFix)
         return (configuration, answers)
     }
 

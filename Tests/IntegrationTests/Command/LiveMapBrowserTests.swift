@@ -12,7 +12,8 @@ import Testing
         "Chromium loads the live map (token in the address), sees alice move, presses pause, and alice stops",
         .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
     func pauseInBrowser() async throws {
-        let token = "map-t0ken"
+        // A base64-like token, pasted as is: its '+' is no space, its '/' and '=' are kept.
+        let token = "map+t0ken/x=="
         let server = try await ServeProcess.start(gpsd: true, [
             "--token", token, "--player", "alice=line:35.6812,139.7671:35.6852,139.7528", "--player",
             "bob=line:35.6800,139.7650:35.6760,139.7700 --profile run", "--player-speed", "20",
