@@ -1,3 +1,4 @@
+internal import CGPS
 import LocationCore
 
 /// Why talking to gpsd failed, and where: every error names the daemon's `host:port`.
@@ -60,10 +61,16 @@ package struct GPSDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `host:port`, with IPv6 literals bracketed (`[::1]:2947`).
     package var endpoint: String { HostPort(host: host, port: port).description }
 
-    /// For example `gpsd at 127.0.0.1:2947: connection refused (can't connect to host/port pair)`.
+    /// For example `gpsd at 127.0.0.1:2947: connection refused (can't connect to host/port pair)`;
+    /// a host name that resolves to nothing (`gps_open`'s `NL_NOHOST`) reads `no such host`, not
+    /// "connection refused": nothing was asked to connect.
     package var description: String {
-        detail.isEmpty ? "gpsd at \(endpoint): \(code)" : "gpsd at \(endpoint): \(code) (\(detail))"
+        let what = code == .connectionRefused && underlyingCode == Self.noHost ? "no such host" : code.description
+        return detail.isEmpty ? "gpsd at \(endpoint): \(what)" : "gpsd at \(endpoint): \(what) (\(detail))"
     }
+
+    /// libgps's `NL_NOHOST`: `gps_open` could not resolve the host name.
+    package static let noHost = Int32(NL_NOHOST)
 }
 
 extension GPSDError.Code {

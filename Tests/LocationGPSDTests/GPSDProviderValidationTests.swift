@@ -20,6 +20,15 @@ struct GPSDProviderValidationTests {
         }
     }
 
+    @Test("A host name that resolves to nothing is 'no such host', not 'connection refused'")
+    func noSuchHost() async throws {
+        // .invalid never resolves (RFC 6761).
+        let provider = try GPSDProvider(host: "nohost.invalid", port: 2947, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) })
+        var iterator = provider.makeAsyncIterator()
+        let error = await #expect(throws: GPSDError.self) { _ = try await iterator.next() }
+        #expect(error?.description.hasPrefix("gpsd at nohost.invalid:2947: no such host") == true, "\(String(describing: error))")
+    }
+
     @Test("Invalid arguments are refused with a typed error")
     func invalidArguments() throws {
         #expect(throws: GPSDError.self) { try GPSDProvider(host: "", port: 2947, clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) }) }

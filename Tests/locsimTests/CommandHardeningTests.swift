@@ -262,6 +262,19 @@ import Testing
         }
     }
 
+    @Test("An error quoting a 60 KB value (a scenario's key) stays two short lines, its length said")
+    func longValuesCut() async throws {
+        try await withScratchFolder("locsim-hardening") { directory in
+            let scenario = directory + "/long.json"
+            try "{\"\(String(repeating: "k", count: 60_000))\": 1}".write(toFile: scenario, atomically: true, encoding: .utf8)
+            let result = try await CLI.run(["replay", "--scenario", scenario, "--fast"])
+            #expect(result.status != 0)
+            let lines = try Self.expectErrorLines(result)
+            #expect(result.stderr.utf8.count < 2_000, "\(result.stderr.utf8.count) bytes")
+            #expect(lines[0].hasSuffix(" characters)"), "\(lines[0].suffix(80))")
+        }
+    }
+
     @Test("simulate --out in real time: Ctrl-C writes the walk up to the signal as a whole file, says so, and leaves no temporary file")
     func simulateOutInterrupted() async throws {
         try await withScratchFolder("locsim-hardening") { directory in

@@ -38,6 +38,8 @@ struct ErrorReport: Equatable {
             return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
         case let failure as IndexError:
             return ErrorReport(message: failure.description, hint: hint(for: failure, command: commandPath(arguments)), status: 1)
+        case let failure as GPSDError where failure.underlyingCode == GPSDError.noHost:
+            return ErrorReport(message: failure.description, hint: "check the host name, or give an address such as 127.0.0.1", status: 1)
         case let failure as GPSDError:
             return ErrorReport(
                 message: failure.description,
@@ -78,7 +80,16 @@ struct ErrorReport: Equatable {
     /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`
     /// reads `walk.gpx:3:1: …` after `locsim: error:`).
     var lines: [String] {
-        ["locsim: error: " + Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": "), "hint: " + Self.oneLine(hint)]
+        ["locsim: error: " + Self.cut(Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": ")), "hint: " + Self.oneLine(hint)]
+    }
+
+    /// The longest message shown, in characters: a 60 KB value quoted by an error (a scenario's
+    /// key, a path) is cut, its length said, so the error stays two readable lines.
+    static let messageLimit = 1_000
+
+    private static func cut(_ text: String) -> String {
+        guard text.count > messageLimit else { return text }
+        return text.prefix(messageLimit) + "… (\(text.count) characters)"
     }
 
     private static func oneLine(_ text: String) -> String {

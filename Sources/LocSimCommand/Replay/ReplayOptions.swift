@@ -89,10 +89,13 @@ struct TimingOptions: ParsableArguments {
         if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
     }
 
+    /// A GPX point's `<hdop>` is its accuracy by gpsd's model (19 m per HDOP), as an NMEA log's
+    /// HDOP is and as `locsim gpsd --record` writes it: a recording replays with the accuracy it
+    /// was made with, whatever its format.
     func replayConfiguration(pacing: Pacing) -> GPXReplay<ContinuousClock>.Configuration {
         GPXReplay<ContinuousClock>.Configuration(
             pacing: pacing, rate: rate, startOffset: start?.seconds ?? 0, loops: loop,
-            noise: noiseModel(sigma: noise, seed: seed))
+            noise: noiseModel(sigma: noise, seed: seed), horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
     }
 }
 

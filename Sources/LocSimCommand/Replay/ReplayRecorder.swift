@@ -76,8 +76,8 @@ final class ReplayRecorder {
         switch event.kind {
         case .fixAccepted(let fix):
             acceptedCount += 1
-            note(time: event.time)
             guard let coordinate = fix.coordinate else { return }
+            note(time: event.time)
             if let previous = trace.fixes.last?.coordinate { distance += previous.geodesicDistance(to: coordinate) }
             trace.fixes.append((fix.time, coordinate))
             emitFix(fix, rejection: nil, deliveredAt: event.time)
@@ -96,7 +96,9 @@ final class ReplayRecorder {
             }
         case .fixRejected(let fix, let rejection):
             rejectedCount += 1
-            note(time: event.time)
+            // A report without a position may carry no time of the receiver's own (gpsd's first
+            // reports after start-up: the time it was read), so the duration spans positions only.
+            if fix.coordinate != nil { note(time: event.time) }
             emitFix(fix, rejection: rejection, deliveredAt: event.time)
         case .fetchStarted(let request):
             fetchesByReason[request.reason.rawValue, default: 0] += 1
