@@ -62,20 +62,17 @@ struct IndexImport: AsyncParsableCommand {
 
     func run() async throws {
         let options = ImportOptions(format: format, isLenient: lenient, progressInterval: 100_000)
-        let target: String
         #if PostGIS
         let url = try postgres.map { try PostgresTarget.url($0) }
+        #else
+        guard postgres == nil else { return }
         #endif
-        if let postgres {
-            #if PostGIS
-            target = url?.description ?? postgres
-            #else
-            return
-            #endif
-        } else {
-            guard let db else { return }
-            target = db
-        }
+        // validate() made sure of one of --postgres and --db.
+        #if PostGIS
+        guard let target = url?.description ?? db else { return }
+        #else
+        guard let target = db else { return }
+        #endif
         // Ctrl-C or SIGTERM cancels the import, which is one transaction: nothing of it is
         // written, and a new index file is removed again.
         let outcome = Locked<ImportReport?>(nil)

@@ -25,7 +25,8 @@ package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertib
         /// A track, route or waypoint list without a single point.
         package static let emptyPath = Code("empty path")
         /// Some points have a `<time>` and others do not, so neither timed nor constant-speed
-        /// replay applies without a choice (pass ``GPXReplay/Configuration/ignoresTimestamps``).
+        /// replay applies without a choice (pass ``GPXReplay/Configuration/ignoresTimestamps``, or
+        /// leave those points out with ``ReplayPath/removingUntimedPoints()``).
         package static let missingTimestamp = Code("missing timestamp")
         /// Looping was asked for over a path that spans no time (one point, or every point at the
         /// same time or place): each lap would take zero time and the replay would never progress.

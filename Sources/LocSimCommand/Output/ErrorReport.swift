@@ -80,17 +80,12 @@ struct ErrorReport: Equatable {
     /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`
     /// reads `walk.gpx:3:1: …` after `locsim: error:`).
     var lines: [String] {
-        ["locsim: error: " + Self.cut(Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": ")), "hint: " + Self.oneLine(hint)]
+        ["locsim: error: " + TextExcerpt.cut(Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": "), limit: Self.messageLimit), "hint: " + Self.oneLine(hint)]
     }
 
     /// The longest message shown, in characters: a 60 KB value quoted by an error (a scenario's
     /// key, a path) is cut, its length said, so the error stays two readable lines.
     static let messageLimit = 1_000
-
-    private static func cut(_ text: String) -> String {
-        guard text.count > messageLimit else { return text }
-        return text.prefix(messageLimit) + "… (\(text.count) characters)"
-    }
 
     private static func oneLine(_ text: String) -> String {
         var text = text

@@ -154,10 +154,10 @@ final class ReplayRecorder {
         }
     }
 
-    /// Flushes pending output and writes the summary line.
     /// Set when SIGINT or SIGTERM stopped the run: the summary says so.
     var interrupted = false
 
+    /// Flushes pending output and writes the summary line.
     func finish() {
         flushPlaces()
         switch format {

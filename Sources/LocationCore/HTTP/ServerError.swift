@@ -72,7 +72,8 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For 405: the methods the path accepts (the `Allow` header).
     package var allowedMethods: [String]
 
-    /// The longest ``message`` an answer carries, in characters; a longer one is cut, ending in `…`.
+    /// The longest ``message`` an answer carries, in characters; a longer one is cut
+    /// (``TextExcerpt/cut(_:limit:)``).
     package static let messageLimit = 1_024
     /// The longest ``parameter`` an answer carries, in characters (a parameter's name comes
     /// from the client: an unknown 60 KB field name is echoed cut).
@@ -86,15 +87,10 @@ package struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     ) {
         self.code = code
         self.statusCode = status
-        self.message = Self.cut(message, to: Self.messageLimit)
-        self.parameter = parameter.map { Self.cut($0, to: Self.parameterLimit) }
+        self.message = TextExcerpt.cut(message, limit: Self.messageLimit)
+        self.parameter = parameter.map { TextExcerpt.cut($0, limit: Self.parameterLimit) }
         self.retryAfter = retryAfter
         self.allowedMethods = allowedMethods
-    }
-
-    private static func cut(_ text: String, to limit: Int) -> String {
-        guard text.utf8.count > limit, text.count > limit else { return text }
-        return text.prefix(limit) + "…"
     }
 
     /// A 400 naming `parameter`.

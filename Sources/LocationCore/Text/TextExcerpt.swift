@@ -25,6 +25,15 @@ package enum TextExcerpt {
         return out
     }
 
+    /// `text` itself, cut after `limit` characters with `…` and the length it had: for a whole
+    /// message or log field that carries text of the package's own (not escaped, unlike
+    /// `render(_:limit:)`) with a client's value inside. No space in
+    /// what is added, so a cut field of a space-separated log line stays one field.
+    package static func cut(_ text: String, limit: Int) -> String {
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        return text.prefix(limit) + "…(\(text.count)_characters)"
+    }
+
     /// `text`'s UTF-8 rendered for an error message.
     package static func render(_ text: some StringProtocol, limit: Int) -> String {
         render(text.utf8, limit: limit)

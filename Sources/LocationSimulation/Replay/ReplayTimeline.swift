@@ -85,9 +85,7 @@ struct ReplayTimeline: Sendable {
             throw SimulationError(
                 .missingTimestamp, parameter: position,
                 message:
-                    "\(withTime) of \(total) points have a <time> but this one has none "
-                    + "(give every point a time or none; ReplayPath.removingUntimedPoints() leaves these out, "
-                    + "Configuration.ignoresTimestamps walks the path at constant speed)")
+                    "\(withTime) of \(total) points have a <time> but this one has none")
         }
         analysis.pointCount = fixes.count
         analysis.duration = duration

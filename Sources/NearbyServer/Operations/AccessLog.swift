@@ -21,7 +21,7 @@ package struct AccessLog: Sendable {
         package var method: String
         /// Path and query as received, with the value of any credential parameter
         /// (``AccessLog/credentialParameters``) replaced by `REDACTED`, cut after
-        /// ``AccessLog/targetLimit`` bytes (`…` and the length follow).
+        /// ``AccessLog/targetLimit`` characters (``LocationCore/TextExcerpt/cut(_:limit:)``).
         package var target: String
         package var status: Int
         package var duration: Duration
@@ -43,7 +43,7 @@ package struct AccessLog: Sendable {
         ) {
             self.time = time
             self.method = method
-            self.target = AccessLog.cut(AccessLog.redactingCredentials(target))
+            self.target = TextExcerpt.cut(AccessLog.redactingCredentials(target), limit: AccessLog.targetLimit)
             self.status = status
             self.duration = duration
             self.client = client
@@ -58,12 +58,6 @@ package struct AccessLog: Sendable {
     /// The longest target a line carries: a client's 60 KB query makes a short line, not a
     /// 60 KB one.
     package static let targetLimit = 2_048
-
-    static func cut(_ target: String) -> String {
-        let bytes = target.utf8.count
-        guard bytes > targetLimit else { return target }
-        return String(decoding: target.utf8.prefix(targetLimit), as: UTF8.self) + "…(\(bytes) bytes)"
-    }
 
     /// Query parameters whose values are secrets (OAuth's `access_token`, RFC 6750 §2.3, and its
     /// usual cousins), compared without case: never written to a log line.
