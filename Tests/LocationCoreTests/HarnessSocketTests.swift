@@ -14,14 +14,22 @@ import Testing
         var first: [Int32] = [0, 0]
         var second: [Int32] = [0, 0]
         #if canImport(Glibc)
-        let stream = Int32(SOCK_STREAM.rawValue)
+        let stream = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue)
         #else
         let stream = SOCK_STREAM
         #endif
         try #require(socketpair(AF_UNIX, stream, 0, &first) == 0)
         try #require(socketpair(AF_UNIX, stream, 0, &second) == 0)
         defer { for fd in second { close(fd) } }
-        let socket = ReaderSocket(first[0])
+        // The number this test frees and takes again lies far above the process's others: the
+        // kernel gives every new descriptor the lowest free number, so between the close and the
+        // dup2 below no other thread of the suite (a child process's pipes, say) is given it.
+        // At a low number, one was, and this test's final close took a pipe from under
+        // swift-subprocess, which stops the process ("FileDescriptor … is already closed").
+        let high = fcntl(first[0], F_DUPFD_CLOEXEC, Self.unsharedNumber)
+        try #require(high >= Self.unsharedNumber)
+        close(first[0])
+        let socket = ReaderSocket(high)
         #expect(socket.write(Array("before".utf8)))
         socket.close()
         close(first[1])
@@ -41,6 +49,10 @@ import Testing
         #expect(read(second[1], &buffer, buffer.count) == 4)
         #expect(String(decoding: buffer.prefix(4), as: UTF8.self) == "pong")
     }
+
+    /// A descriptor number within the usual limit of 1,024 that the suite, with a few dozen
+    /// descriptors open at a time, never reaches.
+    static let unsharedNumber: Int32 = 900
 }
 
 /// The harness's port for "nothing listens here": refused while held, and no other socket can
