@@ -4,7 +4,7 @@ import LocationCore
 import LocSimTestHelpers
 import Testing
 
-@Suite struct GPXFeatureTests {
+@Suite(.ownThread) struct GPXFeatureTests {
     let fixtures = Bundle.module.resourcePath! + "/Fixtures"
 
     @Test("GPX 1.0 speed, course, fix, sat and dilutions are read; offsets become UTC")
@@ -67,7 +67,7 @@ import Testing
         #expect(GPXPoint(coordinate: points[0].coordinate).fix() == nil, "no time, no fix")
     }
 
-    @Test("A file over 10 MB streams (XMLParser(data:) would fail here)", .ownThread)
+    @Test("A file over 10 MB streams (XMLParser(data:) would fail here)")
     func largeFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-large-\(UUID()).gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -1,11 +1,12 @@
 import Foundation
 @testable import GPXFormat
 import Testing
+import LocSimTestHelpers
 
 /// Junk fails in bounded time and memory: these inputs made the reader read a whole gigabyte
 /// (or hold a whole huge text) before. Each test checks where reading stopped (the error's
 /// position), not how long it took.
-@Suite("GPX reader: junk input fails at once, where it starts")
+@Suite("GPX reader: junk input fails at once, where it starts", .ownThread)
 struct GPXJunkInputTests {
     /// A temporary file that is removed when the test ends.
     final class TemporaryFile {

@@ -2,10 +2,11 @@ import Foundation
 import GPXFormat
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 /// ``GPXWriter/init(recordingTo:layout:creator:)``: a GPX file that is complete after every point,
 /// and ``GPXStatistics/init(trackSegments:)``, the summary of a recording made of points.
-@Suite struct GPXLiveRecordingTests {
+@Suite(.ownThread) struct GPXLiveRecordingTests {
     static func point(_ i: Int) -> GPXPoint {
         GPXPoint(
             coordinate: Coordinate(uncheckedLatitude: 35.68 + Double(i) * 1e-4, longitude: 139.76 - Double(i) * 1.7e-4),

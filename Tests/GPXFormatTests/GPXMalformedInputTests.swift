@@ -2,6 +2,7 @@ import Foundation
 import GPXFormat
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 /// Each case marks with `⟨` where the error must be reported; the marker is removed before
 /// parsing and its line and column are the expected location.
@@ -49,7 +50,7 @@ let malformedCases: [MalformedCase] = [
     .init(label: "a NUL byte after the document", marked: "<gpx></gpx>\n⟨\u{0}", code: .malformedXML),
 ]
 
-@Suite struct GPXMalformedInputTests {
+@Suite(.ownThread) struct GPXMalformedInputTests {
     @Test("Each bad input gets a typed error naming file, line and column", arguments: malformedCases)
     func strict(_ example: MalformedCase) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path

@@ -8,7 +8,7 @@ import Testing
 // read_attribute are what xml.etree (expat) gives back from text written with only markup
 // escaped (scripts/reference/make_text_escaping_reference.py).
 
-@Suite("GPX reader: XML 1.0 line ends and attribute whitespace")
+@Suite("GPX reader: XML 1.0 line ends and attribute whitespace", .ownThread)
 struct GPXReaderTests {
     struct Case: Decodable, CustomStringConvertible {
         let input: [UInt32]

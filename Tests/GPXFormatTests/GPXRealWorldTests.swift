@@ -2,6 +2,7 @@ import Foundation
 @testable import GPXFormat
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 /// Expected values made by `scripts/reference/make_gpx_realworld_reference.py` (gpxpy for the
 /// points, xml.etree/expat for decoding and positions), beside the files it made, in
@@ -74,7 +75,7 @@ struct RealWorldReference: Decodable, CustomTestStringConvertible {
     static let all = ["empty-elements", "bad-values", "backwards-times"] + encodings
 }
 
-@Suite("GPX reader: files people really have")
+@Suite("GPX reader: files people really have", .ownThread)
 struct GPXRealWorldTests {
     /// Reads every event; `chunkSize` nil reads the file the public way.
     func read(_ reference: RealWorldReference, chunkSize: Int? = nil) throws -> (GPXDocument, GPXReader) {

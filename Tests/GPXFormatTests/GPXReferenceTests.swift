@@ -51,7 +51,7 @@ struct GPXReference: Decodable, CustomTestStringConvertible {
     static let sharedRecordings = ["berkeley-run-2015", "orinda-walk-2018", "tokyo-iphone-2018"]
 }
 
-@Suite struct GPXReferenceTests {
+@Suite(.ownThread) struct GPXReferenceTests {
     func check(_ reference: GPXReference) throws {
         let stats = try GPXStatistics(reader: GPXReader(contentsOfFile: reference.path))
         #expect(stats.tracks == reference.tracks)

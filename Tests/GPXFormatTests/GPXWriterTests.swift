@@ -4,7 +4,7 @@ import LocationCore
 import LocSimTestHelpers
 import Testing
 
-@Suite struct GPXWriterTests {
+@Suite(.ownThread) struct GPXWriterTests {
     let fixtures = Bundle.module.resourcePath! + "/Fixtures"
 
     @Test("A memory writer's string holds every point written so far, before finish()")

@@ -4,9 +4,12 @@ public import Testing
 /// Runs each test case on a thread of its own instead of Swift's cooperative pool.
 ///
 /// For tests that compute for seconds without awaiting (an import of 144,563 places, thousands
-/// of brute-force queries): on the pool, two of them side by side hold both of a two-core
-/// machine's pool threads, and every awaiting test (a server, a player, a child process) waits
-/// for them. On a thread of their own they share the cores like any other thread.
+/// of brute-force queries, any synchronous test function, which Swift also runs on the pool): on
+/// the pool, two of them side by side hold both of a two-core machine's pool threads, and every
+/// timer, server and child-process wait of the other tests waits for them. On a thread of their
+/// own they share the cores like any other thread. Every suite in a file that never awaits has it
+/// (`TestHygieneTests` checks). Not for a test that runs a server or a player in-process: the
+/// tasks it starts in task groups inherit the preference and would all run on the one thread.
 ///
 /// ```swift
 /// @Suite(.ownThread) struct ImportTests { … }

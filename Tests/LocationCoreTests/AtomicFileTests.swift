@@ -1,8 +1,9 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
-@Suite("AtomicFile: all of the new content at the path, or none of it")
+@Suite("AtomicFile: all of the new content at the path, or none of it", .ownThread)
 struct AtomicFileTests {
     /// A fresh directory, removed afterwards whatever happens.
     func withDirectory(_ body: (String) throws -> Void) throws {

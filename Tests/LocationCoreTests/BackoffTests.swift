@@ -1,7 +1,8 @@
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
-@Suite struct BackoffTests {
+@Suite(.ownThread) struct BackoffTests {
     @Test("Delays grow by the multiplier from the initial delay until the cap, then stay there", arguments: [
         (Duration.seconds(1), 2.0, Duration.seconds(30)), (.milliseconds(100), 3, .seconds(5)), (.milliseconds(250), 2, .seconds(8)),
     ])

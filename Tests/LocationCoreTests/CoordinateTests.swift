@@ -1,8 +1,9 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
-@Suite struct CoordinateTests {
+@Suite(.ownThread) struct CoordinateTests {
     @Test("Accepts the full ranges and normalises +180 to -180")
     func acceptsRanges() throws {
         #expect(try Coordinate(latitude: 90, longitude: 0).latitude == 90)

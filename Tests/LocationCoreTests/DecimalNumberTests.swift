@@ -1,11 +1,12 @@
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // The reference for `value` is the standard library's correctly rounded `Double(String)`; the
 // reference for the exact parts is `DigitReference` below, which works on the text as characters
 // (strip the sign, split at the point and the `e`, drop leading zeros) rather than by scanning bytes.
 
-@Suite("Decimal numbers")
+@Suite("Decimal numbers", .ownThread)
 struct DecimalNumberTests {
     static func parse(_ text: String, keepingDigits: Int = 19, allowsExponent: Bool = true) -> DecimalNumber? {
         var copy = text

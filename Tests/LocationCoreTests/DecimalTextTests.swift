@@ -1,11 +1,12 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // The reference is the standard library: `description` for the text, `Double(String)` (correctly
 // rounded) for reading it back.
 
-@Suite("Decimal text")
+@Suite("Decimal text", .ownThread)
 struct DecimalTextTests {
     static func text(_ value: Double) -> String {
         var bytes = [UInt8](repeating: 0, count: DecimalText.maximumLength)

@@ -1,11 +1,12 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // Expected values: Fixtures/duration-conversions.csv, written by
 // scripts/reference/make_duration_reference.py (exact rational arithmetic in Python).
 
-@Suite("Duration to seconds and microseconds")
+@Suite("Duration to seconds and microseconds", .ownThread)
 struct DurationConversionTests {
     struct Row: CustomStringConvertible {
         let duration: Duration

@@ -1,8 +1,9 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
-@Suite struct FileErrorTextTests {
+@Suite(.ownThread) struct FileErrorTextTests {
     /// Foundation's errors for a missing file, a directory and a file used as a folder, and
     /// the POSIX error each stands for.
     @Test("Foundation file errors read as the system's reason, with no NSCocoaErrorDomain dump")

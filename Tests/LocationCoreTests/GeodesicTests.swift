@@ -6,7 +6,7 @@ import Testing
 // Expected values come from scripts/reference/make_geodesic_reference.py (GeographicLib 2.1),
 // committed as Fixtures/*.csv. Re-run the script to regenerate them.
 
-@Suite("WGS-84 geodesics against GeographicLib")
+@Suite("WGS-84 geodesics against GeographicLib", .ownThread)
 struct GeodesicTests {
     // Bounds asserted below. The values measured on x86_64 Linux (glibc) with the committed
     // fixtures are in docs/reference/geodesy.md; the asserted bounds leave a margin for other libms.

@@ -3,7 +3,7 @@ import LocSimTestHelpers
 import LocationCore
 import Testing
 
-@Suite("HaversineOrigin: the short-range series against an extended-precision haversine")
+@Suite("HaversineOrigin: the short-range series against an extended-precision haversine", .ownThread)
 struct HaversineOriginTests {
     /// The haversine formula in plain double precision with the C library's functions: what
     /// ``Coordinate/distance(to:)`` computed before the series, and the bar the series must meet.

@@ -1,8 +1,9 @@
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 /// ``HostPort``: the package's one `HOST[:PORT]` reader (`replay --gpsd`, `serve --player NAME=gpsd://…`).
-@Suite struct HostPortTests {
+@Suite(.ownThread) struct HostPortTests {
     static func read(_ text: String) throws(ConfigurationError) -> HostPort {
         try HostPort(parsing: text, parameter: "--gpsd", defaultHost: "127.0.0.1", defaultPort: 2947)
     }

@@ -1,11 +1,12 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // Expected values: Foundation's JSONSerialization reads the same texts; the package's reader must
 // accept exactly what it accepts and read the same values.
 
-@Suite("The package's JSON reader", .timeLimit(.minutes(1)))
+@Suite("The package's JSON reader", .timeLimit(.minutes(1)), .ownThread)
 struct JSONValueTests {
     static let valid = [
         "{}", "[]", " [1, -0.5, 2e3, 1E-2, 0, -0, 12.5e+1] ", "123", "\"plain\"", "true", "null", "[[[]]]",

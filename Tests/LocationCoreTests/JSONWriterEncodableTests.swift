@@ -1,13 +1,14 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // Expected values: Foundation's JSONDecoder reads what the writer wrote back into the value that
 // was written, and JSONSerialization reads it as the same object as JSONEncoder's text of that
 // value; only member order (JSONEncoder keeps none) and JSON text (JSONEncoder has no way to embed
 // it) are the writer's own, and are checked against the value's own declarations.
 
-@Suite("Encodable values through the package's JSON writer", .timeLimit(.minutes(1)))
+@Suite("Encodable values through the package's JSON writer", .timeLimit(.minutes(1)), .ownThread)
 struct JSONWriterEncodableTests {
     struct Inner: Codable, Equatable {
         var label: String

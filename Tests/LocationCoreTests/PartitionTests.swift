@@ -1,7 +1,8 @@
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
-@Suite struct PartitionTests {
+@Suite(.ownThread) struct PartitionTests {
     @Test("partitioningIndex is the first index that belongs, as a linear scan finds it, for every split of sorted arrays of 0 to 40 elements")
     func matchesLinearScan() {
         var random = SplitMix64(seed: 5)

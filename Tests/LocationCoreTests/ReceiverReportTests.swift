@@ -1,10 +1,11 @@
 import Foundation
 @testable import LocationCore
 import Testing
+import LocSimTestHelpers
 
 /// A receiver's report is one word in every fix, and still a value: copies change apart, equal
 /// contents are equal, and it round-trips through Codable.
-@Suite struct ReceiverReportTests {
+@Suite(.ownThread) struct ReceiverReportTests {
     static func report() -> ReceiverReport {
         var report = ReceiverReport()
         report[.status] = 2

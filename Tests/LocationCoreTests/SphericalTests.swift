@@ -1,12 +1,13 @@
 import Foundation
 import LocationCore
 import Testing
+import LocSimTestHelpers
 
 // Expected values: Fixtures/spherical-reference.csv and spherical-destination.csv, written by
 // scripts/reference/make_geodesic_reference.py (haversine in plain Python with R = 6,371,008.8 m,
 // bearings, destinations and intermediate points from GeographicLib with f = 0).
 
-@Suite("Spherical geodesy against the reference sphere")
+@Suite("Spherical geodesy against the reference sphere", .ownThread)
 struct SphericalTests {
     @Test("The sphere is the IUGG mean radius")
     func radius() {
@@ -118,7 +119,7 @@ struct SphericalTests {
     }
 }
 
-@Suite("Fix interpolation")
+@Suite("Fix interpolation", .ownThread)
 struct FixInterpolationTests {
     private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 

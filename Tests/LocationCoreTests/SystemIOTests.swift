@@ -7,8 +7,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LocSimTestHelpers
 
-@Suite("System I/O: read and write loops")
+@Suite("System I/O: read and write loops", .ownThread)
 struct SystemIOTests {
     @Test("Bytes written through a pipe come back whole, and the end of input reads as 0")
     func pipeRoundTrip() throws {

@@ -7,7 +7,7 @@ import Testing
 // scripts/reference/make_text_escaping_reference.py, which also checks that Python's json.loads
 // and xml.etree read every expected literal back to the input.
 
-@Suite("JSON string literals and XML escaping")
+@Suite("JSON string literals and XML escaping", .ownThread)
 struct TextEscapingTests {
     struct Case: Decodable, CustomStringConvertible {
         let input: [UInt32]

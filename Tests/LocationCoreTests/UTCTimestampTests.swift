@@ -6,7 +6,7 @@ import Testing
 // Expected instants come from Foundation's Calendar (Gregorian, fixed-offset time zones) and
 // ISO8601DateFormatter, an independent implementation of the same calendar arithmetic.
 
-@Suite("UTC timestamps")
+@Suite("UTC timestamps", .ownThread)
 struct UTCTimestampTests {
     /// The instant of a wall-clock time at a fixed UTC offset, computed by Foundation.
     static func instant(
@@ -144,7 +144,7 @@ struct UTCTimestampTests {
     }
 }
 
-@Suite("UTC timestamps far from 1970")
+@Suite("UTC timestamps far from 1970", .ownThread)
 struct UTCTimestampSaturationTests {
     @Test("Formatting never traps: dates beyond ±10¹⁵ s are written as the bound on their side, NaN as 1970",
           arguments: [1e300, -1e300, Double.infinity, -Double.infinity, 9.3e18, -9.3e18])

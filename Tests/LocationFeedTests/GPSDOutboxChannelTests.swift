@@ -4,10 +4,11 @@ import NIOEmbedded
 import Testing
 
 @testable import LocationFeed
+import LocSimTestHelpers
 
 /// ``GPSDOutbox`` and its writability handler on an `EmbeddedChannel`: every write, drop and
 /// flush is decided by the test, with no socket and no clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .ownThread)
 struct GPSDOutboxChannelTests {
     /// An outbox on a fresh channel with its writability handler, and the drops it reported.
     static func outbox(limit: Int = 8) throws -> (EmbeddedChannel, GPSDOutbox, Locked<[Int]>) {

@@ -1,10 +1,11 @@
 import LocationCore
 import LocationFeed
 import Testing
+import LocSimTestHelpers
 
 /// The control API's request bodies as `Decodable` types: what each reads, and what a 400 says
 /// (the field, then the words) for every way a body can be wrong.
-@Suite struct PlayerRequestsTests {
+@Suite(.ownThread) struct PlayerRequestsTests {
     static func failure<Body: StrictRequestBody>(_ type: Body.Type, _ text: String) -> ConfigurationError? {
         do {
             _ = try Body.decode(Array(text.utf8))

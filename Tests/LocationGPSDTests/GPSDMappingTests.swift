@@ -7,7 +7,7 @@ import Testing
 /// TPV → Fix mapping, decoded through libgps's own `gps_unpack` from a recorded gpsd session,
 /// with no daemon running. The expected values are read from the same JSON lines with
 /// `JSONSerialization` and the documented rules, never typed in.
-@Suite struct GPSDMappingTests {
+@Suite(.ownThread) struct GPSDMappingTests {
     static let fixture = Bundle.module.url(forResource: "Fixtures/gpsd/session-3.22", withExtension: "jsonl")!
     static let receivedAt = Date(timeIntervalSince1970: 1_000)
 

@@ -2,8 +2,9 @@ import Foundation
 import LocationCore
 import LocationIndex
 import Testing
+import LocSimTestHelpers
 
-@Suite("The default database built from geodata/")
+@Suite("The default database built from geodata/", .ownThread)
 struct DefaultPlaceDatabaseTests {
     static let repositoryGeodata: String = {
         var url = URL(fileURLWithPath: #filePath)

@@ -4,7 +4,7 @@ import LocSimTestHelpers
 import Testing
 
 /// The ranking both nearby backends share (the SQLite index and the PostGIS tiles).
-@Suite struct DistanceRankTests {
+@Suite(.ownThread) struct DistanceRankTests {
     /// On equal distances ids go in Swift `String` order, whichever path compares them: bytes for
     /// two ASCII ids, `String`s otherwise (where byte order and `String` order differ: canonical
     /// equivalents such as "é" and "e" + U+0301, and scalars above U+FFFF against ones below).

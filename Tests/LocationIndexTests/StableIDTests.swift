@@ -9,7 +9,7 @@ import Testing
 // (FNV-1a, base 36, the id recipes and the cache fingerprint re-implemented in Python). These are
 // values users keep (ids in their databases, cache file names): they must never change by accident.
 
-@Suite("Derived place ids and the cache fingerprint stay the same")
+@Suite("Derived place ids and the cache fingerprint stay the same", .ownThread)
 struct StableIDTests {
     struct Reference: Decodable {
         struct Hash: Decodable { let text, fnv1a64: String }

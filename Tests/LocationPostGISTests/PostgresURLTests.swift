@@ -1,7 +1,8 @@
 import LocationPostGIS
 import Testing
+import LocSimTestHelpers
 
-@Suite struct PostgresURLTests {
+@Suite(.ownThread) struct PostgresURLTests {
     @Test func partsAndDefaults() throws {
         let url = try PostgresURL(parsing: "postgresql://alice:s%3Acret@db.example:6543/places?sslmode=disable")
         #expect(url.host == "db.example")

@@ -21,7 +21,7 @@ struct TrackExpectation: Decodable {
 /// Replays of real phone recordings (../shared/data/tracks) and of the project's shipped walks
 /// (tracks/), checked fix by fix against the files read with GPXFormat and against the
 /// independent figures in Fixtures/shared-track-expectations.json.
-@Suite("Replaying recorded tracks", .timeLimit(.minutes(1))) struct RecordedTrackReplayTests {
+@Suite("Replaying recorded tracks", .timeLimit(.minutes(1)), .ownThread) struct RecordedTrackReplayTests {
     static let expectations = try! loadJSON([String: [String: TrackExpectation]].self, "shared-track-expectations.json")
     static let projectTracks = expectations["project", default: [:]].keys.sorted()
     /// The three phone recordings, named in the fixture (whether or not the data is present).

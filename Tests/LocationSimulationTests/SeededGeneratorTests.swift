@@ -1,8 +1,9 @@
 import Foundation
 import LocationSimulation
 import Testing
+import LocSimTestHelpers
 
-@Suite("SeededGenerator") struct SeededGeneratorTests {
+@Suite("SeededGenerator", .ownThread) struct SeededGeneratorTests {
     struct Reference: Decodable {
         var raw: [String]
         var unit: [Double]

@@ -2,8 +2,9 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
-@Suite struct InMemoryNearbyIndexTests {
+@Suite(.ownThread) struct InMemoryNearbyIndexTests {
     /// A seeded generator so the random cases are the same on every run.
     struct Generator {
         var state: UInt64

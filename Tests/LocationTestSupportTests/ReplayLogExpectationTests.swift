@@ -3,10 +3,11 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The assertion helpers must catch what they promise to catch: each is fed a hand-made log
 /// with exactly one defect (the seed's behaviours), and must report it.
-@Suite struct ReplayLogExpectationTests {
+@Suite(.ownThread) struct ReplayLogExpectationTests {
     let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.0, longitude: 135.0))
 
     func request(_ id: Int, at seconds: Double, north: Double = 0, _ reason: FetchThrottle.Reason) -> FetchRequest {

@@ -3,11 +3,12 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The map logic on the delivery clock (#31 item 4): a fix handed over later than its own time
 /// is judged by the time rule at the delivery time, as the app's `Date()` would, and by
 /// `maximumFixAge` on its age at arrival.
-@Suite struct DeliveryClockTests {
+@Suite(.ownThread) struct DeliveryClockTests {
     let script = FixScript(origin: tokyo)
 
     @Test("An old fix delivered 2 minutes later fetches for elapsed time, at the delivery time, at its old position")

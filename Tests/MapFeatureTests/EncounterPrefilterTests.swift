@@ -1,10 +1,11 @@
 import LocationCore
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The tracker's spatial prefilter (`places` + `update(position:)`) against the plain check over
 /// every place (`update(position:places:)`), which measures every place it is given.
-@Suite(.timeLimit(.minutes(1))) struct EncounterPrefilterTests {
+@Suite(.timeLimit(.minutes(1)), .ownThread) struct EncounterPrefilterTests {
     /// Where the walks start: the poles, just off them, both sides of ±180°, the equator, and a
     /// mid-latitude city.
     static let centres: [(name: String, coordinate: Coordinate)] = [

@@ -1,8 +1,9 @@
 import LocationCore
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
-@Suite(.timeLimit(.minutes(1))) struct EncounterTrackerTests {
+@Suite(.timeLimit(.minutes(1)), .ownThread) struct EncounterTrackerTests {
     let shrine = Place(id: "shrine", name: "Shrine", coordinate: try! Coordinate(latitude: 35.6812, longitude: 139.7671))
 
     /// A position `metres` north of the shrine (spherical, the tracker's own metric).

@@ -3,11 +3,12 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The rule at its edges. Positions are built with `FixScript` (great-circle offsets from an
 /// origin) and every distance the rule sees is re-measured with `Coordinate.distance(to:)`, the
 /// metric the rule uses, so the boundaries are checked against the real comparison.
-@Suite struct FetchThrottleTests {
+@Suite(.ownThread) struct FetchThrottleTests {
     let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.6812, longitude: 139.7671))
 
     /// A throttle whose last fetch was at the origin at t = 0.

@@ -7,7 +7,7 @@ import Testing
 /// The phone's delivery rules against scripts/reference/make_delivery_reference.py, which computes
 /// the deliveries and the game's fetches from the rules' definitions
 /// (Fixtures/delivery-reference.json).
-@Suite struct LocationDeliveryTests {
+@Suite(.ownThread) struct LocationDeliveryTests {
     struct Reference: Decodable {
         struct Rule: Decodable {
             struct Pause: Decodable { let radius: Double; let after: Int64 }

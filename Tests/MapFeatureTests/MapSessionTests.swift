@@ -3,9 +3,10 @@ import LocationCore
 import LocationTestSupport
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The pure state machine, step by step.
-@Suite struct MapSessionTests {
+@Suite(.ownThread) struct MapSessionTests {
     let script = FixScript(origin: tokyo)
 
     /// A place `north` metres north of the script's origin, named after its id unless told.
@@ -177,7 +178,7 @@ import Testing
     }
 }
 
-@Suite struct LoadableTests {
+@Suite(.ownThread) struct LoadableTests {
     let places = [Place(id: "a", name: "A", coordinate: tokyo)]
 
     @Test("value is the loaded value or the previous one")
@@ -208,7 +209,7 @@ import Testing
     }
 }
 
-@Suite struct AppErrorTests {
+@Suite(.ownThread) struct AppErrorTests {
     @Test("The seed's user-facing messages")
     func userMessages() {
         #expect(AppError.networkUnavailable().userMessage == "No internet connection")

@@ -7,7 +7,7 @@ import Testing
 /// DTM: decoding its errors, the datum a read fix names, and the writer's DTM read back. What
 /// pynmea2 decodes is in SentenceTests (variants.jsonl); gpsd 3.22's own names for the same
 /// sentences are in IntegrationTests' `GPSDReceiverLogTests.mapDatum`.
-@Suite("Datum (DTM)")
+@Suite("Datum (DTM)", .ownThread)
 struct DatumTests {
     static let rmc = TestNMEA.checksummed("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,84.40,150624,,,A")
     static let gga = TestNMEA.checksummed("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")

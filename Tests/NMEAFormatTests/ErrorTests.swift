@@ -6,7 +6,7 @@ import Testing
 
 /// Each kind of bad input: strict mode throws an error that says where; lenient mode skips the
 /// sentence, counts it, and still returns the fixes around it.
-@Suite("Bad input")
+@Suite("Bad input", .ownThread)
 struct ErrorTests {
     static let rmc1 = TestNMEA.checksummed("GPRMC,120000.00,A,4807.03800,N,01131.00000,E,1.000,45.00,230394,,,A")
     static let gga1 = TestNMEA.checksummed("GPGGA,120000.00,4807.03800,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,")

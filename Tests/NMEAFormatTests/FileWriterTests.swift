@@ -2,9 +2,10 @@ import Foundation
 import LocationCore
 import NMEAFormat
 import Testing
+import LocSimTestHelpers
 
 /// ``NMEAFileWriter``: NMEAWriter's text in a file, written atomically or live.
-@Suite("File writer", .timeLimit(.minutes(1)))
+@Suite("File writer", .timeLimit(.minutes(1)), .ownThread)
 struct FileWriterTests {
     static let start = Date(timeIntervalSince1970: 1_750_000_000)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Every receiver log in ../shared/data/gpsd is read in lenient mode and its positions are
 /// compared with the TPV reports gpsd itself produces from the same log (NAME.tpv.jsonl).
-@Suite("gpsd regression logs", .enabled(if: SharedData.isPresent, SharedData.absentReason))
+@Suite("gpsd regression logs", .enabled(if: SharedData.isPresent, SharedData.absentReason), .ownThread)
 struct GPSDLogTests {
     struct TPV {
         let milliseconds: Int64

@@ -7,7 +7,7 @@ import Testing
 /// A sky of several constellations and signals written as NMEA and read back: what a relayed
 /// multi-GNSS receiver's or a replayed log's sky becomes on locsim's NMEA feeds. That a real gpsd
 /// reads it as it was is NMEALogCommandTests.servesTheLogsSky (IntegrationTests).
-@Suite("Satellites: a sky of several constellations and signals in GSA and GSV")
+@Suite("Satellites: a sky of several constellations and signals in GSA and GSV", .ownThread)
 struct MultiConstellationSkyTests {
     typealias Identity = Satellite.SignalIdentity
 

@@ -5,7 +5,7 @@ import NMEAFormat
 import Testing
 
 /// Streaming (chunks, line endings, files) and the epoch rules that merge sentences into fixes.
-@Suite("Reader")
+@Suite("Reader", .ownThread)
 struct ReaderTests {
     static let rmc = TestNMEA.checksummed("GPRMC,235959.00,A,4807.03800,S,01131.00000,W,19.438,84.40,311299,003.1,W,A")
     static let gga = TestNMEA.checksummed("GPGGA,235959.00,4807.03800,S,01131.00000,W,1,08,0.90,545.40,M,46.90,M,,")

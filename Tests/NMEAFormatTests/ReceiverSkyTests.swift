@@ -7,7 +7,7 @@ import Testing
 /// The receiver's sky ``NMEAReader`` reads from GSV and GSA beside each fix. That it is the sky
 /// a real gpsd reports of 30 real receivers' logs is GPSDReceiverLogTests (IntegrationTests);
 /// these pin the rules one at a time.
-@Suite("A receiver's sky read from its GSV and GSA")
+@Suite("A receiver's sky read from its GSV and GSA", .ownThread)
 struct ReceiverSkyTests {
     /// One epoch at `second` past 12:00:00 on 2024-03-01: RMC and GGA, then `more` sentences.
     static func epoch(_ second: Int, _ more: [String] = [], hdop: String = "0.9") -> [String] {

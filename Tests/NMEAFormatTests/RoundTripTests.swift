@@ -6,7 +6,7 @@ import Testing
 
 /// Fix → sentences → Fix, to NMEA's precision (NMEAPrecision), and the writer's exact text
 /// against sentences rendered and checksummed by pynmea2 (Fixtures/make_reference.py).
-@Suite("Round trips")
+@Suite("Round trips", .ownThread)
 struct RoundTripTests {
     static func expectSame(
         _ read: Fix, _ original: Fix, accuracyTolerance: Double? = nil, sourceLocation: SourceLocation = #_sourceLocation

@@ -7,7 +7,7 @@ import Testing
 /// GSV (satellites in view) read and written, and a fix's sky in its GSA, GGA and GSV.
 /// That a real gpsd reads the sky locsim writes as locsim's own SKY is
 /// GPSDFeedLiveTests.parityWithRealGPSD (IntegrationTests).
-@Suite("Satellites: GSV, and a fix's sky in GSA, GGA and GSV")
+@Suite("Satellites: GSV, and a fix's sky in GSA, GGA and GSV", .ownThread)
 struct SatelliteSentenceTests {
     typealias GSV = NMEASentence.GSV
 

@@ -5,7 +5,7 @@ import NMEAFormat
 import Testing
 
 /// Decoding single sentences, compared with pynmea2's decoding (Fixtures/make_reference.py).
-@Suite("Sentences")
+@Suite("Sentences", .ownThread)
 struct SentenceTests {
     /// pynmea2 reads two-digit years with Python's pivot (69…99 → 19xx); this module with GPS's
     /// (80…99 → 19xx, 00…79 → 20xx). Compare the printed ddmmyy instead.

@@ -10,11 +10,12 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 @testable import NearbyServer
 import Testing
+import LocSimTestHelpers
 
 /// `ConnectionGuard` on an `EmbeddedChannel` behind NIO's real HTTP/1 decoder and the HTTP Types
 /// codec and before Hummingbird's connection handler, as `HTTP1Channel` sets them up: bytes in,
 /// bytes out, time moved by hand.
-@Suite(.timeLimit(.minutes(1))) struct ConnectionGuardTests {
+@Suite(.timeLimit(.minutes(1)), .ownThread) struct ConnectionGuardTests {
     /// One guarded connection and what it reported.
     final class Connection {
         let channel = EmbeddedChannel()

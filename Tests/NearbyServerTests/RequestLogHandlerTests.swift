@@ -2,10 +2,11 @@ import Logging
 @testable import NearbyServer
 import Testing
 import LocationCore
+import LocSimTestHelpers
 
 /// The handler Hummingbird's logger gets: metadata set per request reaches the real handler
 /// with each message, merged with the message's own.
-@Suite struct RequestLogHandlerTests {
+@Suite(.ownThread) struct RequestLogHandlerTests {
     final class Events: Sendable {
         let list = Locked<[LogEvent]>([])
     }

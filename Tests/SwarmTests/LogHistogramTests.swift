@@ -2,8 +2,9 @@ import Foundation
 import LocationCore
 import Swarm
 import Testing
+import LocSimTestHelpers
 
-@Suite("LogHistogram")
+@Suite("LogHistogram", .ownThread)
 struct LogHistogramTests {
     /// Nearest-rank percentile of sorted values: the independent path.
     static func exact(_ sorted: [UInt64], _ fraction: Double) -> UInt64 {

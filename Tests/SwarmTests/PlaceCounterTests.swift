@@ -1,9 +1,10 @@
 import SwarmHTTP
 import Testing
+import LocSimTestHelpers
 
 /// The swarm's client counts places as the body streams in, and calls a body malformed where the
 /// app's decoder would fail: `{"locations":[…]}` with objects in the array, nothing else.
-@Suite("PlaceCounter")
+@Suite("PlaceCounter", .ownThread)
 struct PlaceCounterTests {
     /// Places in `body` fed in two parts split at `split` (the whole at once when nil).
     static func places(_ body: String, split: Int? = nil) -> Int? {

@@ -8,11 +8,12 @@ import NIOHTTP1
 import Testing
 
 @testable import SwarmHTTP
+import LocSimTestHelpers
 
 /// The swarm client's per-connection handler on an `EmbeddedChannel`: the request it writes, the
 /// places it counts as the body streams in, and each way an answer can fail, with the event loop's
 /// time (the timeout) advanced by the test.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .ownThread)
 struct ResponseHandlerChannelTests {
     /// A channel with a handler, its pool, and the answers the pool was told of.
     struct Harness {

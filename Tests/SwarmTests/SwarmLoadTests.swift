@@ -1,10 +1,11 @@
 import MapFeature
 import Swarm
 import Testing
+import LocSimTestHelpers
 
 /// The figures `locsim swarm --virtual` prints (mean, busiest second, busiest minute, by reason
 /// and for all together), on loads whose answers are worked out by hand.
-@Suite("SwarmLoad")
+@Suite("SwarmLoad", .ownThread)
 struct SwarmLoadTests {
     /// 120 s: `first` 5 at 0:00:02; `elapsed` 1 every second from 10 to 69 (60 in all), 3 more at
     /// 0:01:30; `moved` 4 at 0:01:30 and 4 at 0:01:50.

@@ -1,8 +1,9 @@
 import LocationCore
 import Swarm
 import Testing
+import LocSimTestHelpers
 
-@Suite("SwarmMix")
+@Suite("SwarmMix", .ownThread)
 struct SwarmMixTests {
     @Test("parses kinds and shares, scaling them to sum to 1")
     func parses() throws {

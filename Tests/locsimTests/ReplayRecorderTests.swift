@@ -3,9 +3,10 @@ import Foundation
 import LocationCore
 import MapFeature
 import Testing
+import LocSimTestHelpers
 
 /// The summary's figures from the map logic's events (what `replay` prints last).
-@Suite struct ReplayRecorderTests {
+@Suite(.ownThread) struct ReplayRecorderTests {
     @Test("The duration spans the fixes with a position: gpsd's first reports, stamped when read, do not make it negative")
     @MainActor func durationOfPositionsOnly() throws {
         let recorder = try ReplayRecorder(format: .jsonl, reach: 40) { _ in }

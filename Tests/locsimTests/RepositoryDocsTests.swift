@@ -6,7 +6,7 @@ import Testing
 /// repository (a fresh clone, offline, has every page it names), and every library product has a
 /// DocC catalog with an overview and a getting-started article (scripts/docs.sh builds them and
 /// fails on unresolved links; this checks that none is missing).
-@Suite(.timeLimit(.minutes(1))) struct RepositoryDocsTests {
+@Suite(.timeLimit(.minutes(1)), .ownThread) struct RepositoryDocsTests {
     /// `text` without fenced code blocks and inline code spans, which are shown, not linked.
     static func prose(_ text: String) -> String {
         var kept: [Substring] = []

@@ -56,6 +56,25 @@ import Testing
         }
     }
 
+    @Test("Every suite, and every stand-alone test, in a file that never awaits runs on a thread of its own (.ownThread)")
+    func synchronousTestsOnTheirOwnThread() throws {
+        for (path, text) in try Self.testSources() where !text.contains("await ") {
+            // The documentation's examples (between `// BEGIN … EXAMPLE` and `// END … EXAMPLE`)
+            // are an app's tests, which have no such trait.
+            let lines = text.components(separatedBy: "\n")
+            func inExample(_ line: Int) -> Bool {
+                let before = lines[..<(line - 1)]
+                let begin = before.lastIndex { $0.hasPrefix("// BEGIN ") && $0.hasSuffix("EXAMPLE") }
+                let end = before.lastIndex { $0.hasPrefix("// END ") && $0.hasSuffix("EXAMPLE") }
+                guard let begin else { return false }
+                return end.map { $0 < begin } ?? true
+            }
+            for (line, attribute) in Self.attributes(in: text) where !inExample(line) {
+                #expect(attribute.contains(".ownThread"), "\(path):\(line): \(attribute.prefix(80)) has no .ownThread")
+            }
+        }
+    }
+
     /// Every Swift file under Sources/ and Tests/, with its path relative to the package.
     static func swiftFiles() throws -> [(path: String, text: String)] {
         var files: [(String, String)] = []
@@ -81,7 +100,7 @@ import Testing
         }
     }
 
-    @Test("A test marked .ownThread runs on a thread of its own; one without it, on the cooperative pool", .ownThread)
+    @Test("A test marked .ownThread runs on a thread of its own; a task it detaches, on the cooperative pool", .ownThread)
     func ownThread() async throws {
         #expect(Self.onOwnThread())
         // After an await it is still there: the executor is the task's, not only the first job's.
