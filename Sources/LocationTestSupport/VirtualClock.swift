@@ -45,6 +45,7 @@ public final class VirtualClock: Clock, Sendable {
     private struct Waiter {
         let id: UInt64
         let count: Int
+        let dueBy: Instant?
         let continuation: CheckedContinuation<Void, Never>
     }
 
@@ -78,11 +79,22 @@ public final class VirtualClock: Clock, Sendable {
             if unregistered.contains(id) { cancelledBeforeRegistration.insert(id) }
         }
 
+        /// How many tasks are asleep with a deadline at or before `dueBy` (all of them for `nil`).
+        func sleeperCount(dueBy: Instant?) -> Int {
+            Self.count(sleepers, dueBy: dueBy)
+        }
+
+        static func count(_ sleepers: [UInt64: Sleeper], dueBy: Instant?) -> Int {
+            guard let dueBy else { return sleepers.count }
+            return sleepers.values.count { $0.deadline <= dueBy }
+        }
+
         /// Removes and returns the waiters whose sleeper count has been reached.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
             var ready: [CheckedContinuation<Void, Never>] = []
+            let sleepers = sleepers
             waiters.removeAll { waiter in
-                guard sleepers.count >= waiter.count else { return false }
+                guard Self.count(sleepers, dueBy: waiter.dueBy) >= waiter.count else { return false }
                 ready.append(waiter.continuation)
                 return true
             }
@@ -183,18 +195,28 @@ public final class VirtualClock: Clock, Sendable {
         }
     }
 
-    /// Returns once at least `count` tasks are asleep on the clock, or at once when the waiting
-    /// task is cancelled (a test that also waits for something else, whichever comes first).
+    /// Returns once at least `count` tasks are asleep on the clock (with `dueBy`, asleep until
+    /// that instant or earlier), or at once when the waiting task is cancelled (a test that also
+    /// waits for something else, whichever comes first).
     ///
     /// This is the handshake for manual driving: the system under test reaches its next wait,
     /// then the test advances time. It suspends without polling.
-    public func waitForSleepers(_ count: Int = 1) async {
+    ///
+    /// `dueBy` tells a new wait from an old one: after an input that makes the system under test
+    /// plan an earlier wake-up (a faster pace, a shorter timeout), its previous sleep can still
+    /// be on the clock until it runs again, and a plain count would be met by it.
+    ///
+    /// ```swift
+    /// player.setSpeed(5)  // the next fix is now due in 0.2 s, not 1 s
+    /// await clock.waitForSleepers(1, dueBy: clock.now.advanced(by: .milliseconds(200)))
+    /// ```
+    public func waitForSleepers(_ count: Int = 1, dueBy: Instant? = nil) async {
         let id = state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    if state.register(id) || state.sleepers.count >= count { return true }
-                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    if state.register(id) || state.sleeperCount(dueBy: dueBy) >= count { return true }
+                    state.waiters.append(Waiter(id: id, count: count, dueBy: dueBy, continuation: continuation))
                     return false
                 }
                 if ready { continuation.resume() }

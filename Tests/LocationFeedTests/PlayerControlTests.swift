@@ -402,7 +402,10 @@ struct PlayerControlTests {
         try await feed.run(until: 3)
         #expect(try await feed.control(#"{"action":"speed","speed":5}"#).status == 200)
         // At 5× the path's 1 Hz fixes are due every 0.2 s of the clock, from the command on:
-        // step by that.
+        // step by that, once the runner sleeps until its next fix at the new pace (its sleep
+        // until the next fix at 1× can still be on the clock, and moving time then would send
+        // the fixes due meanwhile at once).
+        await feed.clock.waitForSleepers(1, dueBy: feed.clock.now.advanced(by: .milliseconds(200)))
         try await feed.run(until: 13, step: .milliseconds(200))
         #expect(try await feed.control(#"{"action":"pause"}"#).status == 200)
         // run(until:) left the runner asleep on the clock with nothing due: the count is final.

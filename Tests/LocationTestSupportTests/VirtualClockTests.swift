@@ -76,6 +76,22 @@ import Testing
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("waitForSleepers(dueBy:) counts only sleepers due by then: an old, later sleep does not meet it")
+    func waitForSleepersDueBy() async throws {
+        let clock = VirtualClock()
+        let late = Task { try await clock.sleep(for: .seconds(1)) }
+        await clock.waitForSleepers(1)
+        let waiting = Task { await clock.waitForSleepers(1, dueBy: clock.now.advanced(by: .milliseconds(200))) }
+        let soon = Task { try await clock.sleep(for: .milliseconds(200)) }
+        // The waiter returns only after the sleep due in 0.2 s has begun: both are asleep then.
+        await waiting.value
+        #expect(clock.sleeperCount == 2)
+        #expect(clock.nextDeadline == clock.now.advanced(by: .milliseconds(200)))
+        await clock.advance(by: .seconds(1))
+        try await soon.value
+        try await late.value
+    }
+
     @Test("A cancelled waitForSleepers returns with no sleeper, and leaves later waits working")
     func waitForSleepersCancelled() async throws {
         let clock = VirtualClock()
