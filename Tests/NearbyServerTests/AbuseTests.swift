@@ -124,6 +124,20 @@ import Testing
         }
     }
 
+    @Test("An HTTP/1.0 request without keep-alive is answered and its connection closed (ApacheBench without -k reads to the close)")
+    func http10Live() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index))
+        try await server.test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            try await connection.send("GET /healthz HTTP/1.0\r\n\r\n")
+            let sent = String(decoding: try await connection.waitForClose(), as: UTF8.self)
+            #expect(sent.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(sent.hasSuffix("\r\n\r\nok\n"))
+        }
+    }
+
     @Test("Past --max-connections a new connection is answered 503 with Retry-After")
     func capLive() async throws {
         let places = try TestIndex()

@@ -182,6 +182,24 @@ import LocSimTestHelpers
         #expect(connection.rejections.withLock { $0.isEmpty })
     }
 
+    @Test("An HTTP/1.0 request asks to close after its answer unless it says keep-alive; HTTP/1.1 is left as sent", arguments: [
+        ("GET /healthz HTTP/1.0\r\n\r\n", "close"),
+        ("GET /healthz HTTP/1.0\r\nConnection: close\r\n\r\n", "close"),
+        ("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "keep-alive"),
+        ("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", nil),
+        ("GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", "close"),
+    ] as [(String, String?)])
+    func http10(request: String, connectionField: String?) throws {
+        let connection = try Connection()
+        try connection.send(request)
+        let parts = try connection.passedOn()
+        guard case .head(let head) = try #require(parts.first) else {
+            Issue.record("no request head passed on: \(parts)")
+            return
+        }
+        #expect(head.headerFields[.connection] == connectionField)
+    }
+
     @Test("Beyond the cap a connection is answered 503 with Retry-After and closed; closing frees a place")
     func cap() throws {
         let limit = ConnectionLimit(maximum: 2, refusalAllowance: 1)

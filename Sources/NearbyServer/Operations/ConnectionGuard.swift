@@ -122,6 +122,8 @@ struct ConnectionGuardSettings: Sendable {
 ///   error shape as every route's (400, or 431 for headers too large) and closed, instead of
 ///   Hummingbird's empty 400. When a request is still being answered, the error answer waits
 ///   for that answer's end;
+/// - **HTTP/1.0**: it puts ``HTTP10Persistence`` before the HTTP Types codec, so an HTTP/1.0
+///   request without `Connection: keep-alive` has its connection closed after the answer;
 /// - **the drain**: at graceful shutdown Hummingbird's listener stops accepting and NIO's
 ///   `ServerQuiescingHelper` sends every connection a `ChannelShouldQuiesceEvent`. The guard takes
 ///   it in Hummingbird's place (whose connection handler would close an idle keep-alive
@@ -177,6 +179,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Life cycle
 
     func handlerAdded(context: ChannelHandlerContext) {
+        do {
+            try HTTP10Persistence.install(before: context)
+        } catch {
+            context.fireErrorCaught(error)
+        }
         if context.channel.isActive { opened(context: context) }
     }
 
