@@ -10,7 +10,7 @@ import LocationCore
 ///   as fast as it can with exact virtual times: a 40-minute walk replays in milliseconds.
 /// - **Manual** (the default): sleepers wait until ``advance(by:)`` or ``advance(to:)`` passes
 ///   their deadline; they are resumed in deadline order (ties in the order they began sleeping).
-///   ``waitForSleepers(_:)`` is the handshake that makes this race-free without yielding in a loop:
+///   ``waitForSleepers(_:dueBy:)`` is the handshake that makes this race-free without yielding in a loop:
 ///   it returns once the given number of tasks are asleep on the clock, so the test knows the
 ///   system under test has reached its next wait before it moves time.
 ///
@@ -177,7 +177,7 @@ public final class VirtualClock: Clock, Sendable {
     ///
     /// Each woken sleeper sees ``now`` equal to its own deadline at the moment it is resumed.
     /// Sleeps that begin after this call returns are not woken by it, even if their deadline has
-    /// passed; use ``waitForSleepers(_:)`` before advancing again.
+    /// passed; use ``waitForSleepers(_:dueBy:)`` before advancing again.
     public func advance(to deadline: Instant) async {
         while true {
             let next = state.withLock { state -> Sleeper? in
