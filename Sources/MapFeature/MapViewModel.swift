@@ -260,8 +260,11 @@ public final class MapViewModel {
         onEvent?(event)
     }
 
+    /// An error that describes itself keeps its own words; any other is named by its type too,
+    /// so nothing is lost from logs.
     private static func providerError(_ error: any Error) -> AppError {
         if let error = error as? AppError { return error }
+        if type(of: error) is any CustomStringConvertible.Type { return .locationUnavailable("\(error)") }
         return .locationUnavailable("\(type(of: error)): \(error)")
     }
 

@@ -161,7 +161,13 @@ import Testing
         await run.value
         let error = try #require(model.providerState.error)
         #expect(error.code == .locationUnavailable)
-        #expect(error.message.contains("receiver unplugged"))
+        // An error that describes itself keeps its words; one that does not is named by its type.
+        #expect(error.message == "receiver unplugged")
+        enum Mute: Error { case gone }
+        let mute = MapViewModel(repository: repository, clock: clock)
+        await mute.run(ScriptedProvider(fixes: [], clock: clock, then: .fail(Mute.gone)))
+        let message = try #require(mute.providerState.error).message
+        #expect(message.hasPrefix("Mute") && message.hasSuffix(": gone"))
         #expect(model.nearbyLocations == .loaded(placesNear(script.origin)))
     }
 

@@ -145,7 +145,7 @@ struct MapPipeline {
         recorder.finish()
         output.flush()
         if case .failed(let error) = finalState {
-            throw CommandFailure("the location source failed: \(error)")
+            throw CommandFailure("the location source failed: \(error.message)")
         }
     }
 }

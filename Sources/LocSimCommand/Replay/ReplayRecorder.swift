@@ -126,7 +126,7 @@ final class ReplayRecorder {
             // reported by the command's error message instead; after one, it is stamped with the
             // last fix's time.
             if case .failed(let error) = state, let time = lastTime {
-                emit(MapEvent(time: time, kind: event.kind), text: "location source failed: \(PeopleText.escaped("\(error)"))")
+                emit(MapEvent(time: time, kind: event.kind), text: "location source failed: \(PeopleText.escaped(error.message))")
             }
         case .placesAppeared, .placesDisappeared, .placesChanged, .stopped:
             break
