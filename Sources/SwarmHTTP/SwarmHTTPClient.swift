@@ -200,6 +200,7 @@ final class ConnectionPool: @unchecked Sendable {
     private func connect(for job: Job) {
         open += 1
         let pool = self
+        let address = HostPort(host: shared.endpoint.host, port: shared.endpoint.port)
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(shared.timeout)
@@ -224,7 +225,7 @@ final class ConnectionPool: @unchecked Sendable {
                     }
                 case .failure(let error):
                     pool.open -= 1
-                    pool.finish(job, status: nil, outcome: .failure(.connect("\(error)")))
+                    pool.finish(job, status: nil, outcome: .failure(.connect(SwarmHTTPClient.connectFailure(error, to: address))))
                     // The next waiting request tries its own connection.
                     if let next = pool.nextWaiting() { pool.enqueue(next) }
                 }
@@ -438,4 +439,21 @@ package struct PlaceCounter {
 
     /// The places, or `nil` when the body was not `{"locations":[…]}` with objects in the array.
     package var places: Int? { sawRoot && depth == 0 && !strings.inString && !broken && sawLocations ? count : nil }
+}
+
+extension SwarmHTTPClient {
+    /// Why a connection to `address` failed, in the system's words (`127.0.0.1:1: Connection
+    /// refused`, `no-such-host:80: no such host`) rather than NIO's nested error values.
+    static func connectFailure(_ error: any Error, to address: HostPort) -> String {
+        if let error = error as? NIOConnectionError {
+            if let system = error.connectionErrors.lazy.compactMap({ $0.error as? IOError }).first {
+                return "\(address): \(SystemIOError(code: system.errnoCode))"
+            }
+            if error.connectionErrors.isEmpty { return "\(address): no such host" }
+        }
+        if case ChannelError.connectTimeout(let amount) = error {
+            return "\(address): no connection within \(amount.nanoseconds / 1_000_000) ms"
+        }
+        return "\(address): \(error)"
+    }
 }
