@@ -133,8 +133,26 @@ import Testing
             let connection = try RawConnection(port: try #require(client.port))
             try await connection.send("GET /healthz HTTP/1.0\r\n\r\n")
             let sent = String(decoding: try await connection.waitForClose(), as: UTF8.self)
-            #expect(sent.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(sent.hasPrefix("HTTP/1.0 200 OK\r\n"))
+            #expect(sent.lowercased().contains("\r\nconnection: close\r\n"))
             #expect(sent.hasSuffix("\r\n\r\nok\n"))
+        }
+    }
+
+    @Test("HTTP/1.0 with keep-alive (ApacheBench -k): each answer says keep-alive and the connection serves the next request")
+    func http10KeepAliveLive() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(port: 0), repository: OfflineLocationRepository(index: places.index))
+        try await server.test(.live) { client in
+            let connection = try RawConnection(port: try #require(client.port))
+            for _ in 0..<3 {
+                try await connection.send("GET /healthz HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")
+                let answer = try await connection.readAnswer()
+                #expect(answer.statusLine == "HTTP/1.0 200 OK")
+                #expect(answer.headers.contains { $0.name.lowercased() == "connection" && $0.value == "keep-alive" })
+                #expect(answer.body == Array("ok\n".utf8))
+            }
         }
     }
 

@@ -200,6 +200,106 @@ import LocSimTestHelpers
         #expect(head.headerFields[.connection] == connectionField)
     }
 
+    /// The status line and the headers (names lowercased) of the answer in `text`, and its body.
+    static func split(_ text: String) -> (statusLine: String, headers: [String: String], body: String) {
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let lines = parts[0].components(separatedBy: "\r\n")
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (lines[0], headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test("HTTP/1.0 keep-alive: an answer of known length is an HTTP/1.0 answer saying keep-alive, and the connection serves the next request")
+    func http10KeepAlive() throws {
+        let connection = try Connection()
+        for _ in 0..<2 {
+            try connection.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try connection.passedOn().count == 2)
+            try connection.answer()
+            let answer = Self.split(try connection.written())
+            #expect(answer.statusLine == "HTTP/1.0 200 OK")
+            #expect(answer.headers["connection"] == "keep-alive")
+            #expect(answer.headers["content-length"] == "3")
+            #expect(answer.body == "ok\n")
+            #expect(connection.channel.isActive)
+        }
+    }
+
+    @Test("HTTP/1.0: an answer of unknown length (an event stream) is not chunked, says close and ends with the connection, even on keep-alive", arguments: [
+        "GET /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        "GET /events HTTP/1.0\r\n\r\n",
+    ])
+    func http10Stream(request: String) throws {
+        let connection = try Connection()
+        try connection.send(request)
+        #expect(try connection.passedOn().count == 2)
+        try connection.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"])))
+        try connection.channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "data: 1\n\n")))
+        try connection.channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "data: 2\n\n")))
+        #expect(connection.channel.isActive)
+        try connection.channel.writeOutbound(HTTPResponsePart.end(nil))
+        let answer = Self.split(try connection.written())
+        #expect(answer.statusLine == "HTTP/1.0 200 OK")
+        #expect(answer.headers["transfer-encoding"] == nil)
+        #expect(answer.headers["connection"] == "close")
+        #expect(answer.body == "data: 1\n\ndata: 2\n\n")
+        if request.contains("keep-alive") {
+            // Hummingbird would keep it (the request asked to): the handler closes it.
+            #expect(!connection.channel.isActive)
+        }
+    }
+
+    @Test("HTTP/1.0 keep-alive HEAD: no body whatever the headers, so the connection stays")
+    func http10Head() throws {
+        let connection = try Connection()
+        try connection.send("HEAD /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        try connection.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"])))
+        try connection.channel.writeOutbound(HTTPResponsePart.end(nil))
+        let answer = Self.split(try connection.written())
+        #expect(answer.statusLine == "HTTP/1.0 200 OK")
+        #expect(answer.headers["connection"] == "keep-alive")
+        #expect(answer.body.isEmpty)
+        #expect(connection.channel.isActive)
+    }
+
+    @Test("HTTP/1.1 answers are left as they are: a stream is chunked, a known length kept alive without saying so")
+    func http11Untouched() throws {
+        let connection = try Connection()
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        try connection.answer()
+        let known = Self.split(try connection.written())
+        #expect(known.statusLine == "HTTP/1.1 200 OK")
+        #expect(known.headers["connection"] == nil)
+        try connection.send("GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try connection.passedOn().count == 2)
+        try connection.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"])))
+        try connection.channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "data: 1\n\n")))
+        try connection.channel.writeOutbound(HTTPResponsePart.end(nil))
+        let stream = Self.split(try connection.written())
+        #expect(stream.statusLine == "HTTP/1.1 200 OK")
+        #expect(stream.headers["transfer-encoding"] == "chunked")
+        #expect(connection.channel.isActive)
+    }
+
+    @Test("An HTTP/1.0 keep-alive request over the cap is still told to close: a rejection's close is kept")
+    func http10OverCap() throws {
+        let limit = ConnectionLimit(maximum: 1, refusalAllowance: 1)
+        let first = try Connection(limit: limit)
+        let second = try Connection(limit: limit)
+        try second.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(try second.passedOn().isEmpty)
+        let answer = try Answer(try second.written())
+        #expect(answer.status == 503)
+        #expect(answer.headers["connection"] == "close")
+        #expect(!second.channel.isActive)
+        _ = first
+    }
+
     @Test("Beyond the cap a connection is answered 503 with Retry-After and closed; closing frees a place")
     func cap() throws {
         let limit = ConnectionLimit(maximum: 2, refusalAllowance: 1)

@@ -123,7 +123,9 @@ struct ConnectionGuardSettings: Sendable {
 ///   Hummingbird's empty 400. When a request is still being answered, the error answer waits
 ///   for that answer's end;
 /// - **HTTP/1.0**: it puts ``HTTP10Persistence`` before the HTTP Types codec, so an HTTP/1.0
-///   request without `Connection: keep-alive` has its connection closed after the answer;
+///   request gets an HTTP/1.0 answer (never chunked; `Connection: keep-alive` when it asked for
+///   it and the answer's length is known) and its connection is closed after the answer
+///   otherwise;
 /// - **the drain**: at graceful shutdown Hummingbird's listener stops accepting and NIO's
 ///   `ServerQuiescingHelper` sends every connection a `ChannelShouldQuiesceEvent`. The guard takes
 ///   it in Hummingbird's place (whose connection handler would close an idle keep-alive
