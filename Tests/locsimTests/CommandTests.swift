@@ -98,6 +98,8 @@ import Testing
             // The receiver's own words, not Swift type or code names.
             #expect(gpsd.stderr.hasPrefix("locsim: error: the location source failed: gpsd at 127.0.0.1:\(port): connection refused"))
             #expect(!gpsd.stderr.contains("GPSDError") && !gpsd.stderr.contains("locationUnavailable"))
+            // No fix came: no summary of zeros before the error.
+            #expect(gpsd.stdout.isEmpty, "\(gpsd.stdout)")
 
             let server = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:\(port)"])
             #expect(server.status == 0 || server.status == 1)

@@ -128,7 +128,8 @@ struct MapPipeline {
     }
 
     /// Real time: `consume` drives the model (on the continuous clock) until its fixes end or
-    /// SIGINT/SIGTERM arrives; either way the summary is printed.
+    /// SIGINT/SIGTERM arrives; either way the summary is printed. A source that failed before its
+    /// first fix (nothing listening at the gpsd address) has no summary, only the error.
     private func runRealTime(speedFactor: Double, _ consume: @escaping @MainActor (MapViewModel) async -> Void) async throws {
         let recorder = recorder, progress = progress
         let model = MapViewModel(
@@ -142,10 +143,13 @@ struct MapPipeline {
         model.stop()
         progress.clear()
         recorder.interrupted = signal != nil
-        recorder.finish()
-        output.flush()
-        if case .failed(let error) = finalState {
-            throw CommandFailure("the location source failed: \(error.message)")
+        guard case .failed(let error) = finalState else {
+            recorder.finish()
+            output.flush()
+            return
         }
+        if recorder.hasFixes { recorder.finish() }
+        output.flush()
+        throw CommandFailure("the location source failed: \(error.message)")
     }
 }

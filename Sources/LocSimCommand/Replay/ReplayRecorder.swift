@@ -157,6 +157,9 @@ final class ReplayRecorder {
     /// Set when SIGINT or SIGTERM stopped the run: the summary says so.
     var interrupted = false
 
+    /// Whether any fix has been recorded, accepted or not.
+    var hasFixes: Bool { acceptedCount + rejectedCount > 0 }
+
     /// Flushes pending output and writes the summary line.
     func finish() {
         flushPlaces()
