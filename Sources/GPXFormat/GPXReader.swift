@@ -197,7 +197,8 @@ public final class GPXReader {
             maximumTokenLength: options.maximumTokenLength)
     }
 
-    private static func ioError(_ failure: XMLScanner.Failure, file: String?) -> GPXParseError {
+    /// The error for a file that could not be opened or read (KML's reader uses it too).
+    static func ioError(_ failure: XMLScanner.Failure, file: String?) -> GPXParseError {
         if case .io(let reason) = failure {
             return GPXParseError(.io, file: file, line: 0, column: 0, message: "cannot read: \(reason)")
         }

@@ -29,7 +29,7 @@ package struct KMLLines: Sendable {
         do {
             scanner = try XMLScanner(path: path)
         } catch {
-            throw GPXParseError(.io, file: path, line: 0, column: 0, message: "cannot read: \(error)")
+            throw GPXReader.ioError(error, file: path)
         }
         try self.init(scanner: scanner, file: path)
     }

@@ -98,7 +98,9 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         self.sentence = sentence
     }
 
-    /// `file.nmea:12:18: malformedField (field 3): latitude minutes 61.5 ≥ 60 in "$GPGGA,…"`.
+    /// `file.nmea:12:18: malformedField (field 3): latitude minutes 61.5 ≥ 60 in "$GPGGA,…"`;
+    /// for ``Code/io``, the message alone after the file: `file.nmea: cannot open: No such file
+    /// or directory`.
     public var description: String {
         var out = ""
         if let source { out += source + ":" }
@@ -107,9 +109,14 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
             if let column { out += "\(column):" }
         }
         if !out.isEmpty { out += " " }
-        out += code.description
-        if let field { out += " (field \(field))" }
-        out += ": " + message
+        // A file that cannot be read says so in its message (`cannot open: …`); the code's
+        // name would only repeat it.
+        if code != .io {
+            out += code.description
+            if let field { out += " (field \(field))" }
+            out += ": "
+        }
+        out += message
         if !sentence.isEmpty { out += " in \"\(sentence)\"" }
         return out
     }

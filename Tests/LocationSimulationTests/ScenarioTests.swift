@@ -100,6 +100,7 @@ import Testing
         (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "speed": 0}]}}"#, "route.legs[0].speed"),
         (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": 60}]}}"#, "route.legs[0].stop"),
         (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "wait": "1m"}]}}"#, "route.legs[0].wait"),
+        (#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": "100000d"}]}}"#, "route.legs[0].stop"),
         (#"{"route": {"legs": [{"from": "1,2", "to": "1,3"}], "speed": 3}}"#, "route.speed"),
         (#"{"device": "ios"}"#, "device"),
         (#"{"device": {}}"#, "device.platform"),
@@ -125,6 +126,8 @@ import Testing
         (#"{"trouble": [{"kind": "signalLoss", "for": "1m"}]}"#, "trouble[0].at"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "-1m", "for": "1m"}]}"#, "trouble[0].at"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "366d1s"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "jump", "at": "9000h", "distance": 300}]}"#, "trouble[0].at"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m"}, {"kind": "jump", "at": "2m", "distance": 300}, {"kind": "signalLoss", "at": "5m", "for": "3 s"}]}"#, "trouble[2].for"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m", "initialAccuracy": -1}]}"#, "trouble[0].initialAccuracy"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m", "recovery": "0"}]}"#, "trouble[0].recovery"),
@@ -142,6 +145,7 @@ import Testing
         (#"{"app": [{"at": "5m"}]}"#, "app[0].state"),
         (#"{"app": [{"state": "background"}]}"#, "app[0].at"),
         (#"{"app": [{"at": 300, "state": "background"}]}"#, "app[0].at"),
+        (#"{"app": [{"at": "400d", "state": "background"}]}"#, "app[0].at"),
         (#"{"app": [{"at": "5m", "state": "asleep"}]}"#, "app[0].state"),
         (#"{"app": [{"at": "5m", "state": "background", "why": "a call"}]}"#, "app[0].why"),
         (#"{"app": [{"at": "5m", "state": "background"}, {"at": "1m", "state": "foreground"}]}"#, "app[1].at"),
@@ -157,6 +161,16 @@ import Testing
         #expect(error?.keyPath == keyPath, "\(String(describing: error))")
         #expect(error?.source == "s.json")
         #expect(error?.description.hasPrefix("s.json: \(keyPath): ") == true, "\(String(describing: error))")
+    }
+
+    @Test("A duration is at most a year (366 days, as simulate --duration): a longer one is refused, naming the limit")
+    func durationsUpToAYear() throws {
+        let scenario = try Self.parse(#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": "366d"}]}, "app": [{"at": "8784h", "state": "background"}]}"#)
+        #expect(scenario.app.first?.at == .seconds(366 * 86_400))
+        let error = #expect(throws: JSONFileError.self) {
+            try Self.parse(#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": "100000d"}]}}"#)
+        }
+        #expect(error?.description == #"s.json: route.legs[0].stop: must be at most 366d (a year, as simulate --duration), got "100000d""#)
     }
 
     @Test("A route leg's point says what is wrong with it: the shape, which number, or its range")

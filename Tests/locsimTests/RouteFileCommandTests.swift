@@ -33,6 +33,20 @@ import Testing
             bad: "<kml>\n<LineString><coordinates>1,2 3</coordinates></LineString></kml>\n", badAt: { "\($0):2:13: " }),
     ]
 
+    @Test("A route file that does not exist: its path and the system's reason, and the same hint for every format",
+          arguments: ["gpx", "nmea", "kml", "geojson"])
+    func missing(fileExtension: String) async throws {
+        let path = "/nonexistent/walk.\(fileExtension)"
+        for command in [["replay", path, "--fast", "--geodata", "geodata"], ["track", "stats", path]] {
+            let result = try await CLI.run(command)
+            #expect(result.status == 1)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("locsim: error: \(path): cannot ") == true, "\(result.stderr)")
+            #expect(lines.first?.hasSuffix(": No such file or directory") == true, "\(result.stderr)")
+            #expect(lines.last == "hint: check that the path names a file that exists and can be read", "\(result.stderr)")
+        }
+    }
+
     @Test("track stats and replay read gpsbabel's export of a walk; a bad file names where it is wrong", arguments: formats)
     func statsAndReplay(format: Format) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel") else {

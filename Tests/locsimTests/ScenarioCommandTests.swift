@@ -151,6 +151,30 @@ import Testing
         }
     }
 
+    @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason",
+          arguments: ["gpx", "nmea", "kml", "geojson"])
+    func unreadableRouteFile(fileExtension: String) async throws {
+        let file = try DeliveryReference.write(#"{"route": {"file": "no-such-walk.\#(fileExtension)"}}"#, name: "no-route-\(fileExtension)")
+        let folder = (file as NSString).deletingLastPathComponent
+        let result = try await CLI.run(["replay", "--scenario", file, "--fast", "--geodata", "geodata"])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("locsim: error: \(file): route.file: \(folder)/no-such-walk.\(fileExtension): cannot ") == true, "\(result.stderr)")
+        #expect(lines.first?.hasSuffix(": No such file or directory") == true, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("hint: a relative route.file is read from the scenario file's folder") == true, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("A stop longer than a year is refused naming its key path, before any fix")
+    func stopOverAYear() async throws {
+        let file = try DeliveryReference.write(
+            #"{"route": {"legs": [{"from": "37.7651,-122.4197", "to": "37.7600,-122.4190", "stop": "100000d"}]}}"#, name: "long-stop")
+        let result = try await CLI.run(["replay", "--scenario", file, "--fast", "--geodata", "geodata"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix(#"locsim: error: \#(file): route.legs[0].stop: must be at most 366d"#), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test("Without --fast a scenario plays in real time at --speed: the phone does what it does in virtual time (the same app moves, withheld fixes and trouble; the same first fetch)")
     func realTime() async throws {
         let arguments = [

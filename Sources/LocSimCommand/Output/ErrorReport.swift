@@ -5,6 +5,7 @@ import LocationCore
 import LocationGPSD
 import LocationIndex
 import LocationSimulation
+import NMEAFormat
 
 /// A run-time failure (exit status 1): what went wrong, and what to do about it.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -49,7 +50,7 @@ struct ErrorReport: Equatable {
         case let failure as GPXParseError:
             let hint =
                 if failure.code == .io {
-                    "check that the path names a readable GPX file"
+                    unreadableHint
                 } else if failure.code == .unsupportedEncoding {
                     "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/reference/gpx.md)"
                 } else if failure.code.isPointLevel, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }) {
@@ -60,6 +61,8 @@ struct ErrorReport: Equatable {
                     "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
+        case let failure as NMEAError where failure.code == .io:
+            return ErrorReport(message: failure.description, hint: unreadableHint, status: 1)
         case let failure as SimulationError:
             let place = failure.parameter.contains(" ") ? " (\(failure.parameter))" : ""
             return ErrorReport(message: failure.message + place, hint: help, status: 1)
@@ -75,6 +78,9 @@ struct ErrorReport: Equatable {
         }
         return ErrorReport(message: "\(error)", hint: help, status: 1)
     }
+
+    /// The hint for a file that cannot be opened or read, whatever its format.
+    static let unreadableHint = "check that the path names a file that exists and can be read"
 
     /// The two lines, each exactly one line: newlines inside a message become spaces, and a
     /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`

@@ -30,11 +30,14 @@ enum FixFileFormat {
     }
 
     /// `body`, a GeoJSON route's error (``/LocationSimulation/JSONFileError``) told with the
-    /// shape such a route has.
+    /// shape such a route has, or as a file that cannot be read when it is one.
     static func explainingGeoJSON<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JSONFileError {
+            if error.keyPath == nil, !FileManager.default.isReadableFile(atPath: error.source) {
+                throw CommandFailure(error.description, hint: ErrorReport.unreadableHint)
+            }
             throw CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
         }
     }

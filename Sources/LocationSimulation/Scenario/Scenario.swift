@@ -57,6 +57,12 @@ package struct Scenario: Sendable {
         }
     }
 
+    /// The longest duration a scenario takes anywhere (an offset, a stop, a trouble's length):
+    /// 366 days, as `simulate --duration`. A scenario plays a walk, a day or a trip; a stop of
+    /// 100,000 days is a slip of the keyboard, and would have a `--fast` replay write fixes for
+    /// hours.
+    package static let longestDuration: Duration = .seconds(366 * 86_400)
+
     /// The seed of the trouble windows' draws (default 1).
     package var seed: UInt64 = 1
     /// The route, or `nil` when the scenario leaves it to the command line.
@@ -129,11 +135,14 @@ private struct Reader {
         return members
     }
 
+    /// A duration of at most ``Scenario/longestDuration``.
     func duration(_ value: JSONValue, at keyPath: String) throws(JSONFileError) -> Duration {
         guard let text = value.string else {
             throw failure(keyPath, "expected a duration string such as \"30s\", \"5m\" or \"1:30\", got \(value.text)")
         }
         switch DurationText.parse(text) {
+        case .success(let duration) where duration > Scenario.longestDuration:
+            throw failure(keyPath, "must be at most 366d (a year, as simulate --duration), got \"\(text)\"")
         case .success(let duration): return duration
         case .failure(let problem): throw failure(keyPath, "\(problem), got \"\(text)\"")
         }
