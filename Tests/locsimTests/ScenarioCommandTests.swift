@@ -151,18 +151,21 @@ import Testing
         }
     }
 
-    @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason",
+    @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason, in replay and serve",
           arguments: ["gpx", "nmea", "kml", "geojson"])
     func unreadableRouteFile(fileExtension: String) async throws {
         let file = try DeliveryReference.write(#"{"route": {"file": "no-such-walk.\#(fileExtension)"}}"#, name: "no-route-\(fileExtension)")
         let folder = (file as NSString).deletingLastPathComponent
-        let result = try await CLI.run(["replay", "--scenario", file, "--fast", "--geodata", "geodata"])
-        #expect(result.status == 1)
-        let lines = result.stderr.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("locsim: error: \(file): route.file: \(folder)/no-such-walk.\(fileExtension): cannot ") == true, "\(result.stderr)")
-        #expect(lines.first?.hasSuffix(": No such file or directory") == true, "\(result.stderr)")
-        #expect(lines.last?.hasPrefix("hint: a relative route.file is read from the scenario file's folder") == true, "\(result.stderr)")
-        #expect(result.stdout.isEmpty)
+        // replay, and serve's player made from the scenario.
+        for command in [["replay", "--scenario", file, "--fast"], ["serve", "--port", "0", "--player", "a=\(file)"]] {
+            let result = try await CLI.run(command + ["--geodata", "geodata"])
+            #expect(result.status == 1)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("locsim: error: \(file): route.file: \(folder)/no-such-walk.\(fileExtension): cannot ") == true, "\(result.stderr)")
+            #expect(lines.first?.hasSuffix(": No such file or directory") == true, "\(result.stderr)")
+            #expect(lines.last?.hasPrefix("hint: a relative route.file is read from the scenario file's folder") == true, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
     }
 
     @Test("A stop longer than a year is refused naming its key path, before any fix")

@@ -42,6 +42,20 @@ enum FixFileFormat {
         }
     }
 
+    /// `read`, with a route file the scenario at `scenario` names but that cannot be read told
+    /// as the scenario's error: where it names the file, and that a relative path is its folder's.
+    static func namingScenario<T>(_ scenario: String, _ route: Scenario.Route, _ read: () throws -> T) throws -> T {
+        do {
+            return try read()
+        } catch {
+            guard case .file(let file) = route, !FileManager.default.isReadableFile(atPath: file) else { throw error }
+            let inner = ErrorReport.make(for: error, arguments: [])
+            throw CommandFailure(
+                "\(scenario): route.file: \(inner.message)",
+                hint: "a relative route.file is read from the scenario file's folder; \(ErrorReport.unreadableHint)")
+        }
+    }
+
     /// The kinds of file locsim records fixes to.
     enum Output: Equatable {
         case gpx, nmea

@@ -168,7 +168,7 @@ struct Replay: AsyncParsableCommand {
             if case .file(let file) = route { what = file } else { what = "\(path) (its route)" }
             let start = untimedStart
             let playable = try startChecked(what, pacing: pacing) { configuration in
-                try Self.namingScenario(path, route) {
+                try FixFileFormat.namingScenario(path, route) {
                     try FixFileFormat.explainingGeoJSON {
                         try route.playable(configuration: configuration, lenient: lenient, now: { start ?? Date() })
                     }
@@ -192,20 +192,6 @@ struct Replay: AsyncParsableCommand {
         try await pipeline.runScenario(
             replay, phone: phone, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
         try pipeline.finish(report: report, title: title)
-    }
-
-    /// `read`, with a route file the scenario at `scenario` names but that cannot be read told
-    /// as the scenario's error: where it names the file, and that a relative path is its folder's.
-    static func namingScenario<T>(_ scenario: String, _ route: Scenario.Route, _ read: () throws -> T) throws -> T {
-        do {
-            return try read()
-        } catch {
-            guard case .file(let file) = route, !FileManager.default.isReadableFile(atPath: file) else { throw error }
-            let inner = ErrorReport.make(for: error, arguments: [])
-            throw CommandFailure(
-                "\(scenario): route.file: \(inner.message)",
-                hint: "a relative route.file is read from the scenario file's folder; \(ErrorReport.unreadableHint)")
-        }
     }
 
     /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).
