@@ -69,6 +69,8 @@ extension MapReplay {
         ) { () async throws(any Error) -> ScenarioPhone.Input? in
             try await phone.next { () async throws(any Error) -> Fix? in try await next() }
         }
+        // What the scenario set past the route's end (a trouble window, an app move) is a warning.
+        if outcome.failure == nil { warnings += phone.unreached(in: path) }
         let log = ReplayLog(
             events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces, finalFix: outcome.finalFix,
             phone: recorder.phone, warnings: warnings)

@@ -24,8 +24,9 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// order; empty without a scenario.
     public var phone: [PhoneNote]
     /// What reading a scenario's route file skipped and its replay dropped (points whose time
-    /// goes backwards, an NMEA log's bad sentences), in the words `locsim replay` prints them;
-    /// empty when nothing was.
+    /// goes backwards, an NMEA log's bad sentences), and what the scenario set past its route's
+    /// end (a trouble window that never began, an app move never applied), in the words
+    /// `locsim replay` prints them; empty when nothing was.
     public var warnings: [String]
 
     /// Creates a log; the epoch defaults to the first event's time.

@@ -249,6 +249,30 @@ import Testing
         #expect(inputs.contains { if case .note(.trouble(_, _, let effects), _) = $0, case .stale = effects.first { true } else { false } })
     }
 
+    @Test("What the scenario set past the route's end is a warning naming the key: a window that never began, a move never applied; one that began is not")
+    func unreached() throws {
+        let text = #"""
+            {"trouble": [{"kind": "signalLoss", "at": "5s", "for": "1h"}, {"kind": "jump", "at": "9s", "distance": 30}, {"kind": "jump", "at": "10s", "distance": 30}],
+             "app": [{"at": "3s", "state": "background"}, {"at": "9s", "state": "foreground"}, {"at": "1h", "state": "background"}]}
+            """#
+        var phone = try ScenarioPhone(scenario: try Scenario.parse(Array(text.utf8), source: "s.json", directory: ""))
+        #expect(phone.unreached(in: "s.json") == [
+            "locsim: warning: s.json: trouble[0] (signalLoss at 0:05) never began: the route had no fix",
+            "locsim: warning: s.json: trouble[1] (jump at 0:09) never began: the route had no fix",
+            "locsim: warning: s.json: trouble[2] (jump at 0:10) never began: the route had no fix",
+            "locsim: warning: s.json: app[0] (background at 0:03) was never applied: the route had no fix",
+            "locsim: warning: s.json: app[1] (foreground at 0:09) was never applied: the route had no fix",
+            "locsim: warning: s.json: app[2] (background at 1:00:00) was never applied: the route had no fix",
+        ])
+        // Ten fixes: the last 9 s after the first.
+        for fix in try Self.walk(10) { _ = phone.offer(fix) }
+        _ = phone.finish()
+        #expect(phone.unreached(in: "s.json") == [
+            "locsim: warning: s.json: trouble[2] (jump at 0:10) never began: the route ended 0:09 after its first fix",
+            "locsim: warning: s.json: app[2] (background at 1:00:00) was never applied: the route ended 0:09 after its first fix",
+        ])
+    }
+
     @Test("Background: a note for each move and each withheld fix; the cached fix at the return; a move after the last fix is not applied")
     func appMoves() throws {
         let fixes = try Self.walk(10)

@@ -70,7 +70,7 @@ import Testing
         #expect(log.acceptedFixes.count + log.rejectedFixes.count > 0)
     }
 
-    @Test("Fixes given replace the scenario's route, as a track argument does on the command line")
+    @Test("Fixes given replace the scenario's route, as a track argument does on the command line; what the scenario sets past their end is warned about")
     func fixesReplaceTheRoute() async throws {
         let script = FixScript(origin: Coordinate(uncheckedLatitude: 35.68, longitude: 139.76))
         let fixes = (0..<600).map { script.fix(at: Double($0), north: 1.4 * Double($0)) }
@@ -78,6 +78,13 @@ import Testing
         #expect(log.acceptedFixes.first?.coordinate == fixes.first?.coordinate)
         // distanceFilter 10 m at 1.4 m/s: about one fix in eight reaches the app.
         #expect(log.withheldFixes.count > 400, "\(log.withheldFixes.count) withheld")
+        // Ten minutes of fixes: the scenario's jump at 15 min and app moves at 20 and 22 min are past their end.
+        let path = PackagePaths.path("tracks/scenarios/background-walk.json")
+        #expect(log.warnings == [
+            "locsim: warning: \(path): trouble[1] (jump at 15:00) never began: the route ended 9:59 after its first fix",
+            "locsim: warning: \(path): app[0] (background at 20:00) was never applied: the route ended 9:59 after its first fix",
+            "locsim: warning: \(path): app[1] (foreground at 22:00) was never applied: the route ended 9:59 after its first fix",
+        ])
     }
 
     @Test("A bad scenario names the file and the key path; one without a route asks for fixes")

@@ -168,6 +168,23 @@ import Testing
         }
     }
 
+    @Test("Trouble and app moves past the route's end are warned about when it ends, in virtual and in real time", arguments: [["--fast"], ["--speed", "1000"]])
+    func unreachedWarned(timing: [String]) async throws {
+        // The shipped walk lasts 50:24.
+        let walk = FileManager.default.currentDirectoryPath + "/tracks/sf-mission-walk.gpx"
+        let file = try DeliveryReference.write(#"""
+            {"route": {"file": "\#(walk)"},
+             "trouble": [{"kind": "signalLoss", "at": "8m", "for": "60s"}, {"kind": "jump", "at": "1h", "distance": 300}],
+             "app": [{"at": "20m", "state": "background"}, {"at": "55m", "state": "foreground"}]}
+            """#, name: "unreached-\(timing.count)")
+        let result = try await CLI.run(["replay", "--scenario", file, "--geodata", "geodata", "--radius", "100"] + timing)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n") == [
+            "locsim: warning: \(file): trouble[1] (jump at 1:00:00) never began: the route ended 50:24 after its first fix",
+            "locsim: warning: \(file): app[1] (foreground at 55:00) was never applied: the route ended 50:24 after its first fix",
+        ])
+    }
+
     @Test("A stop longer than a year is refused naming its key path, before any fix")
     func stopOverAYear() async throws {
         let file = try DeliveryReference.write(

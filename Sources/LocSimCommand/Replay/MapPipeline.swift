@@ -88,15 +88,23 @@ struct MapPipeline {
     /// the map's events. In virtual time without `speedFactor` (the same inputs give a
     /// byte-identical log), else in real time at that factor, as ``run(_:speedFactor:total:)``.
     ///
+    /// When the route ends, what the scenario (the file `scenarioFile`) set beyond its end is a
+    /// warning on standard error (``LocationSimulation/ScenarioPhone/unreached(in:)``).
+    ///
     /// - Throws: What the provider threw, after writing what came before.
-    func runScenario(_ provider: some LocationProvider, phone: ScenarioPhone, speedFactor: Double?, total: Double?) async throws {
+    func runScenario(
+        _ provider: some LocationProvider, phone: ScenarioPhone, scenarioFile: String, speedFactor: Double?, total: Double?
+    ) async throws {
         if let speedFactor {
             progress.total = total
             progress.speed = speedFactor
-            let recorder = recorder
-            return try await runRealTime(speedFactor: speedFactor) { model in
-                await model.run(deliveries: PhoneDeliveries(provider, phone: phone) { recorder.record($0, at: $1) })
-            }
+            let recorder = recorder, progress = progress
+            let deliveries = PhoneDeliveries(provider, phone: phone, onEnd: { phone in
+                let lines = phone.unreached(in: scenarioFile)
+                if !lines.isEmpty { progress.clear() }
+                for line in lines { Terminal.err(line) }
+            }) { recorder.record($0, at: $1) }
+            return try await runRealTime(speedFactor: speedFactor) { model in await model.run(deliveries: deliveries) }
         }
         let signal = try await runUntilInterrupted { @MainActor in
             var iterator = provider.makeAsyncIterator()
@@ -110,6 +118,10 @@ struct MapPipeline {
             if let failure = outcome.failure {
                 output.flush()
                 throw failure
+            }
+            // A signal ends the loop before the route's end: nothing is known to be unreached then.
+            if !Task.isCancelled {
+                for line in phone.unreached(in: scenarioFile) { Terminal.err(line) }
             }
         }
         recorder.interrupted = signal != nil

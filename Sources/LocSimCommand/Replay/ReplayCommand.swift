@@ -185,12 +185,12 @@ struct Replay: AsyncParsableCommand {
                 title = what
             case .motion(let motion):
                 // Legs are synthetic motion, not a path to replay: --start does not apply.
-                try await pipeline.runScenario(motion, phone: phone, speedFactor: speedFactor, total: nil)
+                try await pipeline.runScenario(motion, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: nil)
                 return try pipeline.finish(report: report, title: "\(path) (its legs)")
             }
         }
         try await pipeline.runScenario(
-            replay, phone: phone, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
+            replay, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
         try pipeline.finish(report: report, title: title)
     }
 

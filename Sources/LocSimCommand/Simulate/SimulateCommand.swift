@@ -166,8 +166,9 @@ struct Simulate: AsyncParsableCommand {
                 source: source, map: mapLogic, format: format, flush: flush, showsProgress: speed != nil,
                 maximumFixAge: scenario?.maximumFixAge)
             defer { pipeline.output.flush() }
-            if let scenario {
-                try await pipeline.runScenario(motion, phone: try ScenarioPhone(scenario: scenario), speedFactor: speed, total: duration?.seconds)
+            if let scenario, let file = self.scenario {
+                try await pipeline.runScenario(
+                    motion, phone: try ScenarioPhone(scenario: scenario), scenarioFile: file, speedFactor: speed, total: duration?.seconds)
             } else {
                 try await pipeline.run(motion, speedFactor: speed, total: duration?.seconds)
             }

@@ -32,9 +32,14 @@ package struct ScenarioPhone: Sendable {
     package typealias Input = MapReplayInput<Note>
 
     private var trouble: GPSTrouble?
+    /// Each trouble window's kind and start, in the scenario's order (for ``unreached(in:)``).
+    private let troubleStarts: [(kind: String, at: Duration)]
     private var delivery: LocationDelivery
+    /// The app moves not applied yet, at their indices in the scenario's `app`.
     private var moves: ArraySlice<Scenario.AppMove>
     private var epoch: Date?
+    /// The time of the latest fix offered.
+    private var lastOffered: Date?
     private var clock: Date?
     /// Inputs of the latest fix not yet handed on by ``next(receiving:)``, the next one last.
     private var pending: [Input] = []
@@ -47,6 +52,7 @@ package struct ScenarioPhone: Sendable {
     ///   checked them already when it was read from a file).
     package init(scenario: Scenario) throws(SimulationError) {
         trouble = scenario.trouble.isEmpty ? nil : try GPSTrouble(windows: scenario.trouble, seed: scenario.seed)
+        troubleStarts = scenario.trouble.map { ($0.kind.name, $0.at) }
         delivery = LocationDelivery(policy: scenario.delivery)
         moves = scenario.app[...]
     }
@@ -64,6 +70,7 @@ package struct ScenarioPhone: Sendable {
     package mutating func offer(_ fix: Fix) -> [Input] {
         let start = epoch ?? fix.time
         epoch = start
+        lastOffered = fix.time
         var inputs: [Input] = []
         while let move = moves.first, start.addingTimeInterval(move.at.fractionalSeconds) <= fix.time {
             moves.removeFirst()
@@ -101,6 +108,24 @@ package struct ScenarioPhone: Sendable {
             }
         }
         return pending.removeLast()
+    }
+
+    /// What the scenario set that its route ended before reaching, as `locsim: warning:` lines
+    /// naming `scenario` (its file) and the key: a trouble window that never began, an app move
+    /// never applied. A window that began and would have lasted past the end is not one: it did
+    /// what it could. Meaningful once the route has ended (``next(receiving:)`` returned `nil`).
+    package func unreached(in scenario: String) -> [String] {
+        let elapsed = epoch.flatMap { start in lastOffered.map { $0.timeIntervalSince(start) } }
+        let end = elapsed.map { "the route ended \(DurationText.clockText($0)) after its first fix" } ?? "the route had no fix"
+        func offset(_ at: Duration) -> String { DurationText.clockText(at.fractionalSeconds) }
+        var lines: [String] = []
+        for (index, window) in troubleStarts.enumerated() where elapsed.map({ window.at.fractionalSeconds > $0 }) ?? true {
+            lines.append("locsim: warning: \(scenario): trouble[\(index)] (\(window.kind) at \(offset(window.at))) never began: \(end)")
+        }
+        for index in moves.indices {
+            lines.append("locsim: warning: \(scenario): app[\(index)] (\(moves[index].state.rawValue) at \(offset(moves[index].at))) was never applied: \(end)")
+        }
+        return lines
     }
 
     /// The route ended: a batch still held is delivered at its deadline.
@@ -154,22 +179,37 @@ package struct PhoneDeliveries<Base: LocationProvider>: AsyncSequence, Sendable 
     let base: Base
     let phone: ScenarioPhone
     let onNote: @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
+    let onEnd: @MainActor @Sendable (ScenarioPhone) -> Void
 
-    package init(_ base: Base, phone: ScenarioPhone, onNote: @escaping @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void) {
+    /// `onEnd` gets the phone once, when the route has ended and everything held was handed on
+    /// (for ``ScenarioPhone/unreached(in:)``).
+    package init(
+        _ base: Base, phone: ScenarioPhone, onEnd: @escaping @MainActor @Sendable (ScenarioPhone) -> Void = { _ in },
+        onNote: @escaping @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
+    ) {
         self.base = base
         self.phone = phone
         self.onNote = onNote
+        self.onEnd = onEnd
     }
 
     package struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         var phone: ScenarioPhone
         let onNote: @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
+        let onEnd: @MainActor @Sendable (ScenarioPhone) -> Void
+        var ended = false
 
         package mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
             while true {
                 guard let input = try await phone.next(receiving: { () async throws(any Error) -> Fix? in try await base.next(isolation: actor) })
-                else { return nil }
+                else {
+                    if !ended {
+                        ended = true
+                        await onEnd(phone)
+                    }
+                    return nil
+                }
                 switch input {
                 case .fix(let fix, let time): return (fix, time)
                 case .note(let note, let time): await onNote(note, time)
@@ -181,6 +221,6 @@ package struct PhoneDeliveries<Base: LocationProvider>: AsyncSequence, Sendable 
     }
 
     package func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), phone: phone, onNote: onNote)
+        AsyncIterator(base: base.makeAsyncIterator(), phone: phone, onNote: onNote, onEnd: onEnd)
     }
 }
