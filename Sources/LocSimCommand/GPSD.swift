@@ -39,7 +39,7 @@ struct GPSD: AsyncParsableCommand {
     @Flag(help: "Wait for gpsd if it is not up yet, and reconnect after it goes away.")
     var reconnect = false
 
-    @Flag(help: "Print repeated identical reports too (gpsd sends one per NMEA sentence).")
+    @Flag(help: "Print every report, even one whose line repeats the one before.")
     var allReports = false
 
     @Option(help: ArgumentHelp("Also record the fixes received to a .gpx or .nmea file (one per epoch, written as they come).", valueName: "file"))
@@ -63,14 +63,17 @@ struct GPSD: AsyncParsableCommand {
         let interrupted: Bool
         do {
             interrupted = try await runUntilInterrupted {
-                // gpsd sends one TPV per NMEA sentence; print a report only when it says something
-                // new. The recording sees every report (it keeps each epoch's last).
-                var previous: GPSDEvent?
+                // gpsd sends one TPV per NMEA sentence; print a report only when its line says
+                // something new (two reports that differ only in what the format does not show,
+                // such as no-fix reports, are one line). The recording sees every report (it
+                // keeps each epoch's last).
+                var previous: String?
                 for try await event in provider.events {
                     if case .fix(let fix) = event { try recording?.record(fix) }
-                    guard allReports || event != previous else { continue }
-                    Terminal.out(GPSDRecord(event: event, endpoint: endpoint).line(format))
-                    previous = event
+                    let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
+                    guard allReports || line != previous else { continue }
+                    Terminal.out(line)
+                    previous = line
                 }
             } != nil
         } catch {

@@ -131,6 +131,10 @@ struct GPSDCommandTests {
             #expect(fix.rest.first == "3d" || fix.rest.first == "2d", "\(line.text)")
         }
 
+        // gpsd's repeated reports (one per sentence, no-fix ones alike) print once.
+        let texts = command.lines.map(\.text)
+        #expect(zip(texts, texts.dropFirst()).allSatisfy { $0 != $1 }, "a line repeated: \(texts)")
+
         command.interrupt()
         #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
         #expect(command.child.output.hasSuffix("\n"))
