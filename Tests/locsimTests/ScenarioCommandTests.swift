@@ -141,7 +141,7 @@ import Testing
         #expect(again.stdout == first.stdout)
     }
 
-    @Test("A bad scenario is refused naming the file and the key path")
+    @Test("A bad scenario is refused naming the file and the key path; its server list as serve reads it")
     func refused() async throws {
         let file = try DeliveryReference.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "bad")
         for extra in [["--fast"], ["--speed", "1000"]] {
@@ -149,6 +149,12 @@ import Testing
             #expect(bad.status != 0)
             #expect(bad.stderr.contains("\(file): trouble[0].for: "), "\(bad.stderr)")
         }
+        // A server list serve would refuse is refused by replay too, though replay does not play it.
+        let server = try DeliveryReference.write(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC"}, "server": [{"status": 503}, {"status": 999}]}"#, name: "bad-server")
+        let refused = try await CLI.run(["replay", "--scenario", server, "--fast", "--geodata", "geodata"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("locsim: error: \(server): server: step 2: status must be a whole number 100...599, got 999\n"), "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
     }
 
     @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason, in replay and serve",

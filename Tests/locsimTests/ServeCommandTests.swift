@@ -243,15 +243,17 @@ import Testing
         }
     }
 
-    @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out")
+    @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out; a missing --script is exit 1")
     func publicHostNeedsToken() async throws {
         let result = try await CLI.run(["serve", "--host", "0.0.0.0", "--port", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--token"))
         #expect(result.stderr.contains("--allow-anonymous"))
+        // A script that is not there is a missing input file (status 1), in the system's words.
         let badScript = try await CLI.run(["serve", "--port", "0", "--script", "/nonexistent/qa.json"])
-        #expect(badScript.status == 2)
-        #expect(badScript.stderr.contains("/nonexistent/qa.json"))
+        #expect(badScript.status == 1)
+        #expect(badScript.stderr.hasPrefix("locsim: error: /nonexistent/qa.json: cannot read the script: No such file or directory\n"), "\(badScript.stderr)")
+        #expect(badScript.stderr.hasSuffix("hint: check that the path names a file that exists and can be read\n"), "\(badScript.stderr)")
         let badLatency = try await CLI.run(["serve", "--port", "0", "--latency", "fast"])
         #expect(badLatency.status == 2)
         #expect(badLatency.stderr.contains("--latency"))

@@ -2,6 +2,7 @@ import Foundation
 import LocationCore
 import LocationSimulation
 import MapFeature
+import NearbyServer
 
 /// Fixes → ``MapFeature/MapViewModel`` → what the player sees: the pipeline behind
 /// `locsim replay` and `locsim simulate --map`.
@@ -42,12 +43,23 @@ struct MapPipeline {
     /// The scenario file at `path` (`--scenario`).
     ///
     /// - Throws: ``CommandFailure`` naming the file and the key path.
+    /// Its `server` list is checked as `serve` reads it, though only `serve` plays it: the same
+    /// file is refused by both or by neither.
     nonisolated static func loadScenario(_ path: String) throws -> Scenario {
+        let scenario: Scenario
         do {
-            return try Scenario.load(path: path)
+            scenario = try Scenario.load(path: path)
         } catch {
             throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
         }
+        if let list = scenario.server {
+            do {
+                _ = try FaultScript.parse(list, source: "\(path): server")
+            } catch {
+                throw CommandFailure(error.message, hint: "a scenario's server list is what 'locsim serve --script' takes (docs/guides/serve.md)")
+            }
+        }
+        return scenario
     }
 
     /// Writes `--report` (titled `title`), then ends an `--online` run that never got an answer

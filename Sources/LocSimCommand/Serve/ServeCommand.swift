@@ -235,6 +235,11 @@ struct Serve: AsyncParsableCommand {
                 maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
                 acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader, drainPeriod: drainPeriod.duration)
         } catch let error as FaultError {
+            // A script file that is not there is a run-time failure (status 1), as any input
+            // file; a script that says something wrong is a usage error.
+            if let script, !FileManager.default.isReadableFile(atPath: script) {
+                throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
+            }
             throw ValidationError(error.message)
         } catch let error as ServerConfigurationError {
             throw ValidationError("--\(error.option): \(error.message)")

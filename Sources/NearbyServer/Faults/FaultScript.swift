@@ -40,7 +40,7 @@ package enum FaultScript {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw FaultError("\(path): cannot read the script: \(error.localizedDescription)", parameter: "script")
+            throw FaultError("\(path): cannot read the script: \(FileErrorText.reason(for: error))", parameter: "script")
         }
         return try parse(data, source: path)
     }
