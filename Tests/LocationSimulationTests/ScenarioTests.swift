@@ -163,6 +163,21 @@ import Testing
         #expect(error?.description.hasPrefix("s.json: \(keyPath): ") == true, "\(String(describing: error))")
     }
 
+    @Test("A message shows the value as written and says what would do", arguments: [
+        (#"{"seed": -1}"#, "s.json: seed: must be a whole number 0...9007199254740991, got -1"),
+        (#"{"route": {}}"#, #"s.json: route: expected {"file": "walk.gpx"}, {"polyline": "…"} or {"legs": […]}"#),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80, 20]}]}"#,
+         "s.json: trouble[0].accuracy: expected [lowest, highest] in metres, the lowest first, got [80, 20]"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80]}]}"#,
+         "s.json: trouble[0].accuracy: expected [lowest, highest] in metres, got a list of 1"),
+        (#"{"game": {"maximumFixAge": "0s"}}"#, #"s.json: game.maximumFixAge: must be longer than 0 s, got "0s""#),
+        (#"{"device": {"platform": "ios", "pausesAutomatically": "0s"}}"#, #"s.json: device.pausesAutomatically: must be longer than 0 s, got "0s""#),
+    ] as [(String, String)])
+    func messages(text: String, message: String) {
+        let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }
+        #expect(error?.description == message)
+    }
+
     @Test("A duration is at most a year (366 days, as simulate --duration): a longer one is refused, naming the limit")
     func durationsUpToAYear() throws {
         let scenario = try Self.parse(#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": "366d"}]}, "app": [{"at": "8784h", "state": "background"}]}"#)

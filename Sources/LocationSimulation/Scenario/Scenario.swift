@@ -177,8 +177,9 @@ private struct Reader {
         var scenario = Scenario()
         if let value = top["seed"] {
             // Integers JSON carries exactly (a double's 53 bits).
-            let seed = try number(value, at: "seed", in: 0...9_007_199_254_740_991, unit: "(a whole number)")
-            guard seed == seed.rounded() else { throw failure("seed", "expected a whole number, got \(value.text)") }
+            guard let seed = value.number, seed.isFinite, (0...9_007_199_254_740_991).contains(seed), seed == seed.rounded() else {
+                throw failure("seed", "must be a whole number 0...9007199254740991, got \(value.text)")
+            }
             scenario.seed = UInt64(seed)
         }
         if let value = top["route"] { scenario.route = try route(value, directory: directory, seed: scenario.seed) }
@@ -199,7 +200,7 @@ private struct Reader {
             let game = try members(value, at: "game", allowed: ["maximumFixAge"])
             if let age = game["maximumFixAge"] {
                 let duration = try duration(age, at: "game.maximumFixAge")
-                guard duration > .zero else { throw failure("game.maximumFixAge", "must be > 0") }
+                guard duration > .zero else { throw failure("game.maximumFixAge", "must be longer than 0 s, got \(age.text)") }
                 scenario.maximumFixAge = duration
             }
         }
@@ -227,7 +228,7 @@ private struct Reader {
             return .file(path.hasPrefix("/") ? path : directory + path)
         }
         guard let encoded = route["polyline"] else {
-            throw failure("route", "expected {\"file\": \"walk.gpx\"} or {\"polyline\": \"…\", \"precision\": 5}")
+            throw failure("route", "expected {\"file\": \"walk.gpx\"}, {\"polyline\": \"…\"} or {\"legs\": […]}")
         }
         var precision = 5
         if let value = route["precision"] {
@@ -351,7 +352,7 @@ private struct Reader {
                         throw failure("device.pausesAutomatically", "expected false or how long the player stays before updates pause (\"2m\"), got \(raw.text)")
                     }
                     let after = try duration(raw, at: "device.pausesAutomatically")
-                    guard after > .zero else { throw failure("device.pausesAutomatically", "must be > 0") }
+                    guard after > .zero else { throw failure("device.pausesAutomatically", "must be longer than 0 s, got \(raw.text)") }
                     pause = DeliveryPolicy.AutomaticPause(after: after)
                 }
             }
@@ -420,8 +421,11 @@ private struct Reader {
             var range = 20.0...80
             if let raw = item["accuracy"] {
                 let bounds = try list(raw, at: "\(keyPath).accuracy")
-                guard bounds.count == 2, let low = bounds[0].number, let high = bounds[1].number, low <= high else {
-                    throw failure("\(keyPath).accuracy", "expected [lowest, highest] in metres, got \(raw.text)")
+                guard bounds.count == 2, let low = bounds[0].number, let high = bounds[1].number else {
+                    throw failure("\(keyPath).accuracy", "expected [lowest, highest] in metres, got \(bounds.count == 2 ? "[\(bounds[0].text), \(bounds[1].text)]" : "a list of \(bounds.count)")")
+                }
+                guard low <= high else {
+                    throw failure("\(keyPath).accuracy", "expected [lowest, highest] in metres, the lowest first, got [\(bounds[0].text), \(bounds[1].text)]")
                 }
                 range = low...high
             }
