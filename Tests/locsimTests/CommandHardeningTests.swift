@@ -107,6 +107,27 @@ import Testing
         }
     }
 
+    /// Every seed flag: the command line before it, and the flag.
+    static let seedFlags: [BadOption] = [
+        BadOption(["simulate", "stationary", "--at", "35.68,139.76", "--duration", "2", "--seed"], "--seed"),
+        BadOption(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--seed"], "--seed"),
+        BadOption(["serve", "--port", "0", "--seed"], "--seed"),
+        BadOption(["swarm", "--virtual", "--players", "2", "--seed"], "--seed"),
+    ]
+
+    @Test("Every seed flag says why a value is none: negative, or not a whole number in range", arguments: seedFlags)
+    func seedFlag(_ option: BadOption) async throws {
+        for (value, says) in [
+            ("-1", "must not be negative"), ("1.5", "must be a whole number 0...18446744073709551615"),
+            ("18446744073709551616", "must be a whole number 0...18446744073709551615"),
+        ] {
+            let result = try await CLI.run(option.arguments + [value])
+            #expect(result.status == 2, "\(value): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains("'\(option.flag) <seed>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
+        }
+    }
+
     /// Every coordinate flag: the command line before it, and the flag.
     static let coordinateFlags: [BadOption] = [
         BadOption(["simulate", "stationary", "--duration", "2", "--at"], "--at"),

@@ -79,7 +79,7 @@ struct TimingOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
-    @Option(parsing: .unconditional, help: "Seed of the noise.")
+    @Option(seed: "Seed of the noise.")
     var seed: UInt64 = 1
 
     func validate() throws {

@@ -99,7 +99,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
     var timeoutRate: Double = 0
 
-    @Option(parsing: .unconditional, help: "Seed of the fault draws.")
+    @Option(seed: "Seed of the fault draws.")
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/guides/serve.md).", valueName: "file.json"))

@@ -59,7 +59,7 @@ struct Simulate: AsyncParsableCommand {
     var rate: Double = 1
     @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
-    @Option(parsing: .unconditional, help: "Seed of the motion and the noise.")
+    @Option(seed: "Seed of the motion and the noise.")
     var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
     var startTime: String?

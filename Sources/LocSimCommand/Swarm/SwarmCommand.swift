@@ -81,7 +81,7 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(duration: "Game time to simulate, in whole seconds, up to 7 days (default 1h).")
     var duration: DurationArgument = DurationArgument(.seconds(3600), text: "1h")
 
-    @Option(parsing: .unconditional, help: "Seed of everything random.")
+    @Option(seed: "Seed of everything random.")
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Kinds of movers and their shares: walk, run, cycle, drive.", valueName: "kind=share,…"))
