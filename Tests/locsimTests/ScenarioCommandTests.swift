@@ -144,17 +144,29 @@ import Testing
     @Test("A bad scenario is refused naming the file and the key path; its server list as serve reads it")
     func refused() async throws {
         let file = try DeliveryReference.write(#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "soon"}]}"#, name: "bad")
-        for extra in [["--fast"], ["--speed", "1000"]] {
-            let bad = try await CLI.run(["replay", "--scenario", file, "--geodata", "geodata"] + extra)
-            #expect(bad.status != 0)
+        // A bad value is a usage error (status 2) in every command that takes a scenario.
+        for command in [
+            ["replay", "--scenario", file, "--fast"], ["replay", "--scenario", file, "--speed", "1000"],
+            ["simulate", "stationary", "--at", "35.68,139.76", "--duration", "5", "--map", "--scenario", file],
+            ["serve", "--port", "0", "--player", "a=\(file)"],
+        ] {
+            let bad = try await CLI.run(command + ["--geodata", "geodata"])
+            #expect(bad.status == 2, "\(command): \(bad.stderr)")
             #expect(bad.stderr.contains("\(file): trouble[0].for: "), "\(bad.stderr)")
         }
+        // A scenario that is not there is a missing file (status 1).
+        let missing = try await CLI.run(["replay", "--scenario", "/nonexistent/walk.json", "--fast"])
+        #expect(missing.status == 1, "\(missing.stderr)")
+        #expect(missing.stderr.hasPrefix("locsim: error: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"), "\(missing.stderr)")
         // A server list serve would refuse is refused by replay too, though replay does not play it.
         let server = try DeliveryReference.write(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC"}, "server": [{"status": 503}, {"status": 999}]}"#, name: "bad-server")
         let refused = try await CLI.run(["replay", "--scenario", server, "--fast", "--geodata", "geodata"])
-        #expect(refused.status == 1)
+        #expect(refused.status == 2)
         #expect(refused.stderr.hasPrefix("locsim: error: \(server): server: step 2: status must be a whole number 100...599, got 999\n"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
+        let served = try await CLI.run(["serve", "--port", "0", "--player", "a=\(server)", "--geodata", "geodata"])
+        #expect(served.status == 2)
+        #expect(served.stderr.contains("\(server): server: step 2: status must be a whole number 100...599, got 999"), "\(served.stderr)")
     }
 
     @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason, in replay and serve",
@@ -196,7 +208,7 @@ import Testing
         let file = try DeliveryReference.write(
             #"{"route": {"legs": [{"from": "37.7651,-122.4197", "to": "37.7600,-122.4190", "stop": "100000d"}]}}"#, name: "long-stop")
         let result = try await CLI.run(["replay", "--scenario", file, "--fast", "--geodata", "geodata"])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.hasPrefix(#"locsim: error: \#(file): route.legs[0].stop: must be at most 366d"#), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }

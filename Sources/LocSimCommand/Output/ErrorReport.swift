@@ -7,13 +7,16 @@ import LocationIndex
 import LocationSimulation
 import NMEAFormat
 
-/// A run-time failure (exit status 1): what went wrong, and what to do about it.
+/// A failure with what went wrong and what to do about it: at run time (exit status 1), or a bad
+/// value in a configuration file (a scenario) that is a usage error like a bad option (status 2).
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
     var hint: String?
-    init(_ description: String, hint: String? = nil) {
+    var status: Int32
+    init(_ description: String, hint: String? = nil, status: Int32 = 1) {
         self.description = description
         self.hint = hint
+        self.status = status
     }
 }
 
@@ -36,7 +39,7 @@ struct ErrorReport: Equatable {
         let help = "see '\((["locsim"] + commandPath(arguments)).joined(separator: " ")) --help'"
         switch error {
         case let failure as CommandFailure:
-            return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: 1)
+            return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: failure.status)
         case let failure as IndexError:
             return ErrorReport(message: failure.description, hint: hint(for: failure, command: commandPath(arguments)), status: 1)
         case let failure as GPSDError where failure.underlyingCode == GPSDError.noHost:

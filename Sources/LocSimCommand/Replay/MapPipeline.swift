@@ -44,19 +44,24 @@ struct MapPipeline {
     ///
     /// - Throws: ``CommandFailure`` naming the file and the key path.
     /// Its `server` list is checked as `serve` reads it, though only `serve` plays it: the same
-    /// file is refused by both or by neither.
+    /// file is refused by both or by neither. A file that cannot be read is a run-time failure
+    /// (status 1); a bad value in it is a usage error (status 2), as `serve --player` says it.
     nonisolated static func loadScenario(_ path: String) throws -> Scenario {
         let scenario: Scenario
         do {
             scenario = try Scenario.load(path: path)
         } catch {
-            throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md")
+            if !FileManager.default.isReadableFile(atPath: path) {
+                throw CommandFailure("\(error)", hint: ErrorReport.unreadableHint)
+            }
+            throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md", status: 2)
         }
         if let list = scenario.server {
             do {
                 _ = try FaultScript.parse(list, source: "\(path): server")
             } catch {
-                throw CommandFailure(error.message, hint: "a scenario's server list is what 'locsim serve --script' takes (docs/guides/serve.md)")
+                throw CommandFailure(
+                    error.message, hint: "a scenario's server list is what 'locsim serve --script' takes (docs/guides/serve.md)", status: 2)
             }
         }
         return scenario
