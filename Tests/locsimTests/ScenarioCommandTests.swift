@@ -158,6 +158,10 @@ import Testing
         let missing = try await CLI.run(["replay", "--scenario", "/nonexistent/walk.json", "--fast"])
         #expect(missing.status == 1, "\(missing.stderr)")
         #expect(missing.stderr.hasPrefix("locsim: error: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"), "\(missing.stderr)")
+        let missingPlayer = try await CLI.run(["serve", "--port", "0", "--player", "a=/nonexistent/walk.json"])
+        #expect(missingPlayer.status == 1, "\(missingPlayer.stderr)")
+        #expect(missingPlayer.stderr == "locsim: error: --player a: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"
+            + "hint: check that the path names a file that exists and can be read\n")
         // A server list serve would refuse is refused by replay too, though replay does not play it.
         let server = try DeliveryReference.write(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC"}, "server": [{"status": 503}, {"status": 999}]}"#, name: "bad-server")
         let refused = try await CLI.run(["replay", "--scenario", server, "--fast", "--geodata", "geodata"])

@@ -64,7 +64,15 @@ struct FeedOptions: ParsableArguments {
         if let gpsdPort { try checkOption(gpsdPort, in: 0...65_535, flag: "--gpsd-port") }
         try checkOption(eventHeartbeat, in: 0.1...3_600, flag: "--event-heartbeat")
         var names = Set<String>()
-        let specs = try specs()
+        let specs: [PlayerSpec]
+        do {
+            specs = try self.specs()
+        } catch is CommandFailure {
+            // A player's scenario file that cannot be read is a missing file, not a usage error:
+            // `run` reads the specs first and says so with status 1 (ArgumentParser would wrap
+            // any error thrown here as a usage error).
+            return
+        }
         for spec in specs {
             guard names.insert(spec.name).inserted else { throw ValidationError("--player \(spec.name): two players have that name") }
         }
@@ -129,8 +137,23 @@ struct FeedOptions: ParsableArguments {
     }
 
     /// Every `--player`, parsed and checked.
-    func specs() throws(ValidationError) -> [PlayerSpec] {
-        try players.map { text throws(ValidationError) in try PlayerSpec(text, defaultSpeed: playerSpeed) }
+    /// - Throws: `ValidationError` for a bad spec or a bad value in a player's scenario (a usage
+    ///   error), ``CommandFailure`` for a scenario file that cannot be read (a missing file, as in
+    ///   every command).
+    func specs() throws -> [PlayerSpec] {
+        try players.map { text in
+            do throws(ValidationError) {
+                return try PlayerSpec(text, defaultSpeed: playerSpeed)
+            } catch {
+                if let equals = text.firstIndex(of: "="),
+                    let (path, _) = PlayerSpec.fileSpec(text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)),
+                    path.lowercased().hasSuffix(".json"), !FileManager.default.isReadableFile(atPath: path)
+                {
+                    throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
+                }
+                throw error
+            }
+        }
     }
 }
 
