@@ -235,8 +235,16 @@ import Testing
             #expect(run.status == 1)
             #expect(run.stdout.contains("  errors:   connect "))
             #expect(run.stderr.hasPrefix("locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"))
-            #expect(run.stderr.contains("\nhint: "))
+            #expect(run.stderr.contains("\nhint: is the server running there"))
         }
+    }
+
+    @Test("a host no resolver knows (.invalid, RFC 2606): each failure says 'no such host', and so does the hint")
+    func noSuchHost() async throws {
+        let run = try await CLI.run(["swarm", "--server", "http://no-such-host.invalid:8080", "--players", "2", "--speed", "20", "--duration", "4s", "--ramp", "0"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("(first: cannot connect: no-such-host.invalid:8080: no such host)"), "\(run.stdout)")
+        #expect(run.stderr.hasSuffix("\nhint: check the host name in --server, or give an address such as 127.0.0.1\n"), "\(run.stderr)")
     }
 
     @Test("bad options stop before anything runs, naming the flag", arguments: [

@@ -56,7 +56,9 @@ extension SwarmCommand {
             let first = stats.errors.sorted { $0.value > $1.value }.first.flatMap { stats.firstErrors[$0.key] } ?? "no answer"
             throw CommandFailure(
                 "no request to \(name) was answered with 200 (\(first))",
-                hint: "is the server running there ('locsim serve --port …'), and is --token right?")
+                hint: first.hasSuffix(": no such host")
+                    ? "check the host name in --server, or give an address such as 127.0.0.1"
+                    : "is the server running there ('locsim serve --port …'), and is --token right?")
         }
     }
 
