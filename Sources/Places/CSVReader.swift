@@ -1,8 +1,10 @@
 import LocationCore
 
 /// A byte-level RFC 4180 CSV reader: comma-separated, `"`-quoted fields that may hold commas,
-/// newlines and doubled quotes; `\n` or `\r\n` line ends; a UTF-8 byte-order mark is skipped;
-/// blank lines are skipped. Works on the bytes in place and makes a `String` only when asked.
+/// newlines and doubled quotes; `\n` or `\r\n` line ends; a UTF-8 byte-order mark is skipped,
+/// and a file that starts with a UTF-16 one (a spreadsheet's "Unicode" export) is read as the
+/// text it holds; blank lines are skipped. Works on the bytes in place and makes a `String` only
+/// when asked.
 /// The package's one CSV reader: place imports and `locsim index query --queries`.
 package struct CSVReader {
     package struct Field {
@@ -20,9 +22,29 @@ package struct CSVReader {
     package private(set) var line = 0
 
     package init(bytes: [UInt8], path: String) {
-        self.bytes = bytes
+        self.bytes = Self.utf8(bytes)
         self.path = path
-        position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        position = self.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    /// `bytes` as UTF-8: as they are, unless they start with a UTF-16 byte-order mark (`FF FE`
+    /// little-endian, `FE FF` big-endian), then their text transcoded (a lone surrogate becomes
+    /// U+FFFD, an odd last byte is dropped).
+    static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+        let littleEndian: Bool
+        if bytes.starts(with: [0xFF, 0xFE]) {
+            littleEndian = true
+        } else if bytes.starts(with: [0xFE, 0xFF]) {
+            littleEndian = false
+        } else {
+            return bytes
+        }
+        let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index in
+            littleEndian
+                ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+                : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
     }
 
     private static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n")

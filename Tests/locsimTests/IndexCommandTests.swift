@@ -43,6 +43,15 @@ struct IndexCommandTests {
             let places = try #require(object?["places"] as? [[String: Any]])
             #expect(places.map { $0["id"] as? String } == ["a", "b"])
             #expect(places.first?["name"] as? String == "Alpha, the first")
+            // The same places saved as UTF-16 (with its byte-order mark) import the same.
+            let text = try String(contentsOfFile: directory + "/p.csv", encoding: .utf8)
+            try #require(("\u{FEFF}" + text).data(using: .utf16LittleEndian)).write(to: URL(fileURLWithPath: directory + "/p16.csv"))
+            let imported16 = try await locsim(["index", "import", "p16.csv", "--db", "i16.sqlite"], in: directory)
+            #expect(imported16.status == 0, "\(imported16.stderr)")
+            let json16 = try await locsim(
+                ["index", "query", "--db", "i16.sqlite", "--lat", "35", "--lon", "139", "--radius", "200", "--format", "json"],
+                in: directory)
+            #expect(json16.stdout == json.stdout)
 
             try "lat,lon,radius\n-16.5,180,100\n35,139,1\n0,0,1000\n".write(
                 toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
@@ -62,6 +71,13 @@ struct IndexCommandTests {
             let same = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "exported.csv", "--format", "jsonl"], in: directory)
             #expect(same.status == 0, "\(same.stderr)")
             #expect(same.stdout == batch.stdout)
+            // A spreadsheet's "Unicode" export: UTF-16 with its byte-order mark, either order.
+            for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian] {
+                try #require(exported.data(using: encoding)).write(to: URL(fileURLWithPath: directory + "/utf16.csv"))
+                let utf16 = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "utf16.csv", "--format", "jsonl"], in: directory)
+                #expect(utf16.status == 0, "\(encoding): \(utf16.stderr)")
+                #expect(utf16.stdout == batch.stdout, "\(encoding)")
+            }
             try "lat,lon,radius\n10,20,100\n\"10,20,100\n".write(toFile: directory + "/open.csv", atomically: true, encoding: .utf8)
             let open = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
             #expect(open.status == 1)
