@@ -110,7 +110,24 @@ struct DatabaseErrorTests {
                 try NearbyIndex(path: directory.file("absent.sqlite"), configuration: .init(access: .readOnly))
             }
             #expect(missing.code == .cannotOpen)
+            #expect(missing.message == "No such file or directory; check that the folder exists", "\(missing)")
             try index.verifyIntegrity()
+        }
+    }
+
+    @Test("A folder, or a file in a folder that is not there, says so in the system's words, read-only or not", arguments: [false, true])
+    func folderOrMissingFolder(readOnly: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let access: NearbyIndex.Configuration = .init(access: readOnly ? .readOnly : .readWrite)
+            let folder = try #require(throws: IndexError.self) { try NearbyIndex(path: directory.path, configuration: access) }
+            #expect(folder.code == .cannotOpen)
+            #expect(folder.message == "Is a directory; give the path of a file, not a folder")
+            #expect(folder.path == directory.path)
+            let nowhere = try #require(throws: IndexError.self) {
+                try NearbyIndex(path: directory.file("no-such-folder/i.sqlite"), configuration: access)
+            }
+            #expect(nowhere.code == .cannotOpen)
+            #expect(nowhere.message == "No such file or directory; check that the folder exists")
         }
     }
 

@@ -116,6 +116,18 @@ struct IndexCommandTests {
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("locsim index import"))
 
+            // --db naming a folder, or a file in a folder that is not there: the system's words,
+            // and for import a hint about the path rather than "create an index with import".
+            let intoNowhere = try await locsim(["index", "import", "bad.csv", "--db", "\(directory)/no-such-folder/i.db"], in: directory)
+            #expect(intoNowhere.status == 1)
+            #expect(intoNowhere.stderr.contains(": cannot open database: No such file or directory; check that the folder exists"), "\(intoNowhere.stderr)")
+            #expect(intoNowhere.stderr.hasSuffix("hint: give --db the path of a file in a folder that exists and can be written\n"), "\(intoNowhere.stderr)")
+            for command in [["index", "import", "bad.csv"], ["index", "stats"], ["replay", "tracks/sf-mission-walk.gpx", "--fast"]] {
+                let folder = try await locsim(command + ["--db", directory], in: directory)
+                #expect(folder.status == 1)
+                #expect(folder.stderr.hasPrefix("locsim: error: \(directory): cannot open database: Is a directory; give the path of a file, not a folder\n"), "\(folder.stderr)")
+            }
+
             for arguments in [
                 ["--lat", "91", "--lon", "0", "--radius", "10"],
                 ["--lat", "0", "--lon", "0", "--radius", "0"],

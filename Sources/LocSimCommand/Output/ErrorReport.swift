@@ -110,6 +110,8 @@ struct ErrorReport: Equatable {
         }
         let importing = command == ["index", "import"]
         return switch error.code {
+        case .cannotOpen where importing:
+            "give --db the path of a file in a folder that exists and can be written"
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
         case .missingColumn where importing:

@@ -1,4 +1,9 @@
 internal import CSQLite
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// The index error for a failed SQLite call: maps the result code to an ``IndexError/Code`` and
 /// says what to do about it.
@@ -42,6 +47,16 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
+    /// What to do when the system refused to open a database file with `error` (an `errno`).
+    static func advice(forOpenError error: Int32) -> String {
+        switch error {
+        case EISDIR: "; give the path of a file, not a folder"
+        case ENOENT, ENOTDIR: "; check that the folder exists"
+        case EACCES, EPERM, EROFS: "; check the permissions of the file and its folder"
+        default: ""
+        }
+    }
+
     /// Opens (or creates, with `create`) the database at `path`.
     ///
     /// The corresponding C function is `sqlite3_open_v2`.
@@ -49,12 +64,24 @@ final class SQLiteConnection: @unchecked Sendable {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        // SQLite opens a folder read-only and fails at the first read with "disk I/O error".
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw IndexError(.cannotOpen, String(cString: strerror(EISDIR)) + Self.advice(forOpenError: EISDIR), path: path)
+        }
         var db: OpaquePointer?
         let result = sqlite3_open_v2(path, &db, flags, nil)
         guard result == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            // The system's reason is the one a person can act on: "No such file or directory",
+            // "Is a directory", "Permission denied" rather than "unable to open database file".
+            let systemError = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw indexError(result, message: "cannot open \(path): \(message)", path: path)
+            if result & 0xFF == SQLITE_CANTOPEN, systemError != 0 {
+                message = String(cString: strerror(systemError))
+                throw IndexError(.cannotOpen, message + Self.advice(forOpenError: systemError), path: path, sqliteCode: result)
+            }
+            throw indexError(result, message: message, path: path)
         }
         self.handle = db
         self.path = path
