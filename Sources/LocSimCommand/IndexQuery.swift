@@ -21,7 +21,9 @@ struct IndexQuery: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Latitude of the centre, degrees, -90...90.")
     var lat: Double?
 
-    @Option(parsing: .unconditional, help: "Longitude of the centre, degrees, -180...180 (negative values work as is).")
+    @Option(
+        name: [.customLong("lon"), .customLong("lng")], parsing: .unconditional,
+        help: "Longitude of the centre, degrees, -180...180 (negative values work as is; --lng as the server's parameter).")
     var lon: Double?
 
     @Option(parsing: .unconditional, help: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")

@@ -43,6 +43,11 @@ struct IndexCommandTests {
             let places = try #require(object?["places"] as? [[String: Any]])
             #expect(places.map { $0["id"] as? String } == ["a", "b"])
             #expect(places.first?["name"] as? String == "Alpha, the first")
+            // --lng, as the server's parameter is named, is --lon.
+            let lng = try await locsim(
+                ["index", "query", "--db", "i.sqlite", "--lat", "35", "--lng", "139", "--radius", "200", "--format", "json"],
+                in: directory)
+            #expect(lng.status == 0 && lng.stdout == json.stdout, "\(lng.stderr)")
             // The same places saved as UTF-16 (with its byte-order mark) import the same.
             let text = try String(contentsOfFile: directory + "/p.csv", encoding: .utf8)
             try #require(("\u{FEFF}" + text).data(using: .utf16LittleEndian)).write(to: URL(fileURLWithPath: directory + "/p16.csv"))
