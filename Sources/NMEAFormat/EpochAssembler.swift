@@ -132,7 +132,7 @@ struct EpochAssembler: Sendable {
             return .failure(
                 NMEAError(
                     .missingDate,
-                    message: "no RMC date before the epoch at \(epoch.time) (set Options.initialDate to supply one)",
+                    message: "no date yet for the epoch at \(epoch.time): no RMC sentence has given one",
                     line: epoch.line, sentence: epoch.sentence))
         }
         lastDay = day
