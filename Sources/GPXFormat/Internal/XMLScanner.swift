@@ -101,7 +101,7 @@ final class XMLScanner {
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
-            throw .io("is a directory")
+            throw .io(String(cString: strerror(EISDIR)))
         }
         decoder = InputDecoder(source: .file(fd), readsDeclaration: true)
         capacity = self.chunkSize + 16

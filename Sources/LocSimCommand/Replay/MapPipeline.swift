@@ -2,7 +2,9 @@ import Foundation
 import LocationCore
 import LocationSimulation
 import MapFeature
+#if Server
 import NearbyServer
+#endif
 
 /// Fixes → ``MapFeature/MapViewModel`` → what the player sees: the pipeline behind
 /// `locsim replay` and `locsim simulate --map`.
@@ -40,12 +42,12 @@ struct MapPipeline {
         try await runRealTime(provider, speedFactor: speedFactor)
     }
 
-    /// The scenario file at `path` (`--scenario`).
+    /// The scenario file at `path` (`--scenario`). Its `server` list is checked as `serve` reads
+    /// it, though only `serve` plays it: the same file is refused by both or by neither (a build
+    /// without the Server trait has no `serve`, and leaves the list alone).
     ///
-    /// - Throws: ``CommandFailure`` naming the file and the key path.
-    /// Its `server` list is checked as `serve` reads it, though only `serve` plays it: the same
-    /// file is refused by both or by neither. A file that cannot be read is a run-time failure
-    /// (status 1); a bad value in it is a usage error (status 2), as `serve --player` says it.
+    /// - Throws: ``CommandFailure`` naming the file and the key path: status 1 for a file that
+    ///   cannot be read, 2 (a usage error, as `serve --player` says it) for a bad value in it.
     nonisolated static func loadScenario(_ path: String) throws -> Scenario {
         let scenario: Scenario
         do {
@@ -56,6 +58,7 @@ struct MapPipeline {
             }
             throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md", status: 2)
         }
+        #if Server
         if let list = scenario.server {
             do {
                 _ = try FaultScript.parse(list, source: "\(path): server")
@@ -64,6 +67,7 @@ struct MapPipeline {
                     error.message, hint: "a scenario's server list is what 'locsim serve --script' takes (docs/guides/serve.md)", status: 2)
             }
         }
+        #endif
         return scenario
     }
 

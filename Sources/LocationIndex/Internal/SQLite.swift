@@ -72,14 +72,15 @@ final class SQLiteConnection: @unchecked Sendable {
         var db: OpaquePointer?
         let result = sqlite3_open_v2(path, &db, flags, nil)
         guard result == SQLITE_OK, let db else {
-            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             // The system's reason is the one a person can act on: "No such file or directory",
             // "Is a directory", "Permission denied" rather than "unable to open database file".
             let systemError = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
             if result & 0xFF == SQLITE_CANTOPEN, systemError != 0 {
-                message = String(cString: strerror(systemError))
-                throw IndexError(.cannotOpen, message + Self.advice(forOpenError: systemError), path: path, sqliteCode: result)
+                throw IndexError(
+                    .cannotOpen, String(cString: strerror(systemError)) + Self.advice(forOpenError: systemError), path: path,
+                    sqliteCode: result)
             }
             throw indexError(result, message: message, path: path)
         }
