@@ -96,14 +96,20 @@ import Testing
     @Test("Every duration flag reads one grammar: a negative value is 'must not be negative' naming the flag; junk says what a duration is",
         arguments: durationFlags)
     func durationFlag(_ option: BadOption) async throws {
-        for (value, says) in [
+        try await Self.expectRefused(option, valueName: "duration", [
             ("-5s", "must not be negative"), ("-1:30", "must not be negative"),
             ("5 minutes", "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or a number of seconds"),
-        ] {
+        ])
+    }
+
+    /// Each of `values` after `option`'s command line is a usage error whose message names the
+    /// flag as ArgumentParser does (`'--seed <seed>'`) and ends with what the value says.
+    static func expectRefused(_ option: BadOption, valueName: String, _ values: [(value: String, says: String)]) async throws {
+        for (value, says) in values {
             let result = try await CLI.run(option.arguments + [value])
             #expect(result.status == 2, "\(value): \(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0].contains("'\(option.flag) <duration>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
+            let lines = try expectErrorLines(result)
+            #expect(lines[0].contains("'\(option.flag) <\(valueName)>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
         }
     }
 
@@ -117,15 +123,10 @@ import Testing
 
     @Test("Every seed flag says why a value is none: negative, or not a whole number in range", arguments: seedFlags)
     func seedFlag(_ option: BadOption) async throws {
-        for (value, says) in [
+        try await Self.expectRefused(option, valueName: "seed", [
             ("-1", "must not be negative"), ("1.5", "must be a whole number 0...18446744073709551615"),
             ("18446744073709551616", "must be a whole number 0...18446744073709551615"),
-        ] {
-            let result = try await CLI.run(option.arguments + [value])
-            #expect(result.status == 2, "\(value): \(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0].contains("'\(option.flag) <seed>'") && lines[0].hasSuffix(says), "\(value): \(lines[0])")
-        }
+        ])
     }
 
     /// Every coordinate flag: the command line before it, and the flag.
