@@ -171,8 +171,8 @@ import Testing
 
     static let failures: [Failure] = [
         Failure(arguments: ["replay", "/nonexistent/walk.gpx", "--fast"], environment: [:], says: "No such file or directory"),
-        Failure(arguments: ["replay", scratch, "--fast"], environment: [:], says: "is a directory"),
-        Failure(arguments: ["track", "stats", scratch], environment: [:], says: "is a directory"),
+        Failure(arguments: ["replay", scratch, "--fast"], environment: [:], says: "cannot read: Is a directory"),
+        Failure(arguments: ["track", "stats", scratch], environment: [:], says: "cannot read: Is a directory"),
         Failure(
             arguments: ["replay", track, "--fast"], environment: ["LOCSIM_CACHE_DIR": scratch + "/plain-file/cache"],
             says: "Not a directory"),
