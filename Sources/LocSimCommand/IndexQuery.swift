@@ -101,7 +101,7 @@ enum QueryFile {
             throw IndexError(.unreadableInput, "cannot read the queries file: \(FileErrorText.reason(for: error))", path: path)
         }
         // RFC 4180, as place files are read: quoted fields, CRLF or LF, a byte-order mark.
-        var reader = CSVReader(bytes: bytes, path: path)
+        var reader = try CSVReader(bytes: bytes, path: path)
         var fields: [CSVReader.Field] = []
         var columns = ["lat": 0, "lon": 1, "radius": 2]
         var queries: [(center: Coordinate, radius: Double)] = []

@@ -21,16 +21,18 @@ package struct CSVReader {
     /// The 1-based line on which the last record returned by ``next(into:)`` starts.
     package private(set) var line = 0
 
-    package init(bytes: [UInt8], path: String) {
-        self.bytes = Self.utf8(bytes)
+    /// - Throws: ``IndexError/Code/malformedRow`` for a file that starts with a UTF-16
+    ///   byte-order mark but is not UTF-16 (a lone surrogate, an odd last byte), with its line.
+    package init(bytes: [UInt8], path: String) throws(IndexError) {
+        self.bytes = try Self.utf8(bytes, path: path)
         self.path = path
         position = self.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     }
 
     /// `bytes` as UTF-8: as they are, unless they start with a UTF-16 byte-order mark (`FF FE`
-    /// little-endian, `FE FF` big-endian), then their text transcoded (a lone surrogate becomes
-    /// U+FFFD, an odd last byte is dropped).
-    static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+    /// little-endian, `FE FF` big-endian), then their text transcoded. Text that is not UTF-16 is
+    /// an error, as bad UTF-8 is: never replaced in silence.
+    static func utf8(_ bytes: [UInt8], path: String) throws(IndexError) -> [UInt8] {
         let littleEndian: Bool
         if bytes.starts(with: [0xFF, 0xFE]) {
             littleEndian = true
@@ -39,12 +41,29 @@ package struct CSVReader {
         } else {
             return bytes
         }
-        let units = stride(from: 2, to: bytes.count - 1, by: 2).map { index in
+        var units = stride(from: 2, to: bytes.count - 1, by: 2).lazy.map { index in
             littleEndian
                 ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
                 : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+        }.makeIterator()
+        var decoder = UTF16()
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count)
+        var line = 1
+        while true {
+            switch decoder.decode(&units) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1 }
+                UTF8.encode(scalar) { text.append($0) }
+            case .emptyInput:
+                guard bytes.count % 2 == 0 else {
+                    throw IndexError(.malformedRow, "the file ends half-way through a UTF-16 character (an odd number of bytes)", path: path, line: line)
+                }
+                return text
+            case .error:
+                throw IndexError(.malformedRow, "not UTF-16 text here (a lone surrogate), though the file starts with a UTF-16 byte-order mark", path: path, line: line)
+            }
         }
-        return Array(String(decoding: units, as: UTF16.self).utf8)
     }
 
     private static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n")

@@ -145,7 +145,7 @@ package enum PlaceParsers {
     // MARK: CSV
 
     static func parseCSV(_ bytes: [UInt8], into collector: inout ImportCollector) throws {
-        var reader = CSVReader(bytes: bytes, path: collector.path)
+        var reader = try CSVReader(bytes: bytes, path: collector.path)
         var fields: [CSVReader.Field] = []
         guard try reader.next(into: &fields) else {
             throw IndexError(.unreadableInput, "the file is empty; expected a header row id,name,lat,lon", path: collector.path)
@@ -220,7 +220,7 @@ package enum PlaceParsers {
     // MARK: GeoNames
 
     static func parseGeoNames(_ bytes: [UInt8], into collector: inout ImportCollector) throws {
-        var reader = CSVReader(bytes: bytes, path: collector.path)
+        var reader = try CSVReader(bytes: bytes, path: collector.path)
         var fields: [CSVReader.Field] = []
         let expected = ["lat", "lon", "name", "admin1", "admin2", "cc"]
         guard try reader.next(into: &fields) else {

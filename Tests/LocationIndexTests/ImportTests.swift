@@ -12,6 +12,31 @@ func everything(_ index: NearbyIndex) throws -> [Place] {
 
 @Suite("Import: formats, upserts, atomicity", .timeLimit(.minutes(1)), .ownThread)
 struct ImportTests {
+    @Test("CSV in UTF-16 that is not UTF-16 (a lone surrogate, an odd last byte) is refused with its line, never read as U+FFFD")
+    func csvBadUTF16() throws {
+        // "id,name,lat,lon\n" then a row whose name holds a lone high surrogate, little-endian.
+        var loneSurrogate: [UInt8] = [0xFF, 0xFE]
+        for unit in Array("id,name,lat,lon\na,".utf16) + [0xD800] + Array(",1,2\n".utf16) {
+            loneSurrogate += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
+        var oddEnd: [UInt8] = [0xFE, 0xFF]
+        for unit in "id,name,lat,lon\n".utf16 { oddEnd += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+        oddEnd.append(0x00)
+        let cases: [(bytes: [UInt8], line: Int, says: String)] = [(loneSurrogate, 2, "a lone surrogate"), (oddEnd, 2, "an odd number of bytes")]
+        for (bytes, line, says) in cases {
+            try withTemporaryDirectory { directory in
+                let path = directory.file("places.csv")
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                let index = try NearbyIndex(path: directory.file("i.sqlite"))
+                let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+                #expect(error.code == .malformedRow)
+                #expect(error.path == path && error.line == line, "\(error)")
+                #expect(error.message.contains(says), "\(error)")
+                #expect(try everything(index).isEmpty)
+            }
+        }
+    }
+
     @Test("CSV: columns by name in any order, quoting, optional kind and level")
     func csvRoundTrip() throws {
         let csv = "\u{FEFF}" + [
