@@ -272,19 +272,19 @@ import Testing
             """#
         var phone = try ScenarioPhone(scenario: try Scenario.parse(Array(text.utf8), source: "s.json", directory: ""))
         #expect(phone.unreached(in: "s.json") == [
-            "locsim: warning: s.json: trouble[0] (signalLoss at 0:05) never began: the route had no fix",
-            "locsim: warning: s.json: trouble[1] (jump at 0:09) never began: the route had no fix",
-            "locsim: warning: s.json: trouble[2] (jump at 0:10) never began: the route had no fix",
-            "locsim: warning: s.json: app[0] (background at 0:03) was never applied: the route had no fix",
-            "locsim: warning: s.json: app[1] (foreground at 0:09) was never applied: the route had no fix",
-            "locsim: warning: s.json: app[2] (background at 1:00:00) was never applied: the route had no fix",
+            "locsim: warning: s.json: trouble[0] (signalLoss at 0:05) never begins: the route has no fix",
+            "locsim: warning: s.json: trouble[1] (jump at 0:09) never begins: the route has no fix",
+            "locsim: warning: s.json: trouble[2] (jump at 0:10) never begins: the route has no fix",
+            "locsim: warning: s.json: app[0] (background at 0:03) is never applied: the route has no fix",
+            "locsim: warning: s.json: app[1] (foreground at 0:09) is never applied: the route has no fix",
+            "locsim: warning: s.json: app[2] (background at 1:00:00) is never applied: the route has no fix",
         ])
         // Ten fixes: the last 9 s after the first.
         for fix in try Self.walk(10) { _ = phone.offer(fix) }
         _ = phone.finish()
         #expect(phone.unreached(in: "s.json") == [
-            "locsim: warning: s.json: trouble[2] (jump at 0:10) never began: the route ended 0:09 after its first fix",
-            "locsim: warning: s.json: app[2] (background at 1:00:00) was never applied: the route ended 0:09 after its first fix",
+            "locsim: warning: s.json: trouble[2] (jump at 0:10) never begins: it comes after the route's end, 0:09 after its first fix",
+            "locsim: warning: s.json: app[2] (background at 1:00:00) is never applied: it comes after the route's end, 0:09 after its first fix",
         ])
     }
 

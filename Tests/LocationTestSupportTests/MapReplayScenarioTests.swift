@@ -81,9 +81,9 @@ import Testing
         // Ten minutes of fixes: the scenario's jump at 15 min and app moves at 20 and 22 min are past their end.
         let path = PackagePaths.path("tracks/scenarios/background-walk.json")
         #expect(log.warnings == [
-            "locsim: warning: \(path): trouble[1] (jump at 15:00) never began: the route ended 9:59 after its first fix",
-            "locsim: warning: \(path): app[0] (background at 20:00) was never applied: the route ended 9:59 after its first fix",
-            "locsim: warning: \(path): app[1] (foreground at 22:00) was never applied: the route ended 9:59 after its first fix",
+            "locsim: warning: \(path): trouble[1] (jump at 15:00) never begins: it comes after the route's end, 9:59 after its first fix",
+            "locsim: warning: \(path): app[0] (background at 20:00) is never applied: it comes after the route's end, 9:59 after its first fix",
+            "locsim: warning: \(path): app[1] (foreground at 22:00) is never applied: it comes after the route's end, 9:59 after its first fix",
         ])
     }
 

@@ -202,8 +202,26 @@ import Testing
         let result = try await CLI.run(["replay", "--scenario", file, "--geodata", "geodata", "--radius", "100"] + timing)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n") == [
-            "locsim: warning: \(file): trouble[1] (jump at 1:00:00) never began: the route ended 50:24 after its first fix",
-            "locsim: warning: \(file): app[1] (foreground at 55:00) was never applied: the route ended 50:24 after its first fix",
+            "locsim: warning: \(file): trouble[1] (jump at 1:00:00) never begins: it comes after the route's end, 50:24 after its first fix",
+            "locsim: warning: \(file): app[1] (foreground at 55:00) is never applied: it comes after the route's end, 50:24 after its first fix",
+        ])
+    }
+
+    @Test("A serve player walking a route file is warned about trouble and app moves past its end as it starts")
+    func unreachedWarnedByServe() async throws {
+        // The shipped walk lasts 50:24.
+        let walk = PackagePaths.path("tracks/sf-mission-walk.gpx")
+        let file = try DeliveryReference.write(#"""
+            {"route": {"file": "\#(walk)"},
+             "trouble": [{"kind": "signalLoss", "at": "8m", "for": "60s"}, {"kind": "jump", "at": "1h", "distance": 300}],
+             "app": [{"at": "20m", "state": "background"}, {"at": "55m", "state": "foreground"}]}
+            """#, name: "unreached-serve")
+        let server = try await ServeProcess.start(["--player", "alice=\(file) --loop"])
+        defer { server.stop() }
+        let warnings = server.command.child.errors.split(separator: "\n").filter { $0.hasPrefix("locsim: warning:") }
+        #expect(warnings == [
+            "locsim: warning: \(file): trouble[1] (jump at 1:00:00) never begins: it comes after the route's end, 50:24 after its first fix",
+            "locsim: warning: \(file): app[1] (foreground at 55:00) is never applied: it comes after the route's end, 50:24 after its first fix",
         ])
     }
 

@@ -323,7 +323,9 @@ struct PlayerSpec {
             }
             switch playable {
             case .path(let replay, let warnings):
-                for line in warnings { Terminal.err(line) }
+                // The route's end is known before it plays: what the scenario sets past it is
+                // said now (a leg route's end is known only once it is walked).
+                for line in warnings + scenario.unreached(routeEnd: replay.analysis.duration, in: file) { Terminal.err(line) }
                 return try play(replay, end: .after(seconds: replay.analysis.duration))
             case .motion(let motion):
                 // Synthetic motion: its end is not known before it is played.

@@ -63,6 +63,28 @@ package struct Scenario: Sendable {
     /// hours.
     package static let longestDuration: Duration = .seconds(366 * 86_400)
 
+    /// What this scenario sets past the end of its route, which ends `end` after its first fix
+    /// (`nil`: a route with no fix), as `locsim: warning:` lines naming `file` and the key: a
+    /// trouble window that never begins, an app move never applied. A window that begins before
+    /// the end and would last past it is not one: it does what it can. Said after a replay
+    /// (``ScenarioPhone/unreached(in:)``) and, for a route whose end is known, before a player
+    /// walks it (`serve --player NAME=FILE.json`).
+    package func unreached(routeEnd end: Double?, in file: String) -> [String] {
+        let reason =
+            end.map { "it comes after the route's end, \(DurationText.clockText($0)) after its first fix" }
+            ?? "the route has no fix"
+        func beyond(_ at: Duration) -> Bool { end.map { at.fractionalSeconds > $0 } ?? true }
+        func offset(_ at: Duration) -> String { DurationText.clockText(at.fractionalSeconds) }
+        var lines: [String] = []
+        for (index, window) in trouble.enumerated() where beyond(window.at) {
+            lines.append("locsim: warning: \(file): trouble[\(index)] (\(window.kind.name) at \(offset(window.at))) never begins: \(reason)")
+        }
+        for (index, move) in app.enumerated() where beyond(move.at) {
+            lines.append("locsim: warning: \(file): app[\(index)] (\(move.state.rawValue) at \(offset(move.at))) is never applied: \(reason)")
+        }
+        return lines
+    }
+
     /// The seed of the trouble windows' draws (default 1).
     package var seed: UInt64 = 1
     /// The route, or `nil` when the scenario leaves it to the command line.

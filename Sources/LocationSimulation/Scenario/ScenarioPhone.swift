@@ -32,8 +32,8 @@ package struct ScenarioPhone: Sendable {
     package typealias Input = MapReplayInput<Note>
 
     private var trouble: GPSTrouble?
-    /// Each trouble window's kind and start, in the scenario's order (for ``unreached(in:)``).
-    private let troubleStarts: [(kind: String, at: Duration)]
+    /// The scenario, for what its route ends before reaching (``unreached(in:)``).
+    private let scenario: Scenario
     private var delivery: LocationDelivery
     /// The app moves not applied yet, at their indices in the scenario's `app`.
     private var moves: ArraySlice<Scenario.AppMove>
@@ -52,7 +52,7 @@ package struct ScenarioPhone: Sendable {
     ///   checked them already when it was read from a file).
     package init(scenario: Scenario) throws(SimulationError) {
         trouble = scenario.trouble.isEmpty ? nil : try GPSTrouble(windows: scenario.trouble, seed: scenario.seed)
-        troubleStarts = scenario.trouble.map { ($0.kind.name, $0.at) }
+        self.scenario = scenario
         delivery = LocationDelivery(policy: scenario.delivery)
         moves = scenario.app[...]
     }
@@ -111,21 +111,11 @@ package struct ScenarioPhone: Sendable {
     }
 
     /// What the scenario set that its route ended before reaching, as `locsim: warning:` lines
-    /// naming `scenario` (its file) and the key: a trouble window that never began, an app move
-    /// never applied. A window that began and would have lasted past the end is not one: it did
-    /// what it could. Meaningful once the route has ended (``next(receiving:)`` returned `nil`).
+    /// naming `scenario` (its file) and the key (``Scenario/unreached(routeEnd:in:)``).
+    /// Meaningful once the route has ended (``next(receiving:)`` returned `nil`).
     package func unreached(in scenario: String) -> [String] {
         let elapsed = epoch.flatMap { start in lastOffered.map { $0.timeIntervalSince(start) } }
-        let end = elapsed.map { "the route ended \(DurationText.clockText($0)) after its first fix" } ?? "the route had no fix"
-        func offset(_ at: Duration) -> String { DurationText.clockText(at.fractionalSeconds) }
-        var lines: [String] = []
-        for (index, window) in troubleStarts.enumerated() where elapsed.map({ window.at.fractionalSeconds > $0 }) ?? true {
-            lines.append("locsim: warning: \(scenario): trouble[\(index)] (\(window.kind) at \(offset(window.at))) never began: \(end)")
-        }
-        for index in moves.indices {
-            lines.append("locsim: warning: \(scenario): app[\(index)] (\(moves[index].state.rawValue) at \(offset(moves[index].at))) was never applied: \(end)")
-        }
-        return lines
+        return self.scenario.unreached(routeEnd: elapsed, in: scenario)
     }
 
     /// The route ended: a batch still held is delivered at its deadline.
