@@ -174,17 +174,19 @@ package final class NearbyIndex: Sendable {
             // Which rows to read depends on the split nodes, so they must be those of the
             // snapshot the rows come from: the connection's copy holds while no commit has
             // happened since it was loaded (the data version after the reads says so);
-            // otherwise reload it and read again.
-            while true {
-                let splits = try reader.currentSplitNodes()
-                let ranges = cap.rowRanges(in: grid, splits: splits)
-                if let result = try reader.search(
-                    center: center, radius: radius, cap: cap, rowRanges: ranges, limit: limit, dataVersion: splits.dataVersion,
-                    build: body)
-                {
-                    return result
+            // otherwise both are read again in one transaction.
+            func search(_ splits: SplitNodes) throws(IndexError) -> Result? {
+                try reader.search(
+                    center: center, radius: radius, cap: cap, rowRanges: cap.rowRanges(in: grid, splits: splits), limit: limit,
+                    dataVersion: splits.dataVersion, build: body)
+            }
+            if let result = try search(try reader.currentSplitNodes()) { return result }
+            return try reader.inOneSnapshot { splits throws(IndexError) in
+                // Inside the transaction the data version cannot move.
+                guard let result = try search(splits) else {
+                    throw IndexError(.busy, "the index changed inside a read transaction; retry", path: path)
                 }
-                reader.splitNodes = nil
+                return result
             }
         }
     }

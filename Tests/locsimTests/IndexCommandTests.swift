@@ -105,6 +105,34 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("An index its reader cannot write answers queries, and again once the reader has made a -shm it cannot write either")
+    func readOnlyFile() async throws {
+        try await withDirectory { directory in
+            try "id,name,lat,lon\na,Alpha,35,139\nb,Beta,35.001,139\n".write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
+            #expect(try await locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory).status == 0)
+            // Another user's index in a folder anyone may write: the reader's SQLite makes a -shm
+            // it then opens read-only, which moves the data version at every read transaction
+            // (a query spun forever on that before). Root reads any file, so the query runs as
+            // `nobody` then.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory)
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/i.sqlite")
+            let query = [CLI.binary, "index", "query", "--db", directory + "/i.sqlite", "--lat", "35", "--lon", "139", "--radius", "200"]
+            let asReader = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] + query : query
+            for run in 1...2 {
+                let outcome = try await ChildProcess.run(asReader, timeout: .seconds(20))
+                #expect(outcome.status == 0, "run \(run): \(outcome.errors)")
+                #expect(outcome.output.contains("2 places within 200 m"), "run \(run): \(outcome.output)")
+            }
+            // In a folder the reader cannot write, SQLite cannot make the -shm: the error says so.
+            guard getuid() == 0 else { return }
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+            for suffix in ["-shm", "-wal"] { try FileManager.default.removeItem(atPath: directory + "/i.sqlite" + suffix) }
+            let refused = try await ChildProcess.run(asReader, timeout: .seconds(20))
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("an index in WAL mode is read with a -shm file beside it, which cannot be made in its folder"), "\(refused.errors)")
+        }
+    }
+
     @Test("Errors exit 1 with advice, usage errors exit 2")
     func exitStatuses() async throws {
         try await withDirectory { directory in

@@ -61,21 +61,43 @@ extension ReadConnection {
         if let splitNodes { return splitNodes }
         try connection.execute("BEGIN")
         do throws(IndexError) {
-            var nodes: [Int64] = []
-            try connection.withStatement("SELECT node FROM placeSplit") { statement throws(IndexError) in
-                while try statement.step() {
-                    let node = statement.int64(0)
-                    guard let level = TileGrid.level(ofRow: node), level > 0, node & 0xFFFF == 0 else {
-                        throw IndexError(.corrupt, "placeSplit holds \(node), not a node of level 1 or above; rebuild the index",
-                            path: connection.path)
-                    }
-                    nodes.append(node)
-                }
-            }
-            let loaded = SplitNodes(nodes: nodes, dataVersion: try connection.dataVersion())
+            let loaded = try loadSplitNodes()
             try connection.execute("COMMIT")
-            splitNodes = loaded
             return loaded
+        } catch {
+            throw IndexSchema.rollback(connection, after: error)
+        }
+    }
+
+    /// Reads the split nodes of the transaction the connection is in, and keeps them.
+    private func loadSplitNodes() throws(IndexError) -> SplitNodes {
+        var nodes: [Int64] = []
+        try connection.withStatement("SELECT node FROM placeSplit") { statement throws(IndexError) in
+            while try statement.step() {
+                let node = statement.int64(0)
+                guard let level = TileGrid.level(ofRow: node), level > 0, node & 0xFFFF == 0 else {
+                    throw IndexError(.corrupt, "placeSplit holds \(node), not a node of level 1 or above; rebuild the index",
+                        path: connection.path)
+                }
+                nodes.append(node)
+            }
+        }
+        let loaded = SplitNodes(nodes: nodes, dataVersion: try connection.dataVersion())
+        splitNodes = loaded
+        return loaded
+    }
+
+    /// Runs `body` with the split nodes read afresh inside one read transaction that `body`'s
+    /// reads share, so they are of one snapshot whatever the data version says: for when the
+    /// kept split nodes turned out stale, or the data version moves at every transaction (a
+    /// WAL file whose `-shm` this process cannot write: SQLite then rebuilds its WAL-index for
+    /// each transaction and counts each as a change).
+    func inOneSnapshot<Result>(_ body: (SplitNodes) throws(IndexError) -> Result) throws(IndexError) -> Result {
+        try connection.execute("BEGIN")
+        do throws(IndexError) {
+            let result = try body(try loadSplitNodes())
+            try connection.execute("COMMIT")
+            return result
         } catch {
             throw IndexSchema.rollback(connection, after: error)
         }

@@ -115,7 +115,7 @@ final class ReadConnection: @unchecked Sendable {
         scratch.hitCount = 0
         scratch.textCount = 0
         // Several range reads must see one snapshot: wrap them in one read transaction.
-        let needsTransaction = rowRanges.count > 1
+        let needsTransaction = rowRanges.count > 1 && !connection.isInTransaction
         if needsTransaction { try begin.run() }
         do throws(IndexError) {
             let origin = HaversineOrigin(center)

@@ -15,6 +15,11 @@ func indexError(_ result: Int32, message: String, path: String) -> IndexError {
     case SQLITE_BUSY, SQLITE_LOCKED:
         indexCode = .busy
         advice = "; another process is writing to this index: retry when it has finished"
+    case SQLITE_READONLY where result == SQLITE_READONLY | (6 << 8):  // SQLITE_READONLY_DIRECTORY (a macro Swift does not import)
+        // A WAL-mode index is read through its -shm file, which SQLite cannot make here.
+        indexCode = .readOnly
+        advice = "; an index in WAL mode is read with a -shm file beside it, which cannot be made in its folder: "
+            + "copy the index to a folder you can write, or have its owner run sqlite3 FILE 'PRAGMA journal_mode=DELETE'"
     case SQLITE_READONLY, SQLITE_PERM:
         indexCode = .readOnly
         advice = "; open the index read-write and check the file and its directory are writable"
