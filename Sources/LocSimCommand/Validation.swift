@@ -67,25 +67,44 @@ func validateSpeed(_ speed: Double) throws(ValidationError) {
     try checkOption(speed, in: Pacing.speedFactorRange, flag: "--speed", unit: "(times real time)")
 }
 
-/// Checks, before a command starts its work, that `path` can be written: not a directory, in a
+/// Checks, before a command starts its work, that `path` can be written: not a directory, not a
+/// file the command reads or writes otherwise (`apartFrom`: each path with what it is, such as
+/// `("walk.gpx", "the track to replay")`, which a report of the same name would replace), in a
 /// folder that exists and takes a new file (a temporary file is created beside it and removed).
 ///
-/// - Throws: ``CommandFailure`` naming `flag`, the path and the system's reason.
-func checkOutputPath(_ path: String, flag: String) throws(CommandFailure) {
+/// - Throws: ``CommandFailure`` naming `flag`, the path and the system's reason; status 2 when
+///   the path is one of `apartFrom`'s.
+func checkOutputPath(_ path: String, flag: String, apartFrom others: [(path: String, role: String)] = []) throws(CommandFailure) {
     guard !path.isEmpty else {
         throw CommandFailure("\(flag) was given an empty file name", hint: "give a file name, e.g. \(flag) out\(extensionHint(flag))")
+    }
+    if let other = others.first(where: { sameFile($0.path, path) }) {
+        throw CommandFailure(
+            "\(flag) \(path) is \(other.role): writing it would replace it", hint: "give \(flag) another file name", status: 2)
     }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
         throw CommandFailure("\(flag) \(path) is a directory", hint: "give a file name, e.g. \(flag) \(path)/out\(extensionHint(flag))")
     }
     do {
-        _ = try AtomicFile(path: path)  // discarded at once: its temporary file is removed
+        try AtomicFile.checkWritable(path)
     } catch {
         throw CommandFailure(
             "\(flag) \(path): cannot write there: \(error.reason)",
             hint: "check that the folder exists and is writable, or choose another path")
     }
+}
+
+/// Whether `a` and `b` name one regular file: the same device and inode when both exist (a hard
+/// or symbolic link, `./walk.gpx` and `walk.gpx`), else the same absolute path with links
+/// resolved. Two outputs to `/dev/null` are not one file: nothing is replaced there.
+func sameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat(), second = stat()
+    if stat(a, &first) == 0, stat(b, &second) == 0 {
+        return first.st_mode & S_IFMT == S_IFREG && first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+    func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+    return absolute(a) == absolute(b)
 }
 
 private func extensionHint(_ flag: String) -> String {

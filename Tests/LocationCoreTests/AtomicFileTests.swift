@@ -36,7 +36,7 @@ struct AtomicFileTests {
             do {
                 let file = try AtomicFile(path: path)
                 try file.write("half of it")
-                #expect(FileManager.default.fileExists(atPath: file.temporaryPath))
+                #expect(FileManager.default.fileExists(atPath: try #require(file.temporaryPath)))
             }
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.txt"])
@@ -56,16 +56,67 @@ struct AtomicFileTests {
         }
     }
 
-    @Test("A commit that cannot rename (the path is a non-empty directory) fails and removes the temporary")
+    @Test("A commit that cannot rename (a non-empty directory took the path meanwhile) fails and removes the temporary")
     func renameFails() throws {
         try withDirectory { directory in
             let path = directory + "/taken"
-            try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
             let file = try AtomicFile(path: path)
             try file.write("data")
+            try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
             #expect(throws: AtomicFileError.self) { try file.commit() }
-            #expect(!FileManager.default.fileExists(atPath: file.temporaryPath))
+            #expect(!FileManager.default.fileExists(atPath: try #require(file.temporaryPath)))
             #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["inside"])
         }
+    }
+
+    @Test("A directory at the path is refused at once, in the system's words")
+    func directory() throws {
+        try withDirectory { directory in
+            #expect {
+                _ = try AtomicFile(path: directory)
+            } throws: { error in
+                (error as? AtomicFileError)?.reason == "Is a directory"
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test("A symbolic link is written through: the file it names gets the content, the link stays, even when the file is new")
+    func symbolicLink() throws {
+        try withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/real", withIntermediateDirectories: true)
+            for (link, target) in [("existing.txt", "real/old.txt"), ("dangling.txt", "real/new.txt")] {
+                if link == "existing.txt" { try "old".write(toFile: directory + "/" + target, atomically: false, encoding: .utf8) }
+                try FileManager.default.createSymbolicLink(atPath: directory + "/" + link, withDestinationPath: target)
+                let file = try AtomicFile(path: directory + "/" + link)
+                try file.write("new")
+                try file.commit()
+                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + link) == target)
+                #expect(try String(contentsOfFile: directory + "/" + target, encoding: .utf8) == "new")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/real").sorted() == ["new.txt", "old.txt"])
+        }
+    }
+
+    @Test("A FIFO is written as it is: its reader gets the content, and it stays a FIFO")
+    func fifo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atomicfile-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/pipe"
+        try #require(mkfifo(path, 0o600) == 0)
+        // The reader is a child process: opening a FIFO waits for the other end.
+        let reader = try await ChildProcess(["/bin/cat", path])
+        defer { reader.stop() }
+        try AtomicFile.checkWritable(path)  // no open: the reader would see an empty stream
+        let file = try AtomicFile(path: path)
+        try file.write("through the pipe\n")
+        try file.commit()
+        #expect(try await reader.waitForExit() == .exited(0))
+        #expect(reader.output == "through the pipe\n")
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["pipe"])
     }
 }

@@ -199,6 +199,44 @@ import Testing
         #expect(result.stdout.isEmpty, "the failure comes before any output")
     }
 
+    @Test("An output that names a file the command reads is refused before the run, and the file is left as it was")
+    func outputOverInput() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("same-file-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let walk = directory + "/walk.gpx"
+        try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: walk)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link.gpx", withDestinationPath: "walk.gpx")
+        let scenario = directory + "/s.json"
+        try #"{"route": {"file": "walk.gpx"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let original = try Data(contentsOf: URL(fileURLWithPath: walk))
+        let cases: [(arguments: [String], says: String)] = [
+            (["replay", walk, "--fast", "--report", walk], "--report \(walk) is the track to replay"),
+            (["replay", walk, "--fast", "--report", directory + "/link.gpx"], "is the track to replay"),
+            (["replay", walk, "--fast", "--report", directory + "/./walk.gpx"], "is the track to replay"),
+            (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
+            (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
+            (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
+            (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],
+             "is the scenario"),
+            (["serve", "--port", "0", "--player", "a=\(walk)", "--audit-report", walk], "is player a's file"),
+        ]
+        for (arguments, says) in cases {
+            let result = try await CLI.run(arguments + ["--geodata", "geodata"])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
+            #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
+        }
+        // Not an input: a report to a symbolic link is written through it, the link kept.
+        try FileManager.default.createSymbolicLink(atPath: directory + "/report-link.html", withDestinationPath: "report.html")
+        let through = try await CLI.run(["replay", walk, "--fast", "--report", directory + "/report-link.html", "--geodata", "geodata"])
+        #expect(through.status == 0, "\(through.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/report-link.html") == "report.html")
+        #expect(try String(contentsOfFile: directory + "/report.html", encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+    }
+
     @Test("Southern and western coordinates work as typed, in every coordinate option", arguments: [
         ["simulate", "line", "--from", "-33.85,151.21", "--to", "-33.86,151.22"],
         ["simulate", "route", "--from", "-33.85,-70.6", "--via", "-33.851,-70.61", "--to", "-33.86,-70.62"],

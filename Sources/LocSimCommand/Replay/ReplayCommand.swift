@@ -94,8 +94,8 @@ struct Replay: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        if let report { try checkOutputPath(report, flag: "--report") }
-        if let record { try checkOutputPath(record, flag: "--record") }
+        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + (record.map { [($0, "the --record file")] } ?? [])) }
+        if let record { try checkOutputPath(record, flag: "--record", apartFrom: inputs) }
         if let scenario { return try await runScenario(scenario) }
         let pipeline = try MapPipeline(source: source, map: map, format: format, flush: flush, showsProgress: !noProgress)
         defer { pipeline.output.flush() }
@@ -140,6 +140,12 @@ struct Replay: AsyncParsableCommand {
         try pipeline.finish(report: report, title: track)
     }
 
+    /// The files the replay reads, which its outputs must not replace.
+    private var inputs: [(path: String, role: String)] {
+        [(track, "the track to replay"), (scenario, "the scenario"), (source.db, "the place index")]
+            .compactMap { path, role in path.map { ($0, role) } }
+    }
+
     /// `--scenario FILE`: the scenario's route (or the track argument) through its phone
     /// (trouble, delivery rules, the app's lifecycle) and the map logic, in real time at
     /// `--speed`, or in virtual time with `--fast`.
@@ -165,7 +171,12 @@ struct Replay: AsyncParsableCommand {
                     "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
             }
             let what: String
-            if case .file(let file) = route { what = file } else { what = "\(path) (its route)" }
+            if case .file(let file) = route {
+                what = file
+                if let report { try checkOutputPath(report, flag: "--report", apartFrom: [(file, "the scenario's route file")]) }
+            } else {
+                what = "\(path) (its route)"
+            }
             let start = untimedStart
             let playable = try startChecked(what, pacing: pacing) { configuration in
                 try FixFileFormat.namingScenario(path, route) {

@@ -208,10 +208,21 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // A report path that cannot be written fails now, not at shutdown after the whole run.
-        if let auditReport { try checkOutputPath(auditReport, flag: "--audit-report") }
         // The players, each scenario file read once: for the server's script and for the feed.
         let specs = try feed.specs()
+        // A report path that cannot be written, or that names a file the server reads, fails
+        // now, not at shutdown after the whole run.
+        if let auditReport {
+            let players: [(path: String, role: String)] = specs.compactMap { spec in
+                switch spec.source {
+                case .track(let path), .scenario(let path, _): (path, "player \(spec.name)'s file")
+                case .motion, .receiver: nil
+                }
+            }
+            let files = [(db, "the place index"), (script, "the --script file"), (tokenFile, "the token file")]
+            try checkOutputPath(
+                auditReport, flag: "--audit-report", apartFrom: players + files.compactMap { path, role in path.map { ($0, role) } })
+        }
         let configuration: NearbyServer.Configuration
         do {
             // The per-request outcomes: --script's, or those of a player's scenario (`server`).

@@ -32,7 +32,11 @@ extension SwarmCommand {
                 "swarm: \(motion.players) players against \(endpoint), \(SwarmLoad.clock(motion.durationSeconds)) of game time at speed \(speed)\n")
         }
         // Before anything is sent: a report path that cannot be written fails now, not after the run.
-        if let report { try checkOutputPath(report, flag: "--report") }
+        if let report {
+            try checkOutputPath(
+                report, flag: "--report",
+                apartFrom: [(self.scenario, "the scenario"), (tokenFile, "the token file")].compactMap { path, role in path.map { ($0, role) } })
+        }
         let players = motion.players
         _ = try await runUntilInterrupted {
             let stats = await runner.run(swarm, transport: client) { second, totals in

@@ -11,7 +11,12 @@ import Darwin
 /// Until the commit, `path` keeps its previous content (or stays absent); an error, a crash or
 /// dropping the object uncommitted leaves no half-written file there, and the temporary file
 /// is removed when the object goes away. The commit syncs the data to disk before the rename.
-/// Used by the GPX and NMEA exporters.
+/// Used by the GPX and NMEA exporters and the command's reports.
+///
+/// A symbolic link is written through: the file it names gets the new content (the temporary
+/// file is made beside that file, and the link stays). A path that is not a regular file (a
+/// FIFO, a terminal, `/dev/stdout`, `/dev/null`) is written as it is, with no temporary file:
+/// renaming a file over it would replace the device or the pipe with a plain file.
 ///
 /// ```swift
 /// let file = try AtomicFile(path: "walk.nmea")
@@ -21,27 +26,82 @@ import Darwin
 ///
 /// - Important: One user at a time.
 package final class AtomicFile {
-    /// The destination.
+    /// The destination, as given.
     package let path: String
-    /// The temporary file beside it: `path` + `.partial-` + the process id.
-    package let temporaryPath: String
+    /// The temporary file: the file the path names (its links followed) + `.partial-` + the
+    /// process id; `nil` for a path written as it is (not a regular file).
+    package let temporaryPath: String?
+    /// Where the temporary file is renamed to: `path` with its symbolic links followed.
+    private let destination: String
     private let descriptor: Int32
     private var closed = false
 
-    /// Creates (or truncates) the temporary file.
+    /// Creates (or truncates) the temporary file, or opens a path that is not a regular file.
     ///
-    /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
+    /// - Throws: ``AtomicFileError`` naming `path` and the system's reason (`Is a directory`
+    ///   for a directory).
     package init(path: String) throws(AtomicFileError) {
         self.path = path
-        temporaryPath = path + ".partial-\(getpid())"
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if Self.isSpecial(path) {
+            temporaryPath = nil
+            destination = path
+            descriptor = open(path, O_WRONLY)
+        } else {
+            destination = Self.followingLinks(path)
+            let temporary = destination + ".partial-\(getpid())"
+            temporaryPath = temporary
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+    }
+
+    /// Checks that `path` can be written, without writing it: a temporary file is made beside
+    /// the file it names and removed; a path that is not a regular file is checked for write
+    /// permission only (opening a FIFO to check it would hand its reader an empty stream).
+    ///
+    /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
+    package static func checkWritable(_ path: String) throws(AtomicFileError) {
+        if isSpecial(path) {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw AtomicFileError(path: path, reason: "Is a directory") }
+            guard access(path, W_OK) == 0 else { throw AtomicFileError(path: path) }
+        } else {
+            _ = try AtomicFile(path: path)  // discarded at once: its temporary file is removed
+        }
+    }
+
+    /// Whether `path` exists (its links followed) and is not a regular file.
+    private static func isSpecial(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// `path` with its symbolic links followed to the file they name, which need not exist yet
+    /// (a link to a file still to be written); at most 40 links, as the kernel allows.
+    private static func followingLinks(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length > 0 else { return current }
+            let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else if let slash = current.lastIndex(of: "/") {
+                current = String(current[...slash]) + target
+            } else {
+                current = target
+            }
+        }
+        return current
     }
 
     deinit {
         if !closed {
             close(descriptor)
-            unlink(temporaryPath)
+            if let temporaryPath { unlink(temporaryPath) }
         }
     }
 
@@ -79,14 +139,19 @@ package final class AtomicFile {
         }
     }
 
-    /// Syncs, closes and renames the temporary file to `path`. On failure the temporary file is
-    /// removed and `path` is left as it was.
+    /// Syncs, closes and renames the temporary file to `path` (to the file its links name); a
+    /// path written as it is is only closed. On failure the temporary file is removed and `path`
+    /// is left as it was.
     package func commit() throws(AtomicFileError) {
         precondition(!closed, "commit twice")
         closed = true
+        guard let temporaryPath else {
+            guard close(descriptor) == 0 else { throw AtomicFileError(path: path) }
+            return
+        }
         let syncFailed = fsync(descriptor) != 0
         let closeFailed = close(descriptor) != 0
-        guard !syncFailed, !closeFailed, rename(temporaryPath, path) == 0 else {
+        guard !syncFailed, !closeFailed, rename(temporaryPath, destination) == 0 else {
             let error = AtomicFileError(path: path)
             unlink(temporaryPath)
             throw error
