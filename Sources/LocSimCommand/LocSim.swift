@@ -32,6 +32,11 @@ struct LocSim: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if let failure = Terminal.outputFailure {
+                throw CommandFailure(
+                    "cannot write standard output: \(failure); what it shows is incomplete",
+                    hint: "make room where standard output goes, or send it elsewhere")
+            }
         } catch {
             if exitCode(for: error) == .success {
                 exit(withError: error)  // --help, --version

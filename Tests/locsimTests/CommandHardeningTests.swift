@@ -237,6 +237,21 @@ import Testing
         #expect(try String(contentsOfFile: directory + "/report.html", encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
     }
 
+    @Test("Standard output that cannot be written (a full disk) is an error, exit 1, not a lost log and exit 0", arguments: [
+        ["replay", track, "--fast", "--format", "jsonl", "--geodata", "geodata"],
+        line,
+        ["track", "stats", track],
+    ])
+    func fullDisk(_ arguments: [String]) async throws {
+        let command = ([CLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let result = try await ChildProcess.run(["/bin/sh", "-c", command + " > /dev/full"], directory: PackagePaths.root)
+        #expect(result.status == 1, "\(result.errors)")
+        #expect(result.errors.split(separator: "\n") == [
+            "locsim: error: cannot write standard output: No space left on device; what it shows is incomplete",
+            "hint: make room where standard output goes, or send it elsewhere",
+        ])
+    }
+
     @Test("Southern and western coordinates work as typed, in every coordinate option", arguments: [
         ["simulate", "line", "--from", "-33.85,151.21", "--to", "-33.86,151.22"],
         ["simulate", "route", "--from", "-33.85,-70.6", "--via", "-33.851,-70.61", "--to", "-33.86,-70.62"],

@@ -24,15 +24,22 @@ enum Terminal {
         text.withUTF8 { writeAll(fd, $0) }
     }
 
-    /// Writes every byte, retrying after EINTR and short writes; gives up silently on an error
-    /// (a closed pipe: there is no one left to tell).
+    /// Writes every byte, retrying after EINTR and short writes. A failure on standard output (a
+    /// full disk, an I/O error) is kept for ``outputFailure``: the command says so when it ends
+    /// and exits 1, for its output is incomplete. One on standard error has no one left to tell.
+    /// (A closed pipe ends the process with SIGPIPE before `write` returns.)
     static func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             try SystemIO.writeAll(fd, UnsafeRawBufferPointer(bytes))
         } catch {
-            // The reader is gone (a closed pipe) or the terminal failed: no one is left to tell.
+            if fd == 1 { firstOutputFailure.withLock { first in first = first ?? error } }
         }
     }
+
+    private static let firstOutputFailure = Locked<SystemIOError?>(nil)
+
+    /// The first write to standard output that failed, if any.
+    static var outputFailure: SystemIOError? { firstOutputFailure.withLock { $0 } }
 
     /// Whether a file descriptor is a terminal (progress lines go only to terminals).
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
