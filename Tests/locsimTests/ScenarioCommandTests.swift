@@ -207,6 +207,19 @@ import Testing
         ])
     }
 
+    @Test("A run stopped by a signal says nothing of what the route did not reach: it had not ended")
+    func interruptedWarnsNothing() async throws {
+        // The shipped background walk: its trouble and app moves come 8 to 22 minutes in.
+        let command = try await LiveCommand(
+            ["replay", "--scenario", "tracks/scenarios/background-walk.json", "--speed", "20", "--format", "jsonl", "--geodata", "geodata"])
+        defer { command.stop() }
+        try await command.wait(for: "the first fix") { lines in lines.contains { $0.text.contains(#""type":"fix""#) } }
+        command.interrupt()
+        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        #expect(!command.child.errors.contains("warning"), "\(command.child.errors)")
+        #expect(command.lines.last?.text.contains(#""interrupted":1"#) == true)
+    }
+
     @Test("A serve player walking a route file is warned about trouble and app moves past its end as it starts")
     func unreachedWarnedByServe() async throws {
         // The shipped walk lasts 50:24.

@@ -172,7 +172,8 @@ package struct PhoneDeliveries<Base: LocationProvider>: AsyncSequence, Sendable 
     let onEnd: @MainActor @Sendable (ScenarioPhone) -> Void
 
     /// `onEnd` gets the phone once, when the route has ended and everything held was handed on
-    /// (for ``ScenarioPhone/unreached(in:)``).
+    /// (for ``ScenarioPhone/unreached(in:)``); not when iteration ends because the task was
+    /// cancelled.
     package init(
         _ base: Base, phone: ScenarioPhone, onEnd: @escaping @MainActor @Sendable (ScenarioPhone) -> Void = { _ in },
         onNote: @escaping @MainActor @Sendable (ScenarioPhone.Note, Date) -> Void
@@ -194,7 +195,9 @@ package struct PhoneDeliveries<Base: LocationProvider>: AsyncSequence, Sendable 
             while true {
                 guard let input = try await phone.next(receiving: { () async throws(any Error) -> Fix? in try await base.next(isolation: actor) })
                 else {
-                    if !ended {
+                    // Cancelled (a signal stopped the run), the base ends before the route does:
+                    // nothing is known to be unreached then.
+                    if !ended, !Task.isCancelled {
                         ended = true
                         await onEnd(phone)
                     }
