@@ -93,6 +93,15 @@ final class ControlledFeed: Sendable {
         }
     }
 
+    /// Moves the clock by `step` whenever the runner sleeps, until alice's path has ended.
+    func runToEnd(step: Duration) async throws {
+        while true {
+            try await waitForRunner()
+            if ended { return }
+            await clock.advance(by: step)
+        }
+    }
+
     /// Whether alice's path has ended.
     var ended: Bool { hub.info("alice")?.status.state.rawValue == "ended" }
 
@@ -393,6 +402,26 @@ struct PlayerControlTests {
         #expect(feed.updates.suffix(3).map(\.fix.coordinate) == [reference[119], reference[120], reference[0]].map(\.coordinate))
         let times = feed.updates.map(\.fix.time)
         #expect(times == times.sorted())
+    }
+
+    @Test("Above 100 fixes a second (1000× a 1 Hz path) no stamp runs ahead of the clock: one fix a centisecond, the latest due, to the path's last")
+    func stampsNeverAhead() async throws {
+        let feed = try ControlledFeed()
+        try await feed.run(until: 3)
+        #expect(try await feed.control(#"{"action":"speed","speed":1000}"#).status == 200)
+        try await feed.runToEnd(step: .milliseconds(1))
+        let fast = Array(feed.updates.dropFirst(3))
+        let times = fast.map(\.fix.time)
+        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later > earlier, "\(earlier) then \(later)") }
+        // Stamped at or before the moment it was sent (cut to the centisecond), never after it:
+        // the path's remaining 117 s at 1000× take 117 ms of the clock, about a dozen stamps.
+        for update in fast {
+            let late = update.fix.time.timeIntervalSince(update.published)
+            #expect(late <= 1e-6, "stamped \(late) s after it was sent")
+        }
+        #expect((10...14).contains(fast.count), "\(fast.count) fixes")
+        let offsets = fast.compactMap(\.offset)
+        #expect(offsets == offsets.sorted() && offsets.last == 120, "\(offsets)")
     }
 
     @Test("Each fix is stamped with the wall-clock time it is sent at, later than the one before: at 5×, after a pause, a seek back, a teleport and a loop; its offset is the path's time")

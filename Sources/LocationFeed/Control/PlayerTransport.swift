@@ -363,15 +363,30 @@ final class PlayerTransport: Sendable {
                     }
                     continue
                 }
-                let due = anchorElapsed + .seconds((offsets[next - dropped] - anchorOffset) / speed)
-                if due > elapsed() {
-                    // One child sleeps until the fix is due and then moves the signal on, as a
-                    // command does; this task waits for the signal either way and looks again
-                    // (due by then, the fix goes out; a command came, it is applied first).
+                func due(_ index: Int) -> Duration { anchorElapsed + .seconds((offsets[index - dropped] - anchorOffset) / speed) }
+                // A receiver tells one position per stamp (an NMEA time's centisecond). Above 100
+                // fixes a second (`--speed 1000` of a 1 Hz walk) a fix goes out once the clock
+                // has left the last stamp's centisecond, the latest fix due by then, those before
+                // it skipped: stamps keep to the clock instead of running ahead of it a
+                // centisecond a fix. Slower, every fix goes out when due (fixes that a stall
+                // made late together, a centisecond apart).
+                let crowded = next > dropped && (offsets[next - dropped] - offsets[next - dropped - 1]) / speed < 0.01
+                let paced: Duration? =
+                    if crowded, let lastTime {
+                        .seconds(((lastTime.timeIntervalSince1970 * 100).rounded() + 1) / 100 - origin.timeIntervalSince1970)
+                            + .microseconds(1)  // into the next centisecond: its boundary can read as the one before
+                    } else {
+                        nil
+                    }
+                let ready = max(due(next), paced ?? .zero)
+                if ready > elapsed() {
+                    // One child sleeps until then and moves the signal on, as a command does;
+                    // this task waits for the signal either way and looks again (ready by then,
+                    // the fix goes out; a command came, it is applied first).
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask { [sleepUntil, signal] in
                             do {
-                                try await sleepUntil(due)
+                                try await sleepUntil(ready)
                                 signal.bump()
                             } catch {
                                 // Cancelled: a command came first, or the player is stopping.
@@ -381,6 +396,12 @@ final class PlayerTransport: Sendable {
                         group.cancelAll()
                     }
                     continue
+                }
+                while crowded {
+                    if next + 1 >= dropped + fixes.count, !(try await pull()) { break }
+                    guard due(next + 1) <= elapsed() else { break }
+                    next += 1
+                    trim(keeping: next - 1)
                 }
                 send(next)
                 next += 1
