@@ -66,7 +66,7 @@ struct NearbyRoutes: Sendable {
     func responder(added: AddedRoutes?, table: RouteMethodTable) -> RouterResponder<Context> {
         let router = Router(context: Context.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ExchangeMiddleware(routes: self, methods: table))
-        router.add(middleware: SameOriginMiddleware())
+        router.add(middleware: SameOriginMiddleware(host: configuration.host))
         let open = ServerRoutes(base: router, table: table)
         let guarded = ServerRoutes(base: router.group().add(middleware: TokenMiddleware(rule: tokenRule)), table: table)
         open.get(RouterPath(Path.healthz)) { request, context in await healthz(request).answer(in: context) }

@@ -41,7 +41,9 @@ package enum RawHTTP {
     {
         guard let fd = LoopbackSocket.connectTo(port: port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
         defer { close(fd) }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        // A `Host` among `extra` replaces the one for 127.0.0.1.
+        let host = extra.keys.contains { $0.lowercased() == "host" } ? "" : "Host: 127.0.0.1:\(port)\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\n\(host)Connection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         for (name, value) in extra.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n" }

@@ -157,10 +157,19 @@ import Testing
             #expect(refused.status == 403, "\(method) \(path): \(refused.body)")
             #expect((refused.json["error"] as? [String: Any])?["parameter"] as? String == "Origin", "\(refused.body)")
         }
+        // DNS rebinding: a page of evil.example, whose name now points at 127.0.0.1, sends its
+        // own origin as Origin and its name as Host; a name the server is not known by is refused.
+        let rebound = try await server.call(
+            "POST", "/players/alice/control", #"{"action":"pause"}"#, contentType: "text/plain",
+            headers: ["Origin": "http://evil.example:\(server.http)", "Host": "evil.example:\(server.http)"])
+        #expect(rebound.status == 403, "\(rebound.body)")
         #expect(try await server.call("GET", "/players/csrf").status == 404, "no player was added")
         #expect(try await server.call("GET", "/players/alice").json["state"] as? String != "paused")
         // The live map (this server's own origin) and a client with no Origin are served.
         let own = ["Origin": server.base]
+        #expect(try await server.call("POST", "/players/alice/control", #"{"action":"pause"}"#, headers: own).status == 200)
+        let byName = ["Origin": "http://localhost:\(server.http)", "Host": "localhost:\(server.http)"]
+        #expect(try await server.call("POST", "/players/alice/control", #"{"action":"resume"}"#, headers: byName).status == 200)
         #expect(try await server.call("POST", "/players/alice/control", #"{"action":"pause"}"#, headers: own).status == 200)
         #expect(try await server.call("POST", "/players/alice/control", #"{"action":"resume"}"#).status == 200)
         // Reading stays open to any origin (a browser keeps the answer from the other page).

@@ -2,6 +2,11 @@ package import HTTPTypes
 package import Hummingbird
 import LocationCore
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Hummingbird's router as ``NearbyServer``'s routes are added to it: each route goes to the
 /// router, and its path and method are remembered in a ``RouteMethodTable``, so a request on a
@@ -94,14 +99,32 @@ final class RouteMethodTable: Sendable {
 /// or form POST needs no preflight). Browsers send `Origin` with such requests; the live map,
 /// served by this server, is of its origin. Clients that are not browsers send no `Origin` and
 /// are not affected. A 403 naming `Origin`.
+///
+/// A page's origin equal to the request's `Host` is not enough: a site whose name the attacker
+/// points at 127.0.0.1 after the page has loaded (DNS rebinding) has both. So the `Host` must
+/// also be a name of this server: an IP address, `localhost` (or a name under it), the
+/// `--host` it listens on, or this machine's own name (with or without `.local`).
 struct SameOriginMiddleware: RouterMiddleware {
     typealias Context = NearbyRequestContext
+    /// The names the server answers to besides IP addresses and `localhost`, lowercased.
+    let ownNames: Set<String>
+
+    /// - Parameter host: The address or name the server listens on (`--host`).
+    init(host: String) {
+        var names: Set<String> = [host.lowercased()]
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count - 1) == 0 {
+            let machine = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+            if !machine.isEmpty { names.formUnion([machine, machine + ".local"]) }
+        }
+        ownNames = names
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         if request.method != .get, request.method != .head, let origin = request.headers[.origin],
-            !Self.isSameOrigin(origin, authority: request.head.authority)
+            !isSameOrigin(origin, authority: request.head.authority)
         {
             throw ServerError(
                 .forbidden, status: 403,
@@ -112,10 +135,26 @@ struct SameOriginMiddleware: RouterMiddleware {
     }
 
     /// Whether `origin` (`http://127.0.0.1:8080`) is the server the request was sent to
-    /// (its `Host`, `authority`). `null` (a sandboxed page, a file) is no origin of this server.
-    static func isSameOrigin(_ origin: String, authority: String?) -> Bool {
-        guard let authority, !authority.isEmpty else { return false }
+    /// (its `Host`, `authority`), by a name of this server. `null` (a sandboxed page, a file)
+    /// is no origin of this server.
+    func isSameOrigin(_ origin: String, authority: String?) -> Bool {
+        guard let authority, !authority.isEmpty, isOwnName(Self.hostName(of: authority.lowercased())) else { return false }
         return origin.lowercased() == "http://" + authority.lowercased()
+    }
+
+    /// `authority` without its port: `127.0.0.1:8080` → `127.0.0.1`, `[::1]:8080` → `::1`.
+    static func hostName(of authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    private func isOwnName(_ host: String) -> Bool {
+        if host == "localhost" || host.hasSuffix(".localhost") || ownNames.contains(host) { return true }
+        // An IP address cannot be rebound to another.
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 }
 
