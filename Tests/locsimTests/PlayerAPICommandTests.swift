@@ -147,6 +147,8 @@ import Testing
     func otherOriginsRefused() async throws {
         let server = try await ServeProcess.start(["--player", "alice=\(Self.line)"])
         defer { server.command.stop() }
+        // Without --gpsd-port the start-up lines list the players too.
+        try await server.command.wait(for: "alice's start-up line") { lines in lines.contains { $0.text.hasPrefix("  /dev/locsim/alice: line") } }
         let evil = ["Origin": "http://evil.example"]
         for (method, path, body) in [
             ("POST", "/players/alice/control", #"{"action":"pause"}"#),

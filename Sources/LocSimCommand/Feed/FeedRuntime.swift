@@ -23,17 +23,23 @@ struct FeedRuntime {
     /// The hub, and the gpsd protocol server with --gpsd-port.
     let services: [any Service]
 
+    /// A start-up line for each player: its device, what it plays, at what pace, its seed.
+    let playerLines: [String]
+
     /// - Parameters:
     ///   - specs: `options.specs()`, read once by the caller.
-    ///   - say: Where the start-up lines go (standard output, or standard error when standard
-    ///     output carries JSON lines).
-    init(_ options: FeedOptions, specs: [PlayerSpec], host: String, say: @escaping @Sendable (String) -> Void = Terminal.out) throws {
+    ///   - onGPSDListening: Given the start-up line of the gpsd protocol server once it listens
+    ///     (with --gpsd-port).
+    init(_ options: FeedOptions, specs: [PlayerSpec], host: String, onGPSDListening: @escaping @Sendable (String) -> Void) throws {
         let bridges = try options.bridges(players: Set(specs.map(\.name)))
         // Ready to run in real time under control; prints what a track file dropped. A scenario's
         // trouble is told on its player's event stream, once the hub is there to tell it.
         let troubleNotes = TroubleNotes(now: { Date() })
         let players = try specs.map { spec in
             try spec.makePlayer(onTrouble: troubleNotes.handler(player: spec.name))
+        }
+        playerLines = players.map { player in
+            "  \(player.devicePath): \(player.summary) \(player.isControllable ? "at \(player.speedFactor)×" : "live"), seed \(player.seed)"
         }
         var scenarios: [String: Scenario] = [:]
         for spec in specs {
@@ -64,11 +70,7 @@ struct FeedRuntime {
             configuration: .init(host: host, port: gpsdPort, release: Self.release), hub: hub, now: { Date() },
             onListening: { host, port in
                 let shown = NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1"
-                say("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
-                for player in players {
-                    let pace = player.isControllable ? "at \(player.speedFactor)×" : "live"
-                    say("  \(player.devicePath): \(player.summary) \(pace), seed \(player.seed)")
-                }
+                onGPSDListening("locsim serve: gpsd protocol on \(shown):\(port) (gpspipe -w \(shown):\(port))")
             })
         services = [hub, heartbeat] + traced + bridged + [gpsd]
     }

@@ -288,7 +288,13 @@ struct Serve: AsyncParsableCommand {
         // With --log-format json, standard output carries JSON lines only: the start-up lines
         // for people go to standard error.
         let say: @Sendable (String) -> Void = logFormat == .json ? Terminal.err : Terminal.out
-        let feedRuntime = try FeedRuntime(feed, specs: specs, host: host, say: say)
+        // Said together once every listener is bound, so a start that then fails (the gpsd port
+        // in use) never says "listening on" first: a script waiting for it is not misled.
+        let startup = StartupLines(parts: feed.gpsdPort == nil ? 1 : 2)
+        let feedRuntime = try FeedRuntime(feed, specs: specs, host: host) { line in
+            startup.add(part: 1, [line]).map { $0.forEach(say) }
+        }
+        startup.setTrailer(feedRuntime.playerLines)
         let placesMissing = noPlaces?.reason
         let server = NearbyServer(
             configuration: configuration, repository: repository,
@@ -300,11 +306,13 @@ struct Serve: AsyncParsableCommand {
                 let base = "http://" + HostPort(host: NearbyServer.Configuration.isLoopback(host) ? host : "127.0.0.1", port: port).description
                 var line = "locsim serve: listening on \(base)"
                 if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
-                say(line)
-                say("  set the app's server base URL to \(base); it calls GET /locations/nearby"
-                    + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
-                say("  players: \(base)/players (control API), live map \(base)/")
-                if let reason = placesMissing { say("  \(reason)") }
+                var lines = [line]
+                lines.append(
+                    "  set the app's server base URL to \(base); it calls GET /locations/nearby"
+                        + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+                lines.append("  players: \(base)/players (control API), live map \(base)/")
+                if let reason = placesMissing { lines.append("  \(reason)") }
+                startup.add(part: 0, lines).map { $0.forEach(say) }
             })
         // The fetches and places of each player's map screen, for the live map (none without places).
         let feedServices =

@@ -307,6 +307,9 @@ import Testing
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("locsim: error: cannot listen for gpsd clients on 127.0.0.1:\(port)"), "\(result.stderr)")
         #expect(result.stderr.contains("hint: choose another --gpsd-port"), "\(result.stderr)")
+        // The HTTP port was bound, but a start that fails never says it listens: a script
+        // waiting for that line would take the start for a success.
+        #expect(!result.stdout.contains("listening on"), "\(result.stdout)")
         // The HTTP server is shut down gracefully, not cancelled mid-start (Hummingbird logged
         // that as an error before the one that matters).
         #expect(!result.stderr.contains("CancellationError") && !result.stderr.contains("HummingbirdCore"), "\(result.stderr)")
