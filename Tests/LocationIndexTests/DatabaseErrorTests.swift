@@ -67,6 +67,24 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("An index cut short (an interrupted copy, a full disk) is corrupt, to be rebuilt, not 'not an SQLite database'")
+    func truncated() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            do {
+                let index = try NearbyIndex(path: path)
+                try index.importPlaces(Self.places)
+            }
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            let size = try handle.seekToEnd()
+            try handle.truncate(atOffset: size / 3)
+            try handle.close()
+            let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path, configuration: .init(access: .readOnly)) }
+            #expect(error.code == .corrupt, "\(error)")
+            #expect(error.message.contains("rebuild"), "\(error.message)")
+        }
+    }
+
     @Test("A row whose text offsets overlap (damaged, yet well-formed SQLite) fails the query as corrupt")
     func overlappingTextSpans() throws {
         try withTemporaryDirectory { directory in

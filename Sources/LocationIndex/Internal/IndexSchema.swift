@@ -54,7 +54,9 @@ enum IndexSchema {
         let applicationID: Int64
         do {
             applicationID = try connection.integer("PRAGMA application_id")
-        } catch where error.code == .notAnIndex || error.code == .corrupt {
+        } catch where error.code == .notAnIndex {
+            // A file that starts as SQLite but is damaged (cut short by a copy or a full disk) is
+            // `corrupt`, with SQLite's advice to rebuild it, not "not an SQLite database".
             throw IndexError(
                 .notAnIndex,
                 "\(connection.path) is not an SQLite database; pass the path of a locsim index or a new file",
