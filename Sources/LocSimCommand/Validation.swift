@@ -21,8 +21,8 @@ enum OptionRange {
     static let noise = 0.0...1_000_000
     /// `--rate` in Hz (``LocationSimulation/GPXReplay``'s and ``LocationSimulation/SyntheticMotion``'s limit).
     static let rate = 0.001...100.0
-    /// `simulate --duration` in seconds: up to 366 days of motion.
-    static let duration = 0.0...31_622_400
+    /// `simulate --duration` in seconds: up to 366 days of motion (``LocationSimulation/Scenario/longestDuration``).
+    static let duration = 0.0...Scenario.longestDuration.fractionalSeconds
     /// `--mps` and `nmea serve --walk-speed`, in metres per second (``LocationSimulation/SpeedProfile``'s limit).
     static let metresPerSecond = 0.001...1000.0
     /// `--circle-radius` in metres (``LocationSimulation/MotionPath``'s limit).

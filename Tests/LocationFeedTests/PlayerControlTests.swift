@@ -520,6 +520,8 @@ struct PlayerControlTests {
             (#"{"action":"speed","speed":5000}"#, "speed"),
             (#"{"action":"seek"}"#, "offset"),
             (#"{"action":"seek","offset":-1}"#, "offset"),
+            // Further than a year: refused even on a path whose end is not known yet.
+            (#"{"action":"seek","offset":1e300}"#, "offset"),
             (#"{"action":"seek","fraction":1.5}"#, "fraction"),
             (#"{"action":"seek","offset":1,"fraction":0.5}"#, "fraction"),
             (#"{"action":"teleport","lat":91,"lng":0}"#, "lat"),

@@ -159,6 +159,12 @@ final class PlayerTransport: Sendable {
                     throw .invalid(
                         "offset", "\(offset) s is past the end of the path (\(Self.seconds(duration)) s long)")
                 }
+                // A path whose end is not known yet is read up to the offset: no further than
+                // locsim's longest duration (a year), or a slip of the keyboard reads for minutes.
+                let longest = Scenario.longestDuration.fractionalSeconds
+                guard offset <= longest else {
+                    throw .invalid("offset", "must be at most \(Self.seconds(longest)) s (366 days), got \(offset)")
+                }
                 Self.seek(to: offset, state: &state, now: now)
             case .seekFraction(let fraction):
                 guard fraction.isFinite, (0...1).contains(fraction) else {
