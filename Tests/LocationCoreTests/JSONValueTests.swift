@@ -55,6 +55,18 @@ struct JSONValueTests {
         #expect(value["b"]?.number == 1 && value["a"]?.number == 2 && value["c"] == nil)
     }
 
+    @Test("An error says its line and column, as an editor shows them; a UTF-8 byte-order mark is no part of the value")
+    func lineColumnAndByteOrderMark() throws {
+        let text = "{\n  \"route\": {\"file\": \"w.gpx\"},\n  \"seed\": 3,\n}\n"
+        let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
+        #expect(error?.description == "not valid JSON at line 4, column 1: expected a member name")
+        #expect(error?.byte == text.utf8.count - 1)
+        let marked = try JSONValue(parsing: [0xEF, 0xBB, 0xBF] + Array(#"{"seed": 3}"#.utf8))
+        #expect(marked["seed"]?.number == 3)
+        // Only at the start: elsewhere it is a byte that breaks the grammar.
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: Array(#"{"seed": 3}"#.utf8) + [0xEF, 0xBB, 0xBF]) }
+    }
+
     @Test("Containers nest at most maximumDepth deep")
     func depth() throws {
         _ = try JSONValue(parsing: "[[{}]]".utf8, maximumDepth: 3)

@@ -27,7 +27,7 @@ import LocSimTestHelpers
         "A bad new-player body names the field and says what is wrong",
         arguments: [
             ("", "body", "empty: send a JSON object"),
-            ("not json", "body", "not valid JSON at byte 1"),
+            ("not json", "body", "not valid JSON at line 1, column 1"),
             (#"{"name":"dave","#, "body", "not valid JSON: the text ends early"),
             ("[1]", "body", "not a JSON object"),
             (#""carol""#, "body", "not a JSON object"),

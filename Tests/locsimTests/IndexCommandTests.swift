@@ -133,6 +133,24 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("GeoJSON: a byte-order mark is read past; a syntax error says its line and column and how to fix the file")
+    func geoJSONText() async throws {
+        try await withDirectory { directory in
+            let point = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[139,35]},"properties":{"name":"A"}}]}"#
+            try (Data([0xEF, 0xBB, 0xBF]) + Data(point.utf8)).write(to: URL(fileURLWithPath: directory + "/marked.geojson"))
+            let marked = try await CLI.run(["index", "import", directory + "/marked.geojson", "--db", directory + "/m.sqlite"])
+            #expect(marked.status == 0, "\(marked.stderr)")
+            #expect(marked.stdout.contains("1 new"), "\(marked.stdout)")
+            try "{\"type\": \"FeatureCollection\",\n \"features\": [,]}".write(toFile: directory + "/bad.geojson", atomically: true, encoding: .utf8)
+            let bad = try await CLI.run(["index", "import", directory + "/bad.geojson", "--db", directory + "/b.sqlite"])
+            #expect(bad.status == 1)
+            #expect(bad.stderr.split(separator: "\n") == [
+                "locsim: error: \(directory)/bad.geojson: unreadable input: not valid JSON at line 2, column 15: expected a value",
+                "hint: fix the file (docs/reference/place-index.md says what each format holds)",
+            ])
+        }
+    }
+
     @Test("Errors exit 1 with advice, usage errors exit 2")
     func exitStatuses() async throws {
         try await withDirectory { directory in

@@ -22,10 +22,14 @@ package enum JSONValue: Sendable {
     package struct SyntaxError: Error, Sendable, CustomStringConvertible {
         /// The byte reading stopped at (1 for the first), or nil when the text ended early.
         package let byte: Int?
+        /// Its line and column (bytes, 1 for the first), as an editor shows them.
+        package let line: Int?
+        package let column: Int?
         package let reason: String
 
         package var description: String {
-            byte.map { "not valid JSON at byte \($0): \(reason)" } ?? "not valid JSON: the text ends early (\(reason))"
+            guard let line, let column else { return "not valid JSON: the text ends early (\(reason))" }
+            return "not valid JSON at line \(line), column \(column): \(reason)"
         }
     }
 
@@ -36,6 +40,8 @@ package enum JSONValue: Sendable {
     /// - Throws: ``SyntaxError`` at the first byte that breaks the grammar.
     package init(parsing text: some Collection<UInt8>, maximumDepth: Int = 64) throws(SyntaxError) {
         var reader = Reader(bytes: Array(text), maximumDepth: maximumDepth)
+        // A UTF-8 byte-order mark, which Windows editors write, is no part of the value (RFC 8259 §8.1).
+        if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
         reader.skipSpace()
         self = try reader.value(depth: 1)
         reader.skipSpace()
@@ -90,7 +96,11 @@ package enum JSONValue: Sendable {
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
         func failure(_ reason: String) -> SyntaxError {
-            SyntaxError(byte: index < bytes.count ? index + 1 : nil, reason: reason)
+            guard index < bytes.count else { return SyntaxError(byte: nil, line: nil, column: nil, reason: reason) }
+            let before = bytes[..<index]
+            let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+            return SyntaxError(
+                byte: index + 1, line: before.count { $0 == 0x0A } + 1, column: index - lineStart + 1, reason: reason)
         }
 
         mutating func skipSpace() {
