@@ -3,7 +3,7 @@ import LocationCore
 import Testing
 import LocSimTestHelpers
 
-@Suite("AtomicFile: all of the new content at the path, or none of it", .ownThread)
+@Suite("AtomicFile: all of the new content at the path, or none of it", .ownThread, .timeLimit(.minutes(1)))
 struct AtomicFileTests {
     /// A fresh directory, removed afterwards whatever happens.
     func withDirectory(_ body: (String) throws -> Void) throws {
