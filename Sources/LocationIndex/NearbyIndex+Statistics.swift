@@ -94,6 +94,24 @@ extension NearbyIndex {
                     "integrity check failed: \(findings.prefix(3).joined(separator: "; ")); rebuild the index with `locsim index import`",
                     path: path)
             }
+            // SQLite's check covers its pages, not the tiles inside them: bytes overwritten in a
+            // tile leave sound pages. Every row is read as a query would, and checked whole.
+            let connection = reader.connection
+            try connection.execute("BEGIN")
+            do throws(IndexError) {
+                let kindCount = Int(try connection.integer("SELECT count(*) FROM placeKind"))
+                try connection.withStatement("SELECT key, data FROM placeTile") { statement throws(IndexError) in
+                    while try statement.step() {
+                        let key = statement.int64(0)
+                        try statement.withBlob(1) { bytes throws(IndexError) in
+                            try PlaceTileView(bytes, path: path).check(key: key, kindCount: kindCount, path: path)
+                        }
+                    }
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                throw IndexSchema.rollback(connection, after: error)
+            }
         }
     }
 

@@ -155,17 +155,7 @@ package struct CSVReader {
 
     /// Whether the field's bytes are valid UTF-8 (so `string` loses nothing).
     func isValidUTF8(_ field: Field) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var iterator = UnsafeBufferPointer(rebasing: buffer[field.start..<field.end]).makeIterator()
-            var decoder = UTF8()
-            while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue: continue
-                case .emptyInput: return true
-                case .error: return false
-                }
-            }
-        }
+        bytes.withUnsafeBytes { buffer in UnsafeRawBufferPointer(rebasing: buffer[field.start..<field.end]).isValidUTF8 }
     }
 
     /// The field as a decimal number (surrounding spaces allowed), or nil if it is not one.

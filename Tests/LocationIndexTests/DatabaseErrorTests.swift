@@ -85,6 +85,27 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("A name overwritten in place (sound pages, sound layout) fails the query and the integrity check, naming the row")
+    func overwrittenText() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let marker = "Marker Place Zq"
+            do {
+                let index = try NearbyIndex(path: path)
+                try index.importPlaces(Self.places + [Place(id: "m", name: marker, coordinate: try Coordinate(latitude: 35, longitude: 139))])
+            }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let range = try #require(bytes.range(of: Data(marker.utf8)))
+            bytes.replaceSubrange(range, with: Data(repeating: 0xFF, count: range.count))
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            let query = try #require(throws: IndexError.self) { try index.places(near: try Coordinate(latitude: 35, longitude: 139), within: 100) }
+            #expect(query.code == .corrupt && query.message.contains("not UTF-8"), "\(query)")
+            let check = try #require(throws: IndexError.self) { try index.verifyIntegrity() }
+            #expect(check.code == .corrupt && check.message.contains("placeTile row") && check.message.contains("not UTF-8"), "\(check)")
+        }
+    }
+
     @Test("A row whose text offsets overlap (damaged, yet well-formed SQLite) fails the query as corrupt")
     func overlappingTextSpans() throws {
         try withTemporaryDirectory { directory in

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// The grid that assigns places to tiles: latitude bands `size` high, cut into cells `size`
 /// wide, all in 1e-7° integer units so assignment has no rounding at cell edges.
 ///
@@ -248,6 +250,33 @@ struct PlaceTileView {
         let idEnd = min(max(idStart, textEnd(2 * index)), limit)
         let nameEnd = min(max(idEnd, textEnd(2 * index + 1)), limit)
         return (UnsafeRawBufferPointer(rebasing: bytes[(textBase + idStart)..<(textBase + nameEnd)]), idEnd - idStart)
+    }
+
+    /// Checks everything a query trusts of the row, which a query checks only in part: the text
+    /// ends in order within the row, latitudes sorted and coordinates in range, kind codes
+    /// among `kindCount`, ids and names UTF-8 (``NearbyIndex/verifyIntegrity()``).
+    ///
+    /// - Throws: ``IndexError/Code/corrupt`` naming the row's `key` and what is wrong.
+    func check(key: Int64, kindCount: Int, path: String) throws(IndexError) {
+        func damaged(_ what: String) -> IndexError {
+            IndexError(.corrupt, "placeTile row \(key): \(what); delete the file and rebuild it with `locsim index import`", path: path)
+        }
+        var end = 0
+        for slot in 0..<(2 * count) {
+            guard textEnd(slot) >= end else { throw damaged("the text of place \(slot / 2) ends before the one before it") }
+            end = textEnd(slot)
+        }
+        var previous = Int32.min
+        for index in 0..<count {
+            let latitude = latitudeE7(index), longitude = longitudeE7(index)
+            guard (-900_000_000...900_000_000).contains(latitude), (-1_800_000_000..<1_800_000_000).contains(longitude) else {
+                throw damaged("place \(index) has a coordinate out of range")
+            }
+            guard latitude >= previous else { throw damaged("places are not in latitude order at place \(index)") }
+            previous = latitude
+            guard Int(kindCode(index)) < kindCount else { throw damaged("place \(index) has kind code \(kindCode(index)), not in placeKind") }
+            guard textSpan(index).0.isValidUTF8 else { throw damaged("the id or name of place \(index) is not UTF-8") }
+        }
     }
 
     /// First index whose latitude is ≥ `latitudeE7` (entries are sorted by latitude).

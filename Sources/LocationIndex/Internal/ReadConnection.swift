@@ -147,7 +147,17 @@ final class ReadConnection: @unchecked Sendable {
                     // Load the kind names before building the result, so building cannot fail halfway:
                     // codes are consecutive, so loading the largest loads them all.
                     var largestKind: UInt16 = 0
-                    for position in 0..<count { largestKind = max(largestKind, hits[Int(order[position])].kindCode) }
+                    for position in 0..<count {
+                        let hit = hits[Int(order[position])]
+                        largestKind = max(largestKind, hit.kindCode)
+                        // Bytes overwritten in a row can leave its layout sound: an id or name
+                        // that is not UTF-8 fails the query rather than coming back as U+FFFD.
+                        guard bytes(hit.textStart, hit.idLength + hit.nameLength).isValidUTF8 else {
+                            throw IndexError(
+                                .corrupt, "a place's id or name read back is not UTF-8; delete the file and rebuild it with `locsim index import`",
+                                path: connection.path)
+                        }
+                    }
                     _ = try kindName(largestKind)
                     return try build(NearbyRows(
                         hits: hits, order: UnsafeBufferPointer(rebasing: order[..<count]), text: text, kinds: self.kinds))
