@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Why a replay or a synthetic motion could not be set up.
 ///
 /// Every problem is found when the provider is created (never half-way through a replay), and
@@ -67,9 +69,22 @@ extension SimulationError {
         code: Code = .invalidParameter
     ) throws(SimulationError) {
         guard value.isFinite, range.contains(value) else {
-            throw SimulationError(
-                code, parameter: parameter,
-                message: "\(value) is outside \(range.lowerBound)...\(range.upperBound) \(unit)")
+            throw SimulationError(code, parameter: parameter, message: refusal(of: value, in: range, unit: unit))
+        }
+    }
+
+    /// Why `value` is not in `range`, as a person says it: a bound that only stands for "above
+    /// zero" (the least positive `Double`) or "no limit" (the largest) is said so, not printed as
+    /// `2.2250738585072014e-308...1.7976931348623157e+308`.
+    static func refusal(of value: Double, in range: ClosedRange<Double>, unit: String) -> String {
+        let positive = range.lowerBound > 0 && range.lowerBound <= Double.leastNormalMagnitude
+        let unbounded = range.upperBound == .greatestFiniteMagnitude
+        func amount(_ bound: Double) -> String { "\(PeopleText.number(bound, decimals: 3)) \(unit)" }
+        return switch (positive, unbounded) {
+        case (true, true): "must be more than 0 \(unit), got \(value)"
+        case (true, false): "must be more than 0 and at most \(amount(range.upperBound)), got \(value)"
+        case (false, true): "must be at least \(amount(range.lowerBound)), got \(value)"
+        case (false, false): "\(value) is outside \(range.lowerBound)...\(range.upperBound) \(unit)"
         }
     }
 }
