@@ -207,6 +207,14 @@ import Testing
         ])
     }
 
+    @Test("A route of legs refuses --start and --noise (status 2) rather than ignoring them", arguments: [["--start", "10h"], ["--noise", "50"]])
+    func legsRefuseStartAndNoise(_ option: [String]) async throws {
+        let result = try await CLI.run(["replay", "--scenario", "tracks/scenarios/legs-walk.json", "--fast", "--geodata", "geodata"] + option)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("locsim: error: \(option[0]) applies to a route file or a polyline; "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout.prefix(200))")
+    }
+
     @Test("A run stopped by a signal says nothing of what the route did not reach: it had not ended")
     func interruptedWarnsNothing() async throws {
         // The shipped background walk: its trouble and app moves come 8 to 22 minutes in.

@@ -195,7 +195,13 @@ struct Replay: AsyncParsableCommand {
                 for line in warnings { Terminal.err(line) }
                 title = what
             case .motion(let motion):
-                // Legs are synthetic motion, not a path to replay: --start does not apply.
+                // Legs are synthetic motion, not a path to replay: --start and --noise do not
+                // apply, and are refused rather than ignored.
+                for (flag, given) in [("--start", timing.start != nil), ("--noise", timing.noise != nil)] where given {
+                    throw ValidationError(
+                        "\(flag) applies to a route file or a polyline; \(path)'s route is legs, walked from their start as the scenario says"
+                            + (flag == "--noise" ? " (a trouble window gives a receiver's errors)" : ""))
+                }
                 try await pipeline.runScenario(motion, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: nil)
                 return try pipeline.finish(report: report, title: "\(path) (its legs)")
             }
