@@ -42,17 +42,29 @@ enum FixFileFormat {
         }
     }
 
-    /// `read`, with a route file the scenario at `scenario` names but that cannot be read told
-    /// as the scenario's error: where it names the file, and that a relative path is its folder's.
+    /// `read`, with an error of the route file the scenario at `scenario` names told as the
+    /// scenario's: where it names the file (`walk.json: route.file: …`), the file's own error
+    /// and status after it; for a file that cannot be read, that a relative path is the
+    /// scenario's folder's; for a value the file cannot have (its extension), the scenario's hint.
     static func namingScenario<T>(_ scenario: String, _ route: Scenario.Route, _ read: () throws -> T) throws -> T {
         do {
             return try read()
         } catch {
-            guard case .file(let file) = route, !FileManager.default.isReadableFile(atPath: file) else { throw error }
+            guard case .file(let file) = route else { throw error }
             let inner = ErrorReport.make(for: error, arguments: [])
-            throw CommandFailure(
-                "\(scenario): route.file: \(inner.message)",
-                hint: "a relative route.file is read from the scenario file's folder; \(ErrorReport.unreadableHint)")
+            var isDirectory: ObjCBool = false
+            let unreadable =
+                !FileManager.default.isReadableFile(atPath: file)
+                || (FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && isDirectory.boolValue)
+            let hint =
+                if unreadable {
+                    "a relative route.file is read from the scenario file's folder; \(ErrorReport.unreadableHint)"
+                } else if inner.status == 2 {
+                    "the scenario file's keys are in docs/guides/scenarios.md"
+                } else {
+                    inner.hint
+                }
+            throw CommandFailure("\(scenario): route.file: \(inner.message)", hint: hint, status: inner.status)
         }
     }
 

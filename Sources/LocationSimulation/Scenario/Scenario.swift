@@ -247,7 +247,11 @@ private struct Reader {
             }
             let path = try string(file, at: "route.file")
             guard !path.isEmpty else { throw failure("route.file", "must not be empty") }
-            return .file(path.hasPrefix("/") ? path : directory + path)
+            let resolved = path.hasPrefix("/") ? path : directory + path
+            guard RouteFileFormat(path: resolved) != nil else {
+                throw failure("route.file", "'\(path)' has \(RouteFileFormat.describeExtension(path)); a walk is read from \(RouteFileFormat.known)")
+            }
+            return .file(resolved)
         }
         guard let encoded = route["polyline"] else {
             throw failure("route", "expected {\"file\": \"walk.gpx\"}, {\"polyline\": \"…\"} or {\"legs\": […]}")
