@@ -163,6 +163,8 @@ import Testing
             (TroubleWindow(.jump(distance: .nan), at: .zero), "trouble[1].distance"),
             (TroubleWindow(.jump(distance: 10, bearing: 400), at: .zero), "trouble[1].bearing"),
             (TroubleWindow(.stale(age: .zero), at: .zero), "trouble[1].age"),
+            // Two minutes before a fix one minute in: before the route's first fix.
+            (TroubleWindow(.stale(age: .seconds(120)), at: .seconds(60)), "trouble[1].age"),
           ])
     func badWindow(window: TroubleWindow, key: String) {
         let fine = TroubleWindow(.jump(distance: 10), at: .zero)

@@ -272,6 +272,13 @@ package struct GPSTrouble: Sendable {
             if let bearing { try SimulationError.check(bearing, in: 0...360, parameter: "\(key).bearing", unit: "°") }
         case .stale(let age):
             try SimulationError.check(age.fractionalSeconds, in: Double.leastNormalMagnitude...forever, parameter: "\(key).age", unit: "s")
+            // The fix `age` before the window's first one must exist: none comes before the route's first.
+            guard age <= window.at else {
+                let at = DurationText.clockText(window.at.fractionalSeconds)
+                throw SimulationError(
+                    .invalidParameter, parameter: "\(key).age",
+                    message: "\(DurationText.clockText(age.fractionalSeconds)) reaches back before the route's first fix: at \(at) a fix is at most \(at) old")
+            }
         }
     }
 }
