@@ -93,7 +93,7 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Spread the latency uniformly by ± this much.")
     var latencyJitter: DurationArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Answer this share of requests with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Answer this share of requests (of those --timeout-rate does not hold) with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
     var failRate: Double = 0
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))

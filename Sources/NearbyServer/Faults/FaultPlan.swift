@@ -47,7 +47,8 @@ package struct FaultPlan: Sendable {
         package var latency: Duration
         /// A uniform random spread added to ``latency``, ±this much.
         package var latencyJitter: Duration
-        /// The share of requests (after the script) answered 500 or 503, 0…1.
+        /// The share of requests (after the script) not held by ``timeoutRate`` answered 500 or
+        /// 503, 0…1: with both, `failRate × (1 − timeoutRate)` of all requests fail.
         package var failRate: Double
         /// The share of requests (after the script) never answered, 0…1.
         package var timeoutRate: Double
