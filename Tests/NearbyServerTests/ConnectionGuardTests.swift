@@ -182,6 +182,22 @@ import LocSimTestHelpers
         #expect(connection.rejections.withLock { $0.isEmpty })
     }
 
+    @Test("Expect: 100-continue is answered 100 Continue as the head arrives, before the body is sent; never to HTTP/1.0")
+    func expectContinue() throws {
+        let connection = try Connection()
+        try connection.send("POST /players HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try connection.written() == "HTTP/1.1 100 Continue\r\n\r\n")
+        try connection.send("hello")
+        #expect(try connection.passedOn().count == 3, "head, body, end")
+        try connection.answer(status: .created)
+        #expect(try connection.written().hasPrefix("HTTP/1.1 201 Created"))
+        let older = try Connection()
+        try older.send("POST /players HTTP/1.0\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try older.written().isEmpty)
+        guard case .head(let head) = try #require(try older.passedOn().first) else { return }
+        #expect(head.headerFields[.expect] == nil)
+    }
+
     @Test("An HTTP/1.0 request asks to close after its answer unless it says keep-alive; HTTP/1.1 is left as sent", arguments: [
         ("GET /healthz HTTP/1.0\r\n\r\n", "close"),
         ("GET /healthz HTTP/1.0\r\nConnection: close\r\n\r\n", "close"),

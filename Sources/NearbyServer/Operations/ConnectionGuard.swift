@@ -126,6 +126,9 @@ struct ConnectionGuardSettings: Sendable {
 ///   request gets an HTTP/1.0 answer (never chunked; `Connection: keep-alive` when it asked for
 ///   it and the answer's length is known) and its connection is closed after the answer
 ///   otherwise;
+/// - **`Expect: 100-continue`**: answered `100 Continue` as the head arrives, so a client that
+///   waits for it before sending its body does not wait out its own timeout (an HTTP/1.0
+///   request's `Expect` is dropped by ``HTTP10Persistence``, as RFC 9110 says to ignore it);
 /// - **the drain**: at graceful shutdown Hummingbird's listener stops accepting and NIO's
 ///   `ServerQuiescingHelper` sends every connection a `ChannelShouldQuiesceEvent`. The guard takes
 ///   it in Hummingbird's place (whose connection handler would close an idle keep-alive
@@ -266,6 +269,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             answering += 1
+            if head.headerFields[.expect]?.lowercased() == "100-continue" {
+                // The client waits for this before it sends the body (curl, a second, for an
+                // upload over 1 MiB); the route's own answer follows as usual (a 413 included).
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
         }
         context.fireChannelRead(data)
     }

@@ -53,6 +53,8 @@ final class HTTP10Persistence: ChannelDuplexHandler, RemovableChannelHandler {
         let keepAlive = head.isKeepAlive
         waiting.append(Asked(keepAlive: keepAlive, head: head.method == .HEAD))
         if !keepAlive { head.headers.replaceOrAdd(name: "connection", value: "close") }
+        // No interim answer goes to HTTP/1.0 (RFC 9110, 10.1.1: its `Expect` is ignored).
+        head.headers.remove(name: "expect")
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
