@@ -75,7 +75,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "TCP port to listen on (0: any free port, printed when listening).")
     var port: Int
 
-    @Option(parsing: .unconditional, help: "Satellites in use to report in GGA (gpsd treats an empty count as no fix).")
+    @Option(parsing: .unconditional, help: "Satellites in use to report in GGA, 1...99 (gpsd takes a fix with none in use for no fix).")
     var satellites: Int = 8
 
     @Flag(help: "Keep the track's own fix times instead of the wall-clock time of sending.")
@@ -91,7 +91,10 @@ struct NMEAServe: AsyncParsableCommand {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         try checkOption(port, in: 0...65_535, flag: "--port")  // 0: any free port, printed when listening
         try validateSpeed(speed)
-        try checkOption(satellites, in: 0...99, flag: "--satellites")
+        if satellites == 0 {
+            throw ValidationError("--satellites 0 would have gpsd report no fix at all (it takes a fix with no satellites in use for none); give 1...99")
+        }
+        try checkOption(satellites, in: 1...99, flag: "--satellites")
         if from != nil {
             // 0 stands still; otherwise the speed profile's own range.
             if walkSpeed != 0 { try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s") }

@@ -57,6 +57,8 @@ import Testing
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--walk-speed", "1e300"], "--walk-speed"),
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--altitude", "1e9"], "--altitude"),
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--count", "0"], "--count"),
+        // gpsd takes a fix with no satellites in use for none: it would report no fix at all.
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--satellites", "0"], "--satellites 0"),
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--bearing", "1e300"], "--bearing"),
         BadOption(["nmea", "serve", "--port", "70000", "--from", "35,139"], "--port"),
         BadOption(["gpsd", "--port", "0"], "--port"),
