@@ -44,6 +44,19 @@ struct ErrorReport: Equatable {
             return ErrorReport(message: failure.description, hint: hint(for: failure, command: commandPath(arguments)), status: 1)
         case let failure as GPSDError where failure.underlyingCode == GPSDError.noHost:
             return ErrorReport(message: failure.description, hint: "check the host name, or give an address such as 127.0.0.1", status: 1)
+        case let failure as GPSDError where failure.code == .watchRejected || failure.code == .deviceRemoved:
+            // gpsd answered: the device is what is wrong, not whether gpsd runs.
+            return ErrorReport(
+                message: failure.description,
+                hint: "check the device's path ('gpspipe -w -n 3 \(failure.host):\(failure.port)' lists gpsd's DEVICES), "
+                    + "or add --reconnect to wait for it to be plugged in (docs/guides/gps-dongle.md)",
+                status: 1)
+        case let failure as GPSDError where failure.code == .daemonClosed:
+            return ErrorReport(
+                message: failure.description,
+                hint: "gpsd at \(failure.host):\(failure.port) went away (stopped, or restarted); "
+                    + "add --reconnect to ride it out (docs/guides/gps-dongle.md)",
+                status: 1)
         case let failure as GPSDError:
             return ErrorReport(
                 message: failure.description,

@@ -321,6 +321,9 @@ struct GPSDCommandTests {
             #expect(result.stderr.contains("watch rejected"), "\(result.stderr)")
             #expect(result.stderr.contains("No such device as \(unknown)"), "\(result.stderr)")
             #expect(result.stderr.contains("127.0.0.1:\(daemon.port)"), "\(result.stderr)")
+            // gpsd answered: the hint is about the device, not whether gpsd runs.
+            #expect(result.stderr.contains("hint: check the device's path"), "\(result.stderr)")
+            #expect(!result.stderr.contains("is gpsd running"), "\(result.stderr)")
         }
     }
 }
