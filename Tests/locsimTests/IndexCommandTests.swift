@@ -151,6 +151,17 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("An error quoting a file's control bytes (an escape sequence, the NULs of a binary file) shows them as \\xNN, never sends them to the terminal")
+    func controlBytesEscaped() async throws {
+        try await withDirectory { directory in
+            try "id,name,lat,lon\na1,X,35.1\u{1B}[31m,139.1\n".write(toFile: directory + "/esc.csv", atomically: true, encoding: .utf8)
+            let result = try await locsim(["index", "import", "esc.csv", "--db", "i.sqlite"], in: directory)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(#""35.1\x1B[31m" is not a number"#), "\(result.stderr)")
+            #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result.stderr.debugDescription)")
+        }
+    }
+
     @Test("Errors exit 1 with advice, usage errors exit 2")
     func exitStatuses() async throws {
         try await withDirectory { directory in

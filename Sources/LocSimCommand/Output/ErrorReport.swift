@@ -109,10 +109,27 @@ struct ErrorReport: Equatable {
     /// key, a path) is cut, its length said, so the error stays two readable lines.
     static let messageLimit = 1_000
 
+    /// `text` on one line, with every other control character (an escape sequence, a NUL from a
+    /// binary file quoted by an error) shown as `\xNN` rather than sent to the terminal.
     private static func oneLine(_ text: String) -> String {
         var text = text
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
-        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        guard line.unicodeScalars.contains(where: Self.isControl) else { return line }
+        var shown = String.UnicodeScalarView()
+        for scalar in line.unicodeScalars {
+            if Self.isControl(scalar) {
+                shown.append(contentsOf: String(format: "\\x%02X", scalar.value).unicodeScalars)
+            } else {
+                shown.append(scalar)
+            }
+        }
+        return String(shown)
+    }
+
+    /// C0 and C1 controls and DEL (a tab included: a message is one line of its own words).
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The hint for an index error in `command` (`["index", "import"]`): only `index import`
