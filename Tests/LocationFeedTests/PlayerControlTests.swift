@@ -594,6 +594,18 @@ struct PlayerControlTests {
         let gpx = try await feed.call("POST", "/players", "<gpx/>", query: [("speed", "2")], contentType: "application/gpx+xml")
         #expect(gpx.status == 400)
         #expect(errorParameter(gpx.json) == "name")
+        // As the nearby route's: a parameter given twice, a number that is not plain decimal, a
+        // query beside a JSON body (which it would not reach) are refused, naming the parameter.
+        for (body, query, contentType, parameter) in [
+            ("<gpx/>", [("name", "e1"), ("name", "e2")], "application/gpx+xml", "name"),
+            ("<gpx/>", [("name", "e1"), ("speed", "0x10")], "application/gpx+xml", "speed"),
+            ("<gpx/>", [("name", "e1"), ("speed", "nan")], "application/gpx+xml", "speed"),
+            (#"{"name":"e1","spec":"line"}"#, [("speed", "abc")], "application/json", "speed"),
+        ] as [(String, [(String, String)], String, String)] {
+            let answer = try await feed.call("POST", "/players", body, query: query.map { (name: $0.0, value: $0.1) }, contentType: contentType)
+            #expect(answer.status == 400, "\(query): \(answer.json)")
+            #expect(errorParameter(answer.json) == parameter, "\(query): \(answer.json)")
+        }
         // Query names are percent-decoded as on every route: `n%61me` is `name`, so what is refused
         // is the body (this test's factory takes only the spec "line"), not an unknown parameter.
         let encoded = try await feed.call("POST", "/players", "<gpx/>", query: [("n%61me", "erin")], contentType: "application/gpx+xml")

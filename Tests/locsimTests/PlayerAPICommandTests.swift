@@ -79,6 +79,9 @@ import Testing
             #expect(answer.status == status, "\(body): \(answer.body)")
             #expect(answer.errorParameter == parameter, "\(body): \(answer.body)")
         }
+        // Two speeds that differ past the third decimal are not shown as the same number.
+        let close = try await server.call("POST", "/players", #"{"name":"carol","spec":"\#(Self.line) --speed 5","speed":5.0000001}"#)
+        #expect(close.body.contains("the spec says --speed 5.0 and 'speed' is 5.0000001"), "\(close.body)")
         let badGPX = try await server.call("POST", "/players?name=carol", "<gpx><trk>", contentType: "application/gpx+xml")
         #expect(badGPX.status == 400)
         #expect(badGPX.errorParameter == "body")

@@ -73,6 +73,12 @@ import Testing
                 "\(error)".contains("--player a: \(name) does not apply to a player")
             }
         }
+        // A file player's options, and --help (whose text would fill the error), are refused too.
+        for (flag, says) in [("--loop", "--loop applies to a file player"), ("--start 5m", "--start applies to a file player"),
+            ("--help", "'locsim simulate --help' lists them")]
+        {
+            #expect { try PlayerSpec("a=\(line) \(flag)", defaultSpeed: 1) } throws: { error in "\(error)".contains(says) && "\(error)".count < 200 }
+        }
         #expect(PlayerSpec.fileSpec("\(line) --out /tmp/x.gpx") == nil)
         #expect(PlayerSpec.fileSpec("my walk.gpx --speed 2")?.path == "my walk.gpx")
     }

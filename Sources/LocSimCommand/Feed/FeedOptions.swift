@@ -226,6 +226,13 @@ struct PlayerSpec {
         for flag in Self.simulateOnlyFlags where given.contains(flag) {
             throw ValidationError("--player \(name): \(flag) does not apply to a player")
         }
+        // What a file player takes, not a synthetic one (whose motion says its own end).
+        for flag in ["--loop", "--start"] where given.contains(flag) {
+            throw ValidationError("--player \(name): \(flag) applies to a file player (NAME=walk.gpx \(flag) …), not to synthetic motion")
+        }
+        if given.contains("--help") || given.contains("-h") {
+            throw ValidationError("--player \(name): a spec takes simulate's options; 'locsim simulate --help' lists them")
+        }
         let simulate: Simulate
         do {
             simulate = try Simulate.parse(arguments)

@@ -127,8 +127,10 @@ struct FeedRuntime {
                 throw ConfigurationError(parameter: "spec", error.message.replacingOccurrences(of: "--player ", with: ""))
             }
             if let asked = creation.speed, let own = spec.ownSpeed, own != asked {
-                throw ConfigurationError(
-                    parameter: "speed", "the spec says --speed \(PeopleText.number(own, decimals: 3)) and 'speed' is \(PeopleText.number(asked, decimals: 3)): give one")
+                // Shown to three decimals, unless that makes two different speeds read alike.
+                var (ownText, askedText) = (PeopleText.number(own, decimals: 3), PeopleText.number(asked, decimals: 3))
+                if ownText == askedText { (ownText, askedText) = ("\(own)", "\(asked)") }
+                throw ConfigurationError(parameter: "speed", "the spec says --speed \(ownText) and 'speed' is \(askedText): give one")
             }
             switch spec.source {
             case .track, .scenario:

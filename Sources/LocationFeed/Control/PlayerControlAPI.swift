@@ -175,11 +175,19 @@ package final class PlayerControlAPI: Sendable {
             var name: String?
             var speed: Double?
             var loops = false
+            var seen: Set<String> = []
             for (key, value) in query {
+                // As the nearby route's parameters: one value each, plain decimal numbers.
+                guard seen.insert(key).inserted else {
+                    throw ConfigurationError(parameter: key, "is given \(query.count { $0.name == key }) times; give it once")
+                }
                 switch key {
                 case "name": name = value
                 case "speed":
-                    guard let number = Double(value) else { throw ConfigurationError(parameter: "speed", "must be a number, got '\(TextExcerpt.render(value, limit: 64))'") }
+                    var text = value
+                    guard let number = text.withUTF8({ DecimalNumber(parsing: $0)?.value }) else {
+                        throw ConfigurationError(parameter: "speed", "must be a number, got '\(TextExcerpt.render(value, limit: 64))'")
+                    }
                     speed = number
                 case "loop":
                     guard let flag = Bool(value) else { throw ConfigurationError(parameter: "loop", "must be true or false, got '\(TextExcerpt.render(value, limit: 64))'") }
@@ -190,6 +198,10 @@ package final class PlayerControlAPI: Sendable {
             }
             guard let name else { throw ConfigurationError(parameter: "name", "a GPX body needs ?name=NAME") }
             return Creation(name: name, source: .gpx(body), speed: speed, loops: loops)
+        }
+        // A JSON body says everything in its members: a query beside it would be ignored.
+        if let (key, _) = query.first {
+            throw ConfigurationError(parameter: key, "a JSON body takes no query parameters (name, speed and loop are its members)")
         }
         let request = try NewPlayerRequest.decode(body)
         guard !request.spec.isEmpty else { throw ConfigurationError(parameter: "spec", NewPlayerRequest.missing(.spec)) }
