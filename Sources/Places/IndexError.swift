@@ -22,8 +22,12 @@ package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let missingColumn = Code("missing column")
         /// The same id appears twice in one import (strict mode).
         package static let duplicateID = Code("duplicate id")
-        /// The input file cannot be read or is not in the expected format at all.
+        /// The input file cannot be read: absent, a folder, no permission.
         package static let unreadableInput = Code("unreadable input")
+        /// The input file was read but is not in its format at all: empty, not JSON, not a
+        /// GeoJSON FeatureCollection. (A bad row in a file of the right format is
+        /// ``malformedRow``.)
+        package static let wrongFormat = Code("wrong format")
         /// The file is not a locsim index: another SQLite database, or not SQLite at all.
         package static let notAnIndex = Code("not a locsim index")
         /// The index was written by a newer locsim (its schema version is unknown).

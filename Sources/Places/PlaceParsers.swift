@@ -148,7 +148,7 @@ package enum PlaceParsers {
         var reader = try CSVReader(bytes: bytes, path: collector.path)
         var fields: [CSVReader.Field] = []
         guard try reader.next(into: &fields) else {
-            throw IndexError(.unreadableInput, "the file is empty; expected a header row id,name,lat,lon", path: collector.path)
+            throw IndexError(.wrongFormat, "the file is empty; expected a header row id,name,lat,lon", path: collector.path)
         }
         let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
         func column(_ names: [String]) -> Int? { header.firstIndex { names.contains($0) } }
@@ -224,7 +224,7 @@ package enum PlaceParsers {
         var fields: [CSVReader.Field] = []
         let expected = ["lat", "lon", "name", "admin1", "admin2", "cc"]
         guard try reader.next(into: &fields) else {
-            throw IndexError(.unreadableInput, "the file is empty; expected the header \(expected.joined(separator: ","))", path: collector.path)
+            throw IndexError(.wrongFormat, "the file is empty; expected the header \(expected.joined(separator: ","))", path: collector.path)
         }
         let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
         var columns: [Int] = []
@@ -277,11 +277,11 @@ package enum PlaceParsers {
         do {
             document = try JSONValue(parsing: bytes)
         } catch {
-            throw IndexError(.unreadableInput, error.description, path: path)
+            throw IndexError(.wrongFormat, error.description, path: path)
         }
         guard document["type"]?.string == "FeatureCollection", case .array(let features)? = document["features"] else {
             throw IndexError(
-                .unreadableInput, "expected a GeoJSON FeatureCollection with a \"features\" array", path: path,
+                .wrongFormat, "expected a GeoJSON FeatureCollection with a \"features\" array", path: path,
                 column: "type")
         }
         for (number, feature) in features.enumerated() {

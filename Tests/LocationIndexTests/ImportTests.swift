@@ -339,8 +339,9 @@ struct ImportTests {
             let quote = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: open) }
             #expect(quote.code == .malformedRow && quote.line == 2)
 
+            // Read but not the format (its hint says fix the file), apart from unreadable (check the path).
             let empty = try write("empty.csv", "")
-            #expect(throws: IndexError.self) { try index.importPlaces(fromFile: empty) }
+            #expect(try #require(throws: IndexError.self) { try index.importPlaces(fromFile: empty) }.code == .wrongFormat)
 
             let unknown = try write("places.txt", "id,name,lat,lon\n")
             let format = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: unknown) }
@@ -350,7 +351,7 @@ struct ImportTests {
             #expect(absent.code == .unreadableInput)
 
             let notCollection = try write("p.geojson", #"{"type":"Feature"}"#)
-            #expect(throws: IndexError.self) { try index.importPlaces(fromFile: notCollection) }
+            #expect(try #require(throws: IndexError.self) { try index.importPlaces(fromFile: notCollection) }.code == .wrongFormat)
             let badPoint = try write("q.geojson", #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[200,10]},"properties":{}}]}"#)
             let point = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: badPoint) }
             #expect(point.code == .malformedRow && point.column == "features[0].geometry.coordinates[0]")

@@ -145,7 +145,7 @@ struct IndexCommandTests {
             let bad = try await CLI.run(["index", "import", directory + "/bad.geojson", "--db", directory + "/b.sqlite"])
             #expect(bad.status == 1)
             #expect(bad.stderr.split(separator: "\n") == [
-                "locsim: error: \(directory)/bad.geojson: unreadable input: not valid JSON at line 2, column 15: expected a value",
+                "locsim: error: \(directory)/bad.geojson: wrong format: not valid JSON at line 2, column 15: expected a value",
                 "hint: fix the file (docs/reference/place-index.md says what each format holds)",
             ])
         }

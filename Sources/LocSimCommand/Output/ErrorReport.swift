@@ -150,8 +150,7 @@ struct ErrorReport: Equatable {
             "fix the row, or add --lenient to skip bad rows and list them"
         case .malformedRow, .missingColumn, .duplicateID:
             "fix the file there (docs/reference/place-index.md says what each format holds)"
-        case .unreadableInput where ["not valid JSON", "expected a GeoJSON", "the file is empty"].contains(where: error.message.hasPrefix):
-            // Read, but not the format: empty, not JSON, not a FeatureCollection.
+        case .wrongFormat:
             "fix the file (docs/reference/place-index.md says what each format holds)"
         case .unreadableInput:
             "check that the path exists and can be read"
