@@ -74,11 +74,11 @@ func validateSpeed(_ speed: Double) throws(ValidationError) {
 ///
 /// - Throws: ``CommandFailure`` naming `flag`, the path and the system's reason; status 2 when
 ///   the path is one of `apartFrom`'s.
-func checkOutputPath(_ path: String, flag: String, apartFrom others: [(path: String, role: String)] = []) throws(CommandFailure) {
+func checkOutputPath(_ path: String, flag: String, apartFrom others: [(path: String?, role: String)] = []) throws(CommandFailure) {
     guard !path.isEmpty else {
         throw CommandFailure("\(flag) was given an empty file name", hint: "give a file name, e.g. \(flag) out\(extensionHint(flag))")
     }
-    if let other = others.first(where: { sameFile($0.path, path) }) {
+    if let other = others.first(where: { $0.path.map { sameFile($0, path) } ?? false }) {
         throw CommandFailure(
             "\(flag) \(path) is \(other.role): writing it would replace it", hint: "give \(flag) another file name", status: 2)
     }
@@ -96,15 +96,15 @@ func checkOutputPath(_ path: String, flag: String, apartFrom others: [(path: Str
 }
 
 /// Whether `a` and `b` name one regular file: the same device and inode when both exist (a hard
-/// or symbolic link, `./walk.gpx` and `walk.gpx`), else the same absolute path with links
-/// resolved. Two outputs to `/dev/null` are not one file: nothing is replaced there.
+/// or symbolic link, `./walk.gpx` and `walk.gpx`), else the same file to be written
+/// (``LocationCore/AtomicFile/canonicalPath(_:)``, the path an output is written to). Two
+/// outputs to `/dev/null` are not one file: nothing is replaced there.
 func sameFile(_ a: String, _ b: String) -> Bool {
     var first = stat(), second = stat()
     if stat(a, &first) == 0, stat(b, &second) == 0 {
         return first.st_mode & S_IFMT == S_IFREG && first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
-    func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-    return absolute(a) == absolute(b)
+    return AtomicFile.canonicalPath(a) == AtomicFile.canonicalPath(b)
 }
 
 private func extensionHint(_ flag: String) -> String {

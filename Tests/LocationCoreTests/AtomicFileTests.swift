@@ -99,6 +99,24 @@ struct AtomicFileTests {
         }
     }
 
+    @Test("canonicalPath: every spelling of one file to be written (a dangling link, `..`, a linked folder) is one path")
+    func canonicalPath() throws {
+        try withDirectory { directory in
+            let fileManager = FileManager.default
+            try fileManager.createDirectory(atPath: directory + "/real/sub", withIntermediateDirectories: true)
+            try fileManager.createSymbolicLink(atPath: directory + "/folder", withDestinationPath: "real")
+            try fileManager.createSymbolicLink(atPath: directory + "/real/link.html", withDestinationPath: "new.html")
+            let target = AtomicFile.canonicalPath(directory + "/real/new.html")
+            #expect(target.hasSuffix("/real/new.html") && !fileManager.fileExists(atPath: target))
+            for spelling in ["real/sub/../new.html", "folder/new.html", "folder/link.html", "real/./link.html"] {
+                #expect(AtomicFile.canonicalPath(directory + "/" + spelling) == target, "\(spelling)")
+            }
+            #expect(AtomicFile.canonicalPath(directory + "/real/other.html") != target)
+            // A folder that does not exist is left as written (the write will fail and say so).
+            #expect(AtomicFile.canonicalPath(directory + "/absent/new.html") == directory + "/absent/new.html")
+        }
+    }
+
     @Test("A FIFO is written as it is: its reader gets the content, and it stays a FIFO")
     func fifo() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atomicfile-\(UUID())").path

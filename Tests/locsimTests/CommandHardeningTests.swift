@@ -209,6 +209,7 @@ import Testing
         let walk = directory + "/walk.gpx"
         try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: walk)
         try FileManager.default.createSymbolicLink(atPath: directory + "/link.gpx", withDestinationPath: "walk.gpx")
+        try FileManager.default.createDirectory(atPath: directory + "/sub", withIntermediateDirectories: false)
         let scenario = directory + "/s.json"
         try #"{"route": {"file": "walk.gpx"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
         let original = try Data(contentsOf: URL(fileURLWithPath: walk))
@@ -219,6 +220,7 @@ import Testing
             (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
             (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
             (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
+            (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/sub/../r.gpx"], "is the --record file"),
             (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],
              "is the scenario"),
             (["serve", "--port", "0", "--player", "a=\(walk)", "--audit-report", walk], "is player a's file"),

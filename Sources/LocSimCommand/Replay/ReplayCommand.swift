@@ -94,7 +94,7 @@ struct Replay: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + (record.map { [($0, "the --record file")] } ?? [])) }
+        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(record, "the --record file")]) }
         if let record { try checkOutputPath(record, flag: "--record", apartFrom: inputs) }
         if let scenario { return try await runScenario(scenario) }
         let pipeline = try MapPipeline(source: source, map: map, format: format, flush: flush, showsProgress: !noProgress)
@@ -141,9 +141,8 @@ struct Replay: AsyncParsableCommand {
     }
 
     /// The files the replay reads, which its outputs must not replace.
-    private var inputs: [(path: String, role: String)] {
+    private var inputs: [(path: String?, role: String)] {
         [(track, "the track to replay"), (scenario, "the scenario"), (source.db, "the place index")]
-            .compactMap { path, role in path.map { ($0, role) } }
     }
 
     /// `--scenario FILE`: the scenario's route (or the track argument) through its phone

@@ -213,15 +213,15 @@ struct Serve: AsyncParsableCommand {
         // A report path that cannot be written, or that names a file the server reads, fails
         // now, not at shutdown after the whole run.
         if let auditReport {
-            let players: [(path: String, role: String)] = specs.compactMap { spec in
+            let players: [(path: String?, role: String)] = specs.map { spec in
                 switch spec.source {
                 case .track(let path), .scenario(let path, _): (path, "player \(spec.name)'s file")
-                case .motion, .receiver: nil
+                case .motion, .receiver: (nil, "")
                 }
             }
-            let files = [(db, "the place index"), (script, "the --script file"), (tokenFile, "the token file")]
+            let files: [(path: String?, role: String)] = [(db, "the place index"), (script, "the --script file"), (tokenFile, "the token file")]
             try checkOutputPath(
-                auditReport, flag: "--audit-report", apartFrom: players + files.compactMap { path, role in path.map { ($0, role) } })
+                auditReport, flag: "--audit-report", apartFrom: players + files)
         }
         let configuration: NearbyServer.Configuration
         do {

@@ -133,9 +133,9 @@ struct Simulate: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let inputs = [(scenario, "the scenario"), (source.db, "the place index")].compactMap { path, role in path.map { ($0, role) } }
+        let inputs: [(path: String?, role: String)] = [(scenario, "the scenario"), (source.db, "the place index")]
         if let out { try checkOutputPath(out, flag: "--out", apartFrom: inputs) }
-        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + (out.map { [($0, "the --out file")] } ?? [])) }
+        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(out, "the --out file")]) }
         let motion = try makeMotion(pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual)
 
         if let out {

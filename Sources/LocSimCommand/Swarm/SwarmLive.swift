@@ -35,7 +35,7 @@ extension SwarmCommand {
         if let report {
             try checkOutputPath(
                 report, flag: "--report",
-                apartFrom: [(self.scenario, "the scenario"), (tokenFile, "the token file")].compactMap { path, role in path.map { ($0, role) } })
+                apartFrom: [(self.scenario, "the scenario"), (tokenFile, "the token file")])
         }
         let players = motion.players
         _ = try await runUntilInterrupted {

@@ -76,6 +76,24 @@ package final class AtomicFile {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
     }
 
+    /// The one spelling of the file `path` writes to: its symbolic links followed (as ``init(path:)``
+    /// does), then its folder made absolute with that folder's own links resolved, so
+    /// `out/../r.html`, `./r.html` and a link to `r.html` compare equal though none exists yet.
+    /// A folder that does not exist is left as written.
+    package static func canonicalPath(_ path: String) -> String {
+        let target = followingLinks(path)
+        let folder: String, name: String
+        if let slash = target.lastIndex(of: "/") {
+            (folder, name) = (slash == target.startIndex ? "/" : String(target[..<slash]), String(target[target.index(after: slash)...]))
+        } else {
+            (folder, name) = (".", target)
+        }
+        guard let resolved = realpath(folder, nil) else { return target }
+        defer { free(resolved) }
+        let absolute = String(cString: resolved)
+        return absolute.hasSuffix("/") ? absolute + name : absolute + "/" + name
+    }
+
     /// `path` with its symbolic links followed to the file they name, which need not exist yet
     /// (a link to a file still to be written); at most 40 links, as the kernel allows.
     private static func followingLinks(_ path: String) -> String {
