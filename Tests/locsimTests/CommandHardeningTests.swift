@@ -193,7 +193,8 @@ import Testing
     @Test("Run-time failures: exit 1, the system's reason in one line, never a Foundation dump", arguments: failures)
     func runtimeFailure(_ failure: Failure) async throws {
         var arguments = failure.arguments
-        if ["replay", "simulate"].contains(arguments[0]) && !arguments.contains("--geodata") { arguments += ["--geodata", "geodata"] }
+        let readsPlaces = arguments[0] == "replay" || (arguments[0] == "simulate" && arguments.contains("--map"))
+        if readsPlaces && !arguments.contains("--geodata") { arguments += ["--geodata", "geodata"] }
         let result = try await CLI.run(arguments, environment: failure.environment)
         #expect(result.status == 1, "\(result.stderr)")
         let lines = try Self.expectErrorLines(result)

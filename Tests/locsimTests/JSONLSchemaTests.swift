@@ -177,7 +177,7 @@ struct JSONLSchemaTests {
     @Test("simulate, index query, track stats, index stats: every JSON line matches its record")
     func otherCommands() async throws {
         let simulate = try await CLI.run([
-            "simulate", "circle", "--center", "35.6812,139.7671", "--radius", "50", "--duration", "30", "--noise", "2",
+            "simulate", "circle", "--center", "35.6812,139.7671", "--circle-radius", "50", "--duration", "30", "--noise", "2",
             "--seed", "3", "--format", "jsonl",
         ])
         #expect(simulate.status == 0, "\(simulate.stderr)")

@@ -6,6 +6,44 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SimulateCommandTests {
     let line = ["simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--start-time", "2024-05-01T00:00:00Z"]
 
+    /// What parsing `arguments` says, or nil when they parse and validate.
+    static func refusal(_ arguments: [String]) -> String? { NumericFlagTests.message(arguments) }
+
+    @Test("An option the run would not use is refused, naming it and where it applies, never silently ignored", arguments: [
+        (["line", "--from", "1,1", "--to", "1,2", "--at", "1,1"], "--at applies to stationary, not line"),
+        (["circle", "--center", "1,1", "--to", "1,2", "--duration", "5"], "--to applies to line and route, not circle"),
+        (["line", "--from", "1,1", "--to", "1,2", "--via", "1,1.5"], "--via applies to route, not line"),
+        (["line", "--from", "1,1", "--to", "1,2", "--circle-radius", "50"], "--circle-radius applies to circle, not line"),
+        (["stationary", "--at", "1,1", "--from", "1,2", "--duration", "5"], "--from applies to line, route and random-walk, not stationary"),
+        (["stationary", "--at", "1,1", "--within", "5", "--duration", "5"], "--within applies to random-walk, not stationary"),
+        (["line", "--from", "1,1", "--to", "1,2", "--mps", "3", "--profile", "run"], "--mps sets a constant speed in place of --profile run"),
+        (["line", "--from", "1,1", "--to", "1,2", "--radius", "7"], "--radius applies with --map"),
+        (["line", "--from", "1,1", "--to", "1,2", "--throttle-interval", "5s"], "--throttle-interval applies with --map"),
+        (["line", "--from", "1,1", "--to", "1,2", "--flush"], "--flush applies with --map"),
+        (["line", "--from", "1,1", "--to", "1,2", "--geodata", "geodata"], "--geodata applies with --map"),
+        (["line", "--from", "1,1", "--to", "1,2", "--report", "r.html"], "--report applies with --map"),
+        (["line", "--from", "1,1", "--to", "1,2", "--map", "--online", "http://127.0.0.1:9", "--geodata", "geodata"],
+         "--geodata builds the default index, which --online replaces"),
+    ])
+    func unusedOptions(_ arguments: [String], says: String) {
+        let message = Self.refusal(["simulate"] + arguments)
+        #expect(message?.contains(says) == true, "\(message ?? "accepted")")
+    }
+
+    @Test("The same options are taken where they apply")
+    func usedOptions() {
+        for arguments in [
+            ["stationary", "--at", "1,1", "--duration", "5"], ["route", "--from", "1,1", "--via", "1,1.5", "--to", "1,2"],
+            ["circle", "--center", "1,1", "--circle-radius", "50", "--duration", "5"], ["random-walk", "--from", "1,1", "--within", "5", "--duration", "5"],
+            ["line", "--from", "1,1", "--to", "1,2", "--mps", "3"], ["line", "--from", "1,1", "--to", "1,2", "--profile", "run"],
+            ["line", "--from", "1,1", "--to", "1,2", "--map", "--radius", "7", "--flush", "--geodata", "geodata", "--report", "/tmp/r.html"],
+            ["line", "--from", "1,1", "--to", "1,2", "--radius", "5000"],  // the default, written out
+        ] {
+            #expect(Self.refusal(["simulate"] + arguments) == nil, "\(arguments)")
+        }
+        #expect(Self.refusal(["replay", "walk.gpx", "--online", "http://127.0.0.1:9", "--geodata", "geodata"])?.contains("--geodata builds") == true)
+    }
+
     @Test("The same seed gives byte-identical fixes; another seed does not")
     func reproducible() async throws {
         let a = try await CLI.run(line + ["--seed", "7", "--noise", "3", "--format", "jsonl"])

@@ -27,6 +27,9 @@ struct PlaceSourceOptions: ParsableArguments {
 
     func validate() throws {
         if db != nil && online != nil { throw ValidationError("give either --db or --online, not both") }
+        if geodata != nil && (db != nil || online != nil) {
+            throw ValidationError("--geodata builds the default index, which \(db != nil ? "--db" : "--online") replaces: give one of them")
+        }
         if (token != nil || tokenFile != nil) && online == nil {
             throw ValidationError("\(token != nil ? "--token" : "--token-file") only applies with --online")
         }
@@ -34,6 +37,12 @@ struct PlaceSourceOptions: ParsableArguments {
         if let online, URL(string: online)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--online needs an http:// or https:// URL, got '\(online)'")
         }
+    }
+
+    /// The flags given, for a command that uses places only in one mode (`simulate` without `--map`).
+    var given: [String] {
+        [("--db", db), ("--online", online), ("--token", token), ("--token-file", tokenFile), ("--geodata", geodata)]
+            .compactMap { flag, value in value.map { _ in flag } }
     }
 
     func repository() throws -> any LocationRepository {
@@ -109,19 +118,19 @@ func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
 /// The map rule's numbers.
 struct MapLogicOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
-    var radius: Double = 5000
+    var radius: Double = Defaults.radius
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
-    var throttleDistance: Double = 100
+    var throttleDistance: Double = Defaults.throttleDistance
 
     @Option(duration: "Fetch when more than this long passed since the last fetch (default 30s).")
-    var throttleInterval: DurationArgument = .seconds(30)
+    var throttleInterval: DurationArgument = .seconds(Defaults.throttleIntervalSeconds)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))
-    var minAccuracy: Double = 100
+    var minAccuracy: Double = Defaults.minAccuracy
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Encounter distance in metres.", valueName: "m"))
-    var reach: Double = 40
+    var reach: Double = Defaults.reach
 
     func validate() throws {
         try checkOption(radius, in: OptionRange.radius, flag: "--radius", unit: "metres")
@@ -130,6 +139,21 @@ struct MapLogicOptions: ParsableArguments {
         // Infinity is allowed: accept every fix, whatever its accuracy.
         guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres (inf accepts every fix), got \(minAccuracy)") }
         try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
+    }
+
+    /// The flags whose values differ from their defaults, for a command that runs the map logic
+    /// only in one mode (`simulate` without `--map`).
+    var changed: [String] {
+        [
+            ("--radius", radius != Defaults.radius), ("--throttle-distance", throttleDistance != Defaults.throttleDistance),
+            ("--throttle-interval", throttleInterval.duration != .seconds(Defaults.throttleIntervalSeconds)),
+            ("--min-accuracy", minAccuracy != Defaults.minAccuracy), ("--reach", reach != Defaults.reach),
+        ].compactMap { flag, changed in changed ? flag : nil }
+    }
+
+    /// The game's rule (the seed's MapViewModel) and the encounter distance.
+    private enum Defaults {
+        static let radius = 5000.0, throttleDistance = 100.0, throttleIntervalSeconds = 30, minAccuracy = 100.0, reach = 40.0
     }
 
     /// The rule's configuration, with a scenario's `game.maximumFixAge` when given; call after

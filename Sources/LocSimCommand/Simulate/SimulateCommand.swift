@@ -45,7 +45,7 @@ struct Simulate: AsyncParsableCommand {
     @Option(coordinate: "Centre of a circle.")
     var center: CoordinateArgument?
     @Option(parsing: .unconditional, help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
-    var circleRadius: Double = 200
+    var circleRadius: Double = Self.defaultCircleRadius
     @Option(parsing: .unconditional, help: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
     var within: Double?
 
@@ -108,9 +108,14 @@ struct Simulate: AsyncParsableCommand {
         if [.stationary, .circle, .randomWalk].contains(path) && duration == nil {
             throw ValidationError("\(path.rawValue) never ends by itself: give --duration, such as 10m")
         }
-        if let within {
-            guard path == .randomWalk else { throw ValidationError("--within applies to random-walk") }
-            try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres")
+        if let (flag, kinds) = placesGiven.first(where: { !$0.kinds.contains(path) }) {
+            let names = kinds.map(\.rawValue)
+            let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            throw ValidationError("\(flag) applies to \(list), not \(path.rawValue)")
+        }
+        if let within { try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres") }
+        if mps != nil && profile != .walk {
+            throw ValidationError("--mps sets a constant speed in place of --profile \(profile.rawValue): give one of them")
         }
         if let duration { try checkOption(duration, in: OptionRange.duration, flag: "--duration") }
         if let mps { try checkOption(mps, in: OptionRange.metresPerSecond, flag: "--mps", unit: "m/s") }
@@ -127,9 +132,23 @@ struct Simulate: AsyncParsableCommand {
             if map { throw ValidationError("--out and --map exclude each other") }
         }
         if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
-        if report != nil && !map { throw ValidationError("--report needs --map") }
+        let mapOnly = (flush ? ["--flush"] : []) + (report != nil ? ["--report"] : []) + mapLogic.changed + source.given
+        if !map, let flag = mapOnly.first {
+            throw ValidationError("\(flag) applies with --map (the map logic), which is not given")
+        }
         if scenario != nil && !map { throw ValidationError("--scenario needs --map: the phone hands its fixes to the map logic") }
     }
+
+    /// Each place option given, with the paths it applies to.
+    private var placesGiven: [(flag: String, kinds: [PathKind])] {
+        [
+            ("--at", at != nil, [.stationary]), ("--from", from != nil, [.line, .route, .randomWalk]),
+            ("--to", to != nil, [.line, .route]), ("--via", !via.isEmpty, [.route]), ("--center", center != nil, [.circle]),
+            ("--circle-radius", circleRadius != Self.defaultCircleRadius, [.circle]), ("--within", within != nil, [.randomWalk]),
+        ].compactMap { flag, given, kinds in given ? (flag, kinds) : nil }
+    }
+
+    private static let defaultCircleRadius = 200.0
 
     @MainActor
     func run() async throws {
