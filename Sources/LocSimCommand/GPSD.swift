@@ -57,7 +57,7 @@ struct GPSD: AsyncParsableCommand {
         let provider = try GPSDProvider(
             host: host, port: port, device: device,
             configuration: reconnect ? .resilient : .failFast, clock: ContinuousClock(), now: { Date() })
-        let (format, endpoint) = (format, "\(host):\(port)")
+        let (format, endpoint) = (format, HostPort(host: host, port: port).description)
         let recording = try record.map { try FixRecording(path: $0) }
         let allReports = allReports
         let interrupted: Bool

@@ -157,7 +157,7 @@ struct NMEAServe: AsyncParsableCommand {
                     group.addTask {
                         try await server.run { _, port in
                             // Said once Ctrl-C is handled, so whoever reads it may interrupt at once.
-                            Terminal.err("locsim: serving \(what) as NMEA on \(host):\(port) at \(speed)× (waiting for a client)")
+                            Terminal.err("locsim: serving \(what) as NMEA on \(HostPort(host: host, port: port)) at \(speed)× (waiting for a client)")
                         }
                     }
                     group.addTask {

@@ -430,6 +430,14 @@ import Testing
         #expect(first.lines.suffix(second.lines.count) == second.lines[...], "\(second.lines.count) lines")
     }
 
+    @Test("nmea serve on an IPv6 address names it as a client writes it, [::1]:PORT")
+    func nmeaServeIPv6() async throws {
+        let command = try await LiveCommand(["nmea", "serve", "--host", "::1", "--port", "0", "--from", "35.68,139.76", "--count", "1"])
+        defer { command.stop() }
+        try await command.child.wait(for: "the line saying where it serves") { command.child.errors.contains("(waiting for a client)") }
+        #expect(command.child.errors.contains(" as NMEA on [::1]:"), "\(command.child.errors)")
+    }
+
     @Test("nmea serve on a port in use, or an address not on this machine, is a run-time error (exit 1)")
     func nmeaServeCannotListen() async throws {
         let listener = try LoopbackSocket.makeListener()

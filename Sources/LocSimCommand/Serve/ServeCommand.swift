@@ -343,7 +343,7 @@ struct Serve: AsyncParsableCommand {
 
         let audit = server.state.audit
         if let auditReport {
-            let page = AuditReport(audit: audit, title: "http://\(host):\(boundPort.withLock { $0 }), \(Date())").render()
+            let page = AuditReport(audit: audit, title: "http://\(HostPort(host: host, port: boundPort.withLock { $0 })), \(Date())").render()
             try HTMLReport.write(page, to: auditReport, what: "the audit report")
             Terminal.err("audit report written to \(auditReport)")
         }
