@@ -111,10 +111,10 @@ enum QueryFile {
             if !sawFirst {
                 sawFirst = true
                 if reader.double(fields[0]) == nil {
-                    let names = fields.map { reader.string($0).trimmingCharacters(in: .whitespaces).lowercased() }
+                    let names = try reader.header(fields)
                     for (name, aliases) in [("lat", ["lat", "latitude"]), ("lon", ["lon", "lng", "longitude"]), ("radius", ["radius"])] {
                         guard let index = names.firstIndex(where: aliases.contains) else {
-                            throw IndexError(.missingColumn, "the header needs lat,lon,radius", path: path, line: reader.line, column: name)
+                            throw IndexError(.badHeader, "the header needs lat,lon,radius", path: path, line: reader.line, column: name)
                         }
                         columns[name] = index
                     }

@@ -179,6 +179,24 @@ package struct CSVReader {
         return Int32(text.trimmingSpaces)
     }
 
+    /// The row just read as a header: each name lower-cased, without surrounding spaces.
+    ///
+    /// - Throws: ``IndexError/Code/badHeader`` when a name appears twice (`id,name,lat,lon,name`):
+    ///   which of the two holds the value would be a guess, and a wrong guess imports in silence.
+    package func header(_ fields: [Field]) throws(IndexError) -> [String] {
+        let names = fields.map { string($0).trimmingSpaces.lowercased() }
+        var seen: [String: Int] = [:]
+        for (index, name) in names.enumerated() where !name.isEmpty {
+            if let first = seen[name] {
+                throw IndexError(
+                    .badHeader, "the header names the column '\(name)' twice (columns \(first + 1) and \(index + 1)); name each once",
+                    path: path, line: line, column: name)
+            }
+            seen[name] = index
+        }
+        return names
+    }
+
     /// Whether the field is empty or only spaces.
     package func isBlank(_ field: Field) -> Bool {
         bytes[field.start..<field.end].allSatisfy { $0 == UInt8(ascii: " ") }

@@ -18,8 +18,8 @@ package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An input row could not be read: a bad number, a coordinate out of range, a wrong
         /// field count. `path`, `line` and `column` say where.
         package static let malformedRow = Code("malformed row")
-        /// A required CSV column (id, name, lat, lon) is absent from the header.
-        package static let missingColumn = Code("missing column")
+        /// A CSV header lacks a required column (id, name, lat, lon) or names a column twice.
+        package static let badHeader = Code("bad header")
         /// The same id appears twice in one import (strict mode).
         package static let duplicateID = Code("duplicate id")
         /// The input file cannot be read: absent, a folder, no permission.

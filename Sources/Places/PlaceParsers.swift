@@ -150,12 +150,12 @@ package enum PlaceParsers {
         guard try reader.next(into: &fields) else {
             throw IndexError(.wrongFormat, "the file is empty; expected a header row id,name,lat,lon", path: collector.path)
         }
-        let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
+        let header = try reader.header(fields)
         func column(_ names: [String]) -> Int? { header.firstIndex { names.contains($0) } }
         func required(_ names: [String]) throws(IndexError) -> Int {
             guard let index = column(names) else {
                 throw IndexError(
-                    .missingColumn,
+                    .badHeader,
                     "the header has no \(names.joined(separator: "/")) column (found: \(header.joined(separator: ","))); "
                         + "CSV needs id,name,lat,lon and may have kind,level",
                     path: collector.path, line: reader.line, column: names[0])
@@ -226,12 +226,12 @@ package enum PlaceParsers {
         guard try reader.next(into: &fields) else {
             throw IndexError(.wrongFormat, "the file is empty; expected the header \(expected.joined(separator: ","))", path: collector.path)
         }
-        let header = fields.map { reader.string($0).trimmingSpaces.lowercased() }
+        let header = try reader.header(fields)
         var columns: [Int] = []
         for name in expected {
             guard let index = header.firstIndex(of: name) else {
                 throw IndexError(
-                    .missingColumn, "the GeoNames layout needs the header \(expected.joined(separator: ","))",
+                    .badHeader, "the GeoNames layout needs the header \(expected.joined(separator: ","))",
                     path: collector.path, line: reader.line, column: name)
             }
             columns.append(index)

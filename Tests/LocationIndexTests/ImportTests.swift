@@ -333,7 +333,18 @@ struct ImportTests {
             }
             let noLon = try write("nolon.csv", "id,name,lat\n1,a,2\n")
             let missing = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: noLon) }
-            #expect(missing.code == .missingColumn && missing.column == "lon" && missing.line == 1)
+            #expect(missing.code == .badHeader && missing.column == "lon" && missing.line == 1)
+            // A column named twice is refused (in any case or spacing), whichever format: not a guess at which holds the value.
+            let repeatedColumns: [(String, String, ImportFormat)] = [
+                ("twice.csv", "id,name,lat,lon, Name\n1,a,2,3,b\n", ImportFormat.csv),
+                ("twice-geonames.csv", "lat,lon,name,admin1,admin2,cc,lat\n1,2,a,,,JP,3\n", .geoNames),
+            ]
+            for (name, text, format) in repeatedColumns {
+                let twice = try write(name, text)
+                let repeated = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: twice, options: ImportOptions(format: format)) }
+                #expect(repeated.code == .badHeader && repeated.line == 1 && repeated.message.contains("twice"), "\(repeated)")
+            }
+            #expect(try index.statistics().placeCount == 0)
 
             let open = try write("open.csv", "id,name,lat,lon\n1,\"unterminated,2,3\n")
             let quote = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: open) }

@@ -87,6 +87,11 @@ struct IndexCommandTests {
             let open = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
             #expect(open.status == 1)
             #expect(open.stderr.contains("open.csv:3") && open.stderr.contains("quoted field is not closed"), "\(open.stderr)")
+            // A header naming a column twice is refused, as in place files.
+            try "lat,lon,radius,Lat\n10,20,100,11\n".write(toFile: directory + "/twice.csv", atomically: true, encoding: .utf8)
+            let twice = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "twice.csv", "--format", "jsonl"], in: directory)
+            #expect(twice.status == 1 && twice.stdout.isEmpty)
+            #expect(twice.stderr.contains("twice.csv:1: column \"lat\": bad header: the header names the column 'lat' twice"), "\(twice.stderr)")
 
             // Query files take plain decimals, like place files: no hexadecimal, nan or inf.
             for value in ["0x1p3", "nan", "inf"] {

@@ -144,11 +144,11 @@ struct ErrorReport: Equatable {
             "give --db the path of a file in a folder that exists and can be written"
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
-        case .missingColumn where importing:
+        case .badHeader where importing:
             "a CSV header names id, name, lat and lon (kind and level optional); a GeoNames file is read with --format geonames"
         case .malformedRow where importing, .duplicateID where importing:
             "fix the row, or add --lenient to skip bad rows and list them"
-        case .malformedRow, .missingColumn, .duplicateID:
+        case .malformedRow, .badHeader, .duplicateID:
             "fix the file there (docs/reference/place-index.md says what each format holds)"
         case .wrongFormat:
             "fix the file (docs/reference/place-index.md says what each format holds)"
