@@ -65,7 +65,7 @@ extension NearbyIndex {
             }
             let writer = IndexWriter(connection: connection, grid: grid, interval: max(1, options.progressInterval))
             let (inserted, updated, count) = try writer.write(
-                parsed.places, indexByID: parsed.indexByID, rowsRead: parsed.rowsRead, skipped: parsed.skipped,
+                parsed.places, indexByID: parsed.indexByID, rowsRead: parsed.rowsRead, skipped: parsed.skipped, source: parsed.source,
                 progress: progress)
             return ImportReport(
                 rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped,

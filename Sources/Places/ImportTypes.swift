@@ -124,9 +124,12 @@ package struct ParsedPlaceFile: Sendable {
     package var skipped: Int
     /// The first 100 problems met in lenient mode.
     package var issues: [IndexError]
+    /// The file read, or `(places)` for places given in code: named with a place's
+    /// ``ParsedPlace/origin`` in errors found while writing.
+    package var source: String
 
     private init(_ collector: ImportCollector) {
-        (places, indexByID, rowsRead) = (collector.places, collector.indexByID, collector.rowsRead)
+        (places, indexByID, rowsRead, source) = (collector.places, collector.indexByID, collector.rowsRead, collector.path)
         (skipped, issues) = (collector.skipped, collector.issues)
     }
 

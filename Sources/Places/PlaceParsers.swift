@@ -17,8 +17,8 @@ package struct ParsedPlace: Sendable {
     package var kind: String
     /// The level, `Int32.min` for none.
     package var level: Int32
-    /// Where it came from, for duplicate-id messages ("line 12", "features[3]").
-    var origin: String
+    /// Where it came from, for messages ("line 12", "features[3]").
+    package var origin: String
 }
 
 /// Collects parsed places, applying strict/lenient rules, duplicate-id checks, progress

@@ -1,6 +1,6 @@
 import Foundation
 import LocationCore
-import LocationIndex
+@testable import LocationIndex
 import LocSimTestHelpers
 import Testing
 
@@ -319,6 +319,28 @@ struct ImportTests {
             let latitude = try #require(Double("35.68123456789012345678"))
             #expect(abs(stored.coordinate.latitude - latitude) < 1e-7)  // stored to 1e-7°
             #expect(abs(stored.coordinate.longitude - 139.76) < 1e-7)
+        }
+    }
+
+    @Test("A file whose kind would be the index's 65,536th is refused naming the file, the line and the kind; nothing is imported")
+    func kindLimit() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            let index = try NearbyIndex(path: path)
+            try index.importPlaces([Place(id: "p", name: "Park", coordinate: try Coordinate(latitude: 1, longitude: 1), kind: "park")])
+            // The codes 2...65535 taken, as many earlier imports would have (in SQL: 65,534 imports are slow).
+            let connection = try SQLiteConnection(path: path, readOnly: false, create: false)
+            try connection.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 65535) INSERT INTO placeKind(code, name) SELECT i, 'k' || i FROM n")
+            let file = directory.file("more.csv")
+            try "id,name,lat,lon,kind\na,A,1,1,park\nb,B,1,1,k7\nc,C,1,1,brand-new\n".write(toFile: file, atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: file) }
+            #expect(error.code == .invalidArgument && error.parameter == "kind" && error.path == file)
+            #expect(error.message.hasPrefix("line 4: kind 'brand-new' would be the index's 65,536th distinct kind"), "\(error.message)")
+            #expect(try index.statistics().placeCount == 1)
+            // Known kinds still import.
+            try "id,name,lat,lon,kind\na,A,1,1,park\nb,B,1,1,k7\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try index.importPlaces(fromFile: file).inserted == 2)
         }
     }
 

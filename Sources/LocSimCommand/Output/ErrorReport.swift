@@ -150,6 +150,8 @@ struct ErrorReport: Equatable {
             "fix the row, or add --lenient to skip bad rows and list them"
         case .malformedRow, .badHeader, .duplicateID:
             "fix the file there (docs/reference/place-index.md says what each format holds)"
+        case .invalidArgument where error.parameter == "kind":
+            "a kind is a category (park, shop, station): give places fewer kinds, or leave the column empty"
         case .wrongFormat:
             "fix the file (docs/reference/place-index.md says what each format holds)"
         case .unreadableInput:

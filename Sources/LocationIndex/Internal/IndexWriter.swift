@@ -1,3 +1,5 @@
+import LocationCore
+
 /// Writes parsed places into the levelled tiles (see ``TileGrid``'s levels), in one
 /// `BEGIN IMMEDIATE` transaction.
 ///
@@ -31,15 +33,16 @@ struct IndexWriter {
     /// - Parameters:
     ///   - places: Places with unique ids.
     ///   - indexByID: The position of each id in `places`.
+    ///   - source: The file they were read from, named with a place's origin in errors.
     func write(
-        _ places: [ParsedPlace], indexByID: [String: Int], rowsRead: Int, skipped: Int,
+        _ places: [ParsedPlace], indexByID: [String: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         try connection.execute("BEGIN IMMEDIATE")
         let result: (inserted: Int, updated: Int, count: Int)
         do {
             result = try writeInTransaction(
-                places, importedIDs: indexByID, rowsRead: rowsRead, skipped: skipped, progress: progress)
+                places, importedIDs: indexByID, rowsRead: rowsRead, skipped: skipped, source: source, progress: progress)
             try connection.execute("COMMIT")
         } catch {
             let failure = (error as? IndexError) ?? IndexError(.cancelled, "the import stopped: \(error)", path: connection.path)
@@ -61,10 +64,10 @@ struct IndexWriter {
     }
 
     private func writeInTransaction(
-        _ places: [ParsedPlace], importedIDs: [String: Int], rowsRead: Int, skipped: Int,
+        _ places: [ParsedPlace], importedIDs: [String: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
-        let kindCodes = try assignKindCodes(places)
+        let kindCodes = try assignKindCodes(places, source: source)
         var records: [PlaceRecord] = []
         records.reserveCapacity(places.count)
         var nameBytesAdded: Int64 = 0
@@ -258,7 +261,10 @@ struct IndexWriter {
     }
 
     /// Codes for every kind in `places`, adding new kinds to `placeKind`.
-    private func assignKindCodes(_ places: [ParsedPlace]) throws(IndexError) -> [String: UInt16] {
+    ///
+    /// - Throws: ``IndexError/Code/invalidArgument`` (parameter `kind`) naming `source` and the
+    ///   place whose kind would be the index's 65,536th.
+    private func assignKindCodes(_ places: [ParsedPlace], source: String) throws(IndexError) -> [String: UInt16] {
         var codes: [String: UInt16] = [:]
         try connection.withStatement("SELECT code, name FROM placeKind") { statement throws(IndexError) in
             while try statement.step() {
@@ -269,9 +275,11 @@ struct IndexWriter {
         let insert = try connection.cached("INSERT INTO placeKind(code, name) VALUES (?1, ?2)")
         for place in places where codes[place.kind] == nil {
             guard next <= Int(UInt16.max) else {
+                let kind = TextExcerpt.render(place.kind, limit: 64)
                 throw IndexError(
-                    .invalidArgument, "more than \(UInt16.max) distinct kinds; the index stores up to 65,535",
-                    path: connection.path, parameter: "kind")
+                    .invalidArgument,
+                    "\(place.origin): kind '\(kind)' would be the index's 65,536th distinct kind; it stores up to 65,535. Nothing was imported",
+                    path: source, parameter: "kind")
             }
             try insert.bind(Int64(next), at: 1)
             try insert.bind(place.kind, at: 2)
