@@ -39,6 +39,28 @@ struct JSONValueTests {
         #expect(error?.description.hasPrefix("not valid JSON") == true)
     }
 
+    @Test("Refuses, naming where, what Foundation's reader refuses past the grammar: bytes that are not UTF-8, half a surrogate pair", arguments: [
+        (Array(#"{"name":"a"#.utf8) + [0xFF] + Array(#"b"}"#.utf8), 9, "the string here is not UTF-8"),
+        (Array(#"["ok", "x\n"#.utf8) + [0xC3] + Array(#""]"#.utf8), 8, "the string here is not UTF-8"),
+        (Array(#"{"name":"a\ud800"}"#.utf8), 11, "half of a UTF-16 surrogate pair"),
+        (Array(#"{"name":"\ud800\u0041"}"#.utf8), 10, "half of a UTF-16 surrogate pair"),
+        (Array(#"{"name":"\udc00"}"#.utf8), 10, "half of a UTF-16 surrogate pair"),
+    ])
+    func refusesPastGrammar(bytes: [UInt8], byte: Int, says: String) {
+        #expect(throws: (any Error).self) { _ = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) }
+        let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: bytes) }
+        #expect(error?.byte == byte && error?.description.contains(says) == true, "\(String(describing: error))")
+    }
+
+    @Test("Reads what Foundation reads at the edges: a subnormal number, one that underflows to 0, a surrogate pair", arguments: [
+        "[4e-320, 1e-400, 0e-400, 0.000e5, -0.0]", #""\ud83d\ude00""#,
+    ])
+    func readsEdges(text: String) throws {
+        let reference = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+        let value = try JSONValue(parsing: text.utf8)
+        #expect(Self.same(value, reference), "\(value) vs \(reference)")
+    }
+
     @Test("A trailing comma is refused (RFC 8259 has none; Foundation's reader lets it pass)", arguments: ["[1,]", #"{"a":1,}"#])
     func trailingComma(text: String) {
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }

@@ -76,6 +76,9 @@ import LocSimTestHelpers
             (#"{"action":"pause","sped":2}"#, "sped", "unknown field (this body takes action, speed, offset"),
             (#"{"action":"speed","speed":1e400}"#, "speed", "too large for a number"),
             (#"{"action":"speed","speed":-1e400}"#, "speed", "too large for a number"),
+            (#"{"action":"speed","speed":2.5e}"#, "body", "not valid JSON at line 1, column 31: expected an exponent"),
+            // Half a surrogate pair is no text (Foundation's reader refuses it too): said with its place.
+            (#"{"action":"\ud800"}"#, "body", "not valid JSON at line 1, column 12: half of a UTF-16 surrogate pair"),
         ])
     func controlFailures(body: String, parameter: String, message: String) throws {
         let error: ConfigurationError
@@ -89,5 +92,17 @@ import LocSimTestHelpers
         #expect(error.parameter == parameter, "\(body): \(error)")
         #expect(error.message.hasPrefix(message), "\(body): \(error)")
         #expect(!error.message.isEmpty)
+    }
+
+    @Test("A body read by the package's one JSON reader: bytes that are not UTF-8 are refused with their place; 1e-400 is 0, as Foundation reads it")
+    func oneReader() throws {
+        let notUTF8 = Array(#"{"action":"pa"#.utf8) + [0xFF] + Array(#"use"}"#.utf8)
+        let refused = #expect(throws: ConfigurationError.self) { try ControlRequest.decode(notUTF8) }
+        #expect(refused?.parameter == "body" && refused?.message == "not valid JSON at line 1, column 11: the string here is not UTF-8", "\(String(describing: refused))")
+        // JSONDecoder refused the whole body as "The given data was not valid JSON."
+        let tiny = try ControlRequest.decode(Array(#"{"action":"seek","offset":1e-400}"#.utf8))
+        #expect(try tiny.command() == .seek(offset: 0))
+        let player = try NewPlayerRequest.decode(Array(#"{"name":"b\u00e9","spec":"line:1,1:1,2","speed":2,"loop":false}"#.utf8))
+        #expect(player.name == "bé" && player.spec == "line:1,1:1,2" && player.speed == 2 && player.loop == false)
     }
 }

@@ -166,14 +166,14 @@ package enum JSONValue: Sendable {
             while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
             if current == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+                return try checkedText(bytes[start..<(index - 1)], from: start)
             }
             var text = Array(bytes[start..<index])
             while let byte = current {
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    return String(decoding: text, as: UTF8.self)
+                    return try checkedText(text[...], from: start)
                 case UInt8(ascii: "\\"):
                     try escape(into: &text)
                 case 0..<0x20:
@@ -184,6 +184,18 @@ package enum JSONValue: Sendable {
                 }
             }
             throw failure("unterminated string")
+        }
+
+        /// A string's bytes as text; bytes that are not UTF-8 are refused (RFC 8259 §8.1), not
+        /// read as U+FFFD, naming the string that holds them.
+        func checkedText(_ text: ArraySlice<UInt8>, from start: Int) throws(SyntaxError) -> String {
+            let valid = text.withUnsafeBytes { $0.isValidUTF8 }
+            guard valid else {
+                var at = self
+                at.index = start - 1  // its opening quote
+                throw at.failure("the string here is not UTF-8")
+            }
+            return String(decoding: text, as: UTF8.self)
         }
 
         /// The escape after a backslash, appended as UTF-8.
@@ -198,14 +210,20 @@ package enum JSONValue: Sendable {
             case UInt8(ascii: "r"): text.append(0x0D)
             case UInt8(ascii: "t"): text.append(0x09)
             case UInt8(ascii: "u"):
+                let escapeStart = index - 2
                 var scalar = try hex4()
-                // A surrogate pair is one scalar; a lone surrogate becomes U+FFFD.
+                // A surrogate pair is one scalar; half of one is no character, and is refused
+                // (as Foundation's reader does) rather than read as U+FFFD.
                 if (0xD800..<0xDC00).contains(scalar), bytes[index...].starts(with: "\\u".utf8) {
                     index += 2
                     let low = try hex4()
-                    scalar = (0xDC00..<0xE000).contains(low) ? 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00) : 0xFFFD
+                    if (0xDC00..<0xE000).contains(low) { scalar = 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00) }
                 }
-                text.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+                guard let character = Unicode.Scalar(scalar) else {
+                    index = escapeStart
+                    throw failure("half of a UTF-16 surrogate pair, which is no character")
+                }
+                text.append(contentsOf: String(Character(character)).utf8)
             default:
                 index -= 1
                 throw failure("unknown escape")

@@ -116,17 +116,19 @@ package protocol StrictRequestBody: Decodable {
 extension StrictRequestBody {
     package static func missing(_ key: CodingKeys) -> String { "missing" }
 
-    /// Reads `body` (a JSON object) as this type: the package's ``/LocationCore/JSONValue`` checks
-    /// the text (its errors name the byte) and the member names, Foundation's `JSONDecoder` reads
-    /// the fields.
+    /// Reads `body` (a JSON object) as this type with the package's one JSON reader:
+    /// ``/LocationCore/JSONValue`` checks the text (its errors name line and column) and the
+    /// member names, ``/LocationCore/JSONValueDecoder`` reads the fields from it.
     ///
     /// - Throws: ``/LocationCore/ConfigurationError`` naming the field at fault (its key path,
     ///   `body` when the body is not a JSON object), with what is wrong in words.
     package static func decode(_ body: [UInt8]) throws(ConfigurationError) -> Self {
         guard !body.isEmpty else { throw ConfigurationError(parameter: "body", "empty: send a JSON object") }
+        let document: JSONValue
         let members: [(name: String, value: JSONValue)]
         do {
-            guard case .object(let read) = try JSONValue(parsing: body) else {
+            document = try JSONValue(parsing: body)
+            guard case .object(let read) = document else {
                 throw ConfigurationError(parameter: "body", "not a JSON object")
             }
             members = read
@@ -148,13 +150,12 @@ extension StrictRequestBody {
             switch member.value {
             // The contract (docs/openapi.yaml) has no nullable field: an optional one is left out.
             case .null: throw ConfigurationError(parameter: member.name, "must not be null (leave the field out)")
-            // JSONDecoder refuses such a number as the whole body's fault.
             case .number(let number) where !number.isFinite: throw ConfigurationError(parameter: member.name, "too large for a number")
             default: continue
             }
         }
         do {
-            return try JSONDecoder().decode(Self.self, from: Data(body))
+            return try JSONValueDecoder.decode(Self.self, from: document)
         } catch let error as DecodingError {
             throw Self.problem(error, members: members)
         } catch {
