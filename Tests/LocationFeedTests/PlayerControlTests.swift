@@ -409,6 +409,10 @@ struct PlayerControlTests {
         let feed = try ControlledFeed()
         try await feed.run(until: 3)
         #expect(try await feed.control(#"{"action":"speed","speed":1000}"#).status == 200)
+        // Its 1 Hz sleep stays on the clock until the runner has taken the new pace: stepping on
+        // it would move time while the runner is not asleep, and it would find several fixes
+        // due at once. Wait for its sleep at the new pace (just past the next centisecond) first.
+        await feed.clock.waitForSleepers(1, dueBy: feed.clock.now.advanced(by: .milliseconds(20)))
         try await feed.runToEnd(step: .milliseconds(1))
         let fast = Array(feed.updates.dropFirst(3))
         let times = fast.map(\.fix.time)
