@@ -93,6 +93,9 @@ import Testing
             // A percent-encoded name is the parameter it decodes to (as a value is).
             let encoded = "/locations/nearby?l%61t=\(center.latitude)&%6Cng=\(center.longitude)&limi%74=2"
             #expect(try await client.execute(uri: encoded, method: .get) { try $0.decodePlaces() } == Array(all.prefix(2)))
+            // Parameters of no concern to the contract (a cache buster, an app's version) are let be.
+            let other = nearbyURI(center, limit: 2) + "&_=1733300000&v=2.1&radius_unit=m"
+            #expect(try await client.execute(uri: other, method: .get) { try $0.decodePlaces() } == Array(all.prefix(2)))
         }
     }
 
@@ -135,6 +138,9 @@ import Testing
         ("lat=35&lng=1&limit=-1", "limit"), ("lat=35&lng=1&limit=1.5", "limit"), ("lat=35&lng=1&limit=abc", "limit"),
         ("lat=35&lng=1&limit=", "limit"), ("lat=35&lng=1&limit=1000001", "limit"),
         ("lat=35&lng=1&limit=99999999999999999999999", "limit"), ("lat=35&lng=1&limit=1&limit=2", "limit"),
+        // A name surely meant as the contract's own is not dropped in silence: other letter case, or lon for lng.
+        ("lat=35&lng=1&LIMIT=1", "limit"), ("Lat=35&lng=1", "lat"), ("lat=35&lon=139", "lng"), ("latitude=35&lng=1", "lat"),
+        ("lat=35&lng=1&Radius=100", "radius"), ("lat=35&longitude=1", "lng"),
     ]
 
     @Test("Every bad parameter is a 400 with a JSON body naming it", arguments: badQueries)

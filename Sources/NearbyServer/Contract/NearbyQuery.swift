@@ -44,10 +44,20 @@ package struct NearbyQuery: Sendable, Hashable {
     package init(parameters: some Sequence<(name: Substring, value: Substring)>, maximumRadius: Double) throws(ServerError) {
         // The four names in fixed slots (first value, times given): no dictionary per request.
         var values: [(value: Substring, count: Int)] = Array(repeating: ("", 0), count: Self.names.count)
+        var misnamed: (given: Substring, meant: String)?
         for (name, value) in parameters {
-            guard let slot = Self.names.firstIndex(where: { $0 == name }) else { continue }
+            guard let slot = Self.names.firstIndex(where: { $0 == name }) else {
+                // Other parameters are no concern of the contract (a cache buster, a token), but
+                // one that is surely meant as one of its own must not be dropped in silence.
+                if misnamed == nil, let meant = Self.meant(by: name) { misnamed = (name, meant) }
+                continue
+            }
             if values[slot].count == 0 { values[slot].value = value }
             values[slot].count += 1
+        }
+        if let (given, meant) = misnamed {
+            let name = TextExcerpt.render(given, limit: 64)
+            throw .badRequest("\(name) is no parameter of this route: give it as \(meant) (lat, lng, radius, limit)", parameter: meant)
         }
         func single(_ name: String) throws(ServerError) -> Substring? {
             let given = values[Self.names.firstIndex(of: name)!]
@@ -89,6 +99,18 @@ package struct NearbyQuery: Sendable, Hashable {
     }
 
     private static let names = ["lat", "lng", "radius", "limit"]
+
+    /// The contract's parameter a client surely meant by `name`: one of them in other letter
+    /// case (`LIMIT`, `Lat`), or a common other name for a coordinate (`lon`, `latitude`).
+    private static func meant(by name: Substring) -> String? {
+        let lowered = name.lowercased()
+        if let own = names.first(where: { $0 == lowered }) { return own }
+        return switch lowered {
+        case "latitude": "lat"
+        case "lon", "long", "longitude": "lng"
+        default: nil
+        }
+    }
 
     /// A finite decimal, or the parameter's error.
     private static func number(_ text: Substring, name: String, unit: String) throws(ServerError) -> Double {
