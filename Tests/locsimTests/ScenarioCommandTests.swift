@@ -250,6 +250,23 @@ import Testing
         #expect(command.lines.last?.text.contains(#""interrupted":1"#) == true)
     }
 
+    @Test("A serve player walking legs is warned about trouble and app moves past their end when it gets there")
+    func unreachedWarnedByServeAtLegsEnd() async throws {
+        let file = try DeliveryReference.write(#"""
+            {"seed": 3, "route": {"start": "2024-11-07T18:00:00Z", "legs": [{"from": "37.7651,-122.4197", "to": "37.7640,-122.4195", "speed": 5}]},
+             "trouble": [{"kind": "jump", "at": "10s", "distance": 50}, {"kind": "jump", "at": "1h", "distance": 300}],
+             "app": [{"at": "2h", "state": "background"}]}
+            """#, name: "unreached-legs")
+        let server = try await ServeProcess.start(["--player", "legs=\(file) --speed 100"])
+        defer { server.stop() }
+        _ = try await server.waitFor("legs", "the end of its legs") { $0["state"] as? String == "ended" }
+        try await server.command.child.wait(for: "the warnings") { server.command.child.errors.contains("app[0]") }
+        let warnings = server.command.child.errors.split(separator: "\n").filter { $0.hasPrefix("locsim: warning:") }
+        #expect(warnings.count == 2, "\(warnings)")
+        #expect(warnings.first?.hasPrefix("locsim: warning: \(file): trouble[1] (jump at 1:00:00) never begins: it comes after the route's end, 0:") == true)
+        #expect(warnings.last?.hasPrefix("locsim: warning: \(file): app[0] (background at 2:00:00) is never applied") == true)
+    }
+
     @Test("A serve player walking a route file is warned about trouble and app moves past its end as it starts")
     func unreachedWarnedByServe() async throws {
         // The shipped walk lasts 50:24.

@@ -42,17 +42,28 @@ struct FeedRuntime {
             "  \(player.devicePath): \(player.summary) \(player.isControllable ? "at \(player.speedFactor)×" : "live"), seed \(player.seed)"
         }
         var scenarios: [String: Scenario] = [:]
+        // Scenarios whose route is legs: where it ends is known once it is walked, so what they
+        // set past the end is said then (a route file's is said at start, by makePlayer).
+        var walkedRoutes: [String: (file: String, scenario: Scenario)] = [:]
         for spec in specs {
-            if case .scenario(_, let scenario) = spec.source { scenarios[spec.name] = scenario }
+            guard case .scenario(let file, let scenario) = spec.source else { continue }
+            scenarios[spec.name] = scenario
+            if case .legs? = scenario.route { walkedRoutes[spec.name] = (file, scenario) }
         }
         self.scenarios = scenarios
+        let ended = Locked<PlayerHub?>(nil)
+        let walked = walkedRoutes
         let hub = try PlayerHub(players: players, now: { Date() }) { name, error in
             if let error {
                 Terminal.err("locsim serve: player \(name) failed: \(error)")
-            } else {
-                Terminal.err("locsim serve: player \(name) reached the end of its path (its device stays, silent)")
+                return
+            }
+            Terminal.err("locsim serve: player \(name) reached the end of its path (its device stays, silent)")
+            if let (file, scenario) = walked[name], let end = ended.withLock({ $0 })?.info(name)?.status.offset {
+                for line in scenario.unreached(routeEnd: end, in: file) { Terminal.err(line) }
             }
         }
+        ended.withLock { $0 = hub }
         self.hub = hub
         troubleNotes.attach(hub)
         let defaultSpeed = options.playerSpeed
