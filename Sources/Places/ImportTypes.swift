@@ -161,6 +161,7 @@ package struct ParsedPlaceFile: Sendable {
         case .geoJSON: try PlaceParsers.parseGeoJSON(bytes, into: &collector)
         case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
         }
+        try collector.finishReading()
         self.init(collector)
     }
 
@@ -190,6 +191,7 @@ package struct ParsedPlaceFile: Sendable {
                     level: place.level.map { Int32($0) } ?? PlaceRecord.noLevel, origin: "place \(number)"),
                 line: nil, column: nil, nameColumn: nil)
         }
+        try collector.finishReading()
         self.init(collector)
     }
 }

@@ -57,6 +57,12 @@ struct ImportCollector {
         }
     }
 
+    /// The input is read: its whole count is reported, unless the last report already said it.
+    mutating func finishReading() throws {
+        guard rowsRead % interval != 0 else { return }
+        try progress(ImportProgress(phase: .reading, rowsRead: rowsRead, rowsSkipped: skipped, tilesWritten: 0, tilesTotal: 0))
+    }
+
     /// A bad row: thrown in strict mode, counted and remembered in lenient mode.
     mutating func reject(_ error: IndexError) throws(IndexError) {
         guard isLenient else { throw error }

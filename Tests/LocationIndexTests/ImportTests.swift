@@ -169,6 +169,25 @@ struct ImportTests {
         }
     }
 
+    @Test("Progress ends with the whole count of each phase, whatever the interval: the rows read, then every tile written")
+    func progressEndsWhole() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let places = NearbyIndexQueryTests.places(seed: 9)
+            for interval in [7, 100_000] {
+                let reports = Locked<[ImportProgress]>([])
+                try index.importPlaces(places, options: .init(progressInterval: interval)) { step in reports.withLock { $0.append(step) } }
+                let steps = reports.withLock { $0 }
+                let reading = steps.filter { $0.phase == .reading }, writing = steps.filter { $0.phase == .writing }
+                #expect(reading.last?.rowsRead == places.count, "interval \(interval)")
+                #expect(writing.last.map { $0.tilesWritten == $0.tilesTotal && $0.tilesTotal > 0 } == true, "interval \(interval)")
+                #expect(steps.firstIndex { $0.phase == .writing }! > steps.lastIndex { $0.phase == .reading }!)
+                // No count is told twice.
+                #expect(Set(reading.map(\.rowsRead)).count == reading.count && Set(writing.map(\.tilesWritten)).count == writing.count)
+            }
+        }
+    }
+
     @Test("A failure injected in the middle of writing rolls the whole import back")
     func failureWhileWritingRollsBack() throws {
         struct InjectedFailure: Error {}

@@ -157,7 +157,8 @@ struct IndexWriter {
                 try insert.bind(data, at: 3)
                 try insert.run()
             }
-            if (number + 1) % interval == 0 {
+            // Every `interval` tiles and at the last, so a report always ends with the whole count.
+            if (number + 1) % interval == 0 || number + 1 == layout.nodes.count {
                 if Task.isCancelled {
                     throw IndexError(.cancelled, "the import was cancelled; nothing was written", path: connection.path)
                 }
