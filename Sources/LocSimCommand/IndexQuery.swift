@@ -18,15 +18,15 @@ struct IndexQuery: AsyncParsableCommand {
 
     @OptionGroup var location: IndexLocation
 
-    @Option(parsing: .unconditional, help: "Latitude of the centre, degrees, -90...90.")
+    @Option(number: "Latitude of the centre, degrees, -90...90.")
     var lat: Double?
 
     @Option(
-        name: [.customLong("lon"), .customLong("lng")], parsing: .unconditional,
-        help: "Longitude of the centre, degrees, -180...180 (negative values work as is; --lng as the server's parameter).")
+        name: [.customLong("lon"), .customLong("lng")],
+        number: "Longitude of the centre, degrees, -180...180 (negative values work as is; --lng as the server's parameter).")
     var lon: Double?
 
-    @Option(parsing: .unconditional, help: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")
+    @Option(number: "Radius in metres, 1 ... 20015114 (half the Earth's circumference).")
     var radius: Double?
 
     @Option(parsing: .unconditional, help: "At most this many places (the nearest).")

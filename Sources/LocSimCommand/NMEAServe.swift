@@ -51,10 +51,10 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(coordinate: "Straight-line motion instead of a track: the start.")
     var from: CoordinateArgument?
 
-    @Option(parsing: .unconditional, help: "Straight-line motion: direction in degrees from true north.")
+    @Option(number: "Straight-line motion: direction in degrees from true north.")
     var bearing: Double = 0
 
-    @Option(parsing: .unconditional, help: "Straight-line motion: ground speed in metres per second.")
+    @Option(number: "Straight-line motion: ground speed in metres per second.")
     var walkSpeed: Double = 1.4
 
     @Option(duration: "Straight-line motion: time between fixes (default 1s).")
@@ -63,10 +63,10 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Straight-line motion: number of fixes.")
     var count: Int = 600
 
-    @Option(parsing: .unconditional, help: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
+    @Option(number: "Straight-line motion: altitude in metres above mean sea level (a 3D fix); omit for 2D.")
     var altitude: Double?
 
-    @Option(parsing: .unconditional, help: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
+    @Option(number: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
     @Option(help: "IPv4 address or host name (localhost) to listen on.")

@@ -58,6 +58,15 @@ import Testing
             let negative = Self.message(flag.command + [flag.name, "-5"]) ?? ""
             #expect(!negative.contains("Missing value"), "\(flag): \(negative)")
         }
+        // Every number is read as place files and the server read them: hexadecimal and nan
+        // are refused (Double(String) took --radius 0x10 as 16 m), named after the flag.
+        for flag in numeric {
+            for odd in ["0x10", "nan"] {
+                let message = Self.message(flag.command + [flag.name, odd]) ?? "accepted"
+                #expect(message.contains("'\(odd)' is invalid for '\(flag.name)"), "\(flag) \(odd): \(message)")
+            }
+        }
+        #expect(Self.message(["replay", "w.gpx", "--min-accuracy", "inf"]) == nil, "inf keeps every fix")
         // The classifier finds the flags it should (durations and numbers of several commands).
         for known in ["replay --radius", "serve --port", "swarm --players", "index query --limit", "simulate --mps"] {
             #expect(numeric.contains { $0.description == known }, "\(known) is numeric")

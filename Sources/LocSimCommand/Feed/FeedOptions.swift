@@ -21,7 +21,7 @@ struct FeedOptions: ParsableArguments {
             valueName: "name=spec"))
     var players: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Real-time speed factor of every player without its own --speed (0.1...1000).", valueName: "x"))
+    @Option(number: ArgumentHelp("Real-time speed factor of every player without its own --speed (0.1...1000).", valueName: "x"))
     var playerSpeed: Double = 1
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Serve the players over gpsd's JSON protocol on this port (0: a free one).", valueName: "port"))

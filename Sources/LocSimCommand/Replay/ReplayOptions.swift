@@ -70,13 +70,13 @@ struct PlaceSourceOptions: ParsableArguments {
 
 /// How fast, from where and how often fixes are played.
 struct TimingOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Play at this multiple of real time (0.1...1000). Default: real time.")
+    @Option(number: "Play at this multiple of real time (0.1...1000). Default: real time.")
     var speed: Double?
 
     @Flag(help: "Virtual time: as fast as possible, fix times unchanged; the jsonl log is reproducible byte for byte.")
     var fast = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Resample at this rate in Hz (1 Hz is what CoreLocation delivers). Default: the recorded points.", valueName: "hz"))
+    @Option(number: ArgumentHelp("Resample at this rate in Hz (1 Hz is what CoreLocation delivers). Default: the recorded points.", valueName: "hz"))
     var rate: Double?
 
     @Flag(help: "Play lap after lap until interrupted; time keeps running forward.")
@@ -85,7 +85,7 @@ struct TimingOptions: ParsableArguments {
     @Option(duration: "Start this far into the walk: 90, 49:00, 1:02:03, 5m.")
     var start: DurationArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
+    @Option(number: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
     @Option(seed: "Seed of the noise.")
@@ -117,19 +117,19 @@ func noiseModel(sigma: Double?, seed: UInt64) -> NoiseModel? {
 
 /// The map rule's numbers.
 struct MapLogicOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
+    @Option(number: ArgumentHelp("Fetch radius in metres.", valueName: "m"))
     var radius: Double = Defaults.radius
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
+    @Option(number: ArgumentHelp("Fetch when the player moved more than this many metres since the last fetch.", valueName: "m"))
     var throttleDistance: Double = Defaults.throttleDistance
 
     @Option(duration: "Fetch when more than this long passed since the last fetch (default 30s).")
     var throttleInterval: DurationArgument = .seconds(Defaults.throttleIntervalSeconds)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres.", valueName: "m"))
+    @Option(number: ArgumentHelp("Ignore fixes whose horizontal accuracy is worse than this many metres (inf: keep every fix).", valueName: "m"), infinity: true)
     var minAccuracy: Double = Defaults.minAccuracy
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Encounter distance in metres.", valueName: "m"))
+    @Option(number: ArgumentHelp("Encounter distance in metres.", valueName: "m"))
     var reach: Double = Defaults.reach
 
     func validate() throws {

@@ -78,7 +78,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow a non-loopback --host without a token (anyone on the network may call).")
     var allowAnonymous = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
+    @Option(number: ArgumentHelp("Largest radius answered, in metres; a larger one is a 400.", valueName: "m"))
     var maxRadius: Double = 50_000
 
     @Option(
@@ -93,10 +93,10 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Spread the latency uniformly by ± this much.")
     var latencyJitter: DurationArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Answer this share of requests (of those --timeout-rate does not hold) with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
+    @Option(number: ArgumentHelp("Answer this share of requests (of those --timeout-rate does not hold) with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
     var failRate: Double = 0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
+    @Option(number: ArgumentHelp("Never answer this share of requests (the client times out), 0...1.", valueName: "p"))
     var timeoutRate: Double = 0
 
     @Option(seed: "Seed of the fault draws.")
@@ -105,7 +105,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON list of outcomes for the first requests, then real answers (see docs/guides/serve.md).", valueName: "file.json"))
     var script: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
+    @Option(number: ArgumentHelp("The audited rule: a fetch is due after more than this many metres.", valueName: "m"))
     var throttleDistance: Double = 100
 
     @Option(duration: "The audited rule: a fetch is due after more than this long (default 30s).")
@@ -114,7 +114,7 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Slack on the audited interval for network jitter (default 1s).")
     var auditTolerance: DurationArgument = .seconds(1)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
+    @Option(number: ArgumentHelp(
         "Game seconds per wall-clock second of the audited clients (a swarm's --speed): the interval and back-off are divided by it (0.01…1000).",
         valueName: "x"))
     var auditSpeed: Double = 1

@@ -44,26 +44,26 @@ struct Simulate: AsyncParsableCommand {
     var via: [CoordinateArgument] = []
     @Option(coordinate: "Centre of a circle.")
     var center: CoordinateArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
+    @Option(number: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = Self.defaultCircleRadius
-    @Option(parsing: .unconditional, help: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
+    @Option(number: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
     var within: Double?
 
     @Option(help: "Speed profile: walk, run, cycle or drive.")
     var profile: Profile = .walk
-    @Option(parsing: .unconditional, help: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
+    @Option(number: ArgumentHelp("Constant speed in metres per second instead of a profile.", valueName: "m/s"))
     var mps: Double?
     @Option(duration: "How long the motion lasts (required for stationary, circle and random-walk).")
     var duration: DurationArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Fixes per second.", valueName: "hz"))
+    @Option(number: ArgumentHelp("Fixes per second.", valueName: "hz"))
     var rate: Double = 1
-    @Option(parsing: .unconditional, help: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
+    @Option(number: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
     @Option(seed: "Seed of the motion and the noise.")
     var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
     var startTime: String?
-    @Option(parsing: .unconditional, help: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
+    @Option(number: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
     var speed: Double?
 
     @Option(help: ArgumentHelp("Write the fixes to a .gpx or .nmea file instead of printing them.", valueName: "file"))

@@ -48,10 +48,10 @@ struct SwarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --server: read --token from this file.", valueName: "path"))
     var tokenFile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
+    @Option(number: ArgumentHelp("With --server: game seconds per wall-clock second (0.01…1000).", valueName: "x"))
     var speed: Double = 1
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
+    @Option(number: ArgumentHelp("With --server: the share of players that ignore the fetch rule (0…1).", valueName: "fraction"))
     var misbehave: Double = 0
 
     @Option(
@@ -60,7 +60,7 @@ struct SwarmCommand: AsyncParsableCommand {
             valueName: "file.json"))
     var scenario: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --scenario: the share of the players following the rule that run it (0…1, default 1).", valueName: "fraction"))
+    @Option(number: ArgumentHelp("With --scenario: the share of the players following the rule that run it (0…1, default 1).", valueName: "fraction"))
     var scenarioShare: Double?
 
     @Option(help: ArgumentHelp("With --server: write an HTML report with charts to this file.", valueName: "file.html"))
@@ -104,7 +104,7 @@ struct SwarmCommand: AsyncParsableCommand {
     /// `--ramp`, else 60 s, or the whole run when that is shorter (`--duration 30s` alone is a run).
     private var rampSeconds: Double { ramp?.seconds ?? min(60, duration.seconds) }
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
+    @Option(number: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
     var failureRate: Double = 0
 
     @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
