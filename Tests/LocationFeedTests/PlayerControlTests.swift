@@ -228,6 +228,10 @@ struct PlayerControlTests {
         #expect(text.hasSuffix(",\"fix\":\(newest.tpv)}"), "\(text) does not end with \(newest.tpv)")
         let listed = try await feed.text("GET", "/players")
         #expect(String(decoding: listed.utf8, as: UTF8.self) == "{\"players\":[\(text)]}")
+        // A name percent-encoded in the path is the same player (RFC 3986: %69 is i); a + is a +.
+        let encoded = try await feed.text("GET", "/players/al%69ce")
+        #expect(encoded.status == 200 && encoded.utf8 == answer.utf8)
+        #expect(try await feed.text("GET", "/players/alice%2B").status == 404)
     }
 
     @Test("pause holds the player (no fixes however long the clock runs); resume goes on from the fix after")

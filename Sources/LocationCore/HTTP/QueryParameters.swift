@@ -2,15 +2,25 @@
 /// percent-decodes, with the names decoded too (Hummingbird leaves a name as sent, so `l%61t=35`
 /// was no `lat` and `access%5Ftoken` no credential), `+` in a name a space as in a form.
 ///
-/// Here the name's decoding, for every module with routes (NearbyServer's contract, LocationFeed's
+/// Here the name's decoding (and a path segment's), for every module with routes (NearbyServer's contract, LocationFeed's
 /// control API); NearbyServer adds the readers of a Hummingbird `URI`.
 package enum QueryParameters {
     /// `name` percent-decoded (`%5F` is `_`, `+` a space); returned as it is when it has
     /// neither, which is every name a client normally sends (no copy on the nearby path).
     package static func name(_ name: Substring) -> Substring {
-        guard name.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return name }
+        percentDecoded(name, plusIsSpace: true)
+    }
+
+    /// A path segment percent-decoded (`al%69ce` is `alice`; `+` stays a `+`), as RFC 3986
+    /// makes them one: Hummingbird hands a route's `{name}` as sent.
+    package static func pathSegment(_ segment: Substring) -> Substring {
+        percentDecoded(segment, plusIsSpace: false)
+    }
+
+    private static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> Substring {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return text }
         var bytes: [UInt8] = []
-        var utf8 = name.utf8[...]
+        var utf8 = text.utf8[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%"), utf8.count >= 2,
                 let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
@@ -18,7 +28,7 @@ package enum QueryParameters {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(2)
             } else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             }
         }
         return String(decoding: bytes, as: UTF8.self)[...]

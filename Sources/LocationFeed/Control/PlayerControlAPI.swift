@@ -122,10 +122,10 @@ package final class PlayerControlAPI: Sendable {
         }
     }
 
-    /// The `{name}` of the path.
+    /// The `{name}` of the path, percent-decoded (`/players/al%69ce` is alice).
     private static func name(_ context: some RequestContext) throws(ServerError) -> String {
         guard let name = context.parameters.get("name") else { throw .notFound("no player name in the path") }
-        return name
+        return String(QueryParameters.pathSegment(name[...]))
     }
 
     /// The whole request body, at most ``maximumBodyBytes``.
