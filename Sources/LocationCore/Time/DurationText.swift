@@ -16,7 +16,7 @@ package enum DurationText {
         package var description: String {
             switch self {
             case .negative: "must not be negative"
-            case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or a number of seconds"
+            case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or plain seconds (90, 1.5)"
             }
         }
     }
