@@ -150,8 +150,11 @@ package final class PostGISPlaceStore: Sendable {
     }
 
     /// The deadline as messages say it: `2 s`, `1500 ms`.
-    var deadlineText: String {
-        let milliseconds = Self.milliseconds(queryTimeout)
+    var deadlineText: String { Self.secondsText(queryTimeout) }
+
+    /// A timeout as messages say it: `2 s`, `1500 ms`.
+    static func secondsText(_ duration: Duration) -> String {
+        let milliseconds = milliseconds(duration)
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
@@ -570,6 +573,21 @@ package final class PostGISPlaceStore: Sendable {
         let timeout = queryTimeout
         let clock = self.clock
         let phase = Locked(ReadPhase.waitingForConnection)
+        let race = DeadlineRace<T>()
+        let timers = Locked<[Task<Void, Never>]>([])
+        /// Ends the race at `delay` from now unless something ends it first.
+        @Sendable func deadline(after delay: Duration, unlessConnected: Bool = false) {
+            let timer = Task {
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return  // Cancelled: the read finished first, or the caller gave up.
+                }
+                if unlessConnected, phase.withLock({ if case .waitingForConnection = $0 { false } else { true } }) { return }
+                race.finish(.deadline)
+            }
+            timers.withLock { $0.append(timer) }
+        }
         @Sendable func run(_ connection: PostgresConnection) async throws -> T {
             let sent = phase.withLock { phase in
                 guard case .waitingForConnection = phase else { return false }
@@ -578,6 +596,9 @@ package final class PostGISPlaceStore: Sendable {
             }
             // The deadline passed while the connection was handed over.
             guard sent else { throw CancellationError() }
+            // A connection of its own had connect_timeout to open; its query has the read
+            // deadline from now. (A pooled read's deadline runs from its start.)
+            if case .ownConnection = source { deadline(after: timeout) }
             defer {
                 phase.withLock { phase in
                     if case .running = phase { phase = .finished }
@@ -634,14 +655,9 @@ package final class PostGISPlaceStore: Sendable {
             work.cancel()
             return before
         }
-        let race = DeadlineRace<T>()
-        let timer = Task {
-            do {
-                try await clock.sleep(for: timeout)
-                race.finish(.deadline)
-            } catch {
-                // Cancelled: the read finished first, or the caller gave up.
-            }
+        switch source {
+        case .pool: deadline(after: timeout)
+        case .ownConnection: deadline(after: url.connectTimeout, unlessConnected: true)
         }
         Task {
             let result = await work.result
@@ -652,7 +668,7 @@ package final class PostGISPlaceStore: Sendable {
         } onCancel: {
             race.finish(.cancelled)
         }
-        timer.cancel()
+        for timer in timers.withLock({ $0 }) { timer.cancel() }
         switch end {
         case .read(let result):
             return try result.get()
@@ -682,7 +698,8 @@ package final class PostGISPlaceStore: Sendable {
                     endpoint: url.endpoint)
             case .ownConnection:
                 throw PostGISError(
-                    .unavailable, "could not connect and log in within the \(deadlineText) deadline", endpoint: url.endpoint)
+                    .unavailable, "could not connect and log in within \(Self.secondsText(url.connectTimeout)) (connect_timeout)",
+                    endpoint: url.endpoint)
             }
         }
     }

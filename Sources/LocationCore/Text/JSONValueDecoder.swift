@@ -42,6 +42,15 @@ private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingK
     return .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.text)"))
 }
 
+/// The member a superclass is encoded under.
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
 /// A position in an array, as a coding key (`[2]`).
 private struct IndexKey: CodingKey {
     let intValue: Int?
@@ -140,8 +149,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try ValueDecoder(value: try member(key), codingPath: codingPath + [key]).unkeyedContainer()
     }
 
+    /// The decoder of the member `super`, as Codable's class inheritance writes it.
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(value: .object(members), codingPath: codingPath)
+        let key = SuperKey()
+        let value = members.first { $0.name == key.stringValue }?.value ?? .null
+        return ValueDecoder(value: value, codingPath: codingPath + [key])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {

@@ -2,6 +2,7 @@ import Foundation
 import LocSimTestHelpers
 import LocationCore
 import LocationPostGIS
+import LocationTestSupport
 import Places
 import Testing
 
@@ -79,6 +80,33 @@ import Testing
                 #expect(error.code == .unavailable)
                 #expect(error.endpoint == "127.0.0.1:\(listener.port)")
                 #expect(error.description.contains("connect_timeout"), "\(error)")
+            }
+        }
+    }
+
+    @Test("A connection of its own gets connect_timeout to open, not the shorter read deadline; its query then gets the read deadline")
+    func connectTimeoutLongerThanReadDeadline() async throws {
+        let listener = try LoopbackSocket.makeListener()  // the kernel accepts; no one ever answers
+        defer { close(listener.descriptor) }
+        let url = try PostgresURL(
+            parsing: "postgres://postgres:x@127.0.0.1:\(listener.port)/postgres?sslmode=disable&connect_timeout=5")
+        let clock = VirtualClock()
+        let store = try PostGISPlaceStore(url: url, queryTimeout: .seconds(1), clock: clock, logger: quietLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            defer { group.cancelAll() }
+            let read = Task { try await store.statistics() }
+            // Past the read deadline the login is still given its time: the connect timer sleeps on.
+            await clock.waitForSleepers(1)
+            await clock.advance(by: .milliseconds(1500))
+            await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(4))
+            do {
+                _ = try await read.value
+                Issue.record("a server that never answers was reached")
+            } catch let error as PostGISError {
+                #expect(error.code == .unavailable)
+                #expect(error.description.contains("could not connect and log in within 5 s (connect_timeout)"), "\(error)")
             }
         }
     }
