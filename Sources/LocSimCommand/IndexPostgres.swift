@@ -10,8 +10,9 @@ enum PostgresTarget {
     /// (`PGPASSFILE`, else `~/.pgpass`), as libpq looks for it. Never printed with the password.
     static func url(_ text: String, flag: String = "--postgres") throws -> PostgresURL {
         let environment = ProcessInfo.processInfo.environment
-        let passFilePath =
-            environment["PGPASSFILE"] ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.pgpass")
+        // $HOME first, as libpq looks (a container's or CI job's HOME), then the account's home.
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let passFilePath = environment["PGPASSFILE"] ?? (home + "/.pgpass")
         let passFile = passwordFile(at: passFilePath)
         do {
             return try PostgresURL(parsing: text, environment: environment, passwordFile: passFile)

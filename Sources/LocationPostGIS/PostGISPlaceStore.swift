@@ -759,6 +759,19 @@ package final class PostGISPlaceStore: Sendable {
                 .unavailable, "no connection within \(url.connectTimeout) (connect_timeout): TCP, TLS and the login must "
                     + "finish within it", endpoint: url.endpoint)
         }
+        // The server was reached, and said no before any query: say what to change.
+        if error.code == .sslUnsupported {
+            return PostGISError(
+                .unavailable,
+                "the server offers no TLS, and sslmode=\(url.tlsMode.rawValue) asks for it: turn ssl on in its postgresql.conf, "
+                    + "or use sslmode=prefer", endpoint: url.endpoint)
+        }
+        if error.code == .authMechanismRequiresPassword {
+            return PostGISError(
+                .unavailable,
+                "the server asks for a password and none was given (in the URL, PGPASSWORD, or the password file ~/.pgpass or PGPASSFILE)",
+                endpoint: url.endpoint)
+        }
         if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
             return PostGISError(
                 .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint)

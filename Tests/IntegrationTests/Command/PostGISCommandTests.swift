@@ -103,7 +103,24 @@ import Testing
                 let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
                 #expect(empty.status == 1)
                 #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
+                // No password anywhere: said so, not "cannot reach the server".
+                let none = try await CLI.run(["index", "stats", "--postgres", postgres.urlWithoutPassword], environment: ["HOME": "/nonexistent"], removing: ["PGPASSWORD", "PGPASSFILE"])
+                #expect(none.status == 1)
+                #expect(none.stderr.contains("the server asks for a password and none was given"), "\(none.stderr)")
             }
+        }
+        // ~/.pgpass is found through $HOME, as libpq finds it (a container's or a CI job's HOME):
+        // this one is open to others, so it is refused before any connection.
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-home-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try "127.0.0.1:*:*:u:fromfile\n".write(toFile: home + "/.pgpass", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home + "/.pgpass")
+        try await LoopbackSocket.withRefusingPort { port in
+            let open = try await CLI.run(
+                ["index", "stats", "--postgres", "postgres://u@127.0.0.1:\(port)/d?sslmode=disable"], environment: ["HOME": home], removing: ["PGPASSWORD", "PGPASSFILE"])
+            #expect(open.status == 2)
+            #expect(open.stderr.contains("chmod 600 \(home)/.pgpass"), "\(open.stderr)")
         }
     }
 
