@@ -35,14 +35,19 @@ import LocSimTestHelpers
         #expect(throttle.decision(for: script.fix(at: 1, coordinate: far)) == .fetch(.moved))
     }
 
-    @Test("Exactly the minimum distance does not fetch; the next double up does")
-    func distanceStrict() throws {
-        let point = script.position(north: 100)
-        let measured = script.origin.distance(to: point)
-        let atThreshold = anchored(try FetchThrottle.Configuration(minimumDistance: measured))
-        #expect(atThreshold.decision(for: script.fix(at: 1, coordinate: point)).isNotDue)
-        let justBelow = anchored(try FetchThrottle.Configuration(minimumDistance: measured.nextDown))
-        #expect(justBelow.decision(for: script.fix(at: 1, coordinate: point)) == .fetch(.moved))
+    @Test("A point placed exactly 100 m away does not fetch at any bearing (distances compared in whole micrometres); 2 µm further fetches",
+          arguments: [0.0, 45, 90, 135, 180, 225, 270, 315])
+    func distanceStrict(bearing: Double) throws {
+        let throttle = anchored()
+        let exact = script.origin.destination(distance: 100, bearing: bearing)
+        // As computed, its distance is 100 m give or take the last bits (100.0000000005 north).
+        try #require(abs(script.origin.distance(to: exact) - 100) < 1e-6)
+        #expect(throttle.decision(for: script.fix(at: 1, coordinate: exact)).isNotDue)
+        let beyond = script.origin.destination(distance: 100.000_002, bearing: bearing)
+        #expect(throttle.decision(for: script.fix(at: 1, coordinate: beyond)) == .fetch(.moved))
+        // So does the rule's own threshold taken from a measured distance.
+        let measured = script.origin.distance(to: exact)
+        #expect(anchored(try FetchThrottle.Configuration(minimumDistance: measured)).decision(for: script.fix(at: 1, coordinate: exact)).isNotDue)
     }
 
     @Test("30.00 s does not fetch, 30.25 s fetches as `elapsed`")

@@ -40,6 +40,8 @@ extension FetchThrottle {
         public let maximumFixAge: Duration?
 
         @usableFromInline let minimumIntervalMicros: Int64
+        /// ``minimumDistance`` in whole micrometres, as distances are compared.
+        @usableFromInline let minimumDistanceMicrometres: Double
 
         /// Creates a configuration, checking every value.
         ///
@@ -97,6 +99,7 @@ extension FetchThrottle {
             self.retry = retry
             self.maximumFixAge = maximumFixAge
             self.minimumIntervalMicros = minimumInterval.wholeMicroseconds
+            self.minimumDistanceMicrometres = FetchThrottle.micrometres(validMinimumDistance)
         }
     }
 }

@@ -30,6 +30,12 @@ extension FetchThrottle {
     ///     there is a last fetch and no back-off.
     ///
     /// Package access: `FetchThrottle` and the `Swarm` module share it; apps use `decision(for:)` and `shouldFetch(center:at:)`.
+    /// `metres` in whole micrometres: distances are compared so, as times are in whole
+    /// microseconds, so a point placed exactly 100 m away (whose distance computes as
+    /// 100.0000000005 m) is exactly 100 m and does not fetch.
+    @inlinable
+    package static func micrometres(_ metres: Double) -> Double { (metres * 1_000_000).rounded() }
+
     @inlinable
     package static func rule(
         configuration: borrowing Configuration, timeMicros: Int64, retryNotBeforeMicros: Int64?,
@@ -40,7 +46,7 @@ extension FetchThrottle {
         }
         guard let lastFetchMicros else { return .fetch(.first) }
         let metres = distance()
-        if metres > configuration.minimumDistance { return .fetch(.moved) }
+        if micrometres(metres) > configuration.minimumDistanceMicrometres { return .fetch(.moved) }
         let elapsed = timeMicros - lastFetchMicros
         if elapsed > configuration.minimumIntervalMicros { return .fetch(.elapsed) }
         return .notDue(distance: metres, elapsedMicros: elapsed)
