@@ -48,7 +48,9 @@ extension MapReplay {
                 next = { iterator.next() }
             } else {
                 guard let route = scenario.route else { throw ScenarioWithoutRoute(path: path) }
-                switch try route.playable(configuration: .init(pacing: .virtual), now: { .distantPast }) {
+                let reading = GPXReplay<ContinuousClock>.Configuration(
+                    pacing: .virtual, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+                switch try route.playable(configuration: reading, now: { .distantPast }) {
                 case .path(let replay, let read):
                     warnings = read
                     var iterator = replay.makeAsyncIterator()

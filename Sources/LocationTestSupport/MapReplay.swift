@@ -110,6 +110,9 @@ extension MapReplay {
     /// the points where the file has none; a route without times starts at `Date.distantPast`
     /// and is walked at 1.4 m/s, as a scenario's route is.
     ///
+    /// A GPX point's `<hdop>` is its accuracy by gpsd's model (19 m per HDOP), as the command
+    /// reads it: a point worse than the rule's accuracy limit is rejected here as there.
+    ///
     /// It is the one reading every user of a walk file shares (the command, `nmea serve`,
     /// `serve --player`, ``run(scenarioFile:)``): a point whose time goes backwards is dropped
     /// (a replay never reorders), and what was skipped or dropped is in the log's
@@ -127,7 +130,9 @@ extension MapReplay {
         let read: (replay: GPXReplay<VirtualClock>, warnings: [String])
         do {
             read = try GPXReplay.reading(
-                routeFile: path, lenient: lenient, configuration: .init(pacing: .virtual), clock: VirtualClock(autoAdvance: true),
+                routeFile: path, lenient: lenient,
+                configuration: .init(pacing: .virtual, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP),
+                clock: VirtualClock(autoAdvance: true),
                 now: { .distantPast })
         } catch {
             throw ReplayError(underlying: "\(error)", log: ReplayLog())

@@ -135,7 +135,8 @@ extension ReplayLog {
                                  sourceLocation: SourceLocation = #_sourceLocation) {
         let count = fetches.count { reason == nil || $0.reason == reason }
         if !range.contains(count) {
-            Issue.record("\(count) \(reason.map { "`\($0)` " } ?? "")requests, expected \(range)\n\(fetchSummary)",
+            let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            Issue.record("\(count) \(reason.map { "`\($0)` " } ?? "")requests, expected \(expected)\n\(fetchSummary)",
                          sourceLocation: sourceLocation)
         }
     }

@@ -123,6 +123,25 @@ import Testing
         #expect(log.warnings.count == 2 && log.warnings[1].contains(path), "\(log.warnings)")
     }
 
+    @Test("A GPX point's <hdop> is its accuracy as locsim replay reads it: a 1 km jump at HDOP 20 (380 m) is rejected, not fetched for")
+    func gpxHDOP() async throws {
+        let points = (0..<60).map { second in
+            let fix = script.fix(at: Double(second), north: second == 20 ? 1_000 : 0)
+            let time = ISO8601DateFormatter().string(from: fix.time)
+            let hdop = second == 20 ? 20 : 1
+            return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time><hdop>\#(hdop)</hdop></trkpt>"#
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hdop-\(UUID().uuidString).gpx").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+
+        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+        #expect(log.rejectedFixes.count == 1 && log.rejectedFixes.first?.fix.horizontalAccuracy == 380, "\(log.rejectedFixes)")
+        log.expectFetchReasons([.first, .elapsed])
+        #expect(log.acceptedFixes.first?.horizontalAccuracy == 19)
+    }
+
     @Test("A GeoJSON route without times is walked from Date.distantPast to its end at 1.4 m/s")
     func geoJSONRoute() async throws {
         let end = script.origin.destination(distance: 1_400, bearing: 0)
