@@ -63,10 +63,10 @@ extension MapReplay {
         } catch {
             throw ReplayError(underlying: "\(error)", log: ReplayLog())
         }
-        let recorder = EventRecorder()
+        let recorder = EventRecorder(repository: repository)
         let loop = MapReplayLoop(repository: repository, configuration: configuration, latency: latency, ending: ending)
         let outcome = await loop.run(
-            onEvent: { recorder.events.append($0) },
+            onEvent: { recorder.append($0) },
             onNote: { note, time in recorder.phone.append(PhoneNote(time: time, kind: PhoneNote.Kind(note), eventsBefore: recorder.events.count)) }
         ) { () async throws(any Error) -> ScenarioPhone.Input? in
             try await phone.next { () async throws(any Error) -> Fix? in try await next() }
@@ -75,7 +75,7 @@ extension MapReplay {
         if outcome.failure == nil { warnings += phone.unreached(in: path) }
         let log = ReplayLog(
             events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces, finalFix: outcome.finalFix,
-            phone: recorder.phone, warnings: warnings)
+            phone: recorder.phone, warnings: warnings, configuration: configuration)
         if let failure = outcome.failure { throw ReplayError(underlying: "\(failure)", log: log) }
         return log
     }

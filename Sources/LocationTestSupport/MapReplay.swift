@@ -79,11 +79,11 @@ public struct MapReplay {
 
     /// The loop, with the events collected: returns the log, and the error `next` threw, if it did.
     private func replay<Failure: Error>(next: () async throws(Failure) -> Fix?) async -> (log: ReplayLog, failure: Failure?) {
-        let recorder = EventRecorder()
+        let recorder = EventRecorder(repository: repository)
         let loop = MapReplayLoop(repository: repository, configuration: configuration, latency: latency, ending: ending)
-        let outcome = await loop.run(onEvent: { recorder.events.append($0) }, next: next)
+        let outcome = await loop.run(onEvent: { recorder.append($0) }, next: next)
         let log = ReplayLog(events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces,
-                            finalFix: outcome.finalFix)
+                            finalFix: outcome.finalFix, configuration: configuration)
         return (log, outcome.failure)
     }
 }
@@ -97,10 +97,33 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
     public var description: String { "replay stopped: \(underlying)" }
 }
 
+/// Collects a replay's events and notes, and keeps a ``RecordingRepository``'s calls in step with
+/// them: a request the model cancels before its answer was due ends as cancelled there too.
 @MainActor
 final class EventRecorder {
-    var events: [MapEvent] = []
+    private(set) var events: [MapEvent] = []
     var phone: [PhoneNote] = []
+    private let recording: RecordingRepository?
+    /// The repository's call index of each request in flight, by request id.
+    private var callIndex: [Int: Int] = [:]
+
+    init(repository: any LocationRepository) {
+        recording = repository as? RecordingRepository
+    }
+
+    func append(_ event: MapEvent) {
+        events.append(event)
+        guard let recording else { return }
+        switch event.kind {
+        // The loop asks the repository right after the model starts a request, on this actor
+        // with no suspension in between: the call it records is the next one.
+        case .fetchStarted(let request): callIndex[request.id] = recording.calls.count
+        case .fetchSucceeded(let request, _), .fetchFailed(let request, _, _): callIndex[request.id] = nil
+        case .fetchCancelled(let request):
+            if let index = callIndex.removeValue(forKey: request.id) { recording.cancelledByHarness(index) }
+        default: break
+        }
+    }
 }
 
 extension MapReplay {

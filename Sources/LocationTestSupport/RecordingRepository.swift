@@ -60,15 +60,27 @@ public final class RecordingRepository: LocationRepository, Sendable {
     }
 
     /// How a call ended.
-    public enum Outcome: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable, CustomStringConvertible {
         /// Still waiting (or the harness has not delivered it yet).
         case pending
         /// Returned this many places.
         case answered(count: Int)
         /// Threw this error.
         case failed(AppError)
-        /// The caller was cancelled while the call waited.
+        /// The caller was cancelled while the call waited; under ``MapReplay``, the model
+        /// cancelled the request before its answer arrived (the replay stopped, or the app went
+        /// to the background).
         case cancelled
+
+        /// `answered 3 places`, `failed: …`, `cancelled`, `pending`.
+        public var description: String {
+            switch self {
+            case .pending: "pending"
+            case .answered(let count): "answered \(count) place\(count == 1 ? "" : "s")"
+            case .failed(let error): "failed: \(error)"
+            case .cancelled: "cancelled"
+            }
+        }
     }
 
     /// One recorded call.
@@ -189,6 +201,15 @@ public final class RecordingRepository: LocationRepository, Sendable {
             let call = Call(index: index, time: time, center: center, radius: radius, latency: response.latency, outcome: .pending)
             state.calls.append(call)
             return (call, response)
+        }
+    }
+
+    /// The replay harness cancelled the request call `index` answered before the answer was due:
+    /// the call ends as ``Outcome/cancelled``, as the log's `fetchCancelled` says.
+    func cancelledByHarness(_ index: Int) {
+        state.withLock { state in
+            guard state.calls.indices.contains(index) else { return }
+            state.calls[index].outcome = .cancelled
         }
     }
 

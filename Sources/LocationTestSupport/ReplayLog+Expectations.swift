@@ -44,7 +44,8 @@ extension ReplayLog {
         return found
     }
 
-    /// Requests the rule does not justify, for `configuration`'s thresholds.
+    /// Requests the rule does not justify, for `configuration`'s thresholds (by default the
+    /// rule the session ran with, ``configuration``).
     ///
     /// - ``/MapFeature/FetchThrottle/Reason/first``: only the first request.
     /// - ``/MapFeature/FetchThrottle/Reason/retry``: only right after a failure, not before its back-off ended.
@@ -53,7 +54,8 @@ extension ReplayLog {
     ///   for `elapsed`, the time rule alone. Sent as a follow-up at an answer: a fix was
     ///   coalesced while the previous request was in flight.
     /// - After a failure, the next request must be a `retry`.
-    public func ruleViolations(_ configuration: FetchThrottle.Configuration = .game) -> [String] {
+    public func ruleViolations(_ configuration: FetchThrottle.Configuration? = nil) -> [String] {
+        let configuration = configuration ?? self.configuration
         var found: [String] = []
         var previous: FetchRequest?
         var lastFailure: (request: FetchRequest, retryNotBefore: Date)?
@@ -75,7 +77,7 @@ extension ReplayLog {
                         found.append("\(line(event)): `retry` without a failure before it"); continue
                     }
                     if VirtualTime.microseconds(request.time) < VirtualTime.microseconds(failure.retryNotBefore) {
-                        found.append("\(line(event)): retry before the back-off ended at \(UTCTimestamp.format(failure.retryNotBefore, fractionDigits: 3))")
+                        found.append("\(line(event)): retry before the back-off of #\(failure.request.id) ended at \(time(failure.retryNotBefore))")
                     }
                 case .moved, .elapsed:
                     if let failure = lastFailure {
@@ -156,8 +158,9 @@ extension ReplayLog {
         record(outOfOrderAnswerViolations, sourceLocation)
     }
 
-    /// Expects every request to be justified by the rule (see ``ruleViolations(_:)``).
-    public func expectFetchesFollowRule(_ configuration: FetchThrottle.Configuration = .game,
+    /// Expects every request to be justified by the rule (see ``ruleViolations(_:)``): by
+    /// default the one the session ran with.
+    public func expectFetchesFollowRule(_ configuration: FetchThrottle.Configuration? = nil,
                                         sourceLocation: SourceLocation = #_sourceLocation) {
         record(ruleViolations(configuration), sourceLocation)
     }
@@ -181,8 +184,9 @@ extension ReplayLog {
     }
 
     /// Runs the checks every healthy session passes: one request in flight, answers in order,
-    /// every request justified, places kept while refreshing, nothing after stop.
-    public func expectWellBehaved(_ configuration: FetchThrottle.Configuration = .game,
+    /// every request justified (by default by the rule the session ran with), places kept while
+    /// refreshing, nothing after stop.
+    public func expectWellBehaved(_ configuration: FetchThrottle.Configuration? = nil,
                                   sourceLocation: SourceLocation = #_sourceLocation) {
         expectAtMostOneFetchInFlight(sourceLocation: sourceLocation)
         expectAnswersInOrder(sourceLocation: sourceLocation)
@@ -206,6 +210,12 @@ extension ReplayLog {
     private func line(_ event: MapEvent) -> String {
         guard let epoch else { return event.description }
         return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: event.time))) \(event.kind)"
+    }
+
+    /// `time` as the lines give it: `t+12.000s` from the epoch, or UTC without one.
+    private func time(_ time: Date) -> String {
+        guard let epoch else { return UTCTimestamp.format(time, fractionDigits: 3) }
+        return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time)))"
     }
 
     private func record(_ violations: [String], _ sourceLocation: SourceLocation) {

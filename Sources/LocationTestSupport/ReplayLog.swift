@@ -28,12 +28,19 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// end (a trouble window that never began, an app move never applied), in the words
     /// `locsim replay` prints them; empty when nothing was.
     public var warnings: [String]
+    /// The rule the session ran with: what ``ruleViolations(_:)`` and the expectations check
+    /// the requests against unless given another. ``MapReplay`` sets its own (with a scenario's
+    /// `maximumFixAge`); a log collected by hand says which rule its model had.
+    public var configuration: FetchThrottle.Configuration
 
     /// Creates a log; the epoch defaults to the first event's time.
+    ///
+    /// - Parameter configuration: The rule the model ran with; the game's by default.
     public init(
         events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil,
-        phone: [PhoneNote] = [], warnings: [String] = []
+        phone: [PhoneNote] = [], warnings: [String] = [], configuration: FetchThrottle.Configuration = .game
     ) {
+        self.configuration = configuration
         self.events = events
         self.epoch = epoch ?? events.first?.time
         self.finalPlaces = finalPlaces

@@ -183,6 +183,23 @@ import Testing
         let log = await MapReplay(repository: repository, ending: .stop).run(fixes: [script.fix(at: 0)])
         #expect(log.events.last?.kind == .stopped)
         #expect(log.finalPlaces == .idle)
+        // The repository says what the log says: the call was cancelled, not answered.
+        #expect(log.events.contains { if case .fetchCancelled = $0.kind { true } else { false } })
+        #expect(repository.calls.map(\.outcome) == [.cancelled])
+        #expect(repository.calls.map(\.outcome.description) == ["cancelled"])
+    }
+
+    @Test("A replay's log carries the rule it ran with, so its checks use that rule")
+    func ownRule() async throws {
+        let quick = try FetchThrottle.Configuration(minimumDistance: 50, minimumInterval: .seconds(10))
+        let repository = RecordingRepository(clock: VirtualClock(), places: places, latency: .milliseconds(200))
+        let log = await MapReplay(repository: repository, configuration: quick).run(fixes: script.walk(count: 60, speed: 6))
+        #expect(log.configuration == quick)
+        #expect(log.fetchReasons.contains(.moved))
+        log.expectWellBehaved()
+        #expect(!log.ruleViolations(.game).isEmpty)
+        #expect(repository.calls.allSatisfy { $0.outcome == .answered(count: 40) })
+        #expect(repository.calls.first?.outcome.description == "answered 40 places")
     }
 }
 

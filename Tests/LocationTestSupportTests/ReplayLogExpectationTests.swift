@@ -68,6 +68,26 @@ import LocSimTestHelpers
         let early = request(2, at: 1, .retry)
         let earlyRetry = ReplayLog(events: Array(log.events.dropLast()) + [event(1, .fetchStarted(early))])
         #expect(earlyRetry.ruleViolations().count == 1)
+        // The back-off's end is given as the lines give times, not as a date the log never shows.
+        #expect(earlyRetry.ruleViolations() == ["t+1.000s fetch #2 retry at 35.0000000,135.0000000 r=5000 m: retry before the back-off of #1 ended at t+1.200s"])
+    }
+
+    @Test("A log checks its requests against the rule it was made with, unless given another")
+    func ownRule() throws {
+        let quick = try FetchThrottle.Configuration(minimumDistance: 50, minimumInterval: .seconds(10))
+        let first = request(1, at: 0, .first)
+        let sixty = request(2, at: 5, north: 60, .moved)
+        let events = [
+            event(0, .fixAccepted(script.fix(at: 0))), event(0, .fetchStarted(first)), event(0.5, .fetchSucceeded(first, count: 0)),
+            event(5, .fixAccepted(script.fix(at: 5, north: 60))), event(5, .fetchStarted(sixty)),
+            event(5.5, .fetchSucceeded(sixty, count: 0)),
+        ]
+        let log = ReplayLog(events: events, configuration: quick)
+        #expect(log.ruleViolations().isEmpty)
+        log.expectWellBehaved()
+        #expect(log.ruleViolations(.game).count == 1)
+        // Without one, a log is the game's.
+        #expect(ReplayLog(events: events).ruleViolations().count == 1)
     }
 
     @Test("The map's timeline: the ids shown after each change of the map, and every place ever shown")
