@@ -32,6 +32,17 @@ import Testing
         }
     }
 
+    @Test("A jitter wider than the latency is refused, naming the parameter: it would be cut at zero")
+    func jitterWithinLatency() throws {
+        #expect(throws: FaultError("latency jitter 0.2 seconds is more than the latency 0.1 seconds: a delay cannot be spread below zero",
+                                   parameter: "latency-jitter")) {
+            try FaultPlan.Configuration(latency: .milliseconds(100), latencyJitter: .milliseconds(200))
+        }
+        #expect(throws: FaultError.self) { try FaultPlan.Configuration(latencyJitter: .milliseconds(1)) }
+        var plan = FaultPlan(configuration: try FaultPlan.Configuration(latency: .milliseconds(100), latencyJitter: .milliseconds(100)))
+        #expect((0..<200).allSatisfy { _ in (.zero ... .milliseconds(200)).contains(plan.next().delay) })
+    }
+
     @Test("A script decides the first requests in order, then the real answer follows")
     func scriptOrder() throws {
         let script = try FaultScript.parse(

@@ -104,6 +104,19 @@ import Testing
         ])
     }
 
+    @Test("serve --latency-jitter wider than --latency (or without it) is refused: the spread would be cut at zero")
+    func jitterWithinLatency() async throws {
+        for (arguments, says) in [
+            (["--latency-jitter", "200ms"], "--latency-jitter 200ms spreads --latency by ± that much, and no --latency is given"),
+            (["--latency", "100ms", "--latency-jitter", "0.2"], "--latency-jitter 0.2 spreads --latency by ± that much, and is more than --latency 100ms"),
+        ] {
+            let result = try await CLI.run(["serve", "--port", "0"] + arguments)
+            #expect(result.status == 2, "\(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains(says), "\(lines[0])")
+        }
+    }
+
     /// Each of `values` after `option`'s command line is a usage error whose message names the
     /// flag as ArgumentParser does (`'--seed <seed>'`) and ends with what the value says.
     static func expectRefused(_ option: BadOption, valueName: String, _ values: [(value: String, says: String)]) async throws {

@@ -90,7 +90,7 @@ struct Serve: AsyncParsableCommand {
     @Option(duration: "Delay every answer by this much (800ms, 1.5s).")
     var latency: DurationArgument?
 
-    @Option(duration: "Spread the latency uniformly by ± this much.")
+    @Option(duration: "Spread the latency uniformly by ± this much (at most --latency).")
     var latencyJitter: DurationArgument?
 
     @Option(number: ArgumentHelp("Answer this share of requests (of those --timeout-rate does not hold) with 500 or 503 (Retry-After: 1), 0...1.", valueName: "p"))
@@ -167,7 +167,15 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency { try checkOption(latency, in: 0...86_400, flag: "--latency") }
-        if let latencyJitter { try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter") }
+        if let latencyJitter {
+            try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter")
+            if latencyJitter.duration > latency?.duration ?? .zero {
+                throw ValidationError(
+                    "--latency-jitter \(latencyJitter.text) spreads --latency by ± that much, and "
+                        + (latency.map { "is more than --latency \($0.text)" } ?? "no --latency is given")
+                        + ": a delay cannot be spread below zero (give a --latency at least as large)")
+            }
+        }
         guard failRate.isFinite, (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be within 0...1, got \(failRate)") }
         guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
             throw ValidationError("--timeout-rate must be within 0...1, got \(timeoutRate)")

@@ -38,14 +38,14 @@ package enum FaultOutcome: Sendable, Hashable {
 /// and the same request order give the same outcomes): a timeout with probability
 /// ``Configuration/timeoutRate``, else a failure (500 or 503 with equal odds) with probability
 /// ``Configuration/failRate``, else the real answer; every answer is delayed by
-/// ``Configuration/latency`` plus a uniform jitter in ±``Configuration/latencyJitter`` (never
-/// below zero).
+/// ``Configuration/latency`` plus a uniform jitter in ±``Configuration/latencyJitter`` (at most
+/// the latency, so never below zero).
 package struct FaultPlan: Sendable {
     /// The fault settings.
     package struct Configuration: Sendable, Hashable {
         /// Added to every answer.
         package var latency: Duration
-        /// A uniform random spread added to ``latency``, ±this much.
+        /// A uniform random spread added to ``latency``, ±this much; at most ``latency``.
         package var latencyJitter: Duration
         /// The share of requests (after the script) not held by ``timeoutRate`` answered 500 or
         /// 503, 0…1: with both, `failRate × (1 − timeoutRate)` of all requests fail.
@@ -62,8 +62,8 @@ package struct FaultPlan: Sendable {
 
         /// Creates fault settings.
         ///
-        /// - Throws: ``FaultError`` naming the parameter for a negative duration or a rate
-        ///   outside 0…1 (or rates summing above 1).
+        /// - Throws: ``FaultError`` naming the parameter for a negative duration, a jitter above
+        ///   the latency, or a rate outside 0…1 (or rates summing above 1).
         package init(
             latency: Duration = .zero, latencyJitter: Duration = .zero, failRate: Double = 0, timeoutRate: Double = 0,
             seed: UInt64 = 0, script: [FaultScript.Step] = []
@@ -71,6 +71,13 @@ package struct FaultPlan: Sendable {
             guard latency >= .zero else { throw FaultError("latency must be ≥ 0, got \(latency)", parameter: "latency") }
             guard latencyJitter >= .zero else {
                 throw FaultError("latency jitter must be ≥ 0, got \(latencyJitter)", parameter: "latency-jitter")
+            }
+            // A spread wider than the delay would be cut at zero: answers undelayed far more
+            // often than the uniform spread says (half of them with no latency at all).
+            guard latencyJitter <= latency else {
+                throw FaultError(
+                    "latency jitter \(latencyJitter) is more than the latency \(latency): a delay cannot be spread below zero",
+                    parameter: "latency-jitter")
             }
             guard failRate.isFinite, (0...1).contains(failRate) else {
                 throw FaultError("fail rate must be within 0...1, got \(failRate)", parameter: "fail-rate")
