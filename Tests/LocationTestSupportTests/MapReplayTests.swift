@@ -104,18 +104,26 @@ import Testing
         #expect(fromFile.acceptedFixes.dropFirst().allSatisfy { $0.speed != nil && $0.course != nil })
     }
 
+    /// A GPX track of `fixes` in a new temporary file (the caller removes it), with `extra(i)` in
+    /// the i-th point after its time.
+    static func gpxFile(_ name: String, _ fixes: [Fix], extra: (Int) -> String = { _ in "" }) throws -> String {
+        let points = fixes.enumerated().map { index, fix in
+            let time = ISO8601DateFormatter().string(from: fix.time)
+            return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time>\#(extra(index))</trkpt>"#
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).gpx").path
+        try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     @Test("A walk file replays as locsim replay reads it: a point whose time goes backwards is dropped, and said")
     func backwardsTimeDropped() async throws {
         let seconds = [0, 10, 20, 15, 30]
-        let points = seconds.enumerated().map { index, second in
-            let fix = script.fix(at: Double(second), north: 20 * Double(index))
-            let time = ISO8601DateFormatter().string(from: fix.time)
-            return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time></trkpt>"#
-        }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("backwards-\(UUID().uuidString).gpx").path
+        let path = try Self.gpxFile("backwards", seconds.enumerated().map { index, second in
+            script.fix(at: Double(second), north: 20 * Double(index))
+        })
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
-            .write(toFile: path, atomically: true, encoding: .utf8)
 
         let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
         #expect(log.acceptedFixes.count + log.rejectedFixes.count == 4)
@@ -125,16 +133,9 @@ import Testing
 
     @Test("A GPX point's <hdop> is its accuracy as locsim replay reads it: a 1 km jump at HDOP 20 (380 m) is rejected, not fetched for")
     func gpxHDOP() async throws {
-        let points = (0..<60).map { second in
-            let fix = script.fix(at: Double(second), north: second == 20 ? 1_000 : 0)
-            let time = ISO8601DateFormatter().string(from: fix.time)
-            let hdop = second == 20 ? 20 : 1
-            return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time><hdop>\#(hdop)</hdop></trkpt>"#
-        }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hdop-\(UUID().uuidString).gpx").path
+        let fixes = (0..<60).map { second in script.fix(at: Double(second), north: second == 20 ? 1_000 : 0) }
+        let path = try Self.gpxFile("hdop", fixes) { index in "<hdop>\(index == 20 ? 20 : 1)</hdop>" }
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
-            .write(toFile: path, atomically: true, encoding: .utf8)
 
         let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
         #expect(log.rejectedFixes.count == 1 && log.rejectedFixes.first?.fix.horizontalAccuracy == 380, "\(log.rejectedFixes)")

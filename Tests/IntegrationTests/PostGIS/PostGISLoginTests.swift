@@ -62,14 +62,20 @@ import Testing
         }
     }
 
+    /// A store for a server at `port` on loopback that accepts and never answers, logging in
+    /// with `connect_timeout` seconds.
+    static func store(silentOn port: Int, connectTimeout: Int, queryTimeout: Duration, clock: any Clock<Duration>) throws -> PostGISPlaceStore {
+        let url = try PostgresURL(
+            parsing: "postgres://postgres:x@127.0.0.1:\(port)/postgres?sslmode=disable&connect_timeout=\(connectTimeout)")
+        return try PostGISPlaceStore(url: url, queryTimeout: queryTimeout, clock: clock, logger: quietLogger)
+    }
+
     @Test("connect_timeout ends a login the server never answers, saying so")
     func connectTimeout() async throws {
         let listener = try LoopbackSocket.makeListener()  // the kernel accepts; no one ever answers
         defer { close(listener.descriptor) }
-        let url = try PostgresURL(
-            parsing: "postgres://postgres:x@127.0.0.1:\(listener.port)/postgres?sslmode=disable&connect_timeout=1")
         // A read deadline far beyond the connect timeout, so the connect timeout is what ends it.
-        let store = try PostGISPlaceStore(url: url, queryTimeout: .seconds(60), clock: ContinuousClock(), logger: quietLogger)
+        let store = try Self.store(silentOn: listener.port, connectTimeout: 1, queryTimeout: .seconds(60), clock: ContinuousClock())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
@@ -88,10 +94,8 @@ import Testing
     func connectTimeoutLongerThanReadDeadline() async throws {
         let listener = try LoopbackSocket.makeListener()  // the kernel accepts; no one ever answers
         defer { close(listener.descriptor) }
-        let url = try PostgresURL(
-            parsing: "postgres://postgres:x@127.0.0.1:\(listener.port)/postgres?sslmode=disable&connect_timeout=5")
         let clock = VirtualClock()
-        let store = try PostGISPlaceStore(url: url, queryTimeout: .seconds(1), clock: clock, logger: quietLogger)
+        let store = try Self.store(silentOn: listener.port, connectTimeout: 5, queryTimeout: .seconds(1), clock: clock)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
