@@ -158,8 +158,9 @@ import Testing
           arguments: [
             (TroubleWindow(.signalLoss(), at: .seconds(-1), for: .seconds(5)), "trouble[1].at"),
             (TroubleWindow(.signalLoss(), at: .zero, for: .seconds(-5)), "trouble[1].for"),
-            (TroubleWindow(.coldStart(recovery: .zero), at: .zero), "trouble[1].recovery"),
-            (TroubleWindow(.urbanCanyon(accuracy: 0...80), at: .zero), "trouble[1].accuracy"),
+            (TroubleWindow(.signalLoss(), at: .seconds(60)), "trouble[1].for"),  // no length: a recovery from nothing
+            (TroubleWindow(.coldStart(recovery: .zero), at: .zero, for: .seconds(5)), "trouble[1].recovery"),
+            (TroubleWindow(.urbanCanyon(accuracy: 0...80), at: .zero, for: .seconds(5)), "trouble[1].accuracy"),
             (TroubleWindow(.jump(distance: .nan), at: .zero), "trouble[1].distance"),
             (TroubleWindow(.jump(distance: 10, bearing: 400), at: .zero), "trouble[1].bearing"),
             (TroubleWindow(.stale(age: .zero), at: .zero), "trouble[1].age"),

@@ -127,6 +127,9 @@ import Testing
         (#"{"trouble": [{"kind": "signalLoss", "at": "-1m", "for": "1m"}]}"#, "trouble[0].at"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m"}]}"#, "trouble[0].for"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "366d1s"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "8m", "for": "0"}]}"#, "trouble[0].for"),
+        (#"{"trouble": [{"kind": "coldStart", "at": "0", "for": "0s"}]}"#, "trouble[0].for"),
         (#"{"trouble": [{"kind": "jump", "at": "9000h", "distance": 300}]}"#, "trouble[0].at"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m"}, {"kind": "jump", "at": "2m", "distance": 300}, {"kind": "signalLoss", "at": "5m", "for": "3 s"}]}"#, "trouble[2].for"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "1m", "initialAccuracy": -1}]}"#, "trouble[0].initialAccuracy"),
@@ -149,6 +152,9 @@ import Testing
         (#"{"app": [{"at": "5m", "state": "asleep"}]}"#, "app[0].state"),
         (#"{"app": [{"at": "5m", "state": "background", "why": "a call"}]}"#, "app[0].why"),
         (#"{"app": [{"at": "5m", "state": "background"}, {"at": "1m", "state": "foreground"}]}"#, "app[1].at"),
+        (#"{"app": [{"at": "20m", "state": "foreground"}]}"#, "app[0].state"),
+        (#"{"app": [{"at": "20m", "state": "background"}, {"at": "21m", "state": "background"}]}"#, "app[1].state"),
+        (#"{"route": {"file": "walk.gpx", "polyline": "_p~iF~ps|U_ulLnnqC"}}"#, "route.polyline"),
         (#"{"game": {"maxFixAge": "10s"}}"#, "game.maxFixAge"),
         (#"{"game": {"maximumFixAge": "0s"}}"#, "game.maximumFixAge"),
         (#"{"game": {"maximumFixAge": 10}}"#, "game.maximumFixAge"),
@@ -172,6 +178,13 @@ import Testing
          "s.json: trouble[0].accuracy: expected [lowest, highest] in metres, got a list of 1"),
         (#"{"game": {"maximumFixAge": "0s"}}"#, #"s.json: game.maximumFixAge: must be longer than 0 s, got "0s""#),
         (#"{"device": {"platform": "ios", "pausesAutomatically": "0s"}}"#, #"s.json: device.pausesAutomatically: must be longer than 0 s, got "0s""#),
+        (#"{"app": [{"at": "20m", "state": "foreground"}]}"#,
+         #"s.json: app[0].state: the app is already in the foreground (it starts there): moves alternate between "background" and "foreground""#),
+        (#"{"app": [{"at": "20m", "state": "background"}, {"at": "21m", "state": "background"}]}"#,
+         #"s.json: app[1].state: the app is already in the background (app[0]): moves alternate between "background" and "foreground""#),
+        (#"{"route": {"file": "walk.gpx", "polyline": "_p~iF~ps|U_ulLnnqC"}}"#,
+         "s.json: route.polyline: does not go with route.file: a route is a file or a polyline, give one"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, "s.json: trouble[0].for: must be more than 0 s, got 0.0"),
     ] as [(String, String)])
     func messages(text: String, message: String) {
         let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }

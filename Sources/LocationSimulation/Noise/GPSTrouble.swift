@@ -147,7 +147,7 @@ package struct GPSTrouble: Sendable {
     /// - Throws: ``SimulationError/Code/invalidParameter`` naming the window's key path
     ///   (`trouble[2].for`) when an offset or duration is negative, an accuracy or distance is
     ///   not finite and ≥ 0 (an accuracy range's lower bound > 0), or a time is not > 0 where a
-    ///   window needs one.
+    ///   window needs one (a signal loss's, cold start's or urban canyon's `for` among them).
     package init(windows: [TroubleWindow], seed: UInt64) throws(SimulationError) {
         for (index, window) in windows.enumerated() { try Self.validate(window, key: "trouble[\(index)]") }
         var random = SeededGenerator(seed: seed)
@@ -256,7 +256,14 @@ package struct GPSTrouble: Sendable {
     private static func validate(_ window: TroubleWindow, key: String) throws(SimulationError) {
         let forever = Double.greatestFiniteMagnitude
         try SimulationError.check(window.at.fractionalSeconds, in: 0...forever, parameter: "\(key).at", unit: "s")
-        try SimulationError.check(window.duration.fractionalSeconds, in: 0...forever, parameter: "\(key).for", unit: "s")
+        switch window.kind {
+        case .signalLoss, .coldStart, .urbanCanyon:
+            // A window of no length would still run its recovery: the trouble with none of its cause.
+            try SimulationError.check(
+                window.duration.fractionalSeconds, in: Double.leastNormalMagnitude...forever, parameter: "\(key).for", unit: "s")
+        case .jump, .stale:
+            try SimulationError.check(window.duration.fractionalSeconds, in: 0...forever, parameter: "\(key).for", unit: "s")
+        }
         switch window.kind {
         case .signalLoss(let initial, let recovery), .coldStart(let initial, let recovery):
             try SimulationError.check(initial, in: 0...1_000_000, parameter: "\(key).initialAccuracy", unit: "m")

@@ -242,7 +242,10 @@ private struct Reader {
             return .legs(RouteLegs(legs: try self.legs(legs), start: try start(route["start"]), seed: seed))
         }
         if let file = route["file"] {
-            for key in ["polyline", "precision", "speed", "start"] where route[key] != nil {
+            if route["polyline"] != nil {
+                throw failure("route.polyline", "does not go with route.file: a route is a file or a polyline, give one")
+            }
+            for key in ["precision", "speed", "start"] where route[key] != nil {
                 throw failure("route.\(key)", "goes with route.polyline, not route.file (a file's times say when and how fast)")
             }
             let path = try string(file, at: "route.file")
@@ -485,6 +488,17 @@ private struct Reader {
             }
             if let last = moves.last, at < last.at {
                 throw failure("\(keyPath).at", "earlier than app[\(index - 1)].at: moves are listed in time order")
+            }
+            // The app starts in the foreground, and each move changes its state: a move to the
+            // state it is in would do nothing (or, to the foreground, hand it a cached fix as if
+            // it came back): most likely the other state was meant.
+            let current = moves.last?.state ?? .foreground
+            if state == current {
+                throw failure(
+                    "\(keyPath).state",
+                    "the app is already in the \(state.rawValue) "
+                        + (moves.isEmpty ? "(it starts there)" : "(app[\(index - 1)])")
+                        + ": moves alternate between \"background\" and \"foreground\"")
             }
             moves.append(Scenario.AppMove(at: at, state: state))
         }
