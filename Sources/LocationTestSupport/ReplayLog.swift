@@ -33,9 +33,16 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// `maximumFixAge`); a log collected by hand says which rule its model had.
     public var configuration: FetchThrottle.Configuration
 
-    /// Creates a log; the epoch defaults to the first event's time.
+    /// Creates a log.
     ///
-    /// - Parameter configuration: The rule the model ran with; the game's by default.
+    /// - Parameters:
+    ///   - events: Every event, in order.
+    ///   - epoch: `t+0` in ``lines``; the first event's time by default.
+    ///   - finalPlaces: The model's places at the end.
+    ///   - finalFix: The model's latest accepted fix at the end.
+    ///   - phone: What a scenario's phone did on the way to the app.
+    ///   - warnings: What reading the route skipped or the scenario set past its end.
+    ///   - configuration: The rule the model ran with; the game's by default.
     public init(
         events: [MapEvent] = [], epoch: Date? = nil, finalPlaces: Loadable<[Place]> = .idle, finalFix: Fix? = nil,
         phone: [PhoneNote] = [], warnings: [String] = [], configuration: FetchThrottle.Configuration = .game
