@@ -208,8 +208,7 @@ extension ReplayLog {
     }
 
     private func line(_ event: MapEvent) -> String {
-        guard let epoch else { return event.description }
-        return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: event.time))) \(event.kind)"
+        epoch == nil ? event.description : "\(time(event.time)) \(event.kind)"
     }
 
     /// `time` as the lines give it: `t+12.000s` from the epoch, or UTC without one.
