@@ -156,7 +156,7 @@ struct IndexCommandTests {
         }
     }
 
-    @Test("An error quoting a file's control bytes (an escape sequence, the NULs of a binary file) shows them as \\xNN, never sends them to the terminal")
+    @Test("An error quoting a file's control bytes (an escape sequence, the NULs of a binary file) shows them as \\xNN, never sends them to the terminal; printable text as written")
     func controlBytesEscaped() async throws {
         try await withDirectory { directory in
             try "id,name,lat,lon\na1,X,35.1\u{1B}[31m,139.1\n".write(toFile: directory + "/esc.csv", atomically: true, encoding: .utf8)
@@ -164,6 +164,12 @@ struct IndexCommandTests {
             #expect(result.status == 1)
             #expect(result.stderr.contains(#""35.1\x1B[31m" is not a number"#), "\(result.stderr)")
             #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result.stderr.debugDescription)")
+
+            // Printable text in any script is quoted as written, not as its bytes.
+            try "id,name,lat,lon\na1,X,35°41′,139.1\n".write(toFile: directory + "/deg.csv", atomically: true, encoding: .utf8)
+            let degrees = try await locsim(["index", "import", "deg.csv", "--db", "i.sqlite"], in: directory)
+            #expect(degrees.status == 1)
+            #expect(degrees.stderr.contains(#""35°41′" is not a number"#), "\(degrees.stderr)")
         }
     }
 

@@ -1,7 +1,9 @@
-/// How an error shows the bad input it quotes: printable ASCII as is, any other byte as `\xHH`,
-/// at most `limit` characters and then `…`. The package's one way to echo what a user or a peer
-/// sent (an NMEA sentence, a gpsd report, a query parameter): a 60 KB value becomes one short,
-/// single-line excerpt, and a control character cannot break the line it is printed on.
+/// How an error shows the bad input it quotes: printable text as is (`Zürich`, `東京`), and as
+/// `\xHH` each byte of a control or format character (an escape sequence, a bidirectional
+/// override, a line separator) and each byte that is not UTF-8; at most `limit` characters and
+/// then `…`. The package's one way to echo what a user or a peer sent (an NMEA sentence, a gpsd
+/// report, a query parameter): a 60 KB value becomes one short, single-line excerpt, and a control
+/// character cannot break or reorder the line it is printed on.
 package enum TextExcerpt {
     /// `bytes` rendered for an error message.
     package static func render(_ bytes: some Collection<UInt8>, limit: Int) -> String {
@@ -10,19 +12,46 @@ package enum TextExcerpt {
         }
         var out = ""
         var count = 0
-        for byte in bytes {
-            if count >= limit {
-                out += "…"
-                break
-            }
-            count += 1
-            if byte >= 0x20 && byte < 0x7F {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "\\x" + hexDigits(byte)
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var index = bytes.startIndex
+        func escape(_ length: Int) {
+            for _ in 0..<length {
+                out += "\\x" + hexDigits(bytes[index])
+                index = bytes.index(after: index)
             }
         }
+        while count < limit {
+            switch parser.parseScalar(from: &iterator) {
+            case .emptyInput:
+                return out
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if isShown(scalar) {
+                    out.unicodeScalars.append(scalar)
+                    index = bytes.index(index, offsetBy: encoded.count)
+                } else {
+                    escape(encoded.count)
+                }
+            case .error(let length):
+                escape(length)
+            }
+            count += 1
+        }
+        if index != bytes.endIndex { out += "…" }
         return out
+    }
+
+    /// Whether a character is printed as itself: not a control or format character, not a line or
+    /// paragraph separator, not private or unassigned.
+    private static func isShown(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar.value >= 0x20 && scalar.value < 0x7F }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+            return false
+        default:
+            return true
+        }
     }
 
     /// `text` itself, cut after `limit` characters with `…` and the length it had: for a whole
