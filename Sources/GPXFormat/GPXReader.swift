@@ -112,51 +112,32 @@ public final class GPXReader {
             pointName, trackName, routeName
     }
 
-    private let scanner: XMLScanner
-    private let options: Options
+    /// Everything the reader changes as it reads, in one struct: the members of a class are
+    /// reached through the runtime's exclusivity checks (a class's stored property can be reached
+    /// from anywhere), a struct's members are checked at compile time. One check an event instead
+    /// of one at every change of the element stack, the captured text or the point.
+    private var state: State
     /// The file being read, or `nil` for in-memory input.
     public let file: String?
     /// The `creator` attribute of `<gpx>`, once the root element has been read.
-    public private(set) var creator: String?
+    public var creator: String? { state.creator }
     /// The `version` attribute of `<gpx>` (`"1.0"` or `"1.1"`), once read.
-    public private(set) var version: String?
+    public var version: String? { state.version }
     /// Points skipped in lenient mode (a bad or missing `lat`/`lon`).
-    public private(set) var skippedPoints = 0
+    public var skippedPoints: Int { state.skippedPoints }
     /// Optional values dropped in lenient mode (an unparseable `<time>`, `<ele>`, `<fix>`, …);
     /// their points were kept.
-    public private(set) var droppedValues = 0
+    public var droppedValues: Int { state.droppedValues }
     /// The first ``Options/problemLimit`` problems behind ``skippedPoints`` and
     /// ``droppedValues``, in file order.
-    public private(set) var problems: [GPXParseError] = []
+    public var problems: [GPXParseError] { state.problems }
     /// How many points have a time earlier than the latest time before them (see ``GPXReader``).
-    public private(set) var timeReversalCount = 0
+    public var timeReversalCount: Int { state.timeReversalCount }
     /// The first ``Options/problemLimit`` of them.
-    public private(set) var timeReversals: [GPXTimeReversal] = []
+    public var timeReversals: [GPXTimeReversal] { state.timeReversals }
     /// The encoding the input is decoded from, once the first bytes were read (see
     /// ``GPXTextEncoding``). windows-1252 when undeclared input turned out not to be UTF-8.
-    public var encoding: GPXTextEncoding? { scanner.encoding }
-
-    private var names: [[UInt8]] = []
-    private var elements: [Element] = []
-    private var depth = 0
-    private var rootClosed = false
-    private var pending: [GPXEvent] = []
-    /// The latest time among the track points, the current route's points, and the waypoints.
-    private var latestTrackPointTime: Date?
-    private var latestRoutePointTime: Date?
-    private var latestWaypointTime: Date?
-
-    private var point = GPXPoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
-    private var pointKind: GPXPointKind?
-    private var pointDepth = 0
-    private var pointIsBad = false
-    private var hasDirectSpeed = false
-    private var hasDirectCourse = false
-    private var containerName: String?
-
-    private var capture: Field?
-    private var captureDepth = 0
-    private var text: [UInt8] = []
+    public var encoding: GPXTextEncoding? { state.scanner.encoding }
 
     /// Opens `path` for streaming.
     ///
@@ -169,12 +150,13 @@ public final class GPXReader {
     /// token boundary).
     init(contentsOfFile path: String, options: Options, chunkSize: Int) throws(GPXParseError) {
         self.file = path
-        self.options = options
+        let scanner: XMLScanner
         do {
             scanner = try XMLScanner(path: path, chunkSize: chunkSize, maximumTokenLength: options.maximumTokenLength)
         } catch {
             throw Self.ioError(error, file: path)
         }
+        state = State(scanner: scanner, options: options, file: path)
     }
 
     /// Reads GPX held in memory, in any encoding the reader knows (see ``GPXTextEncoding``).
@@ -191,10 +173,10 @@ public final class GPXReader {
     /// Reads bytes held in memory `chunkSize` bytes at a time.
     init(bytes: some Collection<UInt8>, readsDeclaration: Bool, options: Options, chunkSize: Int) {
         self.file = nil
-        self.options = options
-        scanner = XMLScanner(
+        let scanner = XMLScanner(
             bytes: bytes, readsDeclaration: readsDeclaration, chunkSize: chunkSize,
             maximumTokenLength: options.maximumTokenLength)
+        state = State(scanner: scanner, options: options, file: nil)
     }
 
     /// The error for a file that could not be opened or read (KML's reader uses it too).
@@ -211,407 +193,479 @@ public final class GPXReader {
     ///
     /// - Throws: ``GPXParseError`` naming file, line and column.
     public func next() throws(GPXParseError) -> GPXEvent? {
-        while pending.isEmpty {
-            let token: XMLScanner.Token
-            do {
-                token = try scanner.next()
-            } catch {
-                throw failure(error)
+        try state.next()
+    }
+}
+
+extension GPXReader {
+    /// The reader's state and the reading itself (see ``GPXReader/state``).
+    private struct State {
+        let scanner: XMLScanner
+        let options: Options
+        let file: String?
+        var creator: String?
+        var version: String?
+        var skippedPoints = 0
+        var droppedValues = 0
+        var problems: [GPXParseError] = []
+        var timeReversalCount = 0
+        var timeReversals: [GPXTimeReversal] = []
+
+        var names: [[UInt8]] = []
+        var elements: [Element] = []
+        var depth = 0
+        var rootClosed = false
+        /// The events of the last token not handed out yet, in order. A token gives at most two
+        /// (a self-closing `<trk/>`: its start and its end), so two places hold them without an
+        /// array to shift.
+        var pending: GPXEvent?
+        var pendingSecond: GPXEvent?
+        /// The latest time among the track points, the current route's points, and the waypoints.
+        var latestTrackPointTime: Date?
+        var latestRoutePointTime: Date?
+        var latestWaypointTime: Date?
+
+        var point = GPXPoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
+        var pointKind: GPXPointKind?
+        var pointDepth = 0
+        var pointIsBad = false
+        var hasDirectSpeed = false
+        var hasDirectCourse = false
+        var containerName: String?
+
+        var capture: Field?
+        var captureDepth = 0
+        var text: [UInt8] = []
+
+        init(scanner: XMLScanner, options: Options, file: String?) {
+            self.scanner = scanner
+            self.options = options
+            self.file = file
+        }
+
+        mutating func next() throws(GPXParseError) -> GPXEvent? {
+            // (Matched as patterns: `== nil` would be GPXEvent's `==`, comparing copies.)
+            while case .none = pending {
+                let token: XMLScanner.Token
+                do {
+                    token = try scanner.next()
+                } catch {
+                    throw failure(error)
+                }
+                switch token {
+                case .startTag: try handleStart()
+                case .endTag: try handleEnd()
+                case .text: try handleText()
+                case .end:
+                    try finish()
+                    return nil
+                }
             }
-            switch token {
-            case .startTag: try handleStart()
-            case .endTag: try handleEnd()
-            case .text: try handleText()
-            case .end:
-                try finish()
-                return nil
+            let event = pending.take()
+            if case .some = pendingSecond { pending = pendingSecond.take() }
+            return event
+        }
+
+        /// Queues `event` behind those of the same token.
+        mutating func emit(_ event: consuming GPXEvent) {
+            guard case .some = pending else {
+                pending = event
+                return
             }
+            if case .some = pendingSecond { preconditionFailure("a token gave more than two GPX events") }
+            pendingSecond = event
         }
-        return pending.removeFirst()
-    }
 
-    private func failure(_ failure: XMLScanner.Failure) -> GPXParseError {
-        scanner.parseError(failure, file: file, format: "GPX", fileExtension: "gpx")
-    }
-
-    private func error(_ code: GPXParseError.Code, _ message: String, at mark: XMLScanner.Mark) -> GPXParseError {
-        let at = scanner.location(of: mark)
-        return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
-    }
-
-    private func error(_ code: GPXParseError.Code, _ message: String, at position: Int) -> GPXParseError {
-        scanner.parseError(code, message, at: position, file: file)
-    }
-
-    private func finish() throws(GPXParseError) {
-        if depth > 0 {
-            let open = String(decoding: names[depth - 1], as: UTF8.self)
-            let at = scanner.endLocation
-            throw GPXParseError(
-                .truncated, file: file, line: at.line, column: at.column,
-                message: "input ended inside <\(open)>")
+        func failure(_ failure: XMLScanner.Failure) -> GPXParseError {
+            scanner.parseError(failure, file: file, format: "GPX", fileExtension: "gpx")
         }
-        if !rootClosed {
-            let at = scanner.endLocation
-            throw GPXParseError(
-                .truncated, file: file, line: at.line, column: at.column, message: "no <gpx> element found")
-        }
-    }
 
-    // MARK: Elements
-
-    private func classify(_ start: Int, _ end: Int) -> Element {
-        let bytes = scanner.bytes(start, end)
-        var localStart = 0
-        for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
-        let local = UnsafeBufferPointer(rebasing: bytes[localStart...])
-        func equals(_ name: StaticString) -> Bool {
-            guard local.count == name.utf8CodeUnitCount else { return false }
-            let p = name.utf8Start
-            for i in 0..<local.count where local[i] != p[i] { return false }
-            return true
+        func error(_ code: GPXParseError.Code, _ message: String, at mark: XMLScanner.Mark) -> GPXParseError {
+            let at = scanner.location(of: mark)
+            return GPXParseError(code, file: file, line: at.line, column: at.column, message: message)
         }
-        switch local.count {
-        case 3:
-            if equals("gpx") { return .gpx }
-            if equals("trk") { return .trk }
-            if equals("rte") { return .rte }
-            if equals("wpt") { return .wpt }
-            if equals("ele") { return .ele }
-            if equals("sat") { return .sat }
-            if equals("fix") { return .fix }
-        case 4:
-            if equals("time") { return .time }
-            if equals("hdop") { return .hdop }
-            if equals("vdop") { return .vdop }
-            if equals("pdop") { return .pdop }
-            if equals("name") { return .name }
-        case 5:
-            if equals("trkpt") { return .trkpt }
-            if equals("rtept") { return .rtept }
-            if equals("speed") { return .speed }
-        case 6:
-            if equals("trkseg") { return .trkseg }
-            if equals("course") { return .course }
-        default: break
-        }
-        return .other
-    }
 
-    private func handleStart() throws(GPXParseError) {
-        let element = classify(scanner.nameStart, scanner.nameEnd)
-        if depth == 0 {
-            if rootClosed { throw error(.malformedXML, "content after the end of <gpx>", at: scanner.tokenStart) }
-            guard element == .gpx else {
-                let name = scanner.string(scanner.nameStart, scanner.nameEnd)
-                throw error(.notGPX, "the root element is <\(name)>, not <gpx>", at: scanner.tokenStart)
+        func error(_ code: GPXParseError.Code, _ message: String, at position: Int) -> GPXParseError {
+            scanner.parseError(code, message, at: position, file: file)
+        }
+
+        func finish() throws(GPXParseError) {
+            if depth > 0 {
+                let open = String(decoding: names[depth - 1], as: UTF8.self)
+                let at = scanner.endLocation
+                throw GPXParseError(
+                    .truncated, file: file, line: at.line, column: at.column,
+                    message: "input ended inside <\(open)>")
             }
-            creator = try attribute("creator")
-            version = try attribute("version")
-        }
-        if depth >= options.maximumDepth {
-            throw error(
-                .limitExceeded, "elements nested more than \(options.maximumDepth) deep (is this a GPX file?)",
-                at: scanner.tokenStart)
-        }
-        let parent = depth > 0 ? elements[depth - 1] : nil
-        push(element)
-
-        switch element {
-        case .trk where parent == .gpx:
-            containerName = nil
-            pending.append(.trackStarted)
-        case .trkseg where parent == .trk:
-            pending.append(.segmentStarted)
-        case .rte where parent == .gpx:
-            containerName = nil
-            latestRoutePointTime = nil
-            pending.append(.routeStarted)
-        case .trkpt where parent == .trkseg:
-            try beginPoint(.trackPoint)
-        case .rtept where parent == .rte:
-            try beginPoint(.routePoint)
-        case .wpt where parent == .gpx:
-            try beginPoint(.waypoint)
-        default:
-            if pointKind != nil {
-                let direct = depth - 2 == pointDepth
-                let field: Field? =
-                    switch element {
-                    case .ele where direct: .elevation
-                    case .time where direct: .time
-                    case .speed: direct ? .speed : .extensionSpeed
-                    case .course: direct ? .course : .extensionCourse
-                    case .hdop where direct: .hdop
-                    case .vdop where direct: .vdop
-                    case .pdop where direct: .pdop
-                    case .sat where direct: .satellites
-                    case .fix where direct: .fix
-                    case .name where direct: .pointName
-                    default: nil
-                    }
-                if let field { startCapture(field) }
-            } else if element == .name, parent == .trk {
-                startCapture(.trackName)
-            } else if element == .name, parent == .rte {
-                startCapture(.routeName)
+            if !rootClosed {
+                let at = scanner.endLocation
+                throw GPXParseError(
+                    .truncated, file: file, line: at.line, column: at.column, message: "no <gpx> element found")
             }
         }
-        if scanner.selfClosing { try handleEnd(selfClosing: true) }
-    }
 
-    private func push(_ element: Element) {
-        let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
-        if depth < names.count {
-            names[depth].removeAll(keepingCapacity: true)
-            names[depth].append(contentsOf: name)
-            elements[depth] = element
-        } else {
-            names.append(Array(name))
-            elements.append(element)
+        // MARK: Elements
+
+        /// The element a name (prefix and all) stands for. Static, like every helper called for
+        /// each token: a method of this large struct called from a mutating one is handed a copy
+        /// of the whole state.
+        static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> Element {
+            var localStart = 0
+            for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
+            let local = UnsafeBufferPointer(rebasing: bytes[localStart...])
+            func equals(_ name: StaticString) -> Bool {
+                guard local.count == name.utf8CodeUnitCount else { return false }
+                let p = name.utf8Start
+                for i in 0..<local.count where local[i] != p[i] { return false }
+                return true
+            }
+            switch local.count {
+            case 3:
+                if equals("gpx") { return .gpx }
+                if equals("trk") { return .trk }
+                if equals("rte") { return .rte }
+                if equals("wpt") { return .wpt }
+                if equals("ele") { return .ele }
+                if equals("sat") { return .sat }
+                if equals("fix") { return .fix }
+            case 4:
+                if equals("time") { return .time }
+                if equals("hdop") { return .hdop }
+                if equals("vdop") { return .vdop }
+                if equals("pdop") { return .pdop }
+                if equals("name") { return .name }
+            case 5:
+                if equals("trkpt") { return .trkpt }
+                if equals("rtept") { return .rtept }
+                if equals("speed") { return .speed }
+            case 6:
+                if equals("trkseg") { return .trkseg }
+                if equals("course") { return .course }
+            default: break
+            }
+            return .other
         }
-        depth += 1
-    }
 
-    private func startCapture(_ field: Field) {
-        capture = field
-        captureDepth = depth
-        scanner.mark(.capture, at: scanner.tokenStart)
-        text.removeAll(keepingCapacity: true)
-    }
-
-    private func handleEnd(selfClosing: Bool = false) throws(GPXParseError) {
-        guard depth > 0 else {
-            throw error(.malformedXML, "end tag without a matching start tag", at: scanner.tokenStart)
-        }
-        if !selfClosing {
-            let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
-            let open = names[depth - 1]
-            if !open.elementsEqual(name) {
+        mutating func handleStart() throws(GPXParseError) {
+            let element = Self.classify(scanner.bytes(scanner.nameStart, scanner.nameEnd))
+            if depth == 0 {
+                if rootClosed { throw error(.malformedXML, "content after the end of <gpx>", at: scanner.tokenStart) }
+                guard element == .gpx else {
+                    let name = scanner.string(scanner.nameStart, scanner.nameEnd)
+                    throw error(.notGPX, "the root element is <\(name)>, not <gpx>", at: scanner.tokenStart)
+                }
+                creator = try attribute("creator")
+                version = try attribute("version")
+            }
+            if depth >= options.maximumDepth {
                 throw error(
-                    .malformedXML,
-                    "</\(String(decoding: name, as: UTF8.self))> does not close <\(String(decoding: open, as: UTF8.self))>",
+                    .limitExceeded, "elements nested more than \(options.maximumDepth) deep (is this a GPX file?)",
                     at: scanner.tokenStart)
             }
+            let parent = depth > 0 ? elements[depth - 1] : nil
+            push(element)
+
+            switch element {
+            case .trk where parent == .gpx:
+                containerName = nil
+                emit(.trackStarted)
+            case .trkseg where parent == .trk:
+                emit(.segmentStarted)
+            case .rte where parent == .gpx:
+                containerName = nil
+                latestRoutePointTime = nil
+                emit(.routeStarted)
+            case .trkpt where parent == .trkseg:
+                try beginPoint(.trackPoint)
+            case .rtept where parent == .rte:
+                try beginPoint(.routePoint)
+            case .wpt where parent == .gpx:
+                try beginPoint(.waypoint)
+            default:
+                if pointKind != nil {
+                    let direct = depth - 2 == pointDepth
+                    let field: Field? =
+                        switch element {
+                        case .ele where direct: .elevation
+                        case .time where direct: .time
+                        case .speed: direct ? .speed : .extensionSpeed
+                        case .course: direct ? .course : .extensionCourse
+                        case .hdop where direct: .hdop
+                        case .vdop where direct: .vdop
+                        case .pdop where direct: .pdop
+                        case .sat where direct: .satellites
+                        case .fix where direct: .fix
+                        case .name where direct: .pointName
+                        default: nil
+                        }
+                    if let field { startCapture(field) }
+                } else if element == .name, parent == .trk {
+                    startCapture(.trackName)
+                } else if element == .name, parent == .rte {
+                    startCapture(.routeName)
+                }
+            }
+            if scanner.selfClosing { try handleEnd(selfClosing: true) }
         }
-        let element = elements[depth - 1]
-        depth -= 1
-        if let field = capture, captureDepth == depth + 1 {
-            capture = nil
-            try store(field)
-        }
-        if let kind = pointKind, depth == pointDepth {
-            pointKind = nil
-            if pointIsBad {
-                skippedPoints += 1
+
+        mutating func push(_ element: Element) {
+            let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
+            if depth < names.count {
+                names[depth].removeAll(keepingCapacity: true)
+                names[depth].append(contentsOf: name)
+                elements[depth] = element
             } else {
-                checkTimeOrder(kind)
-                pending.append(.point(point, kind))
+                names.append(Array(name))
+                elements.append(element)
             }
-            return
+            depth += 1
         }
-        let parent = depth > 0 ? elements[depth - 1] : nil
-        switch element {
-        case .gpx where depth == 0: rootClosed = true
-        case .trkseg where parent == .trk: pending.append(.segmentEnded)
-        case .trk where parent == .gpx: pending.append(.trackEnded(name: containerName))
-        case .rte where parent == .gpx: pending.append(.routeEnded(name: containerName))
-        default: break
-        }
-    }
 
-    private func handleText() throws(GPXParseError) {
-        if capture != nil, depth == captureDepth {
-            // One token is within the limit already (decoding never lengthens it); pieces
-            // (text, CDATA, text around comments) are checked as they add up.
-            let isFirstPiece = text.isEmpty
+        mutating func startCapture(_ field: Field) {
+            capture = field
+            captureDepth = depth
+            scanner.mark(.capture, at: scanner.tokenStart)
+            text.removeAll(keepingCapacity: true)
+        }
+
+        mutating func handleEnd(selfClosing: Bool = false) throws(GPXParseError) {
+            guard depth > 0 else {
+                throw error(.malformedXML, "end tag without a matching start tag", at: scanner.tokenStart)
+            }
+            if !selfClosing {
+                let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
+                let open = names[depth - 1]
+                if !open.elementsEqual(name) {
+                    throw error(
+                        .malformedXML,
+                        "</\(String(decoding: name, as: UTF8.self))> does not close <\(String(decoding: open, as: UTF8.self))>",
+                        at: scanner.tokenStart)
+                }
+            }
+            let element = elements[depth - 1]
+            depth -= 1
+            if let field = capture, captureDepth == depth + 1 {
+                capture = nil
+                try store(field)
+            }
+            if let kind = pointKind, depth == pointDepth {
+                pointKind = nil
+                if pointIsBad {
+                    skippedPoints += 1
+                } else {
+                    checkTimeOrder(kind)
+                    emit(.point(point, kind))
+                }
+                return
+            }
+            let parent = depth > 0 ? elements[depth - 1] : nil
+            switch element {
+            case .gpx where depth == 0: rootClosed = true
+            case .trkseg where parent == .trk: emit(.segmentEnded)
+            case .trk where parent == .gpx: emit(.trackEnded(name: containerName))
+            case .rte where parent == .gpx: emit(.routeEnded(name: containerName))
+            default: break
+            }
+        }
+
+        mutating func handleText() throws(GPXParseError) {
+            if capture != nil, depth == captureDepth {
+                // One token is within the limit already (decoding never lengthens it); pieces
+                // (text, CDATA, text around comments) are checked as they add up.
+                let isFirstPiece = text.isEmpty
+                do {
+                    try scanner.appendText(into: &text)
+                } catch {
+                    throw failure(error)
+                }
+                if !isFirstPiece { try checkCapturedLength() }
+                return
+            }
+            if depth == 0 && !scanner.textIsCDATA {
+                let bytes = scanner.bytes(scanner.textStart, scanner.textEnd)
+                if let offset = bytes.firstIndex(where: { !$0.isASCIIWhitespace }) {
+                    throw error(.malformedXML, "text outside the <gpx> element", at: scanner.textStart + offset)
+                }
+            }
+        }
+
+        func checkCapturedLength() throws(GPXParseError) {
+            guard text.count > options.maximumTokenLength else { return }
+            throw error(
+                .limitExceeded,
+                "an element whose text is longer than \(XMLScanner.describeBytes(options.maximumTokenLength)) starts here "
+                    + "(the most the reader holds of one text; is this a GPX file?)",
+                at: .capture)
+        }
+
+        // MARK: Points
+
+        mutating func beginPoint(_ kind: GPXPointKind) throws(GPXParseError) {
+            pointKind = kind
+            pointDepth = depth - 1
+            pointIsBad = false
+            hasDirectSpeed = false
+            hasDirectCourse = false
+            scanner.mark(.point, at: scanner.tokenStart)
+            let tag = scanner.tokenStart
+            var latitude: Double?
+            var longitude: Double?
+            // The attributes' values, as text only for a message (most points have none).
+            var latitudeValue: XMLScanner.Attribute?
+            var longitudeValue: XMLScanner.Attribute?
+            for attribute in scanner.attributes {
+                let name = scanner.bytes(attribute.nameStart, attribute.nameEnd)
+                if name.elementsEqual("lat".utf8) {
+                    latitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
+                    latitudeValue = attribute
+                } else if name.elementsEqual("lon".utf8) {
+                    longitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
+                    longitudeValue = attribute
+                }
+            }
+            // Messages are built lazily by the problem's mutating method, so they read the window
+            // through this reference rather than through `self`.
+            let window = scanner
+            func text(_ attribute: XMLScanner.Attribute) -> String { window.string(attribute.valueStart, attribute.valueEnd) }
+            let element = kind.rawValue
+            guard let latitudeValue else {
+                return try pointProblem(.missingCoordinate, "<\(element)> has no lat attribute", at: tag)
+            }
+            guard let longitudeValue else {
+                return try pointProblem(.missingCoordinate, "<\(element)> has no lon attribute", at: tag)
+            }
+            guard let latitude else {
+                return try pointProblem(.invalidCoordinate, "lat \"\(text(latitudeValue))\" is not a number", at: tag)
+            }
+            guard let longitude else {
+                return try pointProblem(.invalidCoordinate, "lon \"\(text(longitudeValue))\" is not a number", at: tag)
+            }
             do {
-                try scanner.appendText(into: &text)
+                point = GPXPoint(coordinate: try Coordinate(latitude: latitude, longitude: longitude))
             } catch {
-                throw failure(error)
-            }
-            if !isFirstPiece { try checkCapturedLength() }
-            return
-        }
-        if depth == 0 && !scanner.textIsCDATA {
-            let bytes = scanner.bytes(scanner.textStart, scanner.textEnd)
-            if let offset = bytes.firstIndex(where: { !$0.isASCIIWhitespace }) {
-                throw error(.malformedXML, "text outside the <gpx> element", at: scanner.textStart + offset)
+                let text = text(error.component == .latitude ? latitudeValue : longitudeValue)
+                return try pointProblem(
+                    .invalidCoordinate, "\(error.component == .latitude ? "lat" : "lon") \"\(text)\" is \(error.code); expected \(error.component == .latitude ? "-90...90" : "-180...180")",
+                    at: tag)
             }
         }
-    }
 
-    private func checkCapturedLength() throws(GPXParseError) {
-        guard text.count > options.maximumTokenLength else { return }
-        throw error(
-            .limitExceeded,
-            "an element whose text is longer than \(XMLScanner.describeBytes(options.maximumTokenLength)) starts here "
-                + "(the most the reader holds of one text; is this a GPX file?)",
-            at: .capture)
-    }
-
-    // MARK: Points
-
-    private func beginPoint(_ kind: GPXPointKind) throws(GPXParseError) {
-        pointKind = kind
-        pointDepth = depth - 1
-        pointIsBad = false
-        hasDirectSpeed = false
-        hasDirectCourse = false
-        scanner.mark(.point, at: scanner.tokenStart)
-        let tag = scanner.tokenStart
-        var latitude: Double?
-        var longitude: Double?
-        // The attributes' values, as text only for a message (most points have none).
-        var latitudeValue: XMLScanner.Attribute?
-        var longitudeValue: XMLScanner.Attribute?
-        for attribute in scanner.attributes {
-            let name = scanner.bytes(attribute.nameStart, attribute.nameEnd)
-            if name.elementsEqual("lat".utf8) {
-                latitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
-                latitudeValue = attribute
-            } else if name.elementsEqual("lon".utf8) {
-                longitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
-                longitudeValue = attribute
+        /// A bad position: thrown in strict mode; in lenient mode the point is skipped. (The
+        /// location is worked out only for problems that are kept: a file with a million bad points
+        /// must not scan its window a million times.)
+        mutating func pointProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String, at position: Int)
+            throws(GPXParseError)
+        {
+            guard options.isLenient else { throw error(code, message(), at: position) }
+            if !pointIsBad {
+                pointIsBad = true
+                if problems.count < options.problemLimit { problems.append(error(code, message(), at: position)) }
             }
         }
-        func text(_ attribute: XMLScanner.Attribute) -> String { scanner.string(attribute.valueStart, attribute.valueEnd) }
-        let element = kind.rawValue
-        guard let latitudeValue else {
-            return try pointProblem(.missingCoordinate, "<\(element)> has no lat attribute", at: tag)
-        }
-        guard let longitudeValue else {
-            return try pointProblem(.missingCoordinate, "<\(element)> has no lon attribute", at: tag)
-        }
-        guard let latitude else {
-            return try pointProblem(.invalidCoordinate, "lat \"\(text(latitudeValue))\" is not a number", at: tag)
-        }
-        guard let longitude else {
-            return try pointProblem(.invalidCoordinate, "lon \"\(text(longitudeValue))\" is not a number", at: tag)
-        }
-        do {
-            point = GPXPoint(coordinate: try Coordinate(latitude: latitude, longitude: longitude))
-        } catch {
-            let text = text(error.component == .latitude ? latitudeValue : longitudeValue)
-            return try pointProblem(
-                .invalidCoordinate, "\(error.component == .latitude ? "lat" : "lon") \"\(text)\" is \(error.code); expected \(error.component == .latitude ? "-90...90" : "-180...180")",
-                at: tag)
-        }
-    }
 
-    /// A bad position: thrown in strict mode; in lenient mode the point is skipped. (The
-    /// location is worked out only for problems that are kept: a file with a million bad points
-    /// must not scan its window a million times.)
-    private func pointProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String, at position: Int)
-        throws(GPXParseError)
-    {
-        guard options.isLenient else { throw error(code, message(), at: position) }
-        if !pointIsBad {
-            pointIsBad = true
-            if problems.count < options.problemLimit { problems.append(error(code, message(), at: position)) }
+        /// A bad optional value: thrown in strict mode; in lenient mode reported and dropped, the
+        /// point kept.
+        mutating func valueProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String) throws(GPXParseError) {
+            guard options.isLenient else { throw error(code, message(), at: .capture) }
+            droppedValues += 1
+            if problems.count < options.problemLimit { problems.append(error(code, message(), at: .capture)) }
         }
-    }
 
-    /// A bad optional value: thrown in strict mode; in lenient mode reported and dropped, the
-    /// point kept.
-    private func valueProblem(_ code: GPXParseError.Code, _ message: @autoclosure () -> String) throws(GPXParseError) {
-        guard options.isLenient else { throw error(code, message(), at: .capture) }
-        droppedValues += 1
-        if problems.count < options.problemLimit { problems.append(error(code, message(), at: .capture)) }
-    }
+        mutating func store(_ field: Field) throws(GPXParseError) {
+            if pointIsBad { return }
+            // The messages below are built lazily by a mutating method, so they read this copy.
+            let text = self.text
+            // An empty element is an absent value; so is one holding only whitespace, except a name.
+            // (Checked only when a value does not parse, so good values cost nothing more.)
+            func isBlank() -> Bool { text.allSatisfy(\.isASCIIWhitespace) }
+            func shown() -> String { String(decoding: text, as: UTF8.self) }
+            func number(_ what: String) throws(GPXParseError) -> Double? {
+                let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
+                if let parsed, parsed.isFinite { return parsed }
+                if !isBlank() { try valueProblem(.invalidNumber, "<\(what)> \"\(shown())\" is not a number") }
+                return nil
+            }
+            switch field {
+            case .elevation: point.elevation = try number("ele")
+            case .time:
+                guard let time = text.withUnsafeBufferPointer({ UTCTimestamp.parse($0) }) else {
+                    if isBlank() { return }
+                    return try valueProblem(
+                        .invalidTime, "<time> \"\(shown())\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z")
+                }
+                point.time = time
+            case .speed:
+                if let speed = try number("speed") {
+                    point.speed = speed
+                    hasDirectSpeed = true
+                }
+            case .course:
+                if let course = try number("course") {
+                    point.course = course
+                    hasDirectCourse = true
+                }
+            case .extensionSpeed:
+                if !hasDirectSpeed, let speed = try number("speed") { point.speed = speed }
+            case .extensionCourse:
+                if !hasDirectCourse, let course = try number("course") { point.course = course }
+            case .hdop: point.horizontalDilution = try number("hdop")
+            case .vdop: point.verticalDilution = try number("vdop")
+            case .pdop: point.positionDilution = try number("pdop")
+            case .satellites:
+                guard let satellites = text.withUnsafeBufferPointer({ parseInteger($0) }), satellites >= 0 else {
+                    if isBlank() { return }
+                    return try valueProblem(.invalidNumber, "<sat> \"\(shown())\" is not a satellite count")
+                }
+                point.satellites = satellites
+            case .fix:
+                let value = String(decoding: text.drop(while: \.isASCIIWhitespace).reversed().drop(while: \.isASCIIWhitespace).reversed(), as: UTF8.self)
+                guard let fix = GPXFixType(rawValue: value) else {
+                    if value.isEmpty { return }
+                    return try valueProblem(.invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps")
+                }
+                point.fix = fix
+            case .pointName: point.name = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
+            case .trackName, .routeName: containerName = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
+            }
+        }
 
-    private func store(_ field: Field) throws(GPXParseError) {
-        if pointIsBad { return }
-        // An empty element is an absent value; so is one holding only whitespace, except a name.
-        // (Checked only when a value does not parse, so good values cost nothing more.)
-        func isBlank() -> Bool { text.allSatisfy(\.isASCIIWhitespace) }
-        func shown() -> String { String(decoding: text, as: UTF8.self) }
-        func number(_ what: String) throws(GPXParseError) -> Double? {
-            let parsed = text.withUnsafeBufferPointer { parseDecimal($0) }
-            if let parsed, parsed.isFinite { return parsed }
-            if !isBlank() { try valueProblem(.invalidNumber, "<\(what)> \"\(shown())\" is not a number") }
+        /// Lists the point just completed when its time is earlier than the latest before it.
+        mutating func checkTimeOrder(_ kind: GPXPointKind) {
+            guard let time = point.time else { return }
+            let latest: Date? =
+                switch kind {
+                case .trackPoint: latestTrackPointTime
+                case .routePoint: latestRoutePointTime
+                case .waypoint: latestWaypointTime
+                }
+            if let latest, time < latest {
+                timeReversalCount += 1
+                if timeReversals.count < options.problemLimit {
+                    let at = scanner.location(of: .point)
+                    timeReversals.append(
+                        GPXTimeReversal(kind: kind, file: file, line: at.line, column: at.column, time: time, latestTime: latest))
+                }
+                return
+            }
+            switch kind {
+            case .trackPoint: latestTrackPointTime = time
+            case .routePoint: latestRoutePointTime = time
+            case .waypoint: latestWaypointTime = time
+            }
+        }
+
+        func attribute(_ wanted: String) throws(GPXParseError) -> String? {
+            for attribute in scanner.attributes
+            where scanner.bytes(attribute.nameStart, attribute.nameEnd).elementsEqual(wanted.utf8) {
+                var out: [UInt8] = []
+                do {
+                    try scanner.appendValue(of: attribute, into: &out)
+                } catch {
+                    throw failure(error)
+                }
+                return String(decoding: out, as: UTF8.self)
+            }
             return nil
         }
-        switch field {
-        case .elevation: point.elevation = try number("ele")
-        case .time:
-            guard let time = text.withUnsafeBufferPointer({ UTCTimestamp.parse($0) }) else {
-                if isBlank() { return }
-                return try valueProblem(
-                    .invalidTime, "<time> \"\(shown())\" is not an ISO-8601 time such as 2024-05-01T12:00:00Z")
-            }
-            point.time = time
-        case .speed:
-            if let speed = try number("speed") {
-                point.speed = speed
-                hasDirectSpeed = true
-            }
-        case .course:
-            if let course = try number("course") {
-                point.course = course
-                hasDirectCourse = true
-            }
-        case .extensionSpeed:
-            if !hasDirectSpeed, let speed = try number("speed") { point.speed = speed }
-        case .extensionCourse:
-            if !hasDirectCourse, let course = try number("course") { point.course = course }
-        case .hdop: point.horizontalDilution = try number("hdop")
-        case .vdop: point.verticalDilution = try number("vdop")
-        case .pdop: point.positionDilution = try number("pdop")
-        case .satellites:
-            guard let satellites = text.withUnsafeBufferPointer({ parseInteger($0) }), satellites >= 0 else {
-                if isBlank() { return }
-                return try valueProblem(.invalidNumber, "<sat> \"\(shown())\" is not a satellite count")
-            }
-            point.satellites = satellites
-        case .fix:
-            let value = String(decoding: text.drop(while: \.isASCIIWhitespace).reversed().drop(while: \.isASCIIWhitespace).reversed(), as: UTF8.self)
-            guard let fix = GPXFixType(rawValue: value) else {
-                if value.isEmpty { return }
-                return try valueProblem(.invalidNumber, "<fix> \"\(value)\" is not one of none, 2d, 3d, dgps, pps")
-            }
-            point.fix = fix
-        case .pointName: point.name = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
-        case .trackName, .routeName: containerName = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
-        }
-    }
-
-    /// Lists the point just completed when its time is earlier than the latest before it.
-    private func checkTimeOrder(_ kind: GPXPointKind) {
-        guard let time = point.time else { return }
-        let latest: Date? =
-            switch kind {
-            case .trackPoint: latestTrackPointTime
-            case .routePoint: latestRoutePointTime
-            case .waypoint: latestWaypointTime
-            }
-        if let latest, time < latest {
-            timeReversalCount += 1
-            if timeReversals.count < options.problemLimit {
-                let at = scanner.location(of: .point)
-                timeReversals.append(
-                    GPXTimeReversal(kind: kind, file: file, line: at.line, column: at.column, time: time, latestTime: latest))
-            }
-            return
-        }
-        switch kind {
-        case .trackPoint: latestTrackPointTime = time
-        case .routePoint: latestRoutePointTime = time
-        case .waypoint: latestWaypointTime = time
-        }
-    }
-
-    private func attribute(_ wanted: String) throws(GPXParseError) -> String? {
-        for attribute in scanner.attributes
-        where scanner.bytes(attribute.nameStart, attribute.nameEnd).elementsEqual(wanted.utf8) {
-            var out: [UInt8] = []
-            do {
-                try scanner.appendValue(of: attribute, into: &out)
-            } catch {
-                throw failure(error)
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-        return nil
     }
 }
