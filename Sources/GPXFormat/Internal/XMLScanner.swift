@@ -452,6 +452,11 @@ final class XMLScanner {
     }
 
     private func scanStartTag() throws(Failure) -> Token? {
+        // The list is filled as a local and put back on the way out: appending to the stored
+        // property (a call, inside the access) kept the runtime's exclusivity check on each one.
+        var attributes: [Attribute] = []
+        swap(&attributes, &self.attributes)
+        defer { swap(&attributes, &self.attributes) }
         attributes.removeAll(keepingCapacity: true)
         var i = pos + 1
         nameStart = i
