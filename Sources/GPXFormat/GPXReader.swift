@@ -309,16 +309,26 @@ extension GPXReader {
         /// The element a name (prefix and all) stands for. Static, like every helper called for
         /// each token: a method of this large struct called from a mutating one is handed a copy
         /// of the whole state.
+        /// Whether `bytes` are exactly `name` (compared byte by byte, not through String's views).
+        static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal name: StaticString) -> Bool {
+            guard bytes.count == name.utf8CodeUnitCount else { return false }
+            let p = name.utf8Start
+            for i in 0..<bytes.count where bytes[i] != p[i] { return false }
+            return true
+        }
+
+        /// Whether two names are the same bytes.
+        static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal other: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard bytes.count == other.count else { return false }
+            for i in 0..<bytes.count where bytes[i] != other[i] { return false }
+            return true
+        }
+
         static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> Element {
             var localStart = 0
             for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
             let local = UnsafeBufferPointer(rebasing: bytes[localStart...])
-            func equals(_ name: StaticString) -> Bool {
-                guard local.count == name.utf8CodeUnitCount else { return false }
-                let p = name.utf8Start
-                for i in 0..<local.count where local[i] != p[i] { return false }
-                return true
-            }
+            func equals(_ name: StaticString) -> Bool { Self.bytes(local, equal: name) }
             switch local.count {
             case 3:
                 if equals("gpx") { return .gpx }
@@ -435,7 +445,7 @@ extension GPXReader {
             if !selfClosing {
                 let name = scanner.bytes(scanner.nameStart, scanner.nameEnd)
                 let open = names[depth - 1]
-                if !open.elementsEqual(name) {
+                if !open.withUnsafeBufferPointer({ Self.bytes($0, equal: name) }) {
                     throw error(
                         .malformedXML,
                         "</\(String(decoding: name, as: UTF8.self))> does not close <\(String(decoding: open, as: UTF8.self))>",
@@ -515,10 +525,10 @@ extension GPXReader {
             var longitudeValue: XMLScanner.Attribute?
             for attribute in scanner.attributes {
                 let name = scanner.bytes(attribute.nameStart, attribute.nameEnd)
-                if name.elementsEqual("lat".utf8) {
+                if Self.bytes(name, equal: "lat") {
                     latitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
                     latitudeValue = attribute
-                } else if name.elementsEqual("lon".utf8) {
+                } else if Self.bytes(name, equal: "lon") {
                     longitude = parseDecimal(scanner.bytes(attribute.valueStart, attribute.valueEnd))
                     longitudeValue = attribute
                 }
