@@ -154,17 +154,19 @@ final class XMLScanner {
     private static func advance(
         line: Int, column: Int, over bytes: UnsafeMutablePointer<UInt8>, count: Int
     ) -> (line: Int, column: Int) {
+        guard count > 0 else { return (line, column) }
         var line = line
         var column = column
+        // Line feeds found by memchr; only the bytes after the last one move the column.
         var i = 0
+        while let found = memchr(bytes + i, 0x0A, count - i) {
+            line += 1
+            column = 0
+            i = bytes.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+            if i == count { break }
+        }
         while i < count {
-            let c = bytes[i]
-            if c == 0x0A {
-                line += 1
-                column = 0
-            } else if c & 0xC0 != 0x80 {
-                column += 1
-            }
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
         return (line, column)
