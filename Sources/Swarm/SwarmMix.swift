@@ -80,7 +80,10 @@ package struct SwarmMix: Sendable, Hashable, CustomStringConvertible {
         guard total > 0, total.isFinite else {
             throw ConfigurationError(parameter: "mix", "the shares must not all be zero")
         }
-        self.init(validShares: shares.filter { $0.share > 0 }.map { ($0.mover, $0.share / total) })
+        // Shares written to sum to 1 are kept as written: 0.7, 0.2 and 0.1 add up to
+        // 0.9999999999999999, and dividing by that would make 0.7 read 0.7000000000000001.
+        let scale = abs(total - 1) <= 1e-12 ? 1 : total
+        self.init(validShares: shares.filter { $0.share > 0 }.map { ($0.mover, $0.share / scale) })
     }
 
     /// Parses `walk=0.7,cycle=0.2,drive=0.1` (movers walk, run, cycle, drive; shares are plain
