@@ -253,6 +253,8 @@ package enum GPSDReport {
     /// `POLL`: the newest `TPV` and `SKY` (an empty string: none) of as many of `reports`' devices
     /// as fit in one line of ``maximumLineLength`` bytes, ``maximumDevicesPerReport`` at most, with
     /// gpsd 3.22's members in its order (`gst` empty: a player has no pseudorange noise report).
+    /// `active` counts every device in `reports`, listed or not, as gpsd counts its active devices
+    /// before it writes any of them.
     package static func poll(time: Date, reports: [(tpv: String, sky: String)]) -> String {
         var count = min(reports.count, maximumDevicesPerReport)
         while true {
@@ -260,7 +262,7 @@ package enum GPSDReport {
             let text = line { json in
                 json.member("class", "POLL")
                 json.member("time", time)
-                json.member("active", included.count)
+                json.member("active", reports.count)
                 json.key("tpv")
                 json.array(included) { $0.json($1.tpv) }
                 json.key("gst")

@@ -235,7 +235,7 @@ package final class PlayerHub: Service, Sendable {
         try delivery.withLock { (_: inout Void) throws(ConfigurationError) in
             try state.withLock { (state: inout State) throws(ConfigurationError) in
                 guard state.entries[player.name] == nil else {
-                    throw ConfigurationError(parameter: "name", "a player named '\(player.name)' is already playing")
+                    throw ConfigurationError(parameter: "name", "a player named '\(player.name)' already exists")
                 }
                 state.entries[player.name] = entry
                 state.order.append(player.name)

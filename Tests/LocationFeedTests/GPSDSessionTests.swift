@@ -263,7 +263,7 @@ struct GPSDSessionTests {
         }
     }
 
-    @Test("POLL fits gpsd_json(5)'s 4,096-byte line whatever the number of players, with gpsd 3.22's members in order")
+    @Test("POLL fits gpsd_json(5)'s 4,096-byte line whatever the number of players, counts every active one, with gpsd 3.22's members in order")
     func pollFits() async throws {
         let feed = try VirtualFeed(names: (1...7).map { "p\($0)" })
         defer { feed.stop() }
@@ -274,7 +274,8 @@ struct GPSDSessionTests {
         let poll = try object(try #require(lines(reply).first))
         let tpvs = try #require(poll["tpv"] as? [[String: Any]])
         #expect(!tpvs.isEmpty && tpvs.count <= GPSDReport.maximumDevicesPerReport)
-        #expect(poll["active"] as? Int == tpvs.count)
+        // gpsd 3.22 counts every active device, whether its reports fit the line or not.
+        #expect(poll["active"] as? Int == 7)
         #expect((poll["gst"] as? [Any])?.isEmpty == true)
         let order = ["class", "time", "active", "tpv", "gst", "sky"].map { #""\#($0)":"# }
         let positions = order.compactMap { reply.range(of: $0)?.lowerBound }

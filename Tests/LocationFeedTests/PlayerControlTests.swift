@@ -594,6 +594,9 @@ struct PlayerControlTests {
             (#"{"name":"dave","spec":"line","colour":"red"}"#, 400, "colour"),
             (#"{"name":"dave","spec":"line","speed":true}"#, 400, "speed"),
         ]
+        let taken = try await feed.call("POST", "/players", #"{"name":"carol","spec":"line"}"#)
+        let takenMessage = (taken.json["error"] as? [String: Any])?["message"] as? String
+        #expect(takenMessage == "a player named 'carol' already exists (playing); DELETE /players/carol first to reuse the name", "\(taken.json)")
         for (body, status, parameter) in cases {
             let answer = try await feed.call("POST", "/players", body)
             #expect(answer.status == status, "\(body): \(answer.json)")

@@ -62,7 +62,7 @@ import Testing
         #expect(offset <= 600 && offset > 590, "\(offset)")
     }
 
-    @Test("simulate options a player has no use for are refused naming the flag; a last option naming a file is no file spec")
+    @Test("simulate options a player has no use for are refused naming the flag, --loop is taken; a last option naming a file is no file spec")
     func simulateOnlyOptions() throws {
         let line = "line:35.68,139.76:35.69,139.75"
         for flag in ["--out /tmp/x.gpx", "--db /etc/passwd", "--online http://127.0.0.1:1", "--format jsonl", "--report r.html",
@@ -74,11 +74,22 @@ import Testing
             }
         }
         // A file player's options, and --help (whose text would fill the error), are refused too.
-        for (flag, says) in [("--loop", "--loop applies to a file player"), ("--start 5m", "--start applies to a file player"),
+        for (flag, says) in [("--start 5m", "--start applies to a file player"),
             ("--help", "'locsim simulate --help' lists them")]
         {
             #expect { try PlayerSpec("a=\(line) \(flag)", defaultSpeed: 1) } throws: { error in "\(error)".contains(says) && "\(error)".count < 200 }
         }
+        // A file a player cannot play says what it can, not simulate's list of path kinds alone.
+        for path in ["/tmp/walk.txt", "walk.csv --speed 2", "tracks/a.b"] {
+            #expect { try PlayerSpec("a=\(path)", defaultSpeed: 1) } throws: { error in
+                "\(error)".contains("is not a file a player plays: a walk is a .gpx, .nmea or .log file") && "\(error)".contains("random-walk")
+            }
+        }
+        // --loop is taken, as the control API's "loop": true is: the motion starts again at its end.
+        let looping = try PlayerSpec("a=\(line) --profile run --loop", defaultSpeed: 1)
+        #expect(looping.loops)
+        let once = try PlayerSpec("a=\(line) --profile run", defaultSpeed: 1)
+        #expect(!once.loops)
         #expect(PlayerSpec.fileSpec("\(line) --out /tmp/x.gpx") == nil)
         #expect(PlayerSpec.fileSpec("my walk.gpx --speed 2")?.path == "my walk.gpx")
     }

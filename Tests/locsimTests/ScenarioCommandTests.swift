@@ -162,6 +162,11 @@ import Testing
         #expect(missingPlayer.status == 1, "\(missingPlayer.stderr)")
         #expect(missingPlayer.stderr == "locsim: error: --player a: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"
             + "hint: check that the path names a file that exists and can be read\n")
+        // A walk that is not there says whose it is too.
+        let missingWalk = try await CLI.run(["serve", "--port", "0", "--player", "alice=/nonexistent/walk.gpx"])
+        #expect(missingWalk.status == 1, "\(missingWalk.stderr)")
+        #expect(missingWalk.stderr == "locsim: error: --player alice: /nonexistent/walk.gpx: cannot read: No such file or directory\n"
+            + "hint: check that the path names a file that exists and can be read\n")
         // A server list serve would refuse is refused by replay too, though replay does not play it.
         let server = try DeliveryReference.write(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC"}, "server": [{"status": 503}, {"status": 999}]}"#, name: "bad-server")
         let refused = try await CLI.run(["replay", "--scenario", server, "--fast", "--geodata", "geodata"])
@@ -183,7 +188,9 @@ import Testing
             let result = try await CLI.run(command + ["--geodata", "geodata"])
             #expect(result.status == 1)
             let lines = result.stderr.split(separator: "\n")
-            #expect(lines.first?.hasPrefix("locsim: error: \(file): route.file: \(folder)/no-such-walk.\(fileExtension): cannot ") == true, "\(result.stderr)")
+            // serve says whose scenario it is.
+            let player = command[0] == "serve" ? "--player a: " : ""
+            #expect(lines.first?.hasPrefix("locsim: error: \(player)\(file): route.file: \(folder)/no-such-walk.\(fileExtension): cannot ") == true, "\(result.stderr)")
             #expect(lines.first?.hasSuffix(": No such file or directory") == true, "\(result.stderr)")
             #expect(lines.last?.hasPrefix("hint: a relative route.file is read from the scenario file's folder") == true, "\(result.stderr)")
             #expect(result.stdout.isEmpty)

@@ -16,7 +16,7 @@ struct FeedOptions: ParsableArguments {
                 + "NAME=SCENARIO.json (its route with its GPS trouble, its phone on the live map, its server outcomes; the same options), "
                 + "NAME=PATH (a 'locsim simulate' path: "
                 + "line:LAT,LON:LAT,LON, route:A:B:…, circle:CENTER[:RADIUS], stationary:AT, random-walk:FROM, "
-                + "then any simulate options such as '--profile run --seed 7') or NAME=gpsd://HOST[:PORT][/DEVICE] "
+                + "then any simulate options such as '--profile run --seed 7', and '--loop') or NAME=gpsd://HOST[:PORT][/DEVICE] "
                 + "(a real receiver behind gpsd, relayed live). Repeat for more.",
             valueName: "name=spec"))
     var players: [String] = []
@@ -219,15 +219,26 @@ struct PlayerSpec {
             source = .scenario(path, scenario)
             return
         }
-        let arguments = Self.simulateArguments(spec)
+        // `--loop` starts the motion again at its end, as the control API's `"loop": true` does;
+        // `simulate` itself has no such option.
+        let allArguments = Self.simulateArguments(spec)
+        if let first = allArguments.first, !first.hasPrefix("-"), first.contains("/") || first.contains("."),
+            !Self.motionKinds.contains(where: { first.lowercased().hasPrefix($0) })
+        {
+            throw ValidationError(
+                "--player \(name): '\(TextExcerpt.render(first, limit: 200))' is not a file a player plays: a walk is a .gpx, .nmea or .log file, "
+                    + "a scenario a .json file; synthetic motion starts with one of \(Self.motionKinds.joined(separator: ", "))")
+        }
+        let arguments = allArguments.filter { $0 != "--loop" }
+        let motionLoops = arguments.count != allArguments.count
         // What only `simulate` itself does (a file, the map logic and its place source): a
         // player's map screen is the server's, with the server's rule and places.
         let given = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
         for flag in Self.simulateOnlyFlags where given.contains(flag) {
             throw ValidationError("--player \(name): \(flag) does not apply to a player")
         }
-        // What a file player takes, not a synthetic one (whose motion says its own end).
-        for flag in ["--loop", "--start"] where given.contains(flag) {
+        // What a file player takes, not a synthetic one (whose motion starts at its own start).
+        for flag in ["--start"] where given.contains(flag) {
             throw ValidationError("--player \(name): \(flag) applies to a file player (NAME=walk.gpx \(flag) …), not to synthetic motion")
         }
         if given.contains("--help") || given.contains("-h") {
@@ -241,8 +252,11 @@ struct PlayerSpec {
         }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
-        (source, speed, ownSpeed, loops, start) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, false, 0)
+        (source, speed, ownSpeed, loops, start) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, motionLoops, 0)
     }
+
+    /// The words a synthetic player's spec starts with (`simulate`'s kinds of path).
+    static let motionKinds = Simulate.PathKind.allCases.map(\.rawValue)
 
     /// `simulate` options a synthetic player refuses, naming the flag.
     static let simulateOnlyFlags = [

@@ -36,7 +36,14 @@ struct FeedRuntime {
         // trouble is told on its player's event stream, once the hub is there to tell it.
         let troubleNotes = TroubleNotes(now: { Date() })
         let players = try specs.map { spec in
-            try spec.makePlayer(onTrouble: troubleNotes.handler(player: spec.name))
+            do {
+                return try spec.makePlayer(onTrouble: troubleNotes.handler(player: spec.name))
+            } catch {
+                // Which --player a file that cannot be read belongs to, its hint and status kept.
+                let report = ErrorReport.make(for: error, arguments: ["serve"])
+                let message = report.message.hasPrefix("--player ") ? report.message : "--player \(spec.name): \(report.message)"
+                throw CommandFailure(message, hint: report.hint, status: report.status)
+            }
         }
         playerLines = players.map { player in
             "  \(player.devicePath): \(player.summary) \(player.isControllable ? "at \(player.speedFactor)×" : "live"), seed \(player.seed)"

@@ -153,8 +153,12 @@ package final class PlayerControlAPI: Sendable {
         } catch {
             throw Self.badRequest(error)
         }
-        guard hub.info(creation.name) == nil else {
-            throw ServerError(.conflict, status: 409, "a player named '\(TextExcerpt.render(creation.name, limit: 64))' is already playing", parameter: "name")
+        if let existing = hub.info(creation.name) {
+            let name = TextExcerpt.render(creation.name, limit: 64)
+            throw ServerError(
+                .conflict, status: 409,
+                "a player named '\(name)' already exists (\(existing.status.state.rawValue)); DELETE /players/\(name) first to reuse the name",
+                parameter: "name")
         }
         do throws(ConfigurationError) {
             try hub.add(try factory(creation))
