@@ -149,7 +149,8 @@ struct DatabaseErrorTests {
                 try NearbyIndex(path: directory.file("absent.sqlite"), configuration: .init(access: .readOnly))
             }
             #expect(missing.code == .cannotOpen)
-            #expect(missing.message == "No such file or directory; check that the folder exists", "\(missing)")
+            // The folder is there: the file is what is missing.
+            #expect(missing.message == "No such file or directory; there is no file at this path", "\(missing)")
             try index.verifyIntegrity()
         }
     }

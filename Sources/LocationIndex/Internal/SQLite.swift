@@ -52,14 +52,27 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
-    /// What to do when the system refused to open a database file with `error` (an `errno`).
-    static func advice(forOpenError error: Int32) -> String {
+    /// What to do when the system refused to open the database file at `path` with `error` (an
+    /// `errno`): a missing file in a folder that is there is not a missing folder.
+    static func advice(forOpenError error: Int32, path: String) -> String {
         switch error {
         case EISDIR: "; give the path of a file, not a folder"
+        case ENOENT where Self.folderExists(of: path): "; there is no file at this path"
         case ENOENT, ENOTDIR: "; check that the folder exists"
         case EACCES, EPERM, EROFS: "; check the permissions of the file and its folder"
         default: ""
         }
+    }
+
+    private static func folderExists(of path: String) -> Bool {
+        let folder: Substring =
+            switch path.lastIndex(of: "/") {
+            case nil: "."
+            case path.startIndex?: "/"
+            case let slash?: path[..<slash]
+            }
+        var status = stat()
+        return stat(String(folder), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Opens (or creates, with `create`) the database at `path`.
@@ -72,7 +85,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // SQLite opens a folder read-only and fails at the first read with "disk I/O error".
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw IndexError(.cannotOpen, String(cString: strerror(EISDIR)) + Self.advice(forOpenError: EISDIR), path: path)
+            throw IndexError(.cannotOpen, String(cString: strerror(EISDIR)) + Self.advice(forOpenError: EISDIR, path: path), path: path)
         }
         var db: OpaquePointer?
         let result = sqlite3_open_v2(path, &db, flags, nil)
@@ -84,7 +97,7 @@ final class SQLiteConnection: @unchecked Sendable {
             sqlite3_close_v2(db)
             if result & 0xFF == SQLITE_CANTOPEN, systemError != 0 {
                 throw IndexError(
-                    .cannotOpen, String(cString: strerror(systemError)) + Self.advice(forOpenError: systemError), path: path,
+                    .cannotOpen, String(cString: strerror(systemError)) + Self.advice(forOpenError: systemError, path: path), path: path,
                     sqliteCode: result)
             }
             throw indexError(result, message: message, path: path)
