@@ -10,7 +10,7 @@ extension SwarmLoad {
         lines.append(
             "virtual swarm: \(configuration.players) players, \(Self.clock(configuration.durationSeconds)) of game time, seed \(configuration.seed)")
         let mix = zip(configuration.mix.shares, playersByKind).map { "\($0.mover.name) \($1)" }.joined(separator: ", ")
-        lines.append("  players:  \(mix); opening the app over the first \(configuration.rampSeconds) s")
+        lines.append("  players:  \(mix); \(configuration.rampText)")
         let starts = configuration.starts.isEmpty ? "" : " (starting at \(configuration.starts.count) places)"
         lines.append(
             "  area:     \(configuration.area.center) radius \(Self.fixed(configuration.area.radius, 0)) m\(starts)")

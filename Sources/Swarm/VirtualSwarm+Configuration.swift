@@ -23,6 +23,11 @@ extension VirtualSwarm {
         package let starts: [Coordinate]
         /// Players open the app at a uniformly random whole second in `0 ..< rampSeconds` (0: all at once).
         package let rampSeconds: Int
+
+        /// How the players open the app, as a swarm's summary says it.
+        package var rampText: String {
+            rampSeconds == 0 ? "all opening the app at once" : "opening the app over the first \(rampSeconds) s"
+        }
         /// The game's fetch rule.
         package let throttle: FetchThrottle.Configuration
         /// The fraction of fetches that fail (seeded per player), so the back-off and

@@ -97,6 +97,10 @@ import Testing
         let result = try await CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "30s"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("opening the app over the first 30 s"), "\(result.stdout.prefix(400))")
+        // --ramp 0: all at once, said so (not "over the first 0 s").
+        let atOnce = try await CLI.run(["swarm", "--virtual", "--players", "10", "--duration", "30s", "--ramp", "0"])
+        #expect(atOnce.status == 0, "\(atOnce.stderr)")
+        #expect(atOnce.stdout.contains("; all opening the app at once\n"), "\(atOnce.stdout.prefix(400))")
     }
 
     @Test("without --virtual it says what exists")

@@ -315,9 +315,12 @@ struct Serve: AsyncParsableCommand {
                 var line = "locsim serve: listening on \(base)"
                 if !NearbyServer.Configuration.isLoopback(host) { line += " (and this machine's LAN address, port \(port))" }
                 var lines = [line]
-                lines.append(
-                    "  set the app's server base URL to \(base); it calls GET /locations/nearby"
-                        + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+                // Without places the nearby route answers 503: no advice to point the app at it.
+                if placesMissing == nil {
+                    lines.append(
+                        "  set the app's server base URL to \(base); it calls GET /locations/nearby"
+                            + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+                }
                 lines.append("  players: \(base)/players (control API), live map \(base)/")
                 if let reason = placesMissing { lines.append("  \(reason)") }
                 startup.add(part: 0, lines).map { $0.forEach(say) }

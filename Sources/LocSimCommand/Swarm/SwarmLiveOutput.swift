@@ -151,7 +151,7 @@ extension LiveSwarmStats {
             ? "following \(tracks) GPX track\(tracks == 1 ? "" : "s")"
             : zip(configuration.mix.shares, playersByKind).map { "\($0.mover.name) \($1)" }.joined(separator: ", ")
         lines.append(
-            "  players:  \(mix); opening the app over the first \(configuration.rampSeconds) s"
+            "  players:  \(mix); \(configuration.rampText)"
                 + (misbehavingPlayers.isEmpty ? "" : "; \(misbehavingPlayers.count) ignore the rule"))
         if let scenario {
             lines.append("  scenario: \(scenarioPlayers) players on the phone of \(scenario); \(withheldFixes) fixes withheld from their apps")

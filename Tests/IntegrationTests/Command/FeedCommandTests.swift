@@ -281,6 +281,8 @@ import Testing
         let line = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix(prefix) })
         let port = try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }))
         #expect(serve.output.contains("no place data (looked in geodata, \(folder)/share/locsim/geodata)"), "\(serve.output)")
+        // No advice to point the app at a route that answers 503.
+        #expect(!serve.output.contains("set the app's server base URL"), "\(serve.output)")
 
         let nearby = try await RawHTTP.request("GET", port: port, "/locations/nearby?lat=35.68&lng=139.76")
         #expect(nearby.status == 503, "\(nearby.body)")
