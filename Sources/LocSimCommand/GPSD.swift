@@ -77,7 +77,8 @@ struct GPSD: AsyncParsableCommand {
                 }
             } != nil
         } catch {
-            try recording?.finish()
+            // Says what the recording holds, or that an existing file was left as it was.
+            try recording?.finishSaying()
             throw error
         }
         try recording?.finishSaying()

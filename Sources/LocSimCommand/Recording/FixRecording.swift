@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GPXFormat
 import LocationCore
 import LocationSimulation
@@ -16,10 +17,14 @@ import NMEAFormat
 /// after every point, so Ctrl-C (or a crash) loses at most the epoch in progress, and Ctrl-C not
 /// even that.
 ///
+/// The file is created (or truncated) only when the first fix is written: a session that never
+/// delivers one (gpsd not running, a wrong `--device`) leaves an existing file as it was.
+///
 /// Accuracy is kept both ways by gpsd's model (``NMEALog/horizontalAccuracyPerHDOP``): NMEA's
 /// GGA/GSA HDOP and GPX's `<hdop>` are the accuracy / 19 m.
 final class FixRecording: Sendable {
     let path: String
+    private let format: FixFileFormat.Output
     private let sink: Locked<Sink>
 
     private struct Sink {
@@ -31,21 +36,14 @@ final class FixRecording: Sendable {
         var finished = false
     }
 
-    /// Creates (or truncates) `path`; the format comes from its extension.
+    /// A recording to `path`, in the format its extension says; the file is created (or
+    /// truncated) when the first fix is written, not before.
     ///
-    /// - Throws: `ValidationError` for an extension other than .gpx or .nmea; ``CommandFailure``
-    ///   naming the path when it cannot be created.
+    /// - Throws: `ValidationError` for an extension other than .gpx or .nmea.
     init(path: String) throws {
         self.path = path
-        var sink = Sink()
-        let format = try FixFileFormat.output(path, flag: "--record")
-        try Self.failing(path, hint: "check that the folder exists and is writable") {
-            switch format {
-            case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
-            case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsd())
-            }
-        }
-        self.sink = Locked(sink)
+        format = try FixFileFormat.output(path, flag: "--record")
+        sink = Locked(Sink())
     }
 
     /// Takes one report: the epoch before it is written when this one has another time.
@@ -55,10 +53,11 @@ final class FixRecording: Sendable {
         try sink.withLock { sink throws in
             guard !sink.finished else { return }
             if let pending = sink.pending, !fix.hasPosition || pending.time != fix.time {
-                try Self.write(pending, to: &sink, path: path)
+                try write(pending, to: &sink)
             }
             sink.pending = fix.hasPosition ? fix : nil
-            // The GPX writer ends the segment (the NMEA recording keeps fixes with a position only).
+            // The GPX writer ends the segment (the NMEA recording keeps fixes with a position only);
+            // before the first fix there is no segment to end, nor a file.
             if !fix.hasPosition { try Self.failing(path) { try sink.gpx?.write(fix) } }
         }
     }
@@ -70,7 +69,7 @@ final class FixRecording: Sendable {
     func finish() throws -> Int {
         try sink.withLock { sink throws in
             guard !sink.finished else { return sink.written }
-            if let pending = sink.pending { try Self.write(pending, to: &sink, path: path) }
+            if let pending = sink.pending { try write(pending, to: &sink) }
             sink.finished = true
             try Self.failing(path) {
                 try sink.gpx?.finish()
@@ -80,14 +79,29 @@ final class FixRecording: Sendable {
         }
     }
 
-    /// ``finish()``, then says on standard error how many fixes went where.
+    /// ``finish()``, then says on standard error how many fixes went where, or that nothing was
+    /// recorded and the file was left as it was (or not created).
     func finishSaying() throws {
-        Terminal.err("locsim: recorded \(PeopleText.count(try finish(), "fix", "fixes")) to \(path)")
+        let written = try finish()
+        guard written == 0 else {
+            Terminal.err("locsim: recorded \(PeopleText.count(written, "fix", "fixes")) to \(path)")
+            return
+        }
+        let kept = FileManager.default.fileExists(atPath: path) ? "\(path) was left as it was" : "\(path) was not created"
+        Terminal.err("locsim: nothing recorded (no fix received); \(kept)")
     }
 
-    private static func write(_ fix: Fix, to sink: inout Sink, path: String) throws {
+    /// Writes one fix, creating the file for the first.
+    private func write(_ fix: Fix, to sink: inout Sink) throws {
         sink.pending = nil
-        try failing(path) {
+        let creating = sink.gpx == nil && sink.nmea == nil
+        try Self.failing(path, hint: creating ? "check that the folder exists and is writable" : nil) {
+            if creating {
+                switch format {
+                case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
+                case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsd())
+                }
+            }
             try sink.gpx?.write(fix, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
             try sink.nmea?.write(fix)
         }

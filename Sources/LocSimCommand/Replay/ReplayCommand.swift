@@ -122,7 +122,8 @@ struct Replay: AsyncParsableCommand {
                     try await pipeline.runRealTime(feed)
                 }
             } catch let failure as CommandFailure {
-                try recording?.finish()
+                // Says what the recording holds, or that an existing file was left as it was.
+                try recording?.finishSaying()
                 throw CommandFailure(
                     failure.description,
                     hint: "is gpsd running at \(address)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")

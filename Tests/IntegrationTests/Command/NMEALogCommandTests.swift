@@ -245,6 +245,66 @@ import Testing
         }
     }
 
+    @Test("--record never truncates an existing file when no fix arrives: gpsd not listening leaves it byte for byte, and says so")
+    func refusedConnectionKeepsTheRecording() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let kept = try Self.earlierRecordings(in: folder)
+        try await LoopbackSocket.withRefusingPort { port in
+            let runs: [[String]] = [
+                ["gpsd", "--port", String(port), "--record", kept.gpx],
+                ["replay", "--gpsd", "127.0.0.1:\(port)", "--record", kept.nmea, "--geodata", PackagePaths.path("geodata")],
+                ["gpsd", "--port", String(port), "--record", folder + "/new.nmea"],
+            ]
+            for arguments in runs {
+                let result = try await CLI.run(arguments)
+                #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("connection refused"), "\(result.stderr)")
+                #expect(result.stderr.contains("locsim: nothing recorded"), "\(result.stderr)")
+            }
+        }
+        try Self.expectUntouched(kept)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/new.nmea"), "no file made for nothing recorded")
+    }
+
+    @Test(
+        "--record never truncates an existing file when no fix arrives: a --device gpsd does not have leaves it byte for byte",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func unknownDeviceKeepsTheRecording() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let kept = try Self.earlierRecordings(in: folder)
+        let feed = try NMEAFeed()
+        defer { feed.close() }
+        let daemon = try await GPSDDaemon.start(feedPort: feed.port)
+        defer { daemon.stop() }
+        for path in [kept.gpx, kept.nmea] {
+            let result = try await CLI.run(["gpsd", "--port", String(daemon.port), "--device", "/dev/locsim-nope", "--record", path])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("No such device as /dev/locsim-nope"), "\(result.stderr)")
+            #expect(result.stderr.contains("locsim: nothing recorded (no fix received); \(path) was left as it was"), "\(result.stderr)")
+        }
+        try Self.expectUntouched(kept)
+    }
+
+    /// A GPX and an NMEA recording made earlier, in `folder`, with their bytes.
+    private static func earlierRecordings(in folder: String) throws -> (gpx: String, nmea: String, bytes: [String: Data]) {
+        let (gpx, nmea) = (folder + "/keep.gpx", folder + "/keep.nmea")
+        try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: gpx)
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        let sentences = (0..<5).flatMap { TestNMEA.epoch(time: start.addingTimeInterval(Double($0)), latitude: 51.5, longitude: -0.12).sentences }
+        try (sentences.joined(separator: "\r\n") + "\r\n").write(toFile: nmea, atomically: true, encoding: .utf8)
+        let bytes = try [gpx: Data(contentsOf: URL(fileURLWithPath: gpx)), nmea: Data(contentsOf: URL(fileURLWithPath: nmea))]
+        return (gpx, nmea, bytes)
+    }
+
+    private static func expectUntouched(_ kept: (gpx: String, nmea: String, bytes: [String: Data])) throws {
+        for (path, bytes) in kept.bytes {
+            #expect(!bytes.isEmpty)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "\(path) was changed")
+        }
+    }
+
     // MARK: Reading NMEA logs
 
     @Test("replay and track stats read locsim's own .nmea: the fixes simulate printed, to NMEA's precision")
