@@ -276,7 +276,7 @@ let package = Package(
             // Depending on the executable makes `swift test` rebuild the `locsim` these tests run
             // (beside the test bundle), so they never run a stale binary.
             name: "locsimTests",
-            dependencies: ["locsim", "LocSimCommand", "LocationCore", "LocSimTestHelpers", "CommandTestHelpers", "MapPages"],
+            dependencies: ["locsim", "LocSimCommand", "LocationCore", "NMEAFormat", "LocSimTestHelpers", "CommandTestHelpers", "MapPages"],
             exclude: ["Golden"], swiftSettings: testCode),
         // Suites that need real components started by the tests: gpsd (and gpsd's clients:
         // gpspipe, Python's gps), PostgreSQL + PostGIS, headless Chromium. `swift test --filter

@@ -107,4 +107,16 @@ extension NMEAWriter.Options {
     public static func gpsd(satellitesInUse: Int = 8) -> Self {
         Self(sentences: [.gsa, .gsv, .rmc, .dtm, .gga, .vtg], accuracyModel: .gpsd, satellitesInUse: satellitesInUse)
     }
+
+    /// ``gpsd(satellitesInUse:)`` for recording the fixes a receiver delivered (`--record
+    /// FILE.nmea`): every DOP from the fix's own accuracy (``usesReceiverDilutions`` false), so
+    /// that HDOP × 19 m reads back as the accuracy recorded. The receiver's sky that goes with a
+    /// fix from gpsd can be the epoch before's (gpsd 3.22 sends a `SKY` after the `TPV` of its
+    /// epoch for a receiver that sends GSA last): its DOPs would give each epoch the previous
+    /// epoch's accuracy.
+    public static func gpsdRecording(satellitesInUse: Int = 8) -> Self {
+        var options = gpsd(satellitesInUse: satellitesInUse)
+        options.usesReceiverDilutions = false
+        return options
+    }
 }

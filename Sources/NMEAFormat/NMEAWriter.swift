@@ -33,8 +33,9 @@ public import LocationCore
 ///   code for gpsd's name (``NMEASentence/DTM/code(forDatumName:)``) and `W84` as the reference;
 ///   a fix without a datum has no DTM;
 /// - accuracies: a receiver's own DOPs (its sky's, ``/LocationCore/ReceiverReport/Sky/dilutions``)
-///   as it told them, else through an explicit ``Options/accuracyModel`` (HDOP in GGA and GSA,
-///   VDOP and PDOP in GSA); otherwise the DOP fields are empty.
+///   as it told them (unless ``Options/usesReceiverDilutions`` is false), else through an explicit
+///   ``Options/accuracyModel`` (HDOP in GGA and GSA, VDOP and PDOP in GSA); otherwise the DOP
+///   fields are empty.
 ///
 /// ```swift
 /// let writer = NMEAWriter(options: .init(talker: .combined))
@@ -56,17 +57,30 @@ public struct NMEAWriter: Sendable {
         public var satellitesInUse: Int?
         /// The line ending. Default CR LF, as NMEA prescribes.
         public var lineEnding: String
+        /// Whether a receiver's own DOPs (its sky's, ``/LocationCore/ReceiverReport/Sky/dilutions``)
+        /// are written over ``accuracyModel``'s. Default `true`: a relayed receiver's DOPs reach
+        /// the gpsd reading the output as the receiver told them.
+        ///
+        /// `false` writes every DOP from the fix's own accuracies through ``accuracyModel`` (none
+        /// without a model or an accuracy): for a recording, whose accuracies are read back from
+        /// its HDOP. A fix's sky is the newest one told before the fix, not necessarily its own
+        /// epoch's: gpsd 3.22 sends an epoch's `SKY` after that epoch's `TPV` when the receiver
+        /// sends GSA after RMC and GGA (a Quectel EG25-G does), so each `TPV` goes with the
+        /// previous epoch's DOPs while its accuracy is its own.
+        public var usesReceiverDilutions: Bool
 
         /// Creates options; see each property for its default.
         public init(
             talker: NMEATalker = .gps, sentences: [NMEASentenceType] = [.rmc, .gga, .vtg, .gsa],
-            accuracyModel: NMEAAccuracyModel? = nil, satellitesInUse: Int? = nil, lineEnding: String = "\r\n"
+            accuracyModel: NMEAAccuracyModel? = nil, satellitesInUse: Int? = nil, lineEnding: String = "\r\n",
+            usesReceiverDilutions: Bool = true
         ) {
             self.talker = talker
             self.sentences = sentences
             self.accuracyModel = accuracyModel
             self.satellitesInUse = satellitesInUse
             self.lineEnding = lineEnding
+            self.usesReceiverDilutions = usesReceiverDilutions
         }
     }
 
@@ -135,7 +149,8 @@ public struct NMEAWriter: Sendable {
         // A receiver's own DOPs, as its sky told them (a relayed receiver's, a replayed log's),
         // over any model's: a gpsd reading the NMEA then reports what the receiver did.
         // The sky keeps only finite dilutions; a negative one, which no DOP can be, is left out.
-        if hasPosition, let told = fix.receiver?.skyDilutions?.filter({ $0.value >= 0 }),
+        // A recording (``Options/usesReceiverDilutions`` false) keeps the fix's own accuracy.
+        if hasPosition, options.usesReceiverDilutions, let told = fix.receiver?.skyDilutions?.filter({ $0.value >= 0 }),
             told[.pdop] != nil || told[.hdop] != nil || told[.vdop] != nil
         {
             (pdop, hdop, vdop) = (told[.pdop], told[.hdop], told[.vdop])

@@ -127,6 +127,39 @@ struct MultiConstellationSkyTests {
         #expect(try dops(fix) == [nil, nil, 2, nil])
     }
 
+    @Test("A recording's DOPs are the fix's own accuracy through the model, never its sky's (which may be the epoch before's)")
+    func recordingsDOPs() throws {
+        var fix = Self.fix
+        fix.horizontalAccuracy = 19 * 1.3
+        fix.verticalAccuracy = 19 * 2.6
+        fix.receiver = ReceiverReport()
+        fix.receiver?.sky = ReceiverReport.Sky(dilutions: [.pdop: 2.7, .hdop: 1.1, .vdop: 2.4], satellites: Self.sky)
+        let options = NMEAWriter.Options.gpsdRecording()
+        #expect(!options.usesReceiverDilutions && NMEAWriter.Options.gpsd().usesReceiverDilutions)
+        let model = NMEAWriter(options: .init(sentences: [.gga, .gsa], accuracyModel: .gpsd))
+        var withoutSky = fix
+        withoutSky.receiver = nil
+        let text = try NMEAWriter(options: options).string(for: fix)
+        #expect(text == (try NMEAWriter(options: .gpsd()).string(for: withoutSky)), "the model's DOPs, as for a fix without a sky")
+        let sentences = try NMEAWriter(options: .init(sentences: [.gga, .gsa], accuracyModel: .gpsd, usesReceiverDilutions: false))
+            .sentences(for: fix)
+        #expect(sentences == (try model.sentences(for: withoutSky)))
+        let gga = sentences.compactMap { if case .gga(let gga) = $0 { gga } else { nil } }.first
+        let hdop = try #require(gga?.hdop)
+        #expect(abs(hdop * 19 - 19 * 1.3) < 1e-9, "HDOP \(hdop), not the sky's 1.1")
+        // Without an accuracy nothing is made up from the sky.
+        fix.horizontalAccuracy = nil
+        fix.verticalAccuracy = nil
+        let none = try NMEAWriter(options: options).sentences(for: fix)
+        #expect(none.allSatisfy { sentence in
+            switch sentence {
+            case .gga(let gga): gga.hdop == nil
+            case .gsa(let gsa): gsa.hdop == nil && gsa.pdop == nil && gsa.vdop == nil
+            default: true
+            }
+        })
+    }
+
     @Test(
         "Every real receiver's sky (../shared/data), written as NMEA and read back, is the sky as GSA and GSV can tell it, DOPs too",
         .enabled(if: GPSDLogs.isPresent, SharedData.absentReason))

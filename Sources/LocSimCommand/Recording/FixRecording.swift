@@ -99,7 +99,7 @@ final class FixRecording: Sendable {
             if creating {
                 switch format {
                 case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
-                case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsd())
+                case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsdRecording())
                 }
             }
             try sink.gpx?.write(fix, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
