@@ -30,6 +30,19 @@ import Testing
         #expect(message?.contains(says) == true, "\(message ?? "accepted")")
     }
 
+    @Test("replay --gpsd refuses each option that only a replayed file uses, naming it, rather than ignoring it (exit status 2)", arguments: [
+        ["--fast"], ["--speed", "2"], ["--rate", "1"], ["--loop"], ["--start", "5m"], ["--noise", "50"], ["--seed", "3"], ["--lenient"],
+    ])
+    func fileOnlyOptionsWithGPSD(_ option: [String]) async throws {
+        let arguments = ["replay", "--gpsd", "127.0.0.1:2947", "--format", "jsonl"] + option
+        let message = Self.refusal(arguments)
+        #expect(message?.contains("\(option[0]) applies to a replayed file, not to a live --gpsd source") == true, "\(message ?? "accepted")")
+        let result = try await CLI.run(arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        // And the file takes it.
+        #expect(Self.refusal(["replay", "walk.gpx"] + option) == nil, "\(option)")
+    }
+
     @Test("The same options are taken where they apply")
     func usedOptions() {
         for arguments in [

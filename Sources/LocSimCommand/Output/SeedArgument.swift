@@ -27,3 +27,13 @@ extension Option where Value == UInt64 {
             transform: SeedArgument.parse)
     }
 }
+
+extension Option where Value == UInt64? {
+    /// A seed flag as ``init(wrappedValue:seed:)``, nil when not given (then `defaultSeed`, which
+    /// help shows): for a command that refuses the flag where it would do nothing.
+    init(seed help: String, default defaultSeed: UInt64) {
+        self.init(
+            parsing: .unconditional, help: ArgumentHelp("\(help) (default: \(defaultSeed))", valueName: "seed"),
+            transform: SeedArgument.parse)
+    }
+}

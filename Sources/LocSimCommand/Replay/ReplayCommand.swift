@@ -78,8 +78,15 @@ struct Replay: AsyncParsableCommand {
         if track != nil && gpsd != nil {
             throw ValidationError("give either a GPX file or --gpsd, not both")
         }
-        if gpsd != nil && (timing.fast || timing.speed != nil || timing.loop || timing.start != nil || timing.rate != nil) {
-            throw ValidationError("--fast, --speed, --rate, --loop and --start apply to GPX replays, not to a live --gpsd source")
+        if gpsd != nil {
+            // Each would be ignored: gpsd's fixes come at their own pace, with the receiver's own
+            // errors, and are never read from a file.
+            let given = timing.given + (lenient ? ["--lenient"] : [])
+            if let flag = given.first {
+                throw ValidationError(
+                    "\(flag) applies to a replayed file, not to a live --gpsd source "
+                        + "(--fast, --speed, --rate, --loop, --start, --noise, --seed and --lenient replay files only)")
+            }
         }
         if let track { _ = try FixFileFormat.input(track, what: "the walk") }
         if let record {

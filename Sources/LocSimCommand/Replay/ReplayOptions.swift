@@ -88,8 +88,19 @@ struct TimingOptions: ParsableArguments {
     @Option(number: ArgumentHelp("Add seeded GPS-like noise: per-axis sigma in metres.", valueName: "sigma"))
     var noise: Double?
 
-    @Option(seed: "Seed of the noise.")
-    var seed: UInt64 = 1
+    @Option(seed: "Seed of the noise.", default: TimingOptions.defaultSeed)
+    var seed: UInt64?
+
+    static let defaultSeed: UInt64 = 1
+
+    /// The file-only options given (`--fast`, `--speed`, … `--noise`, `--seed`), for a live
+    /// source that would ignore them.
+    var given: [String] {
+        [
+            ("--fast", fast), ("--speed", speed != nil), ("--rate", rate != nil), ("--loop", loop), ("--start", start != nil),
+            ("--noise", noise != nil), ("--seed", seed != nil),
+        ].compactMap { flag, given in given ? flag : nil }
+    }
 
     func validate() throws {
         if let speed { try validateSpeed(speed) }
@@ -104,7 +115,7 @@ struct TimingOptions: ParsableArguments {
     func replayConfiguration(pacing: Pacing) -> GPXReplay<ContinuousClock>.Configuration {
         GPXReplay<ContinuousClock>.Configuration(
             pacing: pacing, rate: rate, startOffset: start?.seconds ?? 0, loops: loop,
-            noise: noiseModel(sigma: noise, seed: seed), horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+            noise: noiseModel(sigma: noise, seed: seed ?? Self.defaultSeed), horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
     }
 }
 
