@@ -42,17 +42,11 @@ import Testing
     func chunkBoundaries(chunkSize: Int) throws {
         for name in ["bom-gpx10", "garmin-extensions", "antimeridian", "untimed-route"] {
             let path = fixtures + "/" + name + ".gpx"
-            let whole = try events(GPXReader(bytes: try Data(contentsOf: URL(fileURLWithPath: path))))
-            let chunked = try events(GPXReader(contentsOfFile: path, options: .strict, chunkSize: chunkSize))
+            let whole = try GPXReader(bytes: try Data(contentsOf: URL(fileURLWithPath: path))).allEvents()
+            let chunked = try GPXReader(contentsOfFile: path, options: .strict, chunkSize: chunkSize).allEvents()
             #expect(whole == chunked, "\(name) at chunk size \(chunkSize)")
             #expect(!whole.isEmpty)
         }
-    }
-
-    func events(_ reader: GPXReader) throws -> [GPXEvent] {
-        var all: [GPXEvent] = []
-        while let event = try reader.next() { all.append(event) }
-        return all
     }
 
     @Test("Points convert to fixes with the GPX fix type as mode")

@@ -5,12 +5,6 @@ import Testing
 
 /// The reader's event queue and the line counting of the window it slides over.
 @Suite(.ownThread) struct GPXReaderEventTests {
-    func events(_ reader: GPXReader) throws -> [GPXEvent] {
-        var all: [GPXEvent] = []
-        while let event = try reader.next() { all.append(event) }
-        return all
-    }
-
     @Test("A self-closing track, segment or route gives its start and its end, in order, around the points")
     func selfClosingContainers() throws {
         let gpx = """
@@ -28,7 +22,7 @@ import Testing
         ]
         for chunkSize in [1, 2, 5, 1 << 18] {
             let reader = GPXReader(bytes: Array(gpx.utf8), readsDeclaration: false, options: .strict, chunkSize: chunkSize)
-            #expect(try events(reader) == expected, "chunk size \(chunkSize)")
+            #expect(try reader.allEvents() == expected, "chunk size \(chunkSize)")
             #expect(try reader.next() == nil, "the end stays the end")
         }
     }
@@ -42,10 +36,19 @@ import Testing
         let text = lines.joined(separator: "\n")
         for chunkSize in [1, 3, 7, 64, 1 << 18] {
             let reader = GPXReader(bytes: Array(text.utf8), readsDeclaration: false, options: .strict, chunkSize: chunkSize)
-            let error = try #require(throws: GPXParseError.self) { try events(reader) }
+            let error = try #require(throws: GPXParseError.self) { try reader.allEvents() }
             #expect(error.message == "</trk> does not close <trkseg>", "chunk size \(chunkSize)")
             #expect(error.line == lines.count, "chunk size \(chunkSize)")
             #expect(error.column == last.unicodeScalars.count + 1, "chunk size \(chunkSize)")
         }
+    }
+}
+
+extension GPXReader {
+    /// Every event to the end of the input (the tests' one way to read a whole reader).
+    func allEvents() throws -> [GPXEvent] {
+        var all: [GPXEvent] = []
+        while let event = try next() { all.append(event) }
+        return all
     }
 }
