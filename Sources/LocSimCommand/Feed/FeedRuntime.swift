@@ -38,11 +38,12 @@ struct FeedRuntime {
         let players = try specs.map { spec in
             do {
                 return try spec.makePlayer(onTrouble: troubleNotes.handler(player: spec.name))
+            } catch let error as ValidationError {
+                throw error  // makePlayer's own checks name the player already
             } catch {
                 // Which --player a file that cannot be read belongs to, its hint and status kept.
                 let report = ErrorReport.make(for: error, arguments: ["serve"])
-                let message = report.message.hasPrefix("--player ") ? report.message : "--player \(spec.name): \(report.message)"
-                throw CommandFailure(message, hint: report.hint, status: report.status)
+                throw CommandFailure("--player \(spec.name): \(report.message)", hint: report.hint, status: report.status)
             }
         }
         playerLines = players.map { player in
