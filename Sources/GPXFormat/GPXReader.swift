@@ -306,15 +306,9 @@ extension GPXReader {
 
         // MARK: Elements
 
-        /// The element a name (prefix and all) stands for. Static, like every helper called for
-        /// each token: a method of this large struct called from a mutating one is handed a copy
-        /// of the whole state.
         /// Whether `bytes` are exactly `name` (compared byte by byte, not through String's views).
         static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal name: StaticString) -> Bool {
-            guard bytes.count == name.utf8CodeUnitCount else { return false }
-            let p = name.utf8Start
-            for i in 0..<bytes.count where bytes[i] != p[i] { return false }
-            return true
+            Self.bytes(bytes, equal: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         }
 
         /// Whether two names are the same bytes.
@@ -324,6 +318,9 @@ extension GPXReader {
             return true
         }
 
+        /// The element a name (prefix and all) stands for. Static: it needs only the name's bytes,
+        /// and a non-mutating method of this large struct called from a mutating one was handed a
+        /// copy of the whole state for each start tag.
         static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> Element {
             var localStart = 0
             for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
