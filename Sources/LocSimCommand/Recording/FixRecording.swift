@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GPXFormat
 import LocationCore
+import LocationGPSD
 import LocationSimulation
 import NMEAFormat
 
@@ -10,10 +11,10 @@ import NMEAFormat
 /// ``NMEAFormat/NMEAFileWriter/init(recordingTo:options:)``).
 ///
 /// gpsd reports each epoch several times (one report per NMEA sentence, each a little more
-/// complete), so the recording keeps one fix per epoch: the last report with that time, written
-/// when a report with another time arrives, and by ``finish()`` for the last epoch. Only fixes
-/// with a position are written; losing the fix ends a GPX track segment (the next fix starts
-/// another). Every fix reaches the file at once, and a GPX recording is a complete document
+/// complete), so the recording keeps one fix per epoch by ``LocationGPSD/GPSDEpochs``' rule: the
+/// last report with that time, written when a report with another time arrives, and by
+/// ``finish()`` for the last epoch. Only fixes with a position are written; losing the fix ends a
+/// GPX track segment (the next fix starts another). Every fix reaches the file at once, and a GPX recording is a complete document
 /// after every point, so Ctrl-C (or a crash) loses at most the epoch in progress, and Ctrl-C not
 /// even that.
 ///
@@ -30,8 +31,8 @@ final class FixRecording: Sendable {
     private struct Sink {
         var gpx: GPXWriter?
         var nmea: NMEAFileWriter?
-        /// The newest report of the epoch in progress.
-        var pending: Fix?
+        /// The epoch in progress.
+        var epochs = GPSDEpochs()
         var written = 0
         var finished = false
     }
@@ -52,13 +53,15 @@ final class FixRecording: Sendable {
     func record(_ fix: Fix) throws {
         try sink.withLock { sink throws in
             guard !sink.finished else { return }
-            if let pending = sink.pending, !fix.hasPosition || pending.time != fix.time {
-                try write(pending, to: &sink)
+            for completed in sink.epochs.take(fix) {
+                if completed.hasPosition {
+                    try write(completed, to: &sink)
+                } else {
+                    // The GPX writer ends the segment (the NMEA recording keeps fixes with a
+                    // position only); before the first fix there is no segment to end, nor a file.
+                    try Self.failing(path) { try sink.gpx?.write(completed) }
+                }
             }
-            sink.pending = fix.hasPosition ? fix : nil
-            // The GPX writer ends the segment (the NMEA recording keeps fixes with a position only);
-            // before the first fix there is no segment to end, nor a file.
-            if !fix.hasPosition { try Self.failing(path) { try sink.gpx?.write(fix) } }
         }
     }
 
@@ -69,7 +72,7 @@ final class FixRecording: Sendable {
     func finish() throws -> Int {
         try sink.withLock { sink throws in
             guard !sink.finished else { return sink.written }
-            if let pending = sink.pending { try write(pending, to: &sink) }
+            if let last = sink.epochs.finish() { try write(last, to: &sink) }
             sink.finished = true
             try Self.failing(path) {
                 try sink.gpx?.finish()
@@ -93,7 +96,6 @@ final class FixRecording: Sendable {
 
     /// Writes one fix, creating the file for the first.
     private func write(_ fix: Fix, to sink: inout Sink) throws {
-        sink.pending = nil
         let creating = sink.gpx == nil && sink.nmea == nil
         try Self.failing(path, hint: creating ? "check that the folder exists and is writable" : nil) {
             if creating {

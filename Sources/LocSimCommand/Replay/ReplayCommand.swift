@@ -123,10 +123,12 @@ struct Replay: AsyncParsableCommand {
             }
             let recording = try record.map { try FixRecording(path: $0) }
             do {
+                // The map logic sees one fix per epoch, as the app would (gpsd may report each
+                // several times); the recording takes every report, so Ctrl-C loses none.
                 if let recording {
-                    try await pipeline.runRealTime(RecordedProvider(base: feed, recording: recording))
+                    try await pipeline.runRealTime(GPSDEpochProvider(RecordedProvider(base: feed, recording: recording)))
                 } else {
-                    try await pipeline.runRealTime(feed)
+                    try await pipeline.runRealTime(GPSDEpochProvider(feed))
                 }
             } catch let failure as CommandFailure {
                 // Says what the recording holds, or that an existing file was left as it was.

@@ -215,7 +215,11 @@ import Testing
         try await live.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
         live.interrupt()
         #expect(try await live.waitForExit() == .exited(0), "\(live.child.errors)")
-        let printed = Self.lastPerTime(live.objects.filter { $0.type == "fix" })
+        // The map logic saw each epoch once, at its own time, though gpsd reported most of them
+        // several times (GPSDEpochs), and the recording holds the same epochs.
+        let printed = live.objects.filter { $0.type == "fix" }
+        #expect(printed.map(\.timestamp) == Self.lastPerTime(printed).map(\.timestamp), "one fix line per epoch")
+        #expect(!live.lines.contains { $0.text.contains(#""delivered""#) }, "every fix delivered at its own time")
         #expect(live.child.errors.contains("locsim: recorded \(printed.count) fixes to \(recordingPath)"), "\(live.child.errors)")
 
         // The recording carries a satellite count, so gpsd would take it as a fix too.
