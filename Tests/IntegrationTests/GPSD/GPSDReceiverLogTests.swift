@@ -122,6 +122,17 @@ struct GPSDReceiverLogTests {
         #expect(
             Set(fixes.map(\.time)) == Set(reference.compactMap(\.time)),
             "\(name): the provider's epochs differ from gpsd's")
+        // What `replay --gpsd`'s map logic sees (``GPSDEpochs``): of each run of reports gpsd sent
+        // with one time, the last, in gpsd's order.
+        var oneEach = GPSDEpochs()
+        var mapFixes = fixes.flatMap { oneEach.take($0) }
+        if let last = oneEach.finish() { mapFixes.append(last) }
+        let lastOfEachRun = reference.indices.filter { $0 == reference.count - 1 || reference[$0 + 1].time != reference[$0].time }
+        #expect(mapFixes.count == lastOfEachRun.count, "\(name): \(mapFixes.count) epochs seen, gpsd reported \(lastOfEachRun.count)")
+        for (fix, index) in zip(mapFixes, lastOfEachRun) where !reference[index].matches(fix) {
+            Issue.record("\(name): the epoch at \(fix.time) is not gpsd's last report with that time")
+            break
+        }
 
         // 2. The log read by locsim's own NMEA reader: each fix's sky is one gpsd reported.
         let gpsdSkies = run.received.map(\.text).filter { $0.contains(#""class":"SKY""#) }
