@@ -23,7 +23,8 @@ public import MapFeature
 /// let replay = MapReplay(repository: RecordingRepository(clock: VirtualClock(), places: shrines, latency: .seconds(2)))
 /// let log = await replay.run(fixes: FixScript(origin: tokyo).walk(count: 600, speed: 1.4))
 /// log.expectAtMostOneFetchInFlight()
-/// log.expectFetchReasons([.first, .moved, .moved, …])
+/// // At 1.4 m/s, 30 s pass before 100 m are walked: every fetch after the first is `elapsed`.
+/// log.expectFetchReasons([.first] + Array(repeating: .elapsed, count: 19))
 /// ```
 ///
 /// To replay a provider (a GPX replay, synthetic motion), give it a `VirtualClock(autoAdvance: true)`

@@ -94,10 +94,15 @@ extension ReplayLog {
                     let moved = distance > configuration.minimumDistance
                     let timed = elapsed > configuration.minimumInterval
                     if request.reason == .moved, !moved {
-                        found.append("\(line(event)): `moved` but only \(distance) m from #\(previous.id)")
+                        found.append(
+                            "\(line(event)): `moved` but only \(DecimalText.fixed(distance, decimals: 1)) m from #\(previous.id) "
+                                + "(the rule: more than \(DecimalText.fixed(configuration.minimumDistance, decimals: 1)) m)")
                     }
                     if request.reason == .elapsed, moved || !timed {
-                        found.append("\(line(event)): `elapsed` but \(distance) m and \(elapsed) after #\(previous.id)")
+                        found.append(
+                            "\(line(event)): `elapsed` but \(DecimalText.fixed(distance, decimals: 1)) m and \(elapsed) after #\(previous.id) "
+                                + "(the rule: not more than \(DecimalText.fixed(configuration.minimumDistance, decimals: 1)) m, "
+                                + "more than \(configuration.minimumInterval))")
                     }
                 }
             default: break
@@ -128,7 +133,7 @@ extension ReplayLog {
     public func expectFetchReasons(_ expected: [FetchThrottle.Reason], sourceLocation: SourceLocation = #_sourceLocation) {
         let actual = fetchReasons
         if actual != expected {
-            Issue.record("fetch reasons \(actual) are not \(expected)\n\(fetchSummary)", sourceLocation: sourceLocation)
+            Issue.record("fetch reasons were \(actual), expected \(expected)\n\(fetchSummary)", sourceLocation: sourceLocation)
         }
     }
 
@@ -138,7 +143,7 @@ extension ReplayLog {
         let count = fetches.count { reason == nil || $0.reason == reason }
         if !range.contains(count) {
             let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-            Issue.record("\(count) \(reason.map { "`\($0)` " } ?? "")requests, expected \(expected)\n\(fetchSummary)",
+            Issue.record("\(count) \(reason.map { "`\($0)` " } ?? "")\(count == 1 ? "request" : "requests"), expected \(expected)\n\(fetchSummary)",
                          sourceLocation: sourceLocation)
         }
     }

@@ -144,7 +144,9 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     // MARK: Rendering
 
     /// One line per event, and per note of the phone (``phone``) in between, times relative to
-    /// ``epoch`` (`t+12.000s`), for diffs and golden files.
+    /// ``epoch`` (`t+12.000s`), for diffs and golden files. A fix handed to the app after its own
+    /// time (delivered in a batch, or after a later fix) says its own time too, and a failure's
+    /// back-off ends at a `t+` time.
     public var lines: [String] {
         func line(_ time: Date, _ text: String) -> String {
             guard let epoch else { return text }
@@ -158,7 +160,22 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
                 lines.append(line(note.time, "phone: \(note)"))
                 notes.removeFirst()
             }
-            lines.append(epoch == nil ? event.description : line(event.time, "\(event.kind)"))
+            guard let epoch else {
+                lines.append(event.description)
+                continue
+            }
+            func relative(_ time: Date) -> String { "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time)))" }
+            switch event.kind {
+            case .fetchFailed(let request, let error, let retryNotBefore):
+                // The back-off on the same relative clock as the rest of the log.
+                lines.append(line(event.time, "failed #\(request.id): \(error); retry not before \(relative(retryNotBefore))"))
+            case .fixAccepted(let fix) where fix.time != event.time, .fixRejected(let fix, _) where fix.time != event.time:
+                // Handed over after its own time (a batch, a cached fix, a time that went
+                // backwards): both times shown.
+                lines.append(line(event.time, "\(event.kind) (its time \(relative(fix.time)))"))
+            default:
+                lines.append(line(event.time, "\(event.kind)"))
+            }
         }
         lines += notes.map { line($0.time, "phone: \($0)") }
         return lines

@@ -34,7 +34,8 @@ import Testing
             Issue.record("an unscripted call succeeded")
         } catch let error as AppError {
             #expect(error.parameter == "script")
-            #expect(error.message.contains("call #0"))
+            #expect(error.message.contains("call 1 (calls[0]: centre"), "\(error.message)")
+            #expect(error.message.contains("the script has 0 answers and no fallback"), "\(error.message)")
         } catch {
             Issue.record("unexpected \(error)")
         }

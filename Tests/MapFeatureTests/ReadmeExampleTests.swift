@@ -32,13 +32,14 @@ func mapFollowsTheFetchRule() async throws {
     // One request in flight, answers in order, every request justified by the rule,
     // markers never dropped while refreshing or after the failure.
     log.expectWellBehaved()
-    // First fix, then every 30 s (walking 43 m in between), the failed one retried after back-off.
+    // First fix, then whenever more than 30 s have passed (every 31 s at a fix a second,
+    // walking 43 m in between), the failed one retried after back-off.
     log.expectFetchReasons([.first, .elapsed, .elapsed, .retry] + Array(repeating: .elapsed, count: 17))
     // The wild fix neither fetched nor moved the anchor.
     #expect(!log.fetches.contains { $0.center == fixes[100].coordinate })
     #expect(log.rejectedFixes.count == 1)
-    // What the server saw: the game's radius, and a 2 s round trip after each request.
-    #expect(server.calls.allSatisfy { $0.radius == 5_000 })
+    // What the server saw: the game's radius, and a 2 s round trip for each request.
+    #expect(server.calls.allSatisfy { $0.radius == 5_000 && $0.latency == .seconds(2) })
     #expect(log.finalPlaces == .loaded([shrine]))
 }
 // END FULL EXAMPLE

@@ -121,7 +121,7 @@ extension MapEvent.Kind: CustomStringConvertible {
         switch self {
         case .fixAccepted(let fix):
             return "fix \(fix.coordinate.map(String.init(describing:)) ?? "-")"
-                + (fix.horizontalAccuracy.map { " ±\($0) m" } ?? "")
+                + (fix.horizontalAccuracy.map { " ±\(DecimalText.fixed($0, decimals: 1)) m" } ?? "")
         case .fixRejected(let fix, let rejection):
             return "fix rejected (\(rejection)) \(fix.coordinate.map(String.init(describing:)) ?? "-")"
         case .fetchStarted(let request): return "fetch \(request)"

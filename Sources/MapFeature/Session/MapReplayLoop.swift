@@ -23,7 +23,8 @@ public import LocationCore
 ///
 /// ```swift
 /// var fixes = walk.makeIterator()
-/// let loop = MapReplayLoop(repository: OfflineLocationRepository(index: index))
+/// // Any LocationRepository: the app's server client, LocationTestSupport's InMemoryNearbyIndex, …
+/// let loop = MapReplayLoop(repository: repository)
 /// let outcome = await loop.run(onEvent: { print($0) }) { () throws(Never) -> Fix? in fixes.next() }
 /// print(outcome.finalPlaces)
 /// ```

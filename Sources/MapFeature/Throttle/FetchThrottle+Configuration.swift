@@ -7,8 +7,8 @@ extension FetchThrottle {
     /// let quick = try FetchThrottle.Configuration(minimumDistance: 50, minimumInterval: .seconds(10))
     /// ```
     public struct Configuration: Sendable, Hashable {
-        /// The game's rule: more than 100 m or more than 30 s, radius 5,000 m, fixes better than
-        /// 100 m, and the standard back-off.
+        /// The game's rule: more than 100 m or more than 30 s, radius 5,000 m, fixes whose
+        /// accuracy is 100 m or better (a worse one is ignored), and the standard back-off.
         public static let game = Configuration(
             validMinimumDistance: 100, minimumInterval: .seconds(30), radius: 5_000,
             maximumHorizontalAccuracy: 100, retry: standardRetry, maximumFixAge: nil)
