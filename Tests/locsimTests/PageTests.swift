@@ -68,5 +68,19 @@ import Testing
         #expect(shown.components(separatedBy: "<polyline ").count - 1 == 2)
         #expect(shown.contains("<td>200</td><td>7</td>") && shown.contains("<td style=\"text-align:left\">refused</td>"))
         #expect(shown.contains(">4.0 ms</text>"))
+        // Charts as wide as the other pages' maps: with the page's margins, within a 1000 px window.
+        #expect(shown.components(separatedBy: #"width="900" height="220""#).count - 1 == 3 && !shown.contains(#"width="1000""#))
+    }
+
+    @Test("A swarm with no errors says so instead of drawing an empty table's headers",
+          .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
+    func swarmWithoutErrors() async throws {
+        let shown = try await HTMLPage.rendered(html: MapPage.swarm.html(json: """
+            {"server":"http://127.0.0.1:1","summary":"swarm: 1 player","kinds":["first","moved","elapsed","retry","ignored"],
+             "seconds":[{"second":0,"requests":[1,0,0,0,0],"p50":900,"p99":900}],"intervals":[],"status":[[200,1]],"errors":[]}
+            """))
+        #expect(shown.contains(#"<p id="errors">No errors.</p>"#), "\(shown.suffix(600))")
+        #expect(!shown.contains("<th>kind</th>"))
+        #expect(shown.contains("<td>200</td><td>1</td>"))
     }
 }
