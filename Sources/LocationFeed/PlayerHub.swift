@@ -145,7 +145,9 @@ package final class PlayerHub: Service, Sendable {
         var order: [String] = []
         var latest: [String: Update] = [:]
         var counts: [String: Int] = [:]
-        /// The state of players without controls (self-paced): playing until their end.
+        /// The state of players without controls (self-paced): waiting until their first fix
+        /// with a position (a relayed receiver's gpsd may not be up, or the receiver has no fix
+        /// yet), then playing until their end.
         var selfPaced: [String: PlayerStatus.State] = [:]
         var histories: [String: PlayerHistory] = [:]
         var subscribers: [Int: @Sendable (Update) -> Void] = [:]
@@ -241,7 +243,7 @@ package final class PlayerHub: Service, Sendable {
                 state.order.append(player.name)
                 state.counts[player.name] = 0
                 state.histories[player.name] = PlayerHistory(limits: limits)
-                if player.transport == nil { state.selfPaced[player.name] = .playing }
+                if player.transport == nil { state.selfPaced[player.name] = .waiting }
             }
             if let info = info(player.name) { deliver(.changed(info, reason: Self.addedReason)) }
         }
@@ -508,9 +510,14 @@ package final class PlayerHub: Service, Sendable {
             sky: sky.map { GPSDReport.skyObject(device: device, time: fix.time, sky: $0) } ?? "", nmea: nmea)
         let subscribers = delivery.withLock { _ -> [@Sendable (Update) -> Void]? in
             var subscribers: [@Sendable (Update) -> Void]?
+            var started = false
             deliver(.fix(update)) { state in
                 // A removed player's last fix, sent while it was being stopped, goes nowhere.
                 guard state.entries[player.name] === entry else { return false }
+                if fix.hasPosition, state.selfPaced[player.name] == .waiting {
+                    state.selfPaced[player.name] = .playing
+                    started = true
+                }
                 state.latest[player.name] = update
                 state.fixes += 1
                 state.counts[player.name, default: 0] += 1
@@ -518,6 +525,7 @@ package final class PlayerHub: Service, Sendable {
                 subscribers = Array(state.subscribers.values)
                 return true
             }
+            if started, let info = info(player.name) { deliver(.changed(info, reason: "playing")) }
             return subscribers
         }
         for subscriber in subscribers ?? [] { subscriber(update) }

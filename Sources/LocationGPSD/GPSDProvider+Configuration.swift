@@ -18,15 +18,22 @@ extension GPSDProvider {
         /// The delays between attempts, and how many to make (``/LocationCore/Backoff/maximumAttempts``;
         /// its jitter is not used).
         package var backoff: Backoff
+        /// Mark a lost connection or a removed device with a status fix (``/LocationCore/Fix/noFix(time:source:)``
+        /// stamped `now`) among the fixes, so a consumer of fixes alone knows of the gap. A relay
+        /// that passes the receiver's own reports on turns it off: gpsd itself reports no `TPV`
+        /// for a receiver it cannot read (the gap is told as events either way).
+        package var marksGaps: Bool
 
         /// - Parameters:
         ///   - waitForDaemon: Retry the first connection; default `false`.
         ///   - reconnect: Reconnect after losing the daemon; default `false`.
         ///   - backoff: Delays between attempts; default ``standardBackoff``.
-        package init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff) {
+        ///   - marksGaps: A status fix for each gap; default `true`.
+        package init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff, marksGaps: Bool = true) {
             self.waitForDaemon = waitForDaemon
             self.reconnect = reconnect
             self.backoff = backoff
+            self.marksGaps = marksGaps
         }
 
         /// 250 ms, doubling, capped at 8 s, no jitter, unlimited attempts: a dongle plugged in or

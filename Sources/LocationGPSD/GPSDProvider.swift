@@ -20,7 +20,8 @@ package import LocationCore
 ///   the report's own time when it has one and otherwise the wall-clock time of reception
 ///   (from `now`). Check ``/LocationCore/Fix/hasPosition``.
 /// - A gap is marked with one ``/LocationCore/Fix/noFix(time:source:)`` stamped `now()`: when the connection is
-///   lost (with ``Configuration/reconnect``) and when gpsd reports a device removed.
+///   lost (with ``Configuration/reconnect``) and when gpsd reports a device removed (unless
+///   ``Configuration/marksGaps`` is off).
 ///
 /// For the details of a gap (which error, which device, each retry and its delay) iterate
 /// ``events`` instead: the same session as a sequence of ``GPSDEvent``. Or keep iterating fixes
@@ -105,7 +106,7 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
     package var events: GPSDEventSequence<C> { GPSDEventSequence(provider: self) }
 
     package func makeAsyncIterator() -> Iterator {
-        Iterator(events: events.makeAsyncIterator(), now: now, report: eventReport)
+        Iterator(events: events.makeAsyncIterator(), now: now, report: eventReport, marksGaps: configuration.marksGaps)
     }
 
     /// The same fixes, with the session's other events (connected, disconnected, each retry,
@@ -136,14 +137,17 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
         private let report: (@Sendable (GPSDEvent) async -> Void)?
         /// A gap marker was yielded and no fix has followed yet: one marker per gap.
         private var inGap = false
+        /// Whether gaps are marked at all (``Configuration/marksGaps``).
+        private let marksGaps: Bool
 
         init(
             events: GPSDEventSequence<C>.Iterator, now: @escaping @Sendable () -> Date,
-            report: (@Sendable (GPSDEvent) async -> Void)?
+            report: (@Sendable (GPSDEvent) async -> Void)?, marksGaps: Bool
         ) {
             self.events = events
             self.now = now
             self.report = report
+            self.marksGaps = marksGaps
         }
 
         /// The next fix (positioned or a `.noFix` status), or `nil` when the task was cancelled.
@@ -157,7 +161,7 @@ package struct GPSDProvider<C: Clock>: LocationProvider where C.Duration == Dura
                     return fix
                 case .disconnected, .deviceRemoved:
                     await report?(event)
-                    guard !inGap else { continue }
+                    guard marksGaps, !inGap else { continue }
                     inGap = true
                     return .noFix(time: now(), source: .gpsd)
                 case .connected, .deviceActivated, .retrying, .daemonError, .skyUnreadable:

@@ -186,4 +186,29 @@ struct RelayedReceiverTests {
             #expect(read.last?.altitude == fix.altitude, "\(text)")
         }
     }
+
+    @Test("A relayed receiver is waiting until its first fix with a position, a status before it included; then playing, and listeners are told")
+    func waitingUntilTheFirstPosition() async throws {
+        let clock = VirtualClock()
+        var status = try Self.fullReport()
+        status = .noFix(time: status.time, source: .gpsd)
+        var positioned = try Self.fullReport()
+        positioned.time += 1
+        let player = try FeedPlayer(name: "field", seed: 1, provider: ScriptedProvider(fixes: [status, positioned], clock: clock))
+        let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        #expect(hub.info("field")?.status.state == .waiting)
+        let (events, continuation) = AsyncStream.makeStream(of: PlayerHub.Event.self)
+        _ = hub.subscribeEvents { event in continuation.yield(event) }
+        let run = Task { await hub.runPlayers() }
+        defer { run.cancel() }
+        var received = events.makeAsyncIterator()
+        guard case .fix(let first) = try #require(await received.next()) else { Issue.record("not the status fix"); return }
+        #expect(!first.fix.hasPosition && hub.info("field")?.status.state == .waiting)
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1))
+        guard case .fix(let second) = try #require(await received.next()) else { Issue.record("not the positioned fix"); return }
+        #expect(second.fix.hasPosition)
+        guard case .changed(let info, let reason) = try #require(await received.next()) else { Issue.record("no state change"); return }
+        #expect(reason == "playing" && info.status.state == .playing)
+    }
 }

@@ -33,4 +33,20 @@ import Testing
             #expect(retries == [1, 2, 3])
         }
     }
+
+    @Test("A gap is one status fix among the fixes, unless marksGaps is off (a relay: gpsd sends no TPV then)", arguments: [true, false])
+    func gapMarkers(marksGaps: Bool) async throws {
+        try await LoopbackSocket.withRefusingPort { port in
+            let backoff = try Backoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(8), maximumAttempts: 3)
+            let provider = try GPSDProvider(
+                host: "127.0.0.1", port: port, configuration: .init(waitForDaemon: true, backoff: backoff, marksGaps: marksGaps),
+                clock: VirtualClock(autoAdvance: true), now: { .init(timeIntervalSince1970: 0) })
+            var fixes: [Fix] = []
+            let error = await #expect(throws: GPSDError.self) {
+                for try await fix in provider { fixes.append(fix) }
+            }
+            #expect(error?.code == .connectionRefused)
+            #expect(fixes == (marksGaps ? [.noFix(time: .init(timeIntervalSince1970: 0), source: .gpsd)] : []))
+        }
+    }
 }

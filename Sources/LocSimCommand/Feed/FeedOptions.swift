@@ -361,9 +361,13 @@ struct PlayerSpec {
         case .receiver(let address, let device):
             let (name, endpoint) = (name, address.description)
             // Waits for gpsd and reconnects after it goes away, for as long as the server runs;
-            // the connection's story goes to standard error, the fixes to the player's watchers.
+            // the connection's story goes to standard error, the receiver's own reports to the
+            // player's watchers (no status of locsim's making for a gap: gpsd sends no TPV for
+            // a receiver it cannot read, and the player shows `waiting` until the first position).
+            var configuration = GPSDProvider<ContinuousClock>.Configuration.resilient
+            configuration.marksGaps = false
             let provider = try GPSDProvider(
-                host: address.host, port: address.port, device: device, configuration: .resilient, clock: ContinuousClock(),
+                host: address.host, port: address.port, device: device, configuration: configuration, clock: ContinuousClock(),
                 now: { Date() })
                 .reportingEvents { event in
                     Terminal.err("locsim serve: player \(name) ← \(GPSDRecord(event: event, endpoint: endpoint).text.drop { $0 == "#" || $0 == " " })")

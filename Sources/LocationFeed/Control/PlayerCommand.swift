@@ -56,6 +56,9 @@ package struct PlayerCommandError: Error, Sendable, Hashable, CustomStringConver
 package struct PlayerStatus: Sendable, Hashable {
     /// What the player is doing.
     package enum State: String, Sendable, Hashable {
+        /// A player without controls (a relayed receiver) that has not yet sent a fix with a
+        /// position: its gpsd is not up, or its receiver has no fix yet.
+        case waiting
         /// Sending fixes as they fall due.
         case playing
         /// Held by ``PlayerCommand/pause``.
