@@ -45,6 +45,8 @@ package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertib
     package let parameter: String
     /// A sentence saying what was expected.
     package let message: String
+    /// Where in the input file the problem is (`walk.gpx:14:5`), when known.
+    package private(set) var location: String?
 
     init(_ code: Code, parameter: String, message: String) {
         self.code = code
@@ -52,7 +54,14 @@ package struct SimulationError: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
     }
 
-    package var description: String { "\(code) (\(parameter)): \(message)" }
+    /// The same error, placed at `location` (`FILE:LINE:COLUMN`).
+    func located(_ location: String) -> SimulationError {
+        var located = self
+        located.location = location
+        return located
+    }
+
+    package var description: String { "\(location.map { "\($0): " } ?? "")\(code) (\(parameter)): \(message)" }
 }
 
 extension SimulationError.Code {

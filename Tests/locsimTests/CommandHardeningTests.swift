@@ -327,7 +327,7 @@ import Testing
         }
     }
 
-    @Test("A walk where only some points have a time: the file and the point named, the command's remedy (not a library setting)")
+    @Test("A walk where only some points have a time: the file, line and column and the point named, the command's remedy (not a library setting)")
     func someTimesMissing() async throws {
         try await withScratchFolder("locsim-hardening") { directory in
             let track = directory + "/mixed.gpx"
@@ -342,7 +342,8 @@ import Testing
             let result = try await CLI.run(["replay", track, "--fast"])
             #expect(result.status == 1)
             let lines = try Self.expectErrorLines(result)
-            #expect(lines[0] == "locsim: error: \(track): 2 of 3 points have a <time> but this one has none (track segment 0, point 1)", "\(lines[0])")
+            // The point's start tag, line and column: the file's fourth line.
+            #expect(lines[0] == "locsim: error: \(track):4:1: 2 of 3 points have a <time> but this one has none (track segment 0, point 1)", "\(lines[0])")
             #expect(lines[1].contains("--lenient") && !result.stderr.contains("ignoresTimestamps"), "\(lines[1])")
             let lenient = try await CLI.run(["replay", track, "--fast", "--lenient"])
             #expect(lenient.status == 0, "\(lenient.stderr)")

@@ -28,7 +28,7 @@ extension NMEALog {
         } catch let error as SimulationError where error.code == .missingTimestamp {
             // The library's remedies are its own settings: say the command's, and which file.
             throw CommandFailure(
-                "\(track): \(error.message) (\(error.parameter))",
+                "\(error.location ?? track): \(error.message) (\(error.parameter))",
                 hint: "give every point a <time>, or none (then it is walked at constant speed); replay --lenient leaves the points without one out, each listed")
         } catch let error as SimulationError where error.code == .emptyPath {
             throw CommandFailure(

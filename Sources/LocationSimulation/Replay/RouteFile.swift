@@ -174,11 +174,23 @@ extension GPXReplay {
             var route = try ReplayPath(document: GPXDocument(reader: reader))
             var untimed: [ReplayPointPosition] = []
             if lenient { (route, untimed) = route.removingUntimedPoints() }
-            let replay = try replay(route)
+            let walk: GPXReplay
+            do {
+                walk = try replay(route)
+            } catch let error as SimulationError where error.code == .missingTimestamp {
+                // The first untimed point of the path's kind, in file order: the one the replay names.
+                let kind: GPXPointKind = switch route.kind {
+                case .track: .trackPoint
+                case .route: .routePoint
+                case .waypoints: .waypoint
+                }
+                guard let at = reader.firstUntimedPoint(kind) else { throw error }
+                throw error.located("\(path):\(at.line):\(at.column)")
+            }
             return (
-                replay,
+                walk,
                 GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
-                    + GPXReadReport.reversalsDropped(reader, analysis: replay.analysis, kind: route.kind)
+                    + GPXReadReport.reversalsDropped(reader, analysis: walk.analysis, kind: route.kind)
             )
         case .nmea?:
             let log = try NMEALog(path: path)
