@@ -96,11 +96,19 @@ let package = Package(
         .target(
             name: "Swarm", dependencies: ["LocationCore", "LocationSimulation", "MapFeature", "LocationIndex"],
             swiftSettings: strict),
+        // Why a SwiftNIO client could not connect, in the system's words: one wording for every
+        // client that connects (swarm's HTTP, the Android console bridge).
+        .target(
+            name: "ConnectFailure",
+            dependencies: [
+                "LocationCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // `locsim swarm` against a server: the HTTP client (NIOHTTP1, already built for `locsim serve`).
         .target(
             name: "SwarmHTTP",
             dependencies: [
-                "Swarm", "LocationCore", "MapFeature",
+                "Swarm", "LocationCore", "MapFeature", "ConnectFailure",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -140,7 +148,7 @@ let package = Package(
         .target(
             name: "LocationFeed",
             dependencies: [
-                "LocationCore", "NMEAFormat", "LocationSimulation", "MapPages",
+                "LocationCore", "NMEAFormat", "LocationSimulation", "MapPages", "ConnectFailure",
                 // The control API's routes (PlayerControlAPI.addRoutes), on the server's router.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import MapFeature
 import NIOPosix
+import ConnectFailure
 package import Swarm
 
 /// The swarm's HTTP client: `GET /locations/nearby?lat=&lng=&radius=` with `X-Player-ID` (and
@@ -443,17 +444,8 @@ package struct PlaceCounter {
 
 extension SwarmHTTPClient {
     /// Why a connection to `address` failed, in the system's words (`127.0.0.1:1: Connection
-    /// refused`, `no-such-host:80: no such host`) rather than NIO's nested error values.
+    /// refused`, `no-such-host:80: no such host`: ``ConnectFailure``).
     static func connectFailure(_ error: any Error, to address: HostPort) -> String {
-        if let error = error as? NIOConnectionError {
-            if let system = error.connectionErrors.lazy.compactMap({ $0.error as? IOError }).first {
-                return "\(address): \(SystemIOError(code: system.errnoCode))"
-            }
-            if error.connectionErrors.isEmpty { return "\(address): no such host" }
-        }
-        if case ChannelError.connectTimeout(let amount) = error {
-            return "\(address): no connection within \(amount.nanoseconds / 1_000_000) ms"
-        }
-        return "\(address): \(error)"
+        "\(address): \(ConnectFailure.reason(error))"
     }
 }

@@ -139,6 +139,11 @@ struct BridgeTests {
             }
             #expect(connectError?.code == .connect)
             #expect(connectError?.endpoint == "127.0.0.1:\(port)")
+            // In the system's words, as swarm says it (ConnectFailure), not NIO's nested values.
+            #expect(
+                connectError?.description
+                    == "android emulator console 127.0.0.1:\(port): cannot connect: Connection refused (is the emulator running on this port?)",
+                "\(String(describing: connectError))")
 
             let silent = try ConsoleStandIn(token: Self.token, behaviour: .silentAfterGreeting)
             defer { silent.stop() }

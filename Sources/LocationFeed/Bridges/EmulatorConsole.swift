@@ -3,6 +3,7 @@ package import LocationCore
 import NMEAFormat
 import NIOCore
 import NIOPosix
+import ConnectFailure
 
 /// The Android emulator's console as a ``FixSink``: each fix becomes
 /// `geo fix LON LAT [ALT [SATELLITES [KNOTS]]]`.
@@ -79,7 +80,8 @@ package struct EmulatorConsole: FixSink {
                     }
                 }
         } catch {
-            throw EmulatorConsoleError(.connect, endpoint: endpoint, "cannot connect: \(error) (is the emulator running on this port?)")
+            throw EmulatorConsoleError(
+                .connect, endpoint: endpoint, "cannot connect: \(ConnectFailure.reason(error)) (is the emulator running on this port?)")
         }
         let configuration = configuration
         try await channel.executeThenClose { inbound, outbound in
