@@ -196,8 +196,8 @@ public final class RecordingRepository: LocationRepository, Sendable {
             } else {
                 response = .failure(.validation(
                     "RecordingRepository has no scripted answer for call \(index + 1) (calls[\(index)]: centre \(center), "
-                        + "radius \(DecimalText.fixed(radius, decimals: 1)) m): the script has \(index) "
-                        + (index == 1 ? "answer" : "answers") + " and no fallback (otherwise:)",
+                        + "radius \(DecimalText.fixed(radius, decimals: 1)) m): the script has \(PeopleText.count(index, "answer")) "
+                        + "and no fallback (otherwise:)",
                     parameter: "script"))
             }
             let call = Call(index: index, time: time, center: center, radius: radius, latency: response.latency, outcome: .pending)

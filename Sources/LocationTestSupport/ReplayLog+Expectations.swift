@@ -143,7 +143,7 @@ extension ReplayLog {
         let count = fetches.count { reason == nil || $0.reason == reason }
         if !range.contains(count) {
             let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-            Issue.record("\(count) \(reason.map { "`\($0)` " } ?? "")\(count == 1 ? "request" : "requests"), expected \(expected)\n\(fetchSummary)",
+            Issue.record("\(PeopleText.count(count, reason.map { "`\($0)` request" } ?? "request")), expected \(expected)\n\(fetchSummary)",
                          sourceLocation: sourceLocation)
         }
     }

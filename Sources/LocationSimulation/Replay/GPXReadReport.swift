@@ -39,13 +39,7 @@ package enum GPXReadReport {
     package static func reversalsDropped(_ reader: GPXReader, analysis: ReplayAnalysis, kind: ReplayPath.Kind) -> [String] {
         let dropped = analysis.droppedBackwardsPoints.count
         guard dropped > 0 else { return [] }
-        let pointKind: GPXPointKind =
-            switch kind {
-            case .track: .trackPoint
-            case .route: .routePoint
-            case .waypoints: .waypoint
-            }
-        return [reversalHead(dropped, "point", before: "point", dropped: true)] + reader.timeReversals.filter { $0.kind == pointKind }.prefix(shown).map { "  \($0)" }
+        return [reversalHead(dropped, "point", before: "point", dropped: true)] + reader.timeReversals.filter { $0.kind == kind.pointKind }.prefix(shown).map { "  \($0)" }
     }
 
     /// Points a lenient replay left out because their `<time>` was dropped.

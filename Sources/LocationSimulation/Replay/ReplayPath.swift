@@ -11,6 +11,15 @@ package struct ReplayPath: Sendable, Hashable {
     /// Which GPX list the points came from; used to name points in errors and events.
     package enum Kind: String, Sendable, Hashable {
         case track, route, waypoints
+
+        /// The GPX element its points are (what the reader's reports of them name).
+        package var pointKind: GPXPointKind {
+            switch self {
+            case .track: .trackPoint
+            case .route: .routePoint
+            case .waypoints: .waypoint
+            }
+        }
     }
 
     /// Which list the points came from.

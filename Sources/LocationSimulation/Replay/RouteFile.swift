@@ -179,12 +179,7 @@ extension GPXReplay {
                 walk = try replay(route)
             } catch let error as SimulationError where error.code == .missingTimestamp {
                 // The first untimed point of the path's kind, in file order: the one the replay names.
-                let kind: GPXPointKind = switch route.kind {
-                case .track: .trackPoint
-                case .route: .routePoint
-                case .waypoints: .waypoint
-                }
-                guard let at = reader.firstUntimedPoint(kind) else { throw error }
+                guard let at = reader.firstUntimedPoint(route.kind.pointKind) else { throw error }
                 throw error.located("\(path):\(at.line):\(at.column)")
             }
             return (
