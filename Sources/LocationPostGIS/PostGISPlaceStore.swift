@@ -166,15 +166,28 @@ package final class PostGISPlaceStore: Sendable {
     }
 
     /// Runs `body` with a store whose pool runs for the duration, then closes it.
+    ///
+    /// The pool outlives a cancellation of the calling task (Ctrl-C during `index import`):
+    /// `body` sees the cancellation and ends its statement as the protocol wants (a COPY is
+    /// failed, its transaction rolled back), and the pool is closed only after that. A pool in
+    /// a child task would be cancelled at the same moment, closing a connection under the
+    /// statement in progress, which postgres-nio 1.33 answers with a crash (a precondition in
+    /// its connection state machine) or an import that never ends.
     package static func withRunning<T: Sendable>(
         _ url: PostgresURL, clock: any Clock<Duration>, logger: Logger, _ body: (PostGISPlaceStore) async throws -> T
     ) async throws -> T {
         let store = try PostGISPlaceStore(url: url, maximumConnections: 4, clock: clock, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await store.run() }
-            defer { group.cancelAll() }
-            return try await body(store)
+        // Not a child task, so the caller's cancellation does not reach it; awaited below.
+        let pool = Task { await store.run() }
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(store))
+        } catch {
+            outcome = .failure(error)
         }
+        pool.cancel()
+        await pool.value
+        return try outcome.get()
     }
 
     // MARK: Schema

@@ -119,6 +119,43 @@ struct StopImport: Error {}
         }
     }
 
+    /// `locsim index import --postgres` cancelled by Ctrl-C or SIGTERM while its rows are on
+    /// the wire: the task that runs the pool is the one cancelled. The import rolls back and the
+    /// pool closes after it; closing the pool at the same moment crashed postgres-nio mid-COPY or
+    /// left the import waiting forever.
+    @Test func cancellingTheTaskThatRunsThePoolMidCopyRollsBack() async throws {
+        try await withPostGIS { server, store in
+            try await withScratchFolder { directory in
+                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                try await store.importPlaces(fromFile: directory + "/a.csv")
+                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+                let before = try await store.places(near: center, within: 5_000)
+                // Rows enough for several 1 MiB writes of COPY data.
+                let big = directory + "/big.csv"
+                let rows = (0..<60_000).map { "q\($0),Place number \($0) of many,\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
+                try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: big, atomically: true, encoding: .utf8)
+                let url = try PostgresURL(parsing: server.url)
+                let sentWhenCancelled = Locked(0)
+                let task = Task {
+                    try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { importer in
+                        try await importer.importPlaces(fromFile: big, options: ImportOptions(progressInterval: 1_000)) { step in
+                            // After the first write of COPY data went out.
+                            if step.phase == .writing, step.tilesWritten == 40_000 {
+                                sentWhenCancelled.withLock { $0 = step.tilesWritten }
+                                withUnsafeCurrentTask { $0?.cancel() }
+                            }
+                        }
+                    }
+                }
+                let outcome = await task.result
+                #expect(sentWhenCancelled.withLock { $0 } == 40_000)
+                #expect(throws: (any Error).self) { try outcome.get() }
+                #expect(try await store.places(near: center, within: 5_000) == before)
+                #expect(try await store.statistics().placeCount == 3)
+            }
+        }
+    }
+
     /// Readers during an import see all of the previous places or all of the new ones.
     @Test func readersDuringAnImportSeeWholeGenerations() async throws {
         try await withPostGIS { _, store in
