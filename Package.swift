@@ -164,7 +164,7 @@ let package = Package(
         .target(
             name: "LocationPostGIS",
             dependencies: [
-                "LocationCore", "Places",
+                "LocationCore", "Places", "ConnectFailure",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

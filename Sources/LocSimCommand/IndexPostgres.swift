@@ -48,14 +48,29 @@ enum PostgresTarget {
         return logger
     }
 
-    /// The command's `locsim: error:` report for a PostGIS failure, with a hint for the usual causes.
+    /// The command's `locsim: error:` report for a PostGIS failure, with a hint for its cause:
+    /// what the server said (its SQLSTATE) where it said something, else the usual causes.
     static func failure(_ error: PostGISError, url: PostgresURL) -> CommandFailure {
+        let guide = "(docs/guides/postgis.md)"
         let hint: String
-        switch error.code {
-        case .unavailable:
-            hint = "is PostgreSQL running at \(url.endpoint), and is the password in PGPASSWORD, ~/.pgpass or the URL? (docs/guides/postgis.md)"
-        case .schema:
-            hint = "import places with 'locsim index import FILE --postgres \(url)' (docs/guides/postgis.md)"
+        switch (error.code, error.sqlState) {
+        case (_, "3D000"?):
+            hint = "create it (createdb -h \(url.host) -p \(url.port) -U \(url.user) \(url.database)), "
+                + "or name an existing database in the URL's path \(guide)"
+        case (_, "28P01"?):
+            hint = "check the password for \(url.user): the URL's, PGPASSWORD, or ~/.pgpass (PGPASSFILE) \(guide)"
+        case (_, "28000"?):
+            hint = "check the user name (the URL's, else PGUSER), and that the server's pg_hba.conf lets it in from here \(guide)"
+        case (_, "42501"?) where error.message.contains("extension"):
+            hint = "PostGIS is created once per database by a role that may (usually a superuser): "
+                + "psql -h \(url.host) -p \(url.port) -d \(url.database) -c 'CREATE EXTENSION postgis'; then import again \(guide)"
+        case (_, "42501"?):
+            hint = "the database's owner grants \(url.user) what the statement needs (CREATE on the schema to import, "
+                + "SELECT on locsim_place and locsim_tile to read) \(guide)"
+        case (.unavailable, _):
+            hint = "is PostgreSQL running at \(url.endpoint), listening on TCP, and does it accept this login? \(guide)"
+        case (.schema, _):
+            hint = "import places with 'locsim index import FILE --postgres \(url.textWithoutPassword)' \(guide)"
         default:
             hint = "see docs/guides/postgis.md"
         }

@@ -37,12 +37,16 @@ package struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible 
     package var endpoint: String?
     /// The parameter or URL part at fault, if any.
     package var parameter: String?
+    /// The server's SQLSTATE when the server said no (`3D000`: no such database; `28P01`: wrong
+    /// password; `42501`: insufficient privilege), for a hint that fits the cause.
+    package var sqlState: String?
 
-    package init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil) {
+    package init(_ code: Code, _ message: String, endpoint: String? = nil, parameter: String? = nil, sqlState: String? = nil) {
         self.code = code
         self.message = message
         self.endpoint = endpoint
         self.parameter = parameter
+        self.sqlState = sqlState
     }
 
     package var description: String {

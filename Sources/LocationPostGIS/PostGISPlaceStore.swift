@@ -1,6 +1,7 @@
 package import Logging
 package import LocationCore
 package import Places
+import ConnectFailure
 import PostgresNIO
 
 /// Places in a PostgreSQL database with PostGIS, answering the same nearby query as
@@ -750,19 +751,20 @@ package final class PostGISPlaceStore: Sendable {
             // someone's pg_cancel_backend.
             if fields[.sqlState] == "57014" {
                 guard message.contains("statement timeout") else {
-                    return PostGISError(.query, message + state, endpoint: url.endpoint)
+                    return PostGISError(.query, message + state, endpoint: url.endpoint, sqlState: fields[.sqlState])
                 }
                 return PostGISError(
                     .timedOut, "query exceeded its \(deadlineText) deadline (statement_timeout); cancelled by the server",
-                    endpoint: url.endpoint)
+                    endpoint: url.endpoint, sqlState: fields[.sqlState])
             }
             // 42P01: no such table (a database no import has prepared, or an older schema).
             if fields[.sqlState] == "42P01" {
                 return PostGISError(
                     .schema, message + state + "; `locsim index import FILE --postgres URL` creates or upgrades the place tables",
-                    endpoint: url.endpoint)
+                    endpoint: url.endpoint, sqlState: fields[.sqlState])
             }
-            return PostGISError(unavailable ? .unavailable : .query, message + detail + state, endpoint: url.endpoint)
+            return PostGISError(
+                unavailable ? .unavailable : .query, message + detail + state, endpoint: url.endpoint, sqlState: fields[.sqlState])
         }
         // A PSQLError's own description is deliberately generic; its code, and an underlying
         // cause that is not another PSQLError (a socket error), say what happened.
@@ -788,6 +790,10 @@ package final class PostGISPlaceStore: Sendable {
         if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
             return PostGISError(
                 .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint)
+        }
+        // A connection that was never made: in the system's words (`Connection refused`, `no such host`).
+        if error.code == .connectionError, let underlying = error.underlying {
+            return PostGISError(.unavailable, "cannot reach the server: \(ConnectFailure.reason(underlying))", endpoint: url.endpoint)
         }
         let reason = error.underlying.map { "\(error.code) (\($0))" } ?? "\(error.code)"
         return PostGISError(.unavailable, "cannot reach the server: \(reason)", endpoint: url.endpoint)

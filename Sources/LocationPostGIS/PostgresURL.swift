@@ -39,6 +39,10 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     /// startup packet's `options`, which the server applies before locsim's own settings
     /// (the read deadline), so those cannot be overridden here.
     package var options: String?
+    /// The URL as given, less its password: what a hint may tell the user to run again
+    /// (`postgres://team@db:5432/places?sslmode=disable`). The password comes from where it came
+    /// from before (`PGPASSWORD`, the password file) or is asked for again.
+    package var textWithoutPassword: String
 
     /// The default of ``connectTimeout``.
     package static let defaultConnectTimeout = Duration.seconds(3)
@@ -146,6 +150,7 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
             query = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
         }
+        let location = rest
         var path: Substring = ""
         if let slash = rest.firstIndex(of: "/") {
             path = rest[rest.index(after: slash)...]
@@ -187,6 +192,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         } else {
             port = 5432
         }
+        let givenUser = userInfo.map { info in (info.firstIndex(of: ":").map { info[..<$0] } ?? info) + "@" } ?? ""
+        textWithoutPassword = "postgres://\(givenUser)\(location)" + (query.isEmpty ? "" : "?\(query)")
         user = urlUser ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
         guard !user.isEmpty else { throw fail("the user name is empty", "user") }
         database = path.isEmpty ? user : try Self.decode(path, part: "database")

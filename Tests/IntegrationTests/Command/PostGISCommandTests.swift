@@ -97,12 +97,33 @@ import Testing
                 ["index", "stats", "--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable"])
             #expect(unreachable.status == 1)
             #expect(unreachable.stderr.hasPrefix("locsim: error: 127.0.0.1:\(port): "), "\(unreachable.stderr)")
-            #expect(unreachable.stderr.contains("\nhint: "))
+            #expect(unreachable.stderr.contains("cannot reach the server: Connection refused\n"), "\(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("\nhint: is PostgreSQL running at 127.0.0.1:\(port)"))
             #expect(!unreachable.stderr.contains("topsecret"))
             try await withServer { postgres in
                 let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
                 #expect(empty.status == 1)
                 #expect(empty.stderr.contains("no locsim_place table"), "\(empty.stderr)")
+                // The command to run next, as given (sslmode kept), less the password.
+                #expect(empty.stderr.contains("--postgres \(postgres.urlWithoutPassword)'"), "\(empty.stderr)")
+                #expect(!empty.stderr.contains(PostgresServer.password))
+                // Each refusal of the server gets the hint for its cause, not "is it running?".
+                func database(_ name: String, in url: String) -> String { url.replacingOccurrences(of: "/postgres?", with: "/\(name)?") }
+                let noDatabase = try await CLI.run(["index", "stats", "--postgres", database("nosuch", in: postgres.url)])
+                #expect(noDatabase.stderr.contains("database \"nosuch\" does not exist"), "\(noDatabase.stderr)")
+                #expect(noDatabase.stderr.contains("hint: create it (createdb -h 127.0.0.1 -p \(postgres.port) -U postgres nosuch)"))
+                let wrongPassword = try await CLI.run(
+                    ["index", "stats", "--postgres", postgres.url.replacingOccurrences(of: PostgresServer.password, with: "wrong")])
+                #expect(wrongPassword.stderr.contains("(SQLSTATE 28P01)"), "\(wrongPassword.stderr)")
+                #expect(wrongPassword.stderr.contains("hint: check the password for postgres"))
+                try await postgres.psql("CREATE ROLE plain LOGIN PASSWORD '\(PostgresServer.password)'")
+                try await postgres.psql("CREATE DATABASE plaindb OWNER plain")
+                let plain = postgres.url.replacingOccurrences(of: "//postgres:", with: "//plain:")
+                let noExtension = try await CLI.run(
+                    ["index", "import", "geodata/sf-mission.csv", "--postgres", database("plaindb", in: plain)])
+                #expect(noExtension.status == 1)
+                #expect(noExtension.stderr.contains("permission denied to create extension \"postgis\""), "\(noExtension.stderr)")
+                #expect(noExtension.stderr.contains("-d plaindb -c 'CREATE EXTENSION postgis'"))
                 // No password anywhere: said so, not "cannot reach the server".
                 let none = try await CLI.run(["index", "stats", "--postgres", postgres.urlWithoutPassword], environment: ["HOME": "/nonexistent"], removing: ["PGPASSWORD", "PGPASSFILE"])
                 #expect(none.status == 1)
