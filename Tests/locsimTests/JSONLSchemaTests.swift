@@ -29,9 +29,11 @@ struct JSONLSchemaTests {
         let summary = SummaryRecord(
             fixes: 10, acceptedFixes: 9, rejectedFixes: 1, distance: 123.45678, duration: 9.5, fetches: 3,
             fetchesByReason: ["first": 1, "moved": 2], failedFetches: 0, placesSeen: 4, placesOnMap: 2, encounters: 1,
-            busiestMinuteFetches: 2, interrupted: false)
+            busiestMinuteFetches: 2, interrupted: false,
+            phone: PhoneSummary(lost: 2, changed: 1, withheldByReason: ["inBackground": 3, "tooSoon": 1], batches: 1, batchedFixes: 4))
         var noFixes = summary
         noFixes.duration = nil
+        noFixes.phone = nil
         let stats = GPXStatistics(trackSegments: [[
             GPXPoint(coordinate: try Coordinate(latitude: 1.5, longitude: 2.5), time: time),
             GPXPoint(coordinate: try Coordinate(latitude: 1.6, longitude: 2.6)),
@@ -95,6 +97,19 @@ struct JSONLSchemaTests {
             fixes: 0, acceptedFixes: 0, rejectedFixes: 0, distance: 0, duration: nil, fetches: 0, fetchesByReason: [:], failedFetches: 0,
             placesSeen: 0, placesOnMap: 0, encounters: 0, busiestMinuteFetches: 0, interrupted: true
         ).rows.map(\.name) == summary.fields.dropFirst().map(\.name))
+    }
+
+    @Test("The text summary has a phone line after a scenario, with the withheld fixes by rule, most first; none without one")
+    func phoneLine() {
+        var summary = SummaryRecord(
+            fixes: 5, acceptedFixes: 5, rejectedFixes: 0, distance: 0, duration: nil, fetches: 0, fetchesByReason: [:], failedFetches: 0,
+            placesSeen: 0, placesOnMap: 0, encounters: 0, busiestMinuteFetches: 0, interrupted: false)
+        #expect(!summary.text.contains { $0.contains("phone") })
+        summary.phone = PhoneSummary(lost: 2, changed: 1, withheldByReason: ["tooSoon": 1, "inBackground": 3, "tooClose": 1])
+        #expect(summary.text.last == "  phone:          5 withheld (inBackground 3, tooClose 1, tooSoon 1); trouble: 2 lost, 1 changed; no batches")
+        summary.phone?.batches = 1
+        summary.phone?.batchedFixes = 4
+        #expect(summary.text.last?.hasSuffix("; 1 batch of 4 fixes") == true)
     }
 
     @Test("README names every record type the command writes and links the schema")

@@ -102,6 +102,21 @@ import Testing
         for effect in ["noFix", "reacquiring", "multipath", "jumped", "stale"] {
             #expect(first.stdout.contains(#""effect":"\#(effect)""#), "a \(effect) trouble record")
         }
+        // The summary counts what the timeline shows, fix by fix (a fix that met several
+        // troubles has a line for each).
+        let records = try first.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        func of(_ type: String) -> [[String: Any]] { records.filter { $0["type"] as? String == type } }
+        let troubleLines = of("trouble")
+        let lost = Set(troubleLines.filter { $0["lat"] is NSNull }.compactMap { $0["t"] as? String })
+        let changed = Set(troubleLines.filter { !($0["lat"] is NSNull) }.compactMap { $0["t"] as? String })
+        let phone = try #require(of("summary").first?["phone"] as? [String: Int])
+        #expect(phone["lost_fixes"] == lost.count && lost.count > 0)
+        #expect(phone["changed_fixes"] == changed.count && changed.count > 0)
+        #expect(phone["withheld_fixes"] == of("withheld").count)
+        #expect(phone["batches"] == of("batch").count)
+        #expect(phone["batched_fixes"] == of("batch").compactMap { $0["count"] as? Int }.reduce(0, +))
     }
 
     @Test("The shipped example runs; a track argument overrides the route; the app's moves are logged")

@@ -217,6 +217,8 @@ struct SummaryRecord: JSONLRecord {
     var busiestMinuteFetches: Int
     /// Stopped early by SIGINT or SIGTERM.
     var interrupted: Bool
+    /// What a scenario's phone did to the receiver's fixes; nil without a scenario.
+    var phone: PhoneSummary? = nil
 
     func write(to json: inout JSONWriter) {
         json.member("type", "summary")
@@ -239,6 +241,16 @@ struct SummaryRecord: JSONLRecord {
         json.member("encounters", encounters)
         json.member("busiest_minute_fetches", busiestMinuteFetches)
         json.member("interrupted", interrupted ? 1 : 0)
+        if let phone {
+            json.key("phone")
+            json.object { json in
+                json.member("lost_fixes", phone.lost)
+                json.member("changed_fixes", phone.changed)
+                json.member("withheld_fixes", phone.withheld)
+                json.member("batches", phone.batches)
+                json.member("batched_fixes", phone.batchedFixes)
+            }
+        }
     }
 
     /// Fetches per reason, in the rule's order: `first 1, moved 0, …` for people.
@@ -257,7 +269,7 @@ struct SummaryRecord: JSONLRecord {
             "  busiest minute: \(PeopleText.count(busiestMinuteFetches, "fetch", "fetches"))",
             "  places seen:    \(placesSeen) (\(placesOnMap) on the map at the end)",
             "  encounters:     \(encounters)",
-        ]
+        ] + (phone.map { ["  phone:          \($0.text)"] } ?? [])
     }
 
     /// Each member but `type` with its value as a person reads it (the HTML report's table),
@@ -270,7 +282,33 @@ struct SummaryRecord: JSONLRecord {
             ("fetches_by_reason", reasons), ("failed_fetches", "\(failedFetches)"),
             ("places_seen", "\(placesSeen)"), ("places_on_map", "\(placesOnMap)"), ("encounters", "\(encounters)"),
             ("busiest_minute_fetches", "\(busiestMinuteFetches)"), ("interrupted", interrupted ? "yes" : "no"),
+            ("phone", phone?.text ?? "–"),
         ]
+    }
+}
+
+/// What a scenario's phone did to the receiver's fixes on their way to the app (`summary`'s
+/// `phone`): the fixes the map logic never saw, or saw changed, and why. The timeline has a
+/// line for each; this is their count.
+struct PhoneSummary: Equatable {
+    /// Fixes GPS trouble dropped (no signal).
+    var lost = 0
+    /// Fixes GPS trouble changed (a jump, a worse accuracy, a stale time).
+    var changed = 0
+    /// Fixes the OS kept from the app, by ``MapFeature/WithholdReason/name``.
+    var withheldByReason: [String: Int] = [:]
+    /// Deliveries of several fixes at once, and the fixes they held (the app reads the last of each).
+    var batches = 0
+    var batchedFixes = 0
+
+    var withheld: Int { withheldByReason.values.reduce(0, +) }
+
+    /// `2609 withheld (withinDistanceFilter 2489, inBackground 120); trouble: 60 lost, 31 changed; no batches`
+    var text: String {
+        let reasons = withheldByReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }
+        return "\(withheld) withheld" + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))")
+            + "; trouble: \(lost) lost, \(changed) changed; "
+            + (batches == 0 ? "no batches" : "\(PeopleText.count(batches, "batch", "batches")) of \(PeopleText.count(batchedFixes, "fix", "fixes"))")
     }
 }
 

@@ -116,6 +116,7 @@ struct MapPipeline {
     func runScenario(
         _ provider: some LocationProvider, phone: ScenarioPhone, scenarioFile: String, speedFactor: Double?, total: Double?
     ) async throws {
+        recorder.phone = PhoneSummary()
         if let speedFactor {
             progress.total = total
             progress.speed = speedFactor

@@ -43,6 +43,8 @@ final class ReplayRecorder {
     /// Answers the model took (a server that never answered is told from one that did).
     private(set) var answers = 0
     private var fetchesPerMinute: [Int64: Int] = [:]
+    /// Set when the fixes go through a scenario's phone: its counts, for the summary.
+    var phone: PhoneSummary?
 
     init(format: TimelineFormat, reach: Double, write: @escaping (String) -> Void) throws {
         self.format = format
@@ -136,18 +138,24 @@ final class ReplayRecorder {
     /// What a scenario's phone did on the way to the app, at `time` (the delivery clock).
     func record(_ note: ScenarioPhone.Note, at time: Date) {
         flushPlaces()
+        var counts = phone ?? PhoneSummary()
+        defer { phone = counts }
         switch note {
         case .trouble(_, let reported, let effects):
+            if reported == nil { counts.lost += 1 } else { counts.changed += 1 }
             for effect in effects {
                 emit(text: "\(stamp(time))  trouble: \(effect)", TroubleRecord(time: time, effect: effect, reported: reported))
             }
         case .withheld(let fix, let reason):
+            counts.withheldByReason[reason.name, default: 0] += 1
             emit(
                 text: "\(stamp(time))  fix of \(stamp(fix.time)) withheld: \(reason)",
                 WithheldRecord(time: time, fix: fix, reason: reason))
         case .app(let state):
             emit(text: "\(stamp(time))  app: \(state.rawValue)", AppRecord(time: time, state: state.rawValue))
         case .batch(let fixes):
+            counts.batches += 1
+            counts.batchedFixes += fixes.count
             emit(
                 text: "\(stamp(time))  \(PeopleText.count(fixes.count, "fix", "fixes")) delivered at once; the app reads the last",
                 BatchRecord(time: time, fixes: fixes))
@@ -178,7 +186,7 @@ final class ReplayRecorder {
             duration: firstTime.flatMap { first in lastTime?.timeIntervalSince(first) }, fetches: fetchCount,
             fetchesByReason: fetchesByReason, failedFetches: trace.failures.count, placesSeen: trace.places.count,
             placesOnMap: onMap.count, encounters: trace.encounters.count, busiestMinuteFetches: fetchesPerMinute.values.max() ?? 0,
-            interrupted: interrupted)
+            interrupted: interrupted, phone: phone)
     }
 
     // MARK: Output
