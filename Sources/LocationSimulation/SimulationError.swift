@@ -89,11 +89,13 @@ extension SimulationError {
         let positive = range.lowerBound > 0 && range.lowerBound <= Double.leastNormalMagnitude
         let unbounded = range.upperBound == .greatestFiniteMagnitude
         func amount(_ bound: Double) -> String { "\(PeopleText.number(bound, decimals: 3)) \(unit)" }
+        // As it was written: `0`, `-2.5`, `1e-09` (not `0.0`).
+        let got = PeopleText.number(value)
         return switch (positive, unbounded) {
-        case (true, true): "must be more than 0 \(unit), got \(value)"
-        case (true, false): "must be more than 0 and at most \(amount(range.upperBound)), got \(value)"
-        case (false, true): "must be at least \(amount(range.lowerBound)), got \(value)"
-        case (false, false): "\(value) is outside \(range.lowerBound)...\(range.upperBound) \(unit)"
+        case (true, true): "must be more than 0 \(unit), got \(got)"
+        case (true, false): "must be more than 0 and at most \(amount(range.upperBound)), got \(got)"
+        case (false, true): "must be at least \(amount(range.lowerBound)), got \(got)"
+        case (false, false): "\(got) is outside \(PeopleText.number(range.lowerBound))...\(PeopleText.number(range.upperBound)) \(unit)"
         }
     }
 }

@@ -184,11 +184,32 @@ import Testing
          #"s.json: app[1].state: the app is already in the background (app[0]): moves alternate between "background" and "foreground""#),
         (#"{"route": {"file": "walk.gpx", "polyline": "_p~iF~ps|U_ulLnnqC"}}"#,
          "s.json: route.polyline: does not go with route.file: a route is a file or a polyline, give one"),
-        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, "s.json: trouble[0].for: must be more than 0 s, got 0.0"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, "s.json: trouble[0].for: must be more than 0 s, got 0"),
+        // Trouble that would do nothing, or contradict itself in the log.
+        (#"{"trouble": [{"kind": "coldStart", "at": "0", "for": "20s", "initialAccuracy": 0}]}"#,
+         "s.json: trouble[0].initialAccuracy: must be more than 0 and at most 1000000 m, got 0"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": 0}]}"#, "s.json: trouble[0].distance: must be more than 0 and at most 20000000 m, got 0"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "60s"}, {"kind": "jump", "at": "2m10s", "distance": 300}]}"#,
+         "s.json: trouble[1].at: jump at 2:10 overlaps trouble[0] (signalLoss 1:00–2:00, recovering until 2:30): one window at a time, but for a jump or stale fix within an urbanCanyon"),
+        (#"{"trouble": [{"kind": "urbanCanyon", "at": "5m", "for": "2m"}, {"kind": "coldStart", "at": "0", "for": "30s", "recovery": "5m"}]}"#,
+         "s.json: trouble[1].at: coldStart 0:00–0:30, recovering until 5:30 overlaps trouble[0] (urbanCanyon 5:00–7:00): one window at a time, but for a jump or stale fix within an urbanCanyon"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": 30}, {"kind": "stale", "at": "1m", "age": "30s"}]}"#,
+         "s.json: trouble[1].at: stale at 1:00 overlaps trouble[0] (jump at 1:00): one window at a time, but for a jump or stale fix within an urbanCanyon"),
+        (#"{"app": [{"at": "20m", "state": "background"}, {"at": "20m", "state": "foreground"}]}"#,
+         "s.json: app[1].at: at the same time as app[0].at: moves are listed in time order, each after the one before"),
     ] as [(String, String)])
     func messages(text: String, message: String) {
         let error = #expect(throws: JSONFileError.self) { try Self.parse(text) }
         #expect(error?.description == message)
+    }
+
+    @Test("Windows that follow each other, and a jump or stale fix within a street canyon, are accepted")
+    func troubleOneAtATime() throws {
+        let scenario = try Self.parse(#"""
+            {"trouble": [{"kind": "signalLoss", "at": "1m", "for": "60s"}, {"kind": "urbanCanyon", "at": "2m30s", "for": "2m"},
+                         {"kind": "jump", "at": "3m", "distance": 300}, {"kind": "stale", "at": "4m", "age": "1m"}, {"kind": "jump", "at": "4m30s", "distance": 5}]}
+            """#)
+        #expect(scenario.trouble.count == 5)
     }
 
     @Test("A duration is at most a year (366 days, as simulate --duration): a longer one is refused, naming the limit")
@@ -280,7 +301,7 @@ import Testing
     @Test("What the scenario set past the route's end is a warning naming the key: a window that never began, a move never applied; one that began is not")
     func unreached() throws {
         let text = #"""
-            {"trouble": [{"kind": "signalLoss", "at": "5s", "for": "1h"}, {"kind": "jump", "at": "9s", "distance": 30}, {"kind": "jump", "at": "10s", "distance": 30}],
+            {"trouble": [{"kind": "signalLoss", "at": "5s", "for": "2s", "recovery": "1s"}, {"kind": "jump", "at": "9s", "distance": 30}, {"kind": "jump", "at": "10s", "distance": 30}],
              "app": [{"at": "3s", "state": "background"}, {"at": "9s", "state": "foreground"}, {"at": "1h", "state": "background"}]}
             """#
         var phone = try ScenarioPhone(scenario: try Scenario.parse(Array(text.utf8), source: "s.json", directory: ""))

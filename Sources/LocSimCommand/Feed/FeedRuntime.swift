@@ -129,7 +129,7 @@ struct FeedRuntime {
     static func makePlayer(_ creation: PlayerControlAPI.Creation, defaultSpeed: Double) throws(ConfigurationError) -> FeedPlayer {
         let speed = creation.speed ?? defaultSpeed
         guard speed.isFinite, Pacing.speedFactorRange.contains(speed) else {
-            throw ConfigurationError(parameter: "speed", "must be within 0.1...1000 (times real time), got \(speed)")
+            throw ConfigurationError(parameter: "speed", "must be within 0.1...1000 (times real time), got \(PeopleText.number(speed))")
         }
         switch creation.source {
         case .spec(let text):

@@ -20,6 +20,15 @@ package enum PeopleText {
         return json.text
     }
 
+    /// `value` in its shortest exact text, without a fraction when whole: `0`, `12.5`, `1e-09`
+    /// (what a person wrote, not Swift's `0.0`); `nan`, `inf` and `-inf` as Swift writes them.
+    package static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var json = JSONWriter(capacity: DecimalText.maximumLength)
+        json.number(value, decimals: nil)
+        return json.text
+    }
+
     /// `text` with control characters (C0, DEL, C1) and the Unicode line and paragraph separators
     /// written as escapes, `\n`, `\r`, `\t` or `\u{1B}`, so that a place name or a message from
     /// elsewhere stays on its line and cannot send terminal commands. Everything else, backslash

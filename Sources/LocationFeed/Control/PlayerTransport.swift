@@ -145,7 +145,7 @@ final class PlayerTransport: Sendable {
                 guard factor.isFinite, Pacing.speedFactorRange.contains(factor) else {
                     throw .invalid(
                         "speed",
-                        "must be within \(Pacing.speedFactorRange.lowerBound)...\(Pacing.speedFactorRange.upperBound) (times real time), got \(factor)")
+                        "must be within \(PeopleText.number(Pacing.speedFactorRange.lowerBound))...\(PeopleText.number(Pacing.speedFactorRange.upperBound)) (times real time), got \(PeopleText.number(factor))")
                 }
                 guard factor != state.speed else { return false }
                 if !state.paused { state.anchorOffset = current }
@@ -168,7 +168,7 @@ final class PlayerTransport: Sendable {
                 Self.seek(to: offset, state: &state, now: now)
             case .seekFraction(let fraction):
                 guard fraction.isFinite, (0...1).contains(fraction) else {
-                    throw .invalid("fraction", "must be within 0...1, got \(fraction)")
+                    throw .invalid("fraction", "must be within 0...1, got \(PeopleText.number(fraction))")
                 }
                 guard let duration = state.duration else {
                     throw .conflict(

@@ -150,6 +150,7 @@ package struct GPSTrouble: Sendable {
     ///   window needs one (a signal loss's, cold start's or urban canyon's `for` among them).
     package init(windows: [TroubleWindow], seed: UInt64) throws(SimulationError) {
         for (index, window) in windows.enumerated() { try Self.validate(window, key: "trouble[\(index)]") }
+        try Self.checkOneAtATime(windows)
         var random = SeededGenerator(seed: seed)
         states = windows.map { window in
             var state = WindowState(random: random.split())
@@ -253,6 +254,57 @@ package struct GPSTrouble: Sendable {
         return state
     }
 
+    /// The offsets (seconds after the first fix) between which `window` changes fixes: a
+    /// signal loss or cold start until its recovery ends, a street canyon for its length, a
+    /// jump or a stale fix at one instant (`begin == end`).
+    private static func span(_ window: TroubleWindow) -> (begin: Double, end: Double) {
+        let begin = window.at.fractionalSeconds
+        switch window.kind {
+        case .signalLoss(_, let recovery), .coldStart(_, let recovery): return (begin, begin + (window.duration + recovery).fractionalSeconds)
+        case .urbanCanyon: return (begin, begin + window.duration.fractionalSeconds)
+        case .jump, .stale: return (begin, begin)
+        }
+    }
+
+    /// `window` as an error message names it: `signalLoss 3:00–4:00, recovering until 4:30`, `jump at 9:00`.
+    private static func described(_ window: TroubleWindow) -> String {
+        let (begin, end) = span(window)
+        let from = DurationText.clockText(begin)
+        switch window.kind {
+        case .signalLoss, .coldStart:
+            let until = DurationText.clockText(begin + window.duration.fractionalSeconds)
+            return "\(window.kind.name) \(from)–\(until), recovering until \(DurationText.clockText(end))"
+        case .urbanCanyon: return "urbanCanyon \(from)–\(DurationText.clockText(end))"
+        case .jump, .stale: return "\(window.kind.name) at \(from)"
+        }
+    }
+
+    /// Refuses windows that would change the same fixes: two effects on one fix would contradict
+    /// each other in the log (`jumped 300 m` and `signal lost`; two reacquisition errors) and
+    /// depend on the windows' order in the list. A jump or a stale fix within a street canyon
+    /// is allowed: that is where they happen, and each says what it did.
+    private static func checkOneAtATime(_ windows: [TroubleWindow]) throws(SimulationError) {
+        for later in windows.indices {
+            for earlier in windows.indices where earlier < later {
+                let a = span(windows[earlier]), b = span(windows[later])
+                let overlaps =
+                    switch (a.begin == a.end, b.begin == b.end) {
+                    case (true, true): a.begin == b.begin
+                    case (true, false): b.begin <= a.begin && a.begin < b.end
+                    case (false, true): a.begin <= b.begin && b.begin < a.end
+                    case (false, false): a.begin < b.end && b.begin < a.end
+                    }
+                guard overlaps else { continue }
+                func isCanyon(_ window: TroubleWindow) -> Bool { if case .urbanCanyon = window.kind { true } else { false } }
+                if (isCanyon(windows[earlier]) && b.begin == b.end) || (isCanyon(windows[later]) && a.begin == a.end) { continue }
+                throw SimulationError(
+                    .invalidParameter, parameter: "trouble[\(later)].at",
+                    message: "\(described(windows[later])) overlaps trouble[\(earlier)] (\(described(windows[earlier]))): "
+                        + "one window at a time, but for a jump or stale fix within an urbanCanyon")
+            }
+        }
+    }
+
     private static func validate(_ window: TroubleWindow, key: String) throws(SimulationError) {
         let forever = Double.greatestFiniteMagnitude
         try SimulationError.check(window.at.fractionalSeconds, in: 0...forever, parameter: "\(key).at", unit: "s")
@@ -266,7 +318,7 @@ package struct GPSTrouble: Sendable {
         }
         switch window.kind {
         case .signalLoss(let initial, let recovery), .coldStart(let initial, let recovery):
-            try SimulationError.check(initial, in: 0...1_000_000, parameter: "\(key).initialAccuracy", unit: "m")
+            try SimulationError.check(initial, in: Double.leastNormalMagnitude...1_000_000, parameter: "\(key).initialAccuracy", unit: "m")
             try SimulationError.check(
                 recovery.fractionalSeconds, in: Double.leastNormalMagnitude...forever, parameter: "\(key).recovery", unit: "s")
         case .urbanCanyon(let range, let correlationTime):
@@ -275,7 +327,8 @@ package struct GPSTrouble: Sendable {
             try SimulationError.check(
                 correlationTime.fractionalSeconds, in: Double.leastNormalMagnitude...forever, parameter: "\(key).correlationTime", unit: "s")
         case .jump(let distance, let bearing, _):
-            try SimulationError.check(distance, in: 0...20_000_000, parameter: "\(key).distance", unit: "m")
+            // A jump of 0 m changes nothing (and says it jumped).
+            try SimulationError.check(distance, in: Double.leastNormalMagnitude...20_000_000, parameter: "\(key).distance", unit: "m")
             if let bearing { try SimulationError.check(bearing, in: 0...360, parameter: "\(key).bearing", unit: "°") }
         case .stale(let age):
             try SimulationError.check(age.fractionalSeconds, in: Double.leastNormalMagnitude...forever, parameter: "\(key).age", unit: "s")

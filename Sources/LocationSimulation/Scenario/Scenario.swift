@@ -486,8 +486,12 @@ private struct Reader {
             guard let state = Scenario.AppState(rawValue: try string(stateValue, at: "\(keyPath).state")) else {
                 throw failure("\(keyPath).state", "expected \"background\" or \"foreground\", got \(stateValue.text)")
             }
-            if let last = moves.last, at < last.at {
-                throw failure("\(keyPath).at", "earlier than app[\(index - 1)].at: moves are listed in time order")
+            if let last = moves.last, at <= last.at {
+                // Two moves at once would undo each other unseen (or, back to the foreground,
+                // hand the app a cached fix it never left for).
+                throw failure(
+                    "\(keyPath).at",
+                    (at == last.at ? "at the same time as" : "earlier than") + " app[\(index - 1)].at: moves are listed in time order, each after the one before")
             }
             // The app starts in the foreground, and each move changes its state: a move to the
             // state it is in would do nothing (or, to the foreground, hand it a cached fix as if
