@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import LocationCore
 import LocationFeed
+import LocSimTestHelpers
 @testable import LocSimCommand
 import Testing
 
@@ -14,6 +15,18 @@ import Testing
         #expect(PlayerSpec.seed(of: "") == 0xcbf2_9ce4_8422_2325)
         #expect(try PlayerSpec("bob=line:35.68,139.76:35.69,139.75", defaultSpeed: 1).seed == 0x004d_4419_134a_0a54)
         #expect(try PlayerSpec("bob=line:35.68,139.76:35.69,139.75 --seed 7", defaultSpeed: 1).seed == 7)
+        #expect(try PlayerSpec("alice=tracks/sf-mission-walk.gpx", defaultSpeed: 1).seed == 0x508b_2abb_65a0_3907)
+    }
+
+    @Test("A scenario player's seed is the scenario's, the one its trouble draws from (1 when the file gives none)")
+    func scenarioSeed() async throws {
+        try await withScratchFolder { directory in
+            let route = PackagePaths.path("tracks/sf-mission-walk.gpx")
+            try #"{"seed": 42, "route": {"file": "\#(route)"}}"#.write(toFile: directory + "/s.json", atomically: true, encoding: .utf8)
+            try #"{"route": {"file": "\#(route)"}}"#.write(toFile: directory + "/none.json", atomically: true, encoding: .utf8)
+            #expect(try PlayerSpec("alice=\(directory)/s.json", defaultSpeed: 1).seed == 42)
+            #expect(try PlayerSpec("alice=\(directory)/none.json", defaultSpeed: 1).seed == 1)
+        }
     }
 
     @Test("A file player takes --speed, --loop and --start after its path (a path may hold spaces); anything else is refused")

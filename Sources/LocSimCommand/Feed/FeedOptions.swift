@@ -201,9 +201,9 @@ struct PlayerSpec {
         }
         if let (path, options) = Self.fileSpec(spec) {
             (ownSpeed, loops, start) = try Self.fileOptions(options, player: name)
-            (speed, seed) = (ownSpeed ?? defaultSpeed, Self.seed(of: name))
+            speed = ownSpeed ?? defaultSpeed
             guard path.lowercased().hasSuffix(".json") else {
-                source = .track(path)
+                (source, seed) = (.track(path), Self.seed(of: name))
                 return
             }
             let scenario: Scenario
@@ -216,7 +216,9 @@ struct PlayerSpec {
                 throw ValidationError(
                     "--player \(name): \(path) has no route: a player walks the scenario's \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]})")
             }
-            source = .scenario(path, scenario)
+            // One seed for all the player does, shown as its seed: the scenario's (its trouble
+            // draws, as `replay --scenario` makes them) for its sky too.
+            (source, seed) = (.scenario(path, scenario), scenario.seed)
             return
         }
         // `--loop` starts the motion again at its end, as the control API's `"loop": true` does;
