@@ -9,9 +9,10 @@ struct GPSD: AsyncParsableCommand {
         commandName: "gpsd",
         abstract: "Print live fixes from gpsd (a USB GPS dongle) until interrupted.",
         discussion: """
-            Connects to gpsd, subscribes to JSON reports and prints one line per report. Reports \
-            without a position (no fix yet, or no time) print as status lines, never as fixes. \
-            Ctrl-C stops cleanly with exit status 0.
+            Connects to gpsd, subscribes to JSON reports and prints one line per report that says \
+            something new. Reports without a position (no fix yet, or no time) print as status \
+            lines, never as fixes, at most one a second (a receiver without a fix may report \
+            several a second). Ctrl-C stops cleanly with exit status 0.
 
             jsonl lines (docs/reference/jsonl.md): {"type":"fix","t":"2025-06-15T15:06:40.000Z","lat":..,"lon":..,\
             "accuracy":..,"mode":"3d"} (accuracy null when gpsd has no estimate; alt, vaccuracy, speed and \
@@ -39,7 +40,7 @@ struct GPSD: AsyncParsableCommand {
     @Flag(help: "Wait for gpsd if it is not up yet, and reconnect after it goes away.")
     var reconnect = false
 
-    @Flag(help: "Print every report, even one whose line repeats the one before.")
+    @Flag(help: "Print every report, even one whose line repeats the one before, and every status report.")
     var allReports = false
 
     @Option(help: ArgumentHelp("Also record the fixes received to a .gpx or .nmea file (one per epoch, written as they come).", valueName: "file"))
@@ -67,13 +68,12 @@ struct GPSD: AsyncParsableCommand {
                 // something new (two reports that differ only in what the format does not show,
                 // such as no-fix reports, are one line). The recording sees every report (it
                 // keeps each epoch's last).
-                var previous: String?
+                var news = GPSDNews()
                 for try await event in provider.events {
                     if case .fix(let fix) = event { try recording?.record(fix) }
                     let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
-                    guard allReports || line != previous else { continue }
+                    guard allReports || news.admits(event, line: line) else { continue }
                     Terminal.out(line)
-                    previous = line
                 }
             } != nil
         } catch {
@@ -86,5 +86,30 @@ struct GPSD: AsyncParsableCommand {
             // The sequence only ends by itself when cancelled; reaching here means gpsd ended it.
             throw ExitCode(1)
         }
+    }
+}
+
+/// Which of `locsim gpsd`'s lines say something new: not a line that repeats the one before,
+/// and not a second status line within a second (a receiver without a fix reports its status
+/// with each sentence: a Quectel EG25-G four times a second, each stamped with when it arrived,
+/// so no two lines are equal).
+struct GPSDNews {
+    private var previous: String?
+    /// The whole second (of the report's time) of the status line printed last, while
+    /// statuses follow each other.
+    private var statusSecond: Int64?
+
+    /// Whether `line`, written for `event`, is printed; notes it if so.
+    mutating func admits(_ event: GPSDEvent, line: String) -> Bool {
+        if case .fix(let fix) = event, !fix.hasPosition {
+            let second = Int64(fix.time.timeIntervalSince1970.rounded(.down))
+            guard second != statusSecond else { return false }
+            statusSecond = second
+        } else {
+            statusSecond = nil
+        }
+        guard line != previous else { return false }
+        previous = line
+        return true
     }
 }
