@@ -62,7 +62,7 @@ extension MapReplay {
                 }
             }
         } catch {
-            throw ReplayError(underlying: "\(error)", log: ReplayLog())
+            throw ReplayError(underlying: error, log: ReplayLog())
         }
         let recorder = EventRecorder(repository: repository)
         let loop = MapReplayLoop(repository: repository, configuration: configuration, latency: latency, ending: ending)
@@ -77,7 +77,7 @@ extension MapReplay {
         let log = ReplayLog(
             events: recorder.events, epoch: outcome.epoch, finalPlaces: outcome.finalPlaces, finalFix: outcome.finalFix,
             phone: recorder.phone, warnings: warnings, configuration: configuration)
-        if let failure = outcome.failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        if let failure = outcome.failure { throw ReplayError(underlying: failure, log: log) }
         return log
     }
 }

@@ -74,7 +74,7 @@ public struct MapReplay {
         let (log, failure) = await replay { () async throws(any Error) -> Fix? in
             try await iterator.next(isolation: MainActor.shared)
         }
-        if let failure { throw ReplayError(underlying: "\(failure)", log: log) }
+        if let failure { throw ReplayError(underlying: failure, log: log) }
         return log
     }
 
@@ -91,8 +91,9 @@ public struct MapReplay {
 
 /// A provider failed during a replay.
 public struct ReplayError: Error, Sendable, CustomStringConvertible {
-    /// The provider's error, described.
-    public var underlying: String
+    /// The error as thrown: the provider's (your own provider's error keeps its type, to match
+    /// with `as?`), or the file's reader's.
+    public var underlying: any Error
     /// The log up to the failure.
     public var log: ReplayLog
     public var description: String { "replay stopped: \(underlying)" }
@@ -159,7 +160,7 @@ extension MapReplay {
                 clock: VirtualClock(autoAdvance: true),
                 now: { .distantPast })
         } catch {
-            throw ReplayError(underlying: "\(error)", log: ReplayLog())
+            throw ReplayError(underlying: error, log: ReplayLog())
         }
         do {
             var log = try await run(read.replay)

@@ -93,13 +93,13 @@ import Testing
         await #expect {
             try await replay.run(scenarioFile: bad)
         } throws: { error in
-            (error as? ReplayError)?.underlying.hasPrefix("\(bad): trouble[0].for: ") == true
+            ((error as? ReplayError)?.underlying).map { "\($0)" }?.hasPrefix("\(bad): trouble[0].for: ") == true
         }
         let noRoute = try DeliveryReference.write(#"{"device": {"platform": "ios", "distanceFilter": 50}}"#, name: "harness-no-route")
         await #expect {
             try await replay.run(scenarioFile: noRoute)
         } throws: { error in
-            (error as? ReplayError)?.underlying.contains("has no route: give the fixes") == true
+            ((error as? ReplayError)?.underlying).map { "\($0)" }?.contains("has no route: give the fixes") == true
         }
     }
 }

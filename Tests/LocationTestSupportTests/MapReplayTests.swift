@@ -71,16 +71,18 @@ import Testing
         #expect(fromFixes == fromProvider)
     }
 
-    @Test("A provider's error stops the replay and keeps the log so far")
+    @Test("A provider's error stops the replay, keeps the log so far, and is the provider's own, to match by type")
     func providerError() async {
-        struct Broken: Error {}
-        let provider = ScriptedProvider(fixes: [script.fix(at: 0)], clock: VirtualClock(autoAdvance: true), then: .fail(Broken()))
+        struct Broken: Error { var device: String }
+        let provider = ScriptedProvider(
+            fixes: [script.fix(at: 0)], clock: VirtualClock(autoAdvance: true), then: .fail(Broken(device: "/dev/ttyACM0")))
         do {
             _ = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(provider)
             Issue.record("no error")
         } catch {
             #expect(error.log.fetches.count == 1)
             #expect(error.description.contains("Broken"))
+            #expect((error.underlying as? Broken)?.device == "/dev/ttyACM0")
         }
     }
 
