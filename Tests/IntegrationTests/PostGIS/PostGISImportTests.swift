@@ -87,15 +87,20 @@ struct StopImport: Error {}
         }
     }
 
+    /// Imports ``first`` into `store` (through `directory`); its places within 5 km of its centre.
+    static func importFirst(into store: PostGISPlaceStore, in directory: String) async throws -> (Coordinate, [NearbyPlace]) {
+        try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+        try await store.importPlaces(fromFile: directory + "/a.csv")
+        let center = try Coordinate(latitude: 35.68, longitude: 139.76)
+        return (center, try await store.places(near: center, within: 5_000))
+    }
+
     /// An import stopped while its rows are being sent (a thrown progress callback; a cancelled
     /// task) leaves the previous places.
     @Test func interruptedImportKeepsThePreviousData() async throws {
         try await withPostGIS { _, store in
             try await withScratchFolder { directory in
-                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
-                try await store.importPlaces(fromFile: directory + "/a.csv")
-                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
-                let before = try await store.places(near: center, within: 5_000)
+                let (center, before) = try await Self.importFirst(into: store, in: directory)
                 #expect(before.count == 3)
                 let big = directory + "/big.csv"
                 _ = try writeTestPlaces(to: big, seed: 5)
@@ -126,10 +131,7 @@ struct StopImport: Error {}
     @Test func cancellingTheTaskThatRunsThePoolMidCopyRollsBack() async throws {
         try await withPostGIS { server, store in
             try await withScratchFolder { directory in
-                try Self.first.write(toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
-                try await store.importPlaces(fromFile: directory + "/a.csv")
-                let center = try Coordinate(latitude: 35.68, longitude: 139.76)
-                let before = try await store.places(near: center, within: 5_000)
+                let (center, before) = try await Self.importFirst(into: store, in: directory)
                 // Rows enough for several 1 MiB writes of COPY data.
                 let big = directory + "/big.csv"
                 let rows = (0..<60_000).map { "q\($0),Place number \($0) of many,\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
