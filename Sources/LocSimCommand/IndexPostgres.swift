@@ -68,7 +68,7 @@ enum PostgresTarget {
             hint = "the database's owner grants \(url.user) what the statement needs (CREATE on the schema to import, "
                 + "SELECT on locsim_place and locsim_tile to read) \(guide)"
         case (.unavailable, _):
-            hint = "is PostgreSQL running at \(url.endpoint), listening on TCP, and does it accept this login? \(guide)"
+            hint = "check the URL's host and port (\(url.endpoint)): is PostgreSQL running there, listening on TCP, and does it accept this login? \(guide)"
         case (.schema, _):
             hint = "import places with 'locsim index import FILE --postgres \(url.textWithoutPassword)' \(guide)"
         default:

@@ -98,7 +98,7 @@ import Testing
             #expect(unreachable.status == 1)
             #expect(unreachable.stderr.hasPrefix("locsim: error: 127.0.0.1:\(port): "), "\(unreachable.stderr)")
             #expect(unreachable.stderr.contains("cannot reach the server: Connection refused\n"), "\(unreachable.stderr)")
-            #expect(unreachable.stderr.contains("\nhint: is PostgreSQL running at 127.0.0.1:\(port)"))
+            #expect(unreachable.stderr.contains("\nhint: check the URL's host and port (127.0.0.1:\(port)): is PostgreSQL running there"))
             #expect(!unreachable.stderr.contains("topsecret"))
             try await withServer { postgres in
                 let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
