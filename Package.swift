@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "NearbyServer",
             dependencies: [
-                "LocationCore", "MapFeature", "LocationIndex", "MapPages",
+                "LocationCore", "MapFeature", "LocationIndex", "MapPages", "ConnectFailure",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,6 +198,7 @@ let package = Package(
             name: "LocSimTestHelpers",
             dependencies: [
                 "LocationCore", "LocationGPSD", "LocationSimulation", .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/LocSimTestHelpers",
             swiftSettings: testCode),

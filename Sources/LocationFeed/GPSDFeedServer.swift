@@ -121,18 +121,29 @@ package final class GPSDFeedServer: Service, Sendable {
             throw ListenError(clients: clients, host: host, port: port, reason: "\(error)")
         }
         onListening(host, server.channel.localAddress?.port ?? port)
-        do {
-            try await cancelWhenGracefulShutdown {
-                try await withThrowingDiscardingTaskGroup { group in
-                    try await server.executeThenClose { connections in
-                        for try await connection in connections {
-                            group.addTask { await serve(connection) }
-                        }
+        // A stop (graceful, or the task cancelled) closes the listener and lets the accept loop run
+        // out: the loop runs in a task of its own, which the stop does not cancel. Cancelling the
+        // loop would drop a connection being accepted, unread, and its async channel would trap
+        // as it became active (ConnectFailure's LateConnection; the outbox's handler closes such a
+        // connection). The sessions end once the loop has.
+        let accepting = Task {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await serve(connection) }
                     }
                 }
+                group.cancelAll()
             }
-        } catch is CancellationError {
-            // Shutdown (or the task's cancellation) closed the listener: the normal end.
+        }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await accepting.value
+            } onGracefulShutdown: {
+                server.channel.close(promise: nil)
+            }
+        } onCancel: {
+            server.channel.close(promise: nil)
         }
     }
 

@@ -1,3 +1,4 @@
+import ConnectFailure
 import NIOCore
 import LocationCore
 
@@ -133,6 +134,14 @@ final class GPSDOutbox: Sendable {
         private let outbox: GPSDOutbox
 
         init(_ outbox: GPSDOutbox) { self.outbox = outbox }
+
+        // First in the connection's pipeline, ahead of its NIOAsyncChannel's handler: a
+        // connection accepted as the feed stopped is closed rather than made active
+        // (ConnectFailure's LateConnection).
+        func channelActive(context: ChannelHandlerContext) {
+            if LateConnection.closeIfListenerClosed(context) { return }
+            context.fireChannelActive()
+        }
 
         func channelWritabilityChanged(context: ChannelHandlerContext) {
             if context.channel.isWritable { outbox.flush() }

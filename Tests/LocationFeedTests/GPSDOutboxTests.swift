@@ -96,7 +96,7 @@ struct GPSDOutboxTests {
     }
 
     /// Round a 300 m circle about Tokyo station, 1 Hz, with noise, for ``fixes`` fixes.
-    private static func walk(pacing: Pacing) throws -> SyntheticMotion<ContinuousClock> {
+    static func walk(pacing: Pacing) throws -> SyntheticMotion<ContinuousClock> {
         try SyntheticMotion(
             path: .circle(center: try Coordinate(latitude: 35.681236, longitude: 139.767125), radius: 300),
             speed: .walk, seed: 11,

@@ -1,4 +1,5 @@
 import Atomics
+import ConnectFailure
 import HTTPTypes
 import HummingbirdCore
 package import LocationCore
@@ -194,6 +195,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         opened(context: context)
+        // Accepted as the listener closed at a stop: closed here, or Hummingbird's async channel
+        // for it, dropped unread, traps as it becomes active (ConnectFailure's LateConnection).
+        if LateConnection.closeIfListenerClosed(context) { return }
         context.fireChannelActive()
     }
 
