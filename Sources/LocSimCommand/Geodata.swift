@@ -16,6 +16,20 @@ enum DefaultIndex {
             geodataDirectory: try geodataDirectory(geodata), cacheDirectory: cacheDirectory(environment: ProcessInfo.processInfo.environment))
     }
 
+    /// The files the default index reads when no `--db` is given, for a command to refuse an output
+    /// that would replace one: the place CSVs of the folder it uses, and the indexes in its cache.
+    /// None for a folder that cannot be found or listed: opening the index then says why.
+    static func files(db: String?, geodata: String?) -> [(path: String?, role: String)] {
+        guard db == nil, let folder = searchGeodata(geodata).found else { return [] }
+        let cache = cacheDirectory(environment: ProcessInfo.processInfo.environment)
+        do {
+            return try DefaultPlaceDatabase.sourceFiles(geodataDirectory: folder).map { ($0, "a place CSV of the default index") }
+                + [(try DefaultPlaceDatabase.databasePath(geodataDirectory: folder, cacheDirectory: cache), "the default index's cache")]
+        } catch {
+            return []  // an unreadable folder or CSV: opening the index reports it
+        }
+    }
+
     /// The place CSVs behind the default index, the same for every command, first found of:
     /// `--geodata`; `$LOCSIM_GEODATA`; `./geodata`; `share/locsim/geodata` beside the installed
     /// binary's `bin/`; the `geodata` folder of the source tree holding the binary (a SwiftPM

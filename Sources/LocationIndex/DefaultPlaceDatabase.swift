@@ -31,6 +31,13 @@ package enum DefaultPlaceDatabase {
         return cacheDirectory + "/geodata-" + fingerprint(sources) + ".sqlite"
     }
 
+    /// The place CSVs the default index is built from, in name order (an output must not replace one).
+    ///
+    /// - Throws: ``IndexError/Code/unreadableInput`` when the directory cannot be listed or holds no CSV.
+    package static func sourceFiles(geodataDirectory: String) throws(IndexError) -> [String] {
+        try csvFiles(in: geodataDirectory)
+    }
+
     /// Opens the default index, building it first if the CSVs changed since the last build.
     ///
     /// - Parameters:

@@ -117,6 +117,19 @@ import Testing
         }
     }
 
+    @Test("serve refuses an audit whose interval, divided by --audit-speed, is within its tolerance: no request could be too soon")
+    func auditIntervalOverTolerance() async throws {
+        for (arguments, says) in [
+            (["--audit-speed", "100"], "--throttle-interval 30s at --audit-speed 100 leaves 0.3 s between fetches, no more than --audit-tolerance 1s"),
+            (["--throttle-interval", "1s"], "--throttle-interval 1s leaves 1 s between fetches, no more than --audit-tolerance 1s"),
+        ] {
+            let result = try await CLI.run(["serve", "--port", "0"] + arguments)
+            #expect(result.status == 2, "\(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains(says), "\(lines[0])")
+        }
+    }
+
     /// Each of `values` after `option`'s command line is a usage error whose message names the
     /// flag as ArgumentParser does (`'--seed <seed>'`) and ends with what the value says.
     static func expectRefused(_ option: BadOption, valueName: String, _ values: [(value: String, says: String)]) async throws {
@@ -247,6 +260,30 @@ import Testing
             #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
             #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
         }
+        // The default index's own files: a place CSV of the --geodata folder, and its cache.
+        let places = directory + "/geo"
+        try FileManager.default.createDirectory(atPath: places, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: PackagePaths.path("geodata/sf-mission.csv"), toPath: places + "/sf-mission.csv")
+        let csv = try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv"))
+        let cache = directory + "/cache"
+        for (arguments, says) in [
+            (["replay", walk, "--fast", "--report", places + "/sf-mission.csv"], "is a place CSV of the default index"),
+            (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--report", places + "/sf-mission.csv"],
+             "is a place CSV of the default index"),
+        ] {
+            let result = try await CLI.run(arguments + ["--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv")) == csv)
+        }
+        let built = try await CLI.run(["index", "stats", "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+        #expect(built.status == 0, "\(built.stderr)")
+        let cached = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".sqlite") })
+        let overCache = try await CLI.run(
+            ["replay", walk, "--fast", "--report", cache + "/" + cached, "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+        #expect(overCache.status == 2, "\(overCache.stderr)")
+        #expect(overCache.stderr.contains("is the default index's cache: writing it would replace it"), "\(overCache.stderr)")
         // Not an input: a report to a symbolic link is written through it, the link kept.
         try FileManager.default.createSymbolicLink(atPath: directory + "/report-link.html", withDestinationPath: "report.html")
         let through = try await CLI.run(["replay", walk, "--fast", "--report", directory + "/report-link.html", "--geodata", "geodata"])

@@ -153,6 +153,7 @@ struct Replay: AsyncParsableCommand {
     /// The files the replay reads, which its outputs must not replace.
     private var inputs: [(path: String?, role: String)] {
         [(track, "the track to replay"), (scenario, "the scenario"), (source.db, "the place index")]
+            + DefaultIndex.files(db: source.db, geodata: source.geodata)
     }
 
     /// `--scenario FILE`: the scenario's route (or the track argument) through its phone
