@@ -55,13 +55,18 @@ import Testing
         #expect(plan.next() == .timeout)
         #expect(plan.next() == .body(status: 200, body: Array("{}".utf8), delay: .zero))
         #expect(plan.next() == .answer(delay: .zero))
+        // 204 and 304 are answered as HTTP has them: with no body, none being needed.
+        let bodiless = try FaultScript.parse(Data(#"[{"status": 204}, {"status": 304}]"#.utf8), source: "qa.json")
+        #expect(bodiless.map(\.outcome) == [.body(status: 204, body: [], delay: .zero), .body(status: 304, body: [], delay: .zero)])
     }
 
     // Read by LocationCore's JSONValue (was JSONSerialization): text that is not JSON is named by
     // the byte where it breaks, a trailing comma is refused, values are quoted as JSON writes them.
     @Test("Bad scripts are refused naming the step, or the byte where the text stops being JSON", arguments: [
         (#"{"status": 500}"#, "a JSON list"), (#"[{}, {"stauts": 500}]"#, "step 2: unknown key 'stauts'"),
-        (#"[{"status": 99}]"#, "step 1: status must be a whole number 100...599, got 99"),
+        (#"[{"status": 99}]"#, "step 1: status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 99"),
+        (#"[{"status": 101, "body": "x"}]"#, "step 1: status must be a whole number 200...599"),
+        (#"[{"status": 204, "body": "x"}]"#, "step 1: status 204 is answered without a body (HTTP sends none): drop 'body'"),
         (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
         (#"[{"delay": "fast"}]"#, #"step 1: delay must be milliseconds or a duration like 800ms or 2s, got "fast""#),
         (#"[{"delay": -5}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got -5"),

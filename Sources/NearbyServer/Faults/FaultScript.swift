@@ -16,9 +16,10 @@ package import LocationCore
 /// ]
 /// ```
 ///
-/// Keys: `status` (100…599; ≥ 400 without `body` gives the server's JSON error body, with
-/// `Retry-After: 1` for 503 and 429; 200 without `body` is the real answer; any other status
-/// needs a `body`),
+/// Keys: `status` (200…599: a 1xx is an interim answer, never the final one; ≥ 400 without
+/// `body` gives the server's JSON error body, with `Retry-After: 1` for 503 and 429; 200 without
+/// `body` is the real answer; 204 and 304 take no `body`, which HTTP would not send; any other
+/// status needs a `body`),
 /// `delay` (milliseconds as a number, or a string `800ms`, `2s`, `1.5s`), `body` (a string sent
 /// as it is, for malformed or surprising answers), `timeout` (`true`: never answered).
 /// Unknown and repeated keys are refused, so a typo does not silently give the real answer. The
@@ -98,14 +99,23 @@ package enum FaultScript {
             }
             var status = 200
             if let raw = item["status"] {
-                guard let number = raw.number, let value = Int(exactly: number), (100...599).contains(value) else {
-                    throw FaultError("\(at): status must be a whole number 100...599, got \(raw.text)", parameter: "script")
+                guard let number = raw.number, let value = Int(exactly: number), (200...599).contains(value) else {
+                    // A 1xx sent as the answer leaves the client waiting for the real one.
+                    throw FaultError(
+                        "\(at): status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got \(raw.text)",
+                        parameter: "script")
                 }
                 status = value
             }
+            let bodiless = status == 204 || status == 304
             if let raw = item["body"] {
                 guard let text = raw.string else { throw FaultError("\(at): body must be a string", parameter: "script") }
+                guard !bodiless else {
+                    throw FaultError("\(at): status \(status) is answered without a body (HTTP sends none): drop 'body'", parameter: "script")
+                }
                 steps.append(Step(outcome: .body(status: status, body: Array(text.utf8), delay: delay)))
+            } else if bodiless {
+                steps.append(Step(outcome: .body(status: status, body: [], delay: delay)))
             } else if status >= 400 {
                 steps.append(Step(outcome: .failure(status: status, delay: delay)))
             } else if status == 200 {
