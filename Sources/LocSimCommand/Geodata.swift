@@ -17,7 +17,7 @@ enum DefaultIndex {
     }
 
     /// The files the default index reads when no `--db` is given, for a command to refuse an output
-    /// that would replace one: the place CSVs of the folder it uses, and the indexes in its cache.
+    /// that would replace one: the place CSVs of the folder it uses, and the index built from them in the cache.
     /// None for a folder that cannot be found or listed: opening the index then says why.
     static func files(db: String?, geodata: String?) -> [(path: String?, role: String)] {
         guard db == nil, let folder = searchGeodata(geodata).found else { return [] }
