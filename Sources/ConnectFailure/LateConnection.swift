@@ -13,15 +13,12 @@ package import NIOCore
 /// active, the connection finishes its writer as it is removed. Its client sees the connection
 /// closed with nothing said, as it would a listener that had stopped a moment sooner.
 package enum LateConnection {
-    /// Closes the connection of `context` when the listener that accepted it has closed.
+    /// Closes the connection of `context` when the listener that accepted it (its channel's
+    /// parent) has closed; a connection without one (made by this process) is left alone.
     ///
-    /// - Parameter listenerIsActive: Whether the listener is still open: by default the
-    ///   channel's parent's state (no parent, as for a connection the process made, counts as open).
     /// - Returns: Whether it closed the connection; the caller then does not pass `channelActive` on.
-    package static func closeIfListenerClosed(
-        _ context: ChannelHandlerContext, listenerIsActive: Bool? = nil
-    ) -> Bool {
-        guard !(listenerIsActive ?? context.channel.parent?.isActive ?? true) else { return false }
+    package static func closeIfListenerClosed(_ context: ChannelHandlerContext) -> Bool {
+        guard let listener = context.channel.parent, !listener.isActive else { return false }
         context.close(promise: nil)
         return true
     }

@@ -101,8 +101,12 @@ struct Replay: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(record, "the --record file")]) }
-        if let record { try checkOutputPath(record, flag: "--record", apartFrom: inputs) }
+        if report != nil || record != nil {
+            // Computed once: the default index's files are found by reading its CSVs.
+            let inputs = self.inputs
+            if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(record, "the --record file")]) }
+            if let record { try checkOutputPath(record, flag: "--record", apartFrom: inputs) }
+        }
         if let scenario { return try await runScenario(scenario) }
         let pipeline = try MapPipeline(source: source, map: map, format: format, flush: flush, showsProgress: !noProgress)
         defer { pipeline.output.flush() }

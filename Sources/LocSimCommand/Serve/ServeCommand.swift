@@ -189,10 +189,9 @@ struct Serve: AsyncParsableCommand {
         // would pass the time rule, and a client polling in a loop would go unflagged.
         let audited = throttleInterval.duration / auditSpeed
         if throttleInterval.duration > .zero, audited <= auditTolerance.duration {
-            let seconds = Double(audited.components.seconds) + Double(audited.components.attoseconds) / 1e18
             let speed = auditSpeed == 1 ? "" : " at --audit-speed \(PeopleText.number(auditSpeed, decimals: 3))"
             throw ValidationError(
-                "--throttle-interval \(throttleInterval.text)\(speed) leaves \(PeopleText.number(seconds, decimals: 3)) s between fetches, "
+                "--throttle-interval \(throttleInterval.text)\(speed) leaves \(PeopleText.number(audited.fractionalSeconds, decimals: 3)) s between fetches, "
                     + "no more than --audit-tolerance \(auditTolerance.text): the audit could flag no request as too soon "
                     + "(give a --audit-tolerance shorter than that)")
         }

@@ -152,10 +152,13 @@ struct Simulate: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let inputs: [(path: String?, role: String)] =
-            [(scenario, "the scenario"), (source.db, "the place index")] + DefaultIndex.files(db: source.db, geodata: source.geodata)
-        if let out { try checkOutputPath(out, flag: "--out", apartFrom: inputs) }
-        if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(out, "the --out file")]) }
+        if out != nil || report != nil {
+            // Only with an output: the default index's files are found by reading its CSVs.
+            let inputs: [(path: String?, role: String)] =
+                [(scenario, "the scenario"), (source.db, "the place index")] + DefaultIndex.files(db: source.db, geodata: source.geodata)
+            if let out { try checkOutputPath(out, flag: "--out", apartFrom: inputs) }
+            if let report { try checkOutputPath(report, flag: "--report", apartFrom: inputs + [(out, "the --out file")]) }
+        }
         let motion = try makeMotion(pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual)
 
         if let out {
