@@ -132,6 +132,9 @@ package struct NearbyServer: Service {
                     "listening on \(host) lets other machines call the server: give --token T (the app sends "
                         + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network", option: "host")
             }
+            if let problem = audit.intervalProblem {
+                throw ServerConfigurationError(problem, option: "audit-tolerance")
+            }
             guard timeoutHold > .zero else {
                 throw ServerConfigurationError("timeout hold must be > 0, got \(timeoutHold)", option: "timeout-hold")
             }

@@ -315,6 +315,21 @@ import Testing
         audit.finish(first, status: 200, failed: false, at: start)
         let (_, entry) = audit.arrive(client: "p", center: TestIndex.tokyo, radius: 5_000, at: start.addingTimeInterval(3.1))
         #expect(entry.verdict == .elapsed)
+        // An audit whose scaled interval is within the tolerance could flag nothing: refused,
+        // naming the tolerance; just over it is accepted.
+        for (speed, tolerance, refused) in [(30.0, Duration.seconds(1), true), (1, .seconds(30), true), (29, .seconds(1), false)] {
+            let audit = FetchAudit.Configuration(rule: rule, tolerance: tolerance, speed: speed)
+            #expect((audit.intervalProblem != nil) == refused, "speed \(speed), tolerance \(tolerance)")
+            if refused {
+                let error = #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(audit: audit) }
+                #expect(error?.option == "audit-tolerance")
+            } else {
+                _ = try NearbyServer.Configuration(audit: audit)
+            }
+        }
+        #expect(FetchAudit.Configuration(rule: rule, speed: 30).intervalProblem?.hasPrefix("the interval 30 s at speed 30 leaves 1 s between") == true)
+        let noInterval = try FetchThrottle.Configuration(minimumDistance: 100, minimumInterval: .zero)
+        #expect(FetchAudit.Configuration(rule: noInterval).intervalProblem == nil)
         // Out-of-range speeds fall back to 1.
         #expect(FetchAudit.Configuration(speed: 0).speed == 1)
         #expect(FetchAudit.Configuration(speed: .nan).speed == 1)

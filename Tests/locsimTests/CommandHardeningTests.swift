@@ -120,8 +120,8 @@ import Testing
     @Test("serve refuses an audit whose interval, divided by --audit-speed, is within its tolerance: no request could be too soon")
     func auditIntervalOverTolerance() async throws {
         for (arguments, says) in [
-            (["--audit-speed", "100"], "--throttle-interval 30s at --audit-speed 100 leaves 0.3 s between fetches, no more than --audit-tolerance 1s"),
-            (["--throttle-interval", "1s"], "--throttle-interval 1s leaves 1 s between fetches, no more than --audit-tolerance 1s"),
+            (["--audit-speed", "100"], "--audit-tolerance: the interval 30 s at speed 100 leaves 0.3 s between fetches, no more than the tolerance 1 s"),
+            (["--throttle-interval", "1s"], "--audit-tolerance: the interval 1 s leaves 1 s between fetches, no more than the tolerance 1 s"),
         ] {
             let result = try await CLI.run(["serve", "--port", "0"] + arguments)
             #expect(result.status == 2, "\(result.stderr)")

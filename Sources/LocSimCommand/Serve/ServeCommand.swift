@@ -185,16 +185,6 @@ struct Serve: AsyncParsableCommand {
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance")
         try checkOption(auditSpeed, in: 0.01...1000, flag: "--audit-speed", unit: "")
-        // The audit allows interval ÷ speed less the tolerance: at nothing or below, every request
-        // would pass the time rule, and a client polling in a loop would go unflagged.
-        let audited = throttleInterval.duration / auditSpeed
-        if throttleInterval.duration > .zero, audited <= auditTolerance.duration {
-            let speed = auditSpeed == 1 ? "" : " at --audit-speed \(PeopleText.number(auditSpeed, decimals: 3))"
-            throw ValidationError(
-                "--throttle-interval \(throttleInterval.text)\(speed) leaves \(PeopleText.number(audited.fractionalSeconds, decimals: 3)) s between fetches, "
-                    + "no more than --audit-tolerance \(auditTolerance.text): the audit could flag no request as too soon "
-                    + "(give a --audit-tolerance shorter than that)")
-        }
         try checkOption(headerTimeout, in: 0.001...86_400, flag: "--header-timeout")
         try checkOption(idleTimeout, in: 0.001...86_400, flag: "--idle-timeout")
         try checkOption(drainPeriod, in: 0...3_600, flag: "--drain-period")

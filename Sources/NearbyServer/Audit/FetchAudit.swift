@@ -67,13 +67,29 @@ package struct FetchAudit: Sendable {
             self.maximumClients = max(1, maximumClients)
         }
 
+        /// The rule's interval divided by the speed: the time between fetches the audit requires,
+        /// before the tolerance is taken off.
+        package var scaledInterval: Duration { rule.minimumInterval / speed }
+
+        /// Why the interval rule could flag no request, or nil: when the scaled interval is no
+        /// more than the tolerance, every request passes the time rule, and a client polling in
+        /// a loop would go unflagged. ``NearbyServer/Configuration`` refuses such an audit.
+        package var intervalProblem: String? {
+            guard rule.minimumInterval > .zero, scaledInterval <= tolerance else { return nil }
+            let atSpeed = speed == 1 ? "" : " at speed \(PeopleText.number(speed))"
+            return "the interval \(PeopleText.number(rule.minimumInterval.fractionalSeconds)) s\(atSpeed) leaves "
+                + "\(PeopleText.number(scaledInterval.fractionalSeconds, decimals: 3)) s between fetches, no more than the tolerance "
+                + "\(PeopleText.number(tolerance.fractionalSeconds)) s: the audit could flag no request as too soon "
+                + "(give a tolerance shorter than that)"
+        }
+
         /// The throttle the audit runs: the app's distance, the interval (divided by the speed)
         /// less the tolerance, and the back-off at its shortest (no jitter, delays scaled by
         /// 1 − jitter and divided by the speed).
         func auditThrottle() -> FetchThrottle.Configuration {
             let retry = rule.retry
             let keep: Double = (1 - retry.jitter) / speed
-            let interval: Duration = max(Duration.zero, rule.minimumInterval / speed - tolerance)
+            let interval: Duration = max(Duration.zero, scaledInterval - tolerance)
             // Small steps with explicit types: one long expression here defeats the type checker.
             func shortened(_ delay: Duration) -> Duration {
                 let micros: Double = (Double(delay.wholeMicroseconds) * keep).rounded(.down)
