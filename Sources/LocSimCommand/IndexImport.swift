@@ -73,7 +73,7 @@ struct IndexImport: AsyncParsableCommand {
         #else
         guard let target = db else { return }
         #endif
-        // Ctrl-C or SIGTERM cancels the import, which is one transaction: nothing of it is
+        // Ctrl-C, SIGTERM or SIGHUP cancels the import, which is one transaction: nothing of it is
         // written, and a new index file is removed again.
         let outcome = Locked<ImportReport?>(nil)
         let signal = try await runUntilInterrupted {

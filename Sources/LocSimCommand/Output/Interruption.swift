@@ -1,6 +1,8 @@
 import Foundation  // Dispatch, and signal(3)
 
-/// Runs `body` until it finishes or SIGINT/SIGTERM arrives; on a signal, cancels `body`
+/// Runs `body` until it finishes or SIGINT, SIGTERM or SIGHUP arrives (SIGHUP: the terminal
+/// or ssh session that started the command went away; its output files are still kept whole);
+/// on a signal, cancels `body`
 /// (the provider closes its connection) and returns the signal's number (nil when `body`
 /// finished by itself). A `CancellationError` that `body` throws because of that cancellation
 /// (Ctrl-C while `nmea serve` waits for its first client) is the interruption itself, not a
@@ -15,7 +17,7 @@ func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) as
     // in between would meet SIG_IGN and be lost (a Ctrl-C that does nothing). Go on only when
     // every source is registered, so a signal sent after this is always seen.
     let registered = DispatchGroup()
-    let sources = [SIGINT, SIGTERM].map { number in
+    let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         registered.enter()

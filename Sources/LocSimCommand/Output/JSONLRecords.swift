@@ -215,7 +215,7 @@ struct SummaryRecord: JSONLRecord {
     var placesOnMap: Int
     var encounters: Int
     var busiestMinuteFetches: Int
-    /// Stopped early by SIGINT or SIGTERM.
+    /// Stopped early by SIGINT, SIGTERM or SIGHUP.
     var interrupted: Bool
     /// What a scenario's phone did to the receiver's fixes; nil without a scenario.
     var phone: PhoneSummary? = nil

@@ -4,7 +4,7 @@
 /// A 24-hour replay writes about 90,000 lines; one system call each cost more than the replay
 /// itself. Lines are written at once only when someone watches them arrive: standard output is
 /// a terminal, or `--flush` asks (a live pipe into another program). Everything is written by
-/// ``flush()``, which the commands call at the end, after SIGINT/SIGTERM has stopped the run,
+/// ``flush()``, which the commands call at the end, after SIGINT/SIGTERM/SIGHUP has stopped the run,
 /// and before reporting an error.
 @MainActor
 final class LineOutput {

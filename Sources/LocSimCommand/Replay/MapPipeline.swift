@@ -82,7 +82,7 @@ struct MapPipeline {
     /// test harness runs), all on the main actor: the provider delivers on it
     /// (`next(isolation:)`), the offline index answers at once, and fetches answer at the
     /// requesting fix's own time (zero latency), so what happens depends only on the inputs: the
-    /// same inputs give a byte-identical log. SIGINT/SIGTERM stop it after the current fix, with
+    /// same inputs give a byte-identical log. SIGINT/SIGTERM/SIGHUP stop it after the current fix, with
     /// the summary.
     ///
     /// - Throws: What the provider threw (a malformed file, say), after writing what came before.
@@ -152,7 +152,7 @@ struct MapPipeline {
     }
 
     /// Real time: the model consumes the provider on the continuous clock until the provider
-    /// ends or SIGINT/SIGTERM arrives; either way the summary is printed.
+    /// ends or SIGINT/SIGTERM/SIGHUP arrives; either way the summary is printed.
     ///
     /// - Parameter speedFactor: Fix time per second of real time (`--speed`), so answers are
     ///   stamped in the fixes' time base.
@@ -162,7 +162,7 @@ struct MapPipeline {
     }
 
     /// Real time: `consume` drives the model (on the continuous clock) until its fixes end or
-    /// SIGINT/SIGTERM arrives; either way the summary is printed. A source that failed before its
+    /// SIGINT/SIGTERM/SIGHUP arrives; either way the summary is printed. A source that failed before its
     /// first fix (nothing listening at the gpsd address) has no summary, only the error.
     private func runRealTime(speedFactor: Double, _ consume: @escaping @MainActor (MapViewModel) async -> Void) async throws {
         let recorder = recorder, progress = progress

@@ -162,7 +162,7 @@ final class ReplayRecorder {
         }
     }
 
-    /// Set when SIGINT or SIGTERM stopped the run: the summary says so.
+    /// Set when SIGINT, SIGTERM or SIGHUP stopped the run: the summary says so.
     var interrupted = false
 
     /// Whether any fix has been recorded, accepted or not.

@@ -162,7 +162,7 @@ struct Simulate: AsyncParsableCommand {
         let motion = try makeMotion(pacing: speed.map { .timed(speedFactor: $0) } ?? .virtual)
 
         if let out {
-            // Ctrl-C or SIGTERM ends the walk there: the file is still written whole (the writer
+            // Ctrl-C, SIGTERM or SIGHUP ends the walk there: the file is still written whole (the writer
             // renames it into place only when complete), with the fixes up to the signal.
             let written = Locked(0)
             let form: GPXExportForm = xcode ? .xcodeSimulator : .track
