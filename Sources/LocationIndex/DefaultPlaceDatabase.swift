@@ -11,7 +11,8 @@ import LocationCore
 /// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the index schema
 /// version and the names and bytes of every CSV: editing, adding or removing a CSV, or a locsim
 /// with a newer schema, makes a new file (and removes the stale ones; the cache is opened
-/// read-only, so an older file could not be migrated in place). The caller chooses `<cache>`
+/// read-only, so an older file could not be migrated in place); a cached file that is damaged or
+/// not an index is built again. The caller chooses `<cache>`
 /// (the `locsim` command: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`, else
 /// `$HOME/.cache/locsim`). A build goes to a temporary file renamed into place when complete,
 /// so a crash never leaves a half-built cache.
@@ -51,11 +52,22 @@ package enum DefaultPlaceDatabase {
         let sources = try readSources(in: geodataDirectory)
         let hash = fingerprint(sources)
         let path = cache + "/geodata-" + hash + ".sqlite"
-        if !FileManager.default.fileExists(atPath: path) {
-            try build(sources: sources, into: path, cache: cache)
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                return try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            } catch where rebuilt.contains(error.code) {
+                // The file is the cache's own: damaged (a disk filled up, a copy cut short) or
+                // replaced by something else, it is built again rather than failing every later
+                // command that has no --db. Any other failure (permissions, a lock) is reported.
+                try removeFiles(path)
+            }
         }
+        try build(sources: sources, into: path, cache: cache)
         return try NearbyIndex(path: path, configuration: .init(access: .readOnly))
     }
+
+    /// Failures opening a cached index that building it again mends.
+    private static let rebuilt: Set<IndexError.Code> = [.notAnIndex, .corrupt, .unsupportedVersion]
 
     /// A place CSV, read.
     private struct Source {

@@ -39,6 +39,22 @@ struct DefaultPlaceDatabaseTests {
         }
     }
 
+    @Test("A cached file that is damaged, empty or not an index is built again, not reported on every later open")
+    func damagedCacheIsRebuilt() throws {
+        try withTemporaryDirectory { directory in
+            let (geodata, cache) = try Self.geodata(in: directory, ["one.csv": "id,name,lat,lon\na,Alpha,10,20\n"])
+            let path = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache).path
+            let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+            for damage in [Data("garbage\n".utf8), Data(), whole.prefix(whole.count / 2)] {
+                try damage.write(to: URL(fileURLWithPath: path))
+                let index = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
+                #expect(index.path == path)
+                #expect(try everything(index).map(\.id) == ["a"], "\(damage.count) bytes")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache) == [URL(fileURLWithPath: path).lastPathComponent])
+        }
+    }
+
     @Test("A bad CSV fails the build with its location and leaves no cache file")
     func badCSV() throws {
         try withTemporaryDirectory { directory in
