@@ -50,12 +50,15 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidValue = Code("invalidValue")
         /// Reading the input file failed (open or read error).
         public static let io = Code("io")
+        /// A whole file held no NMEA sentence: it is empty, or in another format (a GPX file
+        /// named `.nmea`) (``NMEAFileReader/requireSentences()``).
+        public static let noSentences = Code("noSentences")
 
         /// Every code, in a stable order (useful for reports).
         public static let allCases: [Code] = [
             .badChecksum, .missingChecksum, .truncated, .malformedField, .missingField,
             .wrongFieldCount, .unsupportedSentence, .unexpectedBytes, .lineTooLong, .missingDate,
-            .invalidValue, .io,
+            .invalidValue, .io, .noSentences,
         ]
 
         /// The order of ``allCases``.

@@ -72,6 +72,24 @@ public struct NMEAFileReader: ~Copyable {
         return pending[pendingIndex]
     }
 
+    /// Throws when the file, read to its end, held no NMEA sentence at all (see
+    /// ``NMEAReader/Statistics/heldSentences``): a lenient read would otherwise give no fixes and
+    /// no error for an empty file or a GPX file named `.nmea`. A log of a receiver that never had
+    /// a fix holds sentences and passes.
+    ///
+    /// - Throws: ``NMEAError/Code/noSentences``, naming the file and what its first line looks like.
+    public func requireSentences() throws(NMEAError) {
+        let statistics = reader.statistics
+        guard atEnd, !statistics.heldSentences else { return }
+        let first = statistics.firstErrors.first?.sentence ?? ""
+        guard statistics.lines > 0 else { throw NMEAError(.noSentences, message: "the file is empty: no NMEA sentence", source: path) }
+        let looks =
+            first.hasPrefix("<") ? ": its first line looks like XML (a GPX file? name it .gpx)"
+            : first.hasPrefix("{") ? ": its first line looks like JSON (gpsd's reports? record NMEA with 'gpspipe -r')" : ""
+        throw NMEAError(
+            .noSentences, message: "no NMEA sentence in \(statistics.lines) \(statistics.lines == 1 ? "line" : "lines")\(looks)", source: path)
+    }
+
     private mutating func readChunk() throws(NMEAError) -> Int {
         let fd = descriptor
         let result = chunk.withUnsafeMutableBytes { buffer -> Result<Int, SystemIOError> in

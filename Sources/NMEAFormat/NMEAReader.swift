@@ -96,6 +96,12 @@ public struct NMEAReader: Sendable {
         /// How many errors ``firstErrors`` keeps.
         public static let maximumKeptErrors = 20
 
+        /// Whether any line held an NMEA sentence, decoded or not (of a type this module does not
+        /// decode, or damaged): false for empty input and for another format.
+        public var heldSentences: Bool {
+            sentences + sentencesWithoutTime > 0 || skipped.keys.contains { $0 != .unexpectedBytes && $0 != .lineTooLong }
+        }
+
         /// The sum of ``skipped``.
         public var totalSkipped: Int { skipped.values.reduce(0, +) }
 

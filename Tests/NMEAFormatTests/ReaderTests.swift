@@ -76,6 +76,33 @@ struct ReaderTests {
         #expect(try NMEAReader.fixes(contentsOfFile: path).fixes == fixes)
     }
 
+    @Test("requireSentences: an empty file, text, GPX or JSON is noSentences naming the file; a log without a fix passes")
+    func requireSentences() throws {
+        let noFix = "$GPRMC,,V,,,,,,,,,,N*53\r\n$GPGGA,,,,,,0,00,99.99,,,,,,*48\r\n"
+        let damaged = "$GPRMC,,V,,,,,,,,,,N*54\r\n"
+        let cases: [(text: String, says: String?)] = [
+            ("", "the file is empty: no NMEA sentence"),
+            ("hello\n\n", "no NMEA sentence in 2 lines"),
+            ("<?xml version=\"1.0\"?>\n<gpx>\n", "no NMEA sentence in 2 lines: its first line looks like XML (a GPX file? name it .gpx)"),
+            (#"{"class":"TPV"}"# + "\n", "no NMEA sentence in 1 line: its first line looks like JSON (gpsd's reports? record NMEA with 'gpspipe -r')"),
+            (noFix, nil), (damaged, nil), ("$GPTXT,01,01,02,u-blox ag - www.u-blox.com*50\r\n", nil),
+        ]
+        for (text, says) in cases {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID().uuidString).nmea").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            var file = try NMEAFileReader(path: path, options: .lenient)
+            while try file.next() != nil {}
+            if let says {
+                let error = #expect(throws: NMEAError.self) { try file.requireSentences() }
+                #expect(error?.code == .noSentences)
+                #expect(error?.description == "\(path): noSentences: \(says)", "\(text)")
+            } else {
+                try file.requireSentences()
+            }
+        }
+    }
+
     @Test("RMC, GGA, VTG and GSA of one time merge; GSA's mode wins over the altitude")
     func epochMerge() throws {
         let text = [Self.gga, Self.gsa2D, Self.rmc, Self.vtg].joined(separator: "\r\n") + "\r\n"

@@ -18,7 +18,8 @@ struct TrackStats: AsyncParsableCommand {
             An NMEA 0183 log (.nmea or .log: gpspipe -r output, a receiver's log, a locsim \
             recording) is read as one track of its fixes with a position; an epoch without a \
             position (the fix was lost) starts a new segment. Sentences that are not RMC, GGA, \
-            VTG or GSA are skipped; damaged ones are skipped and reported.
+            VTG or GSA are skipped; damaged ones are skipped and reported. A file with no NMEA \
+            sentence at all (empty, or a GPX file named .nmea) is an error.
             """
     )
 

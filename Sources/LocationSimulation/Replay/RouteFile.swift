@@ -72,7 +72,8 @@ package struct NMEALog: Sendable {
 
     /// Reads the whole log.
     ///
-    /// - Throws: ``NMEAFormat/NMEAError`` when the file cannot be opened or read (it names the file).
+    /// - Throws: ``NMEAFormat/NMEAError`` when the file cannot be opened or read, or holds no
+    ///   NMEA sentence at all (it names the file).
     package init(path: String) throws(NMEAError) {
         var options = NMEAReader.Options.lenient
         options.accuracyModel = .gpsd
@@ -98,6 +99,7 @@ package struct NMEALog: Sendable {
             segments.append(current)
             receivers.append(currentReceivers)
         }
+        try file.requireSentences()
         self.path = path
         self.segments = segments
         self.receivers = receivers
