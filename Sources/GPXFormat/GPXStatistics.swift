@@ -10,7 +10,9 @@ import LocationCore
 /// - ``distance`` is the WGS-84 geodesic length summed between consecutive track points of each
 ///   segment, never across a segment break (a break means the recording stopped).
 /// - ``duration`` is the last timed track point's time minus the first's, in file order; `nil`
-///   when no track point has a time. With out-of-order times it can be shorter than the span;
+///   when no track point has a time, or when the last time is before the first (a receiver
+///   whose clock jumped back: a negative duration means nothing; gpxpy gives none either).
+///   With out-of-order times it can be shorter than the span;
 ///   ``timeReversals`` counts the track points whose time is earlier than the latest before them
 ///   (the reader's ``GPXReader/timeReversals`` says where they are).
 /// - ``start`` and ``end`` are the first and last track points.
@@ -92,7 +94,7 @@ public struct GPXStatistics: Sendable, Hashable {
         var latestTime: Date?
 
         func finish(_ stats: inout GPXStatistics) {
-            if let firstTime, let lastTime { stats.duration = lastTime.timeIntervalSince(firstTime) }
+            if let firstTime, let lastTime, lastTime >= firstTime { stats.duration = lastTime.timeIntervalSince(firstTime) }
         }
     }
 

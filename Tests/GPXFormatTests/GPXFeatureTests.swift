@@ -61,6 +61,21 @@ import Testing
         #expect(GPXPoint(coordinate: points[0].coordinate).fix() == nil, "no time, no fix")
     }
 
+    @Test("Duration is the last time minus the first, in file order; none when the last is before the first (a clock that jumped back)")
+    func durationAfterAClockJump() throws {
+        let origin = try Coordinate(latitude: 55.8, longitude: 23.6)
+        func point(_ seconds: Double) -> GPXPoint {
+            GPXPoint(coordinate: origin, time: Date(timeIntervalSince1970: 1_260_000_000 + seconds))
+        }
+        let forward = GPXStatistics(trackSegments: [[point(0), point(3_000), point(10)]])
+        #expect(forward.duration == 10)
+        #expect(forward.timeReversals == 1)
+        let back = GPXStatistics(trackSegments: [[point(3_000), point(3_001), point(0), point(1)]])
+        #expect(back.duration == nil)
+        #expect(back.timeReversals == 2)
+        #expect(GPXStatistics(trackSegments: [[point(5)]]).duration == 0)
+    }
+
     @Test("A file over 10 MB streams (XMLParser(data:) would fail here)")
     func largeFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-large-\(UUID()).gpx").path

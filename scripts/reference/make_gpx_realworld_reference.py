@@ -345,7 +345,7 @@ def make_backwards_times():
     write("backwards-times", text.encode(), {
         "strict": True, "reversals": reversals,
         "track_reversals": sum(1 for r in reversals if r["kind"] == "trkpt"),
-        "duration_s": track_times[-1] - track_times[0],
+        "duration_s": track_times[-1] - track_times[0] if track_times[-1] >= track_times[0] else None,
         **document_record(text)})
 
 

@@ -75,7 +75,7 @@ def reference(path, sample_every):
         "route_points": len(route_points),
         "waypoints": len(gpx.waypoints),
         "distance_m": distance,
-        "duration_s": (times[-1] - times[0]) if times else None,
+        "duration_s": (times[-1] - times[0]) if times and times[-1] >= times[0] else None,
         "track_names": [t.name for t in gpx.tracks],
         # locsim normalises longitude 180 to -180 (the same meridian), so the box does too.
         "bbox": None if not everything else {

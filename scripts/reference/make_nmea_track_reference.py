@@ -50,7 +50,8 @@ def figures(log):
                 previous = p
                 if p.time is not None:
                     times.append(p.time.timestamp())
-    duration = times[-1] - times[0] if times else None
+    # As gpxpy's get_duration: none when the last time is before the first.
+    duration = times[-1] - times[0] if times and times[-1] >= times[0] else None
     return {"points": points, "segments": segments, "distance_m": distance, "duration_s": duration}
 
 

@@ -10,7 +10,7 @@ struct TrackStats: AsyncParsableCommand {
         discussion: """
             distance_m is the WGS-84 geodesic length summed between consecutive track points of \
             each segment, never across a segment break. duration_s is the last track-point time \
-            minus the first (null without times). bbox covers track points, route points and \
+            minus the first (null without times, or when the last time is before the first). bbox covers track points, route points and \
             waypoints. The file is streamed, so any size works (one text or tag is limited to \
             16 MiB). UTF-8, UTF-16, ISO-8859-1 and windows-1252 files are read. Track points \
             whose time goes backwards are counted in file order and listed on standard error.
@@ -77,6 +77,8 @@ struct TrackStats: AsyncParsableCommand {
         ]
         if let duration = stats.duration {
             lines.append("Duration:      \(DurationText.clockText(duration)) (\(DecimalText.fixed(duration, decimals: 3)) s)")
+        } else if stats.timeReversals > 0 {
+            lines.append("Duration:      - (the last time is before the first: the clock went back; see the warnings)")
         } else {
             lines.append("Duration:      - (no times)")
         }
