@@ -100,7 +100,7 @@ struct IndexImport: AsyncParsableCommand {
         }
         for issue in report.issues.prefix(10) { Terminal.err("skipped: \(issue)") }
         if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
-        print(
+        Terminal.out(
             "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, "
                 + (replace ? "\(report.deleted) deleted, " : "")
                 + "\(report.skipped) skipped; \(target) now holds \(PeopleText.count(report.placeCount, "place", "places"))")

@@ -49,15 +49,15 @@ struct IndexStats: AsyncParsableCommand {
         let statistics = try index.statistics()
         guard format == .text else { return Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line) }
         let perPlace = statistics.bytesPerPlaceBeyondNames.map { DecimalText.fixed($0, decimals: 1) }
-        print("index:          \(index.path)")
-        print("places:         \(statistics.placeCount)")
-        print("kinds:          \(statistics.kindCount) (including none)")
-        print("tile rows:      \(statistics.tileRowCount), tiles of \(statistics.tileSize)°")
-        print("rows per level: \(statistics.rowsPerLevel.map(String.init).joined(separator: " ")) (levels 0...\(statistics.rowsPerLevel.count - 1), nodes 4^level tiles wide; \(statistics.splitNodeCount) split)")
-        print("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names (WAL: \(statistics.walBytes) bytes)")
-        print("per place:      \(perPlace ?? "-") bytes beyond names")
-        print("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")
-        if verify { print("integrity:      ok") }
+        Terminal.out("index:          \(index.path)")
+        Terminal.out("places:         \(statistics.placeCount)")
+        Terminal.out("kinds:          \(statistics.kindCount) (including none)")
+        Terminal.out("tile rows:      \(statistics.tileRowCount), tiles of \(statistics.tileSize)°")
+        Terminal.out("rows per level: \(statistics.rowsPerLevel.map(String.init).joined(separator: " ")) (levels 0...\(statistics.rowsPerLevel.count - 1), nodes 4^level tiles wide; \(statistics.splitNodeCount) split)")
+        Terminal.out("file size:      \(statistics.fileBytes) bytes, of which \(statistics.nameBytes) are names (WAL: \(statistics.walBytes) bytes)")
+        Terminal.out("per place:      \(perPlace ?? "-") bytes beyond names")
+        Terminal.out("schema version: \(statistics.schemaVersion), page size \(statistics.pageSize)")
+        if verify { Terminal.out("integrity:      ok") }
     }
 
     #if PostGIS
@@ -86,13 +86,13 @@ struct IndexStats: AsyncParsableCommand {
             Terminal.out(
                 PostGISStatsRecord(database: url.description, statistics: statistics, tiles: tiles, rebuilt: rebuilt).line)
         } else {
-            print("database:       \(url)")
-            print("places:         \(statistics.placeCount)")
-            print("kinds:          \(statistics.kindCount) (including none)")
-            print("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
-            print("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
-            if let rebuilt { print("repaired:       every tile rebuilt from locsim_place (\(rebuilt) tiles)") }
-            if let tiles, tiles.disagreeing == 0 { print("tiles:          \(tiles.tiles), each as locsim_place gives it") }
+            Terminal.out("database:       \(url)")
+            Terminal.out("places:         \(statistics.placeCount)")
+            Terminal.out("kinds:          \(statistics.kindCount) (including none)")
+            Terminal.out("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
+            Terminal.out("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
+            if let rebuilt { Terminal.out("repaired:       every tile rebuilt from locsim_place (\(rebuilt) tiles)") }
+            if let tiles, tiles.disagreeing == 0 { Terminal.out("tiles:          \(tiles.tiles), each as locsim_place gives it") }
         }
         if let tiles, tiles.disagreeing > 0 {
             throw CommandFailure(

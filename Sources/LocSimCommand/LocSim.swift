@@ -26,20 +26,21 @@ struct LocSim: AsyncParsableCommand {
 
     static func main() async {
         do {
+            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
                 try command.run()
             }
-            if let failure = Terminal.outputFailure {
-                throw CommandFailure(
-                    "cannot write standard output: \(failure); what it shows is incomplete",
-                    hint: "make room where standard output goes, or send it elsewhere")
-            }
+            if let failure = outputFailure() { throw failure }
         } catch {
             if exitCode(for: error) == .success {
-                exit(withError: error)  // --help, --version
+                // --help, --version: written as every other output, so a failed write is an error.
+                Terminal.out(fullMessage(for: error))
+                guard let failure = outputFailure() else { Foundation.exit(0) }
+                for line in ErrorReport.make(for: failure, arguments: []).lines { Terminal.err(line) }
+                Foundation.exit(1)
             }
             if let code = error as? ExitCode {
                 Foundation.exit(code.rawValue)  // the command has said what happened
@@ -47,6 +48,35 @@ struct LocSim: AsyncParsableCommand {
             let report = ErrorReport.make(for: error, arguments: Array(CommandLine.arguments.dropFirst()))
             for line in report.lines { Terminal.err(line) }
             Foundation.exit(report.status)
+        }
+    }
+}
+
+extension LocSim {
+    /// The error to end with when standard output could not be written, if it could not.
+    static func outputFailure() -> CommandFailure? {
+        Terminal.outputFailure.map { failure in
+            CommandFailure(
+                "cannot write standard output: \(failure); what it shows is incomplete",
+                hint: "make room where standard output goes, or send it elsewhere")
+        }
+    }
+
+    /// `locsim help A B` names commands: ArgumentParser shows the nearest known one's help for a
+    /// misspelt name, with status 0, as if it were asked for. Refuse it, naming what is known.
+    static func checkHelpTopic(_ arguments: [String]) throws {
+        guard arguments.first == "help" else { return }
+        var commands: [any ParsableCommand.Type] = configuration.subcommands
+        var path = ["locsim"]
+        for name in arguments.dropFirst() where !name.hasPrefix("-") && name != "help" {
+            guard let next = commands.first(where: { $0._commandName == name }) else {
+                let known = commands.map { $0._commandName }.joined(separator: ", ")
+                throw ValidationError(
+                    "no command '\(name)' in '\(path.joined(separator: " "))'"
+                        + (known.isEmpty ? " (it has no subcommands)" : "; its commands: \(known)"))
+            }
+            path.append(name)
+            commands = next.configuration.subcommands
         }
     }
 }

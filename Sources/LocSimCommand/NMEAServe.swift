@@ -87,7 +87,15 @@ struct NMEAServe: AsyncParsableCommand {
         guard (track == nil) != (from == nil) else {
             throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
         }
-        if let track { _ = try FixFileFormat.input(track, what: "the track") }
+        if let track {
+            _ = try FixFileFormat.input(track, what: "the track")
+            for (flag, given) in [
+                ("--bearing", bearing != 0), ("--walk-speed", walkSpeed != 1.4), ("--interval", interval.duration != .seconds(1)),
+                ("--count", count != 600), ("--altitude", altitude != nil),
+            ] where given {
+                throw ValidationError("\(flag) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace")
+            }
+        }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         try checkOption(port, in: 0...65_535, flag: "--port")  // 0: any free port, printed when listening
         try validateSpeed(speed)

@@ -104,6 +104,43 @@ import Testing
         ])
     }
 
+    @Test("help names commands: a misspelt one is a usage error listing the known ones, not the nearest command's help and status 0")
+    func helpTopic() async throws {
+        for (arguments, says) in [
+            (["help", "replya"], "no command 'replya' in 'locsim'; its commands: track, index, replay, simulate, gpsd, nmea, serve, swarm"),
+            (["help", "index", "querry"], "no command 'querry' in 'locsim index'; its commands: import, query, stats"),
+            (["help", "track", "stats", "x"], "no command 'x' in 'locsim track stats' (it has no subcommands)"),
+        ] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0] == "locsim: error: " + says)
+        }
+        let known = try await CLI.run(["help", "index", "query"])
+        #expect(known.status == 0)
+        #expect(known.stdout.hasPrefix("OVERVIEW: Places within a radius"))
+    }
+
+    @Test("An option the rest of the command line would ignore is refused, naming what it is for")
+    func ignoredOptions() async throws {
+        let track = "tracks/sf-mission-walk.gpx"
+        var cases: [(arguments: [String], says: String)] = [
+            (["replay", track, "--fast", "--seed", "7"], "--seed seeds the noise: add --noise SIGMA, or leave --seed out"),
+        ]
+        for flag in [["--bearing", "90"], ["--walk-speed", "3"], ["--interval", "2s"], ["--count", "5"], ["--altitude", "40"]] {
+            cases.append((
+                ["nmea", "serve", track, "--port", "0"] + flag,
+                "\(flag[0]) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace"))
+        }
+        for (arguments, says) in cases {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0] == "locsim: error: " + says, "\(lines[0])")
+        }
+    }
+
     @Test("serve --latency-jitter wider than --latency (or without it) is refused: the spread would be cut at zero")
     func jitterWithinLatency() async throws {
         for (arguments, says) in [
@@ -296,10 +333,13 @@ import Testing
         ["replay", track, "--fast", "--format", "jsonl", "--geodata", "geodata"],
         line,
         ["track", "stats", track],
+        ["index", "stats", "--geodata", "geodata"],
+        ["--help"], ["replay", "--help"], ["--version"],
     ])
     func fullDisk(_ arguments: [String]) async throws {
         let command = ([CLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let result = try await ChildProcess.run(["/bin/sh", "-c", command + " > /dev/full"], directory: PackagePaths.root)
+        let result = try await ChildProcess.run(
+            ["/bin/sh", "-c", command + " > /dev/full"], environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
         #expect(result.status == 1, "\(result.errors)")
         #expect(result.errors.split(separator: "\n") == [
             "locsim: error: cannot write standard output: No space left on device; what it shows is incomplete",

@@ -39,8 +39,9 @@ import Testing
         #expect(message?.contains("\(option[0]) applies to a replayed file, not to a live --gpsd source") == true, "\(message ?? "accepted")")
         let result = try await CLI.run(arguments)
         #expect(result.status == 2, "\(result.stderr)")
-        // And the file takes it.
-        #expect(Self.refusal(["replay", "walk.gpx"] + option) == nil, "\(option)")
+        // And the file takes it (--seed, with the noise it seeds).
+        let alongside = option[0] == "--seed" ? ["--noise", "5"] : []
+        #expect(Self.refusal(["replay", "walk.gpx"] + option + alongside) == nil, "\(option)")
     }
 
     @Test("The same options are taken where they apply")

@@ -88,6 +88,7 @@ struct Replay: AsyncParsableCommand {
                         + "(--fast, --speed, --rate, --loop, --start, --noise, --seed and --lenient replay files only)")
             }
         }
+        if timing.seed != nil, timing.noise == nil { throw ValidationError("--seed seeds the noise: add --noise SIGMA, or leave --seed out") }
         if let track { _ = try FixFileFormat.input(track, what: "the walk") }
         if let record {
             guard gpsd != nil else { throw ValidationError("--record applies to a live --gpsd source") }
