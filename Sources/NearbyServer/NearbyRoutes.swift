@@ -356,6 +356,7 @@ struct NearbyRoutes: Sendable {
     /// `GET /audit[?cursor=SEQ][&limit=N]`: every count, and one page of the timelines (the
     /// entries after `cursor`, at most `limit`, 1...10,000, default 1,000) with the next cursor.
     private func audit(_ uri: URI) throws(ServerError) -> Response {
+        try QueryParameters.refuseMisnamed(in: uri, names: ["cursor", "limit"])
         let maximum = FetchAudit.pageSizes.maximum
         func value(_ name: String, default fallback: Int, range: ClosedRange<Int>, meaning: String) -> Result<Int, ServerError> {
             let given: Substring?
@@ -383,6 +384,7 @@ struct NearbyRoutes: Sendable {
     /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one
     /// named (as `/audit` names it); verdicts so far are kept and still count.
     private func auditReset(_ uri: URI) throws(ServerError) -> Response {
+        try QueryParameters.refuseMisnamed(in: uri, names: ["client"])
         let client = try QueryParameters.only("client", in: uri).map(String.init)
         if let client, client.isEmpty {
             throw .badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client")

@@ -79,10 +79,17 @@ package struct NearbyServer: Service {
         package var acceptAnyToken: Bool
         /// `--audit-client-header`: a header of the team's own that names the audit's client
         /// when `X-Player-ID` is absent (a device id), or nil. Never one of
-        /// ``credentialHeaders``.
+        /// ``credentialHeaders``, nor one whose name says it holds a secret (``namesACredential(_:)``).
         package var auditClientHeader: String?
         /// Headers that carry credentials, refused as ``auditClientHeader``.
         package static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+
+        /// Whether a header's name says it carries a secret (`X-Api-Key`, `X-Auth-Token`,
+        /// `X-Session-ID`): refused as ``auditClientHeader`` like ``credentialHeaders``.
+        package static func namesACredential(_ name: HTTPField.Name) -> Bool {
+            let words = ["auth", "token", "key", "secret", "password", "session", "cookie", "credential", "signature"]
+            return words.contains { name.canonicalName.contains($0) }
+        }
         /// How long connections are drained at graceful shutdown (`--drain-period`): each one's
         /// next answer says `Connection: close`, and one still idle at the end is closed. Default 1 s.
         package var drainPeriod: Duration
@@ -120,7 +127,7 @@ package struct NearbyServer: Service {
                 }
                 // The client's name is logged, listed by /audit and written in the report: a header
                 // that carries a credential would put it in all three.
-                if Self.credentialHeaders.contains(name) {
+                if Self.credentialHeaders.contains(name) || Self.namesACredential(name) {
                     throw ServerConfigurationError(
                         "\(name) carries credentials, and the client's name is logged and shown in /audit: "
                             + "name a device header of the app's own (a bearer token already names its client by a keyed hash)",

@@ -381,12 +381,15 @@ import Testing
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "t", acceptAnyToken: true) }
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(auditClientHeader: "bad header") }
         // A header that carries a credential would put it in the log, /audit and the report.
-        for header in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie"] {
+        for header in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token", "X-Session-ID", "x-amz-security-token"] {
             #expect(throws: ServerConfigurationError.self, "\(header)") { try NearbyServer.Configuration(auditClientHeader: header) }
+        }
+        for header in ["X-Device-ID", "X-Install-ID", "X-Player-Name"] {
+            #expect(try NearbyServer.Configuration(auditClientHeader: header).auditClientHeader == header)
         }
     }
 
-    @Test("A parameter of /audit or /audit/reset given twice is a 400 naming it, as on the nearby route")
+    @Test("A parameter of /audit or /audit/reset given twice, or in other letter case, is a 400 naming it, as on the nearby route")
     func repeatedParameters() async throws {
         let places = try TestIndex()
         defer { places.remove() }
@@ -395,12 +398,15 @@ import Testing
             for (uri, method, parameter) in [
                 ("/audit?limit=3&limit=4", HTTPRequest.Method.get, "limit"), ("/audit?cursor=1&cursor=2", .get, "cursor"),
                 ("/audit/reset?client=player:a&client=player:b", .post, "client"),
+                ("/audit?LIMIT=3", .get, "limit"), ("/audit?Cursor=1", .get, "cursor"), ("/audit/reset?Client=player:a", .post, "client"),
             ] {
                 try await client.execute(uri: uri, method: method) { response in
                     #expect(response.status == .badRequest, "\(uri)")
                     #expect(String(buffer: response.body).contains(#""parameter":"\#(parameter)""#), "\(uri): \(String(buffer: response.body))")
                 }
             }
+            // Other parameters are no concern of the route (a cache buster).
+            try await client.execute(uri: "/audit?limit=2&_=123", method: .get) { #expect($0.status == .ok) }
         }
     }
 

@@ -11,6 +11,15 @@ package enum QueryParameters {
         percentDecoded(name, plusIsSpace: true)
     }
 
+    /// The one of a route's parameter `names` that `given` surely means in other letter case
+    /// (`LIMIT`, `Lat`), or nil (an exact name, or another parameter: a cache buster is no concern
+    /// of a route, but a misspelt one of its own must not be dropped in silence).
+    package static func meant(by given: Substring, among names: [String]) -> String? {
+        guard !names.contains(where: { $0 == given }) else { return nil }
+        let lowered = given.lowercased()
+        return names.first { $0 == lowered }
+    }
+
     /// A path segment percent-decoded (`al%69ce` is `alice`; `+` stays a `+`), as RFC 3986
     /// makes them one: Hummingbird hands a route's `{name}` as sent.
     package static func pathSegment(_ segment: Substring) -> Substring {

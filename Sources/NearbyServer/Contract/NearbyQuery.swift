@@ -103,9 +103,8 @@ package struct NearbyQuery: Sendable, Hashable {
     /// The contract's parameter a client surely meant by `name`: one of them in other letter
     /// case (`LIMIT`, `Lat`), or a common other name for a coordinate (`lon`, `latitude`).
     private static func meant(by name: Substring) -> String? {
-        let lowered = name.lowercased()
-        if let own = names.first(where: { $0 == lowered }) { return own }
-        return switch lowered {
+        if let own = QueryParameters.meant(by: name, among: names) { return own }
+        return switch name.lowercased() {
         case "latitude": "lat"
         case "lon", "long", "longitude": "lng"
         default: nil

@@ -19,4 +19,17 @@ extension QueryParameters {
         guard values.count <= 1 else { throw .badRequest("\(wanted) is given \(values.count) times; give it once", parameter: wanted) }
         return values.first
     }
+
+    /// A 400 for the first parameter of `uri` that is one of `names` in other letter case
+    /// (`/audit?LIMIT=5`), naming the one meant, as the nearby route does.
+    static func refuseMisnamed(in uri: URI, names: [String]) throws(ServerError) {
+        for parameter in uri.queryParameters {
+            let given = name(parameter.key)
+            if let meant = meant(by: given, among: names) {
+                throw .badRequest(
+                    "\(TextExcerpt.render(given, limit: 64)) is no parameter of this route: give it as \(meant) (\(names.joined(separator: ", ")))",
+                    parameter: meant)
+            }
+        }
+    }
 }
