@@ -153,7 +153,8 @@ func bearerToken(
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ValidationError("--token-file \(path): cannot read it (\(FileErrorText.reason(for: error)))")
+            // Status 1, as every input that cannot be read (a usage error is 2).
+            throw CommandFailure("--token-file \(path): cannot read it (\(FileErrorText.reason(for: error)))", hint: ErrorReport.unreadableHint)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ValidationError("--token-file \(path): not UTF-8 text")
@@ -166,4 +167,16 @@ func bearerToken(
     }
     if let problem = BearerToken.problem(with: token) { throw ValidationError("\(source): \(problem)") }
     return token
+}
+
+/// ``bearerToken(flag:file:environment:)`` as a command's `validate()` checks it: a bad token is a
+/// usage error there, but a token file that cannot be read is left to `run()`, which reports it
+/// as every unreadable input (status 1; ArgumentParser would report any error of `validate()` as
+/// a usage error). Whether a token is given.
+func validateBearerToken(flag: String?, file: String?) throws -> Bool {
+    do {
+        return try bearerToken(flag: flag, file: file) != nil
+    } catch is CommandFailure {
+        return true
+    }
 }

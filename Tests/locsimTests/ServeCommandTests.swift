@@ -277,9 +277,22 @@ import Testing
         }
         try Data("with space\n".utf8).write(to: URL(fileURLWithPath: directory + "/spaced"))
         try Data("\n\n".utf8).write(to: URL(fileURLWithPath: directory + "/empty"))
+        // A token file that cannot be read is a missing input (status 1), in every command that takes one.
+        let missing = directory + "/missing"
+        for command in [
+            ["serve", "--port", "0"], ["serve", "--port", "0", "--host", "0.0.0.0"],
+            ["swarm", "--server", "http://127.0.0.1:9", "--players", "1", "--duration", "1"],
+            ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:9"],
+        ] {
+            let result = try await CLI.run(command + ["--token-file", missing])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n") == [
+                "locsim: error: --token-file \(missing): cannot read it (No such file or directory)",
+                "hint: check that the path names a file that exists and can be read",
+            ], "\(command)")
+        }
         for (arguments, environment, message) in [
-            (["--token-file", directory + "/missing"], [String: String](), "--token-file \(directory)/missing: cannot read it (No such file or directory)"),
-            (["--token-file", directory + "/empty"], [:], "--token-file \(directory)/empty: the token is empty"),
+            (["--token-file", directory + "/empty"], [String: String](), "--token-file \(directory)/empty: the token is empty"),
             (["--token-file", directory + "/spaced"], [:], "--token-file \(directory)/spaced: a bearer token is visible ASCII (RFC 6750); character 5 is U+0020"),
             (["--token", "a", "--token-file", file], [:], "give --token or --token-file, not both"),
             ([], ["LOCSIM_TOKEN": "tab\tin"], "$LOCSIM_TOKEN: a bearer token is visible ASCII (RFC 6750); character 4 is U+0009"),

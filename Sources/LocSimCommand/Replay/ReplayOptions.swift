@@ -33,7 +33,7 @@ struct PlaceSourceOptions: ParsableArguments {
         if (token != nil || tokenFile != nil) && online == nil {
             throw ValidationError("\(token != nil ? "--token" : "--token-file") only applies with --online")
         }
-        if online != nil { _ = try bearerToken(flag: token, file: tokenFile) }
+        if online != nil { _ = try validateBearerToken(flag: token, file: tokenFile) }
         if let online, URL(string: online)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--online needs an http:// or https:// URL, got '\(online)'")
         }

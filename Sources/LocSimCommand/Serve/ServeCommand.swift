@@ -191,7 +191,8 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections {
             try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
         }
-        if try serverToken() == nil, !acceptAnyToken, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
+        let tokenGiven = acceptAnyToken && token == nil && tokenFile == nil ? false : try validateBearerToken(flag: token, file: tokenFile)
+        if !tokenGiven, !acceptAnyToken, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
                     + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")

@@ -133,7 +133,7 @@ struct SwarmCommand: AsyncParsableCommand {
                 throw ValidationError("say where to send the requests with --server URL, or add --virtual to compute the load without sending")
             }
             try BuildTraits.requireServer(for: "--server \(server)")
-            _ = try bearerToken(flag: token, file: tokenFile)
+            _ = try validateBearerToken(flag: token, file: tokenFile)
             #if Server
             do {
                 _ = try SwarmHTTPClient.Endpoint(url: server)
