@@ -15,11 +15,7 @@ package enum CLI {
     package static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/locsim"
 
     /// A private cache so the default index is built inside the test's temporary folder.
-    package static let cacheDirectory: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-cli-cache-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    package static let cacheDirectory = processScratchFolder("locsim-cli-cache")
 
     /// Runs the binary (or a copy of it at `binary`) in `directory` (the package root by
     /// default), with `extra` set and `removing` unset in the environment, and awaits its end.

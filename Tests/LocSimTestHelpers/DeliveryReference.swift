@@ -59,9 +59,8 @@ public struct DeliveryReference: Decodable, Sendable {
 
     /// A folder of this process with the reference's tracks as GPX files (`NAME.gpx`).
     public static let folder: String = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-scenario-\(getpid())").path
+        let folder = processScratchFolder("locsim-scenario")
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (name, points) in shared.tracks {
                 var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
                 for (index, point) in points.enumerated() {

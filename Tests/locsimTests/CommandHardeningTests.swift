@@ -228,8 +228,7 @@ import Testing
     }
 
     static let scratch: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-hardening-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let path = processScratchFolder("locsim-hardening")
         _ = FileManager.default.createFile(atPath: path + "/plain-file", contents: Data("x".utf8))
         return path
     }()

@@ -41,7 +41,7 @@ import Testing
     @Test("--db starts players at the index's places")
     func startsAtPlaces() async throws {
         let db = FileManager.default.temporaryDirectory.appendingPathComponent("swarm-\(UUID()).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: db) }
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
         let imported = try await CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
         #expect(imported.status == 0, "\(imported.stderr)")
         // Two sampled players, not the default 20: each sample is a 5 km query of the debug build.
