@@ -138,7 +138,10 @@ public final class GPXReader {
     /// Where the first point of `kind` without a `<time>` starts (its start tag's line and
     /// column), if one has been read: what a replay names when some points are timed and others
     /// not.
-    package func firstUntimedPoint(_ kind: GPXPointKind) -> (line: Int, column: Int)? { state.firstUntimed[kind] }
+    package func firstUntimedPoint(_ kind: GPXPointKind) -> (line: Int, column: Int)? { state.untimed[kind]?.first }
+    /// Where the points of `kind` without a `<time>` start, in file order: the first
+    /// ``Options/problemLimit`` of them (a lenient replay lists the ones it leaves out).
+    package func untimedPoints(_ kind: GPXPointKind) -> [(line: Int, column: Int)] { state.untimed[kind] ?? [] }
     /// The encoding the input is decoded from, once the first bytes were read (see
     /// ``GPXTextEncoding``). windows-1252 when undeclared input turned out not to be UTF-8.
     public var encoding: GPXTextEncoding? { state.scanner.encoding }
@@ -214,7 +217,7 @@ extension GPXReader {
         var problems: [GPXParseError] = []
         var timeReversalCount = 0
         var timeReversals: [GPXTimeReversal] = []
-        var firstUntimed: [GPXPointKind: (line: Int, column: Int)] = [:]
+        var untimed: [GPXPointKind: [(line: Int, column: Int)]] = [:]
 
         var names: [[UInt8]] = []
         var elements: [Element] = []
@@ -644,7 +647,7 @@ extension GPXReader {
         /// Lists the point just completed when its time is earlier than the latest before it.
         mutating func checkTimeOrder(_ kind: GPXPointKind) {
             guard let time = point.time else {
-                if firstUntimed[kind] == nil { firstUntimed[kind] = scanner.location(of: .point) }
+                if untimed[kind, default: []].count < max(1, options.problemLimit) { untimed[kind, default: []].append(scanner.location(of: .point)) }
                 return
             }
             let latest: Date? =

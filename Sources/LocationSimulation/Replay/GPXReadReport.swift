@@ -42,13 +42,15 @@ package enum GPXReadReport {
         return [reversalHead(dropped, "point", before: "point", dropped: true)] + reader.timeReversals.filter { $0.kind == kind.pointKind }.prefix(shown).map { "  \($0)" }
     }
 
-    /// Points a lenient replay left out because their `<time>` was dropped.
-    package static func untimedRemoved(_ removed: [ReplayPointPosition]) -> [String] {
+    /// Points a lenient replay left out because they have no `<time>` (none, or a bad one
+    /// dropped), each named by where it starts in the file, as every other problem is.
+    package static func untimedRemoved(_ removed: [ReplayPointPosition], reader: GPXReader, kind: ReplayPath.Kind) -> [String] {
         guard !removed.isEmpty else { return [] }
-        let listed = removed.prefix(shown).map(\.description).joined(separator: "; ")
-        return [
-            "locsim: warning: left \(PeopleText.count(removed.count, "point")) without a usable <time> out of the replay: "
-                + listed + (removed.count > shown ? "; …" : "")
-        ]
+        let located = reader.untimedPoints(kind.pointKind)
+        let listed = removed.prefix(shown).enumerated().map { index, position in
+            index < located.count ? "\(reader.file ?? "input"):\(located[index].line):\(located[index].column) (\(position))" : "\(position)"
+        }
+        return ["locsim: warning: left \(PeopleText.count(removed.count, "point")) without a usable <time> out of the replay; first:"]
+            + listed.map { "  \($0)" }
     }
 }

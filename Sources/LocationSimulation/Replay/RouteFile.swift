@@ -186,7 +186,7 @@ extension GPXReplay {
             }
             return (
                 walk,
-                GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed)
+                GPXReadReport.lenientProblems(reader) + GPXReadReport.untimedRemoved(untimed, reader: reader, kind: route.kind)
                     + GPXReadReport.reversalsDropped(reader, analysis: walk.analysis, kind: route.kind)
             )
         case .nmea?:
