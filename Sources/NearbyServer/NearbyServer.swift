@@ -134,6 +134,12 @@ package struct NearbyServer: Service {
                         option: "audit-client-header")
                 }
             }
+            if acceptAnyToken, !allowAnonymous, !Self.isLoopback(host) {
+                throw ServerConfigurationError(
+                    "taking any token admits every caller that sends one, and listening on \(host) lets other machines call: "
+                        + "add --allow-anonymous to serve anyone on the network, or give the one token the app sends",
+                    option: "accept-any-token")
+            }
             if token == nil, !allowAnonymous, !Self.isLoopback(host) {
                 throw ServerConfigurationError(
                     "listening on \(host) lets other machines call the server: give --token T (the app sends "

@@ -379,6 +379,10 @@ import Testing
             "address:unknown/MyGame/1.2_CFNetwork/1494.0.7_Darwin/23.4.0_" + String(repeating: "x", count: 20),
         ])
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "t", acceptAnyToken: true) }
+        // Any token is as good as none to a stranger: on the network, only with allowAnonymous, saying why.
+        let onNetwork = #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(host: "0.0.0.0", acceptAnyToken: true) }
+        #expect(onNetwork?.option == "accept-any-token")
+        _ = try NearbyServer.Configuration(host: "0.0.0.0", allowAnonymous: true, acceptAnyToken: true)
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(auditClientHeader: "bad header") }
         // A header that carries a credential would put it in the log, /audit and the report.
         for header in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token", "X-Session-ID", "x-amz-security-token"] {
