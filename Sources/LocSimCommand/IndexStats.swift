@@ -21,7 +21,7 @@ struct IndexStats: AsyncParsableCommand {
     var repair = false
 
     @Option(help: "Output: text or json.")
-    var format: DataFormat = .text
+    var format: ReportFormat = .text
 
     @Option(help: ArgumentHelp("Counts and sizes of this PostGIS database instead.", valueName: "url"))
     var postgres: String?
@@ -34,7 +34,6 @@ struct IndexStats: AsyncParsableCommand {
         } else if repair {
             throw ValidationError("--repair rebuilds a PostGIS database's tiles; it needs --postgres URL --verify")
         }
-        guard format != .jsonl else { throw ValidationError("--format jsonl is for 'index query --queries'; stats prints text or json") }
     }
 
     func run() async throws {

@@ -10,7 +10,7 @@ import MapFeature
 /// `locsim replay`: a walk through the game's map logic, showing what a player would see.
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replay a GPX walk (or a live gpsd receiver) through the map logic and show what spawns, when and why.",
+        abstract: "Replay a walk (GPX, an NMEA log, a route, or a live gpsd receiver) through the map logic and show what spawns, when and why.",
         discussion: """
             Each fix goes through MapViewModel's rule: fetch nearby places on the first fix, when the \
             player moved more than --throttle-distance metres or more than --throttle-interval seconds \

@@ -2,7 +2,7 @@ import ArgumentParser
 
 struct Track: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect GPX tracks.",
+        abstract: "Inspect a walk: a GPX track, an NMEA log, a GeoJSON route or KML lines.",
         subcommands: [TrackStats.self]
     )
 }
