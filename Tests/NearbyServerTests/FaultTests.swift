@@ -34,8 +34,9 @@ import Testing
 
     @Test("A jitter wider than the latency is refused, naming the parameter: it would be cut at zero")
     func jitterWithinLatency() throws {
-        #expect(throws: FaultError("latency jitter 0.2 seconds is more than the latency 0.1 seconds: a delay cannot be spread below zero",
-                                   parameter: "latency-jitter")) {
+        #expect(throws: FaultError(
+            "a jitter of ± 0.2 s spreads a latency of 0.1 s below zero, where a delay cannot go (give a latency at least as large as the jitter)",
+            parameter: "latency-jitter")) {
             try FaultPlan.Configuration(latency: .milliseconds(100), latencyJitter: .milliseconds(200))
         }
         #expect(throws: FaultError.self) { try FaultPlan.Configuration(latencyJitter: .milliseconds(1)) }

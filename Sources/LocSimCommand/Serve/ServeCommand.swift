@@ -167,19 +167,8 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
         try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency { try checkOption(latency, in: 0...86_400, flag: "--latency") }
-        if let latencyJitter {
-            try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter")
-            if latencyJitter.duration > latency?.duration ?? .zero {
-                throw ValidationError(
-                    "--latency-jitter \(latencyJitter.text) spreads --latency by ± that much, and "
-                        + (latency.map { "is more than --latency \($0.text)" } ?? "no --latency is given")
-                        + ": a delay cannot be spread below zero (give a --latency at least as large)")
-            }
-        }
-        guard failRate.isFinite, (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be within 0...1, got \(failRate)") }
-        guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
-            throw ValidationError("--timeout-rate must be within 0...1, got \(timeoutRate)")
-        }
+        if let latencyJitter { try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter") }
+        // The jitter against the latency, and the rates, are the fault plan's own checks (run()).
         // The same ranges as replay's rule options: these are the rule the audit applies.
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
@@ -260,7 +249,7 @@ struct Serve: AsyncParsableCommand {
             if let script, !FileManager.default.isReadableFile(atPath: script) {
                 throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
             }
-            throw ValidationError(error.message)
+            throw ValidationError((error.parameter.map { "--\($0): " } ?? "") + error.message)
         } catch let error as ServerConfigurationError {
             throw ValidationError("--\(error.option): \(error.message)")
         }

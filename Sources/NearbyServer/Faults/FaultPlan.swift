@@ -76,14 +76,16 @@ package struct FaultPlan: Sendable {
             // often than the uniform spread says (half of them with no latency at all).
             guard latencyJitter <= latency else {
                 throw FaultError(
-                    "latency jitter \(latencyJitter) is more than the latency \(latency): a delay cannot be spread below zero",
+                    "a jitter of ± \(PeopleText.number(latencyJitter.fractionalSeconds)) s spreads a latency of "
+                        + "\(PeopleText.number(latency.fractionalSeconds)) s below zero, where a delay cannot go "
+                        + "(give a latency at least as large as the jitter)",
                     parameter: "latency-jitter")
             }
             guard failRate.isFinite, (0...1).contains(failRate) else {
-                throw FaultError("fail rate must be within 0...1, got \(failRate)", parameter: "fail-rate")
+                throw FaultError("fail rate must be within 0...1, got \(PeopleText.number(failRate))", parameter: "fail-rate")
             }
             guard timeoutRate.isFinite, (0...1).contains(timeoutRate) else {
-                throw FaultError("timeout rate must be within 0...1, got \(timeoutRate)", parameter: "timeout-rate")
+                throw FaultError("timeout rate must be within 0...1, got \(PeopleText.number(timeoutRate))", parameter: "timeout-rate")
             }
             self.latency = latency
             self.latencyJitter = latencyJitter
