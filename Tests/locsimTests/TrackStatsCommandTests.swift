@@ -18,19 +18,18 @@ import Testing
 
     @Test("An .nmea that holds no NMEA (empty, or a GPX file misnamed) fails (status 1) saying so, not Points 0 and status 0")
     func notNMEA() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-track-stats-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let misnamed = directory + "/walk.nmea"
-        try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: misnamed)
-        let empty = directory + "/empty.log"
-        try Data().write(to: URL(fileURLWithPath: empty))
-        for (file, says) in [(misnamed, "its first line looks like XML (a GPX file? name it .gpx)"), (empty, "the file is empty")] {
-            for command in [["track", "stats", file], ["replay", file, "--fast"]] {
-                let result = try await CLI.run(command)
-                #expect(result.status == 1, "\(command): \(result.stdout)")
-                #expect(result.stdout.isEmpty)
-                #expect(result.stderr.hasPrefix("locsim: error: \(file): noSentences: ") && result.stderr.contains(says), "\(result.stderr)")
+        try await withScratchFolder("locsim-track-stats") { directory in
+            let misnamed = directory + "/walk.nmea"
+            try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: misnamed)
+            let empty = directory + "/empty.log"
+            try Data().write(to: URL(fileURLWithPath: empty))
+            for (file, says) in [(misnamed, "its first line looks like XML (a GPX file? name it .gpx)"), (empty, "the file is empty")] {
+                for command in [["track", "stats", file], ["replay", file, "--fast"]] {
+                    let result = try await CLI.run(command)
+                    #expect(result.status == 1, "\(command): \(result.stdout)")
+                    #expect(result.stdout.isEmpty)
+                    #expect(result.stderr.hasPrefix("locsim: error: \(file): noSentences: ") && result.stderr.contains(says), "\(result.stderr)")
+                }
             }
         }
     }
