@@ -137,7 +137,8 @@ package struct NearbyServer: Service {
             if acceptAnyToken, !allowAnonymous, !Self.isLoopback(host) {
                 throw ServerConfigurationError(
                     "taking any token admits every caller that sends one, and listening on \(host) lets other machines call: "
-                        + "add --allow-anonymous to serve anyone on the network, or give the one token the app sends",
+                        + "add --allow-anonymous to say that is meant (callers still send a token, any one), "
+                        + "or give the one token the app sends",
                     option: "accept-any-token")
             }
             if token == nil, !allowAnonymous, !Self.isLoopback(host) {
