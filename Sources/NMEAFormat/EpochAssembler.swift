@@ -115,7 +115,11 @@ struct EpochAssembler: Sendable {
         return current.take().map { complete($0) }
     }
 
+    /// The line of the timed sentence that opened the epoch ``complete(_:)`` last closed.
+    private(set) var lastEpochLine = 0
+
     private mutating func complete(_ epoch: Epoch) -> Result<Fix, NMEAError> {
+        lastEpochLine = epoch.line
         let seconds = epoch.time.secondsSinceMidnight
         let day: Int
         if let date = epoch.rmc?.date {

@@ -23,6 +23,7 @@ public struct NMEAFileReader: ~Copyable {
     private var reader: NMEAReader
     private var chunk: [UInt8]
     private var pending: [Fix] = []
+    private var pendingLines: [Int] = []
     private var pendingIndex = 0
     private var atEnd = false
 
@@ -49,6 +50,12 @@ public struct NMEAFileReader: ~Copyable {
 
     deinit { close(descriptor) }
 
+    /// The line of the sentence that opened the epoch of the fix ``next()`` last returned (its
+    /// first RMC or GGA).
+    package var lineOfLastFix: Int? {
+        pendingIndex > 0 && pendingIndex <= pendingLines.count ? pendingLines[pendingIndex - 1] : nil
+    }
+
     /// What the reader has seen so far; complete once ``next()`` has returned `nil`.
     public var statistics: NMEAReader.Statistics { reader.statistics }
 
@@ -67,6 +74,7 @@ public struct NMEAFileReader: ~Copyable {
             } else {
                 pending = try reader.read(chunk[0..<count])
             }
+            pendingLines = reader.fixLines
         }
         defer { pendingIndex += 1 }
         return pending[pendingIndex]

@@ -113,6 +113,9 @@ public struct NMEAReader: Sendable {
     public let options: Options
     /// Counts so far; complete after ``finish()``.
     public private(set) var statistics = Statistics()
+    /// For each fix the last ``read(_:)`` or ``finish()`` returned, the line of the sentence that
+    /// opened its epoch (its first RMC or GGA; 1-based): where a warning about the fix points.
+    package private(set) var fixLines: [Int] = []
 
     private var line: [UInt8] = []
     private var lineOverflow = false
@@ -140,6 +143,7 @@ public struct NMEAReader: Sendable {
     ///   reader must not be used after it throws.
     public mutating func read(_ bytes: some Sequence<UInt8>) throws(NMEAError) -> [Fix] {
         var fixes: [Fix] = []
+        fixLines.removeAll(keepingCapacity: true)
         let fast: NMEAError?? = bytes.withContiguousStorageIfAvailable { buffer in
             consumeContiguous(buffer, into: &fixes)
         }
@@ -161,6 +165,7 @@ public struct NMEAReader: Sendable {
     /// - Throws: ``NMEAError`` in strict mode.
     public mutating func finish() throws(NMEAError) -> [Fix] {
         var fixes: [Fix] = []
+        fixLines.removeAll(keepingCapacity: true)
         if !line.isEmpty || lineOverflow {
             if let failure = endLine(terminated: false, into: &fixes) { throw failure }
         }
@@ -328,6 +333,7 @@ public struct NMEAReader: Sendable {
         case .success(let fix):
             statistics.fixes += 1
             fixes.append(fix)
+            fixLines.append(assembler.lastEpochLine)
             return nil
         case .failure(let error):
             return report(

@@ -76,6 +76,33 @@ struct ReaderTests {
         #expect(try NMEAReader.fixes(contentsOfFile: path).fixes == fixes)
     }
 
+    @Test("Each fix's line is that of the RMC or GGA that opened its epoch, whatever the chunks", arguments: [7, 100, 65_536])
+    func fixLines(chunkSize: Int) throws {
+        // A comment and a blank line first, so that lines are not sentence counts.
+        let text = "# a receiver's log\n\n" + (try Self.stream()).replacingOccurrences(of: "\r\n", with: "\n")
+        // Expected from the text itself: the lines of RMC and GGA (the sentences with a time)
+        // whose time differs from the timed sentence before (each epoch's first).
+        var expected: [Int] = []
+        var previous: Substring?
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard let type = fields.first, type.hasSuffix("RMC") || type.hasSuffix("GGA") else { continue }
+            if fields[1] != previous { expected.append(index + 1) }
+            previous = fields[1]
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID().uuidString).nmea").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var file = try NMEAFileReader(path: path, options: .strict, chunkSize: chunkSize)
+        var lines: [Int] = []
+        while try file.next() != nil {
+            let line = file.lineOfLastFix
+            lines.append(try #require(line))
+        }
+        #expect(lines.count == 300)
+        #expect(lines == expected)
+    }
+
     @Test("requireSentences: an empty file, text, GPX or JSON is noSentences naming the file; a log without a fix passes")
     func requireSentences() throws {
         let noFix = "$GPRMC,,V,,,,,,,,,,N*53\r\n$GPGGA,,,,,,0,00,99.99,,,,,,*48\r\n"

@@ -16,6 +16,29 @@ import Testing
         #expect(object["points"] as? Int == text.components(separatedBy: "<trkpt ").count - 1)
     }
 
+    @Test("A fix of an NMEA log whose time goes backwards is named by the line its epoch starts on")
+    func reversalLine() async throws {
+        try await withScratchFolder("locsim-track-stats") { directory in
+            let log = directory + "/walk.nmea"
+            let made = try await CLI.run([
+                "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            // The first epoch (GSA, RMC, GGA, VTG) moved to the end: its time is then earlier than all before it.
+            var lines = try String(contentsOfFile: log, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            try #require(lines.count > 8)
+            let first = Array(lines.prefix(4))
+            lines.removeFirst(4)
+            lines += first
+            try (lines.joined(separator: "\r\n") + "\r\n").write(toFile: log, atomically: true, encoding: .utf8)
+            let rmc = try #require(first.first { $0.hasPrefix("$GPRMC") })
+            let line = try #require(lines.firstIndex(of: rmc)) + 1
+            let stats = try await CLI.run(["track", "stats", log])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            #expect(stats.stderr.contains("\n  \(log):\(line): warning: fix \(lines.count / 4) at 2024-05-01T00:00:00.000Z"), "\(stats.stderr)")
+        }
+    }
+
     @Test("An .nmea that holds no NMEA (empty, or a GPX file misnamed) fails (status 1) saying so, not Points 0 and status 0")
     func notNMEA() async throws {
         try await withScratchFolder("locsim-track-stats") { directory in

@@ -66,6 +66,8 @@ package struct NMEALog: Sendable {
     package let receivers: [[ReceiverReport?]]
     /// Everything the reader saw and skipped.
     package let statistics: NMEAReader.Statistics
+    /// The line of the sentence that opened each point's epoch (its first RMC or GGA), as ``segments``.
+    package let lines: [[Int]]
 
     /// The points as a track for ``GPXReplay``.
     package var replayPath: ReplayPath { ReplayPath(kind: .track, segments: segments, receivers: receivers) }
@@ -80,29 +82,36 @@ package struct NMEALog: Sendable {
         var file = try NMEAFileReader(path: path, options: options)
         var segments: [[GPXPoint]] = []
         var receivers: [[ReceiverReport?]] = []
+        var lines: [[Int]] = []
         var current: [GPXPoint] = []
         var currentReceivers: [ReceiverReport?] = []
+        var currentLines: [Int] = []
         while let fix = try file.next() {
             guard fix.hasPosition, let point = GPXPoint(fix: fix, horizontalAccuracyPerHDOP: Self.horizontalAccuracyPerHDOP) else {
                 if !current.isEmpty {
                     segments.append(current)
                     receivers.append(currentReceivers)
+                    lines.append(currentLines)
                 }
                 current = []
                 currentReceivers = []
+                currentLines = []
                 continue
             }
             current.append(point)
             currentReceivers.append(fix.receiver)
+            currentLines.append(file.lineOfLastFix ?? 0)
         }
         if !current.isEmpty {
             segments.append(current)
             receivers.append(currentReceivers)
+            lines.append(currentLines)
         }
         try file.requireSentences()
         self.path = path
         self.segments = segments
         self.receivers = receivers
+        self.lines = lines
         self.statistics = file.statistics
     }
 }
@@ -144,7 +153,8 @@ extension NMEALog {
                 let fix = segments[..<reversal.position.segment].reduce(reversal.position.index + 1) { $0 + $1.count }
                 let back = reversal.latestTime.timeIntervalSince(reversal.time)
                 let seconds = back == back.rounded() && back < 1e15 ? String(Int64(back)) : String(back)
-                return "  \(path): warning: fix \(fix) at \(UTCTimestamp.format(reversal.time, fractionDigits: 3)) is \(seconds) s "
+                let line = lines[reversal.position.segment][reversal.position.index]
+                return "  \(path):\(line): warning: fix \(fix) at \(UTCTimestamp.format(reversal.time, fractionDigits: 3)) is \(seconds) s "
                     + "before \(UTCTimestamp.format(reversal.latestTime, fractionDigits: 3)), the latest time before it"
             }
     }
