@@ -106,17 +106,11 @@ import Testing
 
     @Test("help names commands: a misspelt one is a usage error listing the known ones, not the nearest command's help and status 0")
     func helpTopic() async throws {
-        for (arguments, says) in [
+        try await Self.expectUsageErrors([
             (["help", "replya"], "no command 'replya' in 'locsim'; its commands: track, index, replay, simulate, gpsd, nmea, serve, swarm"),
             (["help", "index", "querry"], "no command 'querry' in 'locsim index'; its commands: import, query, stats"),
             (["help", "track", "stats", "x"], "no command 'x' in 'locsim track stats' (it has no subcommands)"),
-        ] {
-            let result = try await CLI.run(arguments)
-            #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            #expect(result.stdout.isEmpty)
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0] == "locsim: error: " + says)
-        }
+        ])
         let known = try await CLI.run(["help", "index", "query"])
         #expect(known.status == 0)
         #expect(known.stdout.hasPrefix("OVERVIEW: Places within a radius"))
@@ -125,48 +119,32 @@ import Testing
     @Test("An option the rest of the command line would ignore is refused, naming what it is for")
     func ignoredOptions() async throws {
         let track = "tracks/sf-mission-walk.gpx"
-        var cases: [(arguments: [String], says: String)] = [
-            (["replay", track, "--fast", "--seed", "7"], "--seed seeds the noise: add --noise SIGMA, or leave --seed out"),
-        ]
-        for flag in [["--bearing", "90"], ["--walk-speed", "3"], ["--interval", "2s"], ["--count", "5"], ["--altitude", "40"]] {
-            cases.append((
-                ["nmea", "serve", track, "--port", "0"] + flag,
-                "\(flag[0]) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace"))
+        let straightLine = [["--bearing", "90"], ["--walk-speed", "3"], ["--interval", "2s"], ["--count", "5"], ["--altitude", "40"]].map { flag in
+            (["nmea", "serve", track, "--port", "0"] + flag,
+             "\(flag[0]) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace")
         }
-        for (arguments, says) in cases {
-            let result = try await CLI.run(arguments)
-            #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0] == "locsim: error: " + says, "\(lines[0])")
-        }
+        try await Self.expectUsageErrors(
+            [(["replay", track, "--fast", "--seed", "7"], "--seed seeds the noise: add --noise SIGMA, or leave --seed out")] + straightLine)
     }
 
     @Test("serve --latency-jitter wider than --latency (or without it), and rates outside 0...1, are refused by the fault plan, naming the flag")
     func jitterWithinLatency() async throws {
-        for (arguments, says) in [
-            (["--latency-jitter", "200ms"], "--latency-jitter: a jitter of ± 0.2 s spreads a latency of 0 s below zero, where a delay cannot go (give a latency at least as large as the jitter)"),
-            (["--latency", "100ms", "--latency-jitter", "0.2"], "--latency-jitter: a jitter of ± 0.2 s spreads a latency of 0.1 s below zero, where a delay cannot go (give a latency at least as large as the jitter)"),
+        let spread = "below zero, where a delay cannot go (give a latency at least as large as the jitter)"
+        try await Self.expectUsageErrors([
+            (["--latency-jitter", "200ms"], "--latency-jitter: a jitter of ± 0.2 s spreads a latency of 0 s " + spread),
+            (["--latency", "100ms", "--latency-jitter", "0.2"], "--latency-jitter: a jitter of ± 0.2 s spreads a latency of 0.1 s " + spread),
             (["--fail-rate", "1.5"], "--fail-rate: fail rate must be within 0...1, got 1.5"),
             (["--timeout-rate", "2"], "--timeout-rate: timeout rate must be within 0...1, got 2"),
-        ] {
-            let result = try await CLI.run(["serve", "--port", "0"] + arguments)
-            #expect(result.status == 2, "\(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0] == "locsim: error: " + says, "\(lines[0])")
-        }
+        ].map { (["serve", "--port", "0"] + $0.0, $0.1) })
     }
 
     @Test("serve refuses an audit whose interval, divided by --audit-speed, is within its tolerance: no request could be too soon")
     func auditIntervalOverTolerance() async throws {
-        for (arguments, says) in [
-            (["--audit-speed", "100"], "--audit-tolerance: the interval 30 s at speed 100 leaves 0.3 s between fetches, no more than the tolerance 1 s"),
-            (["--throttle-interval", "1s"], "--audit-tolerance: the interval 1 s leaves 1 s between fetches, no more than the tolerance 1 s"),
-        ] {
-            let result = try await CLI.run(["serve", "--port", "0"] + arguments)
-            #expect(result.status == 2, "\(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0].contains(says), "\(lines[0])")
-        }
+        let remedy = ": the audit could flag no request as too soon (give a tolerance shorter than that)"
+        try await Self.expectUsageErrors([
+            (["--audit-speed", "100"], "--audit-tolerance: the interval 30 s at speed 100 leaves 0.3 s between fetches, no more than the tolerance 1 s" + remedy),
+            (["--throttle-interval", "1s"], "--audit-tolerance: the interval 1 s leaves 1 s between fetches, no more than the tolerance 1 s" + remedy),
+        ].map { (["serve", "--port", "0"] + $0.0, $0.1) })
     }
 
     /// Each of `values` after `option`'s command line is a usage error whose message names the
@@ -547,6 +525,18 @@ import Testing
     }
 
     // MARK: Helpers
+
+    /// Each command line is a usage error (status 2, nothing on standard output) whose first line
+    /// is `locsim: error: ` and what it says.
+    static func expectUsageErrors(_ cases: [(arguments: [String], says: String)], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for (arguments, says) in cases {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+            #expect(result.stdout.isEmpty, "\(arguments)", sourceLocation: sourceLocation)
+            let lines = try expectErrorLines(result, sourceLocation: sourceLocation)
+            #expect(lines[0] == "locsim: error: " + says, "\(arguments)", sourceLocation: sourceLocation)
+        }
+    }
 
     /// The error is exactly two lines: `locsim: error: …` and `hint: …`, with nothing from
     /// Foundation or ArgumentParser's usage block, and no library-internal parameter names.

@@ -180,7 +180,7 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections {
             try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
         }
-        let tokenGiven = acceptAnyToken && token == nil && tokenFile == nil ? false : try validateBearerToken(flag: token, file: tokenFile)
+        let tokenGiven = readsToken ? try validateBearerToken(flag: token, file: tokenFile) : false
         if !tokenGiven, !acceptAnyToken, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
                 "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
@@ -201,9 +201,11 @@ struct Serve: AsyncParsableCommand {
     /// `--accept-any-token` the environment is not read (a shell that exports a token for `swarm`
     /// or `replay --online` still serves any token); a flag or file beside it is refused.
     private func serverToken() throws -> String? {
-        if acceptAnyToken, token == nil, tokenFile == nil { return nil }
-        return try bearerToken(flag: token, file: tokenFile)
+        readsToken ? try bearerToken(flag: token, file: tokenFile) : nil
     }
+
+    /// Whether a token is read at all: `--accept-any-token` alone reads none, not even `$LOCSIM_TOKEN`.
+    private var readsToken: Bool { !(acceptAnyToken && token == nil && tokenFile == nil) }
 
     func run() async throws {
         // The players, each scenario file read once: for the server's script and for the feed.
