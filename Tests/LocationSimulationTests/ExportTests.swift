@@ -136,6 +136,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["circle.nmea"])
     }
 
+    @Test("Cancelled before its first fix (Ctrl-C at once), an export writes nothing: the file there keeps what it held")
+    func cancelledBeforeTheFirstFix() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-cancelled-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["walk.nmea", "walk.gpx"] {
+            let path = directory.appendingPathComponent(name).path
+            try Data("yesterday's walk\n".utf8).write(to: URL(fileURLWithPath: path))
+            let walk = try walk()
+            let written = try await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return name.hasSuffix(".nmea") ? try await walk.writeNMEA(toFile: path) : try await walk.writeGPX(toFile: path)
+            }.value
+            #expect(written == 0, "\(name)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "yesterday's walk\n", "\(name)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".partial-") }.isEmpty)
+        }
+    }
+
     @Test("An export that cannot be written throws the format's error naming the path")
     func unwritable() async throws {
         let provider = try SyntheticMotion(

@@ -177,8 +177,11 @@ struct Simulate: AsyncParsableCommand {
                     ? try await motion.writeNMEA(toFile: out, options: .gpsd()) : try await motion.writeGPX(toFile: out, form: form)
                 written.withLock { $0 = count }
             }
-            if signal != nil {
-                Terminal.err("locsim: interrupted: wrote \(out) with the walk up to the signal (\(PeopleText.count(written.withLock { $0 }, "fix", "fixes")))")
+            let count = written.withLock { $0 }
+            if signal != nil, count == 0 {
+                Terminal.err("locsim: interrupted before the first fix: \(out) not written")
+            } else if signal != nil {
+                Terminal.err("locsim: interrupted: wrote \(out) with the walk up to the signal (\(PeopleText.count(count, "fix", "fixes")))")
             } else {
                 Terminal.err("wrote \(out)")
             }

@@ -32,19 +32,22 @@ extension LocationProvider {
     ///   - form: ``GPXExportForm/track`` or ``GPXExportForm/xcodeSimulator``.
     ///   - creator: The `creator` attribute.
     ///   - limit: Read at most this many fixes (≥ 0), or `nil` for the whole stream (which must end).
-    /// - Returns: The number of points written.
+    /// - Returns: The number of points written. A stream that ends because the task was
+    ///   cancelled before its first fix writes nothing (`path` keeps what it held) and returns 0.
     /// - Throws: `GPXWriteError` when the file cannot be written, or whatever the provider throws.
     @discardableResult
     package func writeGPX(toFile path: String, form: GPXExportForm = .track, creator: String = "locsim", limit: Int? = nil)
         async throws -> Int
     {
         let writer = try GPXWriter(path: path, layout: form == .track ? .track : .waypoints, creator: creator)
-        let count = try await record(into: writer, form: form, limit: limit)
+        let (read, count) = try await record(into: writer, form: form, limit: limit)
+        // Cancelled before the first fix (Ctrl-C at once): an empty walk would replace `path`.
+        if read == 0, Task.isCancelled { return 0 }
         try writer.finish()
         return count
     }
 
-    private func record(into writer: GPXWriter, form: GPXExportForm, limit: Int?) async throws -> Int {
+    private func record(into writer: GPXWriter, form: GPXExportForm, limit: Int?) async throws -> (read: Int, written: Int) {
         var written = 0
         var read = 0
         var iterator = makeAsyncIterator()
@@ -60,6 +63,6 @@ extension LocationProvider {
             }
             if fix.hasPosition { written += 1 }
         }
-        return written
+        return (read, written)
     }
 }

@@ -14,7 +14,8 @@ extension LocationProvider {
     ///   - path: Where to write.
     ///   - options: The sentences, talker, accuracy model and line ending (``/NMEAFormat/NMEAWriter/Options``).
     ///   - limit: Read at most this many fixes (≥ 0), or `nil` for the whole stream (which must end).
-    /// - Returns: The number of fixes written.
+    /// - Returns: The number of fixes written. A stream that ends because the task was
+    ///   cancelled before its first fix writes nothing (`path` keeps what it held) and returns 0.
     /// - Throws: `NMEAError` for a fix NMEA cannot express (naming the property) or, with code
     ///   `io` naming the path, for a file that cannot be written; or whatever the provider throws.
     @discardableResult
@@ -28,6 +29,8 @@ extension LocationProvider {
             try file.write(fix)
             count += 1
         }
+        // Cancelled before the first fix (Ctrl-C at once): an empty log would replace `path`.
+        if count == 0, Task.isCancelled { return 0 }
         try file.finish()
         return count
     }
