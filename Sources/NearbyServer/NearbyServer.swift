@@ -107,11 +107,11 @@ package struct NearbyServer: Service {
             auditClientHeader: String? = nil, drainPeriod: Duration = .seconds(1)
         ) throws(ServerConfigurationError) {
             guard (0...65_535).contains(port) else {
-                throw ServerConfigurationError("port must be within 0...65535, got \(port)", option: "port")
+                throw ServerConfigurationError("must be within 0...65535, got \(port)", option: "port")
             }
             guard maximumRadius.isFinite, maximumRadius >= 1, maximumRadius <= Sphere.halfCircumference else {
                 throw ServerConfigurationError(
-                    "max radius must be within 1...\(Int(Sphere.halfCircumference)) m, got \(maximumRadius)", option: "max-radius")
+                    "must be within 1...\(Int(Sphere.halfCircumference)) m, got \(maximumRadius)", option: "max-radius")
             }
             if let token, let problem = BearerToken.problem(with: token) {
                 throw ServerConfigurationError(problem, option: "token")
@@ -150,19 +150,19 @@ package struct NearbyServer: Service {
                 throw ServerConfigurationError(problem, option: "audit-tolerance")
             }
             guard timeoutHold > .zero else {
-                throw ServerConfigurationError("timeout hold must be > 0, got \(timeoutHold)", option: "timeout-hold")
+                throw ServerConfigurationError("must be > 0, got \(timeoutHold)", option: "timeout-hold")
             }
             for (value, option) in [(headerTimeout, "header-timeout"), (idleTimeout, "idle-timeout")] {
                 guard value >= .milliseconds(1), value <= .seconds(86_400) else {
-                    throw ServerConfigurationError("\(option) must be within 1ms...1d, got \(value)", option: option)
+                    throw ServerConfigurationError("must be within 1ms...1d, got \(value)", option: option)
                 }
             }
             guard drainPeriod >= .zero, drainPeriod <= .seconds(3_600) else {
-                throw ServerConfigurationError("drain period must be within 0s...1h, got \(drainPeriod)", option: "drain-period")
+                throw ServerConfigurationError("must be within 0s...1h, got \(drainPeriod)", option: "drain-period")
             }
             guard (1...Self.maximumConnectionsLimit).contains(maximumConnections) else {
                 throw ServerConfigurationError(
-                    "max connections must be within 1...\(Self.maximumConnectionsLimit), got \(maximumConnections)",
+                    "must be within 1...\(Self.maximumConnectionsLimit), got \(maximumConnections)",
                     option: "max-connections")
             }
             self.host = host
@@ -332,9 +332,9 @@ package struct NearbyServer: Service {
     }
 }
 
-/// A configuration the server refuses, naming the option.
+/// A configuration the server refuses, naming the option: `max-radius: must be within …`.
 package struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong and what to do.
+    /// What is wrong and what to do, after the option's name.
     package var message: String
     /// The option to blame, without dashes (`host`, `max-radius`).
     package var option: String
@@ -345,7 +345,7 @@ package struct ServerConfigurationError: Error, Sendable, Hashable, CustomString
         self.option = option
     }
 
-    package var description: String { message }
+    package var description: String { "\(option): \(message)" }
 }
 
 extension NearbyServer: CustomStringConvertible {

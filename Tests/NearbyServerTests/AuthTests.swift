@@ -125,7 +125,9 @@ import Testing
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "has space") }
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "") }
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(maximumRadius: .nan) }
-        #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(port: 70_000) }
+        let port = #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(port: 70_000) }
+        // The option leads (the command writes it as its flag, `--port: …`): the message does not say it again.
+        #expect(port.map(String.init(describing:)) == "port: must be within 0...65535, got 70000")
     }
 
     /// A backend that reports itself down (or degraded) by host and port, as PostGIS does.

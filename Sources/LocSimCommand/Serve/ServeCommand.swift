@@ -164,8 +164,6 @@ struct Serve: AsyncParsableCommand {
         }
         if !replica.isEmpty, postgres == nil { throw ValidationError("--replica needs --postgres URL (the primary)") }
         for url in replica { try PostgresTarget.validate(url, flag: "--replica") }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, got \(port)") }
-        try checkOption(maxRadius, in: OptionRange.radius, flag: "--max-radius", unit: "metres")
         if let latency { try checkOption(latency, in: 0...86_400, flag: "--latency") }
         if let latencyJitter { try checkOption(latencyJitter, in: 0...86_400, flag: "--latency-jitter") }
         // The jitter against the latency, and the rates, are the fault plan's own checks (run()).
@@ -174,18 +172,9 @@ struct Serve: AsyncParsableCommand {
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         try checkOption(auditTolerance, in: OptionRange.throttleInterval, flag: "--audit-tolerance")
         try checkOption(auditSpeed, in: 0.01...1000, flag: "--audit-speed", unit: "")
-        try checkOption(headerTimeout, in: 0.001...86_400, flag: "--header-timeout")
-        try checkOption(idleTimeout, in: 0.001...86_400, flag: "--idle-timeout")
-        try checkOption(drainPeriod, in: 0...3_600, flag: "--drain-period")
-        if let maxConnections {
-            try checkOption(maxConnections, in: 1...NearbyServer.Configuration.maximumConnectionsLimit, flag: "--max-connections")
-        }
-        let tokenGiven = readsToken ? try validateBearerToken(flag: token, file: tokenFile) : false
-        if !tokenGiven, !acceptAnyToken, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
-            throw ValidationError(
-                "--host \(host) lets other machines call the server: add --token-file F or $LOCSIM_TOKEN (the app then sends "
-                    + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network")
-        }
+        // The port, the radius cap, the timeouts, the connection cap and the host's token rule are
+        // the server's own checks (`NearbyServer.Configuration`, first thing in run()).
+        if readsToken { _ = try validateBearerToken(flag: token, file: tokenFile) }
         if let gpsdPort = feed.gpsdPort, gpsdPort != 0, gpsdPort == port {
             throw ValidationError("--gpsd-port \(gpsdPort) is --port's too: the HTTP server and the gpsd feed need a port each")
         }
@@ -207,7 +196,51 @@ struct Serve: AsyncParsableCommand {
     /// Whether a token is read at all: `--accept-any-token` alone reads none, not even `$LOCSIM_TOKEN`.
     private var readsToken: Bool { !(acceptAnyToken && token == nil && tokenFile == nil) }
 
+    /// The server's configuration without its faults, refused as the option it names says
+    /// (`--max-radius: …`). An unreadable `--token-file` is a run-time failure (status 1).
+    private func serverConfiguration() throws -> NearbyServer.Configuration {
+        let token = try serverToken()
+        do {
+            let rule = try FetchThrottle.Configuration(minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
+            return try NearbyServer.Configuration(
+                host: host, port: port, token: token, allowAnonymous: allowAnonymous, maximumRadius: maxRadius,
+                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration, speed: auditSpeed),
+                headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
+                maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
+                acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader, drainPeriod: drainPeriod.duration)
+        } catch let error as ServerConfigurationError {
+            throw ValidationError("--\(error.option): \(error.message)")
+        }
+    }
+
+    /// The injected faults: the rates, the latency and the per-request outcomes of `--script`
+    /// or of a player's scenario (its `server` list).
+    private func faultPlan(for specs: [PlayerSpec]) throws -> FaultPlan.Configuration {
+        do {
+            var steps = try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? []
+            if let (file, list) = try FeedOptions.scenarioServerScript(of: specs) {
+                guard script == nil else {
+                    throw ValidationError("--script and the scenario \(file) (its \"server\" list) both give the server's outcomes: give one")
+                }
+                steps = try FaultScript.parse(list, source: "\(file): server")
+            }
+            return try FaultPlan.Configuration(
+                latency: latency?.duration ?? .zero, latencyJitter: latencyJitter?.duration ?? .zero,
+                failRate: failRate, timeoutRate: timeoutRate, seed: seed, script: steps)
+        } catch let error as FaultError {
+            // A script file that is not there is a run-time failure (status 1), as any input
+            // file; a script that says something wrong is a usage error.
+            if let script, !FileManager.default.isReadableFile(atPath: script) {
+                throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
+            }
+            throw ValidationError((error.parameter.map { "--\($0): " } ?? "") + error.message)
+        }
+    }
+
     func run() async throws {
+        // The server's own checks (the port, the radius cap, the timeouts, the connection cap,
+        // the host's token rule) before any file is read or anything starts.
+        var settings = try serverConfiguration()
         // The players, each scenario file read once: for the server's script and for the feed.
         let specs = try feed.specs()
         // A report path that cannot be written, or that names a file the server reads, fails
@@ -223,38 +256,8 @@ struct Serve: AsyncParsableCommand {
             try checkOutputPath(
                 auditReport, flag: "--audit-report", apartFrom: players + files)
         }
-        let configuration: NearbyServer.Configuration
-        do {
-            // The per-request outcomes: --script's, or those of a player's scenario (`server`).
-            var steps = try script.map { path throws(FaultError) in try FaultScript.load(path: path) } ?? []
-            if let (file, list) = try FeedOptions.scenarioServerScript(of: specs) {
-                guard script == nil else {
-                    throw ValidationError("--script and the scenario \(file) (its \"server\" list) both give the server's outcomes: give one")
-                }
-                steps = try FaultScript.parse(list, source: "\(file): server")
-            }
-            let faults = try FaultPlan.Configuration(
-                latency: latency?.duration ?? .zero,
-                latencyJitter: latencyJitter?.duration ?? .zero,
-                failRate: failRate, timeoutRate: timeoutRate, seed: seed, script: steps)
-            let rule = try FetchThrottle.Configuration(
-                minimumDistance: throttleDistance, minimumInterval: throttleInterval.duration)
-            configuration = try NearbyServer.Configuration(
-                host: host, port: port, token: try serverToken(), allowAnonymous: allowAnonymous, maximumRadius: maxRadius, faults: faults,
-                audit: FetchAudit.Configuration(rule: rule, tolerance: auditTolerance.duration, speed: auditSpeed),
-                headerTimeout: headerTimeout.duration, idleTimeout: idleTimeout.duration,
-                maximumConnections: maxConnections ?? NearbyServer.Configuration.defaultMaximumConnections,
-                acceptAnyToken: acceptAnyToken, auditClientHeader: auditClientHeader, drainPeriod: drainPeriod.duration)
-        } catch let error as FaultError {
-            // A script file that is not there is a run-time failure (status 1), as any input
-            // file; a script that says something wrong is a usage error.
-            if let script, !FileManager.default.isReadableFile(atPath: script) {
-                throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
-            }
-            throw ValidationError((error.parameter.map { "--\($0): " } ?? "") + error.message)
-        } catch let error as ServerConfigurationError {
-            throw ValidationError("--\(error.option): \(error.message)")
-        }
+        settings.faults = try faultPlan(for: specs)
+        let configuration = settings
         var repository: any LocationRepository
         var noPlaces: NoPlaceData?
         var backends: [any Service] = []
