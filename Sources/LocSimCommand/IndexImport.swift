@@ -98,7 +98,9 @@ struct IndexImport: AsyncParsableCommand {
             Terminal.err("locsim: interrupted: nothing was imported; \(target) is as it was before")
             throw ExitCode(128 + (signal ?? SIGINT))
         }
-        for issue in report.issues.prefix(10) { Terminal.err("skipped: \(issue)") }
+        // A repeated id's later row is kept (it replaces the earlier one, which is the row counted
+        // as skipped): the line named is the one kept, so it is "replaced", not "skipped".
+        for issue in report.issues.prefix(10) { Terminal.err("\(issue.code == .duplicateID ? "replaced" : "skipped"): \(issue)") }
         if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
         Terminal.out(
             "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, "

@@ -110,6 +110,25 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("--lenient: a bad row is 'skipped' at its line; a repeated id's later row, which is kept, says it replaced the earlier one")
+    func lenientLines() async throws {
+        try await withDirectory { directory in
+            try "id,name,lat,lon\na,First,1,1\nb,Bad,north,2\na,Second,3,3\n".write(
+                toFile: directory + "/dup.csv", atomically: true, encoding: .utf8)
+            let result = try await locsim(["index", "import", "dup.csv", "--db", "i.sqlite", "--lenient"], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 2, "\(result.stderr)")
+            #expect(lines.first?.hasPrefix("skipped: \(directory)/dup.csv:3: column \"lat\": ") == true, "\(result.stderr)")
+            #expect(
+                lines.last?.hasPrefix("replaced: \(directory)/dup.csv:4: column \"id\": duplicate id: id \"a\" already appeared at line 2") == true,
+                "\(result.stderr)")
+            #expect(result.stdout.contains("1 new, 0 updated, 2 skipped; "), "\(result.stdout)")
+            let query = try await locsim(["index", "query", "--db", "i.sqlite", "--lat", "3", "--lon", "3", "--radius", "1000"], in: directory)
+            #expect(query.stdout.contains("Second"), "the later row is the one kept: \(query.stdout)")
+        }
+    }
+
     @Test("An index its reader cannot write answers queries, and again once the reader has made a -shm it cannot write either")
     func readOnlyFile() async throws {
         try await withDirectory { directory in
