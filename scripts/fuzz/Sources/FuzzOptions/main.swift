@@ -29,9 +29,11 @@ func fuzzOptions(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 }
 
 // Output paths are checked before a run by creating a temporary file beside them (and removing
-// it): work in a scratch folder so relative paths land there.
-let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-fuzz-options")
+// it): work in a scratch folder so relative paths land there. It is this process's own, removed
+// when the fuzzer exits (at the end of its runs, or after writing a finding).
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-fuzz-options-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+atexit { try? FileManager.default.removeItem(at: scratch) }
 guard FileManager.default.changeCurrentDirectoryPath(scratch.path) else { exit(1) }
 
 // The program's top-level code: SwiftPM points `main` here, so libFuzzer runs through its driver
