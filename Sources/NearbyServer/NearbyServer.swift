@@ -256,6 +256,9 @@ package struct NearbyServer: Service {
         self.onListening = onListening
     }
 
+    /// The `Server` header of every answer.
+    static let serverName = "locsim"
+
     /// The Hummingbird application, for the tests' harness; ``run()`` runs it.
     package func application() -> some ApplicationProtocol {
         application(onServerRunning: {})
@@ -266,14 +269,14 @@ package struct NearbyServer: Service {
         let host = configuration.host
         let guardSettings = ConnectionGuardSettings(
             headerTimeout: configuration.headerTimeout, limit: state.connections, drainPeriod: configuration.drainPeriod,
-            onRejection: { [routes] rejection in ExchangeMiddleware.record(rejection, routes: routes) })
+            now: routes.time.now, onRejection: { [routes] rejection in ExchangeMiddleware.record(rejection, routes: routes) })
         return Application(
             responder: responder,
             server: .http1(configuration: HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionGuard(settings: guardSettings)],
                 idleTimeout: .microseconds(configuration.idleTimeout.wholeMicroseconds))),
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: configuration.port), serverName: "locsim",
+                address: .hostname(host, port: configuration.port), serverName: Self.serverName,
                 availableConnectionsDelegate: state.connections.listenerDelegate),
             onServerRunning: { channel in
                 listened()

@@ -3,6 +3,11 @@ package import FoundationEssentials
 #else
 package import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The server's sense of time, injected: a monotonic clock for delays and durations, and a wall
 /// clock for the audit's and the access log's timestamps.
@@ -31,5 +36,18 @@ package struct ServerTime: Sendable {
         self.elapsed = { start.duration(to: clock.now) }
         self.sleep = { duration in try await clock.sleep(for: duration) }
         self.now = now
+    }
+
+    /// `date` as an HTTP date (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), to the
+    /// second below it, for the `Date` header of the answers the server writes itself.
+    package static func httpDate(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 }

@@ -16,6 +16,9 @@ import LocSimTestHelpers
 /// codec and before Hummingbird's connection handler, as `HTTP1Channel` sets them up: bytes in,
 /// bytes out, time moved by hand.
 @Suite(.timeLimit(.minutes(1)), .ownThread) struct ConnectionGuardTests {
+    /// The wall clock the guarded connections are given.
+    static let now = Date(timeIntervalSince1970: 1_796_515_200.75)
+
     /// One guarded connection and what it reported.
     final class Connection {
         let channel = EmbeddedChannel()
@@ -29,7 +32,7 @@ import LocSimTestHelpers
             let rejections = Locked<[ConnectionRejection]>([])
             self.rejections = rejections
             guardHandler = ConnectionGuard(settings: ConnectionGuardSettings(
-                headerTimeout: headerTimeout, limit: limit, drainPeriod: drainPeriod,
+                headerTimeout: headerTimeout, limit: limit, drainPeriod: drainPeriod, now: { ConnectionGuardTests.now },
                 onRejection: { rejection in rejections.withLock { $0.append(rejection) } }))
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
@@ -127,12 +130,30 @@ import LocSimTestHelpers
         #expect(answer.status == status)
         #expect(answer.headers["connection"] == "close")
         #expect(answer.headers["content-type"] == "application/json")
+        // Dated and signed as every answer Hummingbird writes (RFC 9110 wants a Date on a 4xx).
+        #expect(answer.headers["date"] == ServerTime.httpDate(Self.now))
+        #expect(answer.headers["server"] == "locsim")
         #expect(answer.error.parameter == parameter)
         #expect(!connection.channel.isActive)
         let rejections = connection.rejections.withLock { $0 }
         #expect(rejections.map(\.reason) == [.protocolError])
         #expect(rejections.first?.error.statusCode == status)
         #expect(rejections.first?.remoteAddress == "192.0.2.7")
+    }
+
+    @Test("The Date header is RFC 9110's IMF-fixdate, as Foundation's formatter writes it, to the second below")
+    func httpDate() {
+        let reference = DateFormatter()
+        reference.locale = Locale(identifier: "en_US_POSIX")
+        reference.timeZone = TimeZone(identifier: "GMT")
+        reference.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        // Every weekday and month, single-digit days and hours, leap days, a second's last instant.
+        var seconds = 784_111_777.0  // 1994-11-06 08:49:37, RFC 9110's own example
+        for _ in 0..<400 {
+            let date = Date(timeIntervalSince1970: seconds + 0.999)
+            #expect(ServerTime.httpDate(date) == reference.string(from: Date(timeIntervalSince1970: seconds)))
+            seconds += 3 * 86_400 + 3_601 * 7 + 13
+        }
     }
 
     @Test("A target that is not UTF-8 is a JSON 400 too")

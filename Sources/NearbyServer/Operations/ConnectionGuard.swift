@@ -1,5 +1,10 @@
 import Atomics
 import ConnectFailure
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import HTTPTypes
 import HummingbirdCore
 package import LocationCore
@@ -94,14 +99,17 @@ struct ConnectionGuardSettings: Sendable {
     /// How long a connection may stay open once the server stops (`--drain-period`): its next
     /// answer within it says `Connection: close`, and a connection still idle at its end is closed.
     var drainPeriod: Duration
+    /// The wall clock, for the `Date` of the answers written here (the server's ``ServerTime/now``).
+    var now: @Sendable () -> Date
 
     init(
-        headerTimeout: Duration, limit: ConnectionLimit, drainPeriod: Duration = .seconds(1),
+        headerTimeout: Duration, limit: ConnectionLimit, drainPeriod: Duration = .seconds(1), now: @escaping @Sendable () -> Date,
         onRejection: @escaping @Sendable (ConnectionRejection) -> Void
     ) {
         self.headerTimeout = headerTimeout
         self.limit = limit
         self.drainPeriod = drainPeriod
+        self.now = now
         self.onRejection = onRejection
     }
 }
@@ -392,6 +400,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         stopHeaderTimer()
         let body = rejection.error.body
         var headers = HTTPFields()
+        // As every answer Hummingbird writes: RFC 9110 wants a Date on a 4xx from a server with a clock.
+        headers[.date] = ServerTime.httpDate(settings.now())
+        headers[.server] = NearbyServer.serverName
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(body.count)
         headers[.connection] = "close"
