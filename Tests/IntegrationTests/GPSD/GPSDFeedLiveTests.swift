@@ -560,11 +560,14 @@ struct GPSDFeedLiveTests {
     /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
     /// its screen (or after 10 s); the session is closed before this returns.
     ///
-    /// Each screen has a tmux server of its own (`-L`, no configuration file): the two legs run
+    /// Each screen has a tmux server of its own (`-S`, no configuration file): the two legs run
     /// at once, and on one shared server the first leg's `kill-session` ends the server while
-    /// the other leg's `new-session` is connecting ("server exited unexpectedly").
+    /// the other leg's `new-session` is connecting ("server exited unexpectedly"). tmux leaves
+    /// its socket behind when the server is killed: it is removed here.
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
-        let server = [tmux!, "-L", "locsim-cgps-\(port)", "-f", "/dev/null"]
+        let socket = NSTemporaryDirectory() + "locsim-cgps-\(getpid())-\(port)"
+        defer { unlink(socket) }
+        let server = [tmux!, "-S", socket, "-f", "/dev/null"]
         // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
         // with it what cgps said on the way out), and the screen says how it ended.
         let command = "\(cgps!) 127.0.0.1:\(port); echo \"\(Self.cgpsEnded) $?\"; exec sleep 600"
