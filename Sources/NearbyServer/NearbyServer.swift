@@ -143,8 +143,8 @@ package struct NearbyServer: Service {
             }
             if token == nil, !allowAnonymous, !Self.isLoopback(host) {
                 throw ServerConfigurationError(
-                    "listening on \(host) lets other machines call the server: give --token T (the app sends "
-                        + "'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network", option: "host")
+                    "listening on \(host) lets other machines call the server: give a token (--token-file F or $LOCSIM_TOKEN; "
+                        + "the app sends 'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network", option: "host")
             }
             if let problem = audit.intervalProblem {
                 throw ServerConfigurationError(problem, option: "audit-tolerance")

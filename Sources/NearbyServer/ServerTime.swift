@@ -3,11 +3,7 @@ package import FoundationEssentials
 #else
 package import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LocationCore
 
 /// The server's sense of time, injected: a monotonic clock for delays and durations, and a wall
 /// clock for the audit's and the access log's timestamps.
@@ -41,13 +37,14 @@ package struct ServerTime: Sendable {
     /// `date` as an HTTP date (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), to the
     /// second below it, for the `Date` header of the answers the server writes itself.
     package static func httpDate(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        var (days, second) = (seconds / 86_400, seconds % 86_400)
+        if second < 0 { (days, second) = (days - 1, second + 86_400) }
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]  // day 0, 1970-01-01, was a Thursday
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        func two(_ value: Int) -> String { DecimalText.zeroPadded(value, width: 2) }
+        return "\(weekdays[(days % 7 + 11) % 7]), \(two(day)) \(months[month - 1]) \(DecimalText.zeroPadded(year, width: 4)) "
+            + "\(two(second / 3_600)):\(two(second / 60 % 60)):\(two(second % 60)) GMT"
     }
 }

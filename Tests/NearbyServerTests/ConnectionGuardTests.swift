@@ -154,6 +154,10 @@ import LocSimTestHelpers
             #expect(ServerTime.httpDate(date) == reference.string(from: Date(timeIntervalSince1970: seconds)))
             seconds += 3 * 86_400 + 3_601 * 7 + 13
         }
+        // Before 1970 the day and the second count down: the second below is still the one shown.
+        for seconds in [-1.5, -86_400, -86_400 * 400 - 7.25] {
+            #expect(ServerTime.httpDate(Date(timeIntervalSince1970: seconds)) == reference.string(from: Date(timeIntervalSince1970: seconds.rounded(.down))))
+        }
     }
 
     @Test("A target that is not UTF-8 is a JSON 400 too")
