@@ -139,8 +139,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
-            // The OpenAPI document `GET /openapi.json` serves, compiled into the binary.
-            resources: [.embedInCode("Contract/openapi.json")],
             swiftSettings: strict),
 
         // Simulated players as live feeds: the gpsd protocol server over SwiftNIO (already built for

@@ -82,10 +82,6 @@ struct NearbyRoutes: Sendable {
         return router.buildResponder()
     }
 
-    /// The OpenAPI 3 document of every route (Contract/openapi.json, compiled into the binary):
-    /// what `GET /openapi.json` answers and schemathesis checks the server against.
-    static let openAPIDocument = String(decoding: PackageResources.openapi_json, as: UTF8.self)
-
     static let playerHeader = HTTPField.Name("X-Player-ID")!
     static let sessionHeader = HTTPField.Name("X-Audit-Session")!
 
