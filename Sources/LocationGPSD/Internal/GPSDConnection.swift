@@ -238,6 +238,22 @@ final class GPSDConnection {
     /// rejects (a newer gpsd's satellite members, say) is reported (``GPSDMessage/skyUnreadable(_:)``,
     /// once per run of them) and the fixes go without a sky until a SKY is read again, so a sky
     /// never ends a session. Every other class is only named, never decoded.
+    /// The first of the rules above that `report` breaks, or nil when libgps may read it.
+    private static func firstRuleBroken(by report: JSONSyntax.Report, messageClass: String) -> String? {
+        if let problem = report.problem { return problem }
+        if report.topLevelClass == nil { return "no \"class\" member at the top level" }
+        if !report.classComesFirst { return "\"class\" is not the first member, as gpsd writes it" }
+        if report.classMembers > 1 { return "more than one \"class\" member, which gpsd never writes" }
+        if report.longestName > maximumNameLength {
+            return "a member name longer than \(maximumNameLength) bytes, which libgps cannot hold"
+        }
+        if let problem = report.skyProblem { return problem }
+        if report.depth > (messageClass == "SKY" ? 3 : 1) {
+            return "a nested array or object, which gpsd never writes in \(messageClass)"
+        }
+        return nil
+    }
+
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
         let report = JSONSyntax.check(text)
         let named = report.topLevelClass ?? Self.messageClass(of: text)
@@ -247,17 +263,7 @@ final class GPSDConnection {
         guard Self.decodedClasses.contains(messageClass) else {
             return messageClass == "WATCH" ? .watch : .other(messageClass)
         }
-        let problem =
-            report.problem
-            ?? (report.topLevelClass == nil ? "no \"class\" member at the top level" : nil)
-            ?? (report.classComesFirst ? nil : "\"class\" is not the first member, as gpsd writes it")
-            ?? (report.classMembers > 1 ? "more than one \"class\" member, which gpsd never writes" : nil)
-            ?? (report.longestName > Self.maximumNameLength
-                ? "a member name longer than \(Self.maximumNameLength) bytes, which libgps cannot hold" : nil)
-            ?? report.skyProblem
-            ?? (report.depth > (messageClass == "SKY" ? 3 : 1)
-                ? "a nested array or object, which gpsd never writes in \(messageClass)" : nil)
-        if let problem {
+        if let problem = Self.firstRuleBroken(by: report, messageClass: messageClass) {
             guard messageClass != "SKY" else { return unreadableSky("\(problem) in \(Self.excerpt(text))") }
             throw GPSDError(.malformedReport, host: host, port: port, detail: "\(problem) in \(Self.excerpt(text))")
         }

@@ -178,16 +178,17 @@ struct GPSDReceiverLogTests {
 
     @Test("A receiver naming its map datum (DTM): the relay, the NMEA reader and writer each give gpsd's datum")
     func mapDatum() async throws {
-        let sentences = LiveGPSD.epochs(count: Self.datumCodes.count).enumerated().flatMap { index, epoch in
-            let dtm = Self.datumCodes[index].map { [TestNMEA.checksummed("GPDTM,\($0),,0.00,N,0.00,E,0.0,W84")] } ?? []
-            return [epoch.sentences[0]] + dtm + [
-                epoch.sentences[1].replacingOccurrences(of: ",1,08,", with: ",2,08,")
-                    .replacingOccurrences(of: ",M,,*", with: ",M,2.0,0120*"),
-                epoch.sentences[2],
-            ]
-        }.map { sentence in
-            // The GGA's checksum again, for the quality and DGPS fields it now has.
-            sentence.hasPrefix("$GPGGA") ? TestNMEA.checksummed(String(sentence.dropFirst().prefix { $0 != "*" })) : sentence
+        var sentences: [String] = []
+        for (index, epoch) in LiveGPSD.epochs(count: Self.datumCodes.count).enumerated() {
+            sentences.append(epoch.sentences[0])
+            if let code = Self.datumCodes[index] {
+                sentences.append(TestNMEA.checksummed("GPDTM,\(code),,0.00,N,0.00,E,0.0,W84"))
+            }
+            // A DGPS GGA, its checksum again for the quality and DGPS fields it now has.
+            let gga: String = epoch.sentences[1].replacingOccurrences(of: ",1,08,", with: ",2,08,")
+                .replacingOccurrences(of: ",M,,*", with: ",M,2.0,0120*")
+            sentences.append(TestNMEA.checksummed(String(gga.dropFirst().prefix { $0 != "*" })))
+            sentences.append(epoch.sentences[2])
         }
         let run = try await LiveGPSD.lockStepRun(sentences)
         let reference = run.reference
