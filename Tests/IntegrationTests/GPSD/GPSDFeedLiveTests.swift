@@ -560,13 +560,24 @@ struct GPSDFeedLiveTests {
     /// What `cgps` shows, run in a detached tmux session watching `port`, once `ready` holds of
     /// its screen (or after 10 s); the session is closed before this returns.
     ///
-    /// Each screen has a tmux server of its own (`-S`, no configuration file): the two legs run
-    /// at once, and on one shared server the first leg's `kill-session` ends the server while
-    /// the other leg's `new-session` is connecting ("server exited unexpectedly"). tmux leaves
-    /// its socket behind when the server is killed: it is removed here.
+    /// A terminal program's screen changes with no event of its own, so the pane's output is
+    /// piped (`pipe-pane`) through a FIFO into a `cat` this test reads: each time cgps draws, the
+    /// test is woken and reads the screen again (`capture-pane`). Each screen has a tmux server
+    /// of its own (`-S`, no configuration file): the two legs run at once, and on one shared
+    /// server the first leg's `kill-session` ends the server while the other leg's `new-session`
+    /// is connecting ("server exited unexpectedly"). tmux leaves its socket behind when the
+    /// server is killed: it is removed here, with the FIFO.
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
-        let socket = NSTemporaryDirectory() + "locsim-cgps-\(getpid())-\(port)"
-        defer { unlink(socket) }
+        let base = NSTemporaryDirectory() + "locsim-cgps-\(getpid())-\(port)"
+        let socket = base + ".socket"
+        let fifo = base + ".fifo"
+        defer {
+            unlink(socket)
+            unlink(fifo)
+        }
+        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
+        let drawn = try await ChildProcess(["/bin/cat", fifo])
+        defer { drawn.stop() }
         let server = [tmux!, "-S", socket, "-f", "/dev/null"]
         // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
         // with it what cgps said on the way out), and the screen says how it ended.
@@ -576,15 +587,26 @@ struct GPSDFeedLiveTests {
         guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
         var screen = ""
         do {
-            for _ in 0..<50 where !ready(screen) {
-                // A terminal program has no event to await: its screen is read every 200 ms.
-                try await Task.sleep(for: .milliseconds(200))
+            let piped = try await ChildProcess.run(server + ["pipe-pane", "-o", "-t", "cgps", "exec cat > '\(fifo)'"])
+            guard piped.termination == .exited(0) else { throw HarnessError("tmux pipe-pane: \(piped.errors)") }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while true {
+                // What the pane wrote so far, before reading the screen: a draw after this wakes
+                // the wait below even if it came before the wait began.
+                let written = drawn.output.utf8.count
                 let captured = try await ChildProcess.run(server + ["capture-pane", "-p", "-t", "cgps"])
                 guard captured.termination == .exited(0) else {
                     throw HarnessError("tmux capture-pane: \(captured.errors); the screen before: \(screen)")
                 }
                 screen = captured.output
                 if screen.contains(Self.cgpsEnded) { throw HarnessError("cgps ended before showing the fix:\n\(screen)") }
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard !ready(screen), left > .zero else { break }
+                do {
+                    try await drawn.wait(for: "cgps to draw again", timeout: left) { drawn.output.utf8.count > written }
+                } catch is HarnessError {
+                    break  // 10 s without the screen wanted: the caller's expectations show this one
+                }
             }
         } catch {
             _ = try? await ChildProcess.run(server + ["kill-server"])
