@@ -61,6 +61,12 @@ package final class NearbyIndex: Sendable {
     let grid: TileGrid
     let writer: Locked<SQLiteConnection?>
     private let idleReaders: Locked<[ReadConnection]>
+    /// Whether read connections open the file read-write (always with `query_only`): with
+    /// read-write access, and with read-only access when this process may write the file, so
+    /// that the last connection to close takes the `-wal` and `-shm` files away (one opened
+    /// read-only cannot, and `index query` left both beside the index). A file this process
+    /// may not write is read through read-only connections, which SQLite needs then.
+    private let readersOpenReadWrite: Bool
 
     /// Opens the index at `path`, creating it (read-write access) when the file is missing or empty.
     ///
@@ -93,8 +99,9 @@ package final class NearbyIndex: Sendable {
             tileSizeE7 = try IndexSchema.metadataInteger(connection, "tileSizeE7")
             writer = Locked(connection)
         case .readOnly:
-            let connection = try SQLiteConnection(path: path, readOnly: true, create: false)
+            let connection = try SQLiteConnection(path: path, readOnly: !SQLiteConnection.mayWrite(path), create: false)
             connection.setBusyTimeout(milliseconds: Int32(milliseconds))
+            try connection.execute("PRAGMA query_only = 1")
             guard case .index(let version) = try IndexSchema.inspect(connection) else {
                 throw IndexError(.notAnIndex, "\(path) is empty, not a locsim index; import places into it first", path: path)
             }
@@ -110,6 +117,7 @@ package final class NearbyIndex: Sendable {
         }
         grid = TileGrid(sizeE7: tileSizeE7)
         idleReaders = Locked([])
+        readersOpenReadWrite = configuration.access == .readWrite || SQLiteConnection.mayWrite(path)
     }
 
     /// Runs `body` with a read connection from the pool (opening one if none is idle) and puts
@@ -119,7 +127,7 @@ package final class NearbyIndex: Sendable {
         if let idle = idleReaders.withLock({ $0.popLast() }) {
             reader = idle
         } else {
-            reader = try ReadConnection(path: path, readOnly: configuration.access == .readOnly)
+            reader = try ReadConnection(path: path, readOnly: !readersOpenReadWrite)
         }
         let result = try body(reader)
         let limit = configuration.maximumIdleReaders

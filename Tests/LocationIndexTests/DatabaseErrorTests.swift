@@ -200,6 +200,24 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("A read-only index that its reader may write leaves no -wal or -shm beside it once closed, and still refuses imports")
+    func readOnlyLeavesNoWALFiles() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            do { try NearbyIndex(path: path).importPlaces(Self.places) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["i.sqlite"])
+            do {
+                let reader = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+                #expect(try everything(reader).count == Self.places.count)
+                let refused = try #require(throws: IndexError.self) { try reader.importPlaces(Self.places) }
+                #expect(refused.code == .readOnly)
+            }
+            // `locsim index query` on an index it imported left both files before: a read-only
+            // SQLite connection cannot remove them.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["i.sqlite"])
+        }
+    }
+
     @Test("While another connection holds the write lock, imports fail with busy and reads go on")
     func locked() throws {
         try withTemporaryDirectory { directory in

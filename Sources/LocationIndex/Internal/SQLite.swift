@@ -75,6 +75,13 @@ final class SQLiteConnection: @unchecked Sendable {
         return stat(String(folder), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether this process may write the file at `path` (`access(2)`), for opening a read-only
+    /// index's connections read-write with `query_only` where it may: SQLite removes the `-wal`
+    /// and `-shm` files when the last connection closes only if that one could write.
+    static func mayWrite(_ path: String) -> Bool {
+        access(path, W_OK) == 0
+    }
+
     /// Opens (or creates, with `create`) the database at `path`.
     ///
     /// The corresponding C function is `sqlite3_open_v2`.
