@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
-"""Writes docs/openapi.yaml from serve's OpenAPI document (the JSON string literal in
-Sources/NearbyServer/Contract/OpenAPIDocument.swift, the one `GET /openapi.json` answers), or with
---check, fails when the YAML says anything else.
+"""Writes docs/openapi.yaml from serve's OpenAPI document (Sources/NearbyServer/Contract/openapi.json,
+the one `GET /openapi.json` answers), or with --check, fails when the YAML says anything else.
 
-    python3 scripts/openapi-yaml.py           # after editing the document
+    python3 scripts/openapi-yaml.py           # after editing openapi.json
     python3 scripts/openapi-yaml.py --check   # what the tests run (ServeContractTests)
 
 Needs PyYAML (schemathesis, which scripts/bootstrap.sh installs, brings it).
@@ -15,15 +14,12 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "Sources/NearbyServer/Contract/OpenAPIDocument.swift"
-# The document is the raw string literal `static let openAPIDocument = #"""` ... `"""#`.
-OPENING = 'static let openAPIDocument = #"""\n'
-CLOSING = '\n"""#'
+SOURCE = ROOT / "Sources/NearbyServer/Contract/openapi.json"
 TARGET = ROOT / "docs/openapi.yaml"
 HEADER = (
     "# locsim serve's HTTP contract (OpenAPI 3), the document `GET /openapi.json` answers.\n"
-    "# Written by scripts/openapi-yaml.py from the JSON in Sources/NearbyServer/Contract/OpenAPIDocument.swift:\n"
-    "# edit that and run the script; the tests fail when the two differ.\n"
+    "# Written by scripts/openapi-yaml.py from Sources/NearbyServer/Contract/openapi.json: edit that\n"
+    "# file and run the script; the tests fail when the two differ.\n"
 )
 
 
@@ -39,18 +35,8 @@ def _text(dumper, value):
 _Dumper.add_representer(str, _text)
 
 
-def source_document():
-    """The JSON text of the Swift literal, exactly as the server answers it."""
-    text = SOURCE.read_text(encoding="utf-8")
-    start = text.find(OPENING)
-    end = text.find(CLOSING, start)
-    if start < 0 or end < 0:
-        sys.exit(f"{SOURCE.relative_to(ROOT)}: no {OPENING.strip()} ... {CLOSING.strip()} literal")
-    return text[start + len(OPENING) : end]
-
-
 def main() -> int:
-    document = json.loads(source_document())
+    document = json.loads(SOURCE.read_text(encoding="utf-8"))
     if "--check" in sys.argv[1:]:
         if not TARGET.exists():
             print(f"{TARGET.relative_to(ROOT)}: missing; run python3 scripts/openapi-yaml.py", file=sys.stderr)

@@ -70,7 +70,9 @@ struct NearbyRoutes: Sendable {
         let open = ServerRoutes(base: router, table: table)
         let guarded = ServerRoutes(base: router.group().add(middleware: TokenMiddleware(rule: tokenRule)), table: table)
         open.get(RouterPath(Path.healthz)) { request, context in await healthz(request).answer(in: context) }
-        open.get(RouterPath(Path.openAPI)) { _, _ in Self.text(Self.openAPIDocument, contentType: "application/json") }
+        // The OpenAPI 3 document of every route (Contract/openapi.json, compiled in by the
+        // EmbedTextPlugin): what schemathesis checks the server against.
+        open.get(RouterPath(Path.openAPI)) { _, _ in Self.text(openAPIDocument, contentType: "application/json") }
         guarded.get(RouterPath(Path.nearby)) { request, context in await nearby(request: request, context: context) }
         guarded.get(RouterPath(Path.metrics)) { _, _ in
             Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
