@@ -119,8 +119,9 @@ let package = Package(
         // and one SVG renderer, compiled into the binary (docs/development/pages.md).
         .target(
             name: "MapPages",
-            resources: ["page.css", "map.js", "replay.html", "swarm.html", "live.html", "audit.html"].map { .embedInCode($0) },
-            swiftSettings: strict),
+            exclude: ["page.css", "map.js", "replay.html", "swarm.html", "live.html", "audit.html"],
+            swiftSettings: strict,
+            plugins: ["EmbedTextPlugin"]),
         // `locsim serve`: the game's nearby contract over any LocationRepository, faults, the audit.
         .target(
             name: "NearbyServer",
@@ -143,8 +144,9 @@ let package = Package(
             exclude: ["Contract/openapi.json"],
             swiftSettings: strict,
             plugins: ["EmbedTextPlugin"]),
-        // A text file as a string constant at build time: SwiftPM's `.embedInCode` makes an array
-        // literal of the bytes, which took 26 s to compile for the OpenAPI document (0.2 s so).
+        // Text files as string constants at build time (the pages above, the OpenAPI document):
+        // SwiftPM's `.embedInCode` makes an array literal of the bytes, which took 26 s to
+        // compile for the OpenAPI document (0.2 s so).
         .executableTarget(name: "EmbedText", swiftSettings: strict),
         .plugin(
             name: "EmbedTextPlugin", capability: .buildTool(), dependencies: ["EmbedText"], path: "Sources/EmbedTextPlugin"),

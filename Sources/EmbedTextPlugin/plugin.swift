@@ -1,14 +1,19 @@
 import PackagePlugin
 
-/// Compiles a target's text file into the target as a string constant: NearbyServer's
-/// `Contract/openapi.json` as `openAPIDocument` (what `GET /openapi.json` answers). See
+/// Compiles a target's text files into the target as string constants: NearbyServer's
+/// `Contract/openapi.json` (what `GET /openapi.json` answers) and MapPages' templates, stylesheet
+/// and renderer. The package's one way to put a file into the binary; see
 /// Sources/EmbedText/main.swift for why not `.embedInCode`.
 @main
 struct EmbedTextPlugin: BuildToolPlugin {
     /// The files each target embeds, by target name: the file (relative to the target's folder)
     /// and the constant's name.
     static let embedded: [String: [(file: String, name: String)]] = [
-        "NearbyServer": [("Contract/openapi.json", "openAPIDocument")]
+        "NearbyServer": [("Contract/openapi.json", "openAPIDocument")],
+        "MapPages": [
+            ("page.css", "pageCSS"), ("map.js", "mapJS"), ("replay.html", "replayHTML"), ("swarm.html", "swarmHTML"),
+            ("live.html", "liveHTML"), ("audit.html", "auditHTML"),
+        ],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

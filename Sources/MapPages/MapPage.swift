@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Each is one self-contained file, nothing fetched: its template (`replay.html`, …) with the
 /// shared stylesheet (`page.css`), the shared SVG renderer (`map.js`) and the page's data (JSON)
-/// written into it. The files beside this one are compiled into the binary (`.embedInCode`), so
-/// there is no bundle to find at run time (docs/development/pages.md).
+/// written into it. The files beside this one are compiled into the binary as string constants
+/// (the package's EmbedTextPlugin), so there is no bundle to find at run time (docs/development/pages.md).
 package enum MapPage: Sendable, CaseIterable {
     case replay, swarm, live, audit
 
@@ -13,16 +13,16 @@ package enum MapPage: Sendable, CaseIterable {
     /// package's one JSON writer).
     package func html(json: String) -> String {
         let template = switch self {
-        case .replay: PackageResources.replay_html
-        case .swarm: PackageResources.swarm_html
-        case .live: PackageResources.live_html
-        case .audit: PackageResources.audit_html
+        case .replay: replayHTML
+        case .swarm: swarmHTML
+        case .live: liveHTML
+        case .audit: auditHTML
         }
         // `<` only occurs inside JSON strings, where `\u003c` means the same: the data can neither
         // close the script element (`</script>`) nor open a comment in it (`<!--`).
-        return String(decoding: template, as: UTF8.self)
-            .replacingOccurrences(of: "{{style}}", with: String(decoding: PackageResources.page_css, as: UTF8.self))
-            .replacingOccurrences(of: "{{renderer}}", with: String(decoding: PackageResources.map_js, as: UTF8.self))
+        return template
+            .replacingOccurrences(of: "{{style}}", with: pageCSS)
+            .replacingOccurrences(of: "{{renderer}}", with: mapJS)
             .replacingOccurrences(of: "{{data}}", with: json.replacingOccurrences(of: "<", with: "\\u003c"))
     }
 }

@@ -224,21 +224,8 @@ final class GPSDConnection {
 
     // MARK: - Internals
 
-    /// Checks one report, has libgps decode it (`gps_unpack`) when the provider needs its
-    /// content, and names it by its `"class"`.
-    ///
-    /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/development/fuzzing.md):
-    /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
-    /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
-    /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,
-    /// ERROR) or, for SKY, with one array of flat satellites (``JSONSyntax/skyProblem(_:)``),
-    /// as valid JSON compacted as gpsd writes it, with `"class"` first and member names
-    /// libgps can hold; one that breaks a rule is a
-    /// ``GPSDError/Code/malformedReport``, except a SKY: one that breaks a rule or that libgps
-    /// rejects (a newer gpsd's satellite members, say) is reported (``GPSDMessage/skyUnreadable(_:)``,
-    /// once per run of them) and the fixes go without a sky until a SKY is read again, so a sky
-    /// never ends a session. Every other class is only named, never decoded.
-    /// The first of the rules above that `report` breaks, or nil when libgps may read it.
+    /// The first of the rules of `unpack(_:receivedAt:)` that `report` breaks, or nil when
+    /// libgps may read it.
     private static func firstRuleBroken(by report: JSONSyntax.Report, messageClass: String) -> String? {
         if let problem = report.problem { return problem }
         if report.topLevelClass == nil { return "no \"class\" member at the top level" }
@@ -254,6 +241,20 @@ final class GPSDConnection {
         return nil
     }
 
+    /// Checks one report, has libgps decode it (`gps_unpack`) when the provider needs its
+    /// content, and names it by its `"class"`.
+    ///
+    /// gpsd 3.22's `gps_unpack` loops forever on some text (found by fuzzing, docs/development/fuzzing.md):
+    /// invalid JSON, members before `"class"` (a nested class, a long name or value, an array),
+    /// and any bad value inside an array of objects (`DEVICES`, `SKY`). So libgps sees only the
+    /// classes the provider maps, which gpsd writes as flat objects (TPV, DEVICE, VERSION,
+    /// ERROR) or, for SKY, with one array of flat satellites (``JSONSyntax/skyProblem(_:)``),
+    /// as valid JSON compacted as gpsd writes it, with `"class"` first and member names
+    /// libgps can hold; one that breaks a rule is a
+    /// ``GPSDError/Code/malformedReport``, except a SKY: one that breaks a rule or that libgps
+    /// rejects (a newer gpsd's satellite members, say) is reported (``GPSDMessage/skyUnreadable(_:)``,
+    /// once per run of them) and the fixes go without a sky until a SKY is read again, so a sky
+    /// never ends a session. Every other class is only named, never decoded.
     private func unpack(_ text: String, receivedAt: Date) throws(GPSDError) -> GPSDMessage {
         let report = JSONSyntax.check(text)
         let named = report.topLevelClass ?? Self.messageClass(of: text)
