@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandTestHelpers
+import LocSimTestHelpers
 import Foundation
 @testable import LocSimCommand
 import Testing
@@ -16,11 +17,16 @@ import Testing
         var description: String { (command + [name]).joined(separator: " ") }
     }
 
-    /// Every option of every command, from the command's description.
+    /// Every option of every command, from the command's description: read once for all the
+    /// cases below.
+    static let described = Task { try await options() }
+
     static func options() async throws -> [Flag] {
         let result = try await CLI.run(["--experimental-dump-help"])
-        #expect(result.status == 0, "\(result.stderr)")
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        guard result.status == 0 else { throw HarnessError("locsim --experimental-dump-help: \(result.status), \(result.stderr)") }
+        guard let root = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            let command = root["command"] as? [String: Any]
+        else { throw HarnessError("locsim --experimental-dump-help: not a description: \(result.stdout.prefix(200))") }
         var flags: [Flag] = []
         func walk(_ command: [String: Any], path: [String]) {
             for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["kind"] as? String == "option" {
@@ -31,7 +37,7 @@ import Testing
                 walk(sub, path: path + [sub["commandName"] as? String ?? ""])
             }
         }
-        walk(try #require(root["command"] as? [String: Any]), path: [])
+        walk(command, path: [])
         return flags
     }
 
@@ -56,19 +62,21 @@ import Testing
     @Test("Every command that takes options is one of the cases below, so a new one is checked too")
     func everyCommandListed() async throws {
         let listed = Set(Self.commands.map { $0.joined(separator: " ") })
-        let described = Set(try await Self.options().map { $0.command.joined(separator: " ") })
+        let described = Set(try await Self.described.value.map { $0.command.joined(separator: " ") })
         #expect(described == listed)
     }
 
     @Test("A negative value of any numeric flag reaches the flag's own check (never 'Missing value')", arguments: commands)
     func negativeValues(command: [String]) async throws {
-        let flags = try await Self.options().filter { $0.command == command }
+        let flags = try await Self.described.value.filter { $0.command == command }
         #expect(!flags.isEmpty, "the description lists the command's options")
         var numeric: [Flag] = []
+        // A parse in a debug build takes tens of milliseconds (ArgumentParser checks the whole
+        // command's definition each time): a flag that takes `five` is not parsed again with `5`.
         for flag in flags {
-            let word = Self.message(flag.command + [flag.name, "five"]) ?? ""
-            let number = Self.message(flag.command + [flag.name, "5"]) ?? ""
-            guard word.contains("is invalid for"), !number.contains("is invalid for") else { continue }
+            guard (Self.message(flag.command + [flag.name, "five"]) ?? "").contains("is invalid for"),
+                !(Self.message(flag.command + [flag.name, "5"]) ?? "").contains("is invalid for")
+            else { continue }
             numeric.append(flag)
             let negative = Self.message(flag.command + [flag.name, "-5"]) ?? ""
             #expect(!negative.contains("Missing value"), "\(flag): \(negative)")
