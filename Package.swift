@@ -280,7 +280,8 @@ let package = Package(
             ],
             swiftSettings: testCode),
         .testTarget(
-            name: "LocationPostGISTests", dependencies: ["LocationPostGIS", "LocSimTestHelpers"], swiftSettings: testCode),
+            name: "LocationPostGISTests",
+            dependencies: ["LocationPostGIS", "LocationCore", "LocSimTestHelpers", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: testCode),
         .testTarget(
             name: "SwarmTests",
             dependencies: [
