@@ -454,11 +454,12 @@ struct ImportTests {
             #expect(statistics.rowsPerLevel[1...].reduce(0, +) > statistics.rowsPerLevel[0])
             #expect(try #require(statistics.bytesPerPlaceBeyondNames) <= 40)
             var random = SplitMix64(seed: 77)
+            let reference = BruteForce(all)
             for _ in 0..<60 {
                 let place = all[Int.random(in: 0..<all.count, using: &random)].coordinate
                 let anchor = place.destination(distance: Double.random(in: 0...200, using: &random), bearing: Double.random(in: 0..<360, using: &random))
                 let radius = [100.0, 1_000, 5_000, 50_000, 500_000, 2_000_000][Int.random(in: 0..<6, using: &random)]
-                #expect(try index.places(near: anchor, within: radius) == bruteForce(all, center: anchor, radius: radius))
+                #expect(try index.places(near: anchor, within: radius) == reference.answer(center: anchor, radius: radius))
             }
             let again = try index.importPlaces(fromFile: SharedData.geoNamesCities, options: .init(format: .geoNames))
             #expect(again.updated == 144_563 && again.inserted == 0)

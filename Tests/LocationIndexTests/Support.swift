@@ -65,8 +65,10 @@ struct BruteForce {
     private let latitudes: [Double]
 
     init(_ places: [Place]) {
-        self.places = places.sorted { $0.coordinate.latitude < $1.coordinate.latitude }
-        latitudes = self.places.map(\.coordinate.latitude)
+        let latitudes = places.map(\.coordinate.latitude)
+        let order = places.indices.sorted { latitudes[$0] < latitudes[$1] }  // positions: see bruteForce
+        self.places = order.map { places[$0] }
+        self.latitudes = order.map { latitudes[$0] }
     }
 
     func answer(center: Coordinate, radius: Double, limit: Int? = nil) -> [NearbyPlace] {
