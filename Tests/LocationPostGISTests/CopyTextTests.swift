@@ -1,3 +1,4 @@
+import LocSimTestHelpers
 import LocationCore
 @testable import LocationPostGIS
 import NIOCore
@@ -5,7 +6,7 @@ import Testing
 
 /// The text an import sends in `COPY … FROM STDIN` (text format): what PostgreSQL reads back is the
 /// place's own text (a round trip through a real server: IntegrationTests' PostGISImportTests).
-@Suite struct CopyTextTests {
+@Suite(.ownThread) struct CopyTextTests {
     /// The escapes one byte at a time, as the COPY documentation lists them.
     static func reference(_ text: String) -> [UInt8] {
         var out: [UInt8] = []
