@@ -88,7 +88,7 @@ import Testing
         let start = try Coordinate(latitude: 35.0, longitude: 139.0)
         for i in 0..<count {
             let c = start.destination(distance: Double(i), bearing: 90)
-            let time = Date(timeIntervalSince1970: 1_700_000_000 + Double(i)).formatted(.iso8601)
+            let time = UTCTimestamp.format(Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))
             text += #"<trkpt lat="\#(c.latitude)" lon="\#(c.longitude)"><ele>10</ele><time>\#(time)</time>\#(description)</trkpt>"# + "\n"
         }
         text += "</trkseg></trk></gpx>\n"

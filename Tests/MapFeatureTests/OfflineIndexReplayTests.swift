@@ -130,25 +130,11 @@ struct PhoneRecordingIndexReplayTests {
         #expect(log.placesEverShown.count == reference.placesShown)
     }
 
-    /// Where this test process keeps the index; removed when the process exits, and by the next
-    /// test process when this one died without exiting.
-    nonisolated static let geoNamesPath = NSTemporaryDirectory() + "locsim-geonames-\(getpid()).sqlite"
-
     /// GeoNames' places imported once for the three recordings, which only read them (an import
-    /// of the 144,563 places is seconds of a debug build's CPU).
+    /// of the 144,563 places is seconds of a debug build's CPU), in the test process's shared
+    /// scratch folder (removed when the process exits).
     nonisolated static let geoNames: Task<NearbyIndex, any Error> = Task {
-        atexit {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: PhoneRecordingIndexReplayTests.geoNamesPath + suffix)
-            }
-        }
-        let folder = NSTemporaryDirectory()
-        for entry in try FileManager.default.contentsOfDirectory(atPath: folder) where entry.hasPrefix("locsim-geonames-") {
-            let pid = entry.dropFirst("locsim-geonames-".count).prefix { $0.isNumber }
-            if let pid = Int32(pid), kill(pid, 0) != 0, errno == ESRCH { try? FileManager.default.removeItem(atPath: folder + entry) }
-        }
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: geoNamesPath + suffix) }
-        let index = try NearbyIndex(path: geoNamesPath)
+        let index = try NearbyIndex(path: processScratchFolder("locsim-geonames") + "/geonames.sqlite")
         let report = try index.importPlaces(fromFile: SharedData.path("places/geonames-cities1000.csv"), options: ImportOptions(format: .geoNames))
         guard report.placeCount > 140_000 else { throw HarnessError("GeoNames import: \(report.placeCount) places") }
         return index
