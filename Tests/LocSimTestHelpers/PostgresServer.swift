@@ -104,22 +104,15 @@ public final class PostgresServer: Sendable {
         return NSTemporaryDirectory()
     }()
 
-    /// Where this test process keeps its one `initdb` (superuser `postgres`, ``password``, SCRAM,
-    /// UTF-8, C locale); removed when the process exits (`atexit`), and by the next test process
-    /// when this one died without exiting.
-    static let templateDirectory = folder + "locsim-pg-template-\(getpid())"
-
     /// The template's data directory, made by the first server a test process starts: every
     /// primary then copies it (`cp -a`, about 0.1 s of the system's time) instead of running
     /// `initdb` (about 1.1 s of CPU, its bootstrap backend's), about 15 CPU-seconds of the run.
     /// A copy is a cluster like any `initdb` makes; what a test changes (access rules, `ALTER
-    /// SYSTEM`, data) stays in its copy.
+    /// SYSTEM`, data) stays in its copy. The template (superuser `postgres`, ``password``, SCRAM,
+    /// UTF-8, C locale) lives in the process's scratch folder `locsim-pg-template` in ``folder``,
+    /// removed at exit, or by a later test process if this one is killed.
     static let template: Task<String, any Error> = Task {
-        try removeStaleTemplates()
-        let base = templateDirectory
-        try? FileManager.default.removeItem(atPath: base)
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: PostgresServer.templateDirectory) }
+        let base = processScratchFolder("locsim-pg-template", in: folder)
         let passwordFile = base + "/pw"
         try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         if getuid() == 0 { try await run(["/bin/chown", "-R", "postgres:postgres", base], asPostgres: false) }
@@ -132,15 +125,6 @@ public final class PostgresServer: Sendable {
                 "--wal-segsize=1",
             ], asPostgres: true)
         return base + "/data"
-    }
-
-    /// Removes the templates of test processes that are gone (killed at a time limit, crashed).
-    private static func removeStaleTemplates() throws {
-        for entry in try FileManager.default.contentsOfDirectory(atPath: folder) where entry.hasPrefix("locsim-pg-template-") {
-            guard let pid = Int32(entry.dropFirst("locsim-pg-template-".count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            try? FileManager.default.removeItem(atPath: folder + entry)
-        }
     }
 
     /// `postgres` options: the port, loopback only, the socket in the server's directory, and

@@ -12,14 +12,21 @@ public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (Strin
 }
 
 /// A folder for fixtures a test process builds once and shares (a default-index cache, reference
-/// tracks): `label` and the process id under the system's temporary directory, created on first
-/// use and removed, with all in it, when the process exits.
-public func processScratchFolder(_ label: String) -> String {
-    let path = NSTemporaryDirectory() + "\(label)-\(getpid())"
-    ProcessScratch.folders.withLock { folders in
+/// tracks, PostgreSQL's template cluster): `label` and the process id in `parent` (the system's
+/// temporary directory unless given), created on first use and removed, with all in it, when the
+/// process exits. A process killed before it exits (at a time limit, by a signal) cannot remove
+/// its own: the first use of a label in a process removes that label's folders of processes that
+/// are gone, so a killed run leaves nothing behind the next run.
+public func processScratchFolder(_ label: String, in parent: String? = nil) -> String {
+    let parent = parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory()
+    let path = parent + "\(label)-\(getpid())"
+    let isFirstUse = ProcessScratch.folders.withLock { folders in
         if folders.isEmpty { atexit { ProcessScratch.removeAll() } }
-        if !folders.contains(path) { folders.append(path) }
+        guard !folders.contains(path) else { return false }
+        folders.append(path)
+        return true
     }
+    if isFirstUse { ProcessScratch.removeFoldersOfGoneProcesses(label: label, in: parent) }
     do {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     } catch {
@@ -28,10 +35,29 @@ public func processScratchFolder(_ label: String) -> String {
     return path
 }
 
-private enum ProcessScratch {
+enum ProcessScratch {
     static let folders = Locked<[String]>([])
 
     static func removeAll() {
         for path in folders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
+
+    /// Removes `label-PID` folders in `parent` whose process no longer exists. A folder that
+    /// cannot be listed or removed is left (another run may be removing it at the same moment).
+    static func removeFoldersOfGoneProcesses(label: String, in parent: String) {
+        let prefix = label + "-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            let digits = entry.dropFirst(prefix.count)
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let pid = Int32(digits), pid != getpid(), isGone(pid) else { continue }
+            try? FileManager.default.removeItem(atPath: parent + entry)
+        }
+    }
+
+    /// Whether no process has this id (`kill(pid, 0)` fails with `ESRCH`; `EPERM` means one does).
+    static func isGone(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -130,4 +130,21 @@ import Testing
         let result = try await ChildProcess.run([PackagePaths.path("scripts/public-symbols.sh"), "--check"], directory: PackagePaths.root)
         #expect(result.termination == .exited(0), "\(result.output)\(result.errors)")
     }
+
+    @Test("A killed test process leaves no shared scratch folder: the next one's first use of the label removes it")
+    func scratchFoldersOfGoneProcesses() async throws {
+        try await withScratchFolder("locsim-hygiene") { parent in
+            let gone = try await ChildProcess(["/bin/true"])
+            _ = try await gone.waitForExit()
+            let label = "locsim-scan-\(UInt32.random(in: 0...UInt32.max))"
+            let names = ["\(label)-\(gone.pid)", "\(label)-\(getppid())", "\(label)-old", "\(label)x-\(gone.pid)"]
+            for name in names { try FileManager.default.createDirectory(atPath: parent + "/" + name, withIntermediateDirectories: false) }
+
+            let own = processScratchFolder(label, in: parent)
+
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: parent))
+            #expect(own == parent + "/\(label)-\(getpid())")
+            #expect(left == Set(names.dropFirst() + ["\(label)-\(getpid())"]), "only the gone process's folder goes")
+        }
+    }
 }
