@@ -58,7 +58,11 @@ public enum GPXEvent: Sendable, Hashable {
 /// **Errors** name the file, line and column. In ``Options/lenient`` mode a bad or missing
 /// `lat`/`lon` skips its point (counted in ``skippedPoints``), and a bad optional value (an
 /// unparseable `<time>`, `<ele>`, `<fix>`, …) is dropped alone, the point kept (counted in
-/// ``droppedValues``); both are listed in ``problems``. Malformed XML always stops reading.
+/// ``droppedValues``); both are listed in ``problems``. Input that ends early (a recording cut
+/// off mid-write: inside an element, a tag or a comment, after `<gpx>` began) ends the document
+/// there: the points read before it are returned, the point it cut off is not, the open segment,
+/// track or route is ended, and ``truncation`` says where. Other malformed XML always stops
+/// reading.
 ///
 /// **Times going backwards** are data, not errors: points are returned as they are, in file
 /// order, and each one whose time is earlier than the latest time before it (among the file's
@@ -131,6 +135,10 @@ public final class GPXReader {
     /// The first ``Options/problemLimit`` problems behind ``skippedPoints`` and
     /// ``droppedValues``, in file order.
     public var problems: [GPXParseError] { state.problems }
+    /// In lenient mode, where the input ended early (code ``GPXParseError/Code/truncated``), once
+    /// the reader has returned the last event: the document was read up to there. `nil` when the
+    /// input was complete (strict mode throws instead).
+    public var truncation: GPXParseError? { state.truncation }
     /// How many points have a time earlier than the latest time before them (see ``GPXReader``).
     public var timeReversalCount: Int { state.timeReversalCount }
     /// The first ``Options/problemLimit`` of them.
@@ -218,6 +226,8 @@ extension GPXReader {
         var timeReversalCount = 0
         var timeReversals: [GPXTimeReversal] = []
         var untimed: [GPXPointKind: [(line: Int, column: Int)]] = [:]
+        /// Where a lenient read met the end of a cut-off input; the reader returns `nil` from then on.
+        var truncation: GPXParseError?
 
         var names: [[UInt8]] = []
         var elements: [Element] = []
@@ -254,17 +264,32 @@ extension GPXReader {
         mutating func next() throws(GPXParseError) -> GPXEvent? {
             // (Matched as patterns: `== nil` would be GPXEvent's `==`, comparing copies.)
             while case .none = pending {
+                if case .some = truncation {
+                    // Cut off: the open elements end one a call, innermost first, as their end
+                    // tags would end them (a segment, then its track), then the document.
+                    guard depth > 0 else { return nil }
+                    depth -= 1
+                    if depth > 0 { emitEnd(of: elements[depth], in: elements[depth - 1]) }
+                    continue
+                }
                 let token: XMLScanner.Token
                 do {
                     token = try scanner.next()
                 } catch {
-                    throw failure(error)
+                    let failure = failure(error)
+                    guard failure.code == .truncated, options.isLenient, depth > 0 else { throw failure }
+                    endEarly(failure)
+                    continue
                 }
                 switch token {
                 case .startTag: try handleStart()
                 case .endTag: try handleEnd()
                 case .text: try handleText()
                 case .end:
+                    if depth > 0, options.isLenient {
+                        endEarly(endedInside())
+                        continue
+                    }
                     try finish()
                     return nil
                 }
@@ -298,18 +323,27 @@ extension GPXReader {
         }
 
         func finish() throws(GPXParseError) {
-            if depth > 0 {
-                let open = String(decoding: names[depth - 1], as: UTF8.self)
-                let at = scanner.endLocation
-                throw GPXParseError(
-                    .truncated, file: file, line: at.line, column: at.column,
-                    message: "input ended inside <\(open)>")
-            }
+            if depth > 0 { throw endedInside() }
             if !rootClosed {
                 let at = scanner.endLocation
                 throw GPXParseError(
                     .truncated, file: file, line: at.line, column: at.column, message: "no <gpx> element found")
             }
+        }
+
+        /// The input ended while elements were open (the innermost is named).
+        func endedInside() -> GPXParseError {
+            let open = String(decoding: names[depth - 1], as: UTF8.self)
+            let at = scanner.endLocation
+            return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: "input ended inside <\(open)>")
+        }
+
+        /// Lenient reading of a cut-off input: the point being read is left out (it may lack what
+        /// followed); ``next()`` then ends the open elements and returns `nil`.
+        mutating func endEarly(_ cut: GPXParseError) {
+            truncation = cut
+            pointKind = nil
+            capture = nil
         }
 
         // MARK: Elements
@@ -473,9 +507,16 @@ extension GPXReader {
                 }
                 return
             }
-            let parent = depth > 0 ? elements[depth - 1] : nil
+            if depth == 0 {
+                if element == .gpx { rootClosed = true }
+            } else {
+                emitEnd(of: element, in: elements[depth - 1])
+            }
+        }
+
+        /// The event an element's end gives: a segment's in a track, a track's or a route's in `<gpx>`.
+        mutating func emitEnd(of element: Element, in parent: Element) {
             switch element {
-            case .gpx where depth == 0: rootClosed = true
             case .trkseg where parent == .trk: emit(.segmentEnded)
             case .trk where parent == .gpx: emit(.trackEnded(name: containerName))
             case .rte where parent == .gpx: emit(.routeEnded(name: containerName))

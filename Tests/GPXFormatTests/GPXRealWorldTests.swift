@@ -55,6 +55,7 @@ struct RealWorldReference: Decodable, CustomTestStringConvertible {
     var reversals: [Reversal]?
     var track_reversals: Int?
     var duration_s: Double?
+    var truncation: Position?
 
     var testDescription: String { file }
 
@@ -72,7 +73,7 @@ struct RealWorldReference: Decodable, CustomTestStringConvertible {
         "latin1-declared", "windows1252-declared", "windows1252-undeclared", "latin1-undeclared-early", "utf16le-bom",
         "utf16be-bom", "utf16le-no-bom", "utf8-bom", "utf8-undeclared",
     ]
-    static let all = ["empty-elements", "bad-values", "backwards-times"] + encodings
+    static let all = ["empty-elements", "bad-values", "backwards-times", "truncated"] + encodings
 }
 
 @Suite("GPX reader: files people really have", .ownThread)
@@ -189,6 +190,75 @@ struct GPXRealWorldTests {
             let error = error as? GPXParseError
             return error?.line == expected[0].line && error?.column == expected[0].column
         }
+    }
+
+    @Test("A recording cut off mid-write: lenient mode reads the points before the cut and says where it is; strict mode stops there", arguments: [nil, 1, 5])
+    func cutOffRecording(chunkSize: Int?) throws {
+        let reference = try RealWorldReference.load("truncated")
+        let at = try #require(reference.truncation)
+        let (document, reader) = try read(reference, chunkSize: chunkSize)
+        expectMatches(document, reference, "truncated")
+        let cut = try #require(reader.truncation)
+        #expect(cut.code == .truncated && cut.file == reference.path && cut.line == at.line && cut.column == at.column, "\(cut)")
+        #expect(reader.skippedPoints == 0 && reader.problems.isEmpty, "a cut is not a bad point")
+        #expect(try reader.next() == nil, "the reader stays at the end")
+        let stats = try GPXStatistics(reader: GPXReader(contentsOfFile: reference.path, options: .lenient))
+        #expect(stats.points == reference.segments.flatMap { $0 }.count && stats.segments == reference.segments.count)
+        #expect {
+            _ = try GPXDocument(contentsOfFile: reference.path)
+        } throws: { error in
+            let error = error as? GPXParseError
+            return error?.code == .truncated && error?.line == at.line && error?.column == at.column
+        }
+    }
+
+    @Test("Cut anywhere after <gpx> began, a lenient read gives the points whose end tag came before the cut, in the same tracks and routes")
+    func everyCut() throws {
+        let whole = """
+            <gpx version="1.1"><wpt lat="1" lon="1"><name>a</name></wpt>
+            <rte><name>r</name><rtept lat="2" lon="2"/><rtept lat="2.1" lon="2"></rtept></rte>
+            <trk><name>t</name><trkseg><trkpt lat="3" lon="3"><ele>1</ele></trkpt><trkpt lat="3.1" lon="3"/></trkseg>
+            <trkseg><trkpt lat="4" lon="4"><time>2024-01-01T00:00:00Z</time></trkpt><!-- note --><trkpt lat="4.1" lon="4"/></trkseg></trk>
+            </gpx>
+            """
+        let bytes = Array(whole.utf8)
+        let full = try GPXDocument(string: whole)
+        // Where each point ends (after its end tag, or after the `/>` of a self-closing one), by kind.
+        let pattern = try NSRegularExpression(pattern: #"<(wpt|rtept|trkpt)\b(?:[^>]*/>|.*?</\1>)"#)
+        var ends: [String: [Int]] = [:]
+        for match in pattern.matches(in: whole, range: NSRange(whole.startIndex..., in: whole)) {
+            let kind = String(whole[Range(match.range(at: 1), in: whole)!])
+            ends[kind, default: []].append(whole.utf8.distance(from: whole.startIndex, to: Range(match.range, in: whole)!.upperBound))
+        }
+        #expect(ends["trkpt"]?.count == 4 && ends["rtept"]?.count == 2 && ends["wpt"]?.count == 1)
+        let rootEnd: Int = try #require(bytes.firstIndex(of: UInt8(ascii: ">")))
+        let allTrackPoints: [GPXPoint] = full.tracks.flatMap(\.segments).flatMap { $0 }
+        let allRoutePoints: [GPXPoint] = full.routes.flatMap(\.points)
+        for length in (rootEnd + 1)..<bytes.count {
+            let prefix = String(decoding: bytes[..<length], as: UTF8.self)
+            func ended(_ kind: String) -> Int { ends[kind, default: []].filter { $0 <= length }.count }
+            func begun(_ tag: String) -> Int { prefix.components(separatedBy: tag).count - 1 }
+            let reader = GPXReader(string: prefix, options: .lenient)
+            let document = try GPXDocument(reader: reader)
+            let segments: [[GPXPoint]] = document.tracks.flatMap(\.segments)
+            let trackPoints: [GPXPoint] = segments.flatMap { $0 }
+            let routePoints: [GPXPoint] = document.routes.flatMap(\.points)
+            let expectedTrackPoints = Array(allTrackPoints.prefix(ended("trkpt")))
+            let expectedRoutePoints = Array(allRoutePoints.prefix(ended("rtept")))
+            let expectedWaypoints = Array(full.waypoints.prefix(ended("wpt")))
+            #expect(trackPoints == expectedTrackPoints, "cut at \(length)")
+            #expect(routePoints == expectedRoutePoints, "cut at \(length)")
+            #expect(document.waypoints == expectedWaypoints, "cut at \(length)")
+            let counts = [document.tracks.count, segments.count, document.routes.count]
+            let begunCounts = [begun("<trk>"), begun("<trkseg>"), begun("<rte>")]
+            #expect(counts == begunCounts, "cut at \(length)")
+            #expect(reader.truncation?.code == .truncated, "cut at \(length)")
+        }
+        // Elements nested where GPX has none end as their end tags would end them, whatever the depth.
+        let nested = #"<gpx><trk><trkseg><trk><trkseg><trkpt lat="1" lon="1"/><trkpt lat="2" lon="2"><ele>"#
+        let cut = try GPXDocument(reader: GPXReader(string: nested, options: .lenient))
+        let closed = try GPXDocument(string: #"<gpx><trk><trkseg><trk><trkseg><trkpt lat="1" lon="1"/></trkseg></trk></trkseg></trk></gpx>"#)
+        #expect(cut == closed)
     }
 
     @Test("Files in ISO-8859-1, windows-1252 and UTF-16 decode as xml.etree decodes them", arguments: RealWorldReference.encodings)

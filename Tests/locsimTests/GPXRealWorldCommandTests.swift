@@ -19,6 +19,8 @@ import Testing
         var dropped_values: Int?
         var reversals: [Reversal]?
         var track_reversals: Int?
+        struct Position: Decodable { var line: Int, column: Int }
+        var truncation: Position?
     }
 
     static func reference(_ name: String) throws -> Reference {
@@ -92,6 +94,27 @@ import Testing
         for problem in try #require(reference.problems).prefix(5) {
             #expect(result.stderr.contains("\(file):\(problem.line):\(problem.column): error: "), "\(result.stderr)")
         }
+    }
+
+    @Test("A recording cut off mid-write: replay names the cut and offers --lenient, which plays the points before it and says where the file ends")
+    func cutOffRecording() async throws {
+        let file = Self.directory + "truncated.gpx"
+        let reference = try Self.reference("truncated")
+        let at = try #require(reference.truncation)
+        let strict = try await CLI.run(["replay", file, "--fast", "--format", "jsonl"])
+        #expect(strict.status == 1 && strict.stdout.isEmpty, "\(strict.stderr)")
+        #expect(strict.stderr.contains("error: \(file):\(at.line):\(at.column): input ended inside <time>") && strict.stderr.contains("--lenient reads it up to there"), "\(strict.stderr)")
+
+        let lenient = try await CLI.run(["replay", file, "--fast", "--format", "jsonl", "--lenient"])
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        let fixes = lenient.stdout.split(separator: "\n").filter { $0.contains("\"type\":\"fix\"") }
+        #expect(fixes.count == reference.segments.flatMap { $0 }.count, "\(lenient.stdout.prefix(400))")
+        #expect(lenient.stderr.contains("\(file):\(at.line):\(at.column): warning: input ended inside <time>: the file ends early"), "\(lenient.stderr)")
+
+        let stats = try await CLI.run(["track", "stats", file, "--lenient", "--format", "json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(try self.stats(stats)["points"] as? Int == reference.segments.flatMap { $0 }.count)
+        #expect(stats.stderr.contains("\(file):\(at.line):\(at.column): warning: "), "\(stats.stderr)")
     }
 
     @Test("replay says which points it dropped because their time goes backwards")

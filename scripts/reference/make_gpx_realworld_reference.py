@@ -349,11 +349,82 @@ def make_backwards_times():
         **document_record(text)})
 
 
+# MARK: A recording cut off mid-write (lenient)
+
+
+def complete_points(data):
+    """How many points of each kind expat has seen end (their end tag read) in `data`, which
+    may stop anywhere: (waypoints, route points per route, track points per segment)."""
+    waypoints, routes, segments = 0, [], []
+    parser = xml.parsers.expat.ParserCreate()
+
+    def start(name, attrs):
+        local = name.rsplit(":", 1)[-1]
+        if local == "rte":
+            routes.append(0)
+        elif local == "trkseg":
+            segments.append(0)
+
+    def end(name):
+        nonlocal waypoints
+        local = name.rsplit(":", 1)[-1]
+        if local == "wpt":
+            waypoints += 1
+        elif local == "rtept":
+            routes[-1] += 1
+        elif local == "trkpt":
+            segments[-1] += 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.Parse(data, False)  # not the end: no error for what is still open
+    return waypoints, routes, segments
+
+
+def make_truncated():
+    """A phone's recording cut off mid-write (the app killed while writing): waypoints, a route
+    and a track of two segments, the file ending inside the <time> of the second segment's fourth
+    point. Expected: the points whose end tag came before the cut (expat, fed the bytes without
+    being told they end), with gpxpy's values of the same points in the whole file, and where
+    the input ends (expat's error for the cut file)."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<gpx version="1.1" creator="locsim make_gpx_realworld_reference.py" xmlns="{GPX11}">',
+             '  <wpt lat="35.6800" lon="139.7600"><time>2024-05-01T09:59:00Z</time><name>start</name></wpt>',
+             "  <rte><name>plan</name>"]
+    for i in range(3):
+        lines.append(f'    <rtept lat="{35.68 + i / 1000:.3f}" lon="139.761"></rtept>')
+    lines += ["  </rte>", "  <trk><name>cut walk</name>"]
+    second = 0
+    for count in (8, 6):
+        lines.append("    <trkseg>")
+        for _ in range(count):
+            lines.append(f'      <trkpt lat="{35.6812 + second / 10000:.4f}" lon="139.7671"><ele>{40 + second / 2}</ele>'
+                         f"<time>2024-05-01T10:00:{second:02d}Z</time></trkpt>")
+            second += 1
+        lines.append("    </trkseg>")
+    lines += ["  </trk>", "</gpx>"]
+    text = "\n".join(lines) + "\n"
+    marker = "<time>2024-05-01T10:00:11"  # the second segment's fourth point
+    data = text[:text.index(marker) + len("<time>2024-05-01T10")].encode()
+    waypoints, routes, segments = complete_points(data)
+    whole = document_record(text)
+    expected = {
+        "track_names": whole["track_names"],
+        "route_names": whole["route_names"][:len(routes)],
+        "segments": [whole["segments"][i][:n] for i, n in enumerate(segments)],
+        "route_points": [whole["route_points"][i][:n] for i, n in enumerate(routes)],
+        "waypoints": whole["waypoints"][:waypoints],
+    }
+    assert sum(segments) == 11 and routes == [3] and waypoints == 1, (segments, routes, waypoints)
+    write("truncated", data, {"strict": False, "truncation": position_of_error(data), **expected})
+
+
 def main():
     make_empty_elements()
     make_bad_values()
     make_encodings()
     make_backwards_times()
+    make_truncated()
 
 
 if __name__ == "__main__":

@@ -73,6 +73,10 @@ struct ErrorReport: Equatable {
                     "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
                 } else if failure.code.isPointLevel {
                     "fix the file at that line and column (a KML coordinate is lon,lat[,alt]; docs/guides/replay.md says what is read)"
+                } else if failure.code == .truncated, failure.line > 0, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }),
+                    !arguments.contains("--lenient")
+                {
+                    "the file ends early (a recording cut off?); --lenient reads it up to there"
                 } else {
                     "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }

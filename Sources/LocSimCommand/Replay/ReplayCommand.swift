@@ -50,7 +50,7 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Never show the progress line, even on a terminal.")
     var noProgress = false
 
-    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <fix>…; a point whose <time> is bad is left out) instead of failing; report them.")
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <fix>…; a point whose <time> is bad is left out) and read a file cut off mid-write up to the cut, instead of failing; report them.")
     var lenient = false
 
     @Flag(help: "Write each line at once even when standard output is not a terminal (a live pipe). Default: in blocks.")

@@ -29,7 +29,7 @@ struct TrackStats: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: ReportFormat = .text
 
-    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <time>, <fix>…; the point is kept) instead of failing; report them.")
+    @Flag(help: "Skip points with bad coordinates and drop bad values (a bad <ele>, <time>, <fix>…; the point is kept) and read a file cut off mid-write up to the cut, instead of failing; report them.")
     var lenient = false
 
     func validate() throws {

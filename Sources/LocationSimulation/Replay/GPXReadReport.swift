@@ -6,8 +6,22 @@ import LocationCore
 package enum GPXReadReport {
     package static let shown = 5
 
-    /// Points skipped and values dropped by a lenient read, with the first problems.
+    /// Where a lenient read found the file cut off, then points skipped and values dropped, with
+    /// the first problems.
     package static func lenientProblems(_ reader: GPXReader) -> [String] {
+        truncation(reader) + skippedAndDropped(reader)
+    }
+
+    /// `FILE:LINE:COLUMN: warning:` and what a lenient read did where the input ended early.
+    static func truncation(_ reader: GPXReader) -> [String] {
+        guard let cut = reader.truncation else { return [] }
+        return [
+            "\(cut.file ?? "input"):\(cut.line):\(cut.column): warning: \(cut.message): the file ends early (a recording "
+                + "cut off?); read up to there, the point cut off left out"
+        ]
+    }
+
+    private static func skippedAndDropped(_ reader: GPXReader) -> [String] {
         guard reader.skippedPoints > 0 || reader.droppedValues > 0 else { return [] }
         var parts: [String] = []
         if reader.skippedPoints > 0 {
