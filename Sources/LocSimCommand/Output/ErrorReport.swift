@@ -76,7 +76,7 @@ struct ErrorReport: Equatable {
                 } else if failure.code == .truncated, failure.line > 0, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }),
                     !arguments.contains("--lenient")
                 {
-                    "the file ends early (a recording cut off?); --lenient reads it up to there"
+                    "the file ends early (a recording cut off?); 'locsim replay --lenient' and 'locsim track stats --lenient' read it up to the cut"
                 } else {
                     "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }
