@@ -3,8 +3,10 @@ import LocationCore
 
 /// Runs `body` with a fresh folder under the system's temporary directory (named `label`, the
 /// process id and a random part), and removes the folder and all in it when `body` returns or
-/// throws: the one way the test targets make a scratch folder.
+/// throws: the one way the test targets make a scratch folder. A test process killed meanwhile
+/// cannot remove it; the first use of `label` in a later process does.
 public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (String) async throws -> T) async throws -> T {
+    ProcessScratch.sweepOnce(label: label, in: NSTemporaryDirectory())
     let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -20,13 +22,11 @@ public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (Strin
 public func processScratchFolder(_ label: String, in parent: String? = nil) -> String {
     let parent = parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory()
     let path = parent + "\(label)-\(getpid())"
-    let isFirstUse = ProcessScratch.folders.withLock { folders in
+    ProcessScratch.folders.withLock { folders in
         if folders.isEmpty { atexit { ProcessScratch.removeAll() } }
-        guard !folders.contains(path) else { return false }
-        folders.append(path)
-        return true
+        if !folders.contains(path) { folders.append(path) }
     }
-    if isFirstUse { ProcessScratch.removeFoldersOfGoneProcesses(label: label, in: parent) }
+    ProcessScratch.sweepOnce(label: label, in: parent)
     do {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     } catch {
@@ -37,18 +37,22 @@ public func processScratchFolder(_ label: String, in parent: String? = nil) -> S
 
 enum ProcessScratch {
     static let folders = Locked<[String]>([])
+    /// The labels (with their parent folder) swept in this process.
+    static let swept = Locked<Set<String>>([])
 
     static func removeAll() {
         for path in folders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Removes `label-PID` folders in `parent` whose process no longer exists. A folder that
-    /// cannot be listed or removed is left (another run may be removing it at the same moment).
-    static func removeFoldersOfGoneProcesses(label: String, in parent: String) {
+    /// At the first use of `label` in `parent` in this process: removes the `label-PID` and
+    /// `label-PID-…` folders there whose process no longer exists. A folder that cannot be listed
+    /// or removed is left (another run may be removing it at the same moment).
+    static func sweepOnce(label: String, in parent: String) {
+        guard swept.withLock({ $0.insert(parent + label).inserted }) else { return }
         let prefix = label + "-"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
         for entry in entries where entry.hasPrefix(prefix) {
-            let digits = entry.dropFirst(prefix.count)
+            let digits = entry.dropFirst(prefix.count).prefix { $0 != "-" }
             guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let pid = Int32(digits), pid != getpid(), isGone(pid) else { continue }
             try? FileManager.default.removeItem(atPath: parent + entry)
         }

@@ -131,20 +131,30 @@ import Testing
         #expect(result.termination == .exited(0), "\(result.output)\(result.errors)")
     }
 
-    @Test("A killed test process leaves no shared scratch folder: the next one's first use of the label removes it")
+    @Test("A killed test process leaves no scratch folder behind: the next one's first use of the label removes its folders")
     func scratchFoldersOfGoneProcesses() async throws {
         try await withScratchFolder("locsim-hygiene") { parent in
             let gone = try await ChildProcess(["/bin/true"])
             _ = try await gone.waitForExit()
             let label = "locsim-scan-\(UInt32.random(in: 0...UInt32.max))"
-            let names = ["\(label)-\(gone.pid)", "\(label)-\(getppid())", "\(label)-old", "\(label)x-\(gone.pid)"]
+            let names = [
+                "\(label)-\(gone.pid)", "\(label)-\(gone.pid)-1B4E28BA", "\(label)-\(getppid())", "\(label)-\(getppid())-1B4E28BA",
+                "\(label)-old", "\(label)x-\(gone.pid)",
+            ]
             for name in names { try FileManager.default.createDirectory(atPath: parent + "/" + name, withIntermediateDirectories: false) }
 
             let own = processScratchFolder(label, in: parent)
 
             let left = Set(try FileManager.default.contentsOfDirectory(atPath: parent))
             #expect(own == parent + "/\(label)-\(getpid())")
-            #expect(left == Set(names.dropFirst() + ["\(label)-\(getpid())"]), "only the gone process's folder goes")
+            #expect(left == Set(names.dropFirst(2) + ["\(label)-\(getpid())"]), "only the gone process's folders go")
+
+            // A test's own folder (withScratchFolder) left by a killed process goes the same way.
+            let abandoned = NSTemporaryDirectory() + "\(label)-own-\(gone.pid)-1B4E28BA"
+            try FileManager.default.createDirectory(atPath: abandoned, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(atPath: abandoned) }
+            try await withScratchFolder("\(label)-own") { _ in }
+            #expect(!FileManager.default.fileExists(atPath: abandoned))
         }
     }
 }
