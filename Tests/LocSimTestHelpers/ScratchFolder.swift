@@ -6,11 +6,23 @@ import LocationCore
 /// throws: the one way the test targets make a scratch folder. A test process killed meanwhile
 /// cannot remove it; the first use of `label` in a later process does.
 public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (String) async throws -> T) async throws -> T {
-    ProcessScratch.sweepOnce(label: label, in: NSTemporaryDirectory())
-    let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let path = try ProcessScratch.makeFolder(label)
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try await body(path)
+}
+
+/// ``withScratchFolder(_:_:)-async`` for a synchronous test (one marked `.ownThread`).
+public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (String) throws -> T) throws -> T {
+    let path = try ProcessScratch.makeFolder(label)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// A new scratch folder named as ``withScratchFolder(_:_:)-async`` names it, for a fixture object
+/// that outlives one closure and removes the folder itself when it is done (in `deinit` or a
+/// `remove()` of its own). Everything else uses ``withScratchFolder(_:_:)-async``.
+public func newScratchFolder(_ label: String = "locsim-test") throws -> String {
+    try ProcessScratch.makeFolder(label)
 }
 
 /// A folder for fixtures a test process builds once and shares (a default-index cache, reference
@@ -39,6 +51,15 @@ enum ProcessScratch {
     static let folders = Locked<[String]>([])
     /// The labels (with their parent folder) swept in this process.
     static let swept = Locked<Set<String>>([])
+
+    /// A new folder `label-PID-UUID` in the temporary directory, after sweeping `label`'s folders
+    /// of gone processes.
+    static func makeFolder(_ label: String) throws -> String {
+        sweepOnce(label: label, in: NSTemporaryDirectory())
+        let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
 
     static func removeAll() {
         for path in folders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
