@@ -78,25 +78,26 @@ import Testing
 
     @Test("A file over 10 MB streams (XMLParser(data:) would fail here)")
     func largeFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-large-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        // 11,000 points, each with a description of about a kilobyte: the size of 110,000 bare
-        // points at a tenth of the points, which in a debug build were 6 s of the reader's time.
-        let count = 11_000
-        let description = "<desc>" + String(repeating: "A walk along the river, past the old mill. ", count: 22) + "</desc>"
-        var text = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"# + "\n"
-        let start = try Coordinate(latitude: 35.0, longitude: 139.0)
-        for i in 0..<count {
-            let c = start.destination(distance: Double(i), bearing: 90)
-            let time = UTCTimestamp.format(Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))
-            text += #"<trkpt lat="\#(c.latitude)" lon="\#(c.longitude)"><ele>10</ele><time>\#(time)</time>\#(description)</trkpt>"# + "\n"
+        try withScratchFolder("locsim-gpx-large") { folder in
+            let path = folder + "/large.gpx"
+            // 11,000 points, each with a description of about a kilobyte: the size of 110,000 bare
+            // points at a tenth of the points, which in a debug build were 6 s of the reader's time.
+            let count = 11_000
+            let description = "<desc>" + String(repeating: "A walk along the river, past the old mill. ", count: 22) + "</desc>"
+            var text = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"# + "\n"
+            let start = try Coordinate(latitude: 35.0, longitude: 139.0)
+            for i in 0..<count {
+                let c = start.destination(distance: Double(i), bearing: 90)
+                let time = UTCTimestamp.format(Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))
+                text += #"<trkpt lat="\#(c.latitude)" lon="\#(c.longitude)"><ele>10</ele><time>\#(time)</time>\#(description)</trkpt>"# + "\n"
+            }
+            text += "</trkseg></trk></gpx>\n"
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(size > 10_000_000)
+            let stats = try GPXStatistics(reader: GPXReader(contentsOfFile: path))
+            #expect(stats.points == count)
+            #expect(stats.duration == Double(count - 1))
         }
-        text += "</trkseg></trk></gpx>\n"
-        try text.write(toFile: path, atomically: false, encoding: .utf8)
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        #expect(size > 10_000_000)
-        let stats = try GPXStatistics(reader: GPXReader(contentsOfFile: path))
-        #expect(stats.points == count)
-        #expect(stats.duration == Double(count - 1))
     }
 }

@@ -8,10 +8,13 @@ import LocSimTestHelpers
 /// position), not how long it took.
 @Suite("GPX reader: junk input fails at once, where it starts", .ownThread)
 struct GPXJunkInputTests {
-    /// A temporary file that is removed when the test ends.
+    /// A temporary file (in a scratch folder of its own) that is removed when the test ends.
     final class TemporaryFile {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-junk-\(UUID()).gpx").path
+        let folder: String
+        let path: String
         init(_ text: String = "") throws {
+            folder = try newScratchFolder("locsim-gpx-junk")
+            path = folder + "/junk.gpx"
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         }
         /// Extends the file with `count` NUL bytes without writing them (a sparse hole).
@@ -26,7 +29,7 @@ struct GPXJunkInputTests {
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(text.utf8))
         }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     func failure(_ path: String, options: GPXReader.Options = .strict) throws -> GPXParseError? {

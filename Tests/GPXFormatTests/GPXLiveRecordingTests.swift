@@ -15,40 +15,42 @@ import LocSimTestHelpers
 
     @Test("A live recording reads as a whole GPX document after every point and segment break, never finished")
     func completeAfterEveryPoint() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var writer: GPXWriter? = try GPXWriter(recordingTo: path, creator: "test")
-        var expected: [[GPXPoint]] = [[]]
-        #expect(try GPXDocument(contentsOfFile: path).tracks.first?.segments.isEmpty == true)
-        for i in 0..<12 {
-            if i == 5 {
-                try writer?.startSegment()
-                expected.append([])
+        try withScratchFolder("locsim-gpx-live") { folder in
+            let path = folder + "/live.gpx"
+            var writer: GPXWriter? = try GPXWriter(recordingTo: path, creator: "test")
+            var expected: [[GPXPoint]] = [[]]
+            #expect(try GPXDocument(contentsOfFile: path).tracks.first?.segments.isEmpty == true)
+            for i in 0..<12 {
+                if i == 5 {
+                    try writer?.startSegment()
+                    expected.append([])
+                }
+                try writer?.write(Self.point(i))
+                expected[expected.count - 1].append(Self.point(i))
+                // What a reader finds in the file at this moment: every point so far, in its segment.
+                let document = try GPXDocument(contentsOfFile: path)
+                #expect(document.tracks.count == 1)
+                #expect(document.tracks.first?.segments == expected)
             }
-            try writer?.write(Self.point(i))
-            expected[expected.count - 1].append(Self.point(i))
-            // What a reader finds in the file at this moment: every point so far, in its segment.
-            let document = try GPXDocument(contentsOfFile: path)
-            #expect(document.tracks.count == 1)
-            #expect(document.tracks.first?.segments == expected)
+            writer = nil  // dropped without finish(), as a killed process would leave it
+            #expect(try GPXDocument(contentsOfFile: path).tracks.first?.segments == expected)
         }
-        writer = nil  // dropped without finish(), as a killed process would leave it
-        #expect(try GPXDocument(contentsOfFile: path).tracks.first?.segments == expected)
     }
 
     @Test("finish() leaves the same document the in-memory writer makes, byte for byte")
     func finishedEqualsMemoryWriter() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let live = try GPXWriter(recordingTo: path)
-        let memory = GPXWriter()
-        for writer in [live, memory] {
-            for i in 0..<4 { try writer.write(Self.point(i)) }
-            try writer.startSegment()
-            try writer.write(Self.point(9))
-            try writer.finish()
+        try withScratchFolder("locsim-gpx-live") { folder in
+            let path = folder + "/live.gpx"
+            let live = try GPXWriter(recordingTo: path)
+            let memory = GPXWriter()
+            for writer in [live, memory] {
+                for i in 0..<4 { try writer.write(Self.point(i)) }
+                try writer.startSegment()
+                try writer.write(Self.point(9))
+                try writer.finish()
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == memory.string)
         }
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == memory.string)
     }
 
     @Test("Statistics of points given as segments equal those of the same track read from GPX")

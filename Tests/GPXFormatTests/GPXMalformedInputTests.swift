@@ -53,18 +53,19 @@ let malformedCases: [MalformedCase] = [
 @Suite(.ownThread) struct GPXMalformedInputTests {
     @Test("Each bad input gets a typed error naming file, line and column", arguments: malformedCases)
     func strict(_ example: MalformedCase) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path
-        try example.text.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        do {
-            let document = try GPXDocument(contentsOfFile: path)
-            Issue.record("expected \(example.code), read \(document)")
-        } catch {
-            #expect(error.code == example.code, "\(error)")
-            #expect(error.file == path)
-            #expect(error.line == example.expectedLocation.line, "\(error)")
-            #expect(error.column == example.expectedLocation.column, "\(error)")
-            #expect(error.description.hasPrefix("\(path):\(error.line):\(error.column): error: "))
+        try withScratchFolder("locsim-gpx-malformed") { folder in
+            let path = folder + "/bad.gpx"
+            try example.text.write(toFile: path, atomically: true, encoding: .utf8)
+            do throws(GPXParseError) {
+                let document = try GPXDocument(contentsOfFile: path)
+                Issue.record("expected \(example.code), read \(document)")
+            } catch {
+                #expect(error.code == example.code, "\(error)")
+                #expect(error.file == path)
+                #expect(error.line == example.expectedLocation.line, "\(error)")
+                #expect(error.column == example.expectedLocation.column, "\(error)")
+                #expect(error.description.hasPrefix("\(path):\(error.line):\(error.column): error: "))
+            }
         }
     }
 

@@ -56,16 +56,17 @@ struct GPXReaderTests {
             + "<trk><name><![CDATA[one\r\ntwo\rthree]]>\r\nfour</name><trkseg>\r\n"
             + "<trkpt lat=\" 35.5\r\n\" lon=\"\t139.7\"><time>\r\n2024-01-01T00:00:00Z\r\n</time></trkpt>\r\n"
             + "</trkseg></trk></gpx>\r\n"
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("crlf-\(UUID()).gpx").path
-        try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        for document in try [GPXDocument(string: gpx), GPXDocument(contentsOfFile: path)] {
-            #expect(document.creator == "a b")
-            #expect(document.tracks.first?.name == "one\ntwo\nthree\nfour")
-            let point = try #require(document.tracks.first?.segments.first?.first)
-            #expect(point.coordinate.latitude == 35.5)
-            #expect(point.coordinate.longitude == 139.7)
-            #expect(point.time == Date(timeIntervalSince1970: 1_704_067_200))
+        try withScratchFolder("locsim-gpx-crlf") { folder in
+            let path = folder + "/crlf.gpx"
+            try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+            for document in try [GPXDocument(string: gpx), GPXDocument(contentsOfFile: path)] {
+                #expect(document.creator == "a b")
+                #expect(document.tracks.first?.name == "one\ntwo\nthree\nfour")
+                let point = try #require(document.tracks.first?.segments.first?.first)
+                #expect(point.coordinate.latitude == 35.5)
+                #expect(point.coordinate.longitude == 139.7)
+                #expect(point.time == Date(timeIntervalSince1970: 1_704_067_200))
+            }
         }
     }
 

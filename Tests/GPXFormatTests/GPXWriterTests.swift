@@ -116,24 +116,23 @@ import Testing
 
     @Test("A file is only in place after finish(); a failed destination leaves nothing behind")
     func atomicFile() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpxw-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = dir + "/out.gpx"
-        do {
-            let writer = try GPXWriter(path: path)
-            try writer.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
-            #expect(!FileManager.default.fileExists(atPath: path))
-            try writer.finish()
+        try withScratchFolder("locsim-gpx-writer") { dir in
+            let path = dir + "/out.gpx"
+            do {
+                let writer = try GPXWriter(path: path)
+                try writer.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
+                #expect(!FileManager.default.fileExists(atPath: path))
+                try writer.finish()
+            }
+            #expect(try GPXDocument(contentsOfFile: path).tracks[0].segments[0].count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
+            do {
+                let abandoned = try GPXWriter(path: dir + "/abandoned.gpx")
+                try abandoned.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
+            #expect(throws: GPXWriteError.self) { _ = try GPXWriter(path: dir + "/missing/dir/out.gpx") }
         }
-        #expect(try GPXDocument(contentsOfFile: path).tracks[0].segments[0].count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
-        do {
-            let abandoned = try GPXWriter(path: dir + "/abandoned.gpx")
-            try abandoned.write(GPXPoint(coordinate: try Coordinate(latitude: 1, longitude: 2)))
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.gpx"])
-        #expect(throws: GPXWriteError.self) { _ = try GPXWriter(path: dir + "/missing/dir/out.gpx") }
     }
 }
 

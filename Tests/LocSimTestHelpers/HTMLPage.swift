@@ -20,11 +20,11 @@ public enum HTMLPage {
     /// - Throws: `HarnessError` without Chromium, or when it fails.
     public static func rendered(_ file: String) async throws -> String {
         guard let chromium else { throw HarnessError("needs Chromium (apt-get install chromium; scripts/bootstrap.sh)") }
-        let profile = NSTemporaryDirectory() + "locsim-chromium-\(UUID())"
-        defer { try? FileManager.default.removeItem(atPath: profile) }
-        let run = try await ChildProcess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile, "--dump-dom", "file://" + file],
-            timeout: .seconds(50))
+        let run = try await withScratchFolder("locsim-chromium") { profile in
+            try await ChildProcess.run(
+                [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile, "--dump-dom", "file://" + file],
+                timeout: .seconds(50))
+        }
         guard run.status == 0, run.output.contains("</html>") else {
             throw HarnessError("chromium --dump-dom \(file): \(run.termination)\n\(run.errors)")
         }
@@ -35,11 +35,12 @@ public enum HTMLPage {
         return dom
     }
 
-    /// `html` written to a temporary file and drawn by Chromium (``rendered(_:)``).
+    /// `html` written to a file in a scratch folder and drawn by Chromium (``rendered(_:)``).
     public static func rendered(html: String) async throws -> String {
-        let file = NSTemporaryDirectory() + "locsim-page-\(UUID()).html"
-        try html.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        return try await rendered(file)
+        try await withScratchFolder("locsim-page") { folder in
+            let file = folder + "/page.html"
+            try html.write(toFile: file, atomically: true, encoding: .utf8)
+            return try await rendered(file)
+        }
     }
 }

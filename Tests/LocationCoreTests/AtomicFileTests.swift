@@ -5,17 +5,9 @@ import LocSimTestHelpers
 
 @Suite("AtomicFile: all of the new content at the path, or none of it", .ownThread, .timeLimit(.minutes(1)))
 struct AtomicFileTests {
-    /// A fresh directory, removed afterwards whatever happens.
-    func withDirectory(_ body: (String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atomicfile-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try body(directory)
-    }
-
     @Test("Committed: the path holds exactly what was written, replacing the old file; no temporary is left")
     func commit() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             let path = directory + "/out.txt"
             try "old".write(toFile: path, atomically: false, encoding: .utf8)
             let file = try AtomicFile(path: path)
@@ -30,7 +22,7 @@ struct AtomicFileTests {
 
     @Test("Dropped uncommitted (an error mid-way): the old file is untouched and the temporary is gone")
     func dropped() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             let path = directory + "/out.txt"
             try "old".write(toFile: path, atomically: false, encoding: .utf8)
             do {
@@ -45,7 +37,7 @@ struct AtomicFileTests {
 
     @Test("A directory that does not exist: the error names the path and the system's reason")
     func missingDirectory() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             let path = directory + "/no/such/dir/out.txt"
             #expect {
                 _ = try AtomicFile(path: path)
@@ -58,7 +50,7 @@ struct AtomicFileTests {
 
     @Test("A commit that cannot rename (a non-empty directory took the path meanwhile) fails and removes the temporary")
     func renameFails() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             let path = directory + "/taken"
             let file = try AtomicFile(path: path)
             try file.write("data")
@@ -71,7 +63,7 @@ struct AtomicFileTests {
 
     @Test("A directory at the path is refused at once, in the system's words")
     func directory() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             #expect {
                 _ = try AtomicFile(path: directory)
             } throws: { error in
@@ -84,7 +76,7 @@ struct AtomicFileTests {
 
     @Test("A symbolic link is written through: the file it names gets the content, the link stays, even when the file is new")
     func symbolicLink() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             try FileManager.default.createDirectory(atPath: directory + "/real", withIntermediateDirectories: true)
             for (link, target) in [("existing.txt", "real/old.txt"), ("dangling.txt", "real/new.txt")] {
                 if link == "existing.txt" { try "old".write(toFile: directory + "/" + target, atomically: false, encoding: .utf8) }
@@ -101,7 +93,7 @@ struct AtomicFileTests {
 
     @Test("canonicalPath: every spelling of one file to be written (a dangling link, `..`, a linked folder) is one path")
     func canonicalPath() throws {
-        try withDirectory { directory in
+        try withScratchFolder("locsim-atomic-file") { directory in
             let fileManager = FileManager.default
             try fileManager.createDirectory(atPath: directory + "/real/sub", withIntermediateDirectories: true)
             try fileManager.createSymbolicLink(atPath: directory + "/folder", withDestinationPath: "real")
@@ -119,22 +111,21 @@ struct AtomicFileTests {
 
     @Test("A FIFO is written as it is: its reader gets the content, and it stays a FIFO")
     func fifo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atomicfile-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/pipe"
-        try #require(mkfifo(path, 0o600) == 0)
-        // The reader is a child process: opening a FIFO waits for the other end.
-        let reader = try await ChildProcess(["/bin/cat", path])
-        defer { reader.stop() }
-        try AtomicFile.checkWritable(path)  // no open: the reader would see an empty stream
-        let file = try AtomicFile(path: path)
-        try file.write("through the pipe\n")
-        try file.commit()
-        #expect(try await reader.waitForExit() == .exited(0))
-        #expect(reader.output == "through the pipe\n")
-        var info = stat()
-        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["pipe"])
+        try await withScratchFolder("locsim-atomic-fifo") { directory in
+            let path = directory + "/pipe"
+            try #require(mkfifo(path, 0o600) == 0)
+            // The reader is a child process: opening a FIFO waits for the other end.
+            let reader = try await ChildProcess(["/bin/cat", path])
+            defer { reader.stop() }
+            try AtomicFile.checkWritable(path)  // no open: the reader would see an empty stream
+            let file = try AtomicFile(path: path)
+            try file.write("through the pipe\n")
+            try file.commit()
+            #expect(try await reader.waitForExit() == .exited(0))
+            #expect(reader.output == "through the pipe\n")
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["pipe"])
+        }
     }
 }

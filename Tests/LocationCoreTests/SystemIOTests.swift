@@ -32,15 +32,16 @@ struct SystemIOTests {
 
     @Test("A write at an offset lands there and leaves the file's position alone")
     func writeAtOffset() throws {
-        let path = NSTemporaryDirectory() + "/locsim-systemio-\(getpid()).bin"
-        defer { unlink(path) }
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        try Array("abcdef".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0) }
-        try Array("XY".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0, at: 1) }
-        try Array("!".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0) }
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "aXYdef!")
+        try withScratchFolder("locsim-system-io") { folder in
+            let path = folder + "/systemio.bin"
+            let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            try Array("abcdef".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0) }
+            try Array("XY".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0, at: 1) }
+            try Array("!".utf8).withUnsafeBytes { try SystemIO.writeAll(fd, $0) }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "aXYdef!")
+        }
     }
 
     @Test("A failure is an error with the system's reason, not a silent short count")

@@ -37,8 +37,9 @@ struct BridgeTests {
         return words.joined(separator: " ") + "\r\n"
     }
 
-    static func tokenFile(_ contents: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-token-\(UUID().uuidString)").path
+    /// Writes a token file with `contents` in `folder` and returns its path.
+    static func tokenFile(_ contents: String, in folder: String) throws -> String {
+        let path = folder + "/token"
         try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -59,27 +60,28 @@ struct BridgeTests {
     func authenticatesAndSendsFixes() async throws {
         let console = try ConsoleStandIn(token: Self.token)
         defer { console.stop() }
-        let tokenFile = try Self.tokenFile(Self.token + "\n")
-        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
-        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
-        let mailbox = FixMailbox()
-        let fixes = [
-            try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, altitude: nil, second: 1),
-            try Self.fix(0.000_000_04, 179.999_999_96, altitude: -12.26, second: 2),
-            try Self.fix(35.68, 139.76, speed: 1.4, second: 3), try Self.fix(35.68, 139.76, altitude: nil, speed: 12.5, second: 4),
-            try Self.fix(35.68, 139.76, speed: 0, second: 5),
-        ]
-        let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
-        var expected = "auth \(Self.token)\r\n"
-        for fix in fixes {
-            mailbox.post(fix)
-            expected += Self.expectedLine(fix)
-            let sent = expected
-            try await console.wait { $0.first == sent }
+        try await withScratchFolder("locsim-token") { folder in
+            let tokenFile = try Self.tokenFile(Self.token + "\n", in: folder)
+            let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
+            let mailbox = FixMailbox()
+            let fixes = [
+                try Self.fix(35.6811824, 139.7670915), try Self.fix(-33.8688, -151.2093, altitude: nil, second: 1),
+                try Self.fix(0.000_000_04, 179.999_999_96, altitude: -12.26, second: 2),
+                try Self.fix(35.68, 139.76, speed: 1.4, second: 3), try Self.fix(35.68, 139.76, altitude: nil, speed: 12.5, second: 4),
+                try Self.fix(35.68, 139.76, speed: 0, second: 5),
+            ]
+            let run = Task { try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox) }
+            var expected = "auth \(Self.token)\r\n"
+            for fix in fixes {
+                mailbox.post(fix)
+                expected += Self.expectedLine(fix)
+                let sent = expected
+                try await console.wait { $0.first == sent }
+            }
+            mailbox.finish()
+            try await run.value
+            #expect(console.connections == [expected])
         }
-        mailbox.finish()
-        try await run.value
-        #expect(console.connections == [expected])
     }
 
     @Test("A console that asks for no token gets none")
@@ -99,21 +101,22 @@ struct BridgeTests {
     func refusals() async throws {
         let console = try ConsoleStandIn(token: Self.token)
         defer { console.stop() }
-        let wrong = try Self.tokenFile("not-the-token\n")
-        defer { try? FileManager.default.removeItem(atPath: wrong) }
-        for (file, code, words) in [
-            (wrong, EmulatorConsoleError.Code.authentication, "authentication token does not match"),
-            ("/nonexistent/locsim-token", .authentication, "/nonexistent/locsim-token"),
-        ] {
-            let mailbox = FixMailbox()
-            mailbox.post(try Self.fix(1, 2))
-            let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: file))
-            let error = await #expect(throws: EmulatorConsoleError.self) {
-                try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+        try await withScratchFolder("locsim-token") { folder in
+            let wrong = try Self.tokenFile("not-the-token\n", in: folder)
+            for (file, code, words) in [
+                (wrong, EmulatorConsoleError.Code.authentication, "authentication token does not match"),
+                ("/nonexistent/locsim-token", .authentication, "/nonexistent/locsim-token"),
+            ] {
+                let mailbox = FixMailbox()
+                mailbox.post(try Self.fix(1, 2))
+                let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: file))
+                let error = await #expect(throws: EmulatorConsoleError.self) {
+                    try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+                }
+                #expect(error?.code == code)
+                #expect(error?.endpoint == "127.0.0.1:\(console.port)")
+                #expect(error?.description.contains(words) == true, "\(String(describing: error))")
             }
-            #expect(error?.code == code)
-            #expect(error?.endpoint == "127.0.0.1:\(console.port)")
-            #expect(error?.description.contains(words) == true, "\(String(describing: error))")
         }
 
         let refusing = try ConsoleStandIn(token: nil, behaviour: .refuseFixes)
@@ -147,13 +150,14 @@ struct BridgeTests {
 
             let silent = try ConsoleStandIn(token: Self.token, behaviour: .silentAfterGreeting)
             defer { silent.stop() }
-            let tokenFile = try Self.tokenFile(Self.token)
-            defer { try? FileManager.default.removeItem(atPath: tokenFile) }
-            let sink = EmulatorConsole(configuration: try .init(port: silent.port, tokenFile: tokenFile, replyTimeout: .milliseconds(200)))
-            let timeoutError = await #expect(throws: EmulatorConsoleError.self) {
-                try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+            try await withScratchFolder("locsim-token") { folder in
+                let tokenFile = try Self.tokenFile(Self.token, in: folder)
+                let sink = EmulatorConsole(configuration: try .init(port: silent.port, tokenFile: tokenFile, replyTimeout: .milliseconds(200)))
+                let timeoutError = await #expect(throws: EmulatorConsoleError.self) {
+                    try await Self.forwarder(sink, clock: ContinuousClock()).run(mailbox)
+                }
+                #expect(timeoutError?.code == .timeout)
             }
-            #expect(timeoutError?.code == .timeout)
         }
     }
 
@@ -161,24 +165,25 @@ struct BridgeTests {
     func reconnects() async throws {
         let console = try ConsoleStandIn(token: Self.token, behaviour: .dropFirstConnectionAfterOneFix)
         defer { console.stop() }
-        let tokenFile = try Self.tokenFile(Self.token)
-        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
-        let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
-        let mailbox = FixMailbox()
-        let failures = FailureLog()
-        let run = Task { try await Self.forwarder(sink, clock: ContinuousClock(), attempts: 5, events: failures).run(mailbox) }
-        let first = try Self.fix(10, 20)
-        let second = try Self.fix(10.001, 20.001, second: 1)
-        mailbox.post(first)
-        try await console.wait { $0.first?.hasSuffix(Self.expectedLine(first)) == true }
-        mailbox.post(second)
-        try await console.wait { $0.count == 2 && $0[1].hasSuffix(Self.expectedLine(second)) }
-        mailbox.finish()
-        try await run.value
-        #expect(console.connections == [
-            "auth \(Self.token)\r\n" + Self.expectedLine(first), "auth \(Self.token)\r\n" + Self.expectedLine(second),
-        ])
-        #expect(failures.errors.withLock { $0.count } == 1)
+        try await withScratchFolder("locsim-token") { folder in
+            let tokenFile = try Self.tokenFile(Self.token, in: folder)
+            let sink = EmulatorConsole(configuration: try .init(port: console.port, tokenFile: tokenFile))
+            let mailbox = FixMailbox()
+            let failures = FailureLog()
+            let run = Task { try await Self.forwarder(sink, clock: ContinuousClock(), attempts: 5, events: failures).run(mailbox) }
+            let first = try Self.fix(10, 20)
+            let second = try Self.fix(10.001, 20.001, second: 1)
+            mailbox.post(first)
+            try await console.wait { $0.first?.hasSuffix(Self.expectedLine(first)) == true }
+            mailbox.post(second)
+            try await console.wait { $0.count == 2 && $0[1].hasSuffix(Self.expectedLine(second)) }
+            mailbox.finish()
+            try await run.value
+            #expect(console.connections == [
+                "auth \(Self.token)\r\n" + Self.expectedLine(first), "auth \(Self.token)\r\n" + Self.expectedLine(second),
+            ])
+            #expect(failures.errors.withLock { $0.count } == 1)
+        }
     }
 
     @Test("At most one fix per interval, in virtual time: the newest is sent, the ones between are skipped")
@@ -212,8 +217,7 @@ struct BridgeTests {
         let reader: ChildProcess
 
         init() async throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-simctl-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = URL(fileURLWithPath: try newScratchFolder("locsim-simctl"))
             let fifo = directory.appendingPathComponent("calls").path
             guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
             reader = try await ChildProcess(["/bin/sh", "-c", "exec cat 0<> '\(fifo)'"])

@@ -5,28 +5,19 @@ import LocSimTestHelpers
 import Testing
 
 
-/// A fresh directory under the system temp dir, removed by `remove()`.
+/// A scratch folder (``withScratchFolder(_:_:)-async``) and the paths of files in it.
 struct TemporaryDirectory {
     let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "locsim-index-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
     func file(_ name: String) -> String { path + "/" + name }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Runs `body` with a temporary directory that is removed afterwards, even when `body` throws.
+/// Runs `body` with a scratch folder that is removed afterwards, even when `body` throws.
 func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) throws -> T) throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try body(directory)
+    try withScratchFolder("locsim-index-tests") { try body(TemporaryDirectory(path: $0)) }
 }
 
 func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try await body(directory)
+    try await withScratchFolder("locsim-index-tests") { try await body(TemporaryDirectory(path: $0)) }
 }
 
 /// A coordinate on the 1e-7° grid the index stores, so stored and original values are equal.

@@ -20,12 +20,11 @@ import Testing
 
     /// The text an export writes to a file named `name` in a fresh folder.
     static func exported(_ name: String, _ write: (String) async throws -> Void) async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-export-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(name).path
-        try await write(path)
-        return try String(contentsOfFile: path, encoding: .utf8)
+        try await withScratchFolder("locsim-export") { directory in
+            let path = directory + "/" + name
+            try await write(path)
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
     }
 
     @Test("GPX 1.1 track: reading it back gives the stream's positions, times, speeds and courses")
@@ -61,16 +60,15 @@ import Testing
 
     @Test("Writing a file: an endless provider bounded by a limit, renamed into place when complete")
     func file() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-export-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("circle.gpx").path
-        let endless = try SyntheticMotion(
-            path: .circle(center: Self.tokyo, radius: 50), seed: 1, configuration: .init(pacing: .virtual),
-            clock: VirtualClock(), now: fixedNow)
-        #expect(try await endless.writeGPX(toFile: path, form: .xcodeSimulator, limit: 600) == 600)
-        #expect(try GPXDocument(contentsOfFile: path).waypoints.count == 600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["circle.gpx"])
+        try await withScratchFolder("locsim-export") { directory in
+            let path = directory + "/circle.gpx"
+            let endless = try SyntheticMotion(
+                path: .circle(center: Self.tokyo, radius: 50), seed: 1, configuration: .init(pacing: .virtual),
+                clock: VirtualClock(), now: fixedNow)
+            #expect(try await endless.writeGPX(toFile: path, form: .xcodeSimulator, limit: 600) == 600)
+            #expect(try GPXDocument(contentsOfFile: path).waypoints.count == 600)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["circle.gpx"])
+        }
     }
 
     @Test("A lost fix splits the track into segments")
@@ -122,36 +120,34 @@ import Testing
 
     @Test("NMEA file: an endless provider bounded by a limit, renamed into place when complete")
     func nmeaFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-nmea-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("circle.nmea").path
-        let endless = try SyntheticMotion(
-            path: .circle(center: Self.tokyo, radius: 50), seed: 1,
-            configuration: .init(pacing: .virtual, startTime: wallStart), clock: VirtualClock(), now: fixedNow)
-        #expect(try await endless.writeNMEA(toFile: path, limit: 120) == 120)
-        var reader = NMEAReader(options: .strict)
-        let decoded = try reader.read(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) + reader.finish()
-        #expect(decoded.count == 120)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["circle.nmea"])
+        try await withScratchFolder("locsim-nmea") { directory in
+            let path = directory + "/circle.nmea"
+            let endless = try SyntheticMotion(
+                path: .circle(center: Self.tokyo, radius: 50), seed: 1,
+                configuration: .init(pacing: .virtual, startTime: wallStart), clock: VirtualClock(), now: fixedNow)
+            #expect(try await endless.writeNMEA(toFile: path, limit: 120) == 120)
+            var reader = NMEAReader(options: .strict)
+            let decoded = try reader.read(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) + reader.finish()
+            #expect(decoded.count == 120)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["circle.nmea"])
+        }
     }
 
     @Test("Cancelled before its first fix (Ctrl-C at once), an export writes nothing: the file there keeps what it held")
     func cancelledBeforeTheFirstFix() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-cancelled-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        for name in ["walk.nmea", "walk.gpx"] {
-            let path = directory.appendingPathComponent(name).path
-            try Data("yesterday's walk\n".utf8).write(to: URL(fileURLWithPath: path))
-            let walk = try walk()
-            let written = try await Task {
-                withUnsafeCurrentTask { $0?.cancel() }
-                return name.hasSuffix(".nmea") ? try await walk.writeNMEA(toFile: path) : try await walk.writeGPX(toFile: path)
-            }.value
-            #expect(written == 0, "\(name)")
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == "yesterday's walk\n", "\(name)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".partial-") }.isEmpty)
+        try await withScratchFolder("locsim-cancelled") { directory in
+            for name in ["walk.nmea", "walk.gpx"] {
+                let path = directory + "/" + name
+                try Data("yesterday's walk\n".utf8).write(to: URL(fileURLWithPath: path))
+                let walk = try walk()
+                let written = try await Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return name.hasSuffix(".nmea") ? try await walk.writeNMEA(toFile: path) : try await walk.writeGPX(toFile: path)
+                }.value
+                #expect(written == 0, "\(name)")
+                #expect(try String(contentsOfFile: path, encoding: .utf8) == "yesterday's walk\n", "\(name)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial-") }.isEmpty)
+            }
         }
     }
 

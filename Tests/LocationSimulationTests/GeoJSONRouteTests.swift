@@ -19,20 +19,21 @@ import Testing
             return
         }
         let walk = PackagePaths.path("tracks/sf-mission-walk.gpx")
-        let out = NSTemporaryDirectory() + "locsim-geojson-\(UUID().uuidString).geojson"
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let converted = try await ChildProcess.run(["/usr/bin/gpsbabel", "-i", "gpx", "-f", walk, "-o", "geojson", "-F", out])
-        #expect(converted.termination == .exited(0), "\(converted.errors)")
-        let path = try ReplayPath(geoJSON: Array(try Data(contentsOf: URL(fileURLWithPath: out))), source: out)
-        let document = try GPXDocument(reader: try GPXReader(contentsOfFile: walk))
-        let expected = document.tracks.flatMap(\.segments).flatMap { $0 }
-        #expect(path.kind == .route)
-        #expect(path.segments.count == 1)
-        let points = path.segments.flatMap { $0 }
-        #expect(points.count == expected.count)
-        #expect(points.map(\.coordinate) == expected.map(\.coordinate))
-        #expect(points.map(\.elevation) == expected.map(\.elevation))
-        #expect(points.allSatisfy { $0.time == nil })
+        try await withScratchFolder("locsim-geojson") { folder in
+            let out = folder + "/walk.geojson"
+            let converted = try await ChildProcess.run(["/usr/bin/gpsbabel", "-i", "gpx", "-f", walk, "-o", "geojson", "-F", out])
+            #expect(converted.termination == .exited(0), "\(converted.errors)")
+            let path = try ReplayPath(geoJSON: Array(try Data(contentsOf: URL(fileURLWithPath: out))), source: out)
+            let document = try GPXDocument(reader: try GPXReader(contentsOfFile: walk))
+            let expected = document.tracks.flatMap(\.segments).flatMap { $0 }
+            #expect(path.kind == .route)
+            #expect(path.segments.count == 1)
+            let points = path.segments.flatMap { $0 }
+            #expect(points.count == expected.count)
+            #expect(points.map(\.coordinate) == expected.map(\.coordinate))
+            #expect(points.map(\.elevation) == expected.map(\.elevation))
+            #expect(points.allSatisfy { $0.time == nil })
+        }
     }
 
     @Test("Feature, bare geometry, MultiLineString and GeometryCollection; markers skipped; coordTimes make a timed track")
@@ -79,12 +80,13 @@ import Testing
 
     @Test("A route file that cannot be read says which and the system's reason")
     func unreadable() throws {
-        let directory = FileManager.default.temporaryDirectory.path
-        for (path, reason) in [("/nonexistent/walk.geojson", "No such file or directory"), (directory, "Is a directory")] {
-            #expect {
-                try ReplayPath(geoJSONFile: path)
-            } throws: { error in
-                (error as? JSONFileError)?.description == "\(path): cannot read the route: \(reason)"
+        try withScratchFolder("locsim-geojson") { directory in
+            for (path, reason) in [("/nonexistent/walk.geojson", "No such file or directory"), (directory, "Is a directory")] {
+                #expect {
+                    try ReplayPath(geoJSONFile: path)
+                } throws: { error in
+                    (error as? JSONFileError)?.description == "\(path): cannot read the route: \(reason)"
+                }
             }
         }
     }

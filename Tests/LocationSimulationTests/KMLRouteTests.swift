@@ -23,23 +23,24 @@ import Testing
             return
         }
         let walk = PackagePaths.path("tracks/sf-mission-walk.gpx")
-        let out = NSTemporaryDirectory() + "locsim-kml-\(UUID().uuidString).kml"
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let converted = try await ChildProcess.run([
-            "/usr/bin/gpsbabel", "-i", "gpx", "-f", walk, "-o", track ? "kml,track=1,points=0" : "kml,points=0", "-F", out,
-        ])
-        #expect(converted.termination == .exited(0), "\(converted.errors)")
-        let path = try ReplayPath(kmlFile: out)
-        let expected = try GPXDocument(reader: try GPXReader(contentsOfFile: walk)).tracks.flatMap(\.segments).flatMap { $0 }
-        #expect(path.kind == (track ? .track : .route))
-        #expect(path.segments.count == 1)
-        let points = path.segments.flatMap { $0 }
-        try #require(points.count == expected.count)
-        for (point, original) in zip(points, expected) {
-            #expect(abs(point.coordinate.latitude - original.coordinate.latitude) <= Self.degrees)
-            #expect(abs(point.coordinate.longitude - original.coordinate.longitude) <= Self.degrees)
-            #expect(abs((point.elevation ?? .nan) - (original.elevation ?? .nan)) <= Self.metres)
-            #expect(point.time == (track ? original.time : nil))
+        try await withScratchFolder("locsim-kml") { folder in
+            let out = folder + "/walk.kml"
+            let converted = try await ChildProcess.run([
+                "/usr/bin/gpsbabel", "-i", "gpx", "-f", walk, "-o", track ? "kml,track=1,points=0" : "kml,points=0", "-F", out,
+            ])
+            #expect(converted.termination == .exited(0), "\(converted.errors)")
+            let path = try ReplayPath(kmlFile: out)
+            let expected = try GPXDocument(reader: try GPXReader(contentsOfFile: walk)).tracks.flatMap(\.segments).flatMap { $0 }
+            #expect(path.kind == (track ? .track : .route))
+            #expect(path.segments.count == 1)
+            let points = path.segments.flatMap { $0 }
+            try #require(points.count == expected.count)
+            for (point, original) in zip(points, expected) {
+                #expect(abs(point.coordinate.latitude - original.coordinate.latitude) <= Self.degrees)
+                #expect(abs(point.coordinate.longitude - original.coordinate.longitude) <= Self.degrees)
+                #expect(abs((point.elevation ?? .nan) - (original.elevation ?? .nan)) <= Self.metres)
+                #expect(point.time == (track ? original.time : nil))
+            }
         }
     }
 

@@ -20,19 +20,18 @@ import Testing
 
     @Test("Each fix of a replayed NMEA log, resampled between its points too, carries the sky of the point before it")
     func resampledReplayCarriesTheSky() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-sky-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("walk.nmea").path
-        try (Self.log.map(TestNMEA.checksummed).joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try await withScratchFolder("locsim-sky") { folder in
+            let path = folder + "/walk.nmea"
+            try (Self.log.map(TestNMEA.checksummed).joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
 
-        let read = try NMEAReader.fixes(contentsOfFile: path).fixes.map { $0.receiver?.sky }
-        #expect(read.count == 3 && read[0] != read[1] && read[2] == read[1])
-        let clock = VirtualClock()
-        let (replay, warnings) = try GPXReplay.reading(
-            routeFile: path, configuration: .init(pacing: .virtual, rate: 1), clock: clock, now: fixedNow)
-        #expect(warnings.isEmpty)
-        let fixes = try await collect(replay, on: clock).map(\.fix)
-        #expect(fixes.map { $0.receiver?.sky } == [read[0], read[0], read[1], read[1], read[2]])
+            let read = try NMEAReader.fixes(contentsOfFile: path).fixes.map { $0.receiver?.sky }
+            #expect(read.count == 3 && read[0] != read[1] && read[2] == read[1])
+            let clock = VirtualClock()
+            let (replay, warnings) = try GPXReplay.reading(
+                routeFile: path, configuration: .init(pacing: .virtual, rate: 1), clock: clock, now: fixedNow)
+            #expect(warnings.isEmpty)
+            let fixes = try await collect(replay, on: clock).map(\.fix)
+            #expect(fixes.map { $0.receiver?.sky } == [read[0], read[0], read[1], read[1], read[2]])
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocSimTestHelpers
 import LocationCore
 import LocationSimulation
 import MapFeature
@@ -243,10 +244,12 @@ import Testing
     }
 
     @Test("A missing file names its path")
-    func missingFile() {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-scenario-\(UUID()).json").path
-        let error = #expect(throws: JSONFileError.self) { try Scenario.load(path: path) }
-        #expect(error?.source == path && error?.keyPath == nil, "\(String(describing: error))")
+    func missingFile() throws {
+        try withScratchFolder("locsim-scenario") { folder in
+            let path = folder + "/no-such-scenario.json"
+            let error = #expect(throws: JSONFileError.self) { try Scenario.load(path: path) }
+            #expect(error?.source == path && error?.keyPath == nil, "\(String(describing: error))")
+        }
     }
 }
 

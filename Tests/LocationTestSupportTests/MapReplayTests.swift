@@ -2,6 +2,7 @@ import Foundation
 import GPXFormat
 import LocationCore
 import LocationTestSupport
+import LocSimTestHelpers
 import MapFeature
 import Testing
 
@@ -89,31 +90,32 @@ import Testing
     @Test("A GPX file replays its track points at their times")
     func gpxFile() async throws {
         let fixes = script.walk(count: 120, speed: 2)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("map-replay-\(UUID().uuidString).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try GPXWriter(path: path)
-        for fix in fixes { try writer.write(fix) }
-        try writer.finish()
+        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+            let path = folder + "/map-replay.gpx"
+            let writer = try GPXWriter(path: path)
+            for fix in fixes { try writer.write(fix) }
+            try writer.finish()
 
-        let index = InMemoryNearbyIndex(places: places)
-        let fromFile = try await MapReplay(repository: index).run(routeFile: path)
-        let fromFixes = await MapReplay(repository: index).run(fixes: fixes.map { GPXPoint(fix: $0)!.fix()! })
-        #expect(fromFile.acceptedFixes.count == 120)
-        #expect(fromFile.acceptedFixes.map(\.time) == fromFixes.acceptedFixes.map(\.time))
-        #expect(fromFile.acceptedFixes.map(\.coordinate) == fromFixes.acceptedFixes.map(\.coordinate))
-        #expect(fromFile.lines.filter { !$0.contains(" fix ") } == fromFixes.lines.filter { !$0.contains(" fix ") })
-        // The file has no speed or course: the replay derives them from the points, as `locsim replay` does.
-        #expect(fromFile.acceptedFixes.dropFirst().allSatisfy { $0.speed != nil && $0.course != nil })
+            let index = InMemoryNearbyIndex(places: places)
+            let fromFile = try await MapReplay(repository: index).run(routeFile: path)
+            let fromFixes = await MapReplay(repository: index).run(fixes: fixes.map { GPXPoint(fix: $0)!.fix()! })
+            #expect(fromFile.acceptedFixes.count == 120)
+            #expect(fromFile.acceptedFixes.map(\.time) == fromFixes.acceptedFixes.map(\.time))
+            #expect(fromFile.acceptedFixes.map(\.coordinate) == fromFixes.acceptedFixes.map(\.coordinate))
+            #expect(fromFile.lines.filter { !$0.contains(" fix ") } == fromFixes.lines.filter { !$0.contains(" fix ") })
+            // The file has no speed or course: the replay derives them from the points, as `locsim replay` does.
+            #expect(fromFile.acceptedFixes.dropFirst().allSatisfy { $0.speed != nil && $0.course != nil })
+        }
     }
 
-    /// A GPX track of `fixes` in a new temporary file (the caller removes it), with `extra(i)` in
-    /// the i-th point after its time.
-    static func gpxFile(_ name: String, _ fixes: [Fix], extra: (Int) -> String = { _ in "" }) throws -> String {
+    /// A GPX track of `fixes` in the file `name`.gpx in `folder`, with `extra(i)` in the i-th point
+    /// after its time.
+    static func gpxFile(_ name: String, in folder: String, _ fixes: [Fix], extra: (Int) -> String = { _ in "" }) throws -> String {
         let points = fixes.enumerated().map { index, fix in
             let time = ISO8601DateFormatter().string(from: fix.time)
             return #"<trkpt lat="\#(fix.coordinate!.latitude)" lon="\#(fix.coordinate!.longitude)"><time>\#(time)</time>\#(extra(index))</trkpt>"#
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).gpx").path
+        let path = folder + "/\(name).gpx"
         try (#"<gpx version="1.1" creator="test"><trk><trkseg>"# + points.joined() + "</trkseg></trk></gpx>")
             .write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -122,61 +124,65 @@ import Testing
     @Test("A walk file replays as locsim replay reads it: a point whose time goes backwards is dropped, and said")
     func backwardsTimeDropped() async throws {
         let seconds = [0, 10, 20, 15, 30]
-        let path = try Self.gpxFile("backwards", seconds.enumerated().map { index, second in
-            script.fix(at: Double(second), north: 20 * Double(index))
-        })
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+            let path = try Self.gpxFile("backwards", in: folder, seconds.enumerated().map { index, second in
+                script.fix(at: Double(second), north: 20 * Double(index))
+            })
 
-        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
-        #expect(log.acceptedFixes.count + log.rejectedFixes.count == 4)
-        #expect(log.warnings.first?.contains("dropped 1 point whose time goes backwards") == true, "\(log.warnings)")
-        #expect(log.warnings.count == 2 && log.warnings[1].contains(path), "\(log.warnings)")
+            let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+            #expect(log.acceptedFixes.count + log.rejectedFixes.count == 4)
+            #expect(log.warnings.first?.contains("dropped 1 point whose time goes backwards") == true, "\(log.warnings)")
+            #expect(log.warnings.count == 2 && log.warnings[1].contains(path), "\(log.warnings)")
+        }
     }
 
     @Test("A GPX point's <hdop> is its accuracy as locsim replay reads it: a 1 km jump at HDOP 20 (380 m) is rejected, not fetched for")
     func gpxHDOP() async throws {
         let fixes = (0..<60).map { second in script.fix(at: Double(second), north: second == 20 ? 1_000 : 0) }
-        let path = try Self.gpxFile("hdop", fixes) { index in "<hdop>\(index == 20 ? 20 : 1)</hdop>" }
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+            let path = try Self.gpxFile("hdop", in: folder, fixes) { index in "<hdop>\(index == 20 ? 20 : 1)</hdop>" }
 
-        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
-        #expect(log.rejectedFixes.count == 1 && log.rejectedFixes.first?.fix.horizontalAccuracy == 380, "\(log.rejectedFixes)")
-        log.expectFetchReasons([.first, .elapsed])
-        #expect(log.acceptedFixes.first?.horizontalAccuracy == 19)
+            let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+            #expect(log.rejectedFixes.count == 1 && log.rejectedFixes.first?.fix.horizontalAccuracy == 380, "\(log.rejectedFixes)")
+            log.expectFetchReasons([.first, .elapsed])
+            #expect(log.acceptedFixes.first?.horizontalAccuracy == 19)
+        }
     }
 
     @Test("A GeoJSON route without times is walked from Date.distantPast to its end at 1.4 m/s")
     func geoJSONRoute() async throws {
         let end = script.origin.destination(distance: 1_400, bearing: 0)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("route-\(UUID().uuidString).geojson").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try #"{"type":"LineString","coordinates":[[\#(script.origin.longitude),\#(script.origin.latitude)],[\#(end.longitude),\#(end.latitude)]]}"#
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+            let path = folder + "/route.geojson"
+            try #"{"type":"LineString","coordinates":[[\#(script.origin.longitude),\#(script.origin.latitude)],[\#(end.longitude),\#(end.latitude)]]}"#
+                .write(toFile: path, atomically: true, encoding: .utf8)
 
-        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
-        #expect(log.epoch == .distantPast)
-        let first = try #require(log.acceptedFixes.first)
-        let last = try #require(log.acceptedFixes.last)
-        #expect(first.time == .distantPast)
-        #expect(try #require(last.coordinate).distance(to: end) < 1, "\(last)")
-        // Walked at 1.4 m/s: the route's length over the time from its first fix to its last.
-        let speed = try #require(first.coordinate).distance(to: end) / last.time.timeIntervalSince(first.time)
-        #expect(abs(speed - 1.4) < 0.01, "\(speed) m/s")
-        #expect(log.warnings.isEmpty)
+            let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
+            #expect(log.epoch == .distantPast)
+            let first = try #require(log.acceptedFixes.first)
+            let last = try #require(log.acceptedFixes.last)
+            #expect(first.time == .distantPast)
+            #expect(try #require(last.coordinate).distance(to: end) < 1, "\(last)")
+            // Walked at 1.4 m/s: the route's length over the time from its first fix to its last.
+            let speed = try #require(first.coordinate).distance(to: end) / last.time.timeIntervalSince(first.time)
+            #expect(abs(speed - 1.4) < 0.01, "\(speed) m/s")
+            #expect(log.warnings.isEmpty)
+        }
     }
 
     @Test("A GPX file that cannot be read names the file, line and column")
     func gpxBroken() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try #"<gpx version="1.1"><trk><trkseg><trkpt lat="91" lon="0"><time>2020-01-01T00:00:00Z</time></trkpt>"#
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        do {
-            _ = try await MapReplay(repository: InMemoryNearbyIndex(places: [])).run(routeFile: path)
-            Issue.record("no error")
-        } catch {
-            #expect(error.description.contains(path))
-            #expect(error.description.contains(":1:"))
+        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+            let path = folder + "/broken.gpx"
+            try #"<gpx version="1.1"><trk><trkseg><trkpt lat="91" lon="0"><time>2020-01-01T00:00:00Z</time></trkpt>"#
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            do throws(ReplayError) {
+                _ = try await MapReplay(repository: InMemoryNearbyIndex(places: [])).run(routeFile: path)
+                Issue.record("no error")
+            } catch {
+                #expect(error.description.contains(path))
+                #expect(error.description.contains(":1:"))
+            }
         }
     }
 

@@ -36,14 +36,12 @@ import Testing
     }()
 
     /// A temporary index holding `places`, removed after `body` whatever happens.
-    func withIndex<T>(_ places: [Place], _ body: (NearbyIndex) async throws -> T) async throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("map-\(UUID().uuidString).sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    func withIndex<T: Sendable>(_ places: [Place], _ body: @MainActor @Sendable (NearbyIndex) async throws -> T) async throws -> T {
+        try await withScratchFolder("locsim-map-index") { @MainActor @Sendable folder in
+            let index = try NearbyIndex(path: folder + "/map.sqlite")
+            try index.importPlaces(places)
+            return try await body(index)
         }
-        let index = try NearbyIndex(path: path)
-        try index.importPlaces(places)
-        return try await body(index)
     }
 
     /// An hour's seeded random walk around Shibuya with a realistic receiver: a poor start-up
@@ -82,23 +80,24 @@ import Testing
         // A walk written by the synthetic mover, then read back both ways.
         var fixes: [Fix] = []
         for try await fix in try walk(seed: 9) where fix.hasPosition { fixes.append(fix) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(UUID().uuidString).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try GPXWriter(path: path)
-        for fix in fixes { try writer.write(fix) }
-        try writer.finish()
+        try await withScratchFolder("locsim-map-walk") { @MainActor @Sendable [fixes] folder in
+            let path = folder + "/walk.gpx"
+            let writer = try GPXWriter(path: path)
+            for fix in fixes { try writer.write(fix) }
+            try writer.finish()
 
-        try await withIndex(Self.places) { index in
-            let replay = MapReplay(repository: OfflineLocationRepository(index: index))
-            let fromFile = try await replay.run(routeFile: path)
-            let provider = try GPXReplay(
-                path: ReplayPath(document: GPXDocument(contentsOfFile: path)), configuration: .init(pacing: .virtual),
-                clock: VirtualClock(autoAdvance: true), now: { Self.start })
-            let fromProvider = try await replay.run(provider)
-            fromFile.expectWellBehaved()
-            #expect(fromProvider.fetches == fromFile.fetches)
-            #expect(fromProvider.answers.map(\.count) == fromFile.answers.map(\.count))
-            #expect(fromFile.acceptedFixes.count == fixes.count)
+            try await withIndex(Self.places) { index in
+                let replay = MapReplay(repository: OfflineLocationRepository(index: index))
+                let fromFile = try await replay.run(routeFile: path)
+                let provider = try GPXReplay(
+                    path: ReplayPath(document: GPXDocument(contentsOfFile: path)), configuration: .init(pacing: .virtual),
+                    clock: VirtualClock(autoAdvance: true), now: { Self.start })
+                let fromProvider = try await replay.run(provider)
+                fromFile.expectWellBehaved()
+                #expect(fromProvider.fetches == fromFile.fetches)
+                #expect(fromProvider.answers.map(\.count) == fromFile.answers.map(\.count))
+                #expect(fromFile.acceptedFixes.count == fixes.count)
+            }
         }
     }
 }

@@ -18,38 +18,36 @@ struct FileWriterTests {
             altitude: 12, speed: 1.4, course: 90, horizontalAccuracy: 4 + Double(i), source: .synthetic)
     }
 
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID()).nmea").path
-    }
-
     @Test("A file holds exactly NMEAWriter's text for the fixes, and appears at its path only when finished")
     func atomicFile() throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let file = try NMEAFileWriter(path: path, options: .gpsd())
-        for fix in Self.fixes { try file.write(fix) }
-        #expect(!FileManager.default.fileExists(atPath: path))
-        try file.finish()
-        try file.finish()
-        let expected = try NMEAWriter(options: .gpsd()).string(for: Self.fixes)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        try withScratchFolder("locsim-nmea-file") { folder in
+            let path = folder + "/out.nmea"
+            let file = try NMEAFileWriter(path: path, options: .gpsd())
+            for fix in Self.fixes { try file.write(fix) }
+            #expect(!FileManager.default.fileExists(atPath: path))
+            try file.finish()
+            try file.finish()
+            let expected = try NMEAWriter(options: .gpsd()).string(for: Self.fixes)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        }
     }
 
     @Test("A live recording holds every fix written so far, without finish(), and reads back")
     func liveRecording() throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = NMEAWriter(options: .gpsd(satellitesInUse: 5))
-        let file = try NMEAFileWriter(recordingTo: path, options: writer.options)
-        for count in 1...Self.fixes.count {
-            try file.write(Self.fixes[count - 1])
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == writer.string(for: Self.fixes.prefix(count)))
+        try withScratchFolder("locsim-nmea-live") { folder in
+            let path = folder + "/live.nmea"
+            let writer = NMEAWriter(options: .gpsd(satellitesInUse: 5))
+            let file = try NMEAFileWriter(recordingTo: path, options: writer.options)
+            for count in 1...Self.fixes.count {
+                try file.write(Self.fixes[count - 1])
+                #expect(try String(contentsOfFile: path, encoding: .utf8) == writer.string(for: Self.fixes.prefix(count)))
+            }
+            var reader = try NMEAFileReader(path: path, options: .init(mode: .strict, accuracyModel: .gpsd))
+            var read: [Fix] = []
+            while let fix = try reader.next() { read.append(fix) }
+            #expect(read.map(\.hasPosition) == Self.fixes.map(\.hasPosition))
+            try file.finish()
         }
-        var reader = try NMEAFileReader(path: path, options: .init(mode: .strict, accuracyModel: .gpsd))
-        var read: [Fix] = []
-        while let fix = try reader.next() { read.append(fix) }
-        #expect(read.map(\.hasPosition) == Self.fixes.map(\.hasPosition))
-        try file.finish()
     }
 
     @Test("The gpsd dialect writes GSA first, GSV for a fix with a sky, DTM after RMC, gpsd's accuracy model and the satellite count")

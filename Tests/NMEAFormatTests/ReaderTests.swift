@@ -62,18 +62,19 @@ struct ReaderTests {
     @Test("A file is streamed in small chunks to the same fixes; the last line may lack its newline")
     func fileReader() throws {
         let text = try Self.stream()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID().uuidString).nmea").path
-        // Drop the final line ending ("\r\n" is one Character).
-        try Data(text.dropLast().utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        try withScratchFolder("locsim-nmea-reader") { folder in
+            let path = folder + "/stream.nmea"
+            // Drop the final line ending ("\r\n" is one Character).
+            try Data(text.dropLast().utf8).write(to: URL(fileURLWithPath: path))
 
-        var file = try NMEAFileReader(path: path, options: .strict, chunkSize: 100)
-        var fixes: [Fix] = []
-        while let fix = try file.next() { fixes.append(fix) }
-        #expect(try file.next() == nil)
-        #expect(fixes == (try NMEAReader.fixes(in: text).fixes))
-        #expect(file.statistics.fixes == 300)
-        #expect(try NMEAReader.fixes(contentsOfFile: path).fixes == fixes)
+            var file = try NMEAFileReader(path: path, options: .strict, chunkSize: 100)
+            var fixes: [Fix] = []
+            while let fix = try file.next() { fixes.append(fix) }
+            #expect(try file.next() == nil)
+            #expect(fixes == (try NMEAReader.fixes(in: text).fixes))
+            #expect(file.statistics.fixes == 300)
+            #expect(try NMEAReader.fixes(contentsOfFile: path).fixes == fixes)
+        }
     }
 
     @Test("Each fix's line is that of the RMC or GGA that opened its epoch, whatever the chunks", arguments: [7, 100, 65_536])
@@ -90,17 +91,18 @@ struct ReaderTests {
             if fields[1] != previous { expected.append(index + 1) }
             previous = fields[1]
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID().uuidString).nmea").path
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var file = try NMEAFileReader(path: path, options: .strict, chunkSize: chunkSize)
-        var lines: [Int] = []
-        while try file.next() != nil {
-            let line = file.lineOfLastFix
-            lines.append(try #require(line))
+        try withScratchFolder("locsim-nmea-lines") { folder in
+            let path = folder + "/lines.nmea"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            var file = try NMEAFileReader(path: path, options: .strict, chunkSize: chunkSize)
+            var lines: [Int] = []
+            while try file.next() != nil {
+                let line = file.lineOfLastFix
+                lines.append(try #require(line))
+            }
+            #expect(lines.count == 300)
+            #expect(lines == expected)
         }
-        #expect(lines.count == 300)
-        #expect(lines == expected)
     }
 
     @Test("requireSentences: an empty file, text, GPX or JSON is noSentences naming the file; a log without a fix passes")
@@ -115,17 +117,18 @@ struct ReaderTests {
             (noFix, nil), (damaged, nil), ("$GPTXT,01,01,02,u-blox ag - www.u-blox.com*50\r\n", nil),
         ]
         for (text, says) in cases {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("nmea-\(UUID().uuidString).nmea").path
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            var file = try NMEAFileReader(path: path, options: .lenient)
-            while try file.next() != nil {}
-            if let says {
-                let error = #expect(throws: NMEAError.self) { try file.requireSentences() }
-                #expect(error?.code == .noSentences)
-                #expect(error?.description == "\(path): noSentences: \(says)", "\(text)")
-            } else {
-                try file.requireSentences()
+            try withScratchFolder("locsim-nmea-sentences") { folder in
+                let path = folder + "/log.nmea"
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                var file = try NMEAFileReader(path: path, options: .lenient)
+                while try file.next() != nil {}
+                if let says {
+                    let error = #expect(throws: NMEAError.self) { try file.requireSentences() }
+                    #expect(error?.code == .noSentences)
+                    #expect(error?.description == "\(path): noSentences: \(says)", "\(text)")
+                } else {
+                    try file.requireSentences()
+                }
             }
         }
     }

@@ -12,12 +12,13 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct CompressionTests {
     /// `bytes` through `gzip -dc`, from a file of its own.
     static func gunzip(_ bytes: Data) async throws -> String {
-        let path = NSTemporaryDirectory() + "locsim-gzip-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).gz"
-        try bytes.write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try await ChildProcess.run(["/bin/gzip", "-dc", path])
-        guard outcome.status == 0 else { throw HarnessError("gzip -dc: \(outcome.termination): \(outcome.errors)") }
-        return outcome.output
+        try await withScratchFolder("locsim-gzip") { folder in
+            let path = folder + "/body.gz"
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let outcome = try await ChildProcess.run(["/bin/gzip", "-dc", path])
+            guard outcome.status == 0 else { throw HarnessError("gzip -dc: \(outcome.termination): \(outcome.errors)") }
+            return outcome.output
+        }
     }
 
     static let acceptEncoding = HTTPField.Name("Accept-Encoding")!

@@ -19,8 +19,7 @@ final class TestIndex: Sendable {
     static let tokyo = try! Coordinate(latitude: 35.6812, longitude: 139.7671)
 
     init() throws {
-        directory = NSTemporaryDirectory() + "locsim-serve-tests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try newScratchFolder("locsim-serve-index")
         var random = SplitMix64(seed: 13)
         var places: [Place] = []
         let kinds = ["shrine", "park", "cafe", ""]

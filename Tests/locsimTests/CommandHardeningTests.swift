@@ -251,66 +251,65 @@ import Testing
 
     @Test("An output that names a file the command reads is refused before the run, and the file is left as it was")
     func outputOverInput() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("same-file-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let walk = directory + "/walk.gpx"
-        try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: walk)
-        try FileManager.default.createSymbolicLink(atPath: directory + "/link.gpx", withDestinationPath: "walk.gpx")
-        try FileManager.default.createDirectory(atPath: directory + "/sub", withIntermediateDirectories: false)
-        let scenario = directory + "/s.json"
-        try #"{"route": {"file": "walk.gpx"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let original = try Data(contentsOf: URL(fileURLWithPath: walk))
-        let cases: [(arguments: [String], says: String)] = [
-            (["replay", walk, "--fast", "--report", walk], "--report \(walk) is the track to replay"),
-            (["replay", walk, "--fast", "--report", directory + "/link.gpx"], "is the track to replay"),
-            (["replay", walk, "--fast", "--report", directory + "/./walk.gpx"], "is the track to replay"),
-            (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
-            (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
-            (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
-            (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/sub/../r.gpx"], "is the --record file"),
-            (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],
-             "is the scenario"),
-            (["serve", "--port", "0", "--player", "a=\(walk)", "--audit-report", walk], "is player a's file"),
-        ]
-        for (arguments, says) in cases {
-            let result = try await CLI.run(arguments + ["--geodata", "geodata"])
-            #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
-            #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
+        try await withScratchFolder("locsim-same-file") { directory in
+            let walk = directory + "/walk.gpx"
+            try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: walk)
+            try FileManager.default.createSymbolicLink(atPath: directory + "/link.gpx", withDestinationPath: "walk.gpx")
+            try FileManager.default.createDirectory(atPath: directory + "/sub", withIntermediateDirectories: false)
+            let scenario = directory + "/s.json"
+            try #"{"route": {"file": "walk.gpx"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
+            let original = try Data(contentsOf: URL(fileURLWithPath: walk))
+            let cases: [(arguments: [String], says: String)] = [
+                (["replay", walk, "--fast", "--report", walk], "--report \(walk) is the track to replay"),
+                (["replay", walk, "--fast", "--report", directory + "/link.gpx"], "is the track to replay"),
+                (["replay", walk, "--fast", "--report", directory + "/./walk.gpx"], "is the track to replay"),
+                (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
+                (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
+                (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
+                (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/sub/../r.gpx"], "is the --record file"),
+                (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],
+                 "is the scenario"),
+                (["serve", "--port", "0", "--player", "a=\(walk)", "--audit-report", walk], "is player a's file"),
+            ]
+            for (arguments, says) in cases {
+                let result = try await CLI.run(arguments + ["--geodata", "geodata"])
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                let lines = try Self.expectErrorLines(result)
+                #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
+                #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
+            }
+            // The default index's own files: a place CSV of the --geodata folder, and its cache.
+            let places = directory + "/geo"
+            try FileManager.default.createDirectory(atPath: places, withIntermediateDirectories: false)
+            try FileManager.default.copyItem(atPath: PackagePaths.path("geodata/sf-mission.csv"), toPath: places + "/sf-mission.csv")
+            let csv = try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv"))
+            let cache = directory + "/cache"
+            for (arguments, says) in [
+                (["replay", walk, "--fast", "--report", places + "/sf-mission.csv"], "is a place CSV of the default index"),
+                (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--report", places + "/sf-mission.csv"],
+                 "is a place CSV of the default index"),
+            ] {
+                let result = try await CLI.run(arguments + ["--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                let lines = try Self.expectErrorLines(result)
+                #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv")) == csv)
+            }
+            let built = try await CLI.run(["index", "stats", "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+            #expect(built.status == 0, "\(built.stderr)")
+            let cached = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".sqlite") })
+            let overCache = try await CLI.run(
+                ["replay", walk, "--fast", "--report", cache + "/" + cached, "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
+            #expect(overCache.status == 2, "\(overCache.stderr)")
+            #expect(overCache.stderr.contains("is the default index's cache: writing it would replace it"), "\(overCache.stderr)")
+            // Not an input: a report to a symbolic link is written through it, the link kept.
+            try FileManager.default.createSymbolicLink(atPath: directory + "/report-link.html", withDestinationPath: "report.html")
+            let through = try await CLI.run(["replay", walk, "--fast", "--report", directory + "/report-link.html", "--geodata", "geodata"])
+            #expect(through.status == 0, "\(through.stderr)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/report-link.html") == "report.html")
+            #expect(try String(contentsOfFile: directory + "/report.html", encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
         }
-        // The default index's own files: a place CSV of the --geodata folder, and its cache.
-        let places = directory + "/geo"
-        try FileManager.default.createDirectory(atPath: places, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: PackagePaths.path("geodata/sf-mission.csv"), toPath: places + "/sf-mission.csv")
-        let csv = try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv"))
-        let cache = directory + "/cache"
-        for (arguments, says) in [
-            (["replay", walk, "--fast", "--report", places + "/sf-mission.csv"], "is a place CSV of the default index"),
-            (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--report", places + "/sf-mission.csv"],
-             "is a place CSV of the default index"),
-        ] {
-            let result = try await CLI.run(arguments + ["--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
-            #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            let lines = try Self.expectErrorLines(result)
-            #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: places + "/sf-mission.csv")) == csv)
-        }
-        let built = try await CLI.run(["index", "stats", "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
-        #expect(built.status == 0, "\(built.stderr)")
-        let cached = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".sqlite") })
-        let overCache = try await CLI.run(
-            ["replay", walk, "--fast", "--report", cache + "/" + cached, "--geodata", places], environment: ["LOCSIM_CACHE_DIR": cache])
-        #expect(overCache.status == 2, "\(overCache.stderr)")
-        #expect(overCache.stderr.contains("is the default index's cache: writing it would replace it"), "\(overCache.stderr)")
-        // Not an input: a report to a symbolic link is written through it, the link kept.
-        try FileManager.default.createSymbolicLink(atPath: directory + "/report-link.html", withDestinationPath: "report.html")
-        let through = try await CLI.run(["replay", walk, "--fast", "--report", directory + "/report-link.html", "--geodata", "geodata"])
-        #expect(through.status == 0, "\(through.stderr)")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/report-link.html") == "report.html")
-        #expect(try String(contentsOfFile: directory + "/report.html", encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
     }
 
     @Test("Standard output that cannot be written (a full disk) is an error, exit 1, not a lost log and exit 0", arguments: [
@@ -353,25 +352,24 @@ import Testing
 
     @Test("A failed import into a new index file leaves no file behind; an existing index keeps its places")
     func failedImportLeavesNothing() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bad = directory + "/bad.csv"
-        try "id,name,lat,lon\na,A,35.0,139.0\nb,B,north,139.0\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let db = directory + "/new.sqlite"
-        for input in [bad, directory + "/missing.csv"] {
-            let result = try await CLI.run(["index", "import", input, "--db", db])
-            #expect(result.status == 1, "\(result.stderr)")
-            _ = try Self.expectErrorLines(result)
-            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
-            #expect(left.isEmpty, "\(input): left \(left)")
+        try await withScratchFolder("locsim-failed-import") { directory in
+            let bad = directory + "/bad.csv"
+            try "id,name,lat,lon\na,A,35.0,139.0\nb,B,north,139.0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+            let db = directory + "/new.sqlite"
+            for input in [bad, directory + "/missing.csv"] {
+                let result = try await CLI.run(["index", "import", input, "--db", db])
+                #expect(result.status == 1, "\(result.stderr)")
+                _ = try Self.expectErrorLines(result)
+                let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
+                #expect(left.isEmpty, "\(input): left \(left)")
+            }
+            // An index that existed before a failed import is kept, with its places.
+            #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
+            let before = try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout
+            #expect(try await CLI.run(["index", "import", bad, "--db", db]).status == 1)
+            #expect(FileManager.default.fileExists(atPath: db))
+            #expect(try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
         }
-        // An index that existed before a failed import is kept, with its places.
-        #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db]).status == 0)
-        let before = try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout
-        #expect(try await CLI.run(["index", "import", bad, "--db", db]).status == 1)
-        #expect(FileManager.default.fileExists(atPath: db))
-        #expect(try await CLI.run(["index", "stats", "--db", db, "--format", "json"]).stdout == before)
     }
 
     @Test("Hints name only what the command takes: --format geonames for a GeoNames header, no --lenient for index query")

@@ -54,25 +54,26 @@ import Testing
         "The HTML report is self-contained and holds the map, fetches, places, timeline and summary",
         .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)"))
     func htmlReport() async throws {
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
-        defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try await CLI.run([
-            "replay", "tracks/tokyo-marunouchi-walk.gpx", "--fast", "--radius", "1500", "--report", report,
-            "--geodata", "geodata",
-        ])
-        #expect(result.status == 0, "\(result.stderr)")
-        // Nothing to fetch: no scripts, stylesheets, images or links to elsewhere.
-        #expect(HTMLPage.externalReferences(in: try String(contentsOfFile: report, encoding: .utf8)) == [])
-        let html = try await HTMLPage.rendered(report)
-        for element in [
-            #"<svg id="map""#, #"<polyline class="track""#, #"class="fetch fetch-first""#, #"class="fetch fetch-elapsed""#,
-            #"class="fetch-radius""#, #"class="place""#, #"class="encounter""#, #"<svg id="timeline""#,
-            #"class="place-count""#, #"<table id="summary""#,
-        ] {
-            #expect(html.contains(element), "report lacks \(element)")
+        try await withScratchFolder("locsim-report") { folder in
+            let report = folder + "/report.html"
+            let result = try await CLI.run([
+                "replay", "tracks/tokyo-marunouchi-walk.gpx", "--fast", "--radius", "1500", "--report", report,
+                "--geodata", "geodata",
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            // Nothing to fetch: no scripts, stylesheets, images or links to elsewhere.
+            #expect(HTMLPage.externalReferences(in: try String(contentsOfFile: report, encoding: .utf8)) == [])
+            let html = try await HTMLPage.rendered(report)
+            for element in [
+                #"<svg id="map""#, #"<polyline class="track""#, #"class="fetch fetch-first""#, #"class="fetch fetch-elapsed""#,
+                #"class="fetch-radius""#, #"class="place""#, #"class="encounter""#, #"<svg id="timeline""#,
+                #"class="place-count""#, #"<table id="summary""#,
+            ] {
+                #expect(html.contains(element), "report lacks \(element)")
+            }
+            // The summary in the report agrees with the printed one.
+            #expect(result.stdout.contains("encounters:"))
         }
-        // The summary in the report agrees with the printed one.
-        #expect(result.stdout.contains("encounters:"))
     }
 
     @Test("Exit codes: 0 success, 1 runtime failure, 2 usage error; messages say what and where")
@@ -81,12 +82,13 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/walk.gpx"))
 
-        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: bad) }
-        try "<gpx>\n<trk><trkseg>\n<trkpt lat=\"abc\" lon=\"1\"/>\n</trkseg></trk></gpx>\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let malformed = try await CLI.run(["replay", bad, "--fast"])
-        #expect(malformed.status == 1)
-        #expect(malformed.stderr.contains("\(bad):3:1:"), "\(malformed.stderr)")
+        try await withScratchFolder("locsim-bad-track") { folder in
+            let bad = folder + "/bad.gpx"
+            try "<gpx>\n<trk><trkseg>\n<trkpt lat=\"abc\" lon=\"1\"/>\n</trkseg></trk></gpx>\n".write(toFile: bad, atomically: true, encoding: .utf8)
+            let malformed = try await CLI.run(["replay", bad, "--fast"])
+            #expect(malformed.status == 1)
+            #expect(malformed.stderr.contains("\(bad):3:1:"), "\(malformed.stderr)")
+        }
 
         let notIndex = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--db", "README.md"])
         #expect(notIndex.status == 1)

@@ -5,16 +5,9 @@ import Testing
 
 /// Where the command finds the place CSVs of the default index and where it caches the built
 /// index: the command's policy (Sources/LocSimCommand/Geodata.swift), not LocationIndex's.
+///
+/// Each test runs the command in a scratch folder: outside the clone, so `./geodata` is not there.
 @Suite(.timeLimit(.minutes(1))) struct DefaultIndexCommandTests {
-    /// A fresh folder outside the clone, so `./geodata` is not there.
-    static func scratch(_ name: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("locsim-default-index-\(getpid())-\(name)").path
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     static func cachedIndexes(in directory: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasPrefix("geodata-") && $0.hasSuffix(".sqlite") }
@@ -22,58 +15,58 @@ import Testing
 
     @Test("Run outside the clone, a development build finds the clone's geodata/ and caches in LOCSIM_CACHE_DIR")
     func cloneGeodataAndCacheVariable() async throws {
-        let directory = try Self.scratch("clone")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = directory + "/cache"
-        let result = try await CLI.run(
-            ["index", "stats"], environment: ["LOCSIM_CACHE_DIR": cache, "XDG_CACHE_HOME": directory + "/xdg"],
-            removing: ["LOCSIM_GEODATA"], directory: directory)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(Self.cachedIndexes(in: cache).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: directory + "/xdg"))
+        try await withScratchFolder("locsim-default-index") { directory in
+            let cache = directory + "/cache"
+            let result = try await CLI.run(
+                ["index", "stats"], environment: ["LOCSIM_CACHE_DIR": cache, "XDG_CACHE_HOME": directory + "/xdg"],
+                removing: ["LOCSIM_GEODATA"], directory: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Self.cachedIndexes(in: cache).count == 1)
+            #expect(!FileManager.default.fileExists(atPath: directory + "/xdg"))
+        }
     }
 
     @Test("Without LOCSIM_CACHE_DIR the index is cached in XDG_CACHE_HOME/locsim")
     func xdgCache() async throws {
-        let directory = try Self.scratch("xdg")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try await CLI.run(
-            ["index", "stats"], environment: ["XDG_CACHE_HOME": directory + "/xdg"],
-            removing: ["LOCSIM_CACHE_DIR", "LOCSIM_GEODATA"], directory: directory)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(Self.cachedIndexes(in: directory + "/xdg/locsim").count == 1)
+        try await withScratchFolder("locsim-default-index") { directory in
+            let result = try await CLI.run(
+                ["index", "stats"], environment: ["XDG_CACHE_HOME": directory + "/xdg"],
+                removing: ["LOCSIM_CACHE_DIR", "LOCSIM_GEODATA"], directory: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Self.cachedIndexes(in: directory + "/xdg/locsim").count == 1)
+        }
     }
 
     @Test("An installed binary reads share/locsim/geodata beside its bin/, and says what to do when there is none")
     func installedBinary() async throws {
-        let prefix = try Self.scratch("installed")
-        defer { try? FileManager.default.removeItem(atPath: prefix) }
-        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: CLI.binary, toPath: prefix + "/bin/locsim")
-        let environment = ["LOCSIM_CACHE_DIR": prefix + "/cache"]
+        try await withScratchFolder("locsim-default-index") { prefix in
+            try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: CLI.binary, toPath: prefix + "/bin/locsim")
+            let environment = ["LOCSIM_CACHE_DIR": prefix + "/cache"]
 
-        let missing = try await CLI.run(
-            ["index", "stats"], environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim",
-            directory: prefix)
-        #expect(missing.status == 1)
-        let lines = missing.stderr.split(separator: "\n")
-        #expect(lines.count == 2, "\(missing.stderr)")
-        #expect(lines.first?.hasPrefix("locsim: error: no place data for the default index") == true, "\(missing.stderr)")
-        #expect(lines.first?.contains(prefix + "/share/locsim/geodata") == true, "\(missing.stderr)")
-        #expect(lines.last?.contains("--geodata") == true, "\(missing.stderr)")
+            let missing = try await CLI.run(
+                ["index", "stats"], environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim",
+                directory: prefix)
+            #expect(missing.status == 1)
+            let lines = missing.stderr.split(separator: "\n")
+            #expect(lines.count == 2, "\(missing.stderr)")
+            #expect(lines.first?.hasPrefix("locsim: error: no place data for the default index") == true, "\(missing.stderr)")
+            #expect(lines.first?.contains(prefix + "/share/locsim/geodata") == true, "\(missing.stderr)")
+            #expect(lines.last?.contains("--geodata") == true, "\(missing.stderr)")
 
-        let share = prefix + "/share/locsim/geodata"
-        try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: PackagePaths.root + "/geodata/sf-mission.csv", toPath: share + "/sf-mission.csv")
-        let found = try await CLI.run(
-            ["index", "query", "--lat", "37.7765499", "--lon", "-122.4219638", "--radius", "1", "--format", "json"],
-            environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim", directory: prefix)
-        #expect(found.status == 0, "\(found.stderr)")
-        // The file's first place, whose coordinates the query gave.
-        let csv = try String(contentsOfFile: share + "/sf-mission.csv", encoding: .utf8)
-        let firstID = csv.split(separator: "\n")[1].prefix { $0 != "," }
-        #expect(found.stdout.contains("\"\(firstID)\""), "\(found.stdout)")
-        #expect(Self.cachedIndexes(in: prefix + "/cache").count == 1)
+            let share = prefix + "/share/locsim/geodata"
+            try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: PackagePaths.root + "/geodata/sf-mission.csv", toPath: share + "/sf-mission.csv")
+            let found = try await CLI.run(
+                ["index", "query", "--lat", "37.7765499", "--lon", "-122.4219638", "--radius", "1", "--format", "json"],
+                environment: environment, removing: ["LOCSIM_GEODATA"], binary: prefix + "/bin/locsim", directory: prefix)
+            #expect(found.status == 0, "\(found.stderr)")
+            // The file's first place, whose coordinates the query gave.
+            let csv = try String(contentsOfFile: share + "/sf-mission.csv", encoding: .utf8)
+            let firstID = csv.split(separator: "\n")[1].prefix { $0 != "," }
+            #expect(found.stdout.contains("\"\(firstID)\""), "\(found.stdout)")
+            #expect(Self.cachedIndexes(in: prefix + "/cache").count == 1)
+        }
     }
 }

@@ -42,31 +42,30 @@ import Testing
         }
         try #require(mismatched.count >= 5, "the log's epochs change their HDOP")
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-fix-recording-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/q.nmea"
-        let recording = try FixRecording(path: path)
-        for report in reports { try recording.record(report) }
-        let written = try recording.finish()
+        try withScratchFolder("locsim-fix-recording") { folder in
+            let path = folder + "/q.nmea"
+            let recording = try FixRecording(path: path)
+            for report in reports { try recording.record(report) }
+            let written = try recording.finish()
 
-        var options = NMEAReader.Options.strict
-        options.accuracyModel = .gpsd
-        let read = try NMEAReader.fixes(contentsOfFile: path, options: options).fixes
-        // One fix per epoch: the last report with each time.
-        var epochs: [Fix] = []
-        for fix in live {
-            if epochs.last?.time == fix.time { epochs[epochs.count - 1] = fix } else { epochs.append(fix) }
-        }
-        #expect(written == epochs.count)
-        #expect(read.map(\.time) == epochs.map(\.time))
-        // HDOP carries two decimals: 19 m × 0.005 at most.
-        let differences = zip(read, epochs).compactMap { back, live -> String? in
-            guard let a = back.horizontalAccuracy, let b = live.horizontalAccuracy, abs(a - b) <= 19 * 0.005 + 1e-9 else {
-                return "\(live.time): read back \(back.horizontalAccuracy.map { "\($0)" } ?? "none"), live \(live.horizontalAccuracy.map { "\($0)" } ?? "none")"
+            var options = NMEAReader.Options.strict
+            options.accuracyModel = .gpsd
+            let read = try NMEAReader.fixes(contentsOfFile: path, options: options).fixes
+            // One fix per epoch: the last report with each time.
+            var epochs: [Fix] = []
+            for fix in live {
+                if epochs.last?.time == fix.time { epochs[epochs.count - 1] = fix } else { epochs.append(fix) }
             }
-            return nil
+            #expect(written == epochs.count)
+            #expect(read.map(\.time) == epochs.map(\.time))
+            // HDOP carries two decimals: 19 m × 0.005 at most.
+            let differences = zip(read, epochs).compactMap { back, live -> String? in
+                guard let a = back.horizontalAccuracy, let b = live.horizontalAccuracy, abs(a - b) <= 19 * 0.005 + 1e-9 else {
+                    return "\(live.time): read back \(back.horizontalAccuracy.map { "\($0)" } ?? "none"), live \(live.horizontalAccuracy.map { "\($0)" } ?? "none")"
+                }
+                return nil
+            }
+            #expect(differences.isEmpty, "\(differences.count) of \(epochs.count) epochs, the first: \(differences.prefix(5))")
         }
-        #expect(differences.isEmpty, "\(differences.count) of \(epochs.count) epochs, the first: \(differences.prefix(5))")
     }
 }

@@ -134,27 +134,29 @@ import Testing
 
     @Test("A 1 GB sparse file fails at 1:1 naming the NUL byte")
     func sparseFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sparse-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: 1 << 30)
-        try handle.close()
-        let result = try await CLI.run(["track", "stats", path])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("locsim: error: \(path):1:1: a NUL byte"), "\(result.stderr)")
-        #expect(result.stderr.contains("hint: the file is not well-formed XML there"), "\(result.stderr)")
+        try await withScratchFolder("locsim-sparse-file") { folder in
+            let path = folder + "/sparse.gpx"
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.truncate(atOffset: 1 << 30)
+            try handle.close()
+            let result = try await CLI.run(["track", "stats", path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("locsim: error: \(path):1:1: a NUL byte"), "\(result.stderr)")
+            #expect(result.stderr.contains("hint: the file is not well-formed XML there"), "\(result.stderr)")
+        }
     }
 
     @Test("An encoding locsim cannot read is an error naming it, with a hint to convert")
     func unsupportedEncoding() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sjis-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<gpx version=\"1.1\"/>\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try await CLI.run(["track", "stats", path])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("locsim: error: \(path):1:31: encoding \"Shift_JIS\" is not supported"), "\(result.stderr)")
-        #expect(result.stderr.contains("iconv -f Shift_JIS -t UTF-8"), "\(result.stderr)")
-        #expect(result.stderr.contains("hint: convert it to UTF-8"), "\(result.stderr)")
+        try await withScratchFolder("locsim-encoding") { folder in
+            let path = folder + "/sjis.gpx"
+            try "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<gpx version=\"1.1\"/>\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try await CLI.run(["track", "stats", path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("locsim: error: \(path):1:31: encoding \"Shift_JIS\" is not supported"), "\(result.stderr)")
+            #expect(result.stderr.contains("iconv -f Shift_JIS -t UTF-8"), "\(result.stderr)")
+            #expect(result.stderr.contains("hint: convert it to UTF-8"), "\(result.stderr)")
+        }
     }
 }

@@ -14,16 +14,9 @@ struct IndexCommandTests {
         return try await CLI.run(resolved)
     }
 
-    func withDirectory(_ body: (String) async throws -> Void) async throws {
-        let path = NSTemporaryDirectory() + "locsim-index-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try await body(path)
-    }
-
     @Test("import, query (text, json, jsonl) and stats")
     func endToEnd() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             try """
                 id,name,lat,lon,kind,level
                 a,"Alpha, the first",35.0000000,139.0000000,shrine,1
@@ -112,7 +105,7 @@ struct IndexCommandTests {
 
     @Test("--lenient: a bad row is 'skipped' at its line; a repeated id's later row, which is kept, says it replaced the earlier one")
     func lenientLines() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             try "id,name,lat,lon\na,First,1,1\nb,Bad,north,2\na,Second,3,3\n".write(
                 toFile: directory + "/dup.csv", atomically: true, encoding: .utf8)
             let result = try await locsim(["index", "import", "dup.csv", "--db", "i.sqlite", "--lenient"], in: directory)
@@ -131,7 +124,7 @@ struct IndexCommandTests {
 
     @Test("An index its reader cannot write answers queries, and again once the reader has made a -shm it cannot write either")
     func readOnlyFile() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             try "id,name,lat,lon\na,Alpha,35,139\nb,Beta,35.001,139\n".write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
             #expect(try await locsim(["index", "import", "p.csv", "--db", "i.sqlite"], in: directory).status == 0)
             // Another user's index in a folder anyone may write: the reader's SQLite makes a -shm
@@ -159,7 +152,7 @@ struct IndexCommandTests {
 
     @Test("GeoJSON: a byte-order mark is read past; a syntax error says its line and column and how to fix the file")
     func geoJSONText() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             let point = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[139,35]},"properties":{"name":"A"}}]}"#
             try (Data([0xEF, 0xBB, 0xBF]) + Data(point.utf8)).write(to: URL(fileURLWithPath: directory + "/marked.geojson"))
             let marked = try await CLI.run(["index", "import", directory + "/marked.geojson", "--db", directory + "/m.sqlite"])
@@ -177,7 +170,7 @@ struct IndexCommandTests {
 
     @Test("An error quoting a file's control bytes (an escape sequence, the NULs of a binary file) shows them as \\xNN, never sends them to the terminal; printable text as written")
     func controlBytesEscaped() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             try "id,name,lat,lon\na1,X,35.1\u{1B}[31m,139.1\n".write(toFile: directory + "/esc.csv", atomically: true, encoding: .utf8)
             let result = try await locsim(["index", "import", "esc.csv", "--db", "i.sqlite"], in: directory)
             #expect(result.status == 1)
@@ -194,7 +187,7 @@ struct IndexCommandTests {
 
     @Test("Errors exit 1 with advice, usage errors exit 2")
     func exitStatuses() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-index-cli") { directory in
             try "id,name,lat,lon\nx,Bad,91,0\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
             let bad = try await locsim(["index", "import", "bad.csv", "--db", "i.sqlite"], in: directory)
             #expect(bad.status == 1)

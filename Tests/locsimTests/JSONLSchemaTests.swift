@@ -198,40 +198,39 @@ struct JSONLSchemaTests {
         #expect(simulate.status == 0, "\(simulate.stderr)")
         #expect(try SchemaCheck.check(simulate.stdout) == ["fix"])
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jsonl-schema-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = directory + "/i.sqlite"
-        let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", database])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        try "lat,lon,radius\n37.7599,-122.4148,300\n0,0,10\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
-        let batch = try await CLI.run(["index", "query", "--db", database, "--queries", directory + "/q.csv", "--format", "jsonl"])
-        #expect(batch.status == 0, "\(batch.stderr)")
-        _ = try SchemaCheck.check(batch.stdout, record: SchemaCheck.record(named: "query result"))
-        #expect(batch.stdout.contains(#""kind":"#) && batch.stdout.contains(#""level":"#), "--queries carries kind and level")
-        let one = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7599", "--lon", "-122.4148", "--radius", "300", "--format", "json"])
-        #expect(one.status == 0, "\(one.stderr)")
-        _ = try SchemaCheck.check(one.stdout, record: SchemaCheck.record(named: "query result"))
-        let batchFirst: Substring? = batch.stdout.split(separator: "\n").first
-        let oneFirst: Substring? = one.stdout.split(separator: "\n").first
-        #expect(batchFirst == oneFirst,
-            "one query's json is the --queries line for the same query")
+        try await withScratchFolder("locsim-jsonl-schema") { directory in
+            let database = directory + "/i.sqlite"
+            let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", database])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            try "lat,lon,radius\n37.7599,-122.4148,300\n0,0,10\n".write(toFile: directory + "/q.csv", atomically: true, encoding: .utf8)
+            let batch = try await CLI.run(["index", "query", "--db", database, "--queries", directory + "/q.csv", "--format", "jsonl"])
+            #expect(batch.status == 0, "\(batch.stderr)")
+            _ = try SchemaCheck.check(batch.stdout, record: SchemaCheck.record(named: "query result"))
+            #expect(batch.stdout.contains(#""kind":"#) && batch.stdout.contains(#""level":"#), "--queries carries kind and level")
+            let one = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7599", "--lon", "-122.4148", "--radius", "300", "--format", "json"])
+            #expect(one.status == 0, "\(one.stderr)")
+            _ = try SchemaCheck.check(one.stdout, record: SchemaCheck.record(named: "query result"))
+            let batchFirst: Substring? = batch.stdout.split(separator: "\n").first
+            let oneFirst: Substring? = one.stdout.split(separator: "\n").first
+            #expect(batchFirst == oneFirst,
+                "one query's json is the --queries line for the same query")
 
-        let stats = try await CLI.run(["index", "stats", "--db", database, "--format", "json"])
-        #expect(stats.status == 0, "\(stats.stderr)")
-        var members = Set<String>()
-        let indexStats = try #require(SchemaCheck.record(named: "index stats"))
-        #expect(SchemaCheck.problems(String(stats.stdout.dropLast()), record: indexStats, members: &members).isEmpty, "\(stats.stdout)")
-        #expect(members == Set(indexStats.fields.map { "index stats.\($0.name)" }), "\(stats.stdout)")
+            let stats = try await CLI.run(["index", "stats", "--db", database, "--format", "json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            var members = Set<String>()
+            let indexStats = try #require(SchemaCheck.record(named: "index stats"))
+            #expect(SchemaCheck.problems(String(stats.stdout.dropLast()), record: indexStats, members: &members).isEmpty, "\(stats.stdout)")
+            #expect(members == Set(indexStats.fields.map { "index stats.\($0.name)" }), "\(stats.stdout)")
 
-        // A walk, and a file with one waypoint and no track (start, end and duration null).
-        let waypoint = directory + "/waypoint.gpx"
-        try #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1.5" lon="2.5"/></gpx>"#
-            .write(toFile: waypoint, atomically: true, encoding: .utf8)
-        for track in [PackagePaths.path("tracks/sf-mission-walk.gpx"), waypoint] {
-            let result = try await CLI.run(["track", "stats", track, "--format", "json"])
-            #expect(result.status == 0, "\(result.stderr)")
-            _ = try SchemaCheck.check(result.stdout, record: SchemaCheck.record(named: "track stats"))
+            // A walk, and a file with one waypoint and no track (start, end and duration null).
+            let waypoint = directory + "/waypoint.gpx"
+            try #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1.5" lon="2.5"/></gpx>"#
+                .write(toFile: waypoint, atomically: true, encoding: .utf8)
+            for track in [PackagePaths.path("tracks/sf-mission-walk.gpx"), waypoint] {
+                let result = try await CLI.run(["track", "stats", track, "--format", "json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                _ = try SchemaCheck.check(result.stdout, record: SchemaCheck.record(named: "track stats"))
+            }
         }
     }
 
@@ -263,31 +262,25 @@ struct TextOutputTests {
         return database
     }
 
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-text-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test("index query text: '1 place', a radius without float noise, the name escaped on its one line")
     func indexQuery() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try await Self.oneTrickyPlace(in: directory)
-        let result = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300"])
-        #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 3, "one line per place, one total, nothing else: \(result.stdout)")
-        #expect(lines.first?.contains(Self.escapedName) == true, "\(result.stdout)")
-        #expect(lines.first?.contains(#"park\u{7}"#) == true, "\(result.stdout)")
-        #expect(lines.dropFirst().first?.hasPrefix("1 place within 300 m of ") == true, "\(result.stdout)")
-        #expect(!result.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control characters reach the terminal")
-        let none = try await CLI.run(["index", "query", "--db", database, "--lat", "0", "--lon", "0", "--radius", "12.5"])
-        #expect(none.stdout.hasPrefix("0 places within 12.5 m of "), "\(none.stdout)")
-        // jsonl keeps the name as it is (JSON escapes it).
-        let json = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300", "--format", "json"])
-        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]]
-        #expect(object?["places"]?.first?["name"] as? String == Self.trickyName)
+        try await withScratchFolder("locsim-text-output") { directory in
+            let database = try await Self.oneTrickyPlace(in: directory)
+            let result = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 3, "one line per place, one total, nothing else: \(result.stdout)")
+            #expect(lines.first?.contains(Self.escapedName) == true, "\(result.stdout)")
+            #expect(lines.first?.contains(#"park\u{7}"#) == true, "\(result.stdout)")
+            #expect(lines.dropFirst().first?.hasPrefix("1 place within 300 m of ") == true, "\(result.stdout)")
+            #expect(!result.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control characters reach the terminal")
+            let none = try await CLI.run(["index", "query", "--db", database, "--lat", "0", "--lon", "0", "--radius", "12.5"])
+            #expect(none.stdout.hasPrefix("0 places within 12.5 m of "), "\(none.stdout)")
+            // jsonl keeps the name as it is (JSON escapes it).
+            let json = try await CLI.run(["index", "query", "--db", database, "--lat", "37.7577", "--lon", "-122.4189", "--radius", "300", "--format", "json"])
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]]
+            #expect(object?["places"]?.first?["name"] as? String == Self.trickyName)
+        }
     }
 
     @Test("simulate --map text: a fix over --min-accuracy is ignored with its accuracy rounded to 0.1 m")
@@ -306,25 +299,25 @@ struct TextOutputTests {
 
     @Test("replay text: 'answer #1: 1 place', 'map: 1 place', the encounter's name escaped, one fetch in the busiest minute")
     func replay() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try await Self.oneTrickyPlace(in: directory)
-        let result = try await CLI.run([
-            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "40:00", "--radius", "800", "--throttle-interval", "1000",
-            "--db", database,
-        ])
-        #expect(result.status == 0, "\(result.stderr)")
-        let text = result.stdout
-        #expect(text.contains("answer #1: 1 place\n"), "\(text.prefix(600))")
-        #expect(text.contains("map: 1 place (+1 −0): \(Self.escapedName)\n"), "\(text.prefix(600))")
-        #expect(text.contains("encounter: \(Self.escapedName) (odd-1) at "), "\(text.prefix(600))")
-        #expect(!text.contains(" 1 places") && !text.contains(" 1 fetches"), "\(text)")
-        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control characters reach the terminal")
-        // The summary's busiest minute, counted from the fetch lines.
-        let fetchMinutes = text.split(separator: "\n").filter { $0.contains("  fetch #") && !$0.contains("failed") }
-            .map { $0.prefix(16) }
-        let busiest = Dictionary(grouping: fetchMinutes, by: { $0 }).values.map(\.count).max() ?? 0
-        let expected = busiest == 1 ? "busiest minute: 1 fetch\n" : "busiest minute: \(busiest) fetches\n"
-        #expect(text.contains(expected), "\(text.suffix(400))")
+        try await withScratchFolder("locsim-text-output") { directory in
+            let database = try await Self.oneTrickyPlace(in: directory)
+            let result = try await CLI.run([
+                "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "40:00", "--radius", "800", "--throttle-interval", "1000",
+                "--db", database,
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let text = result.stdout
+            #expect(text.contains("answer #1: 1 place\n"), "\(text.prefix(600))")
+            #expect(text.contains("map: 1 place (+1 −0): \(Self.escapedName)\n"), "\(text.prefix(600))")
+            #expect(text.contains("encounter: \(Self.escapedName) (odd-1) at "), "\(text.prefix(600))")
+            #expect(!text.contains(" 1 places") && !text.contains(" 1 fetches"), "\(text)")
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control characters reach the terminal")
+            // The summary's busiest minute, counted from the fetch lines.
+            let fetchMinutes = text.split(separator: "\n").filter { $0.contains("  fetch #") && !$0.contains("failed") }
+                .map { $0.prefix(16) }
+            let busiest = Dictionary(grouping: fetchMinutes, by: { $0 }).values.map(\.count).max() ?? 0
+            let expected = busiest == 1 ? "busiest minute: 1 fetch\n" : "busiest minute: \(busiest) fetches\n"
+            #expect(text.contains(expected), "\(text.suffix(400))")
+        }
     }
 }

@@ -41,23 +41,24 @@ import Testing
     func failuresInReport() async throws {
         let server = try await LocalHTTPServer()
         defer { server.stop() }
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
-        defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try await CLI.run([
-            "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
-            "http://127.0.0.1:\(server.port)/server-error", "--format", "jsonl", "--report", report,
-        ])
-        // Every fetch failed: the command says so and exits 1, after writing the report.
-        #expect(result.status == 1, "\(result.stderr)")
-        let failed = result.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
-        #expect(!failed.isEmpty)
-        let html = try await HTMLPage.rendered(report)
-        #expect(html.components(separatedBy: #"<g class="fetch-failed">"#).count - 1 == failed.count)
-        #expect(html.components(separatedBy: #"<g class="failure-mark">"#).count - 1 == failed.count)
-        #expect(html.contains("<h2>Failed fetches (\(failed.count))</h2>"))
-        let rows = ReportTests.rows(html, table: "failures")
-        #expect(rows.count == min(failed.count, 50))
-        #expect(rows.allSatisfy { $0.count == 3 && $0[2].contains("HTTP 500") && $0[2].contains("database is down") }, "\(rows)")
+        try await withScratchFolder("locsim-report") { folder in
+            let report = folder + "/report.html"
+            let result = try await CLI.run([
+                "replay", "tracks/sf-mission-walk.gpx", "--fast", "--start", "49:00", "--online",
+                "http://127.0.0.1:\(server.port)/server-error", "--format", "jsonl", "--report", report,
+            ])
+            // Every fetch failed: the command says so and exits 1, after writing the report.
+            #expect(result.status == 1, "\(result.stderr)")
+            let failed = result.stdout.split(separator: "\n").filter { $0.contains(#""type":"fetch_failed""#) }
+            #expect(!failed.isEmpty)
+            let html = try await HTMLPage.rendered(report)
+            #expect(html.components(separatedBy: #"<g class="fetch-failed">"#).count - 1 == failed.count)
+            #expect(html.components(separatedBy: #"<g class="failure-mark">"#).count - 1 == failed.count)
+            #expect(html.contains("<h2>Failed fetches (\(failed.count))</h2>"))
+            let rows = ReportTests.rows(html, table: "failures")
+            #expect(rows.count == min(failed.count, 50))
+            #expect(rows.allSatisfy { $0.count == 3 && $0[2].contains("HTTP 500") && $0[2].contains("database is down") }, "\(rows)")
+        }
     }
 
     @Test("--online where every fetch failed (HTTP 500, bad JSON, nothing listening) ends with exit 1 and says why",

@@ -26,17 +26,16 @@ import Testing
 
     @Test("One writer for every page written to a file (the reports, the audit report): whole at the path, or an error naming the page and the path")
     func pageWriter() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let page = MapPage.audit.html(json: "null")
-        try HTMLReport.write(page, to: directory + "/audit.html", what: "the audit report")
-        #expect(try String(contentsOfFile: directory + "/audit.html", encoding: .utf8) == page)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["audit.html"], "no temporary file is left")
-        #expect {
-            try HTMLReport.write(page, to: directory + "/missing/audit.html", what: "the audit report")
-        } throws: { error in
-            "\(error)" == "cannot write the audit report to \(directory)/missing/audit.html: No such file or directory"
+        try withScratchFolder("locsim-pages") { directory in
+            let page = MapPage.audit.html(json: "null")
+            try HTMLReport.write(page, to: directory + "/audit.html", what: "the audit report")
+            #expect(try String(contentsOfFile: directory + "/audit.html", encoding: .utf8) == page)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["audit.html"], "no temporary file is left")
+            #expect {
+                try HTMLReport.write(page, to: directory + "/missing/audit.html", what: "the audit report")
+            } throws: { error in
+                "\(error)" == "cannot write the audit report to \(directory)/missing/audit.html: No such file or directory"
+            }
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
 
     @Test("A scenario player's seed is the scenario's, the one its trouble draws from (1 when the file gives none)")
     func scenarioSeed() async throws {
-        try await withScratchFolder { directory in
+        try withScratchFolder { directory in
             let route = PackagePaths.path("tracks/sf-mission-walk.gpx")
             try #"{"seed": 42, "route": {"file": "\#(route)"}}"#.write(toFile: directory + "/s.json", atomically: true, encoding: .utf8)
             try #"{"route": {"file": "\#(route)"}}"#.write(toFile: directory + "/none.json", atomically: true, encoding: .utf8)
@@ -109,16 +109,15 @@ import Testing
 
     @Test("Over HTTP a spec naming a file is refused before anything is read: a caller learns nothing of the server's files")
     func httpSpecReadsNoFile() throws {
-        let directory = NSTemporaryDirectory() + "locsim-spec-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let secret = directory + "/s.json"
-        try #"{"seed":"SECRET-TOKEN-123","route":{"polyline":"abc"}}"#.write(toFile: secret, atomically: true, encoding: .utf8)
-        for spec in [secret, directory + "/missing.json", directory + "/bad.json --speed 2", directory + "/w.gpx"] {
-            let creation = PlayerControlAPI.Creation(name: "o", source: .spec(spec), speed: nil, loops: false)
-            #expect { try FeedRuntime.makePlayer(creation, defaultSpeed: 1) } throws: { error in
-                let text = "\(error)"
-                return text.contains("a file on the server is not read over HTTP") && !text.contains("SECRET") && !text.contains("No such file")
+        try withScratchFolder("locsim-spec") { directory in
+            let secret = directory + "/s.json"
+            try #"{"seed":"SECRET-TOKEN-123","route":{"polyline":"abc"}}"#.write(toFile: secret, atomically: true, encoding: .utf8)
+            for spec in [secret, directory + "/missing.json", directory + "/bad.json --speed 2", directory + "/w.gpx"] {
+                let creation = PlayerControlAPI.Creation(name: "o", source: .spec(spec), speed: nil, loops: false)
+                #expect { try FeedRuntime.makePlayer(creation, defaultSpeed: 1) } throws: { error in
+                    let text = "\(error)"
+                    return text.contains("a file on the server is not read over HTTP") && !text.contains("SECRET") && !text.contains("No such file")
+                }
             }
         }
     }

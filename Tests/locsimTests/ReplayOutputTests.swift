@@ -59,43 +59,31 @@ import Testing
 
     @Test("SIGINT during a replay writing to a pipe: exit 0, every buffered line written, the summary counting them")
     func interruptedReplay() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // The shipped hour-long walk in real time, each line flushed: the first fix line means
-        // the replay loop is running, and an hour is left for the signal to find it so, however
-        // loaded the machine. (A --fast or fast-forwarded replay can finish before a signal
-        // reaches it.)
-        let track = "tracks/tokyo-marunouchi-walk.gpx"
-        let index = try await Self.emptyIndex(in: directory)
-        let total = Self.fixLines(try await CLI.run(["replay", track, "--fast", "--format", "jsonl", "--db", index]).stdout)
-        let replay = try await LiveCommand(["replay", track, "--speed", "1", "--flush", "--format", "jsonl", "--db", index])
-        defer { replay.stop() }
-        try await replay.wait(for: "the first fix line", timeout: .seconds(120)) { lines in
-            lines.contains { $0.json?.type == "fix" }
-        }
-        replay.interrupt()
-        #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
+        try await withScratchFolder("locsim-replay-output") { directory in
+            // The shipped hour-long walk in real time, each line flushed: the first fix line means
+            // the replay loop is running, and an hour is left for the signal to find it so, however
+            // loaded the machine. (A --fast or fast-forwarded replay can finish before a signal
+            // reaches it.)
+            let track = "tracks/tokyo-marunouchi-walk.gpx"
+            let index = try await Self.emptyIndex(in: directory)
+            let total = Self.fixLines(try await CLI.run(["replay", track, "--fast", "--format", "jsonl", "--db", index]).stdout)
+            let replay = try await LiveCommand(["replay", track, "--speed", "1", "--flush", "--format", "jsonl", "--db", index])
+            defer { replay.stop() }
+            try await replay.wait(for: "the first fix line", timeout: .seconds(120)) { lines in
+                lines.contains { $0.json?.type == "fix" }
+            }
+            replay.interrupt()
+            #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
 
-        #expect(replay.child.output.hasSuffix("\n"), "no line cut in half")
-        let objects = replay.lines.map(\.json)
-        #expect(objects.allSatisfy { $0 != nil }, "every line is JSON")
-        let summary = try #require(objects.last ?? nil)
-        #expect(summary.type == "summary")
-        let fixes = objects.count { $0?.type == "fix" }
-        #expect(fixes > 0)
-        #expect(fixes < total, "interrupted before the end (\(fixes) of \(total) fixes)")
-        #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written")
-        #expect(summary.numbers["interrupted"] == 1, "the summary says the run was stopped early")
+            let fixes = try Self.expectWholeStoppedOutput(replay)
+            #expect(fixes < total, "interrupted before the end (\(fixes) of \(total) fixes)")
+        }
     }
 
     @Test(
         "SIGINT, SIGTERM or SIGHUP (a closed terminal) during a --fast replay held on a server's answer: exit 0, the buffered lines written, the summary counting them",
         arguments: [SIGINT, SIGTERM, SIGHUP])
     func interruptedFastReplay(signal: Int32) async throws {
-        let directory = NSTemporaryDirectory() + "locsim-replay-output-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         // A --fast replay waits for each real answer, and this server answers three requests and
         // holds every later one: the replay stands still, its lines still in its buffer (stdout is
         // a pipe and there is no --flush), until the signal.
@@ -112,18 +100,27 @@ import Testing
         replay.child.send(signal)
         #expect(try await replay.waitForExit(timeout: .seconds(60)) == .exited(0), "\(replay.child.errors)")
 
-        #expect(replay.child.output.hasSuffix("\n"), "no line cut in half")
-        let objects = replay.lines.map(\.json)
-        #expect(objects.allSatisfy { $0 != nil }, "every line is JSON")
-        let summary = try #require(objects.last ?? nil)
-        #expect(summary.type == "summary")
+        try Self.expectWholeStoppedOutput(replay)
         // Everything before the held request came out: the three answers and the fourth fetch.
+        let objects = replay.lines.map(\.json)
         #expect(objects.count { $0?.type == "answer" } == 3)
         #expect(objects.count { $0?.type == "fetch" } >= 4)
+    }
+
+    /// What a replay stopped by a signal must have written: whole JSON lines ending in a summary
+    /// that counts the fix lines and says it was stopped. Returns the fix lines' count.
+    @discardableResult
+    static func expectWholeStoppedOutput(_ replay: LiveCommand, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+        #expect(replay.child.output.hasSuffix("\n"), "no line cut in half", sourceLocation: sourceLocation)
+        let objects = replay.lines.map(\.json)
+        #expect(objects.allSatisfy { $0 != nil }, "every line is JSON", sourceLocation: sourceLocation)
+        let summary = try #require(objects.last ?? nil, sourceLocation: sourceLocation)
+        #expect(summary.type == "summary", sourceLocation: sourceLocation)
         let fixes = objects.count { $0?.type == "fix" }
-        #expect(fixes > 0)
-        #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written")
-        #expect(summary.numbers["interrupted"] == 1, "the summary says the run was stopped early")
+        #expect(fixes > 0, sourceLocation: sourceLocation)
+        #expect(summary.numbers["fixes"].map(Int.init) == fixes, "the summary counts the fix lines written", sourceLocation: sourceLocation)
+        #expect(summary.numbers["interrupted"] == 1, "the summary says the run was stopped early", sourceLocation: sourceLocation)
+        return fixes
     }
 
     @Test("--fast of a walk without times gives the same log on every run: it starts at 2000-01-01T00:00:00Z, as a scenario's untimed route")

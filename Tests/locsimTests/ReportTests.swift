@@ -8,11 +8,12 @@ import Testing
 @Suite(.timeLimit(.minutes(1)), .enabled(if: HTMLPage.chromium != nil, "needs Chromium (apt-get install chromium; scripts/bootstrap.sh)")) struct ReportTests {
     /// Replays a walk with `--report` and returns the page as Chromium draws it (``HTMLPage/rendered(_:)``).
     static func report(_ arguments: [String]) async throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID()).html").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try await CLI.run(["replay"] + arguments + ["--fast", "--report", path])
-        #expect(result.status == 0, "\(result.stderr)")
-        return try await HTMLPage.rendered(path)
+        try await withScratchFolder("locsim-report") { folder in
+            let path = folder + "/report.html"
+            let result = try await CLI.run(["replay"] + arguments + ["--fast", "--report", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try await HTMLPage.rendered(path)
+        }
     }
 
     static let tokyo = ["tracks/tokyo-marunouchi-walk.gpx", "--radius", "1500", "--geodata", "geodata"]

@@ -53,30 +53,29 @@ import Testing
             print("skipped: gpsbabel is not installed (scripts/bootstrap.sh installs it)")
             return
         }
-        let directory = NSTemporaryDirectory() + "locsim-route-command-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let walk = "tracks/sf-mission-walk.gpx", route = directory + "/walk." + format.fileExtension
-        let converted = try await ChildProcess.run(
-            ["/usr/bin/gpsbabel", "-i", "gpx", "-f", PackagePaths.path(walk), "-o", format.gpsbabel, "-F", route])
-        #expect(converted.termination == .exited(0), "\(converted.errors)")
-        func stats(_ file: String) async throws -> [String: Any] {
-            let result = try await CLI.run(["track", "stats", file, "--format", "json"])
-            #expect(result.status == 0, "\(result.stderr)")
-            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        try await withScratchFolder("locsim-route-command") { directory in
+            let walk = "tracks/sf-mission-walk.gpx", route = directory + "/walk." + format.fileExtension
+            let converted = try await ChildProcess.run(
+                ["/usr/bin/gpsbabel", "-i", "gpx", "-f", PackagePaths.path(walk), "-o", format.gpsbabel, "-F", route])
+            #expect(converted.termination == .exited(0), "\(converted.errors)")
+            func stats(_ file: String) async throws -> [String: Any] {
+                let result = try await CLI.run(["track", "stats", file, "--format", "json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            }
+            let fromGPX = try await stats(walk), fromRoute = try await stats(route)
+            for key in format.sameAsGPX {
+                #expect(fromRoute[key] as? Double == fromGPX[key] as? Double, "\(key): \(fromRoute) vs \(fromGPX)")
+            }
+            let replay = try await CLI.run(["replay", route, "--fast", "--format", "jsonl", "--geodata", "geodata", "--radius", "100"])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            #expect(replay.stdout.hasPrefix(format.firstLine), "\(replay.stdout.prefix(120))")
+            #expect(replay.stdout.contains(#""type":"fetch""#))
+            let bad = directory + "/bad." + format.fileExtension
+            try format.bad.write(toFile: bad, atomically: true, encoding: .utf8)
+            let refused = try await CLI.run(["replay", bad, "--fast", "--geodata", "geodata"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains(format.badAt(bad)), "\(refused.stderr)")
         }
-        let fromGPX = try await stats(walk), fromRoute = try await stats(route)
-        for key in format.sameAsGPX {
-            #expect(fromRoute[key] as? Double == fromGPX[key] as? Double, "\(key): \(fromRoute) vs \(fromGPX)")
-        }
-        let replay = try await CLI.run(["replay", route, "--fast", "--format", "jsonl", "--geodata", "geodata", "--radius", "100"])
-        #expect(replay.status == 0, "\(replay.stderr)")
-        #expect(replay.stdout.hasPrefix(format.firstLine), "\(replay.stdout.prefix(120))")
-        #expect(replay.stdout.contains(#""type":"fetch""#))
-        let bad = directory + "/bad." + format.fileExtension
-        try format.bad.write(toFile: bad, atomically: true, encoding: .utf8)
-        let refused = try await CLI.run(["replay", bad, "--fast", "--geodata", "geodata"])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.contains(format.badAt(bad)), "\(refused.stderr)")
     }
 }

@@ -231,23 +231,22 @@ import Testing
 
     @Test("Every error of a scenario's route file names the scenario and route.file: a folder, a malformed GPX (its line and column), an unknown extension (status 2)")
     func routeFileErrorsNamed() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("route-file-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try #"<?xml version="1.0"?><gpx version="1.1"><trk><trkseg><trkpt lat="1" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>"#
-            .write(toFile: folder + "/bad.gpx", atomically: true, encoding: .utf8)
-        let cases: [(route: String, status: Int32, says: String)] = [
-            (".", 1, ": cannot read: Is a directory"),
-            ("bad.gpx", 1, "bad.gpx:1:77: <time> \"bad\" is not an ISO-8601 time"),
-            ("other.json", 2, "'other.json' has an unknown extension '.json'"),
-        ]
-        for (index, (route, status, says)) in cases.enumerated() {
-            let scenario = folder + "/s\(index).json"
-            try #"{"route": {"file": "\#(route)"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
-            let result = try await CLI.run(["replay", "--scenario", scenario, "--fast", "--geodata", "geodata"])
-            #expect(result.status == status, "\(route): \(result.stderr)")
-            let first = result.stderr.split(separator: "\n").first ?? ""
-            #expect(first.hasPrefix("locsim: error: \(scenario): route.file: ") && first.contains(says), "\(route): \(result.stderr)")
+        try await withScratchFolder("locsim-route-file") { folder in
+            try #"<?xml version="1.0"?><gpx version="1.1"><trk><trkseg><trkpt lat="1" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>"#
+                .write(toFile: folder + "/bad.gpx", atomically: true, encoding: .utf8)
+            let cases: [(route: String, status: Int32, says: String)] = [
+                (".", 1, ": cannot read: Is a directory"),
+                ("bad.gpx", 1, "bad.gpx:1:77: <time> \"bad\" is not an ISO-8601 time"),
+                ("other.json", 2, "'other.json' has an unknown extension '.json'"),
+            ]
+            for (index, (route, status, says)) in cases.enumerated() {
+                let scenario = folder + "/s\(index).json"
+                try #"{"route": {"file": "\#(route)"}}"#.write(toFile: scenario, atomically: true, encoding: .utf8)
+                let result = try await CLI.run(["replay", "--scenario", scenario, "--fast", "--geodata", "geodata"])
+                #expect(result.status == status, "\(route): \(result.stderr)")
+                let first = result.stderr.split(separator: "\n").first ?? ""
+                #expect(first.hasPrefix("locsim: error: \(scenario): route.file: ") && first.contains(says), "\(route): \(result.stderr)")
+            }
         }
     }
 

@@ -14,14 +14,6 @@ import Testing
 /// `locsim serve` as a real process on loopback, called by real clients: `locsim replay --online`,
 /// URLSession, and the test itself. Port 0 everywhere: the server prints the port it bound.
 @Suite(.timeLimit(.minutes(1))) struct ServeCommandTests {
-    /// A running `locsim serve`, with the base URL it printed.
-    func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let path = NSTemporaryDirectory() + "locsim-serve-command-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try await body(path)
-    }
-
     func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: url)!)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -70,7 +62,7 @@ import Testing
 
     @Test("replay --online against locsim serve gives the same places and fetch log as replay --db on the same index")
     func onlineReplayMatchesDatabase() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-serve-command") { directory in
             let db = directory + "/sf.sqlite"
             let imported = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--db", db])
             #expect(imported.status == 0, "\(imported.stderr)")
@@ -186,7 +178,7 @@ import Testing
 
     @Test("--audit-strict: a client polling too often makes the process exit 1 and names it")
     func auditStrict() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-serve-command") { directory in
             let report = directory + "/audit.html"
             // An hour's interval: the three requests are too soon however slow the machine is
             // (under AddressSanitizer the second came more than 30 s after the first).
@@ -217,7 +209,7 @@ import Testing
 
     @Test("MapViewModel's back-off after scripted failures shows in the audit as retries, never a retry storm")
     func backOffVisibleInAudit() async throws {
-        try await withDirectory { directory in
+        try await withScratchFolder("locsim-serve-command") { directory in
             // 14 s standing still, replayed in real time; the rule's interval shortened to 2 s on both sides.
             let track = directory + "/stand.gpx"
             let made = try await CLI.run([
@@ -240,6 +232,9 @@ import Testing
             #expect(client.timeline.prefix(3).map(\.status) == [200, 503, 503])
             #expect(client.violations == 0, "\(client.timeline.filter { $0.verdict != "first" && $0.verdict != "elapsed" && $0.verdict != "retry" })")
             #expect(verdicts.count >= 5)
+            // Ended before its folder goes: a server still running could add a file to the folder
+            // as it is removed.
+            await server.command.child.stopped()
         }
     }
 
@@ -261,47 +256,46 @@ import Testing
 
     @Test("The token from --token-file or $LOCSIM_TOKEN (not in 'ps'); bad sources refused naming them, never echoing the token")
     func tokenSources() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-token-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/token", secret = "f1le-s3cret"
-        try Data("\(secret)\n".utf8).write(to: URL(fileURLWithPath: file))
-        for (arguments, environment, token) in [
-            (["--token-file", file], [String: String](), secret), ([], ["LOCSIM_TOKEN": "env-s3cret"], "env-s3cret"),
-        ] {
-            let server = try await ServeProcess.start(arguments, environment: environment)
-            defer { server.command.stop() }
-            #expect(try await server.call("GET", "/metrics", token: nil).status == 401, "\(arguments)")
-            #expect(try await server.call("GET", "/metrics", token: token).status == 200, "\(arguments)")
-            #expect(try await server.call("GET", "/metrics", token: token + "x").status == 401, "\(arguments)")
-        }
-        try Data("with space\n".utf8).write(to: URL(fileURLWithPath: directory + "/spaced"))
-        try Data("\n\n".utf8).write(to: URL(fileURLWithPath: directory + "/empty"))
-        // A token file that cannot be read is a missing input (status 1), in every command that takes one.
-        let missing = directory + "/missing"
-        for command in [
-            ["serve", "--port", "0"], ["serve", "--port", "0", "--host", "0.0.0.0"],
-            ["swarm", "--server", "http://127.0.0.1:9", "--players", "1", "--duration", "1"],
-            ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:9"],
-        ] {
-            let result = try await CLI.run(command + ["--token-file", missing])
-            #expect(result.status == 1, "\(command): \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n") == [
-                "locsim: error: --token-file \(missing): cannot read it (No such file or directory)",
-                "hint: check that the path names a file that exists and can be read",
-            ], "\(command)")
-        }
-        for (arguments, environment, message) in [
-            (["--token-file", directory + "/empty"], [String: String](), "--token-file \(directory)/empty: the token is empty"),
-            (["--token-file", directory + "/spaced"], [:], "--token-file \(directory)/spaced: a bearer token is visible ASCII (RFC 6750); character 5 is U+0020"),
-            (["--token", "a", "--token-file", file], [:], "give --token or --token-file, not both"),
-            ([], ["LOCSIM_TOKEN": "tab\tin"], "$LOCSIM_TOKEN: a bearer token is visible ASCII (RFC 6750); character 4 is U+0009"),
-            ([], ["LOCSIM_TOKEN": ""], "$LOCSIM_TOKEN: the token is empty"),
-        ] {
-            let result = try await CLI.run(["serve", "--port", "0"] + arguments, environment: environment)
-            #expect(result.status == 2, "\(arguments)")
-            #expect(result.stderr.contains(message), "\(result.stderr)")
-            #expect(!result.stderr.contains("with space") && !result.stderr.contains("tab\tin"), "\(result.stderr)")
+        try await withScratchFolder("locsim-token") { directory in
+            let file = directory + "/token", secret = "f1le-s3cret"
+            try Data("\(secret)\n".utf8).write(to: URL(fileURLWithPath: file))
+            for (arguments, environment, token) in [
+                (["--token-file", file], [String: String](), secret), ([], ["LOCSIM_TOKEN": "env-s3cret"], "env-s3cret"),
+            ] {
+                let server = try await ServeProcess.start(arguments, environment: environment)
+                defer { server.command.stop() }
+                #expect(try await server.call("GET", "/metrics", token: nil).status == 401, "\(arguments)")
+                #expect(try await server.call("GET", "/metrics", token: token).status == 200, "\(arguments)")
+                #expect(try await server.call("GET", "/metrics", token: token + "x").status == 401, "\(arguments)")
+            }
+            try Data("with space\n".utf8).write(to: URL(fileURLWithPath: directory + "/spaced"))
+            try Data("\n\n".utf8).write(to: URL(fileURLWithPath: directory + "/empty"))
+            // A token file that cannot be read is a missing input (status 1), in every command that takes one.
+            let missing = directory + "/missing"
+            for command in [
+                ["serve", "--port", "0"], ["serve", "--port", "0", "--host", "0.0.0.0"],
+                ["swarm", "--server", "http://127.0.0.1:9", "--players", "1", "--duration", "1"],
+                ["replay", "tracks/sf-mission-walk.gpx", "--fast", "--online", "http://127.0.0.1:9"],
+            ] {
+                let result = try await CLI.run(command + ["--token-file", missing])
+                #expect(result.status == 1, "\(command): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n") == [
+                    "locsim: error: --token-file \(missing): cannot read it (No such file or directory)",
+                    "hint: check that the path names a file that exists and can be read",
+                ], "\(command)")
+            }
+            for (arguments, environment, message) in [
+                (["--token-file", directory + "/empty"], [String: String](), "--token-file \(directory)/empty: the token is empty"),
+                (["--token-file", directory + "/spaced"], [:], "--token-file \(directory)/spaced: a bearer token is visible ASCII (RFC 6750); character 5 is U+0020"),
+                (["--token", "a", "--token-file", file], [:], "give --token or --token-file, not both"),
+                ([], ["LOCSIM_TOKEN": "tab\tin"], "$LOCSIM_TOKEN: a bearer token is visible ASCII (RFC 6750); character 4 is U+0009"),
+                ([], ["LOCSIM_TOKEN": ""], "$LOCSIM_TOKEN: the token is empty"),
+            ] {
+                let result = try await CLI.run(["serve", "--port", "0"] + arguments, environment: environment)
+                #expect(result.status == 2, "\(arguments)")
+                #expect(result.stderr.contains(message), "\(result.stderr)")
+                #expect(!result.stderr.contains("with space") && !result.stderr.contains("tab\tin"), "\(result.stderr)")
+            }
         }
     }
 
@@ -330,8 +324,10 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("--audit-report /nonexistent/dir/audit.html: cannot write there"), "\(result.stderr)")
         #expect(!result.stderr.contains("listening"))
-        let directory = try await CLI.run(["serve", "--port", "0", "--audit-report", NSTemporaryDirectory()])
-        #expect(directory.status == 1)
-        #expect(directory.stderr.contains("is a directory") && directory.stderr.contains(".html"), "\(directory.stderr)")
+        try await withScratchFolder("locsim-audit-report") { folder in
+            let directory = try await CLI.run(["serve", "--port", "0", "--audit-report", folder])
+            #expect(directory.status == 1)
+            #expect(directory.stderr.contains("is a directory") && directory.stderr.contains(".html"), "\(directory.stderr)")
+        }
     }
 }

@@ -74,39 +74,41 @@ import Testing
 
     @Test("--out FILE.gpx --xcode writes <wpt> elements with <time> only (the iOS Simulator's form)")
     func xcodeGPX() async throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID()).gpx").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try await CLI.run(line + ["--out", out, "--xcode"])
-        #expect(result.status == 0, "\(result.stderr)")
-        let text = try String(contentsOfFile: out, encoding: .utf8)
-        #expect(!text.contains("<trk") && !text.contains("<rte"))
-        let waypoints = text.components(separatedBy: "<wpt ").count - 1
-        let times = text.components(separatedBy: "<time>").count - 1
-        #expect(waypoints > 100 && times == waypoints)
-        // The file reads back as waypoints with the times one second apart.
-        let stats = try await CLI.run(["track", "stats", out, "--format", "json"])
-        #expect(stats.stdout.contains(#""waypoints":\#(waypoints)"#))
+        try await withScratchFolder("locsim-simulate") { folder in
+            let out = folder + "/sim.gpx"
+            let result = try await CLI.run(line + ["--out", out, "--xcode"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let text = try String(contentsOfFile: out, encoding: .utf8)
+            #expect(!text.contains("<trk") && !text.contains("<rte"))
+            let waypoints = text.components(separatedBy: "<wpt ").count - 1
+            let times = text.components(separatedBy: "<time>").count - 1
+            #expect(waypoints > 100 && times == waypoints)
+            // The file reads back as waypoints with the times one second apart.
+            let stats = try await CLI.run(["track", "stats", out, "--format", "json"])
+            #expect(stats.stdout.contains(#""waypoints":\#(waypoints)"#))
+        }
     }
 
     @Test("--out FILE.nmea writes checksummed sentences; --map runs the map logic")
     func nmeaAndMap() async throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID()).nmea").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        #expect(try await CLI.run(line + ["--out", out]).status == 0)
-        let sentences = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\r\n")
-        #expect(sentences.contains { $0.hasPrefix("$GPRMC,") })
-        #expect(sentences.contains { $0.hasPrefix("$GPGGA,") })
-        for sentence in sentences {
-            let body = sentence.dropFirst().prefix { $0 != "*" }
-            let checksum = body.utf8.reduce(UInt8(0), ^)
-            #expect(sentence.hasSuffix("*" + String(format: "%02X", checksum)), "\(sentence)")
-        }
+        try await withScratchFolder("locsim-simulate") { folder in
+            let out = folder + "/sim.nmea"
+            #expect(try await CLI.run(line + ["--out", out]).status == 0)
+            let sentences = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\r\n")
+            #expect(sentences.contains { $0.hasPrefix("$GPRMC,") })
+            #expect(sentences.contains { $0.hasPrefix("$GPGGA,") })
+            for sentence in sentences {
+                let body = sentence.dropFirst().prefix { $0 != "*" }
+                let checksum = body.utf8.reduce(UInt8(0), ^)
+                #expect(sentence.hasSuffix("*" + String(format: "%02X", checksum)), "\(sentence)")
+            }
 
-        let map = try await CLI.run(
-            ["simulate", "circle", "--center", "35.68,139.76", "--circle-radius", "300", "--duration", "300",
-             "--start-time", "2024-05-01T00:00:00Z", "--map", "--format", "jsonl", "--radius", "1000", "--geodata", "geodata"])
-        #expect(map.status == 0, "\(map.stderr)")
-        #expect(map.stdout.contains(#""type":"fetch""#) && map.stdout.contains(#""reason":"first""#))
-        #expect(map.stdout.split(separator: "\n").last?.contains(#""type":"summary""#) == true)
+            let map = try await CLI.run(
+                ["simulate", "circle", "--center", "35.68,139.76", "--circle-radius", "300", "--duration", "300",
+                 "--start-time", "2024-05-01T00:00:00Z", "--map", "--format", "jsonl", "--radius", "1000", "--geodata", "geodata"])
+            #expect(map.status == 0, "\(map.stderr)")
+            #expect(map.stdout.contains(#""type":"fetch""#) && map.stdout.contains(#""reason":"first""#))
+            #expect(map.stdout.split(separator: "\n").last?.contains(#""type":"summary""#) == true)
+        }
     }
 }

@@ -40,20 +40,21 @@ import Testing
 
     @Test("--db starts players at the index's places")
     func startsAtPlaces() async throws {
-        let db = FileManager.default.temporaryDirectory.appendingPathComponent("swarm-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
-        let imported = try await CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        // Two sampled players, not the default 20: each sample is a 5 km query of the debug build.
-        let run = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "2"])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains(#/\(starting at \d+ places\)/#))
-        #expect(run.stdout.contains(#/places per answer \(\d+ answers, every fetch of the first 2 players\): mean /#))
-        let unsampled = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "0"])
-        #expect(unsampled.status == 0 && !unsampled.stdout.contains("places per answer"))
-        let empty = try await CLI.run(base + ["--db", db, "--area", "0,0,1000"])
-        #expect(empty.status == 1)
-        #expect(empty.stderr.contains("no places of \(db) within 1000 m"))
+        try await withScratchFolder("locsim-swarm-db") { folder in
+            let db = folder + "/swarm.sqlite"
+            let imported = try await CLI.run(["index", "import", "geodata/tokyo-central.csv", "--db", db])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            // Two sampled players, not the default 20: each sample is a 5 km query of the debug build.
+            let run = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "2"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains(#/\(starting at \d+ places\)/#))
+            #expect(run.stdout.contains(#/places per answer \(\d+ answers, every fetch of the first 2 players\): mean /#))
+            let unsampled = try await CLI.run(base + ["--db", db, "--area", "35.6812,139.7671,1000", "--sample-answers", "0"])
+            #expect(unsampled.status == 0 && !unsampled.stdout.contains("places per answer"))
+            let empty = try await CLI.run(base + ["--db", db, "--area", "0,0,1000"])
+            #expect(empty.status == 1)
+            #expect(empty.stderr.contains("no places of \(db) within 1000 m"))
+        }
     }
 
     @Test(

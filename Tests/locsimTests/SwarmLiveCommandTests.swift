@@ -126,24 +126,23 @@ import Testing
     func reportAndProgress() async throws {
         let server = try await ServeProcess.start(Self.serveArguments)
         defer { server.command.stop() }
-        let directory = NSTemporaryDirectory() + "locsim-swarm-live-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let report = directory + "/swarm.html"
-        let arguments = ["swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "30s", "--ramp", "5s",
-                         "--area", "37.7599,-122.4148,1500"]
-        let piped = try await CLI.run(arguments + ["--report", report])
-        #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(piped.stdout.hasPrefix("swarm: 40 players against \(server.base)"))
-        #expect(piped.stdout.contains("  latency:  p50 "))
-        #expect(piped.stdout.contains("  places per answer: "))
-        #expect(piped.stderr.isEmpty, "no progress when piped: \(piped.stderr)")
-        let html = try String(contentsOfFile: report, encoding: .utf8)
-        for id in ["summary", "requests", "latency", "intervals", "status", "errors"] { #expect(html.contains("id=\"\(id)\"")) }
-        let terminal = try await CLI.runOnTerminal(arguments)
-        #expect(terminal.status == 0, "\(terminal.output)")
-        // Players active, requests in the last second, its p50/p99, errors so far, requests so far.
-        #expect(terminal.output.contains(#/\ds  players 40/40  req/s \d+  p50 \d+\.\d ms  p99 \d+\.\d ms  errors 0  requests \d+/#))
+        try await withScratchFolder("locsim-swarm-live") { directory in
+            let report = directory + "/swarm.html"
+            let arguments = ["swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "30s", "--ramp", "5s",
+                             "--area", "37.7599,-122.4148,1500"]
+            let piped = try await CLI.run(arguments + ["--report", report])
+            #expect(piped.status == 0, "\(piped.stderr)")
+            #expect(piped.stdout.hasPrefix("swarm: 40 players against \(server.base)"))
+            #expect(piped.stdout.contains("  latency:  p50 "))
+            #expect(piped.stdout.contains("  places per answer: "))
+            #expect(piped.stderr.isEmpty, "no progress when piped: \(piped.stderr)")
+            let html = try String(contentsOfFile: report, encoding: .utf8)
+            for id in ["summary", "requests", "latency", "intervals", "status", "errors"] { #expect(html.contains("id=\"\(id)\"")) }
+            let terminal = try await CLI.runOnTerminal(arguments)
+            #expect(terminal.status == 0, "\(terminal.output)")
+            // Players active, requests in the last second, its p50/p99, errors so far, requests so far.
+            #expect(terminal.output.contains(#/\ds  players 40/40  req/s \d+  p50 \d+\.\d ms  p99 \d+\.\d ms  errors 0  requests \d+/#))
+        }
     }
 
     @Test("--tracks: players walk the repository's GPX tracks from random offsets; still no violation")
@@ -151,27 +150,29 @@ import Testing
         // One place near each track, not the default index's thousands: what is judged is when
         // players ask, and 40 players each taking a 2,800-place answer in Tokyo every 3 s (a debug
         // build, on a loaded machine) made their next requests leave late enough to read as early.
-        let directory = NSTemporaryDirectory() + "locsim-swarm-tracks-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "id,name,lat,lon\ntokyo,Tokyo Station,35.6812,139.7671\nsf,Mission Dolores,37.7599,-122.4269\n".write(
-            toFile: directory + "/two.csv", atomically: true, encoding: .utf8)
-        let imported = try await CLI.run(["index", "import", directory + "/two.csv", "--db", directory + "/two.sqlite"])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let server = try await ServeProcess.start(Self.serveArguments + ["--db", directory + "/two.sqlite"])
-        defer { server.command.stop() }
-        let run = try await CLI.run([
-            "swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "60s", "--ramp", "10s", "--tracks", "tracks",
-        ])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("  players:  following 2 GPX tracks; opening the app over the first 10 s"))
-        #expect(run.stdout.contains(" 0 failed, 0 unanswered"))
-        let audit = try await ServeCommandTests().audit(server)
-        #expect(audit.violations == 0)
-        #expect(audit.clients.count == 40)
-        let missing = try await CLI.run(["swarm", "--server", server.base, "--players", "2", "--tracks", "geodata"])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.hasPrefix("locsim: error: --tracks geodata: no .gpx file there"))
+        try await withScratchFolder("locsim-swarm-tracks") { directory in
+            try "id,name,lat,lon\ntokyo,Tokyo Station,35.6812,139.7671\nsf,Mission Dolores,37.7599,-122.4269\n".write(
+                toFile: directory + "/two.csv", atomically: true, encoding: .utf8)
+            let imported = try await CLI.run(["index", "import", directory + "/two.csv", "--db", directory + "/two.sqlite"])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let server = try await ServeProcess.start(Self.serveArguments + ["--db", directory + "/two.sqlite"])
+            defer { server.command.stop() }
+            let run = try await CLI.run([
+                "swarm", "--server", server.base, "--players", "40", "--speed", "10", "--duration", "60s", "--ramp", "10s", "--tracks", "tracks",
+            ])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("  players:  following 2 GPX tracks; opening the app over the first 10 s"))
+            #expect(run.stdout.contains(" 0 failed, 0 unanswered"))
+            let audit = try await ServeCommandTests().audit(server)
+            #expect(audit.violations == 0)
+            #expect(audit.clients.count == 40)
+            let missing = try await CLI.run(["swarm", "--server", server.base, "--players", "2", "--tracks", "geodata"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.hasPrefix("locsim: error: --tracks geodata: no .gpx file there"))
+            // Ended before its folder goes: a server still running could add a file to the folder
+            // as it is removed.
+            await server.command.child.stopped()
+        }
     }
 
     @Test("--token is sent as Authorization: Bearer; a wrong or missing one is counted as HTTP 401 by status and kind, then exit 1")
@@ -203,29 +204,31 @@ import Testing
 
     @Test("a server's scripted faults (503, no answer, a malformed 200) are each failures of their kind, followed by retries")
     func faults() async throws {
-        let directory = NSTemporaryDirectory() + "locsim-swarm-faults-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let script = directory + "/faults.json"
-        try #"[{"status": 503}, {"timeout": true}, {"status": 200, "body": "{\"locations\": 5}"}]"#.write(toFile: script, atomically: true, encoding: .utf8)
-        let server = try await ServeProcess.start(Self.serveArguments + ["--script", script])
-        defer { server.command.stop() }
-        // One player, so the script's steps are its first three requests, in order.
-        let run = try await CLI.run([
-            "swarm", "--server", server.base, "--players", "1", "--speed", "10", "--duration", "60s", "--ramp", "0", "--area", "0,-150,2000",
-            "--mix", "walk=1", "--timeout", "500ms", "--format", "jsonl",
-        ])
-        #expect(run.status == 0, "\(run.stderr)")
-        let summary = try Self.summary(run.stdout)
-        #expect(summary.errors == [
-            .init(kind: "http", count: 1, first: "HTTP 503"), .init(kind: "malformed", count: 1, first: #"the answer is not {"locations":[…]}"#),
-            .init(kind: "timeout", count: 1, first: "timed out"),
-        ])
-        #expect(summary.failed == 3 && summary.answered == summary.requests - 3 && summary.answered > 0)
-        // The timed-out request has no status; the malformed answer's status was 200.
-        #expect(summary.statuses == [200: summary.requests - 2, 503: 1])
-        #expect(summary.by_kind["first"] == 1 && summary.by_kind["retry"] == 3)
-        #expect((summary.by_kind["elapsed"] ?? 0) + (summary.by_kind["moved"] ?? 0) == summary.requests - 4)
+        try await withScratchFolder("locsim-swarm-faults") { directory in
+            let script = directory + "/faults.json"
+            try #"[{"status": 503}, {"timeout": true}, {"status": 200, "body": "{\"locations\": 5}"}]"#.write(toFile: script, atomically: true, encoding: .utf8)
+            let server = try await ServeProcess.start(Self.serveArguments + ["--script", script])
+            defer { server.command.stop() }
+            // One player, so the script's steps are its first three requests, in order.
+            let run = try await CLI.run([
+                "swarm", "--server", server.base, "--players", "1", "--speed", "10", "--duration", "60s", "--ramp", "0", "--area", "0,-150,2000",
+                "--mix", "walk=1", "--timeout", "500ms", "--format", "jsonl",
+            ])
+            #expect(run.status == 0, "\(run.stderr)")
+            let summary = try Self.summary(run.stdout)
+            #expect(summary.errors == [
+                .init(kind: "http", count: 1, first: "HTTP 503"), .init(kind: "malformed", count: 1, first: #"the answer is not {"locations":[…]}"#),
+                .init(kind: "timeout", count: 1, first: "timed out"),
+            ])
+            #expect(summary.failed == 3 && summary.answered == summary.requests - 3 && summary.answered > 0)
+            // The timed-out request has no status; the malformed answer's status was 200.
+            #expect(summary.statuses == [200: summary.requests - 2, 503: 1])
+            #expect(summary.by_kind["first"] == 1 && summary.by_kind["retry"] == 3)
+            #expect((summary.by_kind["elapsed"] ?? 0) + (summary.by_kind["moved"] ?? 0) == summary.requests - 4)
+            // Ended before its folder goes: a server still running could add a file to the folder
+            // as it is removed.
+            await server.command.child.stopped()
+        }
     }
 
     @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")

@@ -100,6 +100,23 @@ import Testing
         }
     }
 
+    @Test("Tests get temporary paths from withScratchFolder (or newScratchFolder, processScratchFolder), never from the temporary directory itself")
+    func oneWayToScratch() throws {
+        // What may name the temporary directory: this file (it plays a killed process's folder),
+        // the guide's runnable example (users copy it and have no helper), and the live-map
+        // pictures kept on request (LOCSIM_LIVEMAP_KEEP=1) for a person to look at.
+        let allowed: Set<String> = [
+            "Tests/locsimTests/TestHygieneTests.swift", "Tests/LocationSimulationTests/DocumentationExampleTests.swift",
+            "Tests/IntegrationTests/Command/LiveMapBrowserTests.swift",
+        ]
+        let temporary = /NSTemporaryDirectory\(\)|\.temporaryDirectory\b/
+        for (path, text) in try Self.testSources() where !allowed.contains(path) {
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(temporary) {
+                Issue.record("\(path):\(number + 1): \(line.trimmingCharacters(in: .whitespaces)) (use withScratchFolder)")
+            }
+        }
+    }
+
     @Test("A test marked .ownThread runs on a thread of its own; a task it detaches, on the cooperative pool", .ownThread)
     func ownThread() async throws {
         #expect(Self.onOwnThread())
@@ -153,7 +170,7 @@ import Testing
             let abandoned = NSTemporaryDirectory() + "\(label)-own-\(gone.pid)-1B4E28BA"
             try FileManager.default.createDirectory(atPath: abandoned, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(atPath: abandoned) }
-            try await withScratchFolder("\(label)-own") { _ in }
+            try withScratchFolder("\(label)-own") { _ in }
             #expect(!FileManager.default.fileExists(atPath: abandoned))
         }
     }

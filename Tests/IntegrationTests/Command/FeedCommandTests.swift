@@ -223,82 +223,83 @@ import Testing
         let token = "t0kenFromTheEmulator"
         let console = try ConsoleStandIn(token: token)
         defer { console.stop() }
-        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-console-\(UUID().uuidString)").path
-        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
-        defer { try? FileManager.default.removeItem(atPath: tokenFile) }
-        let command = try await LiveCommand([
-            "serve", "--port", "0", "--player", "alice=\(Self.line) --profile run --seed 5", "--player-speed", "20",
-            "--android-console", "alice=\(console.port)", "--android-token-file", tokenFile,
-        ])
-        defer { command.stop() }
-        try await console.wait { ($0.first?.components(separatedBy: "geo fix ").count ?? 0) > 3 }
-        command.interrupt()
-        #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
-        let sent = try #require(console.connections.first)
-        #expect(sent.hasPrefix("auth \(token)\r\n"), "\(sent.prefix(200))")
-        let fixes = sent.split(separator: "\r\n").dropFirst()
-        // Every line is 'geo fix LON LAT ALT SATELLITES KNOTS' on the line from Tokyo station (runs have no
-        // altitude: 0, as the console cannot skip it before the speed), in order of travel.
-        var previousLongitude = 139.7671 + 1e-4
-        for line in fixes {
-            let words = line.split(separator: " ")
-            try #require(words.count == 7 && words[0] == "geo" && words[1] == "fix", "\(line)")
-            #expect(words[4] == "0.0" && words[5] == "8", "\(line)")
-            let knots = try #require(Double(words[6]))
-            #expect(knots >= 0 && knots < 20, "a run's speed in knots: \(line)")
-            let longitude = try #require(Double(words[2]))
-            let latitude = try #require(Double(words[3]))
-            #expect((139.7528 - 1e-4)...(139.7671 + 1e-4) ~= longitude, "\(line)")
-            #expect((35.6812 - 1e-4)...(35.6852 + 1e-4) ~= latitude, "\(line)")
-            #expect(longitude <= previousLongitude, "\(line) after \(previousLongitude)")
-            previousLongitude = longitude
+        try await withScratchFolder("locsim-console") { folder in
+            let tokenFile = folder + "/token"
+            try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+            let command = try await LiveCommand([
+                "serve", "--port", "0", "--player", "alice=\(Self.line) --profile run --seed 5", "--player-speed", "20",
+                "--android-console", "alice=\(console.port)", "--android-token-file", tokenFile,
+            ])
+            defer { command.stop() }
+            try await console.wait { ($0.first?.components(separatedBy: "geo fix ").count ?? 0) > 3 }
+            command.interrupt()
+            #expect(try await command.waitForExit(timeout: .seconds(30)) == .exited(0))
+            let sent = try #require(console.connections.first)
+            #expect(sent.hasPrefix("auth \(token)\r\n"), "\(sent.prefix(200))")
+            let fixes = sent.split(separator: "\r\n").dropFirst()
+            // Every line is 'geo fix LON LAT ALT SATELLITES KNOTS' on the line from Tokyo station (runs have no
+            // altitude: 0, as the console cannot skip it before the speed), in order of travel.
+            var previousLongitude = 139.7671 + 1e-4
+            for line in fixes {
+                let words = line.split(separator: " ")
+                try #require(words.count == 7 && words[0] == "geo" && words[1] == "fix", "\(line)")
+                #expect(words[4] == "0.0" && words[5] == "8", "\(line)")
+                let knots = try #require(Double(words[6]))
+                #expect(knots >= 0 && knots < 20, "a run's speed in knots: \(line)")
+                let longitude = try #require(Double(words[2]))
+                let latitude = try #require(Double(words[3]))
+                #expect((139.7528 - 1e-4)...(139.7671 + 1e-4) ~= longitude, "\(line)")
+                #expect((35.6812 - 1e-4)...(35.6852 + 1e-4) ~= latitude, "\(line)")
+                #expect(longitude <= previousLongitude, "\(line) after \(previousLongitude)")
+                previousLongitude = longitude
+            }
+            #expect(command.child.errors.contains("player alice → 127.0.0.1:\(console.port): connected"), "\(command.child.errors)")
         }
-        #expect(command.child.errors.contains("player alice → 127.0.0.1:\(console.port): connected"), "\(command.child.errors)")
     }
 
     @Test("Players with no place data where serve looks: the players run, the nearby route answers 503 and /healthz says why; without players it is still an error")
     func playersWithoutPlaceData() async throws {
         // The binary outside the source tree (linked, else copied), run in an empty folder: no
         // geodata/ beside it, no share/locsim/geodata beside its bin/, no Package.swift above it.
-        let folder = NSTemporaryDirectory() + "locsim-no-places-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let binary = folder + "/bin/locsim"
-        do {
-            try FileManager.default.linkItem(atPath: CLI.binary, toPath: binary)
-        } catch {
-            try FileManager.default.copyItem(atPath: CLI.binary, toPath: binary)
-        }
-        let environment = ["LOCSIM_CACHE_DIR": folder + "/cache"]
-        let serve = try await ChildProcess(
-            [binary, "serve", "--port", "0", "--player", "alice=\(Self.line)"], environment: environment, removing: ["LOCSIM_GEODATA"],
-            directory: folder)
-        defer { serve.stop() }
-        try await serve.wait(for: "the listening line and the no-places notice", timeout: .seconds(60)) {
-            serve.output.contains("serving players only")
-        }
-        let prefix = "locsim serve: listening on http://127.0.0.1:"
-        let line = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix(prefix) })
-        let port = try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }))
-        #expect(serve.output.contains("no place data (looked in geodata, \(folder)/share/locsim/geodata)"), "\(serve.output)")
-        // No advice to point the app at a route that answers 503.
-        #expect(!serve.output.contains("set the app's server base URL"), "\(serve.output)")
+        try await withScratchFolder("locsim-no-places") { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+            let binary = folder + "/bin/locsim"
+            do {
+                try FileManager.default.linkItem(atPath: CLI.binary, toPath: binary)
+            } catch {
+                try FileManager.default.copyItem(atPath: CLI.binary, toPath: binary)
+            }
+            let environment = ["LOCSIM_CACHE_DIR": folder + "/cache"]
+            let serve = try await ChildProcess(
+                [binary, "serve", "--port", "0", "--player", "alice=\(Self.line)"], environment: environment, removing: ["LOCSIM_GEODATA"],
+                directory: folder)
+            defer { serve.stop() }
+            try await serve.wait(for: "the listening line and the no-places notice", timeout: .seconds(60)) {
+                serve.output.contains("serving players only")
+            }
+            let prefix = "locsim serve: listening on http://127.0.0.1:"
+            let line = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix(prefix) })
+            let port = try #require(Int(line.dropFirst(prefix.count).prefix { $0.isNumber }))
+            #expect(serve.output.contains("no place data (looked in geodata, \(folder)/share/locsim/geodata)"), "\(serve.output)")
+            // No advice to point the app at a route that answers 503.
+            #expect(!serve.output.contains("set the app's server base URL"), "\(serve.output)")
 
-        let nearby = try await RawHTTP.request("GET", port: port, "/locations/nearby?lat=35.68&lng=139.76")
-        #expect(nearby.status == 503, "\(nearby.body)")
-        #expect(((nearby.json["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("this server has no place data") == true, "\(nearby.body)")
-        let health = try await RawHTTP.request("GET", port: port, "/healthz")
-        #expect(health.status == 200)
-        #expect(health.body.contains("degraded: no place data"), "\(health.body)")
-        let players = try await RawHTTP.request("GET", port: port, "/players")
-        #expect(((players.json["players"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } == ["alice"])
-        #expect(await serve.stopped() == .exited(0), "\(serve.errors)")
+            let nearby = try await RawHTTP.request("GET", port: port, "/locations/nearby?lat=35.68&lng=139.76")
+            #expect(nearby.status == 503, "\(nearby.body)")
+            #expect(((nearby.json["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("this server has no place data") == true, "\(nearby.body)")
+            let health = try await RawHTTP.request("GET", port: port, "/healthz")
+            #expect(health.status == 200)
+            #expect(health.body.contains("degraded: no place data"), "\(health.body)")
+            let players = try await RawHTTP.request("GET", port: port, "/players")
+            #expect(((players.json["players"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String } == ["alice"])
+            #expect(await serve.stopped() == .exited(0), "\(serve.errors)")
 
-        // Without players, there is nothing to serve: the error says where it looked.
-        let bare = try await ChildProcess(
-            [binary, "serve", "--port", "0"], environment: environment, removing: ["LOCSIM_GEODATA"], directory: folder)
-        #expect(try await bare.waitForExit() == .exited(1))
-        #expect(bare.errors.hasPrefix("locsim: error: no place data for the default index"), "\(bare.errors)")
+            // Without players, there is nothing to serve: the error says where it looked.
+            let bare = try await ChildProcess(
+                [binary, "serve", "--port", "0"], environment: environment, removing: ["LOCSIM_GEODATA"], directory: folder)
+            #expect(try await bare.waitForExit() == .exited(1))
+            #expect(bare.errors.hasPrefix("locsim: error: no place data for the default index"), "\(bare.errors)")
+        }
     }
 
     @Test("A gpsd port in use is a run-time error (exit 1) naming host and port, with a hint")

@@ -67,14 +67,15 @@ import Testing
                 time: start.addingTimeInterval(Double(index)), latitude: 51.5 + Double(index) * 0.0001, longitude: -0.12)
             return [epoch.sentences[0], TestNMEA.checksummed("GPDTM,W72,,,,,,,W84")] + epoch.sentences.dropFirst()
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-datum-\(UUID().uuidString).nmea").path
-        try (sentences.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let named = try #require(NMEAReader.fixes(contentsOfFile: path).fixes.first?.receiver?.datum)
+        try await withScratchFolder("locsim-datum") { folder in
+            let path = folder + "/walk.nmea"
+            try (sentences.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let named = try #require(NMEAReader.fixes(contentsOfFile: path).fixes.first?.receiver?.datum)
 
-        try await Self.withServedLog(path) { raw in
-            try await raw.wait(for: "a TPV naming the log's datum, \(named)") { raw in
-                raw.received.contains { $0.text.contains(#""class":"TPV""#) && $0.text.contains(#""datum":"\#(named)""#) }
+            try await Self.withServedLog(path) { raw in
+                try await raw.wait(for: "a TPV naming the log's datum, \(named)") { raw in
+                    raw.received.contains { $0.text.contains(#""class":"TPV""#) && $0.text.contains(#""datum":"\#(named)""#) }
+                }
             }
         }
     }
@@ -134,164 +135,164 @@ import Testing
         "gpsd --record FILE.gpx: every fix printed before Ctrl-C is in the file, a complete GPX; HDOP comes back as it was served",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordsGPX() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The source: a walk with an elevation and an HDOP per point (two decimals, as NMEA carries it).
-        let start = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z
-        // Long enough (10 min at 4×: 150 s) that a loaded machine's slow start cannot outlast it.
-        let source = (0..<600).map { i -> SourcePoint in
-            let step = Double(i)
-            let elevation: Double = 12 + Double(i % 9) * 0.25
-            let hdop: Double = (80 + Double(i % 7) * 15) / 100
-            return SourcePoint(
-                time: start.addingTimeInterval(step), latitude: 51.5 + step * 1e-5, longitude: -0.12 + step * 1.3e-5,
-                elevation: elevation, hdop: hdop)
+        try await withScratchFolder("locsim-nmea") { folder in
+            // The source: a walk with an elevation and an HDOP per point (two decimals, as NMEA carries it).
+            let start = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z
+            // Long enough (10 min at 4×: 150 s) that a loaded machine's slow start cannot outlast it.
+            let source = (0..<600).map { i -> SourcePoint in
+                let step = Double(i)
+                let elevation: Double = 12 + Double(i % 9) * 0.25
+                let hdop: Double = (80 + Double(i % 7) * 15) / 100
+                return SourcePoint(
+                    time: start.addingTimeInterval(step), latitude: 51.5 + step * 1e-5, longitude: -0.12 + step * 1.3e-5,
+                    elevation: elevation, hdop: hdop)
+            }
+            let sourcePath = folder + "/walk.gpx"
+            try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
+
+            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+            defer { serve.stop() }
+            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+            defer { daemon.stop() }
+            let recordingPath = folder + "/field-test.gpx"
+            let command = try await LiveCommand([
+                "gpsd", "--port", String(daemon.port), "--format", "jsonl", "--record", recordingPath,
+            ])
+            defer { command.stop() }
+            try await command.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
+
+            command.interrupt()
+            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+            let printed = Self.lastPerTime(command.objects.filter { $0.type == "fix" })
+            #expect(command.child.errors.contains("locsim: recorded \(printed.count) fixes to \(recordingPath)"), "\(command.child.errors)")
+
+            // A complete document, with one point per epoch printed: the epoch in progress at Ctrl-C too.
+            let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+            #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
+            let recorded = Self.trackPoints(text)
+            #expect(recorded.map(\.time) == printed.map { $0.time ?? .distantPast }, "\(recorded.count) points, \(printed.count) printed")
+            for (point, fix) in zip(recorded, printed) {
+                // What gpsd reported, as printed (9 decimals) and recorded.
+                #expect(Self.near(point.latitude, fix.latitude, 1e-9))
+                #expect(Self.near(point.longitude, fix.longitude, 1e-9))
+                let hdop = try #require(point.hdop, "an HDOP at \(point.time)")
+                #expect(Self.near(hdop * 19, fix.accuracy, 1e-6))
+                // And what was served, field by field: gpsd's accuracy is 19 m × the HDOP sent.
+                let served = try #require(source.first { $0.time == point.time }, "no source point at \(point.time)")
+                #expect(abs(point.latitude - served.latitude) <= Self.positionTolerance)
+                #expect(abs(point.longitude - served.longitude) <= Self.positionTolerance)
+                #expect(abs(hdop - served.hdop) <= 1e-6, "HDOP \(hdop) for \(served.hdop) at \(point.time)")
+                if let elevation = point.elevation { #expect(abs(elevation - served.elevation) <= 0.005 + 1e-9) }
+            }
+            #expect(recorded.contains { $0.elevation != nil }, "3D fixes carry the altitude")
         }
-        let sourcePath = folder + "/walk.gpx"
-        try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
-
-        let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
-        defer { serve.stop() }
-        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
-        defer { daemon.stop() }
-        let recordingPath = folder + "/field-test.gpx"
-        let command = try await LiveCommand([
-            "gpsd", "--port", String(daemon.port), "--format", "jsonl", "--record", recordingPath,
-        ])
-        defer { command.stop() }
-        try await command.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
-
-        command.interrupt()
-        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
-        let printed = Self.lastPerTime(command.objects.filter { $0.type == "fix" })
-        #expect(command.child.errors.contains("locsim: recorded \(printed.count) fixes to \(recordingPath)"), "\(command.child.errors)")
-
-        // A complete document, with one point per epoch printed: the epoch in progress at Ctrl-C too.
-        let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
-        #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
-        let recorded = Self.trackPoints(text)
-        #expect(recorded.map(\.time) == printed.map { $0.time ?? .distantPast }, "\(recorded.count) points, \(printed.count) printed")
-        for (point, fix) in zip(recorded, printed) {
-            // What gpsd reported, as printed (9 decimals) and recorded.
-            #expect(Self.near(point.latitude, fix.latitude, 1e-9))
-            #expect(Self.near(point.longitude, fix.longitude, 1e-9))
-            let hdop = try #require(point.hdop, "an HDOP at \(point.time)")
-            #expect(Self.near(hdop * 19, fix.accuracy, 1e-6))
-            // And what was served, field by field: gpsd's accuracy is 19 m × the HDOP sent.
-            let served = try #require(source.first { $0.time == point.time }, "no source point at \(point.time)")
-            #expect(abs(point.latitude - served.latitude) <= Self.positionTolerance)
-            #expect(abs(point.longitude - served.longitude) <= Self.positionTolerance)
-            #expect(abs(hdop - served.hdop) <= 1e-6, "HDOP \(hdop) for \(served.hdop) at \(point.time)")
-            if let elevation = point.elevation { #expect(abs(elevation - served.elevation) <= 0.005 + 1e-9) }
-        }
-        #expect(recorded.contains { $0.elevation != nil }, "3D fixes carry the altitude")
     }
 
     @Test(
         "replay --gpsd --record FILE.nmea: Ctrl-C loses nothing, and replaying the recording gives the source's fixes, field by field",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func replayRecordsNMEAAndReplaysIt() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The source is locsim's own NMEA (which must give gpsd a fix), with accuracies from the noise model.
-        let sourcePath = folder + "/walk.nmea"
-        let made = try await CLI.run([
-            // 25 minutes of walking: longer than any wait below.
-            "simulate", "line", "--from", "51.5007,-0.1246", "--to", "51.5107,-0.1046", "--start-time", "2025-06-15T12:00:00Z",
-            "--noise", "3", "--seed", "4", "--out", sourcePath,
-        ])
-        #expect(made.status == 0, "\(made.stderr)")
+        try await withScratchFolder("locsim-nmea") { folder in
+            // The source is locsim's own NMEA (which must give gpsd a fix), with accuracies from the noise model.
+            let sourcePath = folder + "/walk.nmea"
+            let made = try await CLI.run([
+                // 25 minutes of walking: longer than any wait below.
+                "simulate", "line", "--from", "51.5007,-0.1246", "--to", "51.5107,-0.1046", "--start-time", "2025-06-15T12:00:00Z",
+                "--noise", "3", "--seed", "4", "--out", sourcePath,
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
 
-        let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
-        defer { serve.stop() }
-        let daemon = try await GPSDDaemon.start(feedPort: feedPort)
-        defer { daemon.stop() }
-        let recordingPath = folder + "/field-test.nmea"
-        let live = try await LiveCommand([
-            "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--record", recordingPath, "--format", "jsonl", "--flush",
-            "--geodata", PackagePaths.path("geodata"),
-        ])
-        defer { live.stop() }
-        try await live.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
-        live.interrupt()
-        #expect(try await live.waitForExit() == .exited(0), "\(live.child.errors)")
-        // The map logic saw each epoch once, at its own time, though gpsd reported most of them
-        // several times (GPSDEpochs), and the recording holds the same epochs.
-        let printed = live.objects.filter { $0.type == "fix" }
-        #expect(printed.map(\.timestamp) == Self.lastPerTime(printed).map(\.timestamp), "one fix line per epoch")
-        #expect(!live.lines.contains { $0.text.contains(#""delivered""#) }, "every fix delivered at its own time")
+            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+            defer { serve.stop() }
+            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+            defer { daemon.stop() }
+            let recordingPath = folder + "/field-test.nmea"
+            let live = try await LiveCommand([
+                "replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--record", recordingPath, "--format", "jsonl", "--flush",
+                "--geodata", PackagePaths.path("geodata"),
+            ])
+            defer { live.stop() }
+            try await live.wait(for: "eight fix lines") { $0.filter { $0.json?.type == "fix" }.count >= 8 }
+            live.interrupt()
+            #expect(try await live.waitForExit() == .exited(0), "\(live.child.errors)")
+            // The map logic saw each epoch once, at its own time, though gpsd reported most of them
+            // several times (GPSDEpochs), and the recording holds the same epochs.
+            let printed = live.objects.filter { $0.type == "fix" }
+            #expect(printed.map(\.timestamp) == Self.lastPerTime(printed).map(\.timestamp), "one fix line per epoch")
+            #expect(!live.lines.contains { $0.text.contains(#""delivered""#) }, "every fix delivered at its own time")
 
-        // The recording carries a satellite count, so gpsd would take it as a fix too.
-        let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
-        let gga = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("$GPGGA") })
-        let satellites = String(gga.split(separator: ",", omittingEmptySubsequences: false)[7])
-        #expect(satellites == "08", "\(gga)")
+            // The recording carries a satellite count, so gpsd would take it as a fix too.
+            let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+            let gga = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("$GPGGA") })
+            let satellites = String(gga.split(separator: ",", omittingEmptySubsequences: false)[7])
+            #expect(satellites == "08", "\(gga)")
 
-        let replayed = try await Self.replayFixes(recordingPath)
-        let original = try await Self.replayFixes(sourcePath)
-        #expect(live.child.errors.contains("locsim: recorded \(replayed.count) fixes to \(recordingPath)"), "\(live.child.errors)")
-        // Every fix the field test printed is in the recording, and the epoch in progress at
-        // Ctrl-C too: the map logic sees an epoch with the next one's first report, so it may
-        // have stopped before that one (it would have come a second later), the recording not.
-        #expect(Array(replayed.map(\.timestamp).prefix(printed.count)) == printed.map(\.timestamp))
-        #expect((0...1).contains(replayed.count - printed.count), "\(replayed.count) recorded, \(printed.count) shown")
-        for (fix, seen) in zip(replayed, printed) {
-            #expect(Self.near(fix.latitude, seen.latitude, Self.positionTolerance))
-            #expect(Self.near(fix.longitude, seen.longitude, Self.positionTolerance))
-            // The accuracy went out as HDOP with two decimals (19 m × 0.005 at most); both printed
-            // with two decimals.
-            #expect(Self.near(fix.accuracy, seen.accuracy, 19 * 0.005 + 0.01 + 1e-9))
-        }
-        // And field by field what was served, at the same times.
-        for fix in replayed {
-            let source = try #require(original.first { $0.timestamp == fix.timestamp }, "no source fix at \(fix.timestamp ?? "-")")
-            #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
-            #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
-            #expect(Self.near(fix.accuracy, source.accuracy, 1e-6), "accuracy at \(fix.timestamp ?? "-")")
-            #expect(fix.mode == source.mode)
+            let replayed = try await Self.replayFixes(recordingPath)
+            let original = try await Self.replayFixes(sourcePath)
+            #expect(live.child.errors.contains("locsim: recorded \(replayed.count) fixes to \(recordingPath)"), "\(live.child.errors)")
+            // Every fix the field test printed is in the recording, and the epoch in progress at
+            // Ctrl-C too: the map logic sees an epoch with the next one's first report, so it may
+            // have stopped before that one (it would have come a second later), the recording not.
+            #expect(Array(replayed.map(\.timestamp).prefix(printed.count)) == printed.map(\.timestamp))
+            #expect((0...1).contains(replayed.count - printed.count), "\(replayed.count) recorded, \(printed.count) shown")
+            for (fix, seen) in zip(replayed, printed) {
+                #expect(Self.near(fix.latitude, seen.latitude, Self.positionTolerance))
+                #expect(Self.near(fix.longitude, seen.longitude, Self.positionTolerance))
+                // The accuracy went out as HDOP with two decimals (19 m × 0.005 at most); both printed
+                // with two decimals.
+                #expect(Self.near(fix.accuracy, seen.accuracy, 19 * 0.005 + 0.01 + 1e-9))
+            }
+            // And field by field what was served, at the same times.
+            for fix in replayed {
+                let source = try #require(original.first { $0.timestamp == fix.timestamp }, "no source fix at \(fix.timestamp ?? "-")")
+                #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
+                #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
+                #expect(Self.near(fix.accuracy, source.accuracy, 1e-6), "accuracy at \(fix.timestamp ?? "-")")
+                #expect(fix.mode == source.mode)
+            }
         }
     }
 
     @Test("--record never truncates an existing file when no fix arrives: gpsd not listening leaves it byte for byte, and says so")
     func refusedConnectionKeepsTheRecording() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let kept = try Self.earlierRecordings(in: folder)
-        try await LoopbackSocket.withRefusingPort { port in
-            let runs: [[String]] = [
-                ["gpsd", "--port", String(port), "--record", kept.gpx],
-                ["replay", "--gpsd", "127.0.0.1:\(port)", "--record", kept.nmea, "--geodata", PackagePaths.path("geodata")],
-                ["gpsd", "--port", String(port), "--record", folder + "/new.nmea"],
-            ]
-            for arguments in runs {
-                let result = try await CLI.run(arguments)
-                #expect(result.status == 1, "\(arguments): \(result.stderr)")
-                #expect(result.stderr.contains("connection refused"), "\(result.stderr)")
-                #expect(result.stderr.contains("locsim: nothing recorded"), "\(result.stderr)")
+        try await withScratchFolder("locsim-nmea") { folder in
+            let kept = try Self.earlierRecordings(in: folder)
+            try await LoopbackSocket.withRefusingPort { port in
+                let runs: [[String]] = [
+                    ["gpsd", "--port", String(port), "--record", kept.gpx],
+                    ["replay", "--gpsd", "127.0.0.1:\(port)", "--record", kept.nmea, "--geodata", PackagePaths.path("geodata")],
+                    ["gpsd", "--port", String(port), "--record", folder + "/new.nmea"],
+                ]
+                for arguments in runs {
+                    let result = try await CLI.run(arguments)
+                    #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                    #expect(result.stderr.contains("connection refused"), "\(result.stderr)")
+                    #expect(result.stderr.contains("locsim: nothing recorded"), "\(result.stderr)")
+                }
             }
+            try Self.expectUntouched(kept)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/new.nmea"), "no file made for nothing recorded")
         }
-        try Self.expectUntouched(kept)
-        #expect(!FileManager.default.fileExists(atPath: folder + "/new.nmea"), "no file made for nothing recorded")
     }
 
     @Test(
         "--record never truncates an existing file when no fix arrives: a --device gpsd does not have leaves it byte for byte",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func unknownDeviceKeepsTheRecording() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let kept = try Self.earlierRecordings(in: folder)
-        let feed = try NMEAFeed()
-        defer { feed.close() }
-        let daemon = try await GPSDDaemon.start(feedPort: feed.port)
-        defer { daemon.stop() }
-        for path in [kept.gpx, kept.nmea] {
-            let result = try await CLI.run(["gpsd", "--port", String(daemon.port), "--device", "/dev/locsim-nope", "--record", path])
-            #expect(result.status == 1, "\(result.stderr)")
-            #expect(result.stderr.contains("No such device as /dev/locsim-nope"), "\(result.stderr)")
-            #expect(result.stderr.contains("locsim: nothing recorded (no fix received); \(path) was left as it was"), "\(result.stderr)")
+        try await withScratchFolder("locsim-nmea") { folder in
+            let kept = try Self.earlierRecordings(in: folder)
+            let feed = try NMEAFeed()
+            defer { feed.close() }
+            let daemon = try await GPSDDaemon.start(feedPort: feed.port)
+            defer { daemon.stop() }
+            for path in [kept.gpx, kept.nmea] {
+                let result = try await CLI.run(["gpsd", "--port", String(daemon.port), "--device", "/dev/locsim-nope", "--record", path])
+                #expect(result.status == 1, "\(result.stderr)")
+                #expect(result.stderr.contains("No such device as /dev/locsim-nope"), "\(result.stderr)")
+                #expect(result.stderr.contains("locsim: nothing recorded (no fix received); \(path) was left as it was"), "\(result.stderr)")
+            }
+            try Self.expectUntouched(kept)
         }
-        try Self.expectUntouched(kept)
     }
 
     /// A GPX and an NMEA recording made earlier, in `folder`, with their bytes.
@@ -316,29 +317,29 @@ import Testing
 
     @Test("replay and track stats read locsim's own .nmea: the fixes simulate printed, to NMEA's precision")
     func ownOutputReadsBack() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let arguments = [
-            "simulate", "route", "--from", "35.6812,139.7671", "--via", "35.6830,139.7650", "--to", "35.6852,139.7528",
-            "--start-time", "2024-05-01T08:00:00Z", "--noise", "4", "--seed", "9",
-        ]
-        let path = folder + "/walk.nmea"
-        #expect(try await CLI.run(arguments + ["--out", path]).status == 0)
-        let printed = try await CLI.run(arguments + ["--format", "jsonl"])
-        let expected = printed.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }.filter { $0.type == "fix" }
-        let replayed = try await Self.replayFixes(path)
-        #expect(!expected.isEmpty)
-        #expect(replayed.map(\.timestamp) == expected.map(\.timestamp))
-        for (fix, source) in zip(replayed, expected) {
-            #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
-            #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
-            // HDOP has two decimals (19 m × 0.005); replay prints two decimals, simulate three.
-            #expect(Self.near(fix.accuracy, source.accuracy, 19 * 0.005 + 0.0055 + 1e-9))
+        try await withScratchFolder("locsim-nmea") { folder in
+            let arguments = [
+                "simulate", "route", "--from", "35.6812,139.7671", "--via", "35.6830,139.7650", "--to", "35.6852,139.7528",
+                "--start-time", "2024-05-01T08:00:00Z", "--noise", "4", "--seed", "9",
+            ]
+            let path = folder + "/walk.nmea"
+            #expect(try await CLI.run(arguments + ["--out", path]).status == 0)
+            let printed = try await CLI.run(arguments + ["--format", "jsonl"])
+            let expected = printed.stdout.split(separator: "\n").compactMap { LiveCommand.parse(String($0)) }.filter { $0.type == "fix" }
+            let replayed = try await Self.replayFixes(path)
+            #expect(!expected.isEmpty)
+            #expect(replayed.map(\.timestamp) == expected.map(\.timestamp))
+            for (fix, source) in zip(replayed, expected) {
+                #expect(Self.near(fix.latitude, source.latitude, Self.positionTolerance))
+                #expect(Self.near(fix.longitude, source.longitude, Self.positionTolerance))
+                // HDOP has two decimals (19 m × 0.005); replay prints two decimals, simulate three.
+                #expect(Self.near(fix.accuracy, source.accuracy, 19 * 0.005 + 0.0055 + 1e-9))
+            }
+            let stats = try await CLI.run(["track", "stats", path, "--format", "json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+            #expect(object["points"] as? Int == expected.count)
         }
-        let stats = try await CLI.run(["track", "stats", path, "--format", "json"])
-        #expect(stats.status == 0, "\(stats.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
-        #expect(object["points"] as? Int == expected.count)
     }
 
     @Test(
@@ -405,23 +406,23 @@ import Testing
 
     @Test("nmea serve lists points whose time goes backwards instead of dropping them silently")
     func serveReportsBackwardsTimes() async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let start = Date(timeIntervalSince1970: 1_750_000_000)
-        var points = (0..<6).map { i in
-            SourcePoint(time: start.addingTimeInterval(Double(i)), latitude: 35.68, longitude: 139.76 + Double(i) * 1e-4, elevation: 3, hdop: 1)
+        try await withScratchFolder("locsim-nmea") { folder in
+            let start = Date(timeIntervalSince1970: 1_750_000_000)
+            var points = (0..<6).map { i in
+                SourcePoint(time: start.addingTimeInterval(Double(i)), latitude: 35.68, longitude: 139.76 + Double(i) * 1e-4, elevation: 3, hdop: 1)
+            }
+            points[4].time = start.addingTimeInterval(1.5)  // after 3 s comes 1.5 s
+            let path = folder + "/backwards.gpx"
+            try Self.gpx(points).write(toFile: path, atomically: true, encoding: .utf8)
+            let (serve, _) = try await NMEAServe.start([path])
+            defer { serve.stop() }
+            let errors = serve.child.errors
+            #expect(errors.contains("locsim: warning: dropped 1 point whose time goes backwards"), "\(errors)")
+            #expect(errors.contains("backwards.gpx:"), "the point is named by file:line:column: \(errors)")
+            #expect(errors.contains("served 5 points") || errors.contains("serving 5 points"), "\(errors)")
+            serve.interrupt()
+            #expect(try await serve.waitForExit() == .exited(0))
         }
-        points[4].time = start.addingTimeInterval(1.5)  // after 3 s comes 1.5 s
-        let path = folder + "/backwards.gpx"
-        try Self.gpx(points).write(toFile: path, atomically: true, encoding: .utf8)
-        let (serve, _) = try await NMEAServe.start([path])
-        defer { serve.stop() }
-        let errors = serve.child.errors
-        #expect(errors.contains("locsim: warning: dropped 1 point whose time goes backwards"), "\(errors)")
-        #expect(errors.contains("backwards.gpx:"), "the point is named by file:line:column: \(errors)")
-        #expect(errors.contains("served 5 points") || errors.contains("serving 5 points"), "\(errors)")
-        serve.interrupt()
-        #expect(try await serve.waitForExit() == .exited(0))
     }
 
     @Test("A file whose extension says neither GPX nor NMEA is a usage error that names the extensions locsim knows", arguments: [
@@ -522,11 +523,5 @@ import Testing
     static func near(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
         guard let a, let b else { return false }
         return abs(a - b) <= tolerance
-    }
-
-    static func temporaryFolder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-nmea-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
     }
 }

@@ -132,16 +132,15 @@ import Testing
         }
         // ~/.pgpass is found through $HOME, as libpq finds it (a container's or a CI job's HOME):
         // this one is open to others, so it is refused before any connection.
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-home-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        try "127.0.0.1:*:*:u:fromfile\n".write(toFile: home + "/.pgpass", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home + "/.pgpass")
-        try await LoopbackSocket.withRefusingPort { port in
-            let open = try await CLI.run(
-                ["index", "stats", "--postgres", "postgres://u@127.0.0.1:\(port)/d?sslmode=disable"], environment: ["HOME": home], removing: ["PGPASSWORD", "PGPASSFILE"])
-            #expect(open.status == 2)
-            #expect(open.stderr.contains("chmod 600 \(home)/.pgpass"), "\(open.stderr)")
+        try await withScratchFolder("locsim-pgpass-home") { home in
+            try "127.0.0.1:*:*:u:fromfile\n".write(toFile: home + "/.pgpass", atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home + "/.pgpass")
+            try await LoopbackSocket.withRefusingPort { port in
+                let open = try await CLI.run(
+                    ["index", "stats", "--postgres", "postgres://u@127.0.0.1:\(port)/d?sslmode=disable"], environment: ["HOME": home], removing: ["PGPASSWORD", "PGPASSFILE"])
+                #expect(open.status == 2)
+                #expect(open.stderr.contains("chmod 600 \(home)/.pgpass"), "\(open.stderr)")
+            }
         }
     }
 

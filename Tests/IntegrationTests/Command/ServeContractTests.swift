@@ -74,15 +74,14 @@ import Testing
         #expect(document.status == 200)
         try await more(server)
         // In a folder of its own: schemathesis keeps a cache (.schemathesis/) where it runs.
-        let folder = NSTemporaryDirectory() + "locsim-schemathesis-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let outcome = try await ChildProcess.run(
-            [
-                "/usr/bin/env", "python3", "-m", "schemathesis.cli", "run", server.base + "/openapi.json", "-H",
-                "Authorization: Bearer \(token)", "--checks", "all", "--max-examples", "10", "--workers", "1", "--seed", "1",
-                "--no-color",
-            ] + arguments, directory: folder, timeout: .seconds(55))
-        #expect(outcome.termination == .exited(0), "\(outcome.output.suffix(6_000))\(outcome.errors.suffix(2_000))")
+        try await withScratchFolder("locsim-schemathesis") { folder in
+            let outcome = try await ChildProcess.run(
+                [
+                    "/usr/bin/env", "python3", "-m", "schemathesis.cli", "run", server.base + "/openapi.json", "-H",
+                    "Authorization: Bearer \(token)", "--checks", "all", "--max-examples", "10", "--workers", "1", "--seed", "1",
+                    "--no-color",
+                ] + arguments, directory: folder, timeout: .seconds(55))
+            #expect(outcome.termination == .exited(0), "\(outcome.output.suffix(6_000))\(outcome.errors.suffix(2_000))")
+        }
     }
 }

@@ -47,12 +47,13 @@ import Testing
         #expect(zipped.head.contains("vary: accept-encoding"))
         #expect(zipped.head.contains("content-length: \(zipped.body.count)\r\n") || zipped.head.hasSuffix("content-length: \(zipped.body.count)"))
         #expect(plain.body.count > 200_000)
-        let file = NSTemporaryDirectory() + "locsim-serve-gzip-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).gz"
-        try Data(zipped.body).write(to: URL(fileURLWithPath: file))
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let gunzip = try await ChildProcess.run(["/bin/gzip", "-dc", file])
-        #expect(gunzip.status == 0, "\(gunzip.errors)")
-        #expect(Array(gunzip.output.utf8) == plain.body)
+        try await withScratchFolder("locsim-serve-gzip") { folder in
+            let file = folder + "/nearby.gz"
+            try Data(zipped.body).write(to: URL(fileURLWithPath: file))
+            let gunzip = try await ChildProcess.run(["/bin/gzip", "-dc", file])
+            #expect(gunzip.status == 0, "\(gunzip.errors)")
+            #expect(Array(gunzip.output.utf8) == plain.body)
+        }
         print("ServeGzipTests: 5 km Tokyo answer: \(plain.body.count) bytes plain, \(zipped.body.count) bytes gzipped")
     }
 }

@@ -244,38 +244,39 @@ struct GPSDFeedLiveTests {
         try await locsimClient.wait("bob's removal") { devices($0, bob).contains { $0["activated"] as? Int == 0 } }
 
         // A real gpsd: a second receiver plugged in and unplugged with gpsdctl.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locsim-hotplug-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let first = try NMEAFeed()
-        defer { first.close() }
-        let daemon = try await GPSDDaemon.start(feedPort: first.port, controlSocket: folder + "/gpsd.sock")
-        defer { daemon.stop() }
-        try await first.acceptClient(timeout: .seconds(30))
-        let gpsdClient = try SocketLines(port: daemon.port, request: watch)
-        defer { gpsdClient.stop() }
-        try await gpsdClient.wait("gpsd's WATCH answer") { $0.lines.contains { $0.hasPrefix(#"{"class":"WATCH""#) } }
-        let second = try NMEAFeed()
-        defer { second.close() }
-        let plugged = "tcp://127.0.0.1:\(second.port)"
-        try await daemon.control("add", plugged)
-        try await second.acceptClient(timeout: .seconds(30))
-        _ = try await second.send(LiveGPSD.epochs(count: 3).flatMap(\.sentences), pace: .milliseconds(20))
-        try await gpsdClient.wait("gpsd's DEVICE report naming the driver") { devices($0, plugged).contains { $0["driver"] is String } }
-        try await daemon.control("remove", plugged)
-        try await gpsdClient.wait("gpsd's removal") { devices($0, plugged).contains { $0["activated"] as? Int == 0 } }
+        try await withScratchFolder("locsim-hotplug") { folder in
+            let first = try NMEAFeed()
+            defer { first.close() }
+            let daemon = try await GPSDDaemon.start(feedPort: first.port, controlSocket: folder + "/gpsd.sock")
+            defer { daemon.stop() }
+            try await first.acceptClient(timeout: .seconds(30))
+            let gpsdClient = try SocketLines(port: daemon.port, request: watch)
+            defer { gpsdClient.stop() }
+            try await gpsdClient.wait("gpsd's WATCH answer") { $0.lines.contains { $0.hasPrefix(#"{"class":"WATCH""#) } }
+            let second = try NMEAFeed()
+            defer { second.close() }
+            let plugged = "tcp://127.0.0.1:\(second.port)"
+            try await daemon.control("add", plugged)
+            try await second.acceptClient(timeout: .seconds(30))
+            _ = try await second.send(LiveGPSD.epochs(count: 3).flatMap(\.sentences), pace: .milliseconds(20))
+            try await gpsdClient.wait("gpsd's DEVICE report naming the driver") { devices($0, plugged).contains { $0["driver"] is String } }
+            try await daemon.control("remove", plugged)
+            try await gpsdClient.wait("gpsd's removal") { devices($0, plugged).contains { $0["activated"] as? Int == 0 } }
 
-        // The removal is the same line. The addition has the members of gpsd's report once it
-        // knows the receiver's driver (gpsd first sends path and activation alone), and `flags`,
-        // which gpsd adds once it has seen the receiver's fixes (a simulated player has them).
-        let removal = { (client: SocketLines, path: String) in client.lines.filter { $0.contains(#""activated":0"#) && $0.contains(path) } }
-        #expect(removal(locsimClient, bob).map { $0.replacingOccurrences(of: bob, with: plugged) } == removal(gpsdClient, plugged))
-        let locsimAdded = try #require(devices(locsimClient, bob).first)
-        let gpsdAdded = try #require(devices(gpsdClient, plugged).last { $0["driver"] != nil })
-        #expect(Set(locsimAdded.keys).subtracting(["flags"]) == Set(gpsdAdded.keys), "locsim \(locsimAdded), gpsd \(gpsdAdded)")
-        #expect(locsimAdded["flags"] as? Int == 1)
-        let stamp = try #require(locsimAdded["activated"] as? String)
-        #expect(try #require(gpsdAdded["activated"] as? String).count == stamp.count, "same time format: \(stamp)")
+            // The removal is the same line. The addition has the members of gpsd's report once it
+            // knows the receiver's driver (gpsd first sends path and activation alone), and `flags`,
+            // which gpsd adds once it has seen the receiver's fixes (a simulated player has them).
+            let removal = { (client: SocketLines, path: String) in client.lines.filter { $0.contains(#""activated":0"#) && $0.contains(path) } }
+            #expect(removal(locsimClient, bob).map { $0.replacingOccurrences(of: bob, with: plugged) } == removal(gpsdClient, plugged))
+            let locsimAdded = try #require(devices(locsimClient, bob).first)
+            let gpsdAdded = try #require(devices(gpsdClient, plugged).last { $0["driver"] != nil })
+            #expect(Set(locsimAdded.keys).subtracting(["flags"]) == Set(gpsdAdded.keys), "locsim \(locsimAdded), gpsd \(gpsdAdded)")
+            #expect(locsimAdded["flags"] as? Int == 1)
+            let stamp = try #require(locsimAdded["activated"] as? String)
+            #expect(try #require(gpsdAdded["activated"] as? String).count == stamp.count, "same time format: \(stamp)")
+            // Ended before its folder goes: gpsd keeps its control socket there.
+            await daemon.stopped()
+        }
     }
 
     @Test(
@@ -566,54 +567,51 @@ struct GPSDFeedLiveTests {
     /// of its own (`-S`, no configuration file): the two legs run at once, and on one shared
     /// server the first leg's `kill-session` ends the server while the other leg's `new-session`
     /// is connecting ("server exited unexpectedly"). tmux leaves its socket behind when the
-    /// server is killed: it is removed here, with the FIFO.
+    /// server is killed: it goes with the scratch folder it is in, as does the FIFO.
     static func cgpsScreen(port: Int, until ready: (String) -> Bool) async throws -> String {
-        let base = NSTemporaryDirectory() + "locsim-cgps-\(getpid())-\(port)"
-        let socket = base + ".socket"
-        let fifo = base + ".fifo"
-        defer {
-            unlink(socket)
-            unlink(fifo)
-        }
-        guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
-        let drawn = try await ChildProcess(["/bin/cat", fifo])
-        defer { drawn.stop() }
-        let server = [tmux!, "-S", socket, "-f", "/dev/null"]
-        // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
-        // with it what cgps said on the way out), and the screen says how it ended.
-        let command = "\(cgps!) 127.0.0.1:\(port); echo \"\(Self.cgpsEnded) $?\"; exec sleep 600"
-        let opened = try await ChildProcess.run(
-            server + ["new-session", "-d", "-s", "cgps", "-x", "100", "-y", "30", command])
-        guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
-        var screen = ""
-        do {
-            let piped = try await ChildProcess.run(server + ["pipe-pane", "-o", "-t", "cgps", "exec cat > '\(fifo)'"])
-            guard piped.termination == .exited(0) else { throw HarnessError("tmux pipe-pane: \(piped.errors)") }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while true {
-                // What the pane wrote so far, before reading the screen: a draw after this wakes
-                // the wait below even if it came before the wait began.
-                let written = drawn.output.utf8.count
-                let captured = try await ChildProcess.run(server + ["capture-pane", "-p", "-t", "cgps"])
-                guard captured.termination == .exited(0) else {
-                    throw HarnessError("tmux capture-pane: \(captured.errors); the screen before: \(screen)")
+        try await withScratchFolder("locsim-cgps") { folder in
+            let socket = folder + "/tmux.socket"
+            let fifo = folder + "/screen.fifo"
+            guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
+            let drawn = try await ChildProcess(["/bin/cat", fifo])
+            defer { drawn.stop() }
+            let server = [tmux!, "-S", socket, "-f", "/dev/null"]
+            // cgps's last words stay on the screen if it ends (a pane whose program exits is gone, and
+            // with it what cgps said on the way out), and the screen says how it ended.
+            let command = "\(cgps!) 127.0.0.1:\(port); echo \"\(Self.cgpsEnded) $?\"; exec sleep 600"
+            let opened = try await ChildProcess.run(
+                server + ["new-session", "-d", "-s", "cgps", "-x", "100", "-y", "30", command])
+            guard opened.termination == .exited(0) else { throw HarnessError("tmux: \(opened.errors)") }
+            var screen = ""
+            do {
+                let piped = try await ChildProcess.run(server + ["pipe-pane", "-o", "-t", "cgps", "exec cat > '\(fifo)'"])
+                guard piped.termination == .exited(0) else { throw HarnessError("tmux pipe-pane: \(piped.errors)") }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while true {
+                    // What the pane wrote so far, before reading the screen: a draw after this wakes
+                    // the wait below even if it came before the wait began.
+                    let written = drawn.output.utf8.count
+                    let captured = try await ChildProcess.run(server + ["capture-pane", "-p", "-t", "cgps"])
+                    guard captured.termination == .exited(0) else {
+                        throw HarnessError("tmux capture-pane: \(captured.errors); the screen before: \(screen)")
+                    }
+                    screen = captured.output
+                    if screen.contains(Self.cgpsEnded) { throw HarnessError("cgps ended before showing the fix:\n\(screen)") }
+                    let left = ContinuousClock.now.duration(to: deadline)
+                    guard !ready(screen), left > .zero else { break }
+                    do {
+                        try await drawn.wait(for: "cgps to draw again", timeout: left) { drawn.output.utf8.count > written }
+                    } catch is HarnessError {
+                        break  // 10 s without the screen wanted: the caller's expectations show this one
+                    }
                 }
-                screen = captured.output
-                if screen.contains(Self.cgpsEnded) { throw HarnessError("cgps ended before showing the fix:\n\(screen)") }
-                let left = ContinuousClock.now.duration(to: deadline)
-                guard !ready(screen), left > .zero else { break }
-                do {
-                    try await drawn.wait(for: "cgps to draw again", timeout: left) { drawn.output.utf8.count > written }
-                } catch is HarnessError {
-                    break  // 10 s without the screen wanted: the caller's expectations show this one
-                }
+            } catch {
+                _ = try? await ChildProcess.run(server + ["kill-server"])
+                throw error
             }
-        } catch {
-            _ = try? await ChildProcess.run(server + ["kill-server"])
-            throw error
+            _ = try await ChildProcess.run(server + ["kill-server"])
+            return screen
         }
-        _ = try await ChildProcess.run(server + ["kill-server"])
-        return screen
     }
 
     /// One satellite of a SKY report, as gpsd writes it from NMEA (whole units).

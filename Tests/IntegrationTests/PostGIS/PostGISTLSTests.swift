@@ -169,7 +169,7 @@ import Testing
 
     @Test("an sslrootcert that is missing or not PEM is refused when the store is made, naming sslrootcert")
     func unreadableRoots() async throws {
-        try await withScratchFolder { directory in
+        try withScratchFolder { directory in
             try "not a certificate".write(toFile: directory + "/junk.pem", atomically: true, encoding: .utf8)
             for file in [directory + "/missing.pem", directory + "/junk.pem"] {
                 let url = try PostgresURL(parsing: "postgres://u@127.0.0.1:1/d?sslmode=verify-full&sslrootcert=" + file)
