@@ -5,7 +5,9 @@ import LocationCore
 /// process id and a random part), and removes the folder and all in it when `body` returns or
 /// throws: the one way the test targets make a scratch folder. A test process killed meanwhile
 /// cannot remove it; the first use of `label` in a later process does.
-public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (String) async throws -> T) async throws -> T {
+public func withScratchFolder<T>(
+    _ label: String = "locsim-test", isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T
+) async throws -> T {
     let path = try ProcessScratch.makeFolder(label)
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try await body(path)

@@ -90,7 +90,7 @@ import Testing
     @Test("A GPX file replays its track points at their times")
     func gpxFile() async throws {
         let fixes = script.walk(count: 120, speed: 2)
-        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+        try await withScratchFolder("locsim-map-replay") { folder in
             let path = folder + "/map-replay.gpx"
             let writer = try GPXWriter(path: path)
             for fix in fixes { try writer.write(fix) }
@@ -124,7 +124,7 @@ import Testing
     @Test("A walk file replays as locsim replay reads it: a point whose time goes backwards is dropped, and said")
     func backwardsTimeDropped() async throws {
         let seconds = [0, 10, 20, 15, 30]
-        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+        try await withScratchFolder("locsim-map-replay") { folder in
             let path = try Self.gpxFile("backwards", in: folder, seconds.enumerated().map { index, second in
                 script.fix(at: Double(second), north: 20 * Double(index))
             })
@@ -139,7 +139,7 @@ import Testing
     @Test("A GPX point's <hdop> is its accuracy as locsim replay reads it: a 1 km jump at HDOP 20 (380 m) is rejected, not fetched for")
     func gpxHDOP() async throws {
         let fixes = (0..<60).map { second in script.fix(at: Double(second), north: second == 20 ? 1_000 : 0) }
-        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+        try await withScratchFolder("locsim-map-replay") { folder in
             let path = try Self.gpxFile("hdop", in: folder, fixes) { index in "<hdop>\(index == 20 ? 20 : 1)</hdop>" }
 
             let log = try await MapReplay(repository: InMemoryNearbyIndex(places: places)).run(routeFile: path)
@@ -152,7 +152,7 @@ import Testing
     @Test("A GeoJSON route without times is walked from Date.distantPast to its end at 1.4 m/s")
     func geoJSONRoute() async throws {
         let end = script.origin.destination(distance: 1_400, bearing: 0)
-        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+        try await withScratchFolder("locsim-map-replay") { folder in
             let path = folder + "/route.geojson"
             try #"{"type":"LineString","coordinates":[[\#(script.origin.longitude),\#(script.origin.latitude)],[\#(end.longitude),\#(end.latitude)]]}"#
                 .write(toFile: path, atomically: true, encoding: .utf8)
@@ -172,7 +172,7 @@ import Testing
 
     @Test("A GPX file that cannot be read names the file, line and column")
     func gpxBroken() async throws {
-        try await withScratchFolder("locsim-map-replay") { @MainActor @Sendable folder in
+        try await withScratchFolder("locsim-map-replay") { folder in
             let path = folder + "/broken.gpx"
             try #"<gpx version="1.1"><trk><trkseg><trkpt lat="91" lon="0"><time>2020-01-01T00:00:00Z</time></trkpt>"#
                 .write(toFile: path, atomically: true, encoding: .utf8)

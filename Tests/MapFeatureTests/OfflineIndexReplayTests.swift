@@ -36,8 +36,8 @@ import Testing
     }()
 
     /// A temporary index holding `places`, removed after `body` whatever happens.
-    func withIndex<T: Sendable>(_ places: [Place], _ body: @MainActor @Sendable (NearbyIndex) async throws -> T) async throws -> T {
-        try await withScratchFolder("locsim-map-index") { @MainActor @Sendable folder in
+    func withIndex<T>(_ places: [Place], _ body: (NearbyIndex) async throws -> T) async throws -> T {
+        try await withScratchFolder("locsim-map-index") { folder in
             let index = try NearbyIndex(path: folder + "/map.sqlite")
             try index.importPlaces(places)
             return try await body(index)
@@ -80,7 +80,7 @@ import Testing
         // A walk written by the synthetic mover, then read back both ways.
         var fixes: [Fix] = []
         for try await fix in try walk(seed: 9) where fix.hasPosition { fixes.append(fix) }
-        try await withScratchFolder("locsim-map-walk") { @MainActor @Sendable [fixes] folder in
+        try await withScratchFolder("locsim-map-walk") { folder in
             let path = folder + "/walk.gpx"
             let writer = try GPXWriter(path: path)
             for fix in fixes { try writer.write(fix) }
