@@ -56,6 +56,9 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
     public let column: Int
     /// What is wrong, in words.
     public let message: String
+    /// A ``Code/truncated`` input that ended after `<gpx>` began: a lenient reader returns what
+    /// came before the cut (``GPXReader/truncation``). `false` for input that ends before any GPX.
+    package internal(set) var endedAfterRootBegan = false
 
     init(_ code: Code, file: String?, line: Int, column: Int, message: String) {
         self.code = code

@@ -276,8 +276,10 @@ extension GPXReader {
                 do {
                     token = try scanner.next()
                 } catch {
-                    let failure = failure(error)
-                    guard failure.code == .truncated, options.isLenient, depth > 0 else { throw failure }
+                    var failure = failure(error)
+                    guard failure.code == .truncated, depth > 0 else { throw failure }
+                    failure.endedAfterRootBegan = true
+                    guard options.isLenient else { throw failure }
                     endEarly(failure)
                     continue
                 }
@@ -286,7 +288,8 @@ extension GPXReader {
                 case .endTag: try handleEnd()
                 case .text: try handleText()
                 case .end:
-                    if depth > 0, options.isLenient {
+                    if depth > 0 {
+                        guard options.isLenient else { throw endedInside() }
                         endEarly(endedInside())
                         continue
                     }
@@ -322,8 +325,8 @@ extension GPXReader {
             scanner.parseError(code, message, at: position, file: file)
         }
 
+        /// At the end of the input with every element closed.
         func finish() throws(GPXParseError) {
-            if depth > 0 { throw endedInside() }
             if !rootClosed {
                 let at = scanner.endLocation
                 throw GPXParseError(
@@ -335,7 +338,9 @@ extension GPXReader {
         func endedInside() -> GPXParseError {
             let open = String(decoding: names[depth - 1], as: UTF8.self)
             let at = scanner.endLocation
-            return GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: "input ended inside <\(open)>")
+            var error = GPXParseError(.truncated, file: file, line: at.line, column: at.column, message: "input ended inside <\(open)>")
+            error.endedAfterRootBegan = true
+            return error
         }
 
         /// Lenient reading of a cut-off input: the point being read is left out (it may lack what

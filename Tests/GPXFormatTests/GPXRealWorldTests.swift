@@ -208,7 +208,16 @@ struct GPXRealWorldTests {
             _ = try GPXDocument(contentsOfFile: reference.path)
         } throws: { error in
             let error = error as? GPXParseError
-            return error?.code == .truncated && error?.line == at.line && error?.column == at.column
+            return error?.code == .truncated && error?.line == at.line && error?.column == at.column && error?.endedAfterRootBegan == true
+        }
+        // Cut before <gpx> began: nothing to read, lenient or not, and the error says so.
+        for text in ["", "<?xml version=\"1.0\"?>\n<!-- cut"] {
+            #expect {
+                _ = try GPXDocument(reader: GPXReader(string: text, options: .lenient))
+            } throws: { error in
+                let error = error as? GPXParseError
+                return error?.code == .truncated && error?.endedAfterRootBegan == false
+            }
         }
     }
 

@@ -76,15 +76,11 @@ enum ProcessScratch {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
         for entry in entries where entry.hasPrefix(prefix) {
             let digits = entry.dropFirst(prefix.count).prefix { $0 != "-" }
-            guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let pid = Int32(digits), pid != getpid(), isGone(pid) else { continue }
+            guard digits.first?.isNumber == true, let pid = Int32(digits), pid != getpid(), isGone(pid) else { continue }
             try? FileManager.default.removeItem(atPath: parent + entry)
         }
     }
 
     /// Whether no process has this id (`kill(pid, 0)` fails with `ESRCH`; `EPERM` means one does).
     static func isGone(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
-}
-
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -115,6 +115,13 @@ import Testing
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(try self.stats(stats)["points"] as? Int == reference.segments.flatMap { $0 }.count)
         #expect(stats.stderr.contains("\(file):\(at.line):\(at.column): warning: "), "\(stats.stderr)")
+
+        // An empty file has nothing --lenient could read: the hint does not offer it.
+        try await withScratchFolder("locsim-gpx-empty") { folder in
+            try "".write(toFile: folder + "/empty.gpx", atomically: true, encoding: .utf8)
+            let empty = try await CLI.run(["replay", folder + "/empty.gpx", "--fast"])
+            #expect(empty.status == 1 && empty.stderr.contains("there is nothing in it to read") && !empty.stderr.contains("--lenient"), "\(empty.stderr)")
+        }
     }
 
     @Test("replay says which points it dropped because their time goes backwards")

@@ -64,19 +64,20 @@ struct ErrorReport: Equatable {
                     + "or add --reconnect to wait for it (docs/guides/gps-dongle.md)",
                 status: 1)
         case let failure as GPXParseError:
+            let isKML = arguments.contains { $0.lowercased().hasSuffix(".kml") }
             let hint =
                 if failure.code == .io {
                     unreadableHint
                 } else if failure.code == .unsupportedEncoding {
                     "convert it to UTF-8 with iconv as above; locsim reads UTF-8, UTF-16, ISO-8859-1 and windows-1252 (docs/reference/gpx.md)"
-                } else if failure.code.isPointLevel, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }) {
+                } else if failure.code.isPointLevel, !isKML {
                     "fix the file at that line and column; 'locsim track stats --lenient FILE' lists the bad points"
                 } else if failure.code.isPointLevel {
                     "fix the file at that line and column (a KML coordinate is lon,lat[,alt]; docs/guides/replay.md says what is read)"
-                } else if failure.code == .truncated, failure.line > 0, !arguments.contains(where: { $0.lowercased().hasSuffix(".kml") }),
-                    !arguments.contains("--lenient")
-                {
+                } else if failure.endedAfterRootBegan {
                     "the file ends early (a recording cut off?); 'locsim replay --lenient' and 'locsim track stats --lenient' read it up to the cut"
+                } else if failure.code == .truncated, !isKML {
+                    "the file ends before its <gpx> element began (empty, or cut off at the start): there is nothing in it to read"
                 } else {
                     "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
                 }
