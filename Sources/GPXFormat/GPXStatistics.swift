@@ -38,6 +38,9 @@ public struct GPXStatistics: Sendable, Hashable {
     public var droppedValues = 0
     /// Track points whose time is earlier than the latest track-point time before them.
     public var timeReversals = 0
+    /// Where a lenient reader found the input cut off mid-write (``GPXReader/truncation``):
+    /// the figures above are of what came before the cut.
+    public var truncation: GPXParseError?
 
     /// A latitude/longitude box in degrees.
     public struct Bounds: Sendable, Hashable {
@@ -72,6 +75,7 @@ public struct GPXStatistics: Sendable, Hashable {
         running.finish(&self)
         skippedPoints = reader.skippedPoints
         droppedValues = reader.droppedValues
+        truncation = reader.truncation
     }
 
     /// Summarises one track made of `segments`, the same way as a GPX file's track (NMEA logs

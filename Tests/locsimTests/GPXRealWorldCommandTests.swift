@@ -38,7 +38,12 @@ import Testing
         let reference = try Self.reference("bad-values")
         let result = try await CLI.run(["track", "stats", file, "--lenient", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try stats(result)["points"] as? Int == reference.segments.flatMap { $0 }.count)
+        let json = try stats(result)
+        #expect(json["points"] as? Int == reference.segments.flatMap { $0 }.count)
+        // The JSON says what standard error says, for a script that reads only standard output.
+        let skipped = json["skipped_points"] as? Int, dropped = json["dropped_values"] as? Int
+        #expect(skipped == reference.skipped_points && dropped == reference.dropped_values, "\(result.stdout)")
+        #expect(json["cut_off"] is NSNull, "\(result.stdout)")
         let problems = try #require(reference.problems)
         #expect(result.stderr.contains("skipped 1 point with a bad position"), "\(result.stderr)")
         #expect(result.stderr.contains("dropped \(try #require(reference.dropped_values)) bad values"), "\(result.stderr)")
@@ -113,7 +118,11 @@ import Testing
 
         let stats = try await CLI.run(["track", "stats", file, "--lenient", "--format", "json"])
         #expect(stats.status == 0, "\(stats.stderr)")
-        #expect(try self.stats(stats)["points"] as? Int == reference.segments.flatMap { $0 }.count)
+        let json = try self.stats(stats)
+        #expect(json["points"] as? Int == reference.segments.flatMap { $0 }.count)
+        let cut = try #require(json["cut_off"] as? [String: Any], "\(stats.stdout)")
+        let line = cut["line"] as? Int, column = cut["column"] as? Int
+        #expect(line == at.line && column == at.column && cut["message"] as? String == "input ended inside <time>", "\(stats.stdout)")
         #expect(stats.stderr.contains("\(file):\(at.line):\(at.column): warning: "), "\(stats.stderr)")
 
         // An empty file has nothing --lenient could read: the hint does not offer it.

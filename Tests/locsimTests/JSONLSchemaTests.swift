@@ -38,6 +38,12 @@ struct JSONLSchemaTests {
             GPXPoint(coordinate: try Coordinate(latitude: 1.5, longitude: 2.5), time: time),
             GPXPoint(coordinate: try Coordinate(latitude: 1.6, longitude: 2.6)),
         ]])
+        // A recording cut off mid-write, read leniently: `cut_off` present.
+        let cutReader = GPXReader(
+            string: #"<gpx version="1.1" creator="t"><trk><trkseg><trkpt lat="1.5" lon="2.5"></trkpt><trkpt lat="1.6" lon="2.6"><time>20"#,
+            options: .lenient)
+        let cut = try GPXStatistics(reader: cutReader)
+        #expect(cut.truncation != nil && cut.points == 1)
         let request = FetchRequest(id: 7, center: try Coordinate(latitude: 37.5, longitude: -122.25), radius: 800, time: time, reason: .moved)
         let gpsd: [GPSDEvent] = [
             .fix(full), .fix(bare), .connected(release: "3.22"), .disconnected(GPSDError(.daemonClosed, host: "127.0.0.1", port: 2947, detail: "closed")),
@@ -64,7 +70,7 @@ struct JSONLSchemaTests {
             + timeline.map { MapEventRecord(event: MapEvent(time: time, kind: $0)) }
             + [
                 PlacesRecord(time: time, count: 2, appeared: ["a", "b"], disappeared: ["c"], changed: []),
-                EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes, stats, GPXStatistics(),
+                EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes, stats, cut, GPXStatistics(),
             ]
         var unplaced = place
         unplaced.level = nil

@@ -11,6 +11,7 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == [
             "tracks", "segments", "points", "route_points", "waypoints", "distance_m", "duration_s", "start", "end", "bbox",
+            "time_reversals", "skipped_points", "dropped_values", "cut_off",
         ])
         let text = try String(contentsOfFile: PackagePaths.path("tracks/sf-mission-walk.gpx"), encoding: .utf8)
         #expect(object["points"] as? Int == text.components(separatedBy: "<trkpt ").count - 1)

@@ -357,12 +357,26 @@ extension GPXStatistics: JSONLRecord {
             }
         }
         json.key("bbox")
-        guard let box = bounds else { return json.null() }
+        if let box = bounds {
+            json.object { object in
+                object.member("min_lat", box.minLatitude)
+                object.member("min_lon", box.minLongitude)
+                object.member("max_lat", box.maxLatitude)
+                object.member("max_lon", box.maxLongitude)
+            }
+        } else {
+            json.null()
+        }
+        // What standard error's warnings say, for a script that reads only this line.
+        json.member("time_reversals", timeReversals)
+        json.member("skipped_points", skippedPoints)
+        json.member("dropped_values", droppedValues)
+        json.key("cut_off")
+        guard let cut = truncation else { return json.null() }
         json.object { object in
-            object.member("min_lat", box.minLatitude)
-            object.member("min_lon", box.minLongitude)
-            object.member("max_lat", box.maxLatitude)
-            object.member("max_lon", box.maxLongitude)
+            object.member("line", cut.line)
+            object.member("column", cut.column)
+            object.member("message", cut.message)
         }
     }
 }
