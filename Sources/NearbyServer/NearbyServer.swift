@@ -147,7 +147,7 @@ package struct NearbyServer: Service {
                         + "the app sends 'Authorization: Bearer T'), or --allow-anonymous to serve anyone on the network", option: "host")
             }
             if let problem = audit.intervalProblem {
-                throw ServerConfigurationError(problem, option: "audit-tolerance")
+                throw ServerConfigurationError(problem.message, option: problem.option)
             }
             guard timeoutHold > .zero else {
                 throw ServerConfigurationError("must be > 0, got \(timeoutHold)", option: "timeout-hold")

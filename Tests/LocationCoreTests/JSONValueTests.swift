@@ -83,6 +83,11 @@ struct JSONValueTests {
         let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
         #expect(error?.description == "not valid JSON at line 4, column 1: expected a member name")
         #expect(error?.byte == text.utf8.count - 1)
+        // Text that ends early names the place after its last byte, where the rest would go.
+        let cut = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: "[\n {\"status\": 503},\n {\"delay\": \"2s\"".utf8) }
+        #expect(cut?.byte == nil && cut?.description == "not valid JSON: the text ends early at line 3, column 16 (expected ',' or '}')")
+        let afterNewline = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: "{\"a\": 1,\n".utf8) }
+        #expect(afterNewline?.line == 2 && afterNewline?.column == 1, "\(String(describing: afterNewline))")
         let marked = try JSONValue(parsing: [0xEF, 0xBB, 0xBF] + Array(#"{"seed": 3}"#.utf8))
         #expect(marked["seed"]?.number == 3)
         // Only at the start: elsewhere it is a byte that breaks the grammar.

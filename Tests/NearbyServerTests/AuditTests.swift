@@ -327,9 +327,15 @@ import Testing
                 _ = try NearbyServer.Configuration(audit: audit)
             }
         }
-        #expect(FetchAudit.Configuration(rule: rule, speed: 30).intervalProblem?.hasPrefix("the interval 30 s at speed 30 leaves 1 s between") == true)
+        #expect(FetchAudit.Configuration(rule: rule, speed: 30).intervalProblem?.message.hasPrefix("the interval 30 s at speed 30 leaves 1 s between") == true)
+        // An interval of 0 makes every request due, whatever the tolerance: refused too, naming the interval.
         let noInterval = try FetchThrottle.Configuration(minimumDistance: 100, minimumInterval: .zero)
-        #expect(FetchAudit.Configuration(rule: noInterval).intervalProblem == nil)
+        for tolerance in [Duration.zero, .seconds(1)] {
+            let error = #expect(throws: ServerConfigurationError.self) {
+                try NearbyServer.Configuration(audit: FetchAudit.Configuration(rule: noInterval, tolerance: tolerance))
+            }
+            #expect(error?.option == "throttle-interval" && error?.message.contains("every request due") == true, "\(String(describing: error))")
+        }
         // Out-of-range speeds fall back to 1.
         #expect(FetchAudit.Configuration(speed: 0).speed == 1)
         #expect(FetchAudit.Configuration(speed: .nan).speed == 1)

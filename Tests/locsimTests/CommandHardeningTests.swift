@@ -143,12 +143,15 @@ import Testing
         ].map { (["serve", "--port", "0"] + $0.0, $0.1) })
     }
 
-    @Test("serve refuses an audit whose interval, divided by --audit-speed, is within its tolerance: no request could be too soon")
+    @Test("serve refuses an audit whose interval, divided by --audit-speed, is within its tolerance, or 0: no request could be too soon")
     func auditIntervalOverTolerance() async throws {
         let remedy = ": the audit could flag no request as too soon (give a tolerance shorter than that)"
         try await Self.expectUsageErrors([
             (["--audit-speed", "100"], "--audit-tolerance: the interval 30 s at speed 100 leaves 0.3 s between fetches, no more than the tolerance 1 s" + remedy),
             (["--throttle-interval", "1s"], "--audit-tolerance: the interval 1 s leaves 1 s between fetches, no more than the tolerance 1 s" + remedy),
+            // 0 made every request due and was accepted, while 1ms was refused.
+            (["--throttle-interval", "0"], "--throttle-interval: 0 s makes every request due (the rule then fetches on every fix): "
+                + "the audit could flag no request as too soon (give the app's interval: the game's is 30s)"),
         ].map { (["serve", "--port", "0"] + $0.0, $0.1) })
     }
 

@@ -136,5 +136,24 @@ import Testing
             "\(error)" == "--gpsd: the port must be a number within 1...65535, got '99999' (expected HOST[:PORT], e.g. 127.0.0.1:2947 or [::1]:2947)"
         }
     }
+
+    @Test("A relayed receiver at the feed's own --gpsd-port is refused: it would publish its own fixes again without end", arguments: [
+        // (serve --host, --gpsd-port, the relay, refused)
+        ("127.0.0.1", 12950, "gpsd://127.0.0.1:12950", true), ("127.0.0.1", 12950, "gpsd://localhost:12950", true),
+        ("127.0.0.1", 12950, "gpsd://[::1]:12950/dev/x", true), ("0.0.0.0", 12950, "gpsd://127.0.0.1:12950", true),
+        ("192.168.1.5", 12950, "gpsd://192.168.1.5:12950", true),
+        ("127.0.0.1", 12950, "gpsd://", false), ("127.0.0.1", 12950, "gpsd://10.0.0.2:12950", false),
+        ("192.168.1.5", 12950, "gpsd://127.0.0.1:12950", false), ("127.0.0.1", 0, "gpsd://127.0.0.1:12950", false),
+    ])
+    func selfRelay(host: String, gpsdPort: Int, relay: String, refused: Bool) throws {
+        let specs = [try PlayerSpec("walk=line:35.68,139.76:35.69,139.75", defaultSpeed: 1), try PlayerSpec("me=" + relay, defaultSpeed: 1)]
+        do {
+            try FeedOptions.refuseSelfRelay(specs, gpsdPort: gpsdPort, host: host)
+            #expect(!refused)
+        } catch {
+            #expect(refused && error.message.hasPrefix("--player me: gpsd://") && error.message.contains("this server's own --gpsd-port"), "\(error)")
+        }
+        try FeedOptions.refuseSelfRelay(specs, gpsdPort: nil, host: host)
+    }
 }
 #endif

@@ -5,6 +5,7 @@ import LocationCore
 import LocationFeed
 import LocationGPSD
 import LocationSimulation
+import NearbyServer
 
 /// `serve --player NAME=SPEC … --player-speed X --gpsd-port PORT`: simulated players served as
 /// gpsd devices, in the same runtime as the HTTP server (docs/guides/feeds.md).
@@ -80,6 +81,25 @@ struct FeedOptions: ParsableArguments {
         _ = try Self.scenarioServerScript(of: specs)
         if androidTokenFile != nil, androidConsoles.isEmpty {
             throw ValidationError("--android-token-file is for --android-console")
+        }
+    }
+
+    /// Refuses a relayed receiver that is this feed itself: `gpsd://` at the feed's own
+    /// `--gpsd-port` on the address it listens on (a loopback name when it listens on loopback or
+    /// every address). That player would watch every device, its own included, and publish each
+    /// fix it reads again: a loop that grows without end. A free port (0) is not known yet.
+    static func refuseSelfRelay(_ specs: [PlayerSpec], gpsdPort: Int?, host: String) throws(ValidationError) {
+        guard let gpsdPort, gpsdPort != 0 else { return }
+        let loopback = NearbyServer.Configuration.isLoopback
+        let everyAddress = ["0.0.0.0", "::", "[::]"].contains(host)
+        for spec in specs {
+            guard case .receiver(let address, _) = spec.source, address.port == gpsdPort else { continue }
+            let same = address.host == host || (loopback(address.host) && (loopback(host) || everyAddress))
+            guard same else { continue }
+            throw ValidationError(
+                "--player \(spec.name): gpsd://\(address) is this server's own --gpsd-port: the player would read every "
+                    + "player's fixes, its own included, and publish them again without end; relay the receiver's gpsd "
+                    + "(port 2947 unless it was started with another -S), or give --gpsd-port another port")
         }
     }
 

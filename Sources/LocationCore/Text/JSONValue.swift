@@ -22,13 +22,14 @@ package enum JSONValue: Sendable {
     package struct SyntaxError: Error, Sendable, CustomStringConvertible {
         /// The byte reading stopped at (1 for the first), or nil when the text ended early.
         package let byte: Int?
-        /// Its line and column (bytes, 1 for the first), as an editor shows them.
-        package let line: Int?
-        package let column: Int?
+        /// Its line and column (bytes, 1 for the first), as an editor shows them; where the text
+        /// ended early, the place just after its last byte (where the missing part would go).
+        package let line: Int
+        package let column: Int
         package let reason: String
 
         package var description: String {
-            guard let line, let column else { return "not valid JSON: the text ends early (\(reason))" }
+            guard byte != nil else { return "not valid JSON: the text ends early at line \(line), column \(column) (\(reason))" }
             return "not valid JSON at line \(line), column \(column): \(reason)"
         }
     }
@@ -96,11 +97,12 @@ package enum JSONValue: Sendable {
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
         func failure(_ reason: String) -> SyntaxError {
-            guard index < bytes.count else { return SyntaxError(byte: nil, line: nil, column: nil, reason: reason) }
-            let before = bytes[..<index]
+            let at = min(index, bytes.count)
+            let before = bytes[..<at]
             let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
             return SyntaxError(
-                byte: index + 1, line: before.count { $0 == 0x0A } + 1, column: index - lineStart + 1, reason: reason)
+                byte: at < bytes.count ? at + 1 : nil, line: before.count { $0 == 0x0A } + 1, column: at - lineStart + 1,
+                reason: reason)
         }
 
         mutating func skipSpace() {

@@ -71,16 +71,25 @@ package struct FetchAudit: Sendable {
         /// before the tolerance is taken off.
         package var scaledInterval: Duration { rule.minimumInterval / speed }
 
-        /// Why the interval rule could flag no request, or nil: when the scaled interval is no
-        /// more than the tolerance, every request passes the time rule, and a client polling in
-        /// a loop would go unflagged. ``NearbyServer/Configuration`` refuses such an audit.
-        package var intervalProblem: String? {
-            guard rule.minimumInterval > .zero, scaledInterval <= tolerance else { return nil }
+        /// Why the interval rule could flag no request, with the option to change, or nil: when
+        /// the scaled interval is no more than the tolerance, every request passes the time rule,
+        /// and a client polling in a loop would go unflagged; an interval of 0 makes every
+        /// request due. ``NearbyServer/Configuration`` refuses such an audit.
+        package var intervalProblem: (option: String, message: String)? {
+            guard rule.minimumInterval > .zero else {
+                return (
+                    "throttle-interval",
+                    "0 s makes every request due (the rule then fetches on every fix): the audit could flag no request as too soon "
+                        + "(give the app's interval: the game's is 30s)"
+                )
+            }
+            guard scaledInterval <= tolerance else { return nil }
             let atSpeed = speed == 1 ? "" : " at speed \(PeopleText.number(speed))"
-            return "the interval \(PeopleText.number(rule.minimumInterval.fractionalSeconds)) s\(atSpeed) leaves "
+            let message = "the interval \(PeopleText.number(rule.minimumInterval.fractionalSeconds)) s\(atSpeed) leaves "
                 + "\(PeopleText.number(scaledInterval.fractionalSeconds, decimals: 3)) s between fetches, no more than the tolerance "
                 + "\(PeopleText.number(tolerance.fractionalSeconds)) s: the audit could flag no request as too soon "
                 + "(give a tolerance shorter than that)"
+            return ("audit-tolerance", message)
         }
 
         /// The throttle the audit runs: the app's distance, the interval (divided by the speed)

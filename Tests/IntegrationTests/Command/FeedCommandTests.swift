@@ -112,6 +112,9 @@ import Testing
             (["--player", "f=gpsd://::1"], "'::1' has more than one ':' (an IPv6 address goes in brackets"),
             (["--player", "f=gpsd://127.0.0.1/"], "the device path after the address is empty"),
             (["--player", "f=gpsd://127.0.0.1 --speed 5"], "a relayed receiver takes no options"),
+            // Its own feed: it would read its fixes back and publish them again without end.
+            (["--gpsd-port", "12950", "--player", "f=gpsd://localhost:12950"],
+             "--player f: gpsd://localhost:12950 is this server's own --gpsd-port"),
         ]
         // No Xcode here: said at once, not retried forever.
         let noXcode: [([String], String)] = [
