@@ -114,6 +114,9 @@ import LocSimTestHelpers
         "a control byte in the target": "GET /\u{01}x HTTP/1.1\r\nHost: a\r\n\r\n",
         "a space in a header name": "GET / HTTP/1.1\r\nBad Header: a\r\n\r\n",
         "a 90 KB header": "GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 90_000) + "\r\n\r\n",
+        "Content-Length beside Transfer-Encoding": "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+        "two different Content-Lengths": "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+        "a Content-Length that is no number": "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\nab",
     ]
 
     @Test("A request that is not HTTP/1.1 is a JSON 400 naming what is wrong, reported, and the connection closes", arguments: [
@@ -121,6 +124,8 @@ import LocSimTestHelpers
         ("a control byte in the target", 400, "target"),
         ("a space in a header name", 400, "headers"),
         ("a 90 KB header", 431, "headers"),
+        ("Content-Length beside Transfer-Encoding", 400, "headers"), ("two different Content-Lengths", 400, "headers"),
+        ("a Content-Length that is no number", 400, "headers"),
     ])
     func protocolErrors(name: String, status: Int, parameter: String) throws {
         let connection = try Connection()
@@ -134,6 +139,10 @@ import LocSimTestHelpers
         #expect(answer.headers["date"] == ServerTime.httpDate(Self.now))
         #expect(answer.headers["server"] == "locsim")
         #expect(answer.error.parameter == parameter)
+        if name.contains("Content-Length") {
+            // Not the parser's "invalid character in content-length header" for a well-formed number.
+            #expect(answer.error.message.hasPrefix("the request's length is unclear"), "\(answer.error.message)")
+        }
         #expect(!connection.channel.isActive)
         let rejections = connection.rejections.withLock { $0 }
         #expect(rejections.map(\.reason) == [.protocolError])

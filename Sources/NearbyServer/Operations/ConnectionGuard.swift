@@ -430,8 +430,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 serverError = .badRequest("not an HTTP method this server knows", parameter: "method")
             case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
                 serverError = .badRequest("the request target is not a valid URL (\(parse))", parameter: "target")
-            case .invalidHeaderToken, .invalidContentLength, .unexpectedContentLength:
+            case .invalidHeaderToken:
                 serverError = .badRequest("a header is not valid HTTP (\(parse))", parameter: "headers")
+            case .invalidContentLength, .unexpectedContentLength:
+                // The parser says "invalid character" for a Content-Length beside Transfer-Encoding
+                // too: name every way the length can be unclear, not the parser's guess.
+                serverError = .badRequest(
+                    "the request's length is unclear: a Content-Length that is not one whole number, given twice "
+                        + "with different values, or beside Transfer-Encoding (RFC 9112 §6.3)",
+                    parameter: "headers")
             case .invalidVersion:
                 serverError = .badRequest("not HTTP/1.x", parameter: "version")
             default:
