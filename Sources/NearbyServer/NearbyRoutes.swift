@@ -382,7 +382,7 @@ struct NearbyRoutes: Sendable {
     /// `POST /audit/reset[?client=NAME]`: the rule starts afresh for every client, or for the one
     /// named (as `/audit` names it); verdicts so far are kept and still count.
     private func auditReset(_ uri: URI) throws(ServerError) -> Response {
-        try QueryParameters.refuseMisnamed(in: uri, names: ["client"])
+        try QueryParameters.refuseOthers(in: uri, names: ["client"], route: "POST \(Path.auditReset)")
         let client = try QueryParameters.only("client", in: uri).map(String.init)
         if let client, client.isEmpty {
             throw .badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client")

@@ -399,7 +399,7 @@ import Testing
         }
     }
 
-    @Test("A parameter of /audit or /audit/reset given twice, or in other letter case, is a 400 naming it, as on the nearby route")
+    @Test("A parameter of /audit or /audit/reset given twice, or in other letter case, is a 400 naming it, as on the nearby route; the reset takes no other")
     func repeatedParameters() async throws {
         let places = try TestIndex()
         defer { places.remove() }
@@ -415,8 +415,14 @@ import Testing
                     #expect(String(buffer: response.body).contains(#""parameter":"\#(parameter)""#), "\(uri): \(String(buffer: response.body))")
                 }
             }
-            // Other parameters are no concern of the route (a cache buster).
+            // Other parameters are no concern of a route that only reads (a cache buster)...
             try await client.execute(uri: "/audit?limit=2&_=123", method: .get) { #expect($0.status == .ok) }
+            // ...but a misspelt one on the reset would reset every client instead of one: refused, nothing done.
+            try await client.execute(uri: "/audit/reset?clinet=player:a", method: .post) { response in
+                let body = String(buffer: response.body)
+                #expect(response.status == .badRequest && body.contains(#""parameter":"clinet""#), "\(body)")
+                #expect(body.contains("clinet is no parameter of POST /audit/reset (it takes client); nothing was done"), "\(body)")
+            }
         }
     }
 
