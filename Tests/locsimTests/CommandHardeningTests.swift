@@ -268,6 +268,11 @@ import Testing
                 (["replay", walk, "--fast", "--report", directory + "/./walk.gpx"], "is the track to replay"),
                 (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
                 (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
+                // A track in place of the route: the route file is not read, and was overwritten.
+                (["replay", PackagePaths.path("tracks/tokyo-marunouchi-walk.gpx"), "--scenario", scenario, "--fast", "--report", walk],
+                 "is the scenario's route file"),
+                (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", walk],
+                 "is the scenario's route file"),
                 (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
                 (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/sub/../r.gpx"], "is the --record file"),
                 (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],

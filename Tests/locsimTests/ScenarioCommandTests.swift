@@ -173,6 +173,12 @@ import Testing
         let missing = try await CLI.run(["replay", "--scenario", "/nonexistent/walk.json", "--fast"])
         #expect(missing.status == 1, "\(missing.stderr)")
         #expect(missing.stderr.hasPrefix("locsim: error: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"), "\(missing.stderr)")
+        // So is a folder in its place (it was a usage error, status 2).
+        try await withScratchFolder("locsim-scenario-folder") { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/s.json", withIntermediateDirectories: false)
+            let folder = try await CLI.run(["replay", "--scenario", directory + "/s.json", "--fast"])
+            #expect(folder.status == 1 && folder.stderr.contains("cannot read the scenario"), "\(folder.stderr)")
+        }
         let missingPlayer = try await CLI.run(["serve", "--port", "0", "--player", "a=/nonexistent/walk.json"])
         #expect(missingPlayer.status == 1, "\(missingPlayer.stderr)")
         #expect(missingPlayer.stderr == "locsim: error: --player a: /nonexistent/walk.json: cannot read the scenario: No such file or directory\n"

@@ -53,7 +53,10 @@ struct MapPipeline {
         do {
             scenario = try Scenario.load(path: path)
         } catch {
-            if !FileManager.default.isReadableFile(atPath: path) {
+            // A folder is "readable" to FileManager, but no file: a missing file too (status 1).
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            if !exists || isFolder.boolValue || !FileManager.default.isReadableFile(atPath: path) {
                 throw CommandFailure("\(error)", hint: ErrorReport.unreadableHint)
             }
             throw CommandFailure("\(error)", hint: "the scenario file's keys are in docs/guides/scenarios.md", status: 2)
@@ -69,6 +72,13 @@ struct MapPipeline {
         }
         #endif
         return scenario
+    }
+
+    /// Refuses a `--report` path that is the scenario's route file, whether or not this run
+    /// reads it (a track argument replaces the route, and the file would still be overwritten).
+    nonisolated static func checkReport(_ report: String?, apartFromRouteOf scenario: Scenario) throws {
+        guard let report, case .file(let file)? = scenario.route else { return }
+        try checkOutputPath(report, flag: "--report", apartFrom: [(file, "the scenario's route file")])
     }
 
     /// Writes `--report` (titled `title`), then ends an `--online` run that never got an answer

@@ -167,6 +167,7 @@ struct Replay: AsyncParsableCommand {
     @MainActor
     private func runScenario(_ path: String) async throws {
         let scenario = try MapPipeline.loadScenario(path)
+        try MapPipeline.checkReport(report, apartFromRouteOf: scenario)
         let phone = try ScenarioPhone(scenario: scenario)
         let speedFactor = timing.fast ? nil : timing.speed ?? 1
         let pacing: Pacing = speedFactor.map { .timed(speedFactor: $0) } ?? .virtual
@@ -188,7 +189,6 @@ struct Replay: AsyncParsableCommand {
             let what: String
             if case .file(let file) = route {
                 what = file
-                if let report { try checkOutputPath(report, flag: "--report", apartFrom: [(file, "the scenario's route file")]) }
             } else {
                 what = "\(path) (its route)"
             }
