@@ -213,7 +213,7 @@ struct PlayerSpec {
             throw ValidationError("--player: \(error.message)")
         }
         let spec = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        if spec.lowercased().hasPrefix(Self.receiverScheme) {
+        if Self.isReceiver(text) {
             let (address, device) = try Self.receiver(spec, player: name)
             (source, speed, ownSpeed, loops, seed) = (.receiver(address, device: device), 1, nil, false, Self.seed(of: name))
             start = 0
@@ -413,6 +413,12 @@ struct PlayerSpec {
 
     /// How a relayed receiver's spec starts.
     static let receiverScheme = "gpsd://"
+
+    /// Whether `text` (`NAME=SPEC`) gives a relayed receiver: checked without reading any file.
+    static func isReceiver(_ text: String) -> Bool {
+        guard let equals = text.firstIndex(of: "=") else { return false }
+        return text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(receiverScheme)
+    }
 
     /// `gpsd://HOST[:PORT][/DEVICE]`: host (default 127.0.0.1; an IPv6 address in brackets), port
     /// (default 2947), device path (default every device gpsd has).

@@ -178,11 +178,9 @@ struct Serve: AsyncParsableCommand {
         if let gpsdPort = feed.gpsdPort, gpsdPort != 0, gpsdPort == port {
             throw ValidationError("--gpsd-port \(gpsdPort) is --port's too: the HTTP server and the gpsd feed need a port each")
         }
-        do {
-            try FeedOptions.refuseSelfRelay(try feed.specs(), gpsdPort: feed.gpsdPort, host: host)
-        } catch is CommandFailure {
-            // An unreadable scenario file: `run` reads the specs first and says so (status 1).
-        }
+        // Only the relayed receivers' specs: the others (scenario files among them) are read once, by the feed.
+        let receivers = try feed.players.filter(PlayerSpec.isReceiver).map { try PlayerSpec($0, defaultSpeed: 1) }
+        try FeedOptions.refuseSelfRelay(receivers, gpsdPort: feed.gpsdPort, host: host)
         // The gpsd protocol has no token: on the network only with --allow-anonymous.
         if feed.gpsdPort != nil, !allowAnonymous, !NearbyServer.Configuration.isLoopback(host) {
             throw ValidationError(
