@@ -555,6 +555,18 @@ struct PlayerControlTests {
         let created = try await feed.text("POST", "/players", #"{"name":"\#(long)","spec":"line:35.68,139.76:35.69,139.77"}"#)
         #expect(created.status == 400)
         #expect(created.utf8.count < 2_000, "\(String(decoding: created.utf8.prefix(200), as: UTF8.self))")
+        // A route that changes a player takes no parameters: a misspelt or stray one is a 400
+        // naming it, and nothing is done (alice still plays).
+        for (method, path, body) in [
+            ("DELETE", "/players/alice?force=1", ""), ("POST", "/players/alice/control?dry_run=1", #"{"action":"pause"}"#),
+        ] {
+            let refused = try await feed.call(method, path, body)
+            #expect(refused.status == 400, "\(path)")
+            #expect(errorParameter(refused.json) == (method == "DELETE" ? "force" : "dry_run"), "\(path): \(refused.json)")
+            let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.hasSuffix("(it takes none); nothing was done"), "\(path): \(message)")
+        }
+        #expect(try await feed.call("GET", "/players/alice").status == 200)
         #expect(try await feed.call("POST", "/players/nobody/control", #"{"action":"pause"}"#).status == 404)
         #expect(try await feed.call("GET", "/players/nobody").status == 404)
         #expect(try await feed.call("DELETE", "/players/nobody").status == 404)

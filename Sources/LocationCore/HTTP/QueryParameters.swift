@@ -20,6 +20,33 @@ package enum QueryParameters {
         return names.first { $0 == lowered }
     }
 
+    /// A 400 for the first of a request's parameter `names` (as sent) that is not one of `taken`:
+    /// for a route that changes something, where a misspelt parameter ignored (`?clinet=p1`)
+    /// would do more than asked. A name in other letter case is named as the one meant.
+    package static func refuseOthers(
+        _ names: some Sequence<Substring>, taken: [String], route: String
+    ) throws(ServerError) {
+        let decoded = names.map(name)
+        try refuseMisnamed(decoded, taken: taken)
+        for given in decoded where !taken.contains(String(given)) {
+            let shown = TextExcerpt.render(given, limit: 64)
+            let takes = taken.isEmpty ? "it takes none" : "it takes \(taken.joined(separator: ", "))"
+            throw .badRequest("\(shown) is no parameter of \(route) (\(takes)); nothing was done", parameter: shown)
+        }
+    }
+
+    /// A 400 for the first of the decoded parameter `names` that is one of `taken` in other
+    /// letter case (`/audit?LIMIT=5`), naming the one meant, as the nearby route does.
+    package static func refuseMisnamed(_ names: some Sequence<Substring>, taken: [String]) throws(ServerError) {
+        for given in names {
+            if let meant = meant(by: given, among: taken) {
+                throw .badRequest(
+                    "\(TextExcerpt.render(given, limit: 64)) is no parameter of this route: give it as \(meant) (\(taken.joined(separator: ", ")))",
+                    parameter: meant)
+            }
+        }
+    }
+
     /// A path segment percent-decoded (`al%69ce` is `alice`; `+` stays a `+`), as RFC 3986
     /// makes them one: Hummingbird hands a route's `{name}` as sent.
     package static func pathSegment(_ segment: Substring) -> Substring {

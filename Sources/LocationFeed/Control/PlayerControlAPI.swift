@@ -105,13 +105,16 @@ package final class PlayerControlAPI: Sendable {
             guard let info = hub.info(name) else { throw Self.unknown(name) }
             return PlayerAnswer(info)
         }
-        routes.delete("/players/{name}") { [hub] _, context in
+        // The routes that change a player take no parameters: one misspelt (`?force=1`) is a 400.
+        routes.delete("/players/{name}") { [hub] request, context in
+            try Self.refuseParameters(request, route: "DELETE /players/{name}")
             let name = try Self.name(context)
             guard hub.remove(name) else { throw Self.unknown(name) }
             return PlayerRemovedAnswer(removed: name)
         }
         routes.post("/players/{name}/control") { request, context in
-            try self.control(try Self.name(context), body: try await Self.body(of: request))
+            try Self.refuseParameters(request, route: "POST /players/{name}/control")
+            return try self.control(try Self.name(context), body: try await Self.body(of: request))
         }
         for method in [HTTPRequest.Method.get, .head] {
             routes.on("/players/{name}/fixes", method: method) { [hub] request, context in
@@ -126,6 +129,11 @@ package final class PlayerControlAPI: Sendable {
     private static func name(_ context: some RequestContext) throws(ServerError) -> String {
         guard let name = context.parameters.get("name") else { throw .notFound("no player name in the path") }
         return String(QueryParameters.pathSegment(name[...]))
+    }
+
+    /// A 400 when `request` has query parameters, naming the first (`route` takes none).
+    private static func refuseParameters(_ request: Request, route: String) throws(ServerError) {
+        try QueryParameters.refuseOthers(request.uri.queryParameters.map(\.key), taken: [], route: route)
     }
 
     /// The whole request body, at most ``maximumBodyBytes``.

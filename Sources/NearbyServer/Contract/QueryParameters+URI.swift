@@ -20,27 +20,14 @@ extension QueryParameters {
         return values.first
     }
 
-    /// A 400 for the first parameter of `uri` that is not one of `names`: for a route that
-    /// changes something, where a misspelt parameter ignored (`?clinet=p1`) would do more than asked.
+    /// A 400 for the first parameter of `uri` that is not one of `names` (``refuseOthers(_:taken:route:)``).
     static func refuseOthers(in uri: URI, names: [String], route: String) throws(ServerError) {
-        try refuseMisnamed(in: uri, names: names)
-        for parameter in uri.queryParameters where !names.contains(String(name(parameter.key))) {
-            let given = TextExcerpt.render(name(parameter.key), limit: 64)
-            throw .badRequest(
-                "\(given) is no parameter of \(route) (it takes \(names.joined(separator: ", "))); nothing was done", parameter: given)
-        }
+        try refuseOthers(uri.queryParameters.map(\.key), taken: names, route: route)
     }
 
     /// A 400 for the first parameter of `uri` that is one of `names` in other letter case
-    /// (`/audit?LIMIT=5`), naming the one meant, as the nearby route does.
+    /// (``refuseMisnamed(_:taken:)``).
     static func refuseMisnamed(in uri: URI, names: [String]) throws(ServerError) {
-        for parameter in uri.queryParameters {
-            let given = name(parameter.key)
-            if let meant = meant(by: given, among: names) {
-                throw .badRequest(
-                    "\(TextExcerpt.render(given, limit: 64)) is no parameter of this route: give it as \(meant) (\(names.joined(separator: ", ")))",
-                    parameter: meant)
-            }
-        }
+        try refuseMisnamed(uri.queryParameters.map { name($0.key) }, taken: names)
     }
 }
