@@ -298,9 +298,26 @@ struct TextOutputTests {
         #expect(result.status == 0, "\(result.stderr)")
         let ignored = result.stdout.split(separator: "\n").filter { $0.contains("fix ignored: accuracy ") }
         #expect(!ignored.isEmpty, "\(result.stdout.prefix(800))")
+        #expect(!result.stderr.contains("rejected"), "some fixes were used: no warning (\(result.stderr))")
         for line in ignored {
             #expect(line.wholeMatch(of: /.*fix ignored: accuracy \d+(\.\d)? m/) != nil, "\(line)")
         }
+    }
+
+    @Test("simulate --map whose every fix is over --min-accuracy: status 0 with a warning on standard error saying why nothing was fetched")
+    func everyFixRejected() async throws {
+        let result = try await CLI.run([
+            "simulate", "line", "--from", "37.7577,-122.4189", "--to", "37.7610,-122.4150", "--noise", "3", "--seed", "7",
+            "--start-time", "2024-05-01T00:00:00Z", "--map", "--radius", "1000", "--min-accuracy", "0.5", "--geodata", "geodata",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("fetches:        0"), "\(result.stdout.suffix(600))")
+        let warning = result.stderr.split(separator: "\n").filter { $0.hasPrefix("locsim: warning: all ") }
+        #expect(warning.count == 1, "\(result.stderr)")
+        #expect(
+            warning.first?.wholeMatch(
+                of: /locsim: warning: all \d+ fixes were rejected, so the map never fetched: \d+ less accurate than --min-accuracy 0\.5 m, the best \d+\.\d m; --min-accuracy inf keeps every fix/
+            ) != nil, "\(result.stderr)")
     }
 
     @Test("replay text: 'answer #1: 1 place', 'map: 1 place', the encounter's name escaped, one fetch in the busiest minute")

@@ -22,4 +22,25 @@ import LocSimTestHelpers
         #expect(recorder.summary.duration == 14)
         #expect(recorder.summary.fixes == 3)
     }
+
+    @Test("Every fix rejected: a warning naming how many and why (the best accuracy, the flag to change); none once one is accepted")
+    @MainActor func everyFixRejected() throws {
+        let recorder = try ReplayRecorder(format: .jsonl, reach: 40) { _ in }
+        let start = Date(timeIntervalSince1970: 1_500_000_000)
+        #expect(recorder.rejectionWarning(limit: 100) == nil, "no fix came: nothing to warn of")
+        for (second, accuracy) in [(0.0, 150.0), (1, 101.5), (2, 480)] {
+            var fix = Fix(time: start.addingTimeInterval(second), coordinate: try Coordinate(latitude: 35.68, longitude: 139.76), source: .gpx)
+            fix.horizontalAccuracy = accuracy
+            recorder.record(MapEvent(time: fix.time, kind: .fixRejected(fix, .inaccurate(horizontalAccuracy: accuracy))))
+        }
+        let none = Fix.noFix(time: start.addingTimeInterval(3), source: .gpx)
+        recorder.record(MapEvent(time: none.time, kind: .fixRejected(none, .noPosition)))
+        #expect(
+            recorder.rejectionWarning(limit: 100)
+                == "locsim: warning: all 4 fixes were rejected, so the map never fetched: 3 less accurate than --min-accuracy 100.0 m, "
+                + "the best 101.5 m; --min-accuracy inf keeps every fix; 1 without a position")
+        let good = Fix(time: start.addingTimeInterval(4), coordinate: try Coordinate(latitude: 35.68, longitude: 139.76), source: .gpx)
+        recorder.record(MapEvent(time: good.time, kind: .fixAccepted(good)))
+        #expect(recorder.rejectionWarning(limit: 100) == nil, "one fix was used")
+    }
 }

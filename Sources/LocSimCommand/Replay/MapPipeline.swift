@@ -81,6 +81,15 @@ struct MapPipeline {
         try checkOutputPath(report, flag: "--report", apartFrom: [(file, "the scenario's route file")])
     }
 
+    /// The summary, then a warning on standard error when every fix was rejected (a run that
+    /// ran to its end; a signal's stop says nothing of the rest).
+    private func finishRecording() {
+        recorder.finish()
+        guard !recorder.interrupted, let warning = recorder.rejectionWarning(limit: configuration.maximumHorizontalAccuracy) else { return }
+        output.flush()
+        Terminal.err(warning)
+    }
+
     /// Writes `--report` (titled `title`), then ends an `--online` run that never got an answer
     /// (``PlaceSourceOptions/requireAnAnswer(_:)``).
     func finish(report: String?, title: String) throws {
@@ -109,7 +118,7 @@ struct MapPipeline {
             }
         }
         recorder.interrupted = signal != nil
-        recorder.finish()
+        finishRecording()
         output.flush()
     }
 
@@ -157,7 +166,7 @@ struct MapPipeline {
             }
         }
         recorder.interrupted = signal != nil
-        recorder.finish()
+        finishRecording()
         output.flush()
     }
 
@@ -188,11 +197,11 @@ struct MapPipeline {
         progress.clear()
         recorder.interrupted = signal != nil
         guard case .failed(let error) = finalState else {
-            recorder.finish()
+            finishRecording()
             output.flush()
             return
         }
-        if recorder.hasFixes { recorder.finish() }
+        if recorder.hasFixes { finishRecording() }
         output.flush()
         throw CommandFailure("the location source failed: \(error.message)")
     }

@@ -36,6 +36,10 @@ final class ReplayRecorder {
     // Summary figures (the counts the trace keeps are derived from it, so none can drift).
     private var acceptedCount = 0
     private var rejectedCount = 0
+    /// The rejected fixes by why (``rejectionWarning(limit:)``), and the best accuracy among
+    /// those rejected for it.
+    private var rejectedWithoutPosition = 0, rejectedInaccurate = 0, rejectedTime = 0, rejectedStale = 0
+    private var bestRejectedAccuracy = Double.infinity
     private var distance = 0.0
     private var firstTime: Date?
     private var lastTime: Date?
@@ -98,6 +102,14 @@ final class ReplayRecorder {
             }
         case .fixRejected(let fix, let rejection):
             rejectedCount += 1
+            switch rejection {
+            case .noPosition: rejectedWithoutPosition += 1
+            case .inaccurate(let accuracy):
+                rejectedInaccurate += 1
+                if accuracy >= 0 { bestRejectedAccuracy = min(bestRejectedAccuracy, accuracy) }
+            case .invalidTime: rejectedTime += 1
+            case .stale: rejectedStale += 1
+            }
             // A report without a position may carry no time of the receiver's own (gpsd's first
             // reports after start-up: the time it was read), so the duration spans positions only.
             if fix.coordinate != nil { note(time: event.time) }
@@ -167,6 +179,25 @@ final class ReplayRecorder {
 
     /// Whether any fix has been recorded, accepted or not.
     var hasFixes: Bool { acceptedCount + rejectedCount > 0 }
+
+    /// A warning for standard error when fixes came and every one was rejected (the map never
+    /// fetched: a GPX whose every `<hdop>` reads as an accuracy worse than `limit`, say), naming
+    /// why by count; nil when any fix was accepted or none came.
+    func rejectionWarning(limit: Double) -> String? {
+        guard rejectedCount > 0, acceptedCount == 0 else { return nil }
+        var reasons: [String] = []
+        if rejectedInaccurate > 0 {
+            let best = bestRejectedAccuracy.isFinite ? ", the best \(DecimalText.fixed(bestRejectedAccuracy, decimals: 1)) m" : ""
+            reasons.append(
+                "\(rejectedInaccurate) less accurate than --min-accuracy \(DecimalText.fixed(limit, decimals: 1)) m\(best); "
+                    + "--min-accuracy inf keeps every fix")
+        }
+        if rejectedWithoutPosition > 0 { reasons.append("\(rejectedWithoutPosition) without a position") }
+        if rejectedTime > 0 { reasons.append("\(rejectedTime) without a valid time") }
+        if rejectedStale > 0 { reasons.append("\(rejectedStale) older than the scenario's game.maximumFixAge on delivery") }
+        let all = rejectedCount == 1 ? "the one fix was rejected" : "all \(rejectedCount) fixes were rejected"
+        return "locsim: warning: \(all), so the map never fetched: \(reasons.joined(separator: "; "))"
+    }
 
     /// Flushes pending output and writes the summary line.
     func finish() {
