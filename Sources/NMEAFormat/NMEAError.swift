@@ -51,7 +51,8 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Reading the input file failed (open or read error).
         public static let io = Code("io")
         /// A whole file held no NMEA sentence: it is empty, or in another format (a GPX file
-        /// named `.nmea`) (``NMEAFileReader/requireSentences()``).
+        /// named `.nmea`) (``NMEAFileReader/requireSentences()``), or compressed, an archive or
+        /// UTF-16 text, found at its first bytes (``NMEAFileReader/next()``).
         public static let noSentences = Code("noSentences")
 
         /// Every code, in a stable order (useful for reports).

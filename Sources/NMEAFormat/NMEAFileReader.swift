@@ -26,6 +26,8 @@ public struct NMEAFileReader: ~Copyable {
     private var pendingLines: [Int] = []
     private var pendingIndex = 0
     private var atEnd = false
+    /// Whether the file's first bytes were looked at (``FileSignature``).
+    private var startChecked = false
 
     /// Opens `path` for reading.
     ///
@@ -61,7 +63,9 @@ public struct NMEAFileReader: ~Copyable {
 
     /// The next fix, or `nil` at the end of the file.
     ///
-    /// - Throws: ``NMEAError`` in strict mode, or ``NMEAError/Code/io`` when reading fails.
+    /// - Throws: ``NMEAError`` in strict mode, ``NMEAError/Code/io`` when reading fails, and
+    ///   ``NMEAError/Code/noSentences`` in either mode when the file's first bytes say it is
+    ///   compressed (gzip, bzip2, xz, zstd), an archive (zip, 7-Zip) or UTF-16 text, naming it.
     public mutating func next() throws(NMEAError) -> Fix? {
         while pendingIndex == pending.count {
             if atEnd { return nil }
@@ -72,6 +76,10 @@ public struct NMEAFileReader: ~Copyable {
                 atEnd = true
                 pending = try reader.finish()
             } else {
+                if !startChecked {
+                    startChecked = true
+                    try checkStart(chunk[0..<count])
+                }
                 pending = try reader.read(chunk[0..<count])
             }
             pendingLines = reader.fixLines
@@ -96,6 +104,20 @@ public struct NMEAFileReader: ~Copyable {
             : first.hasPrefix("{") ? ": its first line looks like JSON (gpsd's reports? record NMEA with 'gpspipe -r')" : ""
         throw NMEAError(
             .noSentences, message: "no NMEA sentence in \(statistics.lines) \(statistics.lines == 1 ? "line" : "lines")\(looks)", source: path)
+    }
+
+    /// Refuses a file whose first bytes say it is compressed, an archive or UTF-16 text, naming
+    /// what it is and how to read it, before its bytes are read as broken sentences (a lenient
+    /// read would skip every line and give no fix).
+    ///
+    /// - Throws: ``NMEAError/Code/noSentences``.
+    private func checkStart(_ bytes: ArraySlice<UInt8>) throws(NMEAError) {
+        if let packed = FileSignature.packed(bytes) {
+            throw NMEAError(.noSentences, message: packed.message(path: path), source: path)
+        }
+        if let message = FileSignature.utf16Message(bytes, path: path) {
+            throw NMEAError(.noSentences, message: message, source: path)
+        }
     }
 
     private mutating func readChunk() throws(NMEAError) -> Int {

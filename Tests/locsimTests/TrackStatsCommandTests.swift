@@ -40,14 +40,29 @@ import Testing
         }
     }
 
-    @Test("An .nmea that holds no NMEA (empty, or a GPX file misnamed) fails (status 1) saying so, not Points 0 and status 0")
+    @Test("An .nmea that holds no NMEA (empty, a GPX file misnamed, gzip'd, UTF-16) fails (status 1) saying so, not Points 0 and status 0")
     func notNMEA() async throws {
         try await withScratchFolder("locsim-track-stats") { directory in
             let misnamed = directory + "/walk.nmea"
             try FileManager.default.copyItem(atPath: PackagePaths.path("tracks/sf-mission-walk.gpx"), toPath: misnamed)
             let empty = directory + "/empty.log"
             try Data().write(to: URL(fileURLWithPath: empty))
-            for (file, says) in [(misnamed, "its first line looks like XML (a GPX file? name it .gpx)"), (empty, "the file is empty")] {
+            // A log gzip'd or written as UTF-16 (a Windows shell's redirect), kept under its name.
+            let (gzipped, utf16) = (directory + "/gzipped.nmea", directory + "/utf16.nmea")
+            let log = directory + "/made.nmea"
+            let made = try await CLI.run([
+                "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            for command in ["gzip -c '\(log)' > '\(gzipped)'", "iconv -f ASCII -t UTF-16 '\(log)' > '\(utf16)'"] {
+                let made = try await ChildProcess.run(["/bin/sh", "-c", command])
+                #expect(made.status == 0, "\(command): \(made.errors)")
+            }
+            for (file, says) in [
+                (misnamed, "its first line looks like XML (a GPX file? name it .gpx)"), (empty, "the file is empty"),
+                (gzipped, "the file is gzip-compressed (it starts with 1F 8B): unpack it first ('gzip -dc "),
+                (utf16, "the file is UTF-16LE text (a byte-order mark FF FE), not ASCII: convert it first ('iconv -f UTF-16 "),
+            ] {
                 for command in [["track", "stats", file], ["replay", file, "--fast"]] {
                     let result = try await CLI.run(command)
                     #expect(result.status == 1, "\(command): \(result.stdout)")

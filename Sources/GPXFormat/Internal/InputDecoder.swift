@@ -48,10 +48,15 @@ final class InputDecoder {
     private var rawEnd = 0
     private var sourceEnded = false
 
+    /// - Parameter path: the file's path, when `source` is a file.
     /// - Parameter readsDeclaration: `false` for text that is UTF-8 whatever it declares (a Swift
     ///   string's bytes).
-    init(source: Source, readsDeclaration: Bool) {
+    /// The file's path, for the command that unpacks a compressed one (``FileSignature``).
+    private let path: String?
+
+    init(source: Source, readsDeclaration: Bool, path: String? = nil) {
         self.source = source
+        self.path = path
         self.mode = readsDeclaration ? .undetected : .utf8
         if !readsDeclaration { encoding = .utf8 }
         stagingCapacity = 4096
@@ -337,7 +342,9 @@ final class InputDecoder {
             encoding = newEncoding
             rawStart = bytes
         }
-        if starts(with: [0xEF, 0xBB, 0xBF]) {
+        if let packed = FileSignature.packed(UnsafeBufferPointer(start: staging, count: min(rawEnd, 4))) {
+            throw .invalid(packed.message(path: path))
+        } else if starts(with: [0xEF, 0xBB, 0xBF]) {
             use(.utf8, .utf8, skipping: 3)
         } else if starts(with: [0x00, 0x00, 0xFE, 0xFF]) || starts(with: [0xFF, 0xFE, 0x00, 0x00])
             || starts(with: [0x00, 0x00, 0x00, 0x3C]) || starts(with: [0x3C, 0x00, 0x00, 0x00])

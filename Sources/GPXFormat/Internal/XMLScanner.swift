@@ -103,7 +103,7 @@ final class XMLScanner {
             close(fd)
             throw .io(String(cString: strerror(EISDIR)))
         }
-        decoder = InputDecoder(source: .file(fd), readsDeclaration: true)
+        decoder = InputDecoder(source: .file(fd), readsDeclaration: true, path: path)
         capacity = self.chunkSize + 16
         buffer = .allocate(capacity: capacity)
     }
