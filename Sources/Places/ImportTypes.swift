@@ -162,6 +162,13 @@ package struct ParsedPlaceFile: Sendable {
         case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
         }
         try collector.finishReading()
+        // Lenient, a file whose every row was bad imports nothing: an error, not a new empty
+        // index (or, with --replace, an emptied table) reported as done.
+        if collector.places.isEmpty, collector.skipped > 0, let first = collector.issues.first {
+            let rows = collector.skipped == 1 ? "its one row was" : "every one of its \(collector.skipped) rows was"
+            throw IndexError(
+                .wrongFormat, "\(rows) skipped as bad, so nothing was imported; the first: \(first.description)", path: path)
+        }
         self.init(collector)
     }
 

@@ -281,6 +281,22 @@ struct ImportTests {
         }
     }
 
+    @Test("Lenient, a file whose every row is bad is wrongFormat naming the first, and the index keeps what it held")
+    func everyRowBad() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("bad.csv")
+            try "id,name,lat,lon\na,Far,999,1\nb,Text,north,2\n".write(toFile: path, atomically: true, encoding: .utf8)
+            let good = directory.file("good.csv")
+            try "id,name,lat,lon\nkept,Kept,10,20\n".write(toFile: good, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            _ = try index.importPlaces(fromFile: good)
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path, options: .init(isLenient: true)) }
+            #expect(error.code == .wrongFormat && error.path == path, "\(error)")
+            #expect(error.message.hasPrefix("every one of its 2 rows was skipped as bad, so nothing was imported; the first: \(path):2: column \"lat\""), "\(error)")
+            #expect(try everything(index).map(\.id) == ["kept"])
+        }
+    }
+
     @Test("A NUL character (U+0000) in an id, name or kind is a row error naming its column, as PostgreSQL cannot store it")
     func nulCharacter() throws {
         try withTemporaryDirectory { directory in

@@ -122,6 +122,21 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("--lenient whose every row is bad: status 1 naming the first, and no new empty index file left behind")
+    func lenientEveryRowBad() async throws {
+        try await withScratchFolder("locsim-index-cli") { directory in
+            try "id,name,lat,lon\na,Far,999,1\nb,Text,north,2\n".write(toFile: directory + "/bad.csv", atomically: true, encoding: .utf8)
+            let result = try await locsim(["index", "import", "bad.csv", "--db", "new.sqlite", "--lenient"], in: directory)
+            #expect(result.status == 1, "\(result.stdout)")
+            #expect(result.stdout.isEmpty)
+            #expect(
+                result.stderr.hasPrefix("locsim: error: \(directory)/bad.csv: wrong format: every one of its 2 rows was skipped as bad"),
+                "\(result.stderr)")
+            #expect(!result.stderr.contains("add --lenient"), "\(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["bad.csv"])
+        }
+    }
+
     @Test("An index its reader cannot write answers queries, and again once the reader has made a -shm it cannot write either")
     func readOnlyFile() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in
