@@ -102,6 +102,8 @@ public final class RecordingRepository: LocationRepository, Sendable {
 
     private struct State {
         var script: [Response]
+        /// Answers scripted in all (given at creation and enqueued), used or not.
+        var scripted: Int
         var calls: [Call] = []
     }
 
@@ -123,7 +125,7 @@ public final class RecordingRepository: LocationRepository, Sendable {
         self.sleep = { duration in
             if duration > .zero { try await clock.sleep(for: duration, tolerance: nil) }
         }
-        self.state = Locked(State(script: script))
+        self.state = Locked(State(script: script, scripted: script.count))
         self.fallback = fallback
     }
 
@@ -137,7 +139,10 @@ public final class RecordingRepository: LocationRepository, Sendable {
 
     /// Appends answers to the script.
     public func enqueue(_ responses: Response...) {
-        state.withLock { $0.script.append(contentsOf: responses) }
+        state.withLock { state in
+            state.script.append(contentsOf: responses)
+            state.scripted += responses.count
+        }
     }
 
     /// Records a call, waits its latency on the clock, and answers it.
@@ -196,7 +201,7 @@ public final class RecordingRepository: LocationRepository, Sendable {
             } else {
                 response = .failure(.validation(
                     "RecordingRepository has no scripted answer for call \(index + 1) (calls[\(index)]: centre \(center), "
-                        + "radius \(DecimalText.fixed(radius, decimals: 1)) m): the script has \(PeopleText.count(index, "answer")) "
+                        + "radius \(DecimalText.fixed(radius, decimals: 1)) m): the script has \(PeopleText.count(state.scripted, "answer")) "
                         + "and no fallback (otherwise:)",
                     parameter: "script"))
             }

@@ -41,6 +41,21 @@ import Testing
         }
     }
 
+    @Test("Past the script, every failing call says the script's own length (given and enqueued), not its own index")
+    func exhaustedLength() async throws {
+        let repository = RecordingRepository(clock: VirtualClock(), script: [.places([]), .places([])])
+        repository.enqueue(.places([]))
+        for _ in 0..<3 { _ = try await repository.fetchNearby(center: here, radius: 10) }
+        for call in 4...6 {
+            await #expect {
+                _ = try await repository.fetchNearby(center: here, radius: 10)
+            } throws: { error in
+                let message = (error as? AppError)?.message ?? ""
+                return message.contains("call \(call) (calls[\(call - 1)]: centre") && message.contains("the script has 3 answers and no fallback")
+            }
+        }
+    }
+
     @Test("A caller cancelled during the latency gets CancellationError and the call is recorded as cancelled")
     func cancellation() async {
         let clock = VirtualClock()
