@@ -77,7 +77,7 @@ extension ReplayLog {
                         found.append("\(line(event)): `retry` without a failure before it"); continue
                     }
                     if VirtualTime.microseconds(request.time) < VirtualTime.microseconds(failure.retryNotBefore) {
-                        found.append("\(line(event)): retry before the back-off of #\(failure.request.id) ended at \(time(failure.retryNotBefore))")
+                        found.append("\(line(event)): retry before the back-off of #\(failure.request.id) ended at \(relative(failure.retryNotBefore))")
                     }
                 case .moved, .elapsed:
                     if let failure = lastFailure {
@@ -202,24 +202,16 @@ extension ReplayLog {
 
     // MARK: Helpers
 
-    /// The fetch-related lines, for failure messages.
+    /// The fetch-related lines, for failure messages: every request, answer, failure, coalesced
+    /// fix, cancellation and discarded answer, as ``lines`` gives them (without the fixes and
+    /// a scenario's phone notes in between).
     public var fetchSummary: String {
-        zip(events, lines).compactMap { event, line in
+        events.compactMap { event in
             switch event.kind {
-            case .fetchStarted, .fetchSucceeded, .fetchFailed, .fetchCoalesced, .fetchCancelled, .answerDiscarded: line
+            case .fetchStarted, .fetchSucceeded, .fetchFailed, .fetchCoalesced, .fetchCancelled, .answerDiscarded: line(event)
             default: nil
             }
         }.joined(separator: "\n")
-    }
-
-    private func line(_ event: MapEvent) -> String {
-        epoch == nil ? event.description : "\(time(event.time)) \(event.kind)"
-    }
-
-    /// `time` as the lines give it: `t+12.000s` from the epoch, or UTC without one.
-    private func time(_ time: Date) -> String {
-        guard let epoch else { return UTCTimestamp.format(time, fractionDigits: 3) }
-        return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time)))"
     }
 
     private func record(_ violations: [String], _ sourceLocation: SourceLocation) {

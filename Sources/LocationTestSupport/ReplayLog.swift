@@ -14,7 +14,8 @@ public import MapFeature
 public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// Every event, in order.
     public var events: [MapEvent]
-    /// The time of the first fix: `t+0` in ``lines``.
+    /// The time of the first fix: `t+0` in ``lines`` (events before it, which have no fix time,
+    /// are `before t+0`).
     public var epoch: Date?
     /// The model's places when the replay ended.
     public var finalPlaces: Loadable<[Place]>
@@ -37,7 +38,8 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - events: Every event, in order.
-    ///   - epoch: `t+0` in ``lines``; the first event's time by default.
+    ///   - epoch: `t+0` in ``lines``; by default the time of the first fix `events` hold (the
+    ///     `fixAccepted` or `fixRejected` with a time of its own), else the first event's.
     ///   - finalPlaces: The model's places at the end.
     ///   - finalFix: The model's latest accepted fix at the end.
     ///   - phone: What a scenario's phone did on the way to the app.
@@ -49,7 +51,7 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.configuration = configuration
         self.events = events
-        self.epoch = epoch ?? events.first?.time
+        self.epoch = epoch ?? Self.firstFixTime(events) ?? events.first?.time
         self.finalPlaces = finalPlaces
         self.finalFix = finalFix
         self.phone = phone
@@ -148,10 +150,6 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
     /// time (delivered in a batch, or after a later fix) says its own time too, and a failure's
     /// back-off ends at a `t+` time.
     public var lines: [String] {
-        func line(_ time: Date, _ text: String) -> String {
-            guard let epoch else { return text }
-            return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time))) \(text)"
-        }
         var lines: [String] = []
         lines.reserveCapacity(events.count + phone.count)
         var notes = phone[...]
@@ -160,25 +158,53 @@ public struct ReplayLog: Sendable, Hashable, CustomStringConvertible {
                 lines.append(line(note.time, "phone: \(note)"))
                 notes.removeFirst()
             }
-            guard let epoch else {
-                lines.append(event.description)
-                continue
-            }
-            func relative(_ time: Date) -> String { "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time)))" }
-            switch event.kind {
-            case .fetchFailed(let request, let error, let retryNotBefore):
-                // The back-off on the same relative clock as the rest of the log.
-                lines.append(line(event.time, "failed #\(request.id): \(error); retry not before \(relative(retryNotBefore))"))
-            case .fixAccepted(let fix) where fix.time != event.time, .fixRejected(let fix, _) where fix.time != event.time:
-                // Handed over after its own time (a batch, a cached fix, a time that went
-                // backwards): both times shown.
-                lines.append(line(event.time, "\(event.kind) (its time \(relative(fix.time)))"))
-            default:
-                lines.append(line(event.time, "\(event.kind)"))
-            }
+            lines.append(line(event))
         }
         lines += notes.map { line($0.time, "phone: \($0)") }
         return lines
+    }
+
+    /// The time of the first fix event with a fix time: a model's log collected by hand starts
+    /// with `provider running`, at ``/MapFeature/MapEvent/noFixTime``.
+    private static func firstFixTime(_ events: [MapEvent]) -> Date? {
+        events.first { event in
+            switch event.kind {
+            case .fixAccepted: true
+            case .fixRejected(_, let rejection): rejection != .invalidTime && event.time != MapEvent.noFixTime
+            default: false
+            }
+        }?.time
+    }
+
+    /// `event`'s line in ``lines``: the one rendering of an event, which failure messages quote too.
+    func line(_ event: MapEvent) -> String {
+        guard let epoch else { return event.description }
+        // Before any fix time (the provider starting, a fix without a valid time first).
+        if event.time < epoch { return "before t+0 \(event.kind)" }
+        switch event.kind {
+        case .fetchFailed(let request, let error, let retryNotBefore):
+            // The back-off on the same relative clock as the rest of the log.
+            return line(event.time, "failed #\(request.id): \(error); retry not before \(relative(retryNotBefore))")
+        case .fixAccepted(let fix) where fix.time != event.time && fix.time.timeIntervalSinceReferenceDate.isFinite,
+            .fixRejected(let fix, _) where fix.time != event.time && fix.time.timeIntervalSinceReferenceDate.isFinite:
+            // Handed over after its own time (a batch, a cached fix, a time that went
+            // backwards): both times shown.
+            return line(event.time, "\(event.kind) (its time \(relative(fix.time)))")
+        default:
+            return line(event.time, "\(event.kind)")
+        }
+    }
+
+    /// `text` after `time` relative to ``epoch`` (as it is without one).
+    private func line(_ time: Date, _ text: String) -> String {
+        guard epoch != nil else { return text }
+        return "\(relative(time)) \(text)"
+    }
+
+    /// `time` as the lines give it: `t+12.000s` from the epoch, or UTC without one.
+    func relative(_ time: Date) -> String {
+        guard let epoch else { return UTCTimestamp.format(time, fractionDigits: 3) }
+        return "t+\(Self.seconds(VirtualTime.duration(from: epoch, to: time)))"
     }
 
     public var description: String { lines.joined(separator: "\n") }

@@ -253,7 +253,7 @@ public final class MapViewModel {
     private func setProviderState(_ state: ProviderState) {
         guard providerState != state else { return }
         providerState = state
-        emit(MapEvent(time: session.latestTime ?? Date(timeIntervalSinceReferenceDate: 0), kind: .providerStateChanged(state)))
+        emit(MapEvent(time: session.latestTime ?? MapEvent.noFixTime, kind: .providerStateChanged(state)))
     }
 
     private func emit(_ event: MapEvent) {

@@ -210,6 +210,53 @@ import Testing
         #expect(repository.calls.allSatisfy { $0.outcome == .answered(count: 40) })
         #expect(repository.calls.first?.outcome.description == "answered 40 places")
     }
+
+    @Test("A log collected by hand from MapViewModel.onEvent: t+0 is the first fix; the provider starting before it is 'before t+0'")
+    @MainActor func handCollectedLog() async {
+        let clock = VirtualClock(autoAdvance: true)
+        var events: [MapEvent] = []
+        let model = MapViewModel(repository: InMemoryNearbyIndex(places: []), clock: clock, onEvent: { events.append($0) })
+        await model.run(ScriptedProvider(fixes: script.walk(count: 40, speed: 1.4), clock: clock))
+        let log = ReplayLog(events: events)
+        #expect(events.first?.kind == .providerStateChanged(.running) && events.first?.time == MapEvent.noFixTime)
+        #expect(log.epoch == script.fix(at: 0).time)
+        #expect(log.lines.first == "before t+0 provider running", "\(log.lines.prefix(3))")
+        #expect(log.lines.dropFirst().first?.hasPrefix("t+0.000s fix ") == true, "\(log.lines.prefix(3))")
+        #expect(!log.lines.contains { $0.contains("t+7216") || $0.contains("t+-") }, "\(log.lines)")
+    }
+
+    @Test("A fix whose time is NaN is rejected at the latest time seen (or before t+0 when first); every event time finite and in order")
+    func nanTime() async {
+        var bad = script.fix(at: 3)
+        bad.time = Date(timeIntervalSinceReferenceDate: .nan)
+        let replay = MapReplay(repository: RecordingRepository(clock: VirtualClock(), places: []))
+        // (A NaN time is equal to nothing, so which case this is is said, not compared.)
+        for (badFirst, fixes) in [(false, [script.fix(at: 0), bad, script.fix(at: 31)]), (true, [bad, script.fix(at: 0), script.fix(at: 31)])] {
+            let log = await replay.run(fixes: fixes)
+            let times = log.events.map(\.time.timeIntervalSinceReferenceDate)
+            #expect(times.allSatisfy { $0.isFinite }, "\(log.lines)")
+            #expect(times == times.sorted(), "\(log.lines)")
+            #expect(log.epoch == script.fix(at: 0).time)
+            let rejected = log.lines.filter { $0.contains("fix rejected (invalid time)") }
+            #expect(rejected.count == 1, "\(log.lines)")
+            let expected = badFirst ? "before t+0 fix rejected (invalid time)" : "t+0.000s fix rejected (invalid time)"
+            #expect(rejected.first?.hasPrefix(expected) == true && rejected.first?.contains("its time") == false, "\(rejected)")
+            log.expectFetchReasons([.first, .elapsed])
+        }
+    }
+
+    @Test("fetchSummary of a scenario's log: every request, answer and failure line, no phone note or fix among them")
+    func fetchSummaryOfScenario() async throws {
+        let log = try await MapReplay(repository: InMemoryNearbyIndex(places: []))
+            .run(scenarioFile: PackagePaths.path("tracks/scenarios/background-walk.json"))
+        let summary = log.fetchSummary.split(separator: "\n")
+        let started = log.events.filter { if case .fetchStarted = $0.kind { true } else { false } }.count
+        #expect(started > 10)
+        #expect(summary.count { $0.contains(" fetch #") } == started, "\(summary.prefix(10))")
+        #expect(!summary.contains { $0.contains("phone:") || $0.contains(" fix ") }, "\(summary.prefix(10))")
+        // Each line is the log's own line for that event.
+        #expect(summary.allSatisfy { log.lines.contains(String($0)) })
+    }
 }
 
 extension Array {

@@ -98,8 +98,14 @@ public struct MapEvent: Sendable, Hashable, CustomStringConvertible {
         case stopped
     }
 
-    /// When, in fix time.
+    /// When, in fix time. An event with no fix time to carry (the provider's state changing, a
+    /// fix without a valid time rejected, or a stop, before the session's first timed fix) is
+    /// at ``noFixTime``.
     public var time: Date
+
+    /// The time of an event before the session had any fix time: the reference date
+    /// (2001-01-01T00:00:00Z). ``LocationTestSupport``'s logs put such events before `t+0`.
+    public static let noFixTime = Date(timeIntervalSinceReferenceDate: 0)
     /// What.
     public var kind: Kind
 

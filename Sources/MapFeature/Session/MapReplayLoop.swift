@@ -40,7 +40,7 @@ public struct MapReplayLoop {
 
     /// How a run ended.
     public struct Outcome<Failure: Error> {
-        /// The time of the first fix, if there was one.
+        /// The delivery time of the first input (a fix, a note) with a valid time, if there was one.
         public var epoch: Date?
         /// The model's places at the end.
         public var finalPlaces: Loadable<[Place]>
@@ -150,11 +150,11 @@ public struct MapReplayLoop {
                 guard let input = try await next() else { break }
                 switch input {
                 case .fix(let fix, let time):
-                    if epoch == nil { epoch = time }
+                    if epoch == nil, time.timeIntervalSinceReferenceDate.isFinite { epoch = time }
                     await deliverAnswers(upTo: FetchThrottle.micros(time))
                     await schedule(model.receive(fix, deliveredAt: time))
                 case .note(let note, let time):
-                    if epoch == nil { epoch = time }
+                    if epoch == nil, time.timeIntervalSinceReferenceDate.isFinite { epoch = time }
                     await deliverAnswers(upTo: FetchThrottle.micros(time))
                     onNote(note, time)
                 }

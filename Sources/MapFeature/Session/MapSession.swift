@@ -92,6 +92,9 @@ public struct MapSession: Sendable {
     /// a track whose time goes backwards) is delivered at ``latestTime``, and its events say so.
     package mutating func receive(_ fix: Fix, deliveredAt requested: Date) -> Output {
         guard !isStopped else { return Output() }
+        // A time that is no date (NaN, infinite: the throttle rejects such a fix) is not the
+        // events': the fix is handed over at the latest time seen, or at no fix time yet.
+        let requested = requested.timeIntervalSinceReferenceDate.isFinite ? requested : latestTime ?? MapEvent.noFixTime
         let time = latestTime.map { requested < $0 ? $0 : requested } ?? requested
         var output = Output()
         let decision = throttle.decision(for: fix, deliveredAt: time)
@@ -161,7 +164,7 @@ public struct MapSession: Sendable {
     public mutating func stop(at time: Date? = nil) -> Output {
         guard !isStopped else { return Output() }
         var output = Output()
-        let when = time ?? latestTime ?? Date(timeIntervalSinceReferenceDate: 0)
+        let when = time ?? latestTime ?? MapEvent.noFixTime
         if let request = inFlight {
             inFlight = nil
             pendingFollowUp = nil
