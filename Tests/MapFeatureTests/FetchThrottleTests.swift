@@ -131,6 +131,16 @@ import LocSimTestHelpers
         }
     }
 
+    @Test("Zero distance and zero interval are rules of their own (fetch on any movement; whenever none is in flight), as fetch-throttle.md says")
+    func zeroThresholds() throws {
+        let eager = try FetchThrottle.Configuration(minimumDistance: 0, minimumInterval: .zero)
+        var throttle = FetchThrottle(configuration: eager)
+        #expect(throttle.decision(for: script.fix(at: 0)) == .fetch(.first))
+        throttle.recordFetch(center: script.origin, at: script.time(0))
+        #expect(throttle.decision(for: script.fix(at: 0)) == .notDue(distance: 0, elapsed: .zero))
+        #expect(throttle.decision(for: script.fix(at: 0.5)) == .fetch(.elapsed))
+    }
+
     // MARK: Poor fixes
 
     @Test("A fix without a position is rejected")
