@@ -51,7 +51,14 @@ extension MapReplay {
                 guard let route = scenario.route else { throw ScenarioWithoutRoute(path: path) }
                 let reading = GPXReplay<ContinuousClock>.Configuration(
                     pacing: .virtual, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
-                switch try route.playable(configuration: reading, now: { .distantPast }) {
+                let playable: Scenario.Route.Playable
+                do {
+                    playable = try route.playable(configuration: reading, now: { .distantPast })
+                } catch {
+                    guard case .file(let file) = route else { throw error }
+                    throw ScenarioRouteError(scenario: path, file: file, underlying: error)
+                }
+                switch playable {
                 case .path(let replay, let read):
                     warnings = read
                     var iterator = replay.makeAsyncIterator()
@@ -95,6 +102,20 @@ extension PhoneNote.Kind {
 }
 
 /// A scenario with no `route` run without fixes.
+/// An error of the route file a scenario names, told as the scenario's, as `locsim replay
+/// --scenario` tells it: `walk.json: route.file: …`, and where a relative path is read from when
+/// the file cannot be read.
+private struct ScenarioRouteError: Error, CustomStringConvertible {
+    var scenario: String
+    var file: String
+    var underlying: any Error
+    var description: String {
+        let unreadable = !FileManager.default.isReadableFile(atPath: file)
+        return "\(scenario): route.file: \(underlying)"
+            + (unreadable ? " (a relative route.file is read from the scenario file's folder)" : "")
+    }
+}
+
 private struct ScenarioWithoutRoute: Error, CustomStringConvertible {
     var path: String
     var description: String {

@@ -101,5 +101,14 @@ import Testing
         } throws: { error in
             ((error as? ReplayError)?.underlying).map { "\($0)" }?.contains("has no route: give the fixes") == true
         }
+        // A route file that cannot be read is told as the scenario's, as locsim replay tells it.
+        let missing = try DeliveryReference.write(#"{"route": {"file": "nowhere-to-be-found.gpx"}}"#, name: "harness-missing-route")
+        await #expect {
+            try await replay.run(scenarioFile: missing)
+        } throws: { error in
+            let text = ((error as? ReplayError)?.underlying).map { "\($0)" } ?? ""
+            return text.hasPrefix("\(missing): route.file: ") && text.contains("nowhere-to-be-found.gpx")
+                && text.hasSuffix("(a relative route.file is read from the scenario file's folder)")
+        }
     }
 }
