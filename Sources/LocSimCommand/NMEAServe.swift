@@ -126,7 +126,7 @@ struct NMEAServe: AsyncParsableCommand {
                 path: path, speed: walkSpeed > 0 ? .constant(walkSpeed) : .walk, seed: 1,
                 configuration: .init(
                     rate: 1 / interval.seconds, pacing: .timed(speedFactor: speed), duration: interval.seconds * Double(count - 1),
-                    altitude: altitude))
+                    altitude: altitude, stampsSendingTime: !originalTimes))
             try await serve(motion, describing: "\(count) fixes of straight-line motion")
         } else if let track {
             let (replay, warnings) = try Self.trackReplay(track, speed: speed, originalTimes: originalTimes)

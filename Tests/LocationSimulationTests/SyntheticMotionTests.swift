@@ -185,6 +185,25 @@ func bits(_ fix: Fix) -> [UInt64] {
         #expect(delivered.last?.fix.time == wallStart.addingTimeInterval(30))
     }
 
+    @Test("stampsSendingTime: each fix carries the time it is sent at (k / rate / speedFactor), as a receiver's; the same with virtual pacing")
+    func sendingTime() async throws {
+        let clock = VirtualClock(autoAdvance: true)
+        let timed = try SyntheticMotion(
+            path: .circle(center: Self.tokyo, radius: 50), speed: .walk, seed: 1,
+            configuration: .init(rate: 2, pacing: .timed(speedFactor: 4), duration: 30, stampsSendingTime: true), clock: clock, now: fixedNow)
+        let delivered = try await collect(timed, on: clock)
+        #expect(delivered.count == 61)
+        #expect(delivered.allSatisfy { $0.fix.time == wallStart.addingTimeInterval($0.at.fractionalSeconds) }, "\(delivered.prefix(3))")
+        #expect(delivered.last?.fix.time == wallStart.addingTimeInterval(30.0 / 4))
+        // Virtual pacing sends each fix at its own offset: the stamps are the motion's.
+        let virtual = try SyntheticMotion(
+            path: .circle(center: Self.tokyo, radius: 50), speed: .walk, seed: 1,
+            configuration: .init(rate: 2, pacing: .virtual, duration: 30, stampsSendingTime: true), clock: clock, now: fixedNow)
+        var times: [Date] = []
+        for try await fix in virtual { times.append(fix.time) }
+        #expect(times == (0...60).map { wallStart.addingTimeInterval(Double($0) / 2) })
+    }
+
     @Test("Pause and cancellation work on synthetic motion too")
     func pauseAndCancel() async throws {
         let clock = VirtualClock()

@@ -42,10 +42,15 @@ package struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == D
         package var altitude: Double?
         /// A seeded receiver model to degrade the positions, or `nil` for clean truth.
         package var noise: NoiseModel?
+        /// Whether a fix carries the time it is sent at, as a live receiver's does (the start,
+        /// then the wall time at which it falls due: scaled by a timed pacing's speed factor and
+        /// moved by pauses, as ``GPXReplay``'s rebased times), rather than the motion's own (the
+        /// start plus its offset into the motion). The same with real-time or virtual pacing.
+        package var stampsSendingTime: Bool
 
         package init(
             rate: Double = 1, pacing: Pacing = .realTime, duration: Double? = nil, startTime: Date? = nil,
-            altitude: Double? = nil, noise: NoiseModel? = nil
+            altitude: Double? = nil, noise: NoiseModel? = nil, stampsSendingTime: Bool = false
         ) {
             self.rate = rate
             self.pacing = pacing
@@ -53,6 +58,7 @@ package struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == D
             self.startTime = startTime
             self.altitude = altitude
             self.noise = noise
+            self.stampsSendingTime = stampsSendingTime
         }
     }
 
@@ -167,17 +173,24 @@ package struct SyntheticMotion<C: Clock>: LocationProvider where C.Duration == D
                 tick += 1
                 let start = startTime ?? configuration.startTime ?? now()
                 startTime = start
+                // Seconds after the start at which the fix is sent: on the clock, scaled and
+                // moved by pauses, when timed.
+                var sent = elapsed
                 if !isVirtual {
+                    let deadline = schedule.deadline(forElapsed: elapsed)
                     do {
-                        try await schedule.clock.sleep(until: schedule.deadline(forElapsed: elapsed).instant, tolerance: nil)
+                        try await schedule.clock.sleep(until: deadline.instant, tolerance: nil)
                     } catch is CancellationError {
                         break
                     }
+                    sent = deadline.sinceStart.fractionalSeconds
                 }
                 if let control, control.isPaused {
-                    guard await schedule.holdWhilePaused() != nil else { break }
+                    guard let heldFor = await schedule.holdWhilePaused() else { break }
+                    if !isVirtual { sent += heldFor.fractionalSeconds }
                 }
-                let truth = simulator.fix(at: start.addingTimeInterval(elapsed), altitude: configuration.altitude)
+                let stamp = configuration.stampsSendingTime ? sent : elapsed
+                let truth = simulator.fix(at: start.addingTimeInterval(stamp), altitude: configuration.altitude)
                 guard var noise else { return truth }
                 defer { self.noise = noise }
                 guard let reported = noise.apply(to: truth) else { continue }
