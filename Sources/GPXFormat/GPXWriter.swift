@@ -266,8 +266,7 @@ public final class GPXWriter {
             }
         case .live(let file):
             do {
-                try file.append(pending)
-                try file.setTrailer(Array(trailer.utf8))
+                try file.append(pending, trailer: Array(trailer.utf8))
             } catch {
                 throw GPXWriteError(path: error.path, reason: error.reason)
             }

@@ -44,11 +44,15 @@ package final class LiveCommand: Sendable {
     private let parsed = Locked((bytes: 0, lines: [Line]()))
 
     /// Starts `locsim ARGUMENTS` with the tests' private index cache, and `environment` added;
-    /// with `openFileLimit`, under that `ulimit -n` (through `sh`, which then becomes `locsim`, so
-    /// signals reach it).
-    package init(_ arguments: [String], environment: [String: String] = [:], openFileLimit: Int? = nil) async throws {
+    /// with `openFileLimit`, under that `ulimit -n`, and with `fileSizeLimit`, under that
+    /// `ulimit -f` (in the shell's blocks; through `sh`, which then becomes `locsim`, so signals
+    /// reach it).
+    package init(
+        _ arguments: [String], environment: [String: String] = [:], openFileLimit: Int? = nil, fileSizeLimit: Int? = nil
+    ) async throws {
         self.arguments = arguments
-        let launcher = openFileLimit.map { ["/bin/sh", "-c", "ulimit -n \($0) && exec \"$0\" \"$@\""] } ?? []
+        let limits = [openFileLimit.map { "ulimit -n \($0)" }, fileSizeLimit.map { "ulimit -f \($0)" }].compactMap { $0 }
+        let launcher = limits.isEmpty ? [] : ["/bin/sh", "-c", (limits + ["exec \"$0\" \"$@\""]).joined(separator: " && ")]
         child = try await ChildProcess(
             launcher + [CLI.binary] + arguments,
             environment: environment.merging(["LOCSIM_CACHE_DIR": CLI.cacheDirectory, "COLUMNS": "100"]) { mine, _ in mine })

@@ -189,6 +189,38 @@ import Testing
     }
 
     @Test(
+        "gpsd --record FILE.gpx past the file-size limit: status 1 naming the reason, and the file a complete GPX of the points before",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func gpsdRecordFailsWhole() async throws {
+        try await withScratchFolder("locsim-nmea") { folder in
+            let source = (0..<600).map { i -> SourcePoint in
+                SourcePoint(
+                    time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
+                    longitude: -0.12, elevation: 12, hdop: 0.9)
+            }
+            let sourcePath = folder + "/walk.gpx"
+            try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
+            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "20", "--original-times"])
+            defer { serve.stop() }
+            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+            defer { daemon.stop() }
+            let recordingPath = folder + "/field-test.gpx"
+            // 8 blocks (4 or 8 KiB): a few dozen points, then a write fails part-way.
+            let command = try await LiveCommand(
+                ["gpsd", "--port", String(daemon.port), "--format", "jsonl", "--record", recordingPath], fileSizeLimit: 8)
+            defer { command.stop() }
+            #expect(try await command.waitForExit() == .exited(1))
+            #expect(command.child.errors.contains("cannot record to \(recordingPath): File too large"), "\(command.child.errors)")
+            let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+            #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
+            let stats = try await CLI.run(["track", "stats", recordingPath, "--format", "json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let points = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])["points"] as? Int
+            #expect((points ?? 0) > 5, "\(stats.stdout)")
+        }
+    }
+
+    @Test(
         "replay --gpsd --record FILE.nmea: Ctrl-C loses nothing, and replaying the recording gives the source's fixes, field by field",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func replayRecordsNMEAAndReplaysIt() async throws {
