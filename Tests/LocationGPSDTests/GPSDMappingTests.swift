@@ -117,6 +117,23 @@ import Testing
         #expect(fix.time == UTCTimestamp.parse("2025-06-15T15:06:40Z"))
     }
 
+    @Test("A time libgps cannot read (it gives 1899-12-31) is no time: a status at the reception time, never a fix; a negative eph or epv is no accuracy")
+    func unreadableTimeAndNegativeErrors() throws {
+        let lines = [
+            #"{"class":"TPV","mode":2,"time":"garbage","lat":35.005,"lon":139.0}"#,
+            #"{"class":"TPV","mode":2,"time":"","lat":35.006,"lon":139.0}"#,
+            #"{"class":"TPV","mode":3,"time":"2025-06-15T15:06:40Z","lat":35.007,"lon":139.0,"altHAE":40,"eph":-5,"epv":-3}"#,
+        ]
+        let messages = try GPSDConnection.decode(lines, receivedAt: Self.receivedAt)
+        for message in messages.prefix(2) {
+            guard case .fix(let fix) = message else { Issue.record("\(message)"); continue }
+            #expect(!fix.hasPosition && fix.mode == .noFix && fix.time == Self.receivedAt, "\(fix)")
+        }
+        guard case .fix(let fix) = messages[2] else { Issue.record("\(messages[2])"); return }
+        #expect(fix.hasPosition && fix.time == UTCTimestamp.parse("2025-06-15T15:06:40Z"))
+        #expect(fix.horizontalAccuracy == nil && fix.verticalAccuracy == nil, "\(fix)")
+    }
+
     @Test("Malformed reports are refused with the line named", arguments: [
         #"{"class":"TPV","mode":"#, "garbage", "{}", #"{"class":"TPV"}}"#,
     ])

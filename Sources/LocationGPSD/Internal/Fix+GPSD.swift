@@ -12,14 +12,14 @@ extension Fix {
     /// | gpsd `TPV` (`gps_fix_t`)       | `Fix`                  | rule |
     /// |--------------------------------|------------------------|------|
     /// | `mode`                         | `mode`                 | 0 (not seen) and 1 → `.noFix`, 2 → `.twoDimensional`, 3 → `.threeDimensional` |
-    /// | `time` (`timespec`)            | `time`                 | seconds + nanoseconds since 1970 UTC; `tv_sec == 0` means "no time" |
+    /// | `time` (`timespec`)            | `time`                 | seconds + nanoseconds since 1970 UTC; none before 1980-01-06 (GPS time's start: libgps reads an unreadable time as 1899-12-31, no time as 0) |
     /// | `lat`, `lon`                   | `coordinate`           | WGS-84 degrees; must be finite and in range |
     /// | `altMSL`, else `altHAE`        | `altitude`             | metres; 3D fixes only (gpsd: "valid if mode == 3") |
     /// | `geoidSep`                     | `geoidSeparation`      | metres; with `altMSL` (altHAE = altMSL + geoidSep) or without an altitude |
     /// | `speed`                        | `speed`                | metres per second |
     /// | `track`                        | `course`               | degrees from true north, normalised into 0..<360 |
-    /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres |
-    /// | `epv`                          | `verticalAccuracy`     | metres; 3D fixes only |
+    /// | `eph`, else √(`epx`² + `epy`²) | `horizontalAccuracy`   | metres; a negative `eph` is none |
+    /// | `epv`                          | `verticalAccuracy`     | metres; 3D fixes only; negative is none |
     /// | every other member libgps reads (`status`, `ept`, `epx`, `epy`, `epd`, `eps`, `climb`, `epc`, `magtrack`, `magvar`, ECEF, `sep`, `depth`, `dgpsAge`, `dgpsSta`, wind, `leapseconds`, `datum`) | `receiver` | as gpsd gives it, so a relay passes it on |
     ///
     /// Any field gpsd leaves out arrives as NaN and becomes `nil`. The result has a position only
@@ -31,8 +31,10 @@ extension Fix {
     /// Pure: reads `data` and nothing else.
     init(gpsd data: UnsafePointer<gps_data_t>, receivedAt: Date) {
         let fix = data.pointee.fix
+        // libgps reads a `time` it cannot parse ("garbage", "") as 1899-12-31: a time before
+        // GPS time began is none.
         let time: Date? =
-            fix.time.tv_sec == 0 && fix.time.tv_nsec == 0
+            fix.time.tv_sec < Self.gpsEpoch
             ? nil
             : Date(timeIntervalSince1970: Double(fix.time.tv_sec) + Double(fix.time.tv_nsec) / 1e9)
         let mode: FixMode =
@@ -51,7 +53,8 @@ extension Fix {
         }
         let coordinate = Coordinate(uncheckedLatitude: fix.latitude, longitude: fix.longitude)
         let altitude = mode == .threeDimensional ? (finite(fix.altMSL) ?? finite(fix.altHAE)) : nil
-        var horizontal = finite(fix.eph)
+        // A negative error estimate is no estimate.
+        var horizontal = finite(fix.eph).flatMap { $0 >= 0 ? $0 : nil }
         if horizontal == nil, let x = finite(fix.epx), let y = finite(fix.epy) {
             horizontal = (x * x + y * y).squareRoot()
         }
@@ -63,7 +66,7 @@ extension Fix {
             speed: finite(fix.speed),
             course: course,
             horizontalAccuracy: horizontal,
-            verticalAccuracy: mode == .threeDimensional ? finite(fix.epv) : nil,
+            verticalAccuracy: mode == .threeDimensional ? finite(fix.epv).flatMap { $0 >= 0 ? $0 : nil } : nil,
             mode: mode,
             source: .gpsd)
         // The geoid's height here, with an altitude above sea level or with none (never beside an
@@ -72,6 +75,10 @@ extension Fix {
         let report = Self.receiverReport(data)
         if !report.isEmpty { receiver = report }
     }
+
+    /// 1980-01-06T00:00:00Z, when GPS time began, in seconds since 1970: no receiver reports a
+    /// time before it.
+    static let gpsEpoch = 315_964_800
 
     /// The members of the `TPV` that ``Fix`` has no field for; libgps leaves each one it did not
     /// read NaN (a status of 0, a station of -1, no leap seconds 0). Not the north-east-down
