@@ -96,7 +96,7 @@ enum QueryFile {
     static func read(_ path: String) throws -> [(center: Coordinate, radius: Double)] {
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try SystemIO.readFile(path)
         } catch {
             throw IndexError(.unreadableInput, "cannot read the queries file: \(FileErrorText.reason(for: error))", path: path)
         }

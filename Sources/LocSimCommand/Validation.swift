@@ -149,14 +149,14 @@ func bearerToken(
     case (.some(let value), nil):
         (token, source) = (value, "--token")
     case (nil, .some(let path)):
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try SystemIO.readFile(path)
         } catch {
             // Status 1, as every input that cannot be read (a usage error is 2).
             throw CommandFailure("--token-file \(path): cannot read it (\(FileErrorText.reason(for: error)))", hint: ErrorReport.unreadableHint)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw ValidationError("--token-file \(path): not UTF-8 text")
         }
         (token, source) = (text.trimmingCharacters(in: .whitespacesAndNewlines), "--token-file \(path)")

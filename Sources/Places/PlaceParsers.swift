@@ -142,7 +142,7 @@ struct ImportCollector {
 package enum PlaceParsers {
     package static func readFile(_ path: String) throws(IndexError) -> [UInt8] {
         do {
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            return try SystemIO.readFile(path)
         } catch {
             throw IndexError(.unreadableInput, "cannot read the file: \(FileErrorText.reason(for: error))", path: path)
         }

@@ -30,6 +30,25 @@ struct SystemIOTests {
         #expect(received == bytes)
     }
 
+    @Test("readFile reads a pipe to its end (as /dev/stdin or a FIFO is), a file whole; a folder or a missing path is the system's reason")
+    func readFile() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var random = SplitMix64(seed: 4)
+        let bytes = (0..<40_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        try bytes.withUnsafeBytes { try SystemIO.writeAll(ends[1], $0) }
+        close(ends[1])
+        #expect(try SystemIO.readFile("/dev/fd/\(ends[0])") == bytes)
+        try withScratchFolder("locsim-system-io") { folder in
+            let path = folder + "/whole.bin"
+            try Data(bytes + bytes + bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try SystemIO.readFile(path) == bytes + bytes + bytes)
+            #expect(throws: SystemIOError(code: EISDIR)) { try SystemIO.readFile(folder) }
+            #expect(throws: SystemIOError(code: ENOENT)) { try SystemIO.readFile(folder + "/absent") }
+        }
+    }
+
     @Test("A write at an offset lands there and leaves the file's position alone")
     func writeAtOffset() throws {
         try withScratchFolder("locsim-system-io") { folder in

@@ -138,6 +138,21 @@ import Testing
         #expect((firstFix?.latitude ?? 0) > 35 && (firstFix?.latitude ?? 0) < 36, "the Tokyo drive, not the scenario's route")
     }
 
+    @Test("A scenario read from a pipe (/dev/stdin) runs as from its file, not 'Permission denied'")
+    func scenarioFromPipe() async throws {
+        let scenario = PackagePaths.path("tracks/scenarios/background-walk.json")
+        let route = PackagePaths.path("tracks/sf-mission-walk.gpx")
+        // The route's path made absolute: a scenario read from a pipe has no folder of its own.
+        let command = "sed 's|\\.\\./sf-mission-walk\\.gpx|\(route)|' '\(scenario)' | '\(CLI.binary)' replay --scenario /dev/stdin --fast --format jsonl --geodata geodata --radius 100"
+        let piped = try await ChildProcess.run(
+            ["/bin/sh", "-c", command], environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
+        #expect(piped.status == 0, "\(piped.errors)")
+        let direct = try await CLI.run([
+            "replay", "--scenario", "tracks/scenarios/background-walk.json", "--fast", "--format", "jsonl", "--geodata", "geodata", "--radius", "100",
+        ])
+        #expect(piped.output.split(separator: "\n").last == direct.stdout.split(separator: "\n").last, "the same summary")
+    }
+
     @Test("A polyline route (as routing services return one) replays from route.start at 1 Hz, the same on every run")
     func polylineRoute() async throws {
         let arguments = [

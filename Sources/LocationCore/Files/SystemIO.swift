@@ -22,6 +22,33 @@ package enum SystemIO {
         }
     }
 
+    /// Every byte of the file at `path`, read to its end with `read(2)`: a regular file, and as
+    /// well a pipe, a FIFO, `/dev/stdin` or a shell's `<(…)` (which Foundation's
+    /// `Data(contentsOf:)` refuses with a false "Permission denied"). The package's one way to
+    /// read a whole input file.
+    ///
+    /// - Throws: ``SystemIOError`` with the system's reason (`No such file or directory`,
+    ///   `Is a directory`, `Permission denied`).
+    package static func readFile(_ path: String) throws(SystemIOError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemIOError(code: errno) }
+        defer { _ = systemClose(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { buffer -> Result<Int, SystemIOError> in
+                do throws(SystemIOError) {
+                    return .success(try read(fd, into: buffer))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let count = try result.get()
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
     /// Writes every byte of `bytes`, at the file offset `offset` when given (`pwrite`, which
     /// leaves the descriptor's own position alone), else at the current position.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil) throws(SystemIOError) {
@@ -73,5 +100,15 @@ private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -
     Musl.write(fd, bytes, count)
     #else
     Darwin.write(fd, bytes, count)
+    #endif
+}
+
+private func systemClose(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.close(fd)
+    #elseif canImport(Musl)
+    Musl.close(fd)
+    #else
+    Darwin.close(fd)
     #endif
 }

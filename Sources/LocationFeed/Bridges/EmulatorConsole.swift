@@ -99,9 +99,9 @@ package struct EmulatorConsole: FixSink {
 
     /// The token: the file's first line, without surrounding white space.
     static func token(from path: String, endpoint: String) throws(EmulatorConsoleError) -> String {
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try SystemIO.readFile(path)
         } catch {
             throw EmulatorConsoleError(
                 .authentication, endpoint: endpoint,

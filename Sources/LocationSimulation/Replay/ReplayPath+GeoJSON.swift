@@ -28,13 +28,13 @@ extension ReplayPath {
     /// - Throws: ``JSONFileError`` naming the file and the operating system's reason when it
     ///   cannot be read, else the member at fault.
     package init(geoJSONFile path: String) throws(JSONFileError) {
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try SystemIO.readFile(path)
         } catch {
             throw JSONFileError(source: path, keyPath: nil, "cannot read the route: \(FileErrorText.reason(for: error))")
         }
-        try self.init(geoJSON: Array(data), source: path)
+        try self.init(geoJSON: data, source: path)
     }
 
     package init(geoJSON bytes: [UInt8], source: String) throws(JSONFileError) {

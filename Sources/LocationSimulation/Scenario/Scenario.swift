@@ -107,9 +107,9 @@ package struct Scenario: Sendable {
     ///
     /// - Throws: ``JSONFileError`` naming the file, and the key path when the text is wrong.
     package static func load(path: String) throws(JSONFileError) -> Scenario {
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try SystemIO.readFile(path)
         } catch {
             throw JSONFileError(source: path, keyPath: nil, "cannot read the scenario: \(FileErrorText.reason(for: error))")
         }

@@ -37,9 +37,9 @@ package enum FaultScript {
     ///
     /// - Throws: ``FaultError`` naming the file and the entry (1-based) that is wrong.
     package static func load(path: String) throws(FaultError) -> [Step] {
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try SystemIO.readFile(path)
         } catch {
             throw FaultError("\(path): cannot read the script: \(FileErrorText.reason(for: error))", parameter: "script")
         }
