@@ -47,6 +47,28 @@ import Testing
         }
     }
 
+    @Test("A leg between antipodes (no one great circle joins them) is refused naming the waypoint; one a metre short of it is walked")
+    func antipodes() throws {
+        let cases: [(Coordinate, Coordinate)] = try [
+            (Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 180)),
+            (Coordinate(latitude: 90, longitude: 0), Coordinate(latitude: -90, longitude: 0)),
+            (Coordinate(latitude: 35.68, longitude: 139.76), Coordinate(latitude: -35.68, longitude: -40.24)),
+        ]
+        for (a, b) in cases {
+            expectError(.invalidParameter) { try SyntheticMotion(path: .line(from: a, to: b), seed: 1, clock: clock, now: fixedNow) }
+        }
+        let via = try Coordinate(latitude: 10, longitude: 10)
+        do {
+            _ = try SyntheticMotion(path: .route(through: [via, cases[0].0, cases[0].1]), seed: 1, clock: clock, now: fixedNow)
+            Issue.record("an antipodal leg was accepted")
+        } catch {
+            #expect(error.parameter == "route[2]" && error.message.contains("is the antipode of"), "\(error)")
+        }
+        // Two metres short of the antipode: one great circle, walked.
+        let near = cases[0].0.destination(distance: Double.pi * Sphere.radius - 2, bearing: 90)
+        _ = try SyntheticMotion(path: .line(from: cases[0].0, to: near), seed: 1, clock: clock, now: fixedNow)
+    }
+
     @Test("A one-point track plays one fix, in every mode")
     func onePoint() async throws {
         for configuration: GPXReplay<VirtualClock>.Configuration in [

@@ -62,6 +62,17 @@ package struct MotionPath: Sendable, Hashable {
             if points.isEmpty {
                 throw SimulationError(.emptyPath, parameter: "route", message: "a route needs at least one waypoint")
             }
+            // Every great circle through a point passes its antipode: a leg between the two has no
+            // one way (the mover would stand still, then jump half the Earth).
+            for (index, (a, b)) in zip(points, points.dropFirst()).enumerated() {
+                let antipode = Coordinate(uncheckedLatitude: -a.latitude, longitude: a.longitude > 0 ? a.longitude - 180 : a.longitude + 180)
+                if b.distance(to: antipode) < 1 {
+                    throw SimulationError(
+                        .invalidParameter, parameter: points.count == 2 ? "to" : "route[\(index + 1)]",
+                        message: "\(b) is the antipode of \(a) (opposite sides of the Earth): every great circle joins them, "
+                            + "so the way between them is not one line; go through a waypoint between them")
+                }
+            }
         case .circle(_, let radius, _, let startBearing):
             try SimulationError.check(radius, in: 0.001...10_000_000, parameter: "circle.radius", unit: "m")
             try SimulationError.check(startBearing, in: -360...360, parameter: "circle.startBearing", unit: "°")
