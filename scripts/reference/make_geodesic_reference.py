@@ -286,6 +286,15 @@ def spherical_destination_cases(rng):
         distance = 10.0 ** rng.uniform(-1.0, 7.3) * (1 if i % 10 else -1)
         d = SPHERE.Direct(lat1, lon1, bearing, distance)
         rows.append([lat1, lon_norm(lon1), bearing, distance, d["lat2"], lon_norm(d["lon2"])])
+    # From either pole, where the bearing is from the pole's own meridian (its longitude): a
+    # circle about a pole goes round. Fixed values, so the random rows above stay as they were.
+    for lat1 in (90.0, -90.0):
+        for lon1 in (0.0, 30.0, -120.0):
+            for step in range(8):
+                bearing = 45.0 * step + 10.0
+                for distance in (100.0, 1.0e4, 1.0e6, -2.5e5, 1.5e7, 2.5e7):
+                    d = SPHERE.Direct(lat1, lon1, bearing, distance)
+                    rows.append([lat1, lon_norm(lon1), bearing, distance, d["lat2"], lon_norm(d["lon2"])])
     return rows
 
 

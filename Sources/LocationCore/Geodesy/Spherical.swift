@@ -75,11 +75,32 @@ extension Coordinate {
         let theta = bearing * degreesToRadians
         let phi1 = latitude * degreesToRadians
         let lambda1 = longitude * degreesToRadians
+        if abs(latitude) == 90 { return Self.destination(fromPoleAt: phi1, longitude: lambda1, angle: delta, bearing: theta) }
         let sinPhi2 = sin(phi1) * cos(delta) + cos(phi1) * sin(delta) * cos(theta)
         let phi2 = asin(max(-1, min(1, sinPhi2)))
         let y = sin(theta) * sin(delta) * cos(phi1)
         let x = cos(delta) - sin(phi1) * sinPhi2
         let lambda2 = lambda1 + atan2(y, x)
+        return Coordinate(
+            uncheckedLatitude: max(-90, min(90, phi2 * radiansToDegrees)),
+            longitude: normalizedLongitude(lambda2 * radiansToDegrees))
+    }
+
+    /// ``destination(distance:bearing:)`` from a pole, where the formula's terms vanish (every
+    /// way is south, or north): the way is a meridian, the bearing measured from the pole's own
+    /// meridian (`longitude`), as on the way there along it (GeographicLib's convention). The
+    /// longitude is π − θ from it from the north pole, θ from the south; a negative angle goes
+    /// the opposite way, and one past the other pole comes up its far side. In radians.
+    private static func destination(fromPoleAt phi1: Double, longitude lambda1: Double, angle: Double, bearing: Double) -> Coordinate {
+        var theta = angle < 0 ? bearing + .pi : bearing
+        var along = abs(angle).truncatingRemainder(dividingBy: 2 * .pi)
+        if along > .pi {
+            along = 2 * .pi - along
+            theta += .pi
+        }
+        let north = phi1 > 0
+        let phi2 = north ? .pi / 2 - along : along - .pi / 2
+        let lambda2 = lambda1 + (north ? .pi - theta : theta)
         return Coordinate(
             uncheckedLatitude: max(-90, min(90, phi2 * radiansToDegrees)),
             longitude: normalizedLongitude(lambda2 * radiansToDegrees))
