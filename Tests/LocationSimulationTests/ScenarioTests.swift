@@ -213,6 +213,17 @@ import Testing
         #expect(scenario.trouble.count == 5)
     }
 
+    @Test("Thousands of windows in any order are checked by their times: one overlap deep among them is the one named")
+    func manyWindows() throws {
+        // 5,000 jumps a second apart, listed last to first, and a signal loss over the 2,500th.
+        var windows = (0..<5_000).reversed().map { #"{"kind": "jump", "at": "\#($0)s", "distance": 5}"# }
+        #expect(throws: Never.self) { try Self.parse(#"{"trouble": [\#(windows.joined(separator: ","))]}"#) }
+        windows.append(#"{"kind": "signalLoss", "at": "2499.5s", "for": "0.4s", "recovery": "0.2s"}"#)
+        let error = #expect(throws: JSONFileError.self) { try Self.parse(#"{"trouble": [\#(windows.joined(separator: ","))]}"#) }
+        #expect(error?.description.hasPrefix("s.json: trouble[5000].at: signalLoss ") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("overlaps trouble[2499] (jump at 41:40)") == true, "\(String(describing: error))")
+    }
+
     @Test("A duration is at most a year (366 days, as simulate --duration): a longer one is refused, naming the limit")
     func durationsUpToAYear() throws {
         let scenario = try Self.parse(#"{"route": {"legs": [{"from": "1,2", "to": "1,3", "stop": "366d"}]}, "app": [{"at": "8784h", "state": "background"}]}"#)

@@ -283,25 +283,42 @@ package struct GPSTrouble: Sendable {
     /// each other in the log (`jumped 300 m` and `signal lost`; two reacquisition errors) and
     /// depend on the windows' order in the list. A jump or a stale fix within a street canyon
     /// is allowed: that is where they happen, and each says what it did.
+    ///
+    /// A sweep in order of beginning (a file of thousands of windows is checked in n log n, not
+    /// n²): a window that ended before the next begins can overlap nothing after it.
     private static func checkOneAtATime(_ windows: [TroubleWindow]) throws(SimulationError) {
-        for later in windows.indices {
-            for earlier in windows.indices where earlier < later {
-                let a = span(windows[earlier]), b = span(windows[later])
-                let overlaps =
-                    switch (a.begin == a.end, b.begin == b.end) {
-                    case (true, true): a.begin == b.begin
-                    case (true, false): b.begin <= a.begin && a.begin < b.end
-                    case (false, true): a.begin <= b.begin && b.begin < a.end
-                    case (false, false): a.begin < b.end && b.begin < a.end
-                    }
-                guard overlaps else { continue }
+        let spans = windows.map(span)
+        let order = windows.indices.sorted { (spans[$0].begin, $0) < (spans[$1].begin, $1) }
+        var open: [Int] = []
+        for current in order {
+            let b = spans[current]
+            open.removeAll { other in
+                let a = spans[other]
+                return a.begin == a.end ? a.begin < b.begin : a.end <= b.begin
+            }
+            for other in open {
+                let (earlier, later) = (min(other, current), max(other, current))
+                guard overlap(spans[earlier], spans[later]) else { continue }
                 func isCanyon(_ window: TroubleWindow) -> Bool { if case .urbanCanyon = window.kind { true } else { false } }
+                let (a, b) = (spans[earlier], spans[later])
                 if (isCanyon(windows[earlier]) && b.begin == b.end) || (isCanyon(windows[later]) && a.begin == a.end) { continue }
                 throw SimulationError(
                     .invalidParameter, parameter: "trouble[\(later)].at",
                     message: "\(described(windows[later])) overlaps trouble[\(earlier)] (\(described(windows[earlier]))): "
                         + "one window at a time, but for a jump or stale fix within an urbanCanyon")
             }
+            open.append(current)
+        }
+    }
+
+    /// Whether two windows' spans share a fix time: a point (a jump, a stale fix) is within a
+    /// span that starts at or before it and ends after it; two points, at one time.
+    private static func overlap(_ a: (begin: Double, end: Double), _ b: (begin: Double, end: Double)) -> Bool {
+        switch (a.begin == a.end, b.begin == b.end) {
+        case (true, true): a.begin == b.begin
+        case (true, false): b.begin <= a.begin && a.begin < b.end
+        case (false, true): a.begin <= b.begin && b.begin < a.end
+        case (false, false): a.begin < b.end && b.begin < a.end
         }
     }
 
