@@ -114,6 +114,9 @@ struct Simulate: AsyncParsableCommand {
             throw ValidationError("\(flag) applies to \(list), not \(path.rawValue)")
         }
         if let within { try checkOption(within, in: OptionRange.within, flag: "--within", unit: "metres") }
+        if path == .stationary, let flag = mps != nil ? "--mps" : profile != .walk ? "--profile" : nil {
+            throw ValidationError("\(flag) applies to a path that moves (line, route, circle, random-walk): stationary stands still")
+        }
         if mps != nil && profile != .walk {
             throw ValidationError("--mps sets a constant speed in place of --profile \(profile.rawValue): give one of them")
         }
@@ -130,6 +133,9 @@ struct Simulate: AsyncParsableCommand {
                 throw ValidationError("--out must end in .gpx or .nmea, got '\(out)'")
             }
             if map { throw ValidationError("--out and --map exclude each other") }
+            if format != .text {
+                throw ValidationError("--format applies to what is printed; with --out the fixes go to the file, in the format its extension names")
+            }
         }
         if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
         let mapOnly = (flush ? ["--flush"] : []) + (report != nil ? ["--report"] : []) + mapLogic.changed + source.given
