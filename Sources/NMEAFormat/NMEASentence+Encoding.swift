@@ -220,7 +220,7 @@ struct SentenceEncoder {
 
     mutating func date(_ date: NMEADate?) throws(NMEAError) {
         guard let date else { return field("") }
-        guard (1980...2079).contains(date.year) else {
+        guard NMEADate.writableYears.contains(date.year) else {
             throw invalid("year \(date.year) is outside 1980…2079, which RMC's two-digit year can say")
         }
         field(pad2(date.day) + pad2(date.month) + pad2(date.year % 100))

@@ -95,6 +95,14 @@ public struct NMEATimeOfDay: Sendable, Hashable, Comparable, CustomStringConvert
 /// RMC carries a two-digit year. This module reads `80`…`99` as 1980…1999 and `00`…`79` as
 /// 2000…2079 (GPS time starts in 1980), and the writer rejects years outside 1980…2079.
 public struct NMEADate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The years RMC's two-digit year can say, and so the years a writer takes.
+    package static let writableYears = 1980...2079
+
+    /// The UTC year of `date` (for checking a time against ``writableYears`` before writing).
+    package static func year(of date: Date) -> Int {
+        CivilCalendar.civil(fromDays: Int((date.timeIntervalSince1970 / 86_400).rounded(.down))).year
+    }
+
     /// Four-digit year.
     public let year: Int
     /// 1…12.

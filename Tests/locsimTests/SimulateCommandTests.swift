@@ -20,6 +20,13 @@ import Testing
         (["stationary", "--at", "1,1", "--duration", "3", "--mps", "2"], "--mps applies to a path that moves (line, route, circle, random-walk)"),
         (["stationary", "--at", "1,1", "--duration", "3", "--profile", "drive"], "--profile applies to a path that moves"),
         (["line", "--from", "1,1", "--to", "1,2", "--out", "q.gpx", "--format", "jsonl"], "--format applies to what is printed; with --out"),
+        // Times the outputs cannot write are refused before the walk, not part-way or in a file no reader takes.
+        (["line", "--from", "1,1", "--to", "1,2", "--out", "y.nmea", "--start-time", "1975-01-01T00:00:00Z"],
+         "--start-time 1975-01-01T00:00:00Z: an .nmea file carries years 1980…2079"),
+        (["stationary", "--at", "1,1", "--duration", "2d", "--out", "y.nmea", "--start-time", "2079-12-31T12:00:00Z"],
+         "an .nmea file carries years 1980…2079"),
+        (["line", "--from", "1,1", "--to", "1,2", "--out", "far.gpx", "--start-time", "9999-12-31T23:59:50Z"],
+         "a walk must end by 9999-12-31"),
         (["line", "--from", "1,1", "--to", "1,2", "--radius", "7"], "--radius applies with --map"),
         (["line", "--from", "1,1", "--to", "1,2", "--throttle-interval", "5s"], "--throttle-interval applies with --map"),
         (["line", "--from", "1,1", "--to", "1,2", "--flush"], "--flush applies with --map"),

@@ -125,8 +125,21 @@ struct Simulate: AsyncParsableCommand {
         try checkOption(rate, in: OptionRange.rate, flag: "--rate", unit: "Hz")
         if let speed { try validateSpeed(speed) }
         if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
-        if let startTime, UTCTimestamp.parse(startTime) == nil {
-            throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
+        if let startTime {
+            guard let start = UTCTimestamp.parse(startTime) else {
+                throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
+            }
+            // Times that the outputs can write, checked now rather than part-way through the walk.
+            let year = NMEADate.year(of: start)
+            if out?.hasSuffix(".nmea") == true {
+                let end = NMEADate.year(of: start.addingTimeInterval(duration?.seconds ?? 0))
+                guard NMEADate.writableYears.contains(year), NMEADate.writableYears.contains(end) else {
+                    throw ValidationError(
+                        "--start-time \(startTime): an .nmea file carries years \(NMEADate.writableYears.lowerBound)…\(NMEADate.writableYears.upperBound) (RMC's two-digit year)")
+                }
+            } else if year > 9_998 {
+                throw ValidationError("--start-time \(startTime): a walk must end by 9999-12-31, the last year ISO-8601 times (GPX, jsonl) write")
+            }
         }
         if let out {
             guard out.hasSuffix(".gpx") || out.hasSuffix(".nmea") else {
