@@ -71,6 +71,10 @@ import Testing
         (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
         (#"[{"delay": "fast"}]"#, #"step 1: delay must be milliseconds or a duration like 800ms or 2s, got "fast""#),
         (#"[{"delay": -5}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got -5"),
+        // A string's number has no unit: "2" would be 2 s where the number 2 is 2 ms.
+        (#"[{"delay": "2"}]"#, #"step 1: delay as a string needs its unit ("2ms" or "2s"); a JSON number is milliseconds, got "2""#),
+        (#"[{"delay": "367d"}]"#, #"step 1: delay must be at most a day (24h), got "367d""#),
+        (#"[{"delay": 86400001}]"#, "step 1: delay must be at most a day (86400000 ms), got 86400001"),
         (#"[{"delay": 1e400}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got a number too large for a Double"),
         (#"[{"delay": true}]"#, "got true"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
         (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"),

@@ -91,11 +91,10 @@ package enum FaultScript {
             }
             var delay = Duration.zero
             if let raw = item["delay"] {
-                guard let parsed = parseDelay(raw) else {
-                    throw FaultError(
-                        "\(at): delay must be milliseconds or a duration like 800ms or 2s, got \(raw.text)", parameter: "script")
+                switch parseDelay(raw) {
+                case .success(let parsed): delay = parsed
+                case .failure(let problem): throw FaultError("\(at): delay \(problem.text), got \(raw.text)", parameter: "script")
                 }
-                delay = parsed
             }
             var status = 200
             if let raw = item["status"] {
@@ -127,23 +126,30 @@ package enum FaultScript {
         return steps
     }
 
-    /// `800` (milliseconds), `"800ms"`, `"2s"`, `"1.5s"`.
-    static func parseDelay(_ raw: JSONValue) -> Duration? {
-        switch raw {
-        case .number(let value):
-            guard value.isFinite, value >= 0, value <= 86_400_000 else { return nil }
-            return .microseconds(Int64((value * 1000).rounded()))
-        case .string(let text):
-            return parseDuration(text)
-        default:
-            return nil
-        }
+    /// Why a `delay` was refused, in words that follow "delay ".
+    struct DelayProblem: Error {
+        let text: String
+        static let shape = DelayProblem(text: "must be milliseconds or a duration like 800ms or 2s")
     }
 
-    /// A delay written as every locsim duration is (`800ms`, `2s`, `1.5s`, `250us`; see
-    /// `DurationText`), at most one day; `nil` for anything else.
-    static func parseDuration(_ text: String) -> Duration? {
-        guard case .success(let duration) = DurationText.parse(text), duration <= .seconds(86_400) else { return nil }
-        return duration
+    /// `800` (milliseconds), `"800ms"`, `"2s"`, `"1.5s"`: at most a day. A string needs its unit:
+    /// `"2"` would be 2 s where the number `2` is 2 ms.
+    static func parseDelay(_ raw: JSONValue) -> Result<Duration, DelayProblem> {
+        switch raw {
+        case .number(let value):
+            guard value.isFinite, value >= 0 else { return .failure(.shape) }
+            guard value <= 86_400_000 else { return .failure(DelayProblem(text: "must be at most a day (86400000 ms)")) }
+            return .success(.microseconds(Int64((value * 1000).rounded())))
+        case .string(let text):
+            if Double(text) != nil {
+                let number = TextExcerpt.render(text, limit: 24)
+                return .failure(DelayProblem(text: "as a string needs its unit (\"\(number)ms\" or \"\(number)s\"); a JSON number is milliseconds"))
+            }
+            guard case .success(let duration) = DurationText.parse(text) else { return .failure(.shape) }
+            guard duration <= .seconds(86_400) else { return .failure(DelayProblem(text: "must be at most a day (24h)")) }
+            return .success(duration)
+        default:
+            return .failure(.shape)
+        }
     }
 }
