@@ -482,6 +482,17 @@ import Testing
         }
     }
 
+    @Test("gpsd pointed at an NMEA feed (not gpsd): status 1 saying what answered is not gpsd, not 'is gpsd running?'")
+    func gpsdAtAnNMEAFeed() async throws {
+        let (feed, port) = try await NMEAServe.start(["--from", "35.68,139.76", "--interval", "20ms", "--count", "500"])
+        defer { feed.stop() }
+        let result = try await CLI.run(["gpsd", "--port", String(port)])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("malformed report"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: something answers at 127.0.0.1:\(port), but not as gpsd does"), "\(result.stderr)")
+        #expect(!result.stderr.contains("is gpsd running"), "\(result.stderr)")
+    }
+
     @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
     func nmeaServeInterruptedWhileWaiting() async throws {
         for host in ["127.0.0.1", "localhost"] {

@@ -57,6 +57,12 @@ struct ErrorReport: Equatable {
                 hint: "gpsd at \(failure.host):\(failure.port) went away (stopped, or restarted); "
                     + "add --reconnect to ride it out (docs/guides/gps-dongle.md)",
                 status: 1)
+        case let failure as GPSDError where failure.code == .malformedReport:
+            return ErrorReport(
+                message: failure.description,
+                hint: "something answers at \(failure.host):\(failure.port), but not as gpsd does (gpsd's reports are JSON lines); "
+                    + "check that the address is gpsd's ('gpspipe -w -n 3 \(failure.host):\(failure.port)')",
+                status: 1)
         case let failure as GPSDError:
             return ErrorReport(
                 message: failure.description,

@@ -46,7 +46,7 @@ struct Simulate: AsyncParsableCommand {
     var center: CoordinateArgument?
     @Option(number: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
     var circleRadius: Double = Self.defaultCircleRadius
-    @Option(number: ArgumentHelp("Keep a random walk within this many metres of its start.", valueName: "m"))
+    @Option(number: ArgumentHelp("Turn a random walk back towards its start once it is this many metres away (it may overshoot by a few steps' length).", valueName: "m"))
     var within: Double?
 
     @Option(help: "Speed profile: walk, run, cycle or drive.")
