@@ -482,6 +482,19 @@ import Testing
         }
     }
 
+    @Test("simulate --out past the file-size limit: status 1, the output's hint (its folder, the disk's room), no half file left", arguments: ["nmea", "gpx"])
+    func outputTooLarge(kind: String) async throws {
+        try await withScratchFolder("locsim-hardening") { folder in
+            let out = folder + "/walk.\(kind)"
+            let command = (["ulimit -f 1 && exec '\(CLI.binary)'"] + Self.line.map { "'\($0)'" } + ["--out", "'\(out)'"]).joined(separator: " ")
+            let result = try await ChildProcess.run(["/bin/sh", "-c", command])
+            #expect(result.status == 1, "\(result.errors)")
+            #expect(result.errors.contains("File too large"), "\(result.errors)")
+            #expect(result.errors.contains("hint: check that its folder exists and can be written, and that the disk has room"), "\(result.errors)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
     @Test("gpsd pointed at an NMEA feed (not gpsd): status 1 saying what answered is not gpsd, not 'is gpsd running?'")
     func gpsdAtAnNMEAFeed() async throws {
         let (feed, port) = try await NMEAServe.start(["--from", "35.68,139.76", "--interval", "20ms", "--count", "500"])

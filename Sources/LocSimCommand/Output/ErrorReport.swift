@@ -89,7 +89,10 @@ struct ErrorReport: Equatable {
                 }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as NMEAError where failure.code == .io:
-            return ErrorReport(message: failure.description, hint: unreadableHint, status: 1)
+            let written = failure.source.map { isOutput($0, in: arguments) } ?? false
+            return ErrorReport(message: failure.description, hint: written ? unwritableHint : unreadableHint, status: 1)
+        case let failure as GPXWriteError:
+            return ErrorReport(message: failure.description, hint: unwritableHint, status: 1)
         case let failure as SimulationError:
             let place = failure.parameter.contains(" ") ? " (\(failure.parameter))" : ""
             return ErrorReport(message: failure.message + place, hint: help, status: 1)
@@ -108,6 +111,15 @@ struct ErrorReport: Equatable {
 
     /// The hint for a file that cannot be opened or read, whatever its format.
     static let unreadableHint = "check that the path names a file that exists and can be read"
+
+    /// The hint for a file the command writes that could not be written.
+    static let unwritableHint = "check that its folder exists and can be written, and that the disk has room"
+
+    /// Whether `path` is the value of an option that names a file the command writes.
+    private static func isOutput(_ path: String, in arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { flag, value in ["--out", "--record", "--report"].contains(flag) && value == path }
+            || arguments.contains { ["--out=", "--record=", "--report="].contains(where: $0.hasPrefix) && $0.hasSuffix("=" + path) }
+    }
 
     /// The two lines, each exactly one line: newlines inside a message become spaces, and a
     /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`
