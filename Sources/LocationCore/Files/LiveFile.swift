@@ -42,7 +42,7 @@ package final class LiveFile {
     }
 
     deinit {
-        if !closed { _ = Self.closeDescriptor(descriptor) }
+        if !closed { _ = SystemIO.close(descriptor) }
     }
 
     /// Writes `bytes` at the write position (over any trailer) and moves the position past
@@ -87,7 +87,7 @@ package final class LiveFile {
     package func close() throws(AtomicFileError) {
         guard !closed else { return }
         closed = true
-        guard Self.closeDescriptor(descriptor) == 0 else { throw failure() }
+        guard SystemIO.close(descriptor) == 0 else { throw failure() }
     }
 
     private func write(_ bytes: [UInt8], at position: Int) throws(AtomicFileError) {
@@ -105,15 +105,5 @@ package final class LiveFile {
 
     private func failure() -> AtomicFileError {
         AtomicFileError(path: path, reason: String(cString: strerror(errno)))
-    }
-
-    private static func closeDescriptor(_ fd: Int32) -> Int32 {
-        #if canImport(Glibc)
-        Glibc.close(fd)
-        #elseif canImport(Musl)
-        Musl.close(fd)
-        #else
-        Darwin.close(fd)
-        #endif
     }
 }

@@ -32,7 +32,7 @@ package enum SystemIO {
     package static func readFile(_ path: String) throws(SystemIOError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemIOError(code: errno) }
-        defer { _ = systemClose(fd) }
+        defer { _ = close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -48,6 +48,9 @@ package enum SystemIO {
             bytes.append(contentsOf: chunk[0..<count])
         }
     }
+
+    /// `close(2)`: 0, or -1 with `errno` set.
+    package static func close(_ fd: Int32) -> Int32 { systemClose(fd) }
 
     /// Writes every byte of `bytes`, at the file offset `offset` when given (`pwrite`, which
     /// leaves the descriptor's own position alone), else at the current position.
