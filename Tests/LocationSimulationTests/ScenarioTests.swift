@@ -190,6 +190,7 @@ import Testing
         (#"{"trouble": [{"kind": "coldStart", "at": "0", "for": "20s", "initialAccuracy": 0}]}"#,
          "s.json: trouble[0].initialAccuracy: must be more than 0 and at most 1000000 m, got 0"),
         (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": 0}]}"#, "s.json: trouble[0].distance: must be more than 0 and at most 20000000 m, got 0"),
+        (#"{"trouble": [{"kind": "jump", "at": "1m", "distance": -300}]}"#, "s.json: trouble[0].distance: must be more than 0 and at most 20000000 m, got -300"),
         (#"{"trouble": [{"kind": "signalLoss", "at": "1m", "for": "60s"}, {"kind": "jump", "at": "2m10s", "distance": 300}]}"#,
          "s.json: trouble[1].at: jump at 2:10 overlaps trouble[0] (signalLoss 1:00–2:00, recovering until 2:30): one window at a time, but for a jump or stale fix within an urbanCanyon"),
         (#"{"trouble": [{"kind": "urbanCanyon", "at": "5m", "for": "2m"}, {"kind": "coldStart", "at": "0", "for": "30s", "recovery": "5m"}]}"#,

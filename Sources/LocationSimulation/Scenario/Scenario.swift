@@ -460,7 +460,9 @@ private struct Reader {
             }
             kind = .urbanCanyon(accuracy: range, correlationTime: try optionalDuration("correlationTime") ?? .seconds(30))
         case "jump":
-            let distance = try number(try required("distance"), at: "\(keyPath).distance", in: 0...20_000_000, unit: "metres")
+            // Its range is the window's own check's (GPSTrouble), as every trouble number's is.
+            let distance = try number(
+                try required("distance"), at: "\(keyPath).distance", in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, unit: "metres")
             let honest = try item["honestAccuracy"].map { (raw) throws(JSONFileError) in try bool(raw, at: "\(keyPath).honestAccuracy") }
             kind = .jump(distance: distance, bearing: try optionalNumber("bearing", "degrees"), honestAccuracy: honest ?? false)
         default:
