@@ -25,7 +25,7 @@ struct GPSD: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "gpsd's host.")
+    @Option(help: "gpsd's host: a name or an address (IPv6 as ::1 or [::1]).", transform: HostArgument.parse)
     var host: String = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "gpsd's TCP port.")

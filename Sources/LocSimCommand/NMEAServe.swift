@@ -69,7 +69,7 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(number: "Playback speed factor, 0.1...1000 (10 = ten times faster than the track's own timing).")
     var speed: Double = 1
 
-    @Option(help: "IPv4 address or host name (localhost) to listen on.")
+    @Option(help: "Address (IPv6 as ::1 or [::1]) or host name (localhost) to listen on.", transform: HostArgument.parse)
     var host: String = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "TCP port to listen on (0: any free port, printed when listening).")

@@ -506,6 +506,22 @@ import Testing
         #expect(!result.stderr.contains("is gpsd running"), "\(result.stderr)")
     }
 
+    @Test("--host takes an IPv6 address bare or in brackets, as a URL writes it; brackets round anything else are refused")
+    func bracketedHost() async throws {
+        let port = try LoopbackSocket.freePort()
+        let command = try await LiveCommand(["nmea", "serve", "--port", String(port), "--host", "[::1]", "--from", "35.68,139.76"])
+        defer { command.stop() }
+        try await command.child.wait(for: "waiting for a client") { command.child.errors.contains("waiting for a client") }
+        #expect(command.child.errors.contains("on [::1]:\(port)"), "\(command.child.errors)")
+        command.interrupt()
+        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        for arguments in [["nmea", "serve", "--from", "1,1", "--port", "0"], ["serve", "--port", "0"], ["gpsd"]] {
+            let refused = try await CLI.run(arguments + ["--host", "[127.0.0.1]"])
+            #expect(refused.status == 2, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("brackets go round an IPv6 address, such as [::1]"), "\(refused.stderr)")
+        }
+    }
+
     @Test("nmea serve: Ctrl-C before the first client exits 0; --host localhost listens; --from takes a southern, western start")
     func nmeaServeInterruptedWhileWaiting() async throws {
         for host in ["127.0.0.1", "localhost"] {

@@ -58,7 +58,9 @@ struct Serve: AsyncParsableCommand {
             valueName: "dir"))
     var geodata: String?
 
-    @Option(help: "Address to listen on. Anything but loopback needs --token or --allow-anonymous.")
+    @Option(
+        help: "Address to listen on (IPv6 as ::1 or [::1]). Anything but loopback needs --token or --allow-anonymous.",
+        transform: HostArgument.parse)
     var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one (printed at startup).")
