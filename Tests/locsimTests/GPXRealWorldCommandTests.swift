@@ -91,7 +91,7 @@ import Testing
         // Every kept point with a time becomes a fix; the one whose <time> was dropped is left out.
         let timed = reference.segments.flatMap { $0 }.filter { $0.time != nil }.count
         #expect(fixes.count == timed, "\(result.stdout.prefix(400))")
-        #expect(result.stderr.contains("left 1 point without a usable <time> out of the replay; first:"), "\(result.stderr)")
+        #expect(result.stderr.contains("left 1 point without a usable <time> out of the replay:\n"), "\(result.stderr)")
         // Named where it is, as every problem: the point whose bad <time> was dropped (its line).
         let problems = try #require(reference.problems)
         let badTime = try #require(problems.first { $0.code == "invalidTime" })

@@ -6,6 +6,10 @@ import LocationCore
 package enum GPXReadReport {
     package static let shown = 5
 
+    /// How a warning's first line ends before its list of `total` problems: `:` when the list
+    /// is all of them, `; the first 5:` when it is not.
+    package static func listEnd(_ total: Int) -> String { total > shown ? "; the first \(shown):" : ":" }
+
     /// Where a lenient read found the file cut off, then points skipped and values dropped, with
     /// the first problems.
     package static func lenientProblems(_ reader: GPXReader) -> [String] {
@@ -30,7 +34,7 @@ package enum GPXReadReport {
         if reader.droppedValues > 0 {
             parts.append("dropped \(PeopleText.count(reader.droppedValues, "bad value")) (\(reader.droppedValues == 1 ? "its point is" : "their points are") kept)")
         }
-        return ["locsim: warning: " + parts.joined(separator: " and ") + "; first problems:"]
+        return ["locsim: warning: " + parts.joined(separator: " and ") + listEnd(reader.skippedPoints + reader.droppedValues)]
             + reader.problems.prefix(shown).map { "  \($0)" }
     }
 
@@ -38,9 +42,9 @@ package enum GPXReadReport {
     /// replay (which never reorders), or kept in file order (`track stats`).
     package static func reversalHead(_ n: Int, _ singular: String, _ plural: String? = nil, before: String, dropped: Bool) -> String {
         dropped
-            ? "locsim: warning: dropped \(PeopleText.count(n, singular, plural)) whose time goes backwards (a replay never reorders); first:"
+            ? "locsim: warning: dropped \(PeopleText.count(n, singular, plural)) whose time goes backwards (a replay never reorders)\(listEnd(n))"
             : "locsim: warning: \(PeopleText.count(n, singular, plural)) \(n == 1 ? "has" : "have") a time earlier than a \(before) before "
-                + "\(n == 1 ? "it" : "them") (counted in file order; duration is last minus first); first:"
+                + "\(n == 1 ? "it" : "them") (counted in file order; duration is last minus first)\(listEnd(n))"
     }
 
     /// Track points whose time goes backwards, kept in file order (`track stats`).
@@ -64,7 +68,7 @@ package enum GPXReadReport {
         let listed = removed.prefix(shown).enumerated().map { index, position in
             index < located.count ? "\(reader.file ?? "input"):\(located[index].line):\(located[index].column) (\(position))" : "\(position)"
         }
-        return ["locsim: warning: left \(PeopleText.count(removed.count, "point")) without a usable <time> out of the replay; first:"]
+        return ["locsim: warning: left \(PeopleText.count(removed.count, "point")) without a usable <time> out of the replay\(listEnd(removed.count))"]
             + listed.map { "  \($0)" }
     }
 }

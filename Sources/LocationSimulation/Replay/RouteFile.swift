@@ -137,7 +137,7 @@ extension NMEALog {
         guard total > 0 else { return [] }
         let counts = skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let shown = statistics.firstErrors.filter { $0.code != .unsupportedSentence }.prefix(GPXReadReport.shown)
-        return ["locsim: warning: skipped \(PeopleText.count(total, "bad sentence")) in \(path) (\(counts)); first problems:"]
+        return ["locsim: warning: skipped \(PeopleText.count(total, "bad sentence")) in \(path) (\(counts))\(GPXReadReport.listEnd(total))"]
             + shown.map { "  \($0)" }
     }
 
