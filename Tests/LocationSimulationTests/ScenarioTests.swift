@@ -205,6 +205,18 @@ import Testing
         #expect(error?.description == message)
     }
 
+    @Test("An unknown key of hostile length or bytes is named escaped and cut, and the message after it is whole")
+    func hostileKey() {
+        // 100,000 characters; a bell and a line end, written as JSON escapes.
+        for key in [String(repeating: "x", count: 100_000), #"bad\u0007key\nwith lines"#] {
+            let error = #expect(throws: JSONFileError.self) { try Self.parse(#"{"\#(key)": 1}"#) }
+            let text = error?.description ?? ""
+            #expect(text.count < 300, "\(text.prefix(200))")
+            #expect(text.hasSuffix(": unknown key (seed, route, device, trouble, app, game, server)"), "\(text.suffix(200))")
+            #expect(!text.contains("\n") && !text.contains("\u{7}"), "\(text)")
+        }
+    }
+
     @Test("Windows that follow each other, and a jump or stale fix within a street canyon, are accepted")
     func troubleOneAtATime() throws {
         let scenario = try Self.parse(#"""

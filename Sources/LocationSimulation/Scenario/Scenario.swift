@@ -150,7 +150,11 @@ private struct Reader {
         for (name, member) in list {
             let path = keyPath.map { "\($0).\(name)" } ?? name
             guard allowed.contains(name) else {
-                throw failure(path, "unknown key (\(keyPath.map { "in \($0): " } ?? "")\(allowed.joined(separator: ", ")))")
+                // A key of the file's own, shown escaped and cut (a 10 MB key, a control character).
+                let shown = TextExcerpt.render(name, limit: 64)
+                throw failure(
+                    keyPath.map { "\($0).\(shown)" } ?? shown,
+                    "unknown key (\(keyPath.map { "in \($0): " } ?? "")\(allowed.joined(separator: ", ")))")
             }
             guard members.updateValue(member, forKey: name) == nil else { throw failure(path, "given twice") }
         }
