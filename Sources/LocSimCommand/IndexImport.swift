@@ -116,12 +116,28 @@ struct IndexImport: AsyncParsableCommand {
         do {
             return try NearbyIndex(path: db).importPlaces(fromFile: file, options: options, progress: progressLines("wrote", "tiles"))
         } catch {
-            if isNew {
-                for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
-                    try? FileManager.default.removeItem(atPath: db + suffix)  // the import's own error says more
-                }
-            }
+            if isNew { Self.removeFailedCreation(db) }
             throw error
+        }
+    }
+
+    /// Removes the index file a failed import created (and its `-wal`, `-shm`), unless another
+    /// import committed places into it meanwhile (it found an index there): those are someone's,
+    /// and stay.
+    static func removeFailedCreation(_ db: String) {
+        guard !holdsPlaces(db) else { return }
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
+            try? FileManager.default.removeItem(atPath: db + suffix)  // the import's own error says more
+        }
+    }
+
+    /// Whether the index at `path` holds any place; false for one that cannot be read as an
+    /// index (what a failed creation leaves).
+    private static func holdsPlaces(_ path: String) -> Bool {
+        do {
+            return try NearbyIndex(path: path, configuration: .init(access: .readOnly)).statistics().placeCount > 0
+        } catch {
+            return false
         }
     }
 

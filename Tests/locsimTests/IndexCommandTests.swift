@@ -1,4 +1,6 @@
 import Foundation
+@testable import LocSimCommand
+import LocationIndex
 import CommandTestHelpers
 import LocSimTestHelpers
 import Testing
@@ -119,6 +121,23 @@ struct IndexCommandTests {
             #expect(result.stdout.contains("1 new, 0 updated, 2 skipped; "), "\(result.stdout)")
             let query = try await locsim(["index", "query", "--db", "i.sqlite", "--lat", "3", "--lon", "3", "--radius", "1000"], in: directory)
             #expect(query.stdout.contains("Second"), "the later row is the one kept: \(query.stdout)")
+        }
+    }
+
+    @Test("A failed import's clean-up removes the empty index it created, not one another import filled meanwhile")
+    func failedCreationKeepsOthersPlaces() throws {
+        try withScratchFolder("locsim-index-cli") { directory in
+            // What a failed creation leaves: an empty index. Removed.
+            let empty = directory + "/empty.sqlite"
+            _ = try NearbyIndex(path: empty)
+            IndexImport.removeFailedCreation(empty)
+            #expect(!FileManager.default.fileExists(atPath: empty))
+            // Another import found the file this one created and committed its places into it. Kept.
+            try "id,name,lat,lon\na,Alpha,35,139\n".write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
+            let filled = directory + "/filled.sqlite"
+            _ = try NearbyIndex(path: filled).importPlaces(fromFile: directory + "/p.csv")
+            IndexImport.removeFailedCreation(filled)
+            #expect(try NearbyIndex(path: filled).statistics().placeCount == 1)
         }
     }
 
