@@ -18,7 +18,8 @@ extension PostGISPlaceStore {
     ///   - path: The place file.
     ///   - options: Format (guessed from the name when nil), strict or lenient, progress interval.
     ///   - replace: Also delete the places whose ids the file does not hold (same transaction):
-    ///     `locsim_place` then holds exactly the file's places.
+    ///     `locsim_place` then holds exactly the file's places. A file of no places is refused
+    ///     (`invalidArgument`, parameter `replace`) rather than empty the database.
     ///   - progress: Called while reading (every `progressInterval` rows) and while copying
     ///     (`tilesWritten`/`tilesTotal` count rows sent). Throwing aborts the import.
     /// - Returns: Rows read, places inserted and changed (`updated`; a place the file repeats as
@@ -31,6 +32,13 @@ extension PostGISPlaceStore {
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {
         let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
+        // A file of no places would leave none: a header-only export (an upstream query that
+        // failed) is not a wish to empty the database.
+        if replace, parsed.places.isEmpty {
+            throw IndexError(
+                .invalidArgument, "holds no places, and --replace would delete every place the database holds; nothing was done",
+                path: path, parameter: "replace")
+        }
         // Fail fast when the server is down (the pool would keep the import waiting while it retries).
         try await checkReachable()
         try await prepareSchema()

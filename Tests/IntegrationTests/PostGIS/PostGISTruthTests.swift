@@ -126,6 +126,14 @@ import Testing
             #expect(report.placeCount == 2)
             #expect(try await Self.everything(store) == ["b", "d"])
             #expect(try await store.statistics().placeCount == 2)
+            // A header-only file (a failed upstream export) does not empty the database.
+            try "id,name,lat,lon\n".write(toFile: directory + "/none.csv", atomically: true, encoding: .utf8)
+            await #expect {
+                try await store.importPlaces(fromFile: directory + "/none.csv", replace: true)
+            } throws: { error in
+                (error as? IndexError)?.parameter == "replace" && "\(error)".contains("holds no places, and --replace would delete every place")
+            }
+            #expect(try await Self.everything(store) == ["b", "d"])
         }
     }
 
