@@ -114,10 +114,14 @@ package struct ImportReport: Sendable, Hashable {
 /// while reading), before anything is written: the SQLite index and PostGIS accept and reject
 /// exactly the same input, with the same errors.
 package struct ParsedPlaceFile: Sendable {
+    /// The distinct kinds (besides none) an index stores: the SQLite index's kind codes are 16
+    /// bits, code 0 being none. A file with more is refused whichever store it goes to.
+    package static let maximumKinds = 65_535
+
     /// The accepted places, ids unique (in lenient mode a repeated id's later row won).
     package var places: [ParsedPlace]
     /// The position of each id in ``places``.
-    package var indexByID: [String: Int]
+    package var indexByID: [ExactText: Int]
     /// Input rows (or features) read.
     package var rowsRead: Int
     /// Rows skipped as bad (lenient mode).

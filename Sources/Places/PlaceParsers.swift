@@ -30,7 +30,10 @@ struct ImportCollector {
     let progress: (ImportProgress) throws -> Void
     private(set) var places: [ParsedPlace] = []
     /// Position in ``places`` of each id.
-    private(set) var indexByID: [String: Int] = [:]
+    private(set) var indexByID: [ExactText: Int] = [:]
+    /// The distinct kinds other than none, up to ``ParsedPlaceFile/maximumKinds``.
+    private var kinds: Set<ExactText> = []
+
     private(set) var rowsRead = 0
     private(set) var skipped = 0
     private(set) var issues: [IndexError] = []
@@ -101,7 +104,7 @@ struct ImportCollector {
                     path: path, line: line, column: "name"))
             return
         }
-        if let existing = indexByID[place.id] {
+        if let existing = indexByID[ExactText(place.id)] {
             let error = IndexError(
                 .duplicateID,
                 "id \"\(place.id)\" already appeared at \(places[existing].origin); ids must be unique within a file"
@@ -111,7 +114,15 @@ struct ImportCollector {
             places[existing] = place
             return
         }
-        indexByID[place.id] = places.count
+        if !place.kind.isEmpty, kinds.count == ParsedPlaceFile.maximumKinds, !kinds.contains(ExactText(place.kind)) {
+            throw IndexError(
+                .invalidArgument,
+                "\(place.origin): kind '\(TextExcerpt.render(place.kind, limit: 64))' would be the file's \(ParsedPlaceFile.maximumKinds + 1)th "
+                    + "distinct kind; an index stores up to \(ParsedPlaceFile.maximumKinds) besides none. Nothing was imported",
+                path: path, line: line, column: kindColumn ?? "kind")
+        }
+        if !place.kind.isEmpty { kinds.insert(ExactText(place.kind)) }
+        indexByID[ExactText(place.id)] = places.count
         places.append(place)
     }
 
@@ -159,6 +170,13 @@ package enum PlaceParsers {
         let header = try reader.header(fields)
         func column(_ names: [String]) -> Int? { header.firstIndex { names.contains($0) } }
         func required(_ names: [String]) throws(IndexError) -> Int {
+            // Two names for one field (lat and latitude): which one is meant is a guess.
+            let given = header.filter { names.contains($0) }
+            if given.count > 1 {
+                throw IndexError(
+                    .badHeader, "the header names one field twice, as \(given.joined(separator: " and ")); keep one of them",
+                    path: collector.path, line: reader.line, column: given[1])
+            }
             guard let index = column(names) else {
                 throw IndexError(
                     .badHeader,

@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 @testable import LocationIndex
+import Places
 import LocSimTestHelpers
 import Testing
 
@@ -278,6 +279,52 @@ struct ImportTests {
             let report = try index.importPlaces(fromFile: path, options: .init(isLenient: true))
             #expect(report.inserted == 1 && report.skipped == 1)
             #expect(try everything(index).map(\.id) == ["ok"])
+        }
+    }
+
+    @Test("Ids are compared byte for byte, as SQLite and PostgreSQL compare text: café in NFC and in NFD are two places, in one file or two")
+    func idsByBytes() throws {
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        #expect(nfc == nfd, "Swift calls them equal: the case the import must not follow")
+        try withTemporaryDirectory { directory in
+            let first = directory.file("nfc.csv"), second = directory.file("nfd.csv"), both = directory.file("both.csv")
+            try "id,name,lat,lon\n\(nfc),A,10,20\n".write(toFile: first, atomically: true, encoding: .utf8)
+            try "id,name,lat,lon\n\(nfd),B,10,20\n".write(toFile: second, atomically: true, encoding: .utf8)
+            try "id,name,lat,lon\n\(nfc),A,10,20\n\(nfd),B,10,20\n".write(toFile: both, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            _ = try index.importPlaces(fromFile: first)
+            let report = try index.importPlaces(fromFile: second)
+            #expect(report.inserted == 1 && report.updated == 0, "\(report)")
+            #expect(Set(try everything(index).map { Array($0.id.utf8) }) == [Array(nfc.utf8), Array(nfd.utf8)])
+            let fresh = try NearbyIndex(path: directory.file("j.sqlite"))
+            #expect(try fresh.importPlaces(fromFile: both).inserted == 2)
+        }
+    }
+
+    @Test("A file of more distinct kinds than an index stores is refused at the row of the first too many, naming line and column")
+    func tooManyKinds() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("kinds.csv")
+            let rows = (0...ParsedPlaceFile.maximumKinds).map { "p\($0),P,10,20,k\($0)" }
+            try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path, options: .init(isLenient: true)) }
+            #expect(error.code == .invalidArgument && error.line == ParsedPlaceFile.maximumKinds + 2 && error.column == "kind", "\(error)")
+            #expect(error.message.contains("would be the file's 65536th distinct kind; an index stores up to 65535"), "\(error)")
+            #expect(try everything(index).isEmpty)
+        }
+    }
+
+    @Test("A CSV header that names one field twice under two names (lat and latitude) is refused: which one is meant is a guess")
+    func aliasTwice() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            for header in ["id,name,lat,latitude,lon", "id,name,latitude,lat,lon", "id,name,lat,lon,lng"] {
+                let path = directory.file("a.csv")
+                try "\(header)\na,A,1,50,2\n".write(toFile: path, atomically: true, encoding: .utf8)
+                let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path) }
+                #expect(error.code == .badHeader && error.message.contains("names one field twice"), "\(header): \(error)")
+            }
         }
     }
 

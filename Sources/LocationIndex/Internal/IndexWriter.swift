@@ -35,7 +35,7 @@ struct IndexWriter {
     ///   - indexByID: The position of each id in `places`.
     ///   - source: The file they were read from, named with a place's origin in errors.
     func write(
-        _ places: [ParsedPlace], indexByID: [String: Int], rowsRead: Int, skipped: Int, source: String,
+        _ places: [ParsedPlace], indexByID: [ExactText: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         try connection.execute("BEGIN IMMEDIATE")
@@ -64,7 +64,7 @@ struct IndexWriter {
     }
 
     private func writeInTransaction(
-        _ places: [ParsedPlace], importedIDs: [String: Int], rowsRead: Int, skipped: Int, source: String,
+        _ places: [ParsedPlace], importedIDs: [ExactText: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
     ) throws -> (inserted: Int, updated: Int, count: Int) {
         let kindCodes = try assignKindCodes(places, source: source)
@@ -76,7 +76,7 @@ struct IndexWriter {
             nameBytesAdded += Int64(place.name.utf8.count)
             let record = PlaceRecord(
                 id: place.id, name: place.name, latitudeE7: place.latitudeE7, longitudeE7: place.longitudeE7,
-                kindCode: kindCodes[place.kind] ?? 0, level: place.level)
+                kindCode: kindCodes[ExactText(place.kind)] ?? 0, level: place.level)
             affected.insert(grid.topNodeKey(of: record))
             records.append(record)
         }
@@ -94,7 +94,7 @@ struct IndexWriter {
                     rowsByNode[node, default: []].append(rowID)
                     try statement.withBlob(1) { bytes throws(IndexError) in
                         let tile = try PlaceTileView(bytes, path: connection.path)
-                        for index in 0..<tile.count where importedIDs[tile.id(index)] != nil {
+                        for index in 0..<tile.count where importedIDs[ExactText(tile.id(index))] != nil {
                             affected.insert(node)
                             updated += 1
                         }
@@ -114,7 +114,7 @@ struct IndexWriter {
                         }
                         try select.withBlob(0) { bytes throws(IndexError) in
                             for record in try PlaceTileCodec.decode(bytes, path: connection.path) {
-                                if importedIDs[record.id] == nil {
+                                if importedIDs[ExactText(record.id)] == nil {
                                     records.append(record)
                                 } else {
                                     nameBytes -= Int64(record.name.utf8.count)
@@ -265,16 +265,16 @@ struct IndexWriter {
     ///
     /// - Throws: ``IndexError/Code/invalidArgument`` (parameter `kind`) naming `source` and the
     ///   place whose kind would be the index's 65,536th.
-    private func assignKindCodes(_ places: [ParsedPlace], source: String) throws(IndexError) -> [String: UInt16] {
-        var codes: [String: UInt16] = [:]
+    private func assignKindCodes(_ places: [ParsedPlace], source: String) throws(IndexError) -> [ExactText: UInt16] {
+        var codes: [ExactText: UInt16] = [:]
         try connection.withStatement("SELECT code, name FROM placeKind") { statement throws(IndexError) in
             while try statement.step() {
-                codes[statement.text(1) ?? ""] = UInt16(truncatingIfNeeded: statement.int64(0))
+                codes[ExactText(statement.text(1) ?? "")] = UInt16(truncatingIfNeeded: statement.int64(0))
             }
         }
         var next = codes.count
         let insert = try connection.cached("INSERT INTO placeKind(code, name) VALUES (?1, ?2)")
-        for place in places where codes[place.kind] == nil {
+        for place in places where codes[ExactText(place.kind)] == nil {
             guard next <= Int(UInt16.max) else {
                 let kind = TextExcerpt.render(place.kind, limit: 64)
                 throw IndexError(
@@ -285,7 +285,7 @@ struct IndexWriter {
             try insert.bind(Int64(next), at: 1)
             try insert.bind(place.kind, at: 2)
             try insert.run()
-            codes[place.kind] = UInt16(next)
+            codes[ExactText(place.kind)] = UInt16(next)
             next += 1
         }
         return codes
