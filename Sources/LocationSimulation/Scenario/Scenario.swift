@@ -150,8 +150,9 @@ private struct Reader {
         for (name, member) in list {
             let path = keyPath.map { "\($0).\(name)" } ?? name
             guard allowed.contains(name) else {
-                // A key of the file's own, shown escaped and cut (a 10 MB key, a control character).
-                let shown = TextExcerpt.render(name, limit: 64)
+                // A key of the file's own, shown escaped and cut with its length (a 10 MB key, a
+                // control character), as every cut value is.
+                let shown = TextExcerpt.render(name, limit: 64) + (name.utf8.count > 64 ? "(\(name.count)_characters)" : "")
                 throw failure(
                     keyPath.map { "\($0).\(shown)" } ?? shown,
                     "unknown key (\(keyPath.map { "in \($0): " } ?? "")\(allowed.joined(separator: ", ")))")

@@ -104,7 +104,7 @@ public struct MapEvent: Sendable, Hashable, CustomStringConvertible {
     public var time: Date
 
     /// The time of an event before the session had any fix time: the reference date
-    /// (2001-01-01T00:00:00Z). ``LocationTestSupport``'s logs put such events before `t+0`.
+    /// (2001-01-01T00:00:00Z). LocationTestSupport's logs put such events before `t+0`.
     public static let noFixTime = Date(timeIntervalSinceReferenceDate: 0)
     /// What.
     public var kind: Kind
