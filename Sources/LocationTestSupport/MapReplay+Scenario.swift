@@ -56,7 +56,8 @@ extension MapReplay {
                     playable = try route.playable(configuration: reading, now: { .distantPast })
                 } catch {
                     guard case .file(let file) = route else { throw error }
-                    throw ScenarioRouteError(scenario: path, file: file, underlying: error)
+                    throw ScenarioRouteError(
+                        scenario: path, underlying: error, unreadable: !FileManager.default.isReadableFile(atPath: file))
                 }
                 switch playable {
                 case .path(let replay, let read):
@@ -107,12 +108,11 @@ extension PhoneNote.Kind {
 /// the file cannot be read.
 private struct ScenarioRouteError: Error, CustomStringConvertible {
     var scenario: String
-    var file: String
     var underlying: any Error
+    /// Whether the route file could not be read (found when thrown, not each time it is told).
+    var unreadable: Bool
     var description: String {
-        let unreadable = !FileManager.default.isReadableFile(atPath: file)
-        return "\(scenario): route.file: \(underlying)"
-            + (unreadable ? " (a relative route.file is read from the scenario file's folder)" : "")
+        "\(scenario): route.file: \(underlying)" + (unreadable ? " (a relative route.file is read from the scenario file's folder)" : "")
     }
 }
 

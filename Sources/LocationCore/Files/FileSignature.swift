@@ -6,9 +6,12 @@ package enum FileSignature {
     package struct Packed: Sendable, Hashable {
         /// `gzip-compressed`, `a zip archive`, …
         package let kind: String
-        /// The signature's bytes in hex (`1F 8B`).
-        package let signature: String
+        /// The first bytes that say it.
+        let bytes: [UInt8]
         private let unpack: String
+
+        /// The signature's bytes in hex (`1F 8B`).
+        package var signature: String { bytes.map { FileSignature.hex($0) }.joined(separator: " ") }
 
         /// The command that unpacks `path` beside it, keeping it: `gzip -dc walk.gpx.gz >
         /// walk.gpx`, or `… > walk-unpacked.gpx` when the name has no packed suffix.
@@ -26,26 +29,26 @@ package enum FileSignature {
             return "the file is \(kind) (it starts with \(signature)): unpack it first ('\(unpackCommand(path))')"
         }
 
-        fileprivate init(_ kind: String, _ signature: [UInt8], _ unpack: String) {
+        fileprivate init(_ kind: String, _ bytes: [UInt8], _ unpack: String) {
             self.kind = kind
-            self.signature = signature.map { FileSignature.hex($0) }.joined(separator: " ")
+            self.bytes = bytes
             self.unpack = unpack
         }
     }
 
-    private static let packed: [(bytes: [UInt8], format: Packed)] = [
-        ([0x1F, 0x8B], Packed("gzip-compressed", [0x1F, 0x8B], "gzip -dc")),
-        ([0x42, 0x5A, 0x68], Packed("bzip2-compressed", [0x42, 0x5A, 0x68], "bzip2 -dc")),
-        ([0xFD, 0x37, 0x7A, 0x58], Packed("xz-compressed", [0xFD, 0x37, 0x7A, 0x58], "xz -dc")),
-        ([0x28, 0xB5, 0x2F, 0xFD], Packed("zstd-compressed", [0x28, 0xB5, 0x2F, 0xFD], "zstd -dc")),
-        ([0x50, 0x4B, 0x03, 0x04], Packed("a zip archive", [0x50, 0x4B, 0x03, 0x04], "unzip -p")),
-        ([0x37, 0x7A, 0xBC, 0xAF], Packed("a 7-Zip archive", [0x37, 0x7A, 0xBC, 0xAF], "7z x -so")),
+    private static let packed: [Packed] = [
+        Packed("gzip-compressed", [0x1F, 0x8B], "gzip -dc"),
+        Packed("bzip2-compressed", [0x42, 0x5A, 0x68], "bzip2 -dc"),
+        Packed("xz-compressed", [0xFD, 0x37, 0x7A, 0x58], "xz -dc"),
+        Packed("zstd-compressed", [0x28, 0xB5, 0x2F, 0xFD], "zstd -dc"),
+        Packed("a zip archive", [0x50, 0x4B, 0x03, 0x04], "unzip -p"),
+        Packed("a 7-Zip archive", [0x37, 0x7A, 0xBC, 0xAF], "7z x -so"),
     ]
 
     /// The packed format whose signature `prefix` (a file's first bytes, at least 4 when the
     /// file has them) starts with, or nil.
     package static func packed(_ prefix: some Collection<UInt8>) -> Packed? {
-        packed.first { prefix.starts(with: $0.bytes) }?.format
+        packed.first { prefix.starts(with: $0.bytes) }
     }
 
     /// A message for the file `path` when its first bytes (`prefix`) show UTF-16 text where

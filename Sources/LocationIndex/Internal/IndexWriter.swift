@@ -275,7 +275,8 @@ struct IndexWriter {
         var next = codes.count
         let insert = try connection.cached("INSERT INTO placeKind(code, name) VALUES (?1, ?2)")
         for place in places where codes[ExactText(place.kind)] == nil {
-            guard next <= Int(UInt16.max) else {
+            // Code 0 is none: the codes after it are the shared reader's limit of kinds.
+            guard next <= ParsedPlaceFile.maximumKinds else {
                 let kind = TextExcerpt.render(place.kind, limit: 64)
                 throw IndexError(
                     .invalidArgument,
