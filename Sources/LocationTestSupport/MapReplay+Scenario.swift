@@ -51,15 +51,7 @@ extension MapReplay {
                 guard let route = scenario.route else { throw ScenarioWithoutRoute(path: path) }
                 let reading = GPXReplay<ContinuousClock>.Configuration(
                     pacing: .virtual, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
-                let playable: Scenario.Route.Playable
-                do {
-                    playable = try route.playable(configuration: reading, now: { .distantPast })
-                } catch {
-                    guard case .file(let file) = route else { throw error }
-                    throw ScenarioRouteError(
-                        scenario: path, underlying: error, unreadable: !FileManager.default.isReadableFile(atPath: file))
-                }
-                switch playable {
+                switch try route.playable(scenario: path, configuration: reading, now: { .distantPast }) {
                 case .path(let replay, let read):
                     warnings = read
                     var iterator = replay.makeAsyncIterator()
@@ -103,19 +95,6 @@ extension PhoneNote.Kind {
 }
 
 /// A scenario with no `route` run without fixes.
-/// An error of the route file a scenario names, told as the scenario's, as `locsim replay
-/// --scenario` tells it: `walk.json: route.file: …`, and where a relative path is read from when
-/// the file cannot be read.
-private struct ScenarioRouteError: Error, CustomStringConvertible {
-    var scenario: String
-    var underlying: any Error
-    /// Whether the route file could not be read (found when thrown, not each time it is told).
-    var unreadable: Bool
-    var description: String {
-        "\(scenario): route.file: \(underlying)" + (unreadable ? " (a relative route.file is read from the scenario file's folder)" : "")
-    }
-}
-
 private struct ScenarioWithoutRoute: Error, CustomStringConvertible {
     var path: String
     var description: String {

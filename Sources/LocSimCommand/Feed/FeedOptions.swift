@@ -355,9 +355,7 @@ struct PlayerSpec {
             guard let route = scenario.route else { throw ValidationError("--player \(name): \(file) has no route") }
             let summary = "\(file) (a scenario)"
             let configuration = NMEAServe.trackConfiguration(speed: speed, originalTimes: false, pacing: .virtual)
-            let playable = try FixFileFormat.namingScenario(file, route) {
-                try FixFileFormat.explainingGeoJSON { try route.playable(configuration: configuration, now: { Date() }) }
-            }
+            let playable = try FixFileFormat.playable(route, of: file, configuration: configuration, now: { Date() })
             func play(_ path: some LocationProvider, end: PathEnd) throws -> FeedPlayer {
                 try startingAt(
                     Self.player(

@@ -34,37 +34,43 @@ enum FixFileFormat {
     static func explainingGeoJSON<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as JSONFileError {
-            if error.keyPath == nil, !FileManager.default.isReadableFile(atPath: error.source) {
-                throw CommandFailure(error.description, hint: ErrorReport.unreadableHint)
-            }
-            throw CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
+        } catch {
+            throw explainedGeoJSON(error)
         }
     }
 
-    /// `read`, with an error of the route file the scenario at `scenario` names told as the
-    /// scenario's: where it names the file (`walk.json: route.file: …`), the file's own error
-    /// and status after it; for a file that cannot be read, that a relative path is the
-    /// scenario's folder's; for a value the file cannot have (its extension), the scenario's hint.
-    static func namingScenario<T>(_ scenario: String, _ route: Scenario.Route, _ read: () throws -> T) throws -> T {
+    /// `error`, a GeoJSON route's error told as ``explainingGeoJSON(_:)`` tells it; any other
+    /// error as it is.
+    private static func explainedGeoJSON(_ error: any Error) -> any Error {
+        guard let error = error as? JSONFileError else { return error }
+        if error.keyPath == nil, !FileManager.default.isReadableFile(atPath: error.source) {
+            return CommandFailure(error.description, hint: ErrorReport.unreadableHint)
+        }
+        return CommandFailure(error.description, hint: "a GeoJSON route is a LineString or MultiLineString of [longitude, latitude] positions")
+    }
+
+    /// The route of a scenario file ready to play (``/LocationSimulation/Scenario/Route/playable(scenario:configuration:lenient:now:)``),
+    /// an error of its route file told as the scenario's (``/LocationSimulation/Scenario/RouteFileError``):
+    /// where it names the file (`walk.json: route.file: …`), the file's own error and status
+    /// after it; for a file that cannot be read, that a relative path is the scenario's
+    /// folder's; for a value the file cannot have (its extension), the scenario's hint.
+    static func playable(
+        _ route: Scenario.Route, of scenario: String, configuration: GPXReplay<ContinuousClock>.Configuration, lenient: Bool = false,
+        now: @escaping @Sendable () -> Date
+    ) throws -> Scenario.Route.Playable {
         do {
-            return try read()
-        } catch {
-            guard case .file(let file) = route else { throw error }
-            let inner = ErrorReport.make(for: error, arguments: [])
-            var isDirectory: ObjCBool = false
-            let unreadable =
-                !FileManager.default.isReadableFile(atPath: file)
-                || (FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && isDirectory.boolValue)
+            return try route.playable(scenario: scenario, configuration: configuration, lenient: lenient, now: now)
+        } catch let error as Scenario.RouteFileError {
+            let inner = ErrorReport.make(for: explainedGeoJSON(error.underlying), arguments: [])
             let hint =
-                if unreadable {
-                    "a relative route.file is read from the scenario file's folder; \(ErrorReport.unreadableHint)"
+                if error.isUnreadable {
+                    "\(Scenario.RouteFileError.relativePathNote); \(ErrorReport.unreadableHint)"
                 } else if inner.status == 2 {
                     "the scenario file's keys are in docs/guides/scenarios.md"
                 } else {
                     inner.hint
                 }
-            throw CommandFailure("\(scenario): route.file: \(inner.message)", hint: hint, status: inner.status)
+            throw CommandFailure("\(error.scenario): route.file: \(inner.message)", hint: hint, status: inner.status)
         }
     }
 

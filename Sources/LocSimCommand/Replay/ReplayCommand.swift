@@ -194,11 +194,7 @@ struct Replay: AsyncParsableCommand {
             }
             let start = untimedStart
             let playable = try startChecked(what, pacing: pacing) { configuration in
-                try FixFileFormat.namingScenario(path, route) {
-                    try FixFileFormat.explainingGeoJSON {
-                        try route.playable(configuration: configuration, lenient: lenient, now: { start ?? Date() })
-                    }
-                }
+                try FixFileFormat.playable(route, of: path, configuration: configuration, lenient: lenient, now: { start ?? Date() })
             } length: { playable in
                 if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
             }

@@ -534,17 +534,25 @@ extension Scenario.Route {
     /// legs take the rate, and the replay's `startOffset` does not apply to them.
     ///
     /// - Parameters:
+    ///   - scenario: The scenario file that names this route: a route file's error is told as
+    ///     its (``Scenario/RouteFileError``).
     ///   - lenient: A GPX file is read leniently (``GPXReplay/reading(routeFile:lenient:configuration:clock:now:)``).
     ///   - now: The time a replay's rebased timestamps start from.
-    /// - Throws: The route file's reader's error, or a ``SimulationError`` for a configuration
-    ///   out of range.
+    /// - Throws: ``Scenario/RouteFileError`` around the route file's reader's error, or a
+    ///   ``SimulationError`` for a configuration out of range.
     package func playable(
-        configuration: GPXReplay<ContinuousClock>.Configuration, lenient: Bool = false, now: @escaping @Sendable () -> Date
+        scenario: String, configuration: GPXReplay<ContinuousClock>.Configuration, lenient: Bool = false,
+        now: @escaping @Sendable () -> Date
     ) throws -> Playable {
         switch self {
         case .file(let path):
-            let read = try GPXReplay.reading(
-                routeFile: path, lenient: lenient, configuration: configuration, clock: ContinuousClock(), now: now)
+            let read: (replay: GPXReplay<ContinuousClock>, warnings: [String])
+            do {
+                read = try GPXReplay.reading(
+                    routeFile: path, lenient: lenient, configuration: configuration, clock: ContinuousClock(), now: now)
+            } catch {
+                throw Scenario.RouteFileError(scenario: scenario, file: path, underlying: error)
+            }
             return .path(read.replay, warnings: read.warnings)
         case .points(let points, let speed, let start):
             return .path(
