@@ -190,9 +190,11 @@ package struct ParsedPlaceFile: Sendable {
                 try collector.reject(IndexError(.malformedRow, "place \(number) has an empty id", parameter: "places"))
                 continue
             }
-            if let level = place.level, level == Int(PlaceRecord.noLevel) || Int32(exactly: level) == nil {
+            if let level = place.level, PlaceRecord.level(level) == nil {
                 try collector.reject(
-                    IndexError(.malformedRow, "place \(place.id) has level \(level), outside 32-bit range", parameter: "places"))
+                    IndexError(
+                        .malformedRow, "place \(place.id) has level \(level), not a level (\(PlaceRecord.levelRangeText))",
+                        parameter: "places"))
                 continue
             }
             try collector.accept(

@@ -32,6 +32,24 @@ package struct PlaceRecord: Sendable {
 
     package static let noLevel = Int32.min
 
+    /// The levels a place can have: every 32-bit whole number but ``noLevel``, in every import
+    /// format and in the library.
+    package static let levels = Int(Int32.min + 1)...Int(Int32.max)
+
+    /// What a level is, for errors: `… is not a level (a whole number from -2147483647 to 2147483647)`.
+    package static let levelRangeText = "a whole number from \(levels.lowerBound) to \(levels.upperBound)"
+
+    /// `value` as a stored level, or nil when it is not one of ``levels``.
+    package static func level(_ value: Int) -> Int32? {
+        levels.contains(value) ? Int32(value) : nil
+    }
+
+    /// `value` as a stored level, or nil when it is not a whole number in ``levels``.
+    package static func level(_ value: Double) -> Int32? {
+        guard value == value.rounded(), value >= Double(levels.lowerBound), value <= Double(levels.upperBound) else { return nil }
+        return Int32(value)
+    }
+
     package init(id: String, name: String, latitudeE7: Int32, longitudeE7: Int32, kindCode: UInt16, level: Int32) {
         (self.id, self.name, self.latitudeE7, self.longitudeE7) = (id, name, latitudeE7, longitudeE7)
         (self.kindCode, self.level) = (kindCode, level)

@@ -223,10 +223,11 @@ package enum PlaceParsers {
             }
             var level = PlaceRecord.noLevel
             if let levelColumn, !reader.isBlank(fields[levelColumn]) {
-                guard let value = reader.int32(fields[levelColumn]), value != PlaceRecord.noLevel else {
+                guard let value = reader.int32(fields[levelColumn]).flatMap({ PlaceRecord.level(Int($0)) }) else {
                     try collector.reject(
                         IndexError(
-                            .malformedRow, "\"\(reader.string(fields[levelColumn]))\" is not a whole number in 32-bit range",
+                            .malformedRow,
+                            "\"\(reader.string(fields[levelColumn]))\" is not a level (\(PlaceRecord.levelRangeText))",
                             path: path, line: line, column: "level"))
                     continue
                 }
@@ -356,10 +357,10 @@ package enum PlaceParsers {
             var level = PlaceRecord.noLevel
             switch properties["level"] {
             case nil, .null?: break
-            case .number(let value)? where value == value.rounded() && abs(value) < 2_147_483_647:
+            case .number(let value)? where PlaceRecord.level(value) != nil:
                 level = Int32(value)
             default:
-                try collector.reject(bad("properties.level", "expected a whole number in 32-bit range"))
+                try collector.reject(bad("properties.level", "expected a level (\(PlaceRecord.levelRangeText))"))
                 continue
             }
             var id: String

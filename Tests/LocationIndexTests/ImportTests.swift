@@ -473,6 +473,51 @@ struct ImportTests {
         }
     }
 
+    @Test("One range of levels in every way in: CSV, GeoJSON and code take ±2147483647 and refuse -2147483648 (no level), saying the range")
+    func levelRange() throws {
+        try withTemporaryDirectory { directory in
+            let csv = directory.file("levels.csv")
+            try "id,name,lat,lon,level\nlow,Low,1,1,-2147483647\nhigh,High,1,1,2147483647\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let geojson = directory.file("levels.geojson")
+            try """
+                {"type":"FeatureCollection","features":[
+                  {"type":"Feature","id":"low","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"name":"Low","kind":"","level":-2147483647}},
+                  {"type":"Feature","id":"high","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"name":"High","kind":"","level":2147483647}}
+                ]}
+                """.write(toFile: geojson, atomically: true, encoding: .utf8)
+            let coordinate = try Coordinate(latitude: 1, longitude: 1)
+            for (number, source) in [csv, geojson].enumerated() {
+                let index = try NearbyIndex(path: directory.file("in-range-\(number).sqlite"))
+                #expect(try index.importPlaces(fromFile: source).inserted == 2, "\(source)")
+                #expect(try everything(index).map(\.level) == [2_147_483_647, -2_147_483_647], "\(source)")
+            }
+            let inCode = try NearbyIndex(path: directory.file("in-range-code.sqlite"))
+            let extremes = [Place(id: "low", name: "Low", coordinate: coordinate, level: -2_147_483_647),
+                            Place(id: "high", name: "High", coordinate: coordinate, level: 2_147_483_647)]
+            #expect(try inCode.importPlaces(extremes).inserted == 2)
+
+            // Int32.min is the stored "no level": refused with the range, not "not in 32-bit range".
+            let range = "a whole number from -2147483647 to 2147483647"
+            try "id,name,lat,lon,level\nmin,Min,1,1,-2147483648\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            try """
+                {"type":"FeatureCollection","features":[
+                  {"type":"Feature","id":"min","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"name":"Min","kind":"","level":-2147483648}}
+                ]}
+                """.write(toFile: geojson, atomically: true, encoding: .utf8)
+            let index = try NearbyIndex(path: directory.file("out.sqlite"))
+            let fromCSV = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: csv) }
+            #expect(fromCSV.code == .malformedRow && fromCSV.line == 2 && fromCSV.column == "level")
+            #expect(fromCSV.message == "\"-2147483648\" is not a level (\(range))")
+            let fromGeoJSON = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: geojson) }
+            #expect(fromGeoJSON.code == .malformedRow && fromGeoJSON.column == "features[0].properties.level")
+            #expect(fromGeoJSON.message == "expected a level (\(range))")
+            let fromCode = try #require(throws: IndexError.self) {
+                try index.importPlaces([Place(id: "min", name: "Min", coordinate: coordinate, level: -2_147_483_648)])
+            }
+            #expect(fromCode.message == "place min has level -2147483648, not a level (\(range))")
+        }
+    }
+
     @Test("Imports made in code reject repeated ids unless lenient")
     func duplicateIDs() throws {
         try withTemporaryDirectory { directory in
