@@ -156,6 +156,21 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("A place file without the header its format needs: the hint gives each format's header, never 'read it with --format geonames' to one who did")
+    func headerHint() async throws {
+        try await withScratchFolder("locsim-index-cli") { directory in
+            try "35.0,139.0,Tokyo,Tokyo,,JP\n".write(toFile: directory + "/bare.csv", atomically: true, encoding: .utf8)
+            for format in ["csv", "geonames"] {
+                let result = try await locsim(["index", "import", "bare.csv", "--format", format, "--db", "i.sqlite"], in: directory)
+                #expect(result.status == 1, "\(format): \(result.stdout)")
+                let hint = try #require(result.stderr.split(separator: "\n").last, "\(format)")
+                #expect(
+                    hint == "hint: a CSV place file's header names id, name, lat and lon (kind and level optional); "
+                        + "a GeoNames file's (--format geonames) is lat,lon,name,admin1,admin2,cc", "\(format): \(result.stderr)")
+            }
+        }
+    }
+
     @Test("An index its reader cannot write answers queries, and again once the reader has made a -shm it cannot write either")
     func readOnlyFile() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in

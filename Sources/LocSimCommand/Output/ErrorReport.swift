@@ -168,7 +168,8 @@ struct ErrorReport: Equatable {
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
         case .badHeader where importing:
-            "a CSV header names id, name, lat and lon (kind and level optional); a GeoNames file is read with --format geonames"
+            "a CSV place file's header names id, name, lat and lon (kind and level optional); "
+            + "a GeoNames file's (--format geonames) is lat,lon,name,admin1,admin2,cc"
         case .malformedRow where importing, .duplicateID where importing:
             "fix the row, or add --lenient to skip bad rows and list them"
         case .malformedRow, .badHeader, .duplicateID:
