@@ -130,6 +130,7 @@ struct NMEAServe: AsyncParsableCommand {
             try await serve(motion, describing: "\(count) fixes of straight-line motion")
         } else if let track {
             let (replay, warnings) = try Self.trackReplay(track, speed: speed, originalTimes: originalTimes)
+            if originalTimes { try Self.checkWritable(replay.analysis.recordedSpan, of: track) }
             for line in warnings { Terminal.err(line) }
             try await serve(replay, describing: "\(replay.analysis.pointCount) points of \(track)")
         }
@@ -143,6 +144,23 @@ struct NMEAServe: AsyncParsableCommand {
     ) throws -> (GPXReplay<ContinuousClock>, [String]) {
         try NMEALog.replay(
             track, what: "the track", configuration: trackConfiguration(speed: speed, originalTimes: originalTimes, pacing: pacing))
+    }
+
+    /// Refuses, before serving, a track whose own times (`--original-times`) NMEA cannot carry:
+    /// RMC's two-digit year says 1980…2079 only, and the first client would otherwise end the
+    /// run at the first fix outside them.
+    ///
+    /// - Throws: `ValidationError` (status 2) naming the track, its years and the way out.
+    static func checkWritable(_ span: ClosedRange<Date>?, of track: String) throws(ValidationError) {
+        guard let span else { return }
+        let years = NMEADate.year(of: span.lowerBound)...NMEADate.year(of: span.upperBound)
+        let writable = NMEADate.writableYears
+        guard writable.contains(years.lowerBound), writable.contains(years.upperBound) else {
+            let spanText = years.count == 1 ? "in \(years.lowerBound)" : "from \(years.lowerBound) to \(years.upperBound)"
+            throw ValidationError(
+                "--original-times: \(track)'s times are \(spanText); NMEA carries years \(writable.lowerBound)…\(writable.upperBound) "
+                    + "(RMC's two-digit year): leave out --original-times to send the time of sending")
+        }
     }
 
     /// How a walk is replayed onto a feed (``trackReplay(_:speed:originalTimes:pacing:)``, and a

@@ -566,6 +566,36 @@ import Testing
         #expect(command.child.errors.contains(" as NMEA on [::1]:"), "\(command.child.errors)")
     }
 
+    @Test("nmea serve --original-times of a track whose years NMEA cannot carry is refused before it serves, naming them; without the flag it serves")
+    func nmeaServeOriginalTimesYears() async throws {
+        try await withScratchFolder("locsim-hardening") { directory in
+            func track(_ name: String, _ first: String, _ last: String) throws -> String {
+                let path = directory + "/" + name
+                try """
+                    <?xml version="1.0"?>
+                    <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+                    <trkpt lat="35.6812" lon="139.7671"><time>\(first)</time></trkpt>
+                    <trkpt lat="35.6822" lon="139.7681"><time>\(last)</time></trkpt>
+                    </trkseg></trk></gpx>
+                    """.write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+            let old = try track("old.gpx", "1975-01-01T00:00:00Z", "1975-01-01T00:00:10Z")
+            let crossing = try track("crossing.gpx", "2079-12-31T23:59:55Z", "2080-01-01T00:00:05Z")
+            try await Self.expectUsageErrors([
+                (["nmea", "serve", old, "--port", "0", "--original-times"],
+                 "--original-times: \(old)'s times are in 1975; NMEA carries years 1980…2079 (RMC's two-digit year): "
+                    + "leave out --original-times to send the time of sending"),
+                (["nmea", "serve", crossing, "--port", "0", "--original-times"],
+                 "--original-times: \(crossing)'s times are from 2079 to 2080; NMEA carries years 1980…2079 (RMC's two-digit year): "
+                    + "leave out --original-times to send the time of sending"),
+            ])
+            let command = try await LiveCommand(["nmea", "serve", old, "--port", "0"])
+            defer { command.stop() }
+            try await command.child.wait(for: "the line saying where it serves") { command.child.errors.contains("(waiting for a client)") }
+        }
+    }
+
     @Test("nmea serve on a port in use, or an address not on this machine, is a run-time error (exit 1)")
     func nmeaServeCannotListen() async throws {
         let listener = try LoopbackSocket.makeListener()

@@ -40,6 +40,25 @@ import Testing
         #expect(message?.contains(says) == true, "\(message ?? "accepted")")
     }
 
+    @Test("A walk without --duration that runs past 2079 into an .nmea file: no file, an error saying why and the ways out, not a code name")
+    func nmeaWalkPastItsYears() async throws {
+        try await withScratchFolder("locsim-simulate") { directory in
+            let out = directory + "/late.nmea"
+            let result = try await CLI.run([
+                "simulate", "line", "--from", "35.6812,139.7671", "--to", "35.6852,139.7528", "--start-time", "2079-12-31T23:59:00Z", "--out", out,
+            ])
+            #expect(result.status == 1, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2, "\(result.stderr)")
+            #expect(
+                lines.first == "locsim: error: \(out) not written: the walk reaches a time NMEA cannot write "
+                    + "(year 2080 is outside 1980…2079, which RMC's two-digit year can say)", "\(result.stderr)")
+            #expect(lines.last?.hasPrefix("hint: an .nmea file carries years 1980…2079: give an earlier --start-time") == true, "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "no temporary file left")
+        }
+    }
+
     @Test("replay --gpsd refuses each option that only a replayed file uses, naming it, rather than ignoring it (exit status 2)", arguments: [
         ["--fast"], ["--speed", "2"], ["--rate", "1"], ["--loop"], ["--start", "5m"], ["--noise", "50"], ["--seed", "3"], ["--lenient"],
     ])

@@ -191,9 +191,21 @@ struct Simulate: AsyncParsableCommand {
                 if let pace {
                     Terminal.err("writing \(out) in real time at \(PeopleText.number(pace, decimals: 3))×; Ctrl-C stops the walk there and keeps it")
                 }
-                let count =
-                    out.hasSuffix(".nmea")
-                    ? try await motion.writeNMEA(toFile: out, options: .gpsd()) : try await motion.writeGPX(toFile: out, form: form)
+                let count: Int
+                if out.hasSuffix(".nmea") {
+                    do {
+                        count = try await motion.writeNMEA(toFile: out, options: .gpsd())
+                    } catch let error as NMEAError where error.code == .invalidValue {
+                        // validate() refused a --start-time whose walk's end, when known, NMEA
+                        // cannot date; a walk whose length only its speed profile sets gets here.
+                        throw CommandFailure(
+                            "\(out) not written: the walk reaches a time NMEA cannot write (\(error.message))",
+                            hint: "an .nmea file carries years \(NMEADate.writableYears.lowerBound)…\(NMEADate.writableYears.upperBound): "
+                                + "give an earlier --start-time, a --duration that ends in time, or --out FILE.gpx")
+                    }
+                } else {
+                    count = try await motion.writeGPX(toFile: out, form: form)
+                }
                 written.withLock { $0 = count }
             }
             let count = written.withLock { $0 }

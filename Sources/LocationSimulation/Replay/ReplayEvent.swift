@@ -96,4 +96,8 @@ package struct ReplayAnalysis: Sendable, Hashable {
     package var repeatedTimestamps: [ReplayAnomaly]
     /// Points dropped because their time went backwards.
     package var droppedBackwardsPoints: [ReplayAnomaly]
+    /// The recorded times of the first and the last delivered point, for a timed replay: what
+    /// ``GPXReplay/TimestampPolicy/recorded`` stamps its fixes with, to check before playing
+    /// that an output can write them (`nil` for an untimed one).
+    package var recordedSpan: ClosedRange<Date>? = nil
 }

@@ -185,6 +185,7 @@ struct ReplayTimeline: Sendable {
                 breakBefore.append(isBreak)
             }
         }
+        if let origin, let latest { analysis.recordedSpan = origin...latest }
     }
 
     private mutating func buildUntimed(path: ReplayPath, speed: Double) {
