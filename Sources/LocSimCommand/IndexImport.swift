@@ -108,37 +108,20 @@ struct IndexImport: AsyncParsableCommand {
                 + "\(report.skipped) skipped; \(target) now holds \(PeopleText.count(report.placeCount, "place", "places"))")
     }
 
-    /// Opens (or creates) the index, imports, and closes it again before returning. A failed
-    /// import into a new file leaves nothing behind: no empty index to mistake for a real one. An
-    /// existing index keeps its previous content (the import is one transaction).
+    /// Imports into the index at `db`, closed again before returning. A new index is built out
+    /// of sight and published whole (``/LocationIndex/NearbyIndex/buildingNew(at:configuration:_:)``):
+    /// a failed, interrupted or killed import leaves no empty index to mistake for a real one.
+    /// An existing index keeps its previous content on failure (the import is one transaction),
+    /// and one that appeared while a new one was built (another import) is imported into.
     private func importIntoIndex(_ db: String, options: ImportOptions) throws -> ImportReport {
-        let isNew = !FileManager.default.fileExists(atPath: db)
-        do {
-            return try NearbyIndex(path: db).importPlaces(fromFile: file, options: options, progress: progressLines("wrote", "tiles"))
-        } catch {
-            if isNew { Self.removeFailedCreation(db) }
-            throw error
+        let (file, progress) = (file, progressLines("wrote", "tiles"))
+        func importPlaces(into index: NearbyIndex) throws -> ImportReport {
+            try index.importPlaces(fromFile: file, options: options, progress: progress)
         }
-    }
-
-    /// Removes the index file a failed import created (and its `-wal`, `-shm`), unless another
-    /// import committed places into it meanwhile (it found an index there): those are someone's,
-    /// and stay.
-    static func removeFailedCreation(_ db: String) {
-        guard !holdsPlaces(db) else { return }
-        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: db + suffix) {
-            try? FileManager.default.removeItem(atPath: db + suffix)  // the import's own error says more
+        if !FileManager.default.fileExists(atPath: db), let report = try NearbyIndex.buildingNew(at: db, importPlaces) {
+            return report
         }
-    }
-
-    /// Whether the index at `path` holds any place; false for one that cannot be read as an
-    /// index (what a failed creation leaves).
-    private static func holdsPlaces(_ path: String) -> Bool {
-        do {
-            return try NearbyIndex(path: path, configuration: .init(access: .readOnly)).statistics().placeCount > 0
-        } catch {
-            return false
-        }
+        return try importPlaces(into: NearbyIndex(path: db))
     }
 
     #if PostGIS

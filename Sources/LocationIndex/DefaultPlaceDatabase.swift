@@ -59,7 +59,7 @@ package enum DefaultPlaceDatabase {
                 // The file is the cache's own: damaged (a disk filled up, a copy cut short) or
                 // replaced by something else, it is built again rather than failing every later
                 // command that has no --db. Any other failure (permissions, a lock) is reported.
-                try removeFiles(path)
+                try NearbyIndex.removeFiles(path)
             }
         }
         try build(sources: sources, into: path, cache: cache)
@@ -122,29 +122,20 @@ package enum DefaultPlaceDatabase {
                 .cannotOpen, "cannot create the cache directory: \(FileErrorText.reason(for: error))",
                 path: cache)
         }
-        let temporary = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
-        try removeFiles(temporary)
+        // Another process may publish the same build first; that one is as good.
         do {
-            let index = try NearbyIndex(path: temporary)
-            for source in sources {
-                try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: ImportOptions())
+            _ = try NearbyIndex.buildingNew(at: path) { index in
+                for source in sources {
+                    try index.importPlaces(bytes: source.bytes, from: source.path, format: .csv, options: ImportOptions())
+                }
+                // Only ever opened read-only from here on: without WAL, no -wal and -shm files
+                // appear beside it in the cache.
+                try index.useRollbackJournal()
             }
-            // Only ever opened read-only from here on: without WAL, no -wal and -shm files appear
-            // beside it in the cache.
-            try index.useRollbackJournal()
+        } catch let error as IndexError {
+            throw error
         } catch {
-            let failure = (error as? IndexError) ?? IndexError(.io, "building the default index failed: \(FileErrorText.reason(for: error))", path: temporary)
-            try removeFiles(temporary, after: failure)
-            throw failure
-        }
-        // The index above is closed (its WAL folded into the file), so one rename publishes it.
-        do {
-            try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        } catch {
-            let failure = IndexError(.io, "cannot move the built index into place: \(FileErrorText.reason(for: error))", path: path)
-            try removeFiles(temporary, after: failure)
-            // Another process may have published the same build first; that one is as good.
-            guard FileManager.default.fileExists(atPath: path) else { throw failure }
+            throw IndexError(.io, "building the default index failed: \(FileErrorText.reason(for: error))", path: path)
         }
         // Earlier builds from other CSV contents are stale now.
         let current = path.split(separator: "/").last.map(String.init) ?? ""
@@ -155,24 +146,7 @@ package enum DefaultPlaceDatabase {
             throw IndexError(.io, "cannot list the cache directory: \(FileErrorText.reason(for: error))", path: cache)
         }
         for entry in entries where entry.hasPrefix("geodata-") && entry.hasSuffix(".sqlite") && entry != current {
-            try removeFiles(cache + "/" + entry)
-        }
-    }
-
-    /// Removes a database and its WAL companions; missing files are fine. A failure is thrown,
-    /// combined with `primary` when cleaning up after another failure.
-    private static func removeFiles(_ path: String, after primary: IndexError? = nil) throws(IndexError) {
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            do {
-                try FileManager.default.removeItem(atPath: path + suffix)
-            } catch {
-                let cleanup = "cannot remove \(path + suffix): \(FileErrorText.reason(for: error)); remove it by hand"
-                if let primary {
-                    throw IndexError(primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
-                        column: primary.column)
-                }
-                throw IndexError(.io, cleanup, path: path + suffix)
-            }
+            try NearbyIndex.removeFiles(cache + "/" + entry)
         }
     }
 }

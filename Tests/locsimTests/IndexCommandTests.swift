@@ -124,23 +124,6 @@ struct IndexCommandTests {
         }
     }
 
-    @Test("A failed import's clean-up removes the empty index it created, not one another import filled meanwhile")
-    func failedCreationKeepsOthersPlaces() throws {
-        try withScratchFolder("locsim-index-cli") { directory in
-            // What a failed creation leaves: an empty index. Removed.
-            let empty = directory + "/empty.sqlite"
-            _ = try NearbyIndex(path: empty)
-            IndexImport.removeFailedCreation(empty)
-            #expect(!FileManager.default.fileExists(atPath: empty))
-            // Another import found the file this one created and committed its places into it. Kept.
-            try "id,name,lat,lon\na,Alpha,35,139\n".write(toFile: directory + "/p.csv", atomically: true, encoding: .utf8)
-            let filled = directory + "/filled.sqlite"
-            _ = try NearbyIndex(path: filled).importPlaces(fromFile: directory + "/p.csv")
-            IndexImport.removeFailedCreation(filled)
-            #expect(try NearbyIndex(path: filled).statistics().placeCount == 1)
-        }
-    }
-
     @Test("--lenient whose every row is bad: status 1 naming the first, and no new empty index file left behind")
     func lenientEveryRowBad() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in

@@ -1,0 +1,86 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LocationCore
+
+extension NearbyIndex {
+    /// Builds a new index for `path` out of sight and publishes it whole: `build` fills an index
+    /// at a temporary path beside it (`path` + `.partial-` + the process id), which is closed and
+    /// then given the name `path` in one step. So `path` never names an empty or half-built
+    /// index: not after an error or a signal (the temporary files are removed), nor after a
+    /// `kill -9` or a power cut (only the temporary file is left, named as such).
+    ///
+    /// A file that appeared at `path` meanwhile (another process's import, or the same default
+    /// index built by another process) is never replaced: the build is discarded and `nil`
+    /// returned, for the caller to decide what to do with the file that is there.
+    ///
+    /// ```swift
+    /// let report = try NearbyIndex.buildingNew(at: "places.sqlite") { index in
+    ///     try index.importPlaces(fromFile: "places.csv")
+    /// }
+    /// ```
+    ///
+    /// - Throws: `build`'s error (the temporary files removed first), or an ``IndexError``:
+    ///   opening the temporary index (as ``init(path:configuration:)``), or ``IndexError/Code/io``
+    ///   when it cannot be closed cleanly, published or removed.
+    package static func buildingNew<T>(
+        at path: String, configuration: Configuration = Configuration(), _ build: (NearbyIndex) throws -> T
+    ) throws -> T? {
+        let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        try removeFiles(temporary)
+        let result: T
+        do {
+            // The index is closed when this returns: its write-ahead log folded into the file.
+            result = try build(try NearbyIndex(path: temporary, configuration: configuration))
+        } catch {
+            try removeFiles(temporary, after: error as? IndexError)
+            throw error
+        }
+        if FileManager.default.fileExists(atPath: temporary + "-wal") {
+            let failure = IndexError(.io, "the new index did not close cleanly (its -wal file is still there); nothing was published", path: path)
+            try removeFiles(temporary, after: failure)
+            throw failure
+        }
+        // A second name, given only if `path` is free (a rename would replace a file that
+        // appeared meanwhile); then the temporary name goes.
+        if link(temporary, path) != 0 {
+            let code = errno
+            guard code != EEXIST else {
+                try removeFiles(temporary)
+                return nil
+            }
+            let failure = IndexError(.io, "cannot publish the new index as \(path): \(String(cString: strerror(code)))", path: path)
+            try removeFiles(temporary, after: failure)
+            throw failure
+        }
+        try removeFiles(temporary)
+        return result
+    }
+
+    /// Removes an index file and its companions (`-wal`, `-shm`, `-journal`); missing files are
+    /// fine. A failure is thrown, combined with `primary` when cleaning up after another failure.
+    static func removeFiles(_ path: String, after primary: IndexError? = nil) throws(IndexError) {
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            do {
+                try FileManager.default.removeItem(atPath: path + suffix)
+            } catch {
+                let cleanup = "cannot remove \(path + suffix): \(FileErrorText.reason(for: error)); remove it by hand"
+                if let primary {
+                    throw IndexError(
+                        primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
+                        column: primary.column)
+                }
+                throw IndexError(.io, cleanup, path: path + suffix)
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import LocationCore
+@testable import LocationIndex
+import Places
+import LocSimTestHelpers
+import Testing
+
+/// `NearbyIndex.buildingNew(at:)`: a new index is built under a temporary name and published
+/// whole, so its path never names an empty or half-built index (what `kill -9` during the first
+/// import used to leave: an empty index that `serve --db` answered every query from with nothing).
+@Suite("A new index is published whole", .ownThread)
+struct NewIndexTests {
+    static let places = [
+        Place(id: "a", name: "Alpha", coordinate: try! Coordinate(latitude: 35, longitude: 139)),
+        Place(id: "b", name: "Beta", coordinate: try! Coordinate(latitude: 35.001, longitude: 139)),
+    ]
+
+    @Test("While it is built nothing is at the path; once built, the path holds all of it and no temporary file is left")
+    func published() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let report = try NearbyIndex.buildingNew(at: path) { index in
+                #expect(!FileManager.default.fileExists(atPath: path), "the path names nothing until the index is whole")
+                #expect(index.path.hasPrefix(path + ".partial-"))
+                return try index.importPlaces(Self.places)
+            }
+            #expect(report?.inserted == 2)
+            #expect(try everything(NearbyIndex(path: path, configuration: .init(access: .readOnly))).map(\.id) == ["a", "b"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new.sqlite"])
+        }
+    }
+
+    @Test("A build that fails (a bad row) leaves nothing: no index at the path, no temporary file")
+    func failed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let csv = directory.file("bad.csv")
+            try "id,name,lat,lon\na,Alpha,35,139\nb,Beta,north,139\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) {
+                try NearbyIndex.buildingNew(at: path) { index in try index.importPlaces(fromFile: csv) }
+            }
+            #expect(error.code == .malformedRow && error.line == 3)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bad.csv"])
+        }
+    }
+
+    @Test("An index that appeared at the path while this one was built (another import's) is kept, not replaced: nil, and this build discarded")
+    func someoneElsesIsKept() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let report = try NearbyIndex.buildingNew(at: path) { index in
+                // Another process's import publishes first.
+                _ = try NearbyIndex(path: path).importPlaces([Self.places[1]])
+                return try index.importPlaces([Self.places[0]])
+            }
+            #expect(report == nil)
+            #expect(try everything(NearbyIndex(path: path, configuration: .init(access: .readOnly))).map(\.id) == ["b"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new.sqlite"])
+        }
+    }
+}
