@@ -51,12 +51,18 @@ extension NearbyIndex {
             throw failure
         }
         // A second name, given only if `path` is free (a rename would replace a file that
-        // appeared meanwhile); then the temporary name goes.
+        // appeared meanwhile); then the temporary name goes. A file system without hard links
+        // (FAT, some network shares) gets a rename once `path` is seen free.
         if link(temporary, path) != 0 {
-            let code = errno
-            guard code != EEXIST else {
+            var code = errno
+            let noHardLinks = code == EPERM || code == EOPNOTSUPP
+            if code == EEXIST || (noHardLinks && FileManager.default.fileExists(atPath: path)) {
                 try removeFiles(temporary)
                 return nil
+            }
+            if noHardLinks {
+                if rename(temporary, path) == 0 { return result }
+                code = errno
             }
             let failure = IndexError(.io, "cannot publish the new index as \(path): \(String(cString: strerror(code)))", path: path)
             try removeFiles(temporary, after: failure)
