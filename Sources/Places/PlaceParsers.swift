@@ -82,6 +82,9 @@ struct ImportCollector {
     mutating func accept(
         _ place: ParsedPlace, line: Int?, column: String?, nameColumn: String?, kindColumn: String? = nil
     ) throws(IndexError) {
+        // Where the row is: a line already says so in the error's location; a GeoJSON feature
+        // or a place given in code says it in the message.
+        let at = line == nil ? "\(place.origin): " : ""
         // PostgreSQL's text cannot hold U+0000 (SQLite's can): the same file must get the same
         // verdict from both backends, so neither stores it.
         for (field, text, fieldColumn) in [("id", place.id, column), ("name", place.name, nameColumn), ("kind", place.kind, kindColumn)]
@@ -89,19 +92,21 @@ struct ImportCollector {
             try reject(
                 IndexError(
                     .malformedRow,
-                    "\(place.origin): the \(field) holds a NUL character (U+0000), which PostgreSQL cannot store; "
+                    "\(at)the \(field) holds a NUL character (U+0000), which PostgreSQL cannot store; "
                         + "remove it (or import with --lenient to skip the row)",
                     path: path, line: line, column: fieldColumn ?? field))
             return
         }
-        let textBytes = place.id.utf8.count + place.name.utf8.count
-        guard textBytes <= PlaceRecord.maximumTextBytes else {
+        let (idBytes, nameBytes) = (place.id.utf8.count, place.name.utf8.count)
+        guard idBytes + nameBytes <= PlaceRecord.maximumTextBytes else {
+            // The longer of the two is the one to shorten.
+            let (longer, longerColumn) = idBytes > nameBytes ? ("id", column ?? "id") : ("name", nameColumn ?? "name")
             try reject(
                 IndexError(
                     .malformedRow,
-                    "\(place.origin): id and name together take \(textBytes) bytes of UTF-8; a place may take up to "
-                        + "\(PlaceRecord.maximumTextBytes)",
-                    path: path, line: line, column: "name"))
+                    "\(at)id and name together take \(idBytes + nameBytes) bytes of UTF-8 (the \(longer) \(max(idBytes, nameBytes))); "
+                        + "a place may take up to \(PlaceRecord.maximumTextBytes)",
+                    path: path, line: line, column: longerColumn))
             return
         }
         if let existing = indexByID[ExactText(place.id)] {

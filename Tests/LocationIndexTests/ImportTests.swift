@@ -379,6 +379,19 @@ struct ImportTests {
             #expect(try everything(index).isEmpty)
             let report = try index.importPlaces([fine, long], options: .init(isLenient: true))
             #expect(report.inserted == 1 && report.skipped == 1)
+
+            // The longer of the two is named, in a file by its column; the line is the error's
+            // location, not said again in its message.
+            let csv = directory.file("long-id.csv")
+            try "id,name,lat,lon\n\(String(repeating: "i", count: 70_000)),Cafe,10,20\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let fromFile = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: csv) }
+            #expect(fromFile.line == 2 && fromFile.column == "id", "\(fromFile)")
+            #expect(
+                fromFile.message == "id and name together take 70004 bytes of UTF-8 (the id 70000); a place may take up to \(PlaceRecord.maximumTextBytes)",
+                "\(fromFile)")
+            let longID = Place(id: String(repeating: "i", count: 70_000), name: "Cafe", coordinate: spot)
+            let inCode = try #require(throws: IndexError.self) { try index.importPlaces([longID]) }
+            #expect(inCode.column == "id" && inCode.message.hasPrefix("place 0: id and name together"), "\(inCode)")
         }
     }
 
