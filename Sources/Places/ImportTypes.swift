@@ -35,8 +35,8 @@ package struct ImportOptions: Sendable, Hashable {
     /// Lenient imports skip bad rows and count them (see ``ImportReport/skipped``); strict
     /// imports (the default) stop at the first bad row and write nothing.
     package var isLenient: Bool
-    /// Rows between progress reports while reading (and tiles between reports while writing),
-    /// ≥ 1. Default 10,000.
+    /// Rows between progress reports while reading (and tiles between reports while writing,
+    /// at most a tenth of the tiles apart), ≥ 1. Default 10,000.
     package var progressInterval: Int
 
     package init(format: ImportFormat? = nil, isLenient: Bool = false, progressInterval: Int = 10_000) {

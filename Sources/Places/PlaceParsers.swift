@@ -92,8 +92,7 @@ struct ImportCollector {
             try reject(
                 IndexError(
                     .malformedRow,
-                    "\(at)the \(field) holds a NUL character (U+0000), which PostgreSQL cannot store; "
-                        + "remove it (or import with --lenient to skip the row)",
+                    "\(at)the \(field) holds a NUL character (U+0000), which PostgreSQL cannot store; remove it",
                     path: path, line: line, column: fieldColumn ?? field))
             return
         }

@@ -185,6 +185,10 @@ struct ImportTests {
                 #expect(steps.firstIndex { $0.phase == .writing }! > steps.lastIndex { $0.phase == .reading }!)
                 // No count is told twice.
                 #expect(Set(reading.map(\.rowsRead)).count == reading.count && Set(writing.map(\.tilesWritten)).count == writing.count)
+                // Writing is told at least every tenth of the tiles, whatever the interval (the
+                // command's 100,000 rows left a large import's writing silent).
+                let total = try #require(writing.last?.tilesTotal)
+                #expect(writing.count >= min(10, total), "interval \(interval): \(writing.count) reports of \(total) tiles")
             }
         }
     }
@@ -357,6 +361,9 @@ struct ImportTests {
             let strict = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: csv) }
             #expect(strict.code == .malformedRow && strict.line == 3 && strict.column == "name", "\(strict)")
             #expect(strict.message.contains("NUL"), "\(strict)")
+            // The command's hint offers --lenient where it helps; the message, which a lenient
+            // import's report repeats for the row it skipped, does not.
+            #expect(!strict.message.contains("--lenient"), "\(strict)")
             let fromJSON = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: json) }
             #expect(fromJSON.column == "features[0].properties.kind", "\(fromJSON)")
             #expect(try everything(index).isEmpty, "nothing half-written")

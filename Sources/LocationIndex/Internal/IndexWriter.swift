@@ -143,6 +143,10 @@ struct IndexWriter {
 
         let layout = Layout(records: records, grid: grid)
         let insert = try connection.cached("INSERT INTO placeTile(key, count, data) VALUES (?1, ?2, ?3)")
+        // Reports (and cancellation checks) every `interval` tiles and at least every tenth of
+        // them: a tile holds many rows, so the rows' interval alone (100,000 for the command)
+        // left a million-row import silent, and deaf to Ctrl-C, for all of its writing.
+        let every = max(1, min(interval, (layout.nodes.count + 9) / 10))
         for (number, node) in layout.nodes.enumerated() {
             var rows = layout.order[node.start..<node.end].map { records[$0] }
             rows.sort(by: Self.precedes)
@@ -157,8 +161,8 @@ struct IndexWriter {
                 try insert.bind(data, at: 3)
                 try insert.run()
             }
-            // Every `interval` tiles and at the last, so a report always ends with the whole count.
-            if (number + 1) % interval == 0 || number + 1 == layout.nodes.count {
+            // And at the last, so a report always ends with the whole count.
+            if (number + 1) % every == 0 || number + 1 == layout.nodes.count {
                 if Task.isCancelled {
                     throw IndexError(.cancelled, "the import was cancelled; nothing was written", path: connection.path)
                 }
