@@ -6,7 +6,7 @@ import LocationSimulation
 struct TrackStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Print counts, geodesic length, duration and bounds of a walk: GPX, NMEA or GeoJSON.",
+        abstract: "Print counts, geodesic length, duration and bounds of a walk: GPX, NMEA, GeoJSON or KML.",
         discussion: """
             distance_m is the WGS-84 geodesic length summed between consecutive track points of \
             each segment, never across a segment break. duration_s is the last track-point time \
