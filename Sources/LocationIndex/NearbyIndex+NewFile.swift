@@ -37,6 +37,7 @@ extension NearbyIndex {
     ) throws -> T? {
         let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
         try removeFiles(temporary)
+        try removeAbandonedBuilds(of: path)
         let result: T
         do {
             // The index is closed when this returns: its write-ahead log folded into the file.
@@ -70,6 +71,27 @@ extension NearbyIndex {
         }
         try removeFiles(temporary)
         return result
+    }
+
+    /// Removes what builds of `path` by processes that no longer run left (`path.partial-PID`,
+    /// a build killed before it was published), so a `kill -9` costs disk space only until the
+    /// next build. A build of a process still running is left alone.
+    static func removeAbandonedBuilds(of path: String) throws(IndexError) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".partial-"
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            // A folder that cannot be listed: the build's own open says why, if it matters.
+            return
+        }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid > 0 else { continue }  // its -wal, -shm: with it
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try removeFiles(slash == nil ? name : folder + "/" + name)
+        }
     }
 
     /// Removes an index file and its companions (`-wal`, `-shm`, `-journal`); missing files are

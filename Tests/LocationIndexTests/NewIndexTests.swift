@@ -30,6 +30,24 @@ struct NewIndexTests {
         }
     }
 
+    @Test("What a killed build left (path.partial-PID of a process that is gone) is removed by the next build; a running process's is not")
+    func abandonedBuildsRemoved() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            // No process has a pid above the kernel's pid_max.
+            let maximum = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+            let gone = try #require(Int32(maximum.trimmingCharacters(in: .whitespacesAndNewlines))) + 1
+            let running = getppid()
+            for name in ["new.sqlite.partial-\(gone)", "new.sqlite.partial-\(gone)-wal", "new.sqlite.partial-\(running)", "other.sqlite.partial-\(gone)"] {
+                #expect(FileManager.default.createFile(atPath: directory.file(name), contents: Data("x".utf8)))
+            }
+            _ = try NearbyIndex.buildingNew(at: path) { index in try index.importPlaces(Self.places) }
+            #expect(
+                Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+                    == ["new.sqlite", "new.sqlite.partial-\(running)", "other.sqlite.partial-\(gone)"])
+        }
+    }
+
     @Test("A build that fails (a bad row) leaves nothing: no index at the path, no temporary file")
     func failed() throws {
         try withTemporaryDirectory { directory in
