@@ -106,7 +106,7 @@ import LocSimTestHelpers
         #expect(blocks("swift", in: readme).contains(try region("README EXAMPLE", in: code)), "README.md's example drifted")
     }
 
-    @Test("The doc's sample log lines come from the example's replay, in order")
+    @Test("The doc's sample log lines come from the example's replay, in order; a `…` stands for fix lines only")
     @MainActor
     func sampleLog() async throws {
         let page = try String(contentsOfFile: doc, encoding: .utf8)
@@ -117,12 +117,26 @@ import LocSimTestHelpers
         let server = RecordingRepository(clock: VirtualClock(), places: [shrine], latency: .seconds(2))
         let lines = await MapReplay(repository: server).run(fixes: script.walk(count: 40, speed: 1.4, bearing: 90)).lines
         var position = lines.startIndex
+        var elided = false
         for line in sample {
+            if line == "…" {
+                elided = true
+                continue
+            }
             guard let found = lines[position...].firstIndex(of: line) else {
                 Issue.record("not in the replay's log (in order): \(line)")
                 continue
             }
+            // What the sample leaves out is said: nothing between two lines it shows, and only
+            // fix lines where it shows `…`.
+            let skipped = lines[position..<found]
+            if elided {
+                #expect(skipped.allSatisfy { $0.contains(" fix ") }, "more than fix lines left out before: \(line)")
+            } else {
+                #expect(skipped.isEmpty, "lines left out without a … before: \(line): \(skipped)")
+            }
             position = found + 1
+            elided = false
         }
     }
 }
