@@ -24,7 +24,7 @@ import Testing
 
     @Test("--every-fix gives the same load as the shortcut, with the rule evaluated at every fix")
     func everyFix() async throws {
-        let args = base + ["--mix", "walk=0.4,cycle=0.3,drive=0.3", "--failure-rate", "0.05", "--format", "json"]
+        let args = base + ["--mix", "walk=0.4,cycle=0.3,drive=0.3", "--fail-rate", "0.05", "--format", "json"]
         let fast = try await CLI.run(args)
         let every = try await CLI.run(args + ["--every-fix"])
         #expect(fast.status == 0 && every.status == 0, "\(fast.stderr)\(every.stderr)")
@@ -72,8 +72,8 @@ import Testing
             (["--area", "91,0,100"], "--area"),
             (["--area", "35,139"], "--area"),
             (["--area", "35,139,0"], "--area"),
-            (["--failure-rate", "2"], "--failure-rate"),
-            (["--failure-rate", "nan"], "--failure-rate"),
+            (["--fail-rate", "2"], "--fail-rate"),
+            (["--fail-rate", "nan"], "--fail-rate"),
             (["--threads", "0"], "--threads"),
             // Options a --virtual run has no use for, and game time in fractions of a second.
             (["--connections", "0"], "--connections"),

@@ -257,7 +257,7 @@ import Testing
         (["--server", "http://h/a b"], "--server: the path may hold only URL characters"),
         (["--server", "http://h", "--speed", "0"], "--speed must be between"),
         (["--server", "http://h", "--misbehave", "2"], "--misbehave must be between"),
-        (["--server", "http://h", "--failure-rate", "0.1"], "--failure-rate is for --virtual"),
+        (["--server", "http://h", "--fail-rate", "0.1"], "--fail-rate is for --virtual"),
         (["--virtual", "--misbehave", "0.1"], "--misbehave is for runs against --server"),
         ([], "say where to send the requests with --server URL"),
     ])

@@ -104,7 +104,8 @@ struct SwarmCommand: AsyncParsableCommand {
     /// `--ramp`, else 60 s, or the whole run when that is shorter (`--duration 30s` alone is a run).
     private var rampSeconds: Double { ramp?.seconds ?? min(60, duration.seconds) }
 
-    @Option(number: ArgumentHelp("The share of fetches that fail, so back-off and retries show (0…1).", valueName: "fraction"))
+    /// `--fail-rate`, as `serve` names its share of failed requests.
+    @Option(name: .customLong("fail-rate"), number: ArgumentHelp("The share of fetches that fail, so back-off and retries show, 0...1.", valueName: "p"))
     var failureRate: Double = 0
 
     @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
@@ -142,7 +143,7 @@ struct SwarmCommand: AsyncParsableCommand {
             }
             #endif
             if failureRate != 0 {
-                throw ValidationError("--failure-rate is for --virtual (against a server, failures are the server's)")
+                throw ValidationError("--fail-rate is for --virtual (against a server, failures are the server's)")
             }
             for (flag, given) in [("--every-fix", everyFix), ("--format json", format == .json)] where given {
                 throw ValidationError("\(flag) is for --virtual (against a server, each request is reported as it is made)")
@@ -165,7 +166,7 @@ struct SwarmCommand: AsyncParsableCommand {
         if let ramp, ramp.seconds > duration.seconds {
             throw ValidationError("--ramp must not be longer than --duration \(duration.text), got \(ramp.text)")
         }
-        try checkOption(failureRate, in: 0...1, flag: "--failure-rate", unit: "")
+        try checkOption(failureRate, in: 0...1, flag: "--fail-rate", unit: "")
         if let threads { try checkOption(threads, in: 1...256, flag: "--threads") }
         try checkOption(sampleAnswers, in: 0...VirtualSwarm.Configuration.maximumPlayers, flag: "--sample-answers")
         if sampleAnswers != 20, db == nil { throw ValidationError("--sample-answers needs --db PATH: the answers come from that index") }
