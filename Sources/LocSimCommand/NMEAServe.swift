@@ -54,7 +54,8 @@ struct NMEAServe: AsyncParsableCommand {
     @Option(number: "Straight-line motion: direction in degrees from true north.")
     var bearing: Double = 0
 
-    @Option(number: "Straight-line motion: ground speed in metres per second.")
+    /// `--mps`, as `simulate` names a constant speed in metres per second.
+    @Option(name: .customLong("mps"), number: ArgumentHelp("Straight-line motion: ground speed in metres per second (0: stand still).", valueName: "m/s"))
     var walkSpeed: Double = 1.4
 
     @Option(duration: "Straight-line motion: time between fixes (default 1s).")
@@ -90,7 +91,7 @@ struct NMEAServe: AsyncParsableCommand {
         if let track {
             _ = try FixFileFormat.input(track, what: "the track")
             for (flag, given) in [
-                ("--bearing", bearing != 0), ("--walk-speed", walkSpeed != 1.4), ("--interval", interval.duration != .seconds(1)),
+                ("--bearing", bearing != 0), ("--mps", walkSpeed != 1.4), ("--interval", interval.duration != .seconds(1)),
                 ("--count", count != 600), ("--altitude", altitude != nil),
             ] where given {
                 throw ValidationError("\(flag) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace")
@@ -105,7 +106,7 @@ struct NMEAServe: AsyncParsableCommand {
         try checkOption(satellites, in: 1...99, flag: "--satellites")
         if from != nil {
             // 0 stands still; otherwise the speed profile's own range.
-            if walkSpeed != 0 { try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--walk-speed", unit: "m/s") }
+            if walkSpeed != 0 { try checkOption(walkSpeed, in: OptionRange.metresPerSecond, flag: "--mps", unit: "m/s") }
             try checkOption(interval, in: OptionRange.interval, flag: "--interval")
             try checkOption(count, in: OptionRange.count, flag: "--count")
             try checkOption(bearing, in: OptionRange.bearing, flag: "--bearing", unit: "degrees")

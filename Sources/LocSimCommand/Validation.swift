@@ -23,7 +23,7 @@ enum OptionRange {
     static let rate = 0.001...100.0
     /// `simulate --duration` in seconds: up to 366 days of motion (``LocationSimulation/Scenario/longestDuration``).
     static let duration = 0.0...Scenario.longestDuration.fractionalSeconds
-    /// `--mps` and `nmea serve --walk-speed`, in metres per second (``LocationSimulation/SpeedProfile``'s limit).
+    /// `--mps` and `nmea serve --mps`, in metres per second (``LocationSimulation/SpeedProfile``'s limit).
     static let metresPerSecond = 0.001...1000.0
     /// `--circle-radius` in metres (``LocationSimulation/MotionPath``'s limit).
     static let circleRadius = 0.001...10_000_000.0

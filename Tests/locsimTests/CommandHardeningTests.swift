@@ -54,7 +54,7 @@ import Testing
         BadOption(["simulate", "random-walk", "--from", "35,139", "--within", "1e30", "--duration", "10"], "--within"),
         BadOption(["simulate", "circle", "--center", "35,139", "--circle-radius", "1e30", "--duration", "10"], "--circle-radius"),
         BadOption(["simulate", "stationary", "--at", "35,139", "--duration", "1e300"], "--duration"),
-        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--walk-speed", "1e300"], "--walk-speed"),
+        BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--mps", "1e300"], "--mps"),
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--altitude", "1e9"], "--altitude"),
         BadOption(["nmea", "serve", "--port", "4001", "--from", "35,139", "--count", "0"], "--count"),
         // gpsd takes a fix with no satellites in use for none: it would report no fix at all.
@@ -124,7 +124,7 @@ import Testing
     @Test("An option the rest of the command line would ignore is refused, naming what it is for")
     func ignoredOptions() async throws {
         let track = "tracks/sf-mission-walk.gpx"
-        let straightLine = [["--bearing", "90"], ["--walk-speed", "3"], ["--interval", "2s"], ["--count", "5"], ["--altitude", "40"]].map { flag in
+        let straightLine = [["--bearing", "90"], ["--mps", "3"], ["--interval", "2s"], ["--count", "5"], ["--altitude", "40"]].map { flag in
             (["nmea", "serve", track, "--port", "0"] + flag,
              "\(flag[0]) is for straight-line motion (--from LAT,LON): \(track)'s own points set the way and the pace")
         }
