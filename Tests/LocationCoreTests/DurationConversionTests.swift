@@ -97,6 +97,14 @@ struct DurationConversionTests {
         #expect(DurationText.Problem.negative.description == "must not be negative")
     }
 
+    @Test("A duration above 0 that rounds to 0us is refused as too fine, not read as 0 (then told 'got 0'); 0.5us and up round to whole us",
+          arguments: ["0.0000001s", "0.0000001", "0.0004ms", "0:00.0000004", "0.4us"])
+    func durationTextBelowResolution(text: String) {
+        #expect(DurationText.parse(text) == .failure(.belowResolution), "\(text)")
+        #expect(DurationText.parse("0.0000005s") == .success(.microseconds(1)))
+        #expect(DurationText.Problem.belowResolution.description == "must be 0 or at least 1us (durations are kept to the microsecond)")
+    }
+
     @Test("A clock reads back as the whole seconds it was given, with or without hours", arguments: [0, 59, 61, 3_599, 3_600, 86_399, 360_061])
     func clockRoundTrip(seconds: Int) {
         for alwaysHours in [false, true] {

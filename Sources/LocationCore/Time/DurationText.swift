@@ -12,11 +12,15 @@ package enum DurationText {
     package enum Problem: Error, Equatable, CustomStringConvertible {
         case negative
         case malformed
+        /// More than zero but less than half a microsecond, the finest duration kept: it would
+        /// be read as 0 (then refused as "got 0", or taken as none).
+        case belowResolution
 
         package var description: String {
             switch self {
             case .negative: "must not be negative"
             case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or plain seconds (90, 1.5)"
+            case .belowResolution: "must be 0 or at least 1us (durations are kept to the microsecond)"
             }
         }
     }
@@ -33,7 +37,9 @@ package enum DurationText {
         guard let seconds = text.contains(":") ? clock(text) : amounts(text), seconds.isFinite, seconds <= limit else {
             return .failure(.malformed)
         }
-        return .success(.microseconds(Int64((seconds * 1e6).rounded())))
+        let microseconds = Int64((seconds * 1e6).rounded())
+        guard microseconds > 0 || seconds == 0 else { return .failure(.belowResolution) }
+        return .success(.microseconds(microseconds))
     }
 
     /// `m:ss` or `h:mm:ss`: minutes and seconds below 60 after the first part.
