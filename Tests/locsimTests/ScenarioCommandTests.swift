@@ -337,10 +337,11 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("Without --fast a scenario plays in real time at --speed: the phone does what it does in virtual time (the same app moves, withheld fixes and trouble; the same first fetch)")
-    func realTime() async throws {
+    @Test("Without --fast a scenario plays in real time at --speed: the phone does what it does in virtual time (the same app moves, withheld fixes and trouble; the same first fetch), a timed route or an untimed polyline",
+          arguments: ["background-walk.json", "polyline-walk.json"])
+    func realTime(scenario: String) async throws {
         let arguments = [
-            "replay", "--scenario", "tracks/scenarios/background-walk.json", "--format", "jsonl", "--geodata", "geodata", "--radius", "100",
+            "replay", "--scenario", "tracks/scenarios/" + scenario, "--format", "jsonl", "--geodata", "geodata", "--radius", "100",
         ]
         let real = try await CLI.run(arguments + ["--speed", "1000"])
         let virtual = try await CLI.run(arguments + ["--fast"])
@@ -351,9 +352,11 @@ import Testing
         func lines(_ output: String, _ type: String) -> [Substring] {
             output.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"\#(type)""#) }
         }
+        // An untimed route's fixes carry its walk's times, not times squeezed by --speed (which
+        // left the polyline 6 s long at 100×, every fix "too soon" and no trouble reached).
         for type in ["app", "withheld", "trouble"] {
-            #expect(lines(real.stdout, type) == lines(virtual.stdout, type), "\(type) lines")
-            #expect(!lines(real.stdout, type).isEmpty)
+            #expect(lines(real.stdout, type) == lines(virtual.stdout, type), "\(scenario): \(type) lines")
+            #expect(!lines(real.stdout, type).isEmpty || (type == "app" && scenario == "polyline-walk.json"), "\(scenario): \(type)")
         }
         #expect(lines(real.stdout, "fetch").first == lines(virtual.stdout, "fetch").first)
     }

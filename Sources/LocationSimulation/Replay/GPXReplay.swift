@@ -101,8 +101,10 @@ package struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duratio
 
     /// Which times the delivered fixes carry.
     package enum TimestampPolicy: Sendable, Hashable {
-        /// The recorded times (moved forward by whole lap periods when looping). Untimed paths
-        /// have no recorded times and are always rebased.
+        /// The recorded times (moved forward by whole lap periods when looping). An untimed
+        /// path's are its walk's own: `now()` at the first fix plus the seconds into the walk,
+        /// whatever the speed factor or pauses (the times `--fast` gives it), so the game's rules
+        /// see a walk at its speed when it is played faster.
         case recorded
         /// The first fix is `now()` when iteration starts, and each later fix carries the wall
         /// time at which it falls due: `now₀ + (offset − startOffset) / speedFactor + pauses`
@@ -185,15 +187,28 @@ package struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duratio
             cursor: ReplayCursor(
                 timeline: timeline, rate: configuration.rate, loops: configuration.loops, loopInterval: loopInterval,
                 interpolatesAcrossGaps: configuration.interpolatesAcrossGaps, startOffset: configuration.startOffset),
-            configuration: configuration, rebases: configuration.timestamps == .rebased || !timeline.analysis.isTimed,
+            configuration: configuration,
+            stamping: configuration.timestamps == .rebased ? .sendingTime : timeline.analysis.isTimed ? .recorded : .walkTime,
             clock: clock, now: now, control: control)
     }
 
     /// Delivers the replay's fixes; see ``GPXReplay``.
     package struct Iterator: AsyncIteratorProtocol {
+        /// The time each fix carries.
+        fileprivate enum Stamping {
+            /// Its recorded time.
+            case recorded
+            /// `now()` at the first fix plus its seconds into the walk, unscaled: an untimed
+            /// path's own times (``TimestampPolicy/recorded``).
+            case walkTime
+            /// `now()` at the first fix plus the time since then at which it is delivered, scaled
+            /// and moved by pauses (``TimestampPolicy/rebased``).
+            case sendingTime
+        }
+
         private var cursor: ReplayCursor
         private let configuration: Configuration
-        private let rebases: Bool
+        private let stamping: Stamping
         private var schedule: PacedSchedule<C>
         /// Copies of the schedule's pacing and control, so the virtual-pacing path never touches
         /// clock-generic code (unspecialized generics cost a metadata lookup per call).
@@ -205,12 +220,12 @@ package struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duratio
         private var finished = false
 
         fileprivate init(
-            cursor: ReplayCursor, configuration: Configuration, rebases: Bool, clock: C, now: @escaping @Sendable () -> Date,
+            cursor: ReplayCursor, configuration: Configuration, stamping: Stamping, clock: C, now: @escaping @Sendable () -> Date,
             control: ReplayControl?
         ) {
             self.cursor = cursor
             self.configuration = configuration
-            self.rebases = rebases
+            self.stamping = stamping
             self.schedule = PacedSchedule(
                 clock: clock, pacing: configuration.pacing, control: control, onEvent: configuration.onEvent)
             self.isVirtual = configuration.pacing == .virtual
@@ -258,7 +273,11 @@ package struct GPXReplay<C: Clock>: LocationProvider where C.Duration == Duratio
                     if !isVirtual { delivered += heldFor.fractionalSeconds }
                 }
                 var fix = item.fix
-                if rebases { fix.time = wallStart.addingTimeInterval(delivered) }
+                switch stamping {
+                case .recorded: break
+                case .walkTime: fix.time = wallStart.addingTimeInterval(elapsed)
+                case .sendingTime: fix.time = wallStart.addingTimeInterval(delivered)
+                }
                 if noise != nil {
                     guard let noisy = noise?.apply(to: fix) else { continue }
                     fix = noisy
