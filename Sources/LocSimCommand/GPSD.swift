@@ -4,7 +4,7 @@ import LocationCore
 import LocationGPSD
 
 /// `locsim gpsd`: prints live fixes from gpsd (a USB GPS dongle) until interrupted.
-struct GPSD: AsyncParsableCommand {
+struct GPSD: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         commandName: "gpsd",
         abstract: "Print live fixes from gpsd (a USB GPS dongle) until interrupted.",

@@ -10,7 +10,7 @@ import LocationPostGIS
 extension ImportFormat: ExpressibleByArgument {}
 
 /// `locsim index import FILE --db PATH` or `--postgres URL`
-struct IndexImport: AsyncParsableCommand {
+struct IndexImport: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import places into an index (created if missing); existing ids are updated.",

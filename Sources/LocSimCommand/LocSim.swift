@@ -26,7 +26,10 @@ struct LocSim: AsyncParsableCommand {
 
     static func main() async {
         do {
-            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            // First, before anything is parsed or read: a signal from now on is never lost.
+            if commandType(named: arguments) is any Interruption.Command.Type { Interruption.install() }
+            try checkHelpTopic(arguments)
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
@@ -60,6 +63,18 @@ extension LocSim {
                 "cannot write standard output: \(failure); what it shows is incomplete",
                 hint: "make room where standard output goes, or send it elsewhere")
         }
+    }
+
+    /// The command the leading words of `arguments` name (`replay`, `index import`), or nil.
+    static func commandType(named arguments: [String]) -> (any ParsableCommand.Type)? {
+        var found: (any ParsableCommand.Type)?
+        var commands: [any ParsableCommand.Type] = configuration.subcommands
+        for name in arguments {
+            guard let next = commands.first(where: { $0._commandName == name }) else { break }
+            found = next
+            commands = next.configuration.subcommands
+        }
+        return found
     }
 
     /// `locsim help A B` names commands: ArgumentParser shows the nearest known one's help for a

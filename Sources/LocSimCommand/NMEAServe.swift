@@ -19,7 +19,7 @@ struct NMEACommand: AsyncParsableCommand {
 }
 
 /// `locsim nmea serve`: a simulated receiver on a TCP port, for gpsd or any NMEA client.
-struct NMEAServe: AsyncParsableCommand {
+struct NMEAServe: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve paced NMEA (RMC, GGA, VTG, GSA) from a GPX track, an NMEA log or straight-line motion over TCP.",

@@ -81,6 +81,31 @@ import Testing
     }
 
     @Test(
+        "A SIGINT before the run began, to a replay a script started with SIGINT ignored (`locsim … &`): exit 130 saying so, never lost",
+        .ownThread)
+    func interruptedBeforeTheRun() async throws {
+        try await withScratchFolder("locsim-replay-output") { directory in
+            let index = try await Self.emptyIndex(in: directory)
+            // A FIFO as the walk: once this test's open for writing returns, locsim has opened it
+            // and waits to read it, well before its run; nothing is ever written.
+            let walk = directory + "/walk.gpx"
+            try #require(mkfifo(walk, 0o600) == 0)
+            let child = try await ChildProcess(
+                ["/bin/sh", "-c", "trap '' INT; exec \"$@\"", "sh", CLI.binary, "replay", walk, "--fast", "--db", index])
+            // Blocks this test's own thread (.ownThread), not the pool, until the reader is there.
+            let writer = open(walk, O_WRONLY)
+            try #require(writer >= 0)
+            defer { close(writer) }
+            child.send(SIGINT)
+            // Lost, as it was, the replay would wait on the FIFO until this times out.
+            let termination = try await child.waitForExit(timeout: .seconds(30))
+            #expect(termination == .exited(130), "\(child.errors)")
+            #expect(child.errors.contains("locsim: interrupted (SIGINT) before it began; nothing was written"), "\(child.errors)")
+            #expect(child.output.isEmpty)
+        }
+    }
+
+    @Test(
         "SIGINT, SIGTERM or SIGHUP (a closed terminal) during a --fast replay held on a server's answer: exit 0, the buffered lines written, the summary counting them",
         arguments: [SIGINT, SIGTERM, SIGHUP])
     func interruptedFastReplay(signal: Int32) async throws {

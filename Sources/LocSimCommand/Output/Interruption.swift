@@ -1,4 +1,106 @@
 import Foundation  // Dispatch, and signal(3)
+import LocationCore
+
+/// SIGINT, SIGTERM and SIGHUP for the commands that stop cleanly on them (``runUntilInterrupted(_:)``):
+/// caught from the moment the command is known (``install()``, before it reads its files), so a
+/// signal is never lost, whenever it comes and whatever the process inherited. A shell script's
+/// `locsim replay … &` starts with SIGINT ignored; before this, a Ctrl-C or `kill -INT` in the
+/// first few tenths of a second met that inherited SIG_IGN and was dropped, and the replay ran
+/// on for its whole length.
+///
+/// Before the command's run has begun, a signal ends the process at once with the status its
+/// default action gives (128 + the signal's number), saying so: there is nothing yet to finish
+/// or summarise. From the run's start, each signal goes to the run.
+enum Interruption {
+    /// A command whose run ends cleanly on a signal (it calls ``runUntilInterrupted(_:)``):
+    /// `LocSim.main()` installs the catchers as soon as it has parsed one.
+    protocol Command {}
+
+    private enum Phase {
+        /// Installed; no run has begun.
+        case beforeRun
+        /// A run listens.
+        case running(AsyncStream<Int32>.Continuation)
+        /// Between runs: signals wait for the next one (or are dropped at exit).
+        case betweenRuns(pending: [Int32])
+    }
+
+    private static let phase = Locked<Phase?>(nil)
+    /// The catchers, kept for the life of the process; written once, by ``install()``.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    /// Catches SIGINT, SIGTERM and SIGHUP from now on (once; later calls do nothing). Returns only
+    /// once every catcher is registered, so a signal sent after this is always seen.
+    static func install() {
+        let first = phase.withLock { phase in
+            guard case .none = phase else { return false }
+            phase = .beforeRun
+            return true
+        }
+        guard first else { return }
+        // A source is armed only once dispatch has registered it, some time after resume(); a
+        // signal in between would meet SIG_IGN and be lost. Go on only when every one is.
+        let registered = DispatchGroup()
+        let made = [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
+            source.setEventHandler { deliver(number) }
+            source.resume()
+            return source
+        }
+        registered.wait()
+        sources = made
+    }
+
+    private static func deliver(_ number: Int32) {
+        let exitNow = phase.withLock { phase -> Bool in
+            switch phase {
+            case .beforeRun?, nil: return true
+            case .running(let continuation)?:
+                continuation.yield(number)
+                return false
+            case .betweenRuns(let pending)?:
+                phase = .betweenRuns(pending: pending + [number])
+                return false
+            }
+        }
+        guard exitNow else { return }
+        Terminal.err("locsim: interrupted (\(name(of: number))) before it began; nothing was written")
+        Foundation.exit(128 + number)
+    }
+
+    /// The signals from now until ``end(_:)``: any that came between runs first.
+    fileprivate static func begin() -> AsyncStream<Int32> {
+        install()
+        let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
+        phase.withLock { phase in
+            if case .betweenRuns(let pending)? = phase {
+                for number in pending { continuation.yield(number) }
+            }
+            phase = .running(continuation)
+        }
+        return signals
+    }
+
+    /// The run is over: later signals wait for the next one.
+    fileprivate static func end() {
+        phase.withLock { phase in
+            if case .running(let continuation)? = phase { continuation.finish() }
+            phase = .betweenRuns(pending: [])
+        }
+    }
+
+    private static func name(of number: Int32) -> String {
+        switch number {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(number)"
+        }
+    }
+}
 
 /// Runs `body` until it finishes or SIGINT, SIGTERM or SIGHUP arrives (SIGHUP: the terminal
 /// or ssh session that started the command went away; its output files are still kept whole);
@@ -9,25 +111,12 @@ import Foundation  // Dispatch, and signal(3)
 /// failure.
 ///
 /// The signals' default action would kill the process before output is flushed: they are
-/// ignored, and observed through dispatch sources instead.
+/// caught (``Interruption``), and one that came before the run (after an earlier run of the same
+/// command) ends this one at once.
 @discardableResult
 func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws -> Int32? {
-    let (signals, arrived) = AsyncStream.makeStream(of: Int32.self)
-    // A source is armed only once dispatch has registered it, some time after resume(); a signal
-    // in between would meet SIG_IGN and be lost (a Ctrl-C that does nothing). Go on only when
-    // every source is registered, so a signal sent after this is always seen.
-    let registered = DispatchGroup()
-    let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        registered.enter()
-        source.setRegistrationHandler { registered.leave() }
-        source.setEventHandler { arrived.yield(number) }
-        source.resume()
-        return source
-    }
-    registered.wait()
-    defer { for source in sources { source.cancel() } }
+    let signals = Interruption.begin()
+    defer { Interruption.end() }
     return try await withThrowingTaskGroup(of: Int32?.self) { group in
         group.addTask {
             try await body()

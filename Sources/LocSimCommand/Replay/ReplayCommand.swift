@@ -8,7 +8,7 @@ import LocationSimulation
 import MapFeature
 
 /// `locsim replay`: a walk through the game's map logic, showing what a player would see.
-struct Replay: AsyncParsableCommand {
+struct Replay: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         abstract: "Replay a walk (GPX, an NMEA log, a route, or a live gpsd receiver) through the map logic and show what spawns, when and why.",
         discussion: """

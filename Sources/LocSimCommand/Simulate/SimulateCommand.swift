@@ -7,7 +7,7 @@ import MapFeature
 import NMEAFormat
 
 /// `locsim simulate`: seeded synthetic motion, printed, written to a file, or fed to the map logic.
-struct Simulate: AsyncParsableCommand {
+struct Simulate: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         abstract: "Generate seeded synthetic motion: print fixes, write GPX/NMEA, or feed the map logic.",
         discussion: """

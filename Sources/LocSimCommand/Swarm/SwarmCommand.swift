@@ -8,7 +8,7 @@ import SwarmHTTP
 #endif
 
 /// `locsim swarm`: many players running the game's fetch rule, and the load it puts on a backend.
-struct SwarmCommand: AsyncParsableCommand {
+struct SwarmCommand: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         commandName: "swarm",
         abstract: "Simulate many players running the game's fetch rule, against a server or in virtual time.",
