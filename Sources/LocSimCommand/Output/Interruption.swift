@@ -67,7 +67,7 @@ enum Interruption {
             }
         }
         guard exitNow else { return }
-        Terminal.err("locsim: interrupted (\(name(of: number))) before it began; nothing was written")
+        Terminal.err("locsim: interrupted (\(name(of: number))) before writing anything")
         Foundation.exit(128 + number)
     }
 
