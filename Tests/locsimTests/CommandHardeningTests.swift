@@ -566,6 +566,24 @@ import Testing
         #expect(command.child.errors.contains(" as NMEA on [::1]:"), "\(command.child.errors)")
     }
 
+    @Test("replay --loop of a walk that takes no time (one point) is a usage error (status 2), as --start past its end is")
+    func loopOfNoTime() async throws {
+        try await withScratchFolder("locsim-hardening") { directory in
+            let one = directory + "/one.gpx"
+            try """
+                <?xml version="1.0"?>
+                <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+                <trkpt lat="37.7651" lon="-122.4197"><time>2024-11-07T17:20:00Z</time></trkpt>
+                </trkseg></trk></gpx>
+                """.write(toFile: one, atomically: true, encoding: .utf8)
+            try await Self.expectUsageErrors([
+                (["replay", one, "--speed", "2", "--loop", "--geodata", "geodata"],
+                 "--loop: \(one): the track spans no time (1 point(s), all at one instant or place); a lap would take no time; "
+                    + "give a walk that takes time, or leave out --loop"),
+            ])
+        }
+    }
+
     @Test("nmea serve --original-times of a track whose years NMEA cannot carry is refused before it serves, naming them; without the flag it serves")
     func nmeaServeOriginalTimesYears() async throws {
         try await withScratchFolder("locsim-hardening") { directory in

@@ -257,6 +257,9 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             throw ValidationError(
                 "--start \(timing.start?.text ?? "") is beyond the end of \(what), which lasts \(DurationText.clockText(length)) "
                     + "(\(DecimalText.fixed(length, decimals: 3)) s)")
+        } catch let error as SimulationError where error.code == .zeroLengthLoop {
+            // The walk and --loop cannot go together: a usage error, as --start past its end is.
+            throw ValidationError("--loop: \(what): \(error.message); give a walk that takes time, or leave out --loop")
         }
     }
 }
