@@ -35,7 +35,7 @@ extension NearbyIndex {
     package static func buildingNew<T>(
         at path: String, configuration: Configuration = Configuration(), _ build: (NearbyIndex) throws -> T
     ) throws -> T? {
-        let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        let temporary = AtomicFile.partialPath(path)
         try removeFiles(temporary)
         try removeAbandonedBuilds(of: path)
         let result: T

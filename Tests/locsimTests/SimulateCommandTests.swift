@@ -51,7 +51,7 @@ import Testing
             let lines = result.stderr.split(separator: "\n").map(String.init)
             #expect(lines.count == 2, "\(result.stderr)")
             #expect(
-                lines.first == "locsim: error: \(out) not written: the walk reaches a time NMEA cannot write "
+                lines.first == "locsim: error: \(out) not written: the walk has a fix NMEA cannot write "
                     + "(year 2080 is outside 1980…2079, which RMC's two-digit year can say)", "\(result.stderr)")
             #expect(lines.last?.hasPrefix("hint: an .nmea file carries years 1980…2079: give an earlier --start-time") == true, "\(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out))

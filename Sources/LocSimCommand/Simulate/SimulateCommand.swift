@@ -199,7 +199,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
                         // validate() refused a --start-time whose walk's end, when known, NMEA
                         // cannot date; a walk whose length only its speed profile sets gets here.
                         throw CommandFailure(
-                            "\(out) not written: the walk reaches a time NMEA cannot write (\(error.message))",
+                            "\(out) not written: the walk has a fix NMEA cannot write (\(error.message))",
                             hint: "an .nmea file carries years \(NMEADate.writableYears.lowerBound)…\(NMEADate.writableYears.upperBound): "
                                 + "give an earlier --start-time, a --duration that ends in time, or --out FILE.gpx")
                     }

@@ -48,11 +48,17 @@ package final class AtomicFile {
             descriptor = open(path, O_WRONLY)
         } else {
             destination = Self.followingLinks(path)
-            let temporary = destination + ".partial-\(getpid())"
+            let temporary = Self.partialPath(destination)
             temporaryPath = temporary
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
         guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+    }
+
+    /// The name a file is written under before it is given `path`: `path` + `.partial-` + this
+    /// process's id (the index's builds use it too, `NearbyIndex.buildingNew(at:)`).
+    package static func partialPath(_ path: String) -> String {
+        path + ".partial-\(getpid())"
     }
 
     /// Checks that `path` can be written, without writing it: a temporary file is made beside
