@@ -7,8 +7,11 @@ extension SwarmLoad {
     package func text(configuration: VirtualSwarm.Configuration) -> String {
         let rule = configuration.throttle
         var lines: [String] = []
-        lines.append(
-            "virtual swarm: \(configuration.players) players, \(Self.clock(configuration.durationSeconds)) of game time, seed \(configuration.seed)")
+        let span =
+            isComplete(configuration)
+            ? "\(Self.clock(durationSeconds)) of game time"
+            : "stopped after \(Self.clock(durationSeconds)) of the \(Self.clock(configuration.durationSeconds)) of game time asked"
+        lines.append("virtual swarm: \(configuration.players) players, \(span), seed \(configuration.seed)")
         let mix = zip(configuration.mix.shares, playersByKind).map { "\($0.mover.name) \($1)" }.joined(separator: ", ")
         lines.append("  players:  \(mix); \(configuration.rampText)")
         let starts = configuration.starts.isEmpty ? "" : " (starting at \(configuration.starts.count) places)"
@@ -52,7 +55,8 @@ extension SwarmLoad {
         }
         return JSONWriter.objectText(capacity: 1024) { json in
             json.member("players", configuration.players)
-            json.member("duration_s", configuration.durationSeconds)
+            json.member("duration_s", durationSeconds)
+            if !isComplete(configuration) { json.member("asked_duration_s", configuration.durationSeconds) }
             json.key("seed")
             json.json(String(configuration.seed))  // a UInt64: beyond Int's range
             json.member("ramp_s", configuration.rampSeconds)
@@ -96,6 +100,11 @@ extension SwarmLoad {
                 }
             }
         } + "\n"
+    }
+
+    /// Whether the load covers the whole run `configuration` asks for (not stopped early).
+    package func isComplete(_ configuration: VirtualSwarm.Configuration) -> Bool {
+        durationSeconds == configuration.durationSeconds
     }
 
     /// Places per sampled answer: count, mean, median, 99th percentile (nearest rank), maximum.

@@ -2,8 +2,8 @@ package import MapFeature
 
 /// The requests a swarm made (or would make), second by second and by reason.
 package struct SwarmLoad: Sendable, Hashable {
-    /// The run's length in whole seconds.
-    package let durationSeconds: Int
+    /// The run's length in whole seconds (the seconds done, when it was stopped early).
+    package private(set) var durationSeconds: Int
     /// Requests started in each second, by reason (``/MapFeature/FetchThrottle/Reason`` order: first, moved, elapsed, retry).
     package private(set) var perSecond: [[UInt32]]
     /// Fixes the players produced (1 Hz from each player's start to the end).
@@ -36,6 +36,17 @@ package struct SwarmLoad: Sendable, Hashable {
     /// Counts one answer of `places` places.
     package mutating func recordAnswer(places: Int) {
         answerSizes[places, default: 0] += 1
+    }
+
+    /// The load of the first `seconds` seconds: the requests started in them. The totals that
+    /// are not kept per second (fixes, evaluations, failures, answers) are left as they are, for
+    /// the caller to have counted over those seconds.
+    package func prefix(seconds: Int) -> SwarmLoad {
+        precondition((0...durationSeconds).contains(seconds), "\(seconds) s is not within the run's \(durationSeconds) s")
+        var result = self
+        result.durationSeconds = seconds
+        result.perSecond = perSecond.map { Array($0.prefix(seconds)) }
+        return result
     }
 
     /// Adds another part of the same run (a shard of its players).

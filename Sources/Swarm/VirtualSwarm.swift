@@ -44,32 +44,56 @@ package struct VirtualSwarm: Sendable {
     /// Runs the swarm, and asks `answers.index` for the places of every fetch of the first
     /// `answers.players` players, so ``SwarmLoad/answerSizes`` shows how big the answers are.
     ///
+    /// The shards run a stretch of game time at a time, all the same stretch, and `progress` hears
+    /// the seconds done after each (a stretch is a few tenths of a second of work whatever the
+    /// number of players). When the task is cancelled, the run stops at the end of the stretch
+    /// under way and returns the load of the seconds done: its ``SwarmLoad/durationSeconds`` is
+    /// then less than the configuration's, and every number in it is what the whole run has for
+    /// those seconds (the players' fixes, requests and failures up to there).
+    ///
     /// - Throws: ``/Places/IndexError`` when a query fails.
-    package func run(shards: Int = 1, answers: AnswerSample?) async throws(IndexError) -> SwarmLoad {
+    package func run(
+        shards: Int = 1, answers: AnswerSample?, progress: @Sendable (_ secondsDone: Int) -> Void = { _ in }
+    ) async throws(IndexError) -> SwarmLoad {
         let count = max(1, min(shards, configuration.players))
         let configuration = self.configuration
-        let result = await withTaskGroup(of: Result<SwarmLoad, IndexError>.self) { group in
-            for shard in 0..<count {
-                let lower = configuration.players * shard / count
-                let upper = configuration.players * (shard + 1) / count
-                group.addTask {
-                    do throws(IndexError) {
-                        return .success(try Self.run(players: lower..<upper, configuration: configuration, answers: answers))
-                    } catch {
-                        return .failure(error)
+        let parts = (0..<count).map { shard in
+            let lower = configuration.players * shard / count
+            let upper = configuration.players * (shard + 1) / count
+            return Locked(Shard(players: lower..<upper, configuration: configuration, answers: answers))
+        }
+        let duration = Int32(configuration.durationSeconds)
+        let stretch = Self.stretchSeconds(players: configuration.players)
+        var done: Int32 = 0
+        while done < duration, !Task.isCancelled {
+            let end = done + min(stretch, duration - done)
+            let failure = await withTaskGroup(of: IndexError?.self) { group -> IndexError? in
+                for part in parts {
+                    group.addTask {
+                        do throws(IndexError) {
+                            try part.withLock { shard throws(IndexError) in try shard.run(until: end) }
+                            return nil
+                        } catch {
+                            return error
+                        }
                     }
                 }
+                for await case let error? in group { return error }
+                return nil
             }
-            var total = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: configuration.mix.shares.count)
-            for await part in group {
-                switch part {
-                case .success(let load): total.add(load)
-                case .failure(let error): return Result<SwarmLoad, IndexError>.failure(error)
-                }
-            }
-            return .success(total)
+            if let failure { throw failure }
+            done = end
+            progress(Int(done))
         }
-        return try result.get()
+        var total = SwarmLoad(durationSeconds: Int(done), movers: configuration.mix.shares.count)
+        for part in parts { total.add(part.withLock { $0.load(seconds: done) }) }
+        return total
+    }
+
+    /// Game seconds the shards run between two looks at cancellation: about two million player
+    /// seconds (some tenths of a second of work), at least one second, at most an hour.
+    private static func stretchSeconds(players: Int) -> Int32 {
+        Int32(max(1, min(3_600, 2_000_000 / max(1, players))))
     }
 
     /// Which fetches are answered by a real index query.
@@ -87,103 +111,130 @@ package struct VirtualSwarm: Sendable {
 
     /// Runs the players in `range` on the calling thread.
     package func run(players range: Range<Int>) -> SwarmLoad {
+        var shard = Shard(players: range, configuration: configuration, answers: nil)
         do {
-            return try Self.run(players: range, configuration: configuration, answers: nil)
+            try shard.run(until: Int32(configuration.durationSeconds))
         } catch {
             preconditionFailure("no index, no index error: \(error)")
         }
+        return shard.load(seconds: Int32(configuration.durationSeconds))
     }
 
     /// The bytes one player's state takes in the loop (the due lists are threaded through it).
     package static var bytesPerPlayer: Int { MemoryLayout<VirtualPlayer>.stride }
 
-    private static func run(players range: Range<Int>, configuration: Configuration, answers: AnswerSample?)
-        throws(IndexError) -> SwarmLoad
-    {
-        let parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
-        let duration = Int32(configuration.durationSeconds)
-        let area = configuration.area
-        let throttle = configuration.throttle
-        let retry = throttle.retry
-        let failureRate = configuration.failureRate
-        let everyFix = configuration.evaluatesEveryFix
-        // Whole seconds after a fetch at which the time rule first holds; "more than" the interval.
-        let intervalMicros = throttle.minimumInterval.wholeMicroseconds
-        let elapsedStep = intervalMicros / 1_000_000 + 1
-        // A margin far above the rounding of positions and haversine, so a skipped fix is certain
-        // not to be more than the minimum distance away.
-        let pathTarget = throttle.minimumDistance - 0.001
+    /// Some of the players and where the loop is with them: runs on from the first second not
+    /// yet run to any later one, so a run can be stopped between stretches with every number
+    /// exact for the seconds done.
+    private struct Shard {
+        private let range: Range<Int>
+        private let configuration: Configuration
+        private let answers: AnswerSample?
+        private let parameters: [MoverParameters]
+        private var load: SwarmLoad
+        private var players: [VirtualPlayer] = []
+        /// Players due in each second, as singly linked lists threaded through the players
+        /// (``VirtualPlayer/nextDue``): no allocation while the loop runs.
+        private var buckets: [UInt32]
+        /// The first second not yet run.
+        private var second: Int32 = 0
 
-        var load = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: parameters.count)
-        if let answers { load.sampledPlayers = max(0, min(range.upperBound, answers.players) - range.lowerBound) }
-        var players: [VirtualPlayer] = []
-        players.reserveCapacity(range.count)
-        // Players due in each second, as singly linked lists threaded through the players
-        // (``VirtualPlayer/nextDue``): no allocation while the loop runs.
-        var buckets = [UInt32](repeating: VirtualPlayer.none, count: Int(duration))
-        for index in range {
-            var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
-            player.nextDue = buckets[Int(player.startSecond)]
-            buckets[Int(player.startSecond)] = UInt32(players.count)
-            load.fixes += Int(duration - player.startSecond)
-            load.playersByKind[Int(player.kind)] += 1
-            players.append(player)
-        }
-
-        for second in 0..<duration {
-            var slot = buckets[Int(second)]
-            buckets[Int(second)] = VirtualPlayer.none
-            let micros = Int64(second) * 1_000_000
-            while slot != VirtualPlayer.none {
-                let i = Int(slot)
-                let following = players[i].nextDue
-                let kindParameters = parameters[Int(players[i].kind)]
-                players[i].advance(to: second, parameters: kindParameters, area: area)
-                let here = players[i].position(at: second)
-                let anchor = players[i].anchor
-                load.evaluations += 1
-                let outcome = FetchThrottle.rule(
-                    configuration: throttle, timeMicros: micros,
-                    retryNotBeforeMicros: players[i].failures > 0 ? players[i].retryNotBeforeMicros : nil,
-                    lastFetchMicros: players[i].anchorSecond >= 0 ? Int64(players[i].anchorSecond) * 1_000_000 : nil,
-                    distance: { here.distance(to: anchor) })
-                if case .fetch(let reason) = outcome {
-                    load.record(reason, at: Int(second))
-                    if let answers, range.lowerBound + i < answers.players {
-                        load.recordAnswer(places: try answers.index.places(near: here, within: throttle.radius).count)
-                    }
-                    players[i].anchor = here
-                    players[i].anchorSecond = second
-                    players[i].pathAtLegStart = -players[i].speed * Double(second - players[i].legStartSecond)
-                    if failureRate > 0, players[i].answerRandom.nextUnit() < failureRate {
-                        load.failures += 1
-                        players[i].failures &+= players[i].failures == .max ? 0 : 1
-                        let delay = retry.delayMicroseconds(
-                            afterFailures: Int(players[i].failures), randomUnit: players[i].answerRandom.nextUnit())
-                        players[i].retryNotBeforeMicros = micros + delay
-                    } else {
-                        players[i].failures = 0
-                    }
-                }
-                let next =
-                    everyFix
-                    ? Int64(second) + 1
-                    : nextCandidate(
-                        for: players[i], after: second, elapsedStep: elapsedStep, pathTarget: pathTarget,
-                        maximumSpeed: kindParameters.maximumSpeed)
-                if next < Int64(duration) {
-                    players[i].nextDue = buckets[Int(next)]
-                    buckets[Int(next)] = slot
-                }
-                slot = following
+        init(players range: Range<Int>, configuration: Configuration, answers: AnswerSample?) {
+            self.range = range
+            self.configuration = configuration
+            self.answers = answers
+            parameters = configuration.mix.shares.map { MoverParameters($0.mover) }
+            load = SwarmLoad(durationSeconds: configuration.durationSeconds, movers: parameters.count)
+            if let answers { load.sampledPlayers = max(0, min(range.upperBound, answers.players) - range.lowerBound) }
+            players.reserveCapacity(range.count)
+            buckets = [UInt32](repeating: VirtualPlayer.none, count: configuration.durationSeconds)
+            for index in range {
+                var player = VirtualPlayer(index: index, configuration: configuration, parameters: parameters)
+                player.nextDue = buckets[Int(player.startSecond)]
+                buckets[Int(player.startSecond)] = UInt32(players.count)
+                load.playersByKind[Int(player.kind)] += 1
+                players.append(player)
             }
         }
-        return load
+
+        /// The load of seconds `0 ..< seconds` (all run).
+        func load(seconds: Int32) -> SwarmLoad {
+            precondition(seconds <= second, "seconds not run yet")
+            var result = load.prefix(seconds: Int(seconds))
+            result.fixes = players.reduce(0) { $0 + Int(max(0, seconds - $1.startSecond)) }
+            return result
+        }
+
+        /// Runs the seconds from the first not yet run up to `end` (excluded).
+        mutating func run(until end: Int32) throws(IndexError) {
+            let duration = Int32(configuration.durationSeconds)
+            let area = configuration.area
+            let throttle = configuration.throttle
+            let retry = throttle.retry
+            let failureRate = configuration.failureRate
+            let everyFix = configuration.evaluatesEveryFix
+            // Whole seconds after a fetch at which the time rule first holds; "more than" the interval.
+            let intervalMicros = throttle.minimumInterval.wholeMicroseconds
+            let elapsedStep = intervalMicros / 1_000_000 + 1
+            // A margin far above the rounding of positions and haversine, so a skipped fix is certain
+            // not to be more than the minimum distance away.
+            let pathTarget = throttle.minimumDistance - 0.001
+
+            while second < min(end, duration) {
+                defer { second += 1 }
+                var slot = buckets[Int(second)]
+                buckets[Int(second)] = VirtualPlayer.none
+                let micros = Int64(second) * 1_000_000
+                while slot != VirtualPlayer.none {
+                    let i = Int(slot)
+                    let following = players[i].nextDue
+                    let kindParameters = parameters[Int(players[i].kind)]
+                    players[i].advance(to: second, parameters: kindParameters, area: area)
+                    let here = players[i].position(at: second)
+                    let anchor = players[i].anchor
+                    load.evaluations += 1
+                    let outcome = FetchThrottle.rule(
+                        configuration: throttle, timeMicros: micros,
+                        retryNotBeforeMicros: players[i].failures > 0 ? players[i].retryNotBeforeMicros : nil,
+                        lastFetchMicros: players[i].anchorSecond >= 0 ? Int64(players[i].anchorSecond) * 1_000_000 : nil,
+                        distance: { here.distance(to: anchor) })
+                    if case .fetch(let reason) = outcome {
+                        load.record(reason, at: Int(second))
+                        if let answers, range.lowerBound + i < answers.players {
+                            load.recordAnswer(places: try answers.index.places(near: here, within: throttle.radius).count)
+                        }
+                        players[i].anchor = here
+                        players[i].anchorSecond = second
+                        players[i].pathAtLegStart = -players[i].speed * Double(second - players[i].legStartSecond)
+                        if failureRate > 0, players[i].answerRandom.nextUnit() < failureRate {
+                            load.failures += 1
+                            players[i].failures &+= players[i].failures == .max ? 0 : 1
+                            let delay = retry.delayMicroseconds(
+                                afterFailures: Int(players[i].failures), randomUnit: players[i].answerRandom.nextUnit())
+                            players[i].retryNotBeforeMicros = micros + delay
+                        } else {
+                            players[i].failures = 0
+                        }
+                    }
+                    let next =
+                        everyFix
+                        ? Int64(second) + 1
+                        : VirtualSwarm.nextCandidate(
+                            for: players[i], after: second, elapsedStep: elapsedStep, pathTarget: pathTarget,
+                            maximumSpeed: kindParameters.maximumSpeed)
+                    if next < Int64(duration) {
+                        players[i].nextDue = buckets[Int(next)]
+                        buckets[Int(next)] = slot
+                    }
+                    slot = following
+                }
+            }
+        }
     }
 
     /// The first whole second after `second` at which the rule can hold for `player`.
     @inline(__always)
-    private static func nextCandidate(
+    fileprivate static func nextCandidate(
         for player: VirtualPlayer, after second: Int32, elapsedStep: Int64, pathTarget: Double, maximumSpeed: Double
     ) -> Int64 {
         let soonest = Int64(second) + 1

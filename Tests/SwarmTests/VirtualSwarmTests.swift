@@ -32,6 +32,30 @@ struct VirtualSwarmTests {
         #expect(other != one)
     }
 
+    @Test("a cancelled run stops between stretches with the load of the seconds done", arguments: [1, 3])
+    func cancelledRunIsAPrefix(shards: Int) async throws {
+        // 2,000 players: stretches of 1,000 game seconds; cancelled once the first is done.
+        let configuration = try Self.configuration(players: 2000, seconds: 3600, failureRate: 0.05)
+        let heard = Locked<[Int]>([])
+        let stopped = try await Task {
+            try await VirtualSwarm(configuration: configuration).run(shards: shards, answers: nil) { done in
+                heard.withLock { $0.append(done) }
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+        }.value
+        #expect(heard.withLock { $0 } == [1000])
+        #expect(stopped.durationSeconds == 1000)
+        #expect(!stopped.isComplete(configuration))
+        // Every number is the one a run asked for those seconds alone gives.
+        let whole = await VirtualSwarm(configuration: try Self.configuration(players: 2000, seconds: 1000, failureRate: 0.05)).run()
+        #expect(stopped == whole)
+        #expect(stopped.failures > 0 && stopped.evaluations > 0)
+        let text = stopped.text(configuration: configuration)
+        #expect(text.hasPrefix("virtual swarm: 2000 players, stopped after 0:16:40 of the 1:00:00 of game time asked"))
+        let json = stopped.json(configuration: configuration)
+        #expect(json.contains(#""duration_s":1000,"asked_duration_s":3600"#))
+    }
+
     @Test("skipping fixes where the rule cannot hold changes nothing", arguments: [0.0, 0.1])
     func shortcutIsExact(failureRate: Double) async throws {
         let fast = await VirtualSwarm(configuration: try Self.configuration(failureRate: failureRate)).run()
