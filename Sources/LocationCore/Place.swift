@@ -20,3 +20,31 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
         self.level = level
     }
 }
+
+extension Place {
+    /// Whether `id` is a UUID in the 8-4-4-4-12 hex form (hyphens at 8, 13, 18 and 23, hex digits
+    /// of either case elsewhere), as the game's app decodes `Location.id`.
+    package static func isUUID(_ id: String) -> Bool {
+        guard id.utf8.count == 36 else { return false }
+        for (position, byte) in id.utf8.enumerated() {
+            switch position {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The text by which two ids are one place: the id itself, except that a UUID's hex digits
+    /// are in lower case. An app decodes `Location.id` as a `UUID`, whatever its case, so
+    /// `A1B2…` and `a1b2…` are one place to it; an import treats them as one id (a repeat in a
+    /// file, an update of the stored place across imports). Any other id is compared byte for byte.
+    package static func identity(ofID id: String) -> String {
+        guard isUUID(id), id.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else { return id }
+        return String(decoding: id.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}

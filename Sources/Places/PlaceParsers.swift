@@ -108,11 +108,16 @@ struct ImportCollector {
                     path: path, line: line, column: longerColumn))
             return
         }
-        if let existing = indexByID[ExactText(place.id)] {
+        let identity = ExactText(Place.identity(ofID: place.id))
+        if let existing = indexByID[identity] {
+            let earlier = places[existing]
+            let repeated =
+                earlier.id.utf8.elementsEqual(place.id.utf8)
+                ? "id \"\(place.id)\" already appeared at \(earlier.origin)"
+                : "id \"\(place.id)\" is the UUID \"\(earlier.id)\" of \(earlier.origin) (an app reads a UUID whatever its case)"
             let error = IndexError(
                 .duplicateID,
-                "id \"\(place.id)\" already appeared at \(places[existing].origin); ids must be unique within a file"
-                    + (isLenient ? " (the later row wins)" : ""),
+                repeated + "; ids must be unique within a file" + (isLenient ? " (the later row wins)" : ""),
                 path: path, line: line, column: column)
             try reject(error)
             places[existing] = place
@@ -126,7 +131,7 @@ struct ImportCollector {
                 path: path, line: line, column: kindColumn ?? "kind")
         }
         if !place.kind.isEmpty { kinds.insert(ExactText(place.kind)) }
-        indexByID[ExactText(place.id)] = places.count
+        indexByID[identity] = places.count
         places.append(place)
     }
 

@@ -549,6 +549,31 @@ struct ImportTests {
         }
     }
 
+    @Test("A UUID id in another case is the same place: a repeat within a file, an update across imports")
+    func uuidIDsWhateverTheirCase() throws {
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            let upper = "9F1C2A4E-0B7D-4C3A-8E21-5D6F7A8B9C0D"
+            let lower = upper.lowercased()
+            #expect(Place.identity(ofID: upper) == lower && Place.identity(ofID: lower) == lower)
+            // Only a UUID: other ids keep their case, and a near-UUID is not one.
+            #expect(Place.identity(ofID: "Shrine-0042") == "Shrine-0042")
+            #expect(Place.identity(ofID: "9F1C2A4E-0B7D-4C3A-8E21-5D6F7A8B9C0G") == "9F1C2A4E-0B7D-4C3A-8E21-5D6F7A8B9C0G")
+
+            let file = directory.file("twice.csv")
+            try "id,name,lat,lng\n\(upper),Gate,35.0,139.0\n\(lower),Gate again,35.0,139.0\n".write(toFile: file, atomically: true, encoding: .utf8)
+            let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: file) }
+            #expect(error.code == .duplicateID && error.line == 3 && error.column == "id")
+            #expect(error.message.contains("id \"\(lower)\" is the UUID \"\(upper)\" of line 2"), "\(error.message)")
+
+            let coordinate = try Coordinate(latitude: 35, longitude: 139)
+            #expect(try index.importPlaces([Place(id: upper, name: "Gate", coordinate: coordinate)]).inserted == 1)
+            let again = try index.importPlaces([Place(id: lower, name: "Gate, renamed", coordinate: coordinate)])
+            #expect(again.inserted == 0 && again.updated == 1 && again.placeCount == 1)
+            #expect(try everything(index).map(\.id) == [lower])
+        }
+    }
+
     @Test("A cancelled task's import writes nothing")
     func cancellation() async throws {
         try await withTemporaryDirectory { directory in

@@ -23,7 +23,7 @@ import Testing
         let expected = outcome.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         #expect(expected.count == Self.ids.count)
         #expect(Self.ids.map(PlaceUUID.uuid(for:)) == expected)
-        #expect(PlaceUUID.isUUID(PlaceUUID.uuid(for: "mission-00000")))
+        #expect(Place.isUUID(PlaceUUID.uuid(for: "mission-00000")))
     }
 
     @Test("serve --id-format uuid: every id in the answer is its UUID, in the same order; health is the backend's")

@@ -94,7 +94,7 @@ struct IndexWriter {
                     rowsByNode[node, default: []].append(rowID)
                     try statement.withBlob(1) { bytes throws(IndexError) in
                         let tile = try PlaceTileView(bytes, path: connection.path)
-                        for index in 0..<tile.count where importedIDs[ExactText(tile.id(index))] != nil {
+                        for index in 0..<tile.count where importedIDs[ExactText(Place.identity(ofID: tile.id(index)))] != nil {
                             affected.insert(node)
                             updated += 1
                         }
@@ -114,7 +114,7 @@ struct IndexWriter {
                         }
                         try select.withBlob(0) { bytes throws(IndexError) in
                             for record in try PlaceTileCodec.decode(bytes, path: connection.path) {
-                                if importedIDs[ExactText(record.id)] == nil {
+                                if importedIDs[ExactText(Place.identity(ofID: record.id))] == nil {
                                     records.append(record)
                                 } else {
                                     nameBytes -= Int64(record.name.utf8.count)

@@ -30,7 +30,7 @@ package enum PlaceUUID {
     /// `id` unchanged when it is already a UUID (36 characters, hyphens at 8, 13, 18 and 23, hex
     /// digits elsewhere, either case); otherwise the lower-case version-5 UUID of its UTF-8.
     package static func uuid(for id: String) -> String {
-        if isUUID(id) { return id }
+        if Place.isUUID(id) { return id }
         var hasher = Insecure.SHA1()
         hasher.update(data: namespace)
         hasher.update(data: Array(id.utf8))
@@ -53,22 +53,6 @@ package enum PlaceUUID {
             }
             return written
         }
-    }
-
-    /// Whether `text` is a UUID in the 8-4-4-4-12 hex form.
-    package static func isUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (position, byte) in text.utf8.enumerated() {
-            switch position {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-                else { return false }
-            }
-        }
-        return true
     }
 }
 
