@@ -84,7 +84,10 @@ extension NearbyIndex {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {
-            // A folder that cannot be listed: the build's own open says why, if it matters.
+            // A missing or unreadable folder: the build's own open says why. One that can be
+            // written but not listed (mode -wx) still takes the build; what builds killed there
+            // left stays until a build that can list it (the clean-up is housekeeping, not
+            // something the new index needs).
             return
         }
         for name in names where name.hasPrefix(prefix) {

@@ -49,7 +49,8 @@ public struct MapReplay {
     /// - Parameters:
     ///   - repository: Where places come from: a ``RecordingRepository``, an offline index, …
     ///   - configuration: The rule; the game's by default.
-    ///   - latency: Round-trip time for repositories that do not script one; ≥ 0. Default zero.
+    ///   - latency: Round-trip time for repositories that do not script one; a negative value
+    ///     counts as zero, as a clock's `sleep(for:)` does (``/MapFeature/MapReplayLoop``). Default zero.
     ///   - ending: ``/MapFeature/MapReplayLoop/Ending/drain`` by default.
     public init(repository: any LocationRepository, configuration: FetchThrottle.Configuration = .game,
                 latency: Duration = .zero, ending: Ending = .drain) {
