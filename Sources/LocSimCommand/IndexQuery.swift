@@ -121,10 +121,15 @@ enum QueryFile {
                     continue
                 }
             }
+            // A row too short for its columns is said so, as a place file's is.
+            let needed = columns.values.max()! + 1
+            guard fields.count >= needed else {
+                throw IndexError(.malformedRow, "expected \(needed) fields, found \(fields.count)", path: path, line: reader.line)
+            }
             func number(_ column: String) throws -> Double {
                 let index = columns[column]!
-                guard index < fields.count, let value = reader.double(fields[index]) else {
-                    let text = index < fields.count ? reader.string(fields[index]).trimmingCharacters(in: .whitespaces) : ""
+                guard let value = reader.double(fields[index]) else {
+                    let text = reader.string(fields[index]).trimmingCharacters(in: .whitespaces)
                     throw IndexError(.malformedRow, "\"\(text)\" is not a number", path: path, line: reader.line, column: column)
                 }
                 return value

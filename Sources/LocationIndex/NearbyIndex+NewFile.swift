@@ -38,6 +38,7 @@ extension NearbyIndex {
         let temporary = AtomicFile.partialPath(path)
         try removeFiles(temporary)
         try removeAbandonedBuilds(of: path)
+        try createEmptyFile(temporary, for: path)
         let result: T
         do {
             // The index is closed when this returns: its write-ahead log folded into the file.
@@ -73,12 +74,39 @@ extension NearbyIndex {
         return result
     }
 
+    /// Creates the empty file the new index is built in (SQLite takes an empty file for a new
+    /// database), so a folder that cannot take it is refused naming `path` and the system's
+    /// reason. SQLite's own open reports the last of the calls it tried: a folder this user
+    /// cannot write read as "No such file or directory".
+    private static func createEmptyFile(_ temporary: String, for path: String) throws(IndexError) {
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor < 0 else {
+            close(descriptor)
+            return
+        }
+        let code = errno
+        let reason =
+            switch code {
+            case ENOENT where !FileManager.default.fileExists(atPath: folder(of: path)), ENOTDIR: "its folder does not exist"
+            case EACCES, EPERM: "this user may not create files in its folder"
+            case EROFS: "its folder is on a read-only file system"
+            default: "cannot create a file in its folder (\(String(cString: strerror(code))))"
+            }
+        throw IndexError(.cannotOpen, "cannot create a new index there: \(reason)", path: path)
+    }
+
+    /// The folder of `path` (`.` for a bare name).
+    private static func folder(of path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
     /// Removes what builds of `path` by processes that no longer run left (`path.partial-PID`,
     /// a build killed before it was published), so a `kill -9` costs disk space only until the
     /// next build. A build of a process still running is left alone.
     static func removeAbandonedBuilds(of path: String) throws(IndexError) {
         let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folder = folder(of: path)
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".partial-"
         let names: [String]
         do {

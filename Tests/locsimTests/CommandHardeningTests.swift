@@ -287,6 +287,25 @@ import Testing
                 #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
                 #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
             }
+            // swarm --server's report: never the index it reads, nor a track of --tracks.
+            let tracks = directory + "/tracks"
+            try FileManager.default.createDirectory(atPath: tracks, withIntermediateDirectories: false)
+            try FileManager.default.copyItem(atPath: walk, toPath: tracks + "/walk.gpx")
+            let index = directory + "/places.sqlite"
+            let imported = try await CLI.run(["index", "import", PackagePaths.path("geodata/sf-mission.csv"), "--db", index])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let swarm = ["swarm", "--server", "http://127.0.0.1:1", "--players", "1", "--duration", "1", "--area", "37.76,-122.42,3000"]
+            for (arguments, says, file) in [
+                (swarm + ["--tracks", tracks, "--report", tracks + "/walk.gpx"], "is a track of --tracks", tracks + "/walk.gpx"),
+                (swarm + ["--db", index, "--report", index], "--report \(index) is the place index", index),
+            ] {
+                let before = try Data(contentsOf: URL(fileURLWithPath: file))
+                let result = try await CLI.run(arguments)
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                let lines = try Self.expectErrorLines(result)
+                #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+            }
             // The default index's own files: a place CSV of the --geodata folder, and its cache.
             let places = directory + "/geo"
             try FileManager.default.createDirectory(atPath: places, withIntermediateDirectories: false)

@@ -163,6 +163,23 @@ import Testing
         }
     }
 
+    @Test("Malformed XML: the hint names --lenient only to a command that has it")
+    func malformedHintPerCommand() async throws {
+        try await withScratchFolder("locsim-malformed-hint") { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/tracks", withIntermediateDirectories: false)
+            let path = folder + "/tracks/bad.gpx"
+            try "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=1 lon=2></trkpt></trkseg></trk></gpx>\n".write(
+                toFile: path, atomically: true, encoding: .utf8)
+            let stats = try await CLI.run(["track", "stats", path])
+            #expect(stats.status == 1)
+            #expect(stats.stderr.contains("hint: the file is not well-formed XML there, which --lenient cannot skip"), "\(stats.stderr)")
+            let swarm = try await CLI.run(["swarm", "--server", "http://127.0.0.1:1", "--players", "1", "--tracks", folder + "/tracks"])
+            #expect(swarm.status == 1)
+            #expect(swarm.stderr.contains("locsim: error: \(path):1:"), "\(swarm.stderr)")
+            #expect(swarm.stderr.hasSuffix("hint: the file is not well-formed XML there (docs/reference/gpx.md says what is read)\n"), "\(swarm.stderr)")
+        }
+    }
+
     @Test("An encoding locsim cannot read is an error naming it, with a hint to convert")
     func unsupportedEncoding() async throws {
         try await withScratchFolder("locsim-encoding") { folder in

@@ -82,6 +82,11 @@ struct IndexCommandTests {
             let open = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "open.csv", "--format", "jsonl"], in: directory)
             #expect(open.status == 1)
             #expect(open.stderr.contains("open.csv:3") && open.stderr.contains("quoted field is not closed"), "\(open.stderr)")
+            // A row short of the columns says so, as a place file's does (not '"" is not a number').
+            try "1,2,100\n1,2\n".write(toFile: directory + "/short.csv", atomically: true, encoding: .utf8)
+            let short = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "short.csv", "--format", "jsonl"], in: directory)
+            #expect(short.status == 1 && short.stdout.isEmpty)
+            #expect(short.stderr.contains("/short.csv:2: malformed row: expected 3 fields, found 2\n"), "\(short.stderr)")
             // A header naming a column twice is refused, as in place files.
             try "lat,lon,radius,Lat\n10,20,100,11\n".write(toFile: directory + "/twice.csv", atomically: true, encoding: .utf8)
             let twice = try await locsim(["index", "query", "--db", "i.sqlite", "--queries", "twice.csv", "--format", "jsonl"], in: directory)
@@ -237,8 +242,22 @@ struct IndexCommandTests {
             // and for import a hint about the path rather than "create an index with import".
             let intoNowhere = try await locsim(["index", "import", "bad.csv", "--db", "\(directory)/no-such-folder/i.db"], in: directory)
             #expect(intoNowhere.status == 1)
-            #expect(intoNowhere.stderr.contains(": cannot open database: No such file or directory; check that the folder exists"), "\(intoNowhere.stderr)")
+            // The path given, not the file the new index is built in beside it (path.partial-PID).
+            #expect(
+                intoNowhere.stderr.hasPrefix(
+                    "locsim: error: \(directory)/no-such-folder/i.db: cannot open database: cannot create a new index there: its folder does not exist\n"),
+                "\(intoNowhere.stderr)")
             #expect(intoNowhere.stderr.hasSuffix("hint: give --db the path of a file in a folder that exists and can be written\n"), "\(intoNowhere.stderr)")
+            #if os(Linux)
+            // A folder that is there but takes no new file (procfs; a folder without write
+            // permission is the same for a user other than root): not "there is no file at this path".
+            let intoProc = try await CLI.run(["index", "import", directory + "/bad.csv", "--db", "/proc/locsim-test.sqlite"])
+            #expect(intoProc.status == 1)
+            #expect(
+                intoProc.stderr.hasPrefix(
+                    "locsim: error: /proc/locsim-test.sqlite: cannot open database: cannot create a new index there: cannot create a file in its folder ("),
+                "\(intoProc.stderr)")
+            #endif
             for command in [["index", "import", "bad.csv"], ["index", "stats"], ["replay", "tracks/sf-mission-walk.gpx", "--fast"]] {
                 let folder = try await locsim(command + ["--db", directory], in: directory)
                 #expect(folder.status == 1)

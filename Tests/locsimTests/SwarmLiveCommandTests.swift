@@ -47,6 +47,26 @@ import Testing
         return try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
     }
 
+    @Test("Ctrl-C while the first requests are held by the server: the summary, exit 0, no 'is the server running' failure")
+    func interruptedBeforeAnyAnswer() async throws {
+        // Every request held (answered 503 only at the server's shutdown), so none is answered.
+        let server = try await ServeProcess.start(["--timeout-rate", "1"])
+        defer { server.command.stop() }
+        let swarm = try await LiveCommand([
+            "swarm", "--server", server.base, "--players", "3", "--duration", "1h", "--ramp", "0", "--area", "0,-150,2000",
+            "--format", "jsonl",
+        ])
+        defer { swarm.stop() }
+        try await swarm.wait(for: "a second with requests sent") { lines in
+            lines.contains { $0.json?.type == "swarm_second" && ($0.json?.numbers["requests"] ?? 0) > 0 }
+        }
+        swarm.interrupt()
+        #expect(try await swarm.waitForExit(timeout: .seconds(60)) == .exited(0), "\(swarm.account)")
+        let summary = try Self.summary(swarm.child.output)
+        #expect(summary.answered == 0 && summary.failed == 0 && summary.unanswered > 0)
+        #expect(!swarm.child.errors.contains("locsim: error"), "\(swarm.child.errors)")
+    }
+
     @Test("200 players following the rule: every request answered, and the server's audit finds no violation")
     func noViolations() async throws {
         let server = try await ServeProcess.start(Self.serveArguments)

@@ -84,8 +84,10 @@ struct ErrorReport: Equatable {
                     "the file ends early (a recording cut off?); 'locsim replay --lenient' and 'locsim track stats --lenient' read it up to the cut"
                 } else if failure.code == .truncated, !isKML {
                     "the file ends before its <gpx> element began (empty, or cut off at the start): there is nothing in it to read"
-                } else {
+                } else if ["replay", "track"].contains(commandPath(arguments).first) {
                     "the file is not well-formed XML there, which --lenient cannot skip (docs/reference/gpx.md says what is read)"
+                } else {
+                    "the file is not well-formed XML there (docs/reference/gpx.md says what is read)"
                 }
             return ErrorReport(message: failure.description, hint: hint, status: 1)
         case let failure as NMEAError where failure.code == .io:

@@ -35,7 +35,8 @@ extension SwarmCommand {
         if let report {
             try checkOutputPath(
                 report, flag: "--report",
-                apartFrom: [(self.scenario, "the scenario"), (tokenFile, "the token file")])
+                apartFrom: [(self.scenario, "the scenario"), (tokenFile, "the token file"), (db, "the place index")]
+                    + paths.map { ($0.name, "a track of --tracks") })
         }
         let players = motion.players
         _ = try await runUntilInterrupted {
@@ -56,7 +57,9 @@ extension SwarmCommand {
             try HTMLReport.write(stats.htmlReport(server: name, summary: summary), to: report)
             if progress { Terminal.err("report written to \(report)") }
         }
-        if stats.totalRequests > 0, stats.answered == 0 {
+        // None answered is a failure when requests ended without an answer; a run stopped while
+        // its first requests were in flight has no verdict on the server.
+        if stats.totalRequests > 0, stats.answered == 0, !stats.interrupted || stats.failed > 0 {
             let first = stats.errors.sorted { $0.value > $1.value }.first.flatMap { stats.firstErrors[$0.key] } ?? "no answer"
             throw CommandFailure(
                 "no request to \(name) was answered with 200 (\(first))",
