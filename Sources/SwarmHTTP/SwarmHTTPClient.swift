@@ -12,8 +12,10 @@ package import Swarm
 ///
 /// Each event-loop thread keeps a pool of at most ``Configuration/connectionsPerThread``
 /// connections, one request at a time on each (no pipelining, as a phone's URLSession does);
-/// requests beyond that wait in the pool's queue, and their latency includes the wait. The body is
-/// not kept: the places are counted as it streams in. Requests are spread over the threads in turn.
+/// requests beyond that wait in the pool's queue, and their latency includes the wait, as does
+/// ``Configuration/timeout``: a request that waited past it fails as a timeout, in the queue or
+/// on its connection. The body is not kept: the places are counted as it streams in. Requests are
+/// spread over the threads in turn.
 ///
 /// Built on NIOHTTP1 directly (already compiled for `locsim serve`'s Hummingbird) rather than
 /// AsyncHTTPClient: no further packages to build, and no task or future chain per request.
@@ -28,7 +30,8 @@ package final class SwarmHTTPClient: SwarmTransport {
         package var threads: Int
         /// Connections per thread at most (≥ 1).
         package var connectionsPerThread: Int
-        /// A request without a complete answer after this long fails with ``Swarm/SwarmFailure/timeout``
+        /// A request without a complete answer this long after it was sent (waiting for a free
+        /// connection included) fails with ``Swarm/SwarmFailure/timeout``
         /// (its connection is closed).
         package var timeout: Duration
 
@@ -110,6 +113,8 @@ package final class SwarmHTTPClient: SwarmTransport {
     private let group: MultiThreadedEventLoopGroup
     private let pools: [ConnectionPool]
     private let counter = ManagedAtomic<Int>(0)
+    /// Set once ``shutdown()`` began: later requests fail at once as ``Swarm/SwarmFailure/closed``.
+    private let isClosing = ManagedAtomic<Bool>(false)
     let now: @Sendable () -> UInt64
 
     /// Starts the event-loop threads (no connection is made before the first request).
@@ -135,13 +140,26 @@ package final class SwarmHTTPClient: SwarmTransport {
     }
 
     package func send(_ send: LiveSwarm.Send, playerID: String, completion: @escaping @Sendable (SwarmAnswer) -> Void) {
-        let job = Job(send: send, playerID: playerID, started: now(), completion: completion)
+        let started = now()
+        let job = Job(
+            send: send, playerID: playerID, started: started,
+            deadline: started &+ UInt64(configuration.timeout.wholeMicroseconds) &* 1_000, completion: completion)
+        guard !isClosing.load(ordering: .acquiring) else {
+            completion(SwarmAnswer(send: send, status: nil, outcome: .failure(.closed), latencyNanos: 0))
+            return
+        }
         let pool = pools.count == 1 ? pools[0] : pools[Int(counter.wrappingIncrementThenLoad(ordering: .relaxed).magnitude % UInt(pools.count))]
         pool.loop.execute { pool.enqueue(job) }
     }
 
-    /// Closes every connection and stops the threads. Requests still in flight fail with ``Swarm/SwarmFailure/closed``.
+    /// Closes every connection and stops the threads. Requests still waiting or in flight fail
+    /// with ``Swarm/SwarmFailure/closed``; none is started meanwhile (no connection is opened on a
+    /// loop that is stopping).
     package func shutdown() async throws {
+        isClosing.store(true, ordering: .releasing)
+        for pool in pools {
+            try await pool.loop.submit { pool.close() }.get()
+        }
         try await group.shutdownGracefully()
     }
 }
@@ -150,7 +168,9 @@ package final class SwarmHTTPClient: SwarmTransport {
 struct Job: Sendable {
     let send: LiveSwarm.Send
     let playerID: String
+    /// When it was sent, and when it times out (`now`'s nanoseconds).
     let started: UInt64
+    let deadline: UInt64
     let completion: @Sendable (SwarmAnswer) -> Void
 }
 
@@ -168,8 +188,13 @@ final class ConnectionPool: @unchecked Sendable {
     let shared: Shared
     private var idle: [ResponseHandler] = []
     private var open = 0
-    private var waiting: [Job] = []
-    private var waitingHead = 0
+    /// Requests waiting for a connection, by number, and the numbers in the order they came; a
+    /// number whose request timed out meanwhile is skipped.
+    private var waiting: [UInt64: Job] = [:]
+    private var order = CircularBuffer<UInt64>()
+    private var nextNumber: UInt64 = 0
+    /// Set by ``close()``: nothing starts any more.
+    private var closing = false
 
     init(loop: any EventLoop, shared: Shared) {
         self.loop = loop
@@ -178,24 +203,48 @@ final class ConnectionPool: @unchecked Sendable {
 
     func enqueue(_ job: Job) {
         loop.preconditionInEventLoop()
-        if let handler = idle.popLast() {
+        if closing {
+            finish(job, status: nil, outcome: .failure(.closed))
+        } else if let handler = idle.popLast() {
             handler.start(job)
         } else if open < shared.limit {
             connect(for: job)
         } else {
-            waiting.append(job)
+            let number = nextNumber
+            nextNumber += 1
+            waiting[number] = job
+            order.append(number)
+            // Still waiting at its deadline: it fails there, not whenever a connection frees.
+            let now = shared.now()
+            let left = job.deadline > now ? Int64(clamping: job.deadline - now) : 0
+            let pool = self
+            loop.scheduleTask(in: .nanoseconds(left)) {
+                if let expired = pool.waiting.removeValue(forKey: number) {
+                    pool.finish(expired, status: nil, outcome: .failure(.timeout))
+                }
+            }
         }
     }
 
+    /// The first waiting request whose time is not up; those whose time is up (their timers not
+    /// yet run) fail as timeouts on the way.
     private func nextWaiting() -> Job? {
-        guard waitingHead < waiting.count else { return nil }
-        let job = waiting[waitingHead]
-        waitingHead += 1
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
+        while let number = order.popFirst() {
+            guard let job = waiting.removeValue(forKey: number) else { continue }
+            guard closing || shared.now() < job.deadline else {
+                finish(job, status: nil, outcome: .failure(.timeout))
+                continue
+            }
+            return job
         }
-        return job
+        return nil
+    }
+
+    /// The client is shutting down: the waiting requests fail as closed, and none starts later.
+    func close() {
+        loop.preconditionInEventLoop()
+        closing = true
+        while let job = nextWaiting() { finish(job, status: nil, outcome: .failure(.closed)) }
     }
 
     private func connect(for job: Job) {
@@ -246,7 +295,7 @@ final class ConnectionPool: @unchecked Sendable {
     func closed(_ handler: ResponseHandler) {
         open -= 1
         idle.removeAll { $0 === handler }
-        if let job = nextWaiting() { enqueue(job) }
+        if !closing, let job = nextWaiting() { enqueue(job) }
     }
 
     func finish(_ job: Job, status: Int?, outcome: Result<Int, SwarmFailure>) {
@@ -282,10 +331,17 @@ final class ResponseHandler: ChannelInboundHandler {
             pool.finish(job, status: nil, outcome: .failure(.closed))
             return
         }
+        let shared = pool.shared
+        let now = shared.now()
+        guard now < job.deadline else {
+            // It waited its whole time for a connection; this one stays free for the next.
+            pool.finish(job, status: nil, outcome: .failure(.timeout))
+            pool.release(self)
+            return
+        }
         self.job = job
         status = nil
         counter = PlaceCounter()
-        let shared = pool.shared
         let center = job.send.request.center
         var headers = shared.headers
         headers.add(name: "X-Player-ID", value: job.playerID)
@@ -294,7 +350,7 @@ final class ResponseHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timeout = context.eventLoop.scheduleTask(in: shared.timeout) { bound.value.timedOut() }
+        timeout = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(clamping: job.deadline - now))) { bound.value.timedOut() }
     }
 
     private func timedOut() {

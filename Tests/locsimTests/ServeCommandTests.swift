@@ -207,6 +207,29 @@ import Testing
         }
     }
 
+    @Test("An audit report whose folder went away during the run: the audit's lines still printed, then the error")
+    func auditReportFolderGone() async throws {
+        try await withScratchFolder("locsim-serve-command") { directory in
+            let folder = directory + "/reports"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            let server = try await ServeProcess.start(["--audit-strict", "--audit-report", folder + "/audit.html", "--throttle-interval", "3600"])
+            defer { server.command.stop() }
+            for _ in 0..<2 {
+                let answer = try await get(server.base + "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "qa-gone"])
+                #expect(answer.status == 200)
+            }
+            try FileManager.default.removeItem(atPath: folder)
+            server.command.child.send(SIGTERM)
+            #expect(try await server.command.waitForExit() == .exited(1))
+            let errors = server.command.child.errors
+            let stopped = try #require(errors.range(of: "locsim serve: stopped; audit: 2 requests from 1 client, 1 violation\n"), "\(errors)")
+            let named = try #require(errors.range(of: "  player:qa-gone: 1 of 2 requests broke the fetch rule\n"), "\(errors)")
+            let failure = try #require(errors.range(of: "locsim: error: cannot write the audit report to \(folder)/audit.html: "), "\(errors)")
+            #expect(stopped.lowerBound < named.lowerBound && named.lowerBound < failure.lowerBound)
+            #expect(errors.hasSuffix("hint: check that its folder still exists and can be written (it could when the command began)\n"), "\(errors)")
+        }
+    }
+
     @Test("MapViewModel's back-off after scripted failures shows in the audit as retries, never a retry storm")
     func backOffVisibleInAudit() async throws {
         try await withScratchFolder("locsim-serve-command") { directory in

@@ -28,7 +28,9 @@ struct HTMLReport {
             try file.write(page)
             try file.commit()
         } catch {
-            throw CommandFailure("cannot write \(what) to \(path): \(error.reason)")
+            throw CommandFailure(
+                "cannot write \(what) to \(path): \(error.reason)",
+                hint: "check that its folder still exists and can be written (it could when the command began)")
         }
     }
 

@@ -353,23 +353,34 @@ struct Serve: AsyncParsableCommand {
         }
 
         let audit = server.state.audit
+        // A report that cannot be written (its folder removed during the run) is an error, but
+        // after the audit's own lines: the verdict is never lost with the page.
+        var reportFailure: CommandFailure?
         if let auditReport {
             let page = AuditReport(audit: audit, title: "http://\(HostPort(host: host, port: boundPort.withLock { $0 })), \(Date())").render()
-            try HTMLReport.write(page, to: auditReport, what: "the audit report")
-            Terminal.err("audit report written to \(auditReport)")
+            do {
+                try HTMLReport.write(page, to: auditReport, what: "the audit report")
+                Terminal.err("audit report written to \(auditReport)")
+            } catch {
+                reportFailure = error
+            }
         }
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         Terminal.err(
-            "locsim serve: stopped; audit: \(audit.requestCount) requests from \(audit.clientCount) "
-                + "client\(audit.clientCount == 1 ? "" : "s"), \(audit.violationCount) violation\(audit.violationCount == 1 ? "" : "s")")
-        if auditStrict, audit.violationCount > 0 {
+            "locsim serve: stopped; audit: \(counted(audit.requestCount, "request")) from \(counted(audit.clientCount, "client")), "
+                + counted(audit.violationCount, "violation"))
+        let failsStrict = auditStrict && audit.violationCount > 0
+        if failsStrict {
             for record in audit.records where record.violations > 0 {
-                Terminal.err("  \(record.client): \(record.violations) of \(record.requests) requests broke the fetch rule")
+                Terminal.err("  \(record.client): \(record.violations) of \(counted(record.requests, "request")) broke the fetch rule")
             }
             if audit.evictedViolations > 0 {
-                Terminal.err("  \(audit.evictedClients) idle clients dropped from the audit: \(audit.evictedViolations) violations")
+                Terminal.err(
+                    "  \(counted(audit.evictedClients, "idle client")) dropped from the audit: \(counted(audit.evictedViolations, "violation"))")
             }
-            throw ExitCode(1)
         }
+        if let reportFailure { throw reportFailure }
+        if failsStrict { throw ExitCode(1) }
     }
 }
 
