@@ -61,6 +61,8 @@ package final class NearbyIndex: Sendable {
     let grid: TileGrid
     let writer: Locked<SQLiteConnection?>
     private let idleReaders: Locked<[ReadConnection]>
+    /// The first damage a read found (see ``damage``).
+    private let firstDamage = Locked<IndexError?>(nil)
     /// Whether read connections open the file read-write (always with `query_only`): with
     /// read-write access, and with read-only access when this process may write the file, so
     /// that the last connection to close takes the `-wal` and `-shm` files away (one opened
@@ -129,13 +131,25 @@ package final class NearbyIndex: Sendable {
         } else {
             reader = try ReadConnection(path: path, readOnly: !readersOpenReadWrite)
         }
-        let result = try body(reader)
+        let result: T
+        do {
+            result = try body(reader)
+        } catch {
+            if error.code == .corrupt { firstDamage.withLock { $0 = $0 ?? error } }
+            throw error
+        }
         let limit = configuration.maximumIdleReaders
         idleReaders.withLock { readers in
             if readers.count < limit { readers.append(reader) }
         }
         return result
     }
+
+    /// The first damage a query or check of this instance found (``IndexError/Code/corrupt``),
+    /// or nil. A damaged file stays damaged until it is rebuilt, and a query that does not read
+    /// the damaged rows still answers; a server reports this in its health rather than answering
+    /// `ok` while the queries that meet the damage fail.
+    package var damage: IndexError? { firstDamage.withLock { $0 } }
 
     /// Places within `radius` metres of `center`, nearest first.
     ///

@@ -33,8 +33,13 @@ extension NearbyServing {
     package func healthWarnings() async -> [String] { [] }
 }
 
-/// The SQLite index: its rows written straight into the body.
+/// The SQLite index: its rows written straight into the body; unhealthy once a query found the
+/// file damaged (it stays so until rebuilt).
 extension OfflineLocationRepository: NearbyServing {
+    package func healthProblem() async -> String? {
+        index.damage.map { "the place index is damaged: \($0.description)" }
+    }
+
     package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {
         try index.withNearbyRows(near: center, within: radius, limit: limit) { rows in
             var writer = NearbyJSONWriter(capacity: 0)

@@ -99,8 +99,11 @@ struct DatabaseErrorTests {
             bytes.replaceSubrange(range, with: Data(repeating: 0xFF, count: range.count))
             try bytes.write(to: URL(fileURLWithPath: path))
             let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            #expect(index.damage == nil)
             let query = try #require(throws: IndexError.self) { try index.places(near: try Coordinate(latitude: 35, longitude: 139), within: 100) }
             #expect(query.code == .corrupt && query.message.contains("not UTF-8"), "\(query)")
+            // Remembered: the file stays damaged until it is rebuilt (a server's health says so).
+            #expect(index.damage == query)
             let check = try #require(throws: IndexError.self) { try index.verifyIntegrity() }
             #expect(check.code == .corrupt && check.message.contains("placeTile row") && check.message.contains("not UTF-8"), "\(check)")
         }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LocationCore
 import LocationIndex
+import LocSimTestHelpers
 @testable import NearbyServer
 import Testing
 
@@ -141,6 +142,39 @@ import Testing
         }
         func healthProblem() async -> String? { problem }
         func healthWarnings() async -> [String] { warnings }
+    }
+
+    @Test("/healthz of a damaged SQLite index: ok until a query meets the damage, then 503 saying so")
+    func healthOfADamagedIndex() async throws {
+        try await withScratchFolder("locsim-damaged-health") { folder in
+            let path = folder + "/i.sqlite"
+            let marker = "Marker Place Zq"
+            let coordinate = try Coordinate(latitude: 35, longitude: 139)
+            do {
+                try NearbyIndex(path: path).importPlaces([
+                    Place(id: "m", name: marker, coordinate: coordinate),
+                    Place(id: "far", name: "Far", coordinate: try Coordinate(latitude: -33, longitude: 151)),
+                ])
+            }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let range = try #require(bytes.range(of: Data(marker.utf8)))
+            bytes.replaceSubrange(range, with: Data(repeating: 0xFF, count: range.count))
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+            let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: index))
+            try await server.test(.router) { client in
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+                // Away from the damage, answers go on; where it is, 503.
+                #expect(try await client.execute(uri: nearbyURI(try Coordinate(latitude: -33, longitude: 151), radius: 100), method: .get).status == .ok)
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+                #expect(try await client.execute(uri: nearbyURI(coordinate, radius: 100), method: .get).status == .serviceUnavailable)
+                let health = try await client.execute(uri: "/healthz", method: .get)
+                #expect(health.status == .serviceUnavailable)
+                let message = try health.decodeError().message
+                #expect(message.hasPrefix("the place index is damaged: \(path): corrupt"), "\(message)")
+                #expect(message.contains("not UTF-8"), "\(message)")
+            }
+        }
     }
 
     @Test("/healthz says which backend is down, and why, only to a caller the token admits")
