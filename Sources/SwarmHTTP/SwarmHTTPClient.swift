@@ -188,9 +188,10 @@ final class ConnectionPool: @unchecked Sendable {
     let shared: Shared
     private var idle: [ResponseHandler] = []
     private var open = 0
-    /// Requests waiting for a connection, by number, and the numbers in the order they came; a
-    /// number whose request timed out meanwhile is skipped.
-    private var waiting: [UInt64: Job] = [:]
+    /// Requests waiting for a connection, by number, each with the timer that fails it at its
+    /// deadline, and the numbers in the order they came; a number whose request timed out
+    /// meanwhile is skipped.
+    private var waiting: [UInt64: (job: Job, expiry: Scheduled<Void>)] = [:]
     private var order = CircularBuffer<UInt64>()
     private var nextNumber: UInt64 = 0
     /// Set by ``close()``: nothing starts any more.
@@ -212,17 +213,17 @@ final class ConnectionPool: @unchecked Sendable {
         } else {
             let number = nextNumber
             nextNumber += 1
-            waiting[number] = job
-            order.append(number)
             // Still waiting at its deadline: it fails there, not whenever a connection frees.
             let now = shared.now()
             let left = job.deadline > now ? Int64(clamping: job.deadline - now) : 0
             let pool = self
-            loop.scheduleTask(in: .nanoseconds(left)) {
+            let expiry = loop.scheduleTask(in: .nanoseconds(left)) {
                 if let expired = pool.waiting.removeValue(forKey: number) {
-                    pool.finish(expired, status: nil, outcome: .failure(.timeout))
+                    pool.finish(expired.job, status: nil, outcome: .failure(.timeout))
                 }
             }
+            waiting[number] = (job, expiry)
+            order.append(number)
         }
     }
 
@@ -230,7 +231,8 @@ final class ConnectionPool: @unchecked Sendable {
     /// yet run) fail as timeouts on the way.
     private func nextWaiting() -> Job? {
         while let number = order.popFirst() {
-            guard let job = waiting.removeValue(forKey: number) else { continue }
+            guard let (job, expiry) = waiting.removeValue(forKey: number) else { continue }
+            expiry.cancel()
             guard closing || shared.now() < job.deadline else {
                 finish(job, status: nil, outcome: .failure(.timeout))
                 continue
