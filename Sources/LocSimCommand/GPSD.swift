@@ -50,7 +50,7 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         try checkOption(port, in: OptionRange.port, flag: "--port")
         if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
-        if let record { _ = try FixFileFormat.output(record, flag: "--record") }
+        if let record { try FixFileFormat.checkOutputName(record, flag: "--record") }
     }
 
     func run() async throws {

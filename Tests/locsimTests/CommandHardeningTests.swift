@@ -237,6 +237,9 @@ import Testing
         Failure(arguments: ["replay", track, "--fast", "--report", "/nonexistent/r.html"], environment: [:], says: "--report"),
         Failure(arguments: ["replay", track, "--fast", "--report", scratch], environment: [:], says: "is a directory"),
         Failure(arguments: line + ["--out", "/nonexistent/walk.gpx"], environment: [:], says: "--out"),
+        // A folder is a folder whatever extension checks come first (they were status 2).
+        Failure(arguments: line + ["--out", scratch], environment: [:], says: "--out \(scratch) is a directory"),
+        Failure(arguments: ["gpsd", "--port", "1", "--record", scratch], environment: [:], says: "--record \(scratch) is a directory"),
         Failure(arguments: line + ["--map", "--report", "/nonexistent/r.html"], environment: [:], says: "--report"),
     ]
 

@@ -70,7 +70,8 @@ struct JSONLSchemaTests {
             + timeline.map { MapEventRecord(event: MapEvent(time: time, kind: $0)) }
             + [
                 PlacesRecord(time: time, count: 2, appeared: ["a", "b"], disappeared: ["c"], changed: []),
-                EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes, stats, cut, GPXStatistics(),
+                EncounterRecord(time: time, place: place, distance: 12.3456), summary, noFixes, TrackStatsRecord(statistics: stats), TrackStatsRecord(statistics: cut),
+                TrackStatsRecord(statistics: GPXStatistics(), skippedSentences: 2),
             ]
         var unplaced = place
         unplaced.level = nil

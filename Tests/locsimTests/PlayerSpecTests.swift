@@ -88,7 +88,9 @@ import Testing
         }
         // A file player's options, and --help (whose text would fill the error), are refused too.
         for (flag, says) in [("--start 5m", "--start applies to a file player"),
-            ("--help", "'locsim simulate --help' lists them")]
+            ("--help", "'locsim simulate --help' lists them"),
+            // It was taken and ignored: a player's fixes carry the wall clock.
+            ("--start-time 2020-01-01T00:00:00Z", "--start-time does not apply to a player: its fixes carry the wall-clock time")]
         {
             #expect { try PlayerSpec("a=\(line) \(flag)", defaultSpeed: 1) } throws: { error in "\(error)".contains(says) && "\(error)".count < 200 }
         }

@@ -14,6 +14,10 @@ import Testing
         (["circle", "--center", "1,1", "--to", "1,2", "--duration", "5"], "--to applies to line and route, not circle"),
         (["line", "--from", "1,1", "--to", "1,2", "--via", "1,1.5"], "--via applies to route, not line"),
         (["line", "--from", "1,1", "--to", "1,2", "--circle-radius", "50"], "--circle-radius applies to circle, not line"),
+        // Given at its default value, it is given all the same.
+        (["line", "--from", "1,1", "--to", "1,2", "--circle-radius", "200"], "--circle-radius applies to circle, not line"),
+        // The path's own checks are usage errors (status 2), before anything runs.
+        (["line", "--from", "0,0", "--to", "0,180"], "is the antipode of 0.0000000,0.0000000"),
         (["stationary", "--at", "1,1", "--from", "1,2", "--duration", "5"], "--from applies to line, route and random-walk, not stationary"),
         (["stationary", "--at", "1,1", "--within", "5", "--duration", "5"], "--within applies to random-walk, not stationary"),
         (["line", "--from", "1,1", "--to", "1,2", "--mps", "3", "--profile", "run"], "--mps sets a constant speed in place of --profile run"),

@@ -11,7 +11,7 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == [
             "tracks", "segments", "points", "route_points", "waypoints", "distance_m", "duration_s", "start", "end", "bbox",
-            "time_reversals", "skipped_points", "dropped_values", "cut_off",
+            "time_reversals", "skipped_points", "dropped_values", "cut_off", "skipped_sentences",
         ])
         let text = try String(contentsOfFile: PackagePaths.path("tracks/sf-mission-walk.gpx"), encoding: .utf8)
         #expect(object["points"] as? Int == text.components(separatedBy: "<trkpt ").count - 1)
@@ -37,6 +37,29 @@ import Testing
             let stats = try await CLI.run(["track", "stats", log])
             #expect(stats.status == 0, "\(stats.stderr)")
             #expect(stats.stderr.contains("\n  \(log):\(line): warning: fix \(lines.count / 4) at 2024-05-01T00:00:00.000Z"), "\(stats.stderr)")
+        }
+    }
+
+    @Test("--format json counts an NMEA log's skipped bad sentences, as standard error lists them")
+    func skippedSentences() async throws {
+        try await withScratchFolder("locsim-track-stats") { directory in
+            let log = directory + "/walk.nmea"
+            let made = try await CLI.run([
+                "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            let whole = try await CLI.run(["track", "stats", log, "--format", "json"])
+            #expect(whole.status == 0 && whole.stdout.contains(#""skipped_sentences":0"#), "\(whole.stdout)")
+            // The first RMC's checksum broken (so the GGA after it has no date yet: skipped too),
+            // and a sentence cut off at the end.
+            var lines = try String(contentsOfFile: log, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            let rmc = try #require(lines.firstIndex { $0.hasPrefix("$GPRMC") })
+            lines[rmc] = String(lines[rmc].dropLast(2)) + (lines[rmc].hasSuffix("00") ? "11" : "00")
+            try (lines.joined(separator: "\r\n") + "\r\n$GPRMC,0000").write(toFile: log, atomically: true, encoding: .utf8)
+            let damaged = try await CLI.run(["track", "stats", log, "--format", "json"])
+            #expect(damaged.status == 0, "\(damaged.stderr)")
+            #expect(damaged.stdout.contains(#""skipped_sentences":3"#), "\(damaged.stdout)")
+            #expect(damaged.stderr.contains("locsim: warning: skipped 3 bad sentences in \(log) (badChecksum 1, truncated 1, missingDate 1)"), "\(damaged.stderr)")
         }
     }
 

@@ -259,6 +259,11 @@ struct PlayerSpec {
         for flag in Self.simulateOnlyFlags where given.contains(flag) {
             throw ValidationError("--player \(name): \(flag) does not apply to a player")
         }
+        // A player's fixes carry the wall-clock time they are sent at, as a receiver's do.
+        if given.contains("--start-time") {
+            throw ValidationError(
+                "--player \(name): --start-time does not apply to a player: its fixes carry the wall-clock time they are sent at, as a receiver's do")
+        }
         // What a file player takes, not a synthetic one (whose motion starts at its own start).
         for flag in ["--start"] where given.contains(flag) {
             throw ValidationError("--player \(name): \(flag) applies to a file player (NAME=walk.gpx \(flag) …), not to synthetic motion")

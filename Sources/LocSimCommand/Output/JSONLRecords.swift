@@ -334,9 +334,22 @@ struct QueryResultRecord: JSONLRecord {
     }
 }
 
-/// `track stats`
-extension GPXStatistics: JSONLRecord {
+/// `track stats`: a file's figures, and what its read left out.
+struct TrackStatsRecord: JSONLRecord {
+    var statistics: GPXStatistics
+    /// Bad sentences an NMEA log's read skipped (not those of a type it does not decode); 0 for
+    /// other formats.
+    var skippedSentences = 0
+
     func write(to json: inout JSONWriter) {
+        statistics.writeMembers(to: &json)
+        json.member("skipped_sentences", skippedSentences)
+    }
+}
+
+extension GPXStatistics {
+    /// The members of `track stats`' record that are the file's figures.
+    func writeMembers(to json: inout JSONWriter) {
         json.member("tracks", tracks)
         json.member("segments", segments)
         json.member("points", points)

@@ -79,6 +79,16 @@ enum FixFileFormat {
         case gpx, nmea
     }
 
+    /// The format `path` names, checked before the run (status 2), or nil when `path` is an
+    /// existing folder: the run's output check (``checkOutputPath(_:flag:apartFrom:)``) says so
+    /// then, status 1, as for every output path.
+    @discardableResult
+    static func checkOutputName(_ path: String, flag: String) throws(ValidationError) -> Output? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return nil }
+        return try output(path, flag: flag)
+    }
+
     /// The format of a file to write.
     ///
     /// - Throws: `ValidationError` (exit status 2) naming `flag` and the extensions known.

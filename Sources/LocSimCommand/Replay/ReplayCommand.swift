@@ -92,7 +92,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
         if let track { _ = try FixFileFormat.input(track, what: "the walk") }
         if let record {
             guard gpsd != nil else { throw ValidationError("--record applies to a live --gpsd source") }
-            _ = try FixFileFormat.output(record, flag: "--record")
+            try FixFileFormat.checkOutputName(record, flag: "--record")
         }
         if timing.fast && timing.loop {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")

@@ -44,8 +44,8 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
     var via: [CoordinateArgument] = []
     @Option(coordinate: "Centre of a circle.")
     var center: CoordinateArgument?
-    @Option(number: ArgumentHelp("Radius of a circle in metres.", valueName: "m"))
-    var circleRadius: Double = Self.defaultCircleRadius
+    @Option(number: ArgumentHelp("Radius of a circle in metres (default 200).", valueName: "m"))
+    var circleRadius: Double?
     @Option(number: ArgumentHelp("Turn a random walk back towards its start once it is this many metres away (it may overshoot by a few steps' length).", valueName: "m"))
     var within: Double?
 
@@ -101,7 +101,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
             guard from != nil, to != nil else { throw ValidationError("route needs --from, any number of --via, and --to") }
         case .circle:
             guard center != nil else { throw ValidationError("circle needs --center LAT,LON") }
-            try checkOption(circleRadius, in: OptionRange.circleRadius, flag: "--circle-radius", unit: "metres")
+            try checkOption(circleRadius ?? Self.defaultCircleRadius, in: OptionRange.circleRadius, flag: "--circle-radius", unit: "metres")
         case .randomWalk:
             guard from != nil else { throw ValidationError("random-walk needs --from LAT,LON") }
         }
@@ -131,7 +131,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
             }
             // Times that the outputs can write, checked now rather than part-way through the walk.
             let year = NMEADate.year(of: start)
-            if out?.hasSuffix(".nmea") == true {
+            if let out, try FixFileFormat.checkOutputName(out, flag: "--out") == .nmea {
                 let end = NMEADate.year(of: start.addingTimeInterval(duration?.seconds ?? 0))
                 guard NMEADate.writableYears.contains(year), NMEADate.writableYears.contains(end) else {
                     throw ValidationError(
@@ -142,20 +142,27 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
             }
         }
         if let out {
-            guard out.hasSuffix(".gpx") || out.hasSuffix(".nmea") else {
-                throw ValidationError("--out must end in .gpx or .nmea, got '\(out)'")
-            }
+            let written = try FixFileFormat.checkOutputName(out, flag: "--out")
+            if xcode, written == .nmea { throw ValidationError("--xcode applies to --out FILE.gpx") }
             if map { throw ValidationError("--out and --map exclude each other") }
             if format != .text {
                 throw ValidationError("--format applies to what is printed; with --out the fixes go to the file, in the format its extension names")
             }
         }
-        if xcode && !(out?.hasSuffix(".gpx") ?? false) { throw ValidationError("--xcode applies to --out FILE.gpx") }
+        if xcode && out == nil { throw ValidationError("--xcode applies to --out FILE.gpx") }
         let mapOnly = (flush ? ["--flush"] : []) + (report != nil ? ["--report"] : []) + mapLogic.changed + source.given
         if !map, let flag = mapOnly.first {
             throw ValidationError("\(flag) applies with --map (the map logic), which is not given")
         }
         if scenario != nil && !map { throw ValidationError("--scenario needs --map: the phone hands its fixes to the map logic") }
+        // The path's own checks (a leg between antipodes has no one way) are about the options
+        // given, so they are usage errors, found before anything runs.
+        do {
+            _ = try makeMotion(pacing: .virtual)
+        } catch {
+            let place = error.parameter.contains(" ") ? " (\(error.parameter))" : ""
+            throw ValidationError(error.message + place)
+        }
     }
 
     /// Each place option given, with the paths it applies to.
@@ -163,7 +170,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
         [
             ("--at", at != nil, [.stationary]), ("--from", from != nil, [.line, .route, .randomWalk]),
             ("--to", to != nil, [.line, .route]), ("--via", !via.isEmpty, [.route]), ("--center", center != nil, [.circle]),
-            ("--circle-radius", circleRadius != Self.defaultCircleRadius, [.circle]), ("--within", within != nil, [.randomWalk]),
+            ("--circle-radius", circleRadius != nil, [.circle]), ("--within", within != nil, [.randomWalk]),
         ].compactMap { flag, given, kinds in given ? (flag, kinds) : nil }
     }
 
@@ -192,7 +199,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
                     Terminal.err("writing \(out) in real time at \(PeopleText.number(pace, decimals: 3))×; Ctrl-C stops the walk there and keeps it")
                 }
                 let count: Int
-                if out.hasSuffix(".nmea") {
+                if try FixFileFormat.output(out, flag: "--out") == .nmea {
                     do {
                         count = try await motion.writeNMEA(toFile: out, options: .gpsd())
                     } catch let error as NMEAError where error.code == .invalidValue {
@@ -246,7 +253,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
             case .stationary: .stationary(at: at!.coordinate)
             case .line: .line(from: from!.coordinate, to: to!.coordinate)
             case .route: .route(through: [from!.coordinate] + via.map(\.coordinate) + [to!.coordinate])
-            case .circle: .circle(center: center!.coordinate, radius: circleRadius)
+            case .circle: .circle(center: center!.coordinate, radius: circleRadius ?? Self.defaultCircleRadius)
             case .randomWalk: .randomWalk(from: from!.coordinate, within: within)
             }
         let speedProfile: SpeedProfile =

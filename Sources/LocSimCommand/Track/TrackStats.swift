@@ -39,6 +39,7 @@ struct TrackStats: AsyncParsableCommand {
     func run() async throws {
         let stats: GPXStatistics
         let warnings: [String]
+        var skippedSentences = 0
         let kind = try FixFileFormat.input(file, what: "the file")
         if kind == .geojson || kind == .kml {
             stats = GPXStatistics(trackSegments: try FixFileFormat.routePath(file, format: kind).segments)
@@ -51,12 +52,13 @@ struct TrackStats: AsyncParsableCommand {
                 stats.timeReversals > 0
                 ? try GPXReplay(path: log.replayPath, configuration: .init(pacing: .virtual)).analysis.droppedBackwardsPoints : []
             warnings = log.warnings + log.reversalWarnings(reversals, dropped: false)
+            skippedSentences = log.badSentences.values.reduce(0, +)
         } else {
             let reader = try GPXReader(contentsOfFile: file, options: lenient ? .lenient : .strict)
             stats = try GPXStatistics(reader: reader)
             warnings = GPXReadReport.lenientProblems(reader) + GPXReadReport.reversalsKept(reader, trackPoints: stats.timeReversals)
         }
-        Terminal.out(format == .json ? stats.line : Self.text(stats, file: file))
+        Terminal.out(format == .json ? TrackStatsRecord(statistics: stats, skippedSentences: skippedSentences).line : Self.text(stats, file: file))
         for line in warnings { Terminal.err(line) }
     }
 

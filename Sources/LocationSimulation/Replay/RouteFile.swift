@@ -128,11 +128,18 @@ extension ReplayPath {
 }
 
 extension NMEALog {
+    /// The sentences the lenient read skipped as bad, by reason: not those of a type it does not
+    /// decode (every real log has them).
+    package var badSentences: [NMEAError.Code: Int] {
+        var skipped = statistics.skipped
+        skipped[.unsupportedSentence] = nil
+        return skipped
+    }
+
     /// What the lenient read skipped, apart from the sentence types it does not decode (every
     /// real log has them): one warning line and the first problems, or nothing.
     package var warnings: [String] {
-        var skipped = statistics.skipped
-        skipped[.unsupportedSentence] = nil
+        let skipped = badSentences
         let total = skipped.values.reduce(0, +)
         guard total > 0 else { return [] }
         let counts = skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
