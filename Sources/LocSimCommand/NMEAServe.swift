@@ -178,6 +178,7 @@ struct NMEAServe: AsyncParsableCommand, Interruption.Command {
         let server = NMEAFeedServer(host: host, port: port)
         let writer = NMEAWriter(options: .gpsd(satellitesInUse: satellites))
         let (host, speed) = (host, speed)
+        let leftOut = Locked(0)
         do {
             _ = try await runUntilInterrupted {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -190,11 +191,21 @@ struct NMEAServe: AsyncParsableCommand, Interruption.Command {
                     group.addTask {
                         try await server.waitForFirstClient()
                         var previous: Fix?
+                        var lastStamp: Int64?
                         for try await fix in provider {
+                            defer { previous = fix }
+                            // A receiver tells one position per NMEA time (a centisecond): above
+                            // 100 fixes a second (`--speed 1000`), a fix whose time would repeat
+                            // the last one sent is left out, as the feed's players leave them out.
+                            let stamp = NMEAWriter.stamp(secondsSince1970: fix.time.timeIntervalSince1970)
+                            if let stamp, let lastStamp, stamp <= lastStamp {
+                                leftOut.withLock { $0 += 1 }
+                                continue
+                            }
                             // A replayed receiver's own sky as GSA and GSV (an NMEA log's), else none.
                             let sky = fix.receiver?.sky.map { NMEAWriter.tellable($0.satellites) }
                             server.broadcast(try writer.string(for: Self.withMotion(fix, after: previous), sky: sky))
-                            previous = fix
+                            lastStamp = stamp
                         }
                     }
                     // The fixes ran out (the listener serves until cancelled, or fails to start).
@@ -206,7 +217,10 @@ struct NMEAServe: AsyncParsableCommand, Interruption.Command {
             throw CommandFailure(
                 error.description, hint: "choose another --port (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         }
-        Terminal.err("locsim: served \(server.broadcasts) fixes to \(server.clientsServed) client(s)")
+        let crowded = leftOut.withLock { $0 }
+        Terminal.err(
+            "locsim: served \(server.broadcasts) fixes to \(server.clientsServed) client(s)"
+                + (crowded > 0 ? "; \(PeopleText.count(crowded, "fix", "fixes")) left out, each in a centisecond (an NMEA time) already told" : ""))
         #else
         throw BuildTraits.missing("Server", for: "locsim nmea serve")
         #endif

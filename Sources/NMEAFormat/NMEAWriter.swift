@@ -104,11 +104,18 @@ public struct NMEAWriter: Sendable {
     ///   ``maximumSatellitesInView`` of one constellation and signal or more than
     ///   ``maximumSatellitesInUse`` used of one constellation, or an unsupported sentence type in
     ///   the options. ``tellable(_:)`` keeps what can be written.
+    /// The time a fix `secondsSince1970` after 1970 is written with, in centiseconds (rounded to
+    /// the 10 ms NMEA's `hhmmss.ss` holds): two fixes with one stamp are one time to whoever
+    /// reads them. Nil for a time no sentence can hold.
+    package static func stamp(secondsSince1970: Double) -> Int64? {
+        let centis = (secondsSince1970 * 100).rounded()
+        guard centis.isFinite, abs(centis) < 1e17 else { return nil }
+        return Int64(centis)
+    }
+
     public func sentences(for fix: Fix, sky: [Satellite]? = nil) throws(NMEAError) -> [NMEASentence] {
         // Round date and time together to the 10 ms NMEA writes.
-        let centis = (fix.time.timeIntervalSince1970 * 100).rounded()
-        guard centis.isFinite, abs(centis) < 1e17 else { throw Self.invalid("time \(fix.time) is not representable") }
-        let total = Int64(centis)
+        guard let total = Self.stamp(secondsSince1970: fix.time.timeIntervalSince1970) else { throw Self.invalid("time \(fix.time) is not representable") }
         var day = total / 8_640_000
         var centisOfDay = total % 8_640_000
         if centisOfDay < 0 {

@@ -580,6 +580,23 @@ import Testing
         #expect(first.lines.suffix(second.lines.count) == second.lines[...], "\(second.lines.count) lines")
     }
 
+    @Test("nmea serve above 100 fixes a second: one fix per NMEA time (a centisecond), never two positions at one time")
+    func nmeaServeCrowded() async throws {
+        // 1,000 fixes a second of wall time: ten to each centisecond.
+        let (command, port) = try await NMEAServe.start(["--from", "35.68,139.76", "--mps", "20", "--interval", "10ms", "--count", "400", "--speed", "10"])
+        defer { command.stop() }
+        let client = try SocketLines(port: port, request: "")
+        defer { client.stop() }
+        #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        try await client.wait("the last RMC sentence") { lines in
+            lines.lines.last { $0.contains("RMC,") }.map { last in command.child.errors.contains("served \(lines.lines.filter { $0.contains("RMC,") }.count) fixes") } ?? false
+        }
+        let times = client.lines.filter { $0.contains("RMC,") }.map { $0.split(separator: ",")[1] }
+        #expect(times.count > 10 && times.count < 400, "\(times.count) RMC sentences")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "times strictly increase: \(times)")
+        #expect(command.child.errors.contains("fixes left out, each in a centisecond (an NMEA time) already told"), "\(command.child.errors)")
+    }
+
     @Test("nmea serve on an IPv6 address names it as a client writes it, [::1]:PORT")
     func nmeaServeIPv6() async throws {
         let command = try await LiveCommand(["nmea", "serve", "--host", "::1", "--port", "0", "--from", "35.68,139.76", "--count", "1"])
