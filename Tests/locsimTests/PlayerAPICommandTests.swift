@@ -50,6 +50,22 @@ import Testing
         let walk = try await server.call("POST", "/players?name=walk&loop=true", gpx, contentType: "application/gpx+xml")
         #expect(walk.status == 201, "\(walk.body)")
         #expect(walk.json["loop"] as? Bool == true)
+        #expect(walk.json["summary"] as? String == "GPX body, \(gpx.components(separatedBy: "<trkpt ").count - 1) points")
+        // A point whose time goes backwards is dropped, and the answer says so (as standard error does).
+        let back = """
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="35.68" lon="139.76"><time>2024-05-01T00:00:00Z</time></trkpt>
+            <trkpt lat="35.6801" lon="139.76"><time>2024-05-01T00:00:10Z</time></trkpt>
+            <trkpt lat="35.6802" lon="139.76"><time>2024-05-01T00:00:05Z</time></trkpt>
+            <trkpt lat="35.6803" lon="139.76"><time>2024-05-01T00:00:20Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let backwards = try await server.call("POST", "/players?name=back", back, contentType: "application/gpx+xml")
+        #expect(backwards.status == 201, "\(backwards.body)")
+        #expect(
+            backwards.json["summary"] as? String == "GPX body, 3 points; dropped 1 point whose time goes backwards (a replay never reorders)",
+            "\(backwards.body)")
+        #expect(try await server.call("DELETE", "/players/back").status == 200)
         let names = await (try server.call("GET", "/players").json["players"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names == ["alice", "bob", "walk"])
         _ = try await server.waitFor("walk", "the GPX player's first fix") { $0["fix"] != nil }

@@ -186,9 +186,16 @@ struct FeedRuntime {
                 throw ConfigurationError(parameter: "body", "\(error.message)")
             }
             let points = replay.analysis.pointCount
+            // Points a replay drops (their time goes backwards) are said in the answer and on
+            // standard error, as a file player's are when the server starts.
+            let dropped = replay.analysis.droppedBackwardsPoints.count
+            let droppedText =
+                dropped == 0
+                ? "" : "; dropped \(PeopleText.count(dropped, "point")) whose time goes backwards (a replay never reorders)"
+            if dropped > 0 { Terminal.err("locsim serve: player \(creation.name) (GPX body)\(droppedText)") }
             return try PlayerSpec.player(
                 name: creation.name, seed: PlayerSpec.seed(of: creation.name), speed: speed,
-                summary: "GPX body, \(points) point\(points == 1 ? "" : "s")", loops: creation.loops, path: replay,
+                summary: "GPX body, \(PeopleText.count(points, "point"))\(droppedText)", loops: creation.loops, path: replay,
                 end: .after(seconds: replay.analysis.duration))
         }
     }
