@@ -17,6 +17,10 @@ public struct GPXPoint: Sendable, Hashable {
     public var elevation: Double?
     /// `<time>`, always converted to UTC.
     public var time: Date?
+    /// `<geoidheight>`: the height of the geoid (mean sea level) above the WGS-84 ellipsoid, in
+    /// metres, as NMEA GGA's geoid separation; ``elevation`` is then above mean sea level, and
+    /// the height above the ellipsoid is their sum.
+    public var geoidHeight: Double?
     /// Speed in metres per second.
     public var speed: Double?
     /// Course in degrees clockwise from true north.
@@ -37,7 +41,8 @@ public struct GPXPoint: Sendable, Hashable {
     public init(
         coordinate: Coordinate, elevation: Double? = nil, time: Date? = nil, speed: Double? = nil,
         course: Double? = nil, horizontalDilution: Double? = nil, verticalDilution: Double? = nil,
-        positionDilution: Double? = nil, satellites: Int? = nil, fix: GPXFixType? = nil, name: String? = nil
+        positionDilution: Double? = nil, satellites: Int? = nil, fix: GPXFixType? = nil, name: String? = nil,
+        geoidHeight: Double? = nil
     ) {
         self.coordinate = coordinate
         self.elevation = elevation
@@ -50,6 +55,7 @@ public struct GPXPoint: Sendable, Hashable {
         self.satellites = satellites
         self.fix = fix
         self.name = name
+        self.geoidHeight = geoidHeight
     }
 }
 
@@ -111,7 +117,8 @@ extension GPXPoint {
         guard let coordinate = fix.coordinate else { return nil }
         self.init(
             coordinate: coordinate, elevation: fix.altitude, time: fix.time, speed: fix.speed, course: fix.course,
-            fix: fix.mode == .threeDimensional ? .threeDimensional : .twoDimensional)
+            fix: fix.mode == .threeDimensional ? .threeDimensional : .twoDimensional,
+            geoidHeight: fix.geoidSeparation.flatMap { $0.isFinite ? $0 : nil })
         if let perHDOP = horizontalAccuracyPerHDOP, let accuracy = fix.horizontalAccuracy {
             horizontalDilution = (accuracy / perHDOP * 1e6).rounded() / 1e6
         }
@@ -130,8 +137,10 @@ extension GPXPoint {
             case nil: nil
             }
         if mode == .noFix { return .noFix(time: time, source: source) }
-        return Fix(
+        var result = Fix(
             time: time, coordinate: coordinate, altitude: elevation, speed: speed, course: course, mode: mode,
             source: source)
+        result.geoidSeparation = geoidHeight
+        return result
     }
 }

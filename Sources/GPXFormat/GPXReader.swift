@@ -45,7 +45,7 @@ public enum GPXEvent: Sendable, Hashable {
 /// fractional seconds, `Z` or a ±hh:mm offset, converted to UTC), `speed` and `course` (GPX 1.0
 /// elements, or any `speed`/`course` element inside the point's `<extensions>`, such as Garmin's
 /// `TrackPointExtension`; a direct child wins over an extension), `hdop`, `vdop`, `pdop`, `sat`,
-/// `fix`, and the `name` of points, tracks and routes. Everything else, including unknown
+/// `fix`, `geoidheight`, and the `name` of points, tracks and routes. Everything else, including unknown
 /// extensions and namespaces, is skipped. An empty optional element (`<ele></ele>`, `<fix/>`,
 /// `<name></name>`) is an absent value, not an error; so is a value element holding only
 /// whitespace (`<time> </time>`; a name keeps its whitespace).
@@ -108,12 +108,12 @@ public final class GPXReader {
 
     private enum Element: UInt8 {
         case gpx, trk, trkseg, trkpt, rte, rtept, wpt, ele, time, speed, course, hdop, vdop, pdop, sat, fix, name,
-            other
+            geoidheight, other
     }
 
     private enum Field {
         case elevation, time, speed, course, extensionSpeed, extensionCourse, hdop, vdop, pdop, satellites, fix,
-            pointName, trackName, routeName
+            pointName, trackName, routeName, geoidHeight
     }
 
     /// Everything the reader changes as it reads, in one struct: the members of a class are
@@ -395,6 +395,8 @@ extension GPXReader {
             case 6:
                 if equals("trkseg") { return .trkseg }
                 if equals("course") { return .course }
+            case 11:
+                if equals("geoidheight") { return .geoidheight }
             default: break
             }
             return .other
@@ -450,6 +452,7 @@ extension GPXReader {
                         case .sat where direct: .satellites
                         case .fix where direct: .fix
                         case .name where direct: .pointName
+                        case .geoidheight where direct: .geoidHeight
                         default: nil
                         }
                     if let field { startCapture(field) }
@@ -670,6 +673,7 @@ extension GPXReader {
             case .extensionCourse:
                 if !hasDirectCourse, let course = try number("course") { point.course = course }
             case .hdop: point.horizontalDilution = try number("hdop")
+            case .geoidHeight: point.geoidHeight = try number("geoidheight")
             case .vdop: point.verticalDilution = try number("vdop")
             case .pdop: point.positionDilution = try number("pdop")
             case .satellites:

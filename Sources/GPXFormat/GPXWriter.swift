@@ -227,6 +227,7 @@ public final class GPXWriter {
         var out = "<\(element) lat=\"\(formatDecimal(point.coordinate.latitude))\" lon=\"\(formatDecimal(point.coordinate.longitude))\">"
         if let elevation = point.elevation { out += "<ele>\(formatDecimal(elevation))</ele>" }
         if let time = point.time { out += "<time>\(formatTime(time))</time>" }
+        if let geoidHeight = point.geoidHeight { out += "<geoidheight>\(formatDecimal(geoidHeight))</geoidheight>" }
         if let name = point.name { out += "<name>\(XMLText.escaped(name))</name>" }
         if let fix = point.fix { out += "<fix>\(fix.rawValue)</fix>" }
         if let satellites = point.satellites { out += "<sat>\(satellites)</sat>" }

@@ -9,7 +9,8 @@ extension Fix {
     /// between them would report it.
     ///
     /// - Position moves along the great circle in proportion to time.
-    /// - Altitude, speed and accuracies are interpolated linearly when both ends have them;
+    /// - Altitude, geoid separation, speed and accuracies are interpolated linearly when both
+    ///   ends have them;
     ///   course turns the short way round.
     /// - The mode is the weaker of the two; the source is `start`'s.
     ///
@@ -33,7 +34,7 @@ extension Fix {
             if delta > 180 { delta -= 360 } else if delta < -180 { delta += 360 }
             course = normalizedCourse(c0 + delta * fraction)
         }
-        return Fix(
+        var fix = Fix(
             time: time,
             coordinate: a.intermediate(to: b, fraction: fraction),
             altitude: lerp(start.altitude, end.altitude),
@@ -43,6 +44,8 @@ extension Fix {
             verticalAccuracy: lerp(start.verticalAccuracy, end.verticalAccuracy),
             mode: min(start.mode, end.mode),
             source: start.source)
+        fix.geoidSeparation = lerp(start.geoidSeparation, end.geoidSeparation)
+        return fix
     }
 
     /// A copy with another time.

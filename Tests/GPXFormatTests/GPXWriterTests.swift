@@ -75,7 +75,8 @@ import Testing
                 time: Date(timeIntervalSince1970: (Double.random(in: 0...2e9, using: &generator) * 1e6).rounded() / 1e6),
                 speed: Double.random(in: 0...50, using: &generator),
                 course: Double.random(in: 0..<360, using: &generator),
-                horizontalDilution: 1e-7, satellites: 12, fix: .dgps, name: "p<&>\"'"))
+                horizontalDilution: 1e-7, satellites: 12, fix: .dgps, name: "p<&>\"'",
+                geoidHeight: Bool.random(using: &generator) ? Double.random(in: -110...90, using: &generator) : nil))
         }
         let writer = GPXWriter(layout: .track)
         for point in points { try writer.write(point) }
@@ -90,7 +91,24 @@ import Testing
             #expect(a.horizontalDilution == b.horizontalDilution)
             #expect(abs(a.time!.timeIntervalSince(b.time!)) < 1e-6)
             #expect(a.name == b.name && a.fix == b.fix && a.satellites == b.satellites)
+            #expect(a.geoidHeight == b.geoidHeight)
         }
+    }
+
+    @Test("A fix's geoid separation is the point's <geoidheight>, written after <time> as GPX 1.1 orders them, and back")
+    func geoidHeight() throws {
+        var fix = Fix(
+            time: Date(timeIntervalSince1970: 1_750_000_000), coordinate: Coordinate(uncheckedLatitude: 47.37, longitude: 8.54),
+            altitude: -14.1, source: .nmea)
+        fix.geoidSeparation = 32
+        let writer = GPXWriter(layout: .track)
+        try writer.write(fix)
+        try writer.finish()
+        #expect(writer.string.contains("<ele>-14.1</ele><time>2025-06-15T15:06:40Z</time><geoidheight>32</geoidheight>"), "\(writer.string)")
+        let point = try #require(try GPXDocument(string: writer.string).tracks.first?.segments.first?.first)
+        #expect(point.geoidHeight == 32)
+        let reread = try #require(point.fix())
+        #expect(reread.altitude == -14.1 && reread.geoidSeparation == 32)
     }
 
     @Test("The Xcode layout writes wpt elements with time, and segments split tracks")

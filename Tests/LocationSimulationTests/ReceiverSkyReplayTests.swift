@@ -34,4 +34,18 @@ import Testing
             #expect(fixes.map { $0.receiver?.sky } == [read[0], read[0], read[1], read[1], read[2]])
         }
     }
+
+    @Test("A replayed NMEA log's fixes keep GGA's geoid separation, between its points too: the height above the ellipsoid is the log's")
+    func replayKeepsTheGeoidSeparation() async throws {
+        try await withScratchFolder("locsim-geoid") { folder in
+            let path = folder + "/walk.nmea"
+            try (Self.log.map(TestNMEA.checksummed).joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let clock = VirtualClock()
+            let (replay, _) = try GPXReplay.reading(
+                routeFile: path, configuration: .init(pacing: .virtual, rate: 1), clock: clock, now: fixedNow)
+            let fixes = try await collect(replay, on: clock).map(\.fix)
+            #expect(fixes.count == 5)
+            #expect(fixes.allSatisfy { $0.altitude == 545.4 && $0.geoidSeparation == 46.9 }, "\(fixes.map { ($0.altitude, $0.geoidSeparation) })")
+        }
+    }
 }

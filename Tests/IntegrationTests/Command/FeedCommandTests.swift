@@ -21,7 +21,7 @@ import Testing
         "A synthetic and a GPX player are gpsd devices; the synthetic one moves exactly as 'locsim simulate' with its spec",
         .enabled(if: gpspipe != nil, "needs gpspipe (apt-get install gpsd-clients)"))
     func playersOverGPSD() async throws {
-        let spec = "\(Self.line) --profile run --seed 5 --start-time \(Self.start) --noise 3"
+        let spec = "\(Self.line) --profile run --seed 5 --noise 3"
         let command = try await LiveCommand([
             "serve", "--port", "0", "--gpsd-port", "0", "--player", "alice=\(spec)",
             "--player", "bob=tracks/tokyo-marunouchi-walk.gpx", "--player-speed", "5",
