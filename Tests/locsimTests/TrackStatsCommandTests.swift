@@ -17,14 +17,20 @@ import Testing
         #expect(object["points"] as? Int == text.components(separatedBy: "<trkpt ").count - 1)
     }
 
+    /// A 43-fix NMEA log `simulate` writes (a line from 2024-05-01T00:00:00Z), in `directory`.
+    static func simulatedLog(in directory: String) async throws -> String {
+        let log = directory + "/walk.nmea"
+        let made = try await CLI.run([
+            "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return log
+    }
+
     @Test("A fix of an NMEA log whose time goes backwards is named by the line its epoch starts on")
     func reversalLine() async throws {
         try await withScratchFolder("locsim-track-stats") { directory in
-            let log = directory + "/walk.nmea"
-            let made = try await CLI.run([
-                "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
+            let log = try await Self.simulatedLog(in: directory)
             // The first epoch (GSA, RMC, GGA, VTG) moved to the end: its time is then earlier than all before it.
             var lines = try String(contentsOfFile: log, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
             try #require(lines.count > 8)
@@ -43,11 +49,7 @@ import Testing
     @Test("--format json counts an NMEA log's skipped bad sentences, as standard error lists them")
     func skippedSentences() async throws {
         try await withScratchFolder("locsim-track-stats") { directory in
-            let log = directory + "/walk.nmea"
-            let made = try await CLI.run([
-                "simulate", "line", "--from", "35,139", "--to", "35.0005,139", "--start-time", "2024-05-01T00:00:00Z", "--out", log,
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
+            let log = try await Self.simulatedLog(in: directory)
             let whole = try await CLI.run(["track", "stats", log, "--format", "json"])
             #expect(whole.status == 0 && whole.stdout.contains(#""skipped_sentences":0"#), "\(whole.stdout)")
             // The first RMC's checksum broken (so the GGA after it has no date yet: skipped too),
