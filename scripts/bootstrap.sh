@@ -26,6 +26,8 @@ apt_packages+=(zlib1g-dev)
 apt_packages+=(nginx)
 # The live map's browser test drives headless Chromium over its DevTools pipe (no driver needed).
 apt_packages+=(chromium)
+# scripts/test.sh ends the tests' whole session with pkill (procps; setsid is util-linux's).
+apt_packages+=(procps)
 
 missing=()
 for p in "${apt_packages[@]}"; do
