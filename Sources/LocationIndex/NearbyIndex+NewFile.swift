@@ -87,7 +87,7 @@ extension NearbyIndex {
         let code = errno
         let reason =
             switch code {
-            case ENOENT where !FileManager.default.fileExists(atPath: folder(of: path)), ENOTDIR: "its folder does not exist"
+            case ENOENT where !SQLiteConnection.folderExists(of: path), ENOTDIR: "its folder does not exist"
             case EACCES, EPERM: "this user may not create files in its folder"
             case EROFS: "its folder is on a read-only file system"
             default: "cannot create a file in its folder (\(String(cString: strerror(code))))"
@@ -95,18 +95,12 @@ extension NearbyIndex {
         throw IndexError(.cannotOpen, "cannot create a new index there: \(reason)", path: path)
     }
 
-    /// The folder of `path` (`.` for a bare name).
-    private static func folder(of path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-    }
-
     /// Removes what builds of `path` by processes that no longer run left (`path.partial-PID`,
     /// a build killed before it was published), so a `kill -9` costs disk space only until the
     /// next build. A build of a process still running is left alone.
     static func removeAbandonedBuilds(of path: String) throws(IndexError) {
         let slash = path.lastIndex(of: "/")
-        let folder = folder(of: path)
+        let folder = SQLiteConnection.folder(of: path)
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".partial-"
         let names: [String]
         do {

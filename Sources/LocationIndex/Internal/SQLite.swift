@@ -64,15 +64,19 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
-    private static func folderExists(of path: String) -> Bool {
-        let folder: Substring =
-            switch path.lastIndex(of: "/") {
-            case nil: "."
-            case path.startIndex?: "/"
-            case let slash?: path[..<slash]
-            }
+    /// Whether the folder of `path` (``folder(of:)``) is there.
+    static func folderExists(of path: String) -> Bool {
         var status = stat()
-        return stat(String(folder), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        return stat(folder(of: path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The folder of `path` (`.` for a bare name).
+    static func folder(of path: String) -> String {
+        switch path.lastIndex(of: "/") {
+        case nil: "."
+        case path.startIndex?: "/"
+        case let slash?: String(path[..<slash])
+        }
     }
 
     /// Whether this process may write the file at `path` (`access(2)`), for opening a read-only
