@@ -47,8 +47,10 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM
 SWIFT_DETERMINISTIC_HASHING=1 swift build --build-tests "${flags[@]}"
 # The tests run in a session of their own, whose processes are ended when this script ends: a test
 # process that crashes cannot stop the servers and gpsd instances its tests started, and they
-# would outlive it (a trap once left 93 running). `swift test` puts the test process in a process
-# group of its own, so the session is what holds them all. Ctrl-C ends this script, and so them.
+# would outlive it (a trap once left 93 running; the PostgreSQL test servers are the test
+# process's own children so that this reaches them: Tests/LocSimTestHelpers/PostgresServer.swift).
+# `swift test` puts the test process in a process group of its own, so the session is what holds
+# them all. Ctrl-C ends this script, and so them.
 setsid swift test --skip-build "${flags[@]}" "$@" &
 tests=$!
 trap 'pkill -TERM -s "$tests" 2>/dev/null || true' EXIT

@@ -1,10 +1,19 @@
 import Foundation
+import LocationCore
 
 /// A private PostgreSQL 15 + PostGIS 3 server for one test: a fresh cluster in a temporary
-/// directory (a copy of one `initdb` made once a test process, see ``template``), `pg_ctl start`
-/// on a free loopback port, and `stop()` (immediate shutdown, directory removed). As root (the
-/// tests' usual user) the server runs as `postgres` through `runuser`, since PostgreSQL refuses
-/// to run as root.
+/// directory (a copy of one `initdb` made once a test process, see ``template``), `postgres`
+/// started on a free loopback port as a child of the test process, and `stop()` (immediate
+/// shutdown, directory removed). As root (the tests' usual user) the server runs as `postgres`
+/// through `setpriv`, since PostgreSQL refuses to run as root; `setpriv` changes its user and
+/// becomes the server (no process between), so a signal to the child is one to the postmaster.
+///
+/// A test process that is killed cannot stop its servers, so nothing of theirs outlives it for
+/// long: the postmaster is the test process's child, in its session (which `scripts/test.sh`
+/// ends with the run; `pg_ctl` would start it in a session of its own), and its directory is a
+/// scratch folder named with the test process's id, which the next test process to start a
+/// server removes, whereupon a postmaster still running there shuts itself down within a minute
+/// (PostgreSQL checks its `postmaster.pid` once a minute).
 ///
 /// The superuser is `postgres` with password ``password`` (SCRAM), database `postgres`.
 public final class PostgresServer: Sendable {
@@ -15,20 +24,26 @@ public final class PostgresServer: Sendable {
     /// Why PostgreSQL tests cannot run here, or nil when they can.
     public static var unavailableReason: String? {
         let fileManager = FileManager.default
-        guard fileManager.isExecutableFile(atPath: binaries + "/pg_ctl") else {
-            return "PostgreSQL 15 is not installed (\(binaries)/pg_ctl missing); run scripts/bootstrap.sh"
+        guard fileManager.isExecutableFile(atPath: binaries + "/postgres") else {
+            return "PostgreSQL 15 is not installed (\(binaries)/postgres missing); run scripts/bootstrap.sh"
         }
         guard fileManager.fileExists(atPath: "/usr/share/postgresql/15/extension/postgis.control") else {
             return "PostGIS 3 for PostgreSQL 15 is not installed; run scripts/bootstrap.sh"
         }
-        if getuid() == 0, !fileManager.isExecutableFile(atPath: "/usr/sbin/runuser") && !fileManager.isExecutableFile(atPath: "/sbin/runuser") {
-            return "running as root without runuser to start PostgreSQL as postgres"
+        if getuid() == 0, !fileManager.isExecutableFile(atPath: setpriv) {
+            return "running as root without \(setpriv) (util-linux) to start PostgreSQL as postgres"
         }
         return nil
     }
 
+    /// util-linux's program that runs another as a given user, in its own place.
+    static let setpriv = "/usr/bin/setpriv"
+
     public let directory: String
     public let port: Int
+    /// The running postmaster (nil while halted or once stopped), and what the ones before it
+    /// (before a ``halt()``) wrote.
+    private let postmaster = Locked<(running: ChildProcess?, earlierLog: String)>((nil, ""))
 
     /// `postgres://postgres:<password>@127.0.0.1:<port>/postgres?sslmode=disable`
     public var url: String { "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/postgres?sslmode=disable" }
@@ -51,10 +66,9 @@ public final class PostgresServer: Sendable {
     public let primaryPort: Int?
 
     private init(replicaOf primaryPort: Int?) async throws {
-        let base = Self.folder + "locsim-pg-" + UUID().uuidString
+        let base = try newScratchFolder("locsim-pg", in: Self.folder)
         directory = base
         self.primaryPort = primaryPort
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         do {
             let passwordFile = base + "/pw"
             try Self.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
@@ -70,22 +84,18 @@ public final class PostgresServer: Sendable {
                 try await Self.run(["/bin/cp", "-a", try await Self.template.value, base + "/data"], asPostgres: true)
             }
             var lastError: (any Error)?
-            var started: Int?
+            var started: (port: Int, postmaster: ChildProcess)?
             for _ in 0..<5 where started == nil {
                 let candidate = try LoopbackSocket.freePort()
                 do {
-                    try await Self.run(
-                        [
-                            Self.binaries + "/pg_ctl", "-D", base + "/data", "-w", "-t", "30", "-l", base + "/server.log", "-o",
-                            Self.serverOptions(port: candidate, directory: base), "start",
-                        ], asPostgres: true)
-                    started = candidate
+                    started = (candidate, try await Self.startPostmaster(directory: base, port: candidate))
                 } catch {
                     lastError = error  // the port was taken meanwhile: try another
                 }
             }
-            guard let started else { throw lastError ?? HarnessError("pg_ctl start failed") }
-            port = started
+            guard let started else { throw lastError ?? HarnessError("postgres did not start") }
+            port = started.port
+            postmaster.withLock { $0.running = started.postmaster }
         } catch {
             try? FileManager.default.removeItem(atPath: base)
             throw error
@@ -127,6 +137,22 @@ public final class PostgresServer: Sendable {
         return base + "/data"
     }
 
+    /// Starts the postmaster of the cluster in `directory` on `port` and waits until it accepts
+    /// connections (it says so on standard error, where it logs); throws with what it wrote when
+    /// it ends first (a port taken) or takes more than 30 s.
+    private static func startPostmaster(directory: String, port: Int) async throws -> ChildProcess {
+        let child = try await ChildProcess(
+            asPostgres([binaries + "/postgres", "-D", directory + "/data"] + serverOptions(port: port, directory: directory)))
+        do {
+            // "ready to accept connections", or "read-only connections" for a replica
+            try await child.wait(for: "PostgreSQL to accept connections") { child.errors.contains("ready to accept") }
+        } catch {
+            _ = await child.stopped()
+            throw error
+        }
+        return child
+    }
+
     /// `postgres` options: the port, loopback only, the socket in the server's directory, and
     /// no durability against the machine's crash (`fsync=off`: a test's data need not outlive the
     /// machine). A commit is still written to the WAL before it returns (`synchronous_commit` left
@@ -134,33 +160,52 @@ public final class PostgresServer: Sendable {
     /// server's own crash, which ``halt()`` is: with `synchronous_commit=off`, an import committed
     /// a moment before `halt()` was once gone after ``restart()``. A replica reconnects to its
     /// primary every second rather than every 5 s.
-    private static func serverOptions(port: Int, directory: String) -> String {
-        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off "
-            + "-c full_page_writes=off -c wal_retrieve_retry_interval=1s"
+    private static func serverOptions(port: Int, directory: String) -> [String] {
+        [
+            "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+            "-c", "full_page_writes=off", "-c", "wal_retrieve_retry_interval=1s",
+        ]
     }
 
-    /// The server's log, for failure messages.
-    public var log: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
+    /// The server's log (what its postmasters wrote), for failure messages.
+    public var log: String {
+        postmaster.withLock { $0.earlierLog + ($0.running?.errors ?? "") }
+    }
 
-    /// Stops the server now (`-m immediate`) and leaves the directory in place for ``restart()``.
+    /// Stops the server now (immediate shutdown, SIGQUIT, as a crash would leave it) and waits
+    /// until it has; the directory stays for ``restart()``.
     public func halt() async throws {
-        try await Self.run([Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
+        guard let child = takePostmaster() else { throw HarnessError("halt(): the server on port \(port) is not running") }
+        child.send(SIGQUIT)
+        defer { postmaster.withLock { $0.earlierLog += child.errors } }
+        try await child.waitForExit()
     }
 
     /// Starts a halted server again on the same port.
     public func restart() async throws {
-        try await Self.run(
-            [
-                Self.binaries + "/pg_ctl", "-D", directory + "/data", "-w", "-t", "30", "-l", directory + "/server.log",
-                "-o", Self.serverOptions(port: port, directory: directory), "start",
-            ], asPostgres: true)
+        let child = try await Self.startPostmaster(directory: directory, port: port)
+        postmaster.withLock { state in
+            state.earlierLog += state.running?.errors ?? ""
+            state.running = child
+        }
     }
 
-    /// Stops the server (if running) and removes its directory.
+    /// Stops the server (if running: immediate shutdown, then SIGKILL if it has not ended 10 s
+    /// later) and removes its directory.
     public func stop() async {
-        _ = try? await Self.run(
-            [Self.binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"], asPostgres: true)
+        if let child = takePostmaster() {
+            child.send(SIGQUIT)
+            _ = await child.stopped(grace: .seconds(10))
+        }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The running postmaster, which is then no longer this server's.
+    private func takePostmaster() -> ChildProcess? {
+        postmaster.withLock { state in
+            defer { state.running = nil }
+            return state.running
+        }
     }
 
     /// Runs SQL through `psql` (stopping at the first error, which it throws with psql's output):
@@ -294,10 +339,16 @@ public final class PostgresServer: Sendable {
         }
     }
 
+    /// `arguments` run as the user `postgres` when the tests run as root (`setpriv`, with the
+    /// user's own environment: HOME, USER, PATH), else as they are.
+    private static func asPostgres(_ arguments: [String]) -> [String] {
+        guard getuid() == 0 else { return arguments }
+        return [setpriv, "--reuid=postgres", "--regid=postgres", "--init-groups", "--reset-env", "--"] + arguments
+    }
+
     /// Runs `arguments` (as `postgres` when root) and throws with its output when it fails.
     static func run(_ arguments: [String], asPostgres: Bool) async throws {
-        var command = arguments
-        if asPostgres, getuid() == 0 { command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command }
+        let command = asPostgres ? Self.asPostgres(arguments) : arguments
         let outcome = try await ChildProcess.run(command, timeout: .seconds(60))
         guard outcome.termination == .exited(0) else {
             throw HarnessError("\(arguments.joined(separator: " ")) ended with \(outcome.termination): \(outcome.output)\(outcome.errors)")

@@ -20,11 +20,12 @@ public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (Strin
     return try body(path)
 }
 
-/// A new scratch folder named as ``withScratchFolder(_:_:)-async`` names it, for a fixture object
-/// that outlives one closure and removes the folder itself when it is done (in `deinit` or a
-/// `remove()` of its own). Everything else uses ``withScratchFolder(_:_:)-async``.
-public func newScratchFolder(_ label: String = "locsim-test") throws -> String {
-    try ProcessScratch.makeFolder(label)
+/// A new scratch folder named as ``withScratchFolder(_:_:)-async`` names it, in `parent` (the
+/// system's temporary directory unless given), for a fixture object that outlives one closure and
+/// removes the folder itself when it is done (in `deinit` or a `remove()` of its own). Everything
+/// else uses ``withScratchFolder(_:_:)-async``.
+public func newScratchFolder(_ label: String = "locsim-test", in parent: String? = nil) throws -> String {
+    try ProcessScratch.makeFolder(label, in: parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory())
 }
 
 /// A folder for fixtures a test process builds once and shares (a default-index cache, reference
@@ -54,11 +55,11 @@ enum ProcessScratch {
     /// The labels (with their parent folder) swept in this process.
     static let swept = Locked<Set<String>>([])
 
-    /// A new folder `label-PID-UUID` in the temporary directory, after sweeping `label`'s folders
-    /// of gone processes.
-    static func makeFolder(_ label: String) throws -> String {
-        sweepOnce(label: label, in: NSTemporaryDirectory())
-        let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString)"
+    /// A new folder `label-PID-UUID` in `parent` (ending in `/`), after sweeping `label`'s
+    /// folders of gone processes there.
+    static func makeFolder(_ label: String, in parent: String = NSTemporaryDirectory()) throws -> String {
+        sweepOnce(label: label, in: parent)
+        let path = parent + "\(label)-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
