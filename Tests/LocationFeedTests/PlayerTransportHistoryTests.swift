@@ -160,4 +160,144 @@ struct PlayerTransportHistoryTests {
             try run.transport.apply(.seekFraction(2))
         }
     }
+
+    @Test("A seek far into a path made as it is read gives way to a newer seek while it reads; the newer one is played")
+    func longSeekGivesWayToANewerOne() async throws {
+        let gate = Gate(at: 500)
+        let run = GatedRun(gate)
+        defer { run.task.cancel() }
+        try await run.waitFor(1)
+        try run.transport.apply(.seek(offset: 1_000_000))
+        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
+        try run.transport.apply(.seek(offset: 10))
+        gate.open()
+        try await run.waitFor(2)
+        #expect(run.sent[1].coordinate == Gate.fix(10).coordinate, "the newer seek's fix went out second")
+        #expect(run.transport.status.offset == 10)
+        // Stopped where it was (fix 501), read again from the start up to fix 11, not a million.
+        #expect(gate.read < 1_000, "\(gate.read) fixes read")
+    }
+
+    @Test("A seek far into a path made as it is read gives way to a teleport: it moves the fix the read got to")
+    func longSeekGivesWayToATeleport() async throws {
+        let gate = Gate(at: 500)
+        let run = GatedRun(gate)
+        defer { run.task.cancel() }
+        try await run.waitFor(1)
+        try run.transport.apply(.seek(offset: 1_000_000))
+        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
+        let target = Coordinate(uncheckedLatitude: 10, longitude: 10)
+        try run.transport.apply(.teleport(target))
+        gate.open()
+        try await run.waitFor(2)
+        #expect(run.sent[1].coordinate == target)
+        #expect(run.transport.status.offset == 500, "the player's time is the fix the read got to")
+        #expect(gate.read < 1_000, "\(gate.read) fixes read")
+    }
+
+    @Test("A seek far into a path made as it is read ends with the player, not a million fixes later")
+    func longSeekEndsWithThePlayer() async throws {
+        let gate = Gate(at: 500)
+        let run = GatedRun(gate)
+        try await run.waitFor(1)
+        try run.transport.apply(.seek(offset: 1_000_000))
+        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
+        run.task.cancel()
+        gate.open()  // the path itself does not look at cancellation: the transport must
+        _ = await run.task.result
+        #expect(gate.read <= 502, "\(gate.read) fixes read")
+    }
+
+    /// An endless path, a fix a second, each 0.0001° further east, whose reading stops before
+    /// fix `index` until ``open()`` (a wait that cancellation does not end, as a path being
+    /// computed would not); it counts the fixes read, over every reading of the path.
+    final class Gate: Sendable {
+        private struct State {
+            var reached = false, isOpen = false, read = 0
+            var waiter: CheckedContinuation<Void, Never>?
+        }
+        let index: Int
+        let changes = Changes()
+        private let state = Locked(State())
+
+        init(at index: Int) { self.index = index }
+
+        var reached: Bool { state.withLock { $0.reached } }
+        var read: Int { state.withLock { $0.read } }
+
+        func open() {
+            let waiter = state.withLock { state in
+                state.isOpen = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+
+        func pass(_ position: Int) async {
+            if position == index {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let isOpen = state.withLock { state in
+                        state.reached = true
+                        if !state.isOpen { state.waiter = continuation }
+                        return state.isOpen
+                    }
+                    changes.signal()
+                    if isOpen { continuation.resume() }
+                }
+            }
+            state.withLock { $0.read += 1 }
+        }
+
+        static func fix(_ position: Int) -> Fix {
+            Fix(
+                time: VirtualFeed.start.addingTimeInterval(Double(position)),
+                coordinate: Coordinate(uncheckedLatitude: 0, longitude: Double(position) * 1e-4), source: .gpx)
+        }
+
+        struct Path: LocationProvider {
+            let gate: Gate
+            struct AsyncIterator: AsyncIteratorProtocol {
+                let gate: Gate
+                var position = 0
+                mutating func next() async -> Fix? {
+                    await gate.pass(position)
+                    defer { position += 1 }
+                    return Gate.fix(position)
+                }
+            }
+            func makeAsyncIterator() -> AsyncIterator { AsyncIterator(gate: gate) }
+        }
+    }
+
+    /// A transport playing a ``Gate``'s path (no known end, so read a fix at a time) on a clock
+    /// that never moves, every fix it sends recorded.
+    final class GatedRun: Sendable {
+        let transport = PlayerTransport(
+            clock: VirtualClock(), origin: VirtualFeed.start, speed: 1, loops: false, end: .never, historyLimit: 8)
+        private let log = Locked<[Fix]>([])
+        private let changes = Changes()
+        let task: Task<Void, any Error>
+
+        init(_ gate: Gate) {
+            let transport = transport, log = log, changes = changes
+            task = Task {
+                try await transport.run(
+                    Gate.Path(gate: gate),
+                    publish: { fix, _ in
+                        log.withLock { $0.append(fix) }
+                        changes.signal()
+                    }, onEnd: {})
+            }
+        }
+
+        var sent: [Fix] { log.withLock { $0 } }
+
+        func waitFor(_ count: Int) async throws {
+            let log = log
+            try await changes.wait(for: "\(count) fixes sent", account: { "\(log.withLock { $0.count }) sent" }) {
+                log.withLock { $0.count } >= count
+            }
+        }
+    }
 }

@@ -342,8 +342,26 @@ final class PlayerTransport: Sendable {
                 state.withLock { $0.jumpInFlight = false }
             case .seek(let offset):
                 if dropped > 0, let kept = offsets.first, offset < kept { restart() }
-                while (offsets.last ?? -1) < offset, try await pull() {
+                // A seek far into a path made as it is read (days into an endless synthetic one)
+                // reads for a while: a newer seek or teleport, or the player's end, stops the
+                // read where it got to, and the newer command is applied from there (a teleport
+                // moves the last fix read; the player's time is that fix's).
+                var overtaken = false
+                while (offsets.last ?? -1) < offset {
+                    overtaken = Task.isCancelled || state.withLock { $0.pendingSeek != nil || $0.pendingTeleport != nil }
+                    guard !overtaken, try await pull() else { break }
                     trim(keeping: dropped + fixes.count - 2)
+                }
+                if overtaken {
+                    next = dropped + fixes.count
+                    let reached = offsets.last ?? 0, now = elapsed()
+                    state.withLock { state in
+                        guard state.pendingSeek == nil else { return }
+                        state.anchorOffset = reached
+                        state.anchorElapsed = now
+                        state.lastOffset = reached
+                    }
+                    continue
                 }
                 // The first fix after the offset is next; the one at or before it goes out now.
                 next = dropped + offsets.partitioningIndex { $0 > offset }
