@@ -85,10 +85,19 @@ struct DurationConversionTests {
 
     @Test("Duration text that is not one", arguments: [
         "", "s", "ms", "1 s", " 1s", "1e3", "inf", "nan", "1h1h", "1x", "1:60", "1:30:60", "1::2", ":30", "1:", "1.s", ".5s",
-        "1:2:3:4", "1.5:00", "0x10", "１s", "99999999999999999s",
+        "1:2:3:4", "1.5:00", "0x10", "１s",
     ])
     func durationTextRefused(text: String) {
         #expect(DurationText.parse(text) == .failure(.malformed), "\(text)")
+    }
+
+    @Test(
+        "A well-written duration past 10^12 s is told as too long, not as badly written",
+        arguments: ["100000000d", "99999999999999999s", "1000000000001", "277777778h", "1" + String(repeating: "0", count: 400) + "s", "9999999999999:00"])
+    func durationTextTooLong(text: String) {
+        #expect(DurationText.parse(text) == .failure(.tooLong), "\(text)")
+        #expect(DurationText.parse("1000000000000") == .success(.seconds(1_000_000_000_000)))
+        #expect(DurationText.parse("-100000000d") == .failure(.negative))
     }
 
     @Test("A negative duration is told as such", arguments: ["-1", "-5s", "-1:30", "-500ms"])

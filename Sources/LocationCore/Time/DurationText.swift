@@ -12,6 +12,8 @@ package enum DurationText {
     package enum Problem: Error, Equatable, CustomStringConvertible {
         case negative
         case malformed
+        /// Well written, but longer than ``limit`` (a slip of the keyboard, `100000000d`).
+        case tooLong
         /// More than zero but less than half a microsecond, the finest duration kept: it would
         /// be read as 0 (then refused as "got 0", or taken as none).
         case belowResolution
@@ -21,6 +23,7 @@ package enum DurationText {
             case .negative: "must not be negative"
             case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or plain seconds (90, 1.5)"
             case .belowResolution: "must be 0 or at least 1us (durations are kept to the microsecond)"
+            case .tooLong: "is longer than any locsim takes (at most 10^12 seconds, about 31,700 years)"
             }
         }
     }
@@ -32,11 +35,11 @@ package enum DurationText {
     /// The duration `text` says, or why it says none.
     package static func parse(_ text: String) -> Result<Duration, Problem> {
         if text.hasPrefix("-") {
-            return parse(String(text.dropFirst())).flatMap { _ in .failure(.negative) }
+            // Any well-written duration after the sign is negative, whatever else is wrong with it.
+            return .failure(parse(String(text.dropFirst())) == .failure(.malformed) ? .malformed : .negative)
         }
-        guard let seconds = text.contains(":") ? clock(text) : amounts(text), seconds.isFinite, seconds <= limit else {
-            return .failure(.malformed)
-        }
+        guard let seconds = text.contains(":") ? clock(text) : amounts(text) else { return .failure(.malformed) }
+        guard seconds.isFinite, seconds <= limit else { return .failure(.tooLong) }
         let microseconds = Int64((seconds * 1e6).rounded())
         guard microseconds > 0 || seconds == 0 else { return .failure(.belowResolution) }
         return .success(.microseconds(microseconds))
@@ -87,12 +90,12 @@ package enum DurationText {
         return s >= 3600 || alwaysHours ? "\(sign)\(s / 3600):\(two(s % 3600 / 60)):\(two(s % 60))" : "\(sign)\(s / 60):\(two(s % 60))"
     }
 
-    /// A plain decimal: ASCII digits, at most one point with digits on both sides.
+    /// A plain decimal: ASCII digits, at most one point with digits on both sides. Digits past a
+    /// `Double`'s range read as infinity (then too long).
     private static func number(_ text: Substring, fraction: Bool) -> Double? {
         let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...(fraction ? 2 : 1)).contains(pieces.count),
-            pieces.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            pieces[0].count <= 15
+            pieces.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
         else { return nil }
         return Double(text)
     }
