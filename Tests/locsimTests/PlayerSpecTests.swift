@@ -94,6 +94,13 @@ import Testing
         {
             #expect { try PlayerSpec("a=\(line) \(flag)", defaultSpeed: 1) } throws: { error in "\(error)".contains(says) && "\(error)".count < 200 }
         }
+        // A mistyped option is not pointed at one a player refuses; other suggestions stay.
+        #expect { try PlayerSpec("a=\(line) --start-tim 5", defaultSpeed: 1) } throws: { error in
+            "\(error)" == "--player a: Unknown option '--start-tim'. ('locsim simulate --help' lists a player's options)"
+        }
+        #expect { try PlayerSpec("a=\(line) --sed 5", defaultSpeed: 1) } throws: { error in
+            "\(error)".contains("Did you mean '--seed'?")
+        }
         // A file a player cannot play says what it can, not simulate's list of path kinds alone.
         for path in ["/tmp/walk.txt", "walk.csv --speed 2", "tracks/a.b"] {
             #expect { try PlayerSpec("a=\(path)", defaultSpeed: 1) } throws: { error in

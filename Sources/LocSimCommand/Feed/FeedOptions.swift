@@ -275,11 +275,22 @@ struct PlayerSpec {
         do {
             simulate = try Simulate.parse(arguments)
         } catch {
-            throw ValidationError("--player \(name): \(Simulate.message(for: error))")
+            throw ValidationError("--player \(name): \(Self.withoutRefusedSuggestion(Simulate.message(for: error)))")
         }
         // A player's own --seed, else one from its name: every player moves (and sees its sky) its own way.
         seed = arguments.contains("--seed") ? simulate.seed : Self.seed(of: name)
         (source, speed, ownSpeed, loops, start) = (.motion(simulate, arguments), simulate.speed ?? defaultSpeed, simulate.speed, motionLoops, 0)
+    }
+
+    /// ArgumentParser's message for a mistyped option without its suggestion when that names an
+    /// option a player refuses (`--start-tim`: "Did you mean '--start-time'?"), which would send
+    /// the user from one refusal to another.
+    static func withoutRefusedSuggestion(_ message: String) -> String {
+        let refused = Set(simulateOnlyFlags + ["--start-time", "--start"])
+        guard let suggestion = message.firstMatch(of: /\s*Did you mean '(--[A-Za-z0-9-]+)'\?/), refused.contains(String(suggestion.1)) else {
+            return message
+        }
+        return message.replacingCharacters(in: suggestion.range, with: "") + " ('locsim simulate --help' lists a player's options)"
     }
 
     /// The words a synthetic player's spec starts with (`simulate`'s kinds of path).
