@@ -67,6 +67,8 @@ import Testing
         #expect(shown.components(separatedBy: "<polyline ").count - 1 == 2)
         #expect(shown.contains("<td>200</td><td>7</td>") && shown.contains("<td style=\"text-align:left\">refused</td>"))
         #expect(shown.contains(">4.0 ms</text>"))
+        // Counts are whole: not "4.0 intervals".
+        #expect(shown.contains(">4 req/s</text>") && shown.contains(">4 intervals</text>"))
         // Charts as wide as the other pages' maps: with the page's margins, within a 1000 px window.
         #expect(shown.components(separatedBy: #"width="900" height="220""#).count - 1 == 3 && !shown.contains(#"width="1000""#))
     }
