@@ -41,6 +41,7 @@ let malformedCases: [MalformedCase] = [
     .init(label: "truncated inside a comment", marked: head + "<!-- never closed\n⟨", code: .truncated),
     .init(label: "mismatched end tag", marked: head + "<trkpt lat=\"1\" lon=\"2\">⟨</trkseg>\n" + tail, code: .malformedXML),
     .init(label: "unknown entity", marked: "<gpx creator=\"a\"><trk><name>Fish ⟨&chips; walk</name></trk></gpx>", code: .malformedXML),
+    .init(label: "an attribute twice in one tag", marked: head + good + "<trkpt lat=\"37.9\" lon=\"-122.2\" ⟨lat=\"0\"/>\n" + tail, code: .malformedXML),
     .init(label: "unquoted attribute", marked: "<gpx>\n<wpt lat=⟨1 lon=\"2\"/></gpx>", code: .malformedXML),
     .init(label: "not a GPX file", marked: "<?xml version=\"1.0\"?>\n⟨<kml><Placemark/></kml>", code: .notGPX),
     .init(label: "empty input", marked: "⟨", code: .truncated),

@@ -528,6 +528,12 @@ final class XMLScanner {
                 if v == UInt8(ascii: "<") { throw .malformed("'<' inside an attribute value", at: i) }
                 i += 1
             }
+            // XML allows a name once a tag (`lat="1" lon="2" lat="0"` is not well-formed): taking
+            // one of the two would move a point without a word.
+            let name = bytes(attributeStart, attributeNameEnd)
+            for earlier in attributes where bytes(earlier.nameStart, earlier.nameEnd).elementsEqual(name) {
+                throw .malformed("attribute '\(string(attributeStart, attributeNameEnd))' given twice in one tag", at: attributeStart)
+            }
             attributes.append(Attribute(nameStart: attributeStart, nameEnd: attributeNameEnd, valueStart: valueStart, valueEnd: i))
             i += 1
             guard let after = try byte(at: i) else { return nil }
