@@ -141,6 +141,20 @@ import Testing
         #expect(delivery.offer(fix) == [.delivered([fix], at: fix.time)])
     }
 
+    @Test("With batching, a fix too soon after one held in the batch says 'let through', not 'delivered': nothing was yet")
+    func batchedReasonText() throws {
+        var delivery = LocationDelivery(
+            policy: try DeliveryPolicy(service: .fused(minimumInterval: .seconds(5), minimumDistance: 10, maximumDelay: .seconds(60))))
+        let start = Date(timeIntervalSince1970: 1_760_000_000)
+        let first = Fix(time: start, coordinate: try Coordinate(latitude: 1, longitude: 2), source: .synthetic)
+        let soon = Fix(time: start.addingTimeInterval(2), coordinate: try Coordinate(latitude: 1.001, longitude: 2), source: .synthetic)
+        #expect(delivery.offer(first).isEmpty, "held in the batch")
+        let withheld = delivery.offer(soon)
+        #expect(withheld == [.withheld(soon, because: .tooSoon(elapsed: .seconds(2), minimumInterval: .seconds(5)))])
+        #expect(WithholdReason.tooSoon(elapsed: .seconds(2), minimumInterval: .seconds(5)).description == "2.0 s after the last fix let through, sooner than 5.0 s")
+        #expect(WithholdReason.tooClose(distance: 3, minimumDistance: 10).description == "3.0 m from the last fix let through, closer than 10.0 m")
+    }
+
     @Test("After an automatic pause, coming to the foreground hands back the last fix, then delivers again")
     func resumeAfterPause() throws {
         let policy = try DeliveryPolicy(service: .standard(distanceFilter: nil), automaticPause: .init(after: .seconds(10)))

@@ -201,9 +201,11 @@ public enum WithholdReason: Sendable, Hashable, CustomStringConvertible {
     case withinDistanceFilter(distance: Double, filter: Double)
     /// Significant-change service: too close to, or too soon after, the last delivered fix.
     case noSignificantChange(distance: Double, elapsed: Duration, minimumDistance: Double, minimumInterval: Duration)
-    /// Less than the least interval after the last delivered (or accepted) fix.
+    /// Less than the least interval after the last fix let through: delivered (approximate
+    /// location), or accepted (fused provider; with batching, possibly not delivered yet).
     case tooSoon(elapsed: Duration, minimumInterval: Duration)
-    /// Fused provider: less than the least distance from the last accepted fix.
+    /// Fused provider: less than the least distance from the last accepted fix (with batching,
+    /// possibly not delivered yet).
     case tooClose(distance: Double, minimumDistance: Double)
     /// Deliveries are paused automatically since the player stopped.
     case pausedAutomatically(since: Date)
@@ -230,8 +232,8 @@ public enum WithholdReason: Sendable, Hashable, CustomStringConvertible {
         case .withinDistanceFilter(let distance, let filter): "\(Self.metres(distance)) from the last delivered fix, within distanceFilter \(Self.metres(filter))"
         case .noSignificantChange(let distance, let elapsed, let minimumDistance, let minimumInterval):
             "\(Self.metres(distance)) and \(elapsed.fractionalSeconds) s since the last delivered fix; significant change needs \(Self.metres(minimumDistance)) and \(minimumInterval.fractionalSeconds) s"
-        case .tooSoon(let elapsed, let minimumInterval): "\(elapsed.fractionalSeconds) s after the last delivered fix, sooner than \(minimumInterval.fractionalSeconds) s"
-        case .tooClose(let distance, let minimumDistance): "\(Self.metres(distance)) from the last delivered fix, closer than \(Self.metres(minimumDistance))"
+        case .tooSoon(let elapsed, let minimumInterval): "\(elapsed.fractionalSeconds) s after the last fix let through, sooner than \(minimumInterval.fractionalSeconds) s"
+        case .tooClose(let distance, let minimumDistance): "\(Self.metres(distance)) from the last fix let through, closer than \(Self.metres(minimumDistance))"
         case .pausedAutomatically: "updates paused automatically: the player stopped"
         case .inBackground: "the app is in the background"
         }
