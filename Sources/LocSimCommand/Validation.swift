@@ -82,6 +82,13 @@ func checkOutputPath(_ path: String, flag: String, apartFrom others: [(path: Str
         throw CommandFailure(
             "\(flag) \(path) is \(other.role): writing it would replace it", hint: "give \(flag) another file name", status: 2)
     }
+    // Every report is an HTML page: under a data format's name (`--report run.json`) a reader
+    // or a later tool would take it for that format.
+    if flag.hasSuffix("report"), let found = RouteFileFormat.fileExtension(path), dataExtensions.contains(found) {
+        throw CommandFailure(
+            "\(flag) \(path): the report is an HTML page, not a .\(found) file",
+            hint: "give it a name ending in .html" + (flag == "--report" ? " (the run as JSON lines is --format jsonl)" : ""), status: 2)
+    }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
         throw CommandFailure("\(flag) \(path) is a directory", hint: "give a file name, e.g. \(flag) \(path)/out\(extensionHint(flag))")
@@ -106,6 +113,11 @@ func sameFile(_ a: String, _ b: String) -> Bool {
     }
     return AtomicFile.canonicalPath(a) == AtomicFile.canonicalPath(b)
 }
+
+/// Extensions of the data formats locsim reads or writes, which an HTML report must not take:
+/// every extension a route file can have (`RouteFileFormat`) among them, so a report never
+/// replaces a scenario's route either, whether or not the run reads it.
+private let dataExtensions: Set<String> = ["json", "jsonl", "ndjson", "geojson", "gpx", "kml", "nmea", "log", "csv", "tsv", "sqlite", "db"]
 
 private func extensionHint(_ flag: String) -> String {
     flag.hasSuffix("report") ? ".html" : flag == "--db" ? ".sqlite" : ".gpx"

@@ -255,6 +255,25 @@ import Testing
         #expect(result.stdout.isEmpty, "the failure comes before any output")
     }
 
+    @Test("A report under a data format's name (x.json, x.GPX) is refused before the run: every report is an HTML page")
+    func reportUnderADataName() async throws {
+        try await withScratchFolder("locsim-report-name") { directory in
+            let walk = PackagePaths.path("tracks/sf-mission-walk.gpx")
+            for (arguments, name) in [
+                (["replay", walk, "--fast", "--report", directory + "/run.json"], "run.json"),
+                (["replay", walk, "--fast", "--report", directory + "/run.GPX"], "run.GPX"),
+                (["serve", "--port", "0", "--audit-report", directory + "/audit.jsonl"], "audit.jsonl"),
+            ] {
+                let result = try await CLI.run(arguments + ["--geodata", "geodata"])
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                let lines = try Self.expectErrorLines(result)
+                #expect(lines[0].hasSuffix("\(name): the report is an HTML page, not a .\(name.split(separator: ".").last!.lowercased()) file"), "\(lines[0])")
+                #expect(lines[1].hasPrefix("hint: give it a name ending in .html"), "\(lines[1])")
+                #expect(!FileManager.default.fileExists(atPath: directory + "/" + name))
+            }
+        }
+    }
+
     @Test("An output that names a file the command reads is refused before the run, and the file is left as it was")
     func outputOverInput() async throws {
         try await withScratchFolder("locsim-same-file") { directory in
@@ -270,12 +289,6 @@ import Testing
                 (["replay", walk, "--fast", "--report", directory + "/link.gpx"], "is the track to replay"),
                 (["replay", walk, "--fast", "--report", directory + "/./walk.gpx"], "is the track to replay"),
                 (["replay", "--scenario", scenario, "--fast", "--report", scenario], "--report \(scenario) is the scenario"),
-                (["replay", "--scenario", scenario, "--fast", "--report", walk], "is the scenario's route file"),
-                // A track in place of the route: the route file is not read, and was overwritten.
-                (["replay", PackagePaths.path("tracks/tokyo-marunouchi-walk.gpx"), "--scenario", scenario, "--fast", "--report", walk],
-                 "is the scenario's route file"),
-                (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", walk],
-                 "is the scenario's route file"),
                 (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/r.gpx"], "is the --record file"),
                 (["replay", "--gpsd", "127.0.0.1:1", "--record", directory + "/r.gpx", "--report", directory + "/sub/../r.gpx"], "is the --record file"),
                 (["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", scenario],
@@ -289,6 +302,19 @@ import Testing
                 #expect(lines[0].contains(says) && lines[0].hasSuffix("writing it would replace it"), "\(lines[0])")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
                 #expect(try String(contentsOfFile: scenario, encoding: .utf8).hasPrefix("{"))
+            }
+            // A scenario's route file, read or not (a track argument replaces the route): a route
+            // has a data format's name, which no report takes.
+            for arguments in [
+                ["replay", "--scenario", scenario, "--fast", "--report", walk],
+                ["replay", PackagePaths.path("tracks/tokyo-marunouchi-walk.gpx"), "--scenario", scenario, "--fast", "--report", walk],
+                ["simulate", "line", "--from", "37.76,-122.42", "--to", "37.77,-122.42", "--map", "--scenario", scenario, "--report", walk],
+            ] {
+                let result = try await CLI.run(arguments + ["--geodata", "geodata"])
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                let lines = try Self.expectErrorLines(result)
+                #expect(lines[0].hasSuffix("the report is an HTML page, not a .gpx file"), "\(lines[0])")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: walk)) == original)
             }
             // swarm --server's report: never the index it reads, nor a track of --tracks.
             let tracks = directory + "/tracks"

@@ -74,13 +74,6 @@ struct MapPipeline {
         return scenario
     }
 
-    /// Refuses a `--report` path that is the scenario's route file, whether or not this run
-    /// reads it (a track argument replaces the route, and the file would still be overwritten).
-    nonisolated static func checkReport(_ report: String?, apartFromRouteOf scenario: Scenario) throws {
-        guard let report, case .file(let file)? = scenario.route else { return }
-        try checkOutputPath(report, flag: "--report", apartFrom: [(file, "the scenario's route file")])
-    }
-
     /// The summary, then a warning on standard error when every fix was rejected (a run that
     /// ran to its end; a signal's stop says nothing of the rest).
     private func finishRecording() {

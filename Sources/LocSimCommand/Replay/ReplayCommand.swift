@@ -167,7 +167,6 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
     @MainActor
     private func runScenario(_ path: String) async throws {
         let scenario = try MapPipeline.loadScenario(path)
-        try MapPipeline.checkReport(report, apartFromRouteOf: scenario)
         let phone = try ScenarioPhone(scenario: scenario)
         let speedFactor = timing.fast ? nil : timing.speed ?? 1
         let pacing: Pacing = speedFactor.map { .timed(speedFactor: $0) } ?? .virtual

@@ -227,7 +227,6 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
         }
         if map {
             let scenario = try scenario.map { try MapPipeline.loadScenario($0) }
-            if let scenario { try MapPipeline.checkReport(report, apartFromRouteOf: scenario) }
             let pipeline = try MapPipeline(
                 source: source, map: mapLogic, format: format, flush: flush, showsProgress: speed != nil,
                 maximumFixAge: scenario?.maximumFixAge)
