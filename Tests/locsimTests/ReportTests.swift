@@ -17,6 +17,41 @@ import Testing
     }
 
     static let tokyo = ["tracks/tokyo-marunouchi-walk.gpx", "--radius", "1500", "--geodata", "geodata"]
+    /// A scenario whose phone loses, changes and withholds fixes and goes to the background.
+    static let background = ["--scenario", "tracks/scenarios/background-walk.json", "--geodata", "geodata"]
+
+    @Test("A scenario's report shows what its phone did: a row of lost, changed and withheld fixes and the app's time in the background, counted as the summary counts them")
+    func phoneShown() async throws {
+        let html = try await Self.report(Self.background)
+        let subtitle = try #require(html.range(of: #"<p class="sub" id="subtitle">"#).map { String(html[$0.upperBound...].prefix { $0 != "<" }) })
+        #expect(subtitle.hasPrefix("tracks/scenarios/background-walk.json (its route: "), "\(subtitle)")
+        let start = try #require(html.range(of: #"<svg id="timeline""#))
+        let end = try #require(html[start.lowerBound...].range(of: "</svg>"))
+        let timeline = String(html[start.lowerBound..<end.upperBound])
+        #expect(Self.texts(timeline).contains { $0.text == "phone" })
+        // The summary's own counts: "2609 withheld (…); trouble: 60 lost, 31 changed; no batches".
+        let row = try #require(Self.rows(html, table: "summary").first { $0.first == "phone" }?.last)
+        func count(before word: String) throws -> Int {
+            let range = try #require(row.range(of: " " + word), "\(row)")
+            return try #require(Int(row[..<range.lowerBound].split(whereSeparator: { !$0.isNumber }).last ?? ""), "\(row)")
+        }
+        for (kind, word) in [("lost", "lost"), ("changed", "changed"), ("withheld", "withheld")] {
+            let expected = try count(before: word)
+            #expect(expected > 0)
+            #expect(timeline.components(separatedBy: "class=\"phone-mark phone-\(kind)\"").count - 1 == expected, "\(kind)")
+        }
+        // One background stretch (17:40 to 17:42), its times in its tooltip; fetches stop inside it.
+        let bands = timeline.components(separatedBy: #"<rect class="phone-background""#).dropFirst()
+        #expect(bands.count == 1)
+        #expect(bands.first?.contains("<title>app in the background 2024-11-07T17:40:00Z – 2024-11-07T17:42:00Z</title>") == true)
+        let band = try #require(bands.first)
+        let left = try #require(Self.attribute("x", in: " " + band).flatMap(Double.init))
+        let width = try #require(Self.attribute("width", in: " " + band).flatMap(Double.init))
+        let ticks = Self.attributes("x1", ofElementsWith: #"class="tick"#, in: timeline).compactMap(Double.init)
+        #expect(!ticks.contains { $0 > left + 1 && $0 < left + width - 1 }, "a fetch while the app was in the background")
+        // On the map: a ring where trouble lost or changed a fix.
+        #expect(html.components(separatedBy: #"<circle class="phone-lost""#).count - 1 == (try count(before: "lost")))
+    }
 
     @Test("The summary shows fetches by reason as words and numbers, not JSON")
     func summaryValues() async throws {
@@ -62,9 +97,9 @@ import Testing
         }
     }
 
-    @Test("Timeline labels sit in the gutter or the axis row and do not overlap each other")
-    func labelsClearOfData() async throws {
-        let html = try await Self.report(Self.tokyo)
+    @Test("Timeline labels sit in the gutter or the axis row and do not overlap each other", arguments: [tokyo, background])
+    func labelsClearOfData(_ arguments: [String]) async throws {
+        let html = try await Self.report(arguments)
         let start = try #require(html.range(of: #"<svg id="timeline""#))
         let end = try #require(html[start.lowerBound...].range(of: "</svg>"))
         let timeline = String(html[start.lowerBound..<end.upperBound])

@@ -5,7 +5,8 @@ import MapPages
 /// `--report FILE.html`: a replay on one self-contained page (MapPages' replay.html draws it): the
 /// track on a map, fetch points coloured by reason with the fetch radius, failed fetches crossed
 /// out with their error, places shaded by when they appeared, encounters, a timeline strip of
-/// fetches, failures, encounters and place counts, and the summary.
+/// fetches, failures, encounters and place counts, and the summary; for a scenario, what its
+/// phone did too (fixes lost, changed, withheld or batched; the app in the background).
 @MainActor
 struct HTMLReport {
     let title: String
@@ -35,7 +36,7 @@ struct HTMLReport {
     }
 
     /// The page, with what replay.html reads as `D`: the title; fixes, fetches, failures, places,
-    /// encounters and place counts, each a list of marks (`t` seconds since 1970, `at` [lat, lon]
+    /// encounters, the phone's notes and place counts, each a list of marks (`t` seconds since 1970, `at` [lat, lon]
     /// where there is a place, and what that kind of mark has); the summary's rows.
     func render() -> String {
         let trace = recorder.trace
@@ -81,6 +82,13 @@ struct HTMLReport {
                 mark(&json, encounter.time, encounter.place.coordinate) { json in
                     json.member("name", encounter.place.name)
                     json.member("distance", encounter.distance)
+                }
+            }
+            json.key("phone")
+            json.array(trace.phone) { json, note in
+                mark(&json, note.time, note.at) { json in
+                    json.member("kind", note.kind)
+                    json.member("detail", note.detail)
                 }
             }
             json.key("counts")

@@ -179,7 +179,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             let warnings: [String]
             (replay, warnings) = try makeReplay(track, pacing: pacing)
             for line in warnings { Terminal.err(line) }
-            title = track
+            title = "\(path) with the track \(track)"
         } else {
             guard let route = scenario.route else {
                 throw ValidationError(
@@ -203,7 +203,8 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
                 // same file gives the same output).
                 replay = routeReplay
                 for line in warnings { Terminal.err(line) }
-                title = what
+                // The report names the scenario it shows, and the route file when it is one.
+                title = what == path || what.hasPrefix(path + " ") ? what : "\(path) (its route: \(what))"
             case .motion(let motion):
                 // Legs are synthetic motion, not a path to replay: --start and --noise do not
                 // apply, and are refused rather than ignored.

@@ -19,6 +19,10 @@ final class ReplayRecorder {
         var placeCounts: [(time: Date, count: Int)] = []
         /// Fetches that failed: where the request was centred, when it failed, and why.
         var failures: [(time: Date, id: Int, center: Coordinate, error: String)] = []
+        /// What a scenario's phone did on the way to the app (``record(_:at:)``), at the delivery
+        /// clock: `kind` is `lost` or `changed` (GPS trouble), `withheld`, `batch`, `background`
+        /// or `foreground`; `at` is the fix's position where there is one; `detail` the log's words.
+        var phone: [(time: Date, kind: String, at: Coordinate?, detail: String)] = []
     }
 
     private let format: TimelineFormat
@@ -153,24 +157,28 @@ final class ReplayRecorder {
         var counts = phone ?? PhoneSummary()
         defer { phone = counts }
         switch note {
-        case .trouble(_, let reported, let effects):
+        case .trouble(let original, let reported, let effects):
             if reported == nil { counts.lost += 1 } else { counts.changed += 1 }
             for effect in effects {
                 emit(text: "\(stamp(time))  trouble: \(effect)", TroubleRecord(time: time, effect: effect, reported: reported))
             }
+            trace.phone.append(
+                (time, reported == nil ? "lost" : "changed", (reported ?? original).coordinate,
+                 "trouble: " + effects.map { "\($0)" }.joined(separator: "; ")))
         case .withheld(let fix, let reason):
             counts.withheldByReason[reason.name, default: 0] += 1
-            emit(
-                text: "\(stamp(time))  fix of \(stamp(fix.time)) withheld: \(reason)",
-                WithheldRecord(time: time, fix: fix, reason: reason))
+            let text = "fix of \(stamp(fix.time)) withheld: \(reason)"
+            emit(text: "\(stamp(time))  " + text, WithheldRecord(time: time, fix: fix, reason: reason))
+            trace.phone.append((time, "withheld", fix.coordinate, text))
         case .app(let state):
             emit(text: "\(stamp(time))  app: \(state.rawValue)", AppRecord(time: time, state: state.rawValue))
+            trace.phone.append((time, state.rawValue, nil, "app: \(state.rawValue)"))
         case .batch(let fixes):
             counts.batches += 1
             counts.batchedFixes += fixes.count
-            emit(
-                text: "\(stamp(time))  \(PeopleText.count(fixes.count, "fix", "fixes")) delivered at once; the app reads the last",
-                BatchRecord(time: time, fixes: fixes))
+            let text = "\(PeopleText.count(fixes.count, "fix", "fixes")) delivered at once; the app reads the last"
+            emit(text: "\(stamp(time))  " + text, BatchRecord(time: time, fixes: fixes))
+            trace.phone.append((time, "batch", fixes.last?.coordinate, text))
         }
     }
 
