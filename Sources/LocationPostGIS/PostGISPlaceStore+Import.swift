@@ -75,6 +75,28 @@ extension PostGISPlaceStore {
                     }
                 }
                 try Task.checkCancellation()
+                // A UUID is one place whatever its case (`Place.identity(ofID:)`, as the SQLite
+                // index keys it): a stored place whose UUID the file gives in another case takes
+                // the file's spelling first, so the upsert below updates it rather than adding a
+                // second row. A hash join on the file's UUIDs alone: a file without UUIDs reads
+                // nothing of locsim_place here. Not where the file's spelling is stored already
+                // (two spellings stored by an older locsim stay two places).
+                var renamed: [String] = []
+                for try await id in try await connection.query(
+                    """
+                    WITH uuids AS (
+                        SELECT id FROM locsim_import
+                        WHERE id ~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'),
+                    renamed AS (
+                        UPDATE locsim_place p SET id = u.id FROM uuids u
+                        WHERE lower(p.id) = lower(u.id) AND p.id <> u.id
+                            AND NOT EXISTS (SELECT 1 FROM locsim_place q WHERE q.id = u.id)
+                        RETURNING p.id)
+                    SELECT id FROM renamed
+                    """, logger: logger
+                ).decode(String.self) {
+                    renamed.append(id)
+                }
                 var counts = (0, 0)
                 for try await (inserted, updated) in try await connection.query(
                     PostgresQuery(unsafeSQL: """
@@ -86,9 +108,12 @@ extension PostGISPlaceStore {
                         -- A place the file leaves as it is stays untouched: no new row version, no tile rebuilt.
                         WHERE (p.name, p.kind, p.level, p.lat_e7, p.lon_e7)
                             IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.kind, EXCLUDED.level, EXCLUDED.lat_e7, EXCLUDED.lon_e7)
-                        RETURNING (xmax = 0) AS new)
-                    SELECT count(*) FILTER (WHERE new), count(*) FILTER (WHERE NOT new) FROM written
-                    """), logger: logger
+                        RETURNING (xmax = 0) AS new, id)
+                    SELECT count(*) FILTER (WHERE new),
+                        -- A renamed place is updated, whether or not the file changes it further.
+                        count(*) FILTER (WHERE NOT new) + (SELECT count(*) FROM unnest($1::text[]) r WHERE r NOT IN (SELECT id FROM written))
+                    FROM written
+                    """, binds: Self.binds(renamed)), logger: logger
                 ).decode((Int64, Int64).self) {
                     counts = (Int(inserted), Int(updated))
                 }
@@ -168,5 +193,12 @@ extension PostGISPlaceStore {
             }
             buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
         }
+    }
+
+    /// One bind: `ids` as a `text[]`.
+    private static func binds(_ ids: [String]) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(ids)
+        return bindings
     }
 }

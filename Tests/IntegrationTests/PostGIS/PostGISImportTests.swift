@@ -43,6 +43,32 @@ struct StopImport: Error {}
         }
     }
 
+    @Test("A UUID in another case is the stored place, updated, as in an SQLite index; other ids keep their case")
+    func uuidIDsWhateverTheirCase() async throws {
+        try await withPostGIS { server, store in
+            try await withScratchFolder { directory in
+                let upper = "9F1C2A4E-0B7D-4C3A-8E21-5D6F7A8B9C0D", lower = upper.lowercased()
+                try "id,name,lat,lon\n\(upper),Gate,35.0,139.0\nShrine-1,Shrine,35.1,139.1\n".write(
+                    toFile: directory + "/a.csv", atomically: true, encoding: .utf8)
+                #expect(try await store.importPlaces(fromFile: directory + "/a.csv").inserted == 2)
+                // The same place in lower case, renamed; the same again with nothing else changed;
+                // a non-UUID id in another case is another place.
+                try "id,name,lat,lon\n\(lower),Gate renamed,35.0,139.0\nshrine-1,Other,35.1,139.1\n".write(
+                    toFile: directory + "/b.csv", atomically: true, encoding: .utf8)
+                let second = try await store.importPlaces(fromFile: directory + "/b.csv")
+                #expect(second.inserted == 1 && second.updated == 1 && second.placeCount == 3, "\(second)")
+                try "id,name,lat,lon\n\(upper),Gate renamed,35.0,139.0\n".write(toFile: directory + "/c.csv", atomically: true, encoding: .utf8)
+                let third = try await store.importPlaces(fromFile: directory + "/c.csv")
+                #expect(third.inserted == 0 && third.updated == 1 && third.placeCount == 3, "the case alone changed: \(third)")
+                #expect(try await server.psqlValues("SELECT id || ' ' || name FROM locsim_place ORDER BY id") == "9F1C2A4E-0B7D-4C3A-8E21-5D6F7A8B9C0D Gate renamed\nShrine-1 Shrine\nshrine-1 Other")
+                // What an SQLite index of the same files holds.
+                let index = try sqliteIndex(in: directory, importing: ["a.csv", "b.csv", "c.csv"])
+                let center = try Coordinate(latitude: 35.05, longitude: 139.05)
+                #expect(try await store.places(near: center, within: 50_000) == (try index.places(near: center, within: 50_000)))
+            }
+        }
+    }
+
     /// A bad row fails with the same error an SQLite import gives, and nothing is written.
     @Test func badInputGivesTheIndexErrorsAndWritesNothing() async throws {
         try await withPostGIS { server, store in
