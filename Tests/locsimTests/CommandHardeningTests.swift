@@ -119,6 +119,13 @@ import Testing
         let known = try await CLI.run(["help", "index", "query"])
         #expect(known.status == 0)
         #expect(known.stdout.hasPrefix("OVERVIEW: Places within a radius"))
+        // help after a command's name, as git takes it, says where help goes.
+        for (arguments, words) in [(["nmea", "help", "serve"], "nmea serve"), (["index", "help", "import", "x.csv"], "index import")] {
+            let late = try await CLI.run(arguments)
+            #expect(late.status == 2, "\(late.stderr)")
+            let lines = try Self.expectErrorLines(late)
+            #expect(lines[1] == "hint: help comes first: 'locsim help \(words)', or 'locsim \(words) --help'", "\(lines[1])")
+        }
     }
 
     @Test("An option the rest of the command line would ignore is refused, naming what it is for")

@@ -103,6 +103,16 @@ struct ErrorReport: Equatable {
         }
         let code = LocSim.exitCode(for: error)
         if code == .validationFailure || code.rawValue == 64 {
+            // `locsim nmea help serve`, as git takes it: help is asked for before the name.
+            let path = commandPath(arguments)
+            if arguments.count > path.count + 1, arguments[path.count] == "help" {
+                let asked = commandPath(path + arguments[(path.count + 1)...])
+                if asked.count > path.count {
+                    let words = asked.joined(separator: " ")
+                    return ErrorReport(
+                        message: LocSim.message(for: error), hint: "help comes first: 'locsim help \(words)', or 'locsim \(words) --help'", status: 2)
+                }
+            }
             return ErrorReport(message: LocSim.message(for: error), hint: help, status: 2)
         }
         if (error as NSError).domain == NSCocoaErrorDomain || (error as NSError).domain == NSPOSIXErrorDomain {
