@@ -109,18 +109,20 @@ extension GPXPoint {
     ///
     /// - Parameters:
     ///   - fix: The fix whose position, time, altitude, speed and course the point carries.
-    ///   - horizontalAccuracyPerHDOP: Metres of horizontal accuracy per unit of HDOP (gpsd's
-    ///     model: 19): with it, the accuracy becomes `<hdop>`, rounded to 10⁻⁶ (so 46.93 m is
-    ///     2.47, not 2.4699999999999998); a replay with the same figure turns it back. `nil` (the
-    ///     default) leaves the accuracy out, as GPX has no element for it.
+    ///   - horizontalAccuracyPerHDOP: Metres of accuracy per unit of dilution of precision
+    ///     (gpsd's model: 19, for both axes): with it, the horizontal accuracy becomes `<hdop>`
+    ///     and the vertical one `<vdop>`, rounded to 10⁻⁶ (so 46.93 m is 2.47, not
+    ///     2.4699999999999998); a replay with the same figure turns them back. `nil` (the default)
+    ///     leaves the accuracies out, as GPX has no element for them.
     public init?(fix: Fix, horizontalAccuracyPerHDOP: Double? = nil) {
         guard let coordinate = fix.coordinate else { return nil }
         self.init(
             coordinate: coordinate, elevation: fix.altitude, time: fix.time, speed: fix.speed, course: fix.course,
             fix: fix.mode == .threeDimensional ? .threeDimensional : .twoDimensional,
             geoidHeight: fix.geoidSeparation.flatMap { $0.isFinite ? $0 : nil })
-        if let perHDOP = horizontalAccuracyPerHDOP, let accuracy = fix.horizontalAccuracy {
-            horizontalDilution = (accuracy / perHDOP * 1e6).rounded() / 1e6
+        if let perHDOP = horizontalAccuracyPerHDOP {
+            horizontalDilution = fix.horizontalAccuracy.map { ($0 / perHDOP * 1e6).rounded() / 1e6 }
+            verticalDilution = fix.verticalAccuracy.map { ($0 / perHDOP * 1e6).rounded() / 1e6 }
         }
     }
 

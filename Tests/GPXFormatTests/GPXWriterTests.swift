@@ -14,13 +14,13 @@ import Testing
         #expect(writer.string.contains("<trkpt lat=\"47.37\" lon=\"8.54\""))
     }
 
-    @Test("A fix without a position is left out and ends the segment; the accuracy becomes <hdop> by the model given")
+    @Test("A fix without a position is left out and ends the segment; the accuracies become <hdop> and <vdop> by the model given")
     func fixesWithLostFix() throws {
         let start = Date(timeIntervalSince1970: 1_750_000_000)
         func fix(_ i: Int) -> Fix {
             Fix(
                 time: start.addingTimeInterval(Double(i)), coordinate: Coordinate(uncheckedLatitude: 47.37 + Double(i) * 1e-4, longitude: 8.54),
-                horizontalAccuracy: 46.93, source: .gpsd)
+                horizontalAccuracy: 46.93, verticalAccuracy: i == 1 ? nil : 59.85, source: .gpsd)
         }
         let writer = GPXWriter(layout: .track)
         try writer.write(Fix.noFix(time: start, source: .gpsd))  // before any point: no empty segment
@@ -36,7 +36,9 @@ import Testing
         #expect(segments.map { $0.map(\.coordinate) } == [[fix(0), fix(1)], [fix(4)]].map { $0.map { $0.coordinate! } })
         // 46.93 / 19 = 2.4699999999999998 in binary; written as the 2.47 it stands for.
         #expect(segments[0].map(\.horizontalDilution) == [2.47, 2.47])
-        #expect(segments[1][0].horizontalDilution == nil, "no model given")
+        // The vertical accuracy as <vdop> by the same model, where there is one.
+        #expect(segments[0].map(\.verticalDilution) == [3.15, nil])
+        #expect(segments[1][0].horizontalDilution == nil && segments[1][0].verticalDilution == nil, "no model given")
     }
 
     @Test("Writing a document and reading it back gives the same values",

@@ -10,10 +10,11 @@ import Testing
     static func path() -> ReplayPath {
         var points = (0..<6).map { point($0, at: Double($0)) }
         for i in points.indices where i != 3 { points[i].horizontalDilution = 0.75 + Double(i) / 4 }
+        for i in points.indices where i != 2 { points[i].verticalDilution = 1.25 + Double(i) / 4 }
         return ReplayPath(track: GPXTrack(segments: [points]))
     }
 
-    @Test("With a scale, each fix's accuracy is scale × its point's HDOP (none without an HDOP); without one, no accuracy")
+    @Test("With a scale, each fix's accuracies are scale × its point's HDOP and VDOP (none without them); without one, no accuracy")
     func accuracyFromHDOP() async throws {
         let path = Self.path()
         let points = path.segments[0]
@@ -24,9 +25,10 @@ import Testing
         #expect(fixes.count == points.count)
         for (fix, point) in zip(fixes, points) {
             #expect(fix.horizontalAccuracy == point.horizontalDilution.map { $0 * 19 })
+            #expect(fix.verticalAccuracy == point.verticalDilution.map { $0 * 19 })
         }
         let plain = try GPXReplay(path: path, configuration: .init(pacing: .virtual), clock: clock, now: fixedNow)
-        #expect(try await collect(plain, on: clock).allSatisfy { $0.fix.horizontalAccuracy == nil })
+        #expect(try await collect(plain, on: clock).allSatisfy { $0.fix.horizontalAccuracy == nil && $0.fix.verticalAccuracy == nil })
     }
 
     @Test("A scale that is not a finite positive number is refused, naming the parameter", arguments: [0.0, -1, .infinity, .nan])

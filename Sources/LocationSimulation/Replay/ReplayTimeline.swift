@@ -130,11 +130,12 @@ struct ReplayTimeline: Sendable {
         }
     }
 
-    /// The point's fix, with its accuracy from HDOP when a scale is given.
+    /// The point's fix, with its accuracies from HDOP and VDOP when a scale is given.
     private func fix(of point: GPXPoint) -> Fix? {
         guard var fix = point.fix(source: .gpx) else { return nil }
-        if let accuracyPerHDOP, fix.hasPosition, let hdop = point.horizontalDilution {
-            fix.horizontalAccuracy = hdop * accuracyPerHDOP
+        if let accuracyPerHDOP, fix.hasPosition {
+            fix.horizontalAccuracy = point.horizontalDilution.map { $0 * accuracyPerHDOP }
+            fix.verticalAccuracy = point.verticalDilution.map { $0 * accuracyPerHDOP }
         }
         return fix
     }

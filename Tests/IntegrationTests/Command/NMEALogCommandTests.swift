@@ -347,6 +347,35 @@ import Testing
 
     // MARK: Reading NMEA logs
 
+    @Test("An NMEA log's VDOP is the replay's vertical accuracy (19 m × VDOP, as HDOP is the horizontal)")
+    func verticalAccuracyFromVDOP() async throws {
+        try await withScratchFolder("locsim-nmea-vdop") { folder in
+            let start = Date(timeIntervalSince1970: 1_714_550_400)
+            let epochs = (0..<3).map { TestNMEA.epoch(time: start.addingTimeInterval(Double($0)), latitude: 35.68 + Double($0) * 1e-4, longitude: 139.76) }
+            let path = folder + "/log.nmea"
+            try epochs.flatMap(\.sentences).joined(separator: "\r\n").appending("\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+            // GSA: …,PDOP,HDOP,VDOP*checksum
+            let gsa = try #require(epochs[0].sentences.first { $0.hasPrefix("$GPGSA") })
+            let fields = gsa.split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false)
+            let (hdop, vdop) = (try #require(Double(fields[fields.count - 2])), try #require(Double(fields[fields.count - 1])))
+            func accuracies(_ path: String) async throws -> [(Double?, Double?)] {
+                let result = try await CLI.run(["replay", path, "--fast", "--format", "jsonl", "--geodata", PackagePaths.path("geodata")])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try result.stdout.split(separator: "\n").compactMap { line in
+                    guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["type"] as? String == "fix"
+                    else { return nil }
+                    return (object["accuracy"] as? Double, object["vaccuracy"] as? Double)
+                }
+            }
+            let replayed = try await accuracies(path)
+            #expect(replayed.count == 3)
+            for (horizontal, vertical) in replayed {
+                #expect(horizontal.map { abs($0 - 19 * hdop) < 1e-9 } == true, "\(String(describing: horizontal))")
+                #expect(vertical.map { abs($0 - 19 * vdop) < 1e-9 } == true, "\(String(describing: vertical))")
+            }
+        }
+    }
+
     @Test("replay and track stats read locsim's own .nmea: the fixes simulate printed, to NMEA's precision")
     func ownOutputReadsBack() async throws {
         try await withScratchFolder("locsim-nmea") { folder in
