@@ -562,6 +562,25 @@ import Testing
         #expect(!result.stderr.contains("is gpsd running"), "\(result.stderr)")
     }
 
+    @Test("replay --gpsd fails as locsim gpsd does, by the kind of failure: a host that does not resolve is not 'is gpsd running?'; no --reconnect it lacks")
+    func replayGPSDFailures() async throws {
+        let refused = try LoopbackSocket.freePort()
+        for (arguments, message, hint) in [
+            (["replay", "--gpsd", "no-such-host.invalid:2947"], "gpsd at no-such-host.invalid:2947: no such host",
+             "hint: check the host name, or give an address such as 127.0.0.1"),
+            (["replay", "--gpsd", "127.0.0.1:\(refused)"], "gpsd at 127.0.0.1:\(refused): connection refused",
+             "hint: is gpsd running at 127.0.0.1:\(refused)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)"),
+            (["gpsd", "--port", "\(refused)"], "gpsd at 127.0.0.1:\(refused): connection refused",
+             "hint: is gpsd running at 127.0.0.1:\(refused)? Start it with 'gpsd -N -n /dev/ttyACM0', or add --reconnect to wait for it (docs/guides/gps-dongle.md)"),
+        ] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].hasPrefix("locsim: error: " + message), "\(lines[0])")
+            #expect(lines[1] == hint, "\(lines[1])")
+        }
+    }
+
     @Test("--host takes an IPv6 address bare or in brackets, as a URL writes it; brackets round anything else are refused")
     func bracketedHost() async throws {
         let port = try LoopbackSocket.freePort()

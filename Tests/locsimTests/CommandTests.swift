@@ -98,7 +98,7 @@ import Testing
             let gpsd = try await CLI.run(["replay", "--gpsd", "127.0.0.1:\(port)"])
             #expect(gpsd.status == 1)
             // The receiver's own words, not Swift type or code names.
-            #expect(gpsd.stderr.hasPrefix("locsim: error: the location source failed: gpsd at 127.0.0.1:\(port): connection refused"))
+            #expect(gpsd.stderr.hasPrefix("locsim: error: gpsd at 127.0.0.1:\(port): connection refused"), "\(gpsd.stderr)")
             #expect(!gpsd.stderr.contains("GPSDError") && !gpsd.stderr.contains("locationUnavailable"))
             // No fix came: no summary of zeros before the error.
             #expect(gpsd.stdout.isEmpty, "\(gpsd.stdout)")

@@ -37,6 +37,8 @@ struct ErrorReport: Equatable {
     /// The report for `error`, thrown by the command `arguments` named.
     static func make(for error: any Error, arguments: [String]) -> ErrorReport {
         let help = "see '\((["locsim"] + commandPath(arguments)).joined(separator: " ")) --help'"
+        // Only `locsim gpsd` has --reconnect (`replay --gpsd` reconnects after a session on its own).
+        let reconnects = commandPath(arguments) == ["gpsd"]
         switch error {
         case let failure as CommandFailure:
             return ErrorReport(message: failure.description, hint: failure.hint ?? help, status: failure.status)
@@ -48,14 +50,14 @@ struct ErrorReport: Equatable {
             // gpsd answered: the device is what is wrong, not whether gpsd runs.
             return ErrorReport(
                 message: failure.description,
-                hint: "check the device's path ('gpspipe -w -n 3 \(failure.host):\(failure.port)' lists gpsd's DEVICES), "
-                    + "or add --reconnect to wait for it to be plugged in (docs/guides/gps-dongle.md)",
+                hint: "check the device's path ('gpspipe -w -n 3 \(failure.host):\(failure.port)' lists gpsd's DEVICES)"
+                    + (reconnects ? ", or add --reconnect to wait for it to be plugged in" : "") + " (docs/guides/gps-dongle.md)",
                 status: 1)
         case let failure as GPSDError where failure.code == .daemonClosed:
             return ErrorReport(
                 message: failure.description,
-                hint: "gpsd at \(failure.host):\(failure.port) went away (stopped, or restarted); "
-                    + "add --reconnect to ride it out (docs/guides/gps-dongle.md)",
+                hint: "gpsd at \(failure.host):\(failure.port) went away (stopped, or restarted)"
+                    + (reconnects ? "; add --reconnect to ride it out" : "") + " (docs/guides/gps-dongle.md)",
                 status: 1)
         case let failure as GPSDError where failure.code == .malformedReport:
             return ErrorReport(
@@ -66,8 +68,8 @@ struct ErrorReport: Equatable {
         case let failure as GPSDError:
             return ErrorReport(
                 message: failure.description,
-                hint: "is gpsd running at \(failure.host):\(failure.port)? Start it with 'gpsd -N -n /dev/ttyACM0', "
-                    + "or add --reconnect to wait for it (docs/guides/gps-dongle.md)",
+                hint: "is gpsd running at \(failure.host):\(failure.port)? Start it with 'gpsd -N -n /dev/ttyACM0'"
+                    + (reconnects ? ", or add --reconnect to wait for it" : "") + " (docs/guides/gps-dongle.md)",
                 status: 1)
         case let failure as GPXParseError:
             let isKML = arguments.contains { $0.lowercased().hasSuffix(".kml") }

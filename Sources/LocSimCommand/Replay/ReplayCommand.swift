@@ -127,17 +127,17 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
                 await MainActor.run { progress.printAbove(line) }
             }
             let recording = try record.map { try FixRecording(path: $0) }
+            let feedFailure = Locked<(any Error)?>(nil)
             do {
                 // The map logic sees one fix per epoch, as the app would (gpsd may report each
                 // several times); the recording takes every report, so Ctrl-C loses none.
-                if let recording {
-                    try await pipeline.runRealTime(GPSDEpochProvider(RecordedProvider(base: feed, recording: recording)))
-                } else {
-                    try await pipeline.runRealTime(GPSDEpochProvider(feed))
-                }
+                try await pipeline.runRealTime(GPSDEpochProvider(RecordedProvider(base: feed, recording: recording, failure: feedFailure)))
             } catch let failure as CommandFailure {
                 // Says what the recording holds, or that an existing file was left as it was.
                 try recording?.finishSaying()
+                // The feed's own error, reported as `locsim gpsd` reports it, with the hint for its
+                // kind (a host name that does not resolve is not a gpsd that is not running).
+                if let original = feedFailure.withLock({ $0 }) as? GPSDError { throw original }
                 throw CommandFailure(
                     failure.description,
                     hint: "is gpsd running at \(address)? Start it with 'gpsd -N -n /dev/ttyACM0' (docs/guides/gps-dongle.md)")
