@@ -163,12 +163,8 @@ struct PlayerTransportHistoryTests {
 
     @Test("A seek far into a path made as it is read gives way to a newer seek while it reads; the newer one is played")
     func longSeekGivesWayToANewerOne() async throws {
-        let gate = Gate(at: 500)
-        let run = GatedRun(gate)
+        let (gate, run) = try await GatedRun.seekingFar()
         defer { run.task.cancel() }
-        try await run.waitFor(1)
-        try run.transport.apply(.seek(offset: 1_000_000))
-        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
         try run.transport.apply(.seek(offset: 10))
         gate.open()
         try await run.waitFor(2)
@@ -180,12 +176,8 @@ struct PlayerTransportHistoryTests {
 
     @Test("A seek far into a path made as it is read gives way to a teleport: it moves the fix the read got to")
     func longSeekGivesWayToATeleport() async throws {
-        let gate = Gate(at: 500)
-        let run = GatedRun(gate)
+        let (gate, run) = try await GatedRun.seekingFar()
         defer { run.task.cancel() }
-        try await run.waitFor(1)
-        try run.transport.apply(.seek(offset: 1_000_000))
-        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
         let target = Coordinate(uncheckedLatitude: 10, longitude: 10)
         try run.transport.apply(.teleport(target))
         gate.open()
@@ -197,11 +189,7 @@ struct PlayerTransportHistoryTests {
 
     @Test("A seek far into a path made as it is read ends with the player, not a million fixes later")
     func longSeekEndsWithThePlayer() async throws {
-        let gate = Gate(at: 500)
-        let run = GatedRun(gate)
-        try await run.waitFor(1)
-        try run.transport.apply(.seek(offset: 1_000_000))
-        try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
+        let (gate, run) = try await GatedRun.seekingFar()
         run.task.cancel()
         gate.open()  // the path itself does not look at cancellation: the transport must
         _ = await run.task.result
@@ -289,6 +277,19 @@ struct PlayerTransportHistoryTests {
                         changes.signal()
                     }, onEnd: {})
             }
+        }
+
+        deinit { task.cancel() }
+
+        /// A run whose first fix went out, then asked to seek a million seconds in, its read
+        /// stopped at fix 500 of a ``Gate`` closed there.
+        static func seekingFar() async throws -> (Gate, GatedRun) {
+            let gate = Gate(at: 500)
+            let run = GatedRun(gate)
+            try await run.waitFor(1)
+            try run.transport.apply(.seek(offset: 1_000_000))
+            try await gate.changes.wait(for: "the seek's read to reach fix 500") { gate.reached }
+            return (gate, run)
         }
 
         var sent: [Fix] { log.withLock { $0 } }
