@@ -97,6 +97,8 @@ extension PostGISPlaceStore {
                 ).decode(String.self) {
                     renamed.append(id)
                 }
+                var renamedIDs = PostgresBindings()
+                renamedIDs.append(renamed)
                 var counts = (0, 0)
                 for try await (inserted, updated) in try await connection.query(
                     PostgresQuery(unsafeSQL: """
@@ -113,7 +115,7 @@ extension PostGISPlaceStore {
                         -- A renamed place is updated, whether or not the file changes it further.
                         count(*) FILTER (WHERE NOT new) + (SELECT count(*) FROM unnest($1::text[]) r WHERE r NOT IN (SELECT id FROM written))
                     FROM written
-                    """, binds: Self.binds(renamed)), logger: logger
+                    """, binds: renamedIDs), logger: logger
                 ).decode((Int64, Int64).self) {
                     counts = (Int(inserted), Int(updated))
                 }
@@ -193,12 +195,5 @@ extension PostGISPlaceStore {
             }
             buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
         }
-    }
-
-    /// One bind: `ids` as a `text[]`.
-    private static func binds(_ ids: [String]) -> PostgresBindings {
-        var bindings = PostgresBindings()
-        bindings.append(ids)
-        return bindings
     }
 }

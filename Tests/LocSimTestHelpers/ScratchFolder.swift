@@ -25,7 +25,7 @@ public func withScratchFolder<T>(_ label: String = "locsim-test", _ body: (Strin
 /// removes the folder itself when it is done (in `deinit` or a `remove()` of its own). Everything
 /// else uses ``withScratchFolder(_:_:)-async``.
 public func newScratchFolder(_ label: String = "locsim-test", in parent: String? = nil) throws -> String {
-    try ProcessScratch.makeFolder(label, in: parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory())
+    try ProcessScratch.makeFolder(label, in: ProcessScratch.parent(parent))
 }
 
 /// A folder for fixtures a test process builds once and shares (a default-index cache, reference
@@ -35,7 +35,7 @@ public func newScratchFolder(_ label: String = "locsim-test", in parent: String?
 /// its own: the first use of a label in a process removes that label's folders of processes that
 /// are gone, so a killed run leaves nothing behind the next run.
 public func processScratchFolder(_ label: String, in parent: String? = nil) -> String {
-    let parent = parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory()
+    let parent = ProcessScratch.parent(parent)
     let path = parent + "\(label)-\(getpid())"
     ProcessScratch.folders.withLock { folders in
         if folders.isEmpty { atexit { ProcessScratch.removeAll() } }
@@ -54,6 +54,11 @@ enum ProcessScratch {
     static let folders = Locked<[String]>([])
     /// The labels (with their parent folder) swept in this process.
     static let swept = Locked<Set<String>>([])
+
+    /// `parent` ending in `/`, or the system's temporary directory when none is given.
+    static func parent(_ parent: String?) -> String {
+        parent.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? NSTemporaryDirectory()
+    }
 
     /// A new folder `label-PID-UUID` in `parent` (ending in `/`), after sweeping `label`'s
     /// folders of gone processes there.

@@ -185,11 +185,14 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
                 throw ValidationError(
                     "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
             }
-            let what: String
+            // What the messages name, and the report's title: the scenario, and its route file
+            // when it is one.
+            let what: String, routeTitle: String
             if case .file(let file) = route {
-                what = file
+                (what, routeTitle) = (file, "\(path) (its route: \(file))")
             } else {
                 what = "\(path) (its route)"
+                routeTitle = what
             }
             let start = untimedStart
             let playable = try startChecked(what, pacing: pacing) { configuration in
@@ -203,8 +206,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
                 // same file gives the same output).
                 replay = routeReplay
                 for line in warnings { Terminal.err(line) }
-                // The report names the scenario it shows, and the route file when it is one.
-                title = what == path || what.hasPrefix(path + " ") ? what : "\(path) (its route: \(what))"
+                title = routeTitle
             case .motion(let motion):
                 // Legs are synthetic motion, not a path to replay: --start and --noise do not
                 // apply, and are refused rather than ignored.
