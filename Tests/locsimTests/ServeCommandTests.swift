@@ -282,11 +282,16 @@ import Testing
         try await withScratchFolder("locsim-token") { directory in
             let file = directory + "/token", secret = "f1le-s3cret"
             try Data("\(secret)\n".utf8).write(to: URL(fileURLWithPath: file))
-            for (arguments, environment, token) in [
-                (["--token-file", file], [String: String](), secret), ([], ["LOCSIM_TOKEN": "env-s3cret"], "env-s3cret"),
+            for (arguments, environment, token, source) in [
+                (["--token-file", file], [String: String](), secret, "--token-file"),
+                ([], ["LOCSIM_TOKEN": "env-s3cret"], "env-s3cret", "$LOCSIM_TOKEN"),
             ] {
                 let server = try await ServeProcess.start(arguments, environment: environment)
                 defer { server.command.stop() }
+                // The start-up advice names where the token came from (not a --token never given).
+                try await server.command.wait(for: "the advice line") { lines in lines.contains { $0.text.contains("set the app's server base URL") } }
+                let advice = server.command.lines.map(\.text).first { $0.contains("set the app's server base URL") }
+                #expect(advice?.hasSuffix("with 'Authorization: Bearer <the token of \(source)>'") == true, "\(String(describing: advice))")
                 #expect(try await server.call("GET", "/metrics", token: nil).status == 401, "\(arguments)")
                 #expect(try await server.call("GET", "/metrics", token: token).status == 200, "\(arguments)")
                 #expect(try await server.call("GET", "/metrics", token: token + "x").status == 401, "\(arguments)")

@@ -198,6 +198,9 @@ struct Serve: AsyncParsableCommand {
         readsToken ? try bearerToken(flag: token, file: tokenFile) : nil
     }
 
+    /// Where the token came from, for the start-up line that tells the app how to send it.
+    private var tokenSource: String { token != nil ? "--token" : tokenFile != nil ? "--token-file" : "$LOCSIM_TOKEN" }
+
     /// Whether a token is read at all: `--accept-any-token` alone reads none, not even `$LOCSIM_TOKEN`.
     private var readsToken: Bool { !(acceptAnyToken && token == nil && tokenFile == nil) }
 
@@ -319,7 +322,7 @@ struct Serve: AsyncParsableCommand {
                 if placesMissing == nil {
                     lines.append(
                         "  set the app's server base URL to \(base); it calls GET /locations/nearby"
-                            + (configuration.token == nil ? "" : " with 'Authorization: Bearer <your --token>'"))
+                            + (configuration.token == nil ? "" : " with 'Authorization: Bearer <the token of \(tokenSource)>'"))
                 }
                 lines.append("  players: \(base)/players (control API), live map \(base)/")
                 if let reason = placesMissing { lines.append("  \(reason)") }

@@ -75,7 +75,7 @@ struct SwarmCommand: AsyncParsableCommand, Interruption.Command {
     @Option(duration: "With --server: a request unanswered after this long fails (wall-clock; default 10s).")
     var timeout: DurationArgument = .seconds(10)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How many players.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many players (required).", valueName: "n"))
     var players: Int
 
     @Option(duration: "Game time to simulate, in whole seconds, up to 7 days (default 1h).")
@@ -105,10 +105,10 @@ struct SwarmCommand: AsyncParsableCommand, Interruption.Command {
     private var rampSeconds: Double { ramp?.seconds ?? min(60, duration.seconds) }
 
     /// `--fail-rate`, as `serve` names its share of failed requests.
-    @Option(name: .customLong("fail-rate"), number: ArgumentHelp("The share of fetches that fail, so back-off and retries show, 0...1.", valueName: "p"))
+    @Option(name: .customLong("fail-rate"), number: ArgumentHelp("With --virtual: the share of fetches that fail, so back-off and retries show, 0...1.", valueName: "p"))
     var failureRate: Double = 0
 
-    @Flag(help: "Evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
+    @Flag(help: "With --virtual: evaluate the rule at every fix, not only where it can hold (the same numbers, slower).")
     var everyFix = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads to run on (--virtual: default one per core, the numbers do not depend on it; --server: the client's event loops, default 1).", valueName: "n"))

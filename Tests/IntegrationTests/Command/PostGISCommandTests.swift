@@ -153,6 +153,13 @@ import Testing
             let clean = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
             #expect(clean.status == 0, "\(clean.stderr)")
             #expect(clean.stdout.contains("each as locsim_place gives it"), "\(clean.stdout)")
+            // One place moved by 1e-7°: its one tile, counted in the singular.
+            try await postgres.psql(
+                "BEGIN; SET LOCAL session_replication_role = replica; "
+                    + "UPDATE locsim_place SET lat_e7 = lat_e7 + 1 WHERE id = (SELECT min(id) FROM locsim_place); COMMIT")
+            let one = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(one.status == 1)
+            #expect(one.stderr.contains("error: 1 tile of locsim_tile disagrees with locsim_place"), "\(one.stderr)")
             try await postgres.psql(
                 "BEGIN; SET LOCAL session_replication_role = replica; UPDATE locsim_place SET lat_e7 = lat_e7 + 1000000; COMMIT")
             let stale = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
