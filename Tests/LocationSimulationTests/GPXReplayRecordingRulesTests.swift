@@ -65,6 +65,22 @@ import Testing
         #expect(try await collect(across, on: clock).count == 304)
     }
 
+    @Test("A gap of millennia is crossed at once when resampling, not grid step by grid step")
+    func gapOfMillennia() async throws {
+        // About 3,200 years at 100 Hz: 10^13 grid steps, which a walk step by step never ends.
+        let far = 1e11
+        let path = track([0, 1, far, far + 1])
+        let replay = try GPXReplay(
+            path: path, configuration: .init(pacing: .virtual, rate: 100), clock: VirtualClock(), now: fixedNow)
+        var offsets: [Double] = []
+        // To the grid's 10 ms (a Date this far out holds about 10 µs).
+        for try await fix in replay { offsets.append((fix.time.timeIntervalSince(path.segments[0][0].time!) * 100).rounded() / 100) }
+        #expect(offsets.count == 202)
+        #expect(offsets[100] == 1)
+        #expect(offsets[101] == far)
+        #expect(offsets.last == far + 1)
+    }
+
     @Test("A short step is no gap; the threshold decides")
     func threshold() throws {
         let path = track([0, 30, 100])

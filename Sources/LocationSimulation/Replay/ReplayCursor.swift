@@ -51,9 +51,7 @@ struct ReplayCursor: Sendable {
         guard startOffset > 0 else { return }
         let times = timeline.times
         if let rate {
-            var k = Int((startOffset * rate).rounded(.down))
-            while Double(k) / rate < startOffset { k += 1 }
-            step = k
+            step = Self.firstStep(atOrAfter: startOffset, rate: rate)
             reported = upperBound(times, startOffset)
         } else {
             index = lowerBound(times, startOffset)
@@ -118,13 +116,25 @@ struct ReplayCursor: Sendable {
             if times[index] == g || index + 1 >= n {
                 fix = timeline.fixes[index].with(time: date)
             } else {
-                if timeline.breakBefore[index + 1] && !interpolatesAcrossGaps { continue }
+                if timeline.breakBefore[index + 1] && !interpolatesAcrossGaps {
+                    // Nothing to deliver until the gap's far side: go there in one step (a gap of
+                    // a year is 315 million steps at 10 Hz, walked one by one before).
+                    step = max(step, Self.firstStep(atOrAfter: times[index + 1], rate: rate))
+                    continue
+                }
                 fix = interpolate(between: index, and: index + 1, at: g, date: date)
             }
             let events = pending
             pending = []
             return Item(offset: Double(lap) * period + g, fix: fix, events: events)
         }
+    }
+
+    /// The first grid step whose time (step / rate) is at or after `offset` seconds.
+    private static func firstStep(atOrAfter offset: Double, rate: Double) -> Int {
+        var k = Int((offset * rate).rounded(.down))
+        while Double(k) / rate < offset { k += 1 }
+        return k
     }
 
     /// Interpolates between fixes `i` and `j` at lap-local offset `g`. Speed and course the
