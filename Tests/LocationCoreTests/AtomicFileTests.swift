@@ -5,11 +5,12 @@ import LocSimTestHelpers
 
 @Suite("AtomicFile: all of the new content at the path, or none of it", .ownThread, .timeLimit(.minutes(1)))
 struct AtomicFileTests {
-    @Test("Committed: the path holds exactly what was written, replacing the old file; no temporary is left")
+    @Test("Committed: the path holds exactly what was written, replacing the old file with its permissions; no temporary is left")
     func commit() throws {
         try withScratchFolder("locsim-atomic-file") { directory in
             let path = directory + "/out.txt"
             try "old".write(toFile: path, atomically: false, encoding: .utf8)
+            try #require(chmod(path, 0o600) == 0)  // a private file stays private
             let file = try AtomicFile(path: path)
             try file.write("first line\n")
             try file.write(Array("second line\n".utf8))
@@ -17,6 +18,8 @@ struct AtomicFileTests {
             try file.commit()
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "first line\nsecond line\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.txt"])
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         }
     }
 
@@ -109,20 +112,25 @@ struct AtomicFileTests {
         }
     }
 
-    @Test("A FIFO is written as it is: its reader gets the content, and it stays a FIFO")
-    func fifo() async throws {
-        try await withScratchFolder("locsim-atomic-fifo") { directory in
+    @Test("A FIFO is written as it is: its reader gets the content, and it stays a FIFO; with no reader, refused at once")
+    func fifo() throws {
+        try withScratchFolder("locsim-atomic-fifo") { directory in
             let path = directory + "/pipe"
             try #require(mkfifo(path, 0o600) == 0)
-            // The reader is a child process: opening a FIFO waits for the other end.
-            let reader = try await ChildProcess(["/bin/cat", path])
-            defer { reader.stop() }
+            // Nobody reads it yet: refused at once, not a wait for a reader that may never come.
+            let alone = try #require(throws: AtomicFileError.self) { try AtomicFile(path: path) }
+            #expect(alone.reason == "a FIFO with no reader; start its reader first")
+            // Its reader (opened first, not waiting for a writer).
+            let reader = open(path, O_RDONLY | O_NONBLOCK)
+            try #require(reader >= 0)
+            defer { close(reader) }
             try AtomicFile.checkWritable(path)  // no open: the reader would see an empty stream
             let file = try AtomicFile(path: path)
             try file.write("through the pipe\n")
             try file.commit()
-            #expect(try await reader.waitForExit() == .exited(0))
-            #expect(reader.output == "through the pipe\n")
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = read(reader, &buffer, buffer.count)
+            #expect(count >= 0 && String(decoding: buffer[..<max(count, 0)], as: UTF8.self) == "through the pipe\n")
             var info = stat()
             #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["pipe"])

@@ -44,6 +44,26 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("An index whose user_version was edited below its tables' is corrupt, read-only or not (a negative one crashed)")
+    func editedVersion() throws {
+        try withTemporaryDirectory { directory in
+            for version in [-1, 0, 1] {
+                let path = directory.file("v\(version).sqlite")
+                do {
+                    let index = try NearbyIndex(path: path)
+                    try index.importPlaces(Self.places)
+                }
+                try SQLiteConnection(path: path, readOnly: false, create: true).execute("PRAGMA user_version = \(version)")
+                for access in [NearbyIndex.Configuration.Access.readWrite, .readOnly] where version < 1 || access == .readWrite {
+                    let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path, configuration: .init(access: access)) }
+                    #expect(error.code == .corrupt, "\(version) \(access): \(error)")
+                    #expect(error.path == path)
+                    #expect(error.message.contains("rebuild the index"), "\(error.message)")
+                }
+            }
+        }
+    }
+
     @Test("A damaged file fails queries and the integrity check with a corrupt error")
     func corrupt() throws {
         try withTemporaryDirectory { directory in

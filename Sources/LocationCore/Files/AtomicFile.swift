@@ -16,7 +16,9 @@ import Darwin
 /// A symbolic link is written through: the file it names gets the new content (the temporary
 /// file is made beside that file, and the link stays). A path that is not a regular file (a
 /// FIFO, a terminal, `/dev/stdout`, `/dev/null`) is written as it is, with no temporary file:
-/// renaming a file over it would replace the device or the pipe with a plain file.
+/// renaming a file over it would replace the device or the pipe with a plain file. A file
+/// replaced keeps its permission bits; a FIFO is refused when nothing reads it yet (``init(path:)``
+/// would otherwise wait for a reader, signals and all).
 ///
 /// ```swift
 /// let file = try AtomicFile(path: "walk.nmea")
@@ -45,14 +47,36 @@ package final class AtomicFile {
         if Self.isSpecial(path) {
             temporaryPath = nil
             destination = path
-            descriptor = open(path, O_WRONLY)
+            // Not blocking: a FIFO nobody reads would hold `open` (and the signals waiting
+            // behind it) until a reader came, if ever.
+            descriptor = open(path, O_WRONLY | O_NONBLOCK)
+            if descriptor < 0, errno == ENXIO {
+                throw AtomicFileError(path: path, reason: "a FIFO with no reader; start its reader first")
+            }
+            guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+                let error = AtomicFileError(path: path)
+                close(descriptor)
+                throw error
+            }
         } else {
             destination = Self.followingLinks(path)
             let temporary = Self.partialPath(destination)
             temporaryPath = temporary
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+            // A file replaced keeps its permissions: a private one (600) stays private.
+            var existing = stat()
+            if stat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG,
+                fchmod(descriptor, existing.st_mode & 0o7777) != 0
+            {
+                let error = AtomicFileError(path: path)
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
         }
-        guard descriptor >= 0 else { throw AtomicFileError(path: path) }
     }
 
     /// The name a file is written under before it is given `path`: `path` + `.partial-` + this

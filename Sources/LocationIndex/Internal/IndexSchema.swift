@@ -74,6 +74,14 @@ enum IndexSchema {
                 path: connection.path)
         }
         let version = try connection.integer("PRAGMA user_version")
+        // Version 0 is an empty file: a file locsim marked as an index has had the first step.
+        guard version >= 1 else {
+            throw IndexError(
+                .corrupt,
+                "schema version \(version) is not one locsim writes (an index is version 1 to \(latestVersion)); "
+                    + "its PRAGMA user_version was changed: rebuild the index with `locsim index import`",
+                path: connection.path)
+        }
         guard version <= latestVersion else {
             throw IndexError(
                 .unsupportedVersion,
@@ -105,7 +113,18 @@ enum IndexSchema {
             var version: Int64 = 0
             if case .index(let existing) = state { version = existing }
             if version < latestVersion {
-                for step in migrations[Int(version)...] { try connection.execute(step.sql) }
+                for (number, step) in migrations.enumerated().dropFirst(Int(version)) {
+                    do {
+                        try connection.execute(step.sql)
+                    } catch where version > 0 {
+                        // The tables are not those of the version the file says it has.
+                        throw IndexError(
+                            .corrupt,
+                            "cannot migrate it from schema version \(number) (\(step.name)): \(error.message); its tables "
+                                + "are not those of the version it names (PRAGMA user_version changed?): rebuild the index",
+                            path: connection.path, sqliteCode: error.sqliteCode)
+                    }
+                }
                 if version == 0 {
                     try connection.execute("PRAGMA application_id = \(applicationID)")
                     try connection.withStatement(
