@@ -2,8 +2,9 @@ import Foundation  // Dispatch, and signal(3)
 import LocationCore
 
 /// SIGINT, SIGTERM and SIGHUP for the commands that stop cleanly on them (``runUntilInterrupted(_:)``):
-/// caught from the moment the command is known (``install()``, before it reads its files), so a
-/// signal is never lost, whenever it comes and whatever the process inherited. A shell script's
+/// caught from the moment the command is known (``install()``, the start of `main`, before it reads
+/// its files), so a signal is never lost from then on, whatever the process inherited (one during
+/// the program's loading, before `main`, meets the inherited disposition). A shell script's
 /// `locsim replay … &` starts with SIGINT ignored; before this, a Ctrl-C or `kill -INT` in the
 /// first few tenths of a second met that inherited SIG_IGN and was dropped, and the replay ran
 /// on for its whole length.
