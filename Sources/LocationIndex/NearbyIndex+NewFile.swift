@@ -16,7 +16,7 @@ extension NearbyIndex {
     /// Builds a new index for `path` out of sight and publishes it whole: `build` fills an index
     /// at a temporary path beside it (`path` + `.partial-` + the process id), which is closed and
     /// then given the name `path` in one step. So `path` never names an empty or half-built
-    /// index: not after an error or a signal (the temporary files are removed), nor after a
+    /// index: not after an error, a signal or an `exit` (the temporary files are removed), nor after a
     /// `kill -9` or a power cut (only the temporary file is left, named as such).
     ///
     /// A file that appeared at `path` meanwhile (another process's import, or the same default
@@ -39,6 +39,9 @@ extension NearbyIndex {
         try removeFiles(temporary)
         try removeAbandonedBuilds(of: path)
         try createEmptyFile(temporary, for: path)
+        // Removed by an `exit` meanwhile too (a signal before a command's run has begun).
+        PartialFiles.register(temporary)
+        defer { PartialFiles.unregister(temporary) }
         let result: T
         do {
             // The index is closed when this returns: its write-ahead log folded into the file.

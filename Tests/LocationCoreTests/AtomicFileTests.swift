@@ -16,6 +16,7 @@ struct AtomicFileTests {
             try file.write(Array("second line\n".utf8))
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")  // not yet
             try file.commit()
+            #expect(!PartialFiles.registered.contains { $0.hasPrefix(path) })
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "first line\nsecond line\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.txt"])
             var info = stat()
@@ -32,7 +33,9 @@ struct AtomicFileTests {
                 let file = try AtomicFile(path: path)
                 try file.write("half of it")
                 #expect(FileManager.default.fileExists(atPath: try #require(file.temporaryPath)))
+                #expect(PartialFiles.registered.contains(try #require(file.temporaryPath)))  // an exit would remove it
             }
+            #expect(!PartialFiles.registered.contains { $0.hasPrefix(path) })
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.txt"])
         }

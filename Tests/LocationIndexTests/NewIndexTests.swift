@@ -22,8 +22,11 @@ struct NewIndexTests {
             let report = try NearbyIndex.buildingNew(at: path) { index in
                 #expect(!FileManager.default.fileExists(atPath: path), "the path names nothing until the index is whole")
                 #expect(index.path.hasPrefix(path + ".partial-"))
+                // An exit now (a signal before a command's run) would remove it.
+                #expect(PartialFiles.registered.contains(index.path))
                 return try index.importPlaces(Self.places)
             }
+            #expect(!PartialFiles.registered.contains { $0.hasPrefix(path) })
             #expect(report?.inserted == 2)
             #expect(try everything(NearbyIndex(path: path, configuration: .init(access: .readOnly))).map(\.id) == ["a", "b"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new.sqlite"])

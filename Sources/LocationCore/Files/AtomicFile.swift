@@ -16,7 +16,8 @@ import Darwin
 /// A symbolic link is written through: the file it names gets the new content (the temporary
 /// file is made beside that file, and the link stays). A path that is not a regular file (a
 /// FIFO, a terminal, `/dev/stdout`, `/dev/null`) is written as it is, with no temporary file:
-/// renaming a file over it would replace the device or the pipe with a plain file. A file
+/// renaming a file over it would replace the device or the pipe with a plain file. An `exit`
+/// before the commit removes the temporary file too (``PartialFiles``). A file
 /// replaced keeps its permission bits; a FIFO is refused when nothing reads it yet (``init(path:)``
 /// would otherwise wait for a reader, signals and all).
 ///
@@ -66,6 +67,7 @@ package final class AtomicFile {
             temporaryPath = temporary
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             guard descriptor >= 0 else { throw AtomicFileError(path: path) }
+            PartialFiles.register(temporary)
             // A file replaced keeps its permissions: a private one (600) stays private.
             var existing = stat()
             if stat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG,
@@ -74,6 +76,7 @@ package final class AtomicFile {
                 let error = AtomicFileError(path: path)
                 close(descriptor)
                 unlink(temporary)
+                PartialFiles.unregister(temporary)
                 throw error
             }
         }
@@ -149,7 +152,10 @@ package final class AtomicFile {
     deinit {
         if !closed {
             close(descriptor)
-            if let temporaryPath { unlink(temporaryPath) }
+            if let temporaryPath {
+                unlink(temporaryPath)
+                PartialFiles.unregister(temporaryPath)
+            }
         }
     }
 
@@ -197,6 +203,7 @@ package final class AtomicFile {
             guard close(descriptor) == 0 else { throw AtomicFileError(path: path) }
             return
         }
+        defer { PartialFiles.unregister(temporaryPath) }
         let syncFailed = fsync(descriptor) != 0
         let closeFailed = close(descriptor) != 0
         guard !syncFailed, !closeFailed, rename(temporaryPath, destination) == 0 else {
