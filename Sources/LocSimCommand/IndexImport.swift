@@ -76,6 +76,7 @@ struct IndexImport: AsyncParsableCommand, Interruption.Command {
         // Ctrl-C, SIGTERM or SIGHUP cancels the import, which is one transaction: nothing of it is
         // written, and a new index file is removed again.
         let outcome = Locked<ImportReport?>(nil)
+        let newIndex = db.map { !FileManager.default.fileExists(atPath: $0) } ?? false
         let signal = try await runUntilInterrupted {
             do {
                 #if PostGIS
@@ -95,7 +96,9 @@ struct IndexImport: AsyncParsableCommand, Interruption.Command {
         }
         // A signal after the import's commit changes nothing: it is reported as done.
         guard let report = outcome.withLock({ $0 }) else {
-            Terminal.err("locsim: interrupted: nothing was imported; \(target) is as it was before")
+            Terminal.err(
+                "locsim: interrupted: nothing was imported; "
+                    + (newIndex ? "no index was made at \(target)" : "\(target) is as it was before"))
             throw ExitCode(128 + (signal ?? SIGINT))
         }
         // A repeated id's later row is kept (it replaces the earlier one, which is the row counted

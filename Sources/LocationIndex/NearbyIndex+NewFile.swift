@@ -48,6 +48,11 @@ extension NearbyIndex {
             result = try build(try NearbyIndex(path: temporary, configuration: configuration))
         } catch {
             try removeFiles(temporary, after: error as? IndexError)
+            // The index's own errors name the file it has open; the caller's is the path asked for.
+            if var failure = error as? IndexError, failure.path == temporary {
+                failure.path = path
+                throw failure
+            }
             throw error
         }
         if FileManager.default.fileExists(atPath: temporary + "-wal") {

@@ -65,6 +65,26 @@ struct NewIndexTests {
         }
     }
 
+    @Test("The index's own failure during a build (here: cancelled) names the path asked for, not the temporary file")
+    func failureNamesThePath() async throws {
+        try await withScratchFolder("locsim-new-index") { directory in
+            let path = directory + "/new.sqlite"
+            // Places in three tiles, cancelled once the first tile is written: the writer's check.
+            let places = Self.places + [Place(id: "c", name: "Gamma", coordinate: try Coordinate(latitude: 40, longitude: 10))]
+            let build = Task {
+                try NearbyIndex.buildingNew(at: path) { index in
+                    try index.importPlaces(places, options: ImportOptions(progressInterval: 1)) { progress in
+                        if progress.phase == .writing { withUnsafeCurrentTask { $0?.cancel() } }
+                    }
+                }
+            }
+            let error = try await #require(throws: IndexError.self) { try await build.value }
+            #expect(error.code == .cancelled)
+            #expect(error.path == path, "\(error)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        }
+    }
+
     @Test("An index that appeared at the path while this one was built (another import's) is kept, not replaced: nil, and this build discarded")
     func someoneElsesIsKept() throws {
         try withTemporaryDirectory { directory in

@@ -532,7 +532,7 @@ import Testing
             try await command.child.wait(for: "the first progress line") { command.child.errors.contains("read ") }
             command.interrupt()
             #expect(try await command.waitForExit(timeout: .seconds(60)) == .exited(130), "\(command.child.errors)")
-            #expect(command.child.errors.contains("locsim: interrupted: nothing was imported; \(db) is as it was before"), "\(command.child.errors)")
+            #expect(command.child.errors.contains("locsim: interrupted: nothing was imported; no index was made at \(db)"), "\(command.child.errors)")
             let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("new.sqlite") }
             #expect(left.isEmpty, "left \(left)")
         }
