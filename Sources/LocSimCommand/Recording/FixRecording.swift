@@ -97,17 +97,35 @@ final class FixRecording: Sendable {
     /// Writes one fix, creating the file for the first.
     private func write(_ fix: Fix, to sink: inout Sink) throws {
         let creating = sink.gpx == nil && sink.nmea == nil
-        try Self.failing(path, hint: creating ? "check that the folder exists and is writable" : nil) {
-            if creating {
-                switch format {
-                case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
-                case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsdRecording())
+        do {
+            try Self.failing(
+                path,
+                hint: sink.written == 0
+                    ? "check that the folder exists, is writable and has room"
+                    : "the fixes recorded before it are kept; check the disk's free space"
+            ) {
+                if creating {
+                    switch format {
+                    case .gpx: sink.gpx = try GPXWriter(recordingTo: path, layout: .track)
+                    case .nmea: sink.nmea = try NMEAFileWriter(recordingTo: path, options: .gpsdRecording())
+                    }
                 }
+                try sink.gpx?.write(fix, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
+                try sink.nmea?.write(fix)
             }
-            try sink.gpx?.write(fix, horizontalAccuracyPerHDOP: NMEALog.horizontalAccuracyPerHDOP)
-            try sink.nmea?.write(fix)
+        } catch {
+            // The first fix could not be written (a full disk): the file made for it holds
+            // nothing (a failed write is cut back), and an empty recording is no recording.
+            if sink.written == 0 { Self.removeIfEmpty(path) }
+            throw error
         }
         sink.written += 1
+    }
+
+    /// Removes the regular file at `path` when it is empty.
+    private static func removeIfEmpty(_ path: String) {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 { unlink(path) }
     }
 
     /// Runs a write, reporting a failure as ``CommandFailure`` naming the path.

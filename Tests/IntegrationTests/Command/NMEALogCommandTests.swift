@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test(
-        "gpsd --record FILE.gpx past the file-size limit: status 1 naming the reason, and the file a complete GPX of the points before",
+        "gpsd --record past the file-size limit: status 1 naming the reason, the file a complete GPX of the points before; with no room for one, no file",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordFailsWhole() async throws {
         try await withScratchFolder("locsim-nmea") { folder in
@@ -217,6 +217,14 @@ import Testing
             #expect(stats.status == 0, "\(stats.stderr)")
             let points = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])["points"] as? Int
             #expect((points ?? 0) > 5, "\(stats.stdout)")
+            // No room for the first fix: an error, and no empty file left to look like a recording.
+            let emptyPath = folder + "/no-room.nmea"
+            let none = try await LiveCommand(["gpsd", "--port", String(daemon.port), "--record", emptyPath], fileSizeLimit: 0)
+            defer { none.stop() }
+            #expect(try await none.waitForExit() == .exited(1))
+            #expect(none.child.errors.contains("cannot record to \(emptyPath): File too large"), "\(none.child.errors)")
+            #expect(none.child.errors.contains("hint: check that the folder exists, is writable and has room"), "\(none.child.errors)")
+            #expect(!FileManager.default.fileExists(atPath: emptyPath))
         }
     }
 
