@@ -64,6 +64,18 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("Metadata edited to text is named as it is, not read as 0")
+    func metadataText() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("i.sqlite")
+            _ = try NearbyIndex(path: path)
+            try SQLiteConnection(path: path, readOnly: false, create: true).execute("UPDATE metadata SET value = 'abc' WHERE key = 'tileSizeE7'")
+            let error = try #require(throws: IndexError.self) { try NearbyIndex(path: path, configuration: .init(access: .readOnly)) }
+            #expect(error.code == .corrupt)
+            #expect(error.message == "metadata key tileSizeE7 is 'abc', not an integer; rebuild the index", "\(error.message)")
+        }
+    }
+
     @Test("A damaged file fails queries and the integrity check with a corrupt error")
     func corrupt() throws {
         try withTemporaryDirectory { directory in

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// The on-disk schema: what marks a file as a locsim index, and the migrations that build it.
 ///
 /// - `PRAGMA application_id` is ``applicationID`` ("LSIX"), so `file(1)` and we can tell a
@@ -166,6 +168,11 @@ enum IndexSchema {
             try statement.bind(key, at: 1)
             guard try statement.step() else {
                 throw IndexError(.corrupt, "metadata key \(key) is missing; rebuild the index", path: connection.path)
+            }
+            // Read as an integer, text such as 'abc' would be 0 and reported as that.
+            guard statement.isInteger(0) else {
+                let value = statement.text(0).map { "'\(TextExcerpt.cut($0, limit: 40))'" } ?? "NULL"
+                throw IndexError(.corrupt, "metadata key \(key) is \(value), not an integer; rebuild the index", path: connection.path)
             }
             return statement.int64(0)
         }

@@ -266,6 +266,9 @@ final class SQLiteStatement {
     @inline(__always)
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
 
+    /// Whether result column `index` holds an integer (not NULL, text, a real or a blob).
+    func isInteger(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_INTEGER }
+
     /// The text in result column `index`, or nil for NULL.
     func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(statement, index) else { return nil }
