@@ -100,13 +100,32 @@ extension NearbyIndex {
             try connection.execute("BEGIN")
             do throws(IndexError) {
                 let kindCount = Int(try connection.integer("SELECT count(*) FROM placeKind"))
-                try connection.withStatement("SELECT key, data FROM placeTile") { statement throws(IndexError) in
+                // Every place is in one row: the rows' places add up to the count the metadata
+                // keeps, or rows were copied or deleted by hand (a query would answer a copied
+                // row's places twice).
+                var stored = 0
+                try connection.withStatement("SELECT key, count, data FROM placeTile") { statement throws(IndexError) in
                     while try statement.step() {
-                        let key = statement.int64(0)
-                        try statement.withBlob(1) { bytes throws(IndexError) in
-                            try PlaceTileView(bytes, path: path).check(key: key, kindCount: kindCount, path: path)
+                        let key = statement.int64(0), count = statement.int64(1)
+                        try statement.withBlob(2) { bytes throws(IndexError) in
+                            let tile = try PlaceTileView(bytes, path: path)
+                            try tile.check(key: key, kindCount: kindCount, path: path)
+                            guard Int64(tile.count) == count else {
+                                throw IndexError(
+                                    .corrupt, "placeTile row \(key) says it holds \(count) places and holds \(tile.count); rebuild the index",
+                                    path: path)
+                            }
+                            stored += tile.count
                         }
                     }
+                }
+                let counted = try IndexSchema.metadataInteger(connection, "placeCount")
+                guard Int64(stored) == counted else {
+                    throw IndexError(
+                        .corrupt,
+                        "the tiles hold \(stored) places where the index counts \(counted): rows of placeTile were added or "
+                            + "removed by hand; rebuild the index with `locsim index import`",
+                        path: path)
                 }
                 try connection.execute("COMMIT")
             } catch {

@@ -171,6 +171,27 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("Tile rows copied or deleted by hand (places answered twice, or lost) fail the verification")
+    func rowsEditedByHand() throws {
+        try withTemporaryDirectory { directory in
+            for (name, edit) in [
+                ("copied", "INSERT INTO placeTile SELECT key + 1, count, data FROM placeTile"),
+                ("deleted", "DELETE FROM placeTile WHERE key = (SELECT min(key) FROM placeTile)"),
+                ("miscounted", "UPDATE placeTile SET count = count + 1"),
+            ] {
+                let path = directory.file("\(name).sqlite")
+                try NearbyIndex(path: path).importPlaces(Self.places)
+                try NearbyIndex(path: path).verifyIntegrity()
+                try SQLiteConnection(path: path, readOnly: false, create: true).execute(edit)
+                let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly))
+                let error = try #require(throws: IndexError.self, "\(name)") { try index.verifyIntegrity() }
+                #expect(error.code == .corrupt, "\(name)")
+                #expect(error.path == path)
+                #expect(error.message.contains("rebuild the index"), "\(name): \(error.message)")
+            }
+        }
+    }
+
     @Test("A read-only index answers queries and refuses imports; a missing file cannot be opened read-only")
     func readOnly() throws {
         try withTemporaryDirectory { directory in
