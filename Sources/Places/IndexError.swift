@@ -91,8 +91,11 @@ package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         } else if let line {
             location = "line \(line): "
         }
-        if let column { location += "column \"\(column)\": " }
-        if let parameter { location += "parameter \(parameter): " }
+        if let column {
+            location += "column \"\(column)\": "
+        } else if let parameter {  // a file's column says where; the parameter is then its meaning
+            location += "parameter \(parameter): "
+        }
         var text = "\(location)\(code): \(message)"
         if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
         return text

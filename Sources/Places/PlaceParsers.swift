@@ -128,7 +128,7 @@ struct ImportCollector {
                 .invalidArgument,
                 "\(place.origin): kind '\(TextExcerpt.render(place.kind, limit: 64))' would be the file's \(ParsedPlaceFile.maximumKinds + 1)th "
                     + "distinct kind; an index stores up to \(ParsedPlaceFile.maximumKinds) besides none. Nothing was imported",
-                path: path, line: line, column: kindColumn ?? "kind")
+                path: path, line: line, column: kindColumn ?? "kind", parameter: "kind")
         }
         if !place.kind.isEmpty { kinds.insert(ExactText(place.kind)) }
         indexByID[identity] = places.count

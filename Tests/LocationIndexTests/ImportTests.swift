@@ -314,6 +314,7 @@ struct ImportTests {
             let index = try NearbyIndex(path: directory.file("i.sqlite"))
             let error = try #require(throws: IndexError.self) { try index.importPlaces(fromFile: path, options: .init(isLenient: true)) }
             #expect(error.code == .invalidArgument && error.line == ParsedPlaceFile.maximumKinds + 2 && error.column == "kind", "\(error)")
+            #expect(error.parameter == "kind")  // as the index's own limit says it: the command's hint is about kinds
             #expect(error.message.contains("would be the file's 65536th distinct kind; an index stores up to 65535"), "\(error)")
             #expect(try everything(index).isEmpty)
         }
