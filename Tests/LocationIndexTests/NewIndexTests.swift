@@ -8,7 +8,7 @@ import Testing
 /// `NearbyIndex.buildingNew(at:)`: a new index is built under a temporary name and published
 /// whole, so its path never names an empty or half-built index (what `kill -9` during the first
 /// import used to leave: an empty index that `serve --db` answered every query from with nothing).
-@Suite("A new index is published whole", .ownThread)
+@Suite("A new index is published whole", .ownThread, .timeLimit(.minutes(1)))
 struct NewIndexTests {
     static let places = [
         Place(id: "a", name: "Alpha", coordinate: try! Coordinate(latitude: 35, longitude: 139)),
