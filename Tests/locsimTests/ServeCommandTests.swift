@@ -223,6 +223,9 @@ import Testing
             #expect(try await server.command.waitForExit() == .exited(1))
             let errors = server.command.child.errors
             let stopped = try #require(errors.range(of: "locsim serve: stopped; audit: 2 requests from 1 client, 1 violation\n"), "\(errors)")
+            // Said at the signal, before the drain: a stop under way is not a hang.
+            let stopping = try #require(errors.range(of: "locsim serve: stopping: no new connections; the requests in flight are answered first ("), "\(errors)")
+            #expect(stopping.lowerBound < stopped.lowerBound)
             let named = try #require(errors.range(of: "  player:qa-gone: 1 of 2 requests broke the fetch rule\n"), "\(errors)")
             let failure = try #require(errors.range(of: "locsim: error: cannot write the audit report to \(folder)/audit.html: "), "\(errors)")
             #expect(stopped.lowerBound < named.lowerBound && named.lowerBound < failure.lowerBound)

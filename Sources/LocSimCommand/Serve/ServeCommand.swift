@@ -340,11 +340,13 @@ struct Serve: AsyncParsableCommand {
         // A service that fails (a port in use, say) shuts the others down gracefully: the HTTP
         // server drains instead of being cancelled mid-start, which Hummingbird logs as an error
         // before the one that matters.
+        // Last in the list, so the first told of a stop (the group tells services in reverse).
+        let notice = StoppingNotice(connections: server.state.connections)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: (backends + [server] + feedServices).map {
                     ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
-                },
+                } + [.init(service: notice, successTerminationBehavior: .ignore)],
                 gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         do {
             defer { accessLog.flush() }
@@ -405,3 +407,25 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
 }
 
 #endif  // Server
+
+#if Server
+/// Says on standard error that `serve` is stopping, the moment a signal begins the drain: the
+/// requests in flight are answered first, and one held by `--latency` or a script's delay kept a
+/// Ctrl-C silent for seconds, with nothing to tell a stop under way from a hang.
+struct StoppingNotice: Service, CustomStringConvertible {
+    let connections: ConnectionLimit
+    var description: String { "StoppingNotice" }
+
+    func run() async {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return  // cancelled: the group is ending some other way, which says why itself
+        }
+        let open = connections.current
+        Terminal.err(
+            "locsim serve: stopping: no new connections; the requests in flight are answered first ("
+                + "\(open) connection\(open == 1 ? "" : "s") open)")
+    }
+}
+#endif
