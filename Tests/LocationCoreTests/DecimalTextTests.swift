@@ -139,6 +139,16 @@ struct DecimalTextTests {
         #expect(json.text == #"{"nan":null,"inf":null,"x":0.13}"#)
     }
 
+    @Test("Numbers rounded to decimals that are too large to have a fraction are written whole, never null (1e308 was)")
+    func roundedHuge() {
+        let values = [1e308, -1e308, .greatestFiniteMagnitude, 0x1p52, 123_456_789_012_345_678.0]
+        var rounded = JSONWriter(), plain = JSONWriter()
+        rounded.array { json in for value in values { json.number(value, decimals: 2) } }
+        plain.array { json in for value in values { json.number(value) } }
+        #expect(rounded.text == plain.text)
+        #expect(!rounded.text.contains("null"), "\(rounded.text)")
+    }
+
     @Test("Zero padding agrees with printf's %0*ld; a negative value pads its digits after the sign")
     func zeroPadded() {
         var random = SplitMix64(seed: 5)

@@ -176,6 +176,9 @@ package struct JSONWriter: Sendable {
     /// `value` rounded to `decimals` decimals, as ``number(_:decimals:)`` writes it (for a value
     /// that an `Encodable` answer holds already rounded).
     package static func rounded(_ value: Double, decimals: Int) -> Double {
+        // From 2^52 on every Double is whole: nothing to round, and scaling 1e308 up would give
+        // infinity (written as null: an <ele>1e308</ele> read whole, shown as no altitude).
+        guard abs(value) < 0x1p52 else { return value }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         return (value * scale).rounded() / scale
