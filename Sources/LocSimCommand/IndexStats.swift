@@ -95,7 +95,7 @@ struct IndexStats: AsyncParsableCommand {
         }
         if let tiles, tiles.disagreeing > 0 {
             throw CommandFailure(
-                "\(tiles.disagreeing) \(tiles.disagreeing == 1 ? "tile" : "tiles") of locsim_tile \(tiles.disagreeing == 1 ? "disagrees" : "disagree") with locsim_place (of \(tiles.tiles) it fills): nearby answers "
+                "\(PeopleText.count(tiles.disagreeing, "tile")) of locsim_tile \(tiles.disagreeing == 1 ? "disagrees" : "disagree") with locsim_place (of \(tiles.tiles) it fills): nearby answers "
                     + "there are stale; locsim_place was changed with its triggers off (session_replication_role = replica, "
                     + "pg_restore --disable-triggers) or locsim_tile was written directly",
                 hint: "rebuild them from locsim_place: locsim index stats --postgres URL --verify --repair")

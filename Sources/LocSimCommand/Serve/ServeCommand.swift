@@ -370,18 +370,17 @@ struct Serve: AsyncParsableCommand {
                 reportFailure = error
             }
         }
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         Terminal.err(
-            "locsim serve: stopped; audit: \(counted(audit.requestCount, "request")) from \(counted(audit.clientCount, "client")), "
-                + counted(audit.violationCount, "violation"))
+            "locsim serve: stopped; audit: \(PeopleText.count(audit.requestCount, "request")) from \(PeopleText.count(audit.clientCount, "client")), "
+                + PeopleText.count(audit.violationCount, "violation"))
         let failsStrict = auditStrict && audit.violationCount > 0
         if failsStrict {
             for record in audit.records where record.violations > 0 {
-                Terminal.err("  \(record.client): \(record.violations) of \(counted(record.requests, "request")) broke the fetch rule")
+                Terminal.err("  \(record.client): \(record.violations) of \(PeopleText.count(record.requests, "request")) broke the fetch rule")
             }
             if audit.evictedViolations > 0 {
                 Terminal.err(
-                    "  \(counted(audit.evictedClients, "idle client")) dropped from the audit: \(counted(audit.evictedViolations, "violation"))")
+                    "  \(PeopleText.count(audit.evictedClients, "idle client")) dropped from the audit: \(PeopleText.count(audit.evictedViolations, "violation"))")
             }
         }
         if let reportFailure { throw reportFailure }
@@ -425,7 +424,7 @@ struct StoppingNotice: Service, CustomStringConvertible {
         let open = connections.current
         Terminal.err(
             "locsim serve: stopping: no new connections; the requests in flight are answered first ("
-                + "\(open) connection\(open == 1 ? "" : "s") open)")
+                + PeopleText.count(open, "connection") + " open)")
     }
 }
 #endif
