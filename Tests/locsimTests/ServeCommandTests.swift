@@ -122,6 +122,36 @@ import Testing
         #expect(try await server.command.waitForExit() == .exited(0))
     }
 
+    @Test("A second signal during the drain stops at once: the held request is cut off, the audit still said and written, exit 130")
+    func secondSignalForces() async throws {
+        try await withScratchFolder("locsim-serve-command") { directory in
+            let report = directory + "/audit.html"
+            // Held for an hour: only the second signal can end this drain.
+            let server = try await ServeProcess.start(["--latency", "1h", "--log-level", "debug", "--audit-report", report])
+            defer { server.command.stop() }
+            // Nil when the connection is closed unanswered.
+            async let held = try? await server.call("GET", "/locations/nearby?lat=37.7599&lng=-122.4148&radius=300", headers: ["X-Player-ID": "held"])
+            try await server.command.wait(for: "the held request's arrival", timeout: .seconds(60)) { _ in
+                server.command.child.errors.contains("client=player:held")
+            }
+            server.command.interrupt()
+            try await server.command.wait(for: "the stopping line", timeout: .seconds(60)) { _ in
+                server.command.child.errors.contains("locsim serve: stopping: ")
+            }
+            #expect(server.command.child.errors.contains("(1 connection open; a second signal stops at once)"), "\(server.command.child.errors)")
+            server.command.interrupt()
+            #expect(try await server.command.waitForExit() == .exited(130))
+            // The held request got no answer: its connection was closed.
+            if let answer = await held { Issue.record("the held request was answered: \(answer.status)") }
+            let errors = server.command.child.errors
+            let forced = try #require(errors.range(of: "locsim serve: stopped at a second SIGINT, cutting the drain short; connections closed unanswered: 1\n"), "\(errors)")
+            let stopped = try #require(errors.range(of: "locsim serve: stopped; audit: "), "\(errors)")
+            #expect(stopped.lowerBound < forced.lowerBound)
+            #expect(errors.contains("audit report written to \(report)"))
+            #expect(FileManager.default.fileExists(atPath: report))
+        }
+    }
+
     @Test("--log-level debug logs each request as it arrives, credentials redacted; at trace the token still never shows; the default logs no arrivals")
     func logLevel() async throws {
         let token = "t0k3n-never-logged"

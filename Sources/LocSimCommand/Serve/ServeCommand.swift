@@ -28,7 +28,8 @@ struct Serve: AsyncParsableCommand {
             --allow-anonymous. SIGTERM, SIGINT or SIGHUP stop it gracefully: no new connection is \
             accepted, every request in flight is answered, each open connection's next answer within \
             --drain-period says 'Connection: close', then it exits 0 (1 with --audit-strict and a \
-            violation). See docs/guides/serve.md.
+            violation); a second signal stops at once, cutting off what is in flight (exit 128 + its \
+            number). See docs/guides/serve.md.
 
             --player NAME=SPEC (repeatable) runs simulated players in real time, steered through the \
             control API (GET/POST /players, POST /players/NAME/control, Server-Sent Events on \
@@ -342,12 +343,18 @@ struct Serve: AsyncParsableCommand {
         // before the one that matters.
         // Last in the list, so the first told of a stop (the group tells services in reverse).
         let notice = StoppingNotice(connections: server.state.connections)
+        // First in the list, so the last told of a stop: it is there for the whole drain. Its
+        // signals are trapped before the group's, so it sees the one that begins the drain.
+        let secondSignal = SecondSignal(
+            signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), connections: server.state.connections)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: (backends + [server] + feedServices).map {
-                    ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
-                } + [.init(service: notice, successTerminationBehavior: .ignore)],
+                services: [.init(service: secondSignal, failureTerminationBehavior: .cancelGroup)]
+                    + (backends + [server] + feedServices).map {
+                        ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                    } + [.init(service: notice, successTerminationBehavior: .ignore)],
                 gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
+        var forced: SecondSignal.Stop?
         do {
             defer { accessLog.flush() }
             try await group.run()
@@ -355,6 +362,8 @@ struct Serve: AsyncParsableCommand {
             let flag = error.clients == .http ? "--port" : "--gpsd-port"
             throw CommandFailure(
                 error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
+        } catch let stop as SecondSignal.Stop {
+            forced = stop  // the audit so far is still said and written below
         }
 
         let audit = server.state.audit
@@ -383,6 +392,11 @@ struct Serve: AsyncParsableCommand {
                     "  \(PeopleText.count(audit.evictedClients, "idle client")) dropped from the audit: \(PeopleText.count(audit.evictedViolations, "violation"))")
             }
         }
+        if let forced {
+            // Not a clean stop: the status a signal's default action gives, whatever the audit says.
+            Terminal.err("locsim serve: \(forced)")
+            throw ExitCode(128 + forced.signal.rawValue)
+        }
         if let reportFailure { throw reportFailure }
         if failsStrict { throw ExitCode(1) }
     }
@@ -408,6 +422,35 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
 #endif  // Server
 
 #if Server
+/// A second SIGINT, SIGTERM or SIGHUP during the drain stops `serve` at once: the requests still
+/// in flight (one held by `--latency 8s`) are cut off rather than waited for, and the access log,
+/// the audit's lines and its report are still written. Without it the second Ctrl-C changed
+/// nothing and only SIGKILL, which loses all three, ended a long drain.
+struct SecondSignal: Service, CustomStringConvertible {
+    /// Thrown into the group (whose failure behaviour for this service is to cancel it).
+    struct Stop: Error, CustomStringConvertible {
+        let signal: UnixSignal
+        let connections: Int
+        var description: String {
+            "stopped at a second \(signal), cutting the drain short; connections closed unanswered: \(connections)"
+        }
+    }
+
+    let signals: UnixSignalsSequence
+    let connections: ConnectionLimit
+    var description: String { "SecondSignal" }
+
+    func run() async throws {
+        var seen = 0
+        // Ends when the group reaches this service in its stop: every other one has finished.
+        for await signal in signals.cancelOnGracefulShutdown() {
+            seen += 1
+            // The first begins the group's graceful stop (its own catchers see it too).
+            if seen >= 2 { throw Stop(signal: signal, connections: connections.current) }
+        }
+    }
+}
+
 /// Says on standard error that `serve` is stopping, the moment a signal begins the drain: the
 /// requests in flight are answered first, and one held by `--latency` or a script's delay kept a
 /// Ctrl-C silent for seconds, with nothing to tell a stop under way from a hang.
@@ -424,7 +467,7 @@ struct StoppingNotice: Service, CustomStringConvertible {
         let open = connections.current
         Terminal.err(
             "locsim serve: stopping: no new connections; the requests in flight are answered first ("
-                + PeopleText.count(open, "connection") + " open)")
+                + PeopleText.count(open, "connection") + " open; a second signal stops at once)")
     }
 }
 #endif
