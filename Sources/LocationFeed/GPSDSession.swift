@@ -106,7 +106,7 @@ package struct GPSDSession: Sendable {
     private mutating func changeWatch(_ argument: Substring) -> String {
         let members: [(name: String, value: JSONValue)]
         do {
-            guard case .object(let read) = try JSONValue(parsing: argument.utf8) else {
+            guard case .object(let read) = try JSONValue(parsing: argument.utf8, allowsRepeatedNames: true) else {
                 return GPSDReport.error("Invalid WATCH: not a JSON object")
             }
             members = read

@@ -254,7 +254,9 @@ public struct NMEAReader: Sendable {
     private mutating func processLine(
         _ all: UnsafeBufferPointer<UInt8>, number: Int, terminated: Bool, into fixes: inout [Fix]
     ) -> NMEAError? {
-        var start = 0
+        // A UTF-8 byte order mark, which a Windows editor writes at the start of a saved log, is
+        // the file's encoding, not noise before its first sentence.
+        var start = number == 1 && all.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var end = all.count
         while start < end, all[start].isASCIIBlank { start += 1 }
         while end > start, all[end - 1].isASCIIBlank { end -= 1 }

@@ -66,15 +66,28 @@ struct JSONValueTests {
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
     }
 
-    @Test("Members stay in the text's order, a repeated name included; the first one answers by name")
-    func memberOrder() throws {
-        let value = try JSONValue(parsing: #"{"b":1,"a":2,"b":"x"}"#.utf8)
+    @Test("Members stay in the text's order; a repeated name is refused where it repeats, or, allowed, the last one answers")
+    func memberOrderAndRepeatedNames() throws {
+        let text = "{\"b\":1,\"a\":2,\n \"b\":\"x\"}"
+        let error = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: text.utf8) }
+        #expect(error?.repeatsName == true)
+        #expect(error?.description == "ambiguous JSON at line 2, column 2: the name \"b\" appears twice in one object (first at line 1, column 2)")
+        // In nested objects too, and in a large object (whose names are then kept in a set).
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: #"[{"p":{"n":1,"n":2}}]"#.utf8) }
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let large = #expect(throws: JSONValue.SyntaxError.self) { try JSONValue(parsing: "{\(many),\"k7\":0}".utf8) }
+        #expect(large?.reason.hasPrefix("the name \"k7\" appears twice") == true, "\(String(describing: large))")
+        #expect(try JSONValue(parsing: "{\(many)}".utf8)["k39"]?.number == 39)
+        // The same name in two objects is no repeat.
+        _ = try JSONValue(parsing: #"[{"n":1},{"n":2}]"#.utf8)
+
+        let value = try JSONValue(parsing: text.utf8, allowsRepeatedNames: true)
         guard case .object(let members) = value else {
             Issue.record("not an object: \(value)")
             return
         }
         #expect(members.map(\.name) == ["b", "a", "b"])
-        #expect(value["b"]?.number == 1 && value["a"]?.number == 2 && value["c"] == nil)
+        #expect(value["b"]?.string == "x" && value["a"]?.number == 2 && value["c"] == nil)
     }
 
     @Test("An error says its line and column, as an editor shows them; a UTF-8 byte-order mark is no part of the value")

@@ -181,6 +181,16 @@ struct ErrorTests {
         #expect(result.statistics.skipped == [.unexpectedBytes: 1])
     }
 
+    @Test("A UTF-8 byte order mark at the start of the file is its encoding, not noise; one on a later line is noise")
+    func byteOrderMark() throws {
+        let bom = "\u{FEFF}"
+        let first = try NMEAReader.fixes(in: bom + Self.rmc1 + "\r\n", options: .init(mode: .strict))
+        #expect(first.fixes.count == 1)
+        #expect(first.statistics.skipped.isEmpty)
+        let later = try NMEAReader.fixes(in: Self.rmc1 + "\r\n" + bom + Self.rmc1 + "\r\n", options: .lenient)
+        #expect(later.statistics.skipped == [.unexpectedBytes: 1])
+    }
+
     @Test("Single-sentence parsing reports line 1 and the column")
     func singleSentence() {
         let line = "  $GPGGA,1200x0.50,4807.038,N,01131.00000,E,1,08,0.90,545.40,M,46.90,M,,*00"

@@ -202,6 +202,15 @@ struct IndexCommandTests {
                 "locsim: error: \(directory)/bad.geojson: wrong format: not valid JSON at line 2, column 15: expected a value",
                 "hint: fix the file (docs/reference/place-index.md says what each format holds)",
             ])
+            // Two names for one place: which is it? Refused where the second is, never one kept silently.
+            try #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[139,35]},"properties":{"name":"A","name":"B"}}]}"#
+                .write(toFile: directory + "/twice.geojson", atomically: true, encoding: .utf8)
+            let twice = try await CLI.run(["index", "import", directory + "/twice.geojson", "--db", directory + "/t.sqlite"])
+            #expect(twice.status == 1)
+            #expect(twice.stderr.hasPrefix(
+                "locsim: error: \(directory)/twice.geojson: wrong format: ambiguous JSON at line 1, column 135: the name \"name\" appears twice in one object (first at line 1, column 124)\n"),
+                "\(twice.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/t.sqlite"))
         }
     }
 

@@ -6,7 +6,10 @@
 ///
 /// Strict: one value, whitespace around it, nothing else; containers nest at most
 /// `maximumDepth` deep, so hostile text cannot exhaust the stack. Objects keep their members in
-/// the text's order, a repeated name included.
+/// the text's order. A name repeated in one object is refused by default (RFC 8259 leaves its
+/// meaning to each reader: a file's author who wrote `"speed"` twice cannot know which counts);
+/// a protocol peer's text can allow it, and then the last one counts, as in gpsd's own reader
+/// and JavaScript's `JSON.parse`.
 ///
 /// Package access: its readers are LocationGPSD, LocationFeed, Places, MapFeature (error bodies) and
 /// NearbyServer (fault scripts).
@@ -27,20 +30,25 @@ package enum JSONValue: Sendable {
         package let line: Int
         package let column: Int
         package let reason: String
+        /// A name repeated in one object: valid JSON's grammar, refused as ambiguous.
+        package var repeatsName = false
 
         package var description: String {
             guard byte != nil else { return "not valid JSON: the text ends early at line \(line), column \(column) (\(reason))" }
-            return "not valid JSON at line \(line), column \(column): \(reason)"
+            return "\(repeatsName ? "ambiguous" : "not valid") JSON at line \(line), column \(column): \(reason)"
         }
     }
 
     /// Reads `text` as one JSON value.
     ///
-    /// - Parameter maximumDepth: How deep arrays and objects may nest (1: no container inside
-    ///   the outermost one).
-    /// - Throws: ``SyntaxError`` at the first byte that breaks the grammar.
-    package init(parsing text: some Collection<UInt8>, maximumDepth: Int = 64) throws(SyntaxError) {
-        var reader = Reader(bytes: Array(text), maximumDepth: maximumDepth)
+    /// - Parameters:
+    ///   - maximumDepth: How deep arrays and objects may nest (1: no container inside the
+    ///     outermost one).
+    ///   - allowsRepeatedNames: Whether a name may appear twice in one object (the last counts).
+    ///     Default false: the second is an error.
+    /// - Throws: ``SyntaxError`` at the first byte that breaks the grammar, or at a repeated name.
+    package init(parsing text: some Collection<UInt8>, maximumDepth: Int = 64, allowsRepeatedNames: Bool = false) throws(SyntaxError) {
+        var reader = Reader(bytes: Array(text), maximumDepth: maximumDepth, allowsRepeatedNames: allowsRepeatedNames)
         // A UTF-8 byte-order mark, which Windows editors write, is no part of the value (RFC 8259 §8.1).
         if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
         reader.skipSpace()
@@ -49,10 +57,11 @@ package enum JSONValue: Sendable {
         guard reader.index == reader.bytes.count else { throw reader.failure("text after the value") }
     }
 
-    /// The value of the first member named `name`, when this is an object with one.
+    /// The value of the member named `name`, when this is an object with one (the last, when
+    /// the text was read allowing a repeated name).
     package subscript(name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.name == name }?.value
+        return members.last { $0.name == name }?.value
     }
 
     /// The string, when this is one.
@@ -87,11 +96,13 @@ package enum JSONValue: Sendable {
     private struct Reader {
         let bytes: [UInt8]
         let maximumDepth: Int
+        let allowsRepeatedNames: Bool
         var index = 0
 
-        init(bytes: [UInt8], maximumDepth: Int) {
+        init(bytes: [UInt8], maximumDepth: Int, allowsRepeatedNames: Bool) {
             self.bytes = bytes
             self.maximumDepth = maximumDepth
+            self.allowsRepeatedNames = allowsRepeatedNames
         }
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -136,12 +147,20 @@ package enum JSONValue: Sendable {
             index += 1
             var members: [(name: String, value: JSONValue)] = []
             var elements: [JSONValue] = []
+            // The names so far with where each began, once the object is large enough that a
+            // scan of its members for each new one would cost more than the set.
+            var names: [String: Int]?
+            var nameStarts: [Int] = []
             skipSpace()
             if !take(close) {
                 while true {
                     if isObject {
                         guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+                        let nameStart = index
                         let name = try string()
+                        if !allowsRepeatedNames {
+                            try refuseRepeat(of: name, at: nameStart, members: members, names: &names, starts: &nameStarts)
+                        }
                         skipSpace()
                         guard take(UInt8(ascii: ":")) else { throw failure("expected ':'") }
                         skipSpace()
@@ -159,6 +178,36 @@ package enum JSONValue: Sendable {
                 }
             }
             return isObject ? .object(members) : .array(elements)
+        }
+
+        /// Throws when `name` (starting at byte `start`) is already one of `members`' names.
+        func refuseRepeat(
+            of name: String, at start: Int, members: [(name: String, value: JSONValue)], names: inout [String: Int]?,
+            starts: inout [Int]
+        ) throws(SyntaxError) {
+            if names == nil, members.count >= 16 {
+                names = Dictionary(zip(members.map(\.name), starts), uniquingKeysWith: { first, _ in first })
+            }
+            let earlier: Int?
+            if names != nil {
+                earlier = names![name]
+                names![name] = earlier ?? start  // mutated in place, not copied
+            } else {
+                earlier = members.firstIndex { $0.name == name }.map { starts[$0] }
+            }
+            guard let earlier else {
+                starts.append(start)
+                return
+            }
+            var first = self
+            first.index = earlier
+            let firstAt = first.failure("")
+            var at = self
+            at.index = start
+            var error = at.failure(
+                "the name \"\(TextExcerpt.render(name, limit: 64))\" appears twice in one object (first at line \(firstAt.line), column \(firstAt.column))")
+            error.repeatsName = true
+            throw error
         }
 
         /// A string from its opening quote; text without escapes is taken whole.

@@ -137,10 +137,6 @@ extension StrictRequestBody {
         } catch {
             throw ConfigurationError(parameter: "body", "\(error)")
         }
-        var seen = Set<String>()
-        if let repeated = members.first(where: { !seen.insert($0.name).inserted }) {
-            throw ConfigurationError(parameter: repeated.name, "is given twice; give it once")
-        }
         let known = Set(CodingKeys.allCases.map(\.rawValue))
         if let unknown = members.first(where: { !known.contains($0.name) }) {
             let fields = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")

@@ -72,7 +72,7 @@ enum JSONSyntax {
         let bytes = Array(text.utf8)
         let members: [(name: String, value: JSONValue)]
         do {
-            guard case .object(let read) = try JSONValue(parsing: bytes, maximumDepth: maximumDepth) else {
+            guard case .object(let read) = try JSONValue(parsing: bytes, maximumDepth: maximumDepth, allowsRepeatedNames: true) else {
                 report.problem = "not a JSON object"
                 return report
             }

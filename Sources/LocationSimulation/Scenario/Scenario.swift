@@ -143,12 +143,11 @@ private struct Reader {
         JSONFileError(source: source, keyPath: keyPath, message)
     }
 
-    /// The members of the object at `keyPath`, refusing names outside `allowed` and repeated names.
+    /// The members of the object at `keyPath`, refusing names outside `allowed`.
     func members(_ value: JSONValue, at keyPath: String?, allowed: [String]) throws(JSONFileError) -> [String: JSONValue] {
         guard case .object(let list) = value else { throw failure(keyPath, "expected an object, got \(value.text)") }
         var members: [String: JSONValue] = [:]
         for (name, member) in list {
-            let path = keyPath.map { "\($0).\(name)" } ?? name
             guard allowed.contains(name) else {
                 // A key of the file's own, shown escaped and cut with its length (a 10 MB key, a
                 // control character), as every cut value is.
@@ -157,7 +156,7 @@ private struct Reader {
                     keyPath.map { "\($0).\(shown)" } ?? shown,
                     "unknown key (\(keyPath.map { "in \($0): " } ?? "")\(allowed.joined(separator: ", ")))")
             }
-            guard members.updateValue(member, forKey: name) == nil else { throw failure(path, "given twice") }
+            members[name] = member  // never twice: the JSON reader refuses a repeated name
         }
         return members
     }

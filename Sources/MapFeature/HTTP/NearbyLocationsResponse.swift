@@ -121,7 +121,7 @@ struct ServerErrorMessage: Sendable, Hashable {
     init(body: Data) {
         let json: JSONValue?
         do {
-            json = try JSONValue(parsing: body)
+            json = try JSONValue(parsing: body, allowsRepeatedNames: true)
         } catch {
             // Not JSON: the body is read as text below, so nothing is lost.
             json = nil

@@ -75,10 +75,6 @@ package enum FaultScript {
             if let unknown = names.sorted().first(where: { !["status", "delay", "body", "timeout"].contains($0) }) {
                 throw FaultError("\(at): unknown key '\(unknown)' (status, delay, body, timeout)", parameter: "script")
             }
-            var seen = Set<String>()
-            if let repeated = names.first(where: { !seen.insert($0).inserted }) {
-                throw FaultError("\(at): '\(repeated)' is given twice", parameter: "script")
-            }
             if let timeout = item["timeout"] {
                 guard case .bool(let flag) = timeout else { throw FaultError("\(at): timeout must be true or false", parameter: "script") }
                 if flag {
