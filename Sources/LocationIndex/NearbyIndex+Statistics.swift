@@ -99,7 +99,7 @@ extension NearbyIndex {
             let connection = reader.connection
             try connection.execute("BEGIN")
             do throws(IndexError) {
-                let kindCount = Int(try connection.integer("SELECT count(*) FROM placeKind"))
+                let kindCount = try IndexSchema.kindNames(connection).count
                 // Every place is in one row: the rows' places add up to the count the metadata
                 // keeps, or rows were copied or deleted by hand (a query would answer a copied
                 // row's places twice).

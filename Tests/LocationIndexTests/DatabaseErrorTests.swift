@@ -192,6 +192,24 @@ struct DatabaseErrorTests {
         }
     }
 
+    @Test("Kind rows deleted by hand are corrupt for an import (a freed code would relabel every place holding it), a query and the verification")
+    func kindRowsDeleted() throws {
+        try withTemporaryDirectory { directory in
+            for (number, edit) in ["DELETE FROM placeKind", "DELETE FROM placeKind WHERE code = 1", "DELETE FROM placeKind WHERE code = 0"].enumerated() {
+                let path = directory.file("kinds\(number).sqlite")
+                try NearbyIndex(path: path).importPlaces(Self.places)
+                try SQLiteConnection(path: path, readOnly: false, create: true).execute(edit)
+                let more = [Place(id: "new", name: "New", coordinate: try Coordinate(latitude: 10, longitude: 10), kind: "lighthouse")]
+                let imported = try #require(throws: IndexError.self, "\(edit)") { try NearbyIndex(path: path).importPlaces(more) }
+                #expect(imported.code == .corrupt && imported.path == path, "\(edit): \(imported)")
+                #expect(imported.message.hasPrefix("placeKind "), "\(edit): \(imported.message)")
+                #expect(imported.message.hasSuffix("; rebuild the index"), "\(edit): \(imported.message)")
+                let verified = try #require(throws: IndexError.self, "\(edit)") { try NearbyIndex(path: path).verifyIntegrity() }
+                #expect(verified.code == .corrupt, "\(edit)")
+            }
+        }
+    }
+
     @Test("A read-only index answers queries and refuses imports; a missing file cannot be opened read-only")
     func readOnly() throws {
         try withTemporaryDirectory { directory in

@@ -163,6 +163,28 @@ enum IndexSchema {
         }
     }
 
+    /// Every kind's name, by code: `placeKind` as the index writes it, codes 0 (no kind, the
+    /// empty name) and on without a gap. Kinds are only ever appended, so a gap is a row deleted
+    /// behind the index's back: an import would then give a freed code to a new kind and relabel
+    /// every place that holds it.
+    static func kindNames(_ connection: SQLiteConnection) throws(IndexError) -> [String] {
+        var names: [String] = []
+        try connection.withStatement("SELECT code, name FROM placeKind ORDER BY code") { statement throws(IndexError) in
+            while try statement.step() {
+                guard statement.int64(0) == Int64(names.count), let name = statement.text(1), names.count > 0 || name.isEmpty else {
+                    throw IndexError(
+                        .corrupt, "placeKind codes are not 0 (no kind) and on without a gap: a row was deleted; rebuild the index",
+                        path: connection.path)
+                }
+                names.append(name)
+            }
+        }
+        guard !names.isEmpty else {
+            throw IndexError(.corrupt, "placeKind is empty (it always holds code 0, no kind); rebuild the index", path: connection.path)
+        }
+        return names
+    }
+
     static func metadataInteger(_ connection: SQLiteConnection, _ key: String) throws(IndexError) -> Int64 {
         try connection.withStatement("SELECT value FROM metadata WHERE key = ?1") { statement throws(IndexError) in
             try statement.bind(key, at: 1)

@@ -271,11 +271,7 @@ struct IndexWriter {
     ///   place whose kind would be the index's 65,536th.
     private func assignKindCodes(_ places: [ParsedPlace], source: String) throws(IndexError) -> [ExactText: UInt16] {
         var codes: [ExactText: UInt16] = [:]
-        try connection.withStatement("SELECT code, name FROM placeKind") { statement throws(IndexError) in
-            while try statement.step() {
-                codes[ExactText(statement.text(1) ?? "")] = UInt16(truncatingIfNeeded: statement.int64(0))
-            }
-        }
+        for (code, name) in try IndexSchema.kindNames(connection).enumerated() { codes[ExactText(name)] = UInt16(truncatingIfNeeded: code) }
         var next = codes.count
         let insert = try connection.cached("INSERT INTO placeKind(code, name) VALUES (?1, ?2)")
         for place in places where codes[ExactText(place.kind)] == nil {

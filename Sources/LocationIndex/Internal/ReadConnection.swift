@@ -28,16 +28,7 @@ final class ReadConnection: @unchecked Sendable {
         let index = Int(code)
         if index < kinds.count { return kinds[index] }
         // Kinds are only ever appended, so a reload inside this snapshot finds every code it holds.
-        var loaded: [String] = []
-        try connection.withStatement("SELECT code, name FROM placeKind ORDER BY code") { statement throws(IndexError) in
-            while try statement.step() {
-                guard statement.int64(0) == Int64(loaded.count), let name = statement.text(1) else {
-                    throw IndexError(.corrupt, "placeKind codes are not consecutive; rebuild the index", path: connection.path)
-                }
-                loaded.append(name)
-            }
-        }
-        kinds = loaded
+        kinds = try IndexSchema.kindNames(connection)
         guard index < kinds.count else {
             throw IndexError(.corrupt, "kind code \(code) is not in placeKind; rebuild the index", path: connection.path)
         }
