@@ -80,7 +80,7 @@ import LocSimTestHelpers
             // Half a surrogate pair is no text (Foundation's reader refuses it too): said with its place.
             (#"{"action":"\ud800"}"#, "body", "not valid JSON at line 1, column 12: half of a UTF-16 surrogate pair"),
             // Which speed was meant? Refused, not the first or the last taken silently.
-            (#"{"action":"speed","speed":2,"speed":3}"#, "body", "ambiguous JSON at line 1, column 29: the name \"speed\" appears twice"),
+            (#"{"action":"speed","speed":2,"speed":3}"#, "speed", "ambiguous JSON at line 1, column 29: the name \"speed\" appears twice"),
         ])
     func controlFailures(body: String, parameter: String, message: String) throws {
         let error: ConfigurationError

@@ -30,12 +30,13 @@ package enum JSONValue: Sendable {
         package let line: Int
         package let column: Int
         package let reason: String
-        /// A name repeated in one object: valid JSON's grammar, refused as ambiguous.
-        package var repeatsName = false
+        /// The name repeated in one object, when that is the error: valid JSON's grammar, refused
+        /// as ambiguous.
+        package var repeatedName: String?
 
         package var description: String {
             guard byte != nil else { return "not valid JSON: the text ends early at line \(line), column \(column) (\(reason))" }
-            return "\(repeatsName ? "ambiguous" : "not valid") JSON at line \(line), column \(column): \(reason)"
+            return "\(repeatedName == nil ? "not valid" : "ambiguous") JSON at line \(line), column \(column): \(reason)"
         }
     }
 
@@ -206,7 +207,7 @@ package enum JSONValue: Sendable {
             at.index = start
             var error = at.failure(
                 "the name \"\(TextExcerpt.render(name, limit: 64))\" appears twice in one object (first at line \(firstAt.line), column \(firstAt.column))")
-            error.repeatsName = true
+            error.repeatedName = name
             throw error
         }
 

@@ -134,6 +134,9 @@ extension StrictRequestBody {
             members = read
         } catch let error as ConfigurationError {
             throw error
+        } catch let error as JSONValue.SyntaxError {
+            // A field given twice is named as the field.
+            throw ConfigurationError(parameter: error.repeatedName ?? "body", "\(error)")
         } catch {
             throw ConfigurationError(parameter: "body", "\(error)")
         }
