@@ -32,7 +32,7 @@ extension PostGISPlaceStore {
                     pg_table_size('locsim_place') + coalesce(pg_table_size(to_regclass('locsim_tile')), 0),
                     pg_indexes_size('locsim_place') + coalesce(pg_indexes_size(to_regclass('locsim_tile')), 0),
                     postgis_lib_version(), current_setting('server_version')
-                """, logger: logger
+                """, logger: self.logger
             ).decode((Int64, Int64, Int64, Int64, String, String).self) {
                 result = PostGISStatistics(
                     placeCount: Int(places), kindCount: Int(kinds), tableBytes: Int(table), indexBytes: Int(indexes),
@@ -75,7 +75,7 @@ extension PostGISPlaceStore {
                     FROM locsim_place GROUP BY tile)
                 SELECT count(e.tile), count(*) FILTER (WHERE e.places IS DISTINCT FROM t.places)
                 FROM expected e FULL JOIN locsim_tile t ON t.tile = e.tile
-                """), logger: logger
+                """), logger: self.logger
             ).decode((Int64, Int64).self) {
                 check = TileCheck(tiles: Int(tiles), disagreeing: Int(disagreeing))
             }
@@ -89,11 +89,11 @@ extension PostGISPlaceStore {
     @discardableResult
     package func rebuildTiles() async throws -> Int {
         let written = try await withMaintenanceTransaction(lockTimeout: false, tiles: true) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: logger)
-            try await connection.query("DELETE FROM locsim_tile", logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "true")), logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: self.logger)
+            try await connection.query("DELETE FROM locsim_tile", logger: self.logger)
+            try await connection.query(PostgresQuery(unsafeSQL: PlaceTiles.rebuildStatement(where: "true")), logger: self.logger)
             var count = 0
-            for try await (value) in try await connection.query("SELECT count(*) FROM locsim_tile", logger: logger).decode(
+            for try await (value) in try await connection.query("SELECT count(*) FROM locsim_tile", logger: self.logger).decode(
                 Int64.self)
             {
                 count = Int(value)
@@ -101,7 +101,7 @@ extension PostGISPlaceStore {
             return count
         }
         try await withMaintenanceTransaction(lockTimeout: false, tiles: nil) { connection in
-            _ = try await connection.query("ANALYZE locsim_tile", logger: logger)
+            _ = try await connection.query("ANALYZE locsim_tile", logger: self.logger)
         }
         return written
     }
@@ -112,20 +112,18 @@ extension PostGISPlaceStore {
     /// `lockTimeout` a `lock_timeout` at the read deadline, so a lock held on the tables fails the
     /// work promptly (SQLSTATE 55P03) rather than waiting for it. `tiles`: the tables required
     /// first (`false`: `locsim_place`; `true`: it and `locsim_tile`; `nil`: none).
-    private func withMaintenanceTransaction<T>(
-        lockTimeout: Bool, tiles: Bool?, _ body: (PostgresConnection) async throws -> T
+    private func withMaintenanceTransaction<T: Sendable>(
+        lockTimeout: Bool, tiles: Bool?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await checkReachable()
         let milliseconds = Self.milliseconds(queryTimeout)
-        return try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                if lockTimeout {
-                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: logger)
-                }
-                if let tiles { try await self.requireTables(on: connection, tiles: tiles) }
-                return try await body(connection)
+        return try await withOwnTransaction { connection in
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: self.logger)
+            if lockTimeout {
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: self.logger)
             }
+            if let tiles { try await self.requireTables(on: connection, tiles: tiles) }
+            return try await body(connection)
         }
     }
 

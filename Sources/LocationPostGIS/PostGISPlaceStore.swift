@@ -169,11 +169,11 @@ package final class PostGISPlaceStore: Sendable {
     /// Runs `body` with a store whose pool runs for the duration, then closes it.
     ///
     /// The pool outlives a cancellation of the calling task (Ctrl-C during `index import`):
-    /// `body` sees the cancellation and ends its statement as the protocol wants (a COPY is
-    /// failed, its transaction rolled back), and the pool is closed only after that. A pool in
-    /// a child task would be cancelled at the same moment, closing a connection under the
-    /// statement in progress, which postgres-nio 1.33 answers with a crash (a precondition in
-    /// its connection state machine) or an import that never ends.
+    /// `body` sees the cancellation and ends its transaction (an import closes its connection,
+    /// which rolls it back), and the pool is closed only after that. (A pool in a child task,
+    /// cancelled at the same moment, once closed a connection under an import's COPY, which
+    /// postgres-nio 1.33 answered with a crash or an import that never ended; imports no longer
+    /// use COPY.)
     package static func withRunning<T: Sendable>(
         _ url: PostgresURL, clock: any Clock<Duration>, logger: Logger, _ body: (PostGISPlaceStore) async throws -> T
     ) async throws -> T {
@@ -329,46 +329,44 @@ package final class PostGISPlaceStore: Sendable {
     /// - Throws: ``PostGISError/Code/schema`` for a newer or foreign schema; connection and
     ///   server errors as ``PostGISError``.
     package func prepareSchema() async throws {
-        try await withTranslatedErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                // A schema change (an upgrade rebuilds every tile) is not a read: no read deadline.
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-                // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
-                try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: logger)
-                // In the schema the tables are created in (the first of the search_path that
-                // exists): a `team,public` path must not find `public`'s tables and write there.
-                var hasMeta = false
-                for try await (exists) in try await connection.query(
-                    "SELECT to_regclass(format('%I.locsim_meta', current_schema())) IS NOT NULL", logger: logger
-                ).decode(Bool.self) {
-                    hasMeta = exists
+        try await withOwnTransaction { connection in
+            // A schema change (an upgrade rebuilds every tile) is not a read: no read deadline.
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: self.logger)
+            // Serialise concurrent first imports: CREATE ... IF NOT EXISTS alone can race.
+            try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: self.logger)
+            // In the schema the tables are created in (the first of the search_path that
+            // exists): a `team,public` path must not find `public`'s tables and write there.
+            var hasMeta = false
+            for try await (exists) in try await connection.query(
+                "SELECT to_regclass(format('%I.locsim_meta', current_schema())) IS NOT NULL", logger: self.logger
+            ).decode(Bool.self) {
+                hasMeta = exists
+            }
+            var version: String?
+            if hasMeta {
+                for try await (value) in try await connection.query(
+                    "SELECT value FROM locsim_meta WHERE key = 'version'", logger: self.logger
+                ).decode(String.self) {
+                    version = value
                 }
-                var version: String?
-                if hasMeta {
-                    for try await (value) in try await connection.query(
-                        "SELECT value FROM locsim_meta WHERE key = 'version'", logger: logger
-                    ).decode(String.self) {
-                        version = value
-                    }
-                }
-                let statements: [String]
-                switch version {
-                case nil: statements = Self.schemaStatements
-                case "1": statements = Self.upgradeStatementsFrom1
-                case "2": statements = Self.upgradeStatementsFrom2
-                case "3": statements = Self.upgradeStatementsFrom3
-                case String(Self.schemaVersion): statements = []
-                case let version?:
-                    throw PostGISError(
-                        .schema, "locsim_meta says schema version \(version); this locsim knows versions 1 to \(Self.schemaVersion)",
-                        endpoint: url.endpoint)
-                }
-                if let version, version != String(Self.schemaVersion) {
-                    logger.info("upgrading the place tables from schema version \(version) to \(Self.schemaVersion)")
-                }
-                for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
+            }
+            let statements: [String]
+            switch version {
+            case nil: statements = Self.schemaStatements
+            case "1": statements = Self.upgradeStatementsFrom1
+            case "2": statements = Self.upgradeStatementsFrom2
+            case "3": statements = Self.upgradeStatementsFrom3
+            case String(Self.schemaVersion): statements = []
+            case let version?:
+                throw PostGISError(
+                    .schema, "locsim_meta says schema version \(version); this locsim knows versions 1 to \(Self.schemaVersion)",
+                    endpoint: self.url.endpoint)
+            }
+            if let version, version != String(Self.schemaVersion) {
+                self.logger.info("upgrading the place tables from schema version \(version) to \(Self.schemaVersion)")
+            }
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
             }
         }
     }
@@ -552,13 +550,62 @@ package final class PostGISPlaceStore: Sendable {
         try await connection.close()
     }
 
+    /// Runs `body` in one transaction on a connection of its own (not the pool's, which would
+    /// keep it waiting while it retries a server that is down), for work that is not a read:
+    /// no deadline, but it ends when the connection does. A server that stops or crashes during
+    /// the work fails it at once with ``PostGISError/Code/unavailable``; cancelling the calling
+    /// task (Ctrl-C) closes the connection, so a statement a frozen server holds ends too, and
+    /// the server rolls the transaction back.
+    ///
+    /// The work runs in a task of its own that is abandoned when the connection closes first:
+    /// postgres-nio 1.33 leaves a statement sent on a connection that has just closed waiting
+    /// for good, deaf to cancellation (an import whose server stopped hung, and ignored SIGTERM).
+    func withOwnTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await withTranslatedErrors { try await self.connect() }
+        defer { close(connection) }
+        let race = DeadlineRace<T>()
+        let logger = self.logger
+        let work = Task {
+            do {
+                let value = try await self.withTranslatedErrors {
+                    try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                }
+                race.finish(.read(.success(value)))
+            } catch {
+                race.finish(.read(.failure(error)))
+            }
+        }
+        connection.closeFuture.whenComplete { _ in race.finish(.closed) }
+        let end = await withTaskCancellationHandler {
+            await race.wait()
+        } onCancel: {
+            race.finish(.cancelled)
+        }
+        switch end {
+        case .read(let result):
+            return try result.get()
+        case .cancelled:
+            work.cancel()
+            throw CancellationError()
+        case .closed, .deadline:
+            work.cancel()
+            throw PostGISError(
+                .unavailable,
+                "the server closed the connection before the transaction ended (it stopped or restarted): rolled back, "
+                    + "unless its commit had reached the server",
+                endpoint: url.endpoint)
+        }
+    }
+
     /// Closes `connection` without waiting (a frozen server would hold a TLS goodbye); a failure
-    /// is logged at debug level: the connection is gone either way.
-    private func close(_ connection: PostgresConnection) {
+    /// is logged at debug level: the connection is gone either way. The connection is kept until
+    /// it has closed (postgres-nio asserts that none is released open).
+    func close(_ connection: PostgresConnection) {
         let logger = self.logger
         let endpoint = url.endpoint
-        connection.close().whenFailure { error in
-            logger.debug("closing a connection to \(endpoint): \(error)")
+        connection.close().whenComplete { result in
+            if case .failure(let error) = result { logger.debug("closing a connection to \(endpoint): \(error)") }
+            withExtendedLifetime(connection) {}
         }
     }
 
@@ -690,7 +737,7 @@ package final class PostGISPlaceStore: Sendable {
             // The caller gave up (its task was cancelled): stop the read too.
             _ = stop()
             throw CancellationError()
-        case .deadline:
+        case .deadline, .closed:
             break
         }
         switch stop() {
@@ -818,6 +865,8 @@ final class DeadlineRace<T: Sendable>: Sendable {
         case read(Result<T, any Error>)
         case deadline
         case cancelled
+        /// The connection closed (the server stopped or crashed) before the work ended.
+        case closed
     }
 
     private struct State {

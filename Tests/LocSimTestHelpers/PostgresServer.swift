@@ -172,6 +172,12 @@ public final class PostgresServer: Sendable {
         postmaster.withLock { $0.earlierLog + ($0.running?.errors ?? "") }
     }
 
+    /// Sends `signal` to the postmaster now, without waiting (SIGQUIT: an immediate shutdown,
+    /// from a callback that cannot await); ``halt()`` then waits for its end.
+    public func send(_ signal: Int32) {
+        postmaster.withLock { $0.running?.send(signal) }
+    }
+
     /// Stops the server now (immediate shutdown, SIGQUIT, as a crash would leave it) and waits
     /// until it has; the directory stays for ``restart()``.
     public func halt() async throws {

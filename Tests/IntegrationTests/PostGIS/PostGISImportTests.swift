@@ -152,13 +152,13 @@ struct StopImport: Error {}
 
     /// `locsim index import --postgres` cancelled by Ctrl-C or SIGTERM while its rows are on
     /// the wire: the task that runs the pool is the one cancelled. The import rolls back and the
-    /// pool closes after it; closing the pool at the same moment crashed postgres-nio mid-COPY or
-    /// left the import waiting forever.
-    @Test func cancellingTheTaskThatRunsThePoolMidCopyRollsBack() async throws {
+    /// pool closes after it (closing the pool at the same moment crashed postgres-nio when
+    /// imports used COPY, or left the import waiting forever).
+    @Test func cancellingTheTaskThatRunsThePoolMidImportRollsBack() async throws {
         try await withPostGIS { server, store in
             try await withScratchFolder { directory in
                 let (center, before) = try await Self.importFirst(into: store, in: directory)
-                // Rows enough for several 1 MiB writes of COPY data.
+                // Rows enough for several batches.
                 let big = directory + "/big.csv"
                 let rows = (0..<60_000).map { "q\($0),Place number \($0) of many,\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
                 try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: big, atomically: true, encoding: .utf8)
@@ -167,7 +167,7 @@ struct StopImport: Error {}
                 let task = Task {
                     try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { importer in
                         try await importer.importPlaces(fromFile: big, options: ImportOptions(progressInterval: 1_000)) { step in
-                            // After the first write of COPY data went out.
+                            // After the first batches went out.
                             if step.phase == .writing, step.tilesWritten == 40_000 {
                                 sentWhenCancelled.withLock { $0 = step.tilesWritten }
                                 withUnsafeCurrentTask { $0?.cancel() }
@@ -178,6 +178,38 @@ struct StopImport: Error {}
                 let outcome = await task.result
                 #expect(sentWhenCancelled.withLock { $0 } == 40_000)
                 #expect(throws: (any Error).self) { try outcome.get() }
+                #expect(try await store.places(near: center, within: 5_000) == before)
+                #expect(try await store.statistics().placeCount == 3)
+            }
+        }
+    }
+
+    /// The server stopped (immediate shutdown, as a crash) while an import's rows are on the
+    /// wire: the import fails at once as unavailable, and nothing of it was written. It waited
+    /// for good, deaf to Ctrl-C (postgres-nio 1.33 leaves a statement sent on a connection that
+    /// has just closed waiting).
+    @Test func serverStoppedMidImportFailsAtOnceAndWritesNothing() async throws {
+        try await withPostGIS { server, store in
+            try await withScratchFolder { directory in
+                let (center, before) = try await Self.importFirst(into: store, in: directory)
+                let big = directory + "/big.csv"
+                let rows = (0..<60_000).map { "s\($0),Place \($0),\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
+                try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: big, atomically: true, encoding: .utf8)
+                let url = try PostgresURL(parsing: server.url)
+                do {
+                    _ = try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { importer in
+                        try await importer.importPlaces(fromFile: big, options: ImportOptions(progressInterval: PostGISPlaceStore.rowsPerBatch)) {
+                            step in
+                            // After the first batch: the next ones meet a server going away.
+                            if step.phase == .writing, step.tilesWritten == PostGISPlaceStore.rowsPerBatch { server.send(SIGQUIT) }
+                        }
+                    }
+                    Issue.record("the import ended as if its server had not stopped")
+                } catch let error as PostGISError {
+                    #expect(error.code == .unavailable, "\(error)")
+                }
+                try await server.halt()
+                try await server.restart()
                 #expect(try await store.places(near: center, within: 5_000) == before)
                 #expect(try await store.statistics().placeCount == 3)
             }
