@@ -32,6 +32,11 @@ KEEP=${1:+yes}
 WORK=${1:-$(mktemp -d /tmp/locsim-scale-out.XXXXXX)}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
+# A folder given to keep is a new one: a run's databases and logs are never mixed with another's.
+if [ -n "$KEEP" ] && [ -n "$(ls -A "$WORK")" ]; then
+    echo "scale-out: $WORK is not empty (a run before this one?); give a new folder, or remove it first: rm -rf $WORK" >&2
+    exit 2
+fi
 PLAYERS=${PLAYERS:-300}
 DURATION=${DURATION:-120s}
 SPEED=${SPEED:-10}
@@ -76,8 +81,10 @@ pg_options() { echo "-p $1 -k $WORK -c listen_addresses=127.0.0.1 -c wal_retriev
 
 SERVE_PIDS=()
 NGINX_PID=""
+SWARM_PID=""
 cleanup() {
     set +e
+    [ -n "$SWARM_PID" ] && kill -TERM "$SWARM_PID" 2>/dev/null
     [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
     for pid in "${SERVE_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
     for data in "$WORK/replica" "$WORK/primary"; do
@@ -119,7 +126,8 @@ echo "== three locsim serve --postgres (primary) --replica (replica)"
 SERVE_PORTS=()
 for n in 1 2 3; do
     port=${PORTS[$((n + 1))]}
-    "$LOCSIM" serve --postgres "$PRIMARY" --replica "$REPLICA" --port "$port" >"$WORK/serve-$n.log" 2>"$WORK/serve-$n.err" &
+    # The swarm plays at --speed SPEED: the audit judges its requests in the same game time.
+    "$LOCSIM" serve --postgres "$PRIMARY" --replica "$REPLICA" --port "$port" --audit-speed "$SPEED" >"$WORK/serve-$n.log" 2>"$WORK/serve-$n.err" &
     SERVE_PIDS+=($!)
     SERVE_PORTS+=("$port")
 done
