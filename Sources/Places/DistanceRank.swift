@@ -17,11 +17,15 @@ package struct DistanceRank {
     package init() {}
 
     /// The tie-break both rankings use on equal distances: ids in Swift `String` order, given
-    /// as UTF-8 bytes. Two ASCII ids compare as bytes (the same order, without building
-    /// `String`s); any other pair compares as `String`s.
+    /// as UTF-8 bytes, and two ids Swift holds equal (canonically equivalent: `café` in NFC and
+    /// in NFD, which the index keeps as two places) by their bytes, so that no two places tie and
+    /// both databases answer in one order. Two ASCII ids compare as bytes (the same order,
+    /// without building `String`s).
     package static func idPrecedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         if isASCII(a), isASCII(b) { return a.lexicographicallyPrecedes(b) }
-        return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
+        let (left, right) = (String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self))
+        if left != right { return left < right }
+        return a.lexicographicallyPrecedes(b)
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
