@@ -842,6 +842,15 @@ package final class PostGISPlaceStore: Sendable {
         if error.code == .connectionError, let underlying = error.underlying {
             return PostGISError(.unavailable, "cannot reach the server: \(ConnectFailure.reason(underlying))", endpoint: url.endpoint)
         }
+        // Reached, but what answered does not speak PostgreSQL's protocol (an HTTP server on
+        // the port answers the TLS request with 'H'), or the server closed the connection before
+        // a login: postgres-nio's codes (`serverClosedConnection`) are no words for a person.
+        if error.code == .serverClosedConnection || error.code == .messageDecodingFailure || error.code == .unexpectedBackendMessage {
+            return PostGISError(
+                .unavailable,
+                "something answered at this address but closed the connection without speaking PostgreSQL's protocol "
+                    + "(another service on the port, or a server that just stopped)", endpoint: url.endpoint)
+        }
         let reason = error.underlying.map { "\(error.code) (\($0))" } ?? "\(error.code)"
         return PostGISError(.unavailable, "cannot reach the server: \(reason)", endpoint: url.endpoint)
     }

@@ -85,6 +85,27 @@ import Testing
         } }
     }
 
+    @Test("Another service on the port (it answers and closes): said in words, not postgres-nio's code name")
+    func notPostgreSQL() async throws {
+        let (listener, port) = try LoopbackSocket.makeListener()
+        defer { close(listener) }
+        // An HTTP server's answer to bytes it cannot read, then the end of the connection.
+        async let served: Void = onThread {
+            let connection = LoopbackSocket.accept(listener)
+            guard connection >= 0 else { throw HarnessError("accept failed: errno \(errno)") }
+            let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+            _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            close(connection)
+        }
+        let result = try await CLI.run(["index", "stats", "--postgres", "postgres://u@127.0.0.1:\(port)/d?sslmode=disable"])
+        try await served
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix(
+            "locsim: error: 127.0.0.1:\(port): something answered at this address but closed the connection without speaking PostgreSQL's protocol"),
+            "\(result.stderr)")
+        #expect(!result.stderr.contains("serverClosedConnection"))
+    }
+
     @Test("bad URLs are usage errors naming --postgres; an unreachable server is a run-time error with a hint")
     func errors() async throws {
         let malformed = try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", "mysql://x/y"])
