@@ -150,6 +150,14 @@ struct StopImport: Error {}
         }
     }
 
+    /// A CSV of 60,000 places in `directory` (several batches of an import), its path.
+    static func writeSixtyThousandPlaces(in directory: String) throws -> String {
+        let path = directory + "/big.csv"
+        let rows = (0..<60_000).map { "q\($0),Place number \($0) of many,\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
+        try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// `locsim index import --postgres` cancelled by Ctrl-C or SIGTERM while its rows are on
     /// the wire: the task that runs the pool is the one cancelled. The import rolls back and the
     /// pool closes after it (closing the pool at the same moment crashed postgres-nio when
@@ -158,10 +166,7 @@ struct StopImport: Error {}
         try await withPostGIS { server, store in
             try await withScratchFolder { directory in
                 let (center, before) = try await Self.importFirst(into: store, in: directory)
-                // Rows enough for several batches.
-                let big = directory + "/big.csv"
-                let rows = (0..<60_000).map { "q\($0),Place number \($0) of many,\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
-                try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: big, atomically: true, encoding: .utf8)
+                let big = try Self.writeSixtyThousandPlaces(in: directory)
                 let url = try PostgresURL(parsing: server.url)
                 let sentWhenCancelled = Locked(0)
                 let task = Task {
@@ -192,9 +197,7 @@ struct StopImport: Error {}
         try await withPostGIS { server, store in
             try await withScratchFolder { directory in
                 let (center, before) = try await Self.importFirst(into: store, in: directory)
-                let big = directory + "/big.csv"
-                let rows = (0..<60_000).map { "s\($0),Place \($0),\(Double($0 % 1_000) * 0.01),\(Double($0 / 1_000) * 0.1),shop" }
-                try (["id,name,lat,lon,kind"] + rows).joined(separator: "\n").write(toFile: big, atomically: true, encoding: .utf8)
+                let big = try Self.writeSixtyThousandPlaces(in: directory)
                 let url = try PostgresURL(parsing: server.url)
                 do {
                     _ = try await PostGISPlaceStore.withRunning(url, clock: ContinuousClock(), logger: quietLogger) { importer in
