@@ -122,7 +122,10 @@ extension PostGISPlaceStore {
             if lockTimeout {
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: self.logger)
             }
-            if let tiles { try await self.requireTables(on: connection, tiles: tiles) }
+            if let tiles {
+                try await self.requireSchemaOnPath(connection)
+                try await self.requireTables(on: connection, tiles: tiles)
+            }
             return try await body(connection)
         }
     }

@@ -336,6 +336,7 @@ package final class PostGISPlaceStore: Sendable {
             try await connection.query("SELECT pg_advisory_xact_lock(7621001)", logger: self.logger)
             // In the schema the tables are created in (the first of the search_path that
             // exists): a `team,public` path must not find `public`'s tables and write there.
+            try await self.requireSchemaOnPath(connection)
             var hasMeta = false
             for try await (exists) in try await connection.query(
                 "SELECT to_regclass(format('%I.locsim_meta', current_schema())) IS NOT NULL", logger: self.logger
@@ -548,6 +549,25 @@ package final class PostGISPlaceStore: Sendable {
         // The server has just answered a login: its goodbye is prompt (and the caller's
         // deadline bounds it).
         try await connection.close()
+    }
+
+    /// ``PostGISError/Code/invalidArgument`` (parameter `search_path`) when no schema of the
+    /// session's search_path exists (`PGOPTIONS='-c search_path=nosuch'`): there is nowhere to
+    /// find or make the tables, and PostgreSQL's own errors would be about formatting a null, or
+    /// a missing table that an import cannot make.
+    func requireSchemaOnPath(_ connection: PostgresConnection) async throws {
+        var missing: String?
+        for try await (schema, searchPath) in try await connection.query(
+            "SELECT current_schema(), current_setting('search_path')", logger: logger
+        ).decode((String?, String).self) {
+            if schema == nil { missing = searchPath }
+        }
+        guard let path = missing else { return }
+        throw PostGISError(
+            .invalidArgument,
+            "no schema it names exists in database \(url.database) ('\(TextExcerpt.render(path, limit: 120))'): create one, "
+                + "or set a search_path that names one (the URL's options, PGOPTIONS, or the role's setting)",
+            endpoint: url.endpoint, parameter: "search_path")
     }
 
     /// Runs `body` in one transaction on a connection of its own (not the pool's, which would

@@ -100,6 +100,18 @@ import Testing
         }
     }
 
+    @Test("A search_path none of whose schemas exists: import and stats say so, naming search_path, not a null identifier or a missing table")
+    func searchPathWithoutSchema() async throws {
+        try await withServer { postgres in
+            for command in [["index", "import", "geodata/sf-mission.csv"], ["index", "stats"]] {
+                let refused = try await CLI.run(command + ["--postgres", postgres.url], environment: ["PGOPTIONS": "-c search_path=nosuch"])
+                #expect(refused.status == 1, "\(command)")
+                #expect(refused.stderr.contains("search_path: no schema it names exists in database postgres ('nosuch')"), "\(refused.stderr)")
+                #expect(!refused.stderr.contains("null values"), "\(refused.stderr)")
+            }
+        }
+    }
+
     @Test("Another service on the port (it answers and closes): said in words, not postgres-nio's code name")
     func notPostgreSQL() async throws {
         let (listener, port) = try LoopbackSocket.makeListener()
