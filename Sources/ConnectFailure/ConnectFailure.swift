@@ -16,6 +16,9 @@ package enum ConnectFailure {
             }
             if error.connectionErrors.isEmpty { return "no such host" }
         }
+        // A connection made and then reset (what answered closed it with our bytes unread): in
+        // the system's words too, not NIO's `read(descriptor:pointer:size:)`.
+        if let system = error as? IOError { return "\(SystemIOError(code: system.errnoCode))" }
         if case ChannelError.connectTimeout(let amount) = error {
             return "no connection within \(amount.nanoseconds / 1_000_000) ms"
         }

@@ -139,12 +139,6 @@ struct IndexImport: AsyncParsableCommand, Interruption.Command {
             }
         } catch let error as PostGISError {
             throw PostgresTarget.failure(error, url: url)
-        } catch let error as IndexError where error.parameter == "replace" {
-            // A file of no places: not a full disk or a bad path, which the general hint is about.
-            throw CommandFailure(
-                error.description,
-                hint: "check that the file holds the places (an export that failed upstream leaves its header only); "
-                    + "--replace never empties the database")
         }
     }
     #endif

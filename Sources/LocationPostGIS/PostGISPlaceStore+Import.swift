@@ -39,7 +39,8 @@ extension PostGISPlaceStore {
                 .invalidArgument, "holds no places, and --replace would delete every place the database holds; nothing was done",
                 path: path, parameter: "replace")
         }
-        // Fail fast when the server is down (the pool would keep the import waiting while it retries).
+        // The server answers within the read deadline before anything is written: a frozen one
+        // fails the import in `queryTimeout`, not after a connect and login that never end.
         try await checkReachable()
         try await prepareSchema()
         let interval = max(1, options.progressInterval)

@@ -120,6 +120,9 @@ import Testing
         async let served: Void = onThread {
             let connection = LoopbackSocket.accept(listener)
             guard connection >= 0 else { throw HarnessError("accept failed: errno \(errno)") }
+            // Read what the client sent first: closing with it unread would reset the connection.
+            var request = [UInt8](repeating: 0, count: 1_024)
+            _ = request.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
             let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
             _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             close(connection)
