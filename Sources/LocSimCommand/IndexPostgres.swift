@@ -55,7 +55,7 @@ enum PostgresTarget {
         let hint: String
         switch (error.code, error.sqlState) {
         case (_, "3D000"?):
-            hint = "create it (createdb -h \(url.host) -p \(url.port) -U \(url.user) \(url.database)), "
+            hint = "create it (createdb -h \(word(url.host)) -p \(url.port) -U \(word(url.user)) \(word(url.database))), "
                 + "or name an existing database in the URL's path \(guide)"
         case (_, "28P01"?):
             hint = "check the password for \(url.user): the URL's, PGPASSWORD, or ~/.pgpass (PGPASSFILE) \(guide)"
@@ -63,10 +63,16 @@ enum PostgresTarget {
             hint = "check the user name (the URL's, else PGUSER), and that the server's pg_hba.conf lets it in from here \(guide)"
         case (_, "42501"?) where error.message.contains("extension"):
             hint = "PostGIS is created once per database by a role that may (usually a superuser): "
-                + "psql -h \(url.host) -p \(url.port) -d \(url.database) -c 'CREATE EXTENSION postgis'; then import again \(guide)"
+                + "psql -h \(word(url.host)) -p \(url.port) -d \(word(url.database)) -c 'CREATE EXTENSION postgis'; then import again \(guide)"
         case (_, "42501"?):
             hint = "the database's owner grants \(url.user) what the statement needs (CREATE on the schema to import, "
                 + "SELECT on locsim_place and locsim_tile to read) \(guide)"
+        case (.unavailable, _) where error.parameter == "password":
+            hint = "give \(url.user)'s password as libpq takes it: PGPASSWORD in the environment, or a line "
+                + "host:port:database:user:password in ~/.pgpass (chmod 600), never in a URL that others see \(guide)"
+        case (.unavailable, _) where error.parameter == "sslmode":
+            hint = "the URL's sslmode (and sslrootcert) and the server's TLS must agree: the server's ssl setting and "
+                + "certificate in its postgresql.conf, or another sslmode (the TLS section of docs/guides/postgis.md)"
         case (.unavailable, _):
             hint = "check the URL's host and port (\(url.endpoint)): is PostgreSQL running there, listening on TCP, and does it accept this login? \(guide)"
         case (.schema, _):
@@ -75,6 +81,14 @@ enum PostgresTarget {
             hint = "see docs/guides/postgis.md"
         }
         return CommandFailure(error.description, hint: hint)
+    }
+
+    /// `text` as one word of a shell command a hint suggests: as it is when the shell reads it so,
+    /// else in single quotes (a database named `my places`).
+    static func word(_ text: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:@/")
+        let plain = !text.isEmpty && text.allSatisfy(safe.contains)
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 #else

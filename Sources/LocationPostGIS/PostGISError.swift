@@ -49,6 +49,18 @@ package struct PostGISError: Error, Sendable, Hashable, CustomStringConvertible 
         self.sqlState = sqlState
     }
 
+    /// Whether the server refused for a reason that waiting does not mend, only a change of
+    /// configuration: a wrong or missing password, an unknown user or database, no place tables
+    /// (or another version's), no grant to read them, a search_path with no schema, TLS that the
+    /// URL and the server disagree on. A server that cannot be reached, is starting or stopping,
+    /// or answered too late may answer later: not a refusal.
+    package var isRefusal: Bool {
+        if code == .schema || code == .invalidArgument || code == .invalidURL { return true }
+        if parameter == "password" || parameter == "sslmode" { return true }
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("28") || sqlState == "3D000" || sqlState == "42501" || sqlState == "42P01"
+    }
+
     package var description: String {
         var prefix = ""
         if let endpoint { prefix += "\(endpoint): " }

@@ -846,17 +846,18 @@ package final class PostGISPlaceStore: Sendable {
             return PostGISError(
                 .unavailable,
                 "the server offers no TLS, and sslmode=\(url.tlsMode.rawValue) asks for it: turn ssl on in its postgresql.conf, "
-                    + "or use sslmode=prefer", endpoint: url.endpoint)
+                    + "or use sslmode=prefer", endpoint: url.endpoint, parameter: "sslmode")
         }
         if error.code == .authMechanismRequiresPassword {
             return PostGISError(
                 .unavailable,
                 "the server asks for a password and none was given (in the URL, PGPASSWORD, or the password file ~/.pgpass or PGPASSFILE)",
-                endpoint: url.endpoint)
+                endpoint: url.endpoint, parameter: "password")
         }
         if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
             return PostGISError(
-                .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint)
+                .unavailable, "TLS with the server failed (sslmode=\(url.tlsMode.rawValue)): \(underlying)", endpoint: url.endpoint,
+                parameter: "sslmode")
         }
         // A connection that was never made: in the system's words (`Connection refused`, `no such host`).
         if error.code == .connectionError, let underlying = error.underlying {

@@ -168,6 +168,52 @@ package final class PostGISReadRouter: Sendable {
         return status()
     }
 
+    /// A backend that ``checkAtStart()`` found refusing: which one, and the server's reason.
+    package struct StartRefusal: Error, Sendable {
+        package var role: Role
+        /// The backend's URL (its ``PostgresURL/textWithoutPassword`` is safe to show).
+        package var url: PostgresURL
+        /// Why (``PostGISError/isRefusal``).
+        package var error: PostGISError
+    }
+
+    /// The check before a server listens: every backend's ``PostGISPlaceStore/checkReadable()``
+    /// (a login and a 1 m read on a connection of its own), concurrently, each within its deadline.
+    /// A backend that the server refuses for a reason only a change of configuration mends
+    /// (``PostGISError/isRefusal``: the password, the user, the database, the place tables, the
+    /// grant to read them, TLS) throws ``StartRefusal``, the primary's first: a server started so
+    /// would answer 503 to every request it sends there. A backend that cannot be reached (or is
+    /// starting, or answered too late) is marked down, so requests skip it at once rather than
+    /// after a deadline, and ``run()`` checks it until it answers. Returns ``status()``.
+    package func checkAtStart() async throws(StartRefusal) -> [BackendStatus] {
+        let failures = await withTaskGroup(of: (Int, (any Error)?).self) { group in
+            for index in stores.indices {
+                group.addTask {
+                    do {
+                        try await self.stores[index].checkReadable()
+                        return (index, nil)
+                    } catch {
+                        return (index, error)
+                    }
+                }
+            }
+            var failures: [(Int, any Error)] = []
+            for await (index, error) in group {
+                if let error { failures.append((index, error)) }
+            }
+            // The primary (the last store) first, then replica 1, 2…
+            let primary = stores.count - 1
+            return failures.sorted { ($0.0 == primary ? -1 : $0.0) < ($1.0 == primary ? -1 : $1.0) }
+        }
+        for (index, error) in failures {
+            if let refusal = error as? PostGISError, refusal.isRefusal {
+                throw StartRefusal(role: roles[index], url: stores[index].url, error: refusal)
+            }
+        }
+        for (index, error) in failures { markDown(index, error) }
+        return status()
+    }
+
     /// Places within `radius` metres of `center`, nearest first, ties by id: the answer of
     /// ``PostGISPlaceStore/places(near:within:limit:)`` from the next replica that is up (round
     /// robin), else from the primary.
@@ -239,7 +285,7 @@ package final class PostGISReadRouter: Sendable {
         }
         if wentDown {
             logger.warning(
-                "\(roles[index]) postgres \(stores[index].url.endpoint) is down; reads go elsewhere until it answers again",
+                "\(roles[index]) postgres \(stores[index].url.endpoint) is down; \(stores.count == 1 ? "reads get 503" : "reads go elsewhere") until it answers again",
                 metadata: ["reason": .string(Self.reason(error))])
         }
         if startRecovery { downContinuation.yield(index) }

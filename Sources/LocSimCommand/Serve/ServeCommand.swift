@@ -278,6 +278,16 @@ struct Serve: AsyncParsableCommand {
                 try PostGISPlaceStore(url: try PostgresTarget.url(url, flag: "--replica"), clock: ContinuousClock(), logger: logger)
             }
             let router = PostGISReadRouter(primary: primary, replicas: replicas, clock: ContinuousClock(), logger: logger)
+            do {
+                // A database that refuses the login or has no places would get every request a
+                // 503: said now, as 'index stats' says it. One that is down is logged, and served
+                // when it answers.
+                _ = try await router.checkAtStart()
+            } catch {
+                let failure = PostgresTarget.failure(error.error, url: error.url)
+                let flag = error.role == .primary ? "--postgres" : "--replica (\(error.role))"
+                throw CommandFailure("\(flag): \(failure.description)", hint: failure.hint)
+            }
             repository = PostGISRepository(router: router)
             backends.append(PostGISPoolService(router: router))
             #else

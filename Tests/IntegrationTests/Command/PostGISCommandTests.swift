@@ -151,6 +151,14 @@ import Testing
             #expect(unreachable.stderr.contains("cannot reach the server: Connection refused\n"), "\(unreachable.stderr)")
             #expect(unreachable.stderr.contains("\nhint: check the URL's host and port (127.0.0.1:\(port)): is PostgreSQL running there"))
             #expect(!unreachable.stderr.contains("topsecret"))
+            // serve starts with its database down (it may come up later): requests get 503
+            // naming it at once, not after a deadline each.
+            let downServer = try await ServeProcess.start(["--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable"])
+            defer { downServer.command.stop() }
+            let downHealth = try await RawHTTP.get(downServer.base + "/healthz")
+            #expect(downHealth.status == 503)
+            #expect(downHealth.body.contains("postgres 127.0.0.1:\(port) (primary) is down: cannot reach the server: Connection refused"), "\(downHealth.body)")
+            #expect(downServer.command.child.errors.contains("primary postgres 127.0.0.1:\(port) is down; reads get 503 until it answers again"))
             try await withServer { postgres in
                 let empty = try await CLI.run(["index", "stats", "--postgres", postgres.url])
                 #expect(empty.status == 1)
@@ -158,11 +166,37 @@ import Testing
                 // The command to run next, as given (sslmode kept), less the password.
                 #expect(empty.stderr.contains("--postgres \(postgres.urlWithoutPassword)'"), "\(empty.stderr)")
                 #expect(!empty.stderr.contains(PostgresServer.password))
+                // serve refuses a database that would get every request a 503, before it listens,
+                // as 'index stats' does; the same for a password the server refuses.
+                let emptyServe = try await CLI.run(["serve", "--port", "0", "--postgres", postgres.url])
+                #expect(emptyServe.status == 1)
+                #expect(emptyServe.stderr.hasPrefix("locsim: error: --postgres: 127.0.0.1:\(postgres.port): database postgres has no locsim_"), "\(emptyServe.stderr)")
+                #expect(emptyServe.stderr.contains("hint: import places with 'locsim index import FILE --postgres \(postgres.urlWithoutPassword)'"))
+                #expect(!emptyServe.stdout.contains("listening"), "\(emptyServe.stdout)")
+                let wrongServe = try await CLI.run(
+                    ["serve", "--port", "0", "--postgres", postgres.url.replacingOccurrences(of: PostgresServer.password, with: "wrong")])
+                #expect(wrongServe.status == 1)
+                #expect(wrongServe.stderr.contains("(SQLSTATE 28P01)\nhint: check the password for postgres"), "\(wrongServe.stderr)")
+                #expect(!wrongServe.stdout.contains("listening"))
+                // A replica that refuses is named as one, even while the primary is down.
+                let wrongReplica = try await CLI.run(
+                    ["serve", "--port", "0", "--postgres", "postgres://u:topsecret@127.0.0.1:\(port)/d?sslmode=disable",
+                     "--replica", postgres.url.replacingOccurrences(of: PostgresServer.password, with: "wrong")])
+                #expect(wrongReplica.status == 1)
+                #expect(wrongReplica.stderr.hasPrefix("locsim: error: --replica (replica 1): 127.0.0.1:\(postgres.port): password authentication failed"), "\(wrongReplica.stderr)")
+                // TLS the server does not offer: named as sslmode, with a hint about TLS.
+                let tls = try await CLI.run(["index", "stats", "--postgres", postgres.url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=require")])
+                #expect(tls.status == 1)
+                #expect(tls.stderr.contains(": sslmode: the server offers no TLS, and sslmode=require asks for it"), "\(tls.stderr)")
+                #expect(tls.stderr.contains("hint: the URL's sslmode (and sslrootcert) and the server's TLS must agree"), "\(tls.stderr)")
                 // Each refusal of the server gets the hint for its cause, not "is it running?".
                 func database(_ name: String, in url: String) -> String { url.replacingOccurrences(of: "/postgres?", with: "/\(name)?") }
                 let noDatabase = try await CLI.run(["index", "stats", "--postgres", database("nosuch", in: postgres.url)])
                 #expect(noDatabase.stderr.contains("database \"nosuch\" does not exist"), "\(noDatabase.stderr)")
                 #expect(noDatabase.stderr.contains("hint: create it (createdb -h 127.0.0.1 -p \(postgres.port) -U postgres nosuch)"))
+                // A name the shell would split is quoted in the command the hint gives.
+                let spaced = try await CLI.run(["index", "stats", "--postgres", database("my%20places", in: postgres.url)])
+                #expect(spaced.stderr.contains("hint: create it (createdb -h 127.0.0.1 -p \(postgres.port) -U postgres 'my places')"), "\(spaced.stderr)")
                 let wrongPassword = try await CLI.run(
                     ["index", "stats", "--postgres", postgres.url.replacingOccurrences(of: PostgresServer.password, with: "wrong")])
                 #expect(wrongPassword.stderr.contains("(SQLSTATE 28P01)"), "\(wrongPassword.stderr)")
@@ -178,7 +212,8 @@ import Testing
                 // No password anywhere: said so, not "cannot reach the server".
                 let none = try await CLI.run(["index", "stats", "--postgres", postgres.urlWithoutPassword], environment: ["HOME": "/nonexistent"], removing: ["PGPASSWORD", "PGPASSFILE"])
                 #expect(none.status == 1)
-                #expect(none.stderr.contains("the server asks for a password and none was given"), "\(none.stderr)")
+                #expect(none.stderr.contains(": password: the server asks for a password and none was given"), "\(none.stderr)")
+                #expect(none.stderr.contains("hint: give postgres's password as libpq takes it: PGPASSWORD"), "\(none.stderr)")
             }
         }
         // ~/.pgpass is found through $HOME, as libpq finds it (a container's or a CI job's HOME):
