@@ -67,6 +67,8 @@ enum PostgresTarget {
         case (_, "42501"?):
             hint = "the database's owner grants \(url.user) what the statement needs (CREATE on the schema to import, "
                 + "SELECT on locsim_place and locsim_tile to read) \(guide)"
+        case (_, "42703"?):
+            hint = "a column locsim makes is gone: 'locsim index stats --postgres URL --verify' lists how the tables differ \(guide)"
         case (.unavailable, _) where error.parameter == "password":
             hint = "give \(url.user)'s password as libpq takes it: PGPASSWORD in the environment, or a line "
                 + "host:port:database:user:password in ~/.pgpass (chmod 600), never in a URL that others see \(guide)"

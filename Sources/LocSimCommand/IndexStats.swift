@@ -10,14 +10,14 @@ import LocationPostGIS
 struct IndexStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Counts and sizes of an index; --verify also checks every page (SQLite) or every tile (PostGIS).")
+        abstract: "Counts and sizes of an index; --verify also checks every page (SQLite), or the tables and every tile (PostGIS).")
 
     @OptionGroup var location: IndexLocation
 
-    @Flag(help: "Run SQLite's integrity check too; with --postgres, compare every tile with locsim_place.")
+    @Flag(help: "Run SQLite's integrity check too; with --postgres, check the tables' shape and compare every tile with locsim_place.")
     var verify = false
 
-    @Flag(help: "With --postgres --verify: rebuild every tile from locsim_place when any disagrees.")
+    @Flag(help: "With --postgres --verify: make missing or disabled triggers and indexes again, and rebuild every tile from locsim_place when any disagrees.")
     var repair = false
 
     @Option(help: "Output: text or json.")
@@ -63,11 +63,24 @@ struct IndexStats: AsyncParsableCommand {
     private func postgresStatistics(_ url: PostgresURL) async throws {
         var tiles: TileCheck?
         var rebuilt: Int?
+        var schemaRepaired: [SchemaFinding] = []
         let statistics: PostGISStatistics
         do {
             statistics = try await PostGISPlaceStore.withRunning(
                 url, clock: ContinuousClock(), logger: PostgresTarget.logger("locsim.index.stats")
             ) { store in
+                if verify {
+                    // The tables' shape first: a column dropped by hand would fail the counts
+                    // below in PostgreSQL's words, and a trigger turned off would make the tiles
+                    // stale again after a repair.
+                    var findings = try await store.verifySchema()
+                    if repair, findings.contains(where: \.isRepairable) {
+                        try await store.repairSchema()
+                        schemaRepaired = findings.filter(\.isRepairable)
+                        findings = try await store.verifySchema()
+                    }
+                    if !findings.isEmpty { throw Self.schemaFailure(findings, repaired: schemaRepaired.count) }
+                }
                 let statistics = try await store.statistics()
                 guard verify else { return statistics }
                 var check = try await store.verifyTiles()
@@ -90,6 +103,10 @@ struct IndexStats: AsyncParsableCommand {
             Terminal.out("kinds:          \(statistics.kindCount) (including none)")
             Terminal.out("table size:     \(statistics.tableBytes) bytes, indexes \(statistics.indexBytes) bytes")
             Terminal.out("server:         PostgreSQL \(statistics.serverVersion), PostGIS \(statistics.postgisVersion)")
+            if !schemaRepaired.isEmpty {
+                Terminal.out("repaired:       the triggers and indexes made again (\(schemaRepaired.count) missing or disabled)")
+            }
+            if verify { Terminal.out("schema:         as locsim makes it (columns, keys, range checks, indexes, triggers)") }
             if let rebuilt { Terminal.out("repaired:       every tile rebuilt from locsim_place (\(rebuilt) tiles)") }
             if let tiles, tiles.disagreeing == 0 { Terminal.out("tiles:          \(tiles.tiles), each as locsim_place gives it") }
         }
@@ -100,6 +117,19 @@ struct IndexStats: AsyncParsableCommand {
                     + "pg_restore --disable-triggers) or locsim_tile was written directly",
                 hint: "rebuild them from locsim_place: locsim index stats --postgres URL --verify --repair")
         }
+    }
+
+    /// The `--verify` failure for tables changed by hand: each finding, and what mends them.
+    private static func schemaFailure(_ findings: [SchemaFinding], repaired: Int) -> CommandFailure {
+        let repairable = findings.contains(where: \.isRepairable)
+        let byHand = findings.contains { !$0.isRepairable }
+        var hint = byHand
+            ? "these were changed by hand: undo the change, or import into a fresh database (docs/guides/postgis.md)"
+            : "make them again: locsim index stats --postgres URL --verify --repair"
+        if repairable, byHand { hint += "; --verify --repair makes the triggers and indexes again" }
+        if repaired > 0 { hint += " (--repair made again the \(repaired) trigger\(repaired == 1 ? "" : "s") or index\(repaired == 1 ? "" : "es") missing or disabled; the tiles were not checked)" }
+        return CommandFailure(
+            "locsim_place is not as locsim makes it: " + findings.map(\.description).joined(separator: "; "), hint: hint)
     }
     #endif
 }

@@ -143,3 +143,163 @@ extension PostGISPlaceStore {
         }
     }
 }
+
+/// One way in which the place tables differ from what locsim made: found by
+/// ``PostGISPlaceStore/verifySchema()``, in words (`the trigger locsim_place_tiles_update is
+/// disabled`).
+package struct SchemaFinding: Sendable, Hashable, CustomStringConvertible {
+    package var description: String
+    /// Whether ``PostGISPlaceStore/repairSchema()`` mends it: a trigger missing or disabled, an
+    /// index missing. A column, a constraint or a row is not changed by a repair.
+    package var isRepairable: Bool
+
+    package init(_ description: String, isRepairable: Bool) {
+        self.description = description
+        self.isRepairable = isRepairable
+    }
+}
+
+extension PostGISPlaceStore {
+    /// `locsim_place`'s columns as locsim makes them: name, type, `NOT NULL`, generated.
+    private static let expectedColumns: [(name: String, type: String, notNull: Bool, generated: Bool)] = [
+        ("id", "text", true, false), ("name", "text", true, false), ("kind", "text", true, false),
+        ("level", "integer", false, false), ("lat_e7", "integer", true, false), ("lon_e7", "integer", true, false),
+        ("tile", "integer", false, true), ("geog", "geography(Point,4326)", false, true),
+    ]
+
+    /// The triggers that keep `locsim_tile` equal to `locsim_place` (``triggerStatements``).
+    private static let expectedTriggers = [
+        "locsim_place_tiles_insert", "locsim_place_tiles_update", "locsim_place_tiles_delete", "locsim_place_tiles_truncate",
+    ]
+
+    /// The shape of the place tables against what locsim makes, for `--verify`: every column of
+    /// `locsim_place` with its type, `NOT NULL` and generation; its primary key and the range
+    /// checks on `lat_e7` and `lon_e7`; its indexes on `tile` and (GiST) on `geog`; the four
+    /// triggers, each enabled; `locsim_tile`'s primary key; and no row that the constraints
+    /// would have refused (a `NULL`, a latitude past a pole), up to three ids named. Empty when
+    /// all is as made. A change by hand (`ALTER TABLE … DROP CONSTRAINT`, `DISABLE TRIGGER`,
+    /// `DROP INDEX`) leaves queries wrong, stale or slow while the tiles still agree today.
+    package func verifySchema() async throws -> [SchemaFinding] {
+        try await withMaintenanceTransaction(lockTimeout: true, tiles: true) { connection in
+            var findings: [SchemaFinding] = []
+            var columns: [String: (type: String, notNull: Bool, generated: Bool)] = [:]
+            for try await (name, type, notNull, generated) in try await connection.query(
+                """
+                SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attgenerated::text
+                FROM pg_attribute a WHERE a.attrelid = 'locsim_place'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+                """, logger: self.logger
+            ).decode((String, String, Bool, String).self) {
+                columns[name] = (type, notNull, generated == "s")
+            }
+            for expected in Self.expectedColumns {
+                guard let column = columns[expected.name] else {
+                    findings.append(SchemaFinding("locsim_place has no column \(expected.name)", isRepairable: false))
+                    continue
+                }
+                if column.type != expected.type {
+                    findings.append(SchemaFinding("column \(expected.name) is \(column.type), not \(expected.type)", isRepairable: false))
+                }
+                if expected.notNull, !column.notNull {
+                    findings.append(SchemaFinding("column \(expected.name) takes NULL (its NOT NULL was dropped)", isRepairable: false))
+                }
+                if expected.generated, !column.generated {
+                    findings.append(SchemaFinding("column \(expected.name) is not generated from lat_e7 and lon_e7", isRepairable: false))
+                }
+            }
+            // Keys and checks, by the columns they are on.
+            func constraints(on table: String) async throws -> [(kind: String, columns: String)] {
+                var found: [(String, String)] = []
+                for try await row in try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                        SELECT c.contype::text, array_to_string(ARRAY(SELECT a.attname::text FROM pg_attribute a
+                            WHERE a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey) ORDER BY 1), ',')
+                        FROM pg_constraint c WHERE c.conrelid = '\(table)'::regclass AND c.contype IN ('c', 'p')
+                        """), logger: self.logger
+                ).decode((String, String).self) {
+                    found.append(row)
+                }
+                return found
+            }
+            let placeConstraints = try await constraints(on: "locsim_place")
+            if !placeConstraints.contains(where: { $0.kind == "p" && $0.columns == "id" }) {
+                findings.append(SchemaFinding("locsim_place has no primary key on id (one id may name two places)", isRepairable: false))
+            }
+            for column in ["lat_e7", "lon_e7"] where columns[column] != nil {
+                if !placeConstraints.contains(where: { $0.kind == "c" && $0.columns.split(separator: ",").contains(Substring(column)) }) {
+                    findings.append(SchemaFinding("column \(column) has no range check (its CHECK was dropped)", isRepairable: false))
+                }
+            }
+            if !(try await constraints(on: "locsim_tile")).contains(where: { $0.kind == "p" && $0.columns == "tile" }) {
+                findings.append(SchemaFinding("locsim_tile has no primary key on tile", isRepairable: false))
+            }
+            // Rows the constraints would have refused: a query near them fails or misplaces them.
+            if ["id", "name", "kind", "lat_e7", "lon_e7"].allSatisfy({ columns[$0] != nil }) {
+                for try await (count, ids) in try await connection.query(
+                    """
+                    SELECT count(*), coalesce((array_agg(coalesce(id, '(no id)') ORDER BY id COLLATE "C"))[1:3], '{}')
+                    FROM locsim_place WHERE id IS NULL OR name IS NULL OR kind IS NULL OR lat_e7 IS NULL OR lon_e7 IS NULL
+                        OR lat_e7 NOT BETWEEN -900000000 AND 900000000 OR lon_e7 NOT BETWEEN -1800000000 AND 1799999999
+                    """, logger: self.logger
+                ).decode((Int64, [String]).self) where count > 0 {
+                    let named = ids.map { "\"\($0)\"" }.joined(separator: ", ") + (count > Int64(ids.count) ? ", …" : "")
+                    findings.append(
+                        SchemaFinding(
+                            "\(count) row\(count == 1 ? "" : "s") of locsim_place with a NULL or a coordinate out of range (\(named))",
+                            isRepairable: false))
+                }
+            }
+            var indexes: [(method: String, columns: String)] = []
+            for try await row in try await connection.query(
+                """
+                SELECT am.amname::text, array_to_string(ARRAY(SELECT a.attname::text FROM pg_attribute a
+                    WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) ORDER BY 1), ',')
+                FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+                WHERE i.indrelid = 'locsim_place'::regclass AND i.indisvalid
+                """, logger: self.logger
+            ).decode((String, String).self) {
+                indexes.append(row)
+            }
+            if columns["tile"] != nil, !indexes.contains(where: { $0.method == "btree" && $0.columns == "tile" }) {
+                findings.append(SchemaFinding("locsim_place has no index on tile (every edit rebuilds its tiles by a full scan)", isRepairable: true))
+            }
+            if columns["geog"] != nil, !indexes.contains(where: { $0.method == "gist" && $0.columns == "geog" }) {
+                findings.append(SchemaFinding("locsim_place has no GiST index on geog", isRepairable: true))
+            }
+            var triggers: [String: String] = [:]
+            for try await (name, enabled) in try await connection.query(
+                "SELECT t.tgname::text, t.tgenabled::text FROM pg_trigger t WHERE t.tgrelid = 'locsim_place'::regclass AND NOT t.tgisinternal",
+                logger: self.logger
+            ).decode((String, String).self) {
+                triggers[name] = enabled
+            }
+            for name in Self.expectedTriggers {
+                switch triggers[name] {
+                case nil:
+                    findings.append(SchemaFinding("the trigger \(name) is missing (edits leave locsim_tile stale)", isRepairable: true))
+                case "O"?, "A"?:
+                    break
+                default:
+                    findings.append(SchemaFinding("the trigger \(name) is disabled (edits leave locsim_tile stale)", isRepairable: true))
+                }
+            }
+            return findings
+        }
+    }
+
+    /// Makes again what ``verifySchema()`` finds missing and can make without touching a row:
+    /// the four triggers (enabled) and their function, the indexes on `tile` and `geog`. In one
+    /// transaction, under the lock imports and the triggers take. The tiles are not rebuilt
+    /// here: ``rebuildTiles()`` does that, for the edits made while the triggers were off.
+    package func repairSchema() async throws {
+        try await withMaintenanceTransaction(lockTimeout: false, tiles: true) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7621002)", logger: self.logger)
+            for statement in Self.triggerStatements + [
+                "CREATE INDEX IF NOT EXISTS locsim_place_tile ON locsim_place (tile)",
+                "CREATE INDEX IF NOT EXISTS locsim_place_geog ON locsim_place USING gist (geog)",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+            }
+        }
+    }
+}

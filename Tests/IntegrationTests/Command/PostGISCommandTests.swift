@@ -265,4 +265,47 @@ import Testing
             #expect(try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"]).status == 0)
         }
     }
+
+    @Test("stats --verify finds the tables changed by hand (a trigger off, an index, a check or a NOT NULL dropped, a bad row); --repair makes what it can again")
+    func verifySchema() async throws {
+        try await withServer { postgres in
+            #expect(try await CLI.run(["index", "import", "geodata/sf-mission.csv", "--postgres", postgres.url]).status == 0)
+            let clean = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(clean.stdout.contains("schema:         as locsim makes it"), "\(clean.stdout)")
+            try await postgres.psql("ALTER TABLE locsim_place DISABLE TRIGGER locsim_place_tiles_update; DROP INDEX locsim_place_geog")
+            let offAndGone = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(offAndGone.status == 1)
+            #expect(
+                offAndGone.stderr.contains(
+                    "locsim_place is not as locsim makes it: locsim_place has no GiST index on geog; "
+                        + "the trigger locsim_place_tiles_update is disabled (edits leave locsim_tile stale)\n"), "\(offAndGone.stderr)")
+            #expect(offAndGone.stderr.contains("hint: make them again: locsim index stats --postgres URL --verify --repair"))
+            // Changes a repair must not make: a check and a NOT NULL dropped, and a row they
+            // would have refused, written with the triggers off.
+            try await postgres.psql(
+                "ALTER TABLE locsim_place DROP CONSTRAINT locsim_place_lat_e7_check; ALTER TABLE locsim_place ALTER COLUMN name DROP NOT NULL; "
+                    + "BEGIN; SET LOCAL session_replication_role = replica; "
+                    + "INSERT INTO locsim_place (id, name, kind, lat_e7, lon_e7) VALUES ('past-the-pole', NULL, '', 950000000, 0); COMMIT")
+            let byHand = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify", "--repair"])
+            #expect(byHand.status == 1)
+            #expect(byHand.stderr.contains("column name takes NULL (its NOT NULL was dropped); column lat_e7 has no range check"), "\(byHand.stderr)")
+            #expect(byHand.stderr.contains("1 row of locsim_place with a NULL or a coordinate out of range (\"past-the-pole\")"), "\(byHand.stderr)")
+            #expect(!byHand.stderr.contains("is disabled"), "\(byHand.stderr)")
+            #expect(byHand.stderr.contains("(--repair made again the 2 triggers or indexes missing or disabled"), "\(byHand.stderr)")
+            #expect(try await postgres.psqlValues("SELECT tgenabled FROM pg_trigger WHERE tgname = 'locsim_place_tiles_update'") == "O")
+            // Undone by hand: the tiles (stale from the row written with the triggers off) are what is left.
+            try await postgres.psql(
+                "DELETE FROM locsim_place WHERE id = 'past-the-pole'; ALTER TABLE locsim_place ALTER COLUMN name SET NOT NULL; "
+                    + "ALTER TABLE locsim_place ADD CHECK (lat_e7 BETWEEN -900000000 AND 900000000)")
+            #expect(try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"]).status == 0)
+            // A column gone: the counts fail in PostgreSQL's words, with a hint to --verify, which names it.
+            try await postgres.psql("ALTER TABLE locsim_place DROP COLUMN kind")
+            let counts = try await CLI.run(["index", "stats", "--postgres", postgres.url])
+            #expect(counts.status == 1)
+            #expect(counts.stderr.contains("column \"kind\" does not exist (SQLSTATE 42703)\nhint: a column locsim makes is gone"), "\(counts.stderr)")
+            let verified = try await CLI.run(["index", "stats", "--postgres", postgres.url, "--verify"])
+            #expect(verified.stderr.contains("locsim_place is not as locsim makes it: locsim_place has no column kind\n"), "\(verified.stderr)")
+        }
+    }
 }
