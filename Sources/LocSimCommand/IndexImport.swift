@@ -106,7 +106,7 @@ struct IndexImport: AsyncParsableCommand, Interruption.Command {
         for issue in report.issues.prefix(10) { Terminal.err("\(issue.code == .duplicateID ? "replaced" : "skipped"): \(issue)") }
         if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
         Terminal.out(
-            "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, "
+            "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, \(report.unchanged) unchanged, "
                 + (replace ? "\(report.deleted) deleted, " : "")
                 + "\(report.skipped) skipped; \(target) now holds \(PeopleText.count(report.placeCount, "place", "places"))")
     }

@@ -12,7 +12,7 @@ extension NearbyIndex {
     ///   - progress: Called every `options.progressInterval` rows while reading and tiles while
     ///     writing, on the calling thread. Throwing from it aborts the import (nothing is written)
     ///     and the error propagates.
-    /// - Returns: Counts of rows read, places inserted and updated, rows skipped.
+    /// - Returns: Counts of rows read, places inserted, updated and unchanged, rows skipped.
     /// - Throws: ``IndexError`` naming file, line and column for bad input (strict mode);
     ///   ``IndexError/Code/readOnly``, ``IndexError/Code/busy`` and other SQLite failures;
     ///   ``IndexError/Code/cancelled`` when the task is cancelled; whatever `progress` throws.
@@ -64,11 +64,11 @@ extension NearbyIndex {
                     .readOnly, "the index was opened read-only; open it read-write to import", path: path)
             }
             let writer = IndexWriter(connection: connection, grid: grid, interval: max(1, options.progressInterval))
-            let (inserted, updated, count) = try writer.write(
+            let (inserted, updated, unchanged, count) = try writer.write(
                 parsed.places, indexByID: parsed.indexByID, rowsRead: parsed.rowsRead, skipped: parsed.skipped, source: parsed.source,
                 progress: progress)
             return ImportReport(
-                rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, skipped: parsed.skipped,
+                rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, unchanged: unchanged, skipped: parsed.skipped,
                 issues: parsed.issues, placeCount: count)
         }
     }

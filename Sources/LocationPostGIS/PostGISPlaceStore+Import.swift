@@ -22,8 +22,8 @@ extension PostGISPlaceStore {
     ///     (`invalidArgument`, parameter `replace`) rather than empty the database.
     ///   - progress: Called while reading (every `progressInterval` rows) and while copying
     ///     (`tilesWritten`/`tilesTotal` count rows sent). Throwing aborts the import.
-    /// - Returns: Rows read, places inserted and changed (`updated`; a place the file repeats as
-    ///   stored is neither), rows skipped, places now stored.
+    /// - Returns: Rows read, places inserted, changed (`updated`) and given as stored
+    ///   (`unchanged`), rows skipped, places now stored.
     /// - Throws: `IndexError` for bad input (naming file, line and column), ``PostGISError``
     ///   for the server, whatever `progress` throws.
     @discardableResult
@@ -53,7 +53,8 @@ extension PostGISPlaceStore {
             try await connection.query("ANALYZE locsim_place, locsim_tile", logger: self.logger)
         }
         return ImportReport(
-            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, deleted: deleted, skipped: parsed.skipped,
+            rowsRead: parsed.rowsRead, inserted: inserted, updated: updated, unchanged: parsed.places.count - inserted - updated,
+            deleted: deleted, skipped: parsed.skipped,
             issues: parsed.issues, placeCount: count)
     }
 

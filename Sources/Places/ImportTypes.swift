@@ -84,8 +84,11 @@ package struct ImportReport: Sendable, Hashable {
     package var rowsRead: Int
     /// Places new to the index.
     package var inserted: Int
-    /// Places whose id was already in the index, now replaced.
+    /// Places whose id was already in the index, changed by the file (any byte of the id or the
+    /// name, the position, the kind or the level).
     package var updated: Int
+    /// Places whose id was already in the index, which the file gives exactly as stored.
+    package var unchanged: Int
     /// Rows skipped as bad (lenient mode only; strict imports throw instead).
     package var skipped: Int
     /// The first 100 problems met in lenient mode, each naming file, line and column.
@@ -95,13 +98,14 @@ package struct ImportReport: Sendable, Hashable {
     /// Places deleted because the file does not hold them (a PostGIS import with `replace`).
     package var deleted: Int
 
-    /// For other stores' imports (LocationPostGIS).
+    /// For every store's import (LocationIndex, LocationPostGIS).
     package init(
-        rowsRead: Int, inserted: Int, updated: Int, deleted: Int = 0, skipped: Int, issues: [IndexError], placeCount: Int
+        rowsRead: Int, inserted: Int, updated: Int, unchanged: Int, deleted: Int = 0, skipped: Int, issues: [IndexError], placeCount: Int
     ) {
         self.rowsRead = rowsRead
         self.inserted = inserted
         self.updated = updated
+        self.unchanged = unchanged
         self.deleted = deleted
         self.skipped = skipped
         self.issues = issues

@@ -259,7 +259,7 @@ struct DatabaseErrorTests {
                 let error = try #require(throws: IndexError.self) { try index.useRollbackJournal() }
                 #expect(error.code == .busy)
                 // Nothing changed: the writer is still open.
-                #expect(try index.importPlaces(Self.places).updated == Self.places.count)
+                #expect(try index.importPlaces(Self.places).unchanged == Self.places.count)
                 try other.execute("COMMIT")
             }
             try index.useRollbackJournal()
@@ -305,7 +305,7 @@ struct DatabaseErrorTests {
             #expect(error.message.contains("retry"))
             #expect(try everything(index).count == Self.places.count)
             try other.execute("ROLLBACK")
-            #expect(try index.importPlaces(Self.places).updated == Self.places.count)
+            #expect(try index.importPlaces(Self.places).unchanged == Self.places.count)
         }
     }
 

@@ -100,8 +100,12 @@ struct ImportTests {
             let derived = try #require(places.first { $0.name == "Opera House" })
             #expect(derived.id.hasPrefix("gj"))
             let again = try index.importPlaces(fromFile: path)
-            #expect(again.inserted == 0 && again.updated == 4)
+            #expect(again.inserted == 0 && again.updated == 0 && again.unchanged == 4)
             #expect(try everything(index) == places)
+            // One name changed: updated, the other three as stored.
+            try json.replacingOccurrences(of: "Big Ben", with: "Elizabeth Tower").write(toFile: path, atomically: true, encoding: .utf8)
+            let changed = try index.importPlaces(fromFile: path)
+            #expect(changed.inserted == 0 && changed.updated == 1 && changed.unchanged == 3, "\(changed)")
         }
     }
 
@@ -117,7 +121,7 @@ struct ImportTests {
             #expect(places.filter { $0.name == "Twin Town" }.map(\.id).contains { $0.hasSuffix("-2") })
             #expect(places.contains { $0.name == "Comma, Town" })
             let again = try index.importPlaces(fromFile: path, options: .init(format: .geoNames))
-            #expect(again.updated == 6 && again.inserted == 0)
+            #expect(again.unchanged == 6 && again.updated == 0 && again.inserted == 0)
             #expect(try everything(index) == places)
         }
     }
@@ -139,13 +143,33 @@ struct ImportTests {
             let index = try NearbyIndex(path: directory.file("i.sqlite"))
             try index.importPlaces(first)
             let report = try index.importPlaces(second)
-            #expect(report.inserted == 1_000 && report.updated == 1_000 && report.placeCount == 3_000)
+            #expect(report.inserted == 1_000 && report.updated == 1_000 && report.unchanged == 0 && report.placeCount == 3_000)
             let merged = (Array(first[..<1_000]) + second).sorted { $0.id < $1.id }
             #expect(try everything(index) == merged)
             let center = try Coordinate(latitude: 35.7, longitude: 139.7)
             #expect(try index.places(near: center, within: 3_000) == bruteForce(merged, center: center, radius: 3_000))
             #expect(try index.statistics().placeCount == 3_000)
             #expect(try index.statistics().nameBytes == merged.reduce(0) { $0 + $1.name.utf8.count })
+        }
+    }
+
+    @Test("Re-import counts a place given exactly as stored as unchanged, any other byte as updated (a decomposed é too)")
+    func unchangedByBytes() throws {
+        let spot = try Coordinate(latitude: 35.68, longitude: 139.76)
+        let cafe = Place(id: "cafe", name: "Caf\u{E9}", coordinate: spot, kind: "shop", level: 1)
+        let other = Place(id: "other", name: "Other", coordinate: spot, kind: "shop", level: nil)
+        try withTemporaryDirectory { directory in
+            let index = try NearbyIndex(path: directory.file("i.sqlite"))
+            #expect(try index.importPlaces([cafe, other]).inserted == 2)
+            let same = try index.importPlaces([cafe, other])
+            #expect(same.inserted == 0 && same.updated == 0 && same.unchanged == 2, "\(same)")
+            var decomposed = cafe
+            decomposed.name = "Cafe\u{301}"  // == cafe.name to Swift, other bytes
+            #expect(decomposed.name == cafe.name)
+            var moved = other
+            moved.level = 0
+            let changed = try index.importPlaces([decomposed, moved])
+            #expect(changed.inserted == 0 && changed.updated == 2 && changed.unchanged == 0, "\(changed)")
         }
     }
 
@@ -616,7 +640,7 @@ struct ImportTests {
                 #expect(try index.places(near: anchor, within: radius) == reference.answer(center: anchor, radius: radius))
             }
             let again = try index.importPlaces(fromFile: SharedData.geoNamesCities, options: .init(format: .geoNames))
-            #expect(again.updated == 144_563 && again.inserted == 0)
+            #expect(again.unchanged == 144_563 && again.updated == 0 && again.inserted == 0)
         }
     }
 }

@@ -123,7 +123,7 @@ struct IndexCommandTests {
             #expect(
                 lines.last?.hasPrefix("replaced: \(directory)/dup.csv:4: column \"id\": duplicate id: id \"a\" already appeared at line 2") == true,
                 "\(result.stderr)")
-            #expect(result.stdout.contains("1 new, 0 updated, 2 skipped; "), "\(result.stdout)")
+            #expect(result.stdout.contains("1 new, 0 updated, 0 unchanged, 2 skipped; "), "\(result.stdout)")
             let query = try await locsim(["index", "query", "--db", "i.sqlite", "--lat", "3", "--lon", "3", "--radius", "1000"], in: directory)
             #expect(query.stdout.contains("Second"), "the later row is the one kept: \(query.stdout)")
         }

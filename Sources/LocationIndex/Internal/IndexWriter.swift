@@ -37,9 +37,9 @@ struct IndexWriter {
     func write(
         _ places: [ParsedPlace], indexByID: [ExactText: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
-    ) throws -> (inserted: Int, updated: Int, count: Int) {
+    ) throws -> (inserted: Int, updated: Int, unchanged: Int, count: Int) {
         try connection.execute("BEGIN IMMEDIATE")
-        let result: (inserted: Int, updated: Int, count: Int)
+        let result: (inserted: Int, updated: Int, unchanged: Int, count: Int)
         do {
             result = try writeInTransaction(
                 places, importedIDs: indexByID, rowsRead: rowsRead, skipped: skipped, source: source, progress: progress)
@@ -66,7 +66,7 @@ struct IndexWriter {
     private func writeInTransaction(
         _ places: [ParsedPlace], importedIDs: [ExactText: Int], rowsRead: Int, skipped: Int, source: String,
         progress: (ImportProgress) throws -> Void
-    ) throws -> (inserted: Int, updated: Int, count: Int) {
+    ) throws -> (inserted: Int, updated: Int, unchanged: Int, count: Int) {
         let kindCodes = try assignKindCodes(places, source: source)
         var records: [PlaceRecord] = []
         records.reserveCapacity(places.count)
@@ -83,7 +83,10 @@ struct IndexWriter {
         let existingCount = try IndexSchema.metadataInteger(connection, "placeCount")
         var nameBytes = try IndexSchema.metadataInteger(connection, "nameBytes")
 
+        // Stored ids the file holds: changed (any byte of the id or name, the position, kind or
+        // level), or as stored. Both are rewritten with their tiles; only the first is "updated".
         var updated = 0
+        var unchanged = 0
         if existingCount > 0 {
             // Which rows each top-level node has, and which nodes hold an imported id.
             var rowsByNode: [Int64: [Int64]] = [:]
@@ -94,9 +97,15 @@ struct IndexWriter {
                     rowsByNode[node, default: []].append(rowID)
                     try statement.withBlob(1) { bytes throws(IndexError) in
                         let tile = try PlaceTileView(bytes, path: connection.path)
-                        for index in 0..<tile.count where importedIDs[ExactText(Place.identity(ofID: tile.id(index)))] != nil {
+                        for index in 0..<tile.count {
+                            guard let position = importedIDs[ExactText(Place.identity(ofID: tile.id(index)))] else { continue }
                             affected.insert(node)
-                            updated += 1
+                            let record = records[position]
+                            let same =
+                                tile.latitudeE7(index) == record.latitudeE7 && tile.longitudeE7(index) == record.longitudeE7
+                                && tile.kindCode(index) == record.kindCode && tile.level(index) == record.level
+                                && tile.id(index).utf8.elementsEqual(record.id.utf8) && tile.name(index).utf8.elementsEqual(record.name.utf8)
+                            if same { unchanged += 1 } else { updated += 1 }
                         }
                     }
                 }
@@ -178,7 +187,7 @@ struct IndexWriter {
             try insertSplit.run()
         }
 
-        let inserted = places.count - updated
+        let inserted = places.count - updated - unchanged
         let count = existingCount + Int64(inserted)
         nameBytes += nameBytesAdded
         let setMetadata = try connection.cached("UPDATE metadata SET value = ?2 WHERE key = ?1")
@@ -187,7 +196,7 @@ struct IndexWriter {
             try setMetadata.bind(value, at: 2)
             try setMetadata.run()
         }
-        return (inserted, updated, Int(count))
+        return (inserted, updated, unchanged, Int(count))
     }
 
     /// The top-level node of a `placeTile` or `placeSplit` row id; a corrupt error for an id this
