@@ -328,27 +328,41 @@ struct NearbyRoutes: Sendable {
     /// The audit's and the log's name for the caller: `player:ID` (`X-Player-ID`), else
     /// `device:VALUE` (the `--audit-client-header`), else `token#…` (a keyed hash of the bearer
     /// token), else `address:IP/USER-AGENT` (without a User-Agent, `address:IP`). A header's
-    /// value is cut to its first 64 characters, each space or character that is not visible
-    /// ASCII as `_`: one word in a log line, which a client cannot forge more of.
+    /// value is cut to its first 64 characters, each byte of a space or of a character that is
+    /// not visible ASCII, and each `%`, as `%XX` (``word(_:)``): one word in a log line, which a
+    /// client cannot forge more of, and two players' ids never one name (`たろう` and `はなこ`
+    /// were both `___`, one client to the audit).
     func clientName(_ headers: HTTPFields, remoteAddress: String?) -> String {
         if let player = headers[Self.playerHeader], !player.isEmpty {
-            return "player:" + Self.visible(player)
+            return "player:" + Self.word(player.unicodeScalars.prefix(64))
         }
         if let auditClientHeader, let device = headers[auditClientHeader], !device.isEmpty {
-            return "device:" + Self.visible(device)
+            return "device:" + Self.word(device.unicodeScalars.prefix(64))
         }
         if let token = TokenRule.bearer(headers[.authorization]), !token.isEmpty {
             return tokenRule.clientName(forToken: token)
         }
         let address = "address:" + (remoteAddress ?? "unknown")
         guard let agent = headers[.userAgent], !agent.isEmpty else { return address }
-        return address + "/" + Self.visible(agent)
+        return address + "/" + Self.word(agent.unicodeScalars.prefix(64))
     }
 
-    /// The first 64 characters of a header value, each space or character that is not visible
-    /// ASCII replaced by `_`: one word in a log line.
-    private static func visible(_ value: String) -> String {
-        String(String.UnicodeScalarView(value.unicodeScalars.prefix(64).map { (0x21...0x7E).contains($0.value) ? $0 : "_" }))
+    /// `scalars` as one word of visible ASCII that says them all: visible ASCII but `%` as it
+    /// is, every other byte of their UTF-8 as `%XX` (`iPhone%2015`, `%E3%81%9F` for `た`).
+    /// Distinct texts give distinct words, and a name decoded from a URL's query gives its word again.
+    static func word(_ scalars: some Sequence<Unicode.Scalar>) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for scalar in scalars {
+            if (0x21...0x7E).contains(scalar.value), scalar != "%" {
+                bytes.append(UInt8(scalar.value))
+                continue
+            }
+            for byte in String(scalar).utf8 {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `GET /audit[?cursor=SEQ][&limit=N]`: every count, and one page of the timelines (the
@@ -387,7 +401,14 @@ struct NearbyRoutes: Sendable {
         if let client, client.isEmpty {
             throw .badRequest("client must name a client as /audit does, e.g. player:alice", parameter: "client")
         }
-        let restarted = state.inner.withLock { $0.audit.restart(client: client) }
+        let restarted = state.inner.withLock { state in
+            // As the header gave it (`player:たろう`, or /audit's name pasted into the URL, which
+            // arrives decoded), else as /audit gives it (that name percent-encoded in the URL).
+            guard let client else { return state.audit.restart(client: nil) }
+            let word = Self.word(client.unicodeScalars)
+            let restarted = state.audit.restart(client: word)
+            return restarted > 0 || word == client ? restarted : state.audit.restart(client: client)
+        }
         if let client, restarted == 0 {
             throw .notFound("the audit has no client \(client)", parameter: "client")
         }

@@ -373,7 +373,7 @@ import Testing
             }
         }
         #expect(server.state.audit.records.map(\.client) == [
-            "device:iPhone_15_/_A1", server.tokenRule.clientName(forToken: "app-real-token.v2"),
+            "device:iPhone%2015%20/%20A1", server.tokenRule.clientName(forToken: "app-real-token.v2"),
         ])
         // Without a token or a header, the address and the User-Agent (one word, 64 characters at most).
         let open = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
@@ -382,7 +382,7 @@ import Testing
             try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: [.userAgent: agent]) { _ in }
         }
         #expect(open.state.audit.records.map(\.client) == [
-            "address:unknown/MyGame/1.2_CFNetwork/1494.0.7_Darwin/23.4.0_" + String(repeating: "x", count: 20),
+            "address:unknown/MyGame/1.2%20CFNetwork/1494.0.7%20Darwin/23.4.0%20" + String(repeating: "x", count: 20),
         ])
         #expect(throws: ServerConfigurationError.self) { try NearbyServer.Configuration(token: "t", acceptAnyToken: true) }
         // Any token is as good as none to a stranger: on the network, only with allowAnonymous, saying why.
@@ -438,8 +438,34 @@ import Testing
             }
         }
         #expect(server.state.audit.records.map(\.client) == [
-            "player:bob_GET_/locations/nearby?lat=0&lng=0_200_0.1_ms_1_places_first", "player:a_b", "player:" + String(repeating: "y", count: 64),
+            "player:bob%20GET%20/locations/nearby?lat=0&lng=0%20200%200.1%20ms%201%20places%20first", "player:a%E2%80%AEb",
+            "player:" + String(repeating: "y", count: 64),
         ])
+    }
+
+    @Test("Two X-Player-IDs that are not ASCII are two clients (たろう and はなこ were both player:___); /audit/reset finds each by either name")
+    func playerIDsStayDistinct() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        try await server.test(.router) { client in
+            for id in ["たろう", "はなこ", "50%off", "50%25off"] {
+                try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get, headers: .player(id)) { #expect($0.status == .ok) }
+            }
+            // Each one request, none too soon after another's.
+            #expect(server.state.audit.violationCount == 0)
+            #expect(server.state.audit.records.map(\.client) == [
+                "player:%E3%81%9F%E3%82%8D%E3%81%86", "player:%E3%81%AF%E3%81%AA%E3%81%93", "player:50%25off", "player:50%2525off",
+            ])
+            // By the header's value (percent-encoded in the URL, as any text there), by /audit's
+            // name pasted as it is, and by /audit's name percent-encoded.
+            for query in ["player:%E3%81%9F%E3%82%8D%E3%81%86", "player%3A%25E3%2581%25AF%25E3%2581%25AA%25E3%2581%2593", "player:50%2525off"] {
+                try await client.execute(uri: "/audit/reset?client=" + query, method: .post) {
+                    #expect($0.status == .ok, "\(query): \(String(buffer: $0.body))")
+                    #expect(String(buffer: $0.body) == #"{"restarted":1}"#, "\(query)")
+                }
+            }
+        }
     }
 
     @Test("A flood of distinct X-Player-IDs stays within the audit's client cap; dropped clients still count")
