@@ -1,3 +1,5 @@
+internal import LocationCore
+
 /// A problem reading GPX, with where it happened.
 ///
 /// `description` reads like a compiler diagnostic: `walk.gpx:12:5: error: lat "abc" is not a number`.
@@ -65,7 +67,9 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
         self.file = file
         self.line = line
         self.column = column
-        self.message = message
+        // Quoted values are the file's bytes: control and format characters (an ESC that would
+        // drive the terminal, a right-to-left override) are shown as `\xHH`, as NMEA's are.
+        self.message = TextExcerpt.render(message, limit: .max)
     }
 
     public var description: String {

@@ -94,7 +94,9 @@ public struct NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         field: Int? = nil, sentence: String = ""
     ) {
         self.code = code
-        self.message = message
+        // Quoted fields are the log's bytes (line noise on a serial port): control and format
+        // characters are shown as `\xHH`, as in ``sentence``, never sent to the terminal.
+        self.message = TextExcerpt.render(message, limit: .max)
         self.source = source
         self.line = line
         self.column = column

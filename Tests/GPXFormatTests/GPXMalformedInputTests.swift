@@ -109,6 +109,20 @@ let malformedCases: [MalformedCase] = [
         }
     }
 
+    @Test("A value's control and format characters are quoted as \\xHH: an ESC cannot drive the terminal, U+202E cannot turn the line", arguments: [
+        ("<trkpt lat=\"35.6\u{1B}[31m8\" lon=\"8.5\"/>", #"lat "35.6\x1B[31m8" is not a number"#),
+        ("<trkpt lat=\"1\" lon=\"2\"><time>2024\u{1B}]0;PWNED\u{07}-01-01T00:00:00Z</time></trkpt>", #"<time> "2024\x1B]0;PWNED\x07-01-01T00:00:00Z""#),
+        ("<trkpt lat=\"1\" lon=\"2\"><ele>1\u{202E}2</ele></trkpt>", #"<ele> "1\xE2\x80\xAE2" is not a number"#),
+    ])
+    func controlCharactersEscaped(_ point: String, _ message: String) {
+        #expect {
+            _ = try GPXDocument(string: head + point + "\n" + tail)
+        } throws: { error in
+            guard let error = error as? GPXParseError else { return false }
+            return error.message.contains(message) && !error.description.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }
+        }
+    }
+
     @Test("Lenient mode still stops at malformed XML")
     func lenientMalformed() {
         #expect(throws: GPXParseError.self) {

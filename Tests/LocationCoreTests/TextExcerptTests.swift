@@ -46,4 +46,14 @@ import Testing
         let escaped = TextExcerpt.render([0xFF, 0xFF, 0xFF], limit: 2)
         #expect(escaped == #"\xFF\xFF…"#)
     }
+
+    @Test("Names for people: controls, separators and bidirectional overrides escaped; joiners, emoji and scripts kept")
+    func peopleTextEscaped() {
+        #expect(PeopleText.escaped("evil\u{202E}gnp.exe") == #"evil\u{202E}gnp.exe"#)
+        #expect(PeopleText.escaped("a\u{2067}b\u{2069}\u{200F}") == #"a\u{2067}b\u{2069}\u{200F}"#)
+        #expect(PeopleText.escaped("x\u{1B}[31m\n") == #"x\u{1B}[31m\n"#)
+        for kept in ["東京駅", "مكة", "👨\u{200D}👩\u{200D}👧", "Cafe\u{301}", #"back\slash"#] {
+            #expect(PeopleText.escaped(kept) == kept)
+        }
+    }
 }

@@ -132,6 +132,21 @@ struct ErrorTests {
         #expect(result.statistics.firstErrors.first?.line == badLine)
     }
 
+    @Test("A field with an ESC (line noise) is quoted as \\x1B in the message, as in the sentence: nothing reaches the terminal")
+    func controlBytesEscaped() throws {
+        let bare = String(Self.rmc1.prefix { $0 != "*" })
+        let fields = bare.split(separator: ",", omittingEmptySubsequences: false)
+        let noisy = fields.enumerated().map { $0.offset == 3 ? $0.element.prefix(4) + "\u{1B}[31m" + $0.element.dropFirst(4) : $0.element }
+            .joined(separator: ",")
+        do {
+            _ = try NMEAReader.fixes(in: noisy + "\n", options: .init(mode: .strict, requiresChecksum: false))
+            Issue.record("no error")
+        } catch {
+            #expect(!error.message.contains("\u{1B}") && !error.description.contains("\u{1B}"), "\(error)")
+            #expect(error.message.contains("\\x1B[31m"), "\(error.message)")
+        }
+    }
+
     @Test("A missing checksum is accepted when checksums are optional")
     func optionalChecksum() throws {
         let bare = String(Self.gga1.prefix { $0 != "*" })

@@ -129,6 +129,24 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("A spreadsheet's CSV: not UTF-8 (Japanese Excel's CP932) is told to convert, not to skip rows; ';'-separated is named")
+    func spreadsheetCSV() async throws {
+        try await withScratchFolder("locsim-index-cli") { directory in
+            // 東京 in CP932 (Shift_JIS) bytes.
+            let cp932 = Data("id,name,lat,lon\na,Plain,1,1\nb,".utf8) + Data([0x93, 0x8C, 0x8B, 0x9E]) + Data(",35.68,139.76\n".utf8)
+            try cp932.write(to: URL(fileURLWithPath: directory + "/sjis.csv"))
+            let sjis = try await locsim(["index", "import", "sjis.csv", "--db", "i.sqlite"], in: directory)
+            #expect(sjis.status == 1)
+            #expect(sjis.stderr.contains("sjis.csv:3: column \"name\": malformed row: not valid UTF-8"), "\(sjis.stderr)")
+            #expect(sjis.stderr.contains("hint: the file is not UTF-8 text"), "\(sjis.stderr)")
+            #expect(sjis.stderr.contains("iconv -f CP932 -t UTF-8"), "\(sjis.stderr)")
+            try "id;name;lat;lon\na;Berlin;52,52;13,40\n".write(toFile: directory + "/semicolon.csv", atomically: true, encoding: .utf8)
+            let semicolon = try await locsim(["index", "import", "semicolon.csv", "--db", "i.sqlite"], in: directory)
+            #expect(semicolon.status != 0)
+            #expect(semicolon.stderr.contains("hint: the fields are separated by ';'"), "\(semicolon.stderr)")
+        }
+    }
+
     @Test("--lenient whose every row is bad: status 1 naming the first, and no new empty index file left behind")
     func lenientEveryRowBad() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in

@@ -29,10 +29,11 @@ package enum PeopleText {
         return json.text
     }
 
-    /// `text` with control characters (C0, DEL, C1) and the Unicode line and paragraph separators
-    /// written as escapes, `\n`, `\r`, `\t` or `\u{1B}`, so that a place name or a message from
-    /// elsewhere stays on its line and cannot send terminal commands. Everything else, backslash
-    /// included, is kept.
+    /// `text` with control characters (C0, DEL, C1), the Unicode line and paragraph separators and
+    /// the bidirectional controls (U+202A…U+202E, U+2066…U+2069, U+200E, U+200F, U+061C) written as
+    /// escapes, `\n`, `\r`, `\t` or `\u{1B}`, so that a place name or a message from elsewhere stays
+    /// on its line, cannot send terminal commands, and cannot turn the rest of its line around
+    /// (`evil\u{202E}gnp.exe`). Everything else, backslash and joiners included, is kept.
     package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
@@ -50,7 +51,7 @@ package enum PeopleText {
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
         default: false
         }
     }
