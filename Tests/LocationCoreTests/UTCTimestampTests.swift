@@ -27,6 +27,13 @@ struct UTCTimestampTests {
         #expect(UTCTimestamp.parse("2018-11-29t01:48:58z") == expected)
         #expect(UTCTimestamp.parse("2018-11-29 01:48:58Z") == expected)
         #expect(UTCTimestamp.parse("  2018-11-29T01:48:58Z\n") == expected)
+        // Whether the zone was given: where a person types a time, one without is refused.
+        #expect(UTCTimestamp.parseZoned("2018-11-29T01:48:58")?.hasZone == false)
+        #expect(UTCTimestamp.parseZoned("2018-11-29T01:48:58.5 ")?.hasZone == false)
+        for zoned in ["2018-11-29T01:48:58Z", "2018-11-29T10:48:58+09:00", "2018-11-29T01:48:58-00:00", "2018-11-29T10:48:58+09"] {
+            #expect(UTCTimestamp.parseZoned(zoned)?.hasZone == true, "\(zoned)")
+            #expect(UTCTimestamp.parseZoned(zoned)?.date == expected, "\(zoned)")
+        }
         #expect(UTCTimestamp.parse(Array("2018-11-29T01:48:58Z".utf8)) == expected)
         #expect(UTCTimestamp.parse(Array("xx2018-11-29T01:48:58Zyy".utf8)[2..<22]) == expected)
     }

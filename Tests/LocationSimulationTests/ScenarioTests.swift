@@ -85,6 +85,7 @@ import Testing
         (#"{"route": {"polyline": 5}}"#, "route.polyline"),
         (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "speed": 0}}"#, "route.speed"),
         (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "start": "yesterday"}}"#, "route.start"),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "start": "2024-11-08T03:00:00"}}"#, "route.start"),  // no zone
         (#"{"route": {"file": "walk.gpx", "speed": 2}}"#, "route.speed"),
         (#"{"route": {"legs": []}}"#, "route.legs"),
         (#"{"route": {"legs": {}}}"#, "route.legs"),

@@ -31,6 +31,9 @@ import Testing
          "an .nmea file carries years 1980…2079"),
         (["line", "--from", "1,1", "--to", "1,2", "--out", "far.gpx", "--start-time", "9999-12-31T23:59:50Z"],
          "a walk must end by 9999-12-31"),
+        // A time typed without a zone is refused, not taken as UTC (9 hours off for a tester in Tokyo).
+        (["line", "--from", "1,1", "--to", "1,2", "--start-time", "2024-03-31T01:59:59"],
+         "--start-time 2024-03-31T01:59:59 has no zone: add Z for UTC (2024-03-31T01:59:59Z) or the offset meant, such as +09:00"),
         (["line", "--from", "1,1", "--to", "1,2", "--radius", "7"], "--radius applies with --map"),
         (["line", "--from", "1,1", "--to", "1,2", "--throttle-interval", "5s"], "--throttle-interval applies with --map"),
         (["line", "--from", "1,1", "--to", "1,2", "--flush"], "--flush applies with --map"),

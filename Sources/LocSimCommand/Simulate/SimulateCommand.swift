@@ -61,7 +61,7 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
     var noise: Double?
     @Option(seed: "Seed of the motion and the noise.")
     var seed: UInt64 = 1
-    @Option(help: ArgumentHelp("Time of the first fix (ISO 8601). Default: now.", valueName: "time"))
+    @Option(help: ArgumentHelp("Time of the first fix, ISO 8601 with Z or an offset (2024-05-01T12:00:00Z, ...+09:00). Default: now.", valueName: "time"))
     var startTime: String?
     @Option(number: "Play in real time scaled by this factor (0.1...1000) instead of virtual time.")
     var speed: Double?
@@ -126,8 +126,12 @@ struct Simulate: AsyncParsableCommand, Interruption.Command {
         if let speed { try validateSpeed(speed) }
         if let noise { try checkOption(noise, in: OptionRange.noise, flag: "--noise", unit: "metres") }
         if let startTime {
-            guard let start = UTCTimestamp.parse(startTime) else {
+            guard let (start, hasZone) = UTCTimestamp.parseZoned(startTime) else {
                 throw ValidationError("--start-time must be an ISO-8601 time such as 2024-05-01T12:00:00Z")
+            }
+            guard hasZone else {
+                throw ValidationError(
+                    "--start-time \(startTime) has no zone: add Z for UTC (\(startTime)Z) or the offset meant, such as +09:00")
             }
             // Times that the outputs can write, checked now rather than part-way through the walk.
             let year = NMEADate.year(of: start)

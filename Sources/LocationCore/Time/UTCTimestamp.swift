@@ -18,6 +18,13 @@ package enum UTCTimestamp {
     ///
     /// - Returns: `nil` when the text is not a valid timestamp (the caller names where it was).
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        parseZoned(bytes)?.date
+    }
+
+    /// ``parse(_:)-(UnsafeBufferPointer<UInt8>)``, and whether the text gave its zone (`Z` or an
+    /// offset): where a person types a time (`--start-time`, a scenario's `start`), one without a
+    /// zone is refused rather than taken as UTC, which a person in Tokyo did not mean.
+    package static func parseZoned(_ bytes: UnsafeBufferPointer<UInt8>) -> (date: Date, hasZone: Bool)? {
         var i = bytes.startIndex
         var end = bytes.endIndex
         while i < end, bytes[i].isASCIIWhitespace { i += 1 }
@@ -77,6 +84,7 @@ package enum UTCTimestamp {
         }
 
         var offsetSeconds = 0
+        let hasZone = i < end
         if i < end {
             let c = bytes[i]
             if c == UInt8(ascii: "Z") || c == UInt8(ascii: "z") {
@@ -99,13 +107,19 @@ package enum UTCTimestamp {
 
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(whole) + fraction)
+        return (Date(timeIntervalSince1970: Double(whole) + fraction), hasZone)
     }
 
     /// Parses a string.
     package static func parse(_ string: some StringProtocol) -> Date? {
         var copy = String(string)
         return copy.withUTF8 { parse($0) }
+    }
+
+    /// Parses a string, saying whether it gave its zone (``parseZoned(_:)-(UnsafeBufferPointer<UInt8>)``).
+    package static func parseZoned(_ string: some StringProtocol) -> (date: Date, hasZone: Bool)? {
+        var copy = String(string)
+        return copy.withUTF8 { parseZoned($0) }
     }
 
     /// Parses a byte collection.

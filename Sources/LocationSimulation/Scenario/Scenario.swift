@@ -289,8 +289,11 @@ private struct Reader {
     func start(_ value: JSONValue?) throws(JSONFileError) -> Date {
         guard let value else { return Scenario.defaultRouteStart }
         let text = try string(value, at: "route.start")
-        guard let date = UTCTimestamp.parse(text) else {
+        guard let (date, hasZone) = UTCTimestamp.parseZoned(text) else {
             throw failure("route.start", "expected a UTC time such as 2024-11-07T18:00:00Z, got \(value.text)")
+        }
+        guard hasZone else {
+            throw failure("route.start", "\(value.text) has no zone: add Z for UTC or the offset meant, such as +09:00")
         }
         return date
     }
