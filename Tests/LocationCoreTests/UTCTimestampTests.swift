@@ -92,9 +92,15 @@ struct UTCTimestampTests {
         #expect(next == (isLeap ? "\(year)-02-29T12:00:00Z" : "\(year)-03-01T12:00:00Z"))
     }
 
-    @Test("A leap second (:60) folds into the next minute's first second")
+    @Test("A leap second (:60, the last minute of a UTC day) folds into the next day's first second; :60 elsewhere is refused")
     func leapSecond() throws {
         #expect(UTCTimestamp.parse("2016-12-31T23:59:60Z") == (try Self.instant(2017, 1, 1)))
+        #expect(UTCTimestamp.parse("2017-01-01T08:59:60+09:00") == (try Self.instant(2017, 1, 1)))
+        #expect(UTCTimestamp.parse("2016-12-31T18:29:60-05:30") == (try Self.instant(2017, 1, 1)))
+        // Only the last minute of a UTC day has a 60th second.
+        for notLeap in ["2024-03-15T12:30:60Z", "2016-12-31T23:59:60+09:00", "2016-12-31T23:58:60Z"] {
+            #expect(UTCTimestamp.parse(notLeap) == nil, "\(notLeap)")
+        }
     }
 
     @Test("Formats with milliseconds, rounded to the nearest, as Foundation reads it back")

@@ -11,8 +11,9 @@ package import Foundation
 ///
 /// Accepted: `YYYY-MM-DDTHH:MM:SS`, optional fractional seconds of any length (`.5`, `.123456`),
 /// then `Z`, `±hh:mm`, `±hhmm`, `±hh`, or nothing (taken as UTC, which GPX prescribes). A lower-case
-/// `t`/`z` and a space instead of `T` are accepted too. Leap second `:60` is accepted and folds
-/// into the next minute's first second.
+/// `t`/`z` and a space instead of `T` are accepted too. A leap second, `:60` in the last minute of a
+/// UTC day, is accepted and folds into the next day's first second; `:60` in any other minute is
+/// refused.
 package enum UTCTimestamp {
     /// Parses the bytes of a timestamp; surrounding ASCII whitespace is ignored.
     ///
@@ -104,6 +105,12 @@ package enum UTCTimestamp {
             }
         }
         guard i == end else { return nil }
+        // A leap second is the last second of a UTC day (23:59:60Z, 08:59:60+09:00): `12:30:60`
+        // is no time at all, not 12:31:00.
+        if second == 60 {
+            let minuteOfDay = ((hour * 60 + minute - offsetSeconds / 60) % 1440 + 1440) % 1440
+            guard minuteOfDay == 1439 else { return nil }
+        }
 
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
