@@ -25,6 +25,9 @@ function html(tag, text, attributes, children) {
   return element;
 }
 const fixed = value => value.toFixed(1);
+/** A name from the data inside text of the page's own, isolated (U+2068 … U+2069): a right-to-left
+ * name, or one with a direction override (U+202E), cannot reorder the words around it. */
+const isolate = text => '\u2068' + text + '\u2069';
 /** Seconds since 1970 in UTC, ISO 8601, with `digits` (0 or 3) fraction digits. */
 const iso = (seconds, digits) => new Date(Math.round(seconds * 1000)).toISOString().slice(0, digits ? 20 + digits : 19) + 'Z';
 /** Maps [d0, d1] onto [r0, r1], clamped to it. */

@@ -53,6 +53,18 @@ import Testing
         #expect(html.components(separatedBy: #"<circle class="phone-lost""#).count - 1 == (try count(before: "lost")))
     }
 
+    @Test("A place's name in a tooltip is isolated: a direction override in it (U+202E) cannot turn the words after it around")
+    func namesIsolated() async throws {
+        try await withScratchFolder("locsim-report-bidi") { geodata in
+            // At the walk's first point, so it appears and is met.
+            try "id,name,lat,lon,kind\nbidi1,evil\u{202E}gnp.exe,35.6811824,139.7670915,shop\n".write(
+                toFile: geodata + "/places.csv", atomically: true, encoding: .utf8)
+            let html = try await Self.report(["tracks/tokyo-marunouchi-walk.gpx", "--radius", "1500", "--geodata", geodata])
+            #expect(html.contains("<title>\u{2068}evil\u{202E}gnp.exe\u{2069} (\u{2068}bidi1\u{2069}), appeared "), "\(html.prefix(3_000))")
+            #expect(html.contains("<title>encounter: \u{2068}evil\u{202E}gnp.exe\u{2069} at "))
+        }
+    }
+
     @Test("The summary shows fetches by reason as words and numbers, not JSON")
     func summaryValues() async throws {
         let html = try await Self.report(Self.tokyo)
