@@ -75,7 +75,7 @@ struct NearbyRoutes: Sendable {
         open.get(RouterPath(Path.openAPI)) { _, _ in Self.text(openAPIDocument, contentType: "application/json") }
         guarded.get(RouterPath(Path.nearby)) { request, context in await nearby(request: request, context: context) }
         guarded.get(RouterPath(Path.metrics)) { _, _ in
-            Self.text(state.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            Self.text(state.metricsText(backends: serving?.backendGauges() ?? []), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         guarded.get(RouterPath(Path.audit)) { request, _ in try audit(request.uri) }
         guarded.post(RouterPath(Path.auditReset)) { request, _ in try auditReset(request.uri) }

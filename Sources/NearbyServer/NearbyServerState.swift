@@ -27,9 +27,9 @@ package final class NearbyServerState: Sendable {
     package var audit: FetchAudit { inner.withLock { $0.audit } }
 
     /// `GET /metrics`: the counters, with the audit's client table size.
-    func metricsText() -> String {
+    func metricsText(backends: [BackendGauge] = []) -> String {
         let (clients, evicted) = inner.withLock { ($0.audit.clients.count, $0.audit.evictedClients) }
-        return metrics.render(auditClients: clients, auditEvicted: evicted, connections: connections.current)
+        return metrics.render(auditClients: clients, auditEvicted: evicted, connections: connections.current, backends: backends)
     }
 
     /// Whether graceful shutdown has begun (held timeouts are then released).

@@ -85,5 +85,14 @@ import Testing
         #expect(text.contains("locsim_audit_clients 3\n"))
         #expect(text.contains("locsim_audit_clients_evicted_total 1\n"))
         #expect(!text.contains("route=\"/healthz\""))
+        // Databases behind the backend: up or down, and reads, by role and address (none for SQLite).
+        #expect(!text.contains("locsim_backend"))
+        let backends = metrics.render(backends: [
+            BackendGauge(role: "replica 1", endpoint: "10.0.0.7:5432", isUp: false, reads: 12),
+            BackendGauge(role: "primary", endpoint: "[::1]:5432", isUp: true, reads: 30),
+        ])
+        #expect(backends.contains("# TYPE locsim_backend_up gauge\nlocsim_backend_up{role=\"replica 1\",endpoint=\"10.0.0.7:5432\"} 0\n"))
+        #expect(backends.contains("locsim_backend_up{role=\"primary\",endpoint=\"[::1]:5432\"} 1\n"))
+        #expect(backends.contains("locsim_backend_reads_total{role=\"primary\",endpoint=\"[::1]:5432\"} 30\n"))
     }
 }

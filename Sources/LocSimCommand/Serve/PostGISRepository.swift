@@ -47,6 +47,11 @@ struct PostGISRepository: NearbyServing {
     func healthWarnings() async -> [String] {
         router.status().filter { !$0.isUp }.map { "backend \($0)" }
     }
+
+    /// Each backend as the router knows it (no check is made), replicas first.
+    func backendGauges() -> [BackendGauge] {
+        router.status().map { BackendGauge(role: "\($0.role)", endpoint: $0.endpoint, isUp: $0.isUp, reads: $0.reads) }
+    }
 }
 
 /// Runs the backends' connection pools and their recovery checks for as long as the server

@@ -90,6 +90,10 @@ package struct UUIDIdentifiedRepository: NearbyServing {
         await (base as? any NearbyServing)?.healthWarnings() ?? []
     }
 
+    package func backendGauges() -> [BackendGauge] {
+        (base as? any NearbyServing)?.backendGauges() ?? []
+    }
+
     private static func identified(_ places: [Place]) -> [Place] {
         places.map { place in
             var place = place

@@ -130,7 +130,7 @@ package final class ServerMetrics: Sendable {
     ///   - auditClients: Clients the audit holds now.
     ///   - auditEvicted: Idle clients the audit has dropped to stay within its cap.
     ///   - connections: Connections open now.
-    package func render(auditClients: Int = 0, auditEvicted: Int = 0, connections: Int = 0) -> String {
+    package func render(auditClients: Int = 0, auditEvicted: Int = 0, connections: Int = 0, backends: [BackendGauge] = []) -> String {
         var out = "# HELP locsim_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE locsim_http_requests_total counter\n"
         for (route, counters) in zip(Self.routes, table) {
@@ -180,6 +180,29 @@ package final class ServerMetrics: Sendable {
         out += "# HELP locsim_http_abandoned_total Requests whose client left while a fault held or delayed them.\n"
         out += "# TYPE locsim_http_abandoned_total counter\n"
         out += "locsim_http_abandoned_total \(abandoned.current)\n"
+        guard !backends.isEmpty else { return out }
+        func labels(_ backend: BackendGauge) -> String {
+            // A label value's escapes in the text format: backslash, double quote, line feed.
+            func quoted(_ value: String) -> String {
+                var out = ""
+                for character in value {
+                    switch character {
+                    case "\\": out += "\\\\"
+                    case "\"": out += "\\\""
+                    case "\n": out += "\\n"
+                    default: out.append(character)
+                    }
+                }
+                return out
+            }
+            return "{role=\"\(quoted(backend.role))\",endpoint=\"\(quoted(backend.endpoint))\"}"
+        }
+        out += "# HELP locsim_backend_up Whether reads go to a place database (1) or it is marked down (0).\n"
+        out += "# TYPE locsim_backend_up gauge\n"
+        for backend in backends { out += "locsim_backend_up\(labels(backend)) \(backend.isUp ? 1 : 0)\n" }
+        out += "# HELP locsim_backend_reads_total Reads a place database answered.\n"
+        out += "# TYPE locsim_backend_reads_total counter\n"
+        for backend in backends { out += "locsim_backend_reads_total\(labels(backend)) \(backend.reads)\n" }
         return out
     }
 }

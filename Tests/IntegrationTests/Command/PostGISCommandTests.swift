@@ -74,11 +74,15 @@ import Testing
             let health = try await RawHTTP.get(base + "/healthz")
             #expect(health.status == 503)
             #expect(health.body.contains("postgres 127.0.0.1:\(postgres.port)"), "\(health.body)")
+            // For a team's alerts: the backend's gauge in /metrics.
+            let gauge = "locsim_backend_up{role=\"primary\",endpoint=\"127.0.0.1:\(postgres.port)\"} "
+            #expect(try await RawHTTP.get(base + "/metrics").body.contains(gauge + "0\n"))
             try await postgres.restart()
             try await eventually("serve answers again after the restart") {
                 try await RawHTTP.get(base + "/locations/nearby?lat=37.76&lng=-122.42&radius=300").status == 200
             }
             #expect(try await RawHTTP.get(base + "/healthz").status == 200)
+            #expect(try await RawHTTP.get(base + "/metrics").body.contains(gauge + "1\n"))
             served.interrupt()
             #expect(try await served.waitForExit() == .exited(0))
             #expect(!served.lines.contains { $0.text.contains(PostgresServer.password) })
