@@ -13,7 +13,7 @@ enum DefaultIndex {
     static func open(db: String? = nil, geodata: String?) throws -> NearbyIndex {
         if let db { return try NearbyIndex(path: db, configuration: .init(access: .readOnly)) }
         return try DefaultPlaceDatabase.open(
-            geodataDirectory: try geodataDirectory(geodata), cacheDirectory: cacheDirectory(environment: ProcessInfo.processInfo.environment))
+            geodataDirectory: try geodataDirectory(geodata), cacheDirectory: try cacheDirectory(environment: ProcessInfo.processInfo.environment))
     }
 
     /// The files the default index reads when no `--db` is given, for a command to refuse an output
@@ -21,8 +21,8 @@ enum DefaultIndex {
     /// None for a folder that cannot be found or listed: opening the index then says why.
     static func files(db: String?, geodata: String?) -> [(path: String?, role: String)] {
         guard db == nil, let folder = searchGeodata(geodata).found else { return [] }
-        let cache = cacheDirectory(environment: ProcessInfo.processInfo.environment)
         do {
+            let cache = try cacheDirectory(environment: ProcessInfo.processInfo.environment)
             return try DefaultPlaceDatabase.sourceFiles(geodataDirectory: folder).map { ($0, "a place CSV of the default index") }
                 + [(try DefaultPlaceDatabase.databasePath(geodataDirectory: folder, cacheDirectory: cache), "the default index's cache")]
         } catch {
@@ -92,11 +92,30 @@ enum DefaultIndex {
         return (candidates.first(where: exists), candidates)
     }
 
-    /// Where the built default index is kept: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`,
-    /// else `$HOME/.cache/locsim`.
-    static func cacheDirectory(environment: [String: String]) -> String {
+    /// Where the built default index is kept: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`
+    /// (an absolute path: the XDG rule ignores a relative one), else `~/.cache/locsim`, the home
+    /// being `$HOME` when it is an absolute path, else the user's in the password database. Never
+    /// the current folder: with HOME unset, a cache there was shared by whoever ran in `/tmp`.
+    ///
+    /// - Throws: ``CommandFailure`` when there is no home to use and no variable names a folder.
+    static func cacheDirectory(environment: [String: String], passwordHome: () -> String? = passwordDatabaseHome) throws -> String {
         if let explicit = environment["LOCSIM_CACHE_DIR"], !explicit.isEmpty { return explicit }
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/locsim" }
-        return (environment["HOME"] ?? ".") + "/.cache/locsim"
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/locsim" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return (home.hasSuffix("/") ? home : home + "/") + ".cache/locsim" }
+        if let home = passwordHome(), home.hasPrefix("/") { return (home.hasSuffix("/") ? home : home + "/") + ".cache/locsim" }
+        throw CommandFailure(
+            "no folder for the default index's cache: HOME is not an absolute path and this user has no home in the password database",
+            hint: "set LOCSIM_CACHE_DIR to a folder this user may write, or give --db FILE")
+    }
+
+    /// This user's home folder in the password database (`getpwuid_r`), or nil.
+    static func passwordDatabaseHome() -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else {
+            return nil
+        }
+        return String(cString: directory)
     }
 }

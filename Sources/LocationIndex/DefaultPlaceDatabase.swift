@@ -29,7 +29,12 @@ package enum DefaultPlaceDatabase {
     ///   or holds no CSV.
     package static func databasePath(geodataDirectory: String, cacheDirectory: String) throws(IndexError) -> String {
         let sources = try readSources(in: geodataDirectory)
-        return cacheDirectory + "/geodata-" + fingerprint(sources) + ".sqlite"
+        return entry("geodata-" + fingerprint(sources) + ".sqlite", in: cacheDirectory)
+    }
+
+    /// `name` in the folder `cache` (`/geodata-….sqlite` in `/`, not `//geodata-….sqlite`).
+    private static func entry(_ name: String, in cache: String) -> String {
+        (cache.hasSuffix("/") ? cache : cache + "/") + name
     }
 
     /// The place CSVs the default index is built from, in name order (an output must not replace one).
@@ -51,7 +56,7 @@ package enum DefaultPlaceDatabase {
         // Each CSV is read once: the fingerprint and the import see the same bytes.
         let sources = try readSources(in: geodataDirectory)
         let hash = fingerprint(sources)
-        let path = cache + "/geodata-" + hash + ".sqlite"
+        let path = entry("geodata-" + hash + ".sqlite", in: cache)
         if FileManager.default.fileExists(atPath: path) {
             do {
                 return try NearbyIndex(path: path, configuration: .init(access: .readOnly))
@@ -132,6 +137,10 @@ package enum DefaultPlaceDatabase {
                 // appear beside it in the cache.
                 try index.useRollbackJournal()
             }
+        } catch let error as IndexError where error.code == .cannotOpen || error.code == .readOnly {
+            // A folder this user may not write: said as the cache's, whose place is chosen by
+            // the environment, not by a --db that was never given.
+            throw IndexError(error.code, "cannot build the default index in the cache directory: \(error.message)", path: error.path)
         } catch let error as IndexError {
             throw error
         } catch {
@@ -146,7 +155,7 @@ package enum DefaultPlaceDatabase {
             throw IndexError(.io, "cannot list the cache directory: \(FileErrorText.reason(for: error))", path: cache)
         }
         for entry in entries where entry.hasPrefix("geodata-") && entry.hasSuffix(".sqlite") && entry != current {
-            try NearbyIndex.removeFiles(cache + "/" + entry)
+            try NearbyIndex.removeFiles(Self.entry(entry, in: cache))
         }
     }
 }

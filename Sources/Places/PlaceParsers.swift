@@ -187,10 +187,19 @@ package enum PlaceParsers {
                     path: collector.path, line: reader.line, column: given[1])
             }
             guard let index = column(names) else {
+                // What the file is instead, when that is plain from its header.
+                let advice =
+                    if header == ["lat", "lon", "name", "admin1", "admin2", "cc"] {
+                        "it is the GeoNames layout: read it as geonames (--format geonames)"
+                    } else if header.count == 1, header[0].contains(";") {
+                        "its fields are separated by ';' (a spreadsheet's CSV where a decimal comma is usual); "
+                            + "CSV's are separated by commas, with decimal points: export it again as comma-separated CSV"
+                    } else {
+                        "CSV needs id,name,lat,lon and may have kind,level"
+                    }
                 throw IndexError(
                     .badHeader,
-                    "the header has no \(names.joined(separator: "/")) column (found: \(header.joined(separator: ","))); "
-                        + "CSV needs id,name,lat,lon and may have kind,level",
+                    "the header has no \(names.joined(separator: "/")) column (found: \(header.joined(separator: ","))); \(advice)",
                     path: collector.path, line: reader.line, column: names[0])
             }
             return index

@@ -1,5 +1,6 @@
 import Foundation
 import CommandTestHelpers
+@testable import LocSimCommand
 import LocSimTestHelpers
 import Testing
 
@@ -24,6 +25,20 @@ import Testing
             #expect(Self.cachedIndexes(in: cache).count == 1)
             #expect(!FileManager.default.fileExists(atPath: directory + "/xdg"))
         }
+    }
+
+    @Test("The cache's folder: never the current one (HOME unset, empty or relative takes the password database's home); a relative XDG_CACHE_HOME is ignored")
+    func cacheFolderRule() throws {
+        let passwd = { "/home/qa" as String? }
+        #expect(try DefaultIndex.cacheDirectory(environment: ["LOCSIM_CACHE_DIR": "/c", "HOME": "/h"], passwordHome: passwd) == "/c")
+        #expect(try DefaultIndex.cacheDirectory(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"], passwordHome: passwd) == "/x/locsim")
+        #expect(try DefaultIndex.cacheDirectory(environment: ["XDG_CACHE_HOME": "relcache", "HOME": "/h"], passwordHome: passwd) == "/h/.cache/locsim")
+        #expect(try DefaultIndex.cacheDirectory(environment: ["HOME": "/"], passwordHome: passwd) == "/.cache/locsim")
+        for home in [nil, "", "relative"] as [String?] {
+            let environment = home.map { ["HOME": $0] } ?? [:]
+            #expect(try DefaultIndex.cacheDirectory(environment: environment, passwordHome: passwd) == "/home/qa/.cache/locsim", "\(String(describing: home))")
+        }
+        #expect(throws: CommandFailure.self) { try DefaultIndex.cacheDirectory(environment: [:], passwordHome: { nil }) }
     }
 
     @Test("Without LOCSIM_CACHE_DIR the index is cached in XDG_CACHE_HOME/locsim")

@@ -143,7 +143,13 @@ struct IndexCommandTests {
             try "id;name;lat;lon\na;Berlin;52,52;13,40\n".write(toFile: directory + "/semicolon.csv", atomically: true, encoding: .utf8)
             let semicolon = try await locsim(["index", "import", "semicolon.csv", "--db", "i.sqlite"], in: directory)
             #expect(semicolon.status != 0)
-            #expect(semicolon.stderr.contains("hint: the fields are separated by ';'"), "\(semicolon.stderr)")
+            #expect(semicolon.stderr.contains("(found: id;name;lat;lon); its fields are separated by ';'"), "\(semicolon.stderr)")
+            // The GeoNames layout without --format: said so, not taken for a ';'-separated file.
+            try "lat,lon,name,admin1,admin2,cc\n35.68,139.76,Tokyo,13,,JP\n".write(toFile: directory + "/cities.csv", atomically: true, encoding: .utf8)
+            let geonames = try await locsim(["index", "import", "cities.csv", "--db", "i.sqlite"], in: directory)
+            #expect(geonames.status != 0)
+            #expect(geonames.stderr.contains("it is the GeoNames layout: read it as geonames (--format geonames)"), "\(geonames.stderr)")
+            #expect(!geonames.stderr.contains("separated by ';'"), "\(geonames.stderr)")
         }
     }
 

@@ -181,9 +181,6 @@ struct ErrorReport: Equatable {
             "give --db the path of a file in a folder that exists and can be written"
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
-        case .badHeader where importing && error.message.contains("found: ") && error.message.contains(";"):
-            "the fields are separated by ';' (a spreadsheet's CSV where a decimal comma is usual): locsim reads "
-            + "commas and decimal points; export again as comma-separated CSV (UTF-8)"
         case .malformedRow where importing && error.message.hasPrefix("not valid UTF-8"):
             "the file is not UTF-8 text (a spreadsheet's CSV may be in CP932 in Japan, windows-1252 in Western Europe): "
             + "convert it, e.g. iconv -f CP932 -t UTF-8 FILE > places-utf8.csv; --lenient would skip every row that is not UTF-8"
