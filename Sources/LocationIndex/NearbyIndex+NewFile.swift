@@ -87,7 +87,7 @@ extension NearbyIndex {
     /// reason. SQLite's own open reports the last of the calls it tried: a folder this user
     /// cannot write read as "No such file or directory".
     private static func createEmptyFile(_ temporary: String, for path: String) throws(IndexError) {
-        let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o666)  // 0666 less the umask, as `>`
         guard descriptor < 0 else {
             close(descriptor)
             return

@@ -97,6 +97,49 @@ struct AtomicFileTests {
         }
     }
 
+    @Test("In a shared folder (sticky, world-writable), a link another user made is not followed, as the kernel's protected_symlinks has it; one's own is")
+    func sharedFolderLinks() throws {
+        try withScratchFolder("locsim-atomic-file") { directory in
+            let shared = directory + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            try #require(chmod(shared, 0o1777) == 0)
+            let victim = directory + "/victim.txt"
+            try "mine".write(toFile: victim, atomically: false, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: shared + "/report.html", withDestinationPath: victim)
+            // Another user's link (nobody's): refused, the file it names untouched.
+            let other: uid_t = geteuid() == 65534 ? 65533 : 65534
+            try #require(lchown(shared + "/report.html", other, gid_t(other)) == 0, "lchown needs root")
+            #expect {
+                _ = try AtomicFile(path: shared + "/report.html")
+            } throws: { error in
+                (error as? AtomicFileError)?.reason.contains("symbolic link in a shared folder (sticky, world-writable) that another user made") == true
+            }
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine")
+            // This user's own link there is written through.
+            try #require(lchown(shared + "/report.html", geteuid(), getegid()) == 0)
+            let file = try AtomicFile(path: shared + "/report.html")
+            try file.write("report")
+            try file.commit()
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "report")
+        }
+    }
+
+    @Test("Something at the temporary file's predictable name (a link to another file) is removed, never written through")
+    func plantedTemporary() throws {
+        try withScratchFolder("locsim-atomic-file") { directory in
+            let path = directory + "/out.txt"
+            let victim = directory + "/victim.txt"
+            try "mine".write(toFile: victim, atomically: false, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: AtomicFile.partialPath(path), withDestinationPath: victim)
+            let file = try AtomicFile(path: path)
+            try file.write("new")
+            try file.commit()
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["out.txt", "victim.txt"])
+        }
+    }
+
     @Test("canonicalPath: every spelling of one file to be written (a dangling link, `..`, a linked folder) is one path")
     func canonicalPath() throws {
         try withScratchFolder("locsim-atomic-file") { directory in

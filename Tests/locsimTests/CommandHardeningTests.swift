@@ -109,6 +109,41 @@ import Testing
         ])
     }
 
+    @Test("Files made for a user follow the umask, as '>' makes them (002: a team's group may write them); 077 keeps them private")
+    func outputsFollowUmask() async throws {
+        try await withScratchFolder("locsim-umask") { directory in
+            for (umask, mode) in [("002", 0o664), ("077", 0o600)] {
+                let command = "umask \(umask) && \"$0\" simulate line --from 1,1 --to 1,1.001 --start-time 2024-01-01T00:00:00Z --out o\(umask).gpx"
+                    + " && \"$0\" index import \"$1\" --db i\(umask).sqlite"
+                let run = try await ChildProcess.run(
+                    ["/bin/sh", "-c", command, CLI.binary, PackagePaths.root + "/geodata/sf-mission.csv"],
+                    environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: directory)
+                #expect(run.status == 0, "\(run.errors)")
+                for name in ["o\(umask).gpx", "i\(umask).sqlite"] {
+                    var info = stat()
+                    #expect(stat(directory + "/" + name, &info) == 0 && info.st_mode & 0o777 == mode, "\(name): \(String(info.st_mode & 0o777, radix: 8))")
+                }
+            }
+        }
+    }
+
+    @Test("A file this user may not write is refused as cp refuses it (a root-owned 444 report in a shared folder), not replaced",
+          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"), "needs root and runuser to act as another user"))
+    func readOnlyOutputRefused() async throws {
+        try await withScratchFolder("locsim-readonly-output") { directory in
+            try #require(chmod(directory, 0o1777) == 0)
+            let report = directory + "/root-ro.gpx"
+            try "root's".write(toFile: report, atomically: false, encoding: .utf8)
+            try #require(chmod(report, 0o444) == 0)
+            let run = try await ChildProcess.run(
+                ["/usr/sbin/runuser", "-u", "nobody", "--", CLI.binary, "simulate", "line", "--from", "1,1", "--to", "1,1.001",
+                 "--out", report], environment: ["LOCSIM_CACHE_DIR": directory + "/cache"], directory: directory)
+            #expect(run.status == 1, "\(run.errors)")
+            #expect(run.errors.contains("this user may not write the file there"), "\(run.errors)")
+            #expect(try String(contentsOfFile: report, encoding: .utf8) == "root's")
+        }
+    }
+
     @Test("help names commands: a misspelt one is a usage error listing the known ones, not the nearest command's help and status 0")
     func helpTopic() async throws {
         try await Self.expectUsageErrors([

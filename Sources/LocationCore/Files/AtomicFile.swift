@@ -14,7 +14,12 @@ import Darwin
 /// Used by the GPX and NMEA exporters and the command's reports.
 ///
 /// A symbolic link is written through: the file it names gets the new content (the temporary
-/// file is made beside that file, and the link stays). A path that is not a regular file (a
+/// file is made beside that file, and the link stays), except a link in a shared folder (sticky
+/// and world-writable, as `/tmp`) owned by someone who is neither this user nor the folder's
+/// owner: refused, as the kernel's `protected_symlinks` refuses `> path` there, so another user
+/// cannot point an output at this user's files. A file this user may not write (mode 444, or
+/// another's) is refused as `cp` refuses it, not replaced. A new file's mode is 0666 less the
+/// umask, as the shell's `>` makes it. A path that is not a regular file (a
 /// FIFO, a terminal, `/dev/stdout`, `/dev/null`) is written as it is, with no temporary file:
 /// renaming a file over it would replace the device or the pipe with a plain file. An `exit`
 /// before the commit removes the temporary file too (``PartialFiles``). A file
@@ -62,10 +67,21 @@ package final class AtomicFile {
                 throw error
             }
         } else {
+            try Self.checkLinksFollowable(path)
             destination = Self.followingLinks(path)
+            if access(destination, F_OK) == 0, access(destination, W_OK) != 0 {
+                let reason = String(cString: strerror(errno))
+                throw AtomicFileError(path: path, reason: "\(reason): this user may not write the file there; make it writable or remove it first")
+            }
             let temporary = Self.partialPath(destination)
             temporaryPath = temporary
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            // A new file of its own (never a link or a file someone put at this predictable
+            // name), 0666 less the umask as `>` makes it; a leftover of a killed run is removed.
+            var opened = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            if opened < 0, errno == EEXIST, unlink(temporary) == 0 {
+                opened = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            }
+            descriptor = opened
             guard descriptor >= 0 else { throw AtomicFileError(path: path) }
             PartialFiles.register(temporary)
             // A file replaced keeps its permissions: a private one (600) stays private.
@@ -127,11 +143,40 @@ package final class AtomicFile {
         return absolute.hasSuffix("/") ? absolute + name : absolute + "/" + name
     }
 
-    /// `path` with its symbolic links followed to the file they name, which need not exist yet
-    /// (a link to a file still to be written); at most 40 links, as the kernel allows.
-    private static func followingLinks(_ path: String) -> String {
+    /// Refuses a symbolic link on the way to the file that the kernel's `protected_symlinks` would
+    /// not follow: one in a sticky, world-writable folder, owned by neither this user (its
+    /// effective id) nor the folder's owner.
+    private static func checkLinksFollowable(_ path: String) throws(AtomicFileError) {
         var current = path
         for _ in 0..<40 {
+            var link = stat()
+            guard lstat(current, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { return }
+            let folder: String
+            if let slash = current.lastIndex(of: "/") {
+                folder = slash == current.startIndex ? "/" : String(current[..<slash])
+            } else {
+                folder = "."
+            }
+            var parent = stat()
+            if stat(folder, &parent) == 0, parent.st_mode & S_ISVTX != 0, parent.st_mode & S_IWOTH != 0,
+                link.st_uid != geteuid(), link.st_uid != parent.st_uid
+            {
+                throw AtomicFileError(
+                    path: path,
+                    reason: "\(current) is a symbolic link in a shared folder (sticky, world-writable) that another user made; "
+                        + "not followed, as the system would not follow it for '>'")
+            }
+            let next = followingLinks(current, steps: 1)
+            guard next != current else { return }
+            current = next
+        }
+    }
+
+    /// `path` with its symbolic links followed to the file they name, which need not exist yet
+    /// (a link to a file still to be written); at most 40 links, as the kernel allows.
+    private static func followingLinks(_ path: String, steps: Int = 40) -> String {
+        var current = path
+        for _ in 0..<steps {
             var info = stat()
             guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

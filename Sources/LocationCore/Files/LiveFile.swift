@@ -37,7 +37,7 @@ package final class LiveFile {
     /// - Throws: ``AtomicFileError`` naming `path` and the system's reason.
     package init(path: String) throws(AtomicFileError) {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)  // 0666 less the umask, as `>`
         guard descriptor >= 0 else { throw AtomicFileError(path: path, reason: String(cString: strerror(errno))) }
     }
 
