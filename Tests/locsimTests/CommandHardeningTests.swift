@@ -144,6 +144,30 @@ import Testing
         }
     }
 
+    @Test("Another user's read of an index leaves its -wal and -shm; the owner's next import says so, naming them and who may remove them",
+          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
+                   "needs root, runuser and the users daemon and nobody"))
+    func readersLeftovers() async throws {
+        try await withScratchFolder("locsim-shared-index") { directory in
+            try #require(chmod(directory, 0o1777) == 0)
+            let index = directory + "/places.sqlite"
+            func run(as user: String, _ arguments: [String]) async throws -> ChildProcess.Outcome {
+                try await ChildProcess.run(
+                    ["/usr/sbin/runuser", "-u", user, "--", CLI.binary] + arguments, environment: ["LOCSIM_CACHE_DIR": directory + "/cache-" + user],
+                    directory: directory)
+            }
+            let csv = PackagePaths.root + "/geodata/sf-mission.csv"
+            #expect(try await run(as: "daemon", ["index", "import", csv, "--db", index]).status == 0)
+            #expect(try await run(as: "nobody", ["index", "query", "--db", index, "--lat", "37.76", "--lon", "-122.42", "--radius", "50"]).status == 0)
+            let again = try await run(as: "daemon", ["index", "import", csv, "--db", index])
+            #expect(again.status == 1)
+            #expect(
+                again.errors.contains(
+                    "places.sqlite-wal and places.sqlite-shm beside it belong to nobody, whose read of the index left them, and this user may not write them: "
+                        + "once no one has the index open, have nobody or root remove \(index)-wal and \(index)-shm"), "\(again.errors)")
+        }
+    }
+
     @Test("help names commands: a misspelt one is a usage error listing the known ones, not the nearest command's help and status 0")
     func helpTopic() async throws {
         try await Self.expectUsageErrors([

@@ -22,7 +22,7 @@ func indexError(_ result: Int32, message: String, path: String) -> IndexError {
             + "copy the index to a folder you can write, or have its owner run sqlite3 FILE 'PRAGMA journal_mode=DELETE'"
     case SQLITE_READONLY, SQLITE_PERM:
         indexCode = .readOnly
-        advice = "; open the index read-write and check the file and its directory are writable"
+        advice = leftoverAdvice(path) ?? "; open the index read-write and check the file and its directory are writable"
     case SQLITE_CORRUPT:
         indexCode = .corrupt
         advice = "; delete the file and rebuild it with `locsim index import`"
@@ -40,6 +40,38 @@ func indexError(_ result: Int32, message: String, path: String) -> IndexError {
         indexCode = .sqlite
     }
     return IndexError(indexCode, message + advice, path: path, sqliteCode: result)
+}
+
+/// What to do when the index's `-wal` or `-shm` is there and this user may not write it: another
+/// user's read of a WAL index leaves both, theirs, with the index's mode, and every later write by
+/// the index's owner then fails as "read-only" though the index and its folder are writable.
+private func leftoverAdvice(_ path: String) -> String? {
+    let blocked = ["-wal", "-shm"].map { path + $0 }.filter { access($0, F_OK) == 0 && access($0, W_OK) != 0 }
+    guard let first = blocked.first else { return nil }
+    var info = stat()
+    let owner = stat(first, &info) == 0 ? userName(info.st_uid) : "another user"
+    var wal = stat()
+    let walBytes = stat(path + "-wal", &wal) == 0 ? Int(wal.st_size) : 0
+    let names = blocked.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: " and ")
+    // In a sticky folder (/tmp, a team's drop folder) only their owner or root may remove them.
+    let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    var folderInfo = stat()
+    let sticky = stat(folder.isEmpty ? "/" : folder, &folderInfo) == 0 && folderInfo.st_mode & S_ISVTX != 0 && info.st_uid != geteuid()
+    let remedy =
+        walBytes == 0
+        ? "once no one has the index open, \(sticky ? "have \(owner) or root remove" : "remove") \(path)-wal and \(path)-shm "
+            + "(they hold no data; SQLite makes them again)"
+        : "have \(owner) or root give them to this user (chown): the -wal holds \(walBytes) bytes not yet in the index"
+    return "; \(names) beside it belong to \(owner), whose read of the index left them, and this user may not write them: \(remedy)"
+}
+
+/// The name of the user `uid` in the password database, else `uid N`.
+private func userName(_ uid: uid_t) -> String {
+    var entry = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 16_384)
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return "uid \(uid)" }
+    return String(cString: name)
 }
 
 /// One SQLite connection, used by one thread at a time.
