@@ -352,7 +352,7 @@ struct Serve: AsyncParsableCommand {
         // server drains instead of being cancelled mid-start, which Hummingbird logs as an error
         // before the one that matters.
         // Last in the list, so the first told of a stop (the group tells services in reverse).
-        let notice = StoppingNotice(connections: server.state.connections)
+        let notice = StoppingNotice(connections: server.state.connections, startup: startup)
         // First in the list, so the last told of a stop: it is there for the whole drain. Its
         // signals are trapped before the group's, so it sees the one that begins the drain.
         let secondSignal = SecondSignal(
@@ -370,6 +370,13 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         } catch let error as ListenError {
             let flag = error.clients == .http ? "--port" : "--gpsd-port"
+            // Below 1024 a port is the system's: binding one takes root or CAP_NET_BIND_SERVICE.
+            if error.reason == String(cString: strerror(EACCES)), (1..<1024).contains(error.address.port) {
+                throw CommandFailure(
+                    error.description,
+                    hint: "ports below 1024 need root or CAP_NET_BIND_SERVICE: choose \(flag) \(error.clients == .http ? 8080 : 2947) "
+                        + "(0 picks a free one), or put a proxy in front")
+            }
             throw CommandFailure(
                 error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
         } catch let stop as SecondSignal.Stop {
@@ -466,6 +473,9 @@ struct SecondSignal: Service, CustomStringConvertible {
 /// Ctrl-C silent for seconds, with nothing to tell a stop under way from a hang.
 struct StoppingNotice: Service, CustomStringConvertible {
     let connections: ConnectionLimit
+    /// Said only once the server has said it listens: a start that failed (a port in use, a
+    /// port below 1024 without the right) stops with nothing to drain, and its error says why.
+    let startup: StartupLines
     var description: String { "StoppingNotice" }
 
     func run() async {
@@ -474,6 +484,7 @@ struct StoppingNotice: Service, CustomStringConvertible {
         } catch {
             return  // cancelled: the group is ending some other way, which says why itself
         }
+        guard startup.said else { return }
         let open = connections.current
         Terminal.err(
             "locsim serve: stopping: no new connections; the requests in flight are answered first ("

@@ -13,6 +13,10 @@ final class StartupLines: Sendable {
         self.count = count
     }
 
+    /// Whether the listening lines have been said: a stop before then (a port in use, a port
+    /// this user may not bind) has no drain to announce.
+    var said: Bool { state.withLock { $0.said } }
+
     /// Lines said after every part's (the players).
     func setTrailer(_ lines: [String]) {
         state.withLock { $0.trailer = lines }

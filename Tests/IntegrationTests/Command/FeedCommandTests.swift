@@ -316,6 +316,8 @@ import Testing
         // The HTTP port was bound, but a start that fails never says it listens: a script
         // waiting for that line would take the start for a success.
         #expect(!result.stdout.contains("listening on"), "\(result.stdout)")
+        // Nor that it is stopping: there was never a drain to announce.
+        #expect(!result.stderr.contains("stopping"), "\(result.stderr)")
         // The HTTP server is shut down gracefully, not cancelled mid-start (Hummingbird logged
         // that as an error before the one that matters).
         #expect(!result.stderr.contains("CancellationError") && !result.stderr.contains("HummingbirdCore"), "\(result.stderr)")
@@ -330,5 +332,21 @@ import Testing
         #expect(result.stderr.contains("locsim: error: cannot listen for HTTP clients on 127.0.0.1:\(port): "), "\(result.stderr)")
         #expect(result.stderr.contains("hint: choose another --port"), "\(result.stderr)")
         #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
+        #expect(!result.stderr.contains("stopping"), "\(result.stderr)")
+    }
+
+    @Test("A port below 1024 without the right to bind it: the hint says why (root or CAP_NET_BIND_SERVICE), and no 'stopping' line",
+          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"), "needs root and runuser to act as nobody"))
+    func privilegedPort() async throws {
+        try await withScratchFolder("locsim-privileged-port") { folder in
+            try #require(chmod(folder, 0o1777) == 0)  // nobody's cache
+            let run = try await ChildProcess.run(
+                ["/usr/sbin/runuser", "-u", "nobody", "--", CLI.binary, "serve", "--port", "80", "--geodata", PackagePaths.root + "/geodata"],
+                environment: ["LOCSIM_CACHE_DIR": folder], directory: "/")
+            #expect(run.status == 1, "\(run.errors)")
+            #expect(run.errors.contains("locsim: error: cannot listen for HTTP clients on 127.0.0.1:80: Permission denied"), "\(run.errors)")
+            #expect(run.errors.contains("hint: ports below 1024 need root or CAP_NET_BIND_SERVICE: choose --port 8080"), "\(run.errors)")
+            #expect(!run.errors.contains("stopping"), "\(run.errors)")
+        }
     }
 }
