@@ -4,6 +4,10 @@ import LocationIndex
 /// Where the default index comes from and where it is cached: the command's policy, read from
 /// the environment and the file system here, so that `LocationIndex` only takes paths.
 enum DefaultIndex {
+    /// Where the place CSVs are looked for, in order (``searchGeodata(_:environment:executable:exists:)``),
+    /// as every `--geodata` help says it.
+    static let geodataSearch = "$LOCSIM_GEODATA, ./geodata, share/locsim/geodata beside the binary's bin/, or the source tree's"
+
     /// Opens the index `--db` names, read-only, or without one the default index (built from the
     /// place CSVs on first use, then cached).
     ///

@@ -21,7 +21,7 @@ struct IndexLocation: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Place CSVs for the default index, used when --db is absent (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            "Place CSVs for the default index, used when --db is absent (default: \(DefaultIndex.geodataSearch)).",
             valueName: "dir"))
     var geodata: String?
 

@@ -21,7 +21,7 @@ struct PlaceSourceOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Place CSVs for the default index, used without --db or --online (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            "Place CSVs for the default index, used without --db or --online (default: \(DefaultIndex.geodataSearch)).",
             valueName: "dir"))
     var geodata: String?
 

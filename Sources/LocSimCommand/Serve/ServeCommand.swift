@@ -55,7 +55,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Place CSVs for the default index, used without --db (default: $LOCSIM_GEODATA, ./geodata, or the source tree's).",
+            "Place CSVs for the default index, used without --db (default: \(DefaultIndex.geodataSearch)).",
             valueName: "dir"))
     var geodata: String?
 
