@@ -31,7 +31,7 @@ package enum CLI {
 
     /// Runs `locsim ARGUMENTS` with all three streams on a pseudo-terminal (python's pty module),
     /// and returns its exit status and everything it wrote there (`\n` arrives as `\r\n`).
-    package static func runOnTerminal(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    package static func runOnTerminal(_ arguments: [String], term: String? = "xterm-256color") async throws -> (status: Int32, output: String) {
         let script = """
             import os, pty, sys
             out = b""
@@ -51,8 +51,9 @@ package enum CLI {
             sys.exit(os.waitstatus_to_exitcode(status))
             """
         let outcome = try await ChildProcess.run(
-            ["/usr/bin/env", "python3", "-c", script, binary] + arguments, environment: ["LOCSIM_CACHE_DIR": cacheDirectory],
-            directory: PackagePaths.root)
+            ["/usr/bin/env", "python3", "-c", script, binary] + arguments,
+            environment: ["LOCSIM_CACHE_DIR": cacheDirectory].merging(term.map { ["TERM": $0] } ?? [:]) { $1 },
+            removing: term == nil ? ["TERM"] : [], directory: PackagePaths.root)
         return (outcome.status, outcome.output)
     }
 

@@ -137,5 +137,12 @@ import Testing
         #expect(output.contains("\u{1B}[K"), "the status line is redrawn in place")
         #expect(output.contains("remaining") && output.contains("fetches") && output.contains("places on map"))
         #expect(output.contains("%"))
+        // A terminal that cannot redraw a line in place (an Emacs shell buffer, TERM=dumb) or
+        // that does not say what it is gets no progress line.
+        for term in ["dumb", nil] as [String?] {
+            let (plainStatus, plain) = try await CLI.runOnTerminal(arguments, term: term)
+            #expect(plainStatus == 0, "\(plain)")
+            #expect(!plain.contains("\u{1B}[K") && !plain.contains("remaining"), "TERM=\(term ?? "(unset)"): \(plain.prefix(300))")
+        }
     }
 }

@@ -41,6 +41,19 @@ enum Terminal {
     /// The first write to standard output that failed, if any.
     static var outputFailure: SystemIOError? { firstOutputFailure.withLock { $0 } }
 
-    /// Whether a file descriptor is a terminal (progress lines go only to terminals).
+    /// Whether a file descriptor is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Whether a progress line, redrawn in place with `\r` and ESC [K (``redraw(_:)``), may go to
+    /// `fd`: a terminal that says what it is (`TERM` set, and not `dumb`: an Emacs shell buffer,
+    /// a CI log viewer would show every redraw as garbage).
+    static func showsProgress(_ fd: Int32) -> Bool {
+        guard isTerminal(fd), let term = ProcessInfo.processInfo.environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
+        return true
+    }
+
+    /// Redraws the progress line on standard error as `text` (empty: clears it).
+    static func redraw(_ text: String) {
+        errRaw("\r\u{1B}[K" + text)
+    }
 }

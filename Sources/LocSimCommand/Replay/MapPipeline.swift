@@ -26,7 +26,7 @@ struct MapPipeline {
         maximumFixAge: Duration? = nil
     ) throws {
         let output = LineOutput(flushesEachLine: flush || Terminal.isTerminal(1))
-        let progress = Progress(enabled: showsProgress && Terminal.isTerminal(2), output: output)
+        let progress = Progress(enabled: showsProgress && Terminal.showsProgress(2), output: output)
         recorder = try ReplayRecorder(format: format, reach: map.reach) { progress.printAbove($0) }
         (self.source, self.output, self.progress) = (source, output, progress)
         repository = try source.repository()

@@ -90,12 +90,12 @@ final class Progress {
     }
 
     private func draw() {
-        Terminal.errRaw("\r\u{1B}[K" + status)
+        Terminal.redraw(status)
         visible = true
     }
 
     private func erase() {
-        Terminal.errRaw("\r\u{1B}[K")
+        Terminal.redraw("")
         visible = false
     }
 }

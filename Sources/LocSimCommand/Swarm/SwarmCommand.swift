@@ -185,17 +185,17 @@ struct SwarmCommand: AsyncParsableCommand, Interruption.Command {
         #endif
         // Ctrl-C (or SIGTERM, SIGHUP) stops the run between two stretches of game time and prints
         // the load of the seconds done, saying so.
-        let progress = Terminal.isTerminal(2)
+        let progress = Terminal.showsProgress(2)
         let total = SwarmLoad.clock(configuration.durationSeconds)
         let result = Locked<SwarmLoad?>(nil)
         let shards = threads ?? ProcessInfo.processInfo.activeProcessorCount
         try await runUntilInterrupted {
             let load = try await VirtualSwarm(configuration: configuration).run(shards: shards, answers: answers) { done in
-                if progress { Terminal.errRaw("\r\u{1B}[Kswarm: \(SwarmLoad.clock(done)) of \(total) of game time") }
+                if progress { Terminal.redraw("swarm: \(SwarmLoad.clock(done)) of \(total) of game time") }
             }
             result.withLock { $0 = load }
         }
-        if progress { Terminal.errRaw("\r\u{1B}[K") }
+        if progress { Terminal.redraw("") }
         guard let load = result.withLock({ $0 }) else { return }
         switch format {
         case .text, .jsonl: Terminal.out(String(load.text(configuration: configuration).dropLast()))

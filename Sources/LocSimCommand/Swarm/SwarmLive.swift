@@ -24,7 +24,7 @@ extension SwarmCommand {
                 endpoint: endpoint, token: try bearerToken(flag: token, file: tokenFile), threads: threads ?? 1, connectionsPerThread: connections, timeout: limit),
             now: { DispatchTime.now().uptimeNanoseconds })
         let runner = try LiveSwarmRunner(clock: ContinuousClock(), speed: speed, drainTimeout: limit + .seconds(1))
-        let progress = Terminal.isTerminal(2)
+        let progress = Terminal.showsProgress(2)
         let jsonl = format == .jsonl
         let result = Locked<LiveSwarmStats?>(nil)
         if progress {
@@ -42,11 +42,11 @@ extension SwarmCommand {
         _ = try await runUntilInterrupted {
             let stats = await runner.run(swarm, transport: client) { second, totals in
                 if jsonl { Terminal.out(second.line) }
-                if progress { Terminal.errRaw("\r\u{1B}[K" + Self.progressLine(second, totals: totals, players: players)) }
+                if progress { Terminal.redraw(Self.progressLine(second, totals: totals, players: players)) }
             }
             result.withLock { $0 = stats }
         }
-        if progress { Terminal.errRaw("\r\u{1B}[K") }
+        if progress { Terminal.redraw("") }
         try await client.shutdown()
         guard let stats = result.withLock({ $0 }) else { return }
         let name = endpoint.description
