@@ -321,6 +321,26 @@ struct TextOutputTests {
             ) != nil, "\(result.stderr)")
     }
 
+    @Test("replay of a walk the place data does not cover: status 0, and a warning that every answer was empty and what to give instead")
+    func everyAnswerEmpty() async throws {
+        try await withScratchFolder("locsim-empty-answers") { geodata in
+            // Tokyo's places only: the San Francisco walk fetches and is answered with nothing.
+            try FileManager.default.copyItem(atPath: PackagePaths.root + "/geodata/tokyo-central.csv", toPath: geodata + "/tokyo-central.csv")
+            let result = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--geodata", geodata])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("places seen:    0"), "\(result.stdout.suffix(600))")
+            let warning = result.stderr.split(separator: "\n").filter { $0.hasPrefix("locsim: warning: ") }
+            #expect(warning.count == 1, "\(result.stderr)")
+            #expect(
+                warning.first?.wholeMatch(
+                    of: /locsim: warning: all \d+ answers were empty: the place data has no place within 5000 m of this walk; give --db or --geodata with places where the walk is \(or a larger --radius\)/
+                ) != nil, "\(result.stderr)")
+            // With places where it walks: no warning.
+            let covered = try await CLI.run(["replay", "tracks/sf-mission-walk.gpx", "--fast", "--geodata", "geodata"])
+            #expect(!covered.stderr.contains("warning"), "\(covered.stderr)")
+        }
+    }
+
     @Test("replay text: 'answer #1: 1 place', 'map: 1 place', the encounter's name escaped, one fetch in the busiest minute")
     func replay() async throws {
         try await withScratchFolder("locsim-text-output") { directory in

@@ -74,11 +74,14 @@ struct MapPipeline {
         return scenario
     }
 
-    /// The summary, then a warning on standard error when every fix was rejected (a run that
-    /// ran to its end; a signal's stop says nothing of the rest).
+    /// The summary, then a warning on standard error when every fix was rejected, or when every
+    /// answer was empty (a run that ran to its end; a signal's stop says nothing of the rest).
     private func finishRecording() {
         recorder.finish()
-        guard !recorder.interrupted, let warning = recorder.rejectionWarning(limit: configuration.maximumHorizontalAccuracy) else { return }
+        guard !recorder.interrupted,
+            let warning = recorder.rejectionWarning(limit: configuration.maximumHorizontalAccuracy)
+                ?? recorder.emptyAnswersWarning(radius: configuration.radius)
+        else { return }
         output.flush()
         Terminal.err(warning)
     }

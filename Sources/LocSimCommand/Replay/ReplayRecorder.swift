@@ -207,6 +207,16 @@ final class ReplayRecorder {
         return "locsim: warning: \(all), so the map never fetched: \(reasons.joined(separator: "; "))"
     }
 
+    /// A warning for standard error when the map fetched and every answer was empty: the place
+    /// data has nothing within `radius` of the walk (a phone walk in Berkeley against the bundled
+    /// San Francisco and Tokyo sets), which the summary's "places seen: 0" alone did not say.
+    func emptyAnswersWarning(radius: Double) -> String? {
+        guard answers > 0, trace.places.isEmpty else { return nil }
+        let every = answers == 1 ? "the one answer was" : "all \(answers) answers were"
+        return "locsim: warning: \(every) empty: the place data has no place within \(PeopleText.number(radius)) m of this walk; "
+            + "give --db or --geodata with places where the walk is (or a larger --radius)"
+    }
+
     /// Flushes pending output and writes the summary line.
     func finish() {
         flushPlaces()
