@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocationCore
 
 /// `locsim`: the only composition root. Commands parse arguments, wire library types together
 /// and print; the work happens in the libraries.
@@ -59,9 +60,15 @@ extension LocSim {
     /// The error to end with when standard output could not be written, if it could not.
     static func outputFailure() -> CommandFailure? {
         Terminal.outputFailure.map { failure in
-            CommandFailure(
-                "cannot write standard output: \(failure); what it shows is incomplete",
-                hint: "make room where standard output goes, or send it elsewhere")
+            let hint =
+                switch failure.code {
+                // SIGPIPE ignored (as some runners start their children), the reader gone.
+                case EPIPE: "the program reading standard output stopped reading (as '| head' does); let it read to the end"
+                // Started with standard output closed (`>&-`).
+                case EBADF, EINVAL: "standard output is closed; give it somewhere to go (> FILE, or > /dev/null)"
+                default: "make room where standard output goes, or send it elsewhere"
+                }
+            return CommandFailure("cannot write standard output: \(failure); what it shows is incomplete", hint: hint)
         }
     }
 

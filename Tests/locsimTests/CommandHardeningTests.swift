@@ -452,6 +452,29 @@ import Testing
         ])
     }
 
+    @Test("Standard output closed (>&-), or a reader gone with SIGPIPE ignored: each error's hint fits its cause")
+    func closedOrAbandonedOutput() async throws {
+        let command = ([CLI.binary] + ["track", "stats", Self.track]).map { "'\($0)'" }.joined(separator: " ")
+        let closed = try await ChildProcess.run(
+            ["/bin/sh", "-c", command + " >&-"], environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
+        #expect(closed.status == 1, "\(closed.errors)")
+        #expect(closed.errors.contains("hint: standard output is closed; give it somewhere to go"), "\(closed.errors)")
+        // Python starts its children with SIGPIPE ignored unless told otherwise: the write fails with EPIPE.
+        let script = """
+            import signal, subprocess, sys
+            signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+            child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, restore_signals=False)
+            child.stdout.read(10); child.stdout.close()
+            sys.stderr.write(child.stderr.read().decode()); sys.exit(child.wait())
+            """
+        let abandoned = try await ChildProcess.run(
+            ["/usr/bin/env", "python3", "-c", script, CLI.binary, "replay", Self.track, "--fast", "--format", "jsonl", "--geodata", "geodata"],
+            environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
+        #expect(abandoned.status == 1, "\(abandoned.errors)")
+        #expect(abandoned.errors.contains("Broken pipe"), "\(abandoned.errors)")
+        #expect(abandoned.errors.contains("hint: the program reading standard output stopped reading"), "\(abandoned.errors)")
+    }
+
     @Test("Southern and western coordinates work as typed, in every coordinate option", arguments: [
         ["simulate", "line", "--from", "-33.85,151.21", "--to", "-33.86,151.22"],
         ["simulate", "route", "--from", "-33.85,-70.6", "--via", "-33.851,-70.61", "--to", "-33.86,-70.62"],
