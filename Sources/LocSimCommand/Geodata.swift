@@ -1,4 +1,5 @@
 import Foundation
+import LocationCore
 import LocationIndex
 
 /// Where the default index comes from and where it is cached: the command's policy, read from
@@ -102,24 +103,15 @@ enum DefaultIndex {
     /// the current folder: with HOME unset, a cache there was shared by whoever ran in `/tmp`.
     ///
     /// - Throws: ``CommandFailure`` when there is no home to use and no variable names a folder.
-    static func cacheDirectory(environment: [String: String], passwordHome: () -> String? = passwordDatabaseHome) throws -> String {
+    static func cacheDirectory(environment: [String: String], passwordHome: () -> String? = { UserAccount()?.home }) throws -> String {
         if let explicit = environment["LOCSIM_CACHE_DIR"], !explicit.isEmpty { return explicit }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/locsim" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return (home.hasSuffix("/") ? home : home + "/") + ".cache/locsim" }
-        if let home = passwordHome(), home.hasPrefix("/") { return (home.hasSuffix("/") ? home : home + "/") + ".cache/locsim" }
-        throw CommandFailure(
-            "no folder for the default index's cache: HOME is not an absolute path and this user has no home in the password database",
-            hint: "set LOCSIM_CACHE_DIR to a folder this user may write, or give --db FILE")
-    }
-
-    /// This user's home folder in the password database (`getpwuid_r`), or nil.
-    static func passwordDatabaseHome() -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else {
-            return nil
+        let home = [environment["HOME"], passwordHome()].lazy.compactMap { $0 }.first { $0.hasPrefix("/") }
+        guard let home else {
+            throw CommandFailure(
+                "no folder for the default index's cache: HOME is not an absolute path and this user has no home in the password database",
+                hint: "set LOCSIM_CACHE_DIR to a folder this user may write, or give --db FILE")
         }
-        return String(cString: directory)
+        return (home.hasSuffix("/") ? home : home + "/") + ".cache/locsim"
     }
 }

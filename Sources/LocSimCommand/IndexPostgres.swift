@@ -1,6 +1,7 @@
 #if PostGIS
 import ArgumentParser
 import Foundation
+import LocationCore
 import LocationPostGIS
 import Logging
 
@@ -11,9 +12,8 @@ enum PostgresTarget {
     static func url(_ text: String, flag: String = "--postgres") throws -> PostgresURL {
         let environment = ProcessInfo.processInfo.environment
         // $HOME first, as libpq looks (a container's or CI job's HOME), then the account's home.
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
-        let passFilePath = environment["PGPASSFILE"] ?? (home + "/.pgpass")
-        let passFile = passwordFile(at: passFilePath)
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? UserAccount()?.home
+        let passFile = (environment["PGPASSFILE"] ?? home.map { $0 + "/.pgpass" }).flatMap(passwordFile(at:))
         do {
             return try PostgresURL(parsing: text, environment: environment, passwordFile: passFile)
         } catch where error.code == .invalidURL {

@@ -371,7 +371,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ListenError {
             let flag = error.clients == .http ? "--port" : "--gpsd-port"
             // Below 1024 a port is the system's: binding one takes root or CAP_NET_BIND_SERVICE.
-            if error.reason == String(cString: strerror(EACCES)), (1..<1024).contains(error.address.port) {
+            if error.errno == EACCES, (1..<1024).contains(error.address.port) {
                 throw CommandFailure(
                     error.description,
                     hint: "ports below 1024 need root or CAP_NET_BIND_SERVICE: choose \(flag) \(error.clients == .http ? 8080 : 2947) "

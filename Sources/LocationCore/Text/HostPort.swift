@@ -77,16 +77,23 @@ package struct ListenError: Error, Sendable, Hashable, CustomStringConvertible {
     package let address: HostPort
     /// The system's reason: "Address already in use", "no such host (…)".
     package let reason: String
+    /// The `errno` of a failed `bind` or `listen` (`EACCES` for a port below 1024 without the
+    /// right to it), nil for a reason of another kind.
+    package let errno: Int32?
 
     package init(clients: Clients, host: String, port: Int, reason: String) {
         self.clients = clients
         self.address = HostPort(host: host, port: port)
         self.reason = reason
+        self.errno = nil
     }
 
     /// A failed `bind` or `listen`, with the system's words for `errno`.
     package init(clients: Clients, host: String, port: Int, errno: Int32) {
-        self.init(clients: clients, host: host, port: port, reason: String(cString: strerror(errno)))
+        self.clients = clients
+        self.address = HostPort(host: host, port: port)
+        self.reason = String(cString: strerror(errno))
+        self.errno = errno
     }
 
     package var description: String { "cannot listen for \(clients.rawValue) on \(address): \(reason)" }

@@ -98,13 +98,14 @@ struct IndexWriter {
                     try statement.withBlob(1) { bytes throws(IndexError) in
                         let tile = try PlaceTileView(bytes, path: connection.path)
                         for index in 0..<tile.count {
-                            guard let position = importedIDs[ExactText(Place.identity(ofID: tile.id(index)))] else { continue }
+                            let id = tile.id(index)
+                            guard let position = importedIDs[ExactText(Place.identity(ofID: id))] else { continue }
                             affected.insert(node)
                             let record = records[position]
                             let same =
                                 tile.latitudeE7(index) == record.latitudeE7 && tile.longitudeE7(index) == record.longitudeE7
                                 && tile.kindCode(index) == record.kindCode && tile.level(index) == record.level
-                                && tile.id(index).utf8.elementsEqual(record.id.utf8) && tile.name(index).utf8.elementsEqual(record.name.utf8)
+                                && id.utf8.elementsEqual(record.id.utf8) && tile.name(index).utf8.elementsEqual(record.name.utf8)
                             if same { unchanged += 1 } else { updated += 1 }
                         }
                     }

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import LocationCore
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -49,7 +50,7 @@ private func leftoverAdvice(_ path: String) -> String? {
     let blocked = ["-wal", "-shm"].map { path + $0 }.filter { access($0, F_OK) == 0 && access($0, W_OK) != 0 }
     guard let first = blocked.first else { return nil }
     var info = stat()
-    let owner = stat(first, &info) == 0 ? userName(info.st_uid) : "another user"
+    let owner = stat(first, &info) == 0 ? UserAccount(uid: info.st_uid)?.name ?? "uid \(info.st_uid)" : "another user"
     var wal = stat()
     let walBytes = stat(path + "-wal", &wal) == 0 ? Int(wal.st_size) : 0
     let names = blocked.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: " and ")
@@ -63,15 +64,6 @@ private func leftoverAdvice(_ path: String) -> String? {
             + "(they hold no data; SQLite makes them again)"
         : "have \(owner) or root give them to this user (chown): the -wal holds \(walBytes) bytes not yet in the index"
     return "; \(names) beside it belong to \(owner), whose read of the index left them, and this user may not write them: \(remedy)"
-}
-
-/// The name of the user `uid` in the password database, else `uid N`.
-private func userName(_ uid: uid_t) -> String {
-    var entry = passwd()
-    var result: UnsafeMutablePointer<passwd>?
-    var buffer = [CChar](repeating: 0, count: 16_384)
-    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return "uid \(uid)" }
-    return String(cString: name)
 }
 
 /// One SQLite connection, used by one thread at a time.
