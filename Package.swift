@@ -370,3 +370,14 @@ if Context.environment["LOCSIM_FUZZ"] != nil {
         package.products.append(.library(name: target, targets: [target]))
     }
 }
+
+// MARK: Linking
+// Everything this package links (the command, the tests, the build tool, the benchmarks) links with
+// the toolchain's own lld rather than the system's default, Debian's ld.gold: gold stops with
+// "internal error in format_file_lineno" whenever it has something to say about an object with
+// DWARF 5 line tables (clang's sanitizer runtimes; once in CI, a debug build of the EmbedText
+// tool), so the real message never shows; and it is slower (docs/development/testing.md, "Where
+// the build's time goes"). One linker for every build: the sanitizer and fuzz builds need it.
+for target in package.targets where target.type == .executable || target.type == .test {
+    target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))]
+}

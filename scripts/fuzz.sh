@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh TARGET [SECONDS]   one target (gpx, nmea, places, gpsd, scenario, options), 60 s by default
 #   scripts/fuzz.sh all [SECONDS]      every target in turn
-#   scripts/fuzz.sh --smoke            every target for 20 s (what scripts/test.sh runs)
+#   scripts/fuzz.sh --smoke            every target for 20 s (a step of .ci/run)
 #   scripts/fuzz.sh --replay TARGET FILE...  run saved inputs once (reproduce a finding)
 #
 # The corpus grows in .build-fuzz/corpus/TARGET (seeded from the project's own fixtures on every
@@ -11,7 +11,6 @@
 # .build-fuzz/findings/TARGET and the script exits 1 naming the file and the command to replay it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/lib/lld-toolset.sh
 root=$(pwd)
 work=${LOCSIM_FUZZ_DIR:-$root/.build-fuzz}
 targets=(gpx nmea places gpsd scenario options)
@@ -54,10 +53,9 @@ export LOCSIM_FUZZ=1
 
 build() {
   mkdir -p "$work"
-  # The sanitizer runtime links with the toolchain's lld (scripts/lib/lld-toolset.sh says why).
-  local toolset target
-  toolset=$(lld_toolset "$work") || exit 1
-  local flags=(--toolset "$toolset" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+  # The sanitizer runtime links with the toolchain's lld, as every build does (scripts/fuzz/Package.swift).
+  local target
+  local flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
   if [ "${LOCSIM_FUZZ_TRAITS:-}" = none ] && [ $# -eq ${#targets[@]} ]; then
     echo "fuzz: building every target (release, fuzzer + address sanitizer, the command without traits)" >&2
     (cd scripts/fuzz && swift build -c release --scratch-path "$(scratch "$1")" "${flags[@]}" 2>&1 \

@@ -21,11 +21,8 @@ sanitize=${LOCSIM_SANITIZE:-}
 case $sanitize in
   '') ;;
   address|thread)
-    # The sanitizer runtimes link with the toolchain's lld (scripts/lib/lld-toolset.sh says why).
-    source scripts/lib/lld-toolset.sh
-    scratch=.build-${sanitize:0:1}san
-    toolset=$(lld_toolset "$scratch") || exit 1
-    flags=(--sanitize="$sanitize" --scratch-path "$scratch" --toolset "$toolset")
+    # The sanitizer runtimes link with the toolchain's lld, as every build does (Package.swift).
+    flags=(--sanitize="$sanitize" --scratch-path ".build-${sanitize:0:1}san")
     # Reports that are not locsim's: scripts/sanitizers/*.supp says what each one is and why.
     export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0"
     export TSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/tsan.supp:print_suppressions=0"

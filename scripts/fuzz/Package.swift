@@ -31,3 +31,9 @@ let package = Package(
             name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "LocSimCommand", package: "locsim")]),
     ]
 )
+
+// The toolchain's lld links the targets, as it links the main package's (its Package.swift says why:
+// Debian's ld.gold stops on the sanitizer runtime's debug information).
+for target in package.targets where target.type == .executable {
+    target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))]
+}
