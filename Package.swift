@@ -191,7 +191,6 @@ let package = Package(
                 .target(name: "SwarmHTTP", condition: .when(traits: ["Server"])),
                 .target(name: "LocationFeed", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server", "PostGIS"])),
                 .target(name: "LocationPostGIS", condition: .when(traits: ["PostGIS"])),
             ],

@@ -152,6 +152,29 @@ import Testing
         }
     }
 
+    @Test(
+        "A SIGTERM while serve starts (reading --token-file) ends it at once saying so, exit 143, as every command's: its signals are caught from main, not from when the servers run",
+        .ownThread)
+    func signalDuringStart() async throws {
+        try await withScratchFolder("locsim-serve-command") { directory in
+            // A FIFO as the token file: once this test's open for writing returns, serve has opened
+            // it and waits to read it, before any server runs; nothing is ever written.
+            let tokenFile = directory + "/token"
+            try #require(mkfifo(tokenFile, 0o600) == 0)
+            let child = try await ChildProcess([CLI.binary, "serve", "--port", "0", "--token-file", tokenFile])
+            defer { child.stop() }
+            // Blocks this test's own thread (.ownThread), not the pool, until the reader is there.
+            let writer = open(tokenFile, O_WRONLY)
+            try #require(writer >= 0)
+            defer { close(writer) }
+            child.send(SIGTERM)
+            let termination = try await child.waitForExit(timeout: .seconds(30))
+            #expect(termination == .exited(143), "\(child.errors)")
+            #expect(child.errors.contains("locsim: interrupted (SIGTERM) before writing anything"), "\(child.errors)")
+            #expect(child.output.isEmpty)
+        }
+    }
+
     @Test("--log-level debug logs each request as it arrives, credentials redacted; at trace the token still never shows; the default logs no arrivals")
     func logLevel() async throws {
         let token = "t0k3n-never-logged"

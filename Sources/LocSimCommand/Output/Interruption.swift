@@ -93,7 +93,7 @@ enum Interruption {
         }
     }
 
-    private static func name(of number: Int32) -> String {
+    static func name(of number: Int32) -> String {
         switch number {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
@@ -137,5 +137,31 @@ func runUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) as
             return first
         }
         return first
+    }
+}
+
+/// Runs `body` with each SIGINT, SIGTERM or SIGHUP handed to `handle` as it comes (its number, and
+/// how many have come in this run, from 1) instead of cancelling `body`: `serve` begins its drain
+/// at the first and stops at the second. An error `handle` throws ends the run: `body` is cancelled
+/// and awaited, and the error is rethrown. Signals are caught as for ``runUntilInterrupted(_:)``
+/// (``Interruption``), so the two are one mechanism.
+func runHandlingSignals(
+    _ body: @escaping @Sendable () async throws -> Void,
+    handle: @escaping @Sendable (_ number: Int32, _ count: Int) async throws -> Void
+) async throws {
+    let signals = Interruption.begin()
+    defer { Interruption.end() }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            var count = 0
+            for await number in signals {
+                count += 1
+                try await handle(number, count)
+            }
+        }
+        // The first to end is `body` (the run is over) or `handle` throwing (rethrown here).
+        defer { group.cancelAll() }
+        try await group.next()
     }
 }

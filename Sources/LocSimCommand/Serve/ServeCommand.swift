@@ -11,13 +11,12 @@ import Logging
 import MapFeature
 import NearbyServer
 import ServiceLifecycle
-import UnixSignals
 
 extension PlaceIDFormat: ExpressibleByArgument {}
 
 /// `locsim serve`: the game's `GET /locations/nearby` over HTTP, so the real app can be pointed
 /// at locsim. A thin shell: it parses options, opens the index and runs a ``NearbyServer``.
-struct Serve: AsyncParsableCommand {
+struct Serve: AsyncParsableCommand, Interruption.Command {
     static let configuration = CommandConfiguration(
         abstract: "Serve the game's GET /locations/nearby from the offline index, for the real app to test against.",
         discussion: """
@@ -353,21 +352,27 @@ struct Serve: AsyncParsableCommand {
         // before the one that matters.
         // Last in the list, so the first told of a stop (the group tells services in reverse).
         let notice = StoppingNotice(connections: server.state.connections, startup: startup)
-        // First in the list, so the last told of a stop: it is there for the whole drain. Its
-        // signals are trapped before the group's, so it sees the one that begins the drain.
-        let secondSignal = SecondSignal(
-            signals: await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup), connections: server.state.connections)
+        // The signals are the command's own (Interruption, as every command's): the group traps none.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: secondSignal, failureTerminationBehavior: .cancelGroup)]
-                    + (backends + [server] + feedServices).map {
-                        ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
-                    } + [.init(service: notice, successTerminationBehavior: .ignore)],
-                gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
-        var forced: SecondSignal.Stop?
+                services: (backends + [server] + feedServices).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                } + [.init(service: notice, successTerminationBehavior: .ignore)],
+                logger: logger))
+        let connections = server.state.connections
+        var forced: SecondSignal?
         do {
             defer { accessLog.flush() }
-            try await group.run()
+            // The first signal begins the drain; a second stops at once (SecondSignal).
+            try await runHandlingSignals {
+                try await group.run()
+            } handle: { number, count in
+                if count == 1 {
+                    await group.triggerGracefulShutdown()
+                } else {
+                    throw SecondSignal(signal: number, connections: connections.current)
+                }
+            }
         } catch let error as ListenError {
             let flag = error.clients == .http ? "--port" : "--gpsd-port"
             // Below 1024 a port is the system's: binding one takes root or CAP_NET_BIND_SERVICE.
@@ -379,7 +384,7 @@ struct Serve: AsyncParsableCommand {
             }
             throw CommandFailure(
                 error.description, hint: "choose another \(flag) (0 picks a free one), or a --host of this machine such as 127.0.0.1")
-        } catch let stop as SecondSignal.Stop {
+        } catch let stop as SecondSignal {
             forced = stop  // the audit so far is still said and written below
         }
 
@@ -412,7 +417,7 @@ struct Serve: AsyncParsableCommand {
         if let forced {
             // Not a clean stop: the status a signal's default action gives, whatever the audit says.
             Terminal.err("locsim serve: \(forced)")
-            throw ExitCode(128 + forced.signal.rawValue)
+            throw ExitCode(128 + forced.signal)
         }
         if let reportFailure { throw reportFailure }
         if failsStrict { throw ExitCode(1) }
@@ -443,28 +448,11 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
 /// in flight (one held by `--latency 8s`) are cut off rather than waited for, and the access log,
 /// the audit's lines and its report are still written. Without it the second Ctrl-C changed
 /// nothing and only SIGKILL, which loses all three, ended a long drain.
-struct SecondSignal: Service, CustomStringConvertible {
-    /// Thrown into the group (whose failure behaviour for this service is to cancel it).
-    struct Stop: Error, CustomStringConvertible {
-        let signal: UnixSignal
-        let connections: Int
-        var description: String {
-            "stopped at a second \(signal), cutting the drain short; connections closed unanswered: \(connections)"
-        }
-    }
-
-    let signals: UnixSignalsSequence
-    let connections: ConnectionLimit
-    var description: String { "SecondSignal" }
-
-    func run() async throws {
-        var seen = 0
-        // Ends when the group reaches this service in its stop: every other one has finished.
-        for await signal in signals.cancelOnGracefulShutdown() {
-            seen += 1
-            // The first begins the group's graceful stop (its own catchers see it too).
-            if seen >= 2 { throw Stop(signal: signal, connections: connections.current) }
-        }
+struct SecondSignal: Error, CustomStringConvertible {
+    let signal: Int32
+    let connections: Int
+    var description: String {
+        "stopped at a second \(Interruption.name(of: signal)), cutting the drain short; connections closed unanswered: \(connections)"
     }
 }
 
