@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocationCore
 
 /// The embedded default index: built from the project's own place sets (`geodata/*.csv`) on
@@ -10,9 +17,10 @@ import LocationCore
 ///
 /// The cache file is `<cache>/geodata-<hash>.sqlite`, where `<hash>` covers the index schema
 /// version and the names and bytes of every CSV: editing, adding or removing a CSV, or a locsim
-/// with a newer schema, makes a new file (and removes the stale ones; the cache is opened
-/// read-only, so an older file could not be migrated in place); a cached file that is damaged or
-/// not an index is built again. The caller chooses `<cache>`
+/// with a newer schema, makes a new file (the cache is opened read-only, so an older file could
+/// not be migrated in place; the three most recent earlier builds are kept, for other checkouts
+/// sharing the cache, and older ones removed); a cached file that is damaged or not an index is
+/// built again. The caller chooses `<cache>`
 /// (the `locsim` command: `$LOCSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/locsim`, else
 /// `$HOME/.cache/locsim`). A build goes to a temporary file renamed into place when complete,
 /// so a crash never leaves a half-built cache.
@@ -146,7 +154,19 @@ package enum DefaultPlaceDatabase {
         } catch {
             throw IndexError(.io, "building the default index failed: \(FileErrorText.reason(for: error))", path: path)
         }
-        // Earlier builds from other CSV contents are stale now.
+        try pruneEarlierBuilds(in: cache, current: path)
+    }
+
+    /// How many builds from other CSV contents a cache keeps beside the current one. A cache may
+    /// be shared (one `LOCSIM_CACHE_DIR` for several checkouts or users) by copies of `geodata/`
+    /// that differ: removing every other build made two such checkouts delete each other's on
+    /// every run, each building its own again. The most recently built are kept.
+    package static let keptEarlierBuilds = 3
+
+    /// Removes the builds from other CSV contents beyond the ``keptEarlierBuilds`` most recent. A
+    /// file this user may not remove (another user's, in a shared cache with the sticky bit, as
+    /// `/tmp` has) is theirs and stays; a build already removed by another process is skipped.
+    private static func pruneEarlierBuilds(in cache: String, current path: String) throws(IndexError) {
         let current = path.split(separator: "/").last.map(String.init) ?? ""
         let entries: [String]
         do {
@@ -154,8 +174,30 @@ package enum DefaultPlaceDatabase {
         } catch {
             throw IndexError(.io, "cannot list the cache directory: \(FileErrorText.reason(for: error))", path: cache)
         }
-        for entry in entries where entry.hasPrefix("geodata-") && entry.hasSuffix(".sqlite") && entry != current {
-            try NearbyIndex.removeFiles(Self.entry(entry, in: cache))
+        var earlier: [(path: String, built: Date)] = []
+        for name in entries where name.hasPrefix("geodata-") && name.hasSuffix(".sqlite") && name != current {
+            let file = entry(name, in: cache)
+            do {
+                let built = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
+                earlier.append((file, built ?? .distantPast))
+            } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+                continue  // removed meanwhile by another process
+            } catch {
+                throw IndexError(.io, "cannot read an earlier build's date: \(FileErrorText.reason(for: error))", path: file)
+            }
+        }
+        earlier.sort { ($0.built, $0.path) > ($1.built, $1.path) }
+        builds: for build in earlier.dropFirst(keptEarlierBuilds) {
+            for suffix in ["", "-wal", "-shm", "-journal"] where unlink(build.path + suffix) != 0 {
+                switch errno {
+                case ENOENT: continue
+                case EACCES, EPERM: continue builds  // another user's: theirs to remove
+                default:
+                    throw IndexError(
+                        .io, "cannot remove an earlier build: \(String(cString: strerror(errno))); remove it by hand",
+                        path: build.path + suffix)
+                }
+            }
         }
     }
 }

@@ -32,10 +32,10 @@ struct DefaultPlaceDatabaseTests {
             let rebuilt = try DefaultPlaceDatabase.open(geodataDirectory: geodata, cacheDirectory: cache)
             #expect(rebuilt.path != first.path)
             #expect(try everything(rebuilt).map(\.name) == ["Alpha renamed", "Beta"])
-            // Only the current database: no stale build, and no -wal or -shm beside a file that is
-            // open read-only and has been queried.
-            let files = try FileManager.default.contentsOfDirectory(atPath: cache)
-            #expect(files == [URL(fileURLWithPath: rebuilt.path).lastPathComponent])
+            // The current database and the earlier build (kept for a checkout that may still use
+            // it), and no -wal or -shm beside a file that is open read-only and has been queried.
+            let files = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+            #expect(files == [first.path, rebuilt.path].map { URL(fileURLWithPath: $0).lastPathComponent }.sorted())
         }
     }
 
@@ -140,6 +140,50 @@ struct DefaultPlaceDatabaseTests {
             try contents.write(toFile: geodata + "/" + name, atomically: true, encoding: .utf8)
         }
         return (geodata, directory.file("cache"))
+    }
+
+    @Test("A cache shared by two geodata folders keeps both builds: switching between them builds nothing; beyond the three most recent earlier builds the oldest go")
+    func sharedCacheKeepsRecentBuilds() throws {
+        try withTemporaryDirectory { directory in
+            let cache = directory.file("cache")
+            // Geodata folders that differ, as two checkouts at different commits.
+            func geodata(_ number: Int) throws -> String {
+                let folder = directory.file("geodata-\(number)")
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try "id,name,lat,lon\np\(number),Place \(number),10,20\n".write(toFile: folder + "/places.csv", atomically: true, encoding: .utf8)
+                return folder
+            }
+            func built(_ path: String) throws -> Date? {
+                try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+            }
+            // Dated one hour apart, oldest first, so that which are "most recent" does not hang on
+            // the clock's resolution.
+            func age(_ path: String, hours: Double) throws {
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600 * hours)], ofItemAtPath: path)
+            }
+            let one = try geodata(1), two = try geodata(2)
+            let first = try DefaultPlaceDatabase.open(geodataDirectory: one, cacheDirectory: cache).path
+            try age(first, hours: 10)
+            let second = try DefaultPlaceDatabase.open(geodataDirectory: two, cacheDirectory: cache).path
+            try age(second, hours: 9)
+            let firstBuilt = try built(first), secondBuilt = try built(second)
+            for _ in 0..<2 {
+                #expect(try DefaultPlaceDatabase.open(geodataDirectory: one, cacheDirectory: cache).path == first)
+                #expect(try DefaultPlaceDatabase.open(geodataDirectory: two, cacheDirectory: cache).path == second)
+            }
+            #expect(try built(first) == firstBuilt && built(second) == secondBuilt, "neither was built again")
+
+            // Three more: the first is now the fourth earlier build, the only one removed.
+            var paths = [first, second]
+            for number in 3...5 {
+                let path = try DefaultPlaceDatabase.open(geodataDirectory: try geodata(number), cacheDirectory: cache).path
+                try age(path, hours: Double(10 - number))
+                paths.append(path)
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+            #expect(DefaultPlaceDatabase.keptEarlierBuilds == 3)
+            #expect(files == paths.dropFirst().map { URL(fileURLWithPath: $0).lastPathComponent }.sorted())
+        }
     }
 
     @Test("Adding a CSV rebuilds, and removing it again rebuilds under the first name")

@@ -168,6 +168,44 @@ import Testing
         }
     }
 
+    @Test("A cache shared between users (LOCSIM_CACHE_DIR, sticky as /tmp): another user's earlier builds are theirs, left in place, and this user's build is served",
+          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"), "needs root and runuser to act as another user"))
+    func sharedCacheOtherUsersBuilds() async throws {
+        try await withScratchFolder("locsim-shared-cache") { directory in
+            try #require(chmod(directory, 0o755) == 0)
+            let cache = directory + "/cache"
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+            try #require(chmod(cache, 0o1777) == 0)
+            // Geodata folders that differ, as checkouts at different commits.
+            func geodata(_ number: Int) throws -> String {
+                let folder = directory + "/geodata-\(number)"
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try "id,name,lat,lon\np\(number),Place \(number),10,20\n".write(toFile: folder + "/places.csv", atomically: true, encoding: .utf8)
+                return folder
+            }
+            func stats(_ number: Int, as user: String? = nil) async throws -> ChildProcess.Outcome {
+                let command = [CLI.binary, "index", "stats", "--geodata", try geodata(number)]
+                return try await ChildProcess.run(
+                    (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + command, environment: ["LOCSIM_CACHE_DIR": cache],
+                    directory: directory)
+            }
+            // Four builds of root's, one more than a cache keeps beside the current one.
+            for number in 1...4 {
+                let run = try await stats(number)
+                #expect(run.status == 0, "\(run.errors)")
+            }
+            let roots = Set(try FileManager.default.contentsOfDirectory(atPath: cache))
+            #expect(roots.count == 4)
+            let theirs = try await stats(5, as: "nobody")
+            #expect(theirs.status == 0, "\(theirs.errors)")
+            let places = theirs.output.split(separator: "\n").first { $0.hasPrefix("places:") }
+            #expect(places?.dropFirst("places:".count).trimmingCharacters(in: .whitespaces) == "1", "\(theirs.output)")
+            // root's oldest is past the three kept, but nobody may not remove it: it stays.
+            let files = Set(try FileManager.default.contentsOfDirectory(atPath: cache))
+            #expect(files.isSuperset(of: roots) && files.count == 5, "\(files)")
+        }
+    }
+
     @Test("help names commands: a misspelt one is a usage error listing the known ones, not the nearest command's help and status 0")
     func helpTopic() async throws {
         try await Self.expectUsageErrors([
