@@ -155,7 +155,7 @@ import Testing
         #expect(WithholdReason.tooClose(distance: 3, minimumDistance: 10).description == "3.0 m from the last fix let through, closer than 10.0 m")
     }
 
-    @Test("After an automatic pause, coming to the foreground hands back the last fix, then delivers again")
+    @Test("After an automatic pause, coming to the foreground hands back the last fix before the pause (the receiver was off), then delivers again")
     func resumeAfterPause() throws {
         let policy = try DeliveryPolicy(service: .standard(distanceFilter: nil), automaticPause: .init(after: .seconds(10)))
         var delivery = LocationDelivery(policy: policy)
@@ -169,10 +169,41 @@ import Testing
         #expect(withheld == 10)
         #expect(delivery.pausedSince == start.addingTimeInterval(10))
         #expect(delivery.moveToForeground(at: start.addingTimeInterval(20)) == [
-            .delivered([Fix(time: start.addingTimeInterval(19), coordinate: place, source: .synthetic)], at: start.addingTimeInterval(20))
+            .delivered([Fix(time: start.addingTimeInterval(9), coordinate: place, source: .synthetic)], at: start.addingTimeInterval(20))
         ])
         let next = Fix(time: start.addingTimeInterval(20), coordinate: place, source: .synthetic)
         #expect(delivery.offer(next) == [.delivered([next], at: next.time)])
+    }
+
+    @Test("Approximate location keeps nothing finer than its cell: no altitude (a 2D fix), speed or course, and the cached fix on return is approximate too")
+    func approximateKeepsNothingFiner() throws {
+        var delivery = LocationDelivery(policy: try DeliveryPolicy(service: .reducedAccuracy()))
+        let start = Date(timeIntervalSince1970: 1_760_000_000)
+        func fix(_ second: Int, latitude: Double) throws -> Fix {
+            Fix(time: start.addingTimeInterval(TimeInterval(second)), coordinate: try Coordinate(latitude: latitude, longitude: -122.42),
+                altitude: 20.2, speed: 1.875, course: 243.26, horizontalAccuracy: 4.9, verticalAccuracy: 3, mode: .threeDimensional,
+                source: .synthetic)
+        }
+        let first = try fix(0, latitude: 37.7630152)
+        guard case .delivered(let batch, _) = try #require(delivery.offer(first).first), let snapped = batch.first else {
+            Issue.record("the first fix was not delivered")
+            return
+        }
+        #expect(snapped.coordinate != first.coordinate && snapped.horizontalAccuracy.map { $0 > 3_500 } == true)
+        #expect(snapped.altitude == nil && snapped.verticalAccuracy == nil && snapped.speed == nil && snapped.course == nil)
+        #expect(snapped.mode == .twoDimensional)
+        // Withheld as too soon, but known to the OS: the one handed back on return, approximate.
+        let later = try fix(60, latitude: 37.7640152)
+        _ = delivery.offer(later)
+        _ = delivery.moveToBackground(at: start.addingTimeInterval(61))
+        let back = start.addingTimeInterval(120)
+        guard case .delivered(let cached, let at) = try #require(delivery.moveToForeground(at: back).first), let returned = cached.first else {
+            Issue.record("nothing handed back on return")
+            return
+        }
+        #expect(at == back && returned.time == later.time)
+        #expect(returned.coordinate != later.coordinate && returned.horizontalAccuracy == snapped.horizontalAccuracy)
+        #expect(returned.speed == nil && returned.course == nil && returned.altitude == nil)
     }
 
     @Test("Approximate location near a pole and the antimeridian snaps into range")

@@ -16,7 +16,8 @@ that when delivered).
 The app's lifecycle: a case's "app" lists moves [t, "background" | "foreground"], each applied
 before the fix at that time. In the background nothing is delivered (a batch held is delivered
 at the move); on returning, the last fix offered in the foreground is delivered at once, with its
-own time, then fixes as the rule allows; an automatic pause ends.
+own time (approximate, under approximate location), then fixes as the rule allows; an automatic
+pause ends. A fix withheld by an automatic pause is not known: the receiver is powered down.
 
 Distances: haversine on the sphere of radius 6,371,008.8 m (the fetch rule's).
 Writes Tests/MapFeatureTests/Fixtures/delivery-reference.json. Needs only Python 3.
@@ -108,11 +109,13 @@ def deliver(points, rule, app=()):
                 background, paused, stay = False, False, None
                 if known is not None:
                     last = known
-                    deliveries.append((T0 + at, [known], None, None))
+                    if rule["service"] == "reducedAccuracy":
+                        deliveries.append((T0 + at, [known], *snap(points[known], rule["cellSize"])))
+                    else:
+                        deliveries.append((T0 + at, [known], None, None))
         if background:
             hold("inBackground")
             continue
-        known = i
         if pause:
             if paused:
                 hold("pausedAutomatically")
@@ -123,6 +126,7 @@ def deliver(points, rule, app=()):
                 paused = True
                 hold("pausedAutomatically")
                 continue
+        known = i
         d = haversine(p, points[last]) if last is not None else 0
         dt = t - (T0 + last) if last is not None else 0
         kind = rule["service"]
@@ -202,6 +206,9 @@ CASES = [
     ("distanceFilter 50, paused, back from the background", "walk-stop-walk",
      {"service": "standard", "distanceFilter": 50, "pause": {"radius": 25, "after": 120},
       "app": [[1100, "background"], [1200, "foreground"]]}),
+    ("approximate location 1 km / 60 s, back from the background", "drive",
+     {"service": "reducedAccuracy", "cellSize": 1000, "minimumInterval": 60,
+      "app": [[300, "background"], [420, "foreground"]]}),
     ("fused batched 60 s, background mid-batch", "walk-stop-walk",
      {"service": "fused", "minimumInterval": 5, "minimumDistance": 10, "maximumDelay": 60,
       "app": [[130, "background"], [200, "foreground"]]}),

@@ -57,11 +57,12 @@ public struct LocationDelivery: Sendable {
             events.append(.withheld(fix, because: .inBackground(since: backgroundSince)))
             return events
         }
-        lastKnown = fix
         if let reason = pauseReason(for: fix, at: coordinate) {
+            // Paused, the OS powers the receiver down: it knows nothing newer than the pause.
             events.append(.withheld(fix, because: reason))
             return events
         }
+        lastKnown = fix
         let last = lastAccepted
         let elapsed = last.map { Self.micros(fix.time) - Self.micros($0.time) } ?? 0
         let distance = last?.coordinate.map { coordinate.distance(to: $0) } ?? 0
@@ -128,7 +129,9 @@ public struct LocationDelivery: Sendable {
 
     /// The app came to the foreground: the OS at once hands it the last location it knows, with
     /// that fix's own (old) time, then fresh fixes as its rules allow. An automatic pause ends,
-    /// and the player's stay is measured afresh from the next fix.
+    /// and the player's stay is measured afresh from the next fix. The location it knows is the
+    /// last one before the app left (or before an automatic pause, which powers the receiver
+    /// down); with approximate location it is approximate too, as every fix the app gets.
     ///
     /// - Parameter time: When the app returned.
     /// - Returns: The cached fix delivered at `time`, or nothing when no fix was ever known.
@@ -136,8 +139,11 @@ public struct LocationDelivery: Sendable {
         backgroundSince = nil
         pausedSince = nil
         stay = nil
-        guard let cached = lastKnown else { return [] }
+        guard let cached = lastKnown, let coordinate = cached.coordinate else { return [] }
         lastAccepted = cached
+        if case .reducedAccuracy(let cellSize, _) = policy.service {
+            return [.delivered([Self.snapped(cached, at: coordinate, cellSize: cellSize)], at: time)]
+        }
         return [.delivered([cached], at: time)]
     }
 
@@ -164,6 +170,8 @@ public struct LocationDelivery: Sendable {
     /// The fix as approximate location gives it: the centre of its grid cell, the cell's
     /// half-diagonal as accuracy. Rows are `cellSize` metres of latitude; each row's columns are
     /// `cellSize` metres of longitude at the row's central latitude (one column near a pole).
+    /// Nothing finer than the cell is kept: no altitude (so a 2D fix), speed or course, which
+    /// the precise positions gave and would tell where in the cell the player is and goes.
     static func snapped(_ fix: Fix, at coordinate: Coordinate, cellSize: Double) -> Fix {
         let rowDegrees = cellSize / Self.metresPerDegree
         let row = (coordinate.latitude / rowDegrees).rounded(.down)
@@ -175,6 +183,12 @@ public struct LocationDelivery: Sendable {
         var snapped = fix
         snapped.coordinate = Coordinate(uncheckedLatitude: latitude, longitude: longitude)
         snapped.horizontalAccuracy = cellSize * 2.0.squareRoot() / 2
+        snapped.altitude = nil
+        snapped.verticalAccuracy = nil
+        snapped.geoidSeparation = nil
+        snapped.speed = nil
+        snapped.course = nil
+        snapped.mode = min(fix.mode, .twoDimensional)
         return snapped
     }
 
