@@ -55,6 +55,9 @@ import Testing
             == (try DeliveryPolicy(service: .reducedAccuracy())))
         #expect(try Self.parse(#"{"device": {"platform": "ios", "distanceFilter": null, "pausesAutomatically": false}}"#).delivery
             == .everyFix)
+        // null is no filter, so no service chosen beside significant change.
+        #expect(try Self.parse(#"{"device": {"platform": "ios", "distanceFilter": null, "significantChange": true}}"#).delivery
+            == (try DeliveryPolicy(service: .significantChange())))
         #expect(try Self.parse("""
             {"device": {"platform": "android", "minUpdateIntervalMillis": 5000, "minUpdateDistanceMeters": 10, "maxUpdateDelayMillis": 60000}}
             """).delivery
@@ -108,6 +111,9 @@ import Testing
         (#"{"device": {"platform": "windows"}}"#, "device.platform"),
         (#"{"device": {"platform": "ios", "distanceFilter": -5}}"#, "device.distanceFilter"),
         (#"{"device": {"platform": "ios", "distanceFilter": "50"}}"#, "device.distanceFilter"),
+        (#"{"device": {"platform": "ios", "distanceFilter": -1}}"#, "device.distanceFilter"),
+        (#"{"device": {"platform": "android", "minUpdateIntervalMillis": 4999.9}}"#, "device.minUpdateIntervalMillis"),
+        (#"{"device": {"platform": "android", "maxUpdateDelayMillis": 60000.7}}"#, "device.maxUpdateDelayMillis"),
         (#"{"device": {"platform": "ios", "significantChange": "yes"}}"#, "device.significantChange"),
         (#"{"device": {"platform": "ios", "reducedAccuracy": 1}}"#, "device.reducedAccuracy"),
         (#"{"device": {"platform": "ios", "significantChange": true, "reducedAccuracy": true}}"#, "device.reducedAccuracy"),
@@ -185,7 +191,11 @@ import Testing
          #"s.json: app[1].state: the app is already in the background (app[0]): moves alternate between "background" and "foreground""#),
         (#"{"route": {"file": "walk.gpx", "polyline": "_p~iF~ps|U_ulLnnqC"}}"#,
          "s.json: route.polyline: does not go with route.file: a route is a file or a polyline, give one"),
-        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, "s.json: trouble[0].for: must be more than 0 s, got 0"),
+        (#"{"trouble": [{"kind": "signalLoss", "at": "8m", "for": "0s"}]}"#, #"s.json: trouble[0].for: must be longer than 0 s, got "0s""#),
+        (#"{"device": {"platform": "ios", "distanceFilter": -1}}"#,
+         "s.json: device.distanceFilter: -1 is CoreLocation's kCLDistanceFilterNone: write null (or leave it out) for no filter"),
+        (#"{"device": {"platform": "android", "minUpdateIntervalMillis": 4999.9}}"#,
+         "s.json: device.minUpdateIntervalMillis: must be a whole number of milliseconds, got 4999.9"),
         // Trouble that would do nothing, or contradict itself in the log.
         (#"{"trouble": [{"kind": "coldStart", "at": "0", "for": "20s", "initialAccuracy": 0}]}"#,
          "s.json: trouble[0].initialAccuracy: must be more than 0 and at most 1000000 m, got 0"),

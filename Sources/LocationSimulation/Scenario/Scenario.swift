@@ -365,9 +365,16 @@ private struct Reader {
             let device = try members(value, at: "device", allowed: ios)
             var chosen: [String] = []
             var filter: Double?
+            // null is no filter (every fix), as false is no significant change: not a service chosen.
             if let raw = device["distanceFilter"] {
-                chosen.append("distanceFilter")
-                if case .null = raw {} else { filter = try number(raw, at: "device.distanceFilter", in: metres, unit: "metres") }
+                if case .null = raw {} else {
+                    if raw.number == -1 {
+                        throw failure(
+                            "device.distanceFilter", "-1 is CoreLocation's kCLDistanceFilterNone: write null (or leave it out) for no filter")
+                    }
+                    filter = try number(raw, at: "device.distanceFilter", in: metres, unit: "metres")
+                    chosen.append("distanceFilter")
+                }
             }
             var significant = false, reduced = false
             if let raw = device["significantChange"] {
@@ -398,7 +405,11 @@ private struct Reader {
             func millis(_ key: String) throws(JSONFileError) -> Duration {
                 guard let raw = device[key] else { return .zero }
                 let value = try number(raw, at: "device.\(key)", in: milliseconds, unit: "milliseconds")
-                return .microseconds(Int64((value * 1000).rounded()))
+                // Android's LocationRequest.Builder takes whole milliseconds (a long).
+                guard value.rounded() == value else {
+                    throw failure("device.\(key)", "must be a whole number of milliseconds, got \(raw.text)")
+                }
+                return .milliseconds(Int64(value))
             }
             let distance = try device["minUpdateDistanceMeters"].map { (raw) throws(JSONFileError) in
                 try number(raw, at: "device.minUpdateDistanceMeters", in: metres, unit: "metres")
@@ -477,7 +488,10 @@ private struct Reader {
         }
         let length: Duration
         if parameters.contains("for") {
-            length = try duration(try required("for"), at: "\(keyPath).for")
+            let raw = try required("for")
+            length = try duration(raw, at: "\(keyPath).for")
+            // Said here, with the value as written, as every other duration of the file.
+            guard length > .zero else { throw failure("\(keyPath).for", "must be longer than 0 s, got \(raw.text)") }
         } else {
             length = .zero
         }
