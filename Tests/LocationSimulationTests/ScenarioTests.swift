@@ -297,10 +297,13 @@ import Testing
     static let origin = Date(timeIntervalSince1970: 1_760_000_000)
 
     /// A walk north at 1.4 m/s, one fix a second.
-    static func walk(_ count: Int) throws -> [Fix] {
+    /// A walk north at 1.4 m/s, one fix a second, each with the accuracy a receiver gives
+    /// (`accuracy`; nil for a route's exact points, legs or a polyline).
+    static func walk(_ count: Int, accuracy: Double? = 4) throws -> [Fix] {
         try (0..<count).map { second in
             Fix(time: origin.addingTimeInterval(Double(second)),
-                coordinate: try Coordinate(latitude: 37.7599 + Double(second) * 1.4 / 111_195, longitude: -122.4148), source: .synthetic)
+                coordinate: try Coordinate(latitude: 37.7599 + Double(second) * 1.4 / 111_195, longitude: -122.4148),
+                horizontalAccuracy: accuracy, source: .synthetic)
         }
     }
 
@@ -323,6 +326,19 @@ import Testing
         for (input, fix) in zip(inputs, fixes) {
             guard case .fix(let delivered, let time) = input else { Issue.record("\(input)"); continue }
             #expect(delivered == fix && time == fix.time)
+        }
+    }
+
+    @Test("A route's fix with no accuracy (legs, a polyline, a GPX without <hdop>) reaches the app with a clean receiver's 5 m, as a phone always says one; its own is kept")
+    func accuracyAlwaysSaid() throws {
+        let exact = try Self.walk(3, accuracy: nil)
+        for input in try Self.run("{}", over: exact) {
+            guard case .fix(let delivered, _) = input else { Issue.record("\(input)"); continue }
+            #expect(delivered.horizontalAccuracy == GPSTrouble.cleanAccuracy)
+        }
+        for input in try Self.run("{}", over: try Self.walk(3, accuracy: 12)) {
+            guard case .fix(let delivered, _) = input else { Issue.record("\(input)"); continue }
+            #expect(delivered.horizontalAccuracy == 12)
         }
     }
 

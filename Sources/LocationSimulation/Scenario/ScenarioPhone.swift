@@ -66,8 +66,14 @@ package struct ScenarioPhone: Sendable {
         return phone
     }
 
-    /// The receiver's next fix, in time order: what follows from it.
-    package mutating func offer(_ fix: Fix) -> [Input] {
+    /// The receiver's next fix, in time order: what follows from it. A phone always says how
+    /// accurate a position is (CoreLocation's `horizontalAccuracy`, Android's `getAccuracy()`):
+    /// a route's fix with no accuracy (legs and polylines are exact; a GPX without `<hdop>`) is
+    /// given a clean receiver's, ``GPSTrouble/cleanAccuracy``, so the app's accuracy check sees
+    /// what it would on a device.
+    package mutating func offer(_ routeFix: Fix) -> [Input] {
+        var fix = routeFix
+        if fix.hasPosition, fix.horizontalAccuracy == nil { fix.horizontalAccuracy = GPSTrouble.cleanAccuracy }
         let start = epoch ?? fix.time
         epoch = start
         lastOffered = fix.time
