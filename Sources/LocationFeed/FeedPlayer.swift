@@ -118,15 +118,23 @@ package struct FeedPlayer: Sendable {
 
     /// Checks a player name (the rule of ``init(name:seed:speedFactor:summary:provider:)``).
     package static func validate(name: String) throws(ConfigurationError) {
-        let allowed = name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        // Letters and digits of any script (a team names its players たろう or Łukasz), with the
+        // marks that some scripts write letters with; nothing a path, a log word or a terminal
+        // reads otherwise (no space, slash, percent sign, control or bidirectional control).
+        // At most 32 bytes: the gpsd device path (/dev/locsim/NAME) stays well inside libgps's
+        // 128-byte field.
+        let scalars = name.unicodeScalars
+        let allowed = scalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .decimalNumber, .nonspacingMark, .spacingMark, .enclosingMark: true
+            default: scalar.properties.isAlphabetic || scalar == "." || scalar == "_" || scalar == "-"
+            }
         }
-        guard !name.isEmpty, name.utf8.count <= 32, allowed else {
+        let leadingMark = scalars.first.map { [.nonspacingMark, .spacingMark, .enclosingMark].contains($0.properties.generalCategory) } ?? false
+        guard !name.isEmpty, name.utf8.count <= 32, allowed, !leadingMark else {
             throw ConfigurationError(
                 parameter: "name",
-                "a player name is 1 to 32 of the characters A-Z a-z 0-9 . _ -, got '\(name)'")
+                "a player name is 1 to 32 bytes (UTF-8) of letters and digits (any script) and . _ -, got '\(PeopleText.escaped(name))'")
         }
         // Names its routes could not reach: /players/events is every player's stream, and
         // clients (curl, browsers, urllib3) rewrite the path segments . and .. before sending.

@@ -285,8 +285,12 @@ struct GPSDSessionTests {
     @Test("Player names are checked, and two players may not share one")
     func names() throws {
         let motion = try VirtualFeed.motion(seed: 1, pacing: .virtual, noise: nil, clock: ContinuousClock())
-        for bad in ["", "a b", "a/b", String(repeating: "x", count: 33), "é"] {
+        for bad in ["", "a b", "a/b", "a%b", String(repeating: "x", count: 33), String(repeating: "é", count: 17), "\u{301}e", "a\u{202E}b"] {
             #expect(throws: ConfigurationError.self) { try FeedPlayer(name: bad, seed: 1, provider: motion) }
+        }
+        // Letters and digits of any script, up to 32 bytes.
+        for good in ["é", "たろう", "Łukasz-2", "e\u{301}", String(repeating: "é", count: 16)] {
+            #expect(throws: Never.self) { try FeedPlayer(name: good, seed: 1, provider: motion) }
         }
         let one = try FeedPlayer(name: "same", seed: 1, provider: motion)
         #expect(throws: ConfigurationError.self) { try PlayerHub(players: [one, one], now: { Date() }) }

@@ -605,6 +605,11 @@ struct PlayerControlTests {
             (#"{"name":"dave","spec":"circle"}"#, 400, "spec"),
             (#"{"name":"dave","spec":"line","colour":"red"}"#, 400, "colour"),
             (#"{"name":"dave","spec":"line","speed":true}"#, 400, "speed"),
+            // Letters of any script, but no space, control, bidirectional control or leading mark,
+            // and at most 32 bytes (11 kana are 33).
+            (#"{"name":"たろう くん","spec":"line"}"#, 400, "name"), (#"{"name":"a\u0007b","spec":"line"}"#, 400, "name"),
+            (#"{"name":"a\u202Eb","spec":"line"}"#, 400, "name"), (#"{"name":"\u0301a","spec":"line"}"#, 400, "name"),
+            (#"{"name":"あいうえおかきくけこさ","spec":"line"}"#, 400, "name"),
         ]
         let taken = try await feed.call("POST", "/players", #"{"name":"carol","spec":"line"}"#)
         let takenMessage = (taken.json["error"] as? [String: Any])?["message"] as? String
@@ -614,6 +619,16 @@ struct PlayerControlTests {
             #expect(answer.status == status, "\(body): \(answer.json)")
             #expect(errorParameter(answer.json) == parameter, "\(body): \(answer.json)")
         }
+        // A name in any script: created, reached at its percent-encoded path, a gpsd device.
+        let kana = try await feed.call("POST", "/players", #"{"name":"たろう","spec":"line"}"#)
+        #expect(kana.status == 201, "\(kana.json)")
+        #expect(kana.json["device"] as? String == "/dev/locsim/たろう")
+        #expect(feed.hub.devices.map(\.name).contains("たろう"))
+        let encodedPath = "/players/" + "たろう".addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!
+        #expect(try await feed.call("GET", encodedPath).json["name"] as? String == "たろう")
+        #expect(try await feed.call("DELETE", encodedPath).status == 200)
+        #expect(try await feed.call("POST", "/players", #"{"name":"Łukasz_2.b-ü","spec":"line"}"#).status == 201)
+        #expect(try await feed.call("DELETE", "/players/%C5%81ukasz_2.b-%C3%BC").status == 200)
         let gpx = try await feed.call("POST", "/players", "<gpx/>", query: [("speed", "2")], contentType: "application/gpx+xml")
         #expect(gpx.status == 400)
         #expect(errorParameter(gpx.json) == "name")
