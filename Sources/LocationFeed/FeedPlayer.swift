@@ -123,15 +123,15 @@ package struct FeedPlayer: Sendable {
         // reads otherwise (no space, slash, percent sign, control or bidirectional control).
         // At most 32 bytes: the gpsd device path (/dev/locsim/NAME) stays well inside libgps's
         // 128-byte field.
+        func isMark(_ scalar: Unicode.Scalar) -> Bool {
+            [.nonspacingMark, .spacingMark, .enclosingMark].contains(scalar.properties.generalCategory)
+        }
         let scalars = name.unicodeScalars
         let allowed = scalars.allSatisfy { scalar in
-            switch scalar.properties.generalCategory {
-            case .decimalNumber, .nonspacingMark, .spacingMark, .enclosingMark: true
-            default: scalar.properties.isAlphabetic || scalar == "." || scalar == "_" || scalar == "-"
-            }
+            scalar.properties.isAlphabetic || scalar.properties.generalCategory == .decimalNumber || isMark(scalar)
+                || scalar == "." || scalar == "_" || scalar == "-"
         }
-        let leadingMark = scalars.first.map { [.nonspacingMark, .spacingMark, .enclosingMark].contains($0.properties.generalCategory) } ?? false
-        guard !name.isEmpty, name.utf8.count <= 32, allowed, !leadingMark else {
+        guard let first = scalars.first, !isMark(first), name.utf8.count <= 32, allowed else {
             throw ConfigurationError(
                 parameter: "name",
                 "a player name is 1 to 32 bytes (UTF-8) of letters and digits (any script) and . _ -, got '\(PeopleText.escaped(name))'")

@@ -3,13 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LocationCore
 
 /// The embedded default index: built from the project's own place sets (`geodata/*.csv`) on
@@ -187,17 +180,8 @@ package enum DefaultPlaceDatabase {
             }
         }
         earlier.sort { ($0.built, $0.path) > ($1.built, $1.path) }
-        builds: for build in earlier.dropFirst(keptEarlierBuilds) {
-            for suffix in ["", "-wal", "-shm", "-journal"] where unlink(build.path + suffix) != 0 {
-                switch errno {
-                case ENOENT: continue
-                case EACCES, EPERM: continue builds  // another user's: theirs to remove
-                default:
-                    throw IndexError(
-                        .io, "cannot remove an earlier build: \(String(cString: strerror(errno))); remove it by hand",
-                        path: build.path + suffix)
-                }
-            }
+        for build in earlier.dropFirst(keptEarlierBuilds) {
+            try NearbyIndex.removeFiles(build.path, leavingOthers: true)
         }
     }
 }

@@ -128,20 +128,26 @@ extension NearbyIndex {
     }
 
     /// Removes an index file and its companions (`-wal`, `-shm`, `-journal`); missing files are
-    /// fine. A failure is thrown, combined with `primary` when cleaning up after another failure.
-    static func removeFiles(_ path: String, after primary: IndexError? = nil) throws(IndexError) {
-        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
-            do {
-                try FileManager.default.removeItem(atPath: path + suffix)
-            } catch {
-                let cleanup = "cannot remove \(path + suffix): \(FileErrorText.reason(for: error)); remove it by hand"
-                if let primary {
-                    throw IndexError(
-                        primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
-                        column: primary.column)
-                }
-                throw IndexError(.io, cleanup, path: path + suffix)
+    /// fine (another process may have removed them first). A failure is thrown, combined with
+    /// `primary` when cleaning up after another failure; with `leavingOthers`, a file this user may
+    /// not remove (EACCES, EPERM: another user's, in a sticky shared folder) is theirs, and the
+    /// removal stops there instead.
+    ///
+    /// - Returns: false when another user's file was left (only with `leavingOthers`).
+    @discardableResult
+    static func removeFiles(_ path: String, after primary: IndexError? = nil, leavingOthers: Bool = false) throws(IndexError) -> Bool {
+        for suffix in ["", "-wal", "-shm", "-journal"] where unlink(path + suffix) != 0 {
+            let code = errno
+            if code == ENOENT { continue }
+            if leavingOthers, code == EACCES || code == EPERM { return false }
+            let cleanup = "cannot remove \(path + suffix): \(String(cString: strerror(code))); remove it by hand"
+            if let primary {
+                throw IndexError(
+                    primary.code, primary.message + "; also " + cleanup, path: primary.path, line: primary.line,
+                    column: primary.column)
             }
+            throw IndexError(.io, cleanup, path: path + suffix)
         }
+        return true
     }
 }
