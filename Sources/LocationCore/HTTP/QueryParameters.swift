@@ -58,15 +58,25 @@ package enum QueryParameters {
         var bytes: [UInt8] = []
         var utf8 = text.utf8[...]
         while let byte = utf8.popFirst() {
+            // Two hex digits exactly: `UInt8("+f", radix: 16)` is 15, so `%+f` would decode.
             if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+                let high = hexDigit(utf8[utf8.startIndex]), let low = hexDigit(utf8[utf8.index(after: utf8.startIndex)])
             {
-                bytes.append(value)
+                bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {
                 bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             }
         }
         return String(decoding: bytes, as: UTF8.self)[...]
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
