@@ -38,7 +38,9 @@ fi
 PIDS+=($!)
 for _ in $(seq 1 3000); do grep -q "gpsd protocol on" "$WORK/serve.log" && break; sleep 0.1; done
 grep -q "gpsd protocol on" "$WORK/serve.log" || { cat "$WORK/serve.log" >&2; exit 1; }
-SERVE=$(pgrep -n -x locsim)
+# The server itself (under heaptrack, a child of its script), found by its command line: a
+# LOCSIM_BIN of another name (an earlier build's copy) is no process called `locsim`.
+SERVE=$(pgrep -n -f "^$LOCSIM serve --port $HTTP_PORT ")
 
 python3 "$PROBE" add-players "$HTTP_PORT" 2 "$PLAYERS"
 
