@@ -197,7 +197,7 @@ struct NearbyRoutes: Sendable {
 
     private func nearbyQuery(_ uri: URI) throws(ServerError) -> NearbyQuery {
         try NearbyQuery(
-            parameters: uri.queryParameters.lazy.map { (name: QueryParameters.name($0.key), value: $0.value) },
+            parameters: QueryParameters.of(uri),
             maximumRadius: configuration.maximumRadius)
     }
 

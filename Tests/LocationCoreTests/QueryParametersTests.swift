@@ -21,4 +21,14 @@ struct QueryParametersTests {
         #expect(QueryParameters.name("x%+f") == "x% f")
         #expect(QueryParameters.pathSegment("%+f%41") == "%+fA")
     }
+
+    @Test("a query splits into decoded pairs in order; + is a space in a name only; what is no UTF-8 stays as sent")
+    func pairs() {
+        let pairs = QueryParameters.pairs(of: "l%61t=%2B35.6&lng=+139&&flag&a+b=c+d&e=%ff&f=%C3%A9")
+        #expect(pairs.map(\.name) == ["lat", "lng", "flag", "a b", "e", "f"])
+        #expect(pairs.map(\.value) == ["+35.6", "+139", "", "c+d", "%ff", "é"])
+        #expect(QueryParameters.pairs(of: nil).isEmpty && QueryParameters.pairs(of: "").isEmpty)
+        #expect(QueryParameters.pairs(of: "=5").map(\.name) == [""])
+        #expect(QueryParameters.name("%ff%41") == "%ff%41")
+    }
 }

@@ -182,6 +182,28 @@ import Testing
         }
     }
 
+    @Test("A value whose escapes are no UTF-8 text is echoed as sent (%ff), not as a replacement character")
+    func undecodableValueEchoedAsSent() async throws {
+        let places = try TestIndex()
+        defer { places.remove() }
+        let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: places.index))
+        try await server.test(.router) { client in
+            for (query, parameter, shown) in [("lat=%ff&lng=0", "lat", "%ff"), ("lat=0&lng=1%C3", "lng", "1%C3"), ("l%61t=35&lng=0&limit=%E3%81", "limit", "%E3%81")] {
+                try await client.execute(uri: "/locations/nearby?" + query, method: .get) { response in
+                    #expect(response.status == .badRequest)
+                    let error = try response.decodeError()
+                    #expect(error.parameter == parameter)
+                    #expect(error.message.contains(shown), "\(error.message)")
+                    #expect(!error.message.contains("\u{FFFD}"), "\(error.message)")
+                }
+            }
+            // Decodable escapes still decode: %33%35 is 35.
+            try await client.execute(uri: "/locations/nearby?lat=%33%35.68&lng=139.76", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     @Test("Unknown paths are 404 and wrong methods 405 (with Allow), as JSON")
     func notFoundAndMethod() async throws {
         let places = try TestIndex()

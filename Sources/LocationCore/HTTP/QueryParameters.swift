@@ -1,10 +1,21 @@
-/// A request's query parameters as every route reads them: Hummingbird's pairs, whose values it
-/// percent-decodes, with the names decoded too (Hummingbird leaves a name as sent, so `l%61t=35`
-/// was no `lat` and `access%5Ftoken` no credential), `+` in a name a space as in a form.
+/// A request's query parameters as every route reads them, decoded here, names and values alike:
+/// `+` in a name is a space as in a form (`l%61t=35` is `lat`, `access%5Ftoken` a credential), in
+/// a value a `+` (`lat=+35.6`). Whatever does not decode to UTF-8 text stays as sent, so an error
+/// echoes `lat=%ff` as `%ff`, not as a replacement character.
 ///
-/// Here the name's decoding (and a path segment's), for every module with routes (NearbyServer's contract, LocationFeed's
-/// control API); NearbyServer adds the readers of a Hummingbird `URI`.
+/// For every module with routes (NearbyServer's contract, LocationFeed's control API);
+/// NearbyServer adds the readers of a Hummingbird `URI`.
 package enum QueryParameters {
+    /// The pairs of a URL's `query` (the text after `?`, as sent), in request order, each
+    /// decoded; a part without `=` is a name with an empty value, an empty part is skipped.
+    package static func pairs(of query: Substring?) -> [(name: Substring, value: Substring)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { part in
+            guard let equals = part.firstIndex(of: "=") else { return (name: name(part), value: "") }
+            return (name: name(part[..<equals]), value: percentDecoded(part[part.index(after: equals)...], plusIsSpace: false))
+        }
+    }
+
     /// `name` percent-decoded (`%5F` is `_`, `+` a space); returned as it is when it has
     /// neither, which is every name a client normally sends (no copy on the nearby path).
     package static func name(_ name: Substring) -> Substring {
@@ -20,15 +31,14 @@ package enum QueryParameters {
         return names.first { $0 == lowered }
     }
 
-    /// A 400 for the first of a request's parameter `names` (as sent) that is not one of `taken`:
+    /// A 400 for the first of a request's decoded parameter `names` that is not one of `taken`:
     /// for a route that changes something, where a misspelt parameter ignored (`?clinet=p1`)
     /// would do more than asked. A name in other letter case is named as the one meant.
     package static func refuseOthers(
-        _ names: some Sequence<Substring>, taken: [String], route: String
+        _ names: some Collection<Substring>, taken: [String], route: String
     ) throws(ServerError) {
-        let decoded = names.map(name)
-        try refuseMisnamed(decoded, taken: taken)
-        for given in decoded where !taken.contains(String(given)) {
+        try refuseMisnamed(names, taken: taken)
+        for given in names where !taken.contains(String(given)) {
             let shown = TextExcerpt.render(given, limit: 64)
             let takes = taken.isEmpty ? "it takes none" : "it takes \(taken.joined(separator: ", "))"
             throw .badRequest("\(shown) is no parameter of \(route) (\(takes)); nothing was done", parameter: shown)
@@ -68,7 +78,9 @@ package enum QueryParameters {
                 bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)[...]
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        // Bytes that are no UTF-8 (`%ff`) come out repaired, as U+FFFD: what was sent says more.
+        return decoded.utf8.elementsEqual(bytes) ? decoded[...] : text
     }
 
     private static func hexDigit(_ byte: UInt8) -> UInt8? {

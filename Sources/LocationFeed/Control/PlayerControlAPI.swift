@@ -133,7 +133,7 @@ package final class PlayerControlAPI: Sendable {
 
     /// A 400 when `request` has query parameters, naming the first (`route` takes none).
     private static func refuseParameters(_ request: Request, route: String) throws(ServerError) {
-        try QueryParameters.refuseOthers(request.uri.queryParameters.map(\.key), taken: [], route: route)
+        try QueryParameters.refuseOthers(QueryParameters.pairs(of: request.uri.query?[...]).map(\.name), taken: [], route: route)
     }
 
     /// The whole request body, at most ``maximumBodyBytes``.
@@ -156,7 +156,7 @@ package final class PlayerControlAPI: Sendable {
         do throws(ConfigurationError) {
             creation = try Self.creation(
                 body: body, contentType: request.headers[.contentType],
-                query: request.uri.queryParameters.map { (name: String(QueryParameters.name($0.key)), value: String($0.value)) })
+                query: QueryParameters.pairs(of: request.uri.query?[...]).map { (name: String($0.name), value: String($0.value)) })
             try FeedPlayer.validate(name: creation.name)
         } catch {
             throw Self.badRequest(error)

@@ -2,32 +2,32 @@ import HummingbirdCore
 import LocationCore
 
 extension QueryParameters {
-    /// The pairs of `uri`'s query, in request order, the names decoded.
+    /// The pairs of `uri`'s query, in request order, decoded (``pairs(of:)``).
     static func of(_ uri: URI) -> [(name: Substring, value: Substring)] {
-        uri.queryParameters.map { (name: name($0.key), value: $0.value) }
+        pairs(of: uri.query?[...])
     }
 
     /// The first value of the parameter called `wanted`, or nil.
     static func first(_ wanted: String, in uri: URI) -> Substring? {
-        uri.queryParameters.first { name($0.key) == wanted }?.value
+        of(uri).first { $0.name == wanted }?.value
     }
 
     /// The value of the parameter called `wanted`, or nil when it is absent; a 400 naming it when
     /// it is given more than once (as the nearby route says it: which one was meant is a guess).
     static func only(_ wanted: String, in uri: URI) throws(ServerError) -> Substring? {
-        let values = uri.queryParameters.filter { name($0.key) == wanted }.map(\.value)
+        let values = of(uri).filter { $0.name == wanted }.map(\.value)
         guard values.count <= 1 else { throw .badRequest("\(wanted) is given \(values.count) times; give it once", parameter: wanted) }
         return values.first
     }
 
     /// A 400 for the first parameter of `uri` that is not one of `names` (``refuseOthers(_:taken:route:)``).
     static func refuseOthers(in uri: URI, names: [String], route: String) throws(ServerError) {
-        try refuseOthers(uri.queryParameters.map(\.key), taken: names, route: route)
+        try refuseOthers(of(uri).map(\.name), taken: names, route: route)
     }
 
     /// A 400 for the first parameter of `uri` that is one of `names` in other letter case
     /// (``refuseMisnamed(_:taken:)``).
     static func refuseMisnamed(in uri: URI, names: [String]) throws(ServerError) {
-        try refuseMisnamed(uri.queryParameters.map { name($0.key) }, taken: names)
+        try refuseMisnamed(of(uri).map(\.name), taken: names)
     }
 }
