@@ -168,9 +168,8 @@ func bearerToken(
             // Status 1, as every input that cannot be read (a usage error is 2).
             throw CommandFailure("--token-file \(path): cannot read it (\(FileErrorText.reason(for: error)))", hint: ErrorReport.unreadableHint)
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw ValidationError("--token-file \(path): not UTF-8 text")
-        }
+        guard data.withUnsafeBytes(\.isValidUTF8) else { throw ValidationError("--token-file \(path): not UTF-8 text") }
+        let text = String(decoding: data, as: UTF8.self)
         (token, source) = (text.trimmingCharacters(in: .whitespacesAndNewlines), "--token-file \(path)")
     case (nil, nil):
         // Set but empty is refused like an empty file: it was meant to hold a token.

@@ -284,31 +284,13 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Percent-decodes one URL part.
     private static func decode(_ part: Substring, part name: String) throws(PostGISError) -> String {
-        var bytes: [UInt8] = []
-        var iterator = part.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else {
-                throw PostGISError(.invalidURL, "a % must be followed by two hex digits", parameter: name)
-            }
-            bytes.append(high << 4 | low)
+        guard let bytes = PercentEncoding.decoded(part.utf8, plusIsSpace: false, strict: true) else {
+            throw PostGISError(.invalidURL, "a % must be followed by two hex digits", parameter: name)
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard bytes.withUnsafeBytes(\.isValidUTF8) else {
             throw PostGISError(.invalidURL, "is not UTF-8 once decoded", parameter: name)
         }
-        return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The password of the first line of a `.pgpass` file matching `host:port:database:user`

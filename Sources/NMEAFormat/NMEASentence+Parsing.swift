@@ -68,7 +68,7 @@ enum SentenceParser {
             if digits < 2 {
                 throw fail(.truncated, "the checksum after '*' has \(digits) of 2 hex digits", column: starIndex + 1)
             }
-            guard let high = hexValue(s[starIndex + 1]), let low = hexValue(s[starIndex + 2]) else {
+            guard let high = s[starIndex + 1].hexDigitValue, let low = s[starIndex + 2].hexDigitValue else {
                 throw fail(
                     .badChecksum, "the checksum after '*' is not two hex digits", column: starIndex + 2)
             }
@@ -131,15 +131,6 @@ enum SentenceParser {
             return .dtm(try f.dtm(talker))
         default:
             throw fail(.unsupportedSentence, "\(string(s, 3..<6)) sentences are not decoded", column: 4, field: 0)
-        }
-    }
-
-    @inline(__always) static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
         }
     }
 
@@ -492,7 +483,7 @@ private struct Fields {
         let vdop = try nonNegative(dopStart + 2, "VDOP")
         var systemID: Int?
         if count == 18, let c = try character(18, "system ID") {
-            guard let value = SentenceParser.hexValue(c) else {
+            guard let value = c.hexDigitValue else {
                 throw fail(.malformedField, 18, "system ID '\(text(18))' must be one hex digit")
             }
             systemID = Int(value)
@@ -541,7 +532,7 @@ extension Fields {
         }
         var signalID: Int?
         if hasSignalID, let c = try character(count, "signal ID") {
-            guard let value = SentenceParser.hexValue(c) else {
+            guard let value = c.hexDigitValue else {
                 throw fail(.malformedField, count, "signal ID '\(text(count))' must be one hex digit")
             }
             signalID = Int(value)

@@ -1,7 +1,9 @@
+import LocSimTestHelpers
 import LocationCore
 import Testing
 
-@Suite("Query parameter names and path segments, percent-decoded")
+/// Query parameter names and values and path segments, percent-decoded as every route reads them.
+@Suite(.ownThread)
 struct QueryParametersTests {
     @Test("two hex digits of either case decode; + is a space only in a name")
     func decodes() {
@@ -20,6 +22,16 @@ struct QueryParametersTests {
         }
         #expect(QueryParameters.name("x%+f") == "x% f")
         #expect(QueryParameters.pathSegment("%+f%41") == "%+fA")
+    }
+
+    @Test("a PostgreSQL URL's strict decoding refuses a % without two hex digits; the lenient one keeps it")
+    func strictAndLenient() {
+        #expect(PercentEncoding.decoded("a%2Fb".utf8, plusIsSpace: false, strict: true) == Array("a/b".utf8))
+        for malformed in ["%", "%f", "%+f", "a%zz"] {
+            #expect(PercentEncoding.decoded(malformed.utf8, plusIsSpace: false, strict: true) == nil, "\(malformed)")
+            #expect(PercentEncoding.decoded(malformed.utf8, plusIsSpace: false, strict: false) == Array(malformed.utf8))
+        }
+        #expect(PercentEncoding.decoded("a+b".utf8, plusIsSpace: true, strict: true) == Array("a b".utf8))
     }
 
     @Test("a query splits into decoded pairs in order; + is a space in a name only; what is no UTF-8 stays as sent")

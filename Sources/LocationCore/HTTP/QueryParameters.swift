@@ -65,30 +65,36 @@ package enum QueryParameters {
 
     private static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> Substring {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return text }
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8[...]
-        while let byte = utf8.popFirst() {
-            // Two hex digits exactly: `UInt8("+f", radix: 16)` is 15, so `%+f` would decode.
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let high = hexDigit(utf8[utf8.startIndex]), let low = hexDigit(utf8[utf8.index(after: utf8.startIndex)])
-            {
-                bytes.append(high << 4 | low)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-            }
-        }
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        // Bytes that are no UTF-8 (`%ff`) come out repaired, as U+FFFD: what was sent says more.
-        return decoded.utf8.elementsEqual(bytes) ? decoded[...] : text
+        // Lenient: a `%` without two hex digits after it stays as sent. Bytes that are no UTF-8
+        // (`%ff`) would come out repaired, as U+FFFD: what was sent says more.
+        let bytes = PercentEncoding.decoded(text.utf8, plusIsSpace: plusIsSpace, strict: false) ?? Array(text.utf8)
+        guard bytes.withUnsafeBytes(\.isValidUTF8) else { return text }
+        return String(decoding: bytes, as: UTF8.self)[...]
     }
+}
 
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
+/// Percent-decoding (RFC 3986 §2.1), the package's one: a query's names and values, a path
+/// segment, a PostgreSQL URL's parts.
+package enum PercentEncoding {
+    /// The bytes `text` stands for: `%` and two hex digits of either case is that byte, and a
+    /// `+` a space when `plusIsSpace` (a form's query). A `%` without two hex digits after it
+    /// makes the result nil when `strict`, and is kept as sent otherwise. (Two hex digits
+    /// exactly: `UInt8("+f", radix: 16)` is 15, so `%+f` is no escape.)
+    package static func decoded(_ text: some Collection<UInt8>, plusIsSpace: Bool, strict: Bool) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count)
+        var rest = text[...]
+        while let byte = rest.popFirst() {
+            if byte == UInt8(ascii: "%") {
+                if let high = rest.first?.hexDigitValue, let low = rest.dropFirst().first?.hexDigitValue {
+                    bytes.append(high << 4 | low)
+                    rest = rest.dropFirst(2)
+                    continue
+                }
+                if strict { return nil }
+            }
+            bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
         }
+        return bytes
     }
 }

@@ -285,20 +285,11 @@ package enum JSONValue: Sendable {
         mutating func hex4() throws(SyntaxError) -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard let byte = current, let digit = Self.hexDigit(byte) else { throw failure("expected four hex digits") }
-                value = value << 4 | digit
+                guard let digit = current?.hexDigitValue else { throw failure("expected four hex digits") }
+                value = value << 4 | UInt32(digit)
                 index += 1
             }
             return value
-        }
-
-        static func hexDigit(_ byte: UInt8) -> UInt32? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-            default: nil
-            }
         }
 
         mutating func number() throws(SyntaxError) -> Double {
