@@ -242,7 +242,7 @@ struct SentenceEncoder {
         var sum: UInt8 = 0
         for byte in out.utf8.dropFirst() { sum ^= byte }
         out += "*"
-        out += SentenceParser.hex(sum)
+        out += sum.hexDigits()
         return out
     }
 

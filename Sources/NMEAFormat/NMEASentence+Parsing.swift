@@ -81,7 +81,7 @@ enum SentenceParser {
             let expected = high << 4 | low
             guard sum == expected else {
                 throw fail(
-                    .badChecksum, "checksum *\(hex(expected)) does not match the computed \(hex(sum))",
+                    .badChecksum, "checksum *\(expected.hexDigits()) does not match the computed \(sum.hexDigits())",
                     column: starIndex + 1)
             }
         } else if cutShort {
@@ -134,16 +134,6 @@ enum SentenceParser {
         }
     }
 
-    /// `value` as two upper-case hex digits (a checksum), with no allocation (a two-byte string
-    /// lives inside the value).
-    static func hex(_ value: UInt8) -> String {
-        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x41 + nibble - 10 }
-        return String(unsafeUninitializedCapacity: 2) { out in
-            out[0] = digit(value >> 4)
-            out[1] = digit(value & 0xF)
-            return 2
-        }
-    }
 
     @inline(__always) static func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }
     @inline(__always) static func isUpperAlphanumeric(_ c: UInt8) -> Bool { isUpper(c) || (c >= 0x30 && c <= 0x39) }

@@ -351,7 +351,6 @@ struct NearbyRoutes: Sendable {
     /// is, every other byte of their UTF-8 as `%XX` (`iPhone%2015`, `%E3%81%9F` for `た`).
     /// Distinct texts give distinct words, and a name decoded from a URL's query gives its word again.
     static func word(_ scalars: some Sequence<Unicode.Scalar>) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         for scalar in scalars {
             if (0x21...0x7E).contains(scalar.value), scalar != "%" {
@@ -359,7 +358,7 @@ struct NearbyRoutes: Sendable {
                 continue
             }
             for byte in String(scalar).utf8 {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                bytes += [UInt8(ascii: "%"), .hexDigit(of: byte >> 4), .hexDigit(of: byte & 0xF)]
             }
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -78,9 +78,6 @@ package struct TokenRule: Sendable {
     /// token cannot be recovered from a log.
     func clientName(forToken token: Substring) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Array(token.utf8), using: nameKey)
-        return "token#" + code.prefix(4).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "token#" + code.prefix(4).map { $0.hexDigits(uppercase: false) }.joined()
     }
 }

@@ -11,7 +11,7 @@ package enum FileSignature {
         private let unpack: String
 
         /// The signature's bytes in hex (`1F 8B`).
-        package var signature: String { bytes.map { FileSignature.hex($0) }.joined(separator: " ") }
+        package var signature: String { bytes.map { $0.hexDigits() }.joined(separator: " ") }
 
         /// The command that unpacks `path` beside it, keeping it: `gzip -dc walk.gpx.gz >
         /// walk.gpx`, or `… > walk-unpacked.gpx` when the name has no packed suffix.
@@ -77,8 +77,4 @@ package enum FileSignature {
         return path[..<dot] + "-" + tag + path[dot...]
     }
 
-    fileprivate static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
 }

@@ -317,17 +317,13 @@ package struct JSONWriter: Sendable {
                 put(UInt8(ascii: "u"))
                 put(UInt8(ascii: "0"))
                 put(UInt8(ascii: "0"))
-                put(hexDigit(byte >> 4))
-                put(hexDigit(byte & 0xF))
+                put(.hexDigit(of: byte >> 4, uppercase: false))
+                put(.hexDigit(of: byte & 0xF, uppercase: false))
             }
             runStart = i + 1
         }
         copy(runStart, source.count)
         put(UInt8(ascii: "\""))
         return count
-    }
-
-    @usableFromInline static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }

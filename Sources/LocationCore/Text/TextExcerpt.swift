@@ -17,7 +17,7 @@ package enum TextExcerpt {
         var index = bytes.startIndex
         func escape(_ length: Int) {
             for _ in 0..<length {
-                out += "\\x" + hexDigits(bytes[index])
+                out += "\\x" + bytes[index].hexDigits()
                 index = bytes.index(after: index)
             }
         }
@@ -66,10 +66,5 @@ package enum TextExcerpt {
     /// `text`'s UTF-8 rendered for an error message.
     package static func render(_ text: some StringProtocol, limit: Int) -> String {
         render(text.utf8, limit: limit)
-    }
-
-    private static func hexDigits(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".unicodeScalars)
-        return String(String.UnicodeScalarView([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]))
     }
 }
