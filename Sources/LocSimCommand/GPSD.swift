@@ -61,19 +61,25 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
         let (format, endpoint) = (format, HostPort(host: host, port: port).description)
         let recording = try record.map { try FixRecording(path: $0) }
         let allReports = allReports
+        // gpsd sends one TPV per NMEA sentence; print a report only when its line says something
+        // new (two reports that differ only in what the format does not show, such as no-fix
+        // reports, are one line). The provider hands over the connection's events as they happen
+        // and marks each gap (a lost connection, a removed device) with one no-fix report, so the
+        // recording ends its track segment there; the recording sees every report (it keeps each
+        // epoch's last).
+        let news = Locked(GPSDNews())
+        @Sendable func say(_ event: GPSDEvent) {
+            let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
+            guard allReports || news.withLock({ $0.admits(event, line: line) }) else { return }
+            Terminal.out(line)
+        }
+        let gpsd = provider.reportingEvents { event in say(event) }
         let interrupted: Bool
         do {
             interrupted = try await runUntilInterrupted {
-                // gpsd sends one TPV per NMEA sentence; print a report only when its line says
-                // something new (two reports that differ only in what the format does not show,
-                // such as no-fix reports, are one line). The recording sees every report (it
-                // keeps each epoch's last).
-                var news = GPSDNews()
-                for try await event in provider.events {
-                    if case .fix(let fix) = event { try recording?.record(fix) }
-                    let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
-                    guard allReports || news.admits(event, line: line) else { continue }
-                    Terminal.out(line)
+                for try await fix in gpsd {
+                    try recording?.record(fix)
+                    say(.fix(fix))
                 }
             } != nil
         } catch {

@@ -229,6 +229,52 @@ import Testing
     }
 
     @Test(
+        "gpsd --reconnect --record across gpsd killed and restarted: the GPX ends its track segment at the outage, and the output marks the gap with one status line",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func gpsdRecordAcrossOutage() async throws {
+        try await withScratchFolder("locsim-nmea") { folder in
+            let source = (0..<600).map { i -> SourcePoint in
+                SourcePoint(
+                    time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
+                    longitude: -0.12, elevation: 12, hdop: 0.9)
+            }
+            let sourcePath = folder + "/walk.gpx"
+            try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
+            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+            defer { serve.stop() }
+            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
+            defer { daemon.stop() }
+            let recordingPath = folder + "/field-test.gpx"
+            let command = try await LiveCommand([
+                "gpsd", "--port", String(daemon.port), "--format", "jsonl", "--reconnect", "--record", recordingPath,
+            ])
+            defer { command.stop() }
+            try await command.wait(for: "four fix lines") { _ in command.objects.filter { $0.type == "fix" }.count >= 4 }
+            try await daemon.kill(SIGKILL)
+            try await command.wait(for: "the loss") { _ in command.objects.contains { $0.event == "disconnected" } }
+            let restarted = try await daemon.restarted()
+            defer { restarted.stop() }
+            try await command.wait(for: "four fix lines after the reconnection") { _ in
+                let objects = command.objects
+                guard let lost = objects.firstIndex(where: { $0.event == "disconnected" }) else { return false }
+                return objects[lost...].filter { $0.type == "fix" }.count >= 4
+            }
+            command.interrupt()
+            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+
+            // The gap is one status line between the loss and the next fix, as replay --gpsd sees it.
+            let objects = command.objects
+            let lost = try #require(objects.firstIndex { $0.event == "disconnected" })
+            let nextFix = try #require(objects[lost...].firstIndex { $0.type == "fix" })
+            #expect(objects[lost..<nextFix].filter { $0.type == "status" }.count == 1, "\(objects[lost..<nextFix].map(\.keys))")
+            // Two track segments: the points before the outage, and those after it.
+            let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+            #expect(text.components(separatedBy: "<trkseg>").count - 1 == 2, "\(text.prefix(2_000))")
+            #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
+        }
+    }
+
+    @Test(
         "replay --gpsd --record FILE.nmea: Ctrl-C loses nothing, and replaying the recording gives the source's fixes, field by field",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func replayRecordsNMEAAndReplaysIt() async throws {
