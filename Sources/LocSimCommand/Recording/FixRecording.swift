@@ -13,8 +13,9 @@ import NMEAFormat
 /// gpsd reports each epoch several times (one report per NMEA sentence, each a little more
 /// complete), so the recording keeps one fix per epoch by ``LocationGPSD/GPSDEpochs``' rule: the
 /// last report with that time, written when a report with another time arrives, and by
-/// ``finish()`` for the last epoch. Only fixes with a position are written; losing the fix ends a
-/// GPX track segment (the next fix starts another). Every fix reaches the file at once, and a GPX recording is a complete document
+/// ``finish()`` for the last epoch. Fixes with a position are written; losing the fix (or the
+/// connection) ends a GPX track segment, and is one no-fix epoch in an NMEA recording, as a
+/// receiver logs it: read back, either starts a new segment there. Every fix reaches the file at once, and a GPX recording is a complete document
 /// after every point, so Ctrl-C (or a crash) loses at most the epoch in progress, and Ctrl-C not
 /// even that.
 ///
@@ -57,9 +58,13 @@ final class FixRecording: Sendable {
                 if completed.hasPosition {
                     try write(completed, to: &sink)
                 } else {
-                    // The GPX writer ends the segment (the NMEA recording keeps fixes with a
-                    // position only); before the first fix there is no segment to end, nor a file.
-                    try Self.failing(path) { try sink.gpx?.write(completed) }
+                    // The fix was lost (or the connection): the GPX writer ends the segment, the
+                    // NMEA writer logs the receiver's no-fix epoch (a reader starts a new segment
+                    // there too). Before the first fix there is no segment to end, nor a file.
+                    try Self.failing(path) {
+                        try sink.gpx?.write(completed)
+                        try sink.nmea?.write(completed)
+                    }
                 }
             }
         }

@@ -229,7 +229,7 @@ import Testing
     }
 
     @Test(
-        "gpsd --reconnect --record across gpsd killed and restarted: the GPX ends its track segment at the outage, and the output marks the gap with one status line",
+        "gpsd --reconnect --record across gpsd killed and restarted: the GPX ends its track segment at the outage, the NMEA logs a no-fix epoch there, the output marks the gap with one status line",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordAcrossOutage() async throws {
         try await withScratchFolder("locsim-nmea") { folder in
@@ -245,22 +245,36 @@ import Testing
             let daemon = try await GPSDDaemon.start(feedPort: feedPort)
             defer { daemon.stop() }
             let recordingPath = folder + "/field-test.gpx"
+            let nmeaPath = folder + "/field-test.nmea"
             let command = try await LiveCommand([
                 "gpsd", "--port", String(daemon.port), "--format", "jsonl", "--reconnect", "--record", recordingPath,
             ])
             defer { command.stop() }
-            try await command.wait(for: "four fix lines") { _ in command.objects.filter { $0.type == "fix" }.count >= 4 }
+            let nmeaCommand = try await LiveCommand(["gpsd", "--port", String(daemon.port), "--format", "jsonl", "--reconnect", "--record", nmeaPath])
+            defer { nmeaCommand.stop() }
+            for live in [command, nmeaCommand] {
+                try await live.wait(for: "four fix lines") { _ in live.objects.filter { $0.type == "fix" }.count >= 4 }
+            }
             try await daemon.kill(SIGKILL)
-            try await command.wait(for: "the loss") { _ in command.objects.contains { $0.event == "disconnected" } }
+            for live in [command, nmeaCommand] {
+                try await live.wait(for: "the loss") { _ in live.objects.contains { $0.event == "disconnected" } }
+            }
             let restarted = try await daemon.restarted()
             defer { restarted.stop() }
-            try await command.wait(for: "four fix lines after the reconnection") { _ in
-                let objects = command.objects
-                guard let lost = objects.firstIndex(where: { $0.event == "disconnected" }) else { return false }
-                return objects[lost...].filter { $0.type == "fix" }.count >= 4
+            for live in [command, nmeaCommand] {
+                try await live.wait(for: "four fix lines after the reconnection") { _ in
+                    let objects = live.objects
+                    guard let lost = objects.firstIndex(where: { $0.event == "disconnected" }) else { return false }
+                    return objects[lost...].filter { $0.type == "fix" }.count >= 4
+                }
+                live.interrupt()
+                #expect(try await live.waitForExit() == .exited(0), "\(live.child.errors)")
             }
-            command.interrupt()
-            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+            // The NMEA recording holds the gap as the receiver's no-fix epoch: two segments read back.
+            let stats = try await CLI.run(["track", "stats", nmeaPath, "--format", "json"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let segments = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])["segments"] as? Int
+            #expect(segments == 2, "\(stats.stdout)")
 
             // The gap is one status line between the loss and the next fix, as replay --gpsd sees it.
             let objects = command.objects
