@@ -193,16 +193,8 @@ import Testing
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordFailsWhole() async throws {
         try await withScratchFolder("locsim-nmea") { folder in
-            let source = (0..<600).map { i -> SourcePoint in
-                SourcePoint(
-                    time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
-                    longitude: -0.12, elevation: 12, hdop: 0.9)
-            }
-            let sourcePath = folder + "/walk.gpx"
-            try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
-            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "20", "--original-times"])
+            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 20)
             defer { serve.stop() }
-            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
             defer { daemon.stop() }
             let recordingPath = folder + "/field-test.gpx"
             // 8 blocks (4 or 8 KiB): a few dozen points, then a write fails part-way.
@@ -233,16 +225,8 @@ import Testing
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordAcrossOutage() async throws {
         try await withScratchFolder("locsim-nmea") { folder in
-            let source = (0..<600).map { i -> SourcePoint in
-                SourcePoint(
-                    time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
-                    longitude: -0.12, elevation: 12, hdop: 0.9)
-            }
-            let sourcePath = folder + "/walk.gpx"
-            try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
-            let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", "4", "--original-times"])
+            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 4)
             defer { serve.stop() }
-            let daemon = try await GPSDDaemon.start(feedPort: feedPort)
             defer { daemon.stop() }
             let recordingPath = folder + "/field-test.gpx"
             let nmeaPath = folder + "/field-test.nmea"
@@ -599,6 +583,25 @@ import Testing
     }
 
     /// The `<trkpt>` lines of a GPX locsim wrote (one point per line).
+    /// A gpsd whose device is `nmea serve` of a 600-point walk due north (one point a second,
+    /// 12 m up, HDOP 0.9) at `speed`, with its original times.
+    static func straightWalkThroughGPSD(in folder: String, speed: Int) async throws -> (serve: LiveCommand, daemon: GPSDDaemon) {
+        let source = (0..<600).map { i -> SourcePoint in
+            SourcePoint(
+                time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
+                longitude: -0.12, elevation: 12, hdop: 0.9)
+        }
+        let sourcePath = folder + "/walk.gpx"
+        try Self.gpx(source).write(toFile: sourcePath, atomically: true, encoding: .utf8)
+        let (serve, feedPort) = try await NMEAServe.start([sourcePath, "--speed", String(speed), "--original-times"])
+        do {
+            return (serve, try await GPSDDaemon.start(feedPort: feedPort))
+        } catch {
+            serve.stop()
+            throw error
+        }
+    }
+
     static func trackPoints(_ text: String) -> [RecordedPoint] {
         text.split(separator: "\n").compactMap { line -> RecordedPoint? in
             guard let position = line.firstMatch(of: /<trkpt lat="([^"]+)" lon="([^"]+)">/),
