@@ -40,7 +40,11 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
     @Flag(help: "Wait for gpsd if it is not up yet, and reconnect after it goes away.")
     var reconnect = false
 
-    @Flag(help: "Print every report, even one whose line repeats the one before, and every status report.")
+    @Flag(
+        help: """
+            Print every report, even one whose line repeats the one before, and every status report \
+            (live data keeps the newest: a report that comes while the one before is still being printed replaces it).
+            """)
     var allReports = false
 
     @Option(help: ArgumentHelp("Also record the fixes received to a .gpx or .nmea file (one per epoch, written as they come).", valueName: "file"))
