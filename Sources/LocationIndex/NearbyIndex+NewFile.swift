@@ -12,6 +12,19 @@ import Darwin
 #endif
 import LocationCore
 
+/// Which file a path names: its device and inode (`stat`), nil when it names none.
+struct FileIdentity: Sendable, Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(of path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
 extension NearbyIndex {
     /// Builds a new index for `path` out of sight and publishes it whole: `build` fills an index
     /// at a temporary path beside it (`path` + `.partial-` + the process id), which is closed and

@@ -69,6 +69,9 @@ package final class NearbyIndex: Sendable {
     /// read-only cannot, and `index query` left both beside the index). A file this process
     /// may not write is read through read-only connections, which SQLite needs then.
     private let readersOpenReadWrite: Bool
+    /// The device and inode of the file opened: a read connection is opened by path, so it is
+    /// opened only while the path still names this file (``replacement``).
+    let openedFile: FileIdentity?
 
     /// Opens the index at `path`, creating it (read-write access) when the file is missing or empty.
     ///
@@ -120,6 +123,7 @@ package final class NearbyIndex: Sendable {
         grid = TileGrid(sizeE7: tileSizeE7)
         idleReaders = Locked([])
         readersOpenReadWrite = configuration.access == .readWrite || SQLiteConnection.mayWrite(path)
+        openedFile = FileIdentity(of: path)
     }
 
     /// Runs `body` with a read connection from the pool (opening one if none is idle) and puts
@@ -129,6 +133,9 @@ package final class NearbyIndex: Sendable {
         if let idle = idleReaders.withLock({ $0.popLast() }) {
             reader = idle
         } else {
+            // Opened by path: after a rebuild published a new file there it would read another
+            // index than the open connections (and share their -wal and -shm files by name).
+            if let replaced = replacement { throw replaced }
             reader = try ReadConnection(path: path, readOnly: !readersOpenReadWrite)
         }
         let result: T
@@ -150,6 +157,18 @@ package final class NearbyIndex: Sendable {
     /// the damaged rows still answers; a server reports this in its health rather than answering
     /// `ok` while the queries that meet the damage fail.
     package var damage: IndexError? { firstDamage.withLock { $0 } }
+
+    /// ``IndexError/Code/replaced`` when the file at ``path`` is no longer the one this instance
+    /// opened (an `index build` published a new index there, or the file was removed), else nil.
+    /// The open read connections still answer from the file opened; no new one is opened, so a
+    /// server under more load than its idle connections fails its queries saying why, and
+    /// reports this in its health: open the index again (restart it) to read the new file.
+    package var replacement: IndexError? {
+        guard let openedFile, FileIdentity(of: path) != openedFile else { return nil }
+        return IndexError(
+            .replaced, "\(path) was replaced or removed after it was opened (an index build?); restart to read the file there now",
+            path: path)
+    }
 
     /// Places within `radius` metres of `center`, nearest first.
     ///

@@ -59,10 +59,12 @@ extension NearbyServing {
 }
 
 /// The SQLite index: its rows written straight into the body; unhealthy once a query found the
-/// file damaged (it stays so until rebuilt).
+/// file damaged (it stays so until rebuilt), or once its path names another file (a rebuild
+/// published a new index there: the server reads the one it opened until restarted).
 extension OfflineLocationRepository: NearbyServing {
     package func healthProblem() async -> String? {
-        index.damage.map { "the place index is damaged: \($0.description)" }
+        if let damage = index.damage { return "the place index is damaged: \(damage.description)" }
+        return index.replacement.map(\.message)
     }
 
     package func nearbyBody(near center: Coordinate, within radius: Double, limit: Int?) async throws -> (body: ByteBuffer, places: Int) {

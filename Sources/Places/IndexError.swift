@@ -42,6 +42,10 @@ package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let busy = Code("database locked")
         /// The database file cannot be opened or created (`SQLITE_CANTOPEN`).
         package static let cannotOpen = Code("cannot open database")
+        /// The file at the index's path is no longer the one opened (a rebuild published a new
+        /// index there, or the file was removed): a new read connection would open another file
+        /// than the open ones read, so none is opened; open the index again (restart the server).
+        package static let replaced = Code("index file replaced")
         /// The operating system failed to read or write (`SQLITE_IOERR`, `SQLITE_FULL`).
         package static let io = Code("I/O error")
         /// The operation was cancelled; nothing was written.

@@ -33,6 +33,33 @@ struct NewIndexTests {
         }
     }
 
+    @Test("An index whose file is replaced (moved over) or removed while open opens no connection to the file now there: its queries say so, as its health does")
+    func replacedWhileOpen() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("places.sqlite")
+            _ = try NearbyIndex.buildingNew(at: path) { index in try index.importPlaces(Self.places) }
+            let other = directory.file("rebuilt.sqlite")
+            _ = try NearbyIndex.buildingNew(at: other) { index in try index.importPlaces([Self.places[0]]) }
+            // No idle connections: every query opens one, by path.
+            let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly, maximumIdleReaders: 0))
+            #expect(try everything(index).map(\.id) == ["a", "b"])
+            #expect(index.replacement == nil)
+
+            #expect(rename(other, path) == 0)
+            let replaced = try #require(throws: IndexError.self) { try everything(index) }
+            #expect(replaced.code == .replaced && replaced.path == path, "\(replaced)")
+            #expect(replaced.message.contains("restart"), "\(replaced.message)")
+            #expect(index.replacement?.code == .replaced)
+            // A new instance reads the file there now.
+            #expect(try everything(NearbyIndex(path: path, configuration: .init(access: .readOnly))).map(\.id) == ["a"])
+
+            let reopened = try NearbyIndex(path: path, configuration: .init(access: .readOnly, maximumIdleReaders: 0))
+            #expect(unlink(path) == 0)
+            #expect(reopened.replacement?.code == .replaced)
+            #expect(throws: IndexError.self) { try everything(reopened) }
+        }
+    }
+
     @Test("What a killed build left (path.partial-PID of a process that is gone) is removed by the next build; a running process's is not")
     func abandonedBuildsRemoved() throws {
         try withTemporaryDirectory { directory in

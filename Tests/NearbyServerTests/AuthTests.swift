@@ -177,6 +177,30 @@ import Testing
         }
     }
 
+    @Test("/healthz once the index file was replaced under the server (moved over): 503 saying to restart; a query needing a new connection says the same")
+    func healthOfAReplacedIndex() async throws {
+        try await withScratchFolder("locsim-replaced-health") { folder in
+            let path = folder + "/i.sqlite"
+            let rebuilt = folder + "/rebuilt.sqlite"
+            let coordinate = try Coordinate(latitude: 35, longitude: 139)
+            try NearbyIndex(path: path).importPlaces([Place(id: "m", name: "Marker", coordinate: coordinate)])
+            try NearbyIndex(path: rebuilt).importPlaces([Place(id: "n", name: "New", coordinate: coordinate)])
+            let index = try NearbyIndex(path: path, configuration: .init(access: .readOnly, maximumIdleReaders: 0))
+            let server = makeServer(try NearbyServer.Configuration(), repository: OfflineLocationRepository(index: index))
+            try await server.test(.router) { client in
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+                #expect(try await client.execute(uri: nearbyURI(coordinate, radius: 100), method: .get).status == .ok)
+                #expect(rename(rebuilt, path) == 0)
+                #expect(try await client.execute(uri: nearbyURI(coordinate, radius: 100), method: .get).status == .serviceUnavailable)
+                let health = try await client.execute(uri: "/healthz", method: .get)
+                #expect(health.status == .serviceUnavailable)
+                let message = try health.decodeError().message
+                #expect(message.hasPrefix("\(path) was replaced or removed after it was opened"), "\(message)")
+                #expect(message.contains("restart"), "\(message)")
+            }
+        }
+    }
+
     @Test("/healthz says which backend is down, and why, only to a caller the token admits")
     func healthDetailsNeedTheToken() async throws {
         let down = "backend postgres 10.1.2.3:5432 (primary) is down: password authentication failed"
