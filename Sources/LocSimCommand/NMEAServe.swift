@@ -86,7 +86,7 @@ struct NMEAServe: AsyncParsableCommand, Interruption.Command {
         // It serves on the gpsd feed's listener (SwiftNIO).
         try BuildTraits.requireServer(for: "locsim nmea serve")
         guard (track == nil) != (from == nil) else {
-            throw ValidationError("give either a GPX file or --from LAT,LON (straight-line motion), not both or neither")
+            throw ValidationError("give either a walk file (GPX, NMEA, GeoJSON or KML) or --from LAT,LON (straight-line motion), not both or neither")
         }
         if let track {
             _ = try FixFileFormat.input(track, what: "the track")

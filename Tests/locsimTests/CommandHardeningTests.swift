@@ -86,6 +86,19 @@ import Testing
         #expect(result.stdout.isEmpty, "nothing ran")
     }
 
+    @Test("A walk given wrong (none, or beside --gpsd or --from) is a usage error naming every format a walk can be, not GPX alone")
+    func walkUsageNamesEveryFormat() async throws {
+        for arguments in [
+            ["replay"], ["replay", "walk.nmea", "--gpsd", "127.0.0.1:2947"],
+            ["nmea", "serve", "--port", "4001", "walk.nmea", "--from", "35,139"],
+        ] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            let lines = try Self.expectErrorLines(result)
+            #expect(lines[0].contains("(GPX, NMEA, GeoJSON or KML)"), "\(arguments): \(lines[0])")
+        }
+    }
+
     /// Every duration flag: the command line before it, and the flag.
     static let durationFlags: [BadOption] = [
         BadOption(["serve", "--latency"], "--latency"), BadOption(["serve", "--latency-jitter"], "--latency-jitter"),

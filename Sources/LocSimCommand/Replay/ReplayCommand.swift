@@ -67,7 +67,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
 
     func validate() throws {
         if track == nil && gpsd == nil && scenario == nil {
-            throw ValidationError("give a GPX file to replay, or --gpsd HOST:PORT for a live receiver")
+            throw ValidationError("give a walk to replay (GPX, NMEA, GeoJSON or KML), a --scenario, or --gpsd HOST:PORT for a live receiver")
         }
         if scenario != nil && gpsd != nil {
             throw ValidationError("--scenario replays its route or a track file, not a live --gpsd source")
@@ -76,7 +76,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             throw ValidationError("--scenario and --loop exclude each other")
         }
         if track != nil && gpsd != nil {
-            throw ValidationError("give either a GPX file or --gpsd, not both")
+            throw ValidationError("give either a walk file (GPX, NMEA, GeoJSON or KML) or --gpsd, not both")
         }
         if gpsd != nil {
             // Each would be ignored: gpsd's fixes come at their own pace, with the receiver's own
