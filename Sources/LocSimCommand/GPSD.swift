@@ -100,23 +100,23 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
 }
 
 /// Which of `locsim gpsd`'s lines say something new: not a line that repeats the one before,
-/// and not a second status line within a second (a receiver without a fix reports its status
-/// with each sentence: a Quectel EG25-G four times a second, each stamped with when it arrived,
-/// so no two lines are equal).
+/// and not a second status line less than a second after the one printed (a receiver without a
+/// fix reports its status with each sentence: a Quectel EG25-G four times a second, each stamped
+/// with when it arrived, so no two lines are equal).
 struct GPSDNews {
     private var previous: String?
-    /// The whole second (of the report's time) of the status line printed last, while
-    /// statuses follow each other.
-    private var statusSecond: Int64?
+    /// The time of the status line printed last, while statuses follow each other.
+    private var statusTime: Date?
 
     /// Whether `line`, written for `event`, is printed; notes it if so.
     mutating func admits(_ event: GPSDEvent, line: String) -> Bool {
         if case .fix(let fix) = event, !fix.hasPosition {
-            let second = Int64(fix.time.timeIntervalSince1970.rounded(.down))
-            guard second != statusSecond else { return false }
-            statusSecond = second
+            // A second after the last one printed, not a new clock second: 13.843 and 14.004
+            // would be two lines 161 ms apart.
+            if let statusTime, fix.time.timeIntervalSince(statusTime) < 1 { return false }
+            statusTime = fix.time
         } else {
-            statusSecond = nil
+            statusTime = nil
         }
         guard line != previous else { return false }
         previous = line

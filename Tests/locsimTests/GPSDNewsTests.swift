@@ -25,5 +25,8 @@ import Testing
         #expect(Self.printed(mixed) == [statuses[0], fix, statuses[2]])
         // A report repeating the line before is no news either (gpsd sends an epoch per sentence).
         #expect(Self.printed([fix, fix]) == [fix])
+        // A second after the last printed, not a new clock second: 0.84 s and 1.00 s are one line.
+        let late = [0.84, 1.0, 1.25, 1.84, 2.0].map { GPSDEvent.fix(.noFix(time: Self.start.addingTimeInterval($0), source: .gpsd)) }
+        #expect(Self.printed(late) == [late[0], late[3]])
     }
 }
