@@ -284,7 +284,8 @@ package struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Percent-decodes one URL part.
     private static func decode(_ part: Substring, part name: String) throws(PostGISError) -> String {
-        guard let bytes = PercentEncoding.decoded(part.utf8, plusIsSpace: false, strict: true) else {
+        let (bytes, malformed) = PercentEncoding.decoded(part.utf8, plusIsSpace: false)
+        guard !malformed else {
             throw PostGISError(.invalidURL, "a % must be followed by two hex digits", parameter: name)
         }
         guard bytes.withUnsafeBytes(\.isValidUTF8) else {

@@ -128,13 +128,15 @@ struct NearbyRoutes: Sendable {
     }
 
     private func nearbyOutcome(request: Request, channel: any Channel, client: String, arrival: Date) async -> Outcome {
+        // The query string is read once, for the contract's parameters and the audit's session.
+        let parameters = QueryParameters.of(request.uri)
         let query: NearbyQuery
         do {
-            query = try nearbyQuery(request.uri)
+            query = try NearbyQuery(parameters: parameters, maximumRadius: configuration.maximumRadius)
         } catch {
             return Self.failure(error)
         }
-        let session = request.headers[Self.sessionHeader] ?? QueryParameters.first("session", in: request.uri).map(String.init)
+        let session = request.headers[Self.sessionHeader] ?? parameters.first { $0.name == "session" }.map { String($0.value) }
         // A HEAD reads no places: it is answered (faults included) but is not a fetch to audit.
         let (fault, audited) = arrive(
             client: client, query: query, session: session, arrival: arrival, audited: request.method != .head)
@@ -193,12 +195,6 @@ struct NearbyRoutes: Sendable {
         var writer = NearbyJSONWriter(capacity: 32 + places.count * 120)
         writer.appendLocations(places)
         return (writer.buffer, places.count)
-    }
-
-    private func nearbyQuery(_ uri: URI) throws(ServerError) -> NearbyQuery {
-        try NearbyQuery(
-            parameters: QueryParameters.of(uri),
-            maximumRadius: configuration.maximumRadius)
     }
 
     /// A fetch the audit noted at its arrival: its ticket for the finish, and its verdict.

@@ -67,7 +67,7 @@ package enum QueryParameters {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return text }
         // Lenient: a `%` without two hex digits after it stays as sent. Bytes that are no UTF-8
         // (`%ff`) would come out repaired, as U+FFFD: what was sent says more.
-        let bytes = PercentEncoding.decoded(text.utf8, plusIsSpace: plusIsSpace, strict: false) ?? Array(text.utf8)
+        let bytes = PercentEncoding.decoded(text.utf8, plusIsSpace: plusIsSpace).bytes
         guard bytes.withUnsafeBytes(\.isValidUTF8) else { return text }
         return String(decoding: bytes, as: UTF8.self)[...]
     }
@@ -77,10 +77,11 @@ package enum QueryParameters {
 /// segment, a PostgreSQL URL's parts.
 package enum PercentEncoding {
     /// The bytes `text` stands for: `%` and two hex digits of either case is that byte, and a
-    /// `+` a space when `plusIsSpace` (a form's query). A `%` without two hex digits after it
-    /// makes the result nil when `strict`, and is kept as sent otherwise. (Two hex digits
+    /// `+` a space when `plusIsSpace` (a form's query). A `%` without two hex digits after it is
+    /// kept as sent and makes `malformed` true, for a reader that refuses it. (Two hex digits
     /// exactly: `UInt8("+f", radix: 16)` is 15, so `%+f` is no escape.)
-    package static func decoded(_ text: some Collection<UInt8>, plusIsSpace: Bool, strict: Bool) -> [UInt8]? {
+    package static func decoded(_ text: some Collection<UInt8>, plusIsSpace: Bool) -> (bytes: [UInt8], malformed: Bool) {
+        var malformed = false
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var rest = text[...]
@@ -91,10 +92,10 @@ package enum PercentEncoding {
                     rest = rest.dropFirst(2)
                     continue
                 }
-                if strict { return nil }
+                malformed = true
             }
             bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
         }
-        return bytes
+        return (bytes, malformed)
     }
 }

@@ -7,11 +7,6 @@ extension QueryParameters {
         pairs(of: uri.query?[...])
     }
 
-    /// The first value of the parameter called `wanted`, or nil.
-    static func first(_ wanted: String, in uri: URI) -> Substring? {
-        of(uri).first { $0.name == wanted }?.value
-    }
-
     /// The value of the parameter called `wanted`, or nil when it is absent; a 400 naming it when
     /// it is given more than once (as the nearby route says it: which one was meant is a guess).
     static func only(_ wanted: String, in uri: URI) throws(ServerError) -> Substring? {
