@@ -37,6 +37,7 @@ struct LocSim: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if Interruption.stoppedByReader { Foundation.exit(128 + SIGPIPE) }  // it has said what it kept
             if let failure = outputFailure() { throw failure }
         } catch {
             if exitCode(for: error) == .success {

@@ -503,7 +503,9 @@ import Testing
         ])
     }
 
-    @Test("Standard output closed (>&-), or a reader gone with SIGPIPE ignored: each error's hint fits its cause")
+    @Test(
+        "Standard output closed (>&-), or a reader gone with SIGPIPE ignored: each error's hint fits its cause; a run that stops on Ctrl-C stops so, status 141"
+    )
     func closedOrAbandonedOutput() async throws {
         let command = ([CLI.binary] + ["track", "stats", Self.track]).map { "'\($0)'" }.joined(separator: " ")
         let closed = try await ChildProcess.run(
@@ -518,12 +520,30 @@ import Testing
             child.stdout.read(10); child.stdout.close()
             sys.stderr.write(child.stderr.read().decode()); sys.exit(child.wait())
             """
+        // A one-shot command writes on to its end, then says its output is incomplete.
         let abandoned = try await ChildProcess.run(
-            ["/usr/bin/env", "python3", "-c", script, CLI.binary, "replay", Self.track, "--fast", "--format", "jsonl", "--geodata", "geodata"],
+            [
+                "/usr/bin/env", "python3", "-c", script, CLI.binary, "index", "query", "--geodata", "geodata", "--lat", "35.68", "--lon",
+                "139.76", "--radius", "20000", "--limit", "100000",
+            ],
             environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
         #expect(abandoned.status == 1, "\(abandoned.errors)")
         #expect(abandoned.errors.contains("Broken pipe"), "\(abandoned.errors)")
         #expect(abandoned.errors.contains("hint: the program reading standard output stopped reading"), "\(abandoned.errors)")
+        // A run that stops cleanly on Ctrl-C stops the same way, its report written, as SIGPIPE would end it.
+        try await withScratchFolder("locsim-pipe") { folder in
+            let report = folder + "/walk.html"
+            let replay = try await ChildProcess.run(
+                [
+                    "/usr/bin/env", "python3", "-c", script, CLI.binary, "replay", Self.track, "--fast", "--format", "jsonl", "--geodata", "geodata",
+                    "--report", report,
+                ],
+                environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory], directory: PackagePaths.root)
+            #expect(replay.status == 128 + SIGPIPE, "\(replay.errors)")
+            #expect(replay.errors == "report written to \(report)\n")
+            let page = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(page.contains(#"["interrupted","yes"]"#), "\(page.prefix(300))")
+        }
     }
 
     @Test("Southern and western coordinates work as typed, in every coordinate option", arguments: [

@@ -12,6 +12,12 @@ import LocationCore
 /// Before the command's run has begun, a signal ends the process at once with the status its
 /// default action gives (128 + the signal's number), saying so: there is nothing yet to finish
 /// or summarise. From the run's start, each signal goes to the run.
+///
+/// A reader of standard output that goes away (`locsim gpsd --record walk.gpx | head -3`) stops
+/// the run the same way, once (``readerLeft()``): SIGPIPE is ignored, so the write that meets the
+/// closed pipe fails with EPIPE instead of killing the process, and the run ends as on SIGINT, its
+/// recording finished and its summary on standard error. The process then exits with the status
+/// SIGPIPE would have given (141), so a shell's `pipefail` sees what it saw before.
 enum Interruption {
     /// A command whose run ends cleanly on a signal (it calls ``runUntilInterrupted(_:)``):
     /// `LocSim.main()` installs the catchers as soon as it has parsed one.
@@ -27,6 +33,8 @@ enum Interruption {
     }
 
     private static let phase = Locked<Phase?>(nil)
+    /// Whether standard output's reader went away while the catchers were installed.
+    private static let readerGone = Locked(false)
     /// The catchers, kept for the life of the process; written once, by ``install()``.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
@@ -39,6 +47,8 @@ enum Interruption {
             return true
         }
         guard first else { return }
+        // A closed pipe is a failed write (EPIPE, ``readerLeft()``), not the end of the process.
+        signal(SIGPIPE, SIG_IGN)
         // A source is armed only once dispatch has registered it, some time after resume(); a
         // signal in between would meet SIG_IGN and be lost. Go on only when every one is.
         let registered = DispatchGroup()
@@ -55,6 +65,21 @@ enum Interruption {
         sources = made
     }
 
+    /// Standard output's reader went away (a write failed with EPIPE): the run stops as on a
+    /// signal, SIGPIPE. Only the first time, and only for a command whose catchers are installed:
+    /// another command (which met EPIPE because SIGPIPE was ignored when it started) says at its
+    /// end that its output is incomplete.
+    static func readerLeft() {
+        let first = phase.withLock { phase in phase != nil } && readerGone.withLock { gone in
+            defer { gone = true }
+            return !gone
+        }
+        if first { deliver(SIGPIPE) }
+    }
+
+    /// Whether ``readerLeft()`` stopped the command: it exits as SIGPIPE would have ended it.
+    static var stoppedByReader: Bool { readerGone.withLock { $0 } }
+
     private static func deliver(_ number: Int32) {
         let exitNow = phase.withLock { phase -> Bool in
             switch phase {
@@ -68,6 +93,7 @@ enum Interruption {
             }
         }
         guard exitNow else { return }
+        if number == SIGPIPE { Foundation.exit(128 + number) }  // as the default action would, silently
         Terminal.err("locsim: interrupted (\(name(of: number))) before writing anything")
         Foundation.exit(128 + number)
     }
@@ -98,6 +124,7 @@ enum Interruption {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
         case SIGHUP: "SIGHUP"
+        case SIGPIPE: "SIGPIPE"
         default: "signal \(number)"
         }
     }

@@ -27,12 +27,15 @@ enum Terminal {
     /// Writes every byte, retrying after EINTR and short writes. A failure on standard output (a
     /// full disk, an I/O error) is kept for ``outputFailure``: the command says so when it ends
     /// and exits 1, for its output is incomplete. One on standard error has no one left to tell.
-    /// (A closed pipe ends the process with SIGPIPE before `write` returns.)
+    /// A closed pipe ends the process with SIGPIPE before `write` returns, but for the commands
+    /// that stop cleanly on a signal (``Interruption``): for them it stops the run, as SIGINT does.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             try SystemIO.writeAll(fd, UnsafeRawBufferPointer(bytes))
         } catch {
-            if fd == 1 { firstOutputFailure.withLock { first in first = first ?? error } }
+            guard fd == 1 else { return }
+            firstOutputFailure.withLock { first in first = first ?? error }
+            if error.code == EPIPE { Interruption.readerLeft() }
         }
     }
 

@@ -273,6 +273,32 @@ import Testing
     }
 
     @Test(
+        "gpsd --record FILE | head: the reader leaving stops the run as Ctrl-C does: the recording finished and said, status 141",
+        .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
+    func gpsdRecordIntoHead() async throws {
+        try await withScratchFolder("locsim-nmea") { folder in
+            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 4)
+            defer { serve.stop() }
+            defer { daemon.stop() }
+            let recordingPath = folder + "/field-test.gpx"
+            // As a user types it; bash reports locsim's own status beside head's.
+            let script = #""$0" gpsd --port "$1" --format jsonl --record "$2" | head -n 8; echo "locsim status ${PIPESTATUS[0]}" >&2"#
+            let outcome = try await ChildProcess.run(
+                ["/bin/bash", "-c", script, CLI.binary, String(daemon.port), recordingPath],
+                environment: ["LOCSIM_CACHE_DIR": CLI.cacheDirectory])
+            #expect(outcome.errors.contains("locsim status 141"), "\(outcome.errors)")
+            let said = try #require(outcome.errors.firstMatch(of: #/locsim: recorded (\d+) fix(es)? to /#), "\(outcome.errors)")
+            let text = try String(contentsOfFile: recordingPath, encoding: .utf8)
+            let points = Self.trackPoints(text)
+            #expect(points.count == Int(said.1), "\(text.suffix(300))")
+            // Every fix head printed is in the recording, and the one whose line met the closed pipe.
+            let printed = outcome.output.split(separator: "\n").filter { $0.contains(#""type":"fix""#) }.count
+            #expect(points.count > printed, "printed \(printed), recorded \(points.count)")
+            #expect(text.hasSuffix("    </trkseg>\n  </trk>\n</gpx>\n"), "\(text.suffix(200))")
+        }
+    }
+
+    @Test(
         "replay --gpsd --record FILE.nmea: Ctrl-C loses nothing, and replaying the recording gives the source's fixes, field by field",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func replayRecordsNMEAAndReplaysIt() async throws {
