@@ -43,7 +43,8 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
     @Flag(
         help: """
             Print every report, even one whose line repeats the one before, and every status report \
-            (live data keeps the newest: a report that comes while the one before is still being printed replaces it).
+            (live data keeps the newest: a report that comes while the one before is still being printed replaces it, \
+            but for --record, which keeps every report).
             """)
     var allReports = false
 
@@ -59,9 +60,12 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
 
     func run() async throws {
         if let record { try checkOutputPath(record, flag: "--record") }
+        // Live lines want the newest report while the terminal is behind; a recording wants
+        // every epoch, so with --record the reports wait (and lines may come late, never skipped).
+        let faults: GPSDProvider<ContinuousClock>.Configuration = reconnect ? .resilient : .failFast
         let provider = try GPSDProvider(
             host: host, port: port, device: device,
-            configuration: reconnect ? .resilient : .failFast, clock: ContinuousClock(), now: { Date() })
+            configuration: record == nil ? faults : faults.recording, clock: ContinuousClock(), now: { Date() })
         let (format, endpoint) = (format, HostPort(host: host, port: port).description)
         let recording = try record.map { try FixRecording(path: $0) }
         let allReports = allReports

@@ -87,7 +87,8 @@ package struct GPSDEventSequence<C: Clock>: AsyncSequence, Sendable where C.Dura
                     }
                     release = ""
                     storage.session = GPSDSession.start(
-                        host: provider.host, port: provider.port, device: provider.device, now: provider.now)
+                        host: provider.host, port: provider.port, device: provider.device,
+                        keptFixes: provider.configuration.keptFixes, now: provider.now)
                     phase = .connecting(attempt: attempt)
 
                 case .connecting(let attempt):

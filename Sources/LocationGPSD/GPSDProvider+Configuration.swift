@@ -23,17 +23,39 @@ extension GPSDProvider {
         /// that passes the receiver's own reports on turns it off: gpsd itself reports no `TPV`
         /// for a receiver it cannot read (the gap is told as events either way).
         package var marksGaps: Bool
+        /// How many fixes wait while the consumer is behind. 1 (the default) keeps only the
+        /// newest: live data, where a position already superseded is of no use. A recorder wants
+        /// every epoch: ``recording`` keeps them while it writes, up to ``recordingBacklog``, and
+        /// only then does the newest replace the last one kept.
+        package var keptFixes: Int
 
         /// - Parameters:
         ///   - waitForDaemon: Retry the first connection; default `false`.
         ///   - reconnect: Reconnect after losing the daemon; default `false`.
         ///   - backoff: Delays between attempts; default ``standardBackoff``.
         ///   - marksGaps: A status fix for each gap; default `true`.
-        package init(waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff, marksGaps: Bool = true) {
+        ///   - keptFixes: Fixes kept for a consumer that is behind, at least 1; default 1 (the newest).
+        package init(
+            waitForDaemon: Bool = false, reconnect: Bool = false, backoff: Backoff = standardBackoff, marksGaps: Bool = true,
+            keptFixes: Int = 1
+        ) {
+            precondition(keptFixes >= 1, "keptFixes must be at least 1, got \(keptFixes)")
             self.waitForDaemon = waitForDaemon
             self.reconnect = reconnect
             self.backoff = backoff
             self.marksGaps = marksGaps
+            self.keptFixes = keptFixes
+        }
+
+        /// The fixes a recorder lets wait: 4,096, about 7 minutes of a receiver's reports at 10 a
+        /// second (gpsd sends one per NMEA sentence).
+        package static var recordingBacklog: Int { 4_096 }
+
+        /// This configuration, keeping every fix for a recorder (up to ``recordingBacklog``).
+        package var recording: Configuration {
+            var copy = self
+            copy.keptFixes = Self.recordingBacklog
+            return copy
         }
 
         /// 250 ms, doubling, capped at 8 s, no jitter, unlimited attempts: a dongle plugged in or

@@ -27,7 +27,8 @@ package import LocationCore
 /// ``events`` instead: the same session as a sequence of ``GPSDEvent``. Or keep iterating fixes
 /// and be told the rest as it happens: ``reportingEvents(to:)``.
 ///
-/// Live data keeps only the newest fix while the consumer is slow. Blocking reads of
+/// Live data keeps only the newest fix while the consumer is slow; a recorder keeps every one
+/// (``Configuration/recording``, up to ``Configuration/recordingBacklog``). Blocking reads of
 /// gpsd's socket (`poll`, `recv`) run on a dedicated thread per iteration, never on Swift's
 /// cooperative pool. Cancelling the iterating task (or dropping the iterator) closes the
 /// connection promptly: the socket is shut down at once, and the reader polls at most every

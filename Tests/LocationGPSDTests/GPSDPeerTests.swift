@@ -129,6 +129,23 @@ import Testing
         #expect(latitudes.last == 35.39)
     }
 
+    @Test("A recorder's provider (Configuration.recording) hands over every fix, in order, however far behind it reads")
+    func recordingKeepsEveryFix() async throws {
+        let lines = (0..<400).map { Self.tpv(latitude: 35 + Double($0) / 1_000) }
+        let peer = try LinePeer(lines: lines)
+        defer { peer.stop() }
+        let provider = try GPSDProvider(
+            host: "127.0.0.1", port: peer.port, configuration: GPSDProvider<VirtualClock>.Configuration().recording,
+            clock: VirtualClock(), now: { Date(timeIntervalSince1970: 0) })
+        let recorder = EventRecorder(provider.events)
+        defer { recorder.cancelNow() }
+        try await recorder.wait(for: "the last fix") { events in
+            events.contains { if case .fix(let fix) = $0 { fix.coordinate?.latitude == 35.399 } else { false } }
+        }
+        let latitudes = recorder.positions.compactMap { $0.coordinate?.latitude }
+        #expect(latitudes == (0..<400).map { 35 + Double($0) / 1_000 })
+    }
+
     @Test("A report longer than the limit without a line end ends the session with a malformed report naming host:port")
     func overlongReport() async throws {
         let peer = try LinePeer(

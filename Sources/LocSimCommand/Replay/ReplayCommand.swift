@@ -119,6 +119,8 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             // 'locsim gpsd' does.
             var resilience = GPSDProvider<ContinuousClock>.Configuration.resilient
             resilience.waitForDaemon = false
+            // A recording keeps every epoch while it writes; the map alone wants the newest fix.
+            if record != nil { resilience = resilience.recording }
             let (format, endpoint, progress) = (format, address.description, pipeline.progress)
             let feed = try GPSDProvider(
                 host: address.host, port: address.port, configuration: resilience, clock: ContinuousClock(), now: { Date() }
