@@ -134,7 +134,9 @@ struct PlayerMapSessions: Service, CustomStringConvertible {
     private func deliver(_ fix: Fix, at time: Date, player: String, to session: inout MapSession) async {
         var output = session.receive(fix, deliveredAt: time)
         while let request = output.request {
-            hub.post(player: player, event: "map", json: Self.fetchJSON(player, request), keeping: Self.fetchKeeping)
+            // Kept as the request (about 40 bytes), written again when a page asks: not as its
+            // text, a hundred of which per player are 15 MB over 1,000 players.
+            hub.post(player: player, event: "map", keeping: Self.fetchKeeping) { Self.fetchJSON(player, request) }
             let result: Result<[Place], AppError>
             do {
                 result = .success(try await repository.fetchNearby(center: request.center, radius: request.radius, limit: Self.placeLimit))
