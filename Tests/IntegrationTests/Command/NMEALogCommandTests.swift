@@ -192,10 +192,7 @@ import Testing
         "gpsd --record past the file-size limit: status 1 naming the reason, the file a complete GPX of the points before; with no room for one, no file",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordFailsWhole() async throws {
-        try await withScratchFolder("locsim-nmea") { folder in
-            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 20)
-            defer { serve.stop() }
-            defer { daemon.stop() }
+        try await Self.withStraightWalkThroughGPSD(speed: 20) { folder, daemon in
             let recordingPath = folder + "/field-test.gpx"
             // 8 blocks (4 or 8 KiB): a few dozen points, then a write fails part-way.
             let command = try await LiveCommand(
@@ -224,10 +221,7 @@ import Testing
         "gpsd --reconnect --record across gpsd killed and restarted: the GPX ends its track segment at the outage, the NMEA logs a no-fix epoch there, the output marks the gap with one status line",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordAcrossOutage() async throws {
-        try await withScratchFolder("locsim-nmea") { folder in
-            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 4)
-            defer { serve.stop() }
-            defer { daemon.stop() }
+        try await Self.withStraightWalkThroughGPSD(speed: 4) { folder, daemon in
             let recordingPath = folder + "/field-test.gpx"
             let nmeaPath = folder + "/field-test.nmea"
             let command = try await LiveCommand([
@@ -276,10 +270,7 @@ import Testing
         "gpsd --record FILE | head: the reader leaving stops the run as Ctrl-C does: the recording finished and said, status 141",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func gpsdRecordIntoHead() async throws {
-        try await withScratchFolder("locsim-nmea") { folder in
-            let (serve, daemon) = try await Self.straightWalkThroughGPSD(in: folder, speed: 4)
-            defer { serve.stop() }
-            defer { daemon.stop() }
+        try await Self.withStraightWalkThroughGPSD(speed: 4) { folder, daemon in
             let recordingPath = folder + "/field-test.gpx"
             // As a user types it; bash reports locsim's own status beside head's.
             let script = #""$0" gpsd --port "$1" --format jsonl --record "$2" | head -n 8; echo "locsim status ${PIPESTATUS[0]}" >&2"#
@@ -609,9 +600,22 @@ import Testing
     }
 
     /// The `<trkpt>` lines of a GPX locsim wrote (one point per line).
+    /// Runs `body` with a scratch folder and a gpsd whose device is `nmea serve` of a 600-point
+    /// walk due north (``straightWalkThroughGPSD(in:speed:)``), both stopped after it.
+    static func withStraightWalkThroughGPSD(
+        speed: Int, _ body: (_ folder: String, _ daemon: GPSDDaemon) async throws -> Void
+    ) async throws {
+        try await withScratchFolder("locsim-nmea") { folder in
+            let (serve, daemon) = try await straightWalkThroughGPSD(in: folder, speed: speed)
+            defer { serve.stop() }
+            defer { daemon.stop() }
+            try await body(folder, daemon)
+        }
+    }
+
     /// A gpsd whose device is `nmea serve` of a 600-point walk due north (one point a second,
     /// 12 m up, HDOP 0.9) at `speed`, with its original times.
-    static func straightWalkThroughGPSD(in folder: String, speed: Int) async throws -> (serve: LiveCommand, daemon: GPSDDaemon) {
+    private static func straightWalkThroughGPSD(in folder: String, speed: Int) async throws -> (serve: LiveCommand, daemon: GPSDDaemon) {
         let source = (0..<600).map { i -> SourcePoint in
             SourcePoint(
                 time: Date(timeIntervalSince1970: 1_750_000_000 + Double(i)), latitude: 51.5 + Double(i) * 1e-5,
