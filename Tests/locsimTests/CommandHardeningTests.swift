@@ -642,6 +642,16 @@ import Testing
             #expect(result.stderr.utf8.count < 2_000, "\(result.stderr.utf8.count) bytes")
             // The key cut with its length, and what is wrong with it after (it was cut away).
             #expect(lines[0].hasSuffix("…(60000_characters): unknown key (seed, route, device, trouble, app, game, server)"), "\(lines[0].suffix(120))")
+            // A path too long for the system, in the middle of its error: the reason after it is kept.
+            let longPath = directory + "/long-path.json"
+            let file = String(repeating: "a", count: 2_000) + ".gpx"
+            try #"{"route": {"file": "\#(file)"}}"#.write(toFile: longPath, atomically: true, encoding: .utf8)
+            let path = try await CLI.run(["replay", "--scenario", longPath, "--fast", "--geodata", PackagePaths.path("geodata")])
+            #expect(path.status == 1, "\(path.stderr)")
+            let pathLines = try Self.expectErrorLines(path)
+            #expect(pathLines[0].contains("_characters)…"), "\(pathLines[0].suffix(120))")
+            #expect(pathLines[0].hasSuffix("File name too long"), "\(pathLines[0].suffix(120))")
+            #expect(pathLines[0].count < 1_100, "\(pathLines[0].count) characters")
         }
     }
 

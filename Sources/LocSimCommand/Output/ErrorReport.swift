@@ -139,12 +139,16 @@ struct ErrorReport: Equatable {
     /// library's own `error:` label after a file name is dropped (`walk.gpx:3:1: error: …`
     /// reads `walk.gpx:3:1: …` after `locsim: error:`).
     var lines: [String] {
-        ["locsim: error: " + TextExcerpt.cut(Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": "), limit: Self.messageLimit), "hint: " + Self.oneLine(hint)]
+        let message = Self.oneLine(message).replacingOccurrences(of: ": error: ", with: ": ")
+        return ["locsim: error: " + TextExcerpt.cut(message, limit: Self.messageLimit, keepingEnd: Self.reasonLimit), "hint: " + Self.oneLine(hint)]
     }
 
     /// The longest message shown, in characters: a 60 KB value quoted by an error (a scenario's
     /// key, a path) is cut, its length said, so the error stays two readable lines.
     static let messageLimit = 1_000
+    /// The end of a cut message kept after the cut: the reason, which comes last
+    /// (`route.file: PATH: File name too long`), is never cut away with the value before it.
+    static let reasonLimit = 200
 
     /// `text` on one line, with every other control character (an escape sequence, a NUL from a
     /// binary file quoted by an error) shown as `\xNN` rather than sent to the terminal.

@@ -58,9 +58,15 @@ package enum TextExcerpt {
     /// message or log field that carries text of the package's own (not escaped, unlike
     /// `render(_:limit:)`) with a client's value inside. No space in
     /// what is added, so a cut field of a space-separated log line stays one field.
-    package static func cut(_ text: String, limit: Int) -> String {
+    ///
+    /// With `keepingEnd`, the last that many characters stay too, after the cut: a message that
+    /// ends with its reason (`route.file: PATH: File name too long`) keeps it whatever the length
+    /// of the value in its middle.
+    package static func cut(_ text: String, limit: Int, keepingEnd: Int = 0) -> String {
         guard text.utf8.count > limit, text.count > limit else { return text }
-        return text.prefix(limit) + "…(\(text.count)_characters)"
+        let end = min(max(0, keepingEnd), limit / 2)
+        let marker = "…(\(text.count)_characters)"
+        return end == 0 ? text.prefix(limit) + marker : text.prefix(limit - end) + marker + "…" + text.suffix(end)
     }
 
     /// `text`'s UTF-8 rendered for an error message.
