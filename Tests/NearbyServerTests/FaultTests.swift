@@ -63,21 +63,21 @@ import Testing
 
     // Read by LocationCore's JSONValue (was JSONSerialization): text that is not JSON is named by
     // the byte where it breaks, a trailing comma is refused, values are quoted as JSON writes them.
-    @Test("Bad scripts are refused naming the step, or the byte where the text stops being JSON", arguments: [
-        (#"{"status": 500}"#, "a JSON list"), (#"[{}, {"stauts": 500}]"#, "step 2: unknown key 'stauts'"),
-        (#"[{"status": 99}]"#, "step 1: status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 99"),
-        (#"[{"status": 101, "body": "x"}]"#, "step 1: status must be a whole number 200...599"),
-        (#"[{"status": 204, "body": "x"}]"#, "step 1: status 204 is answered without a body (HTTP sends none): drop 'body'"),
+    @Test("Bad scripts are refused naming the key path of what is wrong (the step 0-based), or the byte where the text stops being JSON", arguments: [
+        (#"{"status": 500}"#, "a JSON list"), (#"[{}, {"stauts": 500}]"#, "qa.json: [1].stauts: unknown key (status, delay, body, timeout)"),
+        (#"[{"status": 99}]"#, "qa.json: [0].status: must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 99"),
+        (#"[{"status": 101, "body": "x"}]"#, "qa.json: [0].status: must be a whole number 200...599"),
+        (#"[{"status": 204, "body": "x"}]"#, "qa.json: [0]: status 204 is answered without a body (HTTP sends none): drop 'body'"),
         (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
-        (#"[{"delay": "fast"}]"#, #"step 1: delay must be milliseconds or a duration like 800ms or 2s, got "fast""#),
-        (#"[{"delay": -5}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got -5"),
+        (#"[{"delay": "fast"}]"#, #"qa.json: [0].delay: must be milliseconds or a duration like 800ms or 2s, got "fast""#),
+        (#"[{"delay": -5}]"#, "qa.json: [0].delay: must be milliseconds or a duration like 800ms or 2s, got -5"),
         // A string's number has no unit: "2" would be 2 s where the number 2 is 2 ms.
-        (#"[{"delay": "2"}]"#, #"step 1: delay as a string needs its unit ("2ms" or "2s"); a JSON number is milliseconds, got "2""#),
-        (#"[{"delay": "367d"}]"#, #"step 1: delay must be at most a day (24h), got "367d""#),
-        (#"[{"delay": 86400001}]"#, "step 1: delay must be at most a day (86400000 ms), got 86400001"),
-        (#"[{"delay": 1e400}]"#, "step 1: delay must be milliseconds or a duration like 800ms or 2s, got a number too large for a Double"),
-        (#"[{"delay": true}]"#, "got true"), (#"[{"timeout": true, "status": 500}]"#, "step 1: a timeout step"),
-        (#"[{"status": 302}]"#, "step 1: status 302 needs a body"), (#"[1]"#, "step 1: expected an object"),
+        (#"[{"delay": "2"}]"#, #"qa.json: [0].delay: needs its unit as a string ("2ms" or "2s"); a JSON number is milliseconds, got "2""#),
+        (#"[{"delay": "367d"}]"#, #"qa.json: [0].delay: must be at most a day (24h), got "367d""#),
+        (#"[{"delay": 86400001}]"#, "qa.json: [0].delay: must be at most a day (86400000 ms), got 86400001"),
+        (#"[{"delay": 1e400}]"#, "qa.json: [0].delay: must be milliseconds or a duration like 800ms or 2s, got a number too large for a Double"),
+        (#"[{"delay": true}]"#, "got true"), (#"[{"timeout": true, "status": 500}]"#, "qa.json: [0]: a timeout step"),
+        (#"[{"status": 302}]"#, "qa.json: [0]: status 302 needs a body"), (#"[1]"#, "qa.json: [0]: expected an object"),
         (#"[{}, {"status": 503, "status": 200}]"#, #"qa.json: ambiguous JSON at line 1, column 22: the name "status" appears twice in one object (first at line 1, column 7)"#),
         ("[", "qa.json: not valid JSON: the text ends early at line 1, column 2"),
         ("[\n {\"status\": 503},\n {\"delay\": \"2s\"", "qa.json: not valid JSON: the text ends early at line 3, column 16 (expected ',' or '}')"), ("[{},\n {\"status\" 500}]", "qa.json: not valid JSON at line 2, column 12: expected ':'"),

@@ -207,11 +207,11 @@ import Testing
         let server = try DeliveryReference.write(#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC"}, "server": [{"status": 503}, {"status": 999}]}"#, name: "bad-server")
         let refused = try await CLI.run(["replay", "--scenario", server, "--fast", "--geodata", "geodata"])
         #expect(refused.status == 2)
-        #expect(refused.stderr.hasPrefix("locsim: error: \(server): server: step 2: status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 999\n"), "\(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("locsim: error: \(server): server[1].status: must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 999\n"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
         let served = try await CLI.run(["serve", "--port", "0", "--player", "a=\(server)", "--geodata", "geodata"])
         #expect(served.status == 2)
-        #expect(served.stderr.contains("\(server): server: step 2: status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 999"), "\(served.stderr)")
+        #expect(served.stderr.contains("\(server): server[1].status: must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got 999"), "\(served.stderr)")
     }
 
     @Test("A route file the scenario names but that cannot be read: the scenario, route.file, the file and the system's reason, in replay and serve",

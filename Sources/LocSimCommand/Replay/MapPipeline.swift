@@ -64,7 +64,7 @@ struct MapPipeline {
         #if Server
         if let list = scenario.server {
             do {
-                _ = try FaultScript.parse(list, source: "\(path): server")
+                _ = try FaultScript.parse(list, source: path, keyPath: "server")
             } catch {
                 throw CommandFailure(
                     error.message, hint: "a scenario's server list is what 'locsim serve --script' takes (docs/guides/serve.md)", status: 2)

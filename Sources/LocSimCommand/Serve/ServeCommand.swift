@@ -230,7 +230,7 @@ struct Serve: AsyncParsableCommand, Interruption.Command {
                 guard script == nil else {
                     throw ValidationError("--script and the scenario \(file) (its \"server\" list) both give the server's outcomes: give one")
                 }
-                steps = try FaultScript.parse(list, source: "\(file): server")
+                steps = try FaultScript.parse(list, source: file, keyPath: "server")
             }
             return try FaultPlan.Configuration(
                 latency: latency?.duration ?? .zero, latencyJitter: latencyJitter?.duration ?? .zero,

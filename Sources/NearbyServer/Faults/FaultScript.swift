@@ -62,21 +62,25 @@ package enum FaultScript {
     }
 
     /// Reads a script already read as JSON (a scenario file's `server` list); `source` names it
-    /// in errors.
+    /// in errors, and `keyPath` the list in it (`server`), as a scenario's other errors do.
     ///
-    /// - Throws: ``FaultError`` naming `source` and the entry (1-based) that is wrong.
-    package static func parse(_ json: JSONValue, source: String) throws(FaultError) -> [Step] {
-        guard case .array(let list) = json else { throw FaultError("\(source): expected a JSON list of steps", parameter: "script") }
+    /// - Throws: ``FaultError`` naming `source` and the key path of what is wrong, the entry
+    ///   0-based (`walk.json: server[1].status: …`; `faults.json: [1].status: …` for a script
+    ///   file of its own).
+    package static func parse(_ json: JSONValue, source: String, keyPath: String = "") throws(FaultError) -> [Step] {
+        guard case .array(let list) = json else {
+            throw FaultError("\(source): \(keyPath.isEmpty ? "" : keyPath + ": ")expected a JSON list of steps", parameter: "script")
+        }
         var steps: [Step] = []
         for (i, item) in list.enumerated() {
-            let at = "\(source): step \(i + 1)"
+            let at = "\(source): \(keyPath)[\(i)]"
             guard case .object(let members) = item else { throw FaultError("\(at): expected an object", parameter: "script") }
             let names = members.map(\.name)
             if let unknown = names.sorted().first(where: { !["status", "delay", "body", "timeout"].contains($0) }) {
-                throw FaultError("\(at): unknown key '\(unknown)' (status, delay, body, timeout)", parameter: "script")
+                throw FaultError("\(at).\(TextExcerpt.render(unknown, limit: 64)): unknown key (status, delay, body, timeout)", parameter: "script")
             }
             if let timeout = item["timeout"] {
-                guard case .bool(let flag) = timeout else { throw FaultError("\(at): timeout must be true or false", parameter: "script") }
+                guard case .bool(let flag) = timeout else { throw FaultError("\(at).timeout: must be true or false", parameter: "script") }
                 if flag {
                     guard members.count == 1 else {
                         throw FaultError("\(at): a timeout step takes no status, delay or body", parameter: "script")
@@ -89,7 +93,7 @@ package enum FaultScript {
             if let raw = item["delay"] {
                 switch parseDelay(raw) {
                 case .success(let parsed): delay = parsed
-                case .failure(let problem): throw FaultError("\(at): delay \(problem.text), got \(raw.text)", parameter: "script")
+                case .failure(let problem): throw FaultError("\(at).delay: \(problem.text), got \(raw.text)", parameter: "script")
                 }
             }
             var status = 200
@@ -97,14 +101,14 @@ package enum FaultScript {
                 guard let number = raw.number, let value = Int(exactly: number), (200...599).contains(value) else {
                     // A 1xx sent as the answer leaves the client waiting for the real one.
                     throw FaultError(
-                        "\(at): status must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got \(raw.text)",
+                        "\(at).status: must be a whole number 200...599 (a 1xx is an interim answer, not the answer), got \(raw.text)",
                         parameter: "script")
                 }
                 status = value
             }
             let bodiless = status == 204 || status == 304
             if let raw = item["body"] {
-                guard let text = raw.string else { throw FaultError("\(at): body must be a string", parameter: "script") }
+                guard let text = raw.string else { throw FaultError("\(at).body: must be a string", parameter: "script") }
                 guard !bodiless else {
                     throw FaultError("\(at): status \(status) is answered without a body (HTTP sends none): drop 'body'", parameter: "script")
                 }
@@ -139,7 +143,7 @@ package enum FaultScript {
         case .string(let text):
             if Double(text) != nil {
                 let number = TextExcerpt.render(text, limit: 24)
-                return .failure(DelayProblem(text: "as a string needs its unit (\"\(number)ms\" or \"\(number)s\"); a JSON number is milliseconds"))
+                return .failure(DelayProblem(text: "needs its unit as a string (\"\(number)ms\" or \"\(number)s\"); a JSON number is milliseconds"))
             }
             guard case .success(let duration) = DurationText.parse(text) else { return .failure(.shape) }
             guard duration <= .seconds(86_400) else { return .failure(DelayProblem(text: "must be at most a day (24h)")) }
