@@ -193,6 +193,13 @@ import Testing
             try FileManager.default.createDirectory(atPath: directory + "/s.json", withIntermediateDirectories: false)
             let folder = try await CLI.run(["replay", "--scenario", directory + "/s.json", "--fast"])
             #expect(folder.status == 1 && folder.stderr.contains("cannot read the scenario"), "\(folder.stderr)")
+            // The scenario's own route is read before the place data: its error is said, not a
+            // missing --geodata's (QA).
+            let noRoute = try DeliveryReference.write(#"{"route": {"file": "gone.gpx"}}"#, name: "gone-route")
+            try FileManager.default.createDirectory(atPath: directory + "/no-places", withIntermediateDirectories: false)
+            let routeFirst = try await CLI.run(["replay", "--scenario", noRoute, "--fast", "--geodata", directory + "/no-places"])
+            #expect(routeFirst.status == 1, "\(routeFirst.stderr)")
+            #expect(routeFirst.stderr.hasPrefix("locsim: error: \(noRoute): route.file: "), "\(routeFirst.stderr)")
         }
         let missingPlayer = try await CLI.run(["serve", "--port", "0", "--player", "a=/nonexistent/walk.json"])
         #expect(missingPlayer.status == 1, "\(missingPlayer.stderr)")

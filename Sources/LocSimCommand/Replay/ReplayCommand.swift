@@ -172,58 +172,73 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
         let phone = try ScenarioPhone(scenario: scenario)
         let speedFactor = timing.fast ? nil : timing.speed ?? 1
         let pacing: Pacing = speedFactor.map { .timed(speedFactor: $0) } ?? .virtual
+        // The walk is read before the place data is opened: what is wrong with the scenario's
+        // own route is said first, not hidden behind a missing --geodata.
+        let walk = try scenarioWalk(path, scenario: scenario, pacing: pacing)
         let pipeline = try MapPipeline(
             source: source, map: map, format: format, flush: flush, showsProgress: !noProgress, maximumFixAge: scenario.maximumFixAge)
         defer { pipeline.output.flush() }
-        let replay: GPXReplay<ContinuousClock>
-        let title: String
-        if let track {
-            let warnings: [String]
-            (replay, warnings) = try makeReplay(track, pacing: pacing)
-            for line in warnings { Terminal.err(line) }
-            title = "\(path) with the track \(track)"
-        } else {
-            guard let route = scenario.route else {
-                throw ValidationError(
-                    "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
-            }
-            // What the messages name, and the report's title: the scenario, and its route file
-            // when it is one.
-            let what: String, routeTitle: String
-            if case .file(let file) = route {
-                (what, routeTitle) = (file, "\(path) (its route: \(file))")
-            } else {
-                what = "\(path) (its route)"
-                routeTitle = what
-            }
-            let start = untimedStart
-            let playable = try startChecked(what, pacing: pacing) { configuration in
-                try FixFileFormat.playable(route, of: path, configuration: configuration, lenient: lenient, now: { start ?? Date() })
-            } length: { playable in
-                if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
-            }
-            switch playable {
-            case .path(let routeReplay, let warnings):
-                // An untimed route is walked at its speed from its start (no wall clock: the
-                // same file gives the same output).
-                replay = routeReplay
-                for line in warnings { Terminal.err(line) }
-                title = routeTitle
-            case .motion(let motion):
-                // Legs are synthetic motion, not a path to replay: --start and --noise do not
-                // apply, and are refused rather than ignored.
-                for (flag, given) in [("--start", timing.start != nil), ("--noise", timing.noise != nil)] where given {
-                    throw ValidationError(
-                        "\(flag) applies to a route file or a polyline; \(path)'s route is legs, walked from their start as the scenario says"
-                            + (flag == "--noise" ? " (a trouble window gives a receiver's errors)" : ""))
-                }
-                try await pipeline.runScenario(motion, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: nil)
-                return try pipeline.finish(report: report, title: "\(path) (its legs)")
-            }
+        switch walk {
+        case .path(let replay, let title):
+            try await pipeline.runScenario(
+                replay, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
+            try pipeline.finish(report: report, title: title)
+        case .legs(let motion):
+            try await pipeline.runScenario(motion, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: nil)
+            try pipeline.finish(report: report, title: "\(path) (its legs)")
         }
-        try await pipeline.runScenario(
-            replay, phone: phone, scenarioFile: path, speedFactor: speedFactor, total: replay.analysis.duration - replay.configuration.startOffset)
-        try pipeline.finish(report: report, title: title)
+    }
+
+    /// What a scenario walks: a path to replay (the track argument, or its route file or
+    /// polyline), with the report's title, or its legs as synthetic motion.
+    private enum ScenarioWalk {
+        case path(GPXReplay<ContinuousClock>, title: String)
+        case legs(RouteLegs.Motion<ContinuousClock>)
+    }
+
+    /// Reads the walk of the scenario `path` (its warnings on standard error).
+    @MainActor
+    private func scenarioWalk(_ path: String, scenario: Scenario, pacing: Pacing) throws -> ScenarioWalk {
+        if let track {
+            let (replay, warnings) = try makeReplay(track, pacing: pacing)
+            for line in warnings { Terminal.err(line) }
+            return .path(replay, title: "\(path) with the track \(track)")
+        }
+        guard let route = scenario.route else {
+            throw ValidationError(
+                "\(path) has no route: give a track to replay, or a \"route\" ({\"file\": …}, {\"polyline\": …} or {\"legs\": […]}) in the scenario")
+        }
+        // What the messages name, and the report's title: the scenario, and its route file
+        // when it is one.
+        let what: String, routeTitle: String
+        if case .file(let file) = route {
+            (what, routeTitle) = (file, "\(path) (its route: \(file))")
+        } else {
+            what = "\(path) (its route)"
+            routeTitle = what
+        }
+        let start = untimedStart
+        let playable = try startChecked(what, pacing: pacing) { configuration in
+            try FixFileFormat.playable(route, of: path, configuration: configuration, lenient: lenient, now: { start ?? Date() })
+        } length: { playable in
+            if case .path(let replay, _) = playable { replay.analysis.duration } else { nil }
+        }
+        switch playable {
+        case .path(let routeReplay, let warnings):
+            // An untimed route is walked at its speed from its start (no wall clock: the
+            // same file gives the same output).
+            for line in warnings { Terminal.err(line) }
+            return .path(routeReplay, title: routeTitle)
+        case .motion(let motion):
+            // Legs are synthetic motion, not a path to replay: --start and --noise do not
+            // apply, and are refused rather than ignored.
+            for (flag, given) in [("--start", timing.start != nil), ("--noise", timing.noise != nil)] where given {
+                throw ValidationError(
+                    "\(flag) applies to a route file or a polyline; \(path)'s route is legs, walked from their start as the scenario says"
+                        + (flag == "--noise" ? " (a trouble window gives a receiver's errors)" : ""))
+            }
+            return .legs(motion)
+        }
     }
 
     /// `--gpsd HOST[:PORT]` (default 127.0.0.1:2947).
