@@ -118,7 +118,7 @@ import Testing
     func durationFlag(_ option: BadOption) async throws {
         try await Self.expectRefused(option, valueName: "duration", [
             ("-5s", "must not be negative"), ("-1:30", "must not be negative"),
-            ("5 minutes", "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or plain seconds (90, 1.5)"),
+            ("5 minutes", "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30 (m:ss), 1:30:00 (h:mm:ss) or plain seconds (90, 1.5)"),
         ])
     }
 

@@ -212,6 +212,7 @@ import Testing
             let run = try await CLI.run(arguments + wrongToken)
             #expect(run.status == 1)
             #expect(run.stderr.hasPrefix("locsim: error: no request to \(server.base) was answered with 200 (HTTP 401)"), "\(run.stderr)")
+            #expect(run.stderr.hasSuffix("\nhint: the server refused the token: check --token, --token-file or LOCSIM_TOKEN\n"), "\(run.stderr)")
             let refused = try Self.summary(run.stdout)
             // Refused, the players back off and retry as the app does: the first fetch, then retries only.
             #expect(refused.by_kind["first"] == 5 && (refused.by_kind["retry"] ?? 0) > 0)
@@ -220,6 +221,11 @@ import Testing
             #expect(refused.statuses == [401: refused.requests])
             #expect(refused.errors == [.init(kind: "http", count: refused.requests, first: "HTTP 401")])
         }
+        // A path that is no route of the server: the hint says what --server is.
+        let wrongPath = try await CLI.run(
+            ["swarm", "--server", server.base + "/wrong"] + arguments.dropFirst(3) + ["--token", "s3cret"])
+        #expect(wrongPath.status == 1, "\(wrongPath.stderr)")
+        #expect(wrongPath.stderr.contains("was answered with 200 (HTTP 404)\nhint: the server has no such route: --server is the base URL"), "\(wrongPath.stderr)")
     }
 
     @Test("a server's scripted faults (503, no answer, a malformed 200) are each failures of their kind, followed by retries")
@@ -249,6 +255,18 @@ import Testing
             // as it is removed.
             await server.command.child.stopped()
         }
+    }
+
+    @Test("a server slower than --timeout: every request times out, then exit 1 with a hint naming --timeout")
+    func slowerThanTimeout() async throws {
+        let server = try await ServeProcess.start(Self.serveArguments + ["--latency", "2s"])
+        defer { server.command.stop() }
+        let run = try await CLI.run([
+            "swarm", "--server", server.base, "--players", "2", "--speed", "10", "--duration", "10s", "--ramp", "0", "--area", "0,-150,2000",
+            "--timeout", "300ms",
+        ])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("was answered with 200 (timed out)\nhint: no answer came within --timeout 300ms:"), "\(run.stderr)")
     }
 
     @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")

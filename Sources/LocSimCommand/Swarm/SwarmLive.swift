@@ -61,11 +61,20 @@ extension SwarmCommand {
         // its first requests were in flight has no verdict on the server.
         if stats.totalRequests > 0, stats.answered == 0, !stats.interrupted || stats.failed > 0 {
             let first = stats.errors.sorted { $0.value > $1.value }.first.flatMap { stats.firstErrors[$0.key] } ?? "no answer"
-            throw CommandFailure(
-                "no request to \(name) was answered with 200 (\(first))",
-                hint: first.hasSuffix(": no such host")
-                    ? "check the host name in --server, or give an address such as 127.0.0.1"
-                    : "is the server running there ('locsim serve --port …'), and is --token right?")
+            throw CommandFailure("no request to \(name) was answered with 200 (\(first))", hint: Self.noAnswerHint(first, timeout: timeout.text))
+        }
+    }
+
+    /// What to check when no request was answered with 200, from the commonest failure's message.
+    static func noAnswerHint(_ failure: String, timeout: String) -> String {
+        if failure.hasSuffix(": no such host") { return "check the host name in --server, or give an address such as 127.0.0.1" }
+        switch failure {
+        case "HTTP 401", "HTTP 403": return "the server refused the token: check --token, --token-file or LOCSIM_TOKEN"
+        case "HTTP 404":
+            return "the server has no such route: --server is the base URL, to which the swarm adds /locations/nearby (check the path after the port)"
+        case "timed out":
+            return "no answer came within --timeout \(timeout): give a longer --timeout, or fewer --players or a lower --speed for a slow server"
+        default: return "is the server running there ('locsim serve --port …'), and is --token right?"
         }
     }
 

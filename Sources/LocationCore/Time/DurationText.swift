@@ -21,7 +21,7 @@ package enum DurationText {
         package var description: String {
             switch self {
             case .negative: "must not be negative"
-            case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30:00 or plain seconds (90, 1.5)"
+            case .malformed: "must be a duration such as 500ms, 30s, 5m, 2h, 1d, 1h30m, 1:30 (m:ss), 1:30:00 (h:mm:ss) or plain seconds (90, 1.5)"
             case .belowResolution: "must be 0 or at least 1us (durations are kept to the microsecond)"
             case .tooLong: "is longer than any locsim takes (at most 10^12 seconds, about 31,700 years)"
             }
