@@ -56,18 +56,23 @@ package enum FileSignature {
     /// or an ASCII character beside a NUL (`$ 00`, `00 $`); what it is and the `iconv` command
     /// that converts it. Nil for anything else.
     package static func utf16Message(_ prefix: some Collection<UInt8>, path: String) -> String? {
+        guard let utf16 = utf16(prefix) else { return nil }
+        return "the file is \(utf16.name) text (\(utf16.how)), not ASCII: convert it first "
+            + "('iconv -f \(utf16.iconvName) -t ASCII \(path) > \(sibling(of: path, tag: "ascii"))')"
+    }
+
+    /// UTF-16 text where ASCII (or UTF-8) is meant, as its first bytes (`prefix`) show it: its
+    /// name (`UTF-16LE`), how they show it, and iconv's name for it. Nil for anything else.
+    package static func utf16(_ prefix: some Collection<UInt8>) -> (name: String, how: String, iconvName: String)? {
         let bytes = Array(prefix.prefix(2))
         guard bytes.count == 2 else { return nil }
-        let (name, how, from): (String, String, String)
         switch (bytes[0], bytes[1]) {
-        case (0xFF, 0xFE): (name, how, from) = ("UTF-16LE", "a byte-order mark FF FE", "UTF-16")
-        case (0xFE, 0xFF): (name, how, from) = ("UTF-16BE", "a byte-order mark FE FF", "UTF-16")
-        case (let a, 0x00) where a >= 0x20 && a < 0x7F: (name, how, from) = ("UTF-16LE", "every other byte is 00", "UTF-16LE")
-        case (0x00, let b) where b >= 0x20 && b < 0x7F: (name, how, from) = ("UTF-16BE", "every other byte is 00", "UTF-16BE")
+        case (0xFF, 0xFE): return ("UTF-16LE", "a byte-order mark FF FE", "UTF-16")
+        case (0xFE, 0xFF): return ("UTF-16BE", "a byte-order mark FE FF", "UTF-16")
+        case (let a, 0x00) where a >= 0x20 && a < 0x7F: return ("UTF-16LE", "every other byte is 00", "UTF-16LE")
+        case (0x00, let b) where b >= 0x20 && b < 0x7F: return ("UTF-16BE", "every other byte is 00", "UTF-16BE")
         default: return nil
         }
-        return "the file is \(name) text (\(how)), not ASCII: convert it first "
-            + "('iconv -f \(from) -t ASCII \(path) > \(sibling(of: path, tag: "ascii"))')"
     }
 
     /// `path` with `-tag` before its extension (`logs/walk-ascii.nmea`), or after a name without one.

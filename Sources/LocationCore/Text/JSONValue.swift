@@ -52,23 +52,15 @@ package enum JSONValue: Sendable {
         var reader = Reader(bytes: Array(text), maximumDepth: maximumDepth, allowsRepeatedNames: allowsRepeatedNames)
         // A UTF-8 byte-order mark, which Windows editors write, is no part of the value (RFC 8259 §8.1).
         if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
-        // UTF-16 or UTF-32 (a Windows editor's "Unicode"): its mark, or a zero byte beside the
-        // first character, which JSON's ASCII start never has in UTF-8. Said as such, not as
-        // "expected a value" at column 1.
-        if let encoding = Self.wideEncoding(reader.bytes) {
-            throw reader.failure("the text is \(encoding), not UTF-8; save it as UTF-8")
+        // UTF-16 (a Windows editor's "Unicode"), as the text readers tell it (FileSignature):
+        // said as such, not as "expected a value" at column 1.
+        if let utf16 = FileSignature.utf16(reader.bytes) {
+            throw reader.failure("the text is \(utf16.name) (\(utf16.how)), not UTF-8; save it as UTF-8")
         }
         reader.skipSpace()
         self = try reader.value(depth: 1)
         reader.skipSpace()
         guard reader.index == reader.bytes.count else { throw reader.failure("text after the value") }
-    }
-
-    /// What `bytes` look like when they are not UTF-8 but a wider encoding, or nil.
-    private static func wideEncoding(_ bytes: [UInt8]) -> String? {
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return "UTF-16 (it starts with a byte-order mark)" }
-        guard bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 else { return nil }
-        return "UTF-16 or UTF-32 (a zero byte beside its first character)"
     }
 
     /// The value of the member named `name`, when this is an object with one (the last, when
