@@ -92,7 +92,7 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
             } != nil
         } catch {
             // Says what the recording holds, or that an existing file was left as it was.
-            try recording?.finishSaying()
+            try recording?.finishSaying(beforeError: true)
             throw error
         }
         try recording?.finishSaying()

@@ -89,14 +89,18 @@ final class FixRecording: Sendable {
 
     /// ``finish()``, then says on standard error how many fixes went where, or that nothing was
     /// recorded and the file was left as it was (or not created).
-    func finishSaying() throws {
+    ///
+    /// - Parameter beforeError: Whether an error ended the run: its message comes next, and says
+    ///   why (gpsd not listening is not "no fix received").
+    func finishSaying(beforeError: Bool = false) throws {
         let written = try finish()
+        let when = beforeError ? " before the error below" : ""
         guard written == 0 else {
-            Terminal.err("locsim: recorded \(PeopleText.count(written, "fix", "fixes")) to \(path)")
+            Terminal.err("locsim: recorded \(PeopleText.count(written, "fix", "fixes")) to \(path)\(when)")
             return
         }
         let kept = FileManager.default.fileExists(atPath: path) ? "\(path) was left as it was" : "\(path) was not created"
-        Terminal.err("locsim: nothing recorded (no fix received); \(kept)")
+        Terminal.err("locsim: nothing recorded\(beforeError ? when : " (no fix received)"); \(kept)")
     }
 
     /// Writes one fix, creating the file for the first.

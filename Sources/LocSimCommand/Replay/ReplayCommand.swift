@@ -136,7 +136,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
                 try await pipeline.runRealTime(GPSDEpochProvider(RecordedProvider(base: feed, recording: recording, failure: feedFailure)))
             } catch let failure as CommandFailure {
                 // Says what the recording holds, or that an existing file was left as it was.
-                try recording?.finishSaying()
+                try recording?.finishSaying(beforeError: true)
                 // The feed's own error, reported as `locsim gpsd` reports it, with the hint for its
                 // kind (a host name that does not resolve is not a gpsd that is not running).
                 if let original = feedFailure.withLock({ $0 }) as? GPSDError { throw original }

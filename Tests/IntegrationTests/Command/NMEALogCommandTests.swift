@@ -368,7 +368,9 @@ import Testing
                     let result = try await CLI.run(arguments)
                     #expect(result.status == 1, "\(arguments): \(result.stderr)")
                     #expect(result.stderr.contains("connection refused"), "\(result.stderr)")
-                    #expect(result.stderr.contains("locsim: nothing recorded"), "\(result.stderr)")
+                    // The error says why; "no fix received" would send the user looking at the receiver.
+                    #expect(result.stderr.contains("locsim: nothing recorded before the error below; "), "\(result.stderr)")
+                    #expect(!result.stderr.contains("no fix received"), "\(result.stderr)")
                 }
             }
             try Self.expectUntouched(kept)
@@ -390,7 +392,7 @@ import Testing
                 let result = try await CLI.run(["gpsd", "--port", String(daemon.port), "--device", "/dev/locsim-nope", "--record", path])
                 #expect(result.status == 1, "\(result.stderr)")
                 #expect(result.stderr.contains("No such device as /dev/locsim-nope"), "\(result.stderr)")
-                #expect(result.stderr.contains("locsim: nothing recorded (no fix received); \(path) was left as it was"), "\(result.stderr)")
+                #expect(result.stderr.contains("locsim: nothing recorded before the error below; \(path) was left as it was"), "\(result.stderr)")
             }
             try Self.expectUntouched(kept)
         }
