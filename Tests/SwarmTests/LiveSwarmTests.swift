@@ -163,6 +163,24 @@ struct LiveSwarmTests {
         #expect(stats.wallMicros == 60_000_000)
     }
 
+    @Test("the runner says how late requests went out: a few ms of game time at speed 4, about a second of game time at speed 1000 (its 1 ms wake-ups)")
+    func lateness() async throws {
+        let motion = try Self.motion(players: 50, seconds: 240)
+        func run(speed: Double) async throws -> LiveSwarmStats {
+            let runner = try LiveSwarmRunner(clock: VirtualClock(autoAdvance: true), speed: speed)
+            return await runner.run(LiveSwarm(configuration: try LiveSwarm.Configuration(motion: motion)), transport: InstantTransport())
+        }
+        let slow = try await run(speed: 4)
+        #expect(slow.lateness.count > 0)
+        // The loop sleeps at least 1 ms: at speed 4, fixes due within 4 ms of game time go together.
+        #expect(slow.lateness.maximum <= 4, "\(slow.lateness.maximum) ms")
+        // 50 players' fixes fall due every 20 ms of game time, but the loop sleeps at least 1 ms,
+        // which at speed 1000 is 1,000 ms of game time: the fixes just after a wake-up wait it out.
+        let fast = try await run(speed: 1_000)
+        #expect((900...1_000).contains(fast.lateness.maximum), "\(fast.lateness.maximum) ms")
+        #expect(fast.lateness.percentile(0.5) > 100)
+    }
+
     @Test("a share of players on a scenario's phone: none of them sends while its app is in the background; the others send as without a scenario")
     func scenarioShare() throws {
         let motion = try Self.motion(players: 60)

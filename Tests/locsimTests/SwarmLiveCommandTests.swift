@@ -165,6 +165,24 @@ import Testing
         }
     }
 
+    @Test("--speed 1000: the summary says requests went out late in game time (the loop's 1 ms wake-ups are seconds of it), and JSONL has the figures")
+    func lateAtHighSpeed() async throws {
+        let server = try await ServeProcess.start(Self.serveArguments)
+        defer { server.command.stop() }
+        let arguments = ["swarm", "--server", server.base, "--players", "20", "--speed", "1000", "--duration", "5m", "--area", "0,-150,2000"]
+        let text = try await CLI.run(arguments)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("\n  late:     requests went out up to "), "\(text.stdout)")
+        #expect(text.stdout.contains("this run did not keep up with --speed 1000.0"), "\(text.stdout)")
+        let jsonl = try await CLI.run(arguments + ["--format", "jsonl"])
+        #expect(jsonl.status == 0, "\(jsonl.stderr)")
+        let last = try #require(jsonl.stdout.split(separator: "\n").last)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        let latest = try #require(summary["late_max_s"] as? Double)
+        #expect(latest >= 0.5, "\(last)")
+        #expect(try #require(summary["late_p99_s"] as? Double) <= latest)
+    }
+
     @Test("--tracks: players walk the repository's GPX tracks from random offsets; still no violation")
     func tracks() async throws {
         // One place near each track, not the default index's thousands: what is judged is when

@@ -100,6 +100,8 @@ struct SwarmSummaryRecord: JSONLRecord {
         } else {
             json.null()
         }
+        json.member("late_p99_s", Double(stats.lateness.percentile(0.99)) / 1_000, decimals: 3)
+        json.member("late_max_s", Double(stats.lateness.maximum) / 1_000, decimals: 3)
         json.key("interval_histogram")
         json.array(stats.intervalHistogram) { json, bucket in
             json.object { json in
@@ -130,6 +132,17 @@ extension LiveSwarmStats {
             counts[seconds, default: 0] += Int(bucket.count)
         }
         return counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Game time a request went out after its fix was due, when half a second or more: at a high
+    /// `--speed` (a millisecond of the loop is `speed` ms of game time) or on a busy machine every
+    /// game-time figure is blurred by as much, and the summary says so rather than look exact.
+    func lateLine(speed: Double) -> String? {
+        guard lateness.count > 0, lateness.maximum >= 500 else { return nil }
+        func seconds(_ ms: UInt64) -> String { DecimalText.fixed(Double(ms) / 1_000, decimals: 1) + " s" }
+        return "  late:     requests went out up to \(seconds(lateness.maximum)) of game time after their fix was due "
+            + "(p99 \(seconds(lateness.percentile(0.99)))): this run did not keep up with --speed \(speed), and its game-time "
+            + "intervals are blurred by as much (give a lower --speed, or fewer --players)"
     }
 
     static func milliseconds(_ micros: UInt64) -> String {
@@ -182,6 +195,7 @@ extension LiveSwarmStats {
                     + "p10 \(seconds(intervals.percentile(0.1))), median \(seconds(intervals.percentile(0.5))), "
                     + "p90 \(seconds(intervals.percentile(0.9))), max \(seconds(intervals.maximum))")
         }
+        if let late = lateLine(speed: speed) { lines.append(late) }
         if !misbehavingPlayers.isEmpty {
             let shown = misbehavingPlayers.prefix(20).map(LiveSwarm.playerID).joined(separator: ", ")
             lines.append("  ignoring the rule: \(shown)\(misbehavingPlayers.count > 20 ? ", …" : "")")

@@ -50,8 +50,8 @@ package struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration,
         let inbox = Inbox()
         let start = clock.now
         var endedAt: C.Instant?
-        func dispatch(_ send: LiveSwarm.Send) {
-            stats.recordSend(send)
+        func dispatch(_ send: LiveSwarm.Send, late: Int64? = nil) {
+            if let late { stats.recordSend(send, late: late) } else { stats.recordSend(send) }
             transport.send(send, playerID: LiveSwarm.playerID(send.player)) { answer in inbox.append(answer) }
         }
         while true {
@@ -63,7 +63,7 @@ package struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration,
             // Fixes first: an answer is known to have arrived by now, not when, so the fixes due
             // until now come before it (a fix is never fed after an answer stamped later than it).
             if game < swarm.endMicros {
-                for send in swarm.advance(to: game) { dispatch(send) }
+                for send in swarm.advance(to: game) { dispatch(send, late: game - send.micros) }
             }
             for answer in inbox.take() {
                 stats.recordAnswer(answer)

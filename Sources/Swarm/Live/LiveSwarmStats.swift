@@ -41,6 +41,10 @@ package struct LiveSwarmStats: Sendable {
     package private(set) var places = LogHistogram()
     /// Game-time milliseconds between one player's consecutive requests (players following the rule only).
     package private(set) var intervals = LogHistogram()
+    /// Game-time milliseconds by which each request made at a fix went out after the fix was due:
+    /// the runner's wake-ups (a millisecond of wall time is `speed` ms of game time) and a machine
+    /// too busy for the speed asked. Large values blur every game-time figure by as much.
+    package private(set) var lateness = LogHistogram()
     /// Answers (status 200) and failures.
     package private(set) var answered = 0
     package private(set) var failed = 0
@@ -68,6 +72,12 @@ package struct LiveSwarmStats: Sendable {
 
     /// Requests started, all kinds.
     package var totalRequests: Int { requests.reduce(0, +) }
+
+    /// Counts a request made at a fix that was due `late` game microseconds before it went out.
+    mutating func recordSend(_ send: LiveSwarm.Send, late: Int64) {
+        lateness.record(UInt64(max(0, late)) / 1_000)
+        recordSend(send)
+    }
 
     mutating func recordSend(_ send: LiveSwarm.Send) {
         let kind = send.reason.map(\.index) ?? FetchThrottle.Reason.allCases.count
