@@ -178,6 +178,8 @@ import Testing
 
     @Test("A message shows the value as written and says what would do", arguments: [
         (#"{"seed": -1}"#, "s.json: seed: must be a whole number 0...9007199254740991, got -1"),
+        (#"{"seed": 9007199254740993}"#, "s.json: seed: must be a whole number 0...9007199254740991, got a larger number, which JSON does not carry exactly"),
+        (#"{"seed": 1e400}"#, "s.json: seed: must be a whole number 0...9007199254740991, got a number too large for a Double"),
         (#"{"route": {}}"#, #"s.json: route: expected {"file": "walk.gpx"}, {"polyline": "…"} or {"legs": […]}"#),
         (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80, 20]}]}"#,
          "s.json: trouble[0].accuracy: expected [lowest, highest] in metres, the lowest first, got [80, 20]"),

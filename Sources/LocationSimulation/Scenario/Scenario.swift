@@ -204,6 +204,11 @@ private struct Reader {
         if let value = top["seed"] {
             // Integers JSON carries exactly (a double's 53 bits).
             guard let seed = value.number, seed.isFinite, (0...9_007_199_254_740_991).contains(seed), seed == seed.rounded() else {
+                // Past 2^53 the number read is not the one written (9007199254740993 reads as
+                // …992): echoing it would show a value the file does not hold.
+                if let seed = value.number, seed.isFinite, seed > 9_007_199_254_740_991 {
+                    throw failure("seed", "must be a whole number 0...9007199254740991, got a larger number, which JSON does not carry exactly")
+                }
                 throw failure("seed", "must be a whole number 0...9007199254740991, got \(value.text)")
             }
             scenario.seed = UInt64(seed)
