@@ -155,9 +155,23 @@ struct NearbyRoutes: Sendable {
             outcome = Self.failure(ServerError(.unavailable, status: Self.clientClosedStatus, "the client closed the connection"))
             let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
             outcome.notes.fault = (held ? "timeout" : fault.name) + ", client left after \(waited) ms"
+        case (_, .cancelled):
+            // The server stopped at once (a second signal) while the fault held or delayed the
+            // request: its connection closes unanswered, and the log and the audit say so rather
+            // than record the answer no client got.
+            channel.close(promise: nil)
+            failed = true
+            outcome = Self.failure(ServerError(.unavailable, status: Self.cutOffStatus, "the server stopped before answering"))
+            let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
+            outcome.notes.fault = (held ? "timeout" : fault.name) + ", cut off by the server's stop after \(waited) ms"
+        case (.timeout, .shutdown):
+            // Released by the stop: come back later, elsewhere (as every answer of the drain
+            // says, this one says it is the connection's last).
+            outcome = Self.failure(ServerError(.unavailable, status: 503, "the server is shutting down", retryAfter: 1))
+            outcome.response.headers[.connection] = "close"
+            outcome.notes.fault = "timeout"
         case (.timeout, _):
-            outcome = Self.failure(ServerError(
-                .unavailable, status: 503, end == .shutdown ? "the server is shutting down" : "request held (timeout fault)"))
+            outcome = Self.failure(ServerError(.unavailable, status: 503, "request held (timeout fault)"))
             outcome.notes.fault = "timeout"
         case (.failure(let status, let delay), _):
             failed = status >= 500
@@ -180,13 +194,18 @@ struct NearbyRoutes: Sendable {
             if delay > .zero { outcome.notes.fault = "delay" + Self.delayNote(delay) }
         }
         return conclude(
-            outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft ? 0 : outcome.response.status.code,
+            outcome, failed: failed, answered: !held, auditStatus: end == .clientLeft || end == .cancelled ? 0 : outcome.response.status.code,
             audited: audited)
     }
 
     /// What the access log and the metrics record for a request whose client left before its
     /// answer (nginx's "client closed request"); it is never sent.
     static let clientClosedStatus = 499
+
+    /// What the access log and the metrics record for a request held or delayed by a fault when
+    /// the server stopped at once (nginx's 444, "connection closed without a response"); it is
+    /// never sent.
+    static let cutOffStatus = 444
 
     /// The answer's body: written by the backend where it can (``NearbyServing``), else from its places.
     private func nearbyBody(_ query: NearbyQuery) async throws -> (body: ByteBuffer, places: Int) {
@@ -262,7 +281,7 @@ struct NearbyRoutes: Sendable {
         case shutdown
         /// The client closed its end of the connection.
         case clientLeft
-        /// The request's task was cancelled: answer now rather than never.
+        /// The request's task was cancelled (the server stopping at once): nothing is answered.
         case cancelled
     }
 

@@ -195,9 +195,15 @@ import Testing
                 #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(uri)")
                 #expect(head.body.readableBytes == 0, "\(uri)")
             }
-            // A HEAD reads no places, so it is no fetch: the audit holds the one GET, no TOO SOON.
+            // A HEAD is sent no places: the counter has the one GET's, not twice as many.
+            let answer = try await client.execute(uri: nearbyURI(TestIndex.tokyo, radius: 500), method: .get, headers: [.init("X-Player-ID")!: "second"]) { $0 }
+            let sent = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView)) as? [String: [Any]])["locations"]?.count
+            #expect(try #require(sent) > 0)
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            #expect(metrics.contains("\nlocsim_places_served_total \(try #require(sent) * 2)\n"), "\(metrics)")
+            // Nor is it a fetch: the audit holds the two clients' GETs, one each, and no TOO SOON.
             let audit = try await AuditTests().audit(client)
-            #expect(audit.clients.map(\.requests) == [1])
+            #expect(audit.clients.map(\.requests) == [1, 1])
             #expect(audit.violations == 0)
             try await client.execute(uri: "/metrics", method: .head) { response in
                 #expect(response.status == .ok)

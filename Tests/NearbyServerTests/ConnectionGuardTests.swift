@@ -458,6 +458,21 @@ import LocSimTestHelpers
 
     static let healthz = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
 
+    @Test("An answer that says Connection: close itself (a held request's 503 at a stop) is the connection's last")
+    func answerSaysClose() throws {
+        let connection = try Connection()
+        try connection.send(Self.healthz)
+        #expect(try connection.passedOn().count == 2)
+        var headers = HTTPFields()
+        headers[.contentLength] = "3"
+        headers[.connection] = "close"
+        try connection.channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .serviceUnavailable, headerFields: headers)))
+        try connection.answerRest(body: "no\n")
+        let text = try connection.written()
+        #expect(Self.heads(text).first?.headers["connection"] == "close")
+        #expect(!connection.channel.isActive)
+    }
+
     @Test("At a stop, a request being answered gets its answer in full with Connection: close, then the connection closes")
     func drainBusy() throws {
         let connection = try Connection()

@@ -145,7 +145,7 @@ import Testing
         #expect(lines[4].contains("fault: scripted body 200"))
     }
 
-    @Test("A timeout fault holds the request until shutdown begins, then answers 503")
+    @Test("A timeout fault holds the request until shutdown begins, then answers 503 with Retry-After and Connection: close")
     func timeoutReleasedOnShutdown() async throws {
         let places = try TestIndex()
         defer { places.remove() }
@@ -156,7 +156,12 @@ import Testing
         try await server.test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { #expect($0.status == .serviceUnavailable) }
+                    try await client.execute(uri: nearbyURI(TestIndex.tokyo), method: .get) { response in
+                        #expect(response.status == .serviceUnavailable)
+                        // As every 503 that means "later": Retry-After; and the connection's last answer.
+                        #expect(response.headers[.retryAfter] == "1")
+                        #expect(response.headers[.connection] == "close")
+                    }
                 }
                 // Held: 299 s of its 300 s pass and still no answer.
                 await clock.waitForSleepers(1)

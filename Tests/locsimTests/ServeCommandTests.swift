@@ -149,6 +149,12 @@ import Testing
             #expect(stopped.lowerBound < forced.lowerBound)
             #expect(errors.contains("audit report written to \(report)"))
             #expect(FileManager.default.fileExists(atPath: report))
+            // The access log says it was cut off (nginx's 444), not the 200 its handler would have made.
+            let log = (server.command.child.output + errors).split(separator: "\n").filter { $0.contains(" player:held GET ") }
+            #expect(log.count == 1, "\(log)")
+            #expect(log.first?.contains(" 444 ") == true, "\(log)")
+            #expect(log.first?.contains("fault: delay, cut off by the server's stop after ") == true, "\(log)")
+            #expect(log.first?.contains(" places") == false, "\(log)")
         }
     }
 

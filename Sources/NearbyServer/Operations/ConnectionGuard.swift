@@ -323,6 +323,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             response.headerFields[.connection] = "close"
             lastAnswer = true
             context.write(wrapOutboundOut(.head(response)), promise: promise)
+        case .head(let response) where response.headerFields[.connection] == "close" && response.status.kind != .informational:
+            // An answer that says it is the last (a held request's 503 at a stop): it is.
+            lastAnswer = true
+            context.write(data, promise: promise)
         case .head, .body:
             context.write(data, promise: promise)
         case .end:

@@ -106,12 +106,14 @@ struct ExchangeMiddleware: RouterMiddleware {
     private func record(_ status: Int, request: Request, context: Context, started: Duration) {
         let duration = routes.time.elapsed() - started
         let notes = context.notes.current
+        // A HEAD's answer has the GET's length but no body: no place is sent.
+        let places = request.method == .head ? nil : notes.places
         routes.state.metrics.record(
             route: Self.metricsRow(path: request.uri.path), status: status, seconds: duration.fractionalSeconds,
-            places: notes.places ?? 0)
+            places: places ?? 0)
         routes.accessLog?.log(AccessLog.Record(
             time: context.arrival, method: request.method.rawValue, target: request.uri.description, status: status,
-            duration: duration, client: context.client, places: notes.places, verdict: notes.verdict,
+            duration: duration, client: context.client, places: places, verdict: notes.verdict,
             reason: notes.reason, fault: notes.fault, error: notes.error))
     }
 
