@@ -323,7 +323,7 @@ import Testing
         }
     }
 
-    @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out; a missing --script is exit 1")
+    @Test("--host 0.0.0.0 without --token is refused with exit 2, naming the way out; a missing --script, or a folder, is exit 1")
     func publicHostNeedsToken() async throws {
         let result = try await CLI.run(["serve", "--host", "0.0.0.0", "--port", "0"])
         #expect(result.status == 2)
@@ -334,6 +334,10 @@ import Testing
         #expect(badScript.status == 1)
         #expect(badScript.stderr.hasPrefix("locsim: error: /nonexistent/qa.json: cannot read the script: No such file or directory\n"), "\(badScript.stderr)")
         #expect(badScript.stderr.hasSuffix("hint: check that the path names a file that exists and can be read\n"), "\(badScript.stderr)")
+        // So is a folder given for it: the same status and shape, not a usage error.
+        let folder = try await CLI.run(["serve", "--port", "0", "--script", "/tmp"])
+        #expect(folder.status == 1, "\(folder.stderr)")
+        #expect(folder.stderr.hasPrefix("locsim: error: /tmp: cannot read the script: Is a directory\n"), "\(folder.stderr)")
         let badLatency = try await CLI.run(["serve", "--port", "0", "--latency", "fast"])
         #expect(badLatency.status == 2)
         #expect(badLatency.stderr.contains("--latency"))

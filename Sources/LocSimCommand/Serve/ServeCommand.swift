@@ -236,11 +236,9 @@ struct Serve: AsyncParsableCommand, Interruption.Command {
                 latency: latency?.duration ?? .zero, latencyJitter: latencyJitter?.duration ?? .zero,
                 failRate: failRate, timeoutRate: timeoutRate, seed: seed, script: steps)
         } catch let error as FaultError {
-            // A script file that is not there is a run-time failure (status 1), as any input
-            // file; a script that says something wrong is a usage error.
-            if let script, !FileManager.default.isReadableFile(atPath: script) {
-                throw CommandFailure(error.message, hint: ErrorReport.unreadableHint)
-            }
+            // A script file that cannot be read (not there, a folder) is a run-time failure
+            // (status 1), as any input file; a script that says something wrong is a usage error.
+            if error.isUnreadableFile { throw CommandFailure(error.message, hint: ErrorReport.unreadableHint) }
             throw ValidationError((error.parameter.map { "--\($0): " } ?? "") + error.message)
         }
     }

@@ -146,11 +146,15 @@ package struct FaultError: Error, Sendable, Hashable, CustomStringConvertible {
     package var message: String
     /// The option to blame (`fail-rate`), or nil for a script entry (named in the message).
     package var parameter: String?
+    /// Whether the script file could not be read at all (missing, a folder, no permission): a
+    /// run-time failure as for any input file, not a script that says something wrong.
+    package var isUnreadableFile = false
 
     /// Creates an error.
-    package init(_ message: String, parameter: String? = nil) {
+    package init(_ message: String, parameter: String? = nil, isUnreadableFile: Bool = false) {
         self.message = message
         self.parameter = parameter
+        self.isUnreadableFile = isUnreadableFile
     }
 
     package var description: String { message }

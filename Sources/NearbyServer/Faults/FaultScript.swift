@@ -41,7 +41,7 @@ package enum FaultScript {
         do {
             data = try SystemIO.readFile(path)
         } catch {
-            throw FaultError("\(path): cannot read the script: \(FileErrorText.reason(for: error))", parameter: "script")
+            throw FaultError("\(path): cannot read the script: \(FileErrorText.reason(for: error))", parameter: "script", isUnreadableFile: true)
         }
         return try parse(data, source: path)
     }
