@@ -70,7 +70,8 @@ import Testing
         (#"[{"status": 204, "body": "x"}]"#, "qa.json: [0]: status 204 is answered without a body (HTTP sends none): drop 'body'"),
         (#"[{"status": 200.5}]"#, "got 200.5"), (#"[{"status": "503"}]"#, #"got "503""#),
         (#"[{"delay": "fast"}]"#, #"qa.json: [0].delay: must be milliseconds or a duration like 800ms or 2s, got "fast""#),
-        (#"[{"delay": -5}]"#, "qa.json: [0].delay: must be milliseconds or a duration like 800ms or 2s, got -5"),
+        (#"[{"delay": -5}]"#, "qa.json: [0].delay: must not be negative, got -5"),
+        (#"[{"delay": "-2s"}]"#, #"qa.json: [0].delay: must not be negative, got "-2s""#),
         // A string's number has no unit: "2" would be 2 s where the number 2 is 2 ms.
         (#"[{"delay": "2"}]"#, #"qa.json: [0].delay: needs its unit as a string ("2ms" or "2s"); a JSON number is milliseconds, got "2""#),
         (#"[{"delay": "367d"}]"#, #"qa.json: [0].delay: must be at most a day (24h), got "367d""#),

@@ -137,7 +137,8 @@ package enum FaultScript {
     static func parseDelay(_ raw: JSONValue) -> Result<Duration, DelayProblem> {
         switch raw {
         case .number(let value):
-            guard value.isFinite, value >= 0 else { return .failure(.shape) }
+            guard value.isFinite else { return .failure(.shape) }
+            guard value >= 0 else { return .failure(DelayProblem(text: "must not be negative")) }
             guard value <= 86_400_000 else { return .failure(DelayProblem(text: "must be at most a day (86400000 ms)")) }
             return .success(.microseconds(Int64((value * 1000).rounded())))
         case .string(let text):
@@ -145,7 +146,9 @@ package enum FaultScript {
                 let number = TextExcerpt.render(text, limit: 24)
                 return .failure(DelayProblem(text: "needs its unit as a string (\"\(number)ms\" or \"\(number)s\"); a JSON number is milliseconds"))
             }
-            guard case .success(let duration) = DurationText.parse(text) else { return .failure(.shape) }
+            let parsed = DurationText.parse(text)
+            if parsed == .failure(.negative) { return .failure(DelayProblem(text: "must not be negative")) }
+            guard case .success(let duration) = parsed else { return .failure(.shape) }
             guard duration <= .seconds(86_400) else { return .failure(DelayProblem(text: "must be at most a day (24h)")) }
             return .success(duration)
         default:
