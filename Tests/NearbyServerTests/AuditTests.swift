@@ -213,6 +213,12 @@ import Testing
             let body = try await audit(client)
             let ui = try #require(body.clients.first { $0.client == "player:ui" })
             #expect(ui.timeline.map(\.verdict) == ["first", "too_soon", "first", "first", "too_soon", "first"])
+            // A session's first request says which session, so a relaunch reads as one.
+            #expect(ui.timeline.filter { $0.verdict == "first" }.map(\.reason) == [
+                #"first request of session "test-1""#, #"first request of session "test-2""#, #"first request of session "test-3""#,
+                "first request",
+            ])
+            #expect(body.clients.first { $0.client == "player:other" }?.timeline.first?.reason == "first request")
             let other = try #require(body.clients.first { $0.client == "player:other" })
             #expect(other.timeline.map(\.verdict) == ["first", "too_soon", "first"])
             // What was seen before a restart still counts.

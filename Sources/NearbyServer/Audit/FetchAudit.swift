@@ -152,7 +152,8 @@ package struct FetchAudit: Sendable {
     /// What a reason says, as numbers: kept per timeline entry instead of its text, which is
     /// formatted only for the access log, `/audit` and the report.
     enum Detail: Sendable, Hashable {
-        case first
+        /// The client's first request, or its session's (the `X-Audit-Session` the request names).
+        case first(session: String?)
         case moved(metres: Double)
         case elapsed(seconds: Double)
         case retry(sinceFailure: Double)
@@ -163,7 +164,8 @@ package struct FetchAudit: Sendable {
 
         var text: String {
             switch self {
-            case .first: "first request"
+            case .first(nil): "first request"
+            case .first(let session?): "first request of session \"\(TextExcerpt.render(session, limit: 40))\""
             case .moved(let distance): "moved \(FetchAudit.metres(distance)) m"
             case .elapsed(let elapsed): "elapsed \(FetchAudit.seconds(elapsed)) s"
             case .retry(let since): "retry \(FetchAudit.seconds(since)) s after a failure"
@@ -315,7 +317,7 @@ package struct FetchAudit: Sendable {
         }
         // Mutated in place through the dictionary (a copy of the record would copy its timeline
         // on every request).
-        let (verdict, detail) = Self.judge(record: clients[client]!, center: center, time: time)
+        let (verdict, detail) = Self.judge(record: clients[client]!, center: center, time: time, session: session)
         let entry = Entry(sequence: sequence, time: time, center: center, radius: radius, verdict: verdict, detail: detail, status: nil)
         let keep = configuration.maximumEntriesPerClient
         let now = sequence
@@ -397,11 +399,11 @@ package struct FetchAudit: Sendable {
         change(&clients[client]!)
     }
 
-    private static func judge(record: ClientRecord, center: Coordinate, time: Date) -> (Verdict, Detail) {
+    private static func judge(record: ClientRecord, center: Coordinate, time: Date, session: String?) -> (Verdict, Detail) {
         if record.inFlight > 0 { return (.overlap, .overlap(inFlight: record.inFlight)) }
         let fix = Fix(time: time, coordinate: center, source: FixSource(rawValue: "http"))
         switch record.throttle.decision(for: fix) {
-        case .fetch(.first): return (.first, .first)
+        case .fetch(.first): return (.first, .first(session: session))
         case .fetch(.moved):
             let distance = record.throttle.lastFetch.map { center.distance(to: $0.center) } ?? 0
             return (.moved, .moved(metres: distance))
