@@ -137,7 +137,7 @@ struct NearbyRoutes: Sendable {
             return Self.failure(error)
         }
         let session = request.headers[Self.sessionHeader] ?? parameters.first { $0.name == "session" }.map { String($0.value) }
-        // A HEAD reads no places: it is answered (faults included) but is not a fetch to audit.
+        // A HEAD is sent no places: it is answered (faults included) but is not a fetch to audit.
         let (fault, audited) = arrive(
             client: client, query: query, session: session, arrival: arrival, audited: request.method != .head)
         let held = fault == .timeout
@@ -146,24 +146,21 @@ struct NearbyRoutes: Sendable {
         var outcome: Outcome
         var failed = false
         switch (fault, end) {
-        case (_, .clientLeft):
-            // Nobody to answer: close the connection (nothing is sent; the answer below only
-            // feeds the log line, which says what the client waited for and how long).
+        case (_, .clientLeft), (_, .cancelled):
+            // Nobody to answer: the client gave up (499), or the server stopped at once, a
+            // second signal cancelling the wait (444). The connection closes with nothing sent;
+            // the answer below only feeds the log line, which says what the request waited for
+            // and how long, and the audit has it as never answered.
+            let left = end == .clientLeft
             channel.close(promise: nil)
-            state.metrics.recordAbandoned()
+            if left { state.metrics.recordAbandoned() }
             failed = true
-            outcome = Self.failure(ServerError(.unavailable, status: Self.clientClosedStatus, "the client closed the connection"))
+            outcome = Self.failure(
+                left
+                    ? ServerError(.unavailable, status: Self.clientClosedStatus, "the client closed the connection")
+                    : ServerError(.unavailable, status: Self.cutOffStatus, "the server stopped before answering"))
             let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
-            outcome.notes.fault = (held ? "timeout" : fault.name) + ", client left after \(waited) ms"
-        case (_, .cancelled):
-            // The server stopped at once (a second signal) while the fault held or delayed the
-            // request: its connection closes unanswered, and the log and the audit say so rather
-            // than record the answer no client got.
-            channel.close(promise: nil)
-            failed = true
-            outcome = Self.failure(ServerError(.unavailable, status: Self.cutOffStatus, "the server stopped before answering"))
-            let waited = AccessLog.milliseconds(time.elapsed() - waitStarted)
-            outcome.notes.fault = (held ? "timeout" : fault.name) + ", cut off by the server's stop after \(waited) ms"
+            outcome.notes.fault = (held ? "timeout" : fault.name) + (left ? ", client left after " : ", cut off by the server's stop after ") + "\(waited) ms"
         case (.timeout, .shutdown):
             // Released by the stop: come back later, elsewhere (as every answer of the drain
             // says, this one says it is the connection's last).

@@ -138,7 +138,7 @@ package enum FaultScript {
         switch raw {
         case .number(let value):
             guard value.isFinite else { return .failure(.shape) }
-            guard value >= 0 else { return .failure(DelayProblem(text: "must not be negative")) }
+            guard value >= 0 else { return .failure(DelayProblem(text: DurationText.Problem.negative.description)) }
             guard value <= 86_400_000 else { return .failure(DelayProblem(text: "must be at most a day (86400000 ms)")) }
             return .success(.microseconds(Int64((value * 1000).rounded())))
         case .string(let text):
@@ -147,7 +147,7 @@ package enum FaultScript {
                 return .failure(DelayProblem(text: "needs its unit as a string (\"\(number)ms\" or \"\(number)s\"); a JSON number is milliseconds"))
             }
             let parsed = DurationText.parse(text)
-            if parsed == .failure(.negative) { return .failure(DelayProblem(text: "must not be negative")) }
+            if parsed == .failure(.negative) { return .failure(DelayProblem(text: DurationText.Problem.negative.description)) }
             guard case .success(let duration) = parsed else { return .failure(.shape) }
             guard duration <= .seconds(86_400) else { return .failure(DelayProblem(text: "must be at most a day (24h)")) }
             return .success(duration)

@@ -51,7 +51,7 @@ package struct LiveSwarmRunner<C: Clock>: Sendable where C.Duration == Duration,
         let start = clock.now
         var endedAt: C.Instant?
         func dispatch(_ send: LiveSwarm.Send, late: Int64? = nil) {
-            if let late { stats.recordSend(send, late: late) } else { stats.recordSend(send) }
+            stats.recordSend(send, late: late)
             transport.send(send, playerID: LiveSwarm.playerID(send.player)) { answer in inbox.append(answer) }
         }
         while true {

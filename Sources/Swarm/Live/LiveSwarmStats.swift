@@ -73,13 +73,10 @@ package struct LiveSwarmStats: Sendable {
     /// Requests started, all kinds.
     package var totalRequests: Int { requests.reduce(0, +) }
 
-    /// Counts a request made at a fix that was due `late` game microseconds before it went out.
-    mutating func recordSend(_ send: LiveSwarm.Send, late: Int64) {
-        lateness.record(UInt64(max(0, late)) / 1_000)
-        recordSend(send)
-    }
-
-    mutating func recordSend(_ send: LiveSwarm.Send) {
+    /// Counts a request; `late`, for one made at a fix, is how many game microseconds after the
+    /// fix was due it went out (nil for a follow-up, sent when its answer was seen).
+    mutating func recordSend(_ send: LiveSwarm.Send, late: Int64?) {
+        if let late { lateness.record(UInt64(max(0, late)) / 1_000) }
         let kind = send.reason.map(\.index) ?? FetchThrottle.Reason.allCases.count
         current.requests[kind] += 1
         requests[kind] += 1
