@@ -84,6 +84,16 @@ import Testing
         }
     }
 
+    @Test(
+        "A move's reason shows it more than the rule's distance: whole metres, or the decimals it takes",
+        arguments: [
+            (131.2, "moved 131 m"), (100.6, "moved 101 m"), (100.4, "moved 100.4 m"), (100.04, "moved 100.04 m"),
+            (100.0004, "moved 100.001 m"), (100.00004, "moved 100.001 m"),
+        ])
+    func movedReason(metres: Double, reason: String) {
+        #expect(FetchAudit.Detail.moved(metres: metres, over: 100).text == reason)
+    }
+
     @Test("After a failure a back-off is a retry, an immediate request a RETRY STORM (script: the second request fails)")
     func backOffAndRetryStorm() async throws {
         let places = try TestIndex()

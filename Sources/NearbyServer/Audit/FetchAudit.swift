@@ -154,7 +154,8 @@ package struct FetchAudit: Sendable {
     enum Detail: Sendable, Hashable {
         /// The client's first request, or its session's (the `X-Audit-Session` the request names).
         case first(session: String?)
-        case moved(metres: Double)
+        /// Moved `metres`, more than the rule's distance (`over`).
+        case moved(metres: Double, over: Double)
         case elapsed(seconds: Double)
         case retry(sinceFailure: Double)
         case tooSoon(metres: Double, seconds: Double)
@@ -166,7 +167,7 @@ package struct FetchAudit: Sendable {
             switch self {
             case .first(nil): "first request"
             case .first(let session?): "first request of session \"\(TextExcerpt.render(session, limit: 40))\""
-            case .moved(let distance): "moved \(FetchAudit.metres(distance)) m"
+            case .moved(let distance, let threshold): "moved \(FetchAudit.metres(distance, over: threshold)) m"
             case .elapsed(let elapsed): "elapsed \(FetchAudit.seconds(elapsed)) s"
             case .retry(let since): "retry \(FetchAudit.seconds(since)) s after a failure"
             case .tooSoon(let distance, let elapsed):
@@ -406,7 +407,7 @@ package struct FetchAudit: Sendable {
         case .fetch(.first): return (.first, .first(session: session))
         case .fetch(.moved):
             let distance = record.throttle.lastFetch.map { center.distance(to: $0.center) } ?? 0
-            return (.moved, .moved(metres: distance))
+            return (.moved, .moved(metres: distance, over: record.throttle.configuration.minimumDistance))
         case .fetch(.elapsed):
             let elapsed = record.throttle.lastFetch.map { time.timeIntervalSince($0.time) } ?? 0
             return (.elapsed, .elapsed(seconds: elapsed))
@@ -426,6 +427,18 @@ package struct FetchAudit: Sendable {
     }
 
     static func metres(_ value: Double) -> String { String(Int(value.rounded())) }
+
+    /// `value`, more than `threshold`, in whole metres, or with as many decimals (up to 3) as it
+    /// takes to show it more: `moved 100 m` for 100.4 m would contradict the rule it met
+    /// (`moved 100.4 m`). Past 3 decimals it is rounded up (100.0002 m is `100.001`).
+    static func metres(_ value: Double, over threshold: Double) -> String {
+        var text = metres(value)
+        for decimals in 1...3 where !(Double(text).map { $0 > threshold } ?? false) {
+            text = DecimalText.fixed(value, decimals: decimals)
+        }
+        guard !(Double(text).map { $0 > threshold } ?? false) else { return text }
+        return DecimalText.fixed((value * 1_000).rounded(.up) / 1_000, decimals: 3)
+    }
 
     static func seconds(_ value: Double) -> String {
         let tenths = (value * 10).rounded()
