@@ -25,7 +25,8 @@ package final class NearbyIndex: Sendable {
     package struct Configuration: Sendable, Hashable {
         /// Whether the index may be written.
         package enum Access: Sendable, Hashable {
-            /// Read and write; a missing or empty file becomes a new index.
+            /// Read and write; a missing or empty file becomes a new index. A file there that this
+            /// process may not write is ``IndexError/Code/readOnly`` before anything is written.
             case readWrite
             /// Queries only; the file must already be an index. Imports throw
             /// ``IndexError/Code/readOnly``.
@@ -98,6 +99,11 @@ package final class NearbyIndex: Sendable {
         let tileSizeE7: Int64
         switch configuration.access {
         case .readWrite:
+            if let refusal = SQLiteConnection.writeRefusal(path) {
+                throw IndexError(
+                    .readOnly, "\(refusal); nothing was written: write it as a user who may, or a copy of your own (to query it, open it read-only)",
+                    path: path)
+            }
             let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
             connection.setBusyTimeout(milliseconds: Int32(milliseconds))
             try IndexSchema.prepare(connection, tileSizeE7: Int64((configuration.tileSize * 1e7).rounded()))

@@ -63,6 +63,11 @@ private func leftoverAdvice(_ path: String) -> String? {
         ? "once no one has the index open, \(sticky ? "have \(owner) or root remove" : "remove") \(path)-wal and \(path)-shm "
             + "(they hold no data; SQLite makes them again)"
         : "have \(owner) or root give them to this user (chown): the -wal holds \(walBytes) bytes not yet in the index"
+    guard info.st_uid != geteuid() else {
+        // This user's own, read-only as the index was when they were made (SQLite gives them its mode).
+        return "; \(names) beside it \(blocked.count == 1 ? "is" : "are") this user's but read-only (made with the index's mode by an earlier read): "
+            + "once no one has the index open, remove \(path)-wal and \(path)-shm" + (walBytes == 0 ? " (they hold no data)" : ", or first make them writable (chmod u+w): the -wal holds \(walBytes) bytes not yet in the index")
+    }
     return "; \(names) beside it belong to \(owner), whose read of the index left them, and this user may not write them: \(remedy)"
 }
 
@@ -108,6 +113,20 @@ final class SQLiteConnection: @unchecked Sendable {
     /// and `-shm` files when the last connection closes only if that one could write.
     static func mayWrite(_ path: String) -> Bool {
         access(path, W_OK) == 0
+    }
+
+    /// Why this process may not write the file at `path`, which is there, or `nil` when it may
+    /// (or there is no file). Checked before an index is opened to be written: SQLite would open
+    /// the file read-only without a word and leave a `-wal` and a `-shm` of this user's beside it
+    /// on its first read, which then block the owner's own writes.
+    static func writeRefusal(_ path: String) -> String? {
+        guard access(path, F_OK) == 0, access(path, W_OK) != 0 else { return nil }
+        if errno == EROFS { return "the index is on a read-only file system" }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let user = UserAccount()?.name ?? "uid \(geteuid())"
+        let owner = info.st_uid == geteuid() ? "this user" : UserAccount(uid: info.st_uid)?.name ?? "uid \(info.st_uid)"
+        return "this user (\(user)) may not write the index (its owner: \(owner), mode \(String(info.st_mode & 0o777, radix: 8)))"
     }
 
     /// Opens (or creates, with `create`) the database at `path`.
