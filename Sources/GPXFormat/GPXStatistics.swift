@@ -79,11 +79,11 @@ public struct GPXStatistics: Sendable, Hashable {
     }
 
     /// Summarises one track made of `segments`, the same way as a GPX file's track (NMEA logs
-    /// and other recordings that are a list of points).
+    /// and other recordings that are a list of points); with no segment, no track.
     public init(trackSegments segments: some Sequence<[GPXPoint]>) {
         var running = Running()
-        tracks = 1
         for segment in segments {
+            tracks = 1
             startSegment(&running)
             for point in segment { addTrackPoint(point, &running) }
         }

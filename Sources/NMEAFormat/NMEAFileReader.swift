@@ -106,6 +106,27 @@ public struct NMEAFileReader: ~Copyable {
             .noSentences, message: "no NMEA sentence in \(statistics.lines) \(statistics.lines == 1 ? "line" : "lines")\(looks)", source: path)
     }
 
+    /// Throws when the file, read to its end, held sentences but every one was damaged (a bad
+    /// checksum, cut off, a bad field): nothing of it could be read, though it is NMEA, which
+    /// ``requireSentences()`` lets pass. Sentences of types the reader does not decode count as
+    /// read, as does a receiver's sentence without a fix.
+    ///
+    /// - Throws: ``NMEAError/Code/noSentences``, naming the file, the count by reason and the first.
+    public func requireReadSentence() throws(NMEAError) {
+        let statistics = reader.statistics
+        var damaged = statistics.skipped
+        damaged[.unsupportedSentence] = nil
+        let count = damaged.values.reduce(0, +)
+        guard atEnd, statistics.sentences + statistics.sentencesWithoutTime + (statistics.skipped[.unsupportedSentence] ?? 0) == 0, count > 0 else {
+            return
+        }
+        let reasons = damaged.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let first = statistics.firstErrors.first { $0.code != .unsupportedSentence }.map { "; the first: \($0)" } ?? ""
+        throw NMEAError(
+            .noSentences, message: "no sentence could be read: \(count) \(count == 1 ? "sentence" : "sentences"), each damaged (\(reasons))\(first)",
+            source: path)
+    }
+
     /// Refuses a file whose first bytes say it is compressed, an archive or UTF-16 text, naming
     /// what it is and how to read it, before its bytes are read as broken sentences (a lenient
     /// read would skip every line and give no fix).

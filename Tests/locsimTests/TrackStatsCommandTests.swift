@@ -97,4 +97,27 @@ import Testing
             }
         }
     }
+
+    @Test("A log whose every sentence is damaged fails (status 1) naming the count and the first; one without a fix is no track, not one of no segment")
+    func nothingRead() async throws {
+        try await withScratchFolder("locsim-track-stats") { directory in
+            let log = try await Self.simulatedLog(in: directory)
+            let lines = try String(contentsOfFile: log, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            // Every checksum wrong.
+            let damaged = lines.map { line in String(line.dropLast(2)) + (line.hasSuffix("00") ? "11" : "00") }
+            try (damaged.joined(separator: "\r\n") + "\r\n").write(toFile: log, atomically: true, encoding: .utf8)
+            for command in [["track", "stats", log, "--format", "json"], ["replay", log, "--fast"]] {
+                let result = try await CLI.run(command)
+                #expect(result.status == 1, "\(command): \(result.stdout)")
+                #expect(
+                    result.stderr.hasPrefix("locsim: error: \(log): noSentences: no sentence could be read: \(lines.count) sentences, each damaged (badChecksum \(lines.count)); the first: \(log):1:"),
+                    "\(result.stderr)")
+            }
+            // Sentences read, but no fix with a position: no track.
+            try "$GPRMC,,V,,,,,,,,,,N*53\r\n$GPGGA,,,,,,0,00,99.99,,,,,,*48\r\n".write(toFile: log, atomically: true, encoding: .utf8)
+            let noFix = try await CLI.run(["track", "stats", log, "--format", "json"])
+            #expect(noFix.status == 0, "\(noFix.stderr)")
+            #expect(noFix.stdout.contains(#""tracks":0,"segments":0,"points":0"#), "\(noFix.stdout)")
+        }
+    }
 }

@@ -19,7 +19,8 @@ struct TrackStats: AsyncParsableCommand {
             recording) is read as one track of its fixes with a position; an epoch without a \
             position (the fix was lost) starts a new segment. Sentences that are not RMC, GGA, \
             VTG or GSA are skipped; damaged ones are skipped and reported. A file with no NMEA \
-            sentence at all (empty, or a GPX file named .nmea) is an error.
+            sentence at all (empty, or a GPX file named .nmea), or only damaged ones, is an \
+            error; one without a fix is no track.
             """
     )
 

@@ -75,7 +75,7 @@ package struct NMEALog: Sendable {
     /// Reads the whole log.
     ///
     /// - Throws: ``NMEAFormat/NMEAError`` when the file cannot be opened or read, or holds no
-    ///   NMEA sentence at all (it names the file).
+    ///   NMEA sentence at all, or only damaged ones (it names the file).
     package init(path: String) throws(NMEAError) {
         var options = NMEAReader.Options.lenient
         options.accuracyModel = .gpsd
@@ -108,6 +108,7 @@ package struct NMEALog: Sendable {
             lines.append(currentLines)
         }
         try file.requireSentences()
+        try file.requireReadSentence()
         self.path = path
         self.segments = segments
         self.receivers = receivers
