@@ -46,7 +46,7 @@ struct IndexStats: AsyncParsableCommand {
         let index = try location.open()
         if verify { try index.verifyIntegrity() }
         let statistics = try index.statistics()
-        guard format == .text else { return Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics).line) }
+        guard format == .text else { return Terminal.out(IndexStatsRecord(path: index.path, statistics: statistics, verified: verify).line) }
         let perPlace = statistics.bytesPerPlaceBeyondNames.map { DecimalText.fixed($0, decimals: 1) }
         Terminal.out("index:          \(index.path)")
         Terminal.out("places:         \(statistics.placeCount)")

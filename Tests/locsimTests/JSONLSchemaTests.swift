@@ -222,12 +222,15 @@ struct JSONLSchemaTests {
             #expect(batchFirst == oneFirst,
                 "one query's json is the --queries line for the same query")
 
-            let stats = try await CLI.run(["index", "stats", "--db", database, "--format", "json"])
+            let stats = try await CLI.run(["index", "stats", "--db", database, "--verify", "--format", "json"])
             #expect(stats.status == 0, "\(stats.stderr)")
             var members = Set<String>()
             let indexStats = try #require(SchemaCheck.record(named: "index stats"))
             #expect(SchemaCheck.problems(String(stats.stdout.dropLast()), record: indexStats, members: &members).isEmpty, "\(stats.stdout)")
             #expect(members == Set(indexStats.fields.map { "index stats.\($0.name)" }), "\(stats.stdout)")
+            #expect(stats.stdout.contains(#""integrity":"ok""#), "\(stats.stdout)")
+            let unverified = try await CLI.run(["index", "stats", "--db", database, "--format", "json"])
+            #expect(unverified.status == 0 && !unverified.stdout.contains("integrity"), "\(unverified.stdout)")
 
             // A walk, and a file with one waypoint and no track (start, end and duration null).
             let waypoint = directory + "/waypoint.gpx"

@@ -398,6 +398,8 @@ extension GPXStatistics {
 struct IndexStatsRecord: JSONLRecord {
     var path: String
     var statistics: IndexStatistics
+    /// Whether `--verify` checked every page (a failed check is an error, not a record).
+    var verified = false
 
     func write(to json: inout JSONWriter) {
         json.member("path", path)
@@ -413,6 +415,7 @@ struct IndexStatsRecord: JSONLRecord {
         json.member("tile_size_deg", statistics.tileSize)
         json.member("schema_version", statistics.schemaVersion)
         json.member("page_size", statistics.pageSize)
+        if verified { json.member("integrity", "ok") }
     }
 }
 
