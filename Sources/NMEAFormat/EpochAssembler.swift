@@ -133,11 +133,12 @@ struct EpochAssembler: Sendable {
                 day = lastDay
             }
         } else {
+            // The sentence quoted is the epoch's first: its RMC, when it has one, has no date either.
+            let why =
+                epoch.rmc == nil
+                ? "no RMC sentence has given one" : "its RMC's date field is empty, and no RMC before it gave one"
             return .failure(
-                NMEAError(
-                    .missingDate,
-                    message: "no date yet for the epoch at \(epoch.time): no RMC sentence has given one",
-                    line: epoch.line, sentence: epoch.sentence))
+                NMEAError(.missingDate, message: "no date yet for the epoch at \(epoch.time): \(why)", line: epoch.line, sentence: epoch.sentence))
         }
         lastDay = day
         lastTime = seconds

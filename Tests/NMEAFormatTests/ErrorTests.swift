@@ -168,6 +168,14 @@ struct ErrorTests {
             try NMEAReader.fixes(in: text, options: .strict)
         } throws: { error in
             (error as? NMEAError)?.code == .missingDate && (error as? NMEAError)?.line == 1
+                && (error as? NMEAError)?.message == "no date yet for the epoch at 12:00:00.000: no RMC sentence has given one"
+        }
+        // A receiver without a fix sends RMCs with an empty date: the message does not deny the RMC it quotes.
+        let noDate = "$GPRMC,205150.00,V,,,,,,,,,,,V*4a\r\n"
+        #expect {
+            try NMEAReader.fixes(in: noDate, options: .strict)
+        } throws: { error in
+            (error as? NMEAError)?.message == "no date yet for the epoch at 20:51:50.000: its RMC's date field is empty, and no RMC before it gave one"
         }
         let lenient = try NMEAReader.fixes(in: text, options: .lenient)
         #expect(lenient.fixes.count == 1)
