@@ -110,6 +110,24 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("A damaged index: a query's hint names the check, the check's own failure only the rebuild")
+    func damagedHints() async throws {
+        try await withScratchFolder("locsim-index-cli") { directory in
+            try "id,name,lat,lon\nm,Marker Place Zq,35,139\n".write(toFile: directory + "/m.csv", atomically: true, encoding: .utf8)
+            #expect(try await locsim(["index", "import", "m.csv", "--db", "i.sqlite"], in: directory).status == 0)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/i.sqlite"))
+            let range = try #require(bytes.range(of: Data("Marker Place Zq".utf8)))
+            bytes.replaceSubrange(range, with: Data(repeating: 0xFF, count: range.count))
+            try bytes.write(to: URL(fileURLWithPath: directory + "/i.sqlite"))
+            let query = try await locsim(["index", "query", "--db", "i.sqlite", "--lat", "35", "--lon", "139", "--radius", "100"], in: directory)
+            #expect(query.status == 1)
+            #expect(query.stderr.hasSuffix("hint: rebuild the index with 'locsim index import'; 'locsim index stats --verify' checks every page\n"), "\(query.stderr)")
+            let check = try await locsim(["index", "stats", "--db", "i.sqlite", "--verify"], in: directory)
+            #expect(check.status == 1)
+            #expect(check.stderr.hasSuffix("hint: rebuild the index with 'locsim index import'\n"), "\(check.stderr)")
+        }
+    }
+
     @Test("--lenient: a bad row is 'skipped' at its line; a repeated id's later row, which is kept, says it replaced the earlier one")
     func lenientLines() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in

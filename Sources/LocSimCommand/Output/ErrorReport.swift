@@ -201,6 +201,8 @@ struct ErrorReport: Equatable {
             "fix the file (docs/reference/place-index.md says what each format holds)"
         case .unreadableInput:
             "check that the path exists and can be read"
+        case .corrupt where command == ["index", "stats"]:
+            "rebuild the index with 'locsim index import'"
         case .corrupt:
             "rebuild the index with 'locsim index import'; 'locsim index stats --verify' checks every page"
         case .busy:
