@@ -157,22 +157,33 @@ import Testing
         }
     }
 
-    @Test("Another user's read of an index leaves its -wal and -shm; the owner's next import says so, naming them and who may remove them",
-          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
-                   "needs root, runuser and the users daemon and nobody"))
-    func readersLeftovers() async throws {
+    typealias RunAs = (_ user: String, _ arguments: [String]) async throws -> ChildProcess.Outcome
+
+    /// `body` with `places.sqlite` imported by `daemon` (from geodata/sf-mission.csv) in a folder
+    /// everyone may write, as /tmp, and a way to run locsim there as another user.
+    static func withSharedIndex(_ body: (_ index: String, _ run: RunAs) async throws -> Void) async throws {
         try await withScratchFolder("locsim-shared-index") { directory in
             try #require(chmod(directory, 0o1777) == 0)
             let index = directory + "/places.sqlite"
-            func run(as user: String, _ arguments: [String]) async throws -> ChildProcess.Outcome {
+            let run: RunAs = { user, arguments in
                 try await ChildProcess.run(
                     ["/usr/sbin/runuser", "-u", user, "--", CLI.binary] + arguments, environment: ["LOCSIM_CACHE_DIR": directory + "/cache-" + user],
                     directory: directory)
             }
             let csv = PackagePaths.root + "/geodata/sf-mission.csv"
-            #expect(try await run(as: "daemon", ["index", "import", csv, "--db", index]).status == 0)
-            #expect(try await run(as: "nobody", ["index", "query", "--db", index, "--lat", "37.76", "--lon", "-122.42", "--radius", "50"]).status == 0)
-            let again = try await run(as: "daemon", ["index", "import", csv, "--db", index])
+            #expect(try await run("daemon", ["index", "import", csv, "--db", index]).status == 0)
+            try await body(index, run)
+        }
+    }
+
+    @Test("Another user's read of an index leaves its -wal and -shm; the owner's next import says so, naming them and who may remove them",
+          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
+                   "needs root, runuser and the users daemon and nobody"))
+    func readersLeftovers() async throws {
+        try await Self.withSharedIndex { index, run in
+            let csv = PackagePaths.root + "/geodata/sf-mission.csv"
+            #expect(try await run("nobody", ["index", "query", "--db", index, "--lat", "37.76", "--lon", "-122.42", "--radius", "50"]).status == 0)
+            let again = try await run("daemon", ["index", "import", csv, "--db", index])
             #expect(again.status == 1)
             #expect(
                 again.errors.contains(
@@ -185,29 +196,21 @@ import Testing
           .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
                    "needs root, runuser and the users daemon and nobody"))
     func importWithoutWriteAccess() async throws {
-        try await withScratchFolder("locsim-others-index") { directory in
-            try #require(chmod(directory, 0o1777) == 0)
-            let index = directory + "/places.sqlite"
-            func run(as user: String, _ arguments: [String]) async throws -> ChildProcess.Outcome {
-                try await ChildProcess.run(
-                    ["/usr/sbin/runuser", "-u", user, "--", CLI.binary] + arguments, environment: ["LOCSIM_CACHE_DIR": directory + "/cache-" + user],
-                    directory: directory)
-            }
+        try await Self.withSharedIndex { index, run in
             let csv = PackagePaths.root + "/geodata/sf-mission.csv"
-            #expect(try await run(as: "daemon", ["index", "import", csv, "--db", index]).status == 0)
-            let refused = try await run(as: "nobody", ["index", "import", csv, "--db", index])
+            let refused = try await run("nobody", ["index", "import", csv, "--db", index])
             #expect(refused.status == 1)
             #expect(
                 refused.errors.contains("places.sqlite: read-only database: this user (nobody) may not write the index (its owner: daemon, mode 644); nothing was written"),
                 "\(refused.errors)")
             #expect(!FileManager.default.fileExists(atPath: index + "-wal") && !FileManager.default.fileExists(atPath: index + "-shm"))
-            let again = try await run(as: "daemon", ["index", "import", csv, "--db", index])
+            let again = try await run("daemon", ["index", "import", csv, "--db", index])
             #expect(again.status == 0, "\(again.errors)")
             // The owner's own read of the index while it was read-only leaves files of its mode.
             try #require(chmod(index, 0o444) == 0)
-            #expect(try await run(as: "daemon", ["index", "query", "--db", index, "--lat", "37.76", "--lon", "-122.42", "--radius", "50"]).status == 0)
+            #expect(try await run("daemon", ["index", "query", "--db", index, "--lat", "37.76", "--lon", "-122.42", "--radius", "50"]).status == 0)
             try #require(chmod(index, 0o644) == 0)
-            let blocked = try await run(as: "daemon", ["index", "import", csv, "--db", index])
+            let blocked = try await run("daemon", ["index", "import", csv, "--db", index])
             #expect(blocked.status == 1)
             #expect(blocked.errors.contains("this user's but read-only (made with the index's mode by an earlier read): once no one has the index open, remove \(index)-wal and \(index)-shm"), "\(blocked.errors)")
         }
