@@ -99,7 +99,7 @@ package enum DefaultPlaceDatabase {
         }
         let csvs = names.filter { $0.hasSuffix(".csv") }.sorted()
         guard !csvs.isEmpty else {
-            throw IndexError(.unreadableInput, "no .csv place sets here; see geodata/README.md", path: directory)
+            throw IndexError(.unreadableInput, "no .csv place set in this folder", path: directory, parameter: "geodata")
         }
         return csvs.map { directory + "/" + $0 }
     }

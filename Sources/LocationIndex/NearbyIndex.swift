@@ -114,7 +114,7 @@ package final class NearbyIndex: Sendable {
             connection.setBusyTimeout(milliseconds: Int32(milliseconds))
             try connection.execute("PRAGMA query_only = 1")
             guard case .index(let version) = try IndexSchema.inspect(connection) else {
-                throw IndexError(.notAnIndex, "\(path) is empty, not a locsim index; import places into it first", path: path)
+                throw IndexError(.notAnIndex, "the file is empty; import places into it first", path: path)
             }
             guard version == IndexSchema.latestVersion else {
                 throw IndexError(

@@ -190,7 +190,7 @@ package enum PlaceParsers {
                 // What the file is instead, when that is plain from its header.
                 let advice =
                     if header == ["lat", "lon", "name", "admin1", "admin2", "cc"] {
-                        "it is the GeoNames layout: read it as geonames (--format geonames)"
+                        "it is the GeoNames layout, read as the geonames format, not as a place CSV"
                     } else if header.count == 1, header[0].contains(";") {
                         "its fields are separated by ';' (a spreadsheet's CSV where a decimal comma is usual); "
                             + "CSV's are separated by commas, with decimal points: export it again as comma-separated CSV"

@@ -166,7 +166,25 @@ struct IndexCommandTests {
             try "lat,lon,name,admin1,admin2,cc\n35.68,139.76,Tokyo,13,,JP\n".write(toFile: directory + "/cities.csv", atomically: true, encoding: .utf8)
             let geonames = try await locsim(["index", "import", "cities.csv", "--db", "i.sqlite"], in: directory)
             #expect(geonames.status != 0)
-            #expect(geonames.stderr.contains("it is the GeoNames layout: read it as geonames (--format geonames)"), "\(geonames.stderr)")
+            #expect(geonames.stderr.contains("it is the GeoNames layout, read as the geonames format, not as a place CSV"), "\(geonames.stderr)")
+            #expect(geonames.stderr.contains("hint: a CSV place file's header names id, name, lat and lon (kind and level optional); a GeoNames file's (--format geonames)"), "\(geonames.stderr)")
+            // In a --geodata folder (read as place CSVs), the way in is an index of its own: no --format there.
+            try FileManager.default.createDirectory(atPath: directory + "/geodata", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: directory + "/cities.csv", toPath: directory + "/geodata/cities.csv")
+            let replay = try await locsim(["replay", PackagePaths.path("tracks/sf-mission-walk.gpx"), "--fast", "--geodata", directory + "/geodata"], in: directory)
+            #expect(replay.status == 1)
+            #expect(replay.stderr.hasSuffix(
+                "hint: import it into an index first, 'locsim index import FILE --format geonames --db places.sqlite', and give --db places.sqlite instead of --geodata\n"),
+                "\(replay.stderr)")
+            // A folder of no place set, and an empty file as the index: said once, with what to do.
+            try FileManager.default.createDirectory(atPath: directory + "/none", withIntermediateDirectories: true)
+            let none = try await locsim(["replay", PackagePaths.path("tracks/sf-mission-walk.gpx"), "--fast", "--geodata", directory + "/none"], in: directory)
+            #expect(none.status == 1)
+            #expect(none.stderr.contains("none: parameter geodata: unreadable input: no .csv place set in this folder\nhint: give --geodata a folder of place CSVs"), "\(none.stderr)")
+            try Data().write(to: URL(fileURLWithPath: directory + "/empty.sqlite"))
+            let empty = try await locsim(["replay", PackagePaths.path("tracks/sf-mission-walk.gpx"), "--fast", "--db", "empty.sqlite"], in: directory)
+            #expect(empty.status == 1)
+            #expect(empty.stderr.contains("empty.sqlite: not a locsim index: the file is empty; import places into it first\n"), "\(empty.stderr)")
             #expect(!geonames.stderr.contains("separated by ';'"), "\(geonames.stderr)")
         }
     }

@@ -191,6 +191,10 @@ struct ErrorReport: Equatable {
         case .badHeader where importing:
             "a CSV place file's header names id, name, lat and lon (kind and level optional); "
             + "a GeoNames file's (--format geonames) is lat,lon,name,admin1,admin2,cc"
+        case .badHeader where error.message.contains("GeoNames layout"):
+            // A --geodata folder's files are place CSVs: a GeoNames file goes in through an index.
+            "import it into an index first, 'locsim index import FILE --format geonames --db places.sqlite', "
+            + "and give --db places.sqlite instead of --geodata"
         case .malformedRow where importing, .duplicateID where importing:
             "fix the row, or add --lenient to skip bad rows and list them"
         case .malformedRow, .badHeader, .duplicateID:
@@ -199,6 +203,8 @@ struct ErrorReport: Equatable {
             "a kind is a category (park, shop, station): give places fewer kinds, or leave the column empty"
         case .wrongFormat:
             "fix the file (docs/reference/place-index.md says what each format holds)"
+        case .unreadableInput where error.parameter == "geodata":
+            "give --geodata a folder of place CSVs (id,name,lat,lon: the repository's geodata/README.md says more), or leave it out for ./geodata"
         case .unreadableInput:
             "check that the path exists and can be read"
         case .corrupt where command == ["index", "stats"]:
