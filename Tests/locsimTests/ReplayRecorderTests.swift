@@ -23,6 +23,21 @@ import LocSimTestHelpers
         #expect(recorder.summary.fixes == 3)
     }
 
+    @Test("The report's path keeps at most its limit of evenly spaced fixes, the first and the newest always", arguments: [1, 9, 10, 11, 99, 1_000, 4_097])
+    @MainActor func drawnPath(count: Int) throws {
+        var path = ReplayRecorder.DrawnPath(limit: 10)
+        let start = Date(timeIntervalSince1970: 1_500_000_000)
+        for second in 0..<count {
+            path.append((start.addingTimeInterval(Double(second)), try Coordinate(latitude: 35, longitude: 139 + Double(second) * 1e-5)))
+        }
+        let seconds = path.points.map { Int($0.time.timeIntervalSince(start)) }
+        #expect(seconds.count <= 11 && seconds.count >= min(count, 5), "\(seconds)")
+        #expect(seconds.first == 0 && seconds.last == count - 1, "\(seconds)")
+        // Before the newest, every stride-th fix from the first.
+        #expect(seconds.dropLast().enumerated().allSatisfy { $0.element == $0.offset * path.stride }, "\(seconds), stride \(path.stride)")
+        #expect(path.last?.time == start.addingTimeInterval(Double(count - 1)))
+    }
+
     @Test("Every fix rejected: a warning naming how many and why (the best accuracy, the flag to change); none once one is accepted")
     @MainActor func everyFixRejected() throws {
         let recorder = try ReplayRecorder(format: .jsonl, reach: 40) { _ in }

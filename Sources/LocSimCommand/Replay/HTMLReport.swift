@@ -51,11 +51,12 @@ struct HTMLReport {
                 body(&json)
             }
         }
-        var json = JSONWriter(capacity: 64 * trace.fixes.count + 4096)
+        let fixes = trace.fixes.points
+        var json = JSONWriter(capacity: 64 * fixes.count + 4096)
         json.object { json in
             json.member("title", title)
             json.key("fixes")
-            json.array(trace.fixes) { mark(&$0, $1.time, $1.coordinate) { _ in } }
+            json.array(fixes) { mark(&$0, $1.time, $1.coordinate) { _ in } }
             json.key("fetches")
             json.array(trace.fetches) { json, fetch in
                 mark(&json, fetch.time, fetch.center) { json in

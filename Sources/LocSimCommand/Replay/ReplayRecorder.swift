@@ -10,9 +10,45 @@ import MapFeature
 /// virtual-time run) and is deterministic: the same events give byte-identical output.
 @MainActor
 final class ReplayRecorder {
+    /// The walk as the HTML report draws it: every fix up to ``limit``, then every other one of
+    /// those, and so on (every 2nd, 4th, … fix from the first, evenly in the walk), with the newest
+    /// always at the end. A day at 10 Hz is a page of a few megabytes and a path that still
+    /// follows every street, not 140 MB a browser chokes on; the summary counts every fix.
+    struct DrawnPath {
+        typealias Point = (time: Date, coordinate: Coordinate)
+        /// Points kept at most (the newest fix besides).
+        let limit: Int
+        private var kept: [Point] = []
+        /// Kept is every `stride`-th fix offered, from the first.
+        private(set) var stride = 1
+        private var offered = 0
+        private var newest: Point?
+
+        init(limit: Int = 20_000) { self.limit = max(2, limit) }
+
+        /// The newest fix offered.
+        var last: Point? { newest }
+
+        mutating func append(_ point: Point) {
+            defer { offered += 1 }
+            newest = point
+            guard offered % stride == 0 else { return }
+            kept.append(point)
+            guard kept.count >= limit else { return }
+            kept = kept.enumerated().compactMap { $0.offset % 2 == 0 ? $0.element : nil }
+            stride *= 2
+        }
+
+        /// The points drawn, oldest first, the newest fix last.
+        var points: [Point] {
+            guard let newest, (offered - 1) % stride != 0 else { return kept }
+            return kept + [newest]
+        }
+    }
+
     /// Everything the HTML report draws.
     struct Trace {
-        var fixes: [(time: Date, coordinate: Coordinate)] = []
+        var fixes = DrawnPath()
         var fetches: [(time: Date, center: Coordinate, radius: Double, reason: String)] = []
         var places: [String: (place: Place, firstSeen: Date)] = [:]
         var encounters: [(time: Date, place: Place, distance: Double)] = []
