@@ -38,6 +38,16 @@ import LocSimTestHelpers
         #expect(path.last?.time == start.addingTimeInterval(Double(count - 1)))
     }
 
+    @Test("An interrupted run's report says so in its title, at the top of the page, not only in the summary at its foot")
+    @MainActor func interruptedReportTitle() throws {
+        let recorder = try ReplayRecorder(format: .jsonl, reach: 40) { _ in }
+        let fix = Fix(time: Date(timeIntervalSince1970: 1_500_000_000), coordinate: try Coordinate(latitude: 35.68, longitude: 139.76), source: .gpx)
+        recorder.record(MapEvent(time: fix.time, kind: .fixAccepted(fix)))
+        #expect(HTMLReport(title: "walk.gpx", recorder: recorder).render().contains(#""title":"walk.gpx","#))
+        recorder.interrupted = true
+        #expect(HTMLReport(title: "walk.gpx", recorder: recorder).render().contains(#""title":"walk.gpx (interrupted: stopped early by a signal)","#))
+    }
+
     @Test("Every fix rejected: a warning naming how many and why (the best accuracy, the flag to change); none once one is accepted")
     @MainActor func everyFixRejected() throws {
         let recorder = try ReplayRecorder(format: .jsonl, reach: 40) { _ in }

@@ -54,7 +54,8 @@ struct HTMLReport {
         let fixes = trace.fixes.points
         var json = JSONWriter(capacity: 64 * fixes.count + 4096)
         json.object { json in
-            json.member("title", title)
+            // An interrupted run says so where the page begins, as the text summary's head does.
+            json.member("title", recorder.interrupted ? title + " (interrupted: stopped early by a signal)" : title)
             json.key("fixes")
             json.array(fixes) { mark(&$0, $1.time, $1.coordinate) { _ in } }
             json.key("fetches")
