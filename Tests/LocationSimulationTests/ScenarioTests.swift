@@ -181,6 +181,8 @@ import Testing
         (#"{"seed": 9007199254740993}"#, "s.json: seed: must be a whole number 0...9007199254740991, got a larger number, which JSON does not carry exactly"),
         (#"{"seed": 1e400}"#, "s.json: seed: must be a whole number 0...9007199254740991, got a number too large for a Double"),
         (#"{"route": {}}"#, #"s.json: route: expected {"file": "walk.gpx"}, {"polyline": "…"} or {"legs": […]}"#),
+        (#"{"route": {"polyline": "_p~iF~ps|U_ulLnnqC", "start": "yesterday"}}"#,
+         #"s.json: route.start: expected a time with its zone such as 2024-11-07T18:00:00Z or 2024-11-08T03:00:00+09:00, got "yesterday""#),
         (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80, 20]}]}"#,
          "s.json: trouble[0].accuracy: expected [lowest, highest] in metres, the lowest first, got [80, 20]"),
         (#"{"trouble": [{"kind": "urbanCanyon", "at": "1m", "for": "1m", "accuracy": [80]}]}"#,

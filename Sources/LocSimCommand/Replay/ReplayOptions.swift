@@ -148,7 +148,7 @@ struct MapLogicOptions: ParsableArguments {
         try checkOption(throttleDistance, in: OptionRange.throttleDistance, flag: "--throttle-distance", unit: "metres")
         try checkOption(throttleInterval, in: OptionRange.throttleInterval, flag: "--throttle-interval")
         // Infinity is allowed: accept every fix, whatever its accuracy.
-        guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres (inf accepts every fix), got \(minAccuracy)") }
+        guard minAccuracy > 0 else { throw ValidationError("--min-accuracy must be > 0 metres (inf accepts every fix), got \(PeopleText.number(minAccuracy))") }
         try checkOption(reach, in: OptionRange.reach, flag: "--reach", unit: "metres")
     }
 

@@ -295,7 +295,7 @@ private struct Reader {
         guard let value else { return Scenario.defaultRouteStart }
         let text = try string(value, at: "route.start")
         guard let (date, hasZone) = UTCTimestamp.parseZoned(text) else {
-            throw failure("route.start", "expected a UTC time such as 2024-11-07T18:00:00Z, got \(value.text)")
+            throw failure("route.start", "expected a time with its zone such as 2024-11-07T18:00:00Z or 2024-11-08T03:00:00+09:00, got \(value.text)")
         }
         guard hasZone else {
             throw failure("route.start", "\(value.text) has no zone: add Z for UTC or the offset meant, such as +09:00")
