@@ -31,9 +31,14 @@ extension PostGISPlaceStore {
         fromFile path: String, options: ImportOptions = ImportOptions(), replace: Bool = false,
         progress: @escaping @Sendable (ImportProgress) throws -> Void = { _ in }
     ) async throws -> ImportReport {
-        // A file of no places is refused as it is read (`wrongFormat`): a header-only export (an
-        // upstream query that failed) is not a wish to empty the database with `replace`.
         let parsed = try ParsedPlaceFile(fromFile: path, options: options, progress: progress)
+        // A file of no places would leave none: a header-only export (an upstream query that
+        // failed) is not a wish to empty the database.
+        if replace, parsed.places.isEmpty {
+            throw IndexError(
+                .invalidArgument, "holds no places, and --replace would delete every place the database holds; nothing was done",
+                path: path, parameter: "replace")
+        }
         // The server answers within the read deadline before anything is written: a frozen one
         // fails the import in `queryTimeout`, not after a connect and login that never end.
         try await checkReachable()

@@ -170,14 +170,6 @@ package struct ParsedPlaceFile: Sendable {
         case .geoNames: try PlaceParsers.parseGeoNames(bytes, into: &collector)
         }
         try collector.finishReading()
-        // A file of no places (a header alone, no features) imports nothing either: refused as
-        // an empty file is, not a new empty index (or an emptied table) reported as done.
-        if collector.rowsRead == 0 {
-            let none =
-                format == .geoJSON
-                ? "no feature" : "no row after its header (an export that failed upstream leaves its header only)"
-            throw IndexError(.wrongFormat, "the file holds \(none), so nothing was imported", path: path)
-        }
         // Lenient, a file whose every row was bad imports nothing: an error, not a new empty
         // index (or, with --replace, an emptied table) reported as done.
         if collector.places.isEmpty, collector.skipped > 0, let first = collector.issues.first {

@@ -25,8 +25,8 @@ package struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The input file cannot be read: absent, a folder, no permission.
         package static let unreadableInput = Code("unreadable input")
         /// The input file was read but is not in its format at all: empty, not JSON, not a
-        /// GeoJSON FeatureCollection; or it holds no place (a header and no row, no feature); or,
-        /// read leniently, every row of it was bad (the message names the first). (A bad row in a file of the right format is ``malformedRow``.)
+        /// GeoJSON FeatureCollection; or, read leniently, every row of it was bad (the message
+        /// names the first). (A bad row in a file of the right format is ``malformedRow``.)
         package static let wrongFormat = Code("wrong format")
         /// The file is not a locsim index: another SQLite database, or not SQLite at all.
         package static let notAnIndex = Code("not a locsim index")

@@ -373,33 +373,6 @@ struct ImportTests {
         }
     }
 
-    @Test("A file of no places (a header alone, a FeatureCollection of no feature) is wrongFormat, as an empty file is; the index keeps what it held")
-    func noPlaces() throws {
-        try withTemporaryDirectory { directory in
-            let good = directory.file("good.csv")
-            try "id,name,lat,lon\nkept,Kept,10,20\n".write(toFile: good, atomically: true, encoding: .utf8)
-            let index = try NearbyIndex(path: directory.file("i.sqlite"))
-            _ = try index.importPlaces(fromFile: good)
-            let files: [(String, String, ImportFormat, String)] = [
-                ("header.csv", "id,name,lat,lon\n", .csv, "no row after its header (an export that failed upstream leaves its header only)"),
-                ("header-geonames.csv", "lat,lon,name,admin1,admin2,cc\r\n", .geoNames, "no row after its header (an export that failed upstream leaves its header only)"),
-                ("none.geojson", #"{"type":"FeatureCollection","features":[]}"#, .geoJSON, "no feature"),
-            ]
-            for (name, text, format, none) in files {
-                let path = directory.file(name)
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-                for lenient in [false, true] {
-                    let error = try #require(throws: IndexError.self) {
-                        try index.importPlaces(fromFile: path, options: .init(format: format, isLenient: lenient))
-                    }
-                    #expect(error.code == .wrongFormat && error.path == path, "\(error)")
-                    #expect(error.message == "the file holds \(none), so nothing was imported", "\(error)")
-                }
-            }
-            #expect(try everything(index).map(\.id) == ["kept"])
-        }
-    }
-
     @Test("A NUL character (U+0000) in an id, name or kind is a row error naming its column, as PostgreSQL cannot store it")
     func nulCharacter() throws {
         try withTemporaryDirectory { directory in

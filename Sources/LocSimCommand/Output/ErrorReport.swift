@@ -201,6 +201,9 @@ struct ErrorReport: Equatable {
             "fix the file there (docs/reference/place-index.md says what each format holds)"
         case .invalidArgument where error.parameter == "kind":
             "a kind is a category (park, shop, station): give places fewer kinds, or leave the column empty"
+        case .invalidArgument where error.parameter == "replace":
+            "check that the file holds the places (an export that failed upstream leaves its header only); "
+            + "--replace never empties the database"
         case .wrongFormat:
             "fix the file (docs/reference/place-index.md says what each format holds)"
         case .unreadableInput where error.parameter == "geodata":

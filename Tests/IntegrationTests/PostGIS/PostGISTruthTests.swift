@@ -131,7 +131,7 @@ import Testing
             await #expect {
                 try await store.importPlaces(fromFile: directory + "/none.csv", replace: true)
             } throws: { error in
-                (error as? IndexError)?.code == .wrongFormat && "\(error)".contains("the file holds no row after its header")
+                (error as? IndexError)?.parameter == "replace" && "\(error)".contains("holds no places, and --replace would delete every place")
             }
             #expect(try await Self.everything(store) == ["b", "d"])
         }
