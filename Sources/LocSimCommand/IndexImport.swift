@@ -105,6 +105,13 @@ struct IndexImport: AsyncParsableCommand, Interruption.Command {
         // as skipped): the line named is the one kept, so it is "replaced", not "skipped".
         for issue in report.issues.prefix(10) { Terminal.err("\(issue.code == .duplicateID ? "replaced" : "skipped"): \(issue)") }
         if report.skipped > 10 { Terminal.err("skipped: ... and \(report.skipped - 10) more") }
+        if report.rowsRead == 0 {
+            // Taken (an empty index is how a replay runs with no places), but never in silence:
+            // a header-only export is what a failed upstream query leaves.
+            Terminal.err(
+                "locsim: warning: \(file) holds no place (no row after its header, or no feature): nothing was imported"
+                    + (newIndex ? "; \(target) is an empty index" : ""))
+        }
         Terminal.out(
             "imported \(PeopleText.count(report.rowsRead, "row", "rows")) from \(file): \(report.inserted) new, \(report.updated) updated, \(report.unchanged) unchanged, "
                 + (replace ? "\(report.deleted) deleted, " : "")

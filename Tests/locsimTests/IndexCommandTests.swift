@@ -110,6 +110,19 @@ struct IndexCommandTests {
         }
     }
 
+    @Test("A place file of no place is taken (an empty index), with a warning saying so: a header-only export is what a failed query leaves")
+    func noPlaceWarned() async throws {
+        try await withScratchFolder("locsim-index-cli") { directory in
+            try "id,name,lat,lon\n".write(toFile: directory + "/h.csv", atomically: true, encoding: .utf8)
+            let new = try await locsim(["index", "import", "h.csv", "--db", "i.sqlite"], in: directory)
+            #expect(new.status == 0, "\(new.stderr)")
+            #expect(new.stdout.hasPrefix("imported 0 rows from \(directory)/h.csv: 0 new"), "\(new.stdout)")
+            #expect(new.stderr == "locsim: warning: \(directory)/h.csv holds no place (no row after its header, or no feature): nothing was imported; \(directory)/i.sqlite is an empty index\n", "\(new.stderr)")
+            let again = try await locsim(["index", "import", "h.csv", "--db", "i.sqlite"], in: directory)
+            #expect(again.status == 0 && again.stderr.hasSuffix("nothing was imported\n"), "\(again.stderr)")
+        }
+    }
+
     @Test("A damaged index: a query's hint names the check, the check's own failure only the rebuild")
     func damagedHints() async throws {
         try await withScratchFolder("locsim-index-cli") { directory in
