@@ -284,6 +284,14 @@ import Testing
             [(["replay", track, "--fast", "--seed", "7"], "--seed seeds the noise: add --noise SIGMA, or leave --seed out")] + straightLine)
     }
 
+    @Test("replay --device picks a live --gpsd source's device: without --gpsd, or empty, it is refused naming what to give")
+    func replayDevice() async throws {
+        try await Self.expectUsageErrors([
+            (["replay", "tracks/sf-mission-walk.gpx", "--device", "/dev/ttyACM0"], "--device picks one of a live --gpsd source's devices: give --gpsd HOST:PORT too"),
+            (["replay", "--gpsd", "127.0.0.1:2947", "--device", ""], "--device must not be empty"),
+        ])
+    }
+
     @Test("serve --latency-jitter wider than --latency (or without it), and rates outside 0...1, are refused by the fault plan, naming the flag")
     func jitterWithinLatency() async throws {
         let spread = "below zero, where a delay cannot go (give a latency at least as large as the jitter)"

@@ -41,6 +41,9 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
     @Option(help: ArgumentHelp("Read live fixes from gpsd instead of a file (a USB receiver, field test).", valueName: "host:port"))
     var gpsd: String?
 
+    @Option(help: "With --gpsd: watch only this device (as gpsd names it, e.g. /dev/ttyACM0); without it, every device gpsd has, as one walk.")
+    var device: String?
+
     @Option(help: "Output: text (a readable timeline) or jsonl (one JSON object per line).")
     var format: TimelineFormat = .text
 
@@ -98,6 +101,10 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             throw ValidationError("--loop never ends; it cannot be combined with --fast")
         }
         if let gpsd { _ = try Self.gpsdAddress(gpsd) }
+        if let device {
+            guard gpsd != nil else { throw ValidationError("--device picks one of a live --gpsd source's devices: give --gpsd HOST:PORT too") }
+            guard !device.isEmpty else { throw ValidationError("--device must not be empty") }
+        }
     }
 
     @MainActor
@@ -123,7 +130,7 @@ struct Replay: AsyncParsableCommand, Interruption.Command {
             if record != nil { resilience = resilience.recording }
             let (format, endpoint, progress) = (format, address.description, pipeline.progress)
             let feed = try GPSDProvider(
-                host: address.host, port: address.port, configuration: resilience, clock: ContinuousClock(), now: { Date() }
+                host: address.host, port: address.port, device: device, configuration: resilience, clock: ContinuousClock(), now: { Date() }
             ).reportingEvents { event in
                 let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
                 await MainActor.run { progress.printAbove(line) }

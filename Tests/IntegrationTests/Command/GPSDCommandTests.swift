@@ -307,7 +307,7 @@ struct GPSDCommandTests {
     }
 
     @Test(
-        "gpsd --device naming a receiver gpsd does not have: exit status 1 with gpsd's message, not silence",
+        "gpsd --device (and replay --gpsd --device) naming a receiver gpsd does not have: exit status 1 with gpsd's message, not silence",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
     func unknownDevice() async throws {
         let feed = try NMEAFeed()
@@ -315,8 +315,10 @@ struct GPSDCommandTests {
         let daemon = try await GPSDDaemon.start(feedPort: feed.port)
         defer { daemon.stop() }
         let unknown = "/dev/locsim-no-such-receiver"
-        for format in ["text", "jsonl"] {
-            let result = try await CLI.run(["gpsd", "--port", String(daemon.port), "--device", unknown, "--format", format])
+        // replay --gpsd watches one device as 'locsim gpsd' does (without it, all of gpsd's as one walk).
+        let replay = ["replay", "--gpsd", "127.0.0.1:\(daemon.port)", "--device", unknown, "--geodata", PackagePaths.path("geodata")]
+        for command in [["gpsd", "--port", String(daemon.port), "--device", unknown, "--format", "text"], ["gpsd", "--port", String(daemon.port), "--device", unknown, "--format", "jsonl"], replay] {
+            let result = try await CLI.run(command)
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("watch rejected"), "\(result.stderr)")
             #expect(result.stderr.contains("No such device as \(unknown)"), "\(result.stderr)")
