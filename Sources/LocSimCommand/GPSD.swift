@@ -77,7 +77,11 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
         // epoch's last).
         let news = Locked(GPSDNews())
         @Sendable func say(_ event: GPSDEvent) {
-            let line = GPSDRecord(event: event, endpoint: endpoint).line(format)
+            let hasConnected = news.withLock { news in
+                if case .connected = event { news.hasConnected = true }
+                return news.hasConnected
+            }
+            let line = GPSDRecord(event: event, endpoint: endpoint, hasConnected: hasConnected).line(format)
             guard allReports || news.withLock({ $0.admits(event, line: line) }) else { return }
             Terminal.out(line)
         }
@@ -108,6 +112,8 @@ struct GPSD: AsyncParsableCommand, Interruption.Command {
 /// fix reports its status with each sentence: a Quectel EG25-G four times a second, each stamped
 /// with when it arrived, so no two lines are equal).
 struct GPSDNews {
+    /// Whether a session has been up: until then a failed attempt is no disconnection.
+    var hasConnected = false
     private var previous: String?
     /// The time of the status line printed last, while statuses follow each other.
     private var statusTime: Date?

@@ -8,6 +8,9 @@ struct GPSDRecord: JSONLRecord {
     var event: GPSDEvent
     /// gpsd's `host:port`, as `connected` and `disconnected` name it.
     var endpoint: String
+    /// Whether a session has been up before: a failure before the first (`--reconnect` waiting
+    /// for gpsd) is no disconnection, and its text says so (its jsonl event is `disconnected` all the same).
+    var hasConnected = true
 
     /// The event's line in `format`.
     func line(_ format: TimelineFormat) -> String { format == .jsonl ? line : text }
@@ -65,7 +68,7 @@ struct GPSDRecord: JSONLRecord {
         case .connected(let release):
             return "# connected to gpsd \(release.isEmpty ? "" : release + " ")at \(endpoint)"
         case .disconnected(let error):
-            return "# disconnected: \(PeopleText.escaped(error.description))"
+            return "# \(hasConnected ? "disconnected" : "not connected yet"): \(PeopleText.escaped(error.description))"
         case .retrying(let attempt, let delay):
             return "# retrying in \(PeopleText.number(delay.fractionalSeconds, decimals: 2)) s (attempt \(attempt))"
         case .deviceActivated(let path):

@@ -306,6 +306,20 @@ struct GPSDCommandTests {
         }
     }
 
+    @Test("gpsd --reconnect with no gpsd yet says it is not connected yet, not disconnected, then its retries; SIGINT exits 0")
+    func reconnectBeforeFirstSession() async throws {
+        try await LoopbackSocket.withRefusingPort { port in
+            let command = try await LiveCommand(["gpsd", "--port", String(port), "--reconnect"])
+            defer { command.stop() }
+            try await command.wait(for: "a retry") { lines in lines.contains { $0.text.hasPrefix("# retrying in") } }
+            let first = try #require(command.lines.first?.text)
+            #expect(first.hasPrefix("# not connected yet: gpsd at 127.0.0.1:\(port): connection refused"), "\(first)")
+            #expect(!command.lines.contains { $0.text.hasPrefix("# disconnected") })
+            command.interrupt()
+            #expect(try await command.waitForExit() == .exited(0), "\(command.child.errors)")
+        }
+    }
+
     @Test(
         "gpsd --device (and replay --gpsd --device) naming a receiver gpsd does not have: exit status 1 with gpsd's message, not silence",
         .enabled(if: GPSDDaemon.isInstalled, "needs gpsd (apt-get install gpsd)"))
