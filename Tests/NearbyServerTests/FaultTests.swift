@@ -83,6 +83,7 @@ import Testing
         ("[", "qa.json: not valid JSON: the text ends early at line 1, column 2"),
         ("[\n {\"status\": 503},\n {\"delay\": \"2s\"", "qa.json: not valid JSON: the text ends early at line 3, column 16 (expected ',' or '}')"), ("[{},\n {\"status\" 500}]", "qa.json: not valid JSON at line 2, column 12: expected ':'"),
         ("[{},]", "not valid JSON at line 1, column 5: expected a value"),
+        ("not json", "qa.json: not valid JSON at line 1, column 1: expected a value"), ("[nul]", "not valid JSON at line 1, column 2: expected a value"),
     ])
     func badScripts(json: String, message: String) {
         do {

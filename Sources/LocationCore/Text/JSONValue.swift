@@ -324,7 +324,8 @@ package enum JSONValue: Sendable {
         }
 
         mutating func literal(_ word: String) throws(SyntaxError) {
-            guard bytes[index...].starts(with: word.utf8) else { throw failure("expected \(word)") }
+            // `not json` is no misspelt null: the value is what is missing, as for any other word.
+            guard bytes[index...].starts(with: word.utf8) else { throw failure("expected a value") }
             index += word.utf8.count
         }
     }
