@@ -35,6 +35,9 @@ package struct FeedPlayer: Sendable {
     /// a self-paced provider (a receiver relayed live plays as it reports).
     package var isControllable: Bool { transport != nil }
 
+    /// The length of a controlled player's path in seconds, once known (a file's is at once).
+    package var pathDuration: Double? { transport?.status.duration }
+
     /// The device path gpsd clients see: `/dev/locsim/NAME`.
     package var devicePath: String { Self.devicePrefix + name }
 

@@ -57,7 +57,7 @@ import Testing
         let path = "tracks/sf-mission-walk.gpx"
         guard FileManager.default.fileExists(atPath: path) else { Issue.record("run from the package root: \(path) is missing"); return }
         #expect { try PlayerSpec("walk=\(path) --start 100h", defaultSpeed: 1).makePlayer() } throws: { error in
-            "\(error)".contains("--player walk: --start") && "\(error)".contains("past the end of the path")
+            "\(error)".contains("--player walk: --start 100:00:00 is past the end of the path, which lasts ")
         }
         let player = try PlayerSpec("walk=\(path) --start 10m", defaultSpeed: 1).makePlayer()
         let hub = try PlayerHub(players: [player], now: { Date(timeIntervalSince1970: 0) })

@@ -420,6 +420,11 @@ struct PlayerSpec {
         do {
             try player.apply(.seek(offset: start))
         } catch {
+            // As the flag takes it (100h), not as the control API's seconds.
+            if let duration = player.pathDuration, start > duration {
+                throw ValidationError(
+                    "--player \(name): --start \(DurationText.clockText(start)) is past the end of the path, which lasts \(DurationText.clockText(duration))")
+            }
             throw ValidationError("--player \(name): --start \(error.problem.message)")
         }
         return player

@@ -157,7 +157,7 @@ final class PlayerTransport: Sendable {
                 }
                 if let duration = state.duration, offset > duration {
                     throw .invalid(
-                        "offset", "\(offset) s is past the end of the path (\(Self.seconds(duration)) s long)")
+                        "offset", "\(PeopleText.number(offset)) s is past the end of the path (\(Self.seconds(duration)) s long)")
                 }
                 // A path whose end is not known yet is read up to the offset: no further than
                 // locsim's longest duration (a year), or a slip of the keyboard reads for minutes.
