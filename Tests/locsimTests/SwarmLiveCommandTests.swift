@@ -287,13 +287,15 @@ import Testing
         #expect(run.stderr.contains("was answered with 200 (timed out)\nhint: no answer came within --timeout 300ms:"), "\(run.stderr)")
     }
 
-    @Test("nothing listening: every request fails to connect; the report still comes, then exit 1 with a hint")
+    @Test("nothing listening: every request fails to connect, so a run of hours stops after 5 s saying why; the summary still comes, then exit 1 with a hint")
     func serverDown() async throws {
         try await LoopbackSocket.withRefusingPort { port in
-            let run = try await CLI.run(["swarm", "--server", "http://127.0.0.1:\(port)", "--players", "5", "--speed", "20", "--duration", "10s", "--ramp", "0"])
+            let run = try await CLI.run(["swarm", "--server", "http://127.0.0.1:\(port)", "--players", "5", "--duration", "7d", "--ramp", "0"])
             #expect(run.status == 1)
             #expect(run.stdout.contains("  errors:   connect "))
-            #expect(run.stderr.hasPrefix("locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"))
+            #expect(run.stderr.hasPrefix(
+                "locsim swarm: stopping: no request reached http://127.0.0.1:\(port) in 5 s, every one failed to connect\n"
+                    + "locsim: error: no request to http://127.0.0.1:\(port) was answered with 200"), "\(run.stderr)")
             #expect(run.stderr.contains("\nhint: is the server running there"))
         }
     }

@@ -39,14 +39,31 @@ extension SwarmCommand {
                     + paths.map { ($0.name, "a track of --tracks") })
         }
         let players = motion.players
+        // A server never reached in the first seconds (a wrong port or host) stops the run, as a
+        // first connection that fails stops 'replay --gpsd': not a silent --duration of retries.
+        let unreachable = ChangeSignal()
+        let gaveUp = Locked(false)
         _ = try await runUntilInterrupted {
-            let stats = await runner.run(swarm, transport: client) { second, totals in
-                if jsonl { Terminal.out(second.line) }
-                if progress { Terminal.redraw(Self.progressLine(second, totals: totals, players: players)) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let stats = await runner.run(swarm, transport: client) { second, totals in
+                        if jsonl { Terminal.out(second.line) }
+                        if progress { Terminal.redraw(Self.progressLine(second, totals: totals, players: players)) }
+                        if second.second + 1 >= Self.reachWithin, totals.neverReached, gaveUp.withLock({ gave in defer { gave = true }; return !gave }) {
+                            unreachable.bump()
+                        }
+                    }
+                    result.withLock { $0 = stats }
+                }
+                group.addTask { await unreachable.wait(after: 0) }
+                _ = await group.next()
+                group.cancelAll()
             }
-            result.withLock { $0 = stats }
         }
         if progress { Terminal.redraw("") }
+        if gaveUp.withLock({ $0 }) {
+            Terminal.err("locsim swarm: stopping: no request reached \(endpoint) in \(Self.reachWithin) s, every one failed to connect")
+        }
         try await client.shutdown()
         guard let stats = result.withLock({ $0 }) else { return }
         let name = endpoint.description
@@ -64,6 +81,10 @@ extension SwarmCommand {
             throw CommandFailure("no request to \(name) was answered with 200 (\(first))", hint: Self.noAnswerHint(first, timeout: timeout.text))
         }
     }
+
+    /// Wall-clock seconds within which some request must reach the server (any answer, even an
+    /// error status), or the run stops.
+    static let reachWithin = 5
 
     /// What to check when no request was answered with 200, from the commonest failure's message.
     static func noAnswerHint(_ failure: String, timeout: String) -> String {

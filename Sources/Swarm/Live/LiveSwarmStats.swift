@@ -73,6 +73,10 @@ package struct LiveSwarmStats: Sendable {
     /// Requests started, all kinds.
     package var totalRequests: Int { requests.reduce(0, +) }
 
+    /// Whether the server was never reached: requests failed, and every failure so far was a
+    /// connection that could not be made (nothing answered, not even with an error status).
+    package var neverReached: Bool { failed > 0 && answered == 0 && errors.keys.allSatisfy { $0 == "connect" } }
+
     /// Counts a request; `late`, for one made at a fix, is how many game microseconds after the
     /// fix was due it went out (nil for a follow-up, sent when its answer was seen).
     mutating func recordSend(_ send: LiveSwarm.Send, late: Int64?) {
