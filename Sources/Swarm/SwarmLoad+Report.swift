@@ -11,7 +11,7 @@ extension SwarmLoad {
             isComplete(configuration)
             ? "\(Self.clock(durationSeconds)) of game time"
             : "stopped after \(Self.clock(durationSeconds)) of the \(Self.clock(configuration.durationSeconds)) of game time asked"
-        lines.append("virtual swarm: \(configuration.players) players, \(span), seed \(configuration.seed)")
+        lines.append("virtual swarm: \(PeopleText.count(configuration.players, "player")), \(span), seed \(configuration.seed)")
         let mix = zip(configuration.mix.shares, playersByKind).map { "\($0.mover.name) \($1)" }.joined(separator: ", ")
         lines.append("  players:  \(mix); \(configuration.rampText)")
         let starts = configuration.starts.isEmpty ? "" : " (starting at \(configuration.starts.count) places)"
@@ -37,7 +37,7 @@ extension SwarmLoad {
         }
         let all = rates(nil)
         lines.append(
-            "busiest second at \(Self.clock(all.peakSecondAt)); busiest minute from \(Self.clock(all.peakMinuteAt)) (\(all.peakMinute) requests)")
+            "busiest second at \(Self.clock(all.peakSecondAt)); busiest minute from \(Self.clock(all.peakMinuteAt)) (\(PeopleText.count(all.peakMinute, "request")))")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -65,9 +65,11 @@ package final class SwarmHTTPClient: SwarmTransport {
 
         /// - Throws: ``LocationCore/ConfigurationError`` (parameter `server`) saying what is wrong.
         package init(url: String) throws(ConfigurationError) {
-            guard url.hasPrefix("http://") else {
-                let scheme = url.hasPrefix("https://") ? "https is not supported (no TLS in the swarm client); " : ""
-                throw ConfigurationError(parameter: "server", "\(scheme)expected http://HOST[:PORT][/PATH], got '\(url)'")
+            // A scheme is any case (RFC 3986 §3.1): HTTP://HOST is http://HOST.
+            let scheme = url.prefix { $0 != ":" }.lowercased()
+            guard scheme == "http", url.dropFirst(scheme.count).hasPrefix("://") else {
+                let https = scheme == "https" ? "https is not supported (no TLS in the swarm client); " : ""
+                throw ConfigurationError(parameter: "server", "\(https)expected http://HOST[:PORT][/PATH], got '\(url)'")
             }
             let rest = url.dropFirst("http://".count)
             let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -54,6 +54,10 @@ import Testing
             let empty = try await CLI.run(base + ["--db", db, "--area", "0,0,1000"])
             #expect(empty.status == 1)
             #expect(empty.stderr.contains("no places of \(db) within 1000 m"))
+            // The swarm has no default index: the hint does not offer one.
+            let missing = try await CLI.run(base + ["--db", folder + "/none.sqlite"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.hasSuffix("or leave out --db to start the players anywhere in --area\n"), "\(missing.stderr)")
         }
     }
 

@@ -316,6 +316,8 @@ import Testing
         (["--server", "http://h", "--speed", "0"], "--speed must be between"),
         (["--server", "http://h", "--misbehave", "2"], "--misbehave must be between"),
         (["--server", "http://h", "--fail-rate", "0.1"], "--fail-rate is for --virtual"),
+        (["--server", "http://h", "--format", "json"], "--format json is for --virtual (against a server, each request is reported as it is made): give --format jsonl"),
+        (["--server", "HTTP://h:0"], "--server: the port must be 1…65535"),  // the scheme in any case, as RFC 3986 has it
         (["--virtual", "--misbehave", "0.1"], "--misbehave is for runs against --server"),
         ([], "say where to send the requests with --server URL"),
     ])

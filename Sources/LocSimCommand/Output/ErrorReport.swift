@@ -183,6 +183,9 @@ struct ErrorReport: Equatable {
         return switch error.code {
         case .cannotOpen where importing:
             "give --db the path of a file in a folder that exists and can be written"
+        case .cannotOpen where command == ["swarm"], .notAnIndex where command == ["swarm"], .unsupportedVersion where command == ["swarm"]:
+            // The swarm has no default index: without --db its players start anywhere in --area.
+            "create an index with 'locsim index import FILE --db PATH', or leave out --db to start the players anywhere in --area"
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
             "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
         case .malformedRow where importing && error.message.hasPrefix("not valid UTF-8"):

@@ -146,7 +146,8 @@ struct SwarmCommand: AsyncParsableCommand, Interruption.Command {
                 throw ValidationError("--fail-rate is for --virtual (against a server, failures are the server's)")
             }
             for (flag, given) in [("--every-fix", everyFix), ("--format json", format == .json)] where given {
-                throw ValidationError("\(flag) is for --virtual (against a server, each request is reported as it is made)")
+                let instead = flag == "--format json" ? ": give --format jsonl, a line a second and the summary" : ""
+                throw ValidationError("\(flag) is for --virtual (against a server, each request is reported as it is made)\(instead)")
             }
             try checkOption(speed, in: 0.01...1000, flag: "--speed", unit: "")
             try checkOption(misbehave, in: 0...1, flag: "--misbehave", unit: "")

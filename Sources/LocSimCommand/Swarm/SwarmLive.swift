@@ -29,7 +29,7 @@ extension SwarmCommand {
         let result = Locked<LiveSwarmStats?>(nil)
         if progress {
             Terminal.errRaw(
-                "swarm: \(motion.players) players against \(endpoint), \(SwarmLoad.clock(motion.durationSeconds)) of game time at speed \(speed)\n")
+                "swarm: \(PeopleText.count(motion.players, "player")) against \(endpoint), \(SwarmLoad.clock(motion.durationSeconds)) of game time at speed \(speed)\n")
         }
         // Before anything is sent: a report path that cannot be written fails now, not after the run.
         if let report {

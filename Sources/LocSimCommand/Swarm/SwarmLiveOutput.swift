@@ -156,7 +156,7 @@ extension LiveSwarmStats {
         var lines: [String] = []
         let game = SwarmLoad.clock(Int(gameMicros / 1_000_000))
         lines.append(
-            "swarm: \(players) players against \(server), \(game) of game time at speed \(speed) "
+            "swarm: \(PeopleText.count(players, "player")) against \(server), \(game) of game time at speed \(speed) "
                 + "(\(DecimalText.fixed(Double(wallMicros) / 1_000_000, decimals: 1)) s), seed \(configuration.seed)"
                 + (interrupted ? " (interrupted)" : ""))
         let mix =
