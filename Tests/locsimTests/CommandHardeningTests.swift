@@ -159,6 +159,11 @@ import Testing
 
     typealias RunAs = (_ user: String, _ arguments: [String]) async throws -> ChildProcess.Outcome
 
+    /// What ``withSharedIndex(_:)`` needs: root, runuser and the users daemon and nobody.
+    static let asOtherUsers = ConditionTrait.enabled(
+        if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
+        "needs root, runuser and the users daemon and nobody")
+
     /// `body` with `places.sqlite` imported by `daemon` (from geodata/sf-mission.csv) in a folder
     /// everyone may write, as /tmp, and a way to run locsim there as another user.
     static func withSharedIndex(_ body: (_ index: String, _ run: RunAs) async throws -> Void) async throws {
@@ -177,8 +182,7 @@ import Testing
     }
 
     @Test("Another user's read of an index leaves its -wal and -shm; the owner's next import says so, naming them and who may remove them",
-          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
-                   "needs root, runuser and the users daemon and nobody"))
+          Self.asOtherUsers)
     func readersLeftovers() async throws {
         try await Self.withSharedIndex { index, run in
             let csv = PackagePaths.root + "/geodata/sf-mission.csv"
@@ -193,8 +197,7 @@ import Testing
     }
 
     @Test("An import by a user who may not write the index is refused before it writes anything: no -wal or -shm of theirs to block the owner",
-          .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && getpwnam("daemon") != nil,
-                   "needs root, runuser and the users daemon and nobody"))
+          Self.asOtherUsers)
     func importWithoutWriteAccess() async throws {
         try await Self.withSharedIndex { index, run in
             let csv = PackagePaths.root + "/geodata/sf-mission.csv"
