@@ -114,8 +114,7 @@ public struct NMEAFileReader: ~Copyable {
     /// - Throws: ``NMEAError/Code/noSentences``, naming the file, the count by reason and the first.
     public func requireReadSentence() throws(NMEAError) {
         let statistics = reader.statistics
-        var damaged = statistics.skipped
-        damaged[.unsupportedSentence] = nil
+        let damaged = statistics.damaged
         let count = damaged.values.reduce(0, +)
         guard atEnd, statistics.sentences + statistics.sentencesWithoutTime + (statistics.skipped[.unsupportedSentence] ?? 0) == 0, count > 0 else {
             return

@@ -105,6 +105,14 @@ public struct NMEAReader: Sendable {
         /// The sum of ``skipped``.
         public var totalSkipped: Int { skipped.values.reduce(0, +) }
 
+        /// ``skipped`` without the sentences of a type this module does not decode (every real
+        /// log has them): the damaged ones, by reason.
+        public var damaged: [NMEAError.Code: Int] {
+            var damaged = skipped
+            damaged[.unsupportedSentence] = nil
+            return damaged
+        }
+
         /// Empty statistics (all counts zero).
         init() {}
     }

@@ -187,9 +187,11 @@ package enum PlaceParsers {
                     path: collector.path, line: reader.line, column: given[1])
             }
             guard let index = column(names) else {
-                // What the file is instead, when that is plain from its header.
+                // What the file is instead, when that is plain from its header; a file of another
+                // format blames the format read with (`parameter`), a hint's key.
+                let isGeoNames = header == ["lat", "lon", "name", "admin1", "admin2", "cc"]
                 let advice =
-                    if header == ["lat", "lon", "name", "admin1", "admin2", "cc"] {
+                    if isGeoNames {
                         "it is the GeoNames layout, read as the geonames format, not as a place CSV"
                     } else if header.count == 1, header[0].contains(";") {
                         "its fields are separated by ';' (a spreadsheet's CSV where a decimal comma is usual); "
@@ -200,7 +202,7 @@ package enum PlaceParsers {
                 throw IndexError(
                     .badHeader,
                     "the header has no \(names.joined(separator: "/")) column (found: \(header.joined(separator: ","))); \(advice)",
-                    path: collector.path, line: reader.line, column: names[0])
+                    path: collector.path, line: reader.line, column: names[0], parameter: isGeoNames ? "format" : nil)
             }
             return index
         }

@@ -183,18 +183,17 @@ struct ErrorReport: Equatable {
         return switch error.code {
         case .cannotOpen where importing:
             "give --db the path of a file in a folder that exists and can be written"
-        case .cannotOpen where command == ["swarm"], .notAnIndex where command == ["swarm"], .unsupportedVersion where command == ["swarm"]:
-            // The swarm has no default index: without --db its players start anywhere in --area.
-            "create an index with 'locsim index import FILE --db PATH', or leave out --db to start the players anywhere in --area"
         case .cannotOpen, .notAnIndex, .unsupportedVersion:
-            "create an index with 'locsim index import FILE --db PATH', or leave out --db for the default one"
+            // The swarm has no default index: without --db its players start anywhere in --area.
+            "create an index with 'locsim index import FILE --db PATH', or leave out --db "
+            + (command == ["swarm"] ? "to start the players anywhere in --area" : "for the default one")
         case .malformedRow where importing && error.message.hasPrefix("not valid UTF-8"):
             "the file is not UTF-8 text (a spreadsheet's CSV may be in CP932 in Japan, windows-1252 in Western Europe): "
             + "convert it, e.g. iconv -f CP932 -t UTF-8 FILE > places-utf8.csv; --lenient would skip every row that is not UTF-8"
         case .badHeader where importing:
             "a CSV place file's header names id, name, lat and lon (kind and level optional); "
             + "a GeoNames file's (--format geonames) is lat,lon,name,admin1,admin2,cc"
-        case .badHeader where error.message.contains("GeoNames layout"):
+        case .badHeader where error.parameter == "format":
             // A --geodata folder's files are place CSVs: a GeoNames file goes in through an index.
             "import it into an index first, 'locsim index import FILE --format geonames --db places.sqlite', "
             + "and give --db places.sqlite instead of --geodata"

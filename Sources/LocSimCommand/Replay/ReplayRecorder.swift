@@ -22,16 +22,14 @@ final class ReplayRecorder {
         /// Kept is every `stride`-th fix offered, from the first.
         private(set) var stride = 1
         private var offered = 0
-        private var newest: Point?
+        /// The newest fix offered.
+        private(set) var last: Point?
 
         init(limit: Int = 20_000) { self.limit = max(2, limit) }
 
-        /// The newest fix offered.
-        var last: Point? { newest }
-
         mutating func append(_ point: Point) {
             defer { offered += 1 }
-            newest = point
+            last = point
             guard offered % stride == 0 else { return }
             kept.append(point)
             guard kept.count >= limit else { return }
@@ -41,8 +39,8 @@ final class ReplayRecorder {
 
         /// The points drawn, oldest first, the newest fix last.
         var points: [Point] {
-            guard let newest, (offered - 1) % stride != 0 else { return kept }
-            return kept + [newest]
+            guard let last, (offered - 1) % stride != 0 else { return kept }
+            return kept + [last]
         }
     }
 

@@ -49,7 +49,8 @@ extension SwarmCommand {
                     let stats = await runner.run(swarm, transport: client) { second, totals in
                         if jsonl { Terminal.out(second.line) }
                         if progress { Terminal.redraw(Self.progressLine(second, totals: totals, players: players)) }
-                        if second.second + 1 >= Self.reachWithin, totals.neverReached, gaveUp.withLock({ gave in defer { gave = true }; return !gave }) {
+                        if second.second + 1 >= Self.reachWithin, totals.neverReached {
+                            gaveUp.withLock { $0 = true }
                             unreachable.bump()
                         }
                     }

@@ -131,11 +131,7 @@ extension ReplayPath {
 extension NMEALog {
     /// The sentences the lenient read skipped as bad, by reason: not those of a type it does not
     /// decode (every real log has them).
-    package var badSentences: [NMEAError.Code: Int] {
-        var skipped = statistics.skipped
-        skipped[.unsupportedSentence] = nil
-        return skipped
-    }
+    package var badSentences: [NMEAError.Code: Int] { statistics.damaged }
 
     /// What the lenient read skipped, apart from the sentence types it does not decode (every
     /// real log has them): one warning line and the first problems, or nothing.
